@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Make sure a Chromium exists for skillreel, in this order:
+#   1. $SKILLREEL_CHROMIUM if set (must be executable),
+#   2. Debian's chromium (installed with apt-get when running as root and missing),
+#   3. Playwright's own browser download, where the network allows it.
+set -euo pipefail
+VENV_PY="${1:-.venv/bin/python}"
+
+if [[ -n "${SKILLREEL_CHROMIUM:-}" ]]; then
+    if [[ -x "$SKILLREEL_CHROMIUM" ]]; then
+        echo "chromium: using SKILLREEL_CHROMIUM=$SKILLREEL_CHROMIUM"
+        exit 0
+    fi
+    echo "chromium: SKILLREEL_CHROMIUM=$SKILLREEL_CHROMIUM is not an executable file" >&2
+    exit 1
+fi
+
+for candidate in chromium chromium-browser google-chrome; do
+    if command -v "$candidate" >/dev/null 2>&1; then
+        echo "chromium: using $(command -v "$candidate")"
+        exit 0
+    fi
+done
+
+if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "chromium: installing Debian's chromium with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq chromium >/dev/null
+    if command -v chromium >/dev/null 2>&1; then
+        echo "chromium: using $(command -v chromium)"
+        exit 0
+    fi
+fi
+
+echo "chromium: trying Playwright's own browser download"
+if "$VENV_PY" -m playwright install chromium; then
+    exit 0
+fi
+echo "chromium: no Chromium found. Install one (e.g. 'apt-get install chromium') or set SKILLREEL_CHROMIUM." >&2
+exit 1

@@ -1,0 +1,211 @@
+"""One error root for skillreel, with a catalogue of stable codes.
+
+Every failure a user can see is a :class:`SkillreelError` carrying a stable ``code`` from
+:data:`CODES`, a content-free ``message`` and the process exit status the CLI uses
+(1: a refused or failed operation, 2: bad usage or a bad input file). Library errors
+(Playwright, sqlite3, OS errors) are translated once, at the boundary that met them,
+with ``raise ... from exc``.
+
+Messages never contain selectors, typed values, page text, storage state, cookies or raw
+URLs; :func:`assert_content_free` is a cheap guard the boundaries use on dynamic parts.
+
+The tree::
+
+    SkillreelError                      code, message, exit_status, action_id
+    ├── RecordError                     SR_RECORD_*    CLI input, store, policy, target, package
+    │   ├── InputError                  bad input file or option            (exit 2)
+    │   ├── StoreError                  busy, corrupt, limit, I/O
+    │   ├── LifecycleError              revision conflict, state forbids the operation
+    │   ├── TargetError                 target / allowlist / drift          (exit 2 or 1)
+    │   └── InstallError                package install / revoke
+    ├── ReplayError                     SR_REPLAY_*    draft, review, parameter, capability, evidence
+    └── ReplayUIError                   SR_REPLAY_UI_* Chromium, selector, assertion, network, action
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    """A documented error code: its exit status and the fix a user should try."""
+
+    code: str
+    exit_status: int
+    summary: str
+    fix: str
+
+
+def _catalogue(*codes: ErrorCode) -> dict[str, ErrorCode]:
+    return {c.code: c for c in codes}
+
+
+CODES: dict[str, ErrorCode] = _catalogue(
+    # --- SR_RECORD_*: CLI input, store, policy, target, credential, package, approval
+    ErrorCode("SR_RECORD_INTERNAL", 1, "skillreel met an unexpected internal error.",
+              "Report it with the command you ran; nothing was changed."),
+    ErrorCode("SR_RECORD_USAGE", 2, "The command line is invalid.", "Check `skillreel VERB --help`."),
+    ErrorCode("SR_RECORD_INPUT_MALFORMED", 2, "An input file or value is not valid for its schema.",
+              "Fix the file: valid JSON, known keys only, values within limits."),
+    ErrorCode("SR_RECORD_INPUT_TOO_LARGE", 2, "An input file exceeds its size limit.",
+              "JSON inputs are limited to 2 MiB, HTML fixtures to 1,000,000 characters."),
+    ErrorCode("SR_RECORD_INPUT_NOT_REGULAR", 2, "An input path is missing, a symlink or not a regular file.",
+              "Pass the path of a regular file (symlinks are refused)."),
+    ErrorCode("SR_RECORD_SCHEMA_VERSION", 2, "A document has an unknown schema version.",
+              "Use a document written by a compatible skillreel (see `schema`)."),
+    ErrorCode("SR_RECORD_DIGEST_MISMATCH", 2, "A document's digest does not match its content.",
+              "The file was changed after it was written; export it again from the source store."),
+    ErrorCode("SR_RECORD_SIGNATURE_INVALID", 2, "An export signature is missing, unknown or invalid.",
+              "Import only exports signed by a trusted key."),
+    ErrorCode("SR_RECORD_NAME_INVALID", 2, "A skill name breaks the Agent Skills naming rule.",
+              "Use lower-case letters, digits and single hyphens, at most 64 characters."),
+    ErrorCode("SR_RECORD_NOT_FOUND", 1, "No skill with that name exists.", "Run `skillreel list`."),
+    ErrorCode("SR_RECORD_EXISTS", 1, "A skill with that name already exists.",
+              "Choose another name, or delete the old skill (or import with --replace --approve)."),
+    ErrorCode("SR_RECORD_REVISION_CONFLICT", 1, "The skill changed since the revision you expected.",
+              "Run `skillreel show NAME` and retry with the current --expected-revision."),
+    ErrorCode("SR_RECORD_STATE_INVALID", 1, "The skill's lifecycle state does not allow this operation.",
+              "Run `skillreel show NAME` to see its state and the allowed next steps."),
+    ErrorCode("SR_RECORD_APPROVAL_REQUIRED", 1, "A mutation was requested without --approve.",
+              "Read what would change, then repeat the command with --approve."),
+    ErrorCode("SR_RECORD_APPROVAL_INVALID", 1, "An approval does not match the draft it claims to approve.",
+              "Review the current draft revision again."),
+    ErrorCode("SR_RECORD_STORE_BUSY", 1, "The store is locked by another skillreel process.",
+              "Retry when the other command has finished."),
+    ErrorCode("SR_RECORD_STORE_CORRUPT", 1, "The store failed an integrity check; it was left untouched.",
+              "Inspect $SKILLREEL_HOME/store.db; restore it from a backup or an export."),
+    ErrorCode("SR_RECORD_STORE_LIMIT", 1, "A store limit from the policy was reached.",
+              "Prune expired skills (`skillreel prune --approve`) or raise the limit in the policy."),
+    ErrorCode("SR_RECORD_STORE_IO", 1, "The store could not be read or written.",
+              "Check that $SKILLREEL_HOME is writable and the disk is not full."),
+    ErrorCode("SR_RECORD_POLICY_DENIED", 1, "The store policy forbids this operation.",
+              "Ask whoever owns the policy; see `skillreel policy`."),
+    ErrorCode("SR_RECORD_TARGET_INVALID", 2, "The target (HTML fixture, URL or allowlist) is not allowed.",
+              "Use an HTML file, or an https URL (http only on loopback) with exact allowed origins."),
+    ErrorCode("SR_RECORD_ENVIRONMENT_DRIFT", 1, "The replay environment differs from the recorded one.",
+              "Replay against the recorded target and allowlist, or record the skill again."),
+    ErrorCode("SR_RECORD_CREDENTIAL_DRIFT", 1, "The storage state differs from the recorded one.",
+              "Pass the storage-state file the skill was recorded with, or record again."),
+    ErrorCode("SR_RECORD_SECRET_FINDING", 1, "A secret was found in a field that would be stored.",
+              "Remove the secret from the description, failure conditions or assertions; "
+              "mark business fields with --sensitive."),
+    ErrorCode("SR_RECORD_CAPTURE_FAILED", 1, "Recording failed; nothing was stored.",
+              "Check that the page loads and the browser stays open, then record again."),
+    ErrorCode("SR_RECORD_AUTOMATION_FAILED", 2, "A step of the scripted demonstration could not be performed.",
+              "Fix the step's selector in the automation file so it matches one visible element."),
+    ErrorCode("SR_RECORD_NOTHING_CAPTURED", 1, "The demonstration produced no action.",
+              "Interact with the page (click, type, select) before finishing."),
+    ErrorCode("SR_RECORD_INSTALL_MODIFIED", 1, "An installed package was changed by hand; nothing was deleted.",
+              "Restore or remove the package folder yourself, then retry."),
+    ErrorCode("SR_RECORD_INSTALL_COLLISION", 1, "The package folder already exists and is not ours.",
+              "Rename the skill or move the existing folder away."),
+    ErrorCode("SR_RECORD_INSTALL_SYMLINK", 1, "A symlink was found on the install path.",
+              "Replace the symlinked directory with a real one."),
+    ErrorCode("SR_RECORD_INSTALL_FAILED", 1, "Installing or removing a package failed; it was rolled back.",
+              "Check that the skill roots are writable, then retry."),
+    # --- SR_REPLAY_*: draft, review, schema, parameter, environment, capability, evidence
+    ErrorCode("SR_REPLAY_NOT_APPROVED", 1, "The skill has no approved revision to replay.",
+              "Review it first: `skillreel review NAME --reviewer ID --approve`."),
+    ErrorCode("SR_REPLAY_SCHEMA_INVALID", 1, "A stored skill document failed validation before replay.",
+              "The entry is damaged; restore it from an export."),
+    ErrorCode("SR_REPLAY_PARAMETER_MISSING", 2, "A required input was not given.",
+              "Pass it with --input name=value (sensitive ones through the vault)."),
+    ErrorCode("SR_REPLAY_PARAMETER_UNKNOWN", 2, "An input names no parameter of the skill.",
+              "Run `skillreel show NAME` to list its parameters."),
+    ErrorCode("SR_REPLAY_PARAMETER_INVALID", 2, "An input value is outside its limits.",
+              "Type values are limited to 8,192 characters, select values to 1,024."),
+    ErrorCode("SR_REPLAY_SENSITIVE_ON_ARGV", 2, "A sensitive input was passed on the command line.",
+              "Set SKILLREEL_SECRET_<SKILL>_<PARAM> or store it in the OS keyring instead."),
+    ErrorCode("SR_REPLAY_CAPABILITY_DENIED", 1, "An action needs a capability the approval or policy lacks.",
+              "Review the skill again, or change the policy's allowed capabilities."),
+    ErrorCode("SR_REPLAY_HUMAN_REQUIRED", 1, "A step needs a person and nobody can answer.",
+              "Run the replay on an interactive terminal (or through an MCP client that can elicit)."),
+    ErrorCode("SR_REPLAY_EVIDENCE_TOO_LARGE", 1, "A step's evidence exceeded 256 KiB.",
+              "Report this as a bug; evidence should hold digests only."),
+    # --- SR_REPLAY_UI_*: Chromium setup, selector, assertion, network, action
+    ErrorCode("SR_REPLAY_UI_CHROMIUM_SETUP", 1, "Chromium could not be found or started.",
+              "Install it (`apt-get install chromium`) or set SKILLREEL_CHROMIUM to its path."),
+    ErrorCode("SR_REPLAY_UI_TARGET_NOT_FOUND", 1, "No element on the page matches the step's target.",
+              "The page changed too much; record the skill again or review a heal proposal."),
+    ErrorCode("SR_REPLAY_UI_TARGET_AMBIGUOUS", 1, "Several elements match the step's target equally well.",
+              "The page is ambiguous; nothing was clicked. Record again on the changed page."),
+    ErrorCode("SR_REPLAY_UI_ASSERTION_FAILED", 1, "An assertion of the skill did not hold.",
+              "Check the page state the skill expects (see its failure conditions)."),
+    ErrorCode("SR_REPLAY_UI_NETWORK_DENIED", 1, "The page requested an origin outside the allowlist.",
+              "Record again with --allowed-origin for origins you trust."),
+    ErrorCode("SR_REPLAY_UI_ACTION_FAILED", 1, "The browser could not perform a step.",
+              "Check that the element is enabled and visible on the page."),
+    ErrorCode("SR_REPLAY_UI_TIMEOUT", 1, "A step did not finish within the timeout.",
+              "Raise --timeout (at most 30,000 ms) or check that the page responds."),
+    ErrorCode("SR_REPLAY_UI_BROWSER_CRASHED", 1, "Chromium exited during the replay; nothing was stored.",
+              "Retry; if it repeats, check memory and the Chromium installation."),
+)
+
+
+class SkillreelError(Exception):
+    """The root of every error skillreel reports. ``code`` is stable and documented."""
+
+    family = "SR_"
+
+    def __init__(self, code: str, message: str, *, action_id: str | None = None,
+                 details: dict[str, Any] | None = None) -> None:
+        if code not in CODES:
+            raise ValueError(f"undocumented error code {code!r}")
+        if not code.startswith(self.family):
+            raise ValueError(f"{code} does not belong to {type(self).__name__}")
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.action_id = action_id
+        self.details = dict(details or {})
+
+    @property
+    def exit_status(self) -> int:
+        return CODES[self.code].exit_status
+
+    @property
+    def fix(self) -> str:
+        return CODES[self.code].fix
+
+    def to_json(self) -> dict[str, Any]:
+        """The error as the CLI and MCP show it: code, message and, when known, action id."""
+        body: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.action_id is not None:
+            body["actionId"] = self.action_id
+        if self.details:
+            body["details"] = self.details
+        return body
+
+
+class RecordError(SkillreelError):
+    family = "SR_RECORD_"
+
+
+class InputError(RecordError):
+    """A bad input file, option or value."""
+
+
+class StoreError(RecordError):
+    """The store is busy, corrupt, full or unreadable."""
+
+
+class LifecycleError(RecordError):
+    """A revision conflict, or a state that does not allow the operation."""
+
+
+class TargetError(RecordError):
+    """A target, allowlist or environment that is not allowed or does not match."""
+
+
+class InstallError(RecordError):
+    """A package install or revoke that could not be done safely."""
+
+
+class ReplayError(SkillreelError):
+    family = "SR_REPLAY_"
+
+
+class ReplayUIError(ReplayError):
+    family = "SR_REPLAY_UI_"

@@ -1,0 +1,103 @@
+"""Base classes for every skillreel document: strict, frozen, camelCase on the wire.
+
+``Document.parse`` is the one way in from JSON (bytes, text or a decoded mapping). It validates in
+strict JSON mode, so ``"1"`` is never taken for ``1`` and unknown keys are refused.
+``DigestedDocument`` carries its own digest; validation recomputes it and refuses a mismatch, so
+no digest-bearing document can exist in memory with a digest that does not match its content.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Self
+
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationInfo, model_validator
+from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+
+from .canonical import tagged_digest
+
+Digest = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
+SkillName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
+ActionId = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,31}$")]
+ParamName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$")]
+Timestamp = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")]
+
+_PLACEHOLDER = "sha256:" + "f" * 64
+
+
+class Document(BaseModel):
+    """A strict, immutable wire document (camelCase keys, unknown keys refused)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        strict=True,
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
+
+    @classmethod
+    def parse(cls, data: bytes | str | Mapping[str, Any]) -> Self:
+        """Validate a document from JSON text/bytes or an already decoded mapping."""
+        if isinstance(data, Mapping):
+            data = json.dumps(data, ensure_ascii=False, allow_nan=False)
+        return cls.model_validate_json(data)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON-compatible form, with wire (camelCase) keys."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class DigestedDocument(Document):
+    """A document that carries a digest of its own content under a domain tag.
+
+    Subclasses set ``digest_tag`` and ``digest_field`` (the Python name of the field that holds
+    the digest) and may list further fields excluded from the digest in ``digest_excludes``
+    (a signature over the digest, for example).
+    """
+
+    digest_tag: ClassVar[str]
+    digest_field: ClassVar[str]
+    digest_excludes: ClassVar[frozenset[str]] = frozenset()
+
+    def digest_payload(self) -> dict[str, Any]:
+        exclude = {self.digest_field, *self.digest_excludes}
+        return self.model_dump(mode="json", by_alias=True, exclude=exclude)
+
+    def compute_digest(self) -> str:
+        return tagged_digest(self.digest_tag, self.digest_payload())
+
+    @property
+    def digest(self) -> str:
+        value: str = getattr(self, self.digest_field)
+        return value
+
+    @model_validator(mode="after")
+    def _check_digest(self, info: ValidationInfo) -> Self:
+        if info.context and info.context.get("skillreel_building") is self.__class__:
+            return self
+        if self.digest != self.compute_digest():
+            raise PydanticCustomError(
+                "digest_mismatch", "{doc} digest does not match its content", {"doc": self.digest_tag}
+            )
+        return self
+
+    @classmethod
+    def build(cls, **fields: Any) -> Self:
+        """Build a document from Python values and compute its digest.
+
+        Fields are given by Python name; nested documents may be model instances. The result is
+        re-validated from its JSON form, exactly as a reader on the other side of a boundary would.
+        """
+        draft = cls.model_validate(
+            {**fields, cls.digest_field: _PLACEHOLDER}, context={"skillreel_building": cls}, strict=False
+        )
+        digest = draft.compute_digest()
+        payload = draft.model_dump(mode="json", by_alias=True)
+        payload[cls.model_fields[cls.digest_field].alias or cls.digest_field] = digest
+        return cls.parse(payload)

@@ -1,0 +1,133 @@
+"""The lifecycle of a skill as pure functions over immutable entries (ARCHITECTURE section 4).
+
+``draft -> approved -> validated -> enabled -> revoked``. Every function takes the current entry
+and returns the next one (revision + 1) or raises :class:`LifecycleError`; the store applies the
+result in one transaction with compare-and-set on ``revision``. Nothing here does I/O or reads
+the clock: callers pass ``now``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ..errors import LifecycleError, ReplayError
+from .approval import Approval
+from .draft import Draft
+from .entry import HealProposal, Installation, StoreEntry
+from .events import EventsLog
+from .report import ReplayReport
+
+REPLAYABLE = ("approved", "validated", "enabled", "revoked")
+
+
+def timestamp(moment: datetime) -> str:
+    """The wire form of a moment: UTC, second precision, ``Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_timestamp(value: str) -> datetime:
+    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+
+
+def check_revision(entry: StoreEntry, expected_revision: int | None) -> None:
+    if expected_revision is not None and expected_revision != entry.revision:
+        raise LifecycleError(
+            "SR_RECORD_REVISION_CONFLICT",
+            f"skill {entry.name!r} is at revision {entry.revision}, not {expected_revision}",
+        )
+
+
+def _refuse(entry: StoreEntry, operation: str, allowed: str) -> LifecycleError:
+    return LifecycleError(
+        "SR_RECORD_STATE_INVALID",
+        f"cannot {operation} skill {entry.name!r} in state {entry.status!r} ({allowed})",
+    )
+
+
+def _next(entry: StoreEntry, now: str, **changes: Any) -> StoreEntry:
+    fields = {name: getattr(entry, name) for name in StoreEntry.model_fields
+              if name not in ("entry_digest", "schema_")}
+    fields.update(changes, revision=entry.revision + 1, updated_at=max(now, entry.updated_at))
+    return StoreEntry.build(**fields)
+
+
+def new_entry(draft: Draft, events: EventsLog, now: str) -> StoreEntry:
+    return StoreEntry.build(name=draft.name, revision=1, status="draft", draft=draft, events=events,
+                            created_at=now, updated_at=now)
+
+
+def replace_draft(entry: StoreEntry, draft: Draft, events: EventsLog, now: str) -> StoreEntry:
+    """A new recording of the same name: a new draft revision; any approval is dropped."""
+    if entry.status == "enabled":
+        raise _refuse(entry, "re-record", "revoke it first")
+    return _next(entry, now, status="draft", draft=draft, events=events, approval=None,
+                 last_report=None, installation=None, heal_proposal=None)
+
+
+def approve(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
+    """Approve the current draft, once. The approval binds its exact digest and capabilities."""
+    if entry.status != "draft":
+        raise _refuse(entry, "approve", "only a draft is approved, and only once")
+    approval = Approval.build(name=entry.name, draft_digest=entry.draft.draft_digest, reviewer=reviewer,
+                              approved_capabilities=entry.draft.capabilities, approved_at=now)
+    return _next(entry, now, status="approved", approval=approval)
+
+
+def ensure_replayable(entry: StoreEntry) -> Approval:
+    """The approval a replay runs under; a draft (or a broken approval) is refused."""
+    if entry.status not in REPLAYABLE or entry.approval is None:
+        raise ReplayError("SR_REPLAY_NOT_APPROVED", f"skill {entry.name!r} is not approved")
+    if not entry.approval.matches(entry.draft):
+        raise LifecycleError("SR_RECORD_APPROVAL_INVALID", f"skill {entry.name!r}: approval does not match")
+    return entry.approval
+
+
+def replay_succeeded(entry: StoreEntry, report: ReplayReport, now: str,
+                     heal_proposal: HealProposal | None = None) -> StoreEntry:
+    """Record a successful report: approved becomes validated; other states keep theirs."""
+    ensure_replayable(entry)
+    status = "validated" if entry.status == "approved" else entry.status
+    proposal = heal_proposal if heal_proposal is not None else entry.heal_proposal
+    return _next(entry, now, status=status, last_report=report, heal_proposal=proposal)
+
+
+def enable(entry: StoreEntry, installation: Installation, now: str) -> StoreEntry:
+    """Only a validated skill is enabled the first time; a revoked one may be enabled again."""
+    if entry.status not in ("validated", "revoked"):
+        raise _refuse(entry, "enable", "replay it successfully first")
+    return _next(entry, now, status="enabled", installation=installation, was_enabled=True)
+
+
+def revoke(entry: StoreEntry, now: str) -> StoreEntry:
+    if entry.status != "enabled":
+        raise _refuse(entry, "revoke", "only an enabled skill is revoked")
+    return _next(entry, now, status="revoked", installation=None)
+
+
+def ensure_deletable(entry: StoreEntry) -> None:
+    if entry.status == "enabled":
+        raise _refuse(entry, "delete", "revoke it first")
+
+
+def is_expired(entry: StoreEntry, now: str, retention_days: int) -> bool:
+    """Expired: not enabled and last changed more than ``retention_days`` before ``now``."""
+    if entry.status == "enabled":
+        return False
+    age = parse_timestamp(now) - parse_timestamp(entry.updated_at)
+    return age > timedelta(days=retention_days)
+
+
+def accept_heal(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
+    """Adopt the pending heal proposal as a new draft revision and approve it (a normal review).
+
+    The result is ``approved``: it must replay successfully again before it is validated.
+    """
+    proposal = entry.heal_proposal
+    if proposal is None:
+        raise _refuse(entry, "accept a heal proposal of", "it has none")
+    if entry.status == "enabled":
+        raise _refuse(entry, "accept a heal proposal of", "revoke it first")
+    drafted = _next(entry, now, status="draft", draft=proposal.draft, approval=None, last_report=None,
+                    installation=None, heal_proposal=None)
+    return approve(drafted, reviewer, now)

@@ -1,0 +1,57 @@
+"""The store policy (``skillreel.policy/v1``): limits, retention, capabilities, install, healing."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from .actions import ALL_CAPABILITIES, Capability
+from .base import Digest, DigestedDocument, Document
+from .limits import (
+    DEFAULT_MAX_AUDIT_EVENTS,
+    DEFAULT_MAX_RECORDS,
+    DEFAULT_RETENTION_DAYS,
+    MAX_ACTIONS,
+    MAX_AUDIT_EVENTS_CEILING,
+    MAX_RECORDS_CEILING,
+    RETENTION_DAYS_RANGE,
+)
+
+
+class PolicySettings(Document):
+    """The editable part of a policy: what `policy set FILE` reads (a digest is optional there)."""
+
+    schema_: Literal["skillreel.policy/v1"] = Field("skillreel.policy/v1", alias="schema")
+    retention_days: Annotated[int, Field(ge=RETENTION_DAYS_RANGE[0], le=RETENTION_DAYS_RANGE[1])] = (
+        DEFAULT_RETENTION_DAYS)
+    max_records: Annotated[int, Field(ge=1, le=MAX_RECORDS_CEILING)] = DEFAULT_MAX_RECORDS
+    max_actions: Annotated[int, Field(ge=1, le=MAX_ACTIONS)] = MAX_ACTIONS
+    max_audit_events: Annotated[int, Field(ge=100, le=MAX_AUDIT_EVENTS_CEILING)] = DEFAULT_MAX_AUDIT_EVENTS
+    allowed_capabilities: tuple[Capability, ...] = ALL_CAPABILITIES
+    allow_global_install: bool = False
+    heal_mode: Literal["off", "runtime"] = "runtime"
+
+    @model_validator(mode="after")
+    def _sorted_caps(self) -> PolicySettings:
+        if self.allowed_capabilities != tuple(sorted(set(self.allowed_capabilities))):
+            raise ValueError("allowedCapabilities must be unique and sorted")
+        return self
+
+
+class Policy(PolicySettings, DigestedDocument):
+    """The policy in force, with its digest (PolicySettings plus ``policyDigest``)."""
+
+    digest_tag = "skillreel.policy/v1"
+    digest_field = "policy_digest"
+
+    policy_digest: Digest
+
+    @classmethod
+    def from_settings(cls, settings: PolicySettings) -> Policy:
+        fields = settings.model_dump(exclude={"schema_"})
+        return cls.build(**fields)
+
+    @classmethod
+    def default(cls) -> Policy:
+        return cls.from_settings(PolicySettings())
