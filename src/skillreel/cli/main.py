@@ -16,24 +16,24 @@ import click
 from ..errors import SkillreelError
 from .output import emit_error
 
-# verb -> module under skillreel.cli that defines ``command`` (a click.Command)
-VERBS: dict[str, str] = {
-    "record": "record",
-    "list": "list_",
-    "show": "show",
-    "review": "review",
-    "replay": "replay",
-    "enable": "enable",
-    "revoke": "revoke",
-    "export": "export",
-    "import": "import_",
-    "delete": "delete",
-    "audit": "audit",
-    "prune": "prune",
-    "policy": "policy",
-    "policy-template": "policy_template",
-    "mcp": "mcp",
-    "demo": "demo",
+# verb -> (module under skillreel.cli that defines ``command``, one-line help shown by --help)
+VERBS: dict[str, tuple[str, str]] = {
+    "record": ("record", "Record a skill from a demonstration in Chromium."),
+    "list": ("list_", "List skills with their state and revision."),
+    "show": ("show", "Show one skill: actions, parameters, digests, installation."),
+    "review": ("review", "Approve one exact draft revision (or a heal proposal)."),
+    "replay": ("replay", "Replay an approved skill in Chromium with new inputs."),
+    "enable": ("enable", "Install a validated skill as an Agent Skills package."),
+    "revoke": ("revoke", "Remove an enabled skill's packages, transactionally."),
+    "export": ("export", "Write one skill with every document to a JSON file."),
+    "import": ("import_", "Read an exported skill, re-validating everything."),
+    "delete": ("delete", "Delete a skill that is not enabled."),
+    "audit": ("audit", "Show the audit events, or verify their hash chain."),
+    "prune": ("prune", "Delete skills past the retention period."),
+    "policy": ("policy", "Show or set the store policy."),
+    "policy-template": ("policy_template", "Print a policy file to edit."),
+    "mcp": ("mcp", "Serve enabled skills over MCP (stdio)."),
+    "demo": ("demo", "Run the whole journey on a bundled example app."),
 }
 
 
@@ -42,12 +42,16 @@ class LazyGroup(click.Group):
         return sorted(VERBS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        module_name = VERBS.get(cmd_name)
-        if module_name is None:
+        if cmd_name not in VERBS:
             return None
-        module = importlib.import_module(f"skillreel.cli.{module_name}")
+        module = importlib.import_module(f"skillreel.cli.{VERBS[cmd_name][0]}")
         command: click.Command = module.command
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List verbs from the static table, so --help imports no verb module."""
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, VERBS[name][1]) for name in self.list_commands(ctx)])
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,0 +1,3 @@
+from skillreel.cli.main import main
+
+main()

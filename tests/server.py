@@ -1,0 +1,93 @@
+"""A small threaded HTTP server on 127.0.0.1 for tests: pages set from the test, a request log.
+
+    srv.set_page("/app", "<html>...</html>")          # served with text/html
+    srv.set_route("/r", status=302, headers={"Location": "http://..."})
+    srv.requests  -> list of (method, path) seen, in order
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Route:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class LocalServer:
+    def __init__(self) -> None:
+        self.routes: dict[str, Route] = {}
+        self.requests: list[tuple[str, str]] = []
+        self.bodies: list[bytes] = []
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None
+        return int(self._httpd.server_address[1])
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, path: str) -> str:
+        return self.origin + path
+
+    def set_page(self, path: str, html: str, content_type: str = "text/html; charset=utf-8") -> None:
+        self.set_route(path, body=html.encode(), headers={"Content-Type": content_type})
+
+    def set_route(self, path: str, *, status: int = 200, body: bytes = b"",
+                  headers: dict[str, str] | None = None) -> None:
+        with self._lock:
+            self.routes[path] = Route(status, body, dict(headers or {}))
+
+    def request_count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def start(self) -> None:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                with server._lock:
+                    server.requests.append((self.command, self.path))
+                    server.bodies.append(body)
+                    route = server.routes.get(self.path.split("?", 1)[0])
+                if route is None:
+                    route = Route(404, b"not found", {"Content-Type": "text/plain"})
+                self.send_response(route.status)
+                for key, value in route.headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(route.body)))
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(route.body)
+
+            do_GET = do_POST = do_HEAD = do_PUT = _serve
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
