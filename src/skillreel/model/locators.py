@@ -62,3 +62,14 @@ class LocatorBundle(Document):
 
     candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
     fingerprint: Fingerprint
+
+
+def text_hash(salt: str, text: str) -> str | None:
+    """Python twin of ``SkillreelLocate.textHash`` (locate/fingerprint.js), for tests and tools."""
+    import hashlib
+    import re
+
+    norm = re.sub(r"\s+", " ", text).strip().lower()[:256]
+    if not norm:
+        return None
+    return hashlib.sha256((salt + "\x00" + norm).encode()).hexdigest()[:16]

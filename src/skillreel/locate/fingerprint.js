@@ -1,0 +1,296 @@
+// skillreel locate/fingerprint.js — element description shared by the recorder and replay.
+//
+// Defines one binding, `SkillreelLocate`, when this file is evaluated as a script (concatenate it
+// before a script that uses it, or evaluate `(() => { <this file>; return SkillreelLocate; })()`).
+// It must run in an isolated world (recorder) or a fresh evaluation (replay); it keeps no state.
+//
+//   SkillreelLocate.describe(el, salt)  -> {candidates: [{strategy, selector, matchCount}], fingerprint}
+//   SkillreelLocate.features(el, salt)  -> fingerprint (model.locators.Fingerprint JSON shape)
+//   SkillreelLocate.textHash(salt, txt) -> 16 hex chars of SHA-256(salt + "\0" + normalised text), or null
+//   SkillreelLocate.count(selector)     -> number of elements matching a CSS selector (0 when invalid)
+//   SkillreelLocate.resolveCandidate(c) -> elements a candidate designates (label -> its control)
+//
+// Rules (ARCHITECTURE section 5): candidates in priority order testid > id > name > aria-label >
+// label > placeholder > css; text content is never used in a selector; generated-looking ids are
+// skipped; only candidates matching exactly one element are kept, except the structural CSS path
+// (at most 8 levels), which is always kept with its count. Features taken from page text (labels,
+// own text, attribute values) are stored only as salted hashes, and never for elements whose
+// subtree holds editable content (typed text must not reach even a hash).
+var SkillreelLocate = (() => {
+  "use strict";
+
+  // ---- SHA-256 (synchronous; crypto.subtle is async and absent outside secure contexts) ----
+  const K = new Uint32Array([
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+  ]);
+  const encoder = new TextEncoder();
+
+  function sha256Hex(text) {
+    const data = encoder.encode(text);
+    const bitLen = data.length * 8;
+    const padded = new Uint8Array(((data.length + 9 + 63) >> 6) << 6);
+    padded.set(data);
+    padded[data.length] = 0x80;
+    const view = new DataView(padded.buffer);
+    view.setUint32(padded.length - 8, Math.floor(bitLen / 0x100000000));
+    view.setUint32(padded.length - 4, bitLen >>> 0);
+    const h = new Uint32Array([
+      0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+    ]);
+    const w = new Uint32Array(64);
+    for (let off = 0; off < padded.length; off += 64) {
+      for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4);
+      for (let i = 16; i < 64; i++) {
+        const a = w[i - 15], b = w[i - 2];
+        const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
+        const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
+        w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
+      }
+      let [a, b, c, d, e, f, g, hh] = h;
+      for (let i = 0; i < 64; i++) {
+        const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+        const ch = (e & f) ^ (~e & g);
+        const t1 = (hh + S1 + ch + K[i] + w[i]) >>> 0;
+        const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+        const maj = (a & b) ^ (a & c) ^ (b & c);
+        const t2 = (S0 + maj) >>> 0;
+        hh = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
+      }
+      h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+    }
+    let out = "";
+    for (const word of h) out += word.toString(16).padStart(8, "0");
+    return out;
+  }
+
+  // ---- text ----
+  function normText(text) {
+    return String(text || "").replace(/\s+/g, " ").trim().toLowerCase().slice(0, 256);
+  }
+
+  function textHash(salt, text) {
+    const norm = normText(text);
+    if (!norm) return null;
+    return sha256Hex(salt + "\u0000" + norm).slice(0, 16);
+  }
+
+  const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true'], [contenteditable='plaintext-only']";
+
+  function isEditable(el) {
+    return el.matches(EDITABLE) || el.isContentEditable === true;
+  }
+
+  function holdsEditable(el) {
+    return isEditable(el) || el.querySelector(EDITABLE) !== null;
+  }
+
+  // The element's accessible label text (never a field's value), or "" when it could carry typed text.
+  function labelText(el) {
+    const parts = [];
+    const labelledby = el.getAttribute("aria-labelledby");
+    if (labelledby) {
+      for (const id of labelledby.split(/\s+/)) {
+        const ref = id && el.ownerDocument.getElementById(id);
+        if (ref && !holdsEditableOtherThan(ref, el)) parts.push(ref.textContent);
+      }
+    }
+    if (el.labels) {
+      for (const label of el.labels) {
+        if (!holdsEditableOtherThan(label, el)) parts.push(label.textContent);
+      }
+    }
+    for (const attr of ["aria-label", "placeholder", "title", "alt"]) {
+      const v = el.getAttribute(attr);
+      if (v) parts.push(v);
+    }
+    return parts.join(" ");
+  }
+
+  function holdsEditableOtherThan(container, el) {
+    if (container.isContentEditable) return true;
+    for (const found of container.querySelectorAll(EDITABLE)) {
+      if (found !== el) return true;
+    }
+    return false;
+  }
+
+  function ownText(el) {
+    if (holdsEditable(el)) return "";
+    return el.textContent || "";
+  }
+
+  // ---- selectors ----
+  function cssEscape(value) {
+    return CSS.escape(value);
+  }
+
+  function attrSelector(tag, attr, value) {
+    const quoted = '"' + value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\a ") + '"';
+    return `${tag}[${attr}=${quoted}]`;
+  }
+
+  function count(selector, root) {
+    try {
+      return (root || document).querySelectorAll(selector).length;
+    } catch (_) {
+      return 0;
+    }
+  }
+
+  // Ids that look machine-made (framework counters, hashes, uuids) are not stable across loads.
+  function isGeneratedId(id) {
+    if (!id || id.length > 64) return true;
+    if (/^[0-9]/.test(id)) return true;
+    if (/^:|:$/.test(id)) return true;                                // React useId (":r1:")
+    if (/^(ember|ext-gen|yui_|gwt-|mui-|radix-|headlessui-|react-|rc_|__)/i.test(id)) return true;
+    if (/[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id)) return true;           // uuid
+    if (/[0-9a-f]{10,}/i.test(id) && /[0-9]/.test(id)) return true;   // hash-like
+    if (/\d{4,}/.test(id)) return true;                               // long counters / timestamps
+    if (/(^|[-_])\d+$/.test(id) && /[-_]\d+[-_]\d+/.test(id)) return true;
+    return false;
+  }
+
+  function cssPath(el) {
+    const steps = [];
+    let node = el;
+    while (node && node.nodeType === 1 && steps.length < 8) {
+      const tag = node.localName;
+      if (tag === "html") break;
+      if (node.id && !isGeneratedId(node.id) && node !== el && count("#" + cssEscape(node.id)) === 1) {
+        steps.unshift("#" + cssEscape(node.id));
+        break;
+      }
+      const parent = node.parentElement;
+      let step = tag;
+      if (parent) {
+        const same = Array.prototype.filter.call(parent.children, (c) => c.localName === tag);
+        if (same.length > 1) step += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
+      steps.unshift(step);
+      const selector = steps.join(" > ");
+      if (count(selector) === 1 && steps.length >= 2) return selector;
+      node = parent;
+    }
+    return steps.join(" > ");
+  }
+
+  function candidates(el) {
+    const tag = el.localName;
+    const found = [];
+    const add = (strategy, selector) => {
+      if (selector.length > 1024) return;
+      const n = strategy === "label" ? resolveCandidate({strategy, selector}).length : count(selector);
+      if (n === 1 && !found.some((c) => c.selector === selector && c.strategy === strategy)) {
+        found.push({strategy, selector, matchCount: n});
+      }
+    };
+    for (const attr of ["data-testid", "data-test", "data-skillreel"]) {
+      const v = el.getAttribute(attr);
+      if (v) add("testid", attrSelector("", attr, v));
+    }
+    if (el.id && !isGeneratedId(el.id)) add("id", "#" + cssEscape(el.id));
+    const name = el.getAttribute("name");
+    if (name) add("name", attrSelector(tag, "name", name));
+    const aria = el.getAttribute("aria-label");
+    if (aria) add("aria-label", attrSelector(tag, "aria-label", aria));
+    if (el.labels && el.labels.length === 1) {
+      const label = el.labels[0];
+      if (label.htmlFor) add("label", attrSelector("label", "for", label.htmlFor));
+    }
+    const placeholder = el.getAttribute("placeholder");
+    if (placeholder) add("placeholder", attrSelector(tag, "placeholder", placeholder));
+    const path = cssPath(el);
+    found.push({strategy: "css", selector: path, matchCount: count(path)});
+    return found.slice(0, 12);
+  }
+
+  // Elements a candidate designates: a label candidate designates the label's control.
+  function resolveCandidate(candidate) {
+    let nodes;
+    try {
+      nodes = Array.from(document.querySelectorAll(candidate.selector));
+    } catch (_) {
+      return [];
+    }
+    if (candidate.strategy !== "label") return nodes;
+    return nodes.map((label) => label.control).filter((c) => c);
+  }
+
+  // ---- fingerprint ----
+  const TOKEN = /^[a-z0-9-]{1,32}$/;
+  const HASHED_ATTRIBUTES = [
+    "id", "name", "class", "placeholder", "aria-label", "title", "alt", "for", "href", "role",
+    "autocomplete", "data-testid", "data-test", "data-skillreel", "type",
+  ];
+
+  function implicitRole(el) {
+    const tag = el.localName;
+    if (tag === "a") return el.hasAttribute("href") ? "link" : null;
+    if (tag === "button") return "button";
+    if (tag === "select") return el.multiple ? "listbox" : "combobox";
+    if (tag === "textarea") return "textbox";
+    if (tag === "input") {
+      const t = (el.getAttribute("type") || "text").toLowerCase();
+      if (["button", "submit", "reset", "image"].includes(t)) return "button";
+      if (t === "checkbox" || t === "radio") return t;
+      if (t === "range") return "slider";
+      if (t === "search") return "searchbox";
+      return "textbox";
+    }
+    return null;
+  }
+
+  function token(value) {
+    const v = String(value || "").toLowerCase();
+    return TOKEN.test(v) ? v : null;
+  }
+
+  function features(el, salt) {
+    const tag = el.localName.toLowerCase();
+    const typeAttr = tag === "input" || tag === "button" ? (el.getAttribute("type") || (tag === "input" ? "text" : "submit")) : null;
+    const attributes = {};
+    for (const attr of HASHED_ATTRIBUTES) {
+      let v = el.getAttribute(attr);
+      if (v === null || v === "") continue;
+      if (attr === "class") v = v.split(/\s+/).filter(Boolean).sort().join(" ");
+      const hashed = textHash(salt, v);
+      if (hashed) attributes[attr] = hashed;
+    }
+    const parentPath = [];
+    for (let p = el.parentElement; p && parentPath.length < 8; p = p.parentElement) parentPath.push(p.localName.toLowerCase());
+    let siblingIndex = 0;
+    let siblingCount = 1;
+    if (el.parentElement) {
+      const same = Array.prototype.filter.call(el.parentElement.children, (c) => c.localName === tag);
+      siblingIndex = same.indexOf(el);
+      siblingCount = same.length;
+    }
+    return {
+      tag,
+      type: token(typeAttr),
+      role: token(el.getAttribute("role")) || implicitRole(el),
+      attributes,
+      parentPath,
+      siblingIndex,
+      siblingCount,
+      labelHash: textHash(salt, labelText(el)),
+      textHash: textHash(salt, ownText(el)),
+    };
+  }
+
+  function describe(el, salt) {
+    return {candidates: candidates(el), fingerprint: features(el, salt)};
+  }
+
+  return Object.freeze({
+    describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, normText,
+    labelText, ownText, holdsEditable, implicitRole,
+  });
+})();
