@@ -1,0 +1,321 @@
+"""Find and launch Chromium, and set up a browser context for one target (ARCHITECTURE section 7).
+
+This is the only module that launches Chromium. A session has two enforcement layers, both
+reporting refusals to one :class:`~skillreel.target.ledger.NetworkLedger`:
+
+1. **Routing** in the context: ``context.route("**/*")`` serves the HTML fixture document and
+   admits only allowlisted origins; ``context.route_web_socket`` does the same for page sockets.
+2. **The enforcing proxy** (:mod:`skillreel.target.proxy`) Chromium is launched through, with
+   loopback proxied too and host resolution mapped away, so redirects, workers and anything the
+   routing layer never sees still cannot reach an origin off the allowlist. An HTML fixture
+   session's proxy has an empty allowlist: nothing leaves the machine.
+
+Playwright errors are translated here, once: launch problems to ``SR_REPLAY_UI_CHROMIUM_SETUP``,
+a browser or renderer crash to ``SR_REPLAY_UI_BROWSER_CRASHED``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import shutil
+import stat
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    Route,
+    WebSocketRoute,
+    async_playwright,
+)
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
+from skillreel.errors import InputError, ReplayUIError, TargetError
+from skillreel.model.canonical import bytes_digest
+from skillreel.model.environment import FIXTURE_ORIGIN, FIXTURE_URL, Environment, HtmlTarget
+from skillreel.model.limits import MAX_HTML_CHARS, MAX_JSON_INPUT_BYTES
+
+from .ledger import NetworkLedger
+from .policy import SINKHOLE_SUFFIX, decide
+from .proxy import EnforcingProxy
+
+log = logging.getLogger(__name__)
+
+SETUP: Final = "SR_REPLAY_UI_CHROMIUM_SETUP"
+CRASHED: Final = "SR_REPLAY_UI_BROWSER_CRASHED"
+CHROMIUM_NAMES: Final = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+SETUP_FIX: Final = "install Chromium (`apt-get install chromium`) or set SKILLREEL_CHROMIUM to its path"
+CLOSE_TIMEOUT_S: Final = 15.0
+# The fixture origin's favicon is asked for by the browser itself (headed), not by the page.
+_FIXTURE_FAVICON: Final = FIXTURE_ORIGIN + "/favicon.ico"
+
+# Background networking off (otherwise Chromium's own requests would meet the proxy and count as
+# refusals), no QUIC (UDP would not go through an HTTP proxy), WebRTC limited to proxied
+# connections (no STUN over UDP), and no crash reporter or first-run UI.
+BASE_ARGS: Final = (
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-domain-reliability",
+    "--disable-client-side-phishing-detection",
+    "--disable-breakpad",
+    "--disable-quic",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--no-pings",
+    "--metrics-recording-only",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+)
+
+
+def find_chromium() -> Path:
+    """The Chromium to launch: ``SKILLREEL_CHROMIUM``, else the system's, else Playwright's own."""
+    configured = os.environ.get("SKILLREEL_CHROMIUM")
+    if configured:
+        path = Path(configured)
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+        raise ReplayUIError(SETUP, "SKILLREEL_CHROMIUM does not name an executable file; "
+                                   "point it at Chromium or unset it")
+    for name in CHROMIUM_NAMES:
+        found = shutil.which(name)
+        if found:
+            return Path(found)
+    bundled = _playwright_chromium()
+    if bundled is not None:
+        return bundled
+    raise ReplayUIError(SETUP, f"Chromium was not found; {SETUP_FIX}")
+
+
+def _playwright_chromium() -> Path | None:
+    root = os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or str(Path.home() / ".cache" / "ms-playwright")
+    candidates = sorted(Path(root).glob("chromium-*/chrome-linux*/chrome"), reverse=True)
+    candidates += sorted(Path(root).glob("chromium-*/chrome-mac*/Chromium.app/Contents/MacOS/Chromium"),
+                         reverse=True)
+    return next((p for p in candidates if p.is_file() and os.access(p, os.X_OK)), None)
+
+
+def launch_args(proxy_url: str) -> list[str]:
+    """Chromium's command-line switches for a session whose enforcing proxy is ``proxy_url``."""
+    args = [
+        *BASE_ARGS,
+        f"--proxy-server={proxy_url}",
+        "--proxy-bypass-list=<-loopback>",
+        # Chromium's own account and component-update requests (which no switch turns off) go to
+        # never-resolving hosts the proxy refuses without counting: they are not the page's.
+        f"--gaia-url=https://gaia{SINKHOLE_SUFFIX}",
+        f"--component-updater=url-source=https://update{SINKHOLE_SUFFIX}/service/update2/json",
+        # Chromium never needs DNS: every host is resolved by the proxy (allowlisted ones only).
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--no-sandbox")
+    return args
+
+
+def fixture_digest(html: str) -> str:
+    """The digest an HTML fixture is bound by (its UTF-8 bytes)."""
+    return bytes_digest("skillreel.html-fixture/v1", html.encode("utf-8"))
+
+
+@dataclass(eq=False)
+class BrowserSession:
+    """One Chromium, one context and its first page, for one environment."""
+
+    environment: Environment
+    browser: Browser
+    context: BrowserContext
+    page: Page
+    ledger: NetworkLedger
+    proxy: EnforcingProxy
+    _crashed: list[str] = field(default_factory=list)
+
+    @property
+    def crashed(self) -> bool:
+        """True once the browser disconnected or a page's renderer crashed."""
+        return bool(self._crashed) or not self.browser.is_connected()
+
+    async def goto_start(self, *, timeout_ms: int = 30_000) -> None:
+        """Load ``environment.start_url`` in :attr:`page` (the fixture is served by routing)."""
+        try:
+            await self.page.goto(self.environment.start_url, wait_until="load", timeout=timeout_ms)
+        except PlaywrightTimeoutError as exc:
+            raise ReplayUIError("SR_REPLAY_UI_TIMEOUT", "the start page did not load in time") from exc
+        except PlaywrightError as exc:
+            raise self.translate(exc) from exc
+
+    def translate(self, exc: PlaywrightError) -> ReplayUIError:
+        """The skillreel error for a Playwright error met while using this session."""
+        if self.crashed:
+            return ReplayUIError(CRASHED, "Chromium exited or a page crashed")
+        return ReplayUIError("SR_REPLAY_UI_NAVIGATION_FAILED", "the start page could not be loaded")
+
+
+def _check_target(environment: Environment, html: str | None, storage_state: Path | None) -> str | None:
+    if isinstance(environment.target, HtmlTarget):
+        if html is None:
+            raise TargetError("SR_RECORD_TARGET_INVALID", "an HTML fixture target needs its HTML")
+        if storage_state is not None:
+            raise TargetError("SR_RECORD_TARGET_INVALID", "an HTML fixture takes no storage state")
+        if len(html) > MAX_HTML_CHARS:
+            raise InputError("SR_RECORD_INPUT_TOO_LARGE", "the HTML fixture exceeds 1,000,000 characters")
+        if fixture_digest(html) != environment.target.html_digest:
+            raise TargetError("SR_RECORD_ENVIRONMENT_DRIFT", "the HTML fixture differs from the recorded one")
+        return html
+    if html is not None:
+        raise TargetError("SR_RECORD_TARGET_INVALID", "a URL target takes no HTML fixture")
+    return None
+
+
+def read_storage_state(path: Path) -> dict[str, Any]:
+    """Read a Playwright storage-state file (regular file, at most 2 MiB, a JSON object)."""
+    try:
+        info = path.lstat()
+    except OSError as exc:
+        raise InputError("SR_RECORD_INPUT_NOT_REGULAR", "the storage-state file cannot be read") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError("SR_RECORD_INPUT_NOT_REGULAR", "the storage-state path is not a regular file")
+    if info.st_size > MAX_JSON_INPUT_BYTES:
+        raise InputError("SR_RECORD_INPUT_TOO_LARGE", "the storage-state file exceeds 2 MiB")
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the storage-state file is not valid JSON") from exc
+    if not isinstance(data, dict):
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the storage-state file is not a JSON object")
+    return data
+
+
+def _require_display() -> None:
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
+                                                 or os.environ.get("WAYLAND_DISPLAY")):
+        raise ReplayUIError(SETUP, "a headed window needs a display; set DISPLAY or run under xvfb-run")
+
+
+async def _quietly(close: Callable[[], Awaitable[Any]]) -> None:
+    """Run a close step, bounded in time; a failure to close a dead browser is not news."""
+    try:
+        await asyncio.wait_for(close(), CLOSE_TIMEOUT_S)
+    except (PlaywrightError, OSError, TimeoutError) as exc:
+        log.debug("ignored while closing: %s", type(exc).__name__)
+
+
+async def _launch(pw: Playwright, executable: Path, headless: bool, proxy_url: str) -> Browser:
+    try:
+        return await pw.chromium.launch(executable_path=str(executable), headless=headless,
+                                        args=launch_args(proxy_url), handle_sigint=False,
+                                        handle_sigterm=False, handle_sighup=False)
+    except PlaywrightError as exc:
+        raise ReplayUIError(SETUP, f"Chromium could not be started; {SETUP_FIX}") from exc
+
+
+async def _new_context(browser: Browser, environment: Environment,
+                       state: dict[str, Any] | None) -> BrowserContext:
+    viewport = environment.viewport
+    try:
+        return await browser.new_context(
+            viewport={"width": viewport.width, "height": viewport.height},
+            service_workers="block", accept_downloads=False, storage_state=state,  # type: ignore[arg-type]
+        )
+    except PlaywrightError as exc:
+        if state is not None and browser.is_connected():
+            raise InputError("SR_RECORD_INPUT_MALFORMED",
+                             "the storage-state file is not a Playwright storage state") from exc
+        raise ReplayUIError(SETUP, f"Chromium could not open a browser context; {SETUP_FIX}") from exc
+
+
+async def _install_routes(context: BrowserContext, ledger: NetworkLedger, environment: Environment,
+                          fixture: str | None) -> None:
+    allowed = () if fixture is not None else environment.allowed_origins
+
+    async def on_request(route: Route) -> None:
+        url = route.request.url
+        try:
+            if fixture is not None and url == FIXTURE_URL:
+                await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=fixture)
+                return
+            if fixture is not None and url == _FIXTURE_FAVICON:
+                await route.fulfill(status=404, body="")
+                return
+            decision = decide(url, allowed)
+            if decision.allowed:
+                await route.continue_()
+                return
+            ledger.refuse(decision.origin)
+            await route.abort("blockedbyclient")
+        except PlaywrightError as exc:  # the context is closing or the page went away
+            log.debug("route handler: %s", type(exc).__name__)
+
+    async def on_web_socket(ws: WebSocketRoute) -> None:
+        decision = decide(ws.url, allowed)
+        if decision.allowed:
+            ws.connect_to_server()
+            return
+        ledger.refuse(decision.origin)
+        with contextlib.suppress(PlaywrightError):
+            await ws.close(code=1008, reason="refused by skillreel")
+
+    await context.route("**/*", on_request)
+    await context.route_web_socket(lambda _url: True, on_web_socket)
+
+
+@asynccontextmanager
+async def browser_session(environment: Environment, *, html: str | None = None,
+                          storage_state: Path | None = None,
+                          headless: bool = True) -> AsyncIterator[BrowserSession]:
+    """Launch Chromium for ``environment`` and yield a :class:`BrowserSession`.
+
+    ``html`` is the fixture's HTML (required for, and only for, an HTML target; it must match the
+    environment's digest). ``storage_state`` (URL targets only) is read once to start the context.
+    ``headless=False`` opens a window (needs ``DISPLAY``, e.g. under ``xvfb-run``). Everything is
+    closed on exit, also after a crash; a Playwright error escaping the body after a crash becomes
+    ``SR_REPLAY_UI_BROWSER_CRASHED``.
+    """
+    fixture = _check_target(environment, html, storage_state)
+    state = read_storage_state(storage_state) if storage_state is not None else None
+    executable = find_chromium()
+    if not headless:
+        _require_display()
+    ledger = NetworkLedger()
+    async with AsyncExitStack() as stack:
+        proxy = EnforcingProxy(() if fixture is not None else environment.allowed_origins, ledger.refuse)
+        await proxy.start()
+        stack.push_async_callback(proxy.close)
+        try:
+            pw = await async_playwright().start()
+        except PlaywrightError as exc:
+            raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
+        stack.push_async_callback(_quietly, pw.stop)
+        browser = await _launch(pw, executable, headless, proxy.server_url)
+        stack.push_async_callback(_quietly, browser.close)
+        context = await _new_context(browser, environment, state)
+        crashes: list[str] = []
+        context.on("page", lambda p: p.on("crash", lambda _p: crashes.append("page")))
+        browser.on("disconnected", lambda _b: crashes.append("browser"))
+        try:
+            await _install_routes(context, ledger, environment, fixture)
+            page = await context.new_page()
+        except PlaywrightError as exc:
+            raise ReplayUIError(SETUP, f"Chromium could not open a page; {SETUP_FIX}") from exc
+        session = BrowserSession(environment, browser, context, page, ledger, proxy, crashes)
+        try:
+            yield session
+        except PlaywrightError as exc:
+            if session.crashed:
+                raise ReplayUIError(CRASHED, "Chromium exited or a page crashed") from exc
+            raise

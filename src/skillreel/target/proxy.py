@@ -1,0 +1,272 @@
+"""The enforcing local forward proxy every skillreel Chromium is launched through.
+
+Playwright routing alone is not a boundary (ARCHITECTURE section 7: a server redirect to another
+origin and a web socket opened from a worker got past ``context.route``). So Chromium runs with
+``--proxy-server=http://127.0.0.1:PORT --proxy-bypass-list=<-loopback>`` and DNS mapped away:
+every connection it makes (pages, workers, redirects, web sockets, loopback included) has to ask
+this proxy, which admits only allowlisted destinations.
+
+What it speaks:
+
+- ``CONNECT host:port`` (https, wss, and ws through a proxy): judged by
+  :func:`policy.decide_connect`; allowed tunnels are piped both ways unseen.
+- Absolute-form ``http://`` requests: judged by :func:`policy.decide_forward`; one request per
+  upstream connection, sent with ``Connection: close`` (both ways) so a kept-alive client
+  connection can never carry a second request to the wrong upstream.
+- ``Upgrade`` requests (``ws://`` in the clear): judged the same, then piped both ways.
+- Anything else (origin-form paths, malformed or oversize heads): refused.
+
+Every refusal answers ``403`` (``400`` for garbage), never opens an upstream connection, and
+calls ``on_refused(origin)`` with an origin string only; except that hosts under
+``policy.SINKHOLE_SUFFIX`` (the fixture's origin, and where Chromium's own account and update
+services are pointed) are refused without a report. The proxy runs on the caller's event
+loop, in-process, on 127.0.0.1 with an ephemeral port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Iterable
+from typing import Final
+from urllib.parse import urlsplit
+
+from .policy import Decision, decide_connect, decide_forward, split_authority
+
+log = logging.getLogger(__name__)
+
+MAX_HEAD_BYTES: Final = 64 * 1024
+HEAD_TIMEOUT_S: Final = 30.0
+CONNECT_TIMEOUT_S: Final = 10.0
+CHUNK: Final = 64 * 1024
+_HOP_BY_HOP: Final = frozenset({"proxy-connection", "proxy-authorization", "keep-alive", "connection"})
+
+Refused = Callable[[str | None], None]
+
+
+class _BadRequest(Exception):
+    """The client sent something that is not a proxy request we speak."""
+
+
+def _parse_head(head: bytes) -> tuple[str, str, str, list[tuple[str, str]]]:
+    try:
+        text = head.decode("latin-1")
+    except UnicodeDecodeError as exc:  # pragma: no cover - latin-1 decodes every byte
+        raise _BadRequest from exc
+    lines = text.split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        raise _BadRequest
+    headers: list[tuple[str, str]] = []
+    for line in lines[1:]:
+        if not line:
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():
+            raise _BadRequest
+        headers.append((name, value.strip()))
+    return parts[0], parts[1], parts[2], headers
+
+
+def _has_token(headers: list[tuple[str, str]], name: str, token: str) -> bool:
+    return any(k.lower() == name and token in (t.strip().lower() for t in v.split(","))
+               for k, v in headers)
+
+
+def _render_head(first_line: str, headers: list[tuple[str, str]]) -> bytes:
+    lines = [first_line, *(f"{k}: {v}" for k, v in headers), "", ""]
+    return "\r\n".join(lines).encode("latin-1")
+
+
+def _response(status: str, body: str = "") -> bytes:
+    data = body.encode()
+    return (f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            f"Content-Length: {len(data)}\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"
+            ).encode() + data
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(ConnectionError, OSError, asyncio.IncompleteReadError):
+        while data := await reader.read(CHUNK):
+            writer.write(data)
+            await writer.drain()
+
+
+async def _close(writer: asyncio.StreamWriter) -> None:
+    writer.close()
+    with contextlib.suppress(ConnectionError, OSError, asyncio.CancelledError):
+        await writer.wait_closed()
+
+
+class EnforcingProxy:
+    """An allowlist-enforcing HTTP forward proxy on 127.0.0.1 (see the module docstring)."""
+
+    def __init__(self, allowed_origins: Iterable[str], on_refused: Refused) -> None:
+        self.allowed_origins = tuple(allowed_origins)
+        self._on_refused = on_refused
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("the proxy is not started")
+        return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def server_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=MAX_HEAD_BYTES)
+
+    async def close(self) -> None:
+        """Stop listening and drop every open connection (tunnels included)."""
+        if self._server is not None:
+            self._server.close()
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for writer in list(self._writers):
+            await _close(writer)
+        if self._server is not None:
+            with contextlib.suppress(OSError):
+                await self._server.wait_closed()
+            self._server = None
+
+    async def __aenter__(self) -> EnforcingProxy:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # --- one client connection -------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        self._writers.add(writer)
+        try:
+            await self._handle(reader, writer)
+        except _BadRequest:
+            self._refuse(None, writer, "400 Bad Request")
+        except (ConnectionError, OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                TimeoutError):
+            pass
+        finally:
+            self._writers.discard(writer)
+            await _close(writer)
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
+        except asyncio.LimitOverrunError as exc:
+            raise _BadRequest from exc
+        except asyncio.IncompleteReadError:
+            return  # the client went away before asking anything
+        method, target, version, headers = _parse_head(head[:-4])
+        if method == "CONNECT":
+            await self._connect(target, reader, writer)
+        else:
+            await self._forward(method, target, version, headers, reader, writer)
+
+    def _refuse(self, origin: str | None, writer: asyncio.StreamWriter,
+                status: str = "403 Forbidden") -> None:
+        log.debug("refused %s", origin or "(unparsable request)")
+        self._on_refused(origin)
+        with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+            writer.write(_response(status, "refused by skillreel: origin not allowlisted\n"))
+
+    def _decide(self, decision: Decision, writer: asyncio.StreamWriter) -> bool:
+        if decision.reason == "sinkhole":
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                writer.write(_response("403 Forbidden"))
+        elif not decision.allowed:
+            self._refuse(decision.origin, writer)
+        return decision.allowed
+
+    async def _open(self, host: str, port: int,
+                    writer: asyncio.StreamWriter) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+        try:
+            up_reader, up_writer = await asyncio.wait_for(
+                asyncio.open_connection(host, port, limit=MAX_HEAD_BYTES), CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError):
+            writer.write(_response("502 Bad Gateway"))
+            return None
+        self._writers.add(up_writer)
+        return up_reader, up_writer
+
+    async def _connect(self, authority: str, reader: asyncio.StreamReader,
+                       writer: asyncio.StreamWriter) -> None:
+        try:
+            host, port = split_authority(authority)
+        except ValueError as exc:
+            raise _BadRequest from exc
+        if not self._decide(decide_connect(host, port, self.allowed_origins), writer):
+            return
+        upstream = await self._open(host, port, writer)
+        if upstream is None:
+            return
+        writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        await writer.drain()
+        await self._splice((reader, upstream[1]), (upstream[0], writer))
+
+    async def _forward(self, method: str, target: str, version: str, headers: list[tuple[str, str]],
+                       reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self._decide(decide_forward(target, self.allowed_origins), writer):
+            return
+        parts = urlsplit(target)
+        host, port = parts.hostname or "", parts.port or 80
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        upgrade = _has_token(headers, "connection", "upgrade") and any(
+            k.lower() == "upgrade" for k, _ in headers)
+        kept = [(k, v) for k, v in headers if k.lower() not in _HOP_BY_HOP]
+        kept.append(("Connection", "Upgrade") if upgrade else ("Connection", "close"))
+        upstream = await self._open(host, port, writer)
+        if upstream is None:
+            return
+        up_reader, up_writer = upstream
+        up_writer.write(_render_head(f"{method} {path} {version}", kept))
+        await up_writer.drain()
+        if upgrade:
+            await self._splice((reader, up_writer), (up_reader, writer))
+        else:
+            await self._splice((reader, up_writer), (up_reader, writer), rewrite_response=True)
+
+    async def _splice(self, outbound: tuple[asyncio.StreamReader, asyncio.StreamWriter],
+                      inbound: tuple[asyncio.StreamReader, asyncio.StreamWriter], *,
+                      rewrite_response: bool = False) -> None:
+        """Pipe both directions until either ends, then close both."""
+        back = self._relay_response(*inbound) if rewrite_response else _pipe(*inbound)
+        tasks = [asyncio.ensure_future(_pipe(*outbound)), asyncio.ensure_future(back)]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self._writers.discard(outbound[1])
+            await _close(outbound[1])
+
+    async def _relay_response(self, up_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Relay the upstream response, marking it ``Connection: close`` for the client."""
+        try:
+            head = await up_reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, OSError):
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                writer.write(_response("502 Bad Gateway"))
+            return
+        lines = head[:-4].decode("latin-1").split("\r\n")
+        kept = [(k, v.strip()) for k, _, v in (line.partition(":") for line in lines[1:] if line)
+                if k.lower() not in _HOP_BY_HOP]
+        kept.append(("Connection", "close"))
+        writer.write(_render_head(lines[0], kept))
+        await writer.drain()
+        await _pipe(up_reader, writer)

@@ -1,0 +1,1 @@
+"""Integration tests of the browser/network layer (real Chromium, loopback servers only)."""
