@@ -121,13 +121,16 @@ def is_expired(entry: StoreEntry, now: str, retention_days: int) -> bool:
 def accept_heal(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
     """Adopt the pending heal proposal as a new draft revision and approve it (a normal review).
 
-    The result is ``approved``: it must replay successfully again before it is validated.
+    The result is ``approved``: it must replay successfully again before it is validated. It is
+    one revision (``revision + 1``), like every other transition, so the store's compare-and-set
+    and history hold; the proposal's draft is in the previous revision's history.
     """
     proposal = entry.heal_proposal
     if proposal is None:
         raise _refuse(entry, "accept a heal proposal of", "it has none")
     if entry.status == "enabled":
         raise _refuse(entry, "accept a heal proposal of", "revoke it first")
-    drafted = _next(entry, now, status="draft", draft=proposal.draft, approval=None, last_report=None,
-                    installation=None, heal_proposal=None)
-    return approve(drafted, reviewer, now)
+    approval = Approval.build(name=entry.name, draft_digest=proposal.draft.draft_digest, reviewer=reviewer,
+                              approved_capabilities=proposal.draft.capabilities, approved_at=now)
+    return _next(entry, now, status="approved", draft=proposal.draft, approval=approval, last_report=None,
+                 installation=None, heal_proposal=None)

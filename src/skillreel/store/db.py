@@ -1,0 +1,225 @@
+"""The SQLite file: where it lives, owner-only permissions, named migrations and transactions.
+
+This module is the one place where ``sqlite3`` errors become :class:`~skillreel.errors.StoreError`
+codes (:func:`translated`): a lock held beyond the timeout is ``SR_RECORD_STORE_BUSY``, a damaged
+file ``SR_RECORD_STORE_CORRUPT``, anything else ``SR_RECORD_STORE_IO``.
+
+Location: ``$SKILLREEL_HOME/store.db``; ``SKILLREEL_HOME`` defaults to the platform user-data
+directory. The directory is 0700 and the database, ``-wal`` and ``-shm`` files 0600; both are set
+(and repaired) at every open. ``SKILLREEL_STORE_TIMEOUT`` (seconds, default 10) bounds how long a
+writer waits for another one.
+
+Durability: WAL with ``synchronous=NORMAL``. A killed process never leaves a half-written
+transaction (SQLite rolls it back at the next open); a power cut may lose the last commits but
+never corrupts the file.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final
+
+import platformdirs
+
+from ..errors import StoreError
+
+ENV_HOME: Final = "SKILLREEL_HOME"
+ENV_TIMEOUT: Final = "SKILLREEL_STORE_TIMEOUT"
+DB_NAME: Final = "store.db"
+DEFAULT_TIMEOUT: Final = 10.0
+DIR_MODE: Final = 0o700
+FILE_MODE: Final = 0o600
+
+# Named, ordered migrations. Each runs in its own transaction together with its record; a name,
+# once released, never changes meaning. Documents are stored as JSON and re-validated on every read;
+# the other columns are summaries kept in the same transaction (`list` reads only those).
+MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
+    ("0001-entries", """
+        CREATE TABLE entries (
+            name TEXT PRIMARY KEY,
+            revision INTEGER NOT NULL CHECK (revision >= 1),
+            status TEXT NOT NULL,
+            description TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            entry_digest TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE revisions (
+            name TEXT NOT NULL,
+            revision INTEGER NOT NULL CHECK (revision >= 1),
+            status TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            entry_digest TEXT NOT NULL,
+            document BLOB NOT NULL,
+            PRIMARY KEY (name, revision)
+        ) STRICT;
+    """),
+    ("0002-audit", """
+        CREATE TABLE audit (
+            seq INTEGER PRIMARY KEY CHECK (seq >= 1),
+            name TEXT,
+            event_digest TEXT NOT NULL,
+            document BLOB NOT NULL
+        ) STRICT;
+        CREATE INDEX audit_by_name ON audit (name, seq);
+    """),
+    ("0003-policy", """
+        CREATE TABLE policy (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            policy_digest TEXT NOT NULL,
+            document BLOB NOT NULL
+        ) STRICT;
+    """),
+)
+
+_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+_CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CONSTRAINT,
+            sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_SCHEMA}
+
+
+def store_home() -> Path:
+    """``$SKILLREEL_HOME``, or the platform user-data directory for skillreel."""
+    value = os.environ.get(ENV_HOME)
+    if value:
+        return Path(value)
+    return Path(platformdirs.user_data_dir("skillreel", appauthor=False))
+
+
+def store_timeout() -> float:
+    """Seconds a writer waits for the lock (``SKILLREEL_STORE_TIMEOUT``, 0.1 to 600)."""
+    try:
+        value = float(os.environ.get(ENV_TIMEOUT, DEFAULT_TIMEOUT))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return min(max(value, 0.1), 600.0)
+
+
+def _translate(exc: sqlite3.Error, action: str) -> StoreError:
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    name = getattr(exc, "sqlite_errorname", None) or type(exc).__name__
+    if code in _BUSY:
+        return StoreError("SR_RECORD_STORE_BUSY", f"{action}: the store is locked by another process")
+    if code in _CORRUPT or isinstance(exc, sqlite3.IntegrityError):
+        return StoreError("SR_RECORD_STORE_CORRUPT", f"{action}: the database failed a check ({name})")
+    return StoreError("SR_RECORD_STORE_IO", f"{action}: the database could not be used ({name})")
+
+
+@contextmanager
+def translated(action: str) -> Iterator[None]:
+    """Turn sqlite3 and OS errors raised inside the block into StoreError codes."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise _translate(exc, action) from exc
+    except OSError as exc:
+        raise StoreError("SR_RECORD_STORE_IO", f"{action}: {exc.strerror or type(exc).__name__}") from exc
+
+
+def secure_home(home: Path) -> Path:
+    """Create the home directory (0700) and the database file (0600); repair looser modes."""
+    with translated("preparing the store directory"):
+        home.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        _restrict(home, DIR_MODE)
+        path = home / DB_NAME
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise StoreError("SR_RECORD_STORE_CORRUPT", "store.db is not a regular file")
+            os.fchmod(fd, FILE_MODE)
+        finally:
+            os.close(fd)
+        secure_files(home)
+    return path
+
+
+def secure_files(home: Path) -> None:
+    """Owner-only modes on the database and its WAL and shared-memory files, where they exist."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        path = home / f"{DB_NAME}{suffix}"
+        if path.exists() and not path.is_symlink():
+            _restrict(path, FILE_MODE)
+
+
+def _restrict(path: Path, mode: int) -> None:
+    if stat.S_IMODE(path.stat().st_mode) != mode:
+        path.chmod(mode)
+
+
+def connect(home: Path, timeout: float) -> sqlite3.Connection:
+    """Open the store database (WAL, autocommit: transactions are explicit) and migrate it."""
+    path = secure_home(home)
+    old_umask = os.umask(0o077)
+    try:
+        with translated("opening the store"):
+            conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL").fetchone()
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA trusted_schema=OFF")
+                migrate(conn)
+            except BaseException:
+                conn.close()
+                raise
+    finally:
+        os.umask(old_umask)
+    secure_files(home)
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply the migrations not yet recorded, in order, each in one transaction with its record."""
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                 "name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ'))"
+                 ") STRICT")
+    known = {name for name, _ in MIGRATIONS}
+    recorded = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+    if recorded - known:
+        raise StoreError("SR_RECORD_STORE_CORRUPT",
+                         "the store was written by a newer skillreel (unknown migrations); left untouched")
+    applied: list[str] = []
+    for name, script in MIGRATIONS:
+        if name in recorded:
+            continue
+        with atomic(conn, "migrating the store"):
+            if conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone():
+                continue  # another process applied it while we waited for the lock
+            for statement in filter(str.strip, script.split(";")):
+                conn.execute(statement)
+            conn.execute("INSERT INTO schema_migrations (name) VALUES (?)", (name,))
+            applied.append(name)
+    return applied
+
+
+@contextmanager
+def atomic(conn: sqlite3.Connection, action: str) -> Iterator[sqlite3.Connection]:
+    """One ``BEGIN IMMEDIATE`` transaction: committed if the block returns, rolled back if it raises.
+
+    The write lock is taken at the start, so a read-check-write inside the block (compare-and-set)
+    cannot interleave with another writer.
+    """
+    with translated(action):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection, action: str) -> Iterator[sqlite3.Connection]:
+    """A read transaction: every query in the block sees the same state of the store."""
+    with translated(action):
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")

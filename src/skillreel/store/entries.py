@@ -1,0 +1,160 @@
+"""Entry rows: every revision's document in ``revisions``, the current one's summary in ``entries``.
+
+Reads re-validate the whole document (``StoreEntry.parse``: strict keys, every nested digest, the
+lifecycle invariants) and check it against its row's columns; any failure is
+``SR_RECORD_STORE_CORRUPT`` and nothing is written. Only :func:`summaries` (``list``) trusts the
+summary columns, which are written in the same transaction as the document, so it never parses
+10,000 documents to print a table; everything that acts on an entry reads it through :func:`load`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import LifecycleError, StoreError
+from ..model.entry import StoreEntry
+
+_CURRENT = """
+    SELECT e.revision, e.status, e.description, e.created_at, e.updated_at, e.entry_digest,
+           r.revision, r.status, r.updated_at, r.entry_digest, r.document
+    FROM entries e LEFT JOIN revisions r ON r.name = e.name AND r.revision = e.revision
+    WHERE e.name = ?
+"""
+
+
+@dataclass(frozen=True)
+class EntrySummary:
+    """One line of ``list``: read from the summary columns only."""
+
+    name: str
+    status: str
+    revision: int
+    description: str
+    created_at: str
+    updated_at: str
+    entry_digest: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "revision": self.revision,
+                "description": self.description, "createdAt": self.created_at,
+                "updatedAt": self.updated_at, "entryDigest": self.entry_digest}
+
+
+@dataclass(frozen=True)
+class RevisionSummary:
+    """One kept revision of an entry."""
+
+    revision: int
+    status: str
+    updated_at: str
+    entry_digest: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"revision": self.revision, "status": self.status, "updatedAt": self.updated_at,
+                "entryDigest": self.entry_digest}
+
+
+def not_found(name: str) -> LifecycleError:
+    return LifecycleError("SR_RECORD_NOT_FOUND", f"no skill named {name!r}")
+
+
+def _corrupt(name: str, revision: object, why: str) -> StoreError:
+    return StoreError("SR_RECORD_STORE_CORRUPT",
+                      f"skill {name!r} revision {revision}: {why}; the store was left untouched")
+
+
+def parse_document(name: str, revision: int, document: object) -> StoreEntry:
+    """Re-validate one stored document and check that it is the row's name and revision."""
+    if not isinstance(document, bytes):
+        raise _corrupt(name, revision, "the document is not stored as bytes")
+    try:
+        entry = StoreEntry.parse(document)
+    except (ValidationError, ValueError) as exc:
+        raise _corrupt(name, revision, "the document failed validation") from exc
+    if entry.name != name or entry.revision != revision:
+        raise _corrupt(name, revision, "the document belongs to another row")
+    return entry
+
+
+def load(conn: sqlite3.Connection, name: str) -> StoreEntry | None:
+    """The current revision of ``name``, fully re-validated, or None."""
+    row = conn.execute(_CURRENT, (name,)).fetchone()
+    if row is None:
+        return None
+    revision, status, description, created_at, updated_at, digest = row[:6]
+    if row[6] is None:
+        raise _corrupt(name, revision, "the current revision's document is missing")
+    entry = parse_document(name, revision, row[10])
+    expected = (entry.revision, entry.status, entry.draft.description, entry.created_at,
+                entry.updated_at, entry.entry_digest)
+    if (revision, status, description, created_at, updated_at, digest) != expected \
+            or tuple(row[6:10]) != (entry.revision, entry.status, entry.updated_at, entry.entry_digest):
+        raise _corrupt(name, revision, "the summary columns do not match the document")
+    return entry
+
+
+def load_revision(conn: sqlite3.Connection, name: str, revision: int) -> StoreEntry | None:
+    row = conn.execute("SELECT status, updated_at, entry_digest, document FROM revisions "
+                       "WHERE name = ? AND revision = ?", (name, revision)).fetchone()
+    if row is None:
+        return None
+    entry = parse_document(name, revision, row[3])
+    if tuple(row[:3]) != (entry.status, entry.updated_at, entry.entry_digest):
+        raise _corrupt(name, revision, "the revision's columns do not match the document")
+    return entry
+
+
+def names(conn: sqlite3.Connection) -> list[str]:
+    return [row[0] for row in conn.execute("SELECT name FROM entries ORDER BY name")]
+
+
+def count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+
+
+def summaries(conn: sqlite3.Connection) -> list[EntrySummary]:
+    rows = conn.execute("SELECT name, status, revision, description, created_at, updated_at, entry_digest "
+                        "FROM entries ORDER BY name").fetchall()
+    return [EntrySummary(*row) for row in rows]
+
+
+def revisions(conn: sqlite3.Connection, name: str) -> list[RevisionSummary]:
+    rows = conn.execute("SELECT revision, status, updated_at, entry_digest FROM revisions "
+                        "WHERE name = ? ORDER BY revision", (name,)).fetchall()
+    return [RevisionSummary(*row) for row in rows]
+
+
+def stale_candidates(conn: sqlite3.Connection, cutoff: str) -> list[str]:
+    """Names whose summary says not enabled and last changed before ``cutoff`` (re-checked by caller)."""
+    rows = conn.execute("SELECT name FROM entries WHERE status != 'enabled' AND updated_at < ? "
+                        "ORDER BY name", (cutoff,))
+    return [row[0] for row in rows]
+
+
+def write(conn: sqlite3.Connection, entry: StoreEntry, *, new: bool) -> None:
+    """Keep ``entry`` as a new revision and make it the current one. Inside ``atomic`` only."""
+    conn.execute("INSERT INTO revisions (name, revision, status, updated_at, entry_digest, document) "
+                 "VALUES (?, ?, ?, ?, ?, ?)",
+                 (entry.name, entry.revision, entry.status, entry.updated_at, entry.entry_digest,
+                  entry.model_dump_json(by_alias=True).encode()))
+    summary = (entry.revision, entry.status, entry.draft.description, entry.created_at, entry.updated_at,
+               entry.entry_digest, entry.name)
+    if new:
+        conn.execute("INSERT INTO entries (revision, status, description, created_at, updated_at, "
+                     "entry_digest, name) VALUES (?, ?, ?, ?, ?, ?, ?)", summary)
+    else:
+        cursor = conn.execute("UPDATE entries SET revision = ?, status = ?, description = ?, created_at = ?, "
+                              "updated_at = ?, entry_digest = ? WHERE name = ? AND revision = ?",
+                              (*summary, entry.revision - 1))
+        if cursor.rowcount != 1:
+            raise _corrupt(entry.name, entry.revision, "the current row changed under the write lock")
+
+
+def delete(conn: sqlite3.Connection, name: str) -> None:
+    """Remove an entry and every kept revision of it. Inside ``atomic`` only."""
+    conn.execute("DELETE FROM revisions WHERE name = ?", (name,))
+    conn.execute("DELETE FROM entries WHERE name = ?", (name,))

@@ -1,0 +1,129 @@
+"""Reading JSON input files safely, and mapping validation failures to input error codes.
+
+Every JSON file a user hands skillreel (policy, import, automation, assertions) goes through
+:func:`read_json_input` (a regular file, not a symlink, at most 2 MiB) and then
+:func:`parse_document`, which validates it against a model and reports *where* and *what kind* of
+problem, never the offending value::
+
+    data = read_json_input(path, what="policy file")
+    settings = parse_document(PolicySettings, data, what="policy file")
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import InputError
+from ..model.limits import MAX_JSON_INPUT_BYTES
+
+M = TypeVar("M", bound=BaseModel)
+
+# Error types whose pydantic message names only the rule (never the input value).
+_SAFE_MESSAGES = frozenset({
+    "missing", "extra_forbidden", "string_type", "int_type", "bool_type", "dict_type", "list_type",
+    "tuple_type", "model_type", "model_attributes_type", "string_too_long", "string_too_short",
+    "too_long", "too_short", "greater_than", "greater_than_equal", "less_than", "less_than_equal",
+    "string_pattern_mismatch", "literal_error", "json_invalid", "json_type", "value_error",
+    "digest_mismatch", "union_tag_not_found", "int_from_float", "frozen_instance",
+})
+_LOC_PART = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,47}$")
+
+
+def read_json_input(path: str | os.PathLike[str], *, what: str = "input file",
+                    limit: int = MAX_JSON_INPUT_BYTES) -> bytes:
+    """The bytes of a regular, non-symlink file of at most ``limit`` bytes.
+
+    ``SR_RECORD_INPUT_NOT_REGULAR`` (missing, a symlink, a directory, a FIFO...),
+    ``SR_RECORD_INPUT_TOO_LARGE``. The file is opened once with ``O_NOFOLLOW`` and checked with
+    ``fstat`` on that descriptor, so it cannot be swapped between the check and the read.
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(Path(path), flags)
+    except OSError as exc:
+        raise InputError("SR_RECORD_INPUT_NOT_REGULAR", f"the {what} {_why(exc)}") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError("SR_RECORD_INPUT_NOT_REGULAR", f"the {what} is not a regular file")
+        if info.st_size > limit:
+            raise InputError("SR_RECORD_INPUT_TOO_LARGE", f"the {what} is larger than {limit:,} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise InputError("SR_RECORD_INPUT_TOO_LARGE", f"the {what} is larger than {limit:,} bytes")
+    except OSError as exc:
+        raise InputError("SR_RECORD_INPUT_NOT_REGULAR", f"the {what} could not be read") from exc
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def _why(exc: OSError) -> str:
+    if exc.errno == errno.ENOENT:
+        return "does not exist"
+    if exc.errno in (errno.ELOOP, errno.EMLINK):
+        return "is a symlink (refused)"
+    if exc.errno == errno.EISDIR:
+        return "is a directory"
+    if exc.errno == errno.EACCES:
+        return "is not readable"
+    return "could not be opened"
+
+
+def decode_json_object(data: bytes, *, what: str = "input file") -> dict[str, Any]:
+    """Decode ``data`` as one JSON object (``SR_RECORD_INPUT_MALFORMED`` otherwise)."""
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise InputError("SR_RECORD_INPUT_MALFORMED", f"the {what} is not valid JSON") from exc
+    if not isinstance(value, dict):
+        raise InputError("SR_RECORD_INPUT_MALFORMED", f"the {what} must hold one JSON object")
+    return value
+
+
+def parse_document(cls: type[M], data: bytes | str, *, what: str = "input file") -> M:
+    """Validate ``data`` (JSON) as ``cls`` strictly, mapping failures to input error codes:
+
+    a wrong ``schema`` anywhere -> ``SR_RECORD_SCHEMA_VERSION``; a digest that does not match
+    (and nothing else wrong) -> ``SR_RECORD_DIGEST_MISMATCH``; anything else (invalid JSON,
+    unknown or missing keys, values out of bounds) -> ``SR_RECORD_INPUT_MALFORMED``.
+    """
+    try:
+        return cls.model_validate_json(data, strict=True)
+    except ValidationError as exc:
+        raise input_error(exc, what=what) from exc
+    except (ValueError, RecursionError) as exc:
+        raise InputError("SR_RECORD_INPUT_MALFORMED", f"the {what} is not valid") from exc
+
+
+def input_error(exc: ValidationError, *, what: str = "input file") -> InputError:
+    """The InputError for a ValidationError: its code and a value-free description."""
+    problems = exc.errors(include_url=False, include_input=False, include_context=True)
+    types = [p["type"] for p in problems]
+    if any(p["type"] == "literal_error" and p["loc"] and p["loc"][-1] == "schema" for p in problems):
+        code = "SR_RECORD_SCHEMA_VERSION"
+    elif types and all(t == "digest_mismatch" for t in types):
+        code = "SR_RECORD_DIGEST_MISMATCH"
+    else:
+        code = "SR_RECORD_INPUT_MALFORMED"
+    shown = "; ".join(_describe(p["loc"], p["type"], p["msg"]) for p in problems[:3])
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    return InputError(code, f"the {what} is not valid: {shown}{more}")
+
+
+def _describe(loc: Sequence[int | str], kind: str, msg: str) -> str:
+    where = ".".join(str(p) if isinstance(p, int) or _LOC_PART.match(p) else "<key>" for p in loc)
+    return f"{where or '(document)'}: {msg if kind in _SAFE_MESSAGES else kind}"

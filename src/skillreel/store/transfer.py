@@ -1,0 +1,95 @@
+"""Export and import of one skill (``skillreel.export/v1``).
+
+An export holds the current entry with every nested document; reading one back re-validates all
+of it (``inputs.parse_document``). :func:`imported_entry` is the pure rule for what an import
+stores: the same documents as a fresh local history (revision 1, or the next revision of the skill
+it replaces); ``enabled`` becomes ``validated`` and the installation is dropped, because an
+installation on another machine says nothing about this one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from ..errors import RecordError
+from ..model.entry import StoreEntry
+from ..model.export import ExportDocument
+
+EXPORT_MODE = 0o600
+
+
+def export_document(entry: StoreEntry, now: str) -> ExportDocument:
+    return ExportDocument.build(entry=entry, exported_at=now)
+
+
+def export_bytes(document: ExportDocument) -> bytes:
+    return document.model_dump_json(by_alias=True, indent=2).encode() + b"\n"
+
+
+def imported_entry(source: StoreEntry, revision: int, now: str) -> StoreEntry:
+    """The entry an import stores (pure): ``revision`` is 1 for a new name, else the next one."""
+    status = "validated" if source.status == "enabled" else source.status
+    proposal = source.heal_proposal
+    if proposal is not None:
+        proposal = proposal.model_copy(update={"base_revision": revision})
+    fields = {name: getattr(source, name) for name in StoreEntry.model_fields
+              if name not in ("entry_digest", "schema_")}
+    fields.update(revision=revision, status=status, installation=None, heal_proposal=proposal,
+                  updated_at=max(now, source.updated_at))
+    return StoreEntry.build(**fields)
+
+
+def check_output(path: Path, *, force: bool) -> None:
+    """Refuse an existing output (unless ``force``), a symlink, or a missing directory early."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise RecordError("SR_RECORD_OUTPUT_FAILED", "the output path cannot be inspected") from exc
+    if info is not None and not force:
+        raise RecordError("SR_RECORD_OUTPUT_EXISTS", "the output file already exists (pass --force)")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise RecordError("SR_RECORD_OUTPUT_FAILED", "the output path exists and is not a regular file")
+    if not path.parent.is_dir():
+        raise RecordError("SR_RECORD_OUTPUT_FAILED", "the output directory does not exist")
+
+
+def write_private(path: Path, data: bytes, *, force: bool) -> None:
+    """Write ``data`` to ``path`` atomically with mode 0600.
+
+    The bytes go to a fresh temporary file beside ``path`` (created exclusively, fsynced) that is
+    then linked into place (refusing an existing file) or, with ``force``, renamed over it. On any
+    failure nothing is left behind.
+    """
+    check_output(path, force=force)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, EXPORT_MODE)
+    except OSError as exc:
+        raise RecordError("SR_RECORD_OUTPUT_FAILED", "the output directory is not writable") from exc
+    try:
+        try:
+            os.fchmod(fd, EXPORT_MODE)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if force:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)
+    except FileExistsError as exc:
+        raise RecordError("SR_RECORD_OUTPUT_EXISTS", "the output file already exists (pass --force)") from exc
+    except OSError as exc:
+        raise RecordError("SR_RECORD_OUTPUT_FAILED", f"the output file could not be written "
+                                                     f"({exc.strerror or type(exc).__name__})") from exc
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
