@@ -1,0 +1,47 @@
+"""`skillreel audit [--name NAME] [--verify]`: the content-free audit events, or a chain check."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..services.governance import DEFAULT_AUDIT_LIMIT, AuditLog, audit_log, verify_audit
+from ..store import Store
+from .output import emit, json_option
+
+
+def _events(log: AuditLog) -> Any:
+    def render(console: Any) -> None:
+        for e in log.events:
+            who = f" by {e.reviewer}" if e.reviewer else ""
+            where = f" {e.name} r{e.revision}" if e.name else ""
+            code = f" {e.code}" if e.code else ""
+            console.print(f"{e.seq:>6} {e.at} {e.kind:<13}{where}{who} {e.outcome}{code}")
+        console.print(f"[dim]{len(log.events)} shown of {log.total} events[/]")
+
+    return render
+
+
+@click.command("audit")
+@click.option("--name", help="Only events about this skill.")
+@click.option("--limit", type=click.IntRange(min=1), default=DEFAULT_AUDIT_LIMIT, show_default=True,
+              help="Show at most this many (the most recent).")
+@click.option("--verify", is_flag=True, help="Recompute the whole hash chain instead of listing.")
+@json_option
+def command(name: str | None, limit: int, verify: bool, as_json: bool) -> None:
+    """Show the audit events, or verify their hash chain."""
+    with Store.open() as store:
+        if not verify:
+            log = audit_log(store, name, limit)
+            emit(log.to_json(), as_json=as_json, human=_events(log))
+            return
+        result = verify_audit(store)
+    data = result.to_json()
+    if not result.ok:
+        data["code"] = "SR_RECORD_STORE_CORRUPT"
+    human = (f"audit chain ok: {result.events} events" if result.ok
+             else f"SR_RECORD_STORE_CORRUPT: the audit chain breaks at event {result.broken_at}")
+    emit(data, as_json=as_json, human=human)
+    sys.exit(0 if result.ok else 1)

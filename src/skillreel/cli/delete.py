@@ -1,0 +1,22 @@
+"""`skillreel delete NAME --approve`: delete a skill that is not enabled, with its history."""
+
+from __future__ import annotations
+
+import click
+
+from ..services.governance import delete_skill
+from ..store import Store
+from .output import approve_option, emit, json_option
+
+
+@click.command("delete")
+@click.argument("name")
+@click.option("--expected-revision", type=click.IntRange(min=1),
+              help="Delete only if the skill is still at this revision.")
+@approve_option
+@json_option
+def command(name: str, expected_revision: int | None, approve: bool, as_json: bool) -> None:
+    """Delete a skill that is not enabled."""
+    with Store.open() as store:
+        result = delete_skill(store, name, approve=approve, expected_revision=expected_revision)
+    emit(result.to_json(), as_json=as_json, human=f"deleted {result.name} (was revision {result.revision})")

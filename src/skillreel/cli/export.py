@@ -1,0 +1,24 @@
+"""`skillreel export NAME --out FILE`: one skill with every document, written 0600 atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..services.governance import export_skill
+from ..store import Store
+from .output import emit, json_option
+
+
+@click.command("export")
+@click.argument("name")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="The file to write.")
+@click.option("--force", is_flag=True, help="Replace the file if it exists.")
+@json_option
+def command(name: str, out: Path, force: bool, as_json: bool) -> None:
+    """Write one skill with every document to a JSON file."""
+    with Store.open() as store:
+        result = export_skill(store, name, out, force=force)
+    emit(result.to_json(), as_json=as_json,
+         human=f"exported {result.name} revision {result.revision} to {result.path} ({result.export_digest})")

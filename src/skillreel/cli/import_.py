@@ -1,0 +1,28 @@
+"""`skillreel import FILE [--replace --approve]`: store an exported skill, re-validating everything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..services.governance import import_skill
+from ..store import Store
+from .output import approve_option, emit, json_option
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--replace", is_flag=True, help="Replace an existing skill of the same name (needs --approve).")
+@click.option("--expected-revision", type=click.IntRange(min=1),
+              help="Replace only if the existing skill is still at this revision.")
+@approve_option
+@json_option
+def command(file: Path, replace: bool, expected_revision: int | None, approve: bool, as_json: bool) -> None:
+    """Read an exported skill, re-validating everything."""
+    with Store.open() as store:
+        result = import_skill(store, file, replace=replace, approve=approve,
+                              expected_revision=expected_revision)
+    verb = "replaced" if result.replaced else "imported"
+    emit(result.to_json(), as_json=as_json,
+         human=f"{verb} {result.name} as revision {result.revision} ({result.status})")

@@ -1,0 +1,35 @@
+"""`skillreel list`: every skill with its state and revision (summary columns only, fast)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..services.governance import SkillList, list_skills
+from ..store import Store
+from .output import emit, json_option
+
+
+def _human(result: SkillList) -> Any:
+    def render(console: Any) -> None:
+        if not result.skills:
+            console.print("No skills yet. Record one with `skillreel record NAME ...`.")
+            return
+        from rich.table import Table
+
+        table = Table("name", "status", "rev", "updated", "description", box=None)
+        for s in result.skills:
+            table.add_row(s.name, s.status, str(s.revision), s.updated_at, s.description)
+        console.print(table)
+
+    return render
+
+
+@click.command("list")
+@json_option
+def command(as_json: bool) -> None:
+    """List skills with their state and revision."""
+    with Store.open() as store:
+        result = list_skills(store)
+    emit(result.to_json(), as_json=as_json, human=_human(result))

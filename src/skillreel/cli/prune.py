@@ -1,0 +1,21 @@
+"""`skillreel prune --approve`: delete skills past the policy's retention (never enabled ones)."""
+
+from __future__ import annotations
+
+import click
+
+from ..services.governance import prune_skills
+from ..store import Store
+from .output import approve_option, emit, json_option
+
+
+@click.command("prune")
+@approve_option
+@json_option
+def command(approve: bool, as_json: bool) -> None:
+    """Delete skills past the retention period."""
+    with Store.open() as store:
+        result = prune_skills(store, approve=approve)
+    names = ", ".join(name for name, _ in result.pruned)
+    human = f"pruned {names}" if names else f"nothing is older than {result.retention_days} days"
+    emit(result.to_json(), as_json=as_json, human=human)

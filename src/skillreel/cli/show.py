@@ -1,0 +1,55 @@
+"""`skillreel show NAME [--revision N]`: the full projection a reviewer reads before approving."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..services.governance import show_skill
+from ..store import Store
+from .output import emit, json_option
+
+
+def _human(view: dict[str, Any]) -> Any:
+    def render(console: Any) -> None:
+        from rich.markup import escape
+
+        current = "" if view["current"] else "  [yellow](not the current revision)[/]"
+        console.print(f"[bold]{view['name']}[/] revision {view['revision']} - {view['status']}{current}")
+        console.print(escape(view["description"]))
+        env = view["environment"]
+        console.print(f"environment: {env['kind']}, allowed origins {', '.join(env['allowedOrigins'])}")
+        console.print(f"capabilities: {', '.join(view['capabilities'])}")
+        for p in view["parameters"]:
+            flags = ", ".join(f for f in ("required", "sensitive") if p[f]) or "optional"
+            console.print(f"parameter {p['name']} ({flags})")
+        for a in view["actions"]:
+            target = a.get("target") or {}
+            first = target.get("candidates", [{}])[0].get("selector", "")
+            extra = a.get("url") or a.get("parameter") or a.get("key") or a.get("check") or ""
+            console.print(f"  {a['id']:>4} {a['kind']:<8} {escape(str(extra))} {escape(first)}".rstrip())
+        for cond in view["failureConditions"]:
+            console.print(f"fails when: {escape(cond)}")
+        for key, digest in view["digests"].items():
+            if digest:
+                console.print(f"[dim]{key} digest {digest}[/]")
+        if view["healProposal"]:
+            healed = ", ".join(view["healProposal"]["healedActions"])
+            console.print(f"pending heal proposal for actions {healed}")
+        revs = ", ".join(f"{r['revision']}:{r['status']}" for r in view["revisions"])
+        console.print(f"revisions: {revs}")
+        console.print(f"next: {', '.join(view['next'])}")
+
+    return render
+
+
+@click.command("show")
+@click.argument("name")
+@click.option("--revision", type=click.IntRange(min=1), help="Show this kept revision, not the current one.")
+@json_option
+def command(name: str, revision: int | None, as_json: bool) -> None:
+    """Show one skill: actions, parameters, digests, installation."""
+    with Store.open() as store:
+        view = show_skill(store, name, revision).to_json()
+    emit(view, as_json=as_json, human=_human(view))
