@@ -1,0 +1,212 @@
+"""Enable and revoke: a skill package on disk and the store's state change as one transaction.
+
+Enable: re-read the entry (re-validated by the store), check the lifecycle and the policy, render
+the package for the next revision, install it into every skill root of the scope, then commit the
+state change with compare-and-set on the revision. If the commit (or anything before it) fails,
+the installed files are rolled back and the store is untouched.
+
+Revoke: check the installed bytes against the package digest the store kept, move every package
+aside (a rename beside it), commit the state change, then delete the moved-aside copies. If the
+commit fails, the packages are renamed back, byte for byte.
+
+``plan_enable`` / ``plan_revoke`` run every check and write nothing: the CLI shows them when
+``--approve`` is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import InstallError, LifecycleError, RecordError
+from ..model import lifecycle
+from ..model.entry import Installation, StoreEntry
+from ..skills.install import (
+    Fault,
+    Scope,
+    check_installed,
+    check_target,
+    install,
+    no_fault,
+    skill_roots,
+    stage_removal,
+)
+from ..skills.package import Package, check_skill_name, render_package
+from ..store import AuditNote, Store, utc_now
+
+
+@dataclass(frozen=True)
+class EnablePlan:
+    """What ``enable`` would do: the package it renders and where it goes."""
+
+    entry: StoreEntry
+    scope: Scope
+    package: Package
+    paths: tuple[Path, ...]
+
+    def describe(self) -> str:
+        where = ", ".join(str(p) for p in self.paths)
+        return (f"would install the package of skill {self.entry.name!r} ({self.package.digest}) as revision "
+                f"{self.package.revision} into {where}")
+
+
+@dataclass(frozen=True)
+class EnableResult:
+    name: str
+    revision: int
+    scope: Scope
+    package_digest: str
+    installations: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": "enabled", "name": self.name, "revision": self.revision, "scope": self.scope,
+                "packageDigest": self.package_digest, "installations": list(self.installations)}
+
+
+@dataclass(frozen=True)
+class RevokePlan:
+    entry: StoreEntry
+    package_digest: str
+    present: tuple[Path, ...]
+    absent: tuple[Path, ...]
+
+    def describe(self) -> str:
+        text = f"would remove the package of skill {self.entry.name!r} ({self.package_digest})"
+        if self.present:
+            text += " from " + ", ".join(str(p) for p in self.present)
+        if self.absent:
+            text += "; already absent: " + ", ".join(str(p) for p in self.absent)
+        return text
+
+
+@dataclass(frozen=True)
+class RevokeResult:
+    name: str
+    revision: int
+    package_digest: str
+    removed: tuple[str, ...]
+    absent: tuple[str, ...]
+    leftovers: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": "revoked", "name": self.name, "revision": self.revision,
+                "packageDigest": self.package_digest, "removed": list(self.removed),
+                "alreadyAbsent": list(self.absent), "leftovers": list(self.leftovers)}
+
+
+# --- enable ------------------------------------------------------------------------------------
+
+def plan_enable(store: Store, name: str, scope: Scope = "project", project_dir: Path | None = None, *,
+                home: Path | None = None, expected_revision: int | None = None,
+                now: str | None = None) -> EnablePlan:
+    """Every check ``enable`` makes, with nothing written."""
+    check_skill_name(name)
+    now = now or utc_now()
+    entry = store.get(name)
+    lifecycle.check_revision(entry, expected_revision)
+    _check_policy(store, entry, scope)
+    package = render_package(entry, revision=entry.revision + 1)
+    roots = skill_roots(scope, project_dir, home)
+    plan = EnablePlan(entry, scope, package, tuple(root / name for root in roots))
+    lifecycle.enable(entry, _installation(plan, now), now)  # raises unless the state allows it
+    for path in plan.paths:
+        check_target(path, package)
+    return plan
+
+
+def enable_skill(store: Store, name: str, scope: Scope = "project", project_dir: Path | None = None, *,
+                 home: Path | None = None, expected_revision: int | None = None,
+                 fault: Fault = no_fault) -> EnableResult:
+    """Install the package into every root of ``scope`` and mark the skill enabled, atomically."""
+    now = utc_now()
+    plan = plan_enable(store, name, scope, project_dir, home=home, expected_revision=expected_revision,
+                       now=now)
+    installation = _installation(plan, now)
+    installed = install(plan.package, tuple(p.parent for p in plan.paths), fault=fault)
+
+    def change(current: StoreEntry) -> StoreEntry:
+        if current.entry_digest != plan.entry.entry_digest:
+            raise LifecycleError("SR_RECORD_REVISION_CONFLICT", f"skill {name!r} changed while enabling it")
+        return lifecycle.enable(current, installation, now)
+
+    try:
+        fault("enable.commit")
+        new = store.update(name, change, AuditNote(kind="enable", digests={"package": plan.package.digest}),
+                           expected_revision=plan.entry.revision)
+    except BaseException:
+        installed.rollback()
+        raise
+    return EnableResult(new.name, new.revision, scope, plan.package.digest, installation.paths)
+
+
+def _check_policy(store: Store, entry: StoreEntry, scope: Scope) -> None:
+    policy = store.policy()
+    if scope == "user" and not policy.allow_global_install:
+        raise RecordError("SR_RECORD_POLICY_DENIED",
+                          "the policy does not allow installing skills for the user (allowGlobalInstall)")
+    denied = sorted(set(entry.draft.capabilities) - set(policy.allowed_capabilities))
+    if denied:
+        raise RecordError("SR_RECORD_POLICY_DENIED",
+                          f"the policy does not allow capabilities this skill needs: {', '.join(denied)}")
+
+
+def _installation(plan: EnablePlan, now: str) -> Installation:
+    try:
+        return Installation(scope=plan.scope, paths=tuple(str(p) for p in plan.paths),
+                            package_digest=plan.package.digest, installed_at=now)
+    except ValidationError as exc:
+        raise InstallError("SR_RECORD_INSTALL_FAILED", "the install paths are too long") from exc
+
+
+# --- revoke ------------------------------------------------------------------------------------
+
+def installed_paths(installation: Installation, name: str,
+                    project_dir: Path | None = None) -> tuple[Path, ...]:
+    """Where the enabled package is: as recorded, or, for a project install with ``project_dir``,
+    at the same places under that directory (a project that moved)."""
+    if project_dir is not None and installation.scope == "project":
+        return tuple(root / name for root in skill_roots("project", project_dir))
+    return tuple(Path(p) for p in installation.paths)
+
+
+def plan_revoke(store: Store, name: str, project_dir: Path | None = None, *,
+                expected_revision: int | None = None) -> RevokePlan:
+    """Every check ``revoke`` makes (the state, the installed bytes), with nothing written."""
+    check_skill_name(name)
+    entry = store.get(name)
+    lifecycle.check_revision(entry, expected_revision)
+    lifecycle.revoke(entry, entry.updated_at)  # raises unless the state allows it
+    installation = entry.installation
+    if installation is None:  # excluded by the entry's invariants; kept for the type checker
+        raise LifecycleError("SR_RECORD_STATE_INVALID", f"skill {name!r} has no installation")
+    paths = installed_paths(installation, name, project_dir)
+    present, absent = check_installed(paths, installation.package_digest)
+    return RevokePlan(entry, installation.package_digest, present, absent)
+
+
+def revoke_skill(store: Store, name: str, project_dir: Path | None = None, *,
+                 expected_revision: int | None = None, fault: Fault = no_fault) -> RevokeResult:
+    """Move the packages aside, mark the skill revoked, then delete them; restore on any failure."""
+    plan = plan_revoke(store, name, project_dir, expected_revision=expected_revision)
+    now = utc_now()
+    staged = stage_removal(plan.present + plan.absent, plan.package_digest, fault=fault)
+
+    def change(current: StoreEntry) -> StoreEntry:
+        if current.entry_digest != plan.entry.entry_digest:
+            raise LifecycleError("SR_RECORD_REVISION_CONFLICT", f"skill {name!r} changed while revoking it")
+        return lifecycle.revoke(current, now)
+
+    try:
+        fault("revoke.commit")
+        new = store.update(name, change, AuditNote(kind="revoke", digests={"package": plan.package_digest}),
+                           expected_revision=plan.entry.revision)
+    except BaseException:
+        staged.rollback()
+        raise
+    leftovers = staged.finish(fault)
+    return RevokeResult(new.name, new.revision, plan.package_digest,
+                        tuple(str(p) for p in staged.removed), tuple(str(p) for p in staged.absent),
+                        tuple(str(p) for p in leftovers))

@@ -1,0 +1,340 @@
+"""Render an Agent Skills package for one enabled revision of a skill (ARCHITECTURE section 9).
+
+A package is three files, rendered as exact bytes by a pure function of the store entry:
+
+- ``SKILL.md``: YAML front matter (``name`` = the folder name, ``description`` of at most 1,024
+  characters saying what the skill does and when to use it) and a body under 500 lines a coding
+  agent can act on: parameters, capabilities, allowed origins, failure conditions and the exact
+  command and MCP call that run it.
+- ``recorded-skill.json``: digests and metadata only (entry, draft, approval, last replay,
+  environment, per-file package digests, parameter flags). No selector, no URL path, no value.
+- ``scripts/replay``: an executable that runs ``skillreel replay NAME "$@"``, so the CLI stays the
+  authority that re-verifies everything before a browser starts.
+
+The **package digest** covers the exact bytes and the executable bit of every file, sorted by path,
+under the ``skillreel.package/v1`` tag. ``recorded-skill.json`` cannot contain the digest of a set
+it belongs to, so it lists the digests of the other two files; the store's ``Installation`` keeps
+the digest of all three, and revoke checks the installed bytes against it.
+
+User text (the description and the failure conditions) is flattened to one line per item, and any
+``http(s)`` URL in it is cut down to its origin, so no path or URL token reaches a package file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..errors import InstallError
+from ..model.actions import Action, ParameterRef
+from ..model.canonical import bytes_digest, tagged_digest
+from ..model.draft import Parameter
+from ..model.entry import StoreEntry
+from ..model.environment import Environment, HtmlTarget, UrlTarget
+from ..model.limits import MAX_DESCRIPTION_CHARS
+from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
+
+PACKAGE_TAG = "skillreel.package/v1"
+MANIFEST_SCHEMA = "skillreel.recorded-skill/v1"
+SKILL_MD = "SKILL.md"
+MANIFEST = "recorded-skill.json"
+REPLAY_SCRIPT = "scripts/replay"
+PACKAGE_PATHS = (SKILL_MD, MANIFEST, REPLAY_SCRIPT)  # sorted by path, as the digest lists them
+MAX_BODY_LINES = 499  # the Agent Skills guidance: a body under 500 lines
+NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+MAX_NAME_CHARS = 64
+
+_URL_RE = re.compile(r"https?://[^\s\"'<>`()\[\]{}]+", re.IGNORECASE)
+# A token-like ``key=value`` left in user text without a scheme (``cb?code=...``): the value goes.
+_TOKEN_PAIR_RE = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(sorted(TOKEN_KEYS, key=len, reverse=True))
+                            + r")=[^\s&#;,]+", re.IGNORECASE)
+# Plain YAML scalars a loader would read as something other than a string.
+_YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "null"})
+_FIXED_LINES = 80  # every SKILL.md body line that does not grow with the skill, with room to spare
+_CAPABILITY_TEXT = {
+    "net.navigate": "loads pages of the allowed origins",
+    "ui.interact": "clicks, types, selects and presses keys on the page",
+    "ui.observe": "waits for elements and checks what the page shows",
+}
+
+
+@dataclass(frozen=True)
+class PackageFile:
+    path: str  # relative, POSIX separators
+    data: bytes
+    executable: bool = False
+
+
+@dataclass(frozen=True)
+class Package:
+    """The exact files of one skill package and the digest that binds them."""
+
+    name: str
+    revision: int
+    files: tuple[PackageFile, ...]
+    digest: str
+
+    def file(self, path: str) -> PackageFile:
+        return next(f for f in self.files if f.path == path)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(f.path for f in self.files)
+
+
+def file_digest(data: bytes) -> str:
+    return bytes_digest(PACKAGE_TAG, data)
+
+
+def package_digest(files: Iterable[PackageFile]) -> str:
+    """The digest of a set of files: path, executable bit and exact bytes of each, sorted by path."""
+    listing = sorted(files, key=lambda f: f.path)
+    paths = [f.path for f in listing]
+    if len(set(paths)) != len(paths):
+        raise ValueError("duplicate package path")
+    return tagged_digest(PACKAGE_TAG, {
+        "schema": PACKAGE_TAG,
+        "files": [{"path": f.path, "executable": f.executable, "digest": file_digest(f.data)}
+                  for f in listing],
+    })
+
+
+def secret_env_name(skill: str, param: str) -> str:
+    """``SKILLREEL_SECRET_<SKILL>_<PARAM>``: upper-case, ``-`` as ``_`` (ARCHITECTURE section 11)."""
+    return "SKILLREEL_SECRET_" + f"{skill}_{param}".upper().replace("-", "_")
+
+
+def check_skill_name(name: str) -> None:
+    """The Agent Skills naming rule; the folder name and the front matter ``name`` both follow it."""
+    if not (0 < len(name) <= MAX_NAME_CHARS and NAME_RE.match(name)):
+        raise InstallError("SR_RECORD_NAME_INVALID",
+                           "a skill name is 1-64 lower-case letters, digits and single inner hyphens")
+
+
+# --- user text ---------------------------------------------------------------------------------
+
+def _origin_only(match: re.Match[str]) -> str:
+    try:
+        return origin_of(match.group(0))
+    except URLRuleError:
+        return "[url]"
+
+
+def clean_text(text: str) -> str:
+    """One line of user text: URLs reduced to their origin, whitespace runs collapsed, no control chars."""
+    flat = " ".join(_TOKEN_PAIR_RE.sub(r"\1=[removed]", _URL_RE.sub(_origin_only, text)).split())
+    return "".join(ch for ch in flat if ch.isprintable())
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+
+
+def yaml_quote(text: str) -> str:
+    """A YAML double-quoted scalar (valid in YAML 1.1 and 1.2): every character that needs it escaped."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif code < 0x20 or 0x7F <= code <= 0x9F:
+            out.append(f"\\x{code:02x}")
+        elif code in (0x2028, 0x2029, 0xFEFF) or 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF):
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def yaml_name(name: str) -> str:
+    """The name as a plain scalar when a YAML loader reads that as a string, else double-quoted."""
+    return name if name[0].isalpha() and name not in _YAML_WORDS else yaml_quote(name)
+
+
+# --- what the skill is -------------------------------------------------------------------------
+
+def _where(environment: Environment) -> str:
+    target = environment.target
+    if isinstance(target, UrlTarget):
+        return origin_of(target.url)
+    return "its recorded offline HTML page"
+
+
+def skill_description(entry: StoreEntry) -> str:
+    """What the skill does (the reviewed draft's description) and when to use it, within 1,024 chars."""
+    where = _where(entry.draft.environment)
+    when = (f" Use it when a task needs exactly this reviewed web workflow on {where}."
+            " It runs through skillreel as a deterministic replay (no model tokens); do not redo it by hand.")
+    what = clean_text(entry.draft.description)
+    if what and what[-1] not in ".!?":
+        what += "."
+    description = _truncate(what, MAX_DESCRIPTION_CHARS - len(when)) + when
+    if len(description) > MAX_DESCRIPTION_CHARS:  # only if the origin alone were enormous
+        description = _truncate(description, MAX_DESCRIPTION_CHARS)
+    return description
+
+
+def _param_ref(action: Action) -> str | None:
+    value = getattr(action, "value", None)
+    return value.name if isinstance(value, ParameterRef) else None
+
+
+def _step_line(index: int, action: Action) -> str:
+    detail = {
+        "navigate": "load the start page" if getattr(action, "reason", "") == "start" else "load a page",
+        "click": "click an element",
+        "type": "type parameter `{p}` into a field",
+        "select": "choose parameter `{p}` in a list",
+        "press": f"press {getattr(action, 'key', '')}",
+        "observe": "wait for an element to be visible",
+        "assert": f"check `{getattr(action, 'check', '')}`",
+        "human": f"a person must act here ({getattr(action, 'reason', '')})",
+    }[action.kind]
+    return f"{index}. `{action.id}` {action.kind}: {detail.format(p=_param_ref(action))}"
+
+
+def _steps_lines(actions: tuple[Action, ...], room: int) -> list[str]:
+    """One line per step, or one line of counts per kind when a long skill would not fit."""
+    if len(actions) <= room:
+        return [_step_line(i, a) for i, a in enumerate(actions, 1)]
+    counts: dict[str, int] = {}
+    for action in actions:
+        counts[action.kind] = counts.get(action.kind, 0) + 1
+    return ["Step kinds: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()) + "."]
+
+
+def _inputs_example(skill: str, params: tuple[Parameter, ...]) -> tuple[str, str]:
+    """The CLI options and the MCP ``inputs`` object for the non-sensitive parameters."""
+    plain = [p for p in params if not p.sensitive]
+    cli = "".join(f" --input {p.name}=VALUE" for p in plain)
+    mcp = json.dumps({"name": skill, "inputs": {p.name: "VALUE" for p in plain}})
+    return cli, mcp
+
+
+def _parameter_lines(skill: str, params: tuple[Parameter, ...]) -> list[str]:
+    if not params:
+        return ["This skill takes no parameters."]
+    lines = ["| parameter | required | sensitive | how to give it |", "| --- | --- | --- | --- |"]
+    for p in params:
+        how = (f"never as an argument: set `{secret_env_name(skill, p.name)}` or the OS keyring"
+               if p.sensitive else f"`--input {p.name}=VALUE` (CLI) or `inputs.{p.name}` (MCP)")
+        flags = f"{'yes' if p.required else 'no'} | {'yes' if p.sensitive else 'no'}"
+        lines.append(f"| `{p.name}` | {flags} | {how} |")
+    return lines
+
+
+def _environment_lines(environment: Environment) -> list[str]:
+    target = environment.target
+    if isinstance(target, HtmlTarget):
+        return ["Target: an offline HTML fixture bound by its digest; the browser makes no network request.",
+                f"Fixture digest: `{target.html_digest}`."]
+    lines = [f"Target: a page on `{origin_of(target.url)}` (the exact URL is bound by digest "
+             f"`{target.url_digest}`).", "", "Allowed origins (every other request is refused):"]
+    lines += [f"- `{o}`" for o in target.allowed_origins]
+    if environment.identity:
+        lines.append(f"\nIdentity: `{environment.identity}` (a label; its storage state is bound by digest).")
+    return lines
+
+
+def render_skill_md(entry: StoreEntry, revision: int) -> str:
+    draft, name = entry.draft, entry.name
+    cli, mcp = _inputs_example(name, draft.parameters)
+    failures = [f"- {clean_text(c)}" for c in draft.failure_conditions] or ["- (none written)"]
+    reviewer = entry.approval.reviewer if entry.approval else "?"
+    body = [
+        f"# {name}", "",
+        clean_text(draft.description), "",
+        "A person recorded this web task once in a real browser; reviewer "
+        f"`{reviewer}` approved this exact revision and a replay validated it. skillreel replays it "
+        "deterministically: every step re-locates its element and fails closed rather than guess. "
+        "Run it as below; do not re-create the steps by hand.", "",
+        "## Run it", "",
+        "Command line (exit 0: done; 1: refused or failed, nothing guessed; 2: bad input):", "",
+        "```sh", f"skillreel replay {name}{cli} --json", "```", "",
+        f"The same from this folder: `scripts/replay{cli} --json`.", "",
+        "MCP (server `skillreel mcp`), tool `skills_play`:", "",
+        "```json", mcp, "```", "",
+        "## Parameters", "",
+        *_parameter_lines(name, draft.parameters), "",
+        "Sensitive values never go on a command line or into MCP `inputs`: skillreel reads them from the "
+        "environment variable or the OS keyring (over MCP it may ask the user directly).", "",
+        "## Capabilities", "",
+        *[f"- `{c}`: {_CAPABILITY_TEXT[c]}" for c in draft.capabilities], "",
+        "## Where it runs", "",
+        *_environment_lines(draft.environment), "",
+        "Another target, allowlist or storage state is refused before a browser starts "
+        "(`SR_RECORD_ENVIRONMENT_DRIFT`, `SR_RECORD_CREDENTIAL_DRIFT`).", "",
+        f"## Steps ({len(draft.actions)})", "",
+        *_steps_lines(draft.actions, room=MAX_BODY_LINES - _FIXED_LINES - len(draft.parameters)
+                      - len(draft.failure_conditions) - len(draft.environment.allowed_origins)), "",
+        "## When it fails", "",
+        "The recorder's own failure conditions:", "",
+        *failures, "",
+        "skillreel also stops, without guessing, when an element is gone or ambiguous "
+        "(`SR_REPLAY_UI_TARGET_NOT_FOUND`, `SR_REPLAY_UI_TARGET_AMBIGUOUS`), an assertion does not hold "
+        "(`SR_REPLAY_UI_ASSERTION_FAILED`), the page asks for another origin (`SR_REPLAY_UI_NETWORK_DENIED`) "
+        "or an input is missing (`SR_REPLAY_PARAMETER_MISSING`). Report the code; do not retry by hand.", "",
+        "## Provenance", "",
+        f"Skill revision {revision}. `recorded-skill.json` beside this file holds the digests of its draft, "
+        "approval, last replay report, environment and package files, equal to the store's entry.",
+    ]
+    if len(body) > MAX_BODY_LINES:
+        raise InstallError("SR_RECORD_INSTALL_FAILED", f"the SKILL.md of {name!r} would exceed 500 lines")
+    front = ["---", f"name: {yaml_name(name)}", f"description: {yaml_quote(skill_description(entry))}", "---"]
+    return "\n".join(front + body) + "\n"
+
+
+def render_manifest(entry: StoreEntry, revision: int, digests: Mapping[str, str]) -> str:
+    draft, env = entry.draft, entry.draft.environment
+    approval, report = entry.approval, entry.last_report
+    if approval is None or report is None:
+        raise InstallError("SR_RECORD_INSTALL_FAILED", f"skill {entry.name!r} has no approval or report")
+    target = env.target
+    target_json: dict[str, object] = (
+        {"kind": "html", "htmlDigest": target.html_digest} if isinstance(target, HtmlTarget)
+        else {"kind": "url", "origin": origin_of(target.url), "urlDigest": target.url_digest,
+              "allowedOrigins": list(target.allowed_origins)})
+    document = {
+        "schema": MANIFEST_SCHEMA,
+        "entry": {"name": entry.name, "revision": revision, "status": "enabled"},
+        "draft": {"draftDigest": draft.draft_digest, "eventsDigest": draft.events_digest,
+                  "capabilities": list(draft.capabilities),
+                  "actions": [{"id": a.id, "kind": a.kind} for a in draft.actions]},
+        "approval": {"approvalDigest": approval.approval_digest, "reviewer": approval.reviewer,
+                     "approvedAt": approval.approved_at},
+        "lastReplay": {"reportDigest": report.report_digest, "finishedAt": report.finished_at,
+                       "healed": report.healed, "steps": len(report.steps)},
+        "environment": {"environmentDigest": env.environment_digest, "target": target_json,
+                        "identity": env.identity, "storageStateDigest": env.storage_state_digest},
+        "parameters": [
+            {"name": p.name, "required": p.required, "sensitive": p.sensitive,
+             **({"env": secret_env_name(entry.name, p.name)} if p.sensitive else {})}
+            for p in draft.parameters],
+        "package": {"tag": PACKAGE_TAG, "files": dict(sorted(digests.items()))},
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_replay_script(name: str) -> str:
+    check_skill_name(name)
+    return (
+        "#!/bin/sh\n"
+        f"# Replays the reviewed skill {name} through the skillreel CLI, which stays the authority:\n"
+        "# it re-verifies the approval, the digests and the environment before a browser starts.\n"
+        "# Sensitive inputs come from the environment or the OS keyring, never from arguments.\n"
+        f"exec skillreel replay {name} \"$@\"\n"
+    )
+
+
+def render_package(entry: StoreEntry, *, revision: int) -> Package:
+    """The package that enabling ``entry`` as ``revision`` installs. Pure: same entry, same bytes."""
+    check_skill_name(entry.name)
+    skill_md = PackageFile(SKILL_MD, render_skill_md(entry, revision).encode())
+    script = PackageFile(REPLAY_SCRIPT, render_replay_script(entry.name).encode(), executable=True)
+    digests = {f.path: file_digest(f.data) for f in (skill_md, script)}
+    manifest = PackageFile(MANIFEST, render_manifest(entry, revision, digests).encode())
+    files = tuple(sorted((manifest, skill_md, script), key=lambda f: f.path))
+    return Package(name=entry.name, revision=revision, files=files, digest=package_digest(files))

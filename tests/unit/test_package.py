@@ -1,0 +1,277 @@
+"""Package rendering: exact files, Agent Skills front matter by the spec's rules, digests, no leaks."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skillreel.errors import InstallError
+from skillreel.model.actions import NavigateAction, ParameterRef, TypeAction, capability_manifest
+from skillreel.model.draft import Parameter
+from skillreel.model.entry import StoreEntry
+from skillreel.skills.package import (
+    MANIFEST,
+    REPLAY_SCRIPT,
+    SKILL_MD,
+    PackageFile,
+    check_skill_name,
+    clean_text,
+    file_digest,
+    package_digest,
+    render_package,
+    secret_env_name,
+    skill_description,
+    yaml_quote,
+)
+from tests import factory
+from tests.integration.skills.builders import validated_entry
+
+# --- an independent, strict reader for the two front-matter keys (YAML 1.2 scalars) ------------
+
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
+            "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
+            "L": "\u2028", "P": "\u2029"}
+_HEX = {"x": 2, "u": 4, "U": 8}
+# Plain scalars a YAML 1.1 or 1.2 loader would not read as a string.
+_NOT_A_STRING = re.compile(
+    r"^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|0x[0-9a-fA-F_]+|0o?[0-7_]+|"
+    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*|(?i:y|n|yes|no|true|false|on|off|null|~)|[-+]?\.(?:inf|nan))$")
+
+
+def decode_double_quoted(raw: str) -> str:
+    assert len(raw) >= 2, raw
+    assert raw[0] == raw[-1] == '"', raw
+    body, out, i = raw[1:-1], [], 0
+    while i < len(body):
+        ch = body[i]
+        assert ch != '"', "unescaped quote inside a double-quoted scalar"
+        assert ch == "\t" or (ord(ch) >= 0x20 and not 0x7F <= ord(ch) <= 0x9F), f"raw control {ord(ch):#x}"
+        assert ord(ch) not in (0x2028, 0x2029, 0xFEFF), "raw line or byte-order separator"
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        esc = body[i + 1]
+        if esc in _HEX:
+            digits = body[i + 2: i + 2 + _HEX[esc]]
+            assert re.fullmatch(r"[0-9a-fA-F]+", digits)
+            assert len(digits) == _HEX[esc]
+            out.append(chr(int(digits, 16)))
+            i += 2 + _HEX[esc]
+        else:
+            out.append(_ESCAPES[esc])
+            i += 2
+    return "".join(out)
+
+
+def front_matter(text: str) -> tuple[dict[str, str], list[str]]:
+    """The front matter as {key: string} and the body lines. Strict: exactly ``key: scalar`` lines."""
+    lines = text.split("\n")
+    assert lines[0] == "---", "SKILL.md must start with front matter"
+    end = lines.index("---", 1)
+    fields: dict[str, str] = {}
+    for line in lines[1:end]:
+        key, sep, value = line.partition(": ")
+        assert sep, line
+        assert re.fullmatch(r"[a-z][a-z-]*", key), line
+        assert key not in fields, line
+        if value.startswith('"'):
+            fields[key] = decode_double_quoted(value)
+        else:
+            assert re.fullmatch(r"[a-z0-9][a-z0-9-]*", value), value
+            assert not _NOT_A_STRING.match(value), value
+            fields[key] = value
+    return fields, lines[end + 1:]
+
+
+def assert_agent_skills_rules(text: str, folder: str) -> dict[str, str]:
+    """The Agent Skills specification's rules for SKILL.md."""
+    fields, body = front_matter(text)
+    assert set(fields) <= {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+    name, description = fields["name"], fields["description"]
+    assert 1 <= len(name) <= 64
+    assert re.fullmatch(r"[a-z0-9-]+", name)
+    assert not name.startswith("-")
+    assert not name.endswith("-")
+    assert "--" not in name
+    assert name == folder
+    assert 1 <= len(description) <= 1024
+    assert description.strip()
+    assert "Use it when" in description  # says when to use it, not only what it does
+    assert len(body) < 500
+    return fields
+
+
+def files(entry: StoreEntry, revision: int = 4) -> dict[str, bytes]:
+    return {f.path: f.data for f in render_package(entry, revision=revision).files}
+
+
+# --- tests -------------------------------------------------------------------------------------
+
+def test_a_package_is_exactly_three_files_and_the_script_alone_is_executable() -> None:
+    package = render_package(validated_entry(), revision=4)
+    assert package.paths == (SKILL_MD, MANIFEST, REPLAY_SCRIPT)
+    assert [f.executable for f in package.files] == [False, False, True]
+    assert package.digest == package_digest(package.files)
+
+
+def test_rendering_is_a_pure_function_of_the_entry_and_revision() -> None:
+    entry = validated_entry()
+    first, again = render_package(entry, revision=4), render_package(entry, revision=4)
+    assert first == again
+    assert render_package(entry, revision=5).digest != first.digest
+
+
+def test_front_matter_follows_the_agent_skills_rules() -> None:
+    text = files(validated_entry())[SKILL_MD].decode()
+    fields = assert_agent_skills_rules(text, "search-invoices")
+    assert fields["description"].startswith("Search invoices by customer.")
+
+
+@pytest.mark.parametrize("name", ["123", "2024-01-01", "true", "y", "no", "1e3", "0x1f", "null", "on", "a",
+                                  "a-b-c9"])
+def test_names_a_yaml_loader_would_misread_are_quoted(name: str) -> None:
+    text = files(validated_entry(name))[SKILL_MD].decode()
+    assert assert_agent_skills_rules(text, name)["name"] == name
+
+
+@pytest.mark.parametrize("name", ["", "-a", "a-", "a--b", "A", "a_b", "a" * 65, "é", "a b"])
+def test_names_that_break_the_rule_are_refused(name: str) -> None:
+    with pytest.raises(InstallError) as err:
+        check_skill_name(name)
+    assert err.value.code == "SR_RECORD_NAME_INVALID"
+
+
+HOSTILE = [
+    'He said "hi": \\ back\\slash # not a comment',
+    "line one\nline two\r\n---\n  indented: yes",
+    "emoji 🧾 and accents é ü and CJK 发票",
+    "tab\there and nul\x00 and bell\x07 and del\x7f and nel\x85 and ls\u2028 ps\u2029 bom\ufeff",
+    "'single' {braces} [brackets] & * ! | > % @ `tick`",
+    "- starts like a list",
+]
+
+
+@pytest.mark.parametrize("description", HOSTILE)
+def test_user_text_in_the_front_matter_is_escaped_and_reads_back(description: str) -> None:
+    entry = validated_entry(description=description)
+    fields = assert_agent_skills_rules(files(entry)[SKILL_MD].decode(), entry.name)
+    assert fields["description"] == skill_description(entry)
+    assert fields["description"].startswith(clean_text(description)[:20])
+    assert "\n" not in fields["description"]
+
+
+@given(st.text(min_size=0, max_size=300))
+def test_yaml_quote_round_trips_any_text(text: str) -> None:
+    assert decode_double_quoted(yaml_quote(text)) == text
+
+
+def test_a_long_description_is_cut_to_1024_and_still_says_when() -> None:
+    entry = validated_entry(description="x" * 1024)
+    description = front_matter(files(entry)[SKILL_MD].decode())[0]["description"]
+    assert len(description) == 1024
+    assert "…" in description
+    assert "Use it when" in description
+
+
+def _many_steps_entry() -> StoreEntry:
+    actions: list[Any] = [NavigateAction(id="a0", url="https://fixture.skillreel.invalid/")]
+    actions += [TypeAction(id=f"t{i}", target=factory.bundle(f"#f{i}"), value=ParameterRef(name=f"p{i}"))
+                for i in range(255)]
+    params = tuple(Parameter(name=f"p{i}", sensitive=i % 2 == 0) for i in range(255))
+    return validated_entry(actions=tuple(actions), parameters=params,
+                           capabilities=capability_manifest(actions),
+                           failure_conditions=tuple(f"condition {i}\nspanning lines" for i in range(32)))
+
+
+def test_the_body_stays_under_500_lines_for_the_largest_skill() -> None:
+    entry = _many_steps_entry()
+    text = files(entry)[SKILL_MD].decode()
+    _, body = front_matter(text)
+    assert len(body) < 500
+    assert "Step kinds: 1 navigate, 255 type." in text
+    assert text.count("SKILLREEL_SECRET_SEARCH_INVOICES_P") == 128
+
+
+def test_sensitive_parameters_are_named_by_their_environment_variable_and_never_as_inputs() -> None:
+    entry = validated_entry(sensitive=True)
+    out = files(entry)
+    text = out[SKILL_MD].decode()
+    assert secret_env_name("search-invoices", "query") == "SKILLREEL_SECRET_SEARCH_INVOICES_QUERY"
+    assert "`SKILLREEL_SECRET_SEARCH_INVOICES_QUERY`" in text
+    assert "--input query" not in text
+    assert '"query"' not in text
+    assert '"inputs": {}' in text
+    manifest = json.loads(out[MANIFEST])
+    assert manifest["parameters"] == [{"name": "query", "required": True, "sensitive": True,
+                                       "env": "SKILLREEL_SECRET_SEARCH_INVOICES_QUERY"}]
+
+
+def test_the_exact_cli_command_and_mcp_call_are_given() -> None:
+    text = files(validated_entry())[SKILL_MD].decode()
+    assert "skillreel replay search-invoices --input query=VALUE --json" in text
+    assert '{"name": "search-invoices", "inputs": {"query": "VALUE"}}' in text
+    assert "skills_play" in text
+
+
+def test_the_replay_script_defers_to_the_cli() -> None:
+    script = files(validated_entry())[REPLAY_SCRIPT].decode()
+    assert script.startswith("#!/bin/sh\n")
+    assert script.rstrip().endswith('exec skillreel replay search-invoices "$@"')
+
+
+def test_the_manifest_holds_digests_and_metadata_of_this_entry_only() -> None:
+    entry = validated_entry()
+    out = files(entry, revision=4)
+    manifest = json.loads(out[MANIFEST])
+    assert manifest["schema"] == "skillreel.recorded-skill/v1"
+    assert manifest["entry"] == {"name": entry.name, "revision": 4, "status": "enabled"}
+    assert manifest["draft"]["draftDigest"] == entry.draft.draft_digest
+    assert entry.approval
+    assert entry.last_report
+    assert manifest["approval"]["approvalDigest"] == entry.approval.approval_digest
+    assert manifest["lastReplay"]["reportDigest"] == entry.last_report.report_digest
+    assert manifest["environment"]["environmentDigest"] == entry.draft.environment.environment_digest
+    assert manifest["package"]["files"] == {SKILL_MD: file_digest(out[SKILL_MD]),
+                                            REPLAY_SCRIPT: file_digest(out[REPLAY_SCRIPT])}
+    assert "selector" not in out[MANIFEST].decode()
+    assert "candidates" not in out[MANIFEST].decode()
+
+
+def test_the_package_digest_binds_bytes_paths_and_the_executable_bit() -> None:
+    base = [PackageFile("a", b"x"), PackageFile("scripts/replay", b"y", executable=True)]
+    digest = package_digest(base)
+    assert package_digest(list(reversed(base))) == digest
+    assert package_digest([PackageFile("a", b"x "), base[1]]) != digest
+    assert package_digest([base[0], PackageFile("scripts/replay", b"y")]) != digest
+    assert package_digest([PackageFile("b", b"x"), base[1]]) != digest
+    with pytest.raises(ValueError, match="duplicate"):
+        package_digest([base[0], base[0]])
+
+
+SELECTOR = "#selector-that-must-not-leak"
+
+
+def test_no_selector_url_path_or_token_reaches_any_package_file() -> None:
+    env = factory.url_environment("http://127.0.0.1:8765/private/path/page?tab=orders&session=SESSIONSECRET",
+                                  ("https://api.example.test",))
+    actions = (NavigateAction(id="a1", url="http://127.0.0.1:8765/private/path/page"),
+               TypeAction(id="a2", target=factory.bundle(SELECTOR), value=ParameterRef(name="query")))
+    entry = validated_entry(
+        environment=env, actions=actions, capabilities=capability_manifest(actions),
+        description="Search, see https://auth.example.test/cb?code=CODESECRET&x=1#access_token=FRAGSECRET "
+                    "and callback?token=TOKSECRET.",
+        failure_conditions=("Fails when http://127.0.0.1:8765/private/path/login?otp=OTPSECRET shows.",))
+    text = b"\n".join(files(entry).values()).decode()
+    for leak in (SELECTOR, "selector-that", "/private/path", "tab=orders", "SESSIONSECRET", "CODESECRET",
+                 "FRAGSECRET", "TOKSECRET", "OTPSECRET", "/cb", "/login"):
+        assert leak not in text, leak
+    assert "https://auth.example.test" in text  # the origin of a URL in user text stays
+    assert "`http://127.0.0.1:8765`" in text
+    assert "`https://api.example.test`" in text
+    assert "token=[removed]" in text
