@@ -83,6 +83,20 @@ BASE_ARGS: Final = (
 )
 
 
+# Chromium's own services (accounts, component updates, autofill, ...) still call home on some
+# occasions whatever the switches above say. Point each at a never-resolving host the proxy
+# refuses without counting: that traffic is the browser's, not the page's, and must not fail a
+# replay (a page's own request to a Google host is still refused and counted as usual).
+_SERVICE_SWITCHES: Final = tuple(
+    f"--{switch}=https://{name}{SINKHOLE_SUFFIX}/" for switch, name in (
+        ("gaia-url", "gaia"), ("lso-url", "lso"), ("google-apis-url", "apis"),
+        ("google-base-url", "google"), ("oauth-account-manager-url", "oauth"),
+        ("autofill-server-url", "autofill"), ("sync-url", "sync"),
+        ("translate-script-url", "translate"), ("variations-server-url", "variations"),
+    )
+) + (f"--component-updater=url-source=https://update{SINKHOLE_SUFFIX}/service/update2/json",)
+
+
 def find_chromium() -> Path:
     """The Chromium to launch: ``SKILLREEL_CHROMIUM``, else the system's, else Playwright's own."""
     configured = os.environ.get("SKILLREEL_CHROMIUM")
@@ -116,10 +130,7 @@ def launch_args(proxy_url: str) -> list[str]:
         *BASE_ARGS,
         f"--proxy-server={proxy_url}",
         "--proxy-bypass-list=<-loopback>",
-        # Chromium's own account and component-update requests (which no switch turns off) go to
-        # never-resolving hosts the proxy refuses without counting: they are not the page's.
-        f"--gaia-url=https://gaia{SINKHOLE_SUFFIX}",
-        f"--component-updater=url-source=https://update{SINKHOLE_SUFFIX}/service/update2/json",
+        *_SERVICE_SWITCHES,
         # Chromium never needs DNS: every host is resolved by the proxy (allowlisted ones only).
         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
     ]

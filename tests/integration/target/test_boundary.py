@@ -1,0 +1,164 @@
+"""The network boundary in a real Chromium: every way a page can reach a second loopback origin
+off the allowlist is refused, named in the ledger by origin only, and never reaches that origin.
+
+Each test drives one vector from a page on ``server`` (the allowlisted target), waits until the
+refusal is in the ledger (an event, not a timer), then checks the second origin saw nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from urllib.parse import urlsplit
+
+import pytest
+
+from skillreel.target.browser import BrowserSession, browser_session
+from tests.factory import url_environment
+from tests.integration.target.netpeers import EchoWebSocketServer, TcpListener
+from tests.server import LocalServer
+
+pytestmark = pytest.mark.browser
+
+WAIT_S = 20.0  # an upper bound for an event to happen, never a measured duration
+
+
+async def wait_for_refusal(session: BrowserSession, mark: int) -> None:
+    async def poll() -> None:
+        while session.ledger.since(mark) == 0:
+            await asyncio.sleep(0.02)
+    await asyncio.wait_for(poll(), WAIT_S)
+
+
+def host_port(origin: str) -> tuple[str | None, int | None]:
+    parts = urlsplit(origin)
+    default = 443 if parts.scheme in ("https", "wss") else 80
+    return parts.hostname, parts.port or default
+
+
+@pytest.fixture
+async def ws_listener() -> AsyncIterator[TcpListener]:
+    listener = TcpListener()
+    await listener.start()
+    yield listener
+    await listener.close()
+
+
+APP = """<!doctype html><html><body><h1 id=t>app</h1>
+<form id=f method=post action="{b}/post"><input name=a value=1></form>
+<script>window.result = null; function done(v) {{ window.result = v; }}</script>
+<script>{js}</script></body></html>"""
+
+VECTORS = {
+    "fetch": "fetch('{b}/fetch').then(() => done('ok'), () => done('err'))",
+    "xhr": "const x = new XMLHttpRequest(); x.onload = () => done('ok'); x.onerror = () => done('err');"
+           "x.open('GET', '{b}/xhr'); x.send()",
+    "image": "const i = new Image(); i.onload = () => done('ok'); i.onerror = () => done('err');"
+             "i.src = '{b}/img.png'",
+    "script": "const s = document.createElement('script'); s.onload = () => done('ok');"
+              "s.onerror = () => done('err'); s.src = '{b}/s.js'; document.head.append(s)",
+    "iframe": "const f = document.createElement('iframe'); f.src = '{b}/frame'; document.body.append(f)",
+    "form-post": "document.getElementById('f').submit()",
+    "window-open": "window.open('{b}/popup')",
+    "beacon": "navigator.sendBeacon('{b}/beacon', 'x')",
+    "event-source": "new EventSource('{b}/events')",
+    "fetch-redirect": "fetch('/redirect').then(() => done('ok'), () => done('err'))",
+    "worker-fetch": "new Worker('/worker.js')",
+}
+
+WORKER_JS = "fetch('{b}/from-worker').catch(() => 0)"
+
+
+def serve_app(server: LocalServer, second: LocalServer, js: str) -> None:
+    b = second.origin
+    server.set_page("/app", APP.format(b=b, js=js.format(b=b)))
+    server.set_route("/redirect", status=302, headers={"Location": second.url("/landing")})
+    server.set_route("/worker.js", body=WORKER_JS.format(b=b).encode(),
+                     headers={"Content-Type": "text/javascript"})
+
+
+@pytest.mark.parametrize("vector", sorted(VECTORS))
+async def test_vector_to_second_origin_is_refused(vector: str, server: LocalServer,
+                                                  second_server: LocalServer) -> None:
+    serve_app(server, second_server, VECTORS[vector])
+    async with browser_session(url_environment(server.url("/app"))) as session:
+        mark = session.ledger.mark()
+        await session.goto_start()
+        await wait_for_refusal(session, mark)
+    assert session.ledger.denied_origins == (second_server.origin,)
+    assert second_server.requests == []
+
+
+async def test_navigation_redirect_to_second_origin_is_refused(server: LocalServer,
+                                                               second_server: LocalServer) -> None:
+    serve_app(server, second_server, "")
+    async with browser_session(url_environment(server.url("/app"))) as session:
+        await session.goto_start()
+        mark = session.ledger.mark()
+        response = await session.page.goto(server.url("/redirect"))
+        assert session.ledger.since(mark) >= 1
+        assert response is None or response.status == 403
+    assert session.ledger.denied_origins == (second_server.origin,)
+    assert second_server.requests == []
+    assert ("GET", "/redirect") in server.requests
+
+
+@pytest.mark.parametrize("where", ["page", "worker"])
+async def test_web_socket_to_second_origin_never_connects(where: str, server: LocalServer,
+                                                          ws_listener: TcpListener) -> None:
+    ws = f"ws://127.0.0.1:{ws_listener.port}/socket"
+    socket_js = (f"const w = new WebSocket('{ws}'); w.onclose = () => postMessage('closed');"
+                 "w.onerror = () => postMessage('error');")
+    server.set_route("/ws-worker.js", body=socket_js.encode(), headers={"Content-Type": "text/javascript"})
+    js = ("new Worker('/ws-worker.js').onmessage = (e) => done(e.data)" if where == "worker"
+          else socket_js.replace("postMessage", "done"))
+    server.set_page("/app", APP.format(b=server.origin, js=js))
+    async with browser_session(url_environment(server.url("/app"))) as session:
+        mark = session.ledger.mark()
+        await session.goto_start()
+        await session.page.wait_for_function("window.result !== null", timeout=WAIT_S * 1000)
+        assert session.ledger.since(mark) >= 1
+        origins = session.ledger.denied_origins
+    assert ws_listener.accepted == 0
+    assert {host_port(o) for o in origins} == {("127.0.0.1", ws_listener.port)}
+
+
+async def test_allowed_requests_still_work(server: LocalServer, second_server: LocalServer) -> None:
+    server.set_route("/data", body=b"same-origin", headers={"Content-Type": "text/plain"})
+    second_server.set_route("/data", body=b"allowlisted", headers={"Content-Type": "text/plain",
+                                                                    "Access-Control-Allow-Origin": "*"})
+    js = (f"Promise.all([fetch('/data').then(r => r.text()), fetch('{second_server.origin}/data')"
+          ".then(r => r.text())]).then(v => done(v.join('+')), () => done('err'))")
+    server.set_page("/app", APP.format(b=server.origin, js=js))
+    environment = url_environment(server.url("/app"), (second_server.origin,))
+    async with browser_session(environment) as session:
+        await session.goto_start()
+        await session.page.wait_for_function("window.result !== null", timeout=WAIT_S * 1000)
+        assert await session.page.evaluate("window.result") == "same-origin+allowlisted"
+    assert session.ledger.denied_count == 0
+    assert ("GET", "/data") in second_server.requests
+
+
+@pytest.mark.parametrize("where", ["page", "worker"])
+async def test_allowlisted_web_socket_works_through_the_proxy(where: str, server: LocalServer) -> None:
+    echo = EchoWebSocketServer()
+    await echo.start()
+    try:
+        ws = f"ws://127.0.0.1:{echo.port}/echo"
+        socket_js = (f"const w = new WebSocket('{ws}'); w.onopen = () => w.send('hello');"
+                     "w.onmessage = (e) => { postMessage('echo:' + e.data); w.close(); };"
+                     "w.onerror = () => postMessage('error');")
+        server.set_route("/ws-worker.js", body=socket_js.encode(),
+                         headers={"Content-Type": "text/javascript"})
+        js = ("new Worker('/ws-worker.js').onmessage = (e) => done(e.data)" if where == "worker"
+              else socket_js.replace("postMessage", "done"))
+        server.set_page("/app", APP.format(b=server.origin, js=js))
+        environment = url_environment(server.url("/app"), (f"http://127.0.0.1:{echo.port}",))
+        async with browser_session(environment) as session:
+            await session.goto_start()
+            await session.page.wait_for_function("window.result !== null", timeout=WAIT_S * 1000)
+            assert await session.page.evaluate("window.result") == "echo:hello"
+        assert session.ledger.denied_count == 0
+        assert echo.handshakes == 1
+    finally:
+        await echo.close()
