@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from ..errors import InstallError, LifecycleError, RecordError
 from ..model import lifecycle
+from ..model.canonical import GENESIS_DIGEST
 from ..model.entry import Installation, StoreEntry
 from ..skills.install import (
     Fault,
@@ -34,8 +35,9 @@ from ..skills.install import (
     skill_roots,
     stage_removal,
 )
-from ..skills.package import Package, check_skill_name, render_package
+from ..skills.package import Package, render_package
 from ..store import AuditNote, Store, utc_now
+from .governance import approval_required, check_name
 
 
 @dataclass(frozen=True)
@@ -103,28 +105,35 @@ def plan_enable(store: Store, name: str, scope: Scope = "project", project_dir: 
                 home: Path | None = None, expected_revision: int | None = None,
                 now: str | None = None) -> EnablePlan:
     """Every check ``enable`` makes, with nothing written."""
-    check_skill_name(name)
+    check_name(name)
     now = now or utc_now()
     entry = store.get(name)
     lifecycle.check_revision(entry, expected_revision)
+    roots = skill_roots(scope, project_dir, home)
+    paths = tuple(root / name for root in roots)
+    # The lifecycle's own rule decides (only validated, or revoked again), before anything is rendered.
+    lifecycle.enable(entry, _installation(scope, paths, GENESIS_DIGEST, now), now)
     _check_policy(store, entry, scope)
     package = render_package(entry, revision=entry.revision + 1)
-    roots = skill_roots(scope, project_dir, home)
-    plan = EnablePlan(entry, scope, package, tuple(root / name for root in roots))
-    lifecycle.enable(entry, _installation(plan, now), now)  # raises unless the state allows it
+    plan = EnablePlan(entry, scope, package, paths)
     for path in plan.paths:
         check_target(path, package)
     return plan
 
 
 def enable_skill(store: Store, name: str, scope: Scope = "project", project_dir: Path | None = None, *,
-                 home: Path | None = None, expected_revision: int | None = None,
+                 approve: bool = True, home: Path | None = None, expected_revision: int | None = None,
                  fault: Fault = no_fault) -> EnableResult:
-    """Install the package into every root of ``scope`` and mark the skill enabled, atomically."""
+    """Install the package into every root of ``scope`` and mark the skill enabled, atomically.
+    Without ``approve``: every check, then ``SR_RECORD_APPROVAL_REQUIRED`` saying what would change."""
     now = utc_now()
     plan = plan_enable(store, name, scope, project_dir, home=home, expected_revision=expected_revision,
                        now=now)
-    installation = _installation(plan, now)
+    if not approve:
+        raise approval_required(plan.describe().removeprefix("would "), {
+            "name": name, "revision": plan.entry.revision, "scope": scope,
+            "packageDigest": plan.package.digest, "installations": [str(p) for p in plan.paths]})
+    installation = _installation(scope, plan.paths, plan.package.digest, now)
     installed = install(plan.package, tuple(p.parent for p in plan.paths), fault=fault)
 
     def change(current: StoreEntry) -> StoreEntry:
@@ -153,10 +162,10 @@ def _check_policy(store: Store, entry: StoreEntry, scope: Scope) -> None:
                           f"the policy does not allow capabilities this skill needs: {', '.join(denied)}")
 
 
-def _installation(plan: EnablePlan, now: str) -> Installation:
+def _installation(scope: Scope, paths: tuple[Path, ...], digest: str, now: str) -> Installation:
     try:
-        return Installation(scope=plan.scope, paths=tuple(str(p) for p in plan.paths),
-                            package_digest=plan.package.digest, installed_at=now)
+        return Installation(scope=scope, paths=tuple(str(p) for p in paths), package_digest=digest,
+                            installed_at=now)
     except ValidationError as exc:
         raise InstallError("SR_RECORD_INSTALL_FAILED", "the install paths are too long") from exc
 
@@ -175,7 +184,7 @@ def installed_paths(installation: Installation, name: str,
 def plan_revoke(store: Store, name: str, project_dir: Path | None = None, *,
                 expected_revision: int | None = None) -> RevokePlan:
     """Every check ``revoke`` makes (the state, the installed bytes), with nothing written."""
-    check_skill_name(name)
+    check_name(name)
     entry = store.get(name)
     lifecycle.check_revision(entry, expected_revision)
     lifecycle.revoke(entry, entry.updated_at)  # raises unless the state allows it
@@ -187,10 +196,15 @@ def plan_revoke(store: Store, name: str, project_dir: Path | None = None, *,
     return RevokePlan(entry, installation.package_digest, present, absent)
 
 
-def revoke_skill(store: Store, name: str, project_dir: Path | None = None, *,
+def revoke_skill(store: Store, name: str, project_dir: Path | None = None, *, approve: bool = True,
                  expected_revision: int | None = None, fault: Fault = no_fault) -> RevokeResult:
-    """Move the packages aside, mark the skill revoked, then delete them; restore on any failure."""
+    """Move the packages aside, mark the skill revoked, then delete them; restore on any failure.
+    Without ``approve``: every check, then ``SR_RECORD_APPROVAL_REQUIRED`` saying what would change."""
     plan = plan_revoke(store, name, project_dir, expected_revision=expected_revision)
+    if not approve:
+        raise approval_required(plan.describe().removeprefix("would "), {
+            "name": name, "revision": plan.entry.revision, "packageDigest": plan.package_digest,
+            "remove": [str(p) for p in plan.present], "alreadyAbsent": [str(p) for p in plan.absent]})
     now = utc_now()
     staged = stage_removal(plan.present + plan.absent, plan.package_digest, fault=fault)
 

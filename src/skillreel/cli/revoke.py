@@ -1,0 +1,41 @@
+"""`skillreel revoke NAME --approve`: remove an enabled skill's packages, transactionally."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..services.packaging import RevokeResult, revoke_skill
+from ..store import Store
+from .output import approve_option, emit, json_option
+
+
+@click.command("revoke")
+@click.argument("name")
+@click.option("--project-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Look for a project install under this directory instead of where it was installed "
+                   "(for a project that moved).")
+@click.option("--expected-revision", type=click.IntRange(min=1),
+              help="Revoke only if the skill is still at this revision.")
+@approve_option
+@json_option
+def command(name: str, project_dir: Path | None, expected_revision: int | None, approve: bool,
+            as_json: bool) -> None:
+    """Remove an enabled skill's packages, transactionally."""
+    with Store.open() as store:
+        result = revoke_skill(store, name, project_dir, approve=approve, expected_revision=expected_revision)
+    emit(result.to_json(), as_json=as_json, human=lambda out: _human(out, result))
+
+
+def _human(out: Any, result: RevokeResult) -> None:
+    from rich.markup import escape
+
+    out.print(f"revoked {result.name} at revision {result.revision}")
+    for path in result.removed:
+        out.print(f"  removed {escape(path)}")
+    for path in result.absent:
+        out.print(f"  already absent {escape(path)}")
+    for path in result.leftovers:
+        out.print(f"  [yellow]could not delete[/] {escape(path)} (remove it by hand)")
