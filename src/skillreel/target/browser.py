@@ -87,14 +87,16 @@ BASE_ARGS: Final = (
 # occasions whatever the switches above say. Point each at a never-resolving host the proxy
 # refuses without counting: that traffic is the browser's, not the page's, and must not fail a
 # replay (a page's own request to a Google host is still refused and counted as usual).
-_SERVICE_SWITCHES: Final = tuple(
-    f"--{switch}=https://{name}{SINKHOLE_SUFFIX}/" for switch, name in (
-        ("gaia-url", "gaia"), ("lso-url", "lso"), ("google-apis-url", "apis"),
-        ("google-base-url", "google"), ("oauth-account-manager-url", "oauth"),
-        ("autofill-server-url", "autofill"), ("sync-url", "sync"),
-        ("translate-script-url", "translate"), ("variations-server-url", "variations"),
-    )
-) + (f"--component-updater=url-source=https://update{SINKHOLE_SUFFIX}/service/update2/json",)
+_SERVICES: Final = (
+    ("gaia-url", "gaia"), ("lso-url", "lso"), ("google-apis-url", "apis"),
+    ("google-base-url", "google"), ("oauth-account-manager-url", "oauth"),
+    ("autofill-server-url", "autofill"), ("sync-url", "sync"),
+    ("translate-script-url", "translate"), ("variations-server-url", "variations"),
+)
+_SERVICE_SWITCHES: Final = (
+    *(f"--{switch}=https://{name}{SINKHOLE_SUFFIX}/" for switch, name in _SERVICES),
+    f"--component-updater=url-source=https://update{SINKHOLE_SUFFIX}/service/update2/json",
+)
 
 
 def find_chromium() -> Path:

@@ -79,7 +79,7 @@ class EchoWebSocketServer(_Peer):
         writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
                      b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n")
         self.handshakes += 1
-        first, second = await reader.readexactly(2)
+        _first, second = await reader.readexactly(2)
         length = second & 0x7F
         if length == 126:
             (length,) = struct.unpack("!H", await reader.readexactly(2))
