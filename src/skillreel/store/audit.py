@@ -70,7 +70,7 @@ def parse_event(seq: int, event_digest: str, document: bytes) -> AuditEvent:
     """Re-validate one stored event (every field, its digest, and its row's columns)."""
     try:
         event = AuditEvent.parse(document)
-    except (ValidationError, ValueError) as exc:
+    except (ValidationError, ValueError, RecursionError) as exc:
         raise StoreError("SR_RECORD_STORE_CORRUPT", f"audit event {seq} failed validation") from exc
     if event.seq != seq or event.event_digest != event_digest:
         raise StoreError("SR_RECORD_STORE_CORRUPT", f"audit event {seq} does not match its row")
@@ -122,7 +122,7 @@ def _link_ok(seq: int, column_digest: str, document: bytes, expected_seq: int, p
         body = json.loads(document)
         claimed = body.pop("eventDigest")
         computed = "sha256:" + hashlib.sha256(_TAG + _canonical(body)).hexdigest()
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return False
     return (seq == expected_seq and body.get("seq") == seq and body.get("prevDigest") == prev
             and claimed == column_digest == computed)

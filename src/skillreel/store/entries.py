@@ -73,7 +73,7 @@ def parse_document(name: str, revision: int, document: object) -> StoreEntry:
         raise _corrupt(name, revision, "the document is not stored as bytes")
     try:
         entry = StoreEntry.parse(document)
-    except (ValidationError, ValueError) as exc:
+    except (ValidationError, ValueError, RecursionError) as exc:
         raise _corrupt(name, revision, "the document failed validation") from exc
     if entry.name != name or entry.revision != revision:
         raise _corrupt(name, revision, "the document belongs to another row")

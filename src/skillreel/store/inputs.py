@@ -35,7 +35,9 @@ _SAFE_MESSAGES = frozenset({
     "string_pattern_mismatch", "literal_error", "json_invalid", "json_type", "value_error",
     "digest_mismatch", "union_tag_not_found", "int_from_float", "frozen_instance",
 })
-_LOC_PART = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,47}$")
+# Location parts shown as they are: field names (camelCase). Other parts are user-chosen keys
+# (unknown keys, dict keys) and are shown as ``<key>``, since a key may carry content too.
+_LOC_PART = re.compile(r"^[a-z][A-Za-z0-9]{0,47}$")
 
 
 def read_json_input(path: str | os.PathLike[str], *, what: str = "input file",
@@ -119,11 +121,14 @@ def input_error(exc: ValidationError, *, what: str = "input file") -> InputError
         code = "SR_RECORD_DIGEST_MISMATCH"
     else:
         code = "SR_RECORD_INPUT_MALFORMED"
-    shown = "; ".join(_describe(p["loc"], p["type"], p["msg"]) for p in problems[:3])
+    shown = "; ".join(_describe(p["loc"][:-1] if p["type"] == "extra_forbidden" else p["loc"], p["type"],
+                                p["msg"]) for p in problems[:3])
     more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
     return InputError(code, f"the {what} is not valid: {shown}{more}")
 
 
 def _describe(loc: Sequence[int | str], kind: str, msg: str) -> str:
     where = ".".join(str(p) if isinstance(p, int) or _LOC_PART.match(p) else "<key>" for p in loc)
+    if kind == "extra_forbidden":
+        return f"{where or '(document)'}: an unknown key is not permitted"
     return f"{where or '(document)'}: {msg if kind in _SAFE_MESSAGES else kind}"

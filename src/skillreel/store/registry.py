@@ -222,7 +222,7 @@ class Store:
             return Policy.default()
         try:
             policy = Policy.parse(row[1])
-        except (ValidationError, ValueError) as exc:
+        except (ValidationError, ValueError, RecursionError) as exc:
             raise StoreError("SR_RECORD_STORE_CORRUPT", "the stored policy failed validation") from exc
         if policy.policy_digest != row[0]:
             raise StoreError("SR_RECORD_STORE_CORRUPT", "the stored policy does not match its row")

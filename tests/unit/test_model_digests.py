@@ -1,0 +1,112 @@
+"""Golden digests: the byte format of every document kind is pinned.
+
+If one of these changes, every stored skill, export and audit chain written before would stop
+verifying: that needs a new schema version (and a digest tag ``/v2``), never a silent edit.
+The documents are built with fixed inputs through ``tests/factory.py`` and the model API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from skillreel.model import lifecycle
+from skillreel.model.audit import AuditEvent
+from skillreel.model.canonical import GENESIS_DIGEST, bytes_digest, canonical_json, tagged_digest
+from skillreel.model.draft import Draft
+from skillreel.model.entry import StoreEntry
+from skillreel.model.export import ExportDocument
+from skillreel.model.policy import Policy
+from tests import factory
+from tests.unit.test_lifecycle import T1, report_for
+
+
+def test_canonical_json_is_rfc8785() -> None:
+    value = {"b": 1, "a": [True, None, "é"], "c": {"z": "", "y": -3}, "\u20ac": "\n\x01"}
+    assert canonical_json(value) == (
+        b'{"a":[true,null,"\xc3\xa9"],"b":1,"c":{"y":-3,"z":""},"\xe2\x82\xac":"\\n\\u0001"}')
+
+
+def test_tagged_digest_formula() -> None:
+    payload = {"b": 1, "a": [True, None, "é"]}
+    expected = hashlib.sha256(b"skillreel.draft/v1\x00" + b'{"a":[true,null,"\xc3\xa9"],"b":1}').hexdigest()
+    assert tagged_digest("skillreel.draft/v1", payload) == "sha256:" + expected
+    assert expected == "23a6a74f16da3a1c164bbf8d858aeed89be7462a3279ff4be21dc96b318949fe"
+
+
+def test_the_tag_separates_domains() -> None:
+    payload = {"name": "x"}
+    assert tagged_digest("skillreel.draft/v1", payload) != tagged_digest("skillreel.approval/v1", payload)
+    with pytest.raises(ValueError, match="unknown digest tag"):
+        tagged_digest("skillreel.nope/v1", payload)
+
+
+def test_bytes_digest_golden() -> None:
+    assert bytes_digest("skillreel.html-fixture/v1", b"<html><body>fixture</body></html>") == (
+        "sha256:91e5a84b5a9e468d44da69f2830ddb94252f9639dc2da0b01ac9eaeda25e8a8a")
+
+
+GOLDEN = {
+    "html-environment": "sha256:79efb195312d2412c39458b0130b166876c0b1096990e1c0ea8caa23bb22d8da",
+    "url-environment": "sha256:f048550a55d77bb4672376dc79dde7f371814a446337612b2532f3758c0fb8fa",
+    "events": "sha256:dae3a87b35b6d393ce46a4abb7c2c4f3b969a5784bdea6ec9ed9e3b747345e22",
+    "draft": "sha256:011ef139b223a9ed5889a5010b92d89e4a079be2c7e614a76a3cf0a8132d278b",
+    "entry": "sha256:ac248401070f3b16f5b3753866c95b2f2c8421e7716b5a5cc30f87077280a8ef",
+    "approval": "sha256:d9b72a9db2107f4275d89659584e11ebcdf0be51efc6f5b684fba0f8c80c2185",
+    "approved-entry": "sha256:1ec01516311cf823a873dcd9bd879eb972ff090ca8348d19afa2df3152735403",
+    "report": "sha256:dc661ef3dd132975955fb68567c56a56c245fc7d3829b7204f69b878423ff8fe",
+    "policy": "sha256:0dcd645411035836866d2286fa7dd0c03fcd63f2b199a26aff4d987618281cd2",
+    "audit-event": "sha256:2ff925a8f0efa8e500b6a2b386b09d17b5f7be8ab6d7df81178dbf89454a52df",
+    "export": "sha256:80b837376abf82102aca3fa8e92107f3a7cc29b460da53c9f61458fcc42c6d65",
+}
+
+
+def _digests() -> dict[str, str]:
+    approved = lifecycle.approve(factory.entry(), "alice", T1)
+    assert approved.approval is not None
+    event = AuditEvent.build(seq=1, kind="record", name="search-invoices", revision=1,
+                             digests={"entry": factory.entry().entry_digest}, at=factory.T0,
+                             prev_digest=GENESIS_DIGEST)
+    return {
+        "html-environment": factory.html_environment().environment_digest,
+        "url-environment": factory.url_environment().environment_digest,
+        "events": factory.events_log().events_digest,
+        "draft": factory.draft().draft_digest,
+        "entry": factory.entry().entry_digest,
+        "approval": approved.approval.approval_digest,
+        "approved-entry": approved.entry_digest,
+        "report": report_for(approved, T1).report_digest,
+        "policy": Policy.default().policy_digest,
+        "audit-event": event.event_digest,
+        "export": ExportDocument.build(entry=factory.entry(), exported_at=T1).export_digest,
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(GOLDEN))
+def test_golden_digest(kind: str) -> None:
+    assert _digests()[kind] == GOLDEN[kind]
+
+
+def test_a_digest_is_recomputed_from_the_canonical_payload() -> None:
+    entry = factory.entry()
+    payload = entry.to_json()
+    del payload["entryDigest"]
+    assert entry.entry_digest == tagged_digest("skillreel.store-entry/v1", payload)
+    draft = factory.draft()
+    assert draft.compute_digest() == draft.draft_digest
+
+
+def test_the_same_inputs_build_the_same_documents() -> None:
+    assert factory.draft() == factory.draft()
+    assert Draft.parse(factory.draft().to_json()) == factory.draft()
+    assert StoreEntry.parse(factory.entry().to_json()).entry_digest == GOLDEN["entry"]
+
+
+def test_an_export_signature_is_outside_its_digest() -> None:
+    from skillreel.model.export import Signature
+
+    unsigned = ExportDocument.build(entry=factory.entry(), exported_at=T1)
+    signed = ExportDocument.build(entry=factory.entry(), exported_at=T1,
+                                  signature=Signature(key_id="key-1", value="A" * 86))
+    assert signed.export_digest == unsigned.export_digest == GOLDEN["export"]
