@@ -1,0 +1,343 @@
+"""``skillreel mcp``: enabled skills over the Model Context Protocol (stdio, official SDK).
+
+Two tools, and deliberately no more (source document 004: agents may list and play, never record):
+
+- ``skills_list`` (read-only): the enabled skills with their description, parameters and revision.
+- ``skills_play(name, inputs)``: replays one enabled skill on its recorded environment through
+  ``services.replaying.replay_skill`` and returns its status, report digest and per-step healed
+  flags, or the error code and message. It cannot record, edit, approve, enable or revoke.
+
+Sensitive parameters never come from the model. A sensitive name in ``inputs`` is refused
+(``SR_REPLAY_SENSITIVE_ON_ARGV``). Values come from the vault first (``SKILLREEL_SECRET_<SKILL>_<PARAM>``
+or the OS keyring); a missing one is asked of the user through MCP form elicitation when the client
+supports it (the SDK carries the question and the sealed answer on either protocol generation),
+otherwise the call fails closed (``SR_REPLAY_PARAMETER_MISSING``).
+
+stdout carries only the protocol: the SDK's stdio transport points file descriptor 1 at stderr while
+it serves, logging goes to stderr, and the replay's per-step progress travels as MCP progress
+notifications.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp.server.mcpserver.resolve import AcceptedElicitation
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, create_model
+
+from ..errors import LifecycleError, ReplayError, SkillreelError
+from ..model.entry import StoreEntry
+from ..model.environment import UrlTarget
+from ..model.urls import origin_of
+from ..services.governance import check_name
+from ..skills.package import clean_text, secret_env_name
+from ..store import Store
+
+if TYPE_CHECKING:
+    from ..replay.engine import HumanRequest, StepProgress
+    from ..services.replaying import ReplayOutcome  # type: ignore[import-not-found,unused-ignore]
+
+log = logging.getLogger("skillreel.mcp")
+
+SERVER_NAME = "skillreel"
+INSTRUCTIONS = (
+    "skillreel serves web skills that a person recorded once in a real browser, a reviewer approved "
+    "and a replay validated. Call skills_list to see the enabled skills and their parameters, then "
+    "skills_play to run one: it replays the reviewed steps deterministically (no model tokens) and "
+    "fails closed with an SR_* code instead of guessing. Never put a sensitive parameter in inputs: "
+    "skillreel takes those from the user's vault or asks the user directly."
+)
+LIST_DESCRIPTION = (
+    "List the enabled skillreel skills: name, what each does and when to use it, its revision, "
+    "capabilities, allowed origins and parameters (required / sensitive). Read-only."
+)
+PLAY_DESCRIPTION = (
+    "Replay one enabled skillreel skill on its recorded site, with non-sensitive parameters in "
+    "`inputs` ({\"param\": \"value\"}). Sensitive parameters must NOT be given: skillreel reads them "
+    "from the user's vault or asks the user. Returns status, reportDigest and per-step healed flags, "
+    "or error.code and error.message (SR_*). Acts on a real website."
+)
+LIST_ANNOTATIONS = ToolAnnotations(title="List enabled skills", read_only_hint=True, destructive_hint=False,
+                                   idempotent_hint=True, open_world_hint=False)
+PLAY_ANNOTATIONS = ToolAnnotations(title="Play an enabled skill", read_only_hint=False, destructive_hint=True,
+                                   idempotent_hint=False, open_world_hint=True)
+
+
+# --- what an agent sees ------------------------------------------------------------------------
+
+def skill_summary(entry: StoreEntry) -> dict[str, Any]:
+    """One enabled skill as ``skills_list`` shows it: metadata only, never a selector or a URL path."""
+    draft = entry.draft
+    target = draft.environment.target
+    origins = list(target.allowed_origins) if isinstance(target, UrlTarget) else []
+    return {
+        "name": entry.name,
+        "description": clean_text(draft.description),
+        "revision": entry.revision,
+        "capabilities": list(draft.capabilities),
+        "target": {"kind": "url", "origin": origin_of(target.url), "allowedOrigins": origins}
+        if isinstance(target, UrlTarget) else {"kind": "html"},
+        "parameters": [
+            {"name": p.name, "required": p.required, "sensitive": p.sensitive,
+             **({"env": secret_env_name(entry.name, p.name)} if p.sensitive else {})}
+            for p in draft.parameters],
+    }
+
+
+def tool_result(data: dict[str, Any], *, error: bool = False) -> CallToolResult:
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data,
+                          is_error=error)
+
+
+def error_result(exc: SkillreelError, name: str | None = None) -> CallToolResult:
+    return tool_result({"status": "failed", "name": name, "error": exc.to_json()}, error=True)
+
+
+# --- checks shared by the question and the call ------------------------------------------------
+
+@dataclass(frozen=True)
+class PlayCheck:
+    entry: StoreEntry
+    missing: tuple[str, ...]  # required sensitive parameters the vault has no value for
+
+
+def check_play(name: str, inputs: Mapping[str, str], vault: Callable[[], Any]) -> PlayCheck:
+    """Everything refused before any question is asked or any browser starts. The vault is opened
+    only when the skill has sensitive parameters."""
+    check_name(name)
+    with Store.open() as store:
+        entry = store.get(name)
+    if entry.status != "enabled":
+        raise LifecycleError("SR_RECORD_STATE_INVALID",
+                             f"skill {name!r} is {entry.status}, not enabled: only enabled skills are played "
+                             "over MCP (a person enables one with `skillreel enable NAME --approve`)")
+    sensitive = [p.name for p in entry.draft.parameters if p.sensitive]
+    given = sorted(set(inputs) & set(sensitive))
+    if given:
+        raise ReplayError("SR_REPLAY_SENSITIVE_ON_ARGV",
+                          f"sensitive parameter(s) {', '.join(given)} must not come from the model; "
+                          "skillreel reads them from the vault or asks the user")
+    wanted = [p.name for p in entry.draft.parameters if p.sensitive and p.required]
+    source = vault() if wanted else None
+    missing = tuple(p for p in wanted if source is None or source.get(name, p) is None)
+    return PlayCheck(entry, missing)
+
+
+def can_elicit(ctx: Context) -> bool:
+    caps = ctx.client_capabilities
+    elicitation = caps.elicitation if caps is not None else None
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+
+def secrets_model(skill: str, params: tuple[str, ...]) -> type[BaseModel]:
+    """A form with one string field per missing sensitive parameter (aliases keep any name safe)."""
+    fields: dict[str, Any] = {
+        f"p{i}": (str, Field(alias=p, title=p,
+                             description=f"Value of {p} (or set {secret_env_name(skill, p)})"))
+        for i, p in enumerate(params)}
+    model: type[BaseModel] = create_model("SkillreelSecrets", **fields)
+    return model
+
+
+class NoQuestion(BaseModel):
+    """The resolver decided not to ask (nothing missing, or the call is refused anyway)."""
+
+
+async def ask_for_secrets(name: str, inputs: dict[str, str], ctx: Context) -> Elicit[BaseModel] | NoQuestion:
+    """Runs before ``skills_play``: ask the user (never the model) for missing sensitive values."""
+    try:
+        check = check_play(name, inputs, default_vault)
+    except SkillreelError:
+        return NoQuestion()  # the tool body reports the refusal
+    if not check.missing or not can_elicit(ctx):
+        return NoQuestion()
+    message = (f"skillreel needs {', '.join(check.missing)} to replay the skill {name!r}. The value goes to "
+               "the replay only and never to the model. (Set "
+               f"{', '.join(secret_env_name(name, p) for p in check.missing)} to skip this question.)")
+    return Elicit(message, secrets_model(name, check.missing))
+
+
+def default_vault() -> Any:
+    from ..services.secrets import EnvKeyringSecrets  # type: ignore[import-not-found,unused-ignore]
+
+    return EnvKeyringSecrets()
+
+
+@dataclass(frozen=True)
+class VaultThenUser:
+    """The replay's ``SecretSource``: the vault first, then what the user typed into the elicitation."""
+
+    vault: Any
+    answers: Mapping[str, str]
+
+    def get(self, skill: str, param: str) -> str | None:
+        value: str | None = self.vault.get(skill, param)
+        return value if value is not None else self.answers.get(param)
+
+
+def elicited_values(answer: ElicitationResult[Any], missing: tuple[str, ...]) -> dict[str, str]:
+    if isinstance(answer, AcceptedElicitation) and isinstance(answer.data, BaseModel) and missing:
+        data = answer.data.model_dump(by_alias=True)
+        return {p: str(data[p]) for p in missing if isinstance(data.get(p), str)}
+    if missing and not isinstance(answer, AcceptedElicitation):
+        raise ReplayError("SR_REPLAY_PARAMETER_MISSING",
+                          f"the user did not give {', '.join(missing)}; nothing was replayed")
+    return {}
+
+
+# --- the replay --------------------------------------------------------------------------------
+
+Note = tuple[float, float, str]
+
+
+class ProgressRelay:
+    """Turns the engine's synchronous per-step callback into MCP progress notifications, in order."""
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+        self._send: MemoryObjectSendStream[Note]
+        self._receive: MemoryObjectReceiveStream[Note]
+        self._send, self._receive = anyio.create_memory_object_stream[Note](max_buffer_size=512)
+
+    def __call__(self, step: StepProgress) -> None:
+        if step.phase == "start":
+            return
+        done = step.index + 1 if step.phase == "done" else step.index
+        note = f"step {step.index + 1}/{step.total} {step.action_id} ({step.kind}) {step.phase}"
+        if step.healed:
+            note += ", healed"
+        if step.code:
+            note += f": {step.code}"
+        try:
+            self._send.send_nowait((float(done), float(step.total), note))
+        except Exception:  # a full buffer only drops a progress note, never the replay
+            log.debug("progress note dropped")
+
+    def close(self) -> None:
+        self._send.close()
+
+    async def run(self) -> None:
+        async with self._receive:
+            async for progress, total, message in self._receive:
+                await self._ctx.report_progress(progress, total, message)
+
+
+def human_prompt(ctx: Context) -> Any:
+    """Ask the user to do a ``human`` step, when this connection can carry a mid-call question."""
+    if not (can_elicit(ctx) and ctx.session.can_send_request):
+        return None
+
+    class Done(BaseModel):
+        done: bool = Field(title="Done", description="Tick when you have done this step in the browser")
+
+    async def prompt(request: HumanRequest) -> bool:
+        answer = await ctx.elicit(f"Step {request.index + 1}/{request.total} of the replay needs a person "
+                                  f"({request.reason}). Do it in the browser, then confirm.", Done)
+        return isinstance(answer, AcceptedElicitation) and bool(answer.data.done)
+
+    return prompt
+
+
+async def play(name: str, inputs: Mapping[str, str], ctx: Context,
+               answer: ElicitationResult[Any]) -> ReplayOutcome:
+    check = check_play(name, inputs, default_vault)
+    secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing))
+    still = [p for p in check.missing if secrets.get(name, p) is None]
+    if still:
+        raise ReplayError("SR_REPLAY_PARAMETER_MISSING",
+                          f"no value for sensitive parameter(s) {', '.join(still)}: set "
+                          f"{', '.join(secret_env_name(name, p) for p in still)} or store it in the OS "
+                          "keyring (this MCP client cannot ask the user)")
+    from ..services.replaying import (  # type: ignore[import-not-found,unused-ignore]
+        ReplayRequest,
+        replay_skill,
+    )
+
+    request = ReplayRequest(name=name, inputs=dict(inputs), expected_revision=check.entry.revision)
+    relay = ProgressRelay(ctx)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(relay.run)
+        try:
+            with Store.open() as store:
+                outcome = await replay_skill(store, request, secrets=secrets, progress=relay,
+                                             human=human_prompt(ctx))
+        finally:
+            relay.close()
+    return outcome
+
+
+def outcome_result(outcome: ReplayOutcome) -> CallToolResult:
+    steps = [{"actionId": action_id, "healed": healed} for action_id, _, healed in outcome.steps]
+    data: dict[str, Any] = {
+        "status": outcome.status, "name": outcome.name, "revision": outcome.revision,
+        "reportDigest": outcome.report.report_digest if outcome.report is not None else None,
+        "healed": any(s["healed"] for s in steps), "healProposed": outcome.heal_proposed, "steps": steps,
+    }
+    if outcome.error is not None:
+        data["error"] = outcome.error.to_json()
+    return tool_result(data, error=outcome.status != "succeeded")
+
+
+# --- the server --------------------------------------------------------------------------------
+
+async def skills_list() -> CallToolResult:
+    try:
+        with Store.open() as store:
+            enabled = [e for e in store.entries() if e.status == "enabled"]
+    except SkillreelError as exc:
+        return error_result(exc)
+    return tool_result({"skills": [skill_summary(e) for e in enabled]})
+
+
+async def skills_play(
+    name: Annotated[str, Field(description="The skill's name, as skills_list shows it.", max_length=64)],
+    ctx: Context,
+    answer: Annotated[ElicitationResult[Any], Resolve(ask_for_secrets)],
+    inputs: Annotated[dict[str, str], Field(description="Non-sensitive parameters: {\"param\": \"value\"}.")]
+    = {},  # noqa: B006 - the SDK builds the schema from this default; it is never mutated
+) -> CallToolResult:
+    try:
+        outcome = await play(name, inputs, ctx, answer)
+    except SkillreelError as exc:
+        return error_result(exc, name)
+    except Exception:  # the last line of defence: a code, never a traceback, reaches the agent
+        log.exception("skills_play failed unexpectedly")
+        internal = SkillreelError("SR_RECORD_INTERNAL", "unexpected internal error; nothing was stored")
+        return error_result(internal, name)
+    return outcome_result(outcome)
+
+
+def build_server() -> MCPServer[Any]:
+    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=_version(),
+                                       log_level="WARNING")
+    server.add_tool(skills_list, name="skills_list", description=LIST_DESCRIPTION,
+                    annotations=LIST_ANNOTATIONS)
+    server.add_tool(skills_play, name="skills_play", description=PLAY_DESCRIPTION,
+                    annotations=PLAY_ANNOTATIONS)
+    return server
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("skillreel")
+    except PackageNotFoundError:
+        return "0"
+
+
+def serve() -> None:
+    """Serve over stdio until the client closes stdin. Logs go to stderr only."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="skillreel-mcp %(levelname)s %(message)s")
+    build_server().run("stdio")

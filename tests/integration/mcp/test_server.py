@@ -1,0 +1,129 @@
+"""`skillreel mcp` as a real subprocess, driven by the official SDK's stdio client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+
+from skillreel.services.packaging import enable_skill
+from skillreel.store import Store
+from tests import factory
+from tests.integration.mcp.client import data, mcp_session
+from tests.integration.skills.builders import store_entry
+
+NAME = "search-invoices"
+SECRET_NAME = "sign-in"
+
+
+@pytest.fixture
+def stderr_path(tmp_path: Path) -> Path:
+    return tmp_path / "server-stderr.log"
+
+
+@pytest.fixture
+def skills(skillreel_home: Path, project_dir: Path) -> None:
+    """One enabled skill, one enabled skill with a sensitive parameter, one validated (not enabled)."""
+    with Store.open() as store:
+        store_entry(store, factory.entry(NAME))
+        enable_skill(store, NAME, "project", project_dir)
+        store_entry(store, factory.entry(SECRET_NAME, sensitive=True))
+        enable_skill(store, SECRET_NAME, "project", project_dir)
+        store_entry(store, factory.entry("not-enabled-yet"))
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_tools_are_list_and_play_with_honest_annotations(skillreel_home: Path, stderr_path: Path,
+                                                               mode: str) -> None:
+    async with mcp_session(skillreel_home, stderr_path, mode=mode) as session:
+        tools = {t.name: t for t in (await session.client.list_tools()).tools}
+    assert set(tools) == {"skills_list", "skills_play"}  # nothing records, edits, approves or enables
+    listing, play = tools["skills_list"].annotations, tools["skills_play"].annotations
+    assert listing is not None
+    assert play is not None
+    assert listing.read_only_hint is True
+    assert listing.open_world_hint is False
+    assert play.read_only_hint is False
+    assert play.open_world_hint is True
+    assert play.destructive_hint is True
+    schema = tools["skills_play"].input_schema
+    assert set(schema["properties"]) == {"name", "inputs"}
+    assert schema["required"] == ["name"]
+    assert session.stray == []
+
+
+async def test_list_shows_enabled_skills_only_with_parameters_and_revision(skills: None, skillreel_home: Path,
+                                                                           stderr_path: Path) -> None:
+    async with mcp_session(skillreel_home, stderr_path) as session:
+        result = await session.call("skills_list")
+    assert not result.is_error
+    listed = {s["name"]: s for s in data(result)["skills"]}
+    assert set(listed) == {NAME, SECRET_NAME}
+    assert listed[NAME]["revision"] == 4
+    assert listed[NAME]["description"] == "Search invoices by customer."
+    assert listed[NAME]["parameters"] == [{"name": "query", "required": True, "sensitive": False}]
+    assert listed[SECRET_NAME]["parameters"] == [
+        {"name": "query", "required": True, "sensitive": True, "env": "SKILLREEL_SECRET_SIGN_IN_QUERY"}]
+    assert "selector" not in str(listed)
+    assert "candidates" not in str(listed)
+    assert session.stray == []
+
+
+@pytest.mark.parametrize(("name", "code"), [
+    ("not-enabled-yet", "SR_RECORD_STATE_INVALID"),
+    ("no-such-skill", "SR_RECORD_NOT_FOUND"),
+    ("Not_A_Name", "SR_RECORD_NAME_INVALID"),
+])
+async def test_only_enabled_skills_are_playable(skills: None, skillreel_home: Path, stderr_path: Path,
+                                                name: str, code: str) -> None:
+    async with mcp_session(skillreel_home, stderr_path) as session:
+        result = await session.call("skills_play", {"name": name, "inputs": {"query": "x"}})
+    assert result.is_error
+    body = data(result)
+    assert body["status"] == "failed"
+    assert body["error"]["code"] == code
+    assert session.stray == []
+
+
+async def test_a_sensitive_value_from_the_model_is_refused_and_never_echoed(
+        skills: None, skillreel_home: Path, stderr_path: Path) -> None:
+    async with mcp_session(skillreel_home, stderr_path, answer=lambda _: pytest.fail("asked")) as session:
+        result = await session.call("skills_play",
+                                    {"name": SECRET_NAME, "inputs": {"query": "hunter2-secret"}})
+    assert result.is_error
+    assert data(result)["error"]["code"] == "SR_REPLAY_SENSITIVE_ON_ARGV"
+    assert "hunter2-secret" not in str(result.model_dump())
+    assert "hunter2-secret" not in stderr_path.read_text()
+    assert session.elicited == []
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_missing_sensitive_value_fails_closed_when_the_client_cannot_ask(
+        skills: None, skillreel_home: Path, stderr_path: Path, mode: str) -> None:
+    async with mcp_session(skillreel_home, stderr_path, mode=mode) as session:
+        result = await session.call("skills_play", {"name": SECRET_NAME})
+    assert result.is_error
+    error = data(result)["error"]
+    assert error["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert "SKILLREEL_SECRET_SIGN_IN_QUERY" in error["message"]
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_missing_sensitive_value_is_asked_of_the_user_who_may_decline(
+        skills: None, skillreel_home: Path, stderr_path: Path, mode: str, action: str) -> None:
+    def answer(_: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action=action)  # type: ignore[arg-type]
+
+    async with mcp_session(skillreel_home, stderr_path, answer=answer, mode=mode) as session:
+        result = await session.call("skills_play", {"name": SECRET_NAME})
+    assert result.is_error
+    assert data(result)["error"]["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert len(session.elicited) == 1
+    question = session.elicited[0]
+    assert isinstance(question, types.ElicitRequestFormParams)
+    assert "query" in question.message
+    assert "SKILLREEL_SECRET_SIGN_IN_QUERY" in question.message
+    assert list(question.requested_schema["properties"]) == ["query"]
+    assert question.requested_schema["required"] == ["query"]
