@@ -341,9 +341,9 @@ def read_policy_file(path: Path) -> Policy:
     """A policy file: PolicySettings, or a Policy whose ``policyDigest`` must then match."""
     data = read_json_input(path, what="policy file")
     has_digest = "policyDigest" in decode_json_object(data, what="policy file")
-    kind: type[PolicySettings] = Policy if has_digest else PolicySettings
-    settings = parse_document(kind, data, what="policy file")
-    return Policy.from_settings(settings)
+    if has_digest:
+        return parse_document(Policy, data, what="policy file")
+    return Policy.from_settings(parse_document(PolicySettings, data, what="policy file"))
 
 
 def set_policy(store: Store, path: Path, *, approve: bool) -> PolicyChange:
