@@ -1,0 +1,99 @@
+"""stdout of `skillreel mcp` carries protocol messages and nothing else, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillreel.services.packaging import enable_skill
+from skillreel.store import Store
+from tests import factory
+from tests.integration.mcp.client import server_env
+from tests.integration.skills.builders import store_entry
+
+
+class RawServer:
+    """The server process spoken to by hand: one JSON-RPC message per line each way."""
+
+    def __init__(self, home: Path, stderr: Path) -> None:
+        self.err = stderr.open("w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "skillreel", "mcp"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.err, env=server_env(home),
+                                     cwd=home.parent)
+        self.lines: list[bytes] = []  # every line the server wrote on stdout
+        self._next = 0
+        self.guard = threading.Timer(120, self.proc.kill)  # a hang guard, not an assertion
+        self.guard.start()
+
+    def send(self, method: str, params: dict[str, Any] | None = None, *, notify: bool = False) -> int:
+        self._next += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        if not notify:
+            message["id"] = self._next
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+        return self._next
+
+    def response(self, request_id: int) -> dict[str, Any]:
+        """Read lines until the response to ``request_id``; every line must be a JSON-RPC message."""
+        assert self.proc.stdout is not None
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed stdout before answering"
+            self.lines.append(line)
+            message = json.loads(line)
+            assert message["jsonrpc"] == "2.0"
+            if message.get("id") == request_id and ("result" in message or "error" in message):
+                return message
+
+    def close(self) -> bytes:
+        """Close stdin (the end of the session) and return whatever else reached stdout."""
+        rest, _ = self.proc.communicate(timeout=120)
+        self.guard.cancel()
+        self.err.close()
+        return rest
+
+
+@pytest.fixture
+def raw(skillreel_home: Path, project_dir: Path, tmp_path: Path) -> Iterator[RawServer]:
+    with Store.open() as store:
+        store_entry(store, factory.entry("search-invoices"))
+        enable_skill(store, "search-invoices", "project", project_dir)
+        store_entry(store, factory.entry("not-enabled-yet"))
+    server = RawServer(skillreel_home, tmp_path / "stderr.log")
+    try:
+        yield server
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.close()
+
+
+def test_every_stdout_line_is_a_protocol_message(raw: RawServer) -> None:
+    init = raw.send("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "raw-test", "version": "1"}})
+    assert raw.response(init)["result"]["serverInfo"]["name"] == "skillreel"
+    raw.send("notifications/initialized", notify=True)
+    tools = raw.response(raw.send("tools/list"))["result"]["tools"]
+    assert sorted(t["name"] for t in tools) == ["skills_list", "skills_play"]
+    listed = raw.response(raw.send("tools/call", {"name": "skills_list", "arguments": {}}))
+    assert [s["name"] for s in listed["result"]["structuredContent"]["skills"]] == ["search-invoices"]
+    refused = raw.response(raw.send("tools/call", {"name": "skills_play",
+                                                   "arguments": {"name": "not-enabled-yet"}}))
+    assert refused["result"]["isError"] is True
+    assert refused["result"]["structuredContent"]["error"]["code"] == "SR_RECORD_STATE_INVALID"
+    rest = raw.close()
+    assert raw.proc.returncode == 0
+    for line in rest.splitlines():
+        assert json.loads(line)["jsonrpc"] == "2.0"
+    assert all(line.endswith(b"\n") for line in raw.lines)
