@@ -1,0 +1,304 @@
+"""``PlaywrightDriver``: the engine's :class:`~skillreel.replay.engine.Driver` over a real Chromium.
+
+Measurement runs in an **isolated world** of the page's main frame, created over CDP
+(``Page.createIsolatedWorld``) and addressed by its ``uniqueContextId`` (an execution context id
+alone may be reused after a cross-process navigation; the unique id may not). ``fingerprint.js``
+and ``resolve.js`` are installed there once per document; every call passes its data as a call
+argument. The page shares the DOM with that world but none of its JavaScript objects, so patched
+prototypes or a fake ``SkillreelResolve`` in the page cannot influence a decision.
+
+The element the rule chose is marked by ``resolve.js`` with a per-session random attribute name
+and a per-step random value; the action then goes through Playwright's strict locator for exactly
+that attribute (trusted input, actionability and hit-target checks included; two marked elements
+would be a strict-mode error, never a click on the first). The mark is removed right after.
+
+Typing uses ``Locator.fill`` (focus, select all, trusted ``Input.insertText``) and is verified in
+the isolated world (the field's value must equal the input). Select uses ``select_option`` by
+value, only after checking that an enabled option has exactly that value, and is verified too.
+
+Playwright errors are translated here, once, with content-free messages (their own messages
+repeat selectors): a crash of the browser or page is ``SR_REPLAY_UI_BROWSER_CRASHED``, a timeout
+``SR_REPLAY_UI_TIMEOUT``, anything else ``SR_REPLAY_UI_ACTION_FAILED`` (or
+``SR_REPLAY_UI_NAVIGATION_FAILED`` for page loads).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, Protocol
+
+from playwright.async_api import CDPSession, Locator, Page
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+from pydantic import ValidationError
+
+from ..errors import ReplayUIError
+from ..locate import heal, resolve_world_script
+from ..model.locators import Fingerprint, LocatorBundle, LocatorCandidate
+from .engine import Picked
+from .evidence import PageSummary
+
+log = logging.getLogger(__name__)
+
+CALL: Final = "SkillreelResolve.call"  # a function expression evaluated in our isolated world
+RETRIES: Final = 5
+RETRY_DELAY_S: Final = 0.05
+
+
+class Ledger(Protocol):
+    def mark(self) -> int: ...
+    def origins_since(self, mark: int) -> tuple[str, ...]: ...
+
+
+class Session(Protocol):
+    """What the driver needs of ``target.browser.BrowserSession``."""
+
+    @property
+    def page(self) -> Page: ...
+    @property
+    def ledger(self) -> Ledger: ...
+    @property
+    def crashed(self) -> bool: ...
+    async def goto_start(self, *, timeout_ms: int = 30_000) -> None: ...
+
+
+class _Transient(Exception):
+    """The isolated world went away (a navigation); measure again in the new document."""
+
+
+class PlaywrightDriver:
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self._page = session.page
+        self._cdp: CDPSession | None = None
+        self._frame_id: str | None = None
+        self._world = "skillreel-" + secrets.token_hex(8)
+        self._attr = "data-sr-" + secrets.token_hex(6)
+        self._contexts: dict[int, str] = {}   # our world's execution context id -> unique id
+        self._unique: str | None = None
+        self._installed: str | None = None
+        self._marked = False
+        self._probes = 0
+
+    # ---- errors ----------------------------------------------------------------------------------
+
+    def _crashed(self) -> bool:
+        return self._session.crashed or self._page.is_closed()
+
+    def _translate(self, exc: Exception, doing: str, *,
+                   code: str = "SR_REPLAY_UI_ACTION_FAILED") -> ReplayUIError:
+        if self._crashed():
+            return ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "Chromium exited or the page crashed")
+        if isinstance(exc, PlaywrightTimeoutError):
+            return ReplayUIError("SR_REPLAY_UI_TIMEOUT", f"the browser did not finish {doing} in time")
+        return ReplayUIError(code, f"the browser could not finish {doing}")
+
+    async def _guard(self, doing: str, work: Callable[[], Awaitable[Any]],
+                     code: str = "SR_REPLAY_UI_ACTION_FAILED") -> Any:
+        try:
+            return await work()
+        except PlaywrightError as exc:
+            raise self._translate(exc, doing, code=code) from exc
+
+    # ---- the isolated world ----------------------------------------------------------------------
+
+    async def _session_cdp(self) -> CDPSession:
+        if self._cdp is None:
+            cdp = await self._page.context.new_cdp_session(self._page)
+            cdp.on("Runtime.executionContextCreated", self._on_created)
+            cdp.on("Runtime.executionContextDestroyed", self._on_destroyed)
+            cdp.on("Runtime.executionContextsCleared", self._on_cleared)
+            tree = await cdp.send("Page.getFrameTree")
+            self._frame_id = tree["frameTree"]["frame"]["id"]
+            await cdp.send("Runtime.enable")
+            self._cdp = cdp
+        return self._cdp
+
+    def _on_created(self, event: dict[str, Any]) -> None:
+        context = event.get("context", {})
+        aux = context.get("auxData") or {}
+        if context.get("name") == self._world and aux.get("frameId") == self._frame_id:
+            self._contexts[context["id"]] = context["uniqueId"]
+
+    def _on_destroyed(self, event: dict[str, Any]) -> None:
+        unique = event.get("executionContextUniqueId")
+        gone = self._contexts.pop(event.get("executionContextId", -1), None)
+        if self._unique is not None and self._unique in (unique, gone):
+            self._unique = None
+
+    def _on_cleared(self, _event: dict[str, Any]) -> None:
+        self._contexts.clear()
+        self._unique = None
+
+    async def _context(self, cdp: CDPSession) -> str:
+        if self._unique is None:
+            world = await cdp.send("Page.createIsolatedWorld", {
+                "frameId": self._frame_id, "worldName": self._world, "grantUniveralAccess": False})
+            unique = self._contexts.get(world["executionContextId"])
+            if unique is None:
+                raise _Transient
+            self._unique = unique
+        if self._installed != self._unique:
+            result = await cdp.send("Runtime.evaluate", {
+                "expression": resolve_world_script(), "uniqueContextId": self._unique, "returnByValue": True})
+            if "exceptionDetails" in result:
+                raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED",
+                                    "the resolution script could not be installed")
+            self._installed = self._unique
+        return self._unique
+
+    async def _call(self, method: str, arg: Any) -> Any:
+        """Call ``SkillreelResolve[method](arg)`` in our isolated world; retried across navigations."""
+        for _ in range(RETRIES):
+            try:
+                cdp = await self._session_cdp()
+                unique = await self._context(cdp)
+                result = await cdp.send("Runtime.callFunctionOn", {
+                    "functionDeclaration": CALL, "uniqueContextId": unique,
+                    "arguments": [{"value": method}, {"value": arg}], "returnByValue": True})
+            except _Transient:
+                await asyncio.sleep(RETRY_DELAY_S)
+                continue
+            except PlaywrightError as exc:
+                if self._crashed():
+                    raise self._translate(exc, "measuring the page") from exc
+                self._unique = None
+                await asyncio.sleep(RETRY_DELAY_S)
+                continue
+            if "exceptionDetails" in result:
+                raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the in-page resolution script failed")
+            return result.get("result", {}).get("value")
+        raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page kept navigating while it was measured")
+
+    def _locator(self, picked: Picked) -> Locator:
+        return self._page.locator(f"[{self._attr}='{picked.token}']")
+
+    # ---- Driver: navigation ----------------------------------------------------------------------
+
+    async def start(self, *, timeout_ms: int) -> None:
+        await self._session.goto_start(timeout_ms=timeout_ms)
+
+    async def goto(self, url: str, *, timeout_ms: int) -> None:
+        await self._guard("loading a page",
+                          lambda: self._page.goto(url, wait_until="load", timeout=timeout_ms),
+                          "SR_REPLAY_UI_NAVIGATION_FAILED")
+
+    async def reload(self, *, timeout_ms: int) -> None:
+        await self._guard("reloading the page",
+                          lambda: self._page.reload(wait_until="load", timeout=timeout_ms),
+                          "SR_REPLAY_UI_NAVIGATION_FAILED")
+
+    async def current_url(self) -> str:
+        return self._page.url
+
+    # ---- Driver: resolution ----------------------------------------------------------------------
+
+    async def probe(self, bundle: LocatorBundle, *, salt: str) -> heal.Probe:
+        self._probes += 1
+        data = await self._call("probe", {
+            "token": f"p{self._probes}", "bundle": bundle.to_json(), "salt": salt,
+            "weights": heal.WEIGHTS.to_json(), "floor": heal.FLOOR, "topK": heal.TOP_K})
+        try:
+            return heal.probe_from_json(data)
+        except heal.ProbeShapeError as exc:
+            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed") from exc
+
+    async def pick(self, probe: heal.Probe, element: int, *, salt: str, describe: bool) -> Picked | None:
+        nonce = secrets.token_hex(16)
+        data = await self._call("pick", {"token": probe.token, "element": element, "salt": salt,
+                                         "attr": self._attr, "nonce": nonce, "describe": describe})
+        if not isinstance(data, dict) or not data.get("ok"):
+            return None
+        self._marked = True
+        try:
+            fingerprint = Fingerprint.parse(data["fingerprint"])
+        except (ValidationError, KeyError, TypeError) as exc:
+            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED",
+                                "the target element cannot be described") from exc
+        return Picked(nonce, fingerprint, _candidates(data.get("candidates")))
+
+    async def release(self) -> None:
+        """Remove the mark; never raises (it runs in cleanup, also after a crash)."""
+        if not self._marked:
+            return
+        self._marked = False
+        if self._unique is None or self._unique != self._installed or self._crashed():
+            return  # a new document: nothing of ours is marked in it
+        try:
+            await self._call("release", {"attr": self._attr})
+        except ReplayUIError as exc:
+            log.debug("release: %s", exc.code)
+
+    # ---- Driver: actions -------------------------------------------------------------------------
+
+    async def click(self, picked: Picked, *, timeout_ms: int) -> None:
+        await self._guard("the click", lambda: self._locator(picked).click(timeout=timeout_ms))
+
+    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
+        await self._guard("typing", lambda: self._locator(picked).fill(value, timeout=timeout_ms))
+        return bool(await self._call("check", {"check": "value_equals", "expected": value}))
+
+    async def select(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
+        if not await self._call("hasOption", {"value": value}):
+            return False
+        await self._guard("the selection",
+                          lambda: self._locator(picked).select_option(value=value, timeout=timeout_ms))
+        return bool(await self._call("check", {"check": "value_equals", "expected": value}))
+
+    async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
+        if picked is None:
+            await self._guard("the key press", lambda: self._page.keyboard.press(key))
+        else:
+            await self._guard("the key press", lambda: self._locator(picked).press(key, timeout=timeout_ms))
+
+    async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool:
+        return bool(await self._call("check", {"check": check, "expected": expected}))
+
+    async def count(self, candidate: LocatorCandidate) -> int:
+        value = await self._call("count", {"candidate": candidate.to_json()})
+        return value if isinstance(value, int) else -1
+
+    # ---- Driver: observation ---------------------------------------------------------------------
+
+    async def page_state(self, *, salt: str, text: bool) -> PageSummary:
+        data = await self._call("pageState", {"salt": salt, "text": text})
+        try:
+            return PageSummary(elements=int(data["elements"]), structure=str(data["structure"]),
+                               text=None if data.get("text") is None else str(data["text"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page state was malformed") from exc
+
+    async def screenshot(self, *, timeout_ms: int) -> bytes:
+        png: bytes = await self._guard("the screenshot",
+                                       lambda: self._page.screenshot(type="png", timeout=timeout_ms))
+        return png
+
+    async def settle(self, settle_ms: int, *, timeout_ms: int) -> None:
+        await self._guard("loading the page",
+                          lambda: self._page.wait_for_load_state("load", timeout=timeout_ms))
+        if settle_ms:
+            await asyncio.sleep(settle_ms / 1000)
+        if self._crashed():
+            raise ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "Chromium exited or the page crashed")
+
+    def network_mark(self) -> int:
+        return self._session.ledger.mark()
+
+    def network_denied_since(self, mark: int) -> tuple[str, ...]:
+        return self._session.ledger.origins_since(mark)
+
+
+def _candidates(data: Any) -> tuple[LocatorCandidate, ...] | None:
+    """Fresh locator candidates from ``describe`` (for a heal proposal); invalid ones are dropped."""
+    if not isinstance(data, list):
+        return None
+    found = []
+    for item in data:
+        try:
+            found.append(LocatorCandidate.parse(item))
+        except (ValidationError, ValueError, TypeError):
+            continue
+    return tuple(found) or None

@@ -1,0 +1,357 @@
+"""The replay engine's step loop over the in-memory FakeDriver (no browser, no real waiting)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from skillreel.errors import ReplayUIError, SkillreelError
+from skillreel.model.actions import (
+    AssertAction,
+    ClickAction,
+    HumanAction,
+    NavigateAction,
+    ObserveAction,
+    ParameterRef,
+    PressAction,
+    SelectAction,
+    TypeAction,
+)
+from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
+from skillreel.replay.engine import EngineOptions, HumanRequest, ReplayEngine, StepProgress, url_matches
+from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
+
+SALT = "0123456789abcdef0123456789abcdef"
+URL = "https://app.test/form"
+NEXT = "https://app.test/done"
+
+
+def h(text: str) -> str:
+    value = text_hash(SALT, text)
+    assert value is not None
+    return value
+
+
+def fp(tag: str, *, type_: str | None = None, role: str | None = None, sib: tuple[int, int] = (0, 1),
+       **attrs: str) -> Fingerprint:
+    text = attrs.pop("text", None)
+    label = attrs.pop("label", None)
+    hashed = {k.replace("_", "-"): h(v) for k, v in attrs.items()}
+    return Fingerprint(tag=tag, type=type_, role=role, attributes=hashed,
+                       parent_path=("form", "body", "html"), sibling_index=sib[0], sibling_count=sib[1],
+                       label_hash=h(label) if label else None, text_hash=h(text) if text else None)
+
+
+QUERY = fp("input", type_="text", role="textbox", id="q", name="q", label="Search", sib=(0, 1))
+COLOUR = fp("select", role="combobox", id="colour", name="colour", label="Colour")
+GO = fp("button", type_="submit", role="button", id="go", text="Go", sib=(0, 2))
+RESET = fp("button", type_="submit", role="button", id="reset", text="Reset", sib=(1, 2))
+RESULT = fp("p", id="result", text="3 results")
+
+
+def bundle(f: Fingerprint, selector: str) -> LocatorBundle:
+    return LocatorBundle(candidates=(LocatorCandidate(strategy="id", selector=selector, match_count=1),),
+                         fingerprint=f)
+
+
+def page() -> FakePage:
+    return FakePage(URL, [
+        FakeElement(QUERY, {"#q"}),
+        FakeElement(COLOUR, {"#colour"}, options=("red", "green")),
+        FakeElement(GO, {"#go"}),
+        FakeElement(RESET, {"#reset"}),
+        FakeElement(RESULT, {"#result"}, text="3 results"),
+    ])
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def engine(driver: FakeDriver, clock: Clock, **kw: Any) -> ReplayEngine:
+    options = EngineOptions(salt=SALT, allow_heal=kw.pop("allow_heal", True),
+                            timeout_ms=kw.pop("timeout_ms", 1000), settle_ms=kw.pop("settle_ms", 50))
+    return ReplayEngine(driver, options, clock=clock, sleep=clock.sleep, **kw)
+
+
+def start() -> NavigateAction:
+    return NavigateAction(id="a1", url=URL)
+
+
+def driver_for(*pages: FakePage) -> FakeDriver:
+    return FakeDriver({p.url: p for p in pages}, start_url=pages[0].url)
+
+
+async def test_every_action_kind_runs_with_new_inputs_and_leaves_evidence() -> None:
+    p = page()
+    driver = driver_for(p, FakePage(NEXT, []))
+    actions = [
+        start(),
+        TypeAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="query")),
+        SelectAction(id="a3", target=bundle(COLOUR, "#colour"), value=ParameterRef(name="colour")),
+        PressAction(id="a4", key="Enter", target=bundle(QUERY, "#q")),
+        PressAction(id="a5", key="Tab"),
+        ObserveAction(id="a6", target=bundle(RESULT, "#result")),
+        AssertAction(id="a7", check="text_contains", target=bundle(RESULT, "#result"), expected="results"),
+        AssertAction(id="a8", check="url_matches", expected="/form"),
+        AssertAction(id="a9", check="count", target=bundle(GO, "#go"), expected=1),
+        ClickAction(id="a10", target=bundle(GO, "#go")),
+        NavigateAction(id="a11", url=NEXT, reason="address-bar"),
+        NavigateAction(id="a12", url=NEXT, reason="reload"),
+    ]
+    records = await engine(driver, Clock()).run(actions, {"query": "second query", "colour": "green"})
+    assert p.elements[0].value == "second query"
+    assert p.elements[1].value == "green"
+    assert p.elements[2].clicks == 1
+    assert [a for a, _ in driver.actions] == [
+        "start", "fill", "select", "press", "press", "click", "goto", "reload"]
+    facts = {r.action_id: set(r.evidence.facts) for r in records}
+    assert facts == {
+        "a1": {"url"}, "a2": {"target", "valueCheck", "afterState"},
+        "a3": {"target", "selectedCheck", "afterState"},
+        "a4": {"target", "afterState"}, "a5": {"afterState"},
+        "a6": {"target", "before", "after", "page", "screenshot"},
+        "a7": {"target", "check"}, "a8": {"check"}, "a9": {"check"}, "a10": {"target", "afterState"},
+        "a11": {"url"}, "a12": {"url"},
+    }
+    assert not any(r.healed for r in records)
+    dumped = json.dumps([r.evidence.to_json() for r in records])
+    for secret in ("second query", "green", "#q", "app.test", "results"):
+        assert secret not in dumped
+
+
+async def test_a_skill_not_starting_with_navigation_loads_the_start_page_first() -> None:
+    driver = driver_for(page())
+    await engine(driver, Clock()).run([ClickAction(id="a1", target=bundle(GO, "#go"))], {})
+    assert driver.actions == [("start", None), ("click", 2)]
+
+
+async def test_healed_step_is_confirmed_marked_and_proposes_fresh_locators() -> None:
+    p = page()
+    renamed = fp("button", type_="submit", role="button", id="submit", text="Go", sib=(0, 2))
+    fresh = (LocatorCandidate(strategy="id", selector="#submit", match_count=1),)
+    p.elements[2] = FakeElement(renamed, {"#submit"}, candidates=fresh)
+    driver = driver_for(p)
+    clock = Clock()
+    records = await engine(driver, clock).run([start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {})
+    assert records[1].healed
+    assert records[1].evidence.healed
+    assert records[1].healed_bundle is not None
+    assert records[1].healed_bundle.candidates == fresh
+    assert records[1].healed_bundle.fingerprint == renamed
+    assert driver.actions[-1] == ("click", 2)
+    assert clock.sleeps == [0.1]  # one confirmation probe before acting
+
+
+async def test_healing_off_fails_closed_after_the_deadline() -> None:
+    p = page()
+    p.elements[2] = FakeElement(fp("button", type_="submit", role="button", id="submit", text="Go",
+                                   sib=(0, 2)))
+    driver = driver_for(p)
+    clock = Clock()
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver, clock, allow_heal=False).run(
+            [start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {})
+    assert info.value.code == "SR_REPLAY_UI_TARGET_NOT_FOUND"
+    assert info.value.action_id == "a2"
+    assert "#go" not in info.value.message
+    assert clock.now >= 1.0
+    assert ("click", 2) not in driver.actions
+
+
+async def test_removed_target_is_not_found_and_nothing_is_clicked() -> None:
+    p = page()
+    del p.elements[2]
+    driver = driver_for(p)
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver, Clock()).run([start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {})
+    assert info.value.code == "SR_REPLAY_UI_TARGET_NOT_FOUND"
+    assert all(e.clicks == 0 for e in p.elements)
+
+
+async def test_two_identical_candidates_are_ambiguous_and_nothing_is_clicked() -> None:
+    p = page()
+    twin = fp("button", type_="submit", role="button", id="go", text="Go", sib=(0, 3))
+    p.elements[2:4] = [FakeElement(twin, {"#go"}), FakeElement(twin, {"#go"}), FakeElement(RESET)]
+    driver = driver_for(p)
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver, Clock()).run([start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {})
+    assert info.value.code == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
+    assert all(e.clicks == 0 for e in p.elements)
+
+
+async def test_a_target_that_appears_later_is_waited_for() -> None:
+    p = page()
+    go = p.elements.pop(2)
+    driver = driver_for(p)
+    clock = Clock()
+    original = driver.probe
+
+    async def probe(bundle: LocatorBundle, *, salt: str) -> Any:
+        if clock.now >= 0.2 and go not in p.elements:
+            p.elements.append(go)
+        return await original(bundle, salt=salt)
+
+    driver.probe = probe  # type: ignore[method-assign]
+    await engine(driver, clock).run([start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {})
+    assert go.clicks == 1
+
+
+async def test_refused_request_during_a_step_fails_it_naming_origins_only() -> None:
+    p = page()
+    p.elements[2].on_click = lambda d: (d.deny("https://evil.test"), d.deny("https://evil.test"))
+    driver = driver_for(p)
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver, Clock()).run([start(), ClickAction(id="a2", target=bundle(GO, "#go")),
+                                           ClickAction(id="a3", target=bundle(RESET, "#reset"))], {})
+    assert info.value.code == "SR_REPLAY_UI_NETWORK_DENIED"
+    assert info.value.action_id == "a2"
+    assert info.value.details == {"origins": ["https://evil.test"]}
+    assert p.elements[3].clicks == 0
+
+
+async def test_network_refusal_takes_precedence_over_the_action_error_it_caused() -> None:
+    p = page()
+    driver = driver_for(p)
+
+    def fail(d: FakeDriver) -> None:
+        d.deny("https://evil.test")
+        d.fail_next = ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "navigation failed")
+
+    p.elements[2].on_click = fail
+    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go")), NavigateAction(id="a3", url=NEXT,
+                                                                                      reason="address-bar")]
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver, Clock()).run(actions, {})
+    assert (info.value.code, info.value.action_id) == ("SR_REPLAY_UI_NETWORK_DENIED", "a2")
+
+
+async def test_browser_crash_surfaces_with_the_action_id() -> None:
+    driver = driver_for(page())
+    driver.fail_next = None
+    p = driver.pages[URL]
+    crash = ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "gone")
+    p.elements[2].on_click = lambda d: setattr(d, "fail_next", crash)
+    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go")),
+               ClickAction(id="a3", target=bundle(GO, "#go"))]
+    with pytest.raises(SkillreelError) as info:
+        await engine(driver, Clock()).run(actions, {})
+    assert (info.value.code, info.value.action_id) == ("SR_REPLAY_UI_BROWSER_CRASHED", "a3")
+
+
+async def test_type_is_verified() -> None:
+    p = page()
+    p.elements[0].transform = str.upper
+    driver = driver_for(p)
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver, Clock()).run(
+            [start(), TypeAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="query"))],
+            {"query": "abc"})
+    assert info.value.code == "SR_REPLAY_UI_ACTION_FAILED"
+    assert "abc" not in info.value.message
+
+
+async def test_select_needs_an_option_with_the_value() -> None:
+    driver = driver_for(page())
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver, Clock()).run(
+            [start(), SelectAction(id="a2", target=bundle(COLOUR, "#colour"),
+                                   value=ParameterRef(name="colour"))],
+            {"colour": "purple"})
+    assert info.value.code == "SR_REPLAY_UI_ACTION_FAILED"
+
+
+async def test_optional_input_absent_skips_the_step() -> None:
+    p = page()
+    records = await engine(driver_for(p), Clock()).run(
+        [start(), TypeAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="query"))], {})
+    assert set(records[1].evidence.facts) == {"skipped"}
+    assert p.elements[0].value == ""
+
+
+@pytest.mark.parametrize(("action", "code"), [
+    (AssertAction(id="a2", check="text_equals", target=bundle(RESULT, "#result"), expected="4 results"),
+     "SR_REPLAY_UI_ASSERTION_FAILED"),
+    (AssertAction(id="a2", check="url_matches", expected="/elsewhere"), "SR_REPLAY_UI_ASSERTION_FAILED"),
+    (AssertAction(id="a2", check="count", target=bundle(GO, "#go"), expected=2),
+     "SR_REPLAY_UI_ASSERTION_FAILED"),
+    (AssertAction(id="a2", check="value_equals", target=bundle(QUERY, "#q"), expected="x"),
+     "SR_REPLAY_UI_ASSERTION_FAILED"),
+])
+async def test_failing_assertions_poll_then_fail(action: AssertAction, code: str) -> None:
+    clock = Clock()
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver_for(page()), clock).run([start(), action], {})
+    assert (info.value.code, info.value.action_id) == (code, "a2")
+    assert clock.now >= 1.0
+    assert len(clock.sleeps) > 3
+
+
+async def test_human_step_needs_a_person() -> None:
+    actions = [start(), HumanAction(id="a2", reason="upload")]
+    with pytest.raises(SkillreelError) as info:
+        await engine(driver_for(page()), Clock()).run(actions, {})
+    assert (info.value.code, info.value.action_id) == ("SR_REPLAY_HUMAN_REQUIRED", "a2")
+
+    asked: list[HumanRequest] = []
+
+    async def yes(request: HumanRequest) -> bool:
+        asked.append(request)
+        return True
+
+    records = await engine(driver_for(page()), Clock(), human=yes).run(actions, {})
+    assert asked == [HumanRequest(1, 2, "a2", "upload")]
+    assert set(records[1].evidence.facts) == {"human", "afterState"}
+
+    async def no(request: HumanRequest) -> bool:
+        return False
+
+    with pytest.raises(SkillreelError) as info:
+        await engine(driver_for(page()), Clock(), human=no).run(actions, {})
+    assert info.value.code == "SR_REPLAY_HUMAN_REQUIRED"
+
+
+async def test_progress_reports_each_step() -> None:
+    seen: list[StepProgress] = []
+    p = page()
+    del p.elements[3]
+    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go")),
+               ClickAction(id="a3", target=bundle(RESET, "#reset"))]
+    with pytest.raises(SkillreelError):
+        await engine(driver_for(p), Clock(), progress=seen.append).run(actions, {})
+    assert [(s.action_id, s.phase) for s in seen] == [
+        ("a1", "start"), ("a1", "done"), ("a2", "start"), ("a2", "done"), ("a3", "start"), ("a3", "failed")]
+    assert seen[-1].code == "SR_REPLAY_UI_TARGET_NOT_FOUND"
+
+
+async def test_settle_runs_after_each_acting_step() -> None:
+    driver = driver_for(page())
+    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go"))]
+    await engine(driver, Clock(), settle_ms=70).run(actions, {})
+    assert driver.settled == [70, 70]
+
+
+@pytest.mark.parametrize(("url", "expected", "ok"), [
+    ("https://app.test/form?x=1", "https://app.test/form?x=1", True),
+    ("https://app.test/form?x=1", "/form?x=1", True),
+    ("https://app.test/form?x=1", "/form", False),
+    ("https://app.test/form?x=1", "/form*", True),
+    ("https://app.test/a/b", "https://app.test/*/b", True),
+    ("https://app.test/a?token=abc", "/a", True),
+    ("about:blank", "/a", False),
+    ("https://app.test/a", 3, False),
+    ("https://app.test/[a]", "/[a]", True),
+])
+def test_url_matches(url: str, expected: Any, ok: bool) -> None:
+    assert url_matches(url, expected) is ok
