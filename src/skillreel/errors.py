@@ -105,6 +105,8 @@ CODES: dict[str, ErrorCode] = _catalogue(
               "Record a shorter task, or split it into several skills."),
     ErrorCode("SR_RECORD_PARAMETER_UNKNOWN", 2, "A --sensitive name matches no recorded parameter.",
               "Use a parameter name the recording produced (the message lists them)."),
+    ErrorCode("SR_RECORD_DISCARDED", 1, "The recording was discarded (Ctrl-C); nothing was stored.",
+              "Record again and press Enter to finish when the demonstration is complete."),
     ErrorCode("SR_RECORD_INSTALL_MODIFIED", 1, "An installed package was changed by hand; nothing was deleted.",
               "Restore or remove the package folder yourself, then retry."),
     ErrorCode("SR_RECORD_INSTALL_COLLISION", 1, "The package folder already exists and is not ours.",

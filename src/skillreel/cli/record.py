@@ -1,0 +1,121 @@
+"""`skillreel record NAME`: record a skill from one demonstration in Chromium.
+
+With ``--automation FILE`` a scripted demonstration runs headless; without it a headed window opens,
+the terminal lists each captured step (its kind and action id, never a value) on stderr, Enter
+finishes and Ctrl-C discards (nothing is stored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import InputError, RecordError
+from ..services.recording import DEFAULT_TIMEOUT_MS, RecordRequest, RecordResult, prepare, record_skill
+from ..store import Store
+from .output import emit, json_option
+
+_PATH = click.Path(path_type=Path, dir_okay=True, exists=False)
+
+
+def _viewport(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    match = re.fullmatch(r"(\d{1,5})[xX](\d{1,5})", text)
+    if not match:
+        raise InputError("SR_RECORD_USAGE", "--viewport takes WIDTHxHEIGHT, e.g. 1280x800")
+    return int(match.group(1)), int(match.group(2))
+
+
+async def _enter_pressed() -> None:
+    """Returns when a line (or end of input) arrives on stdin, without blocking the event loop."""
+    if sys.stdin is None or sys.stdin.closed:
+        return
+    loop = asyncio.get_running_loop()
+    fd = sys.stdin.fileno()
+    line: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        data = os.read(fd, 4096)
+        if (not data or b"\n" in data) and not line.done():
+            line.set_result(None)
+
+    try:
+        loop.add_reader(fd, readable)
+    except (OSError, NotImplementedError, ValueError):   # a regular file: it is readable at once
+        sys.stdin.readline()
+        return
+    try:
+        await line
+    finally:
+        loop.remove_reader(fd)
+
+
+def _announce(action_id: str, kind: str) -> None:
+    click.echo(f"  {action_id:<5} {kind}", err=True)
+
+
+def _human(result: RecordResult) -> Any:
+    def render(out: Any) -> None:
+        data = result.to_json()
+        out.print(f"recorded [bold]{data['name']}[/] revision {data['revision']} (draft) "
+                  f"{data['draftDigest']}")
+        for action in data["actions"]:
+            extra = next((action[k] for k in ("parameter", "key", "reason", "check") if k in action), "")
+            out.print(f"  {action['id']:<5} {action['kind']:<9} {extra}")
+        if data["parameters"]:
+            out.print("parameters: " + ", ".join(
+                p["name"] + (" (sensitive)" if p["sensitive"] else "") for p in data["parameters"]))
+        if data["deniedOrigins"]:
+            out.print("[yellow]refused origins[/] (add with --allowed-origin if you trust them): "
+                      + ", ".join(data["deniedOrigins"]))
+        out.print(f"next: skillreel review {data['name']} --reviewer ID --approve")
+    return render
+
+
+@click.command("record")
+@click.argument("name")
+@click.option("--html", "html_path", type=_PATH, help="An HTML fixture file (offline target).")
+@click.option("--url", help="The target URL (https; http on loopback only).")
+@click.option("--allowed-origin", "allowed_origins", multiple=True,
+              help="Another exact origin the page may use (repeat).")
+@click.option("--identity", help="A non-secret label for the signed-in identity.")
+@click.option("--storage-state", type=_PATH,
+              help="Playwright storage state to start with (only its digest is kept).")
+@click.option("--automation", type=_PATH,
+              help="Perform a scripted demonstration instead of recording a person.")
+@click.option("--assertions", type=_PATH, help="Observe/assert steps (CSS selectors) to add at the end.")
+@click.option("--sensitive", multiple=True, help="Mark a parameter sensitive (repeat).")
+@click.option("--failure", "failures", multiple=True, help="A failure condition in words (repeat).")
+@click.option("--description", help="What the skill does and when to use it (1 to 1,024 characters).")
+@click.option("--viewport", help="Window size WIDTHxHEIGHT (default 1280x800).")
+@click.option("--timeout", "timeout_ms", type=int, default=DEFAULT_TIMEOUT_MS, show_default=True,
+              help="Per-step timeout of a scripted demonstration, in ms (100 to 30,000).")
+@json_option
+def command(name: str, html_path: Path | None, url: str | None, allowed_origins: tuple[str, ...],
+            identity: str | None, storage_state: Path | None, automation: Path | None,
+            assertions: Path | None, sensitive: tuple[str, ...], failures: tuple[str, ...],
+            description: str | None, viewport: str | None, timeout_ms: int, as_json: bool) -> None:
+    """Record a skill from a demonstration in Chromium."""
+    prepared = prepare(RecordRequest(
+        name=name, html_path=html_path, url=url, allowed_origins=allowed_origins, identity=identity,
+        storage_state=storage_state, automation=automation, assertions=assertions, sensitive=sensitive,
+        failure_conditions=failures, description=description, viewport=_viewport(viewport),
+        timeout_ms=timeout_ms))
+    interactive = prepared.interactive
+    if interactive:
+        click.echo("recording in the browser window: press Enter here to finish, Ctrl-C to discard", err=True)
+    try:
+        with Store.open() as store:
+            result = asyncio.run(record_skill(store, prepared,
+                                              until_done=_enter_pressed if interactive else None,
+                                              on_action=_announce if interactive else None))
+    except KeyboardInterrupt:
+        raise RecordError("SR_RECORD_DISCARDED", "recording discarded; nothing was stored") from None
+    emit(result.to_json(), as_json=as_json, human=_human(result))

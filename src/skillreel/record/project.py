@@ -1,0 +1,212 @@
+"""PURE projection of a value-free events log onto a Draft (ARCHITECTURE section 6).
+
+``project(events, options)`` is a function of its arguments only: the same log and options always
+give the same draft, byte for byte, and so the same ``draftDigest``. The draft keeps the log's
+``eventsDigest``; the store entry keeps the log itself.
+
+Rules, in order:
+
+1. Each event becomes at most one step: ``navigate`` -> navigate; ``click`` -> click; ``input`` ->
+   ``type`` (an ``otp`` control -> ``human``); ``select`` -> select; ``press`` -> press; ``human``
+   -> human; ``observe``/``assert`` -> the user's checks. An event from a page other than the first
+   (a popup) becomes a ``human`` step: replay acts on one page.
+2. Consecutive edits of the same field keep only the last one; consecutive ``human`` steps with
+   the same reason are one step (a person does that part at once).
+3. Every ``type``/``select`` gets its own parameter, named from the field's hint and made unique
+   with ``_2``, ``_3``...; a parameter is sensitive when its field was (password) or the user named
+   it with ``--sensitive``. Action ids are ``a1``, ``a2``... in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+from typing import Any
+
+from ..errors import InputError, RecordError
+from ..model.actions import (
+    Action,
+    AssertAction,
+    ClickAction,
+    HumanAction,
+    NavigateAction,
+    ObserveAction,
+    ParameterRef,
+    PressAction,
+    SelectAction,
+    TypeAction,
+    capability_manifest,
+)
+from ..model.draft import Draft, Parameter
+from ..model.environment import Environment
+from ..model.events import EventsLog, FieldInfo, RecordedEvent
+from ..model.limits import MAX_ACTIONS
+from ..model.locators import LocatorBundle
+
+
+@dataclass(frozen=True)
+class ProjectionOptions:
+    """What the draft takes from the user rather than from the log."""
+
+    name: str
+    description: str
+    environment: Environment
+    failure_conditions: tuple[str, ...] = ()
+    sensitive: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The actions and parameters a log projects to, and which event each parameter came from."""
+
+    actions: tuple[Action, ...]
+    parameters: tuple[Parameter, ...]
+    sources: dict[str, tuple[int, ...]] = dc_field(default_factory=dict)   # parameter -> its edits' seqs
+
+
+@dataclass
+class _Step:
+    kind: str
+    seq: int
+    target: LocatorBundle | None = None
+    info: FieldInfo | None = None
+    extra: dict[str, Any] = dc_field(default_factory=dict)
+    merged: tuple[int, ...] = ()
+
+
+def _step(event: RecordedEvent) -> _Step | None:
+    if event.page != 0:
+        return _Step("human", event.seq, event.target, extra={"reason": "other"})
+    kind = {"input": "type"}.get(event.type, event.type)
+    if kind == "type" and event.field is not None and event.field.control == "otp":
+        return _Step("human", event.seq, event.target, extra={"reason": "otp"})
+    if kind == "navigate":
+        return _Step(kind, event.seq, extra={"url": event.url, "reason": event.reason}) if event.url else None
+    if kind in ("type", "select"):
+        if event.field is None or event.target is None:
+            return _Step("human", event.seq, event.target, extra={"reason": "other"})
+        return _Step(kind, event.seq, event.target, event.field)
+    if kind == "click" and event.target is None:
+        return _Step("human", event.seq, extra={"reason": "other"})
+    extras: dict[str, dict[str, Any]] = {
+        "press": {"key": event.key}, "human": {"reason": event.reason or "other"},
+        "assert": {"check": event.check, "expected": event.expected},
+    }
+    return _Step(kind, event.seq, event.target, extra=extras.get(kind, {}))
+
+
+def _same_field(a: _Step, b: _Step) -> bool:
+    return (a.kind == b.kind and a.info is not None and b.info is not None
+            and a.info.param_hint == b.info.param_hint and a.target is not None and b.target is not None
+            and a.target.candidates[0] == b.target.candidates[0])
+
+
+def _coalesce(steps: Iterable[_Step]) -> list[_Step]:
+    out: list[_Step] = []
+    for step in steps:
+        last = out[-1] if out else None
+        if last is not None and step.kind in ("type", "select") and _same_field(last, step):
+            step.merged = (*last.merged, last.seq)
+            out[-1] = step
+        elif last is not None and step.kind == "human" == last.kind \
+                and step.extra["reason"] == last.extra["reason"]:
+            if last.target is None and step.target is not None:
+                last.target = step.target
+        else:
+            out.append(step)
+    return out
+
+
+def _unique(hint: str, used: set[str]) -> str:
+    if hint not in used:
+        return hint
+    n = 2
+    while f"{hint[:58]}_{n}" in used:
+        n += 1
+    return f"{hint[:58]}_{n}"
+
+
+def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset()) -> Plan:
+    """The actions and parameters of ``events`` (pure; see the module rules)."""
+    steps = _coalesce(s for s in map(_step, events) if s is not None)
+    actions: list[Action] = []
+    parameters: list[Parameter] = []
+    sources: dict[str, tuple[int, ...]] = {}
+    for n, step in enumerate(steps, start=1):
+        action_id = f"a{n}"
+        if step.kind in ("type", "select"):
+            assert step.info is not None
+            assert step.target is not None
+            name = _unique(step.info.param_hint, set(sources))
+            sources[name] = (*step.merged, step.seq)
+            parameters.append(Parameter(name=name, required=True,
+                                        sensitive=step.info.is_sensitive or name in sensitive))
+            cls = TypeAction if step.kind == "type" else SelectAction
+            actions.append(cls(id=action_id, target=step.target, value=ParameterRef(name=name)))
+        else:
+            actions.append(_action(action_id, step))
+    return Plan(tuple(actions), tuple(parameters), sources)
+
+
+def _action(action_id: str, step: _Step) -> Action:
+    if step.kind == "navigate":
+        return NavigateAction(id=action_id, url=step.extra["url"], reason=step.extra["reason"])
+    if step.kind == "click":
+        assert step.target is not None
+        return ClickAction(id=action_id, target=step.target)
+    if step.kind == "press":
+        return PressAction(id=action_id, key=step.extra["key"], target=step.target)
+    if step.kind == "observe":
+        assert step.target is not None
+        return ObserveAction(id=action_id, target=step.target)
+    if step.kind == "assert":
+        return AssertAction(id=action_id, check=step.extra["check"], target=step.target,
+                            expected=step.extra["expected"])
+    return HumanAction(id=action_id, reason=step.extra["reason"], target=step.target)
+
+
+def project(events: EventsLog, options: ProjectionOptions) -> Draft:
+    """The draft ``events`` projects to under ``options``.
+
+    ``SR_RECORD_NOTHING_CAPTURED`` when the demonstration holds nothing but its start,
+    ``SR_RECORD_ACTIONS_LIMIT`` past 256 actions, ``SR_RECORD_PARAMETER_UNKNOWN`` when a
+    ``--sensitive`` name matches no parameter.
+    """
+    result = plan(events.events, options.sensitive)
+    if all(isinstance(a, NavigateAction) and a.reason == "start" for a in result.actions):
+        raise RecordError("SR_RECORD_NOTHING_CAPTURED", "the demonstration produced no action")
+    if len(result.actions) > MAX_ACTIONS:
+        raise RecordError("SR_RECORD_ACTIONS_LIMIT",
+                          f"the demonstration produced {len(result.actions)} actions; at most {MAX_ACTIONS}")
+    unknown = sorted(options.sensitive - {p.name for p in result.parameters})
+    if unknown:
+        known = ", ".join(p.name for p in result.parameters) or "none"
+        raise InputError("SR_RECORD_PARAMETER_UNKNOWN", f"--sensitive names no recorded parameter: "
+                                                        f"{', '.join(unknown)} (parameters: {known})")
+    return Draft.build(
+        name=options.name,
+        description=options.description,
+        actions=result.actions,
+        parameters=result.parameters,
+        capabilities=capability_manifest(result.actions),
+        failure_conditions=options.failure_conditions,
+        environment=options.environment,
+        fingerprint_salt=events.salt,
+        events_digest=events.events_digest,
+    )
+
+
+def forget_sensitive_digests(events: EventsLog, sensitive: frozenset[str]) -> EventsLog:
+    """The log without the value digests of edits that feed a ``--sensitive`` parameter.
+
+    The page never sends a password's value, so its edits have no digest to begin with; a business
+    field the user marked sensitive did cross (memory only), and its digest is dropped here, before
+    anything is stored. Parameter names do not depend on digests, so the plan is unchanged.
+    """
+    sources = plan(events.events, frozenset()).sources
+    seqs = {seq for name in sensitive for seq in sources.get(name, ())}
+    if not any(e.value_digest for e in events.events if e.seq in seqs):
+        return events
+    kept = tuple(e.model_copy(update={"value_digest": None}) if e.seq in seqs else e for e in events.events)
+    return EventsLog.build(salt=events.salt, events=kept)

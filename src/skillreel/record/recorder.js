@@ -1,0 +1,439 @@
+// skillreel record/recorder.js — the browser side of recording (ARCHITECTURE section 6).
+//
+// Evaluated after locate/fingerprint.js, in an isolated world (CDP `worldName`) of every document
+// of every page the recording context opens. The page's own scripts share the DOM with this world
+// but not its JavaScript: they can see neither `SkillreelRecorder` nor the binding it reports
+// through (`Runtime.addBinding` with `executionContextName`), and they cannot forge its input,
+// because only events with `isTrusted` count.
+//
+//   SkillreelRecorder.configure({salt, values}) -> starts reporting (Python calls it per world)
+//   SkillreelRecorder.flush()                   -> reports every field edit still in progress
+//   SkillreelRecorder.resolve(css, all)         -> {count, target} for an assertion's selector
+//
+// What it reports (model.events.PageEvent, `v: 1`): a click (retargeted to its interactive
+// ancestor), one `input`/`select` per field edit (not per keystroke) with the edit's final value,
+// Enter/Tab/Escape presses, and `human` steps for what cannot be replayed safely (iframes, drag,
+// file upload, rich-text editors, one-time-code fields).
+//
+// Leak channels closed here (seed 004):
+// * a password field never reports its value: `type=password`, `autocomplete=current-password |
+//   new-password`, and any field once seen as a password in this document (a WeakSet, plus the
+//   field's name/id, so "show password" flipping the type or swapping the node keeps it secret);
+// * one-time-code fields become a `human` step, without value;
+// * page echo: the values typed in this document (and the non-sensitive ones typed earlier in the
+//   recording, handed in by `configure`) are compared with every text a report would carry — the
+//   texts inside selectors, the sources of parameter names, and what fingerprint hashes are taken
+//   from — and any that contains one is left out;
+// * element names: nothing here reads accessible names or page text; fingerprint.js never hashes
+//   the text of a subtree that holds editable content.
+var SkillreelRecorder = (() => {
+  "use strict";
+
+  const BINDING = "__skillreelRecorderEmit";
+  const L = SkillreelLocate;
+  const send = globalThis[BINDING];
+  const isTop = (() => {
+    try {
+      return window.top === window;
+    } catch (_) {
+      return false;
+    }
+  })();
+
+  let salt = null;
+  const waiting = [];
+  const typed = [];
+  const passwordFields = new WeakSet();
+  const passwordKeys = new Set();
+  const dirty = new Map();
+  let enterTarget = null;
+  let labelControl = null;
+
+  // ---- reporting ----------------------------------------------------------------------------
+  function whenReady(work) {
+    if (salt === null) waiting.push(work);
+    else work();
+  }
+
+  function report(event) {
+    event.v = 1;
+    try {
+      send(JSON.stringify(event));
+    } catch (_) {
+      // The binding is gone (the page is closing); nothing else can be done from here.
+    }
+  }
+
+  function human(reason, el) {
+    whenReady(() => report({type: "human", reason, target: el ? describeSafe(el) : null}));
+  }
+
+  // ---- echo: typed text must not reach anything reported ---------------------------------------
+  function remember(value) {
+    const v = String(value || "").toLowerCase();
+    if (v.length >= 2 && !typed.includes(v)) typed.push(v);
+  }
+
+  // A text echoes a typed value when it equals one (2+ characters) or contains one (4+).
+  function echoes(text) {
+    if (text === null || text === undefined || !typed.length) return false;
+    const hay = String(text).toLowerCase();
+    const whole = hay.trim();
+    for (const v of typed) {
+      if (whole === v || (v.length >= 4 && hay.includes(v))) return true;
+    }
+    return false;
+  }
+
+  // The page-derived texts inside a selector: quoted attribute values and #ids.
+  function selectorTexts(selector) {
+    const out = [];
+    for (const m of selector.matchAll(/"((?:[^"\\]|\\.)*)"/g)) out.push(m[1].replace(/\\(.)/g, "$1"));
+    for (const m of selector.matchAll(/#((?:[^\s>+~.#:[\\]|\\.)+)/g)) out.push(m[1].replace(/\\(.)/g, "$1"));
+    return out;
+  }
+
+  function describeSafe(el) {
+    const d = L.describe(el, salt);
+    if (!typed.length) return d;
+    const candidates = d.candidates.filter((c) => !selectorTexts(c.selector).some(echoes));
+    if (!candidates.length) return null;
+    const fp = d.fingerprint;
+    if (fp.textHash && echoes(L.ownText(el))) fp.textHash = null;
+    if (fp.labelHash && echoes(L.labelText(el))) fp.labelHash = null;
+    for (const attr of Object.keys(fp.attributes)) {
+      if (echoes(el.getAttribute(attr))) delete fp.attributes[attr];
+    }
+    return {candidates, fingerprint: fp};
+  }
+
+  // ---- fields -------------------------------------------------------------------------------
+  function keysOf(el) {
+    const keys = [];
+    const name = el.getAttribute("name");
+    if (name) keys.push("n:" + name);
+    if (el.id) keys.push("i:" + el.id);
+    return keys;
+  }
+
+  function notePassword(el) {
+    passwordFields.add(el);
+    for (const k of keysOf(el)) passwordKeys.add(k);
+  }
+
+  function scanPasswords() {
+    for (const el of document.querySelectorAll('input[type="password" i]')) notePassword(el);
+  }
+
+  function autocomplete(el) {
+    return (el.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
+  }
+
+  function isPassword(el) {
+    if (el.localName !== "input") return false;
+    if (el.type === "password") {
+      notePassword(el);
+      return true;
+    }
+    if (passwordFields.has(el)) return true;
+    const ac = autocomplete(el);
+    if (ac.includes("current-password") || ac.includes("new-password")) return true;
+    return keysOf(el).some((k) => passwordKeys.has(k));
+  }
+
+  const OTP_WORDS = /(^|[^a-z])(otp|totp|hotp|2fa|mfa|one[-_ ]?time|passcode|verification[-_ ]?code|verify[-_ ]?code|auth(entication)?[-_ ]?code|security[-_ ]?code|sms[-_ ]?code)([^a-z]|$)/i;
+
+  function isOtp(el) {
+    if (autocomplete(el).includes("one-time-code")) return true;
+    for (const attr of ["name", "id", "aria-label", "placeholder", "data-testid"]) {
+      const v = el.getAttribute(attr);
+      if (v && OTP_WORDS.test(v)) return true;
+    }
+    if (el.labels) {
+      for (const label of el.labels) if (OTP_WORDS.test(label.textContent || "")) return true;
+    }
+    return el.getAttribute("maxlength") === "1" && /numeric|decimal/.test(el.getAttribute("inputmode") || "");
+  }
+
+  const NOT_TEXT = new Set(["checkbox", "radio", "button", "submit", "reset", "image", "color", "range", "hidden"]);
+
+  // "text" (a field that takes typing), "select", "file", "rich" (contenteditable), or null.
+  function fieldKind(el) {
+    if (!el || el.nodeType !== 1) return null;
+    if (el.isContentEditable) return "rich";
+    if (el.localName === "textarea") return "text";
+    if (el.localName === "select") return "select";
+    if (el.localName === "input") {
+      if (el.type === "file") return "file";
+      return NOT_TEXT.has(el.type) ? null : "text";
+    }
+    return null;
+  }
+
+  const PLAIN_CONTROLS = new Set(["text", "email", "search", "tel", "url", "number"]);
+
+  function controlOf(el) {
+    if (el.localName === "select") return "select";
+    if (isPassword(el)) return "password";
+    if (isOtp(el)) return "otp";
+    if (el.localName === "textarea") return "textarea";
+    return PLAIN_CONTROLS.has(el.type) ? el.type : "other";
+  }
+
+  function sanitize(text) {
+    let hint = String(text || "").normalize("NFKD").toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+    if (!hint) return null;
+    if (!/^[a-z]/.test(hint)) hint = "f_" + hint;
+    return hint.slice(0, 48).replace(/_+$/, "");
+  }
+
+  const FALLBACK_HINTS = ["text", "field", "input", "value", "entry"];
+
+  function paramHint(el, control) {
+    const sources = [el.getAttribute("name"), el.id && !L.isGeneratedId(el.id) ? el.id : null];
+    if (el.labels) for (const label of el.labels) if (!L.holdsEditable(label) || label.contains(el)) sources.push(labelOwnText(label, el));
+    sources.push(el.getAttribute("aria-label"), el.getAttribute("placeholder"));
+    for (const source of sources) {
+      const hint = source && !echoes(source) ? sanitize(source) : null;
+      if (hint && !echoes(hint)) return hint;
+    }
+    const first = control === "select" ? "choice" : control === "password" ? "password" : null;
+    for (const hint of first ? [first, ...FALLBACK_HINTS] : FALLBACK_HINTS) if (!echoes(hint)) return hint;
+    return "param";
+  }
+
+  // A label's text without the text of the control it wraps (a <select>'s options, for one).
+  function labelOwnText(label, el) {
+    if (!label.contains(el)) return label.textContent;
+    const clone = label.cloneNode(true);
+    for (const inner of clone.querySelectorAll("input, select, textarea, [contenteditable]")) inner.remove();
+    return clone.textContent;
+  }
+
+  function editableRoot(el) {
+    let root = el;
+    while (root.parentElement && root.parentElement.isContentEditable) root = root.parentElement;
+    return root;
+  }
+
+  function markDirty(el, kind) {
+    dirty.set(el, kind);
+  }
+
+  // One field edit is over: report it once, with its final value (never a sensitive one).
+  function flush(el) {
+    const kind = dirty.get(el);
+    if (!kind) return;
+    dirty.delete(el);
+    if (!isTop) return human("iframe", null);
+    if (kind === "rich") return human("rich-text", el);
+    const control = controlOf(el);
+    const value = String(el.value);
+    if (control === "otp") {
+      remember(value);
+      return human("otp", el);
+    }
+    const sensitive = control === "password";
+    if (kind !== "select") remember(value);
+    whenReady(() => {
+      const target = describeSafe(el);
+      const field = {control, paramHint: paramHint(el, control), sensitive};
+      if (!target) return report({type: "human", reason: "other", target: null});
+      const event = {type: kind === "select" ? "select" : "input", target, field};
+      if (!sensitive) event.value = value;
+      report(event);
+    });
+  }
+
+  function flushAll(except) {
+    for (const el of Array.from(dirty.keys())) if (el !== except) flush(el);
+  }
+
+  // ---- interactions -------------------------------------------------------------------------
+  const INTERACTIVE = [
+    "button", "a[href]", "input", "select", "textarea", "label", "summary", "[role=button]", "[role=link]",
+    "[role=checkbox]", "[role=radio]", "[role=switch]", "[role=tab]", "[role=menuitem]",
+    "[role=menuitemcheckbox]", "[role=menuitemradio]", "[role=option]", "[role=treeitem]", "[onclick]",
+    "[tabindex]:not([tabindex='-1'])",
+  ].join(", ");
+
+  function elementOf(node) {
+    if (!node) return null;
+    if (node.nodeType === 1) return node;
+    return node.parentElement || null;
+  }
+
+  function retarget(node) {
+    const el = elementOf(node);
+    if (!el) return null;
+    return el.closest(INTERACTIVE) || el;
+  }
+
+  function isPageRoot(el) {
+    return !el || el === document.body || el === document.documentElement;
+  }
+
+  function describeOrHuman(type, el, extra) {
+    whenReady(() => {
+      const target = isPageRoot(el) && type === "press" ? null : describeSafe(el);
+      if (!target && type !== "press") return report({type: "human", reason: "other", target: null});
+      report(Object.assign({type, target}, extra));
+    });
+  }
+
+  function onPointerDown(event) {
+    if (!event.isTrusted) return;
+    enterTarget = null;
+    scanPasswords();
+    const el = elementOf(event.target);
+    const editing = el && (fieldKind(el) === "rich" ? editableRoot(el) : el);
+    flushAll(editing);
+  }
+
+  function onKeyDown(event) {
+    if (!event.isTrusted) return;
+    scanPasswords();
+    const key = event.key;
+    if (event.isComposing || (key !== "Enter" && key !== "Tab" && key !== "Escape")) return;
+    const el = elementOf(event.target);
+    if (key === "Enter" && el && (el.localName === "textarea" || el.isContentEditable)) return;
+    if (!isTop) {
+      flushAll(null);
+      return human("iframe", null);
+    }
+    if (key === "Enter") enterTarget = el;
+    flushAll(null);
+    describeOrHuman("press", el, {key});
+  }
+
+  function onKeyUp(event) {
+    if (event.isTrusted && event.key === "Enter") enterTarget = null;
+  }
+
+  function onClick(event) {
+    if (!event.isTrusted) return;
+    const raw = event.target;
+    if (enterTarget && event.detail === 0) return;            // Enter's own activation: the press is recorded
+    if (labelControl && raw === labelControl) {                 // the click a label forwards to its control
+      labelControl = null;
+      return;
+    }
+    flushAll(null);
+    if (!isTop) return human("iframe", null);
+    const inner = elementOf(raw);
+    if (inner && inner.isContentEditable) return human("rich-text", editableRoot(inner));
+    const el = retarget(raw);
+    if (!el) return;
+    const control = el.localName === "label" ? el.control : null;
+    if (control) {
+      labelControl = control;
+      setTimeout(() => {
+        if (labelControl === control) labelControl = null;
+      }, 0);
+    }
+    const kind = fieldKind(control || el);
+    if (kind === "file") return human("upload", el);
+    if (kind === "text" || kind === "select" || kind === "rich") return; // focusing a field: its edit is recorded
+    describeOrHuman("click", el, {});
+  }
+
+  function onInput(event) {
+    if (!event.isTrusted) return;
+    const el = elementOf(event.target);
+    const kind = fieldKind(el);
+    if (kind === "rich") markDirty(editableRoot(el), "rich");
+    else if (kind === "text") markDirty(el, "field");
+    else if (kind === "select") markDirty(el, "select");
+  }
+
+  function onChange(event) {
+    if (!event.isTrusted) return;
+    const el = elementOf(event.target);
+    const kind = fieldKind(el);
+    if (kind === "file") return human("upload", el);
+    if (kind === "select") markDirty(el, "select");
+    else if (kind === "text" && dirty.has(el)) flush(el);
+  }
+
+  function onFocusOut(event) {
+    const el = elementOf(event.target);
+    if (!el) return;
+    flush(el.isContentEditable ? editableRoot(el) : el);
+  }
+
+  function onWindowBlur(event) {
+    if (!event.isTrusted || event.target !== window) return;
+    const active = document.activeElement;
+    if (active && (active.localName === "iframe" || active.localName === "frame")) {
+      flushAll(null);
+      human("iframe", active);
+    }
+  }
+
+  function onDragStart(event) {
+    if (!event.isTrusted) return;
+    flushAll(null);
+    human(isTop ? "drag" : "iframe", isTop ? retarget(event.target) : null);
+  }
+
+  function onDrop(event) {
+    if (!event.isTrusted || !event.dataTransfer) return;
+    if (Array.from(event.dataTransfer.types || []).includes("Files")) human("upload", isTop ? retarget(event.target) : null);
+  }
+
+  function watchTypeFlips() {
+    const observer = new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.oldValue && r.oldValue.toLowerCase() === "password" && r.target.localName === "input") notePassword(r.target);
+      }
+    });
+    observer.observe(document, {attributes: true, attributeFilter: ["type"], attributeOldValue: true, subtree: true});
+  }
+
+  const listen = (target, type, handler) => target.addEventListener(type, handler, {capture: true, passive: true});
+  listen(window, "pointerdown", onPointerDown);
+  listen(window, "keydown", onKeyDown);
+  listen(window, "keyup", onKeyUp);
+  listen(window, "click", onClick);
+  listen(window, "input", onInput);
+  listen(window, "change", onChange);
+  listen(window, "focusout", onFocusOut);
+  listen(window, "blur", onWindowBlur);
+  listen(window, "dragstart", onDragStart);
+  listen(window, "drop", onDrop);
+  listen(window, "submit", (event) => event.isTrusted && flushAll(null));
+  listen(window, "pagehide", () => flushAll(null));
+  listen(document, "DOMContentLoaded", scanPasswords);
+  watchTypeFlips();
+  scanPasswords();
+
+  // ---- Python's side ------------------------------------------------------------------------
+  function configure(config) {
+    if (salt !== null) return false;
+    for (const v of config.values || []) remember(v);
+    salt = String(config.salt);
+    while (waiting.length) waiting.shift()();
+    return true;
+  }
+
+  function resolve(selector, all) {
+    let nodes;
+    try {
+      nodes = document.querySelectorAll(selector);
+    } catch (_) {
+      return {count: -1, target: null};
+    }
+    if (nodes.length === 0 || (nodes.length > 1 && !all)) return {count: nodes.length, target: null};
+    return {count: nodes.length, target: describeSafe(nodes[0])};
+  }
+
+  return Object.freeze({
+    configure,
+    flush: () => {
+      flushAll(null);
+      return true;
+    },
+    resolve,
+    ready: () => salt !== null,
+  });
+})();

@@ -1,0 +1,405 @@
+"""Playwright/CDP glue for recording: install the capture script, receive its events, classify
+navigations, and build the value-free events log (ARCHITECTURE section 6).
+
+For every page the context opens, :class:`Recorder` opens its own CDP session and, in this order,
+enables ``Page`` and ``Runtime`` (without them the isolated script never runs), adds the binding
+:data:`BINDING` to the isolated world :data:`WORLD` only, and registers the capture script
+(``locate/fingerprint.js`` + ``record/recorder.js``) for that world on every new document
+(``runImmediately`` covers the current one). The page's main world sees neither.
+
+Each world is configured, once it exists, with ``Runtime.callFunctionOn`` (data as arguments,
+never formatted into script text): the recording's fingerprint salt and the non-sensitive values
+typed so far (so the page can keep them out of what it reports after a navigation too).
+
+CDP notifications are queued in arrival order and handled by one task, so the log keeps the order
+in which things happened. Every binding payload is untrusted input: it is size-bounded and
+validated against :class:`~skillreel.model.events.PageEvent` before it counts. A typed value then
+goes to :class:`~skillreel.record.redact.TypedValues` (memory only) and the log keeps its salted
+digest; the event's selectors, hashes and parameter hint are scrubbed of typed text.
+
+Navigations of the first page's main frame are recorded when the browser, not the page, started
+them: the navigation history's transition type says ``typed``/``address_bar``/... (an address-bar
+navigation), ``reload`` of the same entry (a reload), or the current entry is one seen before (back
+or forward, recorded as an address-bar navigation to that URL). A navigation the page requested
+(``Page.frameRequestedNavigation``: links, forms, scripts, ``location.reload()``) is a consequence
+of a recorded action and is not recorded again. URLs are stored only through
+:func:`~skillreel.record.redact.scrub_url` (no credential keys, no fragment, no typed text).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Final
+
+from playwright.async_api import BrowserContext, CDPSession, Page
+from playwright.async_api import Error as PlaywrightError
+from pydantic import ValidationError
+
+from ..errors import RecordError
+from ..model.events import (
+    MAX_EVENTS,
+    MAX_PAGE_EVENT_BYTES,
+    EventsLog,
+    NavigateReason,
+    PageEvent,
+    RecordedEvent,
+    value_digest,
+)
+from ..model.limits import MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
+from ..model.locators import LocatorBundle
+from ..model.urls import strip_tokens
+from .redact import TypedValues, scrub_bundle, scrub_field, scrub_url
+
+log = logging.getLogger(__name__)
+
+WORLD: Final = "skillreel-recorder"
+BINDING: Final = "__skillreelRecorderEmit"
+CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
+MAX_PAGES: Final = 64
+
+ADDRESS_BAR_TRANSITIONS: Final = frozenset({
+    "typed", "address_bar", "generated", "auto_bookmark", "keyword", "keyword_generated", "auto_toplevel",
+})
+
+_CONFIGURE: Final = "function (config) { return SkillreelRecorder.configure(config); }"
+_FLUSH: Final = "function () { return SkillreelRecorder.flush(); }"
+_RESOLVE: Final = "function (selector, all) { return SkillreelRecorder.resolve(selector, all); }"
+_NOTIFICATIONS: Final = (
+    "Runtime.executionContextCreated", "Runtime.executionContextDestroyed",
+    "Runtime.executionContextsCleared", "Runtime.bindingCalled", "Page.frameNavigated",
+    "Page.frameRequestedNavigation", "Page.frameStoppedLoading",
+)
+
+
+@functools.cache
+def capture_script() -> str:
+    """The script each isolated world runs: the shared element description, then the recorder."""
+    locate = resources.files("skillreel.locate").joinpath("fingerprint.js").read_text("utf-8")
+    recorder = resources.files("skillreel.record").joinpath("recorder.js").read_text("utf-8")
+    return locate + "\n;\n" + recorder
+
+
+# ---- navigation classification (pure) ------------------------------------------------------------
+
+@dataclass
+class History:
+    """What the recorder knows of one page's session history."""
+
+    entry_id: int | None = None
+    seen: set[int] = field(default_factory=set)
+
+
+def classify_navigation(history: History, entry_id: int, transition: str,
+                        page_requested: bool) -> NavigateReason | None:
+    """Whether a committed main-frame navigation is recorded, and as what. Updates ``history``."""
+    previous, seen_before = history.entry_id, entry_id in history.seen
+    history.entry_id = entry_id
+    history.seen.add(entry_id)
+    if page_requested:
+        return None
+    if entry_id == previous:
+        return "reload" if transition == "reload" else None
+    if seen_before:
+        return "address-bar"
+    return "address-bar" if transition in ADDRESS_BAR_TRANSITIONS else None
+
+
+# ---- the recorder --------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class _Tap:
+    """The recorder's hold on one page: its CDP session, its worlds and its history."""
+
+    index: int
+    page: Page
+    cdp: CDPSession
+    main_frame: str = ""
+    worlds: dict[int, str] = field(default_factory=dict)
+    history: History = field(default_factory=History)
+    requested: bool = False
+
+    def top_world(self) -> int | None:
+        ids = [ctx for ctx, frame in self.worlds.items() if frame == self.main_frame]
+        return max(ids) if ids else None
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What a recording captured: the value-free log, and the typed values (memory only)."""
+
+    events: EventsLog
+    typed: TypedValues
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """An assertion selector resolved on the final page: how many elements, and the first's bundle."""
+
+    count: int
+    target: LocatorBundle | None
+
+
+class Recorder:
+    """Captures trusted interactions in every page of ``context`` into a value-free events log."""
+
+    def __init__(self, context: BrowserContext, *, salt: str,
+                 on_event: Callable[[RecordedEvent], None] | None = None) -> None:
+        self._context = context
+        self._salt = salt
+        self._on_event = on_event
+        self._events: list[RecordedEvent] = []
+        self._typed = TypedValues()
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._taps: list[_Tap] = []
+        self._attaching: set[asyncio.Task[None]] = set()
+        self._problems: list[str] = []
+        self._starting = False
+        self._consumer: asyncio.Task[None] | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    async def start(self, page: Page) -> None:
+        """Attach to ``page`` (the first page) and to every page the context opens later."""
+        self._consumer = asyncio.get_running_loop().create_task(self._consume())
+        self._context.on("page", self._on_new_page)
+        await self._attach(page)
+
+    async def close(self) -> None:
+        """Stop listening (the events captured so far stay available to :meth:`finish`)."""
+        self._context.remove_listener("page", self._on_new_page)
+        for task in list(self._attaching):
+            task.cancel()
+        if self._consumer is not None:
+            self._consumer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._consumer
+        for tap in self._taps:
+            with contextlib.suppress(PlaywrightError):
+                await tap.cdp.detach()
+
+    @contextlib.asynccontextmanager
+    async def starting(self, url: str) -> Any:
+        """Record the start navigation; navigations inside the block (loading it) are not recorded."""
+        self._append(RecordedEvent(seq=len(self._events), type="navigate", url=strip_tokens(url),
+                                   reason="start"))
+        self._starting = True
+        try:
+            yield
+        finally:
+            await self.settle()
+            self._starting = False
+
+    async def settle(self) -> None:
+        """Wait until every notification received so far has been handled."""
+        while self._attaching:
+            await asyncio.gather(*self._attaching, return_exceptions=True)
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(done)
+        await done
+
+    async def flush(self) -> None:
+        """Make every world report the field edits still in progress, then settle."""
+        await self.settle()
+        for tap in self._taps:
+            if tap.page.is_closed():
+                continue
+            for ctx in list(tap.worlds):
+                await self._call(tap, ctx, _FLUSH)
+        await self.settle()
+
+    def finish(self) -> Capture:
+        """The events log (``SR_RECORD_CAPTURE_FAILED`` if anything from the page was refused)."""
+        if self._problems:
+            raise RecordError(CAPTURE_FAILED, f"{self._problems[0]}; nothing was stored")
+        events = EventsLog.build(salt=self._salt, events=tuple(self._events))
+        return Capture(events, self._typed)
+
+    @property
+    def events(self) -> tuple[RecordedEvent, ...]:
+        return tuple(self._events)
+
+    # -- assertions -------------------------------------------------------------------------------
+
+    async def resolve(self, selector: str, *, all_matches: bool = False) -> Resolved:
+        """Resolve a CSS selector in the first page's top document (in the isolated world)."""
+        await self.settle()
+        tap = self._taps[0]
+        ctx = tap.top_world()
+        if ctx is None:
+            raise RecordError(CAPTURE_FAILED, "the recorder is not running in the final page; "
+                                              "nothing was stored")
+        result = await self._call(tap, ctx, _RESOLVE, selector, all_matches)
+        if not isinstance(result, dict):
+            raise RecordError(CAPTURE_FAILED, "the final page went away; nothing was stored")
+        target = None
+        if result.get("target") is not None:
+            try:
+                bundle = LocatorBundle.parse(result["target"])
+            except (ValidationError, ValueError) as exc:
+                raise RecordError(CAPTURE_FAILED, "the recorder described an element badly") from exc
+            target = scrub_bundle(bundle, self._typed, self._salt)
+        return Resolved(int(result.get("count", 0)), target)
+
+    def append_check(self, kind: str, target: LocatorBundle | None, check: str | None = None,
+                     expected: str | int | None = None) -> None:
+        """Append an ``observe`` or ``assert`` event (the user's assertions, at the end)."""
+        self._append(RecordedEvent.model_validate({
+            "seq": len(self._events), "type": kind, "target": target, "check": check, "expected": expected,
+        }))
+
+    # -- attaching --------------------------------------------------------------------------------
+
+    def _on_new_page(self, page: Page) -> None:
+        task = asyncio.get_running_loop().create_task(self._attach(page))
+        self._attaching.add(task)
+        task.add_done_callback(self._attaching.discard)
+
+    async def _attach(self, page: Page) -> None:
+        if len(self._taps) >= MAX_PAGES:
+            self._problems.append(f"the recording opened more than {MAX_PAGES} pages")
+            return
+        try:
+            cdp = await self._context.new_cdp_session(page)
+            tap = _Tap(len(self._taps), page, cdp)
+            self._taps.append(tap)
+            for name in _NOTIFICATIONS:
+                cdp.on(name, functools.partial(self._enqueue, tap, name))
+            await cdp.send("Page.enable")
+            await cdp.send("Runtime.enable")
+            tree = await cdp.send("Page.getFrameTree")
+            tap.main_frame = tree["frameTree"]["frame"]["id"]
+            history = await cdp.send("Page.getNavigationHistory")
+            tap.history.entry_id = history["entries"][history["currentIndex"]]["id"]
+            tap.history.seen.update(e["id"] for e in history["entries"])
+            await cdp.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD})
+            await cdp.send("Page.addScriptToEvaluateOnNewDocument",
+                           {"source": capture_script(), "worldName": WORLD, "runImmediately": True})
+        except PlaywrightError as exc:
+            if page.is_closed() and self._taps and self._taps[0].page is not page:
+                log.debug("a popup closed while attaching: %s", type(exc).__name__)
+                return
+            self._problems.append("the recorder could not attach to a page")
+
+    def _enqueue(self, tap: _Tap, name: str, params: dict[str, Any]) -> None:
+        self._queue.put_nowait((tap, name, params, self._starting))
+
+    # -- handling notifications, in order ---------------------------------------------------------
+
+    async def _consume(self) -> None:
+        while True:
+            item = await self._queue.get()
+            if isinstance(item, asyncio.Future):
+                if not item.done():
+                    item.set_result(None)
+                continue
+            tap, name, params, starting = item
+            try:
+                await self._handle(tap, name, params, starting)
+            except PlaywrightError as exc:
+                log.debug("while handling %s: %s", name, type(exc).__name__)
+
+    async def _handle(self, tap: _Tap, name: str, params: dict[str, Any], starting: bool) -> None:
+        if name == "Runtime.bindingCalled":
+            self._on_binding(tap, params)
+        elif name == "Runtime.executionContextCreated":
+            context = params.get("context") or {}
+            if context.get("name") == WORLD:
+                tap.worlds[context["id"]] = (context.get("auxData") or {}).get("frameId", "")
+                config = {"salt": self._salt, "values": list(self._typed.values())}
+                await self._call(tap, context["id"], _CONFIGURE, config)
+        elif name == "Runtime.executionContextDestroyed":
+            tap.worlds.pop(params.get("executionContextId", -1), None)
+        elif name == "Runtime.executionContextsCleared":
+            tap.worlds.clear()
+        elif name == "Page.frameRequestedNavigation":
+            tap.requested = tap.requested or params.get("frameId") == tap.main_frame
+        elif name == "Page.frameStoppedLoading":
+            if params.get("frameId") == tap.main_frame:
+                tap.requested = False
+        elif name == "Page.frameNavigated":
+            await self._on_navigated(tap, params.get("frame") or {}, starting)
+
+    async def _call(self, tap: _Tap, ctx: int, function: str, *args: Any) -> Any:
+        """Call a recorder function in one world; None when that world is gone."""
+        try:
+            reply = await tap.cdp.send("Runtime.callFunctionOn", {
+                "functionDeclaration": function, "executionContextId": ctx, "returnByValue": True,
+                "arguments": [{"value": a} for a in args],
+            })
+        except PlaywrightError:
+            return None
+        if "exceptionDetails" in reply:
+            log.debug("a recorder call raised in the page")
+            return None
+        return (reply.get("result") or {}).get("value")
+
+    def _on_binding(self, tap: _Tap, params: dict[str, Any]) -> None:
+        if params.get("name") != BINDING or params.get("executionContextId") not in tap.worlds:
+            return
+        payload = params.get("payload")
+        if not isinstance(payload, str) or len(payload) > MAX_PAGE_EVENT_BYTES:
+            self._problems.append("the page sent an event larger than the recorder allows")
+            return
+        try:
+            event = PageEvent.parse(payload)
+        except (ValidationError, ValueError):
+            self._problems.append(_why_invalid(payload))
+            return
+        self._accept(tap.index, event)
+
+    def _accept(self, page: int, event: PageEvent) -> None:
+        if event.type == "input" and event.value is not None:
+            self._typed.add(event.value)
+        target = scrub_bundle(event.target, self._typed, self._salt) if event.target else None
+        fields: dict[str, Any] = {"seq": len(self._events), "type": event.type, "page": page,
+                                  "target": target, "key": event.key, "reason": event.reason}
+        if event.target is not None and target is None:
+            fields.update(type="human", reason="other", key=None)
+        elif event.field is not None:
+            fields["field"] = scrub_field(event.field, self._typed)
+            if event.value is not None:
+                fields["value_digest"] = value_digest(self._salt, event.value)
+        self._append(RecordedEvent.model_validate(fields))
+
+    async def _on_navigated(self, tap: _Tap, frame: dict[str, Any], starting: bool) -> None:
+        if frame.get("parentId") or frame.get("id") != tap.main_frame:
+            return
+        requested, tap.requested = tap.requested, False
+        history = await tap.cdp.send("Page.getNavigationHistory")
+        entry = history["entries"][history["currentIndex"]]
+        reason = classify_navigation(tap.history, entry["id"], entry.get("transitionType", ""), requested)
+        if starting or tap.index != 0 or reason is None:
+            return
+        url = str(frame.get("url", ""))
+        if url.startswith(("chrome-error:", "about:", "data:", "blob:")):
+            return
+        kept = scrub_url(url, self._typed)
+        if kept is None or len(kept) > MAX_URL_CHARS:
+            self._append(RecordedEvent(seq=len(self._events), type="human", reason="other"))
+            return
+        self._append(RecordedEvent(seq=len(self._events), type="navigate", url=kept, reason=reason))
+
+    def _append(self, event: RecordedEvent) -> None:
+        if len(self._events) >= MAX_EVENTS:
+            if not self._problems:
+                self._problems.append(f"the recording exceeded {MAX_EVENTS} events")
+            return
+        self._events.append(event)
+        if self._on_event is not None:
+            self._on_event(event)
+
+
+def _why_invalid(payload: str) -> str:
+    """A content-free reason for a refused payload (the payload itself is never repeated)."""
+    with contextlib.suppress(ValueError, TypeError, AttributeError):
+        value = json.loads(payload).get("value")
+        if isinstance(value, str) and len(value) > MAX_TYPE_VALUE_CHARS:
+            return "a typed value was longer than 8,192 characters"
+    return "the page sent an event the recorder could not validate"

@@ -1,0 +1,408 @@
+"""Use case: record a skill from one demonstration (``skillreel record``).
+
+``prepare(request)`` checks every input before a browser starts (name, target policy, files,
+limits, secret patterns in the user's own texts). ``record_skill(store, request)`` then captures
+the demonstration in Chromium (scripted with ``--automation``, else a person in a headed window),
+projects the value-free events log onto a draft (pure), scans everything that would be stored,
+drops the typed values, and stores the draft: a new skill, or a new draft revision of an existing
+one that is not enabled. Any failure stores nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from playwright.async_api import Error as PlaywrightError
+from pydantic import TypeAdapter, ValidationError
+
+from ..errors import InputError, RecordError, ReplayUIError, TargetError
+from ..model.base import Label, ParamName, SkillName
+from ..model.canonical import tagged_digest
+from ..model.draft import Draft
+from ..model.entry import StoreEntry
+from ..model.environment import Environment, HtmlTarget, Viewport, build_url_target
+from ..model.events import EventsLog, RecordedEvent
+from ..model.lifecycle import new_entry, replace_draft
+from ..model.limits import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_FAILURE_CONDITION_CHARS,
+    MAX_FAILURE_CONDITIONS,
+    MAX_HTML_CHARS,
+    TIMEOUT_MS_RANGE,
+)
+from ..model.locators import LocatorBundle, LocatorCandidate
+from ..model.urls import URLRuleError
+from ..record.automation import AssertionsFile, AutomationScript, perform
+from ..record.project import ProjectionOptions, forget_sensitive_digests, plan, project
+from ..record.redact import Finding, scan, scan_texts
+from ..record.session import Capture, Recorder
+from ..store import AuditNote, Store, utc_now
+from ..store.inputs import parse_document, read_json_input
+from ..target.browser import browser_session, fixture_digest, read_storage_state
+
+CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
+AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
+DEFAULT_TIMEOUT_MS: Final = 10_000
+# An HTML fixture of 1,000,000 characters is at most 4,000,000 UTF-8 bytes.
+_MAX_HTML_BYTES: Final = MAX_HTML_CHARS * 4
+_NAME = TypeAdapter(SkillName)
+_PARAM = TypeAdapter(ParamName)
+_LABEL = TypeAdapter(Label)
+
+OnAction = Callable[[str, str], None]
+_Input = TypeVar("_Input", AutomationScript, AssertionsFile)
+
+
+@dataclass(frozen=True)
+class RecordRequest:
+    """What the user asked for (``skillreel record`` options)."""
+
+    name: str
+    html_path: Path | None = None
+    url: str | None = None
+    allowed_origins: tuple[str, ...] = ()
+    identity: str | None = None
+    storage_state: Path | None = None
+    automation: Path | None = None
+    assertions: Path | None = None
+    sensitive: tuple[str, ...] = ()
+    failure_conditions: tuple[str, ...] = ()
+    description: str | None = None
+    viewport: tuple[int, int] | None = None
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+
+
+@dataclass(frozen=True)
+class PreparedRecording:
+    """A request whose every input was checked; nothing here has touched a browser or the store."""
+
+    request: RecordRequest
+    environment: Environment
+    html: str | None
+    script: AutomationScript | None
+    assertions: AssertionsFile | None
+    description: str
+
+    @property
+    def interactive(self) -> bool:
+        return self.script is None
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """The stored draft revision, and the origins the page asked for that were refused."""
+
+    entry: StoreEntry
+    denied_origins: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        draft = self.entry.draft
+        return {
+            "name": self.entry.name,
+            "revision": self.entry.revision,
+            "status": self.entry.status,
+            "draftDigest": draft.draft_digest,
+            "parameters": [p.to_json() for p in draft.parameters],
+            "actions": [action_summary(a) for a in draft.actions],
+            "deniedOrigins": list(self.denied_origins),
+        }
+
+
+def action_summary(action: Any) -> dict[str, Any]:
+    """An action as the CLI lists it: id, kind and content-free details (never selectors or URLs)."""
+    out: dict[str, Any] = {"id": action.id, "kind": action.kind}
+    for attr, key in (("reason", "reason"), ("key", "key"), ("check", "check")):
+        if getattr(action, attr, None) is not None:
+            out[key] = getattr(action, attr)
+    value = getattr(action, "value", None)
+    if value is not None:
+        out["parameter"] = value.name
+    return out
+
+
+# ---- preparing (no browser, no store) -----------------------------------------------------------
+
+def default_description(name: str) -> str:
+    return (f"Replays the web task recorded as {name!r} in Chromium, step by step. "
+            f"Use it when that task has to be done again with new inputs.")
+
+
+def prepare(request: RecordRequest) -> PreparedRecording:
+    """Check every input of ``request``; raises ``SR_RECORD_*`` (nothing is started or stored)."""
+    try:
+        _NAME.validate_python(request.name)
+    except ValidationError as exc:
+        raise InputError("SR_RECORD_NAME_INVALID", "the skill name breaks the naming rule") from exc
+    _check_options(request)
+    environment, html = _environment(request)
+    script = _read(AutomationScript, request.automation, "automation file")
+    assertions = _read(AssertionsFile, request.assertions, "assertions file")
+    description = request.description
+    if description is None:
+        description = default_description(request.name)
+    texts = [("description", description)]
+    texts += [(f"failureConditions[{i}]", t) for i, t in enumerate(request.failure_conditions)]
+    if assertions is not None:
+        texts += [(f"assertions[{i}].expected", a.expected) for i, a in enumerate(assertions.assertions)
+                  if isinstance(a.expected, str)]
+    _refuse_findings(scan_texts(texts))
+    return PreparedRecording(request, environment, html, script, assertions, description)
+
+
+def _check_options(request: RecordRequest) -> None:
+    if request.description is not None and not 1 <= len(request.description) <= MAX_DESCRIPTION_CHARS:
+        raise InputError("SR_RECORD_USAGE", "--description must be 1 to 1,024 characters")
+    if len(request.failure_conditions) > MAX_FAILURE_CONDITIONS or any(
+            not 1 <= len(f) <= MAX_FAILURE_CONDITION_CHARS for f in request.failure_conditions):
+        raise InputError("SR_RECORD_USAGE", "--failure takes at most 32 texts of 1 to 512 characters")
+    for name in request.sensitive:
+        try:
+            _PARAM.validate_python(name)
+        except ValidationError as exc:
+            raise InputError("SR_RECORD_USAGE",
+                             "--sensitive takes parameter names like 'card_number'") from exc
+    if not TIMEOUT_MS_RANGE[0] <= request.timeout_ms <= TIMEOUT_MS_RANGE[1]:
+        raise InputError("SR_RECORD_USAGE", "--timeout must be 100 to 30,000 ms")
+    if request.identity is not None:
+        try:
+            _LABEL.validate_python(request.identity)
+        except ValidationError as exc:
+            raise InputError("SR_RECORD_USAGE",
+                             "--identity takes a short label (letters, digits, ._@:-)") from exc
+
+
+def _viewport(request: RecordRequest) -> Viewport:
+    if request.viewport is None:
+        return Viewport()
+    try:
+        return Viewport(width=request.viewport[0], height=request.viewport[1])
+    except ValidationError as exc:
+        raise InputError("SR_RECORD_USAGE", "--viewport must be within 320x240 and 3840x2160") from exc
+
+
+def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
+    viewport = _viewport(request)
+    if (request.html_path is None) == (request.url is None):
+        raise TargetError("SR_RECORD_TARGET_INVALID", "give exactly one target: --html FILE or --url URL")
+    if request.html_path is not None:
+        if request.allowed_origins or request.identity or request.storage_state:
+            raise TargetError("SR_RECORD_TARGET_INVALID",
+                              "an HTML fixture takes no --allowed-origin, --identity or --storage-state")
+        html = _read_html(request.html_path)
+        return Environment.build(target=HtmlTarget(html_digest=fixture_digest(html)), viewport=viewport), html
+    assert request.url is not None
+    try:
+        target = build_url_target(request.url, request.allowed_origins)
+    except URLRuleError as exc:
+        raise TargetError("SR_RECORD_TARGET_INVALID", f"the URL target is not allowed: {exc}") from exc
+    state = None
+    if request.storage_state is not None:
+        state = storage_state_digest(read_storage_state(request.storage_state))
+    return Environment.build(target=target, identity=request.identity, storage_state_digest=state,
+                             viewport=viewport), None
+
+
+def _read_html(path: Path) -> str:
+    data = read_json_input(path, what="HTML fixture", limit=_MAX_HTML_BYTES)
+    try:
+        html = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the HTML fixture is not UTF-8 text") from exc
+    if len(html) > MAX_HTML_CHARS:
+        raise InputError("SR_RECORD_INPUT_TOO_LARGE", "the HTML fixture exceeds 1,000,000 characters")
+    if not html.strip():
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the HTML fixture is empty")
+    return html
+
+
+def storage_state_digest(state: dict[str, Any]) -> str:
+    """The digest a storage state is bound by: its parsed JSON, canonical (the file is never kept)."""
+    return tagged_digest("skillreel.storage-state/v1", state)
+
+
+def _read(cls: type[_Input], path: Path | None, what: str) -> _Input | None:
+    if path is None:
+        return None
+    return parse_document(cls, read_json_input(path, what=what), what=what)
+
+
+def _refuse_findings(findings: list[Finding]) -> None:
+    if not findings:
+        return
+    shown = ", ".join(f"{f.path} ({f.category})" for f in findings[:8])
+    raise RecordError("SR_RECORD_SECRET_FINDING", f"nothing was stored; secrets found in: {shown}",
+                      details={"findings": [f.to_json() for f in findings]})
+
+
+# ---- recording ---------------------------------------------------------------------------------
+
+class _LiveSteps:
+    """Reports each new action (id and kind only) as the log grows, for the interactive terminal."""
+
+    def __init__(self, on_action: OnAction) -> None:
+        self._on_action = on_action
+        self._events: list[RecordedEvent] = []
+        self._shown = 0
+
+    def __call__(self, event: RecordedEvent) -> None:
+        self._events.append(event)
+        actions = plan(self._events).actions
+        for action in actions[self._shown:]:
+            self._on_action(action.id, action.kind)
+        self._shown = max(self._shown, len(actions))
+
+
+async def _until_gone(session: Any) -> None:
+    """Returns when the first page closes or crashes, or the browser disconnects."""
+    gone = asyncio.get_running_loop().create_future()
+
+    def mark(*_: Any) -> None:
+        if not gone.done():
+            gone.set_result(None)
+
+    session.page.on("close", mark)
+    session.page.on("crash", mark)
+    session.browser.on("disconnected", mark)
+    if session.crashed or session.page.is_closed():
+        mark()
+    await gone
+
+
+async def _wait_for_person(session: Any, until_done: Callable[[], Awaitable[None]]) -> None:
+    done = asyncio.ensure_future(until_done())
+    gone = asyncio.ensure_future(_until_gone(session))
+    try:
+        finished, _ = await asyncio.wait({done, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (done, gone):
+            task.cancel()
+        await asyncio.gather(done, gone, return_exceptions=True)
+    if gone in finished:
+        raise RecordError(CAPTURE_FAILED, "the browser window was closed or crashed; nothing was stored")
+    done.result()
+
+
+async def _add_assertions(recorder: Recorder, assertions: AssertionsFile) -> None:
+    for n, spec in enumerate(assertions.assertions, start=1):
+        if spec.check == "url_matches":
+            recorder.append_check("assert", None, spec.check, spec.expected)
+            continue
+        assert spec.selector is not None
+        counting = spec.check == "count"
+        resolved = await recorder.resolve(spec.selector, all_matches=counting)
+        if resolved.count < 0:
+            raise InputError(AUTOMATION_FAILED, f"assertion {n}: its selector is not valid CSS")
+        if resolved.count == 0:
+            raise InputError(AUTOMATION_FAILED, f"assertion {n}: its selector matches no element")
+        if resolved.count > 1 and not counting:
+            raise InputError(AUTOMATION_FAILED,
+                             f"assertion {n}: its selector matches {resolved.count} elements")
+        target = resolved.target
+        if target is None:
+            raise InputError(AUTOMATION_FAILED, f"assertion {n}: its element cannot be described "
+                                                "without text typed during the recording")
+        if counting:
+            candidate = LocatorCandidate(strategy="css", selector=spec.selector, match_count=resolved.count)
+            target = LocatorBundle(candidates=(candidate,), fingerprint=target.fingerprint)
+        recorder.append_check(spec.kind, target, spec.check, spec.expected)
+
+
+async def _demonstrate(prepared: PreparedRecording, session: Any, recorder: Recorder,
+                       until_done: Callable[[], Awaitable[None]] | None) -> Capture:
+    environment = prepared.environment
+    await recorder.start(session.page)
+    async with recorder.starting(environment.start_url):
+        await session.goto_start(timeout_ms=max(prepared.request.timeout_ms, 10_000))
+    if prepared.script is not None:
+        await perform(session.page, prepared.script, timeout_ms=prepared.request.timeout_ms,
+                      between=recorder.settle)
+    elif until_done is not None:
+        await _wait_for_person(session, until_done)
+    else:
+        raise InputError("SR_RECORD_USAGE", "an interactive recording needs a terminal (or use --automation)")
+    await recorder.flush()
+    if prepared.assertions is not None:
+        await _add_assertions(recorder, prepared.assertions)
+    if session.crashed:
+        raise RecordError(CAPTURE_FAILED, "Chromium exited or a page crashed; nothing was stored")
+    return recorder.finish()
+
+
+async def capture(prepared: PreparedRecording, *, until_done: Callable[[], Awaitable[None]] | None = None,
+                  on_action: OnAction | None = None) -> tuple[Capture, tuple[str, ...]]:
+    """Run the demonstration in Chromium; the capture and the refused origins (sorted)."""
+    salt = secrets.token_hex(16)
+    live = _LiveSteps(on_action) if on_action is not None else None
+    async with browser_session(prepared.environment, html=prepared.html,
+                               storage_state=prepared.request.storage_state,
+                               headless=not prepared.interactive) as session:
+        recorder = Recorder(session.context, salt=salt, on_event=live)
+        try:
+            result = await _demonstrate(prepared, session, recorder, until_done)
+        except PlaywrightError as exc:
+            raise RecordError(CAPTURE_FAILED, "the browser went away during the recording; "
+                                              "nothing was stored") from exc
+        except ReplayUIError as exc:
+            if session.crashed:
+                raise RecordError(CAPTURE_FAILED,
+                                  "Chromium exited or a page crashed; nothing was stored") from exc
+            raise RecordError(CAPTURE_FAILED, f"{exc.message}; nothing was stored") from exc
+        finally:
+            await recorder.close()
+        return result, session.ledger.denied_origins
+
+
+def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, EventsLog]:
+    """Project the capture onto a draft and scan everything that would be stored (pure steps)."""
+    request = prepared.request
+    options = ProjectionOptions(name=request.name, description=prepared.description,
+                                environment=prepared.environment,
+                                failure_conditions=request.failure_conditions,
+                                sensitive=frozenset(request.sensitive))
+    events = forget_sensitive_digests(captured.events, options.sensitive)
+    draft = project(events, options)
+    _refuse_findings(scan(draft, events, captured.typed))
+    return draft, events
+
+
+def store_draft(store: Store, draft: Draft, events: EventsLog, now: str) -> StoreEntry:
+    """Insert a new skill, or replace the draft of an existing one (refused when enabled)."""
+    denied = set(draft.capabilities) - set(store.policy().allowed_capabilities)
+    if denied:
+        raise RecordError("SR_RECORD_POLICY_DENIED",
+                          f"the policy does not allow the capabilities {', '.join(sorted(denied))}")
+    note = AuditNote(kind="record", digests={"draft": draft.draft_digest, "events": events.events_digest})
+    if store.find(draft.name) is None:
+        return store.insert(new_entry(draft, events, now), note)
+    return store.update(draft.name, lambda entry: replace_draft(entry, draft, events, now), note)
+
+
+def _refuse_enabled(store: Store, name: str) -> None:
+    existing = store.find(name)
+    if existing is not None and existing.status == "enabled":
+        raise RecordError("SR_RECORD_STATE_INVALID",
+                          f"skill {name!r} is enabled; revoke it before recording it again")
+
+
+async def record_skill(store: Store, request: RecordRequest | PreparedRecording, *,
+                       until_done: Callable[[], Awaitable[None]] | None = None,
+                       on_action: OnAction | None = None,
+                       clock: Callable[[], str] = utc_now) -> RecordResult:
+    """Record, project, scan and store one demonstration. Any failure stores nothing.
+
+    ``until_done`` (interactive only) returns when the person finishes; ``on_action(id, kind)``
+    hears of each new action as it is captured.
+    """
+    prepared = request if isinstance(request, PreparedRecording) else prepare(request)
+    _refuse_enabled(store, prepared.request.name)
+    captured, denied = await capture(prepared, until_done=until_done, on_action=on_action)
+    try:
+        draft, events = build_draft(prepared, captured)
+    finally:
+        captured.typed.clear()
+    return RecordResult(store_draft(store, draft, events, clock()), denied)
