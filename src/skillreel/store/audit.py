@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -79,22 +79,38 @@ def parse_event(seq: int, event_digest: str, document: bytes) -> AuditEvent:
 
 def append(conn: sqlite3.Connection, note: AuditNote, at: str, policy: Policy) -> AuditEvent:
     """Append one event chained to the last one. Call inside an ``atomic`` transaction."""
+    return append_many(conn, [note], at, policy)[0]
+
+
+def append_many(conn: sqlite3.Connection, notes: Iterable[AuditNote], at: str,
+                policy: Policy) -> list[AuditEvent]:
+    """Append events in order, each chained to the one before; the last stored event is re-validated
+    first, so nothing is ever chained onto a damaged event. Call inside an ``atomic`` transaction."""
     row = conn.execute("SELECT seq, event_digest, document FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
     last = parse_event(*row) if row else None
-    seq = last.seq + 1 if last else 1
-    if seq > policy.max_audit_events and note.kind != "policy":
-        raise StoreError("SR_RECORD_STORE_LIMIT",
-                         f"the audit log holds its limit of {policy.max_audit_events} events")
+    seq, prev = (last.seq, last.event_digest) if last else (0, GENESIS_DIGEST)
+    events = []
+    for note in notes:
+        seq += 1
+        if seq > policy.max_audit_events and note.kind != "policy":
+            raise StoreError("SR_RECORD_STORE_LIMIT",
+                             f"the audit log holds its limit of {policy.max_audit_events} events")
+        event = _build(note, seq, at, prev)
+        document = event.model_dump_json(by_alias=True).encode()
+        conn.execute("INSERT INTO audit (seq, name, event_digest, document) VALUES (?, ?, ?, ?)",
+                     (event.seq, event.name, event.event_digest, document))
+        events.append(event)
+        prev = event.event_digest
+    return events
+
+
+def _build(note: AuditNote, seq: int, at: str, prev: str) -> AuditEvent:
     try:
-        event = AuditEvent.build(seq=seq, kind=note.kind, name=note.name, revision=note.revision,
-                                 outcome=note.outcome, code=note.code, digests=dict(note.digests),
-                                 reviewer=note.reviewer, at=at,
-                                 prev_digest=last.event_digest if last else GENESIS_DIGEST)
+        return AuditEvent.build(seq=seq, kind=note.kind, name=note.name, revision=note.revision,
+                                outcome=note.outcome, code=note.code, digests=dict(note.digests),
+                                reviewer=note.reviewer, at=at, prev_digest=prev)
     except ValidationError as exc:
         raise StoreError("SR_RECORD_INTERNAL", f"an audit note of kind {note.kind!r} is invalid") from exc
-    conn.execute("INSERT INTO audit (seq, name, event_digest, document) VALUES (?, ?, ?, ?)",
-                 (event.seq, event.name, event.event_digest, event.model_dump_json(by_alias=True).encode()))
-    return event
 
 
 def read_events(conn: sqlite3.Connection, name: str | None = None,

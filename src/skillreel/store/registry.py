@@ -9,7 +9,7 @@ Every read of a document re-validates it; see ``entries`` and ``audit``.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -200,8 +200,12 @@ class Store:
 
     def audit(self, note: AuditNote) -> AuditEvent:
         """Append a standalone event (a failed replay, an export) in its own transaction."""
+        return self.audit_many([note])[0]
+
+    def audit_many(self, notes: Iterable[AuditNote]) -> list[AuditEvent]:
+        """Append several standalone events, in order, in one transaction (all or none)."""
         with db.atomic(self._conn, "writing the audit log"):
-            return audit.append(self._conn, note, self._clock(), self._policy())
+            return audit.append_many(self._conn, notes, self._clock(), self._policy())
 
     def set_policy(self, policy: Policy, note: AuditNote | None = None) -> Policy:
         """Replace the policy in force (one ``policy`` event with the new policy's digest)."""
