@@ -23,7 +23,9 @@ isolated world (``SkillreelRecorder.resolve``) and described like any recorded t
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
+from importlib import resources
 from typing import Annotated, Final, Literal
 
 from playwright.async_api import Error as PlaywrightError
@@ -167,16 +169,14 @@ async def _click_centre(page: Page, locator: Locator, n: int, timeout_ms: int) -
     await page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
-_OPTION_PLAN: Final = """(el, wanted) => {
-  if (el.localName !== "select" || el.multiple) return null;
-  const enabled = Array.from(el.options).filter((o) => !o.disabled);
-  return {at: enabled.findIndex((o) => o.selected), to: enabled.findIndex((o) => o.value === wanted)};
-}"""
+@functools.cache
+def _option_plan() -> str:
+    return resources.files("skillreel.record").joinpath("select_plan.js").read_text("utf-8")
 
 
 async def _choose(page: Page, locator: Locator, value: str, n: int) -> None:
     """Move a focused single ``<select>`` to ``value`` with arrow keys (trusted input)."""
-    where = await locator.evaluate(_OPTION_PLAN, value)
+    where = await locator.evaluate(_option_plan(), value)
     if where is None:
         raise _failed(n, "its element is not a single-choice <select>")
     if where["to"] < 0:
@@ -186,7 +186,7 @@ async def _choose(page: Page, locator: Locator, value: str, n: int) -> None:
     key = "ArrowDown" if delta >= 0 else "ArrowUp"
     for _ in range(abs(delta)):
         await page.keyboard.press(key)
-    if await locator.evaluate("(el) => el.value") != value:
+    if await locator.input_value() != value:
         raise _failed(n, "the option could not be chosen with the keyboard")
 
 

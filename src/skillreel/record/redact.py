@@ -158,7 +158,7 @@ PATTERNS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
         r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
     ("bearer-token", re.compile(r"(?i)\b(?:bearer|basic)\s+[A-Za-z0-9._~+/-]{16,}=*")),
     ("password-assignment", re.compile(
-        r"(?i)\b(?:password|passwd|pwd|passphrase|secret|api[_-]?key|access[_-]?token|auth[_-]?token)"
+        r"(?i)\b(?:password|passwd|pwd|passphrase|secret|api[_-]?key|(?:access[_-]?|auth[_-]?)?token)"
         r"\s*[:=]\s*\S{4,}")),
     ("url-credentials", re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]+@")),
 )

@@ -68,9 +68,11 @@ ADDRESS_BAR_TRANSITIONS: Final = frozenset({
     "typed", "address_bar", "generated", "auto_bookmark", "keyword", "keyword_generated", "auto_toplevel",
 })
 
-_CONFIGURE: Final = "function (config) { return SkillreelRecorder.configure(config); }"
-_FLUSH: Final = "function () { return SkillreelRecorder.flush(); }"
-_RESOLVE: Final = "function (selector, all) { return SkillreelRecorder.resolve(selector, all); }"
+# ``Runtime.callFunctionOn`` evaluates its declaration to a function in the target world and calls
+# it with the arguments: naming the recorder's own functions keeps every script in the .js files.
+_CONFIGURE: Final = "SkillreelRecorder.configure"
+_FLUSH: Final = "SkillreelRecorder.flush"
+_RESOLVE: Final = "SkillreelRecorder.resolve"
 _NOTIFICATIONS: Final = (
     "Runtime.executionContextCreated", "Runtime.executionContextDestroyed",
     "Runtime.executionContextsCleared", "Runtime.bindingCalled", "Page.frameNavigated",

@@ -273,8 +273,10 @@ async def _until_gone(session: Any) -> None:
     await gone
 
 
-async def _wait_for_person(session: Any, until_done: Callable[[], Awaitable[None]]) -> None:
-    done = asyncio.ensure_future(until_done())
+async def _unless_gone(session: Any, work: Callable[[], Awaitable[None]]) -> None:
+    """Run ``work`` (a scripted demonstration, or waiting for the person to finish) unless the
+    browser goes away first, which fails the recording at once."""
+    done = asyncio.ensure_future(work())
     gone = asyncio.ensure_future(_until_gone(session))
     try:
         finished, _ = await asyncio.wait({done, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -319,10 +321,11 @@ async def _demonstrate(prepared: PreparedRecording, session: Any, recorder: Reco
     async with recorder.starting(environment.start_url):
         await session.goto_start(timeout_ms=max(prepared.request.timeout_ms, 10_000))
     if prepared.script is not None:
-        await perform(session.page, prepared.script, timeout_ms=prepared.request.timeout_ms,
-                      between=recorder.settle)
+        script, timeout_ms = prepared.script, prepared.request.timeout_ms
+        await _unless_gone(session, lambda: perform(session.page, script, timeout_ms=timeout_ms,
+                                                    between=recorder.settle))
     elif until_done is not None:
-        await _wait_for_person(session, until_done)
+        await _unless_gone(session, until_done)
     else:
         raise InputError("SR_RECORD_USAGE", "an interactive recording needs a terminal (or use --automation)")
     await recorder.flush()

@@ -1,0 +1,136 @@
+"""record.redact: typed-value echo rules, capture-time scrubbing and the secret scanner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from skillreel.model.actions import AssertAction, NavigateAction, capability_manifest
+from skillreel.model.events import FieldInfo
+from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
+from skillreel.record.redact import (
+    Finding,
+    TypedValues,
+    scan,
+    scan_texts,
+    scrub_bundle,
+    scrub_field,
+    scrub_url,
+    secret_categories,
+    selector_texts,
+)
+from tests import factory
+
+SALT = factory.SALT
+
+
+def candidate(selector: str, strategy: str = "css") -> LocatorCandidate:
+    return LocatorCandidate(strategy=strategy, selector=selector, match_count=1)  # type: ignore[arg-type]
+
+
+def test_typed_values_never_show_themselves() -> None:
+    typed = TypedValues(["Secret-Value-1", "x"])
+    assert "Secret" not in repr(typed)
+    assert "1 values" in repr(typed)
+    assert len(typed) == 1  # one character is never compared
+
+
+@pytest.mark.parametrize(("text", "echoes"), [
+    ("ab", True), (" AB ", True), ("abc", False), ("xx hunter2 xx", True), ("HUNTER2", True),
+    ("hunt", False), ("", False), (None, False),
+])
+def test_echo_rule_equal_two_contained_four(text: str | None, echoes: bool) -> None:
+    assert TypedValues(["ab", "hunter2"]).echoes(text) is echoes
+
+
+def test_selector_texts_are_attribute_values_and_ids() -> None:
+    assert selector_texts('button[aria-label="Say \\"hi\\""]') == ['Say "hi"']
+    assert selector_texts("#main > div:nth-of-type(2) > #x\\.y") == ["main", "x.y"]
+    assert selector_texts("form > textarea") == []
+
+
+def test_scrub_bundle_drops_echoing_candidates_and_hashes() -> None:
+    fp = Fingerprint(tag="button", text_hash=text_hash(SALT, "canary7"), label_hash=text_hash(SALT, "ok"),
+                     attributes={"aria-label": text_hash(SALT, "canary7"), "class": text_hash(SALT, "btn")})  # type: ignore[arg-type]
+    bundle = LocatorBundle(candidates=(candidate('button[aria-label="Hi canary7"]', "aria-label"),
+                                       candidate("form > button")), fingerprint=fp)
+    typed = TypedValues(["canary7"])
+    kept = scrub_bundle(bundle, typed, SALT)
+    assert kept is not None
+    assert [c.selector for c in kept.candidates] == ["form > button"]
+    assert kept.fingerprint.text_hash is None
+    assert kept.fingerprint.label_hash is not None
+    assert set(kept.fingerprint.attributes) == {"class"}
+    only = LocatorBundle(candidates=(candidate("#canary7"),), fingerprint=Fingerprint(tag="div"))
+    assert scrub_bundle(only, typed, SALT) is None
+    assert scrub_bundle(bundle, TypedValues(), SALT) is bundle
+
+
+def test_scrub_field_falls_back_to_a_generic_hint() -> None:
+    field = FieldInfo(control="text", param_hint="search")
+    assert scrub_field(field, TypedValues(["search"])).param_hint == "text"  # type: ignore[union-attr]
+    assert scrub_field(field, TypedValues(["search", "text"])).param_hint == "field"  # type: ignore[union-attr]
+    assert scrub_field(field, TypedValues(["other"])) is field
+
+
+def test_scrub_url_strips_tokens_fragments_and_typed_values() -> None:
+    typed = TypedValues(["acme corp"])
+    url = "https://a.test/cb?code=C1&state=S&q=acme+corp&page=2#access_token=T"
+    assert scrub_url(url, typed) == "https://a.test/cb?page=2"
+    assert scrub_url("https://a.test/search/acme%20corp", typed) is None
+    assert scrub_url("chrome-error://chromewebdata/", typed) is None
+    assert scrub_url("https://u:p@a.test/", typed) is None
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("-----BEGIN RSA PRIVATE KEY-----", "private-key"),
+    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
+    ("key AKIAIOSFODNN7EXAMPLE here", "cloud-key"),
+    ("ghp_" + "a" * 36, "vcs-token"),
+    ("xoxb-123456789012-abcdef", "chat-token"),
+    ("sk_live_" + "a" * 24, "api-key"),
+    ("Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "bearer-token"),
+    ("password = hunter22", "password-assignment"),
+    ("see https://user:pw@example.com/x", "url-credentials"),
+])
+def test_secret_patterns(text: str, category: str) -> None:
+    assert category in secret_categories(text)
+
+
+def test_user_texts_are_scanned_for_patterns() -> None:
+    assert scan_texts([("description", "Search invoices by customer and open the first one.")]) == []
+    assert scan_texts([("failureConditions[0]", "token=abcdef123")]) == [
+        Finding("failureConditions[0]", "password-assignment")]
+
+
+def test_scan_finds_typed_values_in_stored_fields_by_path_and_category_only() -> None:
+    draft = factory.draft(description="Search for acme corp invoices.")
+    actions = (*draft.actions, AssertAction(id="a9", check="text_contains", target=factory.bundle("#r"),
+                                            expected="ACME CORP"))
+    draft = factory.draft(description="Search for acme corp invoices.", actions=actions,
+                          capabilities=capability_manifest(actions))
+    findings = scan(draft, typed=TypedValues(["acme corp"]))
+    assert {(f.path, f.category) for f in findings} == {("description", "typed-value"),
+                                                         ("actions[4].expected", "typed-value")}
+    assert "acme" not in json.dumps([f.to_json() for f in findings]).lower()
+
+
+def test_scan_skips_digests_hashes_and_enumerations() -> None:
+    draft = factory.draft()
+    hexes = {draft.draft_digest[7:11], draft.events_digest[7:11], "click", "type"}
+    assert scan(draft, factory.events_log(), TypedValues(hexes)) == []
+
+
+def test_scan_checks_urls_and_selectors_by_their_parts() -> None:
+    actions = (NavigateAction(id="a1", url="https://fixture.skillreel.invalid/?q=acme+corp"),
+               *factory.draft().actions[1:])
+    draft = factory.draft(actions=actions)
+    assert [(f.path, f.category) for f in scan(draft, typed=TypedValues(["acme corp"]))] == [
+        ("actions[0].url", "typed-value")]
+    tokened = (NavigateAction(id="a1", url="https://fixture.skillreel.invalid/?token=x"), *actions[1:])
+    assert ("actions[0].url", "url-token") in {(f.path, f.category)
+                                               for f in scan(factory.draft(actions=tokened))}
+    # The start URL the user gave on the command line existed before anything was typed.
+    url_draft = factory.draft(environment=factory.url_environment("http://127.0.0.1:8000/acme/app"))
+    assert scan(url_draft, typed=TypedValues(["acme"])) == []
