@@ -1,0 +1,110 @@
+"""`skillreel replay NAME`: replay an approved skill in Chromium with new inputs.
+
+Progress goes to stderr, one line per step; with ``--json`` stdout carries exactly one document
+(``{"status": "succeeded", ...}`` or ``{"status": "failed", "error": {...}}``) and the exit status
+is the error's (1 for a failed replay, 2 for bad input). A ``human`` step asks on the terminal
+when stdin and stderr are both interactive, and fails closed otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import InputError
+from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
+from .output import console, json_option, print_json
+
+
+@click.command("replay")
+@click.argument("name")
+@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="The HTML fixture the skill was recorded on.")
+@click.option("--url", help="The URL target (default: the recorded one; it must match it exactly).")
+@click.option("--storage-state", type=click.Path(path_type=Path, dir_okay=False),
+              help="The Playwright storage-state file the skill was recorded with.")
+@click.option("--input", "inputs", multiple=True, metavar="NAME=VALUE",
+              help="A non-sensitive input (repeat). Sensitive ones come from the vault only.")
+@click.option("--expected-revision", type=click.IntRange(min=1),
+              help="Replay only if the skill is still at this revision.")
+@click.option("--no-heal", is_flag=True, help="Fail instead of healing a locator that no longer agrees.")
+@click.option("--timeout", "timeout_ms", type=click.IntRange(100, 30_000), default=10_000, show_default=True,
+              help="Per-step timeout in milliseconds.")
+@click.option("--settle", "settle_ms", type=click.IntRange(0, 1_000), default=100, show_default=True,
+              help="Milliseconds to let the page settle after each action.")
+@json_option
+def command(name: str, html_path: Path | None, url: str | None, storage_state: Path | None,
+            inputs: tuple[str, ...], expected_revision: int | None, no_heal: bool, timeout_ms: int,
+            settle_ms: int, as_json: bool) -> None:
+    """Replay an approved skill in Chromium with new inputs."""
+    from ..services.replaying import ReplayRequest, replay_skill
+    from ..services.secrets import EnvKeyringSecrets
+    from ..store import Store
+
+    request = ReplayRequest(name=name, inputs=parse_inputs(inputs), html_path=html_path, url=url,
+                            storage_state=storage_state, expected_revision=expected_revision,
+                            heal=not no_heal, timeout_ms=timeout_ms, settle_ms=settle_ms)
+    with Store.open() as store:
+        outcome = asyncio.run(replay_skill(store, request, secrets=EnvKeyringSecrets(),
+                                           progress=None if as_json else show_progress,
+                                           human=terminal_prompt()))
+    if as_json:
+        print_json(outcome.to_json())
+    elif outcome.error is not None:
+        raise outcome.error
+    else:
+        show_success(outcome.to_json())
+    if outcome.error is not None:
+        raise click.exceptions.Exit(outcome.exit_status)
+
+
+def parse_inputs(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``NAME=VALUE`` pairs (split at the first ``=``); errors never repeat a value."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise InputError("SR_RECORD_USAGE", "--input takes NAME=VALUE")
+        if name in values:
+            raise InputError("SR_RECORD_USAGE", "an input was given twice")
+        values[name] = value
+    return values
+
+
+def show_progress(step: StepProgress) -> None:
+    if step.phase == "start":
+        return
+    mark = "ok" if step.phase == "done" else f"failed {step.code}"
+    healed = " (healed)" if step.healed else ""
+    sys.stderr.write(f"[{step.index + 1}/{step.total}] {step.action_id} {step.kind}: {mark}{healed}\n")
+    sys.stderr.flush()
+
+
+def show_success(doc: dict[str, Any]) -> None:
+    out = console()
+    healed = sum(1 for s in doc["steps"] if s["healed"])
+    out.print(f"replayed {doc['name']}: {len(doc['steps'])} steps, {healed} healed; now at revision "
+              f"{doc['revision']} (report {doc['reportDigest']})")
+    if doc["healProposal"]:
+        out.print(f"a heal proposal is pending: see `skillreel show {doc['name']}`, accept it with "
+                  f"`skillreel review {doc['name']} --heal-proposal --reviewer ID --approve`")
+
+
+def terminal_prompt() -> HumanPrompt | None:
+    """Ask a person on the terminal to do a ``human`` step, when both ends are interactive."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+
+    async def prompt(request: HumanRequest) -> bool:
+        sys.stderr.write(f"[{request.index + 1}/{request.total}] {request.action_id} needs you "
+                         f"({request.reason}): do it in the browser window, then press Enter "
+                         "(type q to stop) ")
+        sys.stderr.flush()
+        answer = await asyncio.to_thread(sys.stdin.readline)
+        return answer.strip().lower() not in ("q", "quit", "n", "no")
+
+    return prompt

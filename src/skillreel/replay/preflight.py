@@ -1,0 +1,247 @@
+"""Pre-flight: everything a replay checks before any browser starts (ARCHITECTURE 4, 7, 11, 13).
+
+In order, each failure raising its own code and changing nothing:
+
+1. options within limits (timeout 100–30,000 ms, settle 0–1,000 ms) — ``SR_RECORD_USAGE``;
+2. the entry (already re-validated by the store, every digest recomputed) at the expected revision
+   — ``SR_RECORD_REVISION_CONFLICT``;
+3. its state allows a replay and the approval matches the draft exactly — ``SR_REPLAY_NOT_APPROVED``,
+   ``SR_RECORD_APPROVAL_INVALID``;
+4. the actions' capabilities are within the approval and within the policy —
+   ``SR_REPLAY_CAPABILITY_DENIED``;
+5. inputs: no unknown name (``SR_REPLAY_PARAMETER_UNKNOWN``), no sensitive one on the command line
+   (``SR_REPLAY_SENSITIVE_ON_ARGV``), every required non-sensitive one given
+   (``SR_REPLAY_PARAMETER_MISSING``), values within 8,192 (type) / 1,024 (select) characters
+   (``SR_REPLAY_PARAMETER_INVALID``);
+6. the replay environment, recomputed from what this replay would use (the HTML file's digest, or
+   the URL normalised with the recorded allowlist and identity), equals the recorded one —
+   ``SR_RECORD_ENVIRONMENT_DRIFT``; the storage state's digest equals the recorded one —
+   ``SR_RECORD_CREDENTIAL_DRIFT``;
+7. sensitive values are looked up in the vault; required ones it lacks are listed in
+   :attr:`Preflight.missing_sensitive` (the caller may ask a person, or fail).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, ReplayError, TargetError
+from ..model.actions import CAPABILITY_OF_KIND, SelectAction, TypeAction, capability_manifest
+from ..model.approval import Approval
+from ..model.canonical import bytes_digest, tagged_digest
+from ..model.draft import Draft
+from ..model.entry import StoreEntry
+from ..model.environment import Environment, HtmlTarget, UrlTarget, build_url_target
+from ..model.lifecycle import check_revision, ensure_replayable
+from ..model.limits import (
+    MAX_HTML_CHARS,
+    MAX_SELECT_VALUE_CHARS,
+    MAX_TYPE_VALUE_CHARS,
+    SETTLE_MS_RANGE,
+    TIMEOUT_MS_RANGE,
+)
+from ..model.policy import Policy
+from ..model.urls import URLRuleError
+from ..services.secrets import SecretSource
+from ..store.inputs import read_json_input
+
+_PARAM_SHAPE = r"^[a-z][a-z0-9_]{0,63}$"
+MAX_HTML_BYTES = 4 * MAX_HTML_CHARS
+
+
+@dataclass(frozen=True)
+class ReplayRequest:
+    """One replay as a caller asks for it; ``inputs`` holds non-sensitive values only."""
+
+    name: str
+    inputs: Mapping[str, str] = field(default_factory=dict, repr=False)
+    html_path: Path | None = None
+    url: str | None = None
+    storage_state: Path | None = None
+    expected_revision: int | None = None
+    heal: bool = True
+    timeout_ms: int = 10_000
+    settle_ms: int = 100
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """A replay that may start: the entry read at start, what the browser needs, the inputs."""
+
+    entry: StoreEntry
+    approval: Approval
+    html: str | None = field(repr=False)
+    storage_state: Path | None
+    values: Mapping[str, str] = field(repr=False)
+    missing_sensitive: tuple[str, ...]
+    heal: bool
+    timeout_ms: int
+    settle_ms: int
+
+    @property
+    def draft(self) -> Draft:
+        return self.entry.draft
+
+
+def check_options(request: ReplayRequest) -> None:
+    if not TIMEOUT_MS_RANGE[0] <= request.timeout_ms <= TIMEOUT_MS_RANGE[1]:
+        raise InputError("SR_RECORD_USAGE", "--timeout must be 100 to 30,000 ms")
+    if not SETTLE_MS_RANGE[0] <= request.settle_ms <= SETTLE_MS_RANGE[1]:
+        raise InputError("SR_RECORD_USAGE", "--settle must be 0 to 1,000 ms")
+    if request.html_path is not None and request.url is not None:
+        raise TargetError("SR_RECORD_TARGET_INVALID", "give at most one target: --html FILE or --url URL")
+
+
+def check_capabilities(draft: Draft, approval: Approval, policy: Policy) -> None:
+    needed = set(capability_manifest(draft.actions))
+    if not needed <= set(approval.approved_capabilities):
+        missing = ", ".join(sorted(needed - set(approval.approved_capabilities)))
+        raise ReplayError("SR_REPLAY_CAPABILITY_DENIED", f"the approval does not grant {missing}")
+    if not needed <= set(policy.allowed_capabilities):
+        missing = ", ".join(sorted(needed - set(policy.allowed_capabilities)))
+        raise ReplayError("SR_REPLAY_CAPABILITY_DENIED", f"the policy does not allow {missing}")
+    for action in draft.actions:  # the manifest is derived; make sure no action escapes it
+        if CAPABILITY_OF_KIND[action.kind] not in needed:
+            raise ReplayError("SR_REPLAY_CAPABILITY_DENIED",
+                              f"step {action.id} needs an unapproved capability", action_id=action.id)
+
+
+def value_limits(draft: Draft) -> dict[str, int]:
+    """The longest value each parameter may take (the strictest of the actions using it)."""
+    limits: dict[str, int] = {}
+    for action in draft.actions:
+        if isinstance(action, TypeAction | SelectAction):
+            bound = MAX_TYPE_VALUE_CHARS if isinstance(action, TypeAction) else MAX_SELECT_VALUE_CHARS
+            limits[action.value.name] = min(bound, limits.get(action.value.name, bound))
+    return limits
+
+
+def _shown(name: str) -> str:
+    return repr(name) if re.fullmatch(_PARAM_SHAPE, name) else "an input"
+
+
+def check_inputs(draft: Draft, inputs: Mapping[str, str]) -> None:
+    for name in sorted(inputs):
+        param = draft.parameter(name)
+        if param is None:
+            raise ReplayError("SR_REPLAY_PARAMETER_UNKNOWN",
+                              f"{_shown(name)} names no parameter of skill {draft.name!r}")
+        if param.sensitive:
+            raise ReplayError("SR_REPLAY_SENSITIVE_ON_ARGV",
+                              f"parameter {name!r} is sensitive and was refused on the command line; "
+                              "nothing was replayed")
+    for param in draft.parameters:
+        if param.required and not param.sensitive and param.name not in inputs:
+            raise ReplayError("SR_REPLAY_PARAMETER_MISSING", f"parameter {param.name!r} is required: "
+                              f"pass --input {param.name}=VALUE")
+
+
+def check_values(draft: Draft, values: Mapping[str, str]) -> None:
+    for name, limit in value_limits(draft).items():
+        value = values.get(name)
+        if value is not None and len(value) > limit:
+            raise ReplayError("SR_REPLAY_PARAMETER_INVALID",
+                              f"the value of {name!r} is longer than {limit:,} characters")
+
+
+def read_html_fixture(path: Path) -> str:
+    """An HTML fixture file: regular, not a symlink, UTF-8, at most 1,000,000 characters."""
+    data = read_json_input(path, what="HTML fixture", limit=MAX_HTML_BYTES)
+    try:
+        html = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the HTML fixture is not UTF-8 text") from exc
+    if len(html) > MAX_HTML_CHARS:
+        raise InputError("SR_RECORD_INPUT_TOO_LARGE", "the HTML fixture exceeds 1,000,000 characters")
+    return html
+
+
+def html_fixture_digest(html: str) -> str:
+    """Same rule as ``target.browser.fixture_digest``: the fixture's UTF-8 bytes."""
+    return bytes_digest("skillreel.html-fixture/v1", html.encode("utf-8"))
+
+
+def storage_state_digest(path: Path) -> str:
+    """``skillreel.storage-state/v1`` digest of the parsed storage-state JSON (a 2 MiB regular file)."""
+    data = read_json_input(path, what="storage-state file")
+    try:
+        state: Any = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the storage-state file is not valid JSON") from exc
+    if not isinstance(state, dict):
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the storage-state file is not a JSON object")
+    try:
+        return tagged_digest("skillreel.storage-state/v1", state)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InputError("SR_RECORD_INPUT_MALFORMED",
+                         "the storage-state file cannot be canonicalised") from exc
+
+
+def check_environment(recorded: Environment, request: ReplayRequest) -> str | None:
+    """Recompute this replay's environment and compare; returns the fixture HTML (HTML targets)."""
+    html: str | None = None
+    if isinstance(recorded.target, HtmlTarget):
+        if request.url is not None:
+            raise TargetError("SR_RECORD_ENVIRONMENT_DRIFT",
+                              "the skill was recorded on an HTML fixture, not a URL")
+        if request.html_path is None:
+            raise TargetError("SR_RECORD_TARGET_INVALID",
+                              "this skill replays on its HTML fixture: pass --html FILE")
+        if request.storage_state is not None:
+            raise TargetError("SR_RECORD_TARGET_INVALID", "an HTML fixture takes no storage state")
+        html = read_html_fixture(request.html_path)
+        current = Environment.build(target=HtmlTarget(html_digest=html_fixture_digest(html)),
+                                    viewport=recorded.viewport)
+    else:
+        if request.html_path is not None:
+            raise TargetError("SR_RECORD_ENVIRONMENT_DRIFT",
+                              "the skill was recorded on a URL, not an HTML fixture")
+        assert isinstance(recorded.target, UrlTarget)
+        try:
+            target = build_url_target(request.url or recorded.target.url, recorded.target.allowed_origins)
+        except URLRuleError as exc:
+            raise TargetError("SR_RECORD_TARGET_INVALID", f"the URL target is not allowed: {exc}") from exc
+        current = Environment.build(target=target, identity=recorded.identity,
+                                    storage_state_digest=recorded.storage_state_digest,
+                                    viewport=recorded.viewport)
+    if current.environment_digest != recorded.environment_digest:
+        raise TargetError("SR_RECORD_ENVIRONMENT_DRIFT",
+                          "the target or its allowlist differs from the recorded one; nothing was started")
+    given = storage_state_digest(request.storage_state) if request.storage_state is not None else None
+    if given != recorded.storage_state_digest:
+        what = "is missing" if given is None else ("was not recorded" if recorded.storage_state_digest is None
+                                                   else "differs from the recorded one")
+        raise TargetError("SR_RECORD_CREDENTIAL_DRIFT", f"the storage state {what}; nothing was started")
+    return html
+
+
+def run_preflight(entry: StoreEntry, policy: Policy, request: ReplayRequest,
+                  secrets: SecretSource) -> Preflight:
+    """Every check of the module docstring, over an entry and policy the caller read."""
+    check_options(request)
+    check_revision(entry, request.expected_revision)
+    approval = ensure_replayable(entry)
+    draft = entry.draft
+    check_capabilities(draft, approval, policy)
+    check_inputs(draft, request.inputs)
+    html = check_environment(draft.environment, request)
+    values = dict(request.inputs)
+    missing = []
+    for param in draft.parameters:
+        if not param.sensitive:
+            continue
+        secret = secrets.get(draft.name, param.name)
+        if secret is not None:
+            values[param.name] = secret
+        elif param.required:
+            missing.append(param.name)
+    check_values(draft, values)
+    return Preflight(entry=entry, approval=approval, html=html, storage_state=request.storage_state,
+                     values=values, missing_sensitive=tuple(missing),
+                     heal=request.heal and policy.heal_mode == "runtime",
+                     timeout_ms=request.timeout_ms, settle_ms=request.settle_ms)

@@ -1,0 +1,197 @@
+"""The replay use case: pre-flight, one Chromium session, the engine, the report, the store.
+
+    outcome = await replay_skill(store, ReplayRequest(name="search", inputs={"query": "x"}),
+                                 secrets=EnvKeyringSecrets(), progress=print_step, human=ask)
+    outcome.to_json()   # the `skillreel replay --json` document
+
+* :func:`preflight` checks everything that needs no browser (``replay/preflight.py``) and lists
+  the required sensitive parameters the vault lacks (the MCP server asks a person for them).
+* :func:`replay_skill` never raises a :class:`~skillreel.errors.SkillreelError`: it returns a
+  :class:`ReplayOutcome`, ``succeeded`` with a :class:`~skillreel.model.report.ReplayReport` only
+  when every step succeeded, else ``failed`` with the error (code, content-free message, action id).
+* A success is recorded with ``lifecycle.replay_succeeded`` in one store transaction, compare-and-
+  set on the revision read at the start (approved becomes validated; other states keep theirs); a
+  healed step leaves a pending :class:`~skillreel.model.entry.HealProposal` (the draft with that
+  step's locators described afresh from the element acted on) and never rewrites the approved
+  draft. Every replay, failed or not, leaves one content-free ``replay`` audit event.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..errors import ReplayError, ReplayUIError, SkillreelError
+from ..model.actions import Action, HumanAction
+from ..model.base import SkillName
+from ..model.draft import Draft
+from ..model.entry import HealProposal, StoreEntry
+from ..model.lifecycle import replay_succeeded
+from ..model.locators import LocatorBundle
+from ..model.report import ReplayReport, StepResult
+from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
+from ..replay.preflight import Preflight, ReplayRequest, run_preflight
+from ..store import AuditNote, Store, utc_now
+from .secrets import EnvKeyringSecrets, SecretSource, secret_env_name
+
+__all__ = [
+    "HumanPrompt", "Preflight", "ReplayOutcome", "ReplayRequest", "SecretSource", "StepProgress",
+    "preflight", "replay_skill", "secret_env_name",
+]
+
+log = logging.getLogger(__name__)
+
+SessionFactory = Callable[..., AbstractAsyncContextManager[Any]]
+
+
+@dataclass(frozen=True)
+class ReplayOutcome:
+    """What a replay came to. ``steps`` holds ``(action_id, evidence_digest, healed)``."""
+
+    status: Literal["succeeded", "failed"]
+    name: str
+    revision: int | None = None
+    report: ReplayReport | None = None
+    steps: tuple[tuple[str, str, bool], ...] = ()
+    error: SkillreelError | None = None
+    heal_proposed: bool = False
+
+    @property
+    def exit_status(self) -> int:
+        return 0 if self.error is None else self.error.exit_status
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``skillreel replay --json`` document (issue 4)."""
+        if self.status == "succeeded" and self.report is not None:
+            return {
+                "status": "succeeded", "name": self.name, "revision": self.revision,
+                "reportDigest": self.report.report_digest,
+                "steps": [{"actionId": a, "evidenceDigest": d, "healed": h} for a, d, h in self.steps],
+                "healProposal": self.heal_proposed,
+            }
+        error = self.error or ReplayError("SR_REPLAY_SCHEMA_INVALID", "the replay produced no report")
+        body: dict[str, Any] = {"code": error.code, "message": error.message, "actionId": error.action_id}
+        if error.details:
+            body["details"] = error.details
+        return {"status": "failed", "name": self.name, "revision": self.revision, "error": body}
+
+
+def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None = None) -> Preflight:
+    """Every check that needs no browser; raises ``SR_*``. See ``replay/preflight.py``."""
+    entry = store.get(request.name)
+    return run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
+
+
+async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretSource | None = None,
+                       progress: Progress | None = None, human: HumanPrompt | None = None,
+                       session_factory: SessionFactory | None = None) -> ReplayOutcome:
+    """Replay one skill; see the module docstring. ``session_factory`` replaces
+    ``target.browser.browser_session`` (tests and benchmarks only)."""
+    entry: StoreEntry | None = None
+    try:
+        checked = preflight(store, request, secrets)
+        entry = checked.entry
+        if checked.missing_sensitive:
+            names = ", ".join(checked.missing_sensitive)
+            envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
+            raise ReplayError("SR_REPLAY_PARAMETER_MISSING",
+                              f"no value for sensitive parameter(s) {names}: set {envs} or store it in the "
+                              "OS keyring")
+        records = await _run(checked, progress, human, session_factory)
+        return _record_success(store, checked, records)
+    except SkillreelError as exc:
+        _audit_failure(store, request, entry, exc)
+        return ReplayOutcome("failed", request.name, entry.revision if entry else None, error=exc)
+
+
+async def _run(checked: Preflight, progress: Progress | None, human: HumanPrompt | None,
+               session_factory: SessionFactory | None) -> tuple[StepRecord, ...]:
+    from playwright.async_api import Error as PlaywrightError
+
+    from ..replay.driver import PlaywrightDriver
+
+    if session_factory is None:
+        from ..target.browser import browser_session
+
+        session_factory = browser_session
+    draft = checked.draft
+    needs_person = human is not None and any(isinstance(a, HumanAction) for a in draft.actions)
+    options = EngineOptions(salt=draft.fingerprint_salt, allow_heal=checked.heal,
+                            timeout_ms=checked.timeout_ms, settle_ms=checked.settle_ms)
+    try:
+        async with session_factory(draft.environment, html=checked.html, storage_state=checked.storage_state,
+                                   headless=not needs_person) as session:
+            engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
+            return await engine.run(draft.actions, checked.values)
+    except PlaywrightError as exc:  # anything the driver did not already translate
+        raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the browser failed during the replay") from exc
+
+
+def _record_success(store: Store, checked: Preflight, records: Sequence[StepRecord]) -> ReplayOutcome:
+    entry = checked.entry
+    now = utc_now()
+    report = ReplayReport.build(
+        name=entry.name, draft_digest=entry.draft.draft_digest,
+        approval_digest=checked.approval.approval_digest,
+        environment_digest=entry.draft.environment.environment_digest,
+        steps=tuple(StepResult(action_id=r.action_id, evidence_digest=r.evidence.evidence_digest,
+                               healed=r.healed) for r in records),
+        finished_at=now)
+    proposal = heal_proposal(entry, records, report, now)
+    digests = {"report": report.report_digest, "draft": entry.draft.draft_digest}
+    if proposal is not None:
+        digests["healProposal"] = proposal.draft.draft_digest
+    updated = store.update(entry.name, lambda current: replay_succeeded(current, report, now, proposal),
+                           AuditNote(kind="replay", digests=digests), expected_revision=entry.revision)
+    steps = tuple((r.action_id, r.evidence.evidence_digest, r.healed) for r in records)
+    return ReplayOutcome("succeeded", entry.name, updated.revision, report, steps, None, proposal is not None)
+
+
+def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: ReplayReport,
+                  now: str) -> HealProposal | None:
+    """A candidate draft whose healed steps carry the locators of the elements actually acted on."""
+    healed = {r.action_id: r.healed_bundle for r in records if r.healed and r.healed_bundle is not None}
+    if not healed:
+        return None
+    draft = entry.draft
+    actions = tuple(_retarget(a, healed[a.id]) if a.id in healed else a for a in draft.actions)
+    fields = {n: getattr(draft, n) for n in Draft.model_fields if n not in ("draft_digest", "schema_")}
+    candidate = Draft.build(**{**fields, "actions": actions})
+    if candidate.draft_digest == draft.draft_digest:
+        return None
+    return HealProposal(base_revision=entry.revision, base_draft_digest=draft.draft_digest, draft=candidate,
+                        healed_actions=tuple(a.id for a in draft.actions if a.id in healed),
+                        report_digest=report.report_digest, proposed_at=now)
+
+
+def _retarget(action: Action, bundle: LocatorBundle) -> Action:
+    data = {**action.to_json(), "target": bundle.to_json()}
+    retargeted: Action = type(action).parse(data)
+    return retargeted
+
+
+def _audit_failure(store: Store, request: ReplayRequest, entry: StoreEntry | None,
+                   error: SkillreelError) -> None:
+    """One content-free ``replay`` event per failed replay; a failure to audit never hides the error."""
+    name = entry.name if entry is not None else _valid_name(request.name)
+    digests = {"draft": entry.draft.draft_digest} if entry is not None else {}
+    note = AuditNote(kind="replay", name=name, revision=entry.revision if entry else None, outcome="failed",
+                     code=error.code, digests=digests)
+    try:
+        store.audit(note)
+    except SkillreelError as exc:
+        log.warning("the failed replay could not be audited: %s", exc.code)
+
+
+def _valid_name(name: str) -> str | None:
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        checked: str = TypeAdapter(SkillName).validate_python(name)
+    except ValidationError:
+        return None
+    return checked
+

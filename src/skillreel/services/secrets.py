@@ -1,0 +1,58 @@
+"""Where sensitive replay inputs come from: never the command line, only the vault.
+
+The vault is an environment variable ``SKILLREEL_SECRET_<SKILL>_<PARAM>`` (upper-case, ``-`` as
+``_``) or, failing that, the OS keyring (service ``skillreel``, username ``<skill>/<param>``).
+A keyring without a usable backend, or one that fails, counts as holding nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+log = logging.getLogger(__name__)
+
+KEYRING_SERVICE: Final = "skillreel"
+
+
+class SecretSource(Protocol):
+    def get(self, skill: str, param: str) -> str | None: ...
+
+
+def secret_env_name(skill: str, param: str) -> str:
+    """``SKILLREEL_SECRET_<SKILL>_<PARAM>``: upper-case, ``-`` as ``_`` (ARCHITECTURE section 11)."""
+    return "SKILLREEL_SECRET_" + f"{skill}_{param}".upper().replace("-", "_")
+
+
+def keyring_username(skill: str, param: str) -> str:
+    return f"{skill}/{param}"
+
+
+@dataclass(frozen=True)
+class EnvKeyringSecrets:
+    """The default :class:`SecretSource`: the environment first, then the OS keyring."""
+
+    environ: Mapping[str, str] | None = None
+    use_keyring: bool = True
+
+    def get(self, skill: str, param: str) -> str | None:
+        env = os.environ if self.environ is None else self.environ
+        value = env.get(secret_env_name(skill, param))
+        if value is not None:
+            return value
+        return _from_keyring(skill, param) if self.use_keyring else None
+
+
+def _from_keyring(skill: str, param: str) -> str | None:
+    try:
+        import keyring
+        from keyring.errors import KeyringError
+
+        value = keyring.get_password(KEYRING_SERVICE, keyring_username(skill, param))
+    except (ImportError, KeyringError, RuntimeError, OSError, ValueError) as exc:
+        log.debug("keyring unavailable: %s", type(exc).__name__)
+        return None
+    return value if isinstance(value, str) else None
