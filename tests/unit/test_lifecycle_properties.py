@@ -127,11 +127,8 @@ class Lifecycle(RuleBasedStateMachine):
                 raise AssertionError("an enabled skill was deletable")
         else:
             lifecycle.ensure_deletable(self.entry)
-            assert expired == (days > retention or (days == retention and self.clock_after(later, retention)))
-
-    def clock_after(self, later: str, retention: int) -> bool:
-        age = lifecycle.parse_timestamp(later) - lifecycle.parse_timestamp(self.entry.updated_at)
-        return age > timedelta(days=retention)
+            age = lifecycle.parse_timestamp(later) - lifecycle.parse_timestamp(self.entry.updated_at)
+            assert expired == (age > timedelta(days=retention))
 
     @invariant()
     def consistent(self) -> None:
