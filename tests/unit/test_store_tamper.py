@@ -158,3 +158,9 @@ def test_a_tampered_policy_is_detected(home: Path) -> None:
     with Store.open() as store:
         corrupt(store.policy)
         corrupt(lambda: seed(store, "third"))
+
+
+def test_events_cut_off_the_end_are_detected(home: Path) -> None:
+    sql(home, "DELETE FROM audit WHERE seq = (SELECT MAX(seq) FROM audit)")
+    with Store.open() as store:
+        assert store.verify_audit().to_json() == {"ok": False, "events": 3, "brokenAt": 4}

@@ -9,6 +9,9 @@ Limit: when the log holds ``policy.maxAuditEvents`` events, every audited operat
 ``SR_RECORD_STORE_LIMIT`` (nothing is ever dropped from a chain), except a policy change, so the
 owner can still raise the limit.
 
+Every entry revision the store keeps is attested by the event written in its transaction (the
+event's ``entry`` digest), so cutting events off the end of the chain is detected too.
+
 The chain detects damage and edits by anything short of an attacker who rewrites the whole store
 as its owner; it is not an external, append-only (WORM) log.
 """
@@ -133,31 +136,44 @@ def _canonical(value: Any) -> bytes:
     return text.encode("ascii") if text.isascii() else canonical_json(value)
 
 
-def _link_ok(seq: int, column_digest: str, document: bytes, expected_seq: int, prev: str) -> bool:
+def _checked_body(seq: int, column_digest: str, document: bytes, expected_seq: int,
+                  prev: str) -> dict[str, Any] | None:
+    """The event's decoded body if its digest, ``seq`` and link are right, else None."""
     try:
         body = json.loads(document)
         claimed = body.pop("eventDigest")
         computed = "sha256:" + hashlib.sha256(_TAG + _canonical(body)).hexdigest()
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
-        return False
-    return (seq == expected_seq and body.get("seq") == seq and body.get("prevDigest") == prev
-            and claimed == column_digest == computed)
+        return None
+    ok = (seq == expected_seq and body.get("seq") == seq and body.get("prevDigest") == prev
+          and claimed == column_digest == computed)
+    return body if ok else None
 
 
 def verify_chain(conn: sqlite3.Connection) -> AuditVerification:
-    """Recompute every event's digest from its stored bytes and check every link and ``seq``.
+    """Recompute every event's digest from its stored bytes and check every link and ``seq``; then
+    check that every kept entry revision is attested by an event (its ``entry`` digest).
 
     A digest computed over the stored bytes that equals the digest written at append time (when the
     event was built and validated) proves the content is the one written; no event is trusted
-    because it parses.
+    because it parses. The attestation check catches what a chain alone cannot: events cut off its
+    end (``brokenAt`` is then the first missing ``seq``).
     """
     total = int(conn.execute("SELECT COUNT(*) FROM audit").fetchone()[0])
     prev, expected = GENESIS_DIGEST, 1
+    attested: set[str] = set()
     cursor = conn.execute("SELECT seq, event_digest, document FROM audit ORDER BY seq")
     while rows := cursor.fetchmany(4096):
         for seq, column_digest, document in rows:
-            if not _link_ok(seq, column_digest, document, expected, prev):
+            body = _checked_body(seq, column_digest, document, expected, prev)
+            if body is None:
                 cursor.close()
                 return AuditVerification(ok=False, events=total, broken_at=min(seq, expected))
+            digests = body.get("digests")
+            if isinstance(digests, dict) and isinstance(digests.get("entry"), str):
+                attested.add(digests["entry"])
             prev, expected = column_digest, expected + 1
+    for (digest,) in conn.execute("SELECT entry_digest FROM revisions"):
+        if digest not in attested:
+            return AuditVerification(ok=False, events=total, broken_at=expected)
     return AuditVerification(ok=True, events=total, broken_at=None)
