@@ -18,12 +18,14 @@ goes to :class:`~skillreel.record.redact.TypedValues` (memory only) and the log 
 digest; the event's selectors, hashes and parameter hint are scrubbed of typed text.
 
 Navigations of the first page's main frame are recorded when the browser, not the page, started
-them: the navigation history's transition type says ``typed``/``address_bar``/... (an address-bar
-navigation), ``reload`` of the same entry (a reload), or the current entry is one seen before (back
-or forward, recorded as an address-bar navigation to that URL). A navigation the page requested
-(``Page.frameRequestedNavigation``: links, forms, scripts, ``location.reload()``) is a consequence
-of a recorded action and is not recorded again. URLs are stored only through
-:func:`~skillreel.record.redact.scrub_url` (no credential keys, no fragment, no typed text).
+them. Chromium announces a renderer-initiated navigation (a link, a form, a script,
+``location.reload()``) with ``Page.frameRequestedNavigation`` just before its
+``Page.frameStartedNavigating``; such a navigation is a consequence of a recorded action and is not
+recorded again. Any other start is the address bar, a reload or back/forward (recorded as an
+address-bar navigation to that URL), classified from its ``navigationType`` when it starts and
+recorded when the same loader commits (``Page.frameNavigated``), with the committed URL. URLs are
+stored only through :func:`~skillreel.record.redact.scrub_url` (no credential keys, no fragment,
+no typed text).
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ _RESOLVE: Final = "SkillreelRecorder.resolve"
 _NOTIFICATIONS: Final = (
     "Runtime.executionContextCreated", "Runtime.executionContextDestroyed",
     "Runtime.executionContextsCleared", "Runtime.bindingCalled", "Page.frameNavigated",
-    "Page.frameRequestedNavigation", "Page.frameStoppedLoading",
+    "Page.frameRequestedNavigation", "Page.frameStartedNavigating",
 )
 
 
@@ -90,27 +92,25 @@ def capture_script() -> str:
 
 # ---- navigation classification (pure) ------------------------------------------------------------
 
-@dataclass
-class History:
-    """What the recorder knows of one page's session history."""
+_START_REASONS: Final[dict[str, NavigateReason]] = {
+    "differentDocument": "address-bar",
+    "historyDifferentDocument": "address-bar",
+    "restore": "address-bar",
+    "restoreWithPost": "address-bar",
+    "reload": "reload",
+    "reloadBypassingCache": "reload",
+}
 
-    entry_id: int | None = None
-    seen: set[int] = field(default_factory=set)
 
+def classify_start(navigation_type: str, page_requested: bool) -> NavigateReason | None:
+    """Whether a main-frame navigation that starts is recorded, and as what.
 
-def classify_navigation(history: History, entry_id: int, transition: str,
-                        page_requested: bool) -> NavigateReason | None:
-    """Whether a committed main-frame navigation is recorded, and as what. Updates ``history``."""
-    previous, seen_before = history.entry_id, entry_id in history.seen
-    history.entry_id = entry_id
-    history.seen.add(entry_id)
+    ``page_requested``: Chromium announced it as the page's own (``frameRequestedNavigation``).
+    Same-document navigations (``sameDocument``, ``historySameDocument``) are never recorded.
+    """
     if page_requested:
         return None
-    if entry_id == previous:
-        return "reload" if transition == "reload" else None
-    if seen_before:
-        return "address-bar"
-    return "address-bar" if transition in ADDRESS_BAR_TRANSITIONS else None
+    return _START_REASONS.get(navigation_type)
 
 
 # ---- the recorder --------------------------------------------------------------------------------
@@ -124,8 +124,8 @@ class _Tap:
     cdp: CDPSession
     main_frame: str = ""
     worlds: dict[int, str] = field(default_factory=dict)
-    history: History = field(default_factory=History)
     requested: bool = False
+    starts: dict[str, NavigateReason | None] = field(default_factory=dict)   # loaderId -> reason
 
     def top_world(self) -> int | None:
         ids = [ctx for ctx, frame in self.worlds.items() if frame == self.main_frame]
@@ -277,9 +277,6 @@ class Recorder:
             await cdp.send("Runtime.enable")
             tree = await cdp.send("Page.getFrameTree")
             tap.main_frame = tree["frameTree"]["frame"]["id"]
-            history = await cdp.send("Page.getNavigationHistory")
-            tap.history.entry_id = history["entries"][history["currentIndex"]]["id"]
-            tap.history.seen.update(e["id"] for e in history["entries"])
             await cdp.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD})
             await cdp.send("Page.addScriptToEvaluateOnNewDocument",
                            {"source": capture_script(), "worldName": WORLD, "runImmediately": True})
@@ -322,11 +319,15 @@ class Recorder:
             tap.worlds.clear()
         elif name == "Page.frameRequestedNavigation":
             tap.requested = tap.requested or params.get("frameId") == tap.main_frame
-        elif name == "Page.frameStoppedLoading":
+        elif name == "Page.frameStartedNavigating":
             if params.get("frameId") == tap.main_frame:
+                reason = classify_start(str(params.get("navigationType", "")), tap.requested)
                 tap.requested = False
+                if len(tap.starts) >= 64:
+                    tap.starts.pop(next(iter(tap.starts)))
+                tap.starts[str(params.get("loaderId", ""))] = reason
         elif name == "Page.frameNavigated":
-            await self._on_navigated(tap, params.get("frame") or {}, starting)
+            self._on_navigated(tap, params.get("frame") or {}, params.get("type"), starting)
 
     async def _call(self, tap: _Tap, ctx: int, function: str, *args: Any) -> Any:
         """Call a recorder function in one world; None when that world is gone."""
@@ -370,13 +371,12 @@ class Recorder:
                 fields["value_digest"] = value_digest(self._salt, event.value)
         self._append(RecordedEvent.model_validate(fields))
 
-    async def _on_navigated(self, tap: _Tap, frame: dict[str, Any], starting: bool) -> None:
+    def _on_navigated(self, tap: _Tap, frame: dict[str, Any], kind: Any, starting: bool) -> None:
         if frame.get("parentId") or frame.get("id") != tap.main_frame:
             return
-        requested, tap.requested = tap.requested, False
-        history = await tap.cdp.send("Page.getNavigationHistory")
-        entry = history["entries"][history["currentIndex"]]
-        reason = classify_navigation(tap.history, entry["id"], entry.get("transitionType", ""), requested)
+        reason = tap.starts.pop(str(frame.get("loaderId", "")), None)
+        if reason is None and kind == "BackForwardCacheRestore":
+            reason = "address-bar"
         if starting or tap.index != 0 or reason is None:
             return
         url = str(frame.get("url", ""))

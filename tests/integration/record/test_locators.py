@@ -1,0 +1,73 @@
+"""Locator bundles at record time: section 5's priority, uniqueness, generated ids skipped."""
+
+from __future__ import annotations
+
+import pytest
+
+from skillreel.model.locators import STRATEGY_PRIORITY, LocatorBundle
+from tests.integration.record.conftest import Rig, click_centre, page_html, type_into
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+PAGE = page_html("""
+<main id=main>
+  <button id=save data-testid=save-button name=save aria-label="Save draft">Keep</button>
+  <button id=":r7:" name=dup>React id</button><button id=ember1234 name=dup>Ember id</button>
+  <button id=b-3f9a2c41d7e8 aria-label="Archive">Archive</button>
+  <div><button class=x>One</button><button class=x>Two</button></div>
+  <label for=city-8c1d2e3f4a5b6c7d>City</label><input id=city-8c1d2e3f4a5b6c7d name=city-field>
+  <input placeholder="Search the catalogue" class=search>
+  <input data-test=qty name=qty><input name=qty>
+</main>
+""")
+
+
+async def targets(rig: Rig, *steps: tuple[str, str]) -> list[LocatorBundle]:
+    async with rig.recording(PAGE) as run:
+        for action, selector in steps:
+            if action == "click":
+                await click_centre(run.page, selector)
+            else:
+                await type_into(run.page, selector, "abc")
+        events = await run.events()
+    return [e.target for e in events if e.target is not None]
+
+
+def check_bundle(bundle: LocatorBundle) -> None:
+    ranks = [STRATEGY_PRIORITY[c.strategy] for c in bundle.candidates]
+    assert ranks == sorted(ranks)
+    assert bundle.candidates[-1].strategy == "css"
+    assert all(c.match_count == 1 for c in bundle.candidates[:-1])
+    assert all("Keep" not in c.selector and "One" not in c.selector for c in bundle.candidates)
+
+
+async def test_priority_testid_id_name_aria_label(rig: Rig) -> None:
+    (save,) = await targets(rig, ("click", "#save"))
+    check_bundle(save)
+    assert [c.strategy for c in save.candidates] == ["testid", "id", "name", "aria-label", "css"]
+    assert save.candidates[0].selector == '[data-testid="save-button"]'
+    assert save.fingerprint.tag == "button"
+    assert save.fingerprint.text_hash is not None           # text is only ever a salted hash
+
+
+async def test_generated_ids_and_duplicate_names_are_skipped(rig: Rig) -> None:
+    react, ember, hashed, second = await targets(
+        rig, ("click", "[id=':r7:']"), ("click", "#ember1234"), ("click", "[aria-label=Archive]"),
+        ("click", "button.x >> nth=1"))
+    for bundle in (react, ember, hashed, second):
+        check_bundle(bundle)
+    assert [c.strategy for c in react.candidates] == ["css"]
+    assert [c.strategy for c in ember.candidates] == ["css"]
+    assert [c.strategy for c in hashed.candidates] == ["aria-label", "css"]
+    assert second.candidates[0].selector.endswith("button:nth-of-type(2)")
+    assert second.candidates[0].match_count == 1
+
+
+async def test_fields_by_label_placeholder_and_data_test(rig: Rig) -> None:
+    city, search, qty = await targets(rig, ("type", "[name=city-field]"), ("type", ".search"),
+                                      ("type", "[data-test=qty]"))
+    for bundle in (city, search, qty):
+        check_bundle(bundle)
+    assert [c.strategy for c in city.candidates] == ["name", "label", "css"]
+    assert [c.strategy for c in search.candidates] == ["placeholder", "css"]
+    assert [c.strategy for c in qty.candidates] == ["testid", "css"]
