@@ -24,7 +24,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
@@ -34,17 +34,18 @@ from mcp.server.mcpserver.resolve import AcceptedElicitation
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, create_model
 
-from ..errors import LifecycleError, ReplayError, SkillreelError
+from ..errors import LifecycleError, ReplayError, SkillreelError, TargetError
 from ..model.entry import StoreEntry
-from ..model.environment import UrlTarget
+from ..model.environment import HtmlTarget, UrlTarget
 from ..model.urls import origin_of
 from ..services.governance import check_name
-from ..skills.package import clean_text, secret_env_name
+from ..services.replaying import ReplayOutcome, ReplayRequest, preflight, replay_skill
+from ..services.secrets import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..skills.package import clean_text
 from ..store import Store
 
 if TYPE_CHECKING:
     from ..replay.engine import HumanRequest, StepProgress
-    from ..services.replaying import ReplayOutcome  # type: ignore[import-not-found,unused-ignore]
 
 log = logging.getLogger("skillreel.mcp")
 
@@ -79,10 +80,13 @@ def skill_summary(entry: StoreEntry) -> dict[str, Any]:
     draft = entry.draft
     target = draft.environment.target
     origins = list(target.allowed_origins) if isinstance(target, UrlTarget) else []
+    needs = cli_only_inputs(entry)
     return {
         "name": entry.name,
         "description": clean_text(draft.description),
         "revision": entry.revision,
+        "playable": needs is None,  # over MCP; otherwise only `skillreel replay` can pass what it needs
+        **({"needs": needs} if needs else {}),
         "capabilities": list(draft.capabilities),
         "target": {"kind": "url", "origin": origin_of(target.url), "allowedOrigins": origins}
         if isinstance(target, UrlTarget) else {"kind": "html"},
@@ -111,26 +115,40 @@ class PlayCheck:
     missing: tuple[str, ...]  # required sensitive parameters the vault has no value for
 
 
-def check_play(name: str, inputs: Mapping[str, str], vault: Callable[[], Any]) -> PlayCheck:
-    """Everything refused before any question is asked or any browser starts. The vault is opened
-    only when the skill has sensitive parameters."""
+def check_play(name: str, inputs: Mapping[str, str], vault: Callable[[], SecretSource]) -> PlayCheck:
+    """Everything refused before a question is asked or a browser starts: the name, the state
+    (enabled only), a target MCP can reach, sensitive values from the model, then the replay's own
+    pre-flight (inputs, environment, capabilities), which also lists what the vault lacks."""
     check_name(name)
     with Store.open() as store:
         entry = store.get(name)
-    if entry.status != "enabled":
-        raise LifecycleError("SR_RECORD_STATE_INVALID",
-                             f"skill {name!r} is {entry.status}, not enabled: only enabled skills are played "
-                             "over MCP (a person enables one with `skillreel enable NAME --approve`)")
-    sensitive = [p.name for p in entry.draft.parameters if p.sensitive]
-    given = sorted(set(inputs) & set(sensitive))
-    if given:
-        raise ReplayError("SR_REPLAY_SENSITIVE_ON_ARGV",
-                          f"sensitive parameter(s) {', '.join(given)} must not come from the model; "
-                          "skillreel reads them from the vault or asks the user")
-    wanted = [p.name for p in entry.draft.parameters if p.sensitive and p.required]
-    source = vault() if wanted else None
-    missing = tuple(p for p in wanted if source is None or source.get(name, p) is None)
-    return PlayCheck(entry, missing)
+        if entry.status != "enabled":
+            raise LifecycleError("SR_RECORD_STATE_INVALID",
+                                 f"skill {name!r} is {entry.status}, not enabled: only enabled skills are "
+                                 "played over MCP (a person enables one: `skillreel enable NAME --approve`)")
+        needs = cli_only_inputs(entry)
+        if needs:
+            raise TargetError("SR_RECORD_TARGET_INVALID",
+                              f"skill {name!r} replays only with {needs}, which MCP cannot pass: "
+                              f"run `skillreel replay {name}` on the command line")
+        given = sorted(set(inputs) & {p.name for p in entry.draft.parameters if p.sensitive})
+        if given:
+            raise ReplayError("SR_REPLAY_SENSITIVE_ON_ARGV",
+                              f"sensitive parameter(s) {', '.join(given)} must not come from the model; "
+                              "skillreel reads them from the vault or asks the user; nothing was replayed")
+        request = ReplayRequest(name=name, inputs=dict(inputs), expected_revision=entry.revision)
+        checked = preflight(store, request, vault())
+    return PlayCheck(entry, tuple(checked.missing_sensitive))
+
+
+def cli_only_inputs(entry: StoreEntry) -> str | None:
+    """What a replay of ``entry`` needs that only the CLI can give (a file on the user's disk)."""
+    environment = entry.draft.environment
+    if isinstance(environment.target, HtmlTarget):
+        return "its HTML fixture file (--html FILE)"
+    if environment.storage_state_digest is not None:
+        return "its storage-state file (--storage-state FILE)"
+    return None
 
 
 def can_elicit(ctx: Context) -> bool:
@@ -167,9 +185,7 @@ async def ask_for_secrets(name: str, inputs: dict[str, str], ctx: Context) -> El
     return Elicit(message, secrets_model(name, check.missing))
 
 
-def default_vault() -> Any:
-    from ..services.secrets import EnvKeyringSecrets  # type: ignore[import-not-found,unused-ignore]
-
+def default_vault() -> SecretSource:
     return EnvKeyringSecrets()
 
 
@@ -177,11 +193,11 @@ def default_vault() -> Any:
 class VaultThenUser:
     """The replay's ``SecretSource``: the vault first, then what the user typed into the elicitation."""
 
-    vault: Any
-    answers: Mapping[str, str]
+    vault: SecretSource
+    answers: Mapping[str, str] = field(repr=False)
 
     def get(self, skill: str, param: str) -> str | None:
-        value: str | None = self.vault.get(skill, param)
+        value = self.vault.get(skill, param)
         return value if value is not None else self.answers.get(param)
 
 
@@ -258,11 +274,6 @@ async def play(name: str, inputs: Mapping[str, str], ctx: Context,
                           f"no value for sensitive parameter(s) {', '.join(still)}: set "
                           f"{', '.join(secret_env_name(name, p) for p in still)} or store it in the OS "
                           "keyring (this MCP client cannot ask the user)")
-    from ..services.replaying import (  # type: ignore[import-not-found,unused-ignore]
-        ReplayRequest,
-        replay_skill,
-    )
-
     request = ReplayRequest(name=name, inputs=dict(inputs), expected_revision=check.entry.revision)
     relay = ProgressRelay(ctx)
     async with anyio.create_task_group() as tg:

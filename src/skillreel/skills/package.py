@@ -35,6 +35,7 @@ from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
+from ..services.secrets import secret_env_name
 
 PACKAGE_TAG = "skillreel.package/v1"
 MANIFEST_SCHEMA = "skillreel.recorded-skill/v1"
@@ -99,11 +100,6 @@ def package_digest(files: Iterable[PackageFile]) -> str:
         "files": [{"path": f.path, "executable": f.executable, "digest": file_digest(f.data)}
                   for f in listing],
     })
-
-
-def secret_env_name(skill: str, param: str) -> str:
-    """``SKILLREEL_SECRET_<SKILL>_<PARAM>``: upper-case, ``-`` as ``_`` (ARCHITECTURE section 11)."""
-    return "SKILLREEL_SECRET_" + f"{skill}_{param}".upper().replace("-", "_")
 
 
 def check_skill_name(name: str) -> None:

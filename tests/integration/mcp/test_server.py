@@ -15,6 +15,7 @@ from tests.integration.skills.builders import store_entry
 
 NAME = "search-invoices"
 SECRET_NAME = "sign-in"
+FIXTURE_NAME = "offline-form"
 
 
 @pytest.fixture
@@ -24,13 +25,14 @@ def stderr_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def skills(skillreel_home: Path, project_dir: Path) -> None:
-    """One enabled skill, one enabled skill with a sensitive parameter, one validated (not enabled)."""
+    """Enabled: a skill, one with a sensitive parameter, one on an HTML fixture; one only validated."""
+    site = factory.url_environment("http://127.0.0.1:9/app")  # never started: nothing here is played
     with Store.open() as store:
-        store_entry(store, factory.entry(NAME))
-        enable_skill(store, NAME, "project", project_dir)
-        store_entry(store, factory.entry(SECRET_NAME, sensitive=True))
-        enable_skill(store, SECRET_NAME, "project", project_dir)
-        store_entry(store, factory.entry("not-enabled-yet"))
+        kinds = ((NAME, {}), (SECRET_NAME, {"sensitive": True}), (FIXTURE_NAME, {"environment": None}))
+        for name, kw in kinds:
+            store_entry(store, factory.entry(name, **{"environment": site, **kw}))
+            enable_skill(store, name, "project", project_dir)
+        store_entry(store, factory.entry("not-enabled-yet", environment=site))
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -59,7 +61,11 @@ async def test_list_shows_enabled_skills_only_with_parameters_and_revision(skill
         result = await session.call("skills_list")
     assert not result.is_error
     listed = {s["name"]: s for s in data(result)["skills"]}
-    assert set(listed) == {NAME, SECRET_NAME}
+    assert set(listed) == {NAME, SECRET_NAME, FIXTURE_NAME}
+    assert listed[NAME]["target"] == {"kind": "url", "origin": "http://127.0.0.1:9",
+                                      "allowedOrigins": ["http://127.0.0.1:9"]}
+    assert listed[NAME]["playable"] is True
+    assert listed[FIXTURE_NAME]["playable"] is False
     assert listed[NAME]["revision"] == 4
     assert listed[NAME]["description"] == "Search invoices by customer."
     assert listed[NAME]["parameters"] == [{"name": "query", "required": True, "sensitive": False}]
@@ -72,6 +78,7 @@ async def test_list_shows_enabled_skills_only_with_parameters_and_revision(skill
 
 @pytest.mark.parametrize(("name", "code"), [
     ("not-enabled-yet", "SR_RECORD_STATE_INVALID"),
+    (FIXTURE_NAME, "SR_RECORD_TARGET_INVALID"),
     ("no-such-skill", "SR_RECORD_NOT_FOUND"),
     ("Not_A_Name", "SR_RECORD_NAME_INVALID"),
 ])

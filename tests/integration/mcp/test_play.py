@@ -1,0 +1,106 @@
+"""skills_play replays for real: Chromium on a 127.0.0.1 page, driven through `skillreel mcp`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+
+from skillreel.store import Store
+from tests.integration.mcp.client import data, mcp_session
+from tests.integration.mcp.live_skill import live_skill
+from tests.server import LocalServer
+
+pytestmark = pytest.mark.browser
+
+NAME = "find-invoices"
+PIN_ENV = "SKILLREEL_SECRET_FIND_INVOICES_PIN"
+PIN = "pin-4711-never-shown"
+
+
+def assert_played(result: types.CallToolResult, steps: list[str]) -> dict[str, object]:
+    body = data(result)
+    assert not result.is_error, body
+    assert body["status"] == "succeeded"
+    assert body["name"] == NAME
+    assert body["steps"] == [{"actionId": s, "healed": False} for s in steps]
+    assert body["healed"] is False
+    with Store.open() as store:
+        entry = store.get(NAME)
+    assert entry.status == "enabled"  # a replay keeps the installation
+    assert entry.installation is not None
+    assert entry.last_report is not None
+    assert body["reportDigest"] == entry.last_report.report_digest
+    assert body["revision"] == entry.revision
+    return body
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_play_succeeds_with_progress_per_step(server: LocalServer, skillreel_home: Path,
+                                                    project_dir: Path, tmp_path: Path, mode: str) -> None:
+    await live_skill(server, NAME, project_dir)
+    progress: list[tuple[float, float | None, str | None]] = []
+    async with mcp_session(skillreel_home, tmp_path / "stderr.log", mode=mode) as session:
+        result = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}}, progress)
+    assert_played(result, ["a1", "a2", "a4", "a5"])
+    assert [(p, t) for p, t, _ in progress] == [(1.0, 4.0), (2.0, 4.0), (3.0, 4.0), (4.0, 4.0)]
+    assert progress[1][2] == "step 2/4 a2 (type) done"
+    assert session.stray == []
+    assert ("GET", "/invoices") in server.requests
+
+
+async def test_a_sensitive_value_from_the_environment_is_used_and_never_shown(
+        server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path) -> None:
+    await live_skill(server, NAME, project_dir, sensitive=True)
+    stderr = tmp_path / "stderr.log"
+    async with mcp_session(skillreel_home, stderr, env={PIN_ENV: PIN},
+                           answer=lambda _: pytest.fail("the vault had it")) as session:
+        listed = data(await session.call("skills_list"))["skills"][0]
+        result = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
+    assert {"name": "pin", "required": True, "sensitive": True, "env": PIN_ENV} in listed["parameters"]
+    assert_played(result, ["a1", "a2", "a3", "a4", "a5"])
+    assert session.elicited == []
+    assert PIN not in str(result.model_dump())
+    assert PIN not in stderr.read_text()
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_missing_sensitive_value_is_asked_of_the_user_and_used(
+        server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path, mode: str) -> None:
+    await live_skill(server, NAME, project_dir, sensitive=True)
+
+    def answer(_: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"pin": PIN})
+
+    async with mcp_session(skillreel_home, tmp_path / "stderr.log", answer=answer, mode=mode) as session:
+        result = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
+    assert_played(result, ["a1", "a2", "a3", "a4", "a5"])
+    assert len(session.elicited) == 1
+    assert PIN not in str(result.model_dump())
+
+
+async def test_a_missing_sensitive_value_without_a_way_to_ask_starts_no_browser(
+        server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path) -> None:
+    await live_skill(server, NAME, project_dir, sensitive=True)
+    before = server.request_count()
+    async with mcp_session(skillreel_home, tmp_path / "stderr.log") as session:
+        result = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
+    assert result.is_error
+    assert data(result)["error"]["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert PIN_ENV in data(result)["error"]["message"]
+    assert server.request_count() == before
+
+
+async def test_a_failed_replay_is_an_error_result_with_the_code(server: LocalServer, skillreel_home: Path,
+                                                                project_dir: Path, tmp_path: Path) -> None:
+    await live_skill(server, NAME, project_dir)
+    server.set_page("/invoices", "<!doctype html><html><body><p>Maintenance</p></body></html>")
+    async with mcp_session(skillreel_home, tmp_path / "stderr.log") as session:
+        result = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
+    body = data(result)
+    assert result.is_error
+    assert body["status"] == "failed"
+    assert body["error"]["code"] == "SR_REPLAY_UI_TARGET_NOT_FOUND"
+    assert body["error"]["actionId"] == "a2"
+    assert body["reportDigest"] is None
