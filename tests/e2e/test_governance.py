@@ -277,3 +277,26 @@ def test_human_output_has_no_traceback(skillreel_home: Path, tmp_path: Path) -> 
         assert result.exit_code in (0, 1), (args, result.stderr)
         assert_owner_only(skillreel_home)
     assert "SR_RECORD_NOT_FOUND" in run_cli("show", "missing").stderr
+
+
+def test_signed_export_and_trusted_import(skillreel_home: Path, tmp_path: Path) -> None:
+    from tests.unit.test_store_signing import write_keys
+
+    private, public = write_keys(tmp_path)
+    _, stranger = write_keys(tmp_path, "stranger")
+    seeded(skillreel_home, "validated")
+    signed, unsigned = tmp_path / "signed.json", tmp_path / "unsigned.json"
+    exported = ok(skillreel_home, "export", NAME, "--out", str(signed), "--sign", str(private))
+    assert exported["signedBy"].startswith("ed25519:")
+    assert ok(skillreel_home, "export", NAME, "--out", str(unsigned))["signedBy"] is None
+    other = tmp_path / "other"
+    env = {"SKILLREEL_HOME": str(other)}
+    refused(other, "import", str(unsigned), "--trust", str(public), code="SR_RECORD_SIGNATURE_INVALID",
+            exit_code=2, env=env)
+    refused(other, "import", str(signed), "--trust", str(stranger), code="SR_RECORD_SIGNATURE_INVALID",
+            exit_code=2, env=env)
+    refused(other, "import", str(signed), "--trust", str(private), code="SR_RECORD_INPUT_MALFORMED",
+            exit_code=2, env=env)
+    assert ok(other, "list", env=env) == {"skills": []}
+    imported = ok(other, "import", str(signed), "--trust", str(stranger), "--trust", str(public), env=env)
+    assert imported["signature"] == {"keyId": exported["signedBy"], "verified": True}

@@ -8,7 +8,7 @@ whose message and ``details`` say what would change.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from ..model.entry import StoreEntry
 from ..model.export import ExportDocument
 from ..model.locators import LocatorBundle
 from ..model.policy import Policy, PolicySettings
-from ..store import AuditNote, AuditVerification, EntrySummary, RevisionSummary, Store, utc_now
+from ..store import AuditNote, AuditVerification, EntrySummary, RevisionSummary, Store, signing, utc_now
 from ..store.inputs import decode_json_object, parse_document, read_json_input
 from ..store.transfer import check_output, export_bytes, export_document, imported_entry, write_private
 
@@ -130,10 +130,11 @@ class ExportResult:
     revision: int
     path: Path
     export_digest: str
+    signed_by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "revision": self.revision, "path": str(self.path),
-                "exportDigest": self.export_digest}
+                "exportDigest": self.export_digest, "signedBy": self.signed_by}
 
 
 @dataclass(frozen=True)
@@ -144,12 +145,14 @@ class ImportResult:
     replaced: bool
     export_digest: str
     entry_digest: str
-    signed: bool
+    signed_by: str | None  # the signature's key id, if the export is signed
+    verified: bool  # the signature was checked against a trusted key
 
     def to_json(self) -> dict[str, Any]:
+        signature = None if self.signed_by is None else {"keyId": self.signed_by, "verified": self.verified}
         return {"name": self.name, "revision": self.revision, "status": self.status,
                 "replaced": self.replaced, "exportDigest": self.export_digest,
-                "entryDigest": self.entry_digest, "signature": "unverified" if self.signed else None}
+                "entryDigest": self.entry_digest, "signature": signature}
 
 
 # --- checks ---------------------------------------------------------------------------------------
@@ -360,11 +363,15 @@ def set_policy(store: Store, path: Path, *, approve: bool) -> PolicyChange:
     return PolicyChange(store.set_policy(new), changes)
 
 
-def export_skill(store: Store, name: str, out: Path, *, force: bool = False,
+def export_skill(store: Store, name: str, out: Path, *, force: bool = False, sign_key: Path | None = None,
                  now: str | None = None) -> ExportResult:
-    """Write the current entry as one export file (0600, atomic); audited as ``export``."""
+    """Write the current entry as one export file (0600, atomic), Ed25519-signed with ``sign_key``
+    if given; audited as ``export``."""
+    key = signing.load_signing_key(sign_key) if sign_key is not None else None
     entry = store.get(check_name(name))
     document = export_document(entry, now or utc_now())
+    if key is not None:
+        document = signing.sign_export(document, key)
     check_output(out, force=force)
     digests = {"export": document.export_digest}
     store.audit(AuditNote(kind="export", name=name, revision=entry.revision,
@@ -375,7 +382,8 @@ def export_skill(store: Store, name: str, out: Path, *, force: bool = False,
         store.audit(AuditNote(kind="export", name=name, revision=entry.revision, outcome="failed",
                               code=exc.code, digests=digests))
         raise
-    return ExportResult(name, entry.revision, out, document.export_digest)
+    signer = document.signature.key_id if document.signature else None
+    return ExportResult(name, entry.revision, out, document.export_digest, signer)
 
 
 def read_export(path: Path) -> ExportDocument:
@@ -385,10 +393,15 @@ def read_export(path: Path) -> ExportDocument:
 
 
 def import_skill(store: Store, path: Path, *, replace: bool = False, approve: bool = False,
-                 expected_revision: int | None = None, now: str | None = None) -> ImportResult:
+                 expected_revision: int | None = None, trust: Sequence[Path] = (),
+                 now: str | None = None) -> ImportResult:
     """Store an exported skill: a new name at revision 1, or (``replace`` + ``approve``) the next
-    revision of an existing skill that is not enabled. ``enabled`` becomes ``validated``."""
+    revision of an existing skill that is not enabled. ``enabled`` becomes ``validated``.
+    With ``trust`` (public key files), only an export signed by one of those keys is accepted."""
+    trusted = signing.load_trusted_keys(trust)
     document, now = read_export(path), now or utc_now()
+    if trusted:
+        signing.verify_export(document, trusted)
     source = document.entry
     note = AuditNote(kind="import", digests={"export": document.export_digest})
     existing = store.find(source.name)
@@ -397,8 +410,9 @@ def import_skill(store: Store, path: Path, *, replace: bool = False, approve: bo
     else:
         stored = _replace(store, existing, source, note, replace=replace, approve=approve,
                           expected_revision=expected_revision, now=now)
+    signer = document.signature.key_id if document.signature else None
     return ImportResult(stored.name, stored.revision, stored.status, existing is not None,
-                        document.export_digest, stored.entry_digest, document.signature is not None)
+                        document.export_digest, stored.entry_digest, signer, bool(trusted))
 
 
 def _replace(store: Store, existing: StoreEntry, source: StoreEntry, note: AuditNote, *, replace: bool,

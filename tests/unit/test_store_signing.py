@@ -1,0 +1,81 @@
+"""Ed25519-signed exports: sign, verify against trusted keys, refuse anything else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.rsa import generate_private_key
+
+from skillreel.errors import InputError, RecordError
+from skillreel.model.export import ExportDocument, Signature
+from skillreel.store.signing import key_id, load_signing_key, load_trusted_keys, sign_export, verify_export
+from skillreel.store.transfer import export_document
+from tests import factory
+from tests.unit.test_lifecycle import T1
+
+
+def write_keys(directory: Path, name: str = "key") -> tuple[Path, Path]:
+    key = Ed25519PrivateKey.generate()
+    private = directory / f"{name}.pem"
+    private.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()))
+    public = directory / f"{name}.pub"
+    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                     serialization.PublicFormat.SubjectPublicKeyInfo))
+    return private, public
+
+
+def signed(tmp_path: Path) -> tuple[ExportDocument, Path]:
+    private, public = write_keys(tmp_path)
+    return sign_export(export_document(factory.entry(), T1), load_signing_key(private)), public
+
+
+def test_a_signed_export_verifies_with_its_key(tmp_path: Path) -> None:
+    document, public = signed(tmp_path)
+    trusted = load_trusted_keys([public])
+    assert document.signature is not None
+    assert verify_export(ExportDocument.parse(document.to_json()), trusted) == document.signature.key_id
+    assert document.signature.key_id == key_id(next(iter(trusted.values())))
+    assert document.export_digest == export_document(factory.entry(), T1).export_digest
+
+
+def code(call: object) -> str:
+    with pytest.raises(RecordError) as err:
+        call()  # type: ignore[operator]
+    return err.value.code
+
+
+def test_unsigned_unknown_key_and_bad_signatures_are_refused(tmp_path: Path) -> None:
+    document, public = signed(tmp_path)
+    _, other = write_keys(tmp_path, "other")
+    trusted = load_trusted_keys([public])
+    unsigned = export_document(factory.entry(), T1)
+    assert code(lambda: verify_export(unsigned, trusted)) == "SR_RECORD_SIGNATURE_INVALID"
+    assert code(lambda: verify_export(document, load_trusted_keys([other]))) == "SR_RECORD_SIGNATURE_INVALID"
+    assert document.signature is not None
+    value = document.signature.value
+    wrong = Signature(key_id=document.signature.key_id, value=("B" if value[0] != "B" else "C") + value[1:])
+    forged = document.model_copy(update={"signature": wrong})
+    assert code(lambda: verify_export(forged, trusted)) == "SR_RECORD_SIGNATURE_INVALID"
+    moved = ExportDocument.build(entry=factory.entry("another-skill"), exported_at=T1,
+                                 signature=document.signature)  # a real signature over another export
+    assert code(lambda: verify_export(moved, trusted)) == "SR_RECORD_SIGNATURE_INVALID"
+
+
+def test_key_files_must_be_the_right_kind(tmp_path: Path) -> None:
+    private, public = write_keys(tmp_path)
+    rsa = tmp_path / "rsa.pem"
+    rsa.write_bytes(generate_private_key(public_exponent=65537, key_size=1024).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    for call in (lambda: load_signing_key(public), lambda: load_signing_key(rsa),
+                 lambda: load_trusted_keys([private]), lambda: load_signing_key(tmp_path / "missing.pem")):
+        with pytest.raises(InputError):
+            call()
+    link = tmp_path / "link.pem"
+    link.symlink_to(private)
+    with pytest.raises(InputError) as err:
+        load_signing_key(link)
+    assert err.value.code == "SR_RECORD_INPUT_NOT_REGULAR"
