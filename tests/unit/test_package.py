@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 from skillreel.errors import InstallError
 from skillreel.model.actions import NavigateAction, ParameterRef, TypeAction, capability_manifest
+from skillreel.model.canonical import tagged_digest
 from skillreel.model.draft import Parameter
 from skillreel.model.entry import StoreEntry
+from skillreel.model.environment import Environment
 from skillreel.skills.package import (
     MANIFEST,
     REPLAY_SCRIPT,
@@ -198,8 +200,11 @@ def test_the_body_stays_under_500_lines_for_the_largest_skill() -> None:
     assert text.count("SKILLREEL_SECRET_SEARCH_INVOICES_P") == 128
 
 
+SITE = factory.url_environment("http://127.0.0.1:8000/app")
+
+
 def test_sensitive_parameters_are_named_by_their_environment_variable_and_never_as_inputs() -> None:
-    entry = validated_entry(sensitive=True)
+    entry = validated_entry(sensitive=True, environment=SITE)
     out = files(entry)
     text = out[SKILL_MD].decode()
     assert secret_env_name("search-invoices", "query") == "SKILLREEL_SECRET_SEARCH_INVOICES_QUERY"
@@ -213,10 +218,24 @@ def test_sensitive_parameters_are_named_by_their_environment_variable_and_never_
 
 
 def test_the_exact_cli_command_and_mcp_call_are_given() -> None:
-    text = files(validated_entry())[SKILL_MD].decode()
+    text = files(validated_entry(environment=SITE))[SKILL_MD].decode()
     assert "skillreel replay search-invoices --input query=VALUE --json" in text
+    assert "`scripts/replay --input query=VALUE --json`" in text
     assert '{"name": "search-invoices", "inputs": {"query": "VALUE"}}' in text
     assert "skills_play" in text
+
+
+def test_a_skill_that_needs_a_file_is_run_from_the_command_line_only() -> None:
+    text = files(validated_entry())[SKILL_MD].decode()  # an HTML fixture target
+    assert "skillreel replay search-invoices --html FIXTURE.html --input query=VALUE --json" in text
+    assert "command line only" in text
+    assert '"inputs"' not in text
+    site = factory.url_environment()
+    with_state = Environment.build(target=site.target, identity="alice",
+                                   storage_state_digest=tagged_digest("skillreel.storage-state/v1", {}))
+    text = files(validated_entry(environment=with_state))[SKILL_MD].decode()
+    assert "--storage-state STATE.json --input query=VALUE" in text
+    assert "`alice`" in text
 
 
 def test_the_replay_script_defers_to_the_cli() -> None:

@@ -36,12 +36,12 @@ from pydantic import BaseModel, Field, create_model
 
 from ..errors import LifecycleError, ReplayError, SkillreelError, TargetError
 from ..model.entry import StoreEntry
-from ..model.environment import HtmlTarget, UrlTarget
+from ..model.environment import UrlTarget
 from ..model.urls import origin_of
 from ..services.governance import check_name
 from ..services.replaying import ReplayOutcome, ReplayRequest, preflight, replay_skill
 from ..services.secrets import EnvKeyringSecrets, SecretSource, secret_env_name
-from ..skills.package import clean_text
+from ..skills.package import clean_text, cli_only_file
 from ..store import Store
 
 if TYPE_CHECKING:
@@ -143,12 +143,8 @@ def check_play(name: str, inputs: Mapping[str, str], vault: Callable[[], SecretS
 
 def cli_only_inputs(entry: StoreEntry) -> str | None:
     """What a replay of ``entry`` needs that only the CLI can give (a file on the user's disk)."""
-    environment = entry.draft.environment
-    if isinstance(environment.target, HtmlTarget):
-        return "its HTML fixture file (--html FILE)"
-    if environment.storage_state_digest is not None:
-        return "its storage-state file (--storage-state FILE)"
-    return None
+    needs = cli_only_file(entry.draft.environment)
+    return f"{needs[1]} ({needs[0]})" if needs else None
 
 
 def can_elicit(ctx: Context) -> bool:

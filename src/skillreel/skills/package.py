@@ -210,6 +210,28 @@ def _inputs_example(skill: str, params: tuple[Parameter, ...]) -> tuple[str, str
     return cli, mcp
 
 
+def cli_only_file(environment: Environment) -> tuple[str, str] | None:
+    """The file a replay needs that only the command line can pass: (option, what it is)."""
+    if isinstance(environment.target, HtmlTarget):
+        return "--html FIXTURE.html", "the HTML fixture it was recorded on"
+    if environment.storage_state_digest is not None:
+        return "--storage-state STATE.json", "the Playwright storage-state file it was recorded with"
+    return None
+
+
+def _run_lines(name: str, params: tuple[Parameter, ...], environment: Environment) -> list[str]:
+    cli, mcp = _inputs_example(name, params)
+    needs = cli_only_file(environment)
+    target = f" {needs[0]}" if needs else ""
+    lines = ["Command line (exit 0: done; 1: refused or failed, nothing guessed; 2: bad input):", "",
+             "```sh", f"skillreel replay {name}{target}{cli} --json", "```", "",
+             f"The same from this folder: `scripts/replay{target}{cli} --json`.", ""]
+    if needs:
+        return [*lines, f"`{needs[0].split()[0]}` is {needs[1]} (checked against its digest). "
+                "The MCP server cannot pass a file, so this skill is played from the command line only.", ""]
+    return [*lines, "MCP (server `skillreel mcp`), tool `skills_play`:", "", "```json", mcp, "```", ""]
+
+
 def _parameter_lines(skill: str, params: tuple[Parameter, ...]) -> list[str]:
     if not params:
         return ["This skill takes no parameters."]
@@ -237,7 +259,6 @@ def _environment_lines(environment: Environment) -> list[str]:
 
 def render_skill_md(entry: StoreEntry, revision: int) -> str:
     draft, name = entry.draft, entry.name
-    cli, mcp = _inputs_example(name, draft.parameters)
     failures = [f"- {clean_text(c)}" for c in draft.failure_conditions] or ["- (none written)"]
     reviewer = entry.approval.reviewer if entry.approval else "?"
     body = [
@@ -248,11 +269,7 @@ def render_skill_md(entry: StoreEntry, revision: int) -> str:
         "deterministically: every step re-locates its element and fails closed rather than guess. "
         "Run it as below; do not re-create the steps by hand.", "",
         "## Run it", "",
-        "Command line (exit 0: done; 1: refused or failed, nothing guessed; 2: bad input):", "",
-        "```sh", f"skillreel replay {name}{cli} --json", "```", "",
-        f"The same from this folder: `scripts/replay{cli} --json`.", "",
-        "MCP (server `skillreel mcp`), tool `skills_play`:", "",
-        "```json", mcp, "```", "",
+        *_run_lines(name, draft.parameters, draft.environment),
         "## Parameters", "",
         *_parameter_lines(name, draft.parameters), "",
         "Sensitive values never go on a command line or into MCP `inputs`: skillreel reads them from the "
