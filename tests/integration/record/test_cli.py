@@ -1,0 +1,344 @@
+"""`skillreel record` end to end (the console script in a subprocess, real Chromium)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillreel.store import Store
+from tests.conftest import CliResult, run_cli
+from tests.integration.record.conftest import page_html
+from tests.server import LocalServer
+
+pytestmark = pytest.mark.browser
+
+FORM = page_html("""
+<form id=f action="javascript:void 0">
+  <label for=email>Email</label><input id=email name=email>
+  <select id=plan name=plan><option value=free>Free</option><option value=pro>Pro</option></select>
+  <button id=go type=submit>Go</button>
+</form>
+<p id=msg>Welcome back</p>
+""")
+
+
+def write(path: Path, data: Any) -> Path:
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def stored(home: Path) -> list[str]:
+    if not (home / "store.db").exists():
+        return []
+    with Store.open(home) as store:
+        return [e.name for e in store.entries()]
+
+
+def assert_refused(result: CliResult, code: str, exit_code: int = 2) -> None:
+    assert result.exit_code == exit_code, result.stderr
+    assert result.json()["error"]["code"] == code
+    assert "Traceback" not in result.stderr
+
+
+def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Path) -> None:
+    html = write(tmp_path / "form.html", FORM)
+    automation = write(tmp_path / "a.json", {"steps": [
+        {"do": "type", "selector": "#email", "text": "ann@example.com"},
+        {"do": "select", "selector": "#plan", "value": "pro"},
+        {"do": "click", "selector": "#go"}]})
+    assertions = write(tmp_path / "c.json", {"assertions": [
+        {"kind": "observe", "selector": "#msg"},
+        {"kind": "assert", "selector": "#msg", "check": "text_contains", "expected": "Welcome"}]})
+    first = run_cli("record", "sign-up", "--html", str(html), "--automation", str(automation),
+                    "--assertions", str(assertions), "--failure", "No welcome message", "--json")
+    assert first.exit_code == 0, first.stdout + first.stderr
+    doc = first.json()
+    assert set(doc) == {"name", "revision", "status", "draftDigest", "parameters", "actions", "deniedOrigins"}
+    assert (doc["name"], doc["revision"], doc["status"]) == ("sign-up", 1, "draft")
+    assert doc["parameters"] == [{"name": "email", "required": True, "sensitive": False},
+                                 {"name": "plan", "required": True, "sensitive": False}]
+    assert [(a["id"], a["kind"]) for a in doc["actions"]] == [
+        ("a1", "navigate"), ("a2", "type"), ("a3", "select"), ("a4", "click"), ("a5", "observe"),
+        ("a6", "assert")]
+    assert doc["deniedOrigins"] == []
+    with Store.open(skillreel_home) as store:
+        entry = store.get("sign-up")
+        assert entry.draft.draft_digest == doc["draftDigest"]
+        assert entry.draft.events_digest == entry.events.events_digest
+        assert entry.draft.failure_conditions == ("No welcome message",)
+        (event,) = store.audit_events("sign-up")
+        assert event.kind == "record"
+        assert set(event.digests) == {"entry", "draft", "events"}
+    again = run_cli("record", "sign-up", "--html", str(html), "--automation", str(automation), "--json",
+                    "--sensitive", "email")
+    assert again.exit_code == 0, again.stdout
+    assert again.json()["revision"] == 2
+    assert again.json()["parameters"][0] == {"name": "email", "required": True, "sensitive": True}
+    with Store.open(skillreel_home) as store:
+        entry = store.get("sign-up")
+    edits = [e for e in entry.events.events if e.type == "input"]
+    assert [e.value_digest for e in edits] == [None]          # a --sensitive value leaves no digest
+
+
+def test_human_output_lists_steps_without_values(tmp_path: Path) -> None:
+    html = write(tmp_path / "form.html", FORM)
+    automation = write(tmp_path / "a.json",
+                       {"steps": [{"do": "type", "selector": "#email", "text": "zed@x.test"}]})
+    result = run_cli("record", "one-field", "--html", str(html), "--automation", str(automation))
+    assert result.exit_code == 0, result.stderr
+    assert "a2" in result.stdout
+    assert "email" in result.stdout
+    assert "zed@x.test" not in result.stdout + result.stderr
+
+
+CANARIES = {
+    "password": "CanaryPwd7Q1x", "otp": "CanaryOtp83Xy", "show": "CanaryShow5Zk", "echo": "CanaryEcho2Kw",
+    "rich": "CanaryRich9Mv", "code": "CanaryCode4Tn", "token": "CanaryTok6Wq", "start": "CanaryStart3P",
+}
+
+LOGIN = page_html("""
+<form id=f action="javascript:void 0">
+  <input id=user name=user>
+  <input id=pw name=pw type=password>
+  <input id=otp name=code autocomplete="one-time-code">
+  <input id=pw2 name=pw2 type=password><button type=button id=show
+    onclick="document.getElementById('pw2').type = 'text'">show</button>
+  <input id=nick name=nick oninput="
+      document.getElementById('echo').textContent = 'Hello ' + this.value;
+      document.querySelector('.greet').setAttribute('aria-label', 'Greet ' + this.value);
+      document.querySelector('.greet').dataset.testid = 'greet-' + this.value;
+      document.title = this.value;">
+  <p id=echo></p><button type=button class=greet>greet</button>
+</form>
+<div id=card role=button tabindex=0 aria-label="Note card" onclick="this.dataset.opened = 1">
+  <h3>Note</h3><div id=editor contenteditable=true style="min-height:30px;border:1px solid"></div>
+</div>
+""")
+
+CALLBACK = page_html("""<p id=done>Signed in</p>
+<script>
+  document.getElementById('done').dataset.code = new URLSearchParams(location.search).get('code');
+</script>""")
+
+
+def grep_canaries(texts: list[str], home: Path) -> list[str]:
+    hits = []
+    blobs = [("output", t.encode()) for t in texts]
+    blobs += [(str(p), p.read_bytes()) for p in home.rglob("*") if p.is_file()]
+    for where, blob in blobs:
+        for name, canary in CANARIES.items():
+            for form in (canary, canary.lower(), canary.upper()):
+                if form.encode() in blob:
+                    hits.append(f"{name} in {where}")
+    return hits
+
+
+def test_canaries_never_reach_the_store_or_any_output(tmp_path: Path, skillreel_home: Path,
+                                                      server: LocalServer) -> None:
+    server.set_page("/login", LOGIN)
+    server.set_page("/cb", CALLBACK)
+    c = CANARIES
+    automation = write(tmp_path / "a.json", {"steps": [
+        {"do": "type", "selector": "#user", "text": "someone"},
+        {"do": "type", "selector": "#pw", "text": c["password"]},
+        {"do": "type", "selector": "#otp", "text": c["otp"]},
+        {"do": "click", "selector": "#show"},
+        {"do": "type", "selector": "#pw2", "text": c["show"]},
+        {"do": "type", "selector": "#nick", "text": c["echo"]},
+        {"do": "click", "selector": ".greet"},
+        {"do": "type", "selector": "#editor", "text": c["rich"]},
+        {"do": "press", "key": "Tab"},
+        {"do": "goto", "url": server.url(f"/cb?code={c['code']}&view=2#access_token={c['token']}")},
+    ]})
+    assertions = write(tmp_path / "c.json", {"assertions": [
+        {"kind": "observe", "selector": "#done"},
+        {"kind": "assert", "check": "url_matches", "expected": "/cb"}]})
+    url = server.url(f"/login?code={c['start']}&tab=1")
+    outputs = []
+    for as_json in (True, False):
+        result = run_cli("record", "canary-check" if as_json else "canary-human", "--url", url,
+                         "--automation", str(automation), "--assertions", str(assertions),
+                         *(["--json"] if as_json else []))
+        outputs += [result.stdout, result.stderr]
+        assert result.exit_code == 0, result.stdout + result.stderr
+    assert grep_canaries(outputs, skillreel_home) == []
+    with Store.open(skillreel_home) as store:
+        draft = store.get("canary-check").draft
+    assert [a.kind for a in draft.actions] == [
+        "navigate", "type", "type", "human", "click", "type", "type", "click", "human", "press", "navigate",
+        "observe", "assert"]
+    assert {p.name: p.sensitive for p in draft.parameters} == {
+        "user": False, "pw": True, "pw2": True, "nick": False}
+    assert draft.actions[3].reason == "otp"  # type: ignore[union-attr]
+    assert draft.actions[8].reason == "rich-text"  # type: ignore[union-attr]
+    assert draft.actions[0].url == server.url("/login?tab=1")  # type: ignore[union-attr]
+    assert draft.actions[10].url == server.url("/cb?view=2")  # type: ignore[union-attr]
+
+
+def test_a_typed_value_in_the_description_refuses_the_draft(tmp_path: Path, skillreel_home: Path) -> None:
+    html = write(tmp_path / "form.html", FORM)
+    automation = write(tmp_path / "a.json",
+                       {"steps": [{"do": "type", "selector": "#email", "text": "acme-corp"}]})
+    result = run_cli("record", "leaky", "--html", str(html), "--automation", str(automation), "--json",
+                     "--description", "Sign up acme-corp.")
+    assert_refused(result, "SR_RECORD_SECRET_FINDING", exit_code=1)
+    assert result.json()["error"]["details"] == {
+        "findings": [{"path": "description", "category": "typed-value"}]}
+    assert "acme-corp" not in result.stdout.replace("Sign up acme-corp", "")
+    assert stored(skillreel_home) == []
+
+
+def bad_inputs(tmp: Path, server_url: str) -> dict[str, tuple[list[str], str]]:
+    html = write(tmp / "ok.html", FORM)
+    big = write(tmp / "big.html", "<p>" + "x" * 1_000_000 + "</p>")
+    link = tmp / "link.html"
+    if not link.exists():
+        link.symlink_to(html)
+    script = write(tmp / "ok.json", {"steps": [{"do": "click", "selector": "#go"}]})
+    return {
+        "no target": ([], "SR_RECORD_TARGET_INVALID"),
+        "both targets": (["--html", str(html), "--url", server_url], "SR_RECORD_TARGET_INVALID"),
+        "html with origin": (["--html", str(html), "--allowed-origin", server_url],
+                             "SR_RECORD_TARGET_INVALID"),
+        "html with identity": (["--html", str(html), "--identity", "ops"], "SR_RECORD_TARGET_INVALID"),
+        "missing html": (["--html", str(tmp / "nope.html")], "SR_RECORD_INPUT_NOT_REGULAR"),
+        "html directory": (["--html", str(tmp)], "SR_RECORD_INPUT_NOT_REGULAR"),
+        "html symlink": (["--html", str(link)], "SR_RECORD_INPUT_NOT_REGULAR"),
+        "html over limit": (["--html", str(big)], "SR_RECORD_INPUT_TOO_LARGE"),
+        "http off loopback": (["--url", "http://example.com/app"], "SR_RECORD_TARGET_INVALID"),
+        "credentials in url": (["--url", "https://user:pw@example.com/"], "SR_RECORD_TARGET_INVALID"),
+        "not http": (["--url", "file:///etc/passwd"], "SR_RECORD_TARGET_INVALID"),
+        "origin with path": (["--url", server_url, "--allowed-origin", "https://a.example/x"],
+                             "SR_RECORD_TARGET_INVALID"),
+        "http origin off loopback": (["--url", server_url, "--allowed-origin", "http://a.example"],
+                                     "SR_RECORD_TARGET_INVALID"),
+        "too many origins": (["--url", server_url, *[a for i in range(8) for a in
+                                                     ("--allowed-origin", f"https://o{i}.example")]],
+                             "SR_RECORD_TARGET_INVALID"),
+        "bad name": (["--html", str(html), "--name-override"], "SR_RECORD_USAGE"),
+        "bad viewport": (["--html", str(html), "--viewport", "10x10"], "SR_RECORD_USAGE"),
+        "bad timeout": (["--html", str(html), "--timeout", "5"], "SR_RECORD_USAGE"),
+        "bad sensitive": (["--html", str(html), "--sensitive", "Card Number"], "SR_RECORD_USAGE"),
+        "automation not json": (["--html", str(html), "--automation", str(write(tmp / "x.json", "{oops"))],
+                                "SR_RECORD_INPUT_MALFORMED"),
+        "automation unknown step": (["--html", str(html), "--automation",
+                                     str(write(tmp / "y.json", {"steps": [{"do": "eval", "js": "1"}]}))],
+                                    "SR_RECORD_INPUT_MALFORMED"),
+        "automation missing": (["--html", str(html), "--automation", str(tmp / "none.json")],
+                               "SR_RECORD_INPUT_NOT_REGULAR"),
+        "assertions malformed": (["--html", str(html), "--automation", str(script), "--assertions",
+                                  str(write(tmp / "z.json",
+                                            {"assertions": [{"kind": "assert", "check": "visible"}]}))],
+                                 "SR_RECORD_INPUT_MALFORMED"),
+        "storage state with html": (["--html", str(html), "--storage-state", str(script)],
+                                    "SR_RECORD_TARGET_INVALID"),
+        "storage state not json": (["--url", server_url, "--storage-state", str(write(tmp / "s.json", "[1"))],
+                                   "SR_RECORD_INPUT_MALFORMED"),
+    }
+
+
+def test_bad_input_is_refused_before_anything_starts(tmp_path: Path, skillreel_home: Path) -> None:
+    cases = bad_inputs(tmp_path, "http://127.0.0.1:9/app")
+    for label, (args, code) in cases.items():
+        name = "Bad_Name" if label == "bad name" else "bad-input"
+        args = [a for a in args if a != "--name-override"]
+        result = run_cli("record", name, *args, "--json")
+        expected = "SR_RECORD_NAME_INVALID" if label == "bad name" else code
+        assert result.exit_code == 2, (label, result.stdout, result.stderr)
+        assert result.json()["error"]["code"] == expected, label
+        assert "Traceback" not in result.stderr, label
+    assert not skillreel_home.exists() or stored(skillreel_home) == []
+
+
+def test_selectors_that_match_nothing_fail_the_demonstration(tmp_path: Path, skillreel_home: Path) -> None:
+    html = write(tmp_path / "form.html", FORM)
+    nothing = write(tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "a@b.c"},
+                                                    {"do": "click", "selector": "#missing"}]})
+    result = run_cli("record", "broken", "--html", str(html), "--automation", str(nothing),
+                     "--timeout", "300", "--json")
+    assert_refused(result, "SR_RECORD_AUTOMATION_FAILED")
+    assert "step 2" in result.json()["error"]["message"]
+    assert "#missing" not in result.stdout
+    good = write(tmp_path / "b.json", {"steps": [{"do": "click", "selector": "#go"}]})
+    for spec in ({"kind": "observe", "selector": "#missing"},
+                 {"kind": "assert", "selector": "p, button", "check": "visible"},
+                 {"kind": "observe", "selector": "p[["}):
+        assertions = write(tmp_path / "c.json", {"assertions": [spec]})
+        result = run_cli("record", "broken", "--html", str(html), "--automation", str(good), "--assertions",
+                         str(assertions), "--json")
+        assert_refused(result, "SR_RECORD_AUTOMATION_FAILED")
+    assert stored(skillreel_home) == []
+
+
+def test_a_secret_in_the_users_own_text_is_refused_before_recording(tmp_path: Path,
+                                                                     skillreel_home: Path) -> None:
+    html = write(tmp_path / "form.html", FORM)
+    result = run_cli("record", "leaky", "--html", str(html), "--failure", "token=abcd1234efgh", "--json")
+    assert_refused(result, "SR_RECORD_SECRET_FINDING", exit_code=1)
+    assert result.json()["error"]["details"]["findings"] == [
+        {"path": "failureConditions[0]", "category": "password-assignment"}]
+    assert "abcd1234" not in result.stdout
+    assert not skillreel_home.exists()
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _browser_process(pid: int) -> int | None:
+    for child in _descendants(pid):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"--remote-debugging-pipe" in cmdline and b"--type=" not in cmdline:
+            return child
+    return None
+
+
+def test_a_browser_crash_stores_nothing_and_says_so(tmp_path: Path, skillreel_home: Path,
+                                                    server: LocalServer) -> None:
+    server.set_page("/app", FORM)
+    automation = write(tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "a@b.c"},
+                                                       {"do": "wait", "ms": 30_000}]})
+    proc = subprocess.Popen([sys.executable, "-m", "skillreel", "record", "crashy",
+                             "--url", server.url("/app"), "--automation", str(automation), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        browser = None
+        while browser is None and proc.poll() is None:
+            time.sleep(0.05)
+            if server.request_count():
+                browser = _browser_process(proc.pid)
+        assert browser is not None, "the recording ended before Chromium could be stopped"
+        os.kill(browser, signal.SIGKILL)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 1, out + err
+    assert json.loads(out)["error"]["code"] == "SR_RECORD_CAPTURE_FAILED"
+    assert "nothing was stored" in json.loads(out)["error"]["message"]
+    assert "Traceback" not in err
+    assert stored(skillreel_home) == []
