@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -12,11 +13,12 @@ from typing import Any
 
 import pytest
 
-from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests import factory
 from tests.integration.mcp.client import server_env
+from tests.integration.mcp.live_skill import live_skill
 from tests.integration.skills.builders import store_entry
+from tests.server import LocalServer
 
 
 class RawServer:
@@ -65,18 +67,17 @@ class RawServer:
 
 
 @pytest.fixture
-def raw(skillreel_home: Path, project_dir: Path, tmp_path: Path) -> Iterator[RawServer]:
+def raw(skillreel_home: Path, project_dir: Path, tmp_path: Path, server: LocalServer) -> Iterator[RawServer]:
+    asyncio.run(live_skill(server, "find-invoices", project_dir))
     with Store.open() as store:
-        store_entry(store, factory.entry("search-invoices"))
-        enable_skill(store, "search-invoices", "project", project_dir)
         store_entry(store, factory.entry("not-enabled-yet"))
-    server = RawServer(skillreel_home, tmp_path / "stderr.log")
+    spoken = RawServer(skillreel_home, tmp_path / "stderr.log")
     try:
-        yield server
+        yield spoken
     finally:
-        if server.proc.poll() is None:
-            server.proc.kill()
-            server.close()
+        if spoken.proc.poll() is None:
+            spoken.proc.kill()
+            spoken.close()
 
 
 def test_every_stdout_line_is_a_protocol_message(raw: RawServer) -> None:
@@ -87,7 +88,14 @@ def test_every_stdout_line_is_a_protocol_message(raw: RawServer) -> None:
     tools = raw.response(raw.send("tools/list"))["result"]["tools"]
     assert sorted(t["name"] for t in tools) == ["skills_list", "skills_play"]
     listed = raw.response(raw.send("tools/call", {"name": "skills_list", "arguments": {}}))
-    assert [s["name"] for s in listed["result"]["structuredContent"]["skills"]] == ["search-invoices"]
+    assert [s["name"] for s in listed["result"]["structuredContent"]["skills"]] == ["find-invoices"]
+    played = raw.response(raw.send("tools/call", {"name": "skills_play", "_meta": {"progressToken": "p1"},
+                                                  "arguments": {"name": "find-invoices",
+                                                                "inputs": {"customer": "ACME"}}}))
+    assert played["result"]["structuredContent"]["status"] == "succeeded"
+    progress = [json.loads(line) for line in raw.lines if b'"notifications/progress"' in line]
+    assert [p["params"]["progress"] for p in progress] == [1, 2, 3, 4]
+    assert all(p["params"]["progressToken"] == "p1" for p in progress)
     refused = raw.response(raw.send("tools/call", {"name": "skills_play",
                                                    "arguments": {"name": "not-enabled-yet"}}))
     assert refused["result"]["isError"] is True
