@@ -1,0 +1,189 @@
+"""Interactive recording in a headed window under Xvfb: the terminal lists steps live, Enter
+finishes, Ctrl-C discards. The test drives the window with trusted Playwright input over CDP
+(Chromium is started through a wrapper that opens a DevTools port) while the CLI waits on stdin."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Page, async_playwright
+
+from skillreel.store import Store
+from tests.integration.record.conftest import click_centre, page_html
+from tests.server import LocalServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+APP = page_html("""
+<form id=f action="javascript:void 0"><input id=q name=q><button id=go type=submit>Search</button></form>
+""")
+WAIT_S = 60.0
+
+
+def _free_display() -> int:
+    for n in range(90, 400):
+        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
+            return n
+    raise RuntimeError("no free X display number")
+
+
+@pytest.fixture(scope="module")
+def xvfb() -> Iterator[str]:
+    number = _free_display()
+    proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while not Path(f"/tmp/.X11-unix/X{number}").exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("Xvfb did not start")
+            time.sleep(0.05)
+        yield f":{number}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Session:
+    """The CLI in a subprocess, with its stderr collected as it arrives."""
+
+    proc: subprocess.Popen[str]
+    port: int
+    stderr: list[str] = field(default_factory=list)
+
+    def wait_for_stderr(self, text: str) -> None:
+        deadline = time.monotonic() + WAIT_S
+        while text not in "".join(self.stderr):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"never printed {text!r}: {''.join(self.stderr)}")
+            time.sleep(0.05)
+
+    def finish(self, stdin: str | None) -> tuple[int, str, str]:
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        if stdin is not None:
+            self.proc.stdin.write(stdin)
+            self.proc.stdin.flush()
+        out = self.proc.stdout.read()
+        self.proc.wait(timeout=WAIT_S)
+        return self.proc.returncode, out, "".join(self.stderr)
+
+
+@contextlib.contextmanager
+def interactive_cli(tmp_path: Path, display: str, url: str, name: str) -> Iterator[Session]:
+    port = _free_port()
+    wrapper = tmp_path / "chromium-with-devtools"
+    wrapper.write_text(f'#!/bin/sh\nexec /usr/bin/chromium --remote-debugging-port={port} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "DISPLAY": display, "SKILLREEL_CHROMIUM": str(wrapper)}
+    proc = subprocess.Popen([sys.executable, "-m", "skillreel", "record", name, "--url", url, "--json"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    session = Session(proc, port)
+    assert proc.stderr is not None
+    stderr = proc.stderr
+    reader = threading.Thread(target=lambda: session.stderr.extend(iter(stderr.readline, "")), daemon=True)
+    reader.start()
+    try:
+        yield session
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        reader.join(timeout=10)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+@asynccontextmanager
+async def window(session: Session, url: str) -> AsyncIterator[Page]:
+    """The CLI's recording page, reached over the DevTools port."""
+    endpoint = f"http://127.0.0.1:{session.port}"
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            with urllib.request.urlopen(endpoint + "/json/version", timeout=2):
+                break
+        except OSError:
+            if session.proc.poll() is not None or time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.connect_over_cdp(endpoint)
+        page = None
+        while page is None:
+            page = next((p for c in browser.contexts for p in c.pages if p.url == url), None)
+            if page is None:
+                if time.monotonic() > deadline:
+                    raise AssertionError("the recording page never loaded")
+                time.sleep(0.1)
+        await page.wait_for_load_state("load")
+        yield page
+
+
+async def test_enter_finishes_and_steps_are_listed_live(tmp_path: Path, xvfb: str, server: LocalServer,
+                                                        skillreel_home: Path) -> None:
+    server.set_page("/app", APP)
+    url = server.url("/app")
+    with interactive_cli(tmp_path, xvfb, url, "by-hand") as cli:
+        cli.wait_for_stderr("press Enter here to finish")
+        async with window(cli, url) as page:
+            await click_centre(page, "#q")
+            await page.keyboard.type("CanaryLive1")
+            await page.keyboard.press("Enter")
+            cli.wait_for_stderr("a3")
+            await click_centre(page, "#go")
+            cli.wait_for_stderr("a4")
+            code, out, err = cli.finish("\n")
+    assert code == 0, out + err
+    doc = json.loads(out)
+    assert [(a["id"], a["kind"]) for a in doc["actions"]] == [
+        ("a1", "navigate"), ("a2", "type"), ("a3", "press"), ("a4", "click")]
+    for line in ("a1    navigate", "a2    type", "a3    press", "a4    click"):
+        assert line in err
+    assert "canarylive1" not in (out + err).lower()
+    with Store.open(skillreel_home) as store:
+        assert store.get("by-hand").revision == 1
+
+
+async def test_ctrl_c_discards_and_stores_nothing(tmp_path: Path, xvfb: str, server: LocalServer,
+                                                  skillreel_home: Path) -> None:
+    server.set_page("/app", APP)
+    url = server.url("/app")
+    with interactive_cli(tmp_path, xvfb, url, "discarded") as cli:
+        async with window(cli, url) as page:
+            await click_centre(page, "#go")
+            cli.wait_for_stderr("a2")
+            cli.proc.send_signal(signal.SIGINT)
+            code, out, err = cli.finish(None)
+    assert code == 1, out + err
+    assert json.loads(out)["error"]["code"] == "SR_RECORD_DISCARDED"
+    assert "Traceback" not in err
+    with Store.open(skillreel_home) as store:
+        assert store.entries() == []

@@ -1,0 +1,88 @@
+"""services.recording without a browser: storing, re-recording, policy, enabled skills."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from skillreel.errors import RecordError
+from skillreel.model.policy import Policy, PolicySettings
+from skillreel.record.project import ProjectionOptions, project
+from skillreel.services.recording import (
+    RecordRequest,
+    _refuse_enabled,
+    default_description,
+    prepare,
+    storage_state_digest,
+    store_draft,
+)
+from skillreel.store import Store
+from tests import factory
+from tests.factory import T0
+
+
+def test_store_draft_inserts_then_replaces(skillreel_home: Path) -> None:
+    log = factory.events_log(2)
+    draft = project(log, ProjectionOptions(name="two-clicks", description="d",
+                                           environment=factory.html_environment()))
+    with Store.open(skillreel_home) as store:
+        first = store_draft(store, draft, log, T0)
+        second = store_draft(store, draft, log, "2026-01-02T03:04:06Z")
+        assert (first.revision, second.revision) == (1, 2)
+        assert [e.kind for e in store.audit_events("two-clicks")] == ["record", "record"]
+
+
+def test_a_policy_that_forbids_a_capability_refuses_the_draft(skillreel_home: Path) -> None:
+    log = factory.events_log(1)
+    draft = project(log, ProjectionOptions(name="one-click", description="d",
+                                           environment=factory.html_environment()))
+    with Store.open(skillreel_home) as store:
+        settings = PolicySettings(allowed_capabilities=("net.navigate", "ui.observe"))
+        store.set_policy(Policy.from_settings(settings))
+        with pytest.raises(RecordError) as info:
+            store_draft(store, draft, log, T0)
+        assert info.value.code == "SR_RECORD_POLICY_DENIED"
+        assert store.entries() == []
+
+
+@dataclass
+class _Stub:
+    status: str
+
+
+class _StubStore:
+    def __init__(self, status: str | None) -> None:
+        self._status = status
+
+    def find(self, name: str) -> _Stub | None:
+        return _Stub(self._status) if self._status else None
+
+
+@pytest.mark.parametrize(("status", "refused"), [(None, False), ("draft", False), ("validated", False),
+                                                 ("revoked", False), ("enabled", True)])
+def test_an_enabled_skill_is_not_recorded_over(status: str | None, refused: bool) -> None:
+    if refused:
+        with pytest.raises(RecordError) as info:
+            _refuse_enabled(_StubStore(status), "busy")  # type: ignore[arg-type]
+        assert info.value.code == "SR_RECORD_STATE_INVALID"
+    else:
+        _refuse_enabled(_StubStore(status), "busy")  # type: ignore[arg-type]
+
+
+def test_prepare_builds_the_environment_before_any_browser(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    state.write_text('{"cookies": [{"name": "sid", "value": "v", "expires": 1712345678.5}], "origins": []}')
+    prepared = prepare(RecordRequest(name="with-login", url="http://127.0.0.1:8000/app?code=X#y",
+                                     allowed_origins=("https://api.example.test",), identity="ops@example",
+                                     storage_state=state, viewport=(800, 600)))
+    environment = prepared.environment
+    assert environment.start_url == "http://127.0.0.1:8000/app"
+    assert environment.allowed_origins == ("http://127.0.0.1:8000", "https://api.example.test")
+    assert environment.storage_state_digest == storage_state_digest(
+        {"cookies": [{"name": "sid", "value": "v", "expires": 1712345678.5}], "origins": []})
+    assert (environment.viewport.width, environment.viewport.height) == (800, 600)
+    assert prepared.description == default_description("with-login")
+    assert 1 <= len(prepared.description) <= 1024
+    assert prepared.interactive
