@@ -142,8 +142,10 @@ def grep_canaries(texts: list[str], home: Path) -> list[str]:
 
 
 def test_canaries_never_reach_the_store_or_any_output(tmp_path: Path, skillreel_home: Path,
-                                                      server: LocalServer) -> None:
-    server.set_page("/login", LOGIN)
+                                                      server: LocalServer, second_server: LocalServer,
+                                                      ) -> None:
+    pixel = f"<img src='{second_server.url('/pixel.png')}'>"
+    server.set_page("/login", LOGIN.replace("</form>", pixel + "</form>"))
     server.set_page("/cb", CALLBACK)
     c = CANARIES
     automation = write(tmp_path / "a.json", {"steps": [
@@ -169,6 +171,11 @@ def test_canaries_never_reach_the_store_or_any_output(tmp_path: Path, skillreel_
                          *(["--json"] if as_json else []))
         outputs += [result.stdout, result.stderr]
         assert result.exit_code == 0, result.stdout + result.stderr
+        if as_json:
+            assert result.json()["deniedOrigins"] == [second_server.origin]
+        else:
+            assert "refused origins" in result.stdout
+    assert second_server.requests == []
     assert grep_canaries(outputs, skillreel_home) == []
     with Store.open(skillreel_home) as store:
         draft = store.get("canary-check").draft
