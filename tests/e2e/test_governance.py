@@ -114,6 +114,8 @@ def test_review_accepts_a_heal_proposal(skillreel_home: Path) -> None:
                      AuditNote(kind="replay"))
     shown = ok(skillreel_home, "show", NAME)
     assert shown["healProposal"]["healedActions"] == ["a4"]
+    (healed,) = shown["healProposal"]["actions"]
+    assert (healed["id"], healed["target"]["candidates"][0]["selector"]) == ("a4", "#go-renamed")
     assert "review --heal-proposal" in shown["next"]
     refused(skillreel_home, "review", NAME, "--reviewer", "bob", "--heal-proposal",
             code="SR_RECORD_APPROVAL_REQUIRED")

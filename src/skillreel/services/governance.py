@@ -8,7 +8,7 @@ whose message and ``details`` say what would change.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from ..errors import InputError, LifecycleError, RecordError
 from ..model import lifecycle
 from ..model.audit import AuditEvent
 from ..model.base import Label, SkillName
+from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.export import ExportDocument
 from ..model.locators import LocatorBundle
@@ -197,11 +198,13 @@ def _target(bundle: LocatorBundle | None) -> dict[str, Any] | None:
             "element": {"tag": fp.tag, "type": fp.type, "role": fp.role}}
 
 
-def project_actions(entry: StoreEntry) -> list[dict[str, Any]]:
-    """Each action: id, kind, its own fields; a target as its ranked candidates (no hashes);
-    a value as the parameter it reads."""
+def project_actions(draft: Draft, only: Collection[str] | None = None) -> list[dict[str, Any]]:
+    """Each action (or those with ids in ``only``): id, kind, its own fields; a target as its ranked
+    candidates (no hashes); a value as the parameter it reads."""
     views = []
-    for action in entry.draft.actions:
+    for action in draft.actions:
+        if only is not None and action.id not in only:
+            continue
         view = action.to_json()
         if "target" in view:
             view["target"] = _target(getattr(action, "target", None))
@@ -228,7 +231,7 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
                     "approval": approval.approval_digest if approval else None,
                     "lastReport": report.report_digest if report else None,
                     "package": inst.package_digest if inst else None},
-        "actions": project_actions(entry),
+        "actions": project_actions(draft),
         "parameters": [p.to_json() for p in draft.parameters],
         "capabilities": list(draft.capabilities),
         "failureConditions": list(draft.failure_conditions),
@@ -244,7 +247,7 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
         "healProposal": None if heal is None else {
             "baseRevision": heal.base_revision, "draftDigest": heal.draft.draft_digest,
             "healedActions": list(heal.healed_actions), "reportDigest": heal.report_digest,
-            "proposedAt": heal.proposed_at},
+            "proposedAt": heal.proposed_at, "actions": project_actions(heal.draft, heal.healed_actions)},
         "wasEnabled": entry.was_enabled,
         "next": next_steps,
     }

@@ -139,10 +139,11 @@ def secure_home(home: Path) -> Path:
 
 def secure_files(home: Path) -> None:
     """Owner-only modes on the database and its WAL and shared-memory files, where they exist."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        path = home / f"{DB_NAME}{suffix}"
-        if path.exists() and not path.is_symlink():
-            _restrict(path, FILE_MODE)
+    with translated("securing the store files"):
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            path = home / f"{DB_NAME}{suffix}"
+            if path.exists() and not path.is_symlink():
+                _restrict(path, FILE_MODE)
 
 
 def _restrict(path: Path, mode: int) -> None:
