@@ -212,3 +212,10 @@ def test_every_document_kind_has_its_own_schema_and_tag() -> None:
     for kind in kinds:
         field = kind.model_fields["schema_"]
         assert field.default == kind.digest_tag
+
+
+def test_the_policy_names_the_capabilities_it_denies() -> None:
+    policy = PolicySettings(allowed_capabilities=("ui.observe",))
+    assert policy.denied_capabilities(("ui.interact", "net.navigate", "ui.observe")) == (
+        "net.navigate", "ui.interact")
+    assert Policy.default().denied_capabilities(factory.draft().capabilities) == ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
@@ -37,6 +38,10 @@ class PolicySettings(Document):
         if self.allowed_capabilities != tuple(sorted(set(self.allowed_capabilities))):
             raise ValueError("allowedCapabilities must be unique and sorted")
         return self
+
+    def denied_capabilities(self, needed: Iterable[Capability]) -> tuple[Capability, ...]:
+        """The capabilities in ``needed`` that this policy does not allow, sorted (empty: all allowed)."""
+        return tuple(sorted(set(needed) - set(self.allowed_capabilities)))
 
 
 class Policy(PolicySettings, DigestedDocument):

@@ -181,7 +181,7 @@ def approval_required(would: str, details: dict[str, Any]) -> RecordError:
 
 
 def _check_capabilities(entry: StoreEntry, policy: Policy) -> None:
-    denied = sorted(set(entry.draft.capabilities) - set(policy.allowed_capabilities))
+    denied = policy.denied_capabilities(entry.draft.capabilities)
     if denied:
         raise RecordError("SR_RECORD_POLICY_DENIED",
                           f"the policy does not allow the capabilities {', '.join(denied)}")
