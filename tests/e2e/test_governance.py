@@ -307,7 +307,8 @@ def test_signed_export_and_trusted_import(skillreel_home: Path, tmp_path: Path) 
 def test_review_refuses_capabilities_the_policy_forbids(skillreel_home: Path, tmp_path: Path) -> None:
     seeded(skillreel_home)
     path = tmp_path / "policy.json"
-    path.write_text(json.dumps({**ok(skillreel_home, "policy-template"), "allowedCapabilities": ["ui.interact"]}))
+    template = ok(skillreel_home, "policy-template")
+    path.write_text(json.dumps({**template, "allowedCapabilities": ["ui.interact"]}))
     ok(skillreel_home, "policy", "set", str(path), "--approve")
     error = refused(skillreel_home, "review", NAME, "--reviewer", "alice", "--approve",
                     code="SR_RECORD_POLICY_DENIED")
