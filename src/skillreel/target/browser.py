@@ -104,7 +104,7 @@ def find_chromium() -> Path:
     configured = os.environ.get("SKILLREEL_CHROMIUM")
     if configured:
         path = Path(configured)
-        if path.is_file() and os.access(path, os.X_OK):
+        if _is_executable(path):
             return path
         raise ReplayUIError(SETUP, "SKILLREEL_CHROMIUM does not name an executable file; "
                                    "point it at Chromium or unset it")
@@ -123,7 +123,16 @@ def _playwright_chromium() -> Path | None:
     candidates = sorted(Path(root).glob("chromium-*/chrome-linux*/chrome"), reverse=True)
     candidates += sorted(Path(root).glob("chromium-*/chrome-mac*/Chromium.app/Contents/MacOS/Chromium"),
                          reverse=True)
-    return next((p for p in candidates if p.is_file() and os.access(p, os.X_OK)), None)
+    return next((p for p in candidates if _is_executable(p)), None)
+
+
+def _is_executable(path: Path) -> bool:
+    # os.access alone says yes to root for any file with an x bit anywhere; require one for us too.
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and bool(info.st_mode & 0o111) and os.access(path, os.X_OK)
 
 
 def launch_args(proxy_url: str) -> list[str]:
