@@ -107,6 +107,8 @@ CODES: dict[str, ErrorCode] = _catalogue(
               "Use a parameter name the recording produced (the message lists them)."),
     ErrorCode("SR_RECORD_DISCARDED", 1, "The recording was discarded (Ctrl-C); nothing was stored.",
               "Record again and press Enter to finish when the demonstration is complete."),
+    ErrorCode("SR_RECORD_DEMO_FAILED", 1, "A stage of `skillreel demo` failed; the message names it.",
+              "Read the stage and the cause code; run `skillreel demo --keep` to inspect the files."),
     ErrorCode("SR_RECORD_INSTALL_MODIFIED", 1, "An installed package was changed by hand; nothing was deleted.",
               "Restore or remove the package folder yourself, then retry."),
     ErrorCode("SR_RECORD_INSTALL_COLLISION", 1, "The package folder already exists and is not ours.",

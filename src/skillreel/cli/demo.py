@@ -1,0 +1,42 @@
+"""``skillreel demo``: the whole journey on the bundled invoice desk."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .output import console, emit, json_option
+
+
+@click.command("demo")
+@click.option("--home", type=click.Path(file_okay=False, path_type=Path),
+              help="Use this SKILLREEL_HOME instead of a temporary one.")
+@click.option("--keep", is_flag=True, help="Keep the temporary directory (home, project, logs).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port for the demo app on 127.0.0.1 (0: any free port).")
+@click.option("--fast", is_flag=True, help="Shorter settle time between steps (used by the test suite).")
+@json_option
+def command(home: Path | None, keep: bool, port: int, fast: bool, as_json: bool) -> None:
+    """Record, review, replay, heal, refuse, enable, serve over MCP, revoke and audit a skill."""
+    from ..demo.journey import StageResult, run
+
+    started = time.monotonic()
+    out = None if as_json else console()
+
+    def show(result: StageResult) -> None:
+        if out is not None:
+            from rich.markup import escape
+
+            out.print(f"[green]✓[/] [bold]{result.stage:<7}[/] {escape(result.summary)} "
+                      f"[dim]({result.seconds:.1f} s)[/]")
+
+    if out is not None:
+        out.print("[bold]skillreel demo[/]: the invoice desk, from one demonstration to an MCP tool")
+    results = run(home=home, keep=keep, port=port, settle_ms=50 if fast else 150, on_stage=show)
+    total = time.monotonic() - started
+    data: dict[str, Any] = {"ok": True, "seconds": round(total, 1), "stages": [r.to_json() for r in results]}
+    emit(data, as_json=as_json,
+         human=lambda c: c.print(f"[bold green]{len(results)} stages passed[/] in {total:.1f} s"))

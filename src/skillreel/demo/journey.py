@@ -1,0 +1,307 @@
+"""``skillreel demo``: the whole product on the bundled invoice desk, stage by stage.
+
+Record a skill from a scripted demonstration, show the draft, approve it, replay it with other
+inputs (the password from the vault variable the demo sets for itself), replay it on a redesigned
+app (healing, with a pending heal proposal), watch it refuse an ambiguous page, enable it into a
+temporary project, list and play it through the MCP server with the SDK's client, revoke it,
+verify the audit chain and check that no typed secret reached the store.
+
+Each stage returns one :class:`StageResult`; the first stage that fails stops the journey with
+``SR_RECORD_DEMO_FAILED`` naming the stage. Everything happens in a temporary directory (the home
+too, unless one is given).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import RecordError, SkillreelError
+from .app import InvoiceDesk
+
+SKILL = "approve-invoice"
+SECRET_ENV = "SKILLREEL_SECRET_APPROVE_INVOICE_PASSWORD"
+RECORDED_PASSWORD = "demo-Recorded-Pw-7319"  # typed during the recording, never stored
+VAULT_PASSWORD = "demo-Vault-Pw-5582"  # what the vault gives the replays
+DESCRIPTION = ("Approve one supplier invoice on the Invoice Desk: sign in, search by supplier, "
+               "filter by region, approve the single match. Use when an invoice must be approved "
+               "by supplier and region.")
+
+
+@dataclass(frozen=True)
+class StageResult:
+    stage: str
+    ok: bool
+    summary: str
+    data: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"stage": self.stage, "ok": self.ok, "summary": self.summary, "data": self.data,
+                "seconds": round(self.seconds, 2)}
+
+
+@dataclass
+class DemoContext:
+    workdir: Path
+    home: Path
+    project: Path
+    desk: InvoiceDesk
+    settle_ms: int
+    results: list[StageResult] = field(default_factory=list)
+
+
+class DemoStageFailed(RecordError):
+    def __init__(self, stage: str, reason: str, cause: SkillreelError | None = None) -> None:
+        code = f" ({cause.code})" if cause else ""
+        super().__init__("SR_RECORD_DEMO_FAILED", f"demo stage {stage!r} failed{code}: {reason}",
+                         details={"stage": stage, **({"cause": cause.code} if cause else {})})
+
+
+def _automation(start_url: str) -> dict[str, Any]:
+    return {"steps": [
+        {"do": "type", "selector": "input[autocomplete=username]", "text": "clerk"},
+        {"do": "type", "selector": "input[type=password]", "text": RECORDED_PASSWORD},
+        {"do": "click", "selector": "button[type=submit]"},
+        {"do": "wait", "ms": 300},
+        {"do": "type", "selector": "input[type=search]", "text": "acme"},
+        {"do": "press", "key": "Enter"},
+        {"do": "wait", "ms": 200},
+        {"do": "select", "selector": "select", "value": "north"},
+        {"do": "wait", "ms": 300},
+        {"do": "click", "selector": "#results button"},
+        {"do": "wait", "ms": 200},
+    ]}
+
+
+ASSERTIONS = {"assertions": [
+    {"kind": "assert", "selector": "#confirmation", "check": "text_contains", "expected": "approved"},
+]}
+
+
+def _store(ctx: DemoContext) -> Any:
+    from ..store import Store
+
+    return Store.open(ctx.home)
+
+
+async def stage_record(ctx: DemoContext) -> StageResult:
+    from ..services.recording import RecordRequest, record_skill
+
+    automation = ctx.workdir / "automation.json"
+    assertions = ctx.workdir / "assertions.json"
+    automation.write_text(json.dumps(_automation(ctx.desk.start_url)))
+    assertions.write_text(json.dumps(ASSERTIONS))
+    try:
+        result = await record_skill(_store(ctx), RecordRequest(
+            name=SKILL, url=ctx.desk.start_url, automation=automation, assertions=assertions,
+            description=DESCRIPTION, failure_conditions=("No invoice matches the supplier and region.",
+                                                         "The invoice was already approved."),
+            sensitive=(),
+        ))
+    finally:
+        automation.unlink(missing_ok=True)  # it held the recorded password; it never entered the home
+    draft = result.entry.draft
+    params = ", ".join(f"{p.name}{' (sensitive)' if p.sensitive else ''}" for p in draft.parameters)
+    return StageResult("record", True, f"recorded {SKILL!r} r{result.entry.revision}: "
+                       f"{len(draft.actions)} actions; parameters {params}",
+                       {"revision": result.entry.revision, "actions": len(draft.actions),
+                        "parameters": [p.to_json() for p in draft.parameters],
+                        "draftDigest": draft.draft_digest})
+
+
+async def stage_show(ctx: DemoContext) -> StageResult:
+    from ..services.governance import show_skill
+
+    view = show_skill(_store(ctx), SKILL).to_json()
+    skill = view.get("skill", view)
+    kinds = [a["kind"] for a in skill["actions"]]
+    sensitive = [p["name"] for p in skill["parameters"] if p["sensitive"]]
+    if not sensitive:
+        raise DemoStageFailed("show", "the password field was not marked sensitive")
+    return StageResult("show", True, f"draft: {' → '.join(kinds)}; capabilities "
+                       f"{', '.join(skill['capabilities'])}", {"kinds": kinds, "sensitive": sensitive})
+
+
+async def stage_review(ctx: DemoContext) -> StageResult:
+    from ..services.governance import review_skill
+
+    result = review_skill(_store(ctx), SKILL, "demo", approve=True).to_json()
+    return StageResult("review", True, f"approved revision {result['revision']} as reviewer 'demo'", result)
+
+
+async def _replay(ctx: DemoContext, query: str, region: str, timeout_ms: int = 10_000) -> Any:
+    """Replay with these inputs; the password comes from the vault variable the demo set."""
+    from ..services.replaying import ReplayRequest, replay_skill
+
+    store = _store(ctx)
+    wanted = {"username": "clerk", "query": query, "region": region}
+    names = {p.name for p in store.get(SKILL).draft.parameters if not p.sensitive}
+    if names != set(wanted):
+        raise DemoStageFailed("replay", f"the recording produced parameters {sorted(names)}")
+    return await replay_skill(store, ReplayRequest(name=SKILL, inputs=wanted, settle_ms=ctx.settle_ms,
+                                                   timeout_ms=timeout_ms))
+
+
+async def stage_replay(ctx: DemoContext) -> StageResult:
+    before = len(ctx.desk.approved)
+    outcome = await _replay(ctx, "globex", "south")
+    if outcome.status != "succeeded":
+        raise DemoStageFailed("replay", "the replay with new inputs failed", outcome.error)
+    approved = ctx.desk.approved[before:]
+    if approved != ["INV-2077"]:
+        raise DemoStageFailed("replay", f"expected INV-2077 approved, the app saw {approved}")
+    status = _store(ctx).get(SKILL).status
+    return StageResult("replay", True, f"replayed with new inputs (globex, south; password from the vault): "
+                       f"INV-2077 approved, skill now {status}",
+                       {"reportDigest": outcome.report.report_digest if outcome.report else None,
+                        "status": status})
+
+
+async def stage_heal(ctx: DemoContext) -> StageResult:
+    ctx.desk.use("redesign")
+    before = len(ctx.desk.approved)
+    outcome = await _replay(ctx, "acme", "north")
+    if outcome.status != "succeeded":
+        raise DemoStageFailed("heal", "the replay on the redesigned app failed", outcome.error)
+    healed = [a for a, _, h in outcome.steps if h]
+    if not healed or not outcome.heal_proposed:
+        raise DemoStageFailed("heal", "the redesign needed no healing; the demo app did not change")
+    if ctx.desk.approved[before:] != ["INV-1042"]:
+        raise DemoStageFailed("heal", "the healed replay approved the wrong invoice")
+    entry = _store(ctx).get(SKILL)
+    if entry.heal_proposal is None:
+        raise DemoStageFailed("heal", "no heal proposal was left for review")
+    return StageResult("heal", True, f"redesigned app: healed {len(healed)} step(s) ({', '.join(healed)}), "
+                       "INV-1042 approved; heal proposal pending review, approved revision unchanged",
+                       {"healed": healed, "revision": entry.revision})
+
+
+async def stage_refuse(ctx: DemoContext) -> StageResult:
+    ctx.desk.use("ambiguous")
+    before = len(ctx.desk.approved)
+    outcome = await _replay(ctx, "acme", "north", timeout_ms=3_000)  # it waits this long to be sure
+    ctx.desk.use("original")
+    if outcome.status != "failed" or outcome.error is None:
+        raise DemoStageFailed("refuse", "the replay on an ambiguous page did not fail closed")
+    if outcome.error.code != "SR_REPLAY_UI_TARGET_AMBIGUOUS":
+        raise DemoStageFailed("refuse", "the ambiguous page failed for another reason", outcome.error)
+    if ctx.desk.approved[before:]:
+        raise DemoStageFailed("refuse", "something was approved on the ambiguous page")
+    return StageResult("refuse", True, f"ambiguous page: refused at step {outcome.error.action_id} with "
+                       f"{outcome.error.code}; nothing approved",
+                       {"code": outcome.error.code, "actionId": outcome.error.action_id})
+
+
+async def stage_enable(ctx: DemoContext) -> StageResult:
+    from ..services.packaging import enable_skill
+
+    result = enable_skill(_store(ctx), SKILL, "project", ctx.project).to_json()
+    paths = [str(Path(p).relative_to(ctx.project)) for p in result["installations"]]
+    return StageResult("enable", True, f"enabled: package {result['packageDigest'][:19]}… installed in "
+                       f"{', '.join(paths)}", result)
+
+
+async def stage_mcp(ctx: DemoContext) -> StageResult:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "SKILLREEL_CHROMIUM", "TMPDIR")}
+    env |= {"SKILLREEL_HOME": str(ctx.home), SECRET_ENV: VAULT_PASSWORD}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "skillreel", "mcp"], env=env,
+                                   cwd=str(ctx.project))
+    before = len(ctx.desk.approved)
+    with (ctx.workdir / "mcp-stderr.log").open("a") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            listed = (await client.call_tool("skills_list", {})).structured_content or {}
+            names = [s["name"] for s in listed.get("skills", [])]
+            played = await client.call_tool("skills_play", {
+                "name": SKILL, "inputs": {"username": "clerk", "query": "initech", "region": "south"}})
+    result = played.structured_content or {}
+    if SKILL not in names or played.is_error or result.get("status") != "succeeded":
+        raise DemoStageFailed("mcp", f"skills_list saw {names}; skills_play returned "
+                              f"{result.get('status') or result.get('error', {}).get('code')}")
+    if ctx.desk.approved[before:] != ["INV-3310"]:
+        raise DemoStageFailed("mcp", "the MCP play approved the wrong invoice")
+    return StageResult("mcp", True, f"MCP: skills_list → {names}; skills_play → {result['status']} "
+                       "(INV-3310 approved)", {"listed": names, "reportDigest": result.get("reportDigest")})
+
+
+async def stage_revoke(ctx: DemoContext) -> StageResult:
+    from ..services.packaging import revoke_skill
+
+    result = revoke_skill(_store(ctx), SKILL, ctx.project).to_json()
+    left = [p for p in (ctx.project / ".agents" / "skills" / SKILL, ctx.project / ".claude" / "skills" / SKILL)
+            if p.exists()]
+    if left:
+        raise DemoStageFailed("revoke", "package folders are still installed")
+    return StageResult("revoke", True, "revoked: packages removed, skill now revoked", result)
+
+
+async def stage_audit(ctx: DemoContext) -> StageResult:
+    from ..services.governance import verify_audit
+
+    result = verify_audit(_store(ctx)).to_json()
+    if not result["ok"]:
+        raise DemoStageFailed("audit", f"the audit chain broke at event {result['brokenAt']}")
+    leaks = [p for p in ctx.home.rglob("*") if p.is_file()
+             for secret in (RECORDED_PASSWORD, VAULT_PASSWORD) if secret.encode() in p.read_bytes()]
+    if leaks:
+        raise DemoStageFailed("audit", "a typed password was found in the store")
+    return StageResult("audit", True, f"audit chain verified ({result['events']} events); "
+                       "no typed password anywhere in the home", result)
+
+
+STAGES: tuple[tuple[str, Callable[[DemoContext], Awaitable[StageResult]]], ...] = (
+    ("record", stage_record), ("show", stage_show), ("review", stage_review), ("replay", stage_replay),
+    ("heal", stage_heal), ("refuse", stage_refuse), ("enable", stage_enable), ("mcp", stage_mcp),
+    ("revoke", stage_revoke), ("audit", stage_audit),
+)
+
+
+async def run_demo(*, home: Path | None = None, keep: bool = False, port: int = 0, settle_ms: int = 150,
+                   on_stage: Callable[[StageResult], None] | None = None) -> list[StageResult]:
+    """Run every stage; return their results, or raise the first failure (``SR_RECORD_DEMO_FAILED``)."""
+    workdir = Path(tempfile.mkdtemp(prefix="skillreel-demo-"))
+    ctx_home = home if home is not None else workdir / "home"
+    project = workdir / "project"
+    project.mkdir()
+    saved = os.environ.get(SECRET_ENV)
+    os.environ[SECRET_ENV] = VAULT_PASSWORD
+    try:
+        with InvoiceDesk({RECORDED_PASSWORD, VAULT_PASSWORD}, port=port) as desk:
+            ctx = DemoContext(workdir, ctx_home, project, desk, settle_ms)
+            for name, stage in STAGES:
+                started = time.monotonic()
+                try:
+                    result = await stage(ctx)
+                except DemoStageFailed:
+                    raise
+                except SkillreelError as exc:
+                    raise DemoStageFailed(name, exc.message, exc) from exc
+                result = StageResult(result.stage, result.ok, result.summary, result.data,
+                                     time.monotonic() - started)
+                ctx.results.append(result)
+                if on_stage:
+                    on_stage(result)
+            return ctx.results
+    finally:
+        if saved is None:
+            os.environ.pop(SECRET_ENV, None)
+        else:
+            os.environ[SECRET_ENV] = saved
+        if not keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def run(**kwargs: Any) -> list[StageResult]:
+    return asyncio.run(run_demo(**kwargs))

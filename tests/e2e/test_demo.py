@@ -1,0 +1,54 @@
+"""`skillreel demo` is the main job and a smoke test of the whole product: run it for real."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+STAGES = ["record", "show", "review", "replay", "heal", "refuse", "enable", "mcp", "revoke", "audit"]
+
+
+def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
+    home = tmp_path / "demo-home"
+    result = run_cli("demo", "--fast", "--json", "--home", str(home), timeout=300)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    doc = result.json()
+    assert doc["ok"] is True
+    stages = {s["stage"]: s for s in doc["stages"]}
+    assert list(stages) == STAGES
+    assert all(s["ok"] for s in doc["stages"])
+    sensitive = [p["name"] for p in stages["record"]["data"]["parameters"] if p["sensitive"]]
+    assert sensitive == ["password"]
+    assert stages["review"]["data"]["status"] == "approved"
+    assert stages["replay"]["data"]["status"] == "validated"
+    assert stages["heal"]["data"]["healed"], "the redesign must need healing"
+    assert stages["refuse"]["data"]["code"] == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
+    assert stages["enable"]["data"]["status"] == "enabled"
+    assert stages["mcp"]["data"]["listed"] == ["approve-invoice"]
+    assert stages["audit"]["data"]["ok"] is True
+    # the home the demo used holds the revoked skill and no typed password
+    listing = run_cli("list", "--json", env={"SKILLREEL_HOME": str(home)}).json()
+    assert [(s["name"], s["status"]) for s in listing["skills"]] == [("approve-invoice", "revoked")]
+    for path in home.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert b"demo-Recorded-Pw" not in data and b"demo-Vault-Pw" not in data
+
+
+def test_demo_port_in_use_is_a_clear_error() -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        result = run_cli("demo", "--json", "--port", str(port))
+    assert result.exit_code == 2
+    assert result.json()["error"]["code"] == "SR_RECORD_USAGE"
+    assert "port" in result.json()["error"]["message"]
+    assert "Traceback" not in result.stderr
