@@ -37,7 +37,8 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
     for path in home.rglob("*"):
         if path.is_file():
             data = path.read_bytes()
-            assert b"demo-Recorded-Pw" not in data and b"demo-Vault-Pw" not in data
+            assert b"demo-Recorded-Pw" not in data
+            assert b"demo-Vault-Pw" not in data
 
 
 def test_demo_port_in_use_is_a_clear_error() -> None:

@@ -137,7 +137,8 @@ class InvoiceDesk:
 def _search(variant: str, query: str, region: str) -> list[dict[str, str]]:
     q = query.strip().lower()
     found = [dict(i) for i in INVOICES
-             if q and (q in i["supplier"].lower() or q == i["id"].lower()) and (not region or i["region"] == region)]
+             if q and (q in i["supplier"].lower() or q == i["id"].lower())
+             and (not region or i["region"] == region)]
     if variant == "ambiguous":
         found = found + [dict(i, id=i["id"] + "-B") for i in found]
     return found
@@ -163,7 +164,8 @@ def _handler_for(state: DeskState) -> type[BaseHTTPRequestHandler]:
 
         def _signed_in(self) -> bool:
             cookie = self.headers.get("Cookie") or ""
-            token = next((c.split("=", 1)[1] for c in cookie.split("; ") if c.startswith("desk_session=")), "")
+            token = next((c.split("=", 1)[1] for c in cookie.split("; ")
+                          if c.startswith("desk_session=")), "")
             with state.lock:
                 return token in state.sessions
 

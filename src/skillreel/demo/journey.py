@@ -29,9 +29,9 @@ from ..errors import RecordError, SkillreelError
 from .app import InvoiceDesk
 
 SKILL = "approve-invoice"
-SECRET_ENV = "SKILLREEL_SECRET_APPROVE_INVOICE_PASSWORD"
-RECORDED_PASSWORD = "demo-Recorded-Pw-7319"  # typed during the recording, never stored
-VAULT_PASSWORD = "demo-Vault-Pw-5582"  # what the vault gives the replays
+SECRET_ENV = "SKILLREEL_SECRET_APPROVE_INVOICE_PASSWORD"  # noqa: S105 (a variable's name)
+RECORDED_PASSWORD = "demo-Recorded-Pw-7319"  # noqa: S105 (demo app only; typed while recording, never stored)
+VAULT_PASSWORD = "demo-Vault-Pw-5582"  # noqa: S105 (demo app only; what the vault gives the replays)
 DESCRIPTION = ("Approve one supplier invoice on the Invoice Desk: sign in, search by supplier, "
                "filter by region, approve the single match. Use when an invoice must be approved "
                "by supplier and region.")
@@ -240,8 +240,8 @@ async def stage_revoke(ctx: DemoContext) -> StageResult:
     from ..services.packaging import revoke_skill
 
     result = revoke_skill(_store(ctx), SKILL, ctx.project).to_json()
-    left = [p for p in (ctx.project / ".agents" / "skills" / SKILL, ctx.project / ".claude" / "skills" / SKILL)
-            if p.exists()]
+    roots = (ctx.project / ".agents" / "skills", ctx.project / ".claude" / "skills")
+    left = [root / SKILL for root in roots if (root / SKILL).exists()]
     if left:
         raise DemoStageFailed("revoke", "package folders are still installed")
     return StageResult("revoke", True, "revoked: packages removed, skill now revoked", result)
