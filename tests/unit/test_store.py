@@ -333,3 +333,12 @@ def test_sqlite_errors_are_translated(tmp_path: Path) -> None:
     assert err.value.code == "SR_RECORD_STORE_IO"
     assert isinstance(err.value.__cause__, OSError)
     assert os.path.isfile(home)
+
+
+def test_the_event_always_attests_the_entry_it_wrote(store: Store) -> None:
+    seed(store)
+    forged = AuditNote(kind="review", digests={"entry": "sha256:" + "0" * 64, "draft": "sha256:" + "1" * 64})
+    new = store.update("search-invoices", lambda e: lifecycle.approve(e, "alice", T1), forged)
+    event = store.audit_events()[-1]
+    assert event.digests == {"entry": new.entry_digest, "draft": "sha256:" + "1" * 64}
+    assert store.verify_audit().ok

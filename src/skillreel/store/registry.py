@@ -14,12 +14,13 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Self, TypeVar
 
 from pydantic import ValidationError
 
 from ..errors import LifecycleError, StoreError
 from ..model.audit import AuditEvent
+from ..model.base import DigestedDocument
 from ..model.entry import StoreEntry
 from ..model.lifecycle import check_revision, ensure_deletable, is_expired, parse_timestamp, timestamp
 from ..model.policy import Policy
@@ -28,6 +29,7 @@ from .audit import AuditNote, AuditVerification
 from .entries import EntrySummary, RevisionSummary, not_found
 
 Clock = Callable[[], str]
+D = TypeVar("D", bound=DigestedDocument)
 
 
 def utc_now() -> str:
@@ -209,7 +211,7 @@ class Store:
 
     def set_policy(self, policy: Policy, note: AuditNote | None = None) -> Policy:
         """Replace the policy in force (one ``policy`` event with the new policy's digest)."""
-        policy = _revalidate_policy(policy)
+        policy = _revalidate(policy)
         note = note or AuditNote(kind="policy")
         with db.atomic(self._conn, "setting the policy"):
             self._conn.execute("INSERT OR REPLACE INTO policy (id, policy_digest, document) VALUES (1, ?, ?)",
@@ -241,23 +243,16 @@ class Store:
 
     def _append(self, note: AuditNote, entry: StoreEntry, policy: Policy) -> AuditEvent:
         filled = replace(note, name=note.name or entry.name, revision=note.revision or entry.revision,
-                         digests={"entry": entry.entry_digest, **note.digests})
+                         digests={**note.digests, "entry": entry.entry_digest})
         return audit.append(self._conn, filled, self._clock(), policy)
 
 
-def _revalidate(entry: StoreEntry) -> StoreEntry:
+def _revalidate(document: D) -> D:
     """Never trust an object from memory: round-trip it through JSON as a reader would."""
     try:
-        return StoreEntry.parse(entry.model_dump_json(by_alias=True))
+        return type(document).parse(document.model_dump_json(by_alias=True))
     except ValidationError as exc:
-        raise StoreError("SR_RECORD_INTERNAL", "an entry to store failed validation") from exc
-
-
-def _revalidate_policy(policy: Policy) -> Policy:
-    try:
-        return Policy.parse(policy.model_dump_json(by_alias=True))
-    except ValidationError as exc:
-        raise StoreError("SR_RECORD_INTERNAL", "a policy to store failed validation") from exc
+        raise StoreError("SR_RECORD_INTERNAL", f"a {document.digest_tag} to store failed validation") from exc
 
 
 def _check_actions(entry: StoreEntry, policy: Policy) -> None:
