@@ -39,6 +39,7 @@ class Document(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
+        defer_build=True,  # validators are built on first use, so a CLI verb starts fast
     )
 
     @classmethod

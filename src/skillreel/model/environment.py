@@ -71,7 +71,7 @@ class Environment(DigestedDocument):
     target: Target
     identity: Label | None = None
     storage_state_digest: Digest | None = None
-    viewport: Viewport = Viewport()
+    viewport: Viewport = Field(default_factory=Viewport)
     environment_digest: Digest
 
     @model_validator(mode="after")
