@@ -19,6 +19,7 @@ demo: setup
 	$(VENV)/bin/skillreel demo
 
 test: setup
+	bash scripts/ensure-xvfb.sh
 	$(PY) -m pytest -q -p no:cacheprovider
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
