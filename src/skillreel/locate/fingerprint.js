@@ -92,6 +92,9 @@ var SkillreelLocate = (() => {
   }
 
   // The element's accessible label text (never a field's value), or "" when it could carry typed text.
+  // Sources in accessible-name order, the first that gives text wins (aria-labelledby, aria-label,
+  // <label>s, then title / placeholder / alt), so rewording a placeholder does not change the label
+  // of a field that has a <label>.
   function labelText(el) {
     const parts = [];
     const labelledby = el.getAttribute("aria-labelledby");
@@ -101,12 +104,16 @@ var SkillreelLocate = (() => {
         if (ref && !holdsEditableOtherThan(ref, el)) parts.push(ref.textContent);
       }
     }
+    if (normText(parts.join(" "))) return parts.join(" ");
+    const aria = el.getAttribute("aria-label");
+    if (normText(aria)) return aria;
     if (el.labels) {
       for (const label of el.labels) {
         if (!holdsEditableOtherThan(label, el)) parts.push(label.textContent);
       }
     }
-    for (const attr of ["aria-label", "placeholder", "title", "alt"]) {
+    if (normText(parts.join(" "))) return parts.join(" ");
+    for (const attr of ["title", "placeholder", "alt"]) {
       const v = el.getAttribute(attr);
       if (v) parts.push(v);
     }
