@@ -53,8 +53,8 @@ from ..model.locators import Fingerprint
 Match = Literal["same", "changed", "absent", "extra"]
 _MATCHES: Final = frozenset({"same", "changed", "absent", "extra"})
 
-EXACT_MIN: Final = 0.6
-HEAL_MIN: Final = 0.65
+EXACT_MIN: Final = 0.45
+HEAL_MIN: Final = 0.55
 MARGIN: Final = 0.15
 FLOOR: Final = round(min(EXACT_MIN, HEAL_MIN) - MARGIN, 6)
 TOP_K: Final = 4  # pool elements resolve.js reports, best first (the rule needs two)
@@ -83,15 +83,14 @@ class Weights:
 
 WEIGHTS: Final = Weights(
     attributes={
-        "data-testid": 4.0, "data-test": 4.0, "data-skillreel": 4.0,
-        "id": 3.0, "name": 3.0,
-        "aria-label": 2.0, "placeholder": 2.0, "href": 2.0,
-        "class": 1.5,
-        "title": 1.0, "alt": 1.0, "for": 1.0, "autocomplete": 1.0,
+        "data-testid": 3.0, "data-test": 3.0, "data-skillreel": 3.0,
+        "id": 2.0, "name": 2.0, "aria-label": 2.0,
+        "placeholder": 1.5, "href": 1.5, "autocomplete": 1.5,
+        "class": 1.0, "title": 1.0, "alt": 1.0, "for": 1.0,
         "role": 0.5, "type": 0.0,
     },
     default_attribute=0.5,
-    label=3.0, text=3.0, path=2.0, sibling_index=0.5, sibling_count=0.5,
+    label=6.0, text=6.0, path=2.0, sibling_index=0.5, sibling_count=0.5,
 )
 
 # Context features: they say where an element is and how it looks, not which element it is.
