@@ -35,7 +35,7 @@ from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
-from ..services.secrets import secret_env_name
+from ..services.secrets import KEYRING_SERVICE, keyring_username, secret_env_name
 
 PACKAGE_TAG = "skillreel.package/v1"
 MANIFEST_SCHEMA = "skillreel.recorded-skill/v1"
@@ -237,7 +237,8 @@ def _parameter_lines(skill: str, params: tuple[Parameter, ...]) -> list[str]:
         return ["This skill takes no parameters."]
     lines = ["| parameter | required | sensitive | how to give it |", "| --- | --- | --- | --- |"]
     for p in params:
-        how = (f"never as an argument: set `{secret_env_name(skill, p.name)}` or the OS keyring"
+        how = (f"never as an argument: set `{secret_env_name(skill, p.name)}`, or the OS keyring "
+               f"(service `{KEYRING_SERVICE}`, user `{keyring_username(skill, p.name)}`)"
                if p.sensitive else f"`--input {p.name}=VALUE` (CLI) or `inputs.{p.name}` (MCP)")
         flags = f"{'yes' if p.required else 'no'} | {'yes' if p.sensitive else 'no'}"
         lines.append(f"| `{p.name}` | {flags} | {how} |")
