@@ -173,6 +173,9 @@ async def ask_for_secrets(name: str, inputs: dict[str, str], ctx: Context) -> El
         check = check_play(name, inputs, default_vault)
     except SkillreelError:
         return NoQuestion()  # the tool body reports the refusal
+    except Exception:  # the body meets it again and reports SR_RECORD_INTERNAL; ask nothing
+        log.exception("checking a play request failed unexpectedly")
+        return NoQuestion()
     if not check.missing or not can_elicit(ctx):
         return NoQuestion()
     message = (f"skillreel needs {', '.join(check.missing)} to replay the skill {name!r}. The value goes to "
