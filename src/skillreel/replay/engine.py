@@ -145,9 +145,15 @@ class ReplayEngine:
         self.progress = progress
         self.clock = clock
         self.sleep = sleep
+        self._mark = 0
 
     async def run(self, actions: Sequence[Action], values: Mapping[str, str]) -> tuple[StepRecord, ...]:
-        """Replay every action in order; raise the first step's failure (with its action id)."""
+        """Replay every action in order; raise the first step's failure (with its action id).
+
+        Network refusals are counted over contiguous intervals: each step's check covers
+        everything since the previous step's check (the first also covers loading the start page
+        when the skill does not begin with one), so no refusal falls between two steps."""
+        self._mark = self.driver.network_mark()
         if not actions or not (isinstance(actions[0], NavigateAction) and actions[0].reason == "start"):
             await self.driver.start(timeout_ms=self.options.timeout_ms)
         records: list[StepRecord] = []
@@ -158,22 +164,22 @@ class ReplayEngine:
     async def _run_step(self, index: int, total: int, action: Action,
                         values: Mapping[str, str]) -> StepRecord:
         self._tell(StepProgress(index, total, action.id, action.kind, "start"))
-        mark = self.driver.network_mark()
         step = _Step(action, self.clock() + self.options.timeout_ms / 1000)
         try:
-            await self._dispatch(step, values, index, total)
-            self._check_network(step, mark)
+            try:
+                await self._dispatch(step, values, index, total)
+            finally:
+                await self.driver.release()
+            self._check_network(step)
             evidence = ev.build_evidence(action.id, action.kind, step.healed, step.facts)
         except SkillreelError as exc:
-            error = self._network_error(step, mark) or exc
+            error = self._network_error(step) or exc
             if error.action_id is None:
                 error.action_id = action.id
             self._tell(StepProgress(index, total, action.id, action.kind, "failed", code=error.code))
             if error is exc:
                 raise
             raise error from exc
-        finally:
-            await self.driver.release()
         self._tell(StepProgress(index, total, action.id, action.kind, "done", healed=step.healed))
         return StepRecord(action.id, evidence, step.healed, step.healed_bundle)
 
@@ -186,8 +192,10 @@ class ReplayEngine:
 
     # ---- network ---------------------------------------------------------------------------------
 
-    def _network_error(self, step: _Step, mark: int) -> SkillreelError | None:
-        origins = self.driver.network_denied_since(mark)
+    def _network_error(self, step: _Step) -> SkillreelError | None:
+        """The refusals since the last check (and start the next interval)."""
+        origins = self.driver.network_denied_since(self._mark)
+        self._mark = self.driver.network_mark()
         if not origins:
             return None
         shown = ", ".join(origins[:8])
@@ -195,8 +203,8 @@ class ReplayEngine:
                              f"step {step.action.id}: the page requested origins outside the allowlist "
                              f"({shown})", action_id=step.action.id, details={"origins": list(origins)})
 
-    def _check_network(self, step: _Step, mark: int) -> None:
-        error = self._network_error(step, mark)
+    def _check_network(self, step: _Step) -> None:
+        error = self._network_error(step)
         if error is not None:
             raise error
 

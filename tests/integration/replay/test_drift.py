@@ -36,10 +36,12 @@ document.addEventListener("click", (event) => {
 
 
 def page(body: str) -> str:
-    return f"<!doctype html><html><head><title>Settings</title></head><body><main>{body}</main>{SCRIPT}</body></html>"
+    head = "<!doctype html><html><head><title>Settings</title></head>"
+    return f"{head}<body><main>{body}</main>{SCRIPT}</body></html>"
 
 
-EMAIL = '<label for="email">Email</label><input id="email" name="email" class="field" placeholder="you@example.com">'
+EMAIL = ('<label for="email">Email</label>'
+         '<input id="email" name="email" class="field" placeholder="you@example.com">')
 CITY = '<label for="city">City</label><input id="city" name="city" class="field">'
 SAVE = '<button type="button" id="save" class="btn primary" data-which="save">Save</button>'
 CANCEL = '<button type="button" id="cancel" class="btn" data-which="cancel">Cancel</button>'
@@ -50,7 +52,8 @@ RECORDED = page(f"""<h1>Settings</h1><form id="profile">
 
 MUST_HEAL = {
     "id-renamed": page(f"""<h1>Settings</h1><form id="profile">
-<div class="row">{EMAIL.replace('"email"', '"email-address"', 2).replace('name="email-address"', 'name="email"')}</div>
+<div class="row">{EMAIL.replace('"email"', '"email-address"', 2).replace('name="email-address"',
+                                                                           'name="email"')}</div>
 <div class="row">{CITY}</div>
 <div class="actions">{SAVE.replace('id="save"', 'id="store-settings"')}{CANCEL}</div></form>"""),
     "classes-changed": page(f"""<h1>Settings</h1><form id="profile">
@@ -64,7 +67,8 @@ MUST_HEAL = {
     "sibling-inserted-before": page(f"""<h1>Settings</h1><form id="profile">
 <div class="row"><label for="name">Name</label><input id="name" name="name" class="field"></div>
 <div class="row">{EMAIL}</div><div class="row">{CITY}</div>
-<div class="actions"><button type="button" class="btn" data-which="preview">Preview</button>{SAVE}{CANCEL}</div>
+<div class="actions"><button type="button" class="btn" data-which="preview">Preview</button>
+{SAVE}{CANCEL}</div>
 </form>"""),
     "moved-to-another-container": page(f"""<h1>Settings</h1><form id="profile">
 <fieldset><legend>Contact</legend>{EMAIL}</fieldset><div class="row">{CITY}</div></form>
@@ -73,7 +77,8 @@ MUST_HEAL = {
 <div class="row">{EMAIL.replace('>Email<', '>E-mail address<')}</div><div class="row">{CITY}</div>
 <div class="actions">{SAVE.replace('>Save<', '>Save changes<')}{CANCEL}</div></form>"""),
     "layout-changed": page(f"""<header class="topbar"><div class="toolbar">{CANCEL}{SAVE}</div></header>
-<h1>Settings</h1><section class="grid"><form id="profile"><div class="col"><div class="cell">{CITY}</div></div>
+<h1>Settings</h1><section class="grid"><form id="profile">
+<div class="col"><div class="cell">{CITY}</div></div>
 <div class="col"><div class="cell">{EMAIL}</div></div></form></section>"""),
     # Every ranked locator broken at once: only the fingerprint can find the elements.
     "renamed-and-moved": page(f"""<h1>Settings</h1><section><div class="card">
@@ -93,7 +98,8 @@ MUST_FAIL = {
                                  "SR_REPLAY_UI_TARGET_AMBIGUOUS"),
     "decoy-took-the-old-id": (page(f"""<h1>Settings</h1><form id="profile">
 <div class="row">{EMAIL}</div><div class="row">{CITY}</div><div class="actions">{CANCEL}</div></form>
-<aside><p>Danger zone</p><button type="button" id="save" class="btn danger" data-which="decoy">Delete account</button>
+<aside><p>Danger zone</p>
+<button type="button" id="save" class="btn danger" data-which="decoy">Delete account</button>
 </aside>"""), "SR_REPLAY_UI_TARGET_NOT_FOUND"),
 }
 
@@ -147,13 +153,15 @@ async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(se
     assert outcome.to_json()["healProposal"] is True
     entry = store.get("save-settings")
     approved = entry.approval
-    assert approved is not None and approved.draft_digest == entry.draft.draft_digest
+    assert approved is not None
+    assert approved.draft_digest == entry.draft.draft_digest
     proposal = entry.heal_proposal
     assert proposal is not None
     old = {a.id: a for a in entry.draft.actions}
     new = {a.id: a for a in proposal.draft.actions}
-    assert old["a1"] == new["a1"] and old["a4"] == new["a4"]
-    assert [c.selector for c in new["a3"].target.candidates][0] == "#persist"  # type: ignore[union-attr]
+    assert old["a1"] == new["a1"]
+    assert old["a4"] == new["a4"]
+    assert next(c.selector for c in new["a3"].target.candidates) == "#persist"  # type: ignore[union-attr]
     assert old["a2"] == new["a2"]
 
 
@@ -169,7 +177,8 @@ async def test_healing_off_fails_closed_where_healing_would_have_worked(server: 
 
 
 @pytest.mark.parametrize("case", sorted(MUST_FAIL))
-async def test_drift_that_must_fail_closed_clicks_nothing(case: str, server: LocalServer, store: Store) -> None:
+async def test_drift_that_must_fail_closed_clicks_nothing(case: str, server: LocalServer,
+                                                          store: Store) -> None:
     changed, code = MUST_FAIL[case]
     outcome = await record_then_replay(server, store, changed, timeout_ms=1_500)
     assert outcome.error is not None, case
