@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from playwright.async_api import (
     Browser,
@@ -36,6 +36,7 @@ from playwright.async_api import (
     Page,
     Playwright,
     Route,
+    StorageState,
     WebSocketRoute,
     async_playwright,
 )
@@ -173,19 +174,24 @@ class BrowserSession:
         return bool(self._crashed) or not self.browser.is_connected()
 
     async def goto_start(self, *, timeout_ms: int = 30_000) -> None:
-        """Load ``environment.start_url`` in :attr:`page` (the fixture is served by routing)."""
+        """Load ``environment.start_url`` in :attr:`page` (the fixture is served by routing).
+
+        Raises ``SR_REPLAY_UI_TIMEOUT``, ``SR_REPLAY_UI_BROWSER_CRASHED`` or
+        ``SR_REPLAY_UI_NAVIGATION_FAILED`` (the page did not load: refused, unreachable, aborted).
+        """
         try:
             await self.page.goto(self.environment.start_url, wait_until="load", timeout=timeout_ms)
         except PlaywrightTimeoutError as exc:
             raise ReplayUIError("SR_REPLAY_UI_TIMEOUT", "the start page did not load in time") from exc
         except PlaywrightError as exc:
-            raise self.translate(exc) from exc
+            if self.crashed:
+                raise crashed_error() from exc
+            raise ReplayUIError("SR_REPLAY_UI_NAVIGATION_FAILED",
+                                "the start page could not be loaded") from exc
 
-    def translate(self, exc: PlaywrightError) -> ReplayUIError:
-        """The skillreel error for a Playwright error met while using this session."""
-        if self.crashed:
-            return ReplayUIError(CRASHED, "Chromium exited or a page crashed")
-        return ReplayUIError("SR_REPLAY_UI_NAVIGATION_FAILED", "the start page could not be loaded")
+
+def crashed_error() -> ReplayUIError:
+    return ReplayUIError(CRASHED, "Chromium exited or a page crashed")
 
 
 def _check_target(environment: Environment, html: str | None, storage_state: Path | None) -> str | None:
@@ -252,7 +258,8 @@ async def _new_context(browser: Browser, environment: Environment,
     try:
         return await browser.new_context(
             viewport={"width": viewport.width, "height": viewport.height},
-            service_workers="block", accept_downloads=False, storage_state=state,  # type: ignore[arg-type]
+            service_workers="block", accept_downloads=False,
+            storage_state=cast(StorageState | None, state),
         )
     except PlaywrightError as exc:
         if state is not None and browser.is_connected():
@@ -339,5 +346,5 @@ async def browser_session(environment: Environment, *, html: str | None = None,
             yield session
         except PlaywrightError as exc:
             if session.crashed:
-                raise ReplayUIError(CRASHED, "Chromium exited or a page crashed") from exc
+                raise crashed_error() from exc
             raise

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.async_api import Page, async_playwright
 
-from skillreel.target.browser import BrowserSession, browser_session
+from skillreel.target.browser import BrowserSession, browser_session, find_chromium, launch_args
+from skillreel.target.ledger import NetworkLedger
+from skillreel.target.proxy import EnforcingProxy
 from tests.factory import url_environment
 from tests.integration.target.netpeers import EchoWebSocketServer, TcpListener
 from tests.server import LocalServer
@@ -23,9 +27,11 @@ pytestmark = pytest.mark.browser
 WAIT_S = 20.0  # an upper bound for an event to happen, never a measured duration
 
 
-async def wait_for_refusal(session: BrowserSession, mark: int) -> None:
+async def wait_for_refusal(session: BrowserSession | NetworkLedger, mark: int) -> None:
+    ledger = session if isinstance(session, NetworkLedger) else session.ledger
+
     async def poll() -> None:
-        while session.ledger.since(mark) == 0:
+        while ledger.since(mark) == 0:
             await asyncio.sleep(0.02)
     await asyncio.wait_for(poll(), WAIT_S)
 
@@ -162,3 +168,45 @@ async def test_allowlisted_web_socket_works_through_the_proxy(where: str, server
         assert echo.handshakes == 1
     finally:
         await echo.close()
+
+
+@asynccontextmanager
+async def proxy_only(allowed: tuple[str, ...]) -> AsyncIterator[tuple[Page, NetworkLedger]]:
+    """Chromium launched exactly as a session launches it, but with no routing at all."""
+    ledger = NetworkLedger()
+    async with EnforcingProxy(allowed, ledger.refuse) as proxy, async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=str(find_chromium()),
+                                           args=launch_args(proxy.server_url))
+        try:
+            context = await browser.new_context(service_workers="block")
+            yield await context.new_page(), ledger
+        finally:
+            await browser.close()
+
+
+@pytest.mark.parametrize("vector", sorted(VECTORS))
+async def test_the_proxy_alone_refuses_every_vector(vector: str, server: LocalServer,
+                                                    second_server: LocalServer) -> None:
+    serve_app(server, second_server, VECTORS[vector])
+    async with proxy_only((server.origin,)) as (page, ledger):
+        await page.goto(server.url("/app"))
+        await wait_for_refusal(ledger, 0)
+    assert ledger.denied_origins == (second_server.origin,)
+    assert second_server.requests == []
+
+
+async def test_the_proxy_alone_refuses_page_and_worker_sockets(server: LocalServer,
+                                                                ws_listener: TcpListener) -> None:
+    ws = f"ws://127.0.0.1:{ws_listener.port}/socket"
+    socket_js = f"const w = new WebSocket('{ws}'); w.onclose = () => postMessage('closed');"
+    server.set_route("/ws-worker.js", body=socket_js.encode(), headers={"Content-Type": "text/javascript"})
+    js = ("new Worker('/ws-worker.js').onmessage = (e) => done(e.data);"
+          + socket_js.replace("postMessage", "done"))
+    server.set_page("/app", APP.format(b=server.origin, js=js))
+    async with proxy_only((server.origin,)) as (page, ledger):
+        await page.goto(server.url("/app"))
+        await page.wait_for_function("window.result !== null", timeout=WAIT_S * 1000)
+        assert ledger.denied_count >= 1
+        origins = ledger.denied_origins
+    assert ws_listener.accepted == 0
+    assert {host_port(o) for o in origins} == {("127.0.0.1", ws_listener.port)}

@@ -1,26 +1,68 @@
-"""browser_session basics: launch, the HTML fixture, a URL target, setup errors."""
+"""browser_session basics: the offline HTML fixture and a plain URL target."""
 
 from __future__ import annotations
 
 import pytest
 
 from skillreel.errors import ReplayUIError
-from skillreel.target.browser import browser_session, find_chromium
+from skillreel.model.environment import FIXTURE_ORIGIN
+from skillreel.target.browser import browser_session
 from tests.factory import html_environment, url_environment
+from tests.integration.target.netpeers import TcpListener
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser
 
+WAIT_MS = 20_000
 
-async def test_html_fixture_is_served_and_offline(second_server: LocalServer) -> None:
-    html = (f"<html><body><h1 id=t>fixture</h1><img src='{second_server.url('/i.png')}'>"
-            f"<script>fetch('{second_server.url('/f')}').catch(() => 0)</script></body></html>")
+FIXTURE = """<!doctype html><html><body><h1 id=t>fixture</h1>
+<script>
+window.failures = [];
+const fail = (what) => () => window.failures.push(what);
+const img = new Image(); img.onerror = fail('image'); img.src = '{b}/i.png';
+const s = document.createElement('script'); s.onerror = fail('script'); s.src = '{b}/s.js';
+document.head.append(s);
+fetch('{b}/f').catch(fail('fetch'));
+fetch('/same-origin').catch(fail('same-origin'));
+const w = new WebSocket('ws://127.0.0.1:{ws}/'); w.onclose = fail('socket');
+const worker = new Worker(URL.createObjectURL(new Blob(
+  ["fetch('{b}/from-worker').catch(() => postMessage('worker'))"], {{type: 'text/javascript'}})));
+worker.onmessage = (e) => window.failures.push(e.data);
+const local = new Image(); local.onload = () => window.failures.push('data-loaded');
+local.src = 'data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
+</script></body></html>"""
+
+
+async def test_html_fixture_is_served_and_everything_else_refused(second_server: LocalServer) -> None:
+    listener = TcpListener()
+    await listener.start()
+    ws_port = listener.port
+    try:
+        html = FIXTURE.format(b=second_server.origin, ws=ws_port)
+        async with browser_session(html_environment(html), html=html) as session:
+            await session.goto_start()
+            assert session.page.url == "https://fixture.skillreel.invalid/"
+            assert await session.page.inner_text("#t") == "fixture"
+            await session.page.wait_for_function("window.failures.length === 7", timeout=WAIT_MS)
+            failures = sorted(await session.page.evaluate("window.failures"))
+    finally:
+        await listener.close()
+    # data: is local and loads; every network request failed, the fixture's own origin included
+    assert failures == ["data-loaded", "fetch", "image", "same-origin", "script", "socket", "worker"]
+    assert set(session.ledger.denied_origins) == {
+        second_server.origin, FIXTURE_ORIGIN, f"ws://127.0.0.1:{ws_port}"}
+    assert second_server.requests == []
+    assert listener.accepted == 0
+
+
+async def test_fixture_navigation_away_is_refused(second_server: LocalServer) -> None:
+    html = "<a id=go href='{}'>go</a>".format(second_server.url("/away"))
     async with browser_session(html_environment(html), html=html) as session:
         await session.goto_start()
-        assert await session.page.inner_text("#t") == "fixture"
-        await session.page.wait_for_function("performance.getEntriesByType('resource').length >= 0")
-    assert session.ledger.denied_origins == (second_server.origin,)
-    assert session.ledger.denied_count >= 1
+        mark = session.ledger.mark()
+        async with session.page.expect_event("requestfailed", timeout=WAIT_MS):
+            await session.page.click("#go")
+        assert session.ledger.origins_since(mark) == (second_server.origin,)
     assert second_server.requests == []
 
 
@@ -29,12 +71,19 @@ async def test_url_target_loads_allowed_origin(server: LocalServer) -> None:
     async with browser_session(url_environment(server.url("/app"))) as session:
         await session.goto_start()
         assert await session.page.inner_text("#t") == "app"
+        assert session.page.viewport_size == {"width": 1280, "height": 800}
     assert session.ledger.denied_count == 0
     assert server.requests == [("GET", "/app")]
 
 
-def test_missing_chromium_is_a_setup_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SKILLREEL_CHROMIUM", "/nonexistent")
+async def test_start_page_that_cannot_load_is_a_navigation_error(server: LocalServer) -> None:
+    port = server.port
+    server.stop()
+
+    async def start() -> None:
+        async with browser_session(url_environment(f"http://127.0.0.1:{port}/gone")) as session:
+            await session.goto_start()
+
     with pytest.raises(ReplayUIError) as info:
-        find_chromium()
-    assert info.value.code == "SR_REPLAY_UI_CHROMIUM_SETUP"
+        await start()
+    assert info.value.code == "SR_REPLAY_UI_NAVIGATION_FAILED"
