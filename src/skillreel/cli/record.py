@@ -35,6 +35,7 @@ def _viewport(text: str | None) -> tuple[int, int] | None:
 
 async def _enter_pressed() -> None:
     """Returns when a line (or end of input) arrives on stdin, without blocking the event loop."""
+    click.echo("recording in the browser window: press Enter here to finish, Ctrl-C to discard", err=True)
     if sys.stdin is None or sys.stdin.closed:
         return
     loop = asyncio.get_running_loop()
@@ -109,8 +110,6 @@ def command(name: str, html_path: Path | None, url: str | None, allowed_origins:
         failure_conditions=failures, description=description, viewport=_viewport(viewport),
         timeout_ms=timeout_ms))
     interactive = prepared.interactive
-    if interactive:
-        click.echo("recording in the browser window: press Enter here to finish, Ctrl-C to discard", err=True)
     try:
         with Store.open() as store:
             result = asyncio.run(record_skill(store, prepared,

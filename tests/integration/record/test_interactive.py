@@ -4,6 +4,7 @@ finishes, Ctrl-C discards. The test drives the window with trusted Playwright in
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -76,12 +77,12 @@ class Session:
     port: int
     stderr: list[str] = field(default_factory=list)
 
-    def wait_for_stderr(self, text: str) -> None:
+    async def wait_for_stderr(self, text: str) -> None:
         deadline = time.monotonic() + WAIT_S
         while text not in "".join(self.stderr):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"never printed {text!r}: {''.join(self.stderr)}")
-            time.sleep(0.05)
+            await asyncio.sleep(0.05)
 
     def finish(self, stdin: str | None) -> tuple[int, str, str]:
         assert self.proc.stdin is not None
@@ -133,7 +134,7 @@ async def window(session: Session, url: str) -> AsyncIterator[Page]:
         except OSError:
             if session.proc.poll() is not None or time.monotonic() > deadline:
                 raise
-            time.sleep(0.1)
+            await asyncio.sleep(0.1)
     async with async_playwright() as pw:
         browser = await pw.chromium.connect_over_cdp(endpoint)
         page = None
@@ -142,7 +143,7 @@ async def window(session: Session, url: str) -> AsyncIterator[Page]:
             if page is None:
                 if time.monotonic() > deadline:
                     raise AssertionError("the recording page never loaded")
-                time.sleep(0.1)
+                await asyncio.sleep(0.1)
         await page.wait_for_load_state("load")
         yield page
 
@@ -152,14 +153,14 @@ async def test_enter_finishes_and_steps_are_listed_live(tmp_path: Path, xvfb: st
     server.set_page("/app", APP)
     url = server.url("/app")
     with interactive_cli(tmp_path, xvfb, url, "by-hand") as cli:
-        cli.wait_for_stderr("press Enter here to finish")
+        await cli.wait_for_stderr("press Enter here to finish")
         async with window(cli, url) as page:
             await click_centre(page, "#q")
             await page.keyboard.type("CanaryLive1")
             await page.keyboard.press("Enter")
-            cli.wait_for_stderr("a3")
+            await cli.wait_for_stderr("a3")
             await click_centre(page, "#go")
-            cli.wait_for_stderr("a4")
+            await cli.wait_for_stderr("a4")
             code, out, err = cli.finish("\n")
     assert code == 0, out + err
     doc = json.loads(out)
@@ -179,7 +180,7 @@ async def test_ctrl_c_discards_and_stores_nothing(tmp_path: Path, xvfb: str, ser
     with interactive_cli(tmp_path, xvfb, url, "discarded") as cli:
         async with window(cli, url) as page:
             await click_centre(page, "#go")
-            cli.wait_for_stderr("a2")
+            await cli.wait_for_stderr("a2")
             cli.proc.send_signal(signal.SIGINT)
             code, out, err = cli.finish(None)
     assert code == 1, out + err
