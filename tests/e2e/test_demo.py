@@ -19,6 +19,8 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stdout + result.stderr
     doc = result.json()
     assert doc["ok"] is True
+    assert doc["home"] == str(home)
+    assert doc["keptDirectory"] is None  # without --keep the temporary directory is gone
     stages = {s["stage"]: s for s in doc["stages"]}
     assert list(stages) == STAGES
     assert all(s["ok"] for s in doc["stages"])

@@ -35,8 +35,15 @@ def command(home: Path | None, keep: bool, port: int, fast: bool, as_json: bool)
 
     if out is not None:
         out.print("[bold]skillreel demo[/]: the invoice desk, from one demonstration to an MCP tool")
-    results = run(home=home, keep=keep, port=port, settle_ms=50 if fast else 150, on_stage=show)
+    demo = run(home=home, keep=keep, port=port, settle_ms=50 if fast else 150, on_stage=show)
     total = time.monotonic() - started
-    data: dict[str, Any] = {"ok": True, "seconds": round(total, 1), "stages": [r.to_json() for r in results]}
-    emit(data, as_json=as_json,
-         human=lambda c: c.print(f"[bold green]{len(results)} stages passed[/] in {total:.1f} s"))
+    data: dict[str, Any] = {"ok": True, "seconds": round(total, 1), "home": str(demo.home),
+                            "keptDirectory": str(demo.workdir) if demo.workdir else None,
+                            "stages": [r.to_json() for r in demo.results]}
+
+    def human(c: Any) -> None:
+        c.print(f"[bold green]{len(demo.results)} stages passed[/] in {total:.1f} s")
+        if demo.workdir:
+            c.print(f"files kept in {demo.workdir} (home: {demo.home})", markup=False)
+
+    emit(data, as_json=as_json, human=human)

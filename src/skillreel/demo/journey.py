@@ -268,9 +268,19 @@ STAGES: tuple[tuple[str, Callable[[DemoContext], Awaitable[StageResult]]], ...] 
 )
 
 
+@dataclass(frozen=True)
+class DemoRun:
+    results: list[StageResult]
+    workdir: Path | None  # kept directory (home, project, logs), or None when it was removed
+    home: Path
+
+
 async def run_demo(*, home: Path | None = None, keep: bool = False, port: int = 0, settle_ms: int = 150,
-                   on_stage: Callable[[StageResult], None] | None = None) -> list[StageResult]:
-    """Run every stage; return their results, or raise the first failure (``SR_RECORD_DEMO_FAILED``)."""
+                   on_stage: Callable[[StageResult], None] | None = None) -> DemoRun:
+    """Run every stage; return their results, or raise the first failure (``SR_RECORD_DEMO_FAILED``).
+
+    With ``keep`` the temporary directory survives (also on failure) and its path is returned.
+    """
     workdir = Path(tempfile.mkdtemp(prefix="skillreel-demo-"))
     ctx_home = home if home is not None else workdir / "home"
     project = workdir / "project"
@@ -293,7 +303,12 @@ async def run_demo(*, home: Path | None = None, keep: bool = False, port: int = 
                 ctx.results.append(result)
                 if on_stage:
                     on_stage(result)
-            return ctx.results
+            return DemoRun(ctx.results, workdir if keep else None, ctx_home)
+    except DemoStageFailed as exc:
+        if keep:
+            exc.details["keptDirectory"] = str(workdir)
+            exc.message += f" (files kept in {workdir})"
+        raise
     finally:
         if saved is None:
             os.environ.pop(SECRET_ENV, None)
@@ -303,5 +318,5 @@ async def run_demo(*, home: Path | None = None, keep: bool = False, port: int = 
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def run(**kwargs: Any) -> list[StageResult]:
+def run(**kwargs: Any) -> DemoRun:
     return asyncio.run(run_demo(**kwargs))
