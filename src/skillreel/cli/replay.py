@@ -59,7 +59,7 @@ def command(name: str, html_path: Path | None, url: str | None, storage_state: P
     else:
         show_success(outcome.to_json())
     if outcome.error is not None:
-        raise click.exceptions.Exit(outcome.exit_status)
+        sys.exit(outcome.exit_status)  # the document above is the whole output
 
 
 def parse_inputs(pairs: tuple[str, ...]) -> dict[str, str]:

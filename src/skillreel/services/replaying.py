@@ -33,7 +33,7 @@ from ..model.lifecycle import replay_succeeded
 from ..model.locators import LocatorBundle
 from ..model.report import ReplayReport, StepResult
 from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
-from ..replay.preflight import Preflight, ReplayRequest, run_preflight
+from ..replay.preflight import Preflight, ReplayRequest, check_options, run_preflight
 from ..store import AuditNote, Store, utc_now
 from .secrets import EnvKeyringSecrets, SecretSource, secret_env_name
 
@@ -81,6 +81,7 @@ class ReplayOutcome:
 
 def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None = None) -> Preflight:
     """Every check that needs no browser; raises ``SR_*``. See ``replay/preflight.py``."""
+    check_options(request)  # bad usage is reported as such, whatever the store holds
     entry = store.get(request.name)
     return run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
 

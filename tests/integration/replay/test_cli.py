@@ -1,0 +1,210 @@
+"""`skillreel replay` through the console script, and the whole path from a recording:
+`record --automation` -> `review --approve` -> `replay` -> (page redesigned) heal -> `show` ->
+`review --heal-proposal`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillreel.model.actions import ClickAction, HumanAction, NavigateAction, ParameterRef, TypeAction
+from skillreel.store import Store
+from tests.conftest import run_cli
+from tests.factory import url_environment
+from tests.server import LocalServer
+
+from .conftest import build_draft, describe_url, store_approved
+
+pytestmark = pytest.mark.browser
+
+FORM = """<!doctype html><html><body><main><form id="f">
+<label for="who">Name</label><input id="who" name="who" class="field">
+<button id="hello" type="button" class="btn">Say hello</button></form><p id="out"></p></main>
+<script>
+document.getElementById("hello").addEventListener("click", () => {
+  const name = document.getElementById("who") || document.querySelector("input");
+  fetch("/hello?name=" + encodeURIComponent(name.value));
+  document.getElementById("out").textContent = "Hello " + name.value;
+});
+</script></body></html>"""
+
+REDESIGNED = """<!doctype html><html><body><main><section class="card"><div class="field-wrap">
+<label for="person">Name</label><input id="person" name="person" class="input"></div>
+<div class="bar"><button id="greet" type="button" class="button">Say hello</button></div></section>
+<p id="out"></p></main>
+<script>
+document.getElementById("greet").addEventListener("click", () => {
+  const name = document.querySelector("input");
+  fetch("/hello?name=" + encodeURIComponent(name.value));
+  document.getElementById("out").textContent = "Hello " + name.value;
+});
+</script></body></html>"""
+
+
+def hellos(server: LocalServer) -> list[str]:
+    return [path for _, path in server.requests if path.startswith("/hello")]
+
+
+async def skill_on(server: LocalServer, store: Store, name: str = "say-hello") -> None:
+    bundles = await describe_url(server, "/form", FORM, {"who": "#who", "hello": "#hello"})
+    url = server.url("/form")
+    store_approved(
+        store,
+        build_draft(
+            name,
+            url_environment(url),
+            [
+                NavigateAction(id="a1", url=url),
+                TypeAction(id="a2", target=bundles["who"], value=ParameterRef(name="who")),
+                ClickAction(id="a3", target=bundles["hello"]),
+            ],
+        ),
+    )
+
+
+async def test_json_output_is_one_document_and_progress_goes_to_stderr(
+    server: LocalServer, store: Store
+) -> None:
+    await skill_on(server, store)
+    result = run_cli("replay", "say-hello", "--input", "who=Ada", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    doc = json.loads(result.stdout)
+    assert set(doc) == {"status", "name", "revision", "reportDigest", "steps", "healProposal"}
+    assert (doc["status"], doc["name"], doc["revision"], doc["healProposal"]) == (
+        "succeeded",
+        "say-hello",
+        3,
+        False,
+    )
+    assert [s["actionId"] for s in doc["steps"]] == ["a1", "a2", "a3"]
+    assert all(set(s) == {"actionId", "evidenceDigest", "healed"} for s in doc["steps"])
+    assert hellos(server) == ["/hello?name=Ada"]
+
+    human = run_cli("replay", "say-hello", "--input", "who=Grace")
+    assert human.exit_code == 0, human.stderr
+    assert human.stderr.splitlines() == ["[1/3] a1 navigate: ok", "[2/3] a2 type: ok", "[3/3] a3 click: ok"]
+    assert "replayed say-hello: 3 steps, 0 healed" in human.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "status"),
+    [
+        (["replay", "nope", "--json"], "SR_RECORD_NOT_FOUND", 1),
+        (["replay", "say-hello", "--json"], "SR_REPLAY_PARAMETER_MISSING", 2),
+        (
+            ["replay", "say-hello", "--input", "who=x", "--input", "whom=y", "--json"],
+            "SR_REPLAY_PARAMETER_UNKNOWN",
+            2,
+        ),
+        (
+            ["replay", "say-hello", "--input", "who=x", "--expected-revision", "1", "--json"],
+            "SR_RECORD_REVISION_CONFLICT",
+            1,
+        ),
+        (
+            ["replay", "say-hello", "--input", "who=x", "--url", "http://127.0.0.1:1/form", "--json"],
+            "SR_RECORD_ENVIRONMENT_DRIFT",
+            1,
+        ),
+    ],
+)
+async def test_refusals_before_the_browser(
+    server: LocalServer, store: Store, args: list[str], code: str, status: int
+) -> None:
+    await skill_on(server, store)
+    before = server.request_count()
+    result = run_cli(*args)
+    assert result.exit_code == status, result.stdout + result.stderr
+    doc = json.loads(result.stdout)
+    assert (doc["status"], doc["error"]["code"]) == ("failed", code)
+    assert server.request_count() == before  # no browser went to the page
+    assert store.get("say-hello").revision == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["--input", "who"], "SR_RECORD_USAGE"),
+        (["--timeout", "99"], "SR_RECORD_USAGE"),
+        (["--settle", "1001"], "SR_RECORD_USAGE"),
+        (["--html", "x.html", "--url", "http://127.0.0.1:1/"], "SR_RECORD_TARGET_INVALID"),
+    ],
+)
+def test_bad_usage_exits_2(args: list[str], code: str) -> None:
+    result = run_cli("replay", "say-hello", *args, "--json")
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["error"]["code"] == code
+
+
+async def test_a_human_step_fails_closed_without_a_terminal(server: LocalServer, store: Store) -> None:
+    server.set_page("/upload", FORM)
+    url = server.url("/upload")
+    store_approved(
+        store,
+        build_draft(
+            "needs-person",
+            url_environment(url),
+            [NavigateAction(id="a1", url=url), HumanAction(id="a2", reason="upload")],
+        ),
+    )
+    result = run_cli("replay", "needs-person", "--json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert (doc["error"]["code"], doc["error"]["actionId"]) == ("SR_REPLAY_HUMAN_REQUIRED", "a2")
+
+
+async def test_record_review_replay_then_heal_and_accept_the_proposal(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    server.set_page("/form", FORM)
+    script = tmp_path / "demo.json"
+    script.write_text(
+        json.dumps(
+            {
+                "steps": [
+                    {"do": "type", "selector": "#who", "text": "Recorded Name"},
+                    {"do": "click", "selector": "#hello"},
+                    {"do": "wait", "ms": 200},
+                ]
+            }
+        )
+    )
+    recorded = run_cli(
+        "record", "say-hello", "--url", server.url("/form"), "--automation", str(script), "--json"
+    )
+    assert recorded.exit_code == 0, recorded.stdout + recorded.stderr
+    reviewed = run_cli("review", "say-hello", "--reviewer", "lead", "--approve", "--json")
+    assert reviewed.exit_code == 0, reviewed.stdout
+    shown = run_cli("show", "say-hello", "--json").json()
+    params = [p["name"] for p in shown["draft"]["parameters"]] if "draft" in shown else None
+    assert params is None or len(params) == 1
+    param = params[0] if params else "who"
+
+    server.requests.clear()
+    first = run_cli("replay", "say-hello", "--input", f"{param}=Ada", "--json")
+    assert first.exit_code == 0, first.stdout
+    assert hellos(server) == ["/hello?name=Ada"]
+    assert first.json()["healProposal"] is False
+
+    server.set_page("/form", REDESIGNED)
+    server.requests.clear()
+    healed = run_cli("replay", "say-hello", "--input", f"{param}=Grace", "--json")
+    assert healed.exit_code == 0, healed.stdout
+    doc = healed.json()
+    assert hellos(server) == ["/hello?name=Grace"]
+    assert doc["healProposal"] is True
+    assert any(s["healed"] for s in doc["steps"])
+
+    before = run_cli("show", "say-hello", "--json")
+    assert before.exit_code == 0
+    assert "healProposal" in before.stdout or "heal_proposal" in before.stdout or "heal" in before.stdout
+    accepted = run_cli("review", "say-hello", "--heal-proposal", "--reviewer", "lead", "--approve", "--json")
+    assert accepted.exit_code == 0, accepted.stdout
+    server.requests.clear()
+    again = run_cli("replay", "say-hello", "--input", f"{param}=Linus", "--no-heal", "--json")
+    assert again.exit_code == 0, again.stdout
+    assert not any(s["healed"] for s in again.json()["steps"])
+    assert hellos(server) == ["/hello?name=Linus"]
