@@ -141,7 +141,7 @@ def _record_success(store: Store, checked: Preflight, records: Sequence[StepReco
         steps=tuple(StepResult(action_id=r.action_id, evidence_digest=r.evidence.evidence_digest,
                                healed=r.healed) for r in records),
         finished_at=now)
-    proposal = heal_proposal(entry, records, report, now)
+    proposal = heal_proposal(entry, records, report, now, tuple(checked.values.values()))
     digests = {"report": report.report_digest, "draft": entry.draft.draft_digest}
     if proposal is not None:
         digests["healProposal"] = proposal.draft.draft_digest
@@ -151,10 +151,21 @@ def _record_success(store: Store, checked: Preflight, records: Sequence[StepReco
     return ReplayOutcome("succeeded", entry.name, updated.revision, report, steps, None, proposal is not None)
 
 
-def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: ReplayReport,
-                  now: str) -> HealProposal | None:
-    """A candidate draft whose healed steps carry the locators of the elements actually acted on."""
-    healed = {r.action_id: r.healed_bundle for r in records if r.healed and r.healed_bundle is not None}
+def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: ReplayReport, now: str,
+                  values: Sequence[str] = ()) -> HealProposal | None:
+    """A candidate draft whose healed steps carry the locators of the elements actually acted on.
+
+    The fresh locators come from the page, so they pass the recorder's redaction first: candidates
+    whose texts echo a value typed in this replay or match a secret pattern are dropped, and
+    fingerprint hashes of typed values cleared (``record.redact``). A proposal that would still add
+    a finding to the draft is not made (the replay's report says which steps healed either way).
+    """
+    from ..record.redact import TypedValues, scan
+
+    typed = TypedValues(values)
+    salt = entry.draft.fingerprint_salt
+    healed = {r.action_id: b for r in records if r.healed and r.healed_bundle is not None
+              and (b := _clean_bundle(r.healed_bundle, typed, salt)) is not None}
     if not healed:
         return None
     draft = entry.draft
@@ -163,9 +174,24 @@ def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: Repl
     candidate = Draft.build(**{**fields, "actions": actions})
     if candidate.draft_digest == draft.draft_digest:
         return None
+    if {(f.path, f.category) for f in scan(candidate, typed=typed)} - \
+            {(f.path, f.category) for f in scan(draft, typed=typed)}:
+        log.warning("a heal proposal was not made: its locators would add a redaction finding")
+        return None
     return HealProposal(base_revision=entry.revision, base_draft_digest=draft.draft_digest, draft=candidate,
                         healed_actions=tuple(a.id for a in draft.actions if a.id in healed),
                         report_digest=report.report_digest, proposed_at=now)
+
+
+def _clean_bundle(bundle: LocatorBundle, typed: Any, salt: str) -> LocatorBundle | None:
+    from ..record.redact import scrub_bundle, secret_categories
+
+    kept = tuple(c for c in bundle.candidates if not secret_categories(c.selector))
+    if not kept:
+        return None
+    cleaned: LocatorBundle | None = scrub_bundle(
+        LocatorBundle(candidates=kept, fingerprint=bundle.fingerprint), typed, salt)
+    return cleaned
 
 
 def _retarget(action: Action, bundle: LocatorBundle) -> Action:
