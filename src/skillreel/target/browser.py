@@ -8,7 +8,8 @@ reporting refusals to one :class:`~skillreel.target.ledger.NetworkLedger`:
 2. **The enforcing proxy** (:mod:`skillreel.target.proxy`) Chromium is launched through, with
    loopback proxied too and host resolution mapped away, so redirects, workers and anything the
    routing layer never sees still cannot reach an origin off the allowlist. An HTML fixture
-   session's proxy has an empty allowlist: nothing leaves the machine.
+   session's proxy has an empty allowlist and its context is emulated offline: nothing leaves
+   the machine (routing still fulfils the fixture document).
 
 Playwright errors are translated here, once: launch problems to ``SR_REPLAY_UI_CHROMIUM_SETUP``,
 a browser or renderer crash to ``SR_REPLAY_UI_BROWSER_CRASHED``.
@@ -252,13 +253,13 @@ async def _launch(pw: Playwright, executable: Path, headless: bool, proxy_url: s
         raise ReplayUIError(SETUP, f"Chromium could not be started; {SETUP_FIX}") from exc
 
 
-async def _new_context(browser: Browser, environment: Environment,
-                       state: dict[str, Any] | None) -> BrowserContext:
+async def _new_context(browser: Browser, environment: Environment, state: dict[str, Any] | None, *,
+                       offline: bool) -> BrowserContext:
     viewport = environment.viewport
     try:
         return await browser.new_context(
             viewport={"width": viewport.width, "height": viewport.height},
-            service_workers="block", accept_downloads=False,
+            service_workers="block", accept_downloads=False, offline=offline,
             storage_state=cast(StorageState | None, state),
         )
     except PlaywrightError as exc:
@@ -332,7 +333,7 @@ async def browser_session(environment: Environment, *, html: str | None = None,
         stack.push_async_callback(_quietly, pw.stop)
         browser = await _launch(pw, executable, headless, proxy.server_url)
         stack.push_async_callback(_quietly, browser.close)
-        context = await _new_context(browser, environment, state)
+        context = await _new_context(browser, environment, state, offline=fixture is not None)
         crashes: list[str] = []
         context.on("page", lambda p: p.on("crash", lambda _p: crashes.append("page")))
         browser.on("disconnected", lambda _b: crashes.append("browser"))
