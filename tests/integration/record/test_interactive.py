@@ -35,24 +35,20 @@ APP = page_html("""
 WAIT_S = 60.0
 
 
-def _free_display() -> int:
-    for n in range(90, 400):
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
-            return n
-    raise RuntimeError("no free X display number")
-
-
 @pytest.fixture(scope="module")
 def xvfb() -> Iterator[str]:
-    number = _free_display()
-    proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+    """A private X server; Xvfb picks a free display number itself (-displayfd), so parallel runs
+    never race for one."""
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x1024x24",
+                             "-nolisten", "tcp"], pass_fds=(write_end,),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_end)
     try:
-        deadline = time.monotonic() + WAIT_S
-        while not Path(f"/tmp/.X11-unix/X{number}").exists():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("Xvfb did not start")
-            time.sleep(0.05)
+        with os.fdopen(read_end) as numbers:
+            number = numbers.readline().strip()
+        if not number.isdigit():
+            raise RuntimeError("Xvfb did not start")
         yield f":{number}"
     finally:
         proc.terminate()
