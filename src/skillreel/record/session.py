@@ -164,6 +164,7 @@ class Recorder:
         self._problems: list[str] = []
         self._starting = False
         self._consumer: asyncio.Task[None] | None = None
+        self._closed = False
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -175,13 +176,15 @@ class Recorder:
 
     async def close(self) -> None:
         """Stop listening (the events captured so far stay available to :meth:`finish`)."""
+        if self._consumer is None or self._closed:
+            return
+        self._closed = True
         self._context.remove_listener("page", self._on_new_page)
         for task in list(self._attaching):
             task.cancel()
-        if self._consumer is not None:
-            self._consumer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._consumer
+        self._consumer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._consumer
         for tap in self._taps:
             with contextlib.suppress(PlaywrightError):
                 await tap.cdp.detach()
@@ -202,6 +205,8 @@ class Recorder:
         """Wait until every notification received so far has been handled."""
         while self._attaching:
             await asyncio.gather(*self._attaching, return_exceptions=True)
+        if self._consumer is None or self._consumer.done():
+            raise RecordError(CAPTURE_FAILED, "the recorder is not running; nothing was stored")
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(done)
         await done
@@ -301,8 +306,13 @@ class Recorder:
             tap, name, params, starting = item
             try:
                 await self._handle(tap, name, params, starting)
-            except PlaywrightError as exc:
+            except PlaywrightError as exc:           # the page or the browser went away meanwhile
                 log.debug("while handling %s: %s", name, type(exc).__name__)
+            except (ValidationError, ValueError, KeyError, TypeError) as exc:
+                # Malformed input from the browser: the recording fails (nothing is stored), but the
+                # queue keeps draining so nobody waiting on it hangs.
+                log.debug("while handling %s: %s", name, type(exc).__name__)
+                self._problems.append("the browser reported something the recorder could not use")
 
     async def _handle(self, tap: _Tap, name: str, params: dict[str, Any], starting: bool) -> None:
         if name == "Runtime.bindingCalled":
