@@ -351,8 +351,8 @@ var SkillreelRecorder = (() => {
     const el = elementOf(event.target);
     const kind = fieldKind(el);
     if (kind === "file") return human("upload", el);
-    if (kind === "select") markDirty(el, "select");
-    else if (kind === "text" && dirty.has(el)) flush(el);
+    if (kind === "select") markDirty(el, "select");   // a choice is complete when it changes (arrow keys
+    if (dirty.has(el)) flush(el);                      // report each step; the projection keeps the last)
   }
 
   function onFocusOut(event) {
