@@ -81,7 +81,7 @@ BASE_ARGS: Final = (
     "--no-default-browser-check",
     "--no-pings",
     "--metrics-recording-only",
-    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
 
 

@@ -210,3 +210,37 @@ async def test_the_proxy_alone_refuses_page_and_worker_sockets(server: LocalServ
         origins = ledger.denied_origins
     assert ws_listener.accepted == 0
     assert {host_port(o) for o in origins} == {("127.0.0.1", ws_listener.port)}
+
+
+class _Datagrams(asyncio.DatagramProtocol):
+    def __init__(self) -> None:
+        self.count = 0
+
+    def datagram_received(self, data: bytes, addr: tuple[str | object, int]) -> None:
+        self.count += 1
+
+
+async def test_webrtc_cannot_reach_stun_or_turn(server: LocalServer, ws_listener: TcpListener) -> None:
+    loop = asyncio.get_running_loop()
+    transport, udp = await loop.create_datagram_endpoint(_Datagrams, local_addr=("127.0.0.1", 0))
+    try:
+        stun = transport.get_extra_info("sockname")[1]
+        js = ("const pc = new RTCPeerConnection({iceServers: ["
+              f"{{urls: 'stun:127.0.0.1:{stun}'}},"
+              f"{{urls: 'turn:127.0.0.1:{ws_listener.port}?transport=tcp',"
+              " username: 'u', credential: 'p'}]});"
+              "const found = []; pc.onicecandidate = (e) => { if (e.candidate) found.push(e.candidate); };"
+              "pc.onicegatheringstatechange = () => {"
+              " if (pc.iceGatheringState === 'complete') done('gathered:' + found.length); };"
+              "pc.createDataChannel('x'); pc.createOffer().then((o) => pc.setLocalDescription(o));")
+        server.set_page("/app", APP.format(b=server.origin, js=js))
+        async with browser_session(url_environment(server.url("/app"))) as session:
+            await session.goto_start()
+            await session.page.wait_for_function("window.result !== null", timeout=WAIT_S * 1000)
+            assert await session.page.evaluate("window.result") == "gathered:0"
+            origins = session.ledger.denied_origins
+    finally:
+        transport.close()
+    assert udp.count == 0  # no UDP at all: WebRTC may only use proxied connections
+    assert ws_listener.accepted == 0
+    assert {host_port(o) for o in origins} == {("127.0.0.1", ws_listener.port)}
