@@ -72,7 +72,6 @@ BASE_ARGS: Final = (
     "--disable-sync",
     "--disable-default-apps",
     "--disable-domain-reliability",
-    "--disable-client-side-phishing-detection",
     "--disable-breakpad",
     "--disable-quic",
     "--disable-gpu",
