@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
 from skillreel.target.browser import BrowserSession, browser_session, find_chromium, launch_args
@@ -244,3 +245,12 @@ async def test_webrtc_cannot_reach_stun_or_turn(server: LocalServer, ws_listener
     assert udp.count == 0  # no UDP at all: WebRTC may only use proxied connections
     assert ws_listener.accepted == 0
     assert {host_port(o) for o in origins} == {("127.0.0.1", ws_listener.port)}
+
+
+async def test_file_urls_are_refused(server: LocalServer) -> None:
+    server.set_page("/app", APP.format(b=server.origin, js=""))
+    async with browser_session(url_environment(server.url("/app"))) as session:
+        await session.goto_start()
+        with pytest.raises(PlaywrightError):
+            await session.page.goto("file:///etc/hostname")
+        assert session.ledger.denied_origins == ("file://",)
