@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import report  # noqa: E402
+from _results import report
 
 
 def _time(cmd: list[str], env: dict[str, str]) -> float:

@@ -23,7 +23,8 @@ SALT = "0123456789abcdef0123456789abcdef"
 T0 = "2026-01-02T03:04:05Z"
 
 
-def bundle(selector: str, *, tag: str = "input", type_: str | None = "text", strategy: str = "id") -> LocatorBundle:
+def bundle(selector: str, *, tag: str = "input", type_: str | None = "text",
+           strategy: str = "id") -> LocatorBundle:
     return LocatorBundle(
         candidates=(LocatorCandidate(strategy=strategy, selector=selector, match_count=1),),  # type: ignore[arg-type]
         fingerprint=Fingerprint(tag=tag, type=type_, parent_path=("html", "body", "form")),

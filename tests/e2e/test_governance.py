@@ -168,6 +168,15 @@ def test_audit_and_verify(skillreel_home: Path) -> None:
     assert ok(skillreel_home, "audit", "--verify") == {"ok": True, "events": 5, "brokenAt": None}
 
 
+def test_audit_total_counts_only_the_named_skill(skillreel_home: Path) -> None:
+    seeded(skillreel_home, "revoked")
+    seeded(skillreel_home, "draft", "other")
+    assert ok(skillreel_home, "audit")["total"] == 6
+    named = ok(skillreel_home, "audit", "--name", "other")
+    assert named["total"] == 1
+    assert [e["name"] for e in named["events"]] == ["other"]
+
+
 def test_policy_template_show_and_set(skillreel_home: Path, tmp_path: Path) -> None:
     template = ok(skillreel_home, "policy-template")
     assert template["schema"] == "skillreel.policy/v1"

@@ -48,7 +48,8 @@ def test_every_error_code_is_in_its_family_and_documented() -> None:
     for code, spec in CODES.items():
         assert re.fullmatch(r"SR_(RECORD|REPLAY|REPLAY_UI)_[A-Z_]+", code), code
         assert spec.exit_status in (1, 2)
-        assert spec.summary.endswith(".") and spec.fix
+        assert spec.summary.endswith(".")
+        assert spec.fix
 
 
 def test_error_rejects_undocumented_codes_and_wrong_family() -> None:
@@ -67,4 +68,5 @@ def test_javascript_lives_in_js_files() -> None:
     """No JavaScript function bodies assembled inside Python strings."""
     for path in SRC.rglob("*.py"):
         text = path.read_text()
-        assert "=> {" not in text and "function(" not in text.replace(" ", ""), path
+        assert "=> {" not in text, path
+        assert "function(" not in text.replace(" ", ""), path

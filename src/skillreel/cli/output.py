@@ -24,7 +24,8 @@ def json_option(func: F) -> F:
 
 def approve_option(func: F) -> F:
     return click.option("--approve", is_flag=True,
-                        help="Carry out the change (without it, say what would change and change nothing).")(func)
+                        help="Carry out the change (without it, say what would change and change nothing)."
+                        )(func)
 
 
 def print_json(data: Any) -> None:

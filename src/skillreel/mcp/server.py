@@ -291,7 +291,7 @@ def outcome_result(outcome: ReplayOutcome) -> CallToolResult:
     data: dict[str, Any] = {
         "status": outcome.status, "name": outcome.name, "revision": outcome.revision,
         "reportDigest": outcome.report.report_digest if outcome.report is not None else None,
-        "healed": any(s["healed"] for s in steps), "healProposed": outcome.heal_proposed, "steps": steps,
+        "healed": any(s["healed"] for s in steps), "healProposal": outcome.heal_proposed, "steps": steps,
     }
     if outcome.error is not None:
         data["error"] = outcome.error.to_json()

@@ -69,6 +69,14 @@ class StoreEntry(DigestedDocument):
         return self
 
 
+def _report_fits(e: StoreEntry) -> bool:
+    report = e.last_report
+    return (report is not None and e.approval is not None
+            and report.draft_digest == e.draft.draft_digest
+            and report.approval_digest == e.approval.approval_digest
+            and report.environment_digest == e.draft.environment.environment_digest)
+
+
 def entry_problem(e: StoreEntry) -> str | None:
     """The first lifecycle invariant ``e`` breaks, or None. Pure; shared with property tests."""
     if e.draft.name != e.name:
@@ -80,11 +88,8 @@ def entry_problem(e: StoreEntry) -> str | None:
             return "a draft carries no approval or report"
     elif e.approval is None or not e.approval.matches(e.draft):
         return "an approved state needs an approval of exactly this draft"
-    if e.last_report is not None:
-        if e.approval is None or e.last_report.draft_digest != e.draft.draft_digest \
-                or e.last_report.approval_digest != e.approval.approval_digest \
-                or e.last_report.environment_digest != e.draft.environment.environment_digest:
-            return "the last report is not for this approved draft"
+    if e.last_report is not None and not _report_fits(e):
+        return "the last report is not for this approved draft"
     if e.status in ("validated", "enabled", "revoked") and e.last_report is None:
         return "validated, enabled and revoked need a successful replay report"
     if (e.status == "enabled") != (e.installation is not None):

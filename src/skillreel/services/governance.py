@@ -327,7 +327,7 @@ def prune_skills(store: Store, *, approve: bool, now: str | None = None) -> Prun
 def audit_log(store: Store, name: str | None = None, limit: int = DEFAULT_AUDIT_LIMIT) -> AuditLog:
     if name is not None:
         check_name(name)
-    return AuditLog(tuple(store.audit_events(name, limit)), store.audit_count())
+    return AuditLog(tuple(store.audit_events(name, limit)), store.audit_count(name))
 
 
 def verify_audit(store: Store) -> AuditVerification:

@@ -64,8 +64,12 @@ class AuditVerification:
         return {"ok": self.ok, "events": self.events, "brokenAt": self.broken_at}
 
 
-def event_count(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM audit").fetchone()
+def event_count(conn: sqlite3.Connection, name: str | None = None) -> int:
+    """Events in the log, or only those about ``name``."""
+    if name is None:
+        row = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM audit").fetchone()
+    else:
+        row = conn.execute("SELECT COUNT(*) FROM audit WHERE name = ?", (name,)).fetchone()
     return int(row[0])
 
 

@@ -124,9 +124,9 @@ class Store:
         with db.translated("reading the audit log"):
             return audit.read_events(self._conn, name, limit)
 
-    def audit_count(self) -> int:
+    def audit_count(self, name: str | None = None) -> int:
         with db.translated("reading the audit log"):
-            return audit.event_count(self._conn)
+            return audit.event_count(self._conn, name)
 
     def verify_audit(self) -> AuditVerification:
         """Recompute the whole audit chain (``{"ok", "events", "brokenAt"}``)."""
