@@ -26,6 +26,7 @@ var SkillreelResolve = (() => {
     "id", "name", "class", "placeholder", "aria-label", "title", "alt", "for", "href", "role",
     "autocomplete", "data-testid", "data-test", "data-skillreel", "type",
   ];
+  const HASHED_SET = new Set(HASHED);
   const TOKEN = /^[a-z0-9-]{1,32}$/;
 
   // The last probe's elements: pick() acts on exactly the element that was scored.
@@ -56,56 +57,124 @@ var SkillreelResolve = (() => {
   }
 
   // One measurement's caches: text hashes by value, same-tag sibling positions by parent.
+  // Salted text hashes outlive one probe (the salt is fixed for a replay and most of a page stays
+  // the same between steps); bounded, then simply cleared.
+  const HASHES = new Map();  // salt -> (text -> hash)
+  const MAX_HASHES = 100000;
+
   function context(salt) {
-    const hashes = new Map();
-    const siblings = new Map();
+    const classes = new Map();
+    const groups = new Map();
+    let hashes = HASHES.get(salt);
+    if (!hashes) HASHES.set(salt, (hashes = new Map()));
     return {
+      index: 0,
+      count: 1,
       hash(text) {
         let h = hashes.get(text);
         if (h === undefined) {
+          if (hashes.size >= MAX_HASHES) hashes.clear();
           h = L.textHash(salt, text);
           hashes.set(text, h);
         }
         return h;
       },
+      // A class attribute as fingerprint.js hashes it: its tokens sorted (memoised by raw value).
+      classes(raw) {
+        let v = classes.get(raw);
+        if (v === undefined) {
+          v = raw.split(/\s+/).filter(Boolean).sort().join(" ");
+          classes.set(raw, v);
+        }
+        return v;
+      },
+      // Sets this.index (among same-tag siblings) and this.count; large parents are indexed once.
       siblings(el, tag) {
         const parent = el.parentElement;
-        if (!parent) return [0, 1];
-        let groups = siblings.get(parent);
-        if (!groups) {
-          groups = new Map();
-          for (const child of parent.children) {
-            let g = groups.get(child.localName);
-            if (!g) groups.set(child.localName, (g = {count: 0, index: new Map()}));
-            g.index.set(child, g.count++);
+        this.index = 0;
+        this.count = 1;
+        if (!parent) return;
+        if (parent.childElementCount <= 32) {
+          let count = 0;
+          for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
+            if (c.localName !== tag) continue;
+            if (c === el) this.index = count;
+            count++;
           }
-          siblings.set(parent, groups);
+          this.count = count;
+          return;
         }
-        const g = groups.get(tag);
-        return g ? [g.index.get(el), g.count] : [0, 1];
+        let byTag = groups.get(parent);
+        if (!byTag) {
+          byTag = new Map();
+          for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
+            let g = byTag.get(c.localName);
+            if (!g) byTag.set(c.localName, (g = {count: 0, index: new Map()}));
+            g.index.set(c, g.count++);
+          }
+          groups.set(parent, byTag);
+        }
+        const g = byTag.get(tag);
+        if (g) {
+          this.index = g.index.get(el);
+          this.count = g.count;
+        }
       },
     };
   }
 
-  function attrValue(el, name) {
-    let v = el.getAttribute(name);
-    if (v === null || !/\S/.test(v)) return null;
-    if (name === "class") v = v.split(/\s+/).filter(Boolean).sort().join(" ");
-    return v;
+  // The hashed attributes an element carries (non-blank), in one pass over its attributes, into
+  // reused buffers (no allocation per element): returns how many.
+  const NAMES = new Array(HASHED.length);
+  const VALUES = new Array(HASHED.length);
+  function presentAttributes(el, ctx) {
+    let n = 0;
+    const names = el.getAttributeNames();
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      if (!HASHED_SET.has(name)) continue;
+      const v = el.getAttribute(name);
+      if (!/\S/.test(v)) continue;
+      NAMES[n] = name;
+      VALUES[n++] = name === "class" ? ctx.classes(v) : v;
+    }
+    return n;
   }
 
-  function lcs(a, b) {
-    const row = new Array(b.length + 1).fill(0);
-    for (const x of a) {
+  // The recorded fingerprint in lookup-friendly form, prepared once per fingerprint and weights.
+  const PREPARED = new WeakMap();
+  function prepare(rec, weights) {
+    const cached = PREPARED.get(rec);
+    if (cached && cached.weights === weights) return cached;
+    const attrs = rec.attributes || {};
+    const weight = new Map(HASHED.map((n) => [n, weights.attributes[n] ?? weights.defaultAttribute]));
+    const names = Object.keys(attrs);
+    const prepared = {
+      weights, weight, names, hashes: new Map(names.map((n) => [n, attrs[n]])),
+      type: rec.type || null, role: rec.role || null, path: rec.parentPath || [],
+      structure: weights.path + weights.siblingIndex + weights.siblingCount,
+    };
+    PREPARED.set(rec, prepared);
+    return prepared;
+  }
+
+  // Longest common subsequence of two tag paths (at most 8 each), on a reused row.
+  const ROW = new Int32Array(9);
+  function lcs(a, b, n) {
+    ROW.fill(0, 0, n + 1);
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i];
       let prev = 0;
-      for (let j = 1; j <= b.length; j++) {
-        const cur = row[j];
-        row[j] = x === b[j - 1] ? prev + 1 : Math.max(row[j], row[j - 1]);
+      for (let j = 1; j <= n; j++) {
+        const cur = ROW[j];
+        ROW[j] = x === b[j - 1] ? prev + 1 : Math.max(ROW[j], ROW[j - 1]);
         prev = cur;
       }
     }
-    return row[b.length];
+    return ROW[n];
   }
+
+  const PATH = new Array(8);
 
   function match(recorded, observed) {
     if (recorded == null && observed == null) return null;
@@ -116,65 +185,89 @@ var SkillreelResolve = (() => {
 
   // Compare one element with the recorded fingerprint (twin of heal.compare + heal.similarity).
   // With a floor, gives up (returns null) as soon as the best score still possible is below it:
-  // `pending` is the weight of features not yet hashed, counted as agreeing until they are.
+  // `pending` is the weight of features not measured yet, counted as agreeing until they are.
+  // Cheapest first: gates, attribute presence, structure, attribute hashes, then own text and label.
   function compare(rec, el, ctx, weights, floor) {
+    const r = prepare(rec, weights);
     const tag = el.localName;
-    const gates = {tag: tag === rec.tag, type: typeOf(el, tag) === (rec.type || null),
-      role: roleOf(el) === (rec.role || null)};
-    const passes = gates.tag && gates.type && gates.role;
+    const tagOk = tag === rec.tag;
+    const typeOk = typeOf(el, tag) === r.type;
+    const roleOk = roleOf(el) === r.role;
+    const passes = tagOk && typeOk && roleOk;
     if (floor !== null && !passes) return null;
-    const path = [];
-    for (let p = el.parentElement; p && path.length < 8; p = p.parentElement) path.push(p.localName);
-    const recPath = rec.parentPath || [];
-    const common = lcs(recPath, path);
-    const [index, count] = ctx.siblings(el, tag);
-    const longest = Math.max(recPath.length, path.length);
-    let num = weights.path * (longest ? common / longest : 1);
-    let den = weights.path + weights.siblingIndex + weights.siblingCount;
-    if (index === rec.siblingIndex) num += weights.siblingIndex;
-    if (count === rec.siblingCount) num += weights.siblingCount;
-    const recAttrs = rec.attributes || {};
-    const attributes = {};
-    const both = [];
-    let pending = 0;
-    for (const name of HASHED) {
-      const v = attrValue(el, name);
-      const r = recAttrs[name];
-      if (v === null && r === undefined) continue;
-      const w = weights.attributes[name] ?? weights.defaultAttribute;
+    const n = presentAttributes(el, ctx);
+    let num = 0;
+    let den = r.structure;
+    let pending = r.structure;
+    let found = 0;
+    for (let i = 0; i < n; i++) {
+      const w = r.weight.get(NAMES[i]);
       den += w;
-      if (v === null) attributes[name] = "absent";
-      else if (r === undefined) attributes[name] = "extra";
-      else {
-        both.push([name, v, r, w]);
+      if (r.hashes.has(NAMES[i])) {
         pending += w;
+        found++;
       }
     }
-    if (rec.labelHash) { den += weights.label; pending += weights.label; }
-    if (rec.textHash) { den += weights.text; pending += weights.text; }
-    if (floor !== null && (num + pending) / den < floor) return null;
-    for (const [name, v, r, w] of both) {
-      const m = match(r, ctx.hash(v));
-      attributes[name] = m;
-      pending -= w;
-      if (m === "same") num += w;
+    if (found < r.names.length) {  // recorded attributes the element lacks
+      for (const name of r.names) {
+        if (!hasName(name, n)) den += r.weight.get(name);
+      }
     }
+    if (rec.textHash) { den += weights.text; pending += weights.text; }
+    if (rec.labelHash) { den += weights.label; pending += weights.label; }
+    if (floor !== null && (num + pending) / den < floor) return null;
+    let depth = 0;
+    for (let p = el.parentElement; p && depth < 8; p = p.parentElement) PATH[depth++] = p.localName;
+    const common = lcs(r.path, PATH, depth);
+    const longest = Math.max(r.path.length, depth);
+    pending -= weights.path;  // sibling position stays pending until the end: it rarely decides
+    num += weights.path * (longest ? common / longest : 1);
+    if (floor !== null && (num + pending) / den < floor) return null;
+    const attributes = {};
+    for (let i = 0; i < n; i++) {
+      const name = NAMES[i];
+      const recorded = r.hashes.get(name);
+      if (recorded === undefined) {
+        attributes[name] = "extra";
+        continue;
+      }
+      const m = match(recorded, ctx.hash(VALUES[i]));
+      attributes[name] = m;
+      pending -= r.weight.get(name);
+      if (m === "same") num += r.weight.get(name);
+    }
+    for (const name of r.names) {
+      if (attributes[name] === undefined) attributes[name] = "absent";
+    }
+    if (floor !== null && (num + pending) / den < floor) return null;
+    const text = match(rec.textHash || null, ctx.hash(L.ownText(el)));
+    if (text === "extra") den += weights.text;
+    else if (text !== null) pending -= weights.text;
+    if (text === "same") num += weights.text;
     if (floor !== null && (num + pending) / den < floor) return null;
     const label = match(rec.labelHash || null, ctx.hash(L.labelText(el)));
-    const text = match(rec.textHash || null, ctx.hash(L.ownText(el)));
-    for (const [m, w] of [[label, weights.label], [text, weights.text]]) {
-      if (m === "extra") den += w;
-      if (m === "same") num += w;
-    }
+    if (label === "extra") den += weights.label;
+    else if (label !== null) pending -= weights.label;
+    if (label === "same") num += weights.label;
+    ctx.siblings(el, tag);
+    const index = ctx.index;
+    const count = ctx.count;
+    if (index === rec.siblingIndex) num += weights.siblingIndex;
+    if (count === rec.siblingCount) num += weights.siblingCount;
     const score = passes ? num / den : 0;
     if (floor !== null && score < floor) return null;
     return {
       score,
       comparison: {
-        ...gates, attributes, label, text, pathCommon: common, pathLength: path.length,
-        siblingIndex: index === rec.siblingIndex, siblingCount: count === rec.siblingCount,
+        tag: tagOk, type: typeOk, role: roleOk, attributes, label, text, pathCommon: common,
+        pathLength: depth, siblingIndex: index === rec.siblingIndex, siblingCount: count === rec.siblingCount,
       },
     };
+  }
+
+  function hasName(name, n) {
+    for (let i = 0; i < n; i++) if (NAMES[i] === name) return true;
+    return false;
   }
 
   function probe(arg) {
@@ -243,11 +336,27 @@ var SkillreelResolve = (() => {
     return {held};
   }
 
+  // Two 32-bit FNV-1a lanes over the tag sequence: a fast, content-free structure summary (Python
+  // puts it under a tagged SHA-256 digest). The visible text, when asked for, is SHA-256 hashed.
+  function structureHash(all) {
+    let a = 0x811c9dc5;
+    let b = 0x01000193;
+    for (let i = 0; i < all.length; i++) {
+      const tag = all[i].localName;
+      for (let j = 0; j < tag.length; j++) {
+        const c = tag.charCodeAt(j);
+        a = Math.imul(a ^ c, 0x01000193);
+        b = Math.imul(b ^ c, 0x5bd1e995);
+      }
+      a = Math.imul(a ^ 32, 0x01000193);
+      b = Math.imul(b ^ 32, 0x5bd1e995);
+    }
+    return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+  }
+
   function pageState(arg) {
     const all = document.getElementsByTagName("*");
-    const tags = new Array(all.length);
-    for (let i = 0; i < all.length; i++) tags[i] = all[i].localName;
-    const out = {elements: all.length, structure: L.sha256Hex(tags.join(" ")), text: null};
+    const out = {elements: all.length, structure: structureHash(all), text: null};
     if (arg.text) {
       const body = document.body ? document.body.innerText || "" : "";
       const norm = body.replace(/\s+/g, " ").trim().slice(0, 1000000);

@@ -19,8 +19,8 @@ What each digest covers (all under ``skillreel.page-state/v1`` unless said other
 * ``target`` — the fingerprint of the element acted on (``fingerprint.js`` ``features``: tag, type,
   role, salted attribute/label/text hashes, parent path, sibling position).
 * ``afterState``/``before``/``after`` — a content-free summary of the page: its element count and
-  the SHA-256 of its tag sequence. Structure only, no text, so neither typed values nor page
-  text can be recovered from it by guessing.
+  a 64-bit hash of its tag sequence (two FNV-1a lanes, computed in the page). Structure only, no
+  text, so neither typed values nor page text can be recovered from it by guessing.
 * ``page`` — SHA-256 of the page's normalised visible text under the draft's fingerprint salt (the
   same salted-hash rule fingerprints use for text).
 * ``screenshot`` — the PNG bytes of the viewport, digested; the bytes are dropped at once.
