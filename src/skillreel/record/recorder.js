@@ -296,13 +296,18 @@ var SkillreelRecorder = (() => {
     const key = event.key;
     if (event.isComposing || (key !== "Enter" && key !== "Tab" && key !== "Escape")) return;
     const el = elementOf(event.target);
-    if (key === "Enter" && el && (el.localName === "textarea" || el.isContentEditable)) return;
+    const typing = el && (el.localName === "textarea" || el.isContentEditable);
+    if (key === "Enter" && typing && !event.ctrlKey && !event.metaKey) return;   // a newline is typing
     if (!isTop) {
       flushAll(null);
       return human("iframe", null);
     }
     if (key === "Enter") enterTarget = el;
     flushAll(null);
+    // Shift+Tab, Ctrl+Enter...: the vocabulary has no modified presses, so a person does it.
+    if (event.shiftKey || event.ctrlKey || event.altKey || event.metaKey) {
+      return human("other", isPageRoot(el) ? null : el);
+    }
     describeOrHuman("press", el, {key});
   }
 
