@@ -7,13 +7,14 @@
 // script text; Python calls `SkillreelResolve.call(method, arg)`. It measures; the decision is
 // made in Python (locate/heal.py, which documents the comparison this file twins).
 //
-//   SkillreelResolve.probe({token, bundle, salt, weights, floor, topK})
+//   SkillreelResolve.probe({token, bundle, salt, weights, floor, topK, speculate: {attr, nonce}})
 //       -> {token, hits: [{rank, total, visible, element}], observed: [{element, visible, comparison}],
-//           pool: [element ids, best first], scored}
+//           pool: [element ids, best first], scored, speculative: {element, fingerprint} | null}
 //   SkillreelResolve.pick({token, element, salt, attr, nonce, describe})
 //       -> {ok, reason, fingerprint, candidates}   marks the element with attr=nonce for the action
 //   SkillreelResolve.release({attr}) -> {held}       removes the mark (held: still on our element)
-//   SkillreelResolve.pageState({salt, text}) -> {elements, structure, text}  content-free summary
+//   SkillreelResolve.pageState({salt, text, verify, attr}) -> {elements, structure, text, verified}
+//       content-free summary; verify checks the marked field's value first, attr removes the mark
 //   SkillreelResolve.check({check, expected}) -> boolean   on the picked element
 //   SkillreelResolve.hasOption({value}) -> boolean          on the picked <select>
 //   SkillreelResolve.count({candidate}) -> number
@@ -313,8 +314,25 @@ var SkillreelResolve = (() => {
       pool.push(id);
       observed.set(id, {element: id, visible: true, comparison: c.comparison});
     }
+    unmark(arg.speculate);
     state = {token: arg.token, table, picked: null};
-    return {token: arg.token, hits, observed: Array.from(observed.values()), pool, scored: all.length};
+    // Mark the first unique visible hit at once, so that when the decision in Python agrees (the
+    // usual case) no second round trip is needed. A mark alone does nothing: only an action does.
+    let speculative = null;
+    const first = arg.speculate ? hits.find((h) => h.element !== null) : undefined;
+    if (first) {
+      const el = table[first.element];
+      speculative = {element: first.element, fingerprint: L.features(el, arg.salt)};
+      el.setAttribute(arg.speculate.attr, arg.speculate.nonce);
+      state.picked = el;
+    }
+    const measured = Array.from(observed.values());
+    return {token: arg.token, hits, observed: measured, pool, scored: all.length, speculative};
+  }
+
+  function unmark(arg) {
+    if (!arg || !arg.attr) return;
+    for (const el of document.querySelectorAll("[" + arg.attr + "]")) el.removeAttribute(arg.attr);
   }
 
   function pick(arg) {
@@ -322,6 +340,7 @@ var SkillreelResolve = (() => {
     const el = state.table[arg.element];
     if (!el || !el.isConnected) return {ok: false, reason: "detached"};
     if (!isVisible(el)) return {ok: false, reason: "hidden"};
+    unmark(arg);
     const candidates = arg.describe ? L.describe(el, arg.salt).candidates : null;
     const fingerprint = L.features(el, arg.salt);
     el.setAttribute(arg.attr, arg.nonce);
@@ -331,7 +350,7 @@ var SkillreelResolve = (() => {
 
   function release(arg) {
     const held = state.picked !== null && state.picked.hasAttribute(arg.attr);
-    for (const el of document.querySelectorAll("[" + arg.attr + "]")) el.removeAttribute(arg.attr);
+    unmark(arg);
     state.picked = null;
     return {held};
   }
@@ -354,9 +373,13 @@ var SkillreelResolve = (() => {
     return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
   }
 
+  // Also checks the marked field (arg.verify: its expected value) and removes the step's mark
+  // (arg.attr), saving round trips after each action.
   function pageState(arg) {
+    const verified = arg.verify == null ? null : check({check: "value_equals", expected: arg.verify});
+    if (arg.attr) release(arg);
     const all = document.getElementsByTagName("*");
-    const out = {elements: all.length, structure: structureHash(all), text: null};
+    const out = {elements: all.length, structure: structureHash(all), text: null, verified};
     if (arg.text) {
       const body = document.body ? document.body.innerText || "" : "";
       const norm = body.replace(/\s+/g, " ").trim().slice(0, 1000000);

@@ -25,6 +25,7 @@ repeat selectors): a crash of the browser or page is ``SR_REPLAY_UI_BROWSER_CRAS
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -82,6 +83,7 @@ class PlaywrightDriver:
         self._installed: str | None = None
         self._marked = False
         self._probes = 0
+        self._speculative: tuple[str, int, Picked] | None = None
 
     # ---- errors ----------------------------------------------------------------------------------
 
@@ -179,7 +181,16 @@ class PlaywrightDriver:
     # ---- Driver: navigation ----------------------------------------------------------------------
 
     async def start(self, *, timeout_ms: int) -> None:
-        await self._session.goto_start(timeout_ms=timeout_ms)
+        """Load the start page; the CDP session is set up meanwhile (off the first step's path)."""
+        prepare = asyncio.ensure_future(self._session_cdp())
+        try:
+            await self._session.goto_start(timeout_ms=timeout_ms)
+        finally:
+            try:
+                await prepare
+            except PlaywrightError as exc:  # set up again on first use; a crash shows up there
+                log.debug("CDP session setup: %s", type(exc).__name__)
+                self._cdp = None
 
     async def goto(self, url: str, *, timeout_ms: int) -> None:
         await self._guard("loading a page",
@@ -197,16 +208,32 @@ class PlaywrightDriver:
     # ---- Driver: resolution ----------------------------------------------------------------------
 
     async def probe(self, bundle: LocatorBundle, *, salt: str) -> heal.Probe:
+        """Measure the page for ``bundle``; the first unique visible hit is marked speculatively, so
+        that :meth:`pick` costs no round trip when the decision agrees (the mark alone does nothing)."""
         self._probes += 1
+        token, nonce = f"p{self._probes}", secrets.token_hex(16)
+        self._speculative = None
         data = await self._call("probe", {
-            "token": f"p{self._probes}", "bundle": bundle.to_json(), "salt": salt,
-            "weights": heal.WEIGHTS.to_json(), "floor": heal.FLOOR, "topK": heal.TOP_K})
+            "token": token, "bundle": bundle.to_json(), "salt": salt, "weights": heal.WEIGHTS.to_json(),
+            "floor": heal.FLOOR, "topK": heal.TOP_K, "speculate": {"attr": self._attr, "nonce": nonce}})
         try:
-            return heal.probe_from_json(data)
+            probe = heal.probe_from_json(data)
         except heal.ProbeShapeError as exc:
             raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed") from exc
+        guess = data.get("speculative") if isinstance(data, dict) else None
+        if isinstance(guess, dict) and isinstance(guess.get("element"), int):
+            self._marked = True
+            try:
+                fingerprint = Fingerprint.parse(guess["fingerprint"])
+            except (ValidationError, KeyError, TypeError):
+                return probe  # no shortcut; pick() measures again
+            self._speculative = (token, guess["element"], Picked(nonce, fingerprint))
+        return probe
 
     async def pick(self, probe: heal.Probe, element: int, *, salt: str, describe: bool) -> Picked | None:
+        guess, self._speculative = self._speculative, None
+        if guess is not None and not describe and guess[:2] == (probe.token, element):
+            return guess[2]
         nonce = secrets.token_hex(16)
         data = await self._call("pick", {"token": probe.token, "element": element, "salt": salt,
                                          "attr": self._attr, "nonce": nonce, "describe": describe})
@@ -222,6 +249,7 @@ class PlaywrightDriver:
 
     async def release(self) -> None:
         """Remove the mark; never raises (it runs in cleanup, also after a crash)."""
+        self._speculative = None
         if not self._marked:
             return
         self._marked = False
@@ -237,16 +265,15 @@ class PlaywrightDriver:
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
         await self._guard("the click", lambda: self._locator(picked).click(timeout=timeout_ms))
 
-    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
+    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None:
         await self._guard("typing", lambda: self._locator(picked).fill(value, timeout=timeout_ms))
-        return bool(await self._call("check", {"check": "value_equals", "expected": value}))
 
     async def select(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
         if not await self._call("hasOption", {"value": value}):
             return False
         await self._guard("the selection",
                           lambda: self._locator(picked).select_option(value=value, timeout=timeout_ms))
-        return bool(await self._call("check", {"check": "value_equals", "expected": value}))
+        return True
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
         if picked is None:
@@ -263,17 +290,37 @@ class PlaywrightDriver:
 
     # ---- Driver: observation ---------------------------------------------------------------------
 
-    async def page_state(self, *, salt: str, text: bool) -> PageSummary:
-        data = await self._call("pageState", {"salt": salt, "text": text})
+    async def page_state(self, *, salt: str, text: bool, verify: str | None = None) -> PageSummary:
+        """The page summary; checks the marked field's value against ``verify`` (when given) and
+        removes the step's mark in the same call (one round trip, not three)."""
+        arg: dict[str, Any] = {"salt": salt, "text": text, "verify": verify}
+        if self._marked and self._unique is not None and self._unique == self._installed:
+            arg["attr"] = self._attr
+        self._marked = False
+        self._speculative = None
+        data = await self._call("pageState", arg)
         try:
+            verified = data.get("verified")
             return PageSummary(elements=int(data["elements"]), structure=str(data["structure"]),
-                               text=None if data.get("text") is None else str(data["text"]))
+                               text=None if data.get("text") is None else str(data["text"]),
+                               verified=verified if isinstance(verified, bool) else None)
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page state was malformed") from exc
 
     async def screenshot(self, *, timeout_ms: int) -> bytes:
-        png: bytes = await self._guard("the screenshot",
-                                       lambda: self._page.screenshot(type="png", timeout=timeout_ms))
+        """The viewport as PNG bytes (CDP, optimised for speed: only its digest is kept)."""
+        params = {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False}
+
+        async def capture() -> bytes:
+            cdp = await self._session_cdp()
+            shot = await asyncio.wait_for(cdp.send("Page.captureScreenshot", params), timeout_ms / 1000)
+            return base64.b64decode(shot["data"])
+
+        try:
+            png: bytes = await self._guard("the screenshot", capture)
+        except TimeoutError as exc:
+            raise ReplayUIError("SR_REPLAY_UI_TIMEOUT",
+                                "the browser did not finish the screenshot in time") from exc
         return png
 
     async def settle(self, settle_ms: int, *, timeout_ms: int) -> None:

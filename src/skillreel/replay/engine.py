@@ -68,12 +68,17 @@ class Driver(Protocol):
     async def pick(self, probe: heal.Probe, element: int, *, salt: str, describe: bool) -> Picked | None: ...
     async def release(self) -> None: ...
     async def click(self, picked: Picked, *, timeout_ms: int) -> None: ...
-    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> bool: ...
-    async def select(self, picked: Picked, value: str, *, timeout_ms: int) -> bool: ...
+    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None: ...
+    async def select(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
+        """Choose the option with exactly this value; False when no enabled option has it."""
+        ...
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool: ...
     async def count(self, candidate: LocatorCandidate) -> int: ...
-    async def page_state(self, *, salt: str, text: bool) -> ev.PageSummary: ...
+    async def page_state(self, *, salt: str, text: bool, verify: str | None = None) -> ev.PageSummary:
+        """A content-free summary of the page; also removes any mark :meth:`pick` left. With
+        ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``)."""
+        ...
     async def screenshot(self, *, timeout_ms: int) -> bytes: ...
     async def settle(self, settle_ms: int, *, timeout_ms: int) -> None: ...
     def network_mark(self) -> int: ...
@@ -231,11 +236,12 @@ class ReplayEngine:
         elif isinstance(a, HumanAction):
             await self._human(step, a, index, total)
 
-    async def _after(self, step: _Step, *, name: str = "afterState") -> None:
-        await self.driver.release()
+    async def _after(self, step: _Step, *, verify: str | None = None) -> ev.PageSummary:
+        """Settle, then summarise the page (the driver removes the step's mark in that call)."""
         await self.driver.settle(self.options.settle_ms, timeout_ms=self._remaining_ms(step))
-        summary = await self.driver.page_state(salt=self.options.salt, text=False)
-        step.facts[name] = ev.state_digest(summary)
+        summary = await self.driver.page_state(salt=self.options.salt, text=False, verify=verify)
+        step.facts["afterState"] = ev.state_digest(summary)
+        return summary
 
     async def _navigate(self, step: _Step, a: NavigateAction) -> None:
         timeout = self._remaining_ms(step)
@@ -255,16 +261,19 @@ class ReplayEngine:
         picked = await self._locate(step, a.target)
         timeout = self._remaining_ms(step)
         if isinstance(a, TypeAction):
-            ok, fact = await self.driver.fill(picked, value, timeout_ms=timeout), "valueCheck"
+            fact = "valueCheck"
+            await self.driver.fill(picked, value, timeout_ms=timeout)
         else:
-            ok, fact = await self.driver.select(picked, value, timeout_ms=timeout), "selectedCheck"
-        if not ok:
-            what = "the field does not hold the input" if fact == "valueCheck" else \
-                "no enabled option has the input's value"
-            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", f"step {a.id} ({a.kind}): {what}",
-                                action_id=a.id)
+            fact = "selectedCheck"
+            if not await self.driver.select(picked, value, timeout_ms=timeout):
+                raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED",
+                                    f"step {a.id} (select): no enabled option has the input's value",
+                                    action_id=a.id)
+        # verified once the page has settled: the field must still hold exactly the input
+        if (await self._after(step, verify=value)).verified is not True:
+            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED",
+                                f"step {a.id} ({a.kind}): the field does not hold the input", action_id=a.id)
         step.facts[fact] = ev.check_digest(fact, step.facts["target"])
-        await self._after(step)
 
     async def _observe(self, step: _Step, a: ObserveAction) -> None:
         before = await self.driver.page_state(salt=self.options.salt, text=False)

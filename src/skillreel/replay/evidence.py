@@ -52,6 +52,7 @@ class PageSummary:
     elements: int
     structure: str
     text: str | None = None
+    verified: bool | None = None  # the marked field held the expected value (when asked)
 
 
 def target_digest(fingerprint: Fingerprint) -> str:

@@ -75,9 +75,7 @@ class FakeDriver:
             raise error
         self.actions.append((name, element))
 
-    def _element(self, picked: Picked | None) -> tuple[int, FakeElement] | None:
-        if picked is None:
-            return None
+    def _element(self, picked: Picked) -> tuple[int, FakeElement]:
         index = int(picked.token)
         return index, self.page.elements[index]
 
@@ -131,23 +129,19 @@ class FakeDriver:
         self._picked = None
 
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
-        index, e = self._element(picked) or (None, None)
-        assert e is not None
+        index, e = self._element(picked)
         self._act("click", index)
         e.clicks += 1
         if e.on_click is not None:
             e.on_click(self)
 
-    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
-        index, e = self._element(picked) or (None, None)
-        assert e is not None
+    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None:
+        index, e = self._element(picked)
         self._act("fill", index)
         e.value = e.transform(value) if e.transform else value
-        return e.value == value
 
     async def select(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
-        index, e = self._element(picked) or (None, None)
-        assert e is not None
+        index, e = self._element(picked)
         if value not in e.options:
             return False
         self._act("select", index)
@@ -155,13 +149,10 @@ class FakeDriver:
         return True
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
-        found = self._element(picked)
-        self._act("press", found[0] if found else None)
+        self._act("press", self._element(picked)[0] if picked is not None else None)
 
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool:
-        found = self._element(picked)
-        assert found is not None
-        e = found[1]
+        e = self._element(picked)[1]
         if check == "text_equals":
             return e.text == expected
         if check == "text_contains":
@@ -173,13 +164,19 @@ class FakeDriver:
     async def count(self, candidate: LocatorCandidate) -> int:
         return sum(1 for e in self.page.elements if candidate.selector in e.selectors)
 
-    async def page_state(self, *, salt: str, text: bool) -> PageSummary:
+    async def page_state(self, *, salt: str, text: bool, verify: str | None = None) -> PageSummary:
+        verified = None
+        if verify is not None:
+            picked = self._picked
+            verified = picked is not None and self.page.elements[picked].value == verify
+        self._picked = None
         tags = " ".join(e.fingerprint.tag for e in self.page.elements)
         texts = "\0".join(e.text for e in self.page.elements)
         return PageSummary(
             elements=len(self.page.elements),
             structure=hashlib.sha256(tags.encode()).hexdigest(),
             text=hashlib.sha256((salt + "\0" + texts).encode()).hexdigest() if text else None,
+            verified=verified,
         )
 
     async def screenshot(self, *, timeout_ms: int) -> bytes:
