@@ -1,0 +1,76 @@
+"""A `human` step with someone to answer: the replay opens a headed window (under a private Xvfb),
+asks, waits, and goes on; without an answer it fails closed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from skillreel.model.actions import ClickAction, HumanAction, NavigateAction
+from skillreel.replay.engine import HumanRequest
+from skillreel.services.replaying import ReplayRequest, replay_skill
+from skillreel.store import Store
+from tests.factory import url_environment
+from tests.server import LocalServer
+
+from .conftest import build_draft, describe_url, store_approved
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PAGE = """<!doctype html><html><body><main><p>Attach the file by hand, then continue.</p>
+<button id="next" type="button" onclick="fetch('/continued')">Continue</button></main></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def display() -> Iterator[str]:
+    """A private X server (Xvfb picks a free display number itself)."""
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x1024x24",
+                             "-nolisten", "tcp"], pass_fds=(write_end,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    try:
+        with os.fdopen(read_end) as numbers:
+            number = numbers.readline().strip()
+        if not number.isdigit():
+            pytest.skip("Xvfb did not start")
+        yield f":{number}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def test_a_person_finishes_the_human_step_and_the_replay_goes_on(
+        server: LocalServer, store: Store, display: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    bundles = await describe_url(server, "/attach", PAGE, {"next": "#next"})
+    url = server.url("/attach")
+    store_approved(store, build_draft("attach-by-hand", url_environment(url), [
+        NavigateAction(id="a1", url=url), HumanAction(id="a2", reason="upload"),
+        ClickAction(id="a3", target=bundles["next"])]))
+    monkeypatch.setenv("DISPLAY", display)
+    asked: list[HumanRequest] = []
+
+    async def person(request: HumanRequest) -> bool:
+        asked.append(request)
+        return True
+
+    outcome = await replay_skill(store, ReplayRequest(name="attach-by-hand"), human=person)
+    assert outcome.status == "succeeded", outcome.error
+    assert asked == [HumanRequest(1, 3, "a2", "upload")]
+    assert ("GET", "/continued") in server.requests
+
+    async def nobody(request: HumanRequest) -> bool:
+        return False
+
+    server.requests.clear()
+    declined = await replay_skill(store, ReplayRequest(name="attach-by-hand"), human=nobody)
+    assert declined.error is not None
+    assert (declined.error.code, declined.error.action_id) == ("SR_REPLAY_HUMAN_REQUIRED", "a2")
+    assert ("GET", "/continued") not in server.requests
