@@ -179,9 +179,9 @@ async def test_record_review_replay_then_heal_and_accept_the_proposal(
     reviewed = run_cli("review", "say-hello", "--reviewer", "lead", "--approve", "--json")
     assert reviewed.exit_code == 0, reviewed.stdout
     shown = run_cli("show", "say-hello", "--json").json()
-    params = [p["name"] for p in shown["draft"]["parameters"]] if "draft" in shown else None
-    assert params is None or len(params) == 1
-    param = params[0] if params else "who"
+    params = [p["name"] for p in shown["parameters"]]
+    assert len(params) == 1
+    param = params[0]
 
     server.requests.clear()
     first = run_cli("replay", "say-hello", "--input", f"{param}=Ada", "--json")
@@ -198,9 +198,12 @@ async def test_record_review_replay_then_heal_and_accept_the_proposal(
     assert doc["healProposal"] is True
     assert any(s["healed"] for s in doc["steps"])
 
-    before = run_cli("show", "say-hello", "--json")
-    assert before.exit_code == 0
-    assert "healProposal" in before.stdout or "heal_proposal" in before.stdout or "heal" in before.stdout
+    before = run_cli("show", "say-hello", "--json").json()
+    healed_ids = [s["actionId"] for s in doc["steps"] if s["healed"]]
+    assert before["healProposal"]["healedActions"] == healed_ids
+    assert "review --heal-proposal" in before["next"]
+    human_show = run_cli("show", "say-hello")
+    assert "pending heal proposal" in human_show.stdout
     accepted = run_cli("review", "say-hello", "--heal-proposal", "--reviewer", "lead", "--approve", "--json")
     assert accepted.exit_code == 0, accepted.stdout
     server.requests.clear()
