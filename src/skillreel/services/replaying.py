@@ -93,8 +93,9 @@ async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretS
     ``target.browser.browser_session`` (tests and benchmarks only)."""
     entry: StoreEntry | None = None
     try:
-        checked = preflight(store, request, secrets)
-        entry = checked.entry
+        check_options(request)
+        entry = store.get(request.name)
+        checked = run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
         if checked.missing_sensitive:
             names = ", ".join(checked.missing_sensitive)
             envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
@@ -106,6 +107,9 @@ async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretS
     except SkillreelError as exc:
         _audit_failure(store, request, entry, exc)
         return ReplayOutcome("failed", request.name, entry.revision if entry else None, error=exc)
+    except Exception:  # a defect: still leave the failed replay in the audit log, then let it surface
+        _audit_failure(store, request, entry, SkillreelError("SR_RECORD_INTERNAL", "internal error"))
+        raise
 
 
 async def _run(checked: Preflight, progress: Progress | None, human: HumanPrompt | None,
