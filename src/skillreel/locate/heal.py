@@ -36,10 +36,22 @@ nothing because the gate already compares it.
    (nothing good enough) or ``ambiguous`` (two good ones). Never "the first match".
 
 Constants (tuned on the drift cases in ``tests/unit/test_heal.py`` and
-``tests/integration/replay/test_drift.py``): ``EXACT_MIN = 0.6``, ``HEAL_MIN = 0.65``,
-``MARGIN = 0.15``. ``resolve.js`` does not report elements whose best possible score is below
+``tests/integration/replay/test_drift.py``): ``EXACT_MIN = 0.45``, ``HEAL_MIN = 0.55``,
+``MARGIN = 0.15``. The visible text and label weigh most (6 each), then test ids (3), id, name and
+aria-label (2), placeholder, href and autocomplete (1.5), class, title, alt and for (1), the parent
+path (2, times the share of the longer path in common), sibling index and count (0.5 each): a
+redesign renames developer attributes far more often than what a person reads, and no single
+context feature can carry an element past a bar on its own. The engine (``replay/engine.py``)
+accepts a heal only when the same element wins a second probe taken 100 ms later.
+
+``resolve.js`` does not report elements whose best possible score is below
 ``FLOOR = min(EXACT_MIN, HEAL_MIN) - MARGIN``: they can neither win nor come within the margin of
 a winner, so the decision is the same as if it had seen them.
+
+Known limit: elements that are identical in everything the fingerprint holds (rows of identical
+"Delete" buttons told apart only by their position) are always ``ambiguous``: the rule will not
+click the row the structural path points to when another row looks the same. Give such controls
+a distinguishing attribute (``data-testid``, ``aria-label``) to make them replayable.
 """
 
 from __future__ import annotations
