@@ -23,23 +23,19 @@ In order, each failure raising its own code and changing nothing:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..errors import InputError, ReplayError, TargetError
 from ..model.actions import CAPABILITY_OF_KIND, SelectAction, TypeAction, capability_manifest
 from ..model.approval import Approval
-from ..model.canonical import bytes_digest, tagged_digest
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget, build_url_target
 from ..model.lifecycle import check_revision, ensure_replayable
 from ..model.limits import (
-    MAX_HTML_CHARS,
     MAX_SELECT_VALUE_CHARS,
     MAX_TYPE_VALUE_CHARS,
     SETTLE_MS_RANGE,
@@ -48,10 +44,9 @@ from ..model.limits import (
 from ..model.policy import Policy
 from ..model.urls import URLRuleError
 from ..services.secrets import SecretSource
-from ..store.inputs import read_json_input
+from ..target import files
 
 _PARAM_SHAPE = r"^[a-z][a-z0-9_]{0,63}$"
-MAX_HTML_BYTES = 4 * MAX_HTML_CHARS
 
 
 @dataclass(frozen=True)
@@ -149,37 +144,9 @@ def check_values(draft: Draft, values: Mapping[str, str]) -> None:
                               f"the value of {name!r} is longer than {limit:,} characters")
 
 
-def read_html_fixture(path: Path) -> str:
-    """An HTML fixture file: regular, not a symlink, UTF-8, at most 1,000,000 characters."""
-    data = read_json_input(path, what="HTML fixture", limit=MAX_HTML_BYTES)
-    try:
-        html = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError("SR_RECORD_INPUT_MALFORMED", "the HTML fixture is not UTF-8 text") from exc
-    if len(html) > MAX_HTML_CHARS:
-        raise InputError("SR_RECORD_INPUT_TOO_LARGE", "the HTML fixture exceeds 1,000,000 characters")
-    return html
-
-
-def html_fixture_digest(html: str) -> str:
-    """Same rule as ``target.browser.fixture_digest``: the fixture's UTF-8 bytes."""
-    return bytes_digest("skillreel.html-fixture/v1", html.encode("utf-8"))
-
-
 def storage_state_digest(path: Path) -> str:
-    """``skillreel.storage-state/v1`` digest of the parsed storage-state JSON (a 2 MiB regular file)."""
-    data = read_json_input(path, what="storage-state file")
-    try:
-        state: Any = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        raise InputError("SR_RECORD_INPUT_MALFORMED", "the storage-state file is not valid JSON") from exc
-    if not isinstance(state, dict):
-        raise InputError("SR_RECORD_INPUT_MALFORMED", "the storage-state file is not a JSON object")
-    try:
-        return tagged_digest("skillreel.storage-state/v1", state)
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise InputError("SR_RECORD_INPUT_MALFORMED",
-                         "the storage-state file cannot be canonicalised") from exc
+    """``skillreel.storage-state/v1`` digest of a storage-state file (see ``target.files``)."""
+    return files.storage_state_digest(files.read_storage_state(path))
 
 
 def check_environment(recorded: Environment, request: ReplayRequest) -> str | None:
@@ -194,8 +161,8 @@ def check_environment(recorded: Environment, request: ReplayRequest) -> str | No
                               "this skill replays on its HTML fixture: pass --html FILE")
         if request.storage_state is not None:
             raise TargetError("SR_RECORD_TARGET_INVALID", "an HTML fixture takes no storage state")
-        html = read_html_fixture(request.html_path)
-        current = Environment.build(target=HtmlTarget(html_digest=html_fixture_digest(html)),
+        html = files.read_html_fixture(request.html_path)
+        current = Environment.build(target=HtmlTarget(html_digest=files.fixture_digest(html)),
                                     viewport=recorded.viewport)
     else:
         if request.html_path is not None:

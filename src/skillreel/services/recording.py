@@ -22,7 +22,6 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..errors import InputError, RecordError, ReplayUIError, TargetError
 from ..model.base import Label, ParamName, SkillName
-from ..model.canonical import tagged_digest
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, Viewport, build_url_target
@@ -32,7 +31,6 @@ from ..model.limits import (
     MAX_DESCRIPTION_CHARS,
     MAX_FAILURE_CONDITION_CHARS,
     MAX_FAILURE_CONDITIONS,
-    MAX_HTML_CHARS,
     TIMEOUT_MS_RANGE,
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
@@ -43,13 +41,14 @@ from ..record.redact import Finding, scan, scan_texts
 from ..record.session import Capture, Recorder
 from ..store import AuditNote, Store, utc_now
 from ..store.inputs import parse_document, read_json_input
-from ..target.browser import browser_session, fixture_digest, read_storage_state
+from ..target.browser import browser_session
+from ..target.files import fixture_digest, read_html_fixture, read_storage_state
+from ..target.files import storage_state_digest as storage_state_digest
 
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 DEFAULT_TIMEOUT_MS: Final = 10_000
 # An HTML fixture of 1,000,000 characters is at most 4,000,000 UTF-8 bytes.
-_MAX_HTML_BYTES: Final = MAX_HTML_CHARS * 4
 _NAME = TypeAdapter(SkillName)
 _PARAM = TypeAdapter(ParamName)
 _LABEL = TypeAdapter(Label)
@@ -193,7 +192,7 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
         if request.allowed_origins or request.identity or request.storage_state:
             raise TargetError("SR_RECORD_TARGET_INVALID",
                               "an HTML fixture takes no --allowed-origin, --identity or --storage-state")
-        html = _read_html(request.html_path)
+        html = read_html_fixture(request.html_path)
         return Environment.build(target=HtmlTarget(html_digest=fixture_digest(html)), viewport=viewport), html
     assert request.url is not None
     try:
@@ -205,24 +204,6 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
         state = storage_state_digest(read_storage_state(request.storage_state))
     return Environment.build(target=target, identity=request.identity, storage_state_digest=state,
                              viewport=viewport), None
-
-
-def _read_html(path: Path) -> str:
-    data = read_json_input(path, what="HTML fixture", limit=_MAX_HTML_BYTES)
-    try:
-        html = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError("SR_RECORD_INPUT_MALFORMED", "the HTML fixture is not UTF-8 text") from exc
-    if len(html) > MAX_HTML_CHARS:
-        raise InputError("SR_RECORD_INPUT_TOO_LARGE", "the HTML fixture exceeds 1,000,000 characters")
-    if not html.strip():
-        raise InputError("SR_RECORD_INPUT_MALFORMED", "the HTML fixture is empty")
-    return html
-
-
-def storage_state_digest(state: dict[str, Any]) -> str:
-    """The digest a storage state is bound by: its parsed JSON, canonical (the file is never kept)."""
-    return tagged_digest("skillreel.storage-state/v1", state)
 
 
 def _read(cls: type[_Input], path: Path | None, what: str) -> _Input | None:

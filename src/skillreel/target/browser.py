@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import shutil
@@ -45,10 +44,10 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from skillreel.errors import InputError, ReplayUIError, TargetError
-from skillreel.model.canonical import bytes_digest
 from skillreel.model.environment import FIXTURE_ORIGIN, FIXTURE_URL, Environment, HtmlTarget
-from skillreel.model.limits import MAX_HTML_CHARS, MAX_JSON_INPUT_BYTES
+from skillreel.model.limits import MAX_HTML_CHARS
 
+from .files import fixture_digest, read_storage_state
 from .ledger import NetworkLedger
 from .policy import SINKHOLE_SUFFIX, decide
 from .proxy import EnforcingProxy
@@ -151,11 +150,6 @@ def launch_args(proxy_url: str) -> list[str]:
     return args
 
 
-def fixture_digest(html: str) -> str:
-    """The digest an HTML fixture is bound by (its UTF-8 bytes)."""
-    return bytes_digest("skillreel.html-fixture/v1", html.encode("utf-8"))
-
-
 @dataclass(eq=False)
 class BrowserSession:
     """One Chromium, one context and its first page, for one environment."""
@@ -208,25 +202,6 @@ def _check_target(environment: Environment, html: str | None, storage_state: Pat
     if html is not None:
         raise TargetError("SR_RECORD_TARGET_INVALID", "a URL target takes no HTML fixture")
     return None
-
-
-def read_storage_state(path: Path) -> dict[str, Any]:
-    """Read a Playwright storage-state file (regular file, at most 2 MiB, a JSON object)."""
-    try:
-        info = path.lstat()
-    except OSError as exc:
-        raise InputError("SR_RECORD_INPUT_NOT_REGULAR", "the storage-state file cannot be read") from exc
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError("SR_RECORD_INPUT_NOT_REGULAR", "the storage-state path is not a regular file")
-    if info.st_size > MAX_JSON_INPUT_BYTES:
-        raise InputError("SR_RECORD_INPUT_TOO_LARGE", "the storage-state file exceeds 2 MiB")
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise InputError("SR_RECORD_INPUT_MALFORMED", "the storage-state file is not valid JSON") from exc
-    if not isinstance(data, dict):
-        raise InputError("SR_RECORD_INPUT_MALFORMED", "the storage-state file is not a JSON object")
-    return data
 
 
 def _require_display() -> None:
