@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _results import report as report_figure
 from playwright.async_api import Page
 
 from skillreel.model.environment import Environment, build_url_target
@@ -168,6 +170,10 @@ def report(results: Results) -> None:
         verdict = "ok" if added <= GOAL_MS else "OVER GOAL"
         print(f"{count:>9} {label:>6} {'added':>9} {added:>10.2f} ms per event (median), ratio {ratio:.2f}x "
               f"(goal <= {GOAL_MS:.0f} ms: {verdict})")
+        report_figure(f"recorder: click to event in Python, {count:,} elements, {label} target",
+                      goal=f"<= {GOAL_MS:.0f} ms added", measured=added, unit="ms added",
+                      baseline=f"bare listener {medians['bare']:.2f} ms", ratio=ratio,
+                      command="python bench/record_overhead.py", met=added <= GOAL_MS)
 
 
 def main() -> None:

@@ -20,7 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _results import report
 from tests import factory
 
 from skillreel.model.policy import Policy, PolicySettings
@@ -99,6 +101,14 @@ def main() -> None:
         met = "" if not goal else (" ok" if large_t <= GOALS[op] else " MISSED")
         print(f"{op:<10}{f'{small_n:,}->{large_n:,}':>16}{small_t * 1000:>11.1f}{large_t * 1000:>11.1f}"
               f"{large_t / small_t:>11.1f}x{goal:>10}{met}")
+    command = "python bench/store_scale.py" + (" --quick" if args.quick else "")
+    for op, (small_n, large_n), small_t, large_t in rows:
+        limit = GOALS.get(op)
+        report(f"`{op}` at {large_n:,} {'events' if op == 'verify' else 'entries'}",
+               goal=f"<= {limit * 1000:.0f} ms, linear" if limit else "flat (reads one entry)",
+               measured=large_t * 1000, unit="ms", baseline=f"{small_n:,} (10x fewer)",
+               ratio=large_t / small_t, command=command,
+               met=None if args.quick or limit is None else large_t <= limit)
 
 
 if __name__ == "__main__":

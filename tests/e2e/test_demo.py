@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,3 +60,37 @@ def test_demo_port_in_use_is_a_clear_error() -> None:
     assert result.json()["error"]["code"] == "SR_RECORD_USAGE"
     assert "port" in result.json()["error"]["message"]
     assert "Traceback" not in result.stderr
+
+
+def test_demo_without_chromium_names_the_stage_and_the_fix(tmp_path: Path) -> None:
+    result = run_cli("demo", "--json", "--home", str(tmp_path / "h"),
+                     env={"SKILLREEL_CHROMIUM": str(tmp_path / "no-such-chromium")})
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["code"] == "SR_RECORD_DEMO_FAILED"
+    assert error["details"] == {"stage": "record", "cause": "SR_REPLAY_UI_CHROMIUM_SETUP"}
+    assert "SKILLREEL_CHROMIUM" in error["message"]  # the cause's fix travels with it
+    assert "Traceback" not in result.stderr
+
+
+SETPRIV = shutil.which("setpriv")
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and SETPRIV is None, reason="root writes anywhere without setpriv")
+def test_demo_with_a_read_only_home_names_the_stage_and_the_fix(tmp_path: Path) -> None:
+    parent = tmp_path / "read-only"
+    parent.mkdir()
+    parent.chmod(0o555)  # the home cannot be created (a home that exists is made 0700 by its owner)
+    home = parent / "home"
+    prefix = ([SETPRIV, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
+              if os.geteuid() == 0 else [])
+    proc = subprocess.run([*prefix, sys.executable, "-m", "skillreel", "demo", "--json", "--home", str(home)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    error = json.loads(proc.stdout)["error"]
+    assert error["code"] == "SR_RECORD_DEMO_FAILED"
+    assert error["details"]["stage"] == "record"
+    assert error["details"]["cause"] == "SR_RECORD_STORE_IO"
+    assert "writable" in error["message"]
+    assert "Traceback" not in proc.stderr
+    assert not home.exists()

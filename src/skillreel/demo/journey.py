@@ -61,9 +61,12 @@ class DemoContext:
 
 
 class DemoStageFailed(RecordError):
+    """A stage failed: the message names the stage, the cause's code and the cause's fix."""
+
     def __init__(self, stage: str, reason: str, cause: SkillreelError | None = None) -> None:
         code = f" ({cause.code})" if cause else ""
-        super().__init__("SR_RECORD_DEMO_FAILED", f"demo stage {stage!r} failed{code}: {reason}",
+        fix = f"; fix: {cause.fix}" if cause else ""
+        super().__init__("SR_RECORD_DEMO_FAILED", f"demo stage {stage!r} failed{code}: {reason}{fix}",
                          details={"stage": stage, **({"cause": cause.code} if cause else {})})
 
 
