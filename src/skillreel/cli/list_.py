@@ -18,7 +18,10 @@ def _human(result: SkillList) -> Any:
             return
         from rich.table import Table
 
-        table = Table("name", "status", "rev", "updated", "description", box=None)
+        table = Table(box=None, expand=True)
+        for column in ("name", "status", "rev", "updated"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("description", no_wrap=True, overflow="ellipsis", ratio=1)
         for s in result.skills:
             table.add_row(s.name, s.status, str(s.revision), s.updated_at, s.description)
         console.print(table)

@@ -17,6 +17,7 @@ from .output import approve_option, emit, json_option
 def command(ctx: click.Context, as_json: bool) -> None:
     """Show or set the store policy."""
     if ctx.invoked_subcommand is not None:
+        ctx.obj = {"as_json": as_json}  # `policy --json set FILE` means the same as `policy set FILE --json`
         return
     with Store.open() as store:
         view = show_policy(store)
@@ -29,8 +30,10 @@ def command(ctx: click.Context, as_json: bool) -> None:
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=True, exists=False))
 @approve_option
 @json_option
-def set_command(file: Path, approve: bool, as_json: bool) -> None:
+@click.pass_context
+def set_command(ctx: click.Context, file: Path, approve: bool, as_json: bool) -> None:
     """Replace the policy with FILE (see `skillreel policy-template`)."""
+    as_json = as_json or bool((ctx.obj or {}).get("as_json"))
     with Store.open() as store:
         change = set_policy(store, file, approve=approve)
     human = ("policy updated: " + ", ".join(f"{k} {a} -> {b}" for k, a, b in change.changes)
