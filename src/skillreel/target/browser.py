@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import shutil
 import stat
 import sys
@@ -181,7 +182,20 @@ class BrowserSession:
             if self.crashed:
                 raise crashed_error() from exc
             raise ReplayUIError("SR_REPLAY_UI_NAVIGATION_FAILED",
-                                "the start page could not be loaded") from exc
+                                f"the start page could not be loaded{net_error_code(exc)}") from exc
+
+
+def net_error_code(exc: Exception) -> str:
+    """Chromium's ``net::ERR_*`` code from a Playwright error, as `` (net::ERR_...)`` or "".
+
+    Playwright's message also holds the URL, which must not reach an error; the code alone is
+    content-free and says why (refused, aborted by routing, unreachable...).
+    """
+    found = _NET_ERROR.search(str(exc))
+    return f" ({found.group(0)})" if found else ""
+
+
+_NET_ERROR: Final = re.compile(r"net::ERR_[A-Z_]{1,64}")
 
 
 def crashed_error() -> ReplayUIError:
