@@ -64,6 +64,8 @@ def _announce(action_id: str, kind: str) -> None:
 
 def _human(result: RecordResult) -> Any:
     def render(out: Any) -> None:
+        from rich.markup import escape
+
         data = result.to_json()
         out.print(f"recorded [bold]{data['name']}[/] revision {data['revision']} (draft) "
                   f"{data['draftDigest']}")
@@ -75,7 +77,11 @@ def _human(result: RecordResult) -> Any:
                 p["name"] + (" (sensitive)" if p["sensitive"] else "") for p in data["parameters"]))
         if data["deniedOrigins"]:
             out.print("[yellow]refused origins[/] (add with --allowed-origin if you trust them): "
-                      + ", ".join(data["deniedOrigins"]))
+                      + escape(", ".join(data["deniedOrigins"])))
+        elif data["deniedOriginsHidden"]:
+            out.print(f"[yellow]{data['deniedOriginCount']} refused origin(s)[/], not named because a "
+                      "sensitive value was typed (a page can hide it in a host name); record once "
+                      "without the secret to see them")
         out.print(f"next: skillreel review {data['name']} --reviewer ID --approve")
     return render
 

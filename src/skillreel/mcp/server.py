@@ -173,8 +173,9 @@ async def ask_for_secrets(name: str, inputs: dict[str, str], ctx: Context) -> El
         check = check_play(name, inputs, default_vault)
     except SkillreelError:
         return NoQuestion()  # the tool body reports the refusal
-    except Exception:  # the body meets it again and reports SR_RECORD_INTERNAL; ask nothing
-        log.exception("checking a play request failed unexpectedly")
+    except Exception as exc:  # the body meets it again and reports SR_RECORD_INTERNAL; ask nothing
+        # the type only: an exception's text may hold input values (a ValidationError shows them)
+        log.error("checking a play request failed unexpectedly: %s", type(exc).__name__)
         return NoQuestion()
     if not check.missing or not can_elicit(ctx):
         return NoQuestion()
@@ -320,8 +321,8 @@ async def skills_play(
         outcome = await play(name, inputs, ctx, answer)
     except SkillreelError as exc:
         return error_result(exc, name)
-    except Exception:  # the last line of defence: a code, never a traceback, reaches the agent
-        log.exception("skills_play failed unexpectedly")
+    except Exception as exc:  # the last line of defence: a code, never a traceback, reaches the agent
+        log.error("skills_play failed unexpectedly: %s", type(exc).__name__)  # never the text: values
         internal = SkillreelError("SR_RECORD_INTERNAL", "unexpected internal error; nothing was stored")
         return error_result(internal, name)
     return outcome_result(outcome)

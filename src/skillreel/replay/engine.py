@@ -203,10 +203,12 @@ class ReplayEngine:
         self._mark = self.driver.network_mark()
         if not origins:
             return None
-        shown = ", ".join(origins[:8])
+        # The origins are not named: a page chooses them, and a hostile one can encode a typed or
+        # vault value into a host name to carry it into this error (and over MCP to a model).
         return ReplayUIError("SR_REPLAY_UI_NETWORK_DENIED",
-                             f"step {step.action.id}: the page requested origins outside the allowlist "
-                             f"({shown})", action_id=step.action.id, details={"origins": list(origins)})
+                             f"step {step.action.id}: the page requested {len(origins)} origin(s) outside "
+                             "the allowlist; nothing was sent (record again to see which)",
+                             action_id=step.action.id, details={"deniedOriginCount": len(origins)})
 
     def _check_network(self, step: _Step) -> None:
         error = self._network_error(step)

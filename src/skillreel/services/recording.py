@@ -94,10 +94,25 @@ class PreparedRecording:
 
 @dataclass(frozen=True)
 class RecordResult:
-    """The stored draft revision, and the origins the page asked for that were refused."""
+    """The stored draft revision, and the origins the page asked for that were refused.
+
+    Refused origins are page-chosen strings: a page can encode what was typed into a host name.
+    They are shown so the user can extend the allowlist, but never when the recording typed a
+    sensitive value (a password, an OTP step or a ``--sensitive`` field): then only their number.
+    """
 
     entry: StoreEntry
-    denied_origins: tuple[str, ...]
+    refused: tuple[str, ...]
+
+    @property
+    def origins_hidden(self) -> bool:
+        draft = self.entry.draft
+        return any(p.sensitive for p in draft.parameters) or any(
+            a.kind == "human" and a.reason == "otp" for a in draft.actions)
+
+    @property
+    def denied_origins(self) -> tuple[str, ...]:
+        return () if self.origins_hidden else self.refused
 
     def to_json(self) -> dict[str, Any]:
         draft = self.entry.draft
@@ -109,6 +124,8 @@ class RecordResult:
             "parameters": [p.to_json() for p in draft.parameters],
             "actions": [action_summary(a) for a in draft.actions],
             "deniedOrigins": list(self.denied_origins),
+            "deniedOriginCount": len(self.refused),
+            "deniedOriginsHidden": bool(self.refused) and self.origins_hidden,
         }
 
 
