@@ -22,10 +22,10 @@ from .output import console, json_option, print_json
 
 @click.command("replay")
 @click.argument("name")
-@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=True, exists=False),
               help="The HTML fixture the skill was recorded on.")
 @click.option("--url", help="The URL target (default: the recorded one; it must match it exactly).")
-@click.option("--storage-state", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--storage-state", type=click.Path(path_type=Path, dir_okay=True, exists=False),
               help="The Playwright storage-state file the skill was recorded with.")
 @click.option("--input", "inputs", multiple=True, metavar="NAME=VALUE",
               help="A non-sensitive input (repeat). Sensitive ones come from the vault only.")
