@@ -149,10 +149,10 @@ def test_prune(skillreel_home: Path) -> None:
     seeded(skillreel_home, "enabled", "old-but-enabled", now=old)
     seeded(skillreel_home, "draft", "fresh", now=lifecycle.timestamp(datetime.now(UTC)))
     error = refused(skillreel_home, "prune", code="SR_RECORD_APPROVAL_REQUIRED")
-    assert error["details"]["wouldChange"] == {"names": ["old-draft"], "retentionDays": 90}
+    assert error["details"]["wouldChange"] == {"names": ["old-draft"], "retentionDays": 90, "auditTrimmed": 0}
     assert ok(skillreel_home, "prune", "--approve") == {"pruned": [{"name": "old-draft", "revision": 1}],
-                                                       "retentionDays": 90}
-    assert ok(skillreel_home, "prune") == {"pruned": [], "retentionDays": 90}
+                                                       "retentionDays": 90, "auditTrimmed": 0}
+    assert ok(skillreel_home, "prune") == {"pruned": [], "retentionDays": 90, "auditTrimmed": 0}
     assert [s["name"] for s in ok(skillreel_home, "list")["skills"]] == ["fresh", "old-but-enabled"]
 
 

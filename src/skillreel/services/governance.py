@@ -91,10 +91,11 @@ class DeleteResult:
 class PruneResult:
     pruned: tuple[tuple[str, int], ...]
     retention_days: int
+    audit_trimmed: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"pruned": [{"name": n, "revision": r} for n, r in self.pruned],
-                "retentionDays": self.retention_days}
+                "retentionDays": self.retention_days, "auditTrimmed": self.audit_trimmed}
 
 
 @dataclass(frozen=True)
@@ -312,16 +313,25 @@ def delete_skill(store: Store, name: str, *, approve: bool,
 
 
 def prune_skills(store: Store, *, approve: bool, now: str | None = None) -> PruneResult:
-    """Remove skills that are not enabled and unchanged for longer than the policy's retention."""
+    """Remove skills that are not enabled and unchanged for longer than the policy's retention, and
+    trim the oldest audit events when the log is nearly full (first, so the prune events fit)."""
     now = now or utc_now()
     days = store.policy().retention_days
     expired = store.prune(now, dry_run=True)
-    if expired and not approve:
+    trim = store.trim_audit(dry_run=True)
+    if (expired or trim) and not approve:
         names = [e.name for e in expired]
-        raise approval_required(f"prune {len(names)} skill(s) unchanged for more than {days} days: "
-                                f"{', '.join(names)}", {"names": names, "retentionDays": days})
+        would = []
+        if names:
+            would.append(f"prune {len(names)} skill(s) unchanged for more than {days} days: "
+                         f"{', '.join(names)}")
+        if trim:
+            would.append(f"trim the {trim} oldest audit event(s)")
+        raise approval_required(" and ".join(would),
+                                {"names": names, "retentionDays": days, "auditTrimmed": trim})
+    trimmed = store.trim_audit() if trim else 0
     removed = store.prune(now) if expired else []
-    return PruneResult(tuple((e.name, e.revision) for e in removed), days)
+    return PruneResult(tuple((e.name, e.revision) for e in removed), days, trimmed)
 
 
 def audit_log(store: Store, name: str | None = None, limit: int = DEFAULT_AUDIT_LIMIT) -> AuditLog:

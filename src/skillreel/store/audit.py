@@ -6,11 +6,36 @@ removing or reordering any event breaks every later link. :func:`verify_chain` r
 chain from the stored bytes.
 
 Limit: when the log holds ``policy.maxAuditEvents`` events, every audited operation is refused with
-``SR_RECORD_STORE_LIMIT`` (nothing is ever dropped from a chain), except a policy change, so the
-owner can still raise the limit.
+``SR_RECORD_STORE_LIMIT`` except a policy change, so the owner can still raise the limit. Nothing is
+ever dropped silently: only an explicit, approved :func:`trim` (``skillreel prune --approve``)
+removes the oldest events, and it leaves a verifiable anchor (see below).
 
 Every entry revision the store keeps is attested by the event written in its transaction (the
 event's ``entry`` digest), so cutting events off the end of the chain is detected too.
+
+Trimming. When the log holds more than ``TRIM_AT`` of the limit, :func:`trim` removes the oldest
+events so that ``TRIM_TO`` of the limit remain (counting the event that records the trim). In one
+transaction it first verifies the whole chain (a trim never destroys evidence of damage), deletes
+the oldest events, writes the anchor (``audit_anchor``: the first kept ``seq`` and the digest of the
+last removed event) and the pinned set (``audit_pinned``: the kept revisions whose attesting events
+were removed), and appends one content-free ``prune`` event (no name) whose ``anchor`` digest covers
+the anchor and the pinned set. :func:`verify_chain` then starts from the anchor instead of genesis
+and requires:
+
+* the kept chain starts exactly at the anchor's ``seq`` and links to its digest (an event removed
+  after the anchor, or a renumbered start, breaks the chain);
+* the newest anchor-recording ``prune`` event in the kept chain carries exactly the digest of the
+  stored anchor and pinned set (an anchor moved forward to hide removed events, a pinned set widened
+  to excuse a forged revision, an anchor row deleted or the trim event cut off are all detected);
+* every kept revision is attested by a kept event, or else is pinned. The rule is not relaxed to
+  "revisions older than the anchor need no event": that would let anyone excuse a forged revision
+  with an old timestamp, or events cut off the end of the chain, by backdating. Pinning names each
+  excused revision digest, fixed at trim time inside the chained trim event, so revisions written
+  after the trim are checked exactly as before and nothing new can join the excused set.
+
+What this cannot stop is the known limit of an unkeyed chain: someone who can write the database can
+remove a prefix, write an anchor and append a matching trim event, just as they could already append
+forged events or rewrite the whole store.
 
 The chain detects damage and edits by anything short of an attacker who rewrites the whole store
 as its owner; it is not an external, append-only (WORM) log.
@@ -33,6 +58,9 @@ from ..model.canonical import GENESIS_DIGEST, canonical_json
 from ..model.policy import Policy
 
 _TAG: Final = AuditEvent.digest_tag.encode("ascii") + b"\x00"
+_ANCHOR_TAG: Final = b"skillreel.audit-anchor/v1\x00"
+TRIM_AT: Final = (9, 10)  # trim once the log holds more than 9/10 of maxAuditEvents ...
+TRIM_TO: Final = (8, 10)  # ... down to 8/10 of it, the event recording the trim included
 
 
 @dataclass(frozen=True)
@@ -64,13 +92,87 @@ class AuditVerification:
         return {"ok": self.ok, "events": self.events, "brokenAt": self.broken_at}
 
 
+@dataclass(frozen=True)
+class Anchor:
+    """Where a trimmed chain starts: its first kept ``seq``, the digest of the last removed event,
+    and the kept revisions whose attesting events were removed."""
+
+    first_seq: int
+    prev_digest: str
+    pinned: frozenset[str]
+
+    @property
+    def digest(self) -> str:
+        body = {"firstSeq": self.first_seq, "prevDigest": self.prev_digest, "pinned": sorted(self.pinned)}
+        return "sha256:" + hashlib.sha256(_ANCHOR_TAG + _canonical(body)).hexdigest()
+
+
+def read_anchor(conn: sqlite3.Connection) -> Anchor | None:
+    row = conn.execute("SELECT first_seq, prev_digest FROM audit_anchor WHERE id = 1").fetchone()
+    if row is None:
+        return None
+    pinned = frozenset(str(d) for (d,) in conn.execute("SELECT entry_digest FROM audit_pinned"))
+    return Anchor(int(row[0]), str(row[1]), pinned)
+
+
+def _first_seq(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT first_seq FROM audit_anchor WHERE id = 1").fetchone()
+    return int(row[0]) if row else 1
+
+
+def _kept(conn: sqlite3.Connection) -> tuple[int, int]:
+    """The first ``seq`` of the kept chain and how many events it holds."""
+    first = _first_seq(conn)
+    last = conn.execute("SELECT MAX(seq) FROM audit").fetchone()[0]
+    return first, max(int(last) - first + 1, 0) if last is not None else 0
+
+
 def event_count(conn: sqlite3.Connection, name: str | None = None) -> int:
-    """Events in the log, or only those about ``name``."""
+    """Events in the log (since the anchor, when it was trimmed), or only those about ``name``."""
     if name is None:
-        row = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM audit").fetchone()
-    else:
-        row = conn.execute("SELECT COUNT(*) FROM audit WHERE name = ?", (name,)).fetchone()
+        return _kept(conn)[1]
+    row = conn.execute("SELECT COUNT(*) FROM audit WHERE name = ?", (name,)).fetchone()
     return int(row[0])
+
+
+def trim_count(count: int, policy: Policy) -> int:
+    """How many of ``count`` events a trim removes under ``policy`` (0 below the threshold)."""
+    limit = policy.max_audit_events
+    if count * TRIM_AT[1] <= limit * TRIM_AT[0]:
+        return 0
+    keep = limit * TRIM_TO[0] // TRIM_TO[1] - 1  # old events kept; the trim event is the last one
+    return max(count - keep, 0)
+
+
+def trim(conn: sqlite3.Connection, policy: Policy, at: str, *, dry_run: bool = False) -> int:
+    """Remove the oldest events when the log is nearly full (see the module doc); returns how many.
+
+    Call inside an ``atomic`` transaction: the chain check, the deletion, the anchor and the ``prune``
+    event that records it are one change. ``SR_RECORD_STORE_CORRUPT`` if the chain does not verify.
+    """
+    first, count = _kept(conn)
+    removed = trim_count(count, policy)
+    if removed == 0 or dry_run:
+        return removed
+    checked = verify_chain(conn)
+    if not checked.ok:
+        raise StoreError("SR_RECORD_STORE_CORRUPT",
+                         f"the audit chain breaks at event {checked.broken_at}; nothing was trimmed")
+    new_first = first + removed
+    (prev,) = conn.execute("SELECT event_digest FROM audit WHERE seq = ?", (new_first - 1,)).fetchone()
+    conn.execute("DELETE FROM audit WHERE seq < ?", (new_first,))
+    walk = _walk(conn, new_first, str(prev))
+    if walk.broken_at is not None:  # cannot happen after the check above; never write a bad anchor
+        raise StoreError("SR_RECORD_INTERNAL", "the trimmed audit chain does not verify")
+    revisions = {str(d) for (d,) in conn.execute("SELECT entry_digest FROM revisions")}
+    anchor = Anchor(new_first, str(prev), frozenset(revisions - walk.attested))
+    conn.execute("INSERT OR REPLACE INTO audit_anchor (id, first_seq, prev_digest) VALUES (1, ?, ?)",
+                 (anchor.first_seq, anchor.prev_digest))
+    conn.execute("DELETE FROM audit_pinned")
+    conn.executemany("INSERT INTO audit_pinned (entry_digest) VALUES (?)",
+                     [(d,) for d in sorted(anchor.pinned)])
+    append(conn, AuditNote(kind="prune", digests={"anchor": anchor.digest}), at, policy)
+    return removed
 
 
 def parse_event(seq: int, event_digest: str, document: bytes) -> AuditEvent:
@@ -96,12 +198,14 @@ def append_many(conn: sqlite3.Connection, notes: Iterable[AuditNote], at: str,
     row = conn.execute("SELECT seq, event_digest, document FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
     last = parse_event(*row) if row else None
     seq, prev = (last.seq, last.event_digest) if last else (0, GENESIS_DIGEST)
+    first = _first_seq(conn)
     events = []
     for note in notes:
         seq += 1
-        if seq > policy.max_audit_events and note.kind != "policy":
+        if seq - first + 1 > policy.max_audit_events and note.kind != "policy":
             raise StoreError("SR_RECORD_STORE_LIMIT",
-                             f"the audit log holds its limit of {policy.max_audit_events} events")
+                             f"the audit log holds its limit of {policy.max_audit_events} events; "
+                             "run `skillreel prune --approve` to trim it")
         event = _build(note, seq, at, prev)
         document = event.model_dump_json(by_alias=True).encode()
         conn.execute("INSERT INTO audit (seq, name, event_digest, document) VALUES (?, ?, ?, ?)",
@@ -154,30 +258,57 @@ def _checked_body(seq: int, column_digest: str, document: bytes, expected_seq: i
     return body if ok else None
 
 
+@dataclass
+class _Walk:
+    broken_at: int | None
+    next_seq: int
+    attested: set[str]
+    anchor_claim: str | None  # the ``anchor`` digest of the newest trim event, if any
+
+
+def _walk(conn: sqlite3.Connection, first: int, prev: str) -> _Walk:
+    """Check every stored event's digest, ``seq`` and link, starting at ``first`` after ``prev``."""
+    walk = _Walk(None, first, set(), None)
+    cursor = conn.execute("SELECT seq, event_digest, document FROM audit ORDER BY seq")
+    while rows := cursor.fetchmany(4096):
+        for seq, column_digest, document in rows:
+            body = _checked_body(seq, column_digest, document, walk.next_seq, prev)
+            if body is None:
+                cursor.close()
+                walk.broken_at = min(seq, walk.next_seq)
+                return walk
+            digests = body.get("digests")
+            if isinstance(digests, dict):
+                if isinstance(digests.get("entry"), str):
+                    walk.attested.add(digests["entry"])
+                if (body.get("kind") == "prune" and body.get("name") is None
+                        and isinstance(digests.get("anchor"), str)):
+                    walk.anchor_claim = digests["anchor"]
+            prev, walk.next_seq = column_digest, walk.next_seq + 1
+    return walk
+
+
 def verify_chain(conn: sqlite3.Connection) -> AuditVerification:
-    """Recompute every event's digest from its stored bytes and check every link and ``seq``; then
-    check that every kept entry revision is attested by an event (its ``entry`` digest).
+    """Recompute every event's digest from its stored bytes and check every link and ``seq`` (from
+    the anchor when the log was trimmed, else from genesis); check that the newest trim event
+    records exactly the stored anchor; then check that every kept entry revision is attested by a
+    kept event (its ``entry`` digest) or pinned by the anchor.
 
     A digest computed over the stored bytes that equals the digest written at append time (when the
     event was built and validated) proves the content is the one written; no event is trusted
     because it parses. The attestation check catches what a chain alone cannot: events cut off its
-    end (``brokenAt`` is then the first missing ``seq``).
+    end (``brokenAt`` is then the first missing ``seq``). A wrong anchor reports its first ``seq``.
     """
     total = int(conn.execute("SELECT COUNT(*) FROM audit").fetchone()[0])
-    prev, expected = GENESIS_DIGEST, 1
-    attested: set[str] = set()
-    cursor = conn.execute("SELECT seq, event_digest, document FROM audit ORDER BY seq")
-    while rows := cursor.fetchmany(4096):
-        for seq, column_digest, document in rows:
-            body = _checked_body(seq, column_digest, document, expected, prev)
-            if body is None:
-                cursor.close()
-                return AuditVerification(ok=False, events=total, broken_at=min(seq, expected))
-            digests = body.get("digests")
-            if isinstance(digests, dict) and isinstance(digests.get("entry"), str):
-                attested.add(digests["entry"])
-            prev, expected = column_digest, expected + 1
+    anchor = read_anchor(conn)
+    first, prev = (anchor.first_seq, anchor.prev_digest) if anchor else (1, GENESIS_DIGEST)
+    walk = _walk(conn, first, prev)
+    if walk.broken_at is not None:
+        return AuditVerification(ok=False, events=total, broken_at=walk.broken_at)
+    if walk.anchor_claim != (anchor.digest if anchor else None):
+        return AuditVerification(ok=False, events=total, broken_at=first)
+    pinned = anchor.pinned if anchor else frozenset()
     for (digest,) in conn.execute("SELECT entry_digest FROM revisions"):
-        if digest not in attested:
-            return AuditVerification(ok=False, events=total, broken_at=expected)
+        if digest not in walk.attested and digest not in pinned:
+            return AuditVerification(ok=False, events=total, broken_at=walk.next_seq)
     return AuditVerification(ok=True, events=total, broken_at=None)

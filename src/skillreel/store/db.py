@@ -75,6 +75,18 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
             document BLOB NOT NULL
         ) STRICT;
     """),
+    # Where a trimmed audit chain starts (see ``audit.trim``): its first kept ``seq`` and the digest
+    # of the last trimmed event, plus the kept revisions whose attesting events were trimmed.
+    ("0004-audit-anchor", """
+        CREATE TABLE audit_anchor (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            first_seq INTEGER NOT NULL CHECK (first_seq >= 2),
+            prev_digest TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE audit_pinned (
+            entry_digest TEXT PRIMARY KEY
+        ) STRICT;
+    """),
 )
 
 _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}

@@ -2,7 +2,8 @@
 
 Every mutation is one ``BEGIN IMMEDIATE`` transaction holding the compare-and-set on the entry's
 revision, the entry row, its revision-history row and exactly one audit event (``prune`` writes
-one event per removed skill, all in one transaction). If anything raises, nothing is written.
+one event per removed skill, all in one transaction; ``trim_audit`` removes old audit events and
+records it in one event, see ``audit.trim``). If anything raises, nothing is written.
 Every read of a document re-validates it; see ``entries`` and ``audit``.
 """
 
@@ -199,6 +200,14 @@ class Store:
                     entries.delete(self._conn, entry.name)
                     self._append(AuditNote(kind="prune"), entry, policy)
         return expired
+
+    def trim_audit(self, *, dry_run: bool = False) -> int:
+        """Remove the oldest audit events when the log holds more than 90% of the policy's
+        ``maxAuditEvents``, down to 80% (one content-free ``prune`` event recording the anchor),
+        in one transaction; returns how many were (or, with ``dry_run``, would be) removed.
+        ``SR_RECORD_STORE_CORRUPT`` if the chain does not verify: a trim never hides damage."""
+        with db.atomic(self._conn, "trimming the audit log"):
+            return audit.trim(self._conn, self._policy(), self._clock(), dry_run=dry_run)
 
     def audit(self, note: AuditNote) -> AuditEvent:
         """Append a standalone event (a failed replay, an export) in its own transaction."""
