@@ -35,30 +35,6 @@ APP = page_html("""
 WAIT_S = 60.0
 
 
-@pytest.fixture(scope="module")
-def xvfb() -> Iterator[str]:
-    """A private X server; Xvfb picks a free display number itself (-displayfd), so parallel runs
-    never race for one."""
-    read_end, write_end = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x1024x24",
-                             "-nolisten", "tcp"], pass_fds=(write_end,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_end)
-    try:
-        with os.fdopen(read_end) as numbers:
-            number = numbers.readline().strip()
-        if not number.isdigit():
-            raise RuntimeError("Xvfb did not start")
-        yield f":{number}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -144,11 +120,11 @@ async def window(session: Session, url: str) -> AsyncIterator[Page]:
         yield page
 
 
-async def test_enter_finishes_and_steps_are_listed_live(tmp_path: Path, xvfb: str, server: LocalServer,
-                                                        skillreel_home: Path) -> None:
+async def test_enter_finishes_and_steps_are_listed_live(tmp_path: Path, xvfb_display: str,
+                                                        server: LocalServer, skillreel_home: Path) -> None:
     server.set_page("/app", APP)
     url = server.url("/app")
-    with interactive_cli(tmp_path, xvfb, url, "by-hand") as cli:
+    with interactive_cli(tmp_path, xvfb_display, url, "by-hand") as cli:
         await cli.wait_for_stderr("press Enter here to finish")
         async with window(cli, url) as page:
             await click_centre(page, "#q")
@@ -169,11 +145,11 @@ async def test_enter_finishes_and_steps_are_listed_live(tmp_path: Path, xvfb: st
         assert store.get("by-hand").revision == 1
 
 
-async def test_ctrl_c_discards_and_stores_nothing(tmp_path: Path, xvfb: str, server: LocalServer,
+async def test_ctrl_c_discards_and_stores_nothing(tmp_path: Path, xvfb_display: str, server: LocalServer,
                                                   skillreel_home: Path) -> None:
     server.set_page("/app", APP)
     url = server.url("/app")
-    with interactive_cli(tmp_path, xvfb, url, "discarded") as cli:
+    with interactive_cli(tmp_path, xvfb_display, url, "discarded") as cli:
         async with window(cli, url) as page:
             await click_centre(page, "#go")
             await cli.wait_for_stderr("a2")

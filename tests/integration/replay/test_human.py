@@ -3,10 +3,6 @@ asks, waits, and goes on; without an answer it fails closed."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-from collections.abc import Iterator
-
 import pytest
 
 from skillreel.model.actions import ClickAction, HumanAction, NavigateAction
@@ -24,37 +20,14 @@ PAGE = """<!doctype html><html><body><main><p>Attach the file by hand, then cont
 <button id="next" type="button" onclick="fetch('/continued')">Continue</button></main></body></html>"""
 
 
-@pytest.fixture(scope="module")
-def display() -> Iterator[str]:
-    """A private X server (Xvfb picks a free display number itself)."""
-    read_end, write_end = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x1024x24",
-                             "-nolisten", "tcp"], pass_fds=(write_end,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_end)
-    try:
-        with os.fdopen(read_end) as numbers:
-            number = numbers.readline().strip()
-        if not number.isdigit():
-            pytest.skip("Xvfb did not start")
-        yield f":{number}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 async def test_a_person_finishes_the_human_step_and_the_replay_goes_on(
-        server: LocalServer, store: Store, display: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        server: LocalServer, store: Store, xvfb_display: str, monkeypatch: pytest.MonkeyPatch) -> None:
     bundles = await describe_url(server, "/attach", PAGE, {"next": "#next"})
     url = server.url("/attach")
     store_approved(store, build_draft("attach-by-hand", url_environment(url), [
         NavigateAction(id="a1", url=url), HumanAction(id="a2", reason="upload"),
         ClickAction(id="a3", target=bundles["next"])]))
-    monkeypatch.setenv("DISPLAY", display)
+    monkeypatch.setenv("DISPLAY", xvfb_display)
     asked: list[HumanRequest] = []
 
     async def person(request: HumanRequest) -> bool:
