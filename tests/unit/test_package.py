@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillreel.errors import InstallError
+from skillreel.errors import InputError
 from skillreel.model.actions import NavigateAction, ParameterRef, TypeAction, capability_manifest
+from skillreel.model.base import check_skill_name
 from skillreel.model.canonical import tagged_digest
 from skillreel.model.draft import Parameter
 from skillreel.model.entry import StoreEntry
@@ -21,7 +22,6 @@ from skillreel.skills.package import (
     REPLAY_SCRIPT,
     SKILL_MD,
     PackageFile,
-    check_skill_name,
     clean_text,
     file_digest,
     package_digest,
@@ -142,9 +142,9 @@ def test_names_a_yaml_loader_would_misread_are_quoted(name: str) -> None:
     assert assert_agent_skills_rules(text, name)["name"] == name
 
 
-@pytest.mark.parametrize("name", ["", "-a", "a-", "a--b", "A", "a_b", "a" * 65, "é", "a b"])
+@pytest.mark.parametrize("name", ["", "-a", "a-", "a--b", "A", "a_b", "a" * 65, "é", "a b", "abc\n"])
 def test_names_that_break_the_rule_are_refused(name: str) -> None:
-    with pytest.raises(InstallError) as err:
+    with pytest.raises(InputError) as err:
         check_skill_name(name)
     assert err.value.code == "SR_RECORD_NAME_INVALID"
 

@@ -35,10 +35,10 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, create_model
 
 from ..errors import LifecycleError, ReplayError, SkillreelError, TargetError
+from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..model.environment import UrlTarget
 from ..model.urls import origin_of
-from ..services.governance import check_name
 from ..services.replaying import ReplayOutcome, ReplayRequest, preflight, replay_skill
 from ..services.secrets import EnvKeyringSecrets, SecretSource, secret_env_name
 from ..skills.package import clean_text, cli_only_file
@@ -119,7 +119,7 @@ def check_play(name: str, inputs: Mapping[str, str], vault: Callable[[], SecretS
     """Everything refused before a question is asked or a browser starts: the name, the state
     (enabled only), a target MCP can reach, sensitive values from the model, then the replay's own
     pre-flight (inputs, environment, capabilities), which also lists what the vault lacks."""
-    check_name(name)
+    check_skill_name(name)
     with Store.open() as store:
         entry = store.get(name)
         if entry.status != "enabled":

@@ -9,6 +9,7 @@ no digest-bearing document can exist in memory with a digest that does not match
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Self
 
@@ -16,14 +17,27 @@ from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationInfo, m
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
+from ..errors import InputError
 from .canonical import tagged_digest
 
 Digest = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
 SkillName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
+_SKILL_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # SkillName's pattern, for fullmatch
 ActionId = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,31}$")]
 ParamName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$")]
 Timestamp = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")]
+
+
+
+def check_skill_name(name: str) -> str:
+    """The Agent Skills naming rule of :data:`SkillName`, checked at every boundary that takes a
+    name (CLI, services, install, MCP); ``SR_RECORD_NAME_INVALID`` otherwise."""
+    if len(name) > 64 or not _SKILL_NAME.fullmatch(name):
+        raise InputError("SR_RECORD_NAME_INVALID",
+                         "a skill name is 1-64 lower-case letters, digits and single inner hyphens")
+    return name
+
 
 _PLACEHOLDER = "sha256:" + "f" * 64
 

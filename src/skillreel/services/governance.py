@@ -18,7 +18,7 @@ from pydantic import TypeAdapter, ValidationError
 from ..errors import InputError, LifecycleError, RecordError
 from ..model import lifecycle
 from ..model.audit import AuditEvent
-from ..model.base import Label, SkillName
+from ..model.base import Label, check_skill_name
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.export import ExportDocument
@@ -29,7 +29,6 @@ from ..store.inputs import decode_json_object, parse_document, read_json_input
 from ..store.transfer import check_output, export_bytes, export_document, imported_entry, write_private
 
 DEFAULT_AUDIT_LIMIT = 1000
-_NAME = TypeAdapter(SkillName)
 _LABEL = TypeAdapter(Label)
 NEXT_STEPS: dict[str, tuple[str, ...]] = {
     "draft": ("review", "delete"),
@@ -159,14 +158,6 @@ class ImportResult:
 
 # --- checks ---------------------------------------------------------------------------------------
 
-def check_name(name: str) -> str:
-    try:
-        return _NAME.validate_python(name)
-    except ValidationError as exc:
-        raise InputError("SR_RECORD_NAME_INVALID", "a skill name is lower-case letters, digits and "
-                                                   "single hyphens (at most 64)") from exc
-
-
 def check_reviewer(reviewer: str) -> str:
     try:
         return _LABEL.validate_python(reviewer)
@@ -261,7 +252,7 @@ def list_skills(store: Store) -> SkillList:
 
 
 def show_skill(store: Store, name: str, revision: int | None = None) -> SkillView:
-    current = store.get(check_name(name))
+    current = store.get(check_skill_name(name))
     entry = current if revision is None or revision == current.revision else store.revision(name, revision)
     return SkillView(entry, tuple(store.revisions(name)), current.revision)
 
@@ -270,7 +261,7 @@ def review_skill(store: Store, name: str, reviewer: str, *, approve: bool,
                  expected_revision: int | None = None, heal_proposal: bool = False,
                  now: str | None = None) -> ReviewResult:
     """Approve the current draft revision (or accept the pending heal proposal)."""
-    name, reviewer, now = check_name(name), check_reviewer(reviewer), now or utc_now()
+    name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), now or utc_now()
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
     step = lifecycle.accept_heal if heal_proposal else lifecycle.approve
@@ -300,7 +291,7 @@ def _approval_digest(entry: StoreEntry) -> str:
 
 def delete_skill(store: Store, name: str, *, approve: bool,
                  expected_revision: int | None = None) -> DeleteResult:
-    current = store.get(check_name(name))
+    current = store.get(check_skill_name(name))
     lifecycle.check_revision(current, expected_revision)
     lifecycle.ensure_deletable(current)
     if not approve:
@@ -336,7 +327,7 @@ def prune_skills(store: Store, *, approve: bool, now: str | None = None) -> Prun
 
 def audit_log(store: Store, name: str | None = None, limit: int = DEFAULT_AUDIT_LIMIT) -> AuditLog:
     if name is not None:
-        check_name(name)
+        check_skill_name(name)
     return AuditLog(tuple(store.audit_events(name, limit)), store.audit_count(name))
 
 
@@ -381,7 +372,7 @@ def export_skill(store: Store, name: str, out: Path, *, force: bool = False, sig
     """Write the current entry as one export file (0600, atomic), Ed25519-signed with ``sign_key``
     if given; audited as ``export``."""
     key = signing.load_signing_key(sign_key) if sign_key is not None else None
-    entry = store.get(check_name(name))
+    entry = store.get(check_skill_name(name))
     document = export_document(entry, now or utc_now())
     if key is not None:
         document = signing.sign_export(document, key)

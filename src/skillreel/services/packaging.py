@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from ..errors import InstallError, LifecycleError, RecordError
 from ..model import lifecycle
+from ..model.base import check_skill_name
 from ..model.canonical import GENESIS_DIGEST
 from ..model.entry import Installation, StoreEntry
 from ..skills.install import (
@@ -37,7 +38,7 @@ from ..skills.install import (
 )
 from ..skills.package import Package, render_package
 from ..store import AuditNote, Store, utc_now
-from .governance import approval_required, check_name
+from .governance import approval_required
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def plan_enable(store: Store, name: str, scope: Scope = "project", project_dir: 
                 home: Path | None = None, expected_revision: int | None = None,
                 now: str | None = None) -> EnablePlan:
     """Every check ``enable`` makes, with nothing written."""
-    check_name(name)
+    check_skill_name(name)
     now = now or utc_now()
     entry = store.get(name)
     lifecycle.check_revision(entry, expected_revision)
@@ -184,7 +185,7 @@ def installed_paths(installation: Installation, name: str,
 def plan_revoke(store: Store, name: str, project_dir: Path | None = None, *,
                 expected_revision: int | None = None) -> RevokePlan:
     """Every check ``revoke`` makes (the state, the installed bytes), with nothing written."""
-    check_name(name)
+    check_skill_name(name)
     entry = store.get(name)
     lifecycle.check_revision(entry, expected_revision)
     lifecycle.revoke(entry, entry.updated_at)  # raises unless the state allows it

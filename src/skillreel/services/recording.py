@@ -21,7 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import InputError, RecordError, ReplayUIError, TargetError
-from ..model.base import Label, ParamName, SkillName
+from ..model.base import Label, ParamName, check_skill_name
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, Viewport, build_url_target
@@ -49,7 +49,6 @@ CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 DEFAULT_TIMEOUT_MS: Final = 10_000
 # An HTML fixture of 1,000,000 characters is at most 4,000,000 UTF-8 bytes.
-_NAME = TypeAdapter(SkillName)
 _PARAM = TypeAdapter(ParamName)
 _LABEL = TypeAdapter(Label)
 
@@ -150,10 +149,7 @@ def default_description(name: str) -> str:
 
 def prepare(request: RecordRequest) -> PreparedRecording:
     """Check every input of ``request``; raises ``SR_RECORD_*`` (nothing is started or stored)."""
-    try:
-        _NAME.validate_python(request.name)
-    except ValidationError as exc:
-        raise InputError("SR_RECORD_NAME_INVALID", "the skill name breaks the naming rule") from exc
+    check_skill_name(request.name)
     _check_options(request)
     environment, html = _environment(request)
     script = _read(AutomationScript, request.automation, "automation file")

@@ -24,9 +24,9 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..errors import ReplayError, ReplayUIError, SkillreelError
+from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
 from ..model.actions import Action, HumanAction
-from ..model.base import SkillName
+from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.lifecycle import replay_succeeded
@@ -218,11 +218,8 @@ def _audit_failure(store: Store, request: ReplayRequest, entry: StoreEntry | Non
 
 
 def _valid_name(name: str) -> str | None:
-    from pydantic import TypeAdapter, ValidationError
-
     try:
-        checked: str = TypeAdapter(SkillName).validate_python(name)
-    except ValidationError:
+        return check_skill_name(name)
+    except InputError:
         return None
-    return checked
 

@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import InstallError
-from .package import PACKAGE_PATHS, Package, PackageFile, check_skill_name, package_digest
+from ..model.base import check_skill_name
+from .package import PACKAGE_PATHS, Package, PackageFile, package_digest
 
 Fault = Callable[[str], None]
 Scope = Literal["project", "user"]

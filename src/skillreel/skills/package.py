@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from ..errors import InstallError
 from ..model.actions import Action, ParameterRef
+from ..model.base import check_skill_name
 from ..model.canonical import bytes_digest, tagged_digest
 from ..model.draft import Parameter
 from ..model.entry import StoreEntry
@@ -44,8 +45,6 @@ MANIFEST = "recorded-skill.json"
 REPLAY_SCRIPT = "scripts/replay"
 PACKAGE_PATHS = (SKILL_MD, MANIFEST, REPLAY_SCRIPT)  # sorted by path, as the digest lists them
 MAX_BODY_LINES = 499  # the Agent Skills guidance: a body under 500 lines
-NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-MAX_NAME_CHARS = 64
 
 _URL_RE = re.compile(r"https?://[^\s\"'<>`()\[\]{}]+", re.IGNORECASE)
 # A token-like ``key=value`` left in user text without a scheme (``cb?code=...``): the value goes.
@@ -100,13 +99,6 @@ def package_digest(files: Iterable[PackageFile]) -> str:
         "files": [{"path": f.path, "executable": f.executable, "digest": file_digest(f.data)}
                   for f in listing],
     })
-
-
-def check_skill_name(name: str) -> None:
-    """The Agent Skills naming rule; the folder name and the front matter ``name`` both follow it."""
-    if not (0 < len(name) <= MAX_NAME_CHARS and NAME_RE.match(name)):
-        raise InstallError("SR_RECORD_NAME_INVALID",
-                           "a skill name is 1-64 lower-case letters, digits and single inner hyphens")
 
 
 # --- user text ---------------------------------------------------------------------------------
