@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from ..errors import RecordError
 from .actions import ALL_CAPABILITIES, Capability
 from .base import Digest, DigestedDocument, Document
 from .limits import (
@@ -42,6 +43,13 @@ class PolicySettings(Document):
     def denied_capabilities(self, needed: Iterable[Capability]) -> tuple[Capability, ...]:
         """The capabilities in ``needed`` that this policy does not allow, sorted (empty: all allowed)."""
         return tuple(sorted(set(needed) - set(self.allowed_capabilities)))
+
+    def require_capabilities(self, needed: Iterable[Capability]) -> None:
+        """``SR_RECORD_POLICY_DENIED`` unless the policy allows every capability in ``needed``."""
+        denied = self.denied_capabilities(needed)
+        if denied:
+            raise RecordError("SR_RECORD_POLICY_DENIED",
+                              f"the policy does not allow the capabilities {', '.join(denied)}")
 
 
 class Policy(PolicySettings, DigestedDocument):

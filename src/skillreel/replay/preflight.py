@@ -97,9 +97,9 @@ def check_capabilities(draft: Draft, approval: Approval, policy: Policy) -> None
     if not needed <= set(approval.approved_capabilities):
         missing = ", ".join(sorted(needed - set(approval.approved_capabilities)))
         raise ReplayError("SR_REPLAY_CAPABILITY_DENIED", f"the approval does not grant {missing}")
-    if not needed <= set(policy.allowed_capabilities):
-        missing = ", ".join(sorted(needed - set(policy.allowed_capabilities)))
-        raise ReplayError("SR_REPLAY_CAPABILITY_DENIED", f"the policy does not allow {missing}")
+    refused = policy.denied_capabilities(needed)
+    if refused:
+        raise ReplayError("SR_REPLAY_CAPABILITY_DENIED", f"the policy does not allow {', '.join(refused)}")
     for action in draft.actions:  # the manifest is derived; make sure no action escapes it
         if CAPABILITY_OF_KIND[action.kind] not in needed:
             raise ReplayError("SR_REPLAY_CAPABILITY_DENIED",

@@ -172,13 +172,6 @@ def approval_required(would: str, details: dict[str, Any]) -> RecordError:
                        details={"wouldChange": details})
 
 
-def _check_capabilities(entry: StoreEntry, policy: Policy) -> None:
-    denied = policy.denied_capabilities(entry.draft.capabilities)
-    if denied:
-        raise RecordError("SR_RECORD_POLICY_DENIED",
-                          f"the policy does not allow the capabilities {', '.join(denied)}")
-
-
 # --- projections ----------------------------------------------------------------------------------
 
 def _target(bundle: LocatorBundle | None) -> dict[str, Any] | None:
@@ -270,7 +263,7 @@ def review_skill(store: Store, name: str, reviewer: str, *, approve: bool,
         return step(entry, reviewer, now)
 
     preview = change(current)
-    _check_capabilities(preview, store.policy())
+    store.policy().require_capabilities(preview.draft.capabilities)
     if not approve:
         what = "accept the heal proposal of" if heal_proposal else "approve"
         raise approval_required(

@@ -157,10 +157,7 @@ def _check_policy(store: Store, entry: StoreEntry, scope: Scope) -> None:
     if scope == "user" and not policy.allow_global_install:
         raise RecordError("SR_RECORD_POLICY_DENIED",
                           "the policy does not allow installing skills for the user (allowGlobalInstall)")
-    denied = sorted(set(entry.draft.capabilities) - set(policy.allowed_capabilities))
-    if denied:
-        raise RecordError("SR_RECORD_POLICY_DENIED",
-                          f"the policy does not allow capabilities this skill needs: {', '.join(denied)}")
+    policy.require_capabilities(entry.draft.capabilities)
 
 
 def _installation(scope: Scope, paths: tuple[Path, ...], digest: str, now: str) -> Installation:

@@ -369,10 +369,7 @@ def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, 
 
 def store_draft(store: Store, draft: Draft, events: EventsLog, now: str) -> StoreEntry:
     """Insert a new skill, or replace the draft of an existing one (refused when enabled)."""
-    denied = set(draft.capabilities) - set(store.policy().allowed_capabilities)
-    if denied:
-        raise RecordError("SR_RECORD_POLICY_DENIED",
-                          f"the policy does not allow the capabilities {', '.join(sorted(denied))}")
+    store.policy().require_capabilities(draft.capabilities)
     note = AuditNote(kind="record", digests={"draft": draft.draft_digest, "events": events.events_digest})
     if store.find(draft.name) is None:
         return store.insert(new_entry(draft, events, now), note)
