@@ -45,6 +45,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import ValidationError
 
 from ..errors import RecordError
+from ..locate import script
 from ..model.events import (
     MAX_EVENTS,
     MAX_PAGE_EVENT_BYTES,
@@ -85,9 +86,8 @@ _NOTIFICATIONS: Final = (
 @functools.cache
 def capture_script() -> str:
     """The script each isolated world runs: the shared element description, then the recorder."""
-    locate = resources.files("skillreel.locate").joinpath("fingerprint.js").read_text("utf-8")
     recorder = resources.files("skillreel.record").joinpath("recorder.js").read_text("utf-8")
-    return locate + "\n;\n" + recorder
+    return script("fingerprint.js") + "\n;\n" + recorder
 
 
 # ---- navigation classification (pure) ------------------------------------------------------------
