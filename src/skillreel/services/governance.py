@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,6 @@ from ..store.inputs import decode_json_object, parse_document, read_json_input
 from ..store.transfer import check_output, export_bytes, export_document, imported_entry, write_private
 
 DEFAULT_AUDIT_LIMIT = 1000
-_LABEL = TypeAdapter(Label)
 NEXT_STEPS: dict[str, tuple[str, ...]] = {
     "draft": ("review", "delete"),
     "approved": ("replay", "delete"),
@@ -158,9 +158,15 @@ class ImportResult:
 
 # --- checks ---------------------------------------------------------------------------------------
 
+@cache
+def _label_adapter() -> TypeAdapter[str]:
+    """Built on first use: `list` and `show` start without it."""
+    return TypeAdapter(Label)
+
+
 def check_reviewer(reviewer: str) -> str:
     try:
-        return _LABEL.validate_python(reviewer)
+        return _label_adapter().validate_python(reviewer)
     except ValidationError as exc:
         raise InputError("SR_RECORD_INPUT_MALFORMED",
                          "a reviewer id is letters, digits and . _ @ : - (at most 128)") from exc
