@@ -58,6 +58,22 @@ class DemoContext:
     desk: InvoiceDesk
     settle_ms: int
     results: list[StageResult] = field(default_factory=list)
+    _store: Any = None
+
+    @property
+    def store(self) -> Any:
+        """The demo's store, opened by the first stage that needs it (so a home that cannot be
+        created fails that stage) and closed when the run ends."""
+        if self._store is None:
+            from ..store import Store
+
+            self._store = Store.open(self.home)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
 
 class DemoStageFailed(RecordError):
@@ -91,12 +107,6 @@ ASSERTIONS = {"assertions": [
 ]}
 
 
-def _store(ctx: DemoContext) -> Any:
-    from ..store import Store
-
-    return Store.open(ctx.home)
-
-
 async def stage_record(ctx: DemoContext) -> StageResult:
     from ..services.recording import RecordRequest, record_skill
 
@@ -105,7 +115,7 @@ async def stage_record(ctx: DemoContext) -> StageResult:
     automation.write_text(json.dumps(_automation(ctx.desk.start_url)))
     assertions.write_text(json.dumps(ASSERTIONS))
     try:
-        result = await record_skill(_store(ctx), RecordRequest(
+        result = await record_skill(ctx.store, RecordRequest(
             name=SKILL, url=ctx.desk.start_url, automation=automation, assertions=assertions,
             description=DESCRIPTION, failure_conditions=("No invoice matches the supplier and region.",
                                                          "The invoice was already approved."),
@@ -125,7 +135,7 @@ async def stage_record(ctx: DemoContext) -> StageResult:
 async def stage_show(ctx: DemoContext) -> StageResult:
     from ..services.governance import show_skill
 
-    view = show_skill(_store(ctx), SKILL).to_json()
+    view = show_skill(ctx.store, SKILL).to_json()
     skill = view.get("skill", view)
     kinds = [a["kind"] for a in skill["actions"]]
     sensitive = [p["name"] for p in skill["parameters"] if p["sensitive"]]
@@ -138,7 +148,7 @@ async def stage_show(ctx: DemoContext) -> StageResult:
 async def stage_review(ctx: DemoContext) -> StageResult:
     from ..services.governance import review_skill
 
-    result = review_skill(_store(ctx), SKILL, "demo", approve=True).to_json()
+    result = review_skill(ctx.store, SKILL, "demo", approve=True).to_json()
     return StageResult("review", True, f"approved revision {result['revision']} as reviewer 'demo'", result)
 
 
@@ -146,7 +156,7 @@ async def _replay(ctx: DemoContext, query: str, region: str, timeout_ms: int = 1
     """Replay with these inputs; the password comes from the vault variable the demo set."""
     from ..services.replaying import ReplayRequest, replay_skill
 
-    store = _store(ctx)
+    store = ctx.store
     wanted = {"username": "clerk", "query": query, "region": region}
     names = {p.name for p in store.get(SKILL).draft.parameters if not p.sensitive}
     if names != set(wanted):
@@ -163,7 +173,7 @@ async def stage_replay(ctx: DemoContext) -> StageResult:
     approved = ctx.desk.approved[before:]
     if approved != ["INV-2077"]:
         raise DemoStageFailed("replay", f"expected INV-2077 approved, the app saw {approved}")
-    status = _store(ctx).get(SKILL).status
+    status = ctx.store.get(SKILL).status
     return StageResult("replay", True, f"replayed with new inputs (globex, south; password from the vault): "
                        f"INV-2077 approved, skill now {status}",
                        {"reportDigest": outcome.report.report_digest if outcome.report else None,
@@ -181,7 +191,7 @@ async def stage_heal(ctx: DemoContext) -> StageResult:
         raise DemoStageFailed("heal", "the redesign needed no healing; the demo app did not change")
     if ctx.desk.approved[before:] != ["INV-1042"]:
         raise DemoStageFailed("heal", "the healed replay approved the wrong invoice")
-    entry = _store(ctx).get(SKILL)
+    entry = ctx.store.get(SKILL)
     if entry.heal_proposal is None:
         raise DemoStageFailed("heal", "no heal proposal was left for review")
     return StageResult("heal", True, f"redesigned app: healed {len(healed)} step(s) ({', '.join(healed)}), "
@@ -208,7 +218,7 @@ async def stage_refuse(ctx: DemoContext) -> StageResult:
 async def stage_enable(ctx: DemoContext) -> StageResult:
     from ..services.packaging import enable_skill
 
-    result = enable_skill(_store(ctx), SKILL, "project", ctx.project).to_json()
+    result = enable_skill(ctx.store, SKILL, "project", ctx.project).to_json()
     paths = [str(Path(p).relative_to(ctx.project)) for p in result["installations"]]
     return StageResult("enable", True, f"enabled: package {result['packageDigest'][:19]}… installed in "
                        f"{', '.join(paths)}", result)
@@ -242,7 +252,7 @@ async def stage_mcp(ctx: DemoContext) -> StageResult:
 async def stage_revoke(ctx: DemoContext) -> StageResult:
     from ..services.packaging import revoke_skill
 
-    result = revoke_skill(_store(ctx), SKILL, ctx.project).to_json()
+    result = revoke_skill(ctx.store, SKILL, ctx.project).to_json()
     roots = (ctx.project / ".agents" / "skills", ctx.project / ".claude" / "skills")
     left = [root / SKILL for root in roots if (root / SKILL).exists()]
     if left:
@@ -253,7 +263,7 @@ async def stage_revoke(ctx: DemoContext) -> StageResult:
 async def stage_audit(ctx: DemoContext) -> StageResult:
     from ..services.governance import verify_audit
 
-    result = verify_audit(_store(ctx)).to_json()
+    result = verify_audit(ctx.store).to_json()
     if not result["ok"]:
         raise DemoStageFailed("audit", f"the audit chain broke at event {result['brokenAt']}")
     leaks = [p for p in ctx.home.rglob("*") if p.is_file()
@@ -278,6 +288,23 @@ class DemoRun:
     home: Path
 
 
+async def _run_stages(ctx: DemoContext, on_stage: Callable[[StageResult], None] | None,
+                      keep: bool) -> DemoRun:
+    for name, stage in STAGES:
+        started = time.monotonic()
+        try:
+            result = await stage(ctx)
+        except DemoStageFailed:
+            raise
+        except SkillreelError as exc:
+            raise DemoStageFailed(name, exc.message, exc) from exc
+        result = StageResult(result.stage, result.ok, result.summary, result.data, time.monotonic() - started)
+        ctx.results.append(result)
+        if on_stage:
+            on_stage(result)
+    return DemoRun(ctx.results, ctx.workdir if keep else None, ctx.home)
+
+
 async def run_demo(*, home: Path | None = None, keep: bool = False, port: int = 0, settle_ms: int = 150,
                    on_stage: Callable[[StageResult], None] | None = None) -> DemoRun:
     """Run every stage; return their results, or raise the first failure (``SR_RECORD_DEMO_FAILED``).
@@ -293,20 +320,10 @@ async def run_demo(*, home: Path | None = None, keep: bool = False, port: int = 
     try:
         with InvoiceDesk({RECORDED_PASSWORD, VAULT_PASSWORD}, port=port) as desk:
             ctx = DemoContext(workdir, ctx_home, project, desk, settle_ms)
-            for name, stage in STAGES:
-                started = time.monotonic()
-                try:
-                    result = await stage(ctx)
-                except DemoStageFailed:
-                    raise
-                except SkillreelError as exc:
-                    raise DemoStageFailed(name, exc.message, exc) from exc
-                result = StageResult(result.stage, result.ok, result.summary, result.data,
-                                     time.monotonic() - started)
-                ctx.results.append(result)
-                if on_stage:
-                    on_stage(result)
-            return DemoRun(ctx.results, workdir if keep else None, ctx_home)
+            try:
+                return await _run_stages(ctx, on_stage, keep)
+            finally:
+                ctx.close()
     except DemoStageFailed as exc:
         if keep:
             exc.details["keptDirectory"] = str(workdir)
