@@ -64,12 +64,8 @@ def cli() -> Any:
 
 @pytest.fixture
 def server() -> Iterator[LocalServer]:
-    srv = LocalServer()
-    srv.start()
-    try:
+    with LocalServer() as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +97,5 @@ def xvfb_display() -> Iterator[str]:
 @pytest.fixture
 def second_server() -> Iterator[LocalServer]:
     """Another loopback origin, for network tests (it must see zero requests when off the allowlist)."""
-    srv = LocalServer()
-    srv.start()
-    try:
+    with LocalServer() as srv:
         yield srv
-    finally:
-        srv.stop()

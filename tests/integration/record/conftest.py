@@ -79,12 +79,8 @@ class Rig:
 
 @pytest.fixture(scope="module")
 def record_server() -> Iterator[LocalServer]:
-    srv = LocalServer()
-    srv.start()
-    try:
+    with LocalServer() as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
