@@ -25,9 +25,9 @@ from _results import report
 from tests.factory import url_environment
 from tests.server import LocalServer
 
-from skillreel.target.browser import browser_session, find_chromium, launch_args
-from skillreel.target.ledger import NetworkLedger
-from skillreel.target.proxy import EnforcingProxy
+from skillreel.sandbox.browser import browser_session, find_chromium, launch_args
+from skillreel.sandbox.ledger import NetworkLedger
+from skillreel.sandbox.proxy import EnforcingProxy
 
 GIF = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
 

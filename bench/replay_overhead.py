@@ -54,9 +54,9 @@ from skillreel.model.draft import Draft, Parameter
 from skillreel.model.lifecycle import approve, new_entry
 from skillreel.model.locators import LocatorBundle
 from skillreel.replay.engine import StepProgress
+from skillreel.sandbox.browser import browser_session, find_chromium
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
-from skillreel.target.browser import browser_session, find_chromium
 
 GOAL = 1.25
 COMMAND = "python bench/replay_overhead.py"

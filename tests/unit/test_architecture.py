@@ -1,9 +1,17 @@
-"""Architecture rules that keep the design easy to see."""
+"""Architecture rules that keep the design easy to see (docs/dev/ARCHITECTURE.md).
+
+The layer rule: every module of ``skillreel`` belongs to exactly one layer, and imports (at module
+level, inside functions or under ``TYPE_CHECKING``: all of them) point only down, to a lower
+layer, or stay inside the module's own top-level package. Two packages of the same layer do not
+import each other. A module that belongs to no layer fails the test, so a new or moved module
+cannot silently drop out of the check.
+"""
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,14 +19,141 @@ import pytest
 from skillreel.errors import CODES, SkillreelError
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "skillreel"
-PURE = [
-    *sorted((SRC / "model").glob("*.py")),
-    SRC / "record" / "project.py",
-    SRC / "record" / "redact.py",
-    SRC / "locate" / "heal.py",
-    SRC / "target" / "policy.py",
-]
-FORBIDDEN_IN_PURE = {"playwright", "sqlite3", "subprocess", "socket", "asyncio", "httpx", "requests"}
+
+# Lowest first. A unit is a top-level module or package of skillreel.
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"errors"}),
+    frozenset({"model"}),
+    frozenset({"vault", "user_files"}),
+    frozenset({"store"}),
+    frozenset({"locate"}),
+    frozenset({"record", "replay", "sandbox"}),
+    frozenset({"skills"}),
+    frozenset({"services"}),
+    frozenset({"mcp", "demo"}),
+    frozenset({"cli"}),  # the console script's verbs start the MCP server and the demo
+    frozenset({"__main__"}),
+)
+ROOT_UNIT = "__init__"  # skillreel/__init__.py: imports nothing of skillreel
+
+PURE = (
+    "model",
+    "record.project",
+    "record.redact",
+    "locate.heal",
+    "sandbox.allowlist",
+)
+FORBIDDEN_IN_PURE = {"playwright", "sqlite3", "subprocess", "socket", "asyncio", "os", "httpx", "requests"}
+
+
+def layer_of(unit: str) -> int | None:
+    return next((i for i, units in enumerate(LAYERS) if unit in units), None)
+
+
+def module_name(path: Path, src: Path = SRC) -> str:
+    """``skillreel.a.b`` for ``src/skillreel/a/b.py`` (a package is its ``__init__``)."""
+    parts = list(path.relative_to(src).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["skillreel", *parts])
+
+
+def imported_modules(tree: ast.AST, module: str, is_package: bool) -> Iterator[tuple[int, str]]:
+    """Every ``skillreel`` module an AST imports (relative imports resolved), with its line."""
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "skillreel" or alias.name.startswith("skillreel."):
+                    yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target == "skillreel" or target.startswith("skillreel."):
+                if target == "skillreel" or (node.module is None and node.level):
+                    for alias in node.names:  # from . import x / from skillreel import x
+                        yield node.lineno, f"{target}.{alias.name}"
+                else:
+                    yield node.lineno, target
+
+
+def unit_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ROOT_UNIT
+
+
+def back_edges(source: str, module: str, is_package: bool = False) -> list[str]:
+    """The imports of ``source`` (as module ``module``) that break the layer rule."""
+    own = unit_of(module)
+    own_layer = layer_of(own)
+    problems = []
+    if own_layer is None and own != ROOT_UNIT:
+        return [f"{module} belongs to no layer (add its package to LAYERS)"]
+    for line, target in imported_modules(ast.parse(source), module, is_package):
+        other = unit_of(target)
+        if other == own:
+            continue
+        other_layer = layer_of(other)
+        if own == ROOT_UNIT or other_layer is None or own_layer is None or other_layer >= own_layer:
+            problems.append(f"{module}:{line} imports {target}")
+    return problems
+
+
+def all_modules() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_every_import_points_down() -> None:
+    problems = []
+    for path in all_modules():
+        problems += back_edges(path.read_text(), module_name(path), path.name == "__init__.py")
+    assert not problems, "layer rule broken:\n" + "\n".join(problems)
+
+
+def test_every_package_is_in_a_layer() -> None:
+    units = {unit_of(module_name(p)) for p in all_modules()} - {ROOT_UNIT}
+    assert units == set().union(*LAYERS), "LAYERS lists a unit that does not exist, or misses one"
+
+
+@pytest.mark.parametrize(("module", "source"), [
+    ("skillreel.store.entries", "from ..services import governance\n"),
+    ("skillreel.store.entries", "def f():\n    from skillreel.mcp import server\n"),
+    ("skillreel.model.draft", "from ..store import Store\n"),
+    ("skillreel.replay.engine", "from ..sandbox.browser import browser_session\n"),  # same layer
+    ("skillreel.locate.heal", "from . import x\nfrom ..record import session\n"),
+    ("skillreel.errors", "import skillreel.model\n"),
+    ("skillreel.skills.package", "from typing import TYPE_CHECKING\n"
+                                 "if TYPE_CHECKING:\n    from ..services.preflight import Preflight\n"),
+    ("skillreel.newpackage.mod", "import json\n"),  # a unit in no layer
+])
+def test_a_planted_back_edge_fails_the_rule(module: str, source: str) -> None:
+    assert back_edges(source, module), f"not caught: {source!r} in {module}"
+
+
+@pytest.mark.parametrize(("module", "source"), [
+    ("skillreel.services.replaying", "from ..store import Store\nfrom . import preflight\n"),
+    ("skillreel.cli.replay", "def f():\n    from ..services.replaying import replay_skill\n"),
+    ("skillreel.record.session", "from ..locate import script\n"),
+])
+def test_downward_imports_pass_the_rule(module: str, source: str) -> None:
+    assert back_edges(source, module) == []
+
+
+def _pure_paths() -> list[Path]:
+    paths = []
+    for name in PURE:
+        base = SRC.joinpath(*name.split("."))
+        paths += sorted(base.glob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+    return paths
+
+
+def test_pure_modules_exist() -> None:
+    missing = [p for p in _pure_paths() if not p.is_file()]
+    assert not missing, f"a pure module moved or vanished: {missing} (update PURE)"
 
 
 def _imports(path: Path) -> set[str]:
@@ -32,16 +167,11 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("path", [p for p in PURE if p.exists()], ids=lambda p: str(p.relative_to(SRC)))
+@pytest.mark.parametrize("path", _pure_paths(), ids=lambda p: str(p.relative_to(SRC)))
 def test_pure_modules_do_no_io(path: Path) -> None:
     assert not (_imports(path) & FORBIDDEN_IN_PURE), f"{path.name} imports I/O libraries"
     text = path.read_text()
     assert "open(" not in re.sub(r"#.*", "", text)
-
-
-def test_pure_module_list_is_complete() -> None:
-    assert (SRC / "model").is_dir()
-    assert all(p.suffix == ".py" for p in PURE)
 
 
 def test_every_error_code_is_in_its_family_and_documented() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from skillreel.errors import InputError
 from skillreel.record.automation import AssertionsFile, AutomationScript, ClickStep, SelectStep, TypeStep
-from skillreel.store.inputs import parse_document
+from skillreel.user_files import parse_document
 
 
 def parse(cls: Any, doc: Any) -> Any:

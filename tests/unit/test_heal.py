@@ -65,7 +65,7 @@ def probe(b: LocatorBundle, page: list[El]) -> heal.Probe:
     return heal.Probe("t", tuple(hits), observed, tuple(pool), len(page))
 
 
-def decide(b: LocatorBundle, page: list[El], allow_heal: bool = True) -> heal.Decision:
+def decide(b: LocatorBundle, page: list[El], allow_heal: bool = True) -> heal.Resolution:
     return heal.decide(b.fingerprint, probe(b, page), allow_heal=allow_heal)
 
 

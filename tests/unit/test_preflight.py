@@ -22,9 +22,9 @@ from skillreel.model.entry import StoreEntry
 from skillreel.model.environment import Environment, build_url_target
 from skillreel.model.lifecycle import approve, new_entry
 from skillreel.model.policy import Policy, PolicySettings
-from skillreel.replay.preflight import ReplayRequest, run_preflight
-from skillreel.services import secrets as vault
-from skillreel.target.files import fixture_digest as html_fixture_digest
+from skillreel.sandbox.files import fixture_digest as html_fixture_digest
+from skillreel import vault
+from skillreel.services.preflight import ReplayRequest, run_preflight
 from tests.factory import T0, bundle, draft, events_log
 
 HTML = "<html><body><input id=q></body></html>"

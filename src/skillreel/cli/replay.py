@@ -42,8 +42,8 @@ def command(name: str, html_path: Path | None, url: str | None, storage_state: P
             settle_ms: int, as_json: bool) -> None:
     """Replay an approved skill in Chromium with new inputs."""
     from ..services.replaying import ReplayRequest, replay_skill
-    from ..services.secrets import EnvKeyringSecrets
     from ..store import Store
+    from ..vault import EnvKeyringSecrets
 
     request = ReplayRequest(name=name, inputs=parse_inputs(inputs), html_path=html_path, url=url,
                             storage_state=storage_state, expected_revision=expected_revision,

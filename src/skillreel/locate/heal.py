@@ -238,7 +238,7 @@ Outcome = Literal["exact", "healed", "not-found", "ambiguous"]
 
 
 @dataclass(frozen=True)
-class Decision:
+class Resolution:
     """The verdict on one probe; ``element`` is set only for ``exact`` and ``healed``."""
 
     outcome: Outcome
@@ -257,7 +257,7 @@ class Decision:
         return self.outcome == "healed"
 
 
-def decide(recorded: Fingerprint, probe: Probe, *, allow_heal: bool) -> Decision:
+def decide(recorded: Fingerprint, probe: Probe, *, allow_heal: bool) -> Resolution:
     """Apply the rule of the module docstring to one probe."""
     scores = {e: similarity(recorded, o.comparison) for e, o in probe.observed.items() if o.visible}
     hit = _first_hit(probe, scores)
@@ -265,12 +265,12 @@ def decide(recorded: Fingerprint, probe: Probe, *, allow_heal: bool) -> Decision
         element, rank = hit
         rival = max((s for e, s in _pool_scores(probe, scores) if e != element), default=None)
         if rival is None or rival < scores[element] - MARGIN:
-            return Decision("exact", element, scores[element], rank, rival, "the ranked locator agrees")
+            return Resolution("exact", element, scores[element], rank, rival, "the ranked locator agrees")
         if rival <= scores[element] + MARGIN:
-            return Decision("ambiguous", None, scores[element], rank, rival,
+            return Resolution("ambiguous", None, scores[element], rank, rival,
                             "another element matches the fingerprint as well as the located one")
     if not allow_heal:
-        return Decision("not-found", reason="no ranked locator agrees and healing is off")
+        return Resolution("not-found", reason="no ranked locator agrees and healing is off")
     return _heal(probe, scores)
 
 
@@ -289,19 +289,19 @@ def _pool_scores(probe: Probe, scores: Mapping[int, float]) -> list[tuple[int, f
     return sorted(ranked, key=lambda p: -p[1])
 
 
-def _heal(probe: Probe, scores: Mapping[int, float]) -> Decision:
+def _heal(probe: Probe, scores: Mapping[int, float]) -> Resolution:
     ranked = _pool_scores(probe, scores)
     if not ranked:
-        return Decision("not-found", reason="no element of the same kind is visible")
+        return Resolution("not-found", reason="no element of the same kind is visible")
     best, best_score = ranked[0]
     second = ranked[1][1] if len(ranked) > 1 else None
     if best_score < HEAL_MIN or not probe.observed[best].comparison.identity_agrees():
-        return Decision("not-found", score=best_score, runner_up=second,
+        return Resolution("not-found", score=best_score, runner_up=second,
                         reason="no element is similar enough to the fingerprint")
     if second is not None and second > best_score - MARGIN:
-        return Decision("ambiguous", score=best_score, runner_up=second,
+        return Resolution("ambiguous", score=best_score, runner_up=second,
                         reason="two elements match the fingerprint equally well")
-    return Decision("healed", best, best_score, None, second, "healed by fingerprint similarity")
+    return Resolution("healed", best, best_score, None, second, "healed by fingerprint similarity")
 
 
 # ---- parsing resolve.js output (the only shape crossing from the page) --------------------------

@@ -40,9 +40,9 @@ from ..model.entry import StoreEntry
 from ..model.environment import UrlTarget
 from ..model.urls import origin_of
 from ..services.replaying import ReplayOutcome, ReplayRequest, preflight, replay_skill
-from ..services.secrets import EnvKeyringSecrets, SecretSource, secret_env_name
 from ..skills.package import clean_text, cli_only_file
 from ..store import Store
+from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 
 if TYPE_CHECKING:
     from ..replay.engine import HumanRequest, StepProgress

@@ -1,6 +1,6 @@
 """Pure URL rules: target URLs, exact origins, loopback, and stripping tokens from URLs.
 
-Used by the model (to re-validate environments) and by ``target.policy`` (to decide requests).
+Used by the model (to re-validate environments) and by ``sandbox.allowlist`` (to decide requests).
 Error messages here never repeat the URL: they name the rule that failed.
 """
 

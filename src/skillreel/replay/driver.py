@@ -55,7 +55,7 @@ class Ledger(Protocol):
 
 
 class Session(Protocol):
-    """What the driver needs of ``target.browser.BrowserSession``."""
+    """What the driver needs of ``sandbox.browser.BrowserSession``."""
 
     @property
     def page(self) -> Page: ...

@@ -331,7 +331,7 @@ class ReplayEngine:
         """Probe until the rule accepts an element (a healed one twice in a row) or time runs out."""
         salt = self.options.salt
         delay = POLL_FIRST_S
-        last = heal.Decision("not-found", reason="the page was not measured")
+        last = heal.Resolution("not-found", reason="the page was not measured")
         confirm: tuple[float, heal.Comparison] | None = None
         overtime = False
         while True:
@@ -343,7 +343,7 @@ class ReplayEngine:
             confirm = picked
             # accepted but not yet usable: a heal awaiting confirmation, or an element that went
             # away before it was marked
-            last = decision if not decision.accepted else heal.Decision(
+            last = decision if not decision.accepted else heal.Resolution(
                 "not-found", reason="the page kept changing while the target was located")
             if self.clock() >= step.deadline:
                 if confirm is None or overtime:
@@ -352,7 +352,7 @@ class ReplayEngine:
             await self.sleep(HEAL_CONFIRM_S if confirm is not None else delay)
             delay = min(delay * 2, POLL_MAX_S)
 
-    async def _accept(self, step: _Step, probe: heal.Probe, decision: heal.Decision,
+    async def _accept(self, step: _Step, probe: heal.Probe, decision: heal.Resolution,
                       confirm: tuple[float, heal.Comparison] | None
                       ) -> Picked | tuple[float, heal.Comparison] | None:
         """The picked element, or the healed signature still waiting for confirmation, or None."""
@@ -374,7 +374,7 @@ class ReplayEngine:
                                                    fingerprint=picked.fingerprint)
         return picked
 
-    def _resolution_error(self, step: _Step, decision: heal.Decision) -> SkillreelError:
+    def _resolution_error(self, step: _Step, decision: heal.Resolution) -> SkillreelError:
         a = step.action
         if decision.outcome == "ambiguous":
             return ReplayUIError("SR_REPLAY_UI_TARGET_AMBIGUOUS",

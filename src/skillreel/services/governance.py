@@ -26,8 +26,8 @@ from ..model.export import ExportDocument
 from ..model.locators import LocatorBundle
 from ..model.policy import Policy, PolicySettings
 from ..store import AuditNote, AuditVerification, EntrySummary, RevisionSummary, Store, signing, utc_now
-from ..store.inputs import decode_json_object, parse_document, read_json_input
 from ..store.transfer import check_output, export_bytes, export_document, imported_entry, write_private
+from ..user_files import decode_json_object, parse_document, read_user_file
 
 DEFAULT_AUDIT_LIMIT = 1000
 NEXT_STEPS: dict[str, tuple[str, ...]] = {
@@ -345,7 +345,7 @@ def policy_template() -> dict[str, Any]:
 
 def read_policy_file(path: Path) -> Policy:
     """A policy file: PolicySettings, or a Policy whose ``policyDigest`` must then match."""
-    data = read_json_input(path, what="policy file")
+    data = read_user_file(path, what="policy file")
     has_digest = "policyDigest" in decode_json_object(data, what="policy file")
     if has_digest:
         return parse_document(Policy, data, what="policy file")
@@ -391,7 +391,7 @@ def export_skill(store: Store, name: str, out: Path, *, force: bool = False, sig
 
 def read_export(path: Path) -> ExportDocument:
     """An export file, re-validated completely (every nested schema and digest)."""
-    data = read_json_input(path, what="export file")
+    data = read_user_file(path, what="export file")
     return parse_document(ExportDocument, data, what="export file")
 
 

@@ -39,11 +39,11 @@ from ..record.automation import AssertionsFile, AutomationScript, perform
 from ..record.project import ProjectionOptions, forget_sensitive_digests, plan, project
 from ..record.redact import Finding, scan, scan_texts
 from ..record.session import Capture, Recorder
+from ..sandbox.browser import browser_session
+from ..sandbox.files import fixture_digest, read_html_fixture, read_storage_state
+from ..sandbox.files import storage_state_digest as storage_state_digest
 from ..store import AuditNote, Store, utc_now
-from ..store.inputs import parse_document, read_json_input
-from ..target.browser import browser_session
-from ..target.files import fixture_digest, read_html_fixture, read_storage_state
-from ..target.files import storage_state_digest as storage_state_digest
+from ..user_files import parse_document, read_user_file
 
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
@@ -222,7 +222,7 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
 def _read(cls: type[_Input], path: Path | None, what: str) -> _Input | None:
     if path is None:
         return None
-    return parse_document(cls, read_json_input(path, what=what), what=what)
+    return parse_document(cls, read_user_file(path, what=what), what=what)
 
 
 def _refuse_findings(findings: list[Finding]) -> None:

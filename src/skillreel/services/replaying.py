@@ -4,7 +4,7 @@
                                  secrets=EnvKeyringSecrets(), progress=print_step, human=ask)
     outcome.to_json()   # the `skillreel replay --json` document
 
-* :func:`preflight` checks everything that needs no browser (``replay/preflight.py``) and lists
+* :func:`preflight` checks everything that needs no browser (``services/preflight.py``) and lists
   the required sensitive parameters the vault lacks (the MCP server asks a person for them).
 * :func:`replay_skill` never raises a :class:`~skillreel.errors.SkillreelError`: it returns a
   :class:`ReplayOutcome`, ``succeeded`` with a :class:`~skillreel.model.report.ReplayReport` only
@@ -33,9 +33,9 @@ from ..model.lifecycle import replay_succeeded
 from ..model.locators import LocatorBundle
 from ..model.report import ReplayReport, StepResult
 from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
-from ..replay.preflight import Preflight, ReplayRequest, check_options, run_preflight
 from ..store import AuditNote, Store, utc_now
-from .secrets import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
+from .preflight import Preflight, ReplayRequest, check_options, run_preflight
 
 __all__ = [
     "HumanPrompt", "Preflight", "ReplayOutcome", "ReplayRequest", "SecretSource", "StepProgress",
@@ -80,7 +80,7 @@ class ReplayOutcome:
 
 
 def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None = None) -> Preflight:
-    """Every check that needs no browser; raises ``SR_*``. See ``replay/preflight.py``."""
+    """Every check that needs no browser; raises ``SR_*``. See ``services/preflight.py``."""
     check_options(request)  # bad usage is reported as such, whatever the store holds
     entry = store.get(request.name)
     return run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
@@ -90,7 +90,7 @@ async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretS
                        progress: Progress | None = None, human: HumanPrompt | None = None,
                        session_factory: SessionFactory | None = None) -> ReplayOutcome:
     """Replay one skill; see the module docstring. ``session_factory`` replaces
-    ``target.browser.browser_session`` (tests and benchmarks only)."""
+    ``sandbox.browser.browser_session`` (tests and benchmarks only)."""
     entry: StoreEntry | None = None
     try:
         check_options(request)
@@ -119,7 +119,7 @@ async def _run(checked: Preflight, progress: Progress | None, human: HumanPrompt
     from ..replay.driver import PlaywrightDriver
 
     if session_factory is None:
-        from ..target.browser import browser_session
+        from ..sandbox.browser import browser_session
 
         session_factory = browser_session
     draft = checked.draft

@@ -36,7 +36,7 @@ from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
-from ..services.secrets import KEYRING_SERVICE, keyring_username, secret_env_name
+from ..vault import KEYRING_SERVICE, keyring_username, secret_env_name
 
 PACKAGE_TAG = "skillreel.package/v1"
 MANIFEST_SCHEMA = "skillreel.recorded-skill/v1"

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from ..errors import InputError, RecordError
 from ..model.export import ExportDocument, Signature
-from .inputs import read_json_input
+from ..user_files import read_user_file
 
 MAX_KEY_BYTES = 16 * 1024
 _DOMAIN = b"skillreel.export/v1\x00"
@@ -37,7 +37,7 @@ def key_id(public: Ed25519PublicKey) -> str:
 
 
 def load_signing_key(path: Path) -> Ed25519PrivateKey:
-    data = read_json_input(path, what="signing key", limit=MAX_KEY_BYTES)
+    data = read_user_file(path, what="signing key", limit=MAX_KEY_BYTES)
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:
@@ -52,7 +52,7 @@ def load_trusted_keys(paths: Iterable[Path]) -> dict[str, Ed25519PublicKey]:
     """The trusted public keys (PEM), by key id."""
     trusted: dict[str, Ed25519PublicKey] = {}
     for path in paths:
-        data = read_json_input(path, what="trusted key", limit=MAX_KEY_BYTES)
+        data = read_user_file(path, what="trusted key", limit=MAX_KEY_BYTES)
         try:
             key = serialization.load_pem_public_key(data)
         except (ValueError, TypeError) as exc:

@@ -1,7 +1,7 @@
 """Export and import of one skill (``skillreel.export/v1``).
 
 An export holds the current entry with every nested document; reading one back re-validates all
-of it (``inputs.parse_document``). :func:`imported_entry` is the pure rule for what an import
+of it (``user_files.parse_document``). :func:`imported_entry` is the pure rule for what an import
 stores: the same documents as a fresh local history (revision 1, or the next revision of the skill
 it replaces); ``enabled`` becomes ``validated`` and the installation is dropped, because an
 installation on another machine says nothing about this one.

@@ -19,9 +19,9 @@ from skillreel.model.actions import (
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.environment import Environment
 from skillreel.model.locators import LocatorBundle
+from skillreel.sandbox.browser import browser_session
 from skillreel.services.packaging import enable_skill
 from skillreel.store import AuditNote, Store
-from skillreel.target.browser import browser_session
 from tests import factory
 from tests.integration.skills.builders import REVIEWER, T1, T2, report_for
 from tests.server import LocalServer

@@ -16,7 +16,7 @@ from playwright.async_api import Browser, BrowserContext, Page
 from skillreel.model.environment import Environment, build_url_target
 from skillreel.model.events import RecordedEvent
 from skillreel.record.session import Capture, Recorder
-from skillreel.target.browser import browser_session
+from skillreel.sandbox.browser import browser_session
 from tests.server import LocalServer
 
 SALT = "0123456789abcdef0123456789abcdef"

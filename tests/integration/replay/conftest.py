@@ -16,9 +16,9 @@ from skillreel.model.entry import StoreEntry
 from skillreel.model.environment import Environment, HtmlTarget
 from skillreel.model.lifecycle import approve, new_entry
 from skillreel.model.locators import LocatorBundle
+from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.files import fixture_digest as html_fixture_digest
 from skillreel.store import AuditNote, Store, utc_now
-from skillreel.target.browser import browser_session
-from skillreel.target.files import fixture_digest as html_fixture_digest
 from tests.factory import SALT, events_log, url_environment
 from tests.server import LocalServer
 

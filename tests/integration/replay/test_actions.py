@@ -19,8 +19,8 @@ from skillreel.model.actions import (
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate
 from skillreel.model.report import ReplayReport
 from skillreel.services.replaying import ReplayRequest, replay_skill
-from skillreel.services.secrets import secret_env_name
 from skillreel.store import Store
+from skillreel.vault import secret_env_name
 from tests.factory import url_environment
 from tests.server import LocalServer
 

@@ -22,8 +22,8 @@ from skillreel.model.actions import (
     TypeAction,
 )
 from skillreel.services.replaying import ReplayRequest, replay_skill
-from skillreel.services.secrets import secret_env_name
 from skillreel.store import Store
+from skillreel.vault import secret_env_name
 from tests.conftest import run_cli
 from tests.factory import url_environment
 from tests.server import LocalServer

@@ -11,7 +11,7 @@ import pytest
 from skillreel.locate import heal, resolve_world_script
 from skillreel.model.locators import Fingerprint, LocatorBundle
 from skillreel.replay.driver import PlaywrightDriver
-from skillreel.target.browser import browser_session
+from skillreel.sandbox.browser import browser_session
 from tests.factory import SALT, url_environment
 from tests.server import LocalServer
 

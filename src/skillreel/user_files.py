@@ -1,11 +1,11 @@
 """Reading JSON input files safely, and mapping validation failures to input error codes.
 
 Every JSON file a user hands skillreel (policy, import, automation, assertions) goes through
-:func:`read_json_input` (a regular file, not a symlink, at most 2 MiB) and then
+:func:`read_user_file` (a regular file, not a symlink, at most 2 MiB) and then
 :func:`parse_document`, which validates it against a model and reports *where* and *what kind* of
 problem, never the offending value::
 
-    data = read_json_input(path, what="policy file")
+    data = read_user_file(path, what="policy file")
     settings = parse_document(PolicySettings, data, what="policy file")
 """
 
@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import InputError
-from ..model.limits import MAX_JSON_INPUT_BYTES
+from .errors import InputError
+from .model.limits import MAX_JSON_INPUT_BYTES
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -40,7 +40,7 @@ _SAFE_MESSAGES = frozenset({
 _LOC_PART = re.compile(r"^[a-z][A-Za-z0-9]{0,47}$")
 
 
-def read_json_input(path: str | os.PathLike[str], *, what: str = "input file",
+def read_user_file(path: str | os.PathLike[str], *, what: str = "input file",
                     limit: int = MAX_JSON_INPUT_BYTES) -> bytes:
     """The bytes of a regular, non-symlink file of at most ``limit`` bytes.
 

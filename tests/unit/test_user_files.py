@@ -13,7 +13,7 @@ from skillreel.model.draft import Draft
 from skillreel.model.export import ExportDocument
 from skillreel.model.limits import MAX_JSON_INPUT_BYTES
 from skillreel.model.policy import PolicySettings
-from skillreel.store.inputs import decode_json_object, parse_document, read_json_input
+from skillreel.user_files import decode_json_object, parse_document, read_user_file
 from tests import factory
 from tests.unit.test_lifecycle import T1
 
@@ -28,7 +28,7 @@ def code_of(call: object) -> str:
 def test_reads_a_regular_file(tmp_path: Path) -> None:
     path = tmp_path / "p.json"
     path.write_bytes(b'{"a": 1}')
-    assert read_json_input(path) == b'{"a": 1}'
+    assert read_user_file(path) == b'{"a": 1}'
 
 
 def test_refuses_missing_symlink_directory_and_fifo(tmp_path: Path) -> None:
@@ -39,18 +39,18 @@ def test_refuses_missing_symlink_directory_and_fifo(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     for path in (tmp_path / "missing.json", link, tmp_path, fifo):
-        assert code_of(lambda path=path: read_json_input(path)) == "SR_RECORD_INPUT_NOT_REGULAR"
+        assert code_of(lambda path=path: read_user_file(path)) == "SR_RECORD_INPUT_NOT_REGULAR"
     with pytest.raises(InputError, match="symlink"):
-        read_json_input(link)
+        read_user_file(link)
 
 
 def test_refuses_files_over_the_limit(tmp_path: Path) -> None:
     path = tmp_path / "big.json"
     path.write_bytes(b" " * (MAX_JSON_INPUT_BYTES + 1))
-    assert code_of(lambda: read_json_input(path)) == "SR_RECORD_INPUT_TOO_LARGE"
+    assert code_of(lambda: read_user_file(path)) == "SR_RECORD_INPUT_TOO_LARGE"
     path.write_bytes(b" " * MAX_JSON_INPUT_BYTES)
-    assert len(read_json_input(path)) == MAX_JSON_INPUT_BYTES
-    assert code_of(lambda: read_json_input(path, limit=10)) == "SR_RECORD_INPUT_TOO_LARGE"
+    assert len(read_user_file(path)) == MAX_JSON_INPUT_BYTES
+    assert code_of(lambda: read_user_file(path, limit=10)) == "SR_RECORD_INPUT_TOO_LARGE"
 
 
 @pytest.mark.parametrize("data", [b"", b"{", b"\xff\xfe", b"[1, 2]", b"null", b'{"a": NaN}', b"[" * 100_000])

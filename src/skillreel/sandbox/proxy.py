@@ -9,8 +9,8 @@ this proxy, which admits only allowlisted destinations.
 What it speaks:
 
 - ``CONNECT host:port`` (https, wss, and ws through a proxy): judged by
-  :func:`policy.decide_connect`; allowed tunnels are piped both ways unseen.
-- Absolute-form ``http://`` requests: judged by :func:`policy.decide_forward`; one request per
+  :func:`allowlist.decide_connect`; allowed tunnels are piped both ways unseen.
+- Absolute-form ``http://`` requests: judged by :func:`allowlist.decide_forward`; one request per
   upstream connection, sent with ``Connection: close`` (both ways) so a kept-alive client
   connection can never carry a second request to the wrong upstream.
 - ``Upgrade`` requests (``ws://`` in the clear): judged the same, then piped both ways.
@@ -18,7 +18,7 @@ What it speaks:
 
 Every refusal answers ``403`` (``400`` for garbage), never opens an upstream connection, and
 calls ``on_refused(origin)`` with an origin string only; except that hosts under
-``policy.SINKHOLE_SUFFIX`` (the fixture's origin, and where Chromium's own account and update
+``allowlist.SINKHOLE_SUFFIX`` (the fixture's origin, and where Chromium's own account and update
 services are pointed) are refused without a report. The proxy runs on the caller's event
 loop, in-process, on 127.0.0.1 with an ephemeral port.
 """
@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable
 from typing import Final
 from urllib.parse import urlsplit
 
-from .policy import Decision, decide_connect, decide_forward, split_authority
+from .allowlist import EgressDecision, decide_connect, decide_forward, split_authority
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,7 @@ class EnforcingProxy:
         with contextlib.suppress(ConnectionError, OSError, RuntimeError):
             writer.write(_response(status, "refused by skillreel: origin not allowlisted\n"))
 
-    def _decide(self, decision: Decision, writer: asyncio.StreamWriter) -> bool:
+    def _decide(self, decision: EgressDecision, writer: asyncio.StreamWriter) -> bool:
         if decision.reason == "sinkhole":
             with contextlib.suppress(ConnectionError, OSError, RuntimeError):
                 writer.write(_response("403 Forbidden"))

@@ -1,11 +1,11 @@
 """Find and launch Chromium, and set up a browser context for one target (ARCHITECTURE section 7).
 
 This is the only module that launches Chromium. A session has two enforcement layers, both
-reporting refusals to one :class:`~skillreel.target.ledger.NetworkLedger`:
+reporting refusals to one :class:`~skillreel.sandbox.ledger.NetworkLedger`:
 
 1. **Routing** in the context: ``context.route("**/*")`` serves the HTML fixture document and
    admits only allowlisted origins; ``context.route_web_socket`` does the same for page sockets.
-2. **The enforcing proxy** (:mod:`skillreel.target.proxy`) Chromium is launched through, with
+2. **The enforcing proxy** (:mod:`skillreel.sandbox.proxy`) Chromium is launched through, with
    loopback proxied too and host resolution mapped away, so redirects, workers and anything the
    routing layer never sees still cannot reach an origin off the allowlist. An HTML fixture
    session's proxy has an empty allowlist and its context is emulated offline: nothing leaves
@@ -48,9 +48,9 @@ from skillreel.errors import InputError, ReplayUIError, TargetError
 from skillreel.model.environment import FIXTURE_ORIGIN, FIXTURE_URL, Environment, HtmlTarget
 from skillreel.model.limits import MAX_HTML_CHARS
 
+from .allowlist import SINKHOLE_SUFFIX, decide
 from .files import fixture_digest, read_storage_state
 from .ledger import NetworkLedger
-from .policy import SINKHOLE_SUFFIX, decide
 from .proxy import EnforcingProxy
 
 log = logging.getLogger(__name__)

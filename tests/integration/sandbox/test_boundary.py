@@ -16,11 +16,11 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
-from skillreel.target.browser import BrowserSession, browser_session, find_chromium, launch_args
-from skillreel.target.ledger import NetworkLedger
-from skillreel.target.proxy import EnforcingProxy
+from skillreel.sandbox.browser import BrowserSession, browser_session, find_chromium, launch_args
+from skillreel.sandbox.ledger import NetworkLedger
+from skillreel.sandbox.proxy import EnforcingProxy
 from tests.factory import url_environment
-from tests.integration.target.netpeers import EchoWebSocketServer, TcpListener
+from tests.integration.sandbox.netpeers import EchoWebSocketServer, TcpListener
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser

@@ -2,7 +2,7 @@
 
 Both enforcement layers ask the same questions here: the routing layer in the browser context
 (``context.route`` / ``context.route_web_socket``) and the enforcing forward proxy Chromium is
-launched through (``target.proxy``). No I/O, no playwright.
+launched through (``sandbox.proxy``). No I/O, no playwright.
 
 Rules (ARCHITECTURE section 7):
 
@@ -50,7 +50,7 @@ SINKHOLE_SUFFIX: Final = ".skillreel.invalid"
 
 
 @dataclass(frozen=True)
-class Decision:
+class EgressDecision:
     """Whether a request may proceed, and the origin to report it under (``None`` when local)."""
 
     allowed: bool
@@ -73,25 +73,25 @@ def _refused_scheme_origin(scheme: str, url: str) -> str:
     return f"{scheme}:"
 
 
-def decide(url: str, allowed_origins: Iterable[str]) -> Decision:
+def decide(url: str, allowed_origins: Iterable[str]) -> EgressDecision:
     """Decide one request URL (page, worker, redirect hop or web socket) against the allowlist."""
     allowed = frozenset(allowed_origins)
     scheme = _scheme_of(url)
     if scheme is None:
-        return Decision(False, None, "malformed")
+        return EgressDecision(False, None, "malformed")
     if scheme in LOCAL_SCHEMES:
-        return Decision(True, None, "local")
+        return EgressDecision(True, None, "local")
     http_scheme = _WEB_SCHEMES.get(scheme)
     if http_scheme is None:
-        return Decision(False, _refused_scheme_origin(scheme, url), "scheme-refused")
+        return EgressDecision(False, _refused_scheme_origin(scheme, url), "scheme-refused")
     try:
         http_origin = origin_of(http_scheme + url[len(scheme):])
     except URLRuleError:
-        return Decision(False, None, "malformed")
+        return EgressDecision(False, None, "malformed")
     origin = scheme + http_origin[len(http_scheme):]
     if http_origin in allowed:
-        return Decision(True, origin, "allowlisted")
-    return Decision(False, origin, "not-allowlisted")
+        return EgressDecision(True, origin, "allowlisted")
+    return EgressDecision(False, origin, "not-allowlisted")
 
 
 def split_authority(authority: str) -> tuple[str, int]:
@@ -126,7 +126,7 @@ def _origin_for(scheme: str, host: str, port: int) -> str | None:
         return None
 
 
-def decide_connect(host: str, port: int, allowed_origins: Iterable[str]) -> Decision:
+def decide_connect(host: str, port: int, allowed_origins: Iterable[str]) -> EgressDecision:
     """Decide a ``CONNECT host:port`` tunnel by its destination (see the module docstring).
 
     A refusal is reported as ``https://host[:port]`` (``http://host`` for port 80), the origin a
@@ -134,18 +134,18 @@ def decide_connect(host: str, port: int, allowed_origins: Iterable[str]) -> Deci
     """
     allowed = frozenset(allowed_origins)
     if is_sinkhole_host(host):
-        return Decision(False, None, "sinkhole")
+        return EgressDecision(False, None, "sinkhole")
     https_origin = _origin_for("https", host, port)
     http_origin = _origin_for("http", host, port)
     if https_origin is None or http_origin is None:
-        return Decision(False, None, "malformed")
+        return EgressDecision(False, None, "malformed")
     if https_origin in allowed or http_origin in allowed:
-        return Decision(True, https_origin if https_origin in allowed else http_origin, "allowlisted")
+        return EgressDecision(True, https_origin if https_origin in allowed else http_origin, "allowlisted")
     reported = http_origin if port == _DEFAULT_PORTS["http"] else https_origin
-    return Decision(False, reported, "not-allowlisted")
+    return EgressDecision(False, reported, "not-allowlisted")
 
 
-def decide_forward(target: str, allowed_origins: Iterable[str]) -> Decision:
+def decide_forward(target: str, allowed_origins: Iterable[str]) -> EgressDecision:
     """Decide a forward-proxy request line target (absolute-form ``http://host:port/path``).
 
     Only ``http`` (and ``ws`` for an Upgrade request) may be forwarded in the clear; anything else
@@ -157,10 +157,10 @@ def decide_forward(target: str, allowed_origins: Iterable[str]) -> Decision:
     except ValueError:
         has_host = False
     if scheme not in ("http", "ws") or not has_host:
-        return Decision(False, None if scheme is None else decide(target, ()).origin, "malformed")
+        return EgressDecision(False, None if scheme is None else decide(target, ()).origin, "malformed")
     decision = decide(target, allowed_origins)
     if not decision.allowed and is_sinkhole_host(urlsplit(target).hostname or ""):
-        return Decision(False, None, "sinkhole")
+        return EgressDecision(False, None, "sinkhole")
     return decision
 
 

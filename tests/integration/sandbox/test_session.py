@@ -6,9 +6,9 @@ import pytest
 
 from skillreel.errors import ReplayUIError
 from skillreel.model.environment import FIXTURE_ORIGIN
-from skillreel.target.browser import browser_session
+from skillreel.sandbox.browser import browser_session
 from tests.factory import html_environment, url_environment
-from tests.integration.target.netpeers import TcpListener
+from tests.integration.sandbox.netpeers import TcpListener
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser

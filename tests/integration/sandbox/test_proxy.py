@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from skillreel.target.proxy import EnforcingProxy
-from tests.integration.target.netpeers import EchoWebSocketServer, HeadRecorder, TcpListener
+from skillreel.sandbox.proxy import EnforcingProxy
+from tests.integration.sandbox.netpeers import EchoWebSocketServer, HeadRecorder, TcpListener
 from tests.server import LocalServer
 
 WAIT_S = 20.0

