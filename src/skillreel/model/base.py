@@ -116,3 +116,11 @@ class DigestedDocument(Document):
         payload = draft.model_dump(mode="json", by_alias=True)
         payload[cls.model_fields[cls.digest_field].alias or cls.digest_field] = digest
         return cls.parse(payload)
+
+    def evolve(self, **changes: Any) -> Self:
+        """This document with ``changes`` (by Python name), rebuilt with :meth:`build`: the digest is
+        recomputed and everything re-validated. Written in the current schema; a field outside the
+        digest (``digest_excludes``, such as a signature over the old digest) is dropped unless given."""
+        dropped = {self.digest_field, "schema_", *self.digest_excludes}
+        fields = {name: getattr(self, name) for name in type(self).model_fields if name not in dropped}
+        return self.build(**{**fields, **changes})

@@ -46,10 +46,7 @@ def _refuse(entry: StoreEntry, operation: str, allowed: str) -> LifecycleError:
 
 
 def _next(entry: StoreEntry, now: str, **changes: Any) -> StoreEntry:
-    fields = {name: getattr(entry, name) for name in StoreEntry.model_fields
-              if name not in ("entry_digest", "schema_")}
-    fields.update(changes, revision=entry.revision + 1, updated_at=max(now, entry.updated_at))
-    return StoreEntry.build(**fields)
+    return entry.evolve(**changes, revision=entry.revision + 1, updated_at=max(now, entry.updated_at))
 
 
 def new_entry(draft: Draft, events: EventsLog, now: str) -> StoreEntry:

@@ -27,7 +27,6 @@ from typing import Any, Literal
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
 from ..model.actions import Action, HumanAction
 from ..model.base import check_skill_name
-from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.lifecycle import replay_succeeded
 from ..model.locators import LocatorBundle
@@ -174,8 +173,7 @@ def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: Repl
         return None
     draft = entry.draft
     actions = tuple(_retarget(a, healed[a.id]) if a.id in healed else a for a in draft.actions)
-    fields = {n: getattr(draft, n) for n in Draft.model_fields if n not in ("draft_digest", "schema_")}
-    candidate = Draft.build(**{**fields, "actions": actions})
+    candidate = draft.evolve(actions=actions)
     if candidate.draft_digest == draft.draft_digest:
         return None
     if {(f.path, f.category) for f in scan(candidate, typed=typed)} - \
