@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
-
-from pydantic import TypeAdapter, ValidationError
 
 from ..errors import InputError, LifecycleError, RecordError
 from ..model import lifecycle
 from ..model.audit import AuditEvent
-from ..model.base import Label, check_skill_name
+from ..model.base import check_skill_name, is_label
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.export import ExportDocument
@@ -30,13 +27,6 @@ from ..store.transfer import check_output, export_bytes, export_document, import
 from ..user_files import decode_json_object, parse_document, read_user_file
 
 DEFAULT_AUDIT_LIMIT = 1000
-NEXT_STEPS: dict[str, tuple[str, ...]] = {
-    "draft": ("review", "delete"),
-    "approved": ("replay", "delete"),
-    "validated": ("replay", "enable", "delete"),
-    "enabled": ("replay", "revoke"),
-    "revoked": ("replay", "enable", "delete"),
-}
 
 
 # --- results -------------------------------------------------------------------------------------
@@ -158,18 +148,11 @@ class ImportResult:
 
 # --- checks ---------------------------------------------------------------------------------------
 
-@cache
-def _label_adapter() -> TypeAdapter[str]:
-    """Built on first use: `list` and `show` start without it."""
-    return TypeAdapter(Label)
-
-
 def check_reviewer(reviewer: str) -> str:
-    try:
-        return _label_adapter().validate_python(reviewer)
-    except ValidationError as exc:
+    if not is_label(reviewer):
         raise InputError("SR_RECORD_INPUT_MALFORMED",
-                         "a reviewer id is letters, digits and . _ @ : - (at most 128)") from exc
+                         "a reviewer id is letters, digits and . _ @ : - (at most 128)")
+    return reviewer
 
 
 def approval_required(would: str, details: dict[str, Any]) -> RecordError:
@@ -211,9 +194,6 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
     target = env.target.to_json()
     target.pop("kind")
     approval, report, inst, heal = entry.approval, entry.last_report, entry.installation, entry.heal_proposal
-    next_steps = list(NEXT_STEPS[entry.status])
-    if heal is not None and entry.status != "enabled":
-        next_steps.append("review --heal-proposal")
     return {
         "name": entry.name, "status": entry.status, "revision": entry.revision,
         "description": draft.description, "createdAt": entry.created_at, "updatedAt": entry.updated_at,
@@ -240,7 +220,7 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
             "healedActions": list(heal.healed_actions), "reportDigest": heal.report_digest,
             "proposedAt": heal.proposed_at, "actions": project_actions(heal.draft, heal.healed_actions)},
         "wasEnabled": entry.was_enabled,
-        "next": next_steps,
+        "next": lifecycle.next_steps(entry),
     }
 
 

@@ -21,7 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import InputError, RecordError, ReplayUIError, TargetError
-from ..model.base import Label, ParamName, check_skill_name
+from ..model.base import ParamName, check_skill_name, is_label
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, Viewport, build_url_target
@@ -50,7 +50,6 @@ AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 DEFAULT_TIMEOUT_MS: Final = 10_000
 # An HTML fixture of 1,000,000 characters is at most 4,000,000 UTF-8 bytes.
 _PARAM = TypeAdapter(ParamName)
-_LABEL = TypeAdapter(Label)
 
 OnAction = Callable[[str, str], None]
 _Input = TypeVar("_Input", AutomationScript, AssertionsFile)
@@ -180,12 +179,8 @@ def _check_options(request: RecordRequest) -> None:
                              "--sensitive takes parameter names like 'card_number'") from exc
     if not TIMEOUT_MS_RANGE[0] <= request.timeout_ms <= TIMEOUT_MS_RANGE[1]:
         raise InputError("SR_RECORD_USAGE", "--timeout must be 100 to 30,000 ms")
-    if request.identity is not None:
-        try:
-            _LABEL.validate_python(request.identity)
-        except ValidationError as exc:
-            raise InputError("SR_RECORD_USAGE",
-                             "--identity takes a short label (letters, digits, ._@:-)") from exc
+    if request.identity is not None and not is_label(request.identity):
+        raise InputError("SR_RECORD_USAGE", "--identity takes a short label (letters, digits, ._@:-)")
 
 
 def _viewport(request: RecordRequest) -> Viewport:
