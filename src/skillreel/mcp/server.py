@@ -42,7 +42,7 @@ from ..model.urls import origin_of
 from ..services.replaying import ReplayOutcome, ReplayRequest, preflight, replay_skill
 from ..skills.package import clean_text, cli_only_file
 from ..store import Store
-from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..vault import EnvKeyringSecrets, SecretSource, parameter_listing, secret_env_name
 
 if TYPE_CHECKING:
     from ..replay.engine import HumanRequest, StepProgress
@@ -90,10 +90,7 @@ def skill_summary(entry: StoreEntry) -> dict[str, Any]:
         "capabilities": list(draft.capabilities),
         "target": {"kind": "url", "origin": origin_of(target.url), "allowedOrigins": origins}
         if isinstance(target, UrlTarget) else {"kind": "html"},
-        "parameters": [
-            {"name": p.name, "required": p.required, "sensitive": p.sensitive,
-             **({"env": secret_env_name(entry.name, p.name)} if p.sensitive else {})}
-            for p in draft.parameters],
+        "parameters": parameter_listing(entry.name, draft.parameters),
     }
 
 
