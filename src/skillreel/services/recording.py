@@ -24,7 +24,7 @@ from ..errors import InputError, RecordError, ReplayUIError, TargetError
 from ..model.base import ParamName, check_skill_name, is_label
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
-from ..model.environment import Environment, HtmlTarget, Viewport, build_url_target
+from ..model.environment import Environment, Viewport
 from ..model.events import EventsLog, RecordedEvent
 from ..model.lifecycle import new_entry, replace_draft
 from ..model.limits import (
@@ -34,16 +34,14 @@ from ..model.limits import (
     TIMEOUT_MS_RANGE,
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
-from ..model.urls import URLRuleError
 from ..record.automation import AssertionsFile, AutomationScript, perform
 from ..record.project import ProjectionOptions, forget_sensitive_digests, plan, project
 from ..record.redact import Finding, scan, scan_texts
 from ..record.session import Capture, Recorder
 from ..sandbox.browser import browser_session
-from ..sandbox.files import fixture_digest, read_html_fixture, read_storage_state
-from ..sandbox.files import storage_state_digest as storage_state_digest
 from ..store import AuditNote, Store, utc_now
 from ..user_files import parse_document, read_user_file
+from .environments import target_environment
 
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
@@ -196,22 +194,13 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
     viewport = _viewport(request)
     if (request.html_path is None) == (request.url is None):
         raise TargetError("SR_RECORD_TARGET_INVALID", "give exactly one target: --html FILE or --url URL")
-    if request.html_path is not None:
-        if request.allowed_origins or request.identity or request.storage_state:
-            raise TargetError("SR_RECORD_TARGET_INVALID",
-                              "an HTML fixture takes no --allowed-origin, --identity or --storage-state")
-        html = read_html_fixture(request.html_path)
-        return Environment.build(target=HtmlTarget(html_digest=fixture_digest(html)), viewport=viewport), html
-    assert request.url is not None
-    try:
-        target = build_url_target(request.url, request.allowed_origins)
-    except URLRuleError as exc:
-        raise TargetError("SR_RECORD_TARGET_INVALID", f"the URL target is not allowed: {exc}") from exc
-    state = None
-    if request.storage_state is not None:
-        state = storage_state_digest(read_storage_state(request.storage_state))
-    return Environment.build(target=target, identity=request.identity, storage_state_digest=state,
-                             viewport=viewport), None
+    offline_only = request.allowed_origins or request.identity or request.storage_state
+    if request.html_path is not None and offline_only:
+        raise TargetError("SR_RECORD_TARGET_INVALID",
+                          "an HTML fixture takes no --allowed-origin, --identity or --storage-state")
+    return target_environment(viewport, html_path=request.html_path, url=request.url,
+                              allowed_origins=request.allowed_origins, identity=request.identity,
+                              storage_state=request.storage_state)
 
 
 def _read(cls: type[_Input], path: Path | None, what: str) -> _Input | None:

@@ -10,12 +10,12 @@ import pytest
 from skillreel.errors import RecordError
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.record.project import ProjectionOptions, project
+from skillreel.sandbox.files import storage_state_digest
 from skillreel.services.recording import (
     RecordRequest,
     _refuse_enabled,
     default_description,
     prepare,
-    storage_state_digest,
     store_draft,
 )
 from skillreel.store import Store
