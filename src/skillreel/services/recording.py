@@ -39,7 +39,7 @@ from ..record.project import ProjectionOptions, forget_sensitive_digests, plan, 
 from ..record.redact import Finding, scan, scan_texts
 from ..record.session import Capture, Recorder
 from ..sandbox.browser import browser_session
-from ..store import AuditNote, Store, utc_now
+from ..store import AuditNote, Store
 from ..user_files import parse_document, read_user_file
 from .environments import target_environment
 
@@ -351,8 +351,9 @@ def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, 
     return draft, events
 
 
-def store_draft(store: Store, draft: Draft, events: EventsLog, now: str) -> StoreEntry:
+def store_draft(store: Store, draft: Draft, events: EventsLog) -> StoreEntry:
     """Insert a new skill, or replace the draft of an existing one (refused when enabled)."""
+    now = store.now()
     store.policy().require_capabilities(draft.capabilities)
     note = AuditNote(kind="record", digests={"draft": draft.draft_digest, "events": events.events_digest})
     if store.find(draft.name) is None:
@@ -369,8 +370,7 @@ def _refuse_enabled(store: Store, name: str) -> None:
 
 async def record_skill(store: Store, request: RecordRequest | PreparedRecording, *,
                        until_done: Callable[[], Awaitable[None]] | None = None,
-                       on_action: OnAction | None = None,
-                       clock: Callable[[], str] = utc_now) -> RecordResult:
+                       on_action: OnAction | None = None) -> RecordResult:
     """Record, project, scan and store one demonstration. Any failure stores nothing.
 
     ``until_done`` (interactive only) returns when the person finishes; ``on_action(id, kind)``
@@ -383,4 +383,4 @@ async def record_skill(store: Store, request: RecordRequest | PreparedRecording,
         draft, events = build_draft(prepared, captured)
     finally:
         captured.typed.clear()
-    return RecordResult(store_draft(store, draft, events, clock()), denied)
+    return RecordResult(store_draft(store, draft, events), denied)

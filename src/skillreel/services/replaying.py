@@ -32,7 +32,7 @@ from ..model.lifecycle import replay_succeeded
 from ..model.locators import LocatorBundle
 from ..model.report import ReplayReport, StepResult
 from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
-from ..store import AuditNote, Store, utc_now
+from ..store import AuditNote, Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 from .preflight import Preflight, ReplayRequest, check_options, run_preflight
 
@@ -136,7 +136,7 @@ async def _run(checked: Preflight, progress: Progress | None, human: HumanPrompt
 
 def _record_success(store: Store, checked: Preflight, records: Sequence[StepRecord]) -> ReplayOutcome:
     entry = checked.entry
-    now = utc_now()
+    now = store.now()
     report = ReplayReport.build(
         name=entry.name, draft_digest=entry.draft.draft_digest,
         approval_digest=checked.approval.approval_digest,
