@@ -43,7 +43,8 @@ from ..model.limits import (
 )
 from ..model.policy import Policy
 from ..sandbox.files import storage_state_file_digest
-from ..vault import SecretSource
+from ..store import Store
+from ..vault import EnvKeyringSecrets, SecretSource
 from .environments import target_environment
 
 _PARAM_SHAPE = r"^[a-z][a-z0-9_]{0,63}$"
@@ -201,3 +202,10 @@ def run_preflight(entry: StoreEntry, policy: Policy, request: ReplayRequest,
                      values=values, missing_sensitive=tuple(missing),
                      heal=request.heal and policy.heal_mode == "runtime",
                      timeout_ms=request.timeout_ms, settle_ms=request.settle_ms)
+
+
+def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None = None) -> Preflight:
+    """Every check that needs no browser, over the entry and policy the store holds now; raises ``SR_*``."""
+    check_options(request)  # bad usage is reported as such, whatever the store holds
+    entry = store.get(request.name)
+    return run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())

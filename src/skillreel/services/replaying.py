@@ -34,7 +34,7 @@ from ..model.report import ReplayReport, StepResult
 from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
 from ..store import AuditNote, Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
-from .preflight import Preflight, ReplayRequest, check_options, run_preflight
+from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
 
 __all__ = [
     "HumanPrompt", "Preflight", "ReplayOutcome", "ReplayRequest", "SecretSource", "StepProgress",
@@ -76,13 +76,6 @@ class ReplayOutcome:
         if error.details:
             body["details"] = error.details
         return {"status": "failed", "name": self.name, "revision": self.revision, "error": body}
-
-
-def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None = None) -> Preflight:
-    """Every check that needs no browser; raises ``SR_*``. See ``services/preflight.py``."""
-    check_options(request)  # bad usage is reported as such, whatever the store holds
-    entry = store.get(request.name)
-    return run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
 
 
 async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretSource | None = None,
