@@ -1,6 +1,7 @@
 """The lifecycle of a skill as pure functions over immutable entries (ARCHITECTURE section 4).
 
-``draft -> approved -> validated -> enabled -> revoked``. Every function takes the current entry
+``draft -> approved -> validated -> enabled -> revoked``; :data:`ALLOWED` says which states allow
+each operation, and :func:`next_steps` what can be done next. Every function takes the current entry
 and returns the next one (revision + 1) or raises :class:`LifecycleError`; the store applies the
 result in one transaction with compare-and-set on ``revision``. Nothing here does I/O or reads
 the clock: callers pass ``now``.
@@ -8,8 +9,9 @@ the clock: callers pass ``now``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from ..errors import LifecycleError, ReplayError
 from .approval import Approval
@@ -18,10 +20,10 @@ from .entry import HealProposal, Installation, Status, StoreEntry
 from .events import EventsLog
 from .report import ReplayReport
 
-NOT_ENABLED: tuple[Status, ...] = ("draft", "approved", "validated", "revoked")
+NOT_ENABLED: Final[tuple[Status, ...]] = ("draft", "approved", "validated", "revoked")
 # What a person may do to a skill in each state: the one table every transition below checks, and
 # what ``show`` lists as next steps (in this order). Re-recording is allowed unless enabled.
-ALLOWED: dict[str, tuple[Status, ...]] = {
+ALLOWED: Final[Mapping[str, tuple[Status, ...]]] = {
     "review": ("draft",),
     "replay": ("approved", "validated", "enabled", "revoked"),
     "enable": ("validated", "revoked"),
