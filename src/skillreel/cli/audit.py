@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..services.governance import DEFAULT_AUDIT_LIMIT, AuditLog, audit_log, verify_audit
+from ..services.auditing import DEFAULT_AUDIT_LIMIT, AuditLog, audit_log, verify_audit
 from ..store import Store
 from .output import emit, json_option
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..services.governance import policy_template
+from ..services.store_policy import policy_template
 from .output import json_option, print_json
 
 

@@ -133,7 +133,7 @@ async def stage_record(ctx: DemoContext) -> StageResult:
 
 
 async def stage_show(ctx: DemoContext) -> StageResult:
-    from ..services.governance import show_skill
+    from ..services.showing import show_skill
 
     view = show_skill(ctx.store, SKILL).to_json()
     skill = view.get("skill", view)
@@ -146,7 +146,7 @@ async def stage_show(ctx: DemoContext) -> StageResult:
 
 
 async def stage_review(ctx: DemoContext) -> StageResult:
-    from ..services.governance import review_skill
+    from ..services.reviewing import review_skill
 
     result = review_skill(ctx.store, SKILL, "demo", approve=True).to_json()
     return StageResult("review", True, f"approved revision {result['revision']} as reviewer 'demo'", result)
@@ -218,7 +218,7 @@ async def stage_refuse(ctx: DemoContext) -> StageResult:
 async def stage_enable(ctx: DemoContext) -> StageResult:
     from ..services.packaging import enable_skill
 
-    result = enable_skill(ctx.store, SKILL, "project", ctx.project).to_json()
+    result = enable_skill(ctx.store, SKILL, "project", ctx.project, approve=True).to_json()
     paths = [str(Path(p).relative_to(ctx.project)) for p in result["installations"]]
     return StageResult("enable", True, f"enabled: package {result['packageDigest'][:19]}… installed in "
                        f"{', '.join(paths)}", result)
@@ -252,7 +252,7 @@ async def stage_mcp(ctx: DemoContext) -> StageResult:
 async def stage_revoke(ctx: DemoContext) -> StageResult:
     from ..services.packaging import revoke_skill
 
-    result = revoke_skill(ctx.store, SKILL, ctx.project).to_json()
+    result = revoke_skill(ctx.store, SKILL, ctx.project, approve=True).to_json()
     roots = (ctx.project / ".agents" / "skills", ctx.project / ".claude" / "skills")
     left = [root / SKILL for root in roots if (root / SKILL).exists()]
     if left:
@@ -261,7 +261,7 @@ async def stage_revoke(ctx: DemoContext) -> StageResult:
 
 
 async def stage_audit(ctx: DemoContext) -> StageResult:
-    from ..services.governance import verify_audit
+    from ..services.auditing import verify_audit
 
     result = verify_audit(ctx.store).to_json()
     if not result["ok"]:

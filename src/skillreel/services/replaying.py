@@ -27,15 +27,14 @@ from typing import Any, Literal
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
 from ..model.actions import Action, HumanAction
 from ..model.base import check_skill_name
-from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.lifecycle import replay_succeeded
 from ..model.locators import LocatorBundle
 from ..model.report import ReplayReport, StepResult
 from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
-from ..store import AuditNote, Store, utc_now
+from ..store import AuditNote, Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
-from .preflight import Preflight, ReplayRequest, check_options, run_preflight
+from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
 
 __all__ = [
     "HumanPrompt", "Preflight", "ReplayOutcome", "ReplayRequest", "SecretSource", "StepProgress",
@@ -77,13 +76,6 @@ class ReplayOutcome:
         if error.details:
             body["details"] = error.details
         return {"status": "failed", "name": self.name, "revision": self.revision, "error": body}
-
-
-def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None = None) -> Preflight:
-    """Every check that needs no browser; raises ``SR_*``. See ``services/preflight.py``."""
-    check_options(request)  # bad usage is reported as such, whatever the store holds
-    entry = store.get(request.name)
-    return run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
 
 
 async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretSource | None = None,
@@ -137,7 +129,7 @@ async def _run(checked: Preflight, progress: Progress | None, human: HumanPrompt
 
 def _record_success(store: Store, checked: Preflight, records: Sequence[StepRecord]) -> ReplayOutcome:
     entry = checked.entry
-    now = utc_now()
+    now = store.now()
     report = ReplayReport.build(
         name=entry.name, draft_digest=entry.draft.draft_digest,
         approval_digest=checked.approval.approval_digest,
@@ -174,8 +166,7 @@ def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: Repl
         return None
     draft = entry.draft
     actions = tuple(_retarget(a, healed[a.id]) if a.id in healed else a for a in draft.actions)
-    fields = {n: getattr(draft, n) for n in Draft.model_fields if n not in ("draft_digest", "schema_")}
-    candidate = Draft.build(**{**fields, "actions": actions})
+    candidate = draft.evolve(actions=actions)
     if candidate.draft_digest == draft.draft_digest:
         return None
     if {(f.path, f.category) for f in scan(candidate, typed=typed)} - \

@@ -31,7 +31,7 @@ def skills(skillreel_home: Path, project_dir: Path) -> None:
         kinds = ((NAME, {}), (SECRET_NAME, {"sensitive": True}), (FIXTURE_NAME, {"environment": None}))
         for name, kw in kinds:
             store_entry(store, factory.entry(name, **{"environment": site, **kw}))
-            enable_skill(store, name, "project", project_dir)
+            enable_skill(store, name, "project", project_dir, approve=True)
         store_entry(store, factory.entry("not-enabled-yet", environment=site))
 
 
