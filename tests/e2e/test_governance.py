@@ -29,7 +29,7 @@ def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> CliResult:
     """Run a verb with --json; check the one-document contract, no traceback, owner-only files."""
     result = run_cli(*args, "--json", env=env)
     assert "Traceback" not in result.stderr, result.stderr
-    json.loads(result.stdout)  # exactly one JSON document on stdout
+    result.json()  # exactly one JSON document on stdout: a valid result envelope
     assert_owner_only(home)
     return result
 
@@ -37,7 +37,7 @@ def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> CliResult:
 def ok(home: Path, *args: str, env: dict[str, str] | None = None) -> Any:
     result = cli(home, *args, env=env)
     assert result.exit_code == 0, result.stdout + result.stderr
-    return result.json()
+    return result.data()
 
 
 def refused(home: Path, *args: str, code: str, exit_code: int = 1,
@@ -275,7 +275,8 @@ def test_tampering_is_detected_with_the_right_code(skillreel_home: Path, tmp_pat
     assert not (tmp_path / "again.json").exists()
     result = cli(skillreel_home, "audit", "--verify")
     assert result.exit_code == 1
-    assert result.json() == {"ok": False, "events": 4, "brokenAt": 2, "code": "SR_RECORD_STORE_CORRUPT"}
+    assert result.json()["error"]["code"] == "SR_RECORD_STORE_CORRUPT"
+    assert result.data() == {"ok": False, "events": 4, "brokenAt": 2}
 
 
 def test_human_output_has_no_traceback(skillreel_home: Path, tmp_path: Path) -> None:

@@ -7,12 +7,12 @@ exactly one review event.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from skillreel.model.envelope import Envelope
 from skillreel.store import Store
 from tests.unit.test_store import assert_owner_only, seed
 
@@ -33,9 +33,9 @@ def test_eight_reviewers_race_for_one_revision(skillreel_home: Path) -> None:
     for racer in racers:
         stdout, stderr = racer.communicate(timeout=300)
         assert "Traceback" not in stderr
-        outcomes.append((racer.returncode, json.loads(stdout)))
+        outcomes.append((racer.returncode, Envelope.parse(stdout).to_json()))
 
-    winners = [doc for code, doc in outcomes if code == 0]
+    winners = [doc["data"] for code, doc in outcomes if code == 0]
     losers = [doc for code, doc in outcomes if code != 0]
     assert len(winners) == 1
     assert (winners[0]["status"], winners[0]["revision"]) == ("approved", 2)

@@ -48,4 +48,5 @@ def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(skillreel_hom
         conn.execute("DELETE FROM audit WHERE seq = 60")
     result = cli(skillreel_home, "audit", "--verify")
     assert result.exit_code == 1
-    assert result.json() == {"ok": False, "events": 83, "brokenAt": 60, "code": "SR_RECORD_STORE_CORRUPT"}
+    assert result.json()["error"]["code"] == "SR_RECORD_STORE_CORRUPT"
+    assert result.data() == {"ok": False, "events": 83, "brokenAt": 60}

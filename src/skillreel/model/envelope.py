@@ -31,11 +31,15 @@ SCHEMA: Final = "skillreel.result/v1"
 
 Code = Annotated[str, StringConstraints(pattern=r"^SR_[A-Z0-9_]+$")]
 
-# ``ok`` and ``error`` agree: pydantic cannot derive that from the fields, so the schema says it.
-_SCHEMA_EXTRA: dict[str, Any] = {"$id": SCHEMA, "oneOf": [
-    {"properties": {"ok": {"const": True}, "error": {"type": "null"}}},
-    {"properties": {"ok": {"const": False}, "error": {"type": "object"}}},
-]}
+# The JSON Schema dialect pydantic writes, and the rule that ``ok`` and ``error`` agree (pydantic
+# cannot derive it from the fields, so the published schema states it).
+_SCHEMA_EXTRA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "oneOf": [
+        {"properties": {"ok": {"const": True}, "error": {"type": "null"}}},
+        {"properties": {"ok": {"const": False}, "error": {"type": "object"}}},
+    ],
+}
 
 
 class ErrorBody(Document):
