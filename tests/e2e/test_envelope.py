@@ -115,6 +115,7 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(tmp_path: Path
     case("list", ["list", "--all"], "SR_RECORD_USAGE")
 
     template = case("policy-template", ["policy-template"])["data"]
+    assert json.loads(run_cli("policy-template").stdout) == template  # without --json: the bare file
     case("policy-template", ["policy-template", "--out", "x"], "SR_RECORD_USAGE")
     policy.write_text(json.dumps({**template, "retentionDays": 30}))
     case("policy set", ["policy", "set", str(policy), "--approve"])

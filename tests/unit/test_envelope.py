@@ -74,7 +74,8 @@ def test_both_mcp_tools_publish_the_envelope_as_their_output_schema() -> None:
     from skillreel.mcp.server import build_server
 
     tools = asyncio.run(build_server().list_tools())
-    assert {t.name: t.output_schema for t in tools} == {"skills_list": published(), "skills_play": published()}
+    schemas = {t.name: t.output_schema for t in tools}
+    assert schemas == {"skills_list": published(), "skills_play": published()}
 
 
 @pytest.mark.parametrize(("args", "command"), [
