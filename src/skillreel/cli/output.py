@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ..errors import SkillreelError
-from ..model.envelope import ResultWarning, failed, succeeded
+
+if TYPE_CHECKING:  # imported where used: `skillreel --help` loads neither pydantic nor the model
+    from ..model.envelope import ResultWarning
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -51,6 +53,8 @@ def emit(data: Mapping[str, Any], *, as_json: bool, human: Human = None,
          warnings: Sequence[ResultWarning] = ()) -> None:
     """Print a verb's result: its envelope, or the human rendering (the data as JSON when there is none)."""
     if as_json:
+        from ..model.envelope import succeeded
+
         print_json(succeeded(current_command(), data, warnings))
         return
     _render(data, human)
@@ -63,6 +67,8 @@ def emit_failure(error: SkillreelError, *, as_json: bool, data: Mapping[str, Any
     """Print a failure: its envelope (with what is known in ``data``), or ``human`` (by default the
     error and its fix on stderr). ``command`` defaults to the verb that is running."""
     if as_json:
+        from ..model.envelope import failed
+
         print_json(failed(command or current_command(), error, data, warnings))
         return
     if human is None:

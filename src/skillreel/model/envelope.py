@@ -43,17 +43,14 @@ _SCHEMA_EXTRA: dict[str, Any] = {
 
 
 class ErrorBody(Document):
-    """Why a command failed: a stable code, a content-free message and the code's fix line."""
+    """Why a command failed: a stable code, a content-free message and the code's fix line
+    (``SkillreelError.to_json()`` writes it)."""
 
     code: Code = Field(description="A stable SR_* code (docs/errors.md).")
     message: str = Field(description="What happened; never a typed value, selector or page text.")
     fix: str = Field(description="What to do about it (the code's fix line).")
     action_id: str | None = Field(description="The replay step that failed, or null.")
     details: dict[str, Any] = Field(description="More about this failure (empty when there is none).")
-
-    @classmethod
-    def of(cls, error: SkillreelError) -> ErrorBody:
-        return cls.model_validate(error.to_json())
 
 
 class ResultWarning(Document):
@@ -84,12 +81,19 @@ class Envelope(Document):
 def succeeded(command: str | None, data: Mapping[str, Any],
               warnings: Sequence[ResultWarning] = ()) -> dict[str, Any]:
     """The envelope of a command that did what it was asked."""
-    return Envelope(schema_=SCHEMA, command=command, ok=True, data=dict(data), error=None,
-                    warnings=list(warnings)).to_json()
+    return _envelope(command, True, dict(data), None, warnings)
 
 
 def failed(command: str | None, error: SkillreelError, data: Mapping[str, Any] | None = None,
            warnings: Sequence[ResultWarning] = ()) -> dict[str, Any]:
     """The envelope of a command that was refused or failed, with what is known in ``data``."""
-    return Envelope(schema_=SCHEMA, command=command, ok=False, data=None if data is None else dict(data),
-                    error=ErrorBody.of(error), warnings=list(warnings)).to_json()
+    return _envelope(command, False, None if data is None else dict(data), error.to_json(), warnings)
+
+
+def _envelope(command: str | None, ok: bool, data: dict[str, Any] | None, error: dict[str, Any] | None,
+              warnings: Sequence[ResultWarning]) -> dict[str, Any]:
+    """A plain dict in :class:`Envelope`'s key order. Validating it through the model here would
+    cost every command the model's first build (tens of milliseconds, more than ``list`` itself
+    needs); the tests validate every output they see against :class:`Envelope` instead."""
+    return {"schema": SCHEMA, "command": command, "ok": ok, "data": data, "error": error,
+            "warnings": [w.to_json() for w in warnings]}
