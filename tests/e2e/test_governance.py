@@ -30,7 +30,7 @@ def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> CliResult:
     """Run a verb with --json; check the one-document contract, no traceback, owner-only files."""
     result = run_cli(*args, "--json", env=env)
     assert "Traceback" not in result.stderr, result.stderr
-    json.loads(result.stdout)  # exactly one JSON document on stdout
+    result.json()  # exactly one JSON document on stdout: a valid result envelope
     assert_owner_only(home)
     return result
 
@@ -38,7 +38,7 @@ def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> CliResult:
 def ok(home: Path, *args: str, env: dict[str, str] | None = None) -> Any:
     result = cli(home, *args, env=env)
     assert result.exit_code == 0, result.stdout + result.stderr
-    return result.json()
+    return result.data()
 
 
 def human(home: Path, *args: str, env: dict[str, str] | None = None, exit_code: int = 0) -> str:
@@ -119,7 +119,8 @@ def test_audit_and_verify(skillreel_home: Path) -> None:
                      (event.replace(b'"review"', b'"revoke"'),))
     result = cli(skillreel_home, "audit", "--verify")
     assert result.exit_code == 1
-    assert result.json() == {"ok": False, "events": 6, "brokenAt": 2, "code": "SR_RECORD_STORE_CORRUPT"}
+    assert result.json()["error"]["code"] == "SR_RECORD_STORE_CORRUPT"
+    assert result.data() == {"ok": False, "events": 6, "brokenAt": 2}
     text = human(skillreel_home, "audit", "--verify", exit_code=1)
     assert "SR_RECORD_STORE_CORRUPT: the audit chain breaks at event 2" in text
 

@@ -235,7 +235,8 @@ def test_error_rejects_undocumented_codes_and_wrong_family() -> None:
         ReplayUIError("SR_RECORD_USAGE", "x")
     err = ReplayUIError("SR_REPLAY_UI_TARGET_NOT_FOUND", "step a3", action_id="a3")
     assert err.exit_status == 1
-    assert err.to_json() == {"code": "SR_REPLAY_UI_TARGET_NOT_FOUND", "message": "step a3", "actionId": "a3"}
+    assert err.to_json() == {"code": "SR_REPLAY_UI_TARGET_NOT_FOUND", "message": "step a3", "actionId": "a3",
+                             "fix": CODES["SR_REPLAY_UI_TARGET_NOT_FOUND"].fix, "details": {}}
 
 
 def test_javascript_lives_in_js_files() -> None:

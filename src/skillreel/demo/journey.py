@@ -236,13 +236,14 @@ async def stage_mcp(ctx: DemoContext) -> StageResult:
     with (ctx.workdir / "mcp-stderr.log").open("a") as errlog:
         async with Client(stdio_client(params, errlog=errlog)) as client:
             listed = (await client.call_tool("skills_list", {})).structured_content or {}
-            names = [s["name"] for s in listed.get("skills", [])]
+            names = [s["name"] for s in (listed.get("data") or {}).get("skills", [])]
             played = await client.call_tool("skills_play", {
                 "name": SKILL, "inputs": {"username": "clerk", "query": "initech", "region": "south"}})
-    result = played.structured_content or {}
-    if SKILL not in names or played.is_error or result.get("status") != "succeeded":
+    envelope = played.structured_content or {}  # the result envelope (docs/guide.md, --json)
+    result = envelope.get("data") or {}
+    if SKILL not in names or played.is_error or not envelope.get("ok"):
         raise DemoStageFailed("mcp", f"skills_list saw {names}; skills_play returned "
-                              f"{result.get('status') or result.get('error', {}).get('code')}")
+                              f"{(envelope.get('error') or {}).get('code') or result.get('status')}")
     if ctx.desk.approved[before:] != ["INV-3310"]:
         raise DemoStageFailed("mcp", "the MCP play approved the wrong invoice")
     return StageResult("mcp", True, f"MCP: skills_list → {names}; skills_play → {result['status']} "

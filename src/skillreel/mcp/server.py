@@ -7,6 +7,10 @@ Two tools, and deliberately no more (source document 004: agents may list and pl
   ``services.replaying.replay_skill`` and returns its status, report digest and per-step healed
   flags, or the error code and message. It cannot record, edit, approve, enable or revoke.
 
+Both return the result envelope of ``model/envelope.py`` (the one ``--json`` prints) as structured
+content, the same JSON as text, and ``isError`` when ``ok`` is false; the envelope's JSON Schema is
+each tool's ``outputSchema``.
+
 Sensitive parameters never come from the model. A sensitive name in ``inputs`` is refused
 (``SR_REPLAY_SENSITIVE_ON_ARGV``). Values come from the vault first (``SKILLREEL_SECRET_<SKILL>_<PARAM>``
 or the OS keyring); a missing one is asked of the user through MCP form elicitation when the client
@@ -38,6 +42,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, create_model
 
 from ..errors import ReplayError, SkillreelError
+from ..model.envelope import Envelope, failed, succeeded
 from ..services.agent_access import PlayCheck, check_play, enabled_skills
 from ..services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from ..store import Store
@@ -63,8 +68,8 @@ LIST_DESCRIPTION = (
 PLAY_DESCRIPTION = (
     "Replay one enabled skillreel skill on its recorded site, with non-sensitive parameters in "
     "`inputs` ({\"param\": \"value\"}). Sensitive parameters must NOT be given: skillreel reads them "
-    "from the user's vault or asks the user. Returns status, reportDigest and per-step healed flags, "
-    "or error.code and error.message (SR_*). Acts on a real website."
+    "from the user's vault or asks the user. Returns {ok, data: {status, reportDigest, steps with healed "
+    "flags}, error: {code (SR_*), message, fix} or null}. Acts on a real website."
 )
 LIST_ANNOTATIONS = ToolAnnotations(title="List enabled skills", read_only_hint=True, destructive_hint=False,
                                    idempotent_hint=True, open_world_hint=False)
@@ -74,14 +79,19 @@ PLAY_ANNOTATIONS = ToolAnnotations(title="Play an enabled skill", read_only_hint
 
 # --- results -----------------------------------------------------------------------------------
 
-def tool_result(data: dict[str, Any], *, error: bool = False) -> CallToolResult:
-    text = json.dumps(data, ensure_ascii=False, indent=2)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data,
-                          is_error=error)
+EnvelopeResult = Annotated[CallToolResult, Envelope]  # the SDK publishes Envelope's schema as outputSchema
 
 
-def error_result(exc: SkillreelError, name: str | None = None) -> CallToolResult:
-    return tool_result({"status": "failed", "name": name, "error": exc.to_json()}, error=True)
+def tool_result(envelope: dict[str, Any]) -> CallToolResult:
+    """A result envelope as the tool's structured content, the same JSON as its text block."""
+    text = json.dumps(envelope, ensure_ascii=False, indent=2)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=envelope,
+                          is_error=not envelope["ok"])
+
+
+def play_refused(exc: SkillreelError, name: str) -> CallToolResult:
+    """A ``skills_play`` refused before any step ran: the same replay document as a failed replay."""
+    return tool_result(failed("skills_play", exc, ReplayOutcome("failed", name, error=exc).to_json()))
 
 
 # --- the question ------------------------------------------------------------------------------
@@ -233,26 +243,21 @@ async def play(name: str, inputs: Mapping[str, str], ctx: Context,
 
 
 def outcome_result(outcome: ReplayOutcome) -> CallToolResult:
-    steps = [{"actionId": action_id, "healed": healed} for action_id, _, healed in outcome.steps]
-    data: dict[str, Any] = {
-        "status": outcome.status, "name": outcome.name, "revision": outcome.revision,
-        "reportDigest": outcome.report.report_digest if outcome.report is not None else None,
-        "healed": any(s["healed"] for s in steps), "healProposal": outcome.heal_proposed, "steps": steps,
-    }
-    if outcome.error is not None:
-        data["error"] = outcome.error.to_json()
-    return tool_result(data, error=outcome.status != "succeeded")
+    """The replay's document in the envelope, exactly as ``skillreel replay --json`` prints it."""
+    if outcome.error is None:
+        return tool_result(succeeded("skills_play", outcome.to_json(), outcome.warnings))
+    return tool_result(failed("skills_play", outcome.error, outcome.to_json(), outcome.warnings))
 
 
 # --- the server --------------------------------------------------------------------------------
 
-async def skills_list() -> CallToolResult:
+async def skills_list() -> EnvelopeResult:
     try:
         with Store.open() as store:
             listing = enabled_skills(store)
     except SkillreelError as exc:
-        return error_result(exc)
-    return tool_result(listing.to_json())
+        return tool_result(failed("skills_list", exc))
+    return tool_result(succeeded("skills_list", listing.to_json()))
 
 
 async def skills_play(
@@ -261,15 +266,15 @@ async def skills_play(
     answer: Annotated[ElicitationResult[Any], Resolve(ask_for_secrets)],
     inputs: Annotated[dict[str, str], Field(description="Non-sensitive parameters: {\"param\": \"value\"}.")]
     = {},  # noqa: B006 - the SDK builds the schema from this default; it is never mutated
-) -> CallToolResult:
+) -> EnvelopeResult:
     try:
         outcome = await play(name, inputs, ctx, answer)
     except SkillreelError as exc:
-        return error_result(exc, name)
+        return play_refused(exc, name)
     except Exception as exc:  # the last line of defence: a code, never a traceback, reaches the agent
         log.error("skills_play failed unexpectedly: %s", type(exc).__name__)  # never the text: values
         internal = SkillreelError("SR_RECORD_INTERNAL", "unexpected internal error; nothing was stored")
-        return error_result(internal, name)
+        return play_refused(internal, name)
     return outcome_result(outcome)
 
 
