@@ -274,7 +274,7 @@ def test_selectors_that_match_nothing_fail_the_demonstration(tmp_path: Path, ski
     nothing = write(tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "a@b.c"},
                                                     {"do": "click", "selector": "#missing"}]})
     result = run_cli("record", "broken", "--html", str(html), "--automation", str(nothing),
-                     "--timeout", "300", "--json")
+                     "--timeout", "3000", "--json")
     assert_refused(result, "SR_RECORD_AUTOMATION_FAILED")
     assert "step 2" in result.json()["error"]["message"]
     assert "#missing" not in result.stdout
