@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any
+from typing import NoReturn
 
 import click
 
@@ -60,7 +60,7 @@ def cli() -> None:
     """Record a web task once, review it, replay it deterministically, install it as a skill."""
 
 
-def main(argv: list[str] | None = None) -> Any:
+def main(argv: list[str] | None = None) -> NoReturn:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
     try:

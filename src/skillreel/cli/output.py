@@ -9,13 +9,18 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ..errors import SkillreelError
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 F = TypeVar("F", bound=Callable[..., Any])
+Render = Callable[["Console"], None]
+"""A human rendering: prints a result on the console it is given."""
 
 
 def json_option(func: F) -> F:
@@ -33,13 +38,13 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
-def console(stderr: bool = False) -> Any:
+def console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
-def emit(data: Any, *, as_json: bool, human: Callable[[Any], None] | str | None = None) -> None:
+def emit(data: Any, *, as_json: bool, human: Render | str | None = None) -> None:
     """Print a verb's result: the JSON document, or the human rendering."""
     if as_json:
         print_json(data)
