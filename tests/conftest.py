@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.server import LocalServer
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -34,32 +28,6 @@ def project_dir(tmp_path: Path) -> Path:
     path = tmp_path / "project"
     path.mkdir()
     return path
-
-
-@dataclass
-class CliResult:
-    exit_code: int
-    stdout: str
-    stderr: str
-
-    def json(self) -> Any:
-        return json.loads(self.stdout)
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
-            input: str | None = None, timeout: float = 180) -> CliResult:
-    """Run the real console entry point in a subprocess (as a user would)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "skillreel", *args],
-        capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=cwd,
-        input=input, timeout=timeout, check=False,
-    )
-    return CliResult(proc.returncode, proc.stdout, proc.stderr)
-
-
-@pytest.fixture
-def cli() -> Any:
-    return run_cli
 
 
 @pytest.fixture

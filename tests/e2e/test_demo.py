@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.cli import run_cli
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

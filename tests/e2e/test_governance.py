@@ -2,7 +2,7 @@
 policy, policy-template, export and import. After every command the home directory and the
 database files are owner-only.
 
-Skills are seeded in-process through the Store API (``tests.unit.test_store.seed``) and then driven
+Skills are seeded in-process through the Store API (``tests.factory.seed``) and then driven
 with the CLI, as a user would after recording.
 """
 
@@ -18,34 +18,11 @@ import pytest
 
 from skillreel.model import lifecycle
 from skillreel.store import AuditNote, Store
-from tests.conftest import CliResult, run_cli
-from tests.unit.test_lifecycle import T1, proposal_for, report_for
-from tests.unit.test_store import assert_owner_only, seed
+from tests.cli import cli, ok, refused, run_cli
+from tests.factory import T1, proposal_for, report_for, seed
+from tests.readback import assert_owner_only
 
 NAME = "search-invoices"
-
-
-def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> CliResult:
-    """Run a verb with --json; check the one-document contract, no traceback, owner-only files."""
-    result = run_cli(*args, "--json", env=env)
-    assert "Traceback" not in result.stderr, result.stderr
-    json.loads(result.stdout)  # exactly one JSON document on stdout
-    assert_owner_only(home)
-    return result
-
-
-def ok(home: Path, *args: str, env: dict[str, str] | None = None) -> Any:
-    result = cli(home, *args, env=env)
-    assert result.exit_code == 0, result.stdout + result.stderr
-    return result.json()
-
-
-def refused(home: Path, *args: str, code: str, exit_code: int = 1,
-            env: dict[str, str] | None = None) -> dict[str, Any]:
-    result = cli(home, *args, env=env)
-    error: dict[str, Any] = result.json()["error"]
-    assert (result.exit_code, error["code"]) == (exit_code, code), result.stdout
-    return error
 
 
 def seeded(home: Path, status: str = "draft", name: str = NAME, **kw: Any) -> None:
@@ -291,7 +268,7 @@ def test_human_output_has_no_traceback(skillreel_home: Path, tmp_path: Path) -> 
 
 
 def test_signed_export_and_trusted_import(skillreel_home: Path, tmp_path: Path) -> None:
-    from tests.unit.test_store_signing import write_keys
+    from tests.factory import write_keys
 
     private, public = write_keys(tmp_path)
     _, stranger = write_keys(tmp_path, "stranger")

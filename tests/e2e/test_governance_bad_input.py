@@ -15,9 +15,9 @@ from skillreel.model.limits import MAX_JSON_INPUT_BYTES
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import Store
 from skillreel.store.transfer import export_bytes, export_document
-from tests.conftest import run_cli
-from tests.unit.test_lifecycle import T1
-from tests.unit.test_store import assert_owner_only, seed
+from tests.cli import run_cli
+from tests.factory import T1, seed
+from tests.readback import assert_owner_only
 
 NAME = "search-invoices"
 Setup = Callable[[Path], list[str]]

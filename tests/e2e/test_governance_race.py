@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 from skillreel.store import Store
-from tests.unit.test_store import assert_owner_only, seed
+from tests.factory import seed
+from tests.readback import assert_owner_only
 
 NAME = "search-invoices"
 RACERS = 8

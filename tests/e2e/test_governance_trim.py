@@ -12,8 +12,8 @@ import pytest
 from skillreel.errors import StoreError
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import AuditNote, Store
-from tests.e2e.test_governance import cli, ok, refused
-from tests.unit.test_store import seed
+from tests.cli import cli, ok, refused
+from tests.factory import seed
 
 NAME = "search-invoices"
 

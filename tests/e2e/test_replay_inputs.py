@@ -10,7 +10,7 @@ import pytest
 from skillreel.model import lifecycle
 from skillreel.store import AuditNote, Store
 from tests import factory
-from tests.conftest import run_cli
+from tests.cli import run_cli
 
 
 def approve(name: str, **kw: object) -> str:

@@ -22,8 +22,8 @@ from skillreel.model.actions import (
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
 from skillreel.replay.engine import EngineOptions, HumanRequest, ReplayEngine, StepProgress, url_matches
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
+from tests.factory import SALT
 
-SALT = "0123456789abcdef0123456789abcdef"
 URL = "https://app.test/form"
 NEXT = "https://app.test/done"
 

@@ -19,7 +19,7 @@ from skillreel.errors import LifecycleError, ReplayError
 from skillreel.model import lifecycle
 from skillreel.model.entry import StoreEntry, entry_problem
 from tests import factory
-from tests.unit.test_lifecycle import healed_draft, installation, proposal_for, report_for
+from tests.factory import healed_draft, installation, proposal_for, report_for
 
 ALLOWED = {
     ("draft", "approved"), ("draft", "draft"),

@@ -26,7 +26,7 @@ from skillreel.model.export import ExportDocument
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.model.report import ReplayReport
 from tests import factory
-from tests.unit.test_lifecycle import T1, advance, proposal_for, report_for
+from tests.factory import T1, advance, proposal_for, report_for
 
 
 def _documents() -> dict[str, DigestedDocument]:

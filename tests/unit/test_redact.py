@@ -21,8 +21,7 @@ from skillreel.record.redact import (
     selector_texts,
 )
 from tests import factory
-
-SALT = factory.SALT
+from tests.factory import SALT
 
 
 def candidate(selector: str, strategy: str = "css") -> LocatorCandidate:

@@ -21,7 +21,7 @@ from typing import Any
 from skillreel.model import lifecycle
 from skillreel.store import AuditNote, Store
 from tests import factory
-from tests.unit.test_lifecycle import report_for
+from tests.factory import report_for
 
 KILLS = 30
 NAMES = [f"crash-{i}" for i in range(4)]

@@ -5,7 +5,6 @@ left exactly as it was found."""
 from __future__ import annotations
 
 import random
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,15 +13,10 @@ from skillreel.errors import StoreError
 from skillreel.model import lifecycle
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import AuditNote, Store
-from tests.unit.test_lifecycle import T1
-from tests.unit.test_store import seed
+from tests.factory import T1, seed
+from tests.readback import sql
 
 NAME = "search-invoices"
-
-
-def sql(home: Path, statement: str, *args: object) -> list[tuple[object, ...]]:
-    with sqlite3.connect(home / "store.db", isolation_level=None) as conn:
-        return conn.execute(statement, args).fetchall()
 
 
 def dump(home: Path) -> list[tuple[object, ...]]:

@@ -13,7 +13,7 @@ from skillreel.model.entry import StoreEntry
 from skillreel.model.export import ExportDocument
 from skillreel.store.transfer import export_bytes, export_document, imported_entry, write_private
 from tests import factory
-from tests.unit.test_lifecycle import T1, T2, advance, proposal_for, report_for
+from tests.factory import T1, T2, advance, proposal_for, report_for
 
 
 def test_an_export_round_trips_with_every_nested_document() -> None:

@@ -15,7 +15,7 @@ from skillreel.model.limits import MAX_JSON_INPUT_BYTES
 from skillreel.model.policy import PolicySettings
 from skillreel.user_files import decode_json_object, parse_document, read_user_file
 from tests import factory
-from tests.unit.test_lifecycle import T1
+from tests.factory import T1
 
 
 def code_of(call: object) -> str:

@@ -16,7 +16,7 @@ from skillreel.errors import SkillreelError
 from skillreel.mcp.server import VaultThenUser, elicited_values, secrets_model, skill_summary
 from skillreel.replay.engine import StepProgress
 from tests import factory
-from tests.integration.skills.builders import validated_entry
+from tests.factory import validated_entry
 
 
 class DictVault:

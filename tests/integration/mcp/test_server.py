@@ -10,8 +10,8 @@ import pytest
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests import factory
+from tests.factory import store_entry
 from tests.integration.mcp.client import data, mcp_session
-from tests.integration.skills.builders import store_entry
 
 NAME = "search-invoices"
 SECRET_NAME = "sign-in"

@@ -15,9 +15,9 @@ import pytest
 
 from skillreel.store import Store
 from tests import factory
+from tests.factory import store_entry
 from tests.integration.mcp.client import server_env
 from tests.integration.mcp.live_skill import live_skill
-from tests.integration.skills.builders import store_entry
 from tests.server import LocalServer
 
 

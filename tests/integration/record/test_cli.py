@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from skillreel.store import Store
-from tests.conftest import CliResult, run_cli
-from tests.integration.record.conftest import page_html
+from tests.cli import CliResult, run_cli
+from tests.integration.record.rig import page_html
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skillreel.record.project import plan
-from tests.integration.record.conftest import Rig, click_centre, page_html
+from tests.integration.record.rig import Rig, click_centre, page_html
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

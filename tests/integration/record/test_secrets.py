@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.integration.record.conftest import Rig, click_centre, page_html, type_into
+from tests.integration.record.rig import Rig, click_centre, page_html, type_into
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

@@ -21,10 +21,10 @@ from skillreel.model.report import ReplayReport
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
-from tests.factory import url_environment
+from tests.describe import describe_on, describe_url
+from tests.factory import build_draft, html_environment, store_approved, url_environment
+from tests.readback import audit_json
 from tests.server import LocalServer
-
-from .conftest import audit_json, build_draft, describe_on, describe_url, html_environment, store_approved
 
 pytestmark = pytest.mark.browser
 

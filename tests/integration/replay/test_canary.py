@@ -24,11 +24,11 @@ from skillreel.model.actions import (
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
-from tests.conftest import run_cli
-from tests.factory import url_environment
+from tests.cli import run_cli
+from tests.describe import describe_url
+from tests.factory import build_draft, store_approved, url_environment
+from tests.readback import audit_json
 from tests.server import LocalServer
-
-from .conftest import audit_json, build_draft, describe_url, store_approved
 
 pytestmark = pytest.mark.browser
 

@@ -11,11 +11,10 @@ import pytest
 
 from skillreel.model.actions import ClickAction, HumanAction, NavigateAction, ParameterRef, TypeAction
 from skillreel.store import Store
-from tests.conftest import run_cli
-from tests.factory import url_environment
+from tests.cli import run_cli
+from tests.describe import describe_url
+from tests.factory import build_draft, store_approved, url_environment
 from tests.server import LocalServer
-
-from .conftest import build_draft, describe_url, store_approved
 
 pytestmark = pytest.mark.browser
 

@@ -11,10 +11,9 @@ from skillreel.replay.engine import StepProgress
 from skillreel.services import replaying
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
-from tests.factory import events_log, url_environment
+from tests.describe import describe_url
+from tests.factory import build_draft, events_log, store_approved, url_environment
 from tests.server import LocalServer
-
-from .conftest import build_draft, describe_url, store_approved
 
 PAGE = """<!doctype html><html><body><main><label for="q">Query</label><input id="q" name="q">
 <button id="go" type="button">Go</button></main></body></html>"""
