@@ -1,4 +1,5 @@
-"""Root fixtures: every test gets its own SKILLREEL_HOME and project directory."""
+"""Root fixtures: every test gets its own SKILLREEL_HOME and project directory, and only a test marked
+``browser`` may start Chromium (tests/chromium_guard.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.server import LocalServer
+
+pytest_plugins = ["tests.chromium_guard"]
 
 
 @pytest.fixture(autouse=True)

@@ -196,9 +196,13 @@ def store_entry(store: Store, entry: StoreEntry, status: str = "validated", *, n
     lifecycle step, exactly as the verbs would."""
     current = store.insert(entry, AuditNote(kind="record"))
     for step in STEPS_TO[status]:
-        current = store.update(entry.name, lambda e, step=step: step(e, now), _NOTE_OF_STEP[step],
+        current = store.update(entry.name, _at(step, now), _NOTE_OF_STEP[step],
                                expected_revision=current.revision)
     return current
+
+
+def _at(step: Step, now: str) -> Callable[[StoreEntry], StoreEntry]:
+    return lambda e: step(e, now)
 
 
 def seed(store: Store, name: str = "search-invoices", status: str = "draft", *, now: str = T0,

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TypeVar
 
 from skillreel.model.actions import Action, NavigateAction
-from skillreel.model.draft import Draft
 from skillreel.model.locators import LocatorBundle
 
 T = TypeVar("T")
@@ -25,14 +24,8 @@ def narrow(kind: type[T], value: object) -> T:
     return value
 
 
-def target_of(action: Action) -> LocatorBundle:
-    """The element an action acts on (asserted to have one)."""
+def target_of(action: Action | None) -> LocatorBundle:
+    """The element an action acts on (asserted to be an action that has one)."""
+    assert action is not None
     assert not isinstance(action, NavigateAction), f"{action.id} is a navigation"
     return present(action.target)
-
-
-def action(draft: Draft, action_id: str) -> Action:
-    """The draft's action with this id."""
-    found = [a for a in draft.actions if a.id == action_id]
-    assert len(found) == 1, f"{action_id}: {len(found)} actions"
-    return found[0]

@@ -8,6 +8,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,7 +45,7 @@ def _symlink(tmp: Path) -> list[str]:
 
 
 def _export(name: str = NAME, status: str = "validated",
-            change: Callable[[dict], None] | None = None) -> Setup:
+            change: Callable[[dict[str, Any]], None] | None = None) -> Setup:
     def make(tmp: Path) -> list[str]:
         with Store.open(tmp / "source-home") as source:
             entry = seed(source, name, status)
@@ -57,9 +58,9 @@ def _export(name: str = NAME, status: str = "validated",
     return make
 
 
-def _set(*keys: object, value: object) -> Callable[[dict], None]:
-    def change(data: dict) -> None:
-        target = data
+def _set(*keys: object, value: object) -> Callable[[dict[str, Any]], None]:
+    def change(data: dict[str, Any]) -> None:
+        target: Any = data
         for key in keys[:-1]:
             target = target[key]
         target[keys[-1]] = value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from tests import factory
 from tests.cli import run_cli
 
 
-def approve(name: str, **kw: object) -> str:
+def approve(name: str, **kw: Any) -> str:
     with Store.open() as store:
         store.insert(factory.entry(name, **kw), AuditNote(kind="record"))
         store.update(name, lambda e: lifecycle.approve(e, "rev", factory.T0), AuditNote(kind="review"))

@@ -44,12 +44,11 @@ class Lifecycle(RuleBasedStateMachine):
 
     def attempt(self, operation: str, change: object) -> None:
         before = self.entry
+        refused: str | None = None
         try:
             after = change() if callable(change) else None
         except (LifecycleError, ReplayError) as exc:
             refused = exc.code
-        else:
-            refused = None
         if refused is not None:
             assert refused in ("SR_RECORD_STATE_INVALID", "SR_REPLAY_NOT_APPROVED"), operation
             assert self.entry is before

@@ -25,10 +25,10 @@ from skillreel.skills.package import (
     file_digest,
     package_digest,
     render_package,
-    secret_env_name,
     skill_description,
     yaml_quote,
 )
+from skillreel.vault import secret_env_name
 from tests import factory
 from tests.agent_skills import assert_agent_skills_rules, decode_double_quoted, front_matter
 from tests.factory import validated_entry

@@ -6,8 +6,10 @@ from __future__ import annotations
 import itertools
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 from skillreel.errors import LifecycleError, SkillreelError, StoreError
@@ -21,7 +23,7 @@ from tests.readback import assert_owner_only
 
 
 @pytest.fixture
-def store(skillreel_home: Path) -> Store:
+def store(skillreel_home: Path) -> Iterator[Store]:
     with Store.open() as opened:
         yield opened
 
@@ -32,8 +34,9 @@ def raw(home: Path) -> sqlite3.Connection:
 
 def counts(home: Path) -> tuple[int, int, int]:
     with raw(home) as conn:
-        return tuple(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]  # type: ignore[return-value]
-                     for t in ("entries", "revisions", "audit"))
+        entries, revisions, audit = (conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                                     for t in ("entries", "revisions", "audit"))
+    return entries, revisions, audit
 
 
 # --- location, permissions, migrations ------------------------------------------------------------
@@ -56,7 +59,7 @@ def test_open_repairs_loose_permissions(skillreel_home: Path) -> None:
 
 def test_the_home_defaults_to_the_platform_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("SKILLREEL_HOME")
-    monkeypatch.setattr(store_db.platformdirs, "user_data_dir", lambda app, appauthor: str(tmp_path / app))
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda app, appauthor: str(tmp_path / app))
     assert store_db.store_home() == tmp_path / "skillreel"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,9 +31,9 @@ def test_a_signed_export_verifies_with_its_key(tmp_path: Path) -> None:
     assert document.export_digest == export_document(factory.entry(), T1).export_digest
 
 
-def code(call: object) -> str:
+def code(call: Callable[[], object]) -> str:
     with pytest.raises(RecordError) as err:
-        call()  # type: ignore[operator]
+        call()
     return err.value.code
 
 

@@ -5,6 +5,7 @@ left exactly as it was found."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,9 +40,9 @@ def flip(data: bytes, position: int) -> bytes:
     return data[:position] + bytes([changed]) + data[position + 1:]
 
 
-def corrupt(call: object) -> None:
+def corrupt(call: Callable[[], object]) -> None:
     with pytest.raises(StoreError) as err:
-        call()  # type: ignore[operator]
+        call()
     assert err.value.code == "SR_RECORD_STORE_CORRUPT"
 
 

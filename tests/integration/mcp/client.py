@@ -27,9 +27,11 @@ class Session:
     async def call(self, tool: str, arguments: dict[str, Any] | None = None,
                    progress: list[tuple[float, float | None, str | None]] | None = None,
                    ) -> types.CallToolResult:
-        async def on_progress(value: float, total: float | None, message: str | None) -> None:
-            if progress is not None:
-                progress.append((value, total, message))
+        seen = progress
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            if seen is not None:
+                seen.append((progress, total, message))
 
         return await self.client.call_tool(tool, arguments or {}, progress_callback=on_progress)
 
@@ -39,8 +41,9 @@ def data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None
     block = result.content[0]
     assert isinstance(block, types.TextContent)
-    assert json.loads(block.text) == result.structured_content
-    return result.structured_content
+    structured: dict[str, Any] = result.structured_content
+    assert json.loads(block.text) == structured
+    return structured
 
 
 def server_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from skillreel.model import lifecycle
 from skillreel.model.actions import (
+    Action,
     AssertAction,
     ClickAction,
     NavigateAction,
@@ -52,7 +53,7 @@ async def live_skill(server: LocalServer, name: str, project_dir: Path, *, sensi
     url = server.url("/invoices")
     environment = factory.url_environment(url)
     b = await describe_on(environment, {s: s for s in ("#customer", "#pin", "#go", "#out")})
-    actions = [
+    actions: list[Action] = [
         NavigateAction(id="a1", url=environment.start_url),
         TypeAction(id="a2", target=b["#customer"], value=ParameterRef(name="customer")),
     ]

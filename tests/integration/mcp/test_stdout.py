@@ -53,7 +53,7 @@ class RawServer:
             line = self.proc.stdout.readline()
             assert line, "the server closed stdout before answering"
             self.lines.append(line)
-            message = json.loads(line)
+            message: dict[str, Any] = json.loads(line)
             assert message["jsonrpc"] == "2.0"
             if message.get("id") == request_id and ("result" in message or "error" in message):
                 return message

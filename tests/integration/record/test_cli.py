@@ -13,9 +13,11 @@ from typing import Any
 
 import pytest
 
+from skillreel.model.actions import HumanAction, NavigateAction
 from skillreel.store import Store
 from tests.cli import CliResult, run_cli
 from tests.integration.record.rig import page_html
+from tests.narrow import narrow
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser
@@ -188,10 +190,10 @@ def test_canaries_never_reach_the_store_or_any_output(tmp_path: Path, skillreel_
         "observe", "assert"]
     assert {p.name: p.sensitive for p in draft.parameters} == {
         "user": False, "pw": True, "pw2": True, "nick": False}
-    assert draft.actions[3].reason == "otp"  # type: ignore[union-attr]
-    assert draft.actions[8].reason == "rich-text"  # type: ignore[union-attr]
-    assert draft.actions[0].url == server.url("/login?tab=1")  # type: ignore[union-attr]
-    assert draft.actions[10].url == server.url("/cb?view=2")  # type: ignore[union-attr]
+    assert narrow(HumanAction, draft.actions[3]).reason == "otp"
+    assert narrow(HumanAction, draft.actions[8]).reason == "rich-text"
+    assert narrow(NavigateAction, draft.actions[0]).url == server.url("/login?tab=1")
+    assert narrow(NavigateAction, draft.actions[10]).url == server.url("/cb?view=2")
 
 
 def test_a_typed_value_in_the_description_refuses_the_draft(tmp_path: Path, skillreel_home: Path) -> None:

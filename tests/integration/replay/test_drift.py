@@ -12,12 +12,20 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from skillreel.model.actions import ClickAction, NavigateAction, ObserveAction, ParameterRef, TypeAction
+from skillreel.model.actions import (
+    Action,
+    ClickAction,
+    NavigateAction,
+    ObserveAction,
+    ParameterRef,
+    TypeAction,
+)
 from skillreel.model.locators import LocatorBundle
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
 from tests.describe import describe_url
 from tests.factory import build_draft, store_approved, url_environment
+from tests.narrow import target_of
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser
@@ -103,7 +111,7 @@ MUST_FAIL = {
 }
 
 
-def actions(b: dict[str, LocatorBundle], url: str) -> list:  # type: ignore[type-arg]
+def actions(b: dict[str, LocatorBundle], url: str) -> list[Action]:
     return [
         NavigateAction(id="a1", url=url),
         TypeAction(id="a2", target=b["email"], value=ParameterRef(name="email")),
@@ -160,7 +168,7 @@ async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(se
     new = {a.id: a for a in proposal.draft.actions}
     assert old["a1"] == new["a1"]
     assert old["a4"] == new["a4"]
-    assert next(c.selector for c in new["a3"].target.candidates) == "#persist"  # type: ignore[union-attr]
+    assert next(c.selector for c in target_of(new["a3"]).candidates) == "#persist"
     assert old["a2"] == new["a2"]
 
 

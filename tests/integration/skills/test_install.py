@@ -21,6 +21,7 @@ from skillreel.store import Store
 from tests import factory
 from tests.agent_skills import assert_agent_skills_rules
 from tests.factory import store_entry
+from tests.narrow import present
 from tests.readback import snapshot
 
 NAME = "search-invoices"
@@ -177,7 +178,7 @@ def test_user_scope_needs_the_policy_and_then_installs_under_home(store: Store, 
     store.set_policy(Policy.from_settings(PolicySettings(allow_global_install=True)))
     result = enable_skill(store, NAME, "user", home=home)
     assert result.installations == tuple(str(home / r / "skills" / NAME) for r in (".agents", ".claude"))
-    assert store.get(NAME).installation.scope == "user"  # type: ignore[union-attr]
+    assert present(store.get(NAME).installation).scope == "user"
 
 
 def test_an_identical_package_already_in_place_is_kept_and_survives_a_rollback(validated: Any,
@@ -301,12 +302,17 @@ def test_revoke_of_a_skill_that_is_not_enabled_is_refused(store: Store, validate
     refused(store, project_dir, "SR_RECORD_STATE_INVALID", lambda: revoke_skill(store, NAME))
 
 
-MODIFICATIONS: dict[str, Callable[[Path], None]] = {
+def _symlink_skill_md(package: Path) -> None:
+    (package / SKILL_MD).unlink()
+    (package / SKILL_MD).symlink_to(package / MANIFEST)
+
+
+MODIFICATIONS: dict[str, Callable[[Path], object]] = {
     "edited": lambda p: (p / SKILL_MD).write_text("changed by hand\n"),
     "added": lambda p: (p / "notes.md").write_text("mine"),
     "removed": lambda p: (p / MANIFEST).unlink(),
     "not executable": lambda p: (p / REPLAY_SCRIPT).chmod(0o644),
-    "symlinked file": lambda p: ((p / SKILL_MD).unlink(), (p / SKILL_MD).symlink_to(p / MANIFEST)),
+    "symlinked file": _symlink_skill_md,
 }
 
 
