@@ -29,13 +29,15 @@ def install_guard(directory: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def chromium_only_with_the_browser_marker(request: pytest.FixtureRequest, tmp_path: Path,
+def chromium_only_with_the_browser_marker(request: pytest.FixtureRequest,
+                                          tmp_path_factory: pytest.TempPathFactory,
                                           monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     if request.node.get_closest_marker("browser") is not None:
         yield
         return
-    monkeypatch.setenv("SKILLREEL_CHROMIUM", str(install_guard(tmp_path)))
+    directory = tmp_path_factory.mktemp("chromium-guard")  # not tmp_path: tests list that one
+    monkeypatch.setenv("SKILLREEL_CHROMIUM", str(install_guard(directory)))
     yield
-    if (tmp_path / LAUNCHED).exists():
+    if (directory / LAUNCHED).exists():
         pytest.fail(f"{request.node.nodeid} started Chromium but is not marked @pytest.mark.browser",
                     pytrace=False)

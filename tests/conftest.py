@@ -1,5 +1,6 @@
 """Root fixtures: every test gets its own SKILLREEL_HOME and project directory, and only a test marked
-``browser`` may start Chromium (tests/chromium_guard.py)."""
+``browser`` may start Chromium (tests/chromium_guard.py). Every test under tests/e2e/ is marked
+``slow``: it runs the console script end to end, so ``make check`` leaves it to ``make test``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ import pytest
 
 from tests.server import LocalServer
 
-pytest_plugins = ["tests.chromium_guard"]
+pytest_plugins = ["tests.chromium_guard", "pytester"]
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(E2E):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
@@ -20,6 +21,8 @@ from skillreel.model import lifecycle
 from skillreel.model.entry import StoreEntry, entry_problem
 from tests import factory
 from tests.factory import healed_draft, installation, proposal_for, report_for
+
+pytestmark = pytest.mark.slow  # a few hundred random walks
 
 ALLOWED = {
     ("draft", "approved"), ("draft", "draft"),

@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from skillreel.model import lifecycle
 from skillreel.store import AuditNote, Store
 from tests import factory
@@ -64,6 +66,7 @@ def _check(home: Path) -> int:
     return total
 
 
+@pytest.mark.slow  # thirty writers killed
 def test_sigkill_at_random_moments_never_half_writes(skillreel_home: Path) -> None:
     Store.open(skillreel_home).close()
     ctx = multiprocessing.get_context("fork")

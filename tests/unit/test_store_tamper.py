@@ -54,6 +54,7 @@ def home(skillreel_home: Path) -> Path:
     return skillreel_home
 
 
+@pytest.mark.slow  # one store per flipped byte
 def test_one_changed_byte_anywhere_in_a_stored_document_is_detected(home: Path) -> None:
     (document,) = sql(home, "SELECT document FROM revisions WHERE name = ? AND revision = 3", NAME)[0:1]
     original = document[0]

@@ -14,6 +14,8 @@ from tests import factory
 from tests.factory import store_entry
 from tests.integration.mcp.client import data, mcp_session
 
+pytestmark = pytest.mark.slow  # an MCP server subprocess per test
+
 NAME = "search-invoices"
 SECRET_NAME = "sign-in"
 FIXTURE_NAME = "offline-form"

@@ -20,6 +20,8 @@ from tests.integration.mcp.client import server_env
 from tests.integration.mcp.live_skill import live_skill
 from tests.server import LocalServer
 
+pytestmark = pytest.mark.browser  # the live skill's page is described in Chromium
+
 
 class RawServer:
     """The server process spoken to by hand: one JSON-RPC message per line each way."""

@@ -144,6 +144,7 @@ def grep_canaries(texts: list[str], home: Path) -> list[str]:
     return hits
 
 
+@pytest.mark.slow
 def test_canaries_never_reach_the_store_or_any_output(tmp_path: Path, skillreel_home: Path,
                                                       server: LocalServer, second_server: LocalServer,
                                                       ) -> None:
@@ -258,6 +259,7 @@ def bad_inputs(tmp: Path, server_url: str) -> dict[str, tuple[list[str], str]]:
     }
 
 
+@pytest.mark.slow
 def test_bad_input_is_refused_before_anything_starts(tmp_path: Path, skillreel_home: Path) -> None:
     cases = bad_inputs(tmp_path, "http://127.0.0.1:9/app")
     for label, (args, code) in cases.items():

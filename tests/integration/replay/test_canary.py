@@ -68,6 +68,7 @@ def assert_clean(where: str, text: str) -> None:
         assert canary not in text, f"{canary!r} leaked into {where}"
 
 
+@pytest.mark.slow
 async def test_nothing_planted_reaches_any_output(
     server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -155,6 +155,7 @@ async def test_a_human_step_fails_closed_without_a_terminal(server: LocalServer,
     assert (doc["error"]["code"], doc["error"]["actionId"]) == ("SR_REPLAY_HUMAN_REQUIRED", "a2")
 
 
+@pytest.mark.slow
 async def test_record_review_replay_then_heal_and_accept_the_proposal(
     server: LocalServer, tmp_path: Path
 ) -> None:

@@ -15,6 +15,8 @@ from tests.describe import describe_url
 from tests.factory import build_draft, events_log, store_approved, url_environment
 from tests.server import LocalServer
 
+pytestmark = pytest.mark.browser  # every test describes its page's elements in Chromium
+
 PAGE = """<!doctype html><html><body><main><label for="q">Query</label><input id="q" name="q">
 <button id="go" type="button">Go</button></main></body></html>"""
 
@@ -36,7 +38,6 @@ async def skill(server: LocalServer, store: Store) -> None:
     )
 
 
-@pytest.mark.browser
 async def test_a_skill_changed_during_the_replay_is_not_overwritten(
     server: LocalServer, store: Store
 ) -> None:

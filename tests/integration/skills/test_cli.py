@@ -16,6 +16,8 @@ from tests.cli import CliResult, run_cli
 from tests.factory import store_entry
 from tests.readback import snapshot
 
+pytestmark = pytest.mark.slow  # the console script in a subprocess, several times per test
+
 NAME = "search-invoices"
 ROOTS = (".agents", ".claude")
 
