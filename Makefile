@@ -1,10 +1,14 @@
-# skillreel: `make demo` shows the whole product, `make test` runs every test.
+# skillreel: `make demo` shows the whole product, `make check` is the quick developer loop (static
+# checks and the fast tests, under a minute), `make test` runs `make check` and then every other test.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+# The fast tests: no browser, nothing that takes more than a few seconds. `make test` runs the rest.
+FAST := not slow and not browser
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo check lint test bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,15 +22,19 @@ setup: $(STAMP)
 demo: setup
 	$(VENV)/bin/skillreel demo
 
-test: setup
-	bash scripts/ensure-xvfb.sh
-	$(PY) -m pytest -q -p no:cacheprovider
+# Static checks: lint, formatting, types (src and tests), and the syntax of every .js file.
+lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/mypy
+	$(PY) scripts/check_js.py
 
-lint: setup
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/mypy
+check: lint
+	$(PYTEST) -m "$(FAST)"
+
+test: check setup
+	bash scripts/ensure-xvfb.sh
+	$(PYTEST) -m "not ($(FAST))"
 
 bench: setup
 	$(PY) bench/run_all.py

@@ -1,23 +1,27 @@
-"""Root fixtures: every test gets its own SKILLREEL_HOME and project directory."""
+"""Root fixtures: every test gets its own SKILLREEL_HOME and project directory, and only a test marked
+``browser`` may start Chromium (tests/chromium_guard.py). Every test under tests/e2e/ is marked
+``slow``: it runs the console script end to end, so ``make check`` leaves it to ``make test``."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from skillreel.model.envelope import Envelope
 from tests.server import LocalServer
 
-REPO = Path(__file__).resolve().parent.parent
+pytest_plugins = ["tests.chromium_guard", "pytester"]
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(E2E):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
@@ -35,39 +39,6 @@ def project_dir(tmp_path: Path) -> Path:
     path = tmp_path / "project"
     path.mkdir()
     return path
-
-
-@dataclass
-class CliResult:
-    exit_code: int
-    stdout: str
-    stderr: str
-
-    def json(self) -> Any:
-        """The one document on stdout, checked to be a valid result envelope (docs/guide.md)."""
-        document = json.loads(self.stdout)
-        Envelope.parse(document)
-        return document
-
-    def data(self) -> Any:
-        """The envelope's ``data`` (the verb's result document)."""
-        return self.json()["data"]
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
-            input: str | None = None, timeout: float = 180) -> CliResult:
-    """Run the real console entry point in a subprocess (as a user would)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "skillreel", *args],
-        capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=cwd,
-        input=input, timeout=timeout, check=False,
-    )
-    return CliResult(proc.returncode, proc.stdout, proc.stderr)
-
-
-@pytest.fixture
-def cli() -> Any:
-    return run_cli
 
 
 @pytest.fixture

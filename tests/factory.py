@@ -1,37 +1,59 @@
-"""Builds model documents through the model's own API (never hand-written JSON with made-up digests)."""
+"""The one factory of test data: documents built through the model's own API (never hand-written JSON
+with made-up digests), the salt and times they use, every lifecycle state, and skills put through the
+real store exactly as the verbs would.
+
+Times run T0 (recorded) < T1 (reviewed, replayed) < T2 (later changes), all in the past, so a verb
+run by a test at the current time never moves an entry's clock backwards.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from skillreel.model import lifecycle
 from skillreel.model.actions import (
+    Action,
     ClickAction,
     NavigateAction,
     ParameterRef,
     PressAction,
     TypeAction,
     capability_manifest,
+    parameter_refs,
 )
-from skillreel.model.canonical import bytes_digest
+from skillreel.model.canonical import bytes_digest, tagged_digest
 from skillreel.model.draft import Draft, Parameter
+from skillreel.model.entry import HealProposal, Installation, StoreEntry
 from skillreel.model.environment import Environment, HtmlTarget, build_url_target
 from skillreel.model.events import EventsLog, RecordedEvent
-from skillreel.model.lifecycle import new_entry
-from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate
+from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, Strategy
+from skillreel.model.report import ReplayReport, StepResult
+from skillreel.store import AuditNote, Store
 
 SALT = "0123456789abcdef0123456789abcdef"
 T0 = "2026-01-02T03:04:05Z"
+T1 = "2026-01-03T00:00:00Z"
+T2 = "2026-01-04T00:00:00Z"
+REVIEWER = "alice"
 
+
+# ---- documents ----------------------------------------------------------------------------------
 
 def bundle(selector: str, *, tag: str = "input", type_: str | None = "text",
-           strategy: str = "id") -> LocatorBundle:
+           strategy: Strategy = "id") -> LocatorBundle:
     return LocatorBundle(
-        candidates=(LocatorCandidate(strategy=strategy, selector=selector, match_count=1),),  # type: ignore[arg-type]
+        candidates=(LocatorCandidate(strategy=strategy, selector=selector, match_count=1),),
         fingerprint=Fingerprint(tag=tag, type=type_, parent_path=("html", "body", "form")),
     )
 
 
 def html_environment(html: str = "<html><body>fixture</body></html>") -> Environment:
+    """Bound to this HTML fixture (the digest the sandbox checks before it serves the fixture)."""
     return Environment.build(target=HtmlTarget(html_digest=bytes_digest("skillreel.html-fixture/v1",
                                                                         html.encode())))
 
@@ -48,6 +70,7 @@ def events_log(n: int = 1) -> EventsLog:
 def draft(name: str = "search-invoices", *, environment: Environment | None = None,
           sensitive: bool = False, description: str = "Search invoices by customer.",
           events: EventsLog | None = None, **overrides: Any) -> Draft:
+    """Four steps (navigate, type the query, press Enter, click Go) over an HTML fixture."""
     actions = (
         NavigateAction(id="a1", url="https://fixture.skillreel.invalid/"),
         TypeAction(id="a2", target=bundle("#q"), value=ParameterRef(name="query")),
@@ -69,6 +92,139 @@ def draft(name: str = "search-invoices", *, environment: Environment | None = No
     return Draft.build(**fields)
 
 
-def entry(name: str = "search-invoices", now: str = T0, **kw: Any):  # type: ignore[no-untyped-def]
+def build_draft(name: str, environment: Environment, actions: Sequence[Action], *,
+                sensitive: Sequence[str] = (), optional: Sequence[str] = ()) -> Draft:
+    """A draft of exactly these actions; one parameter per parameter they refer to."""
+    params = tuple(Parameter(name=p, required=p not in optional, sensitive=p in sensitive)
+                   for p in parameter_refs(actions))
+    return Draft.build(name=name, description="A skill under test.", actions=tuple(actions),
+                       parameters=params, capabilities=capability_manifest(actions), failure_conditions=(),
+                       environment=environment, fingerprint_salt=SALT,
+                       events_digest=events_log().events_digest)
+
+
+def entry(name: str = "search-invoices", now: str = T0, **draft_overrides: Any) -> StoreEntry:
+    """A new skill at revision 1 (draft) holding :func:`draft`."""
     log = events_log()
-    return new_entry(draft(name, events=log, **kw), log, now)
+    return lifecycle.new_entry(draft(name, events=log, **draft_overrides), log, now)
+
+
+# ---- every lifecycle state ----------------------------------------------------------------------
+
+def report_for(entry: StoreEntry, now: str = T1, *, healed: bool = False) -> ReplayReport:
+    """A successful replay of the approved revision (``healed``: its last step healed)."""
+    assert entry.approval is not None
+    actions = entry.draft.actions
+    steps = tuple(StepResult(action_id=a.id, healed=healed and i == len(actions) - 1,
+                             evidence_digest=tagged_digest("skillreel.evidence/v1", {"step": a.id}))
+                  for i, a in enumerate(actions))
+    return ReplayReport.build(name=entry.name, draft_digest=entry.draft.draft_digest,
+                              approval_digest=entry.approval.approval_digest,
+                              environment_digest=entry.draft.environment.environment_digest,
+                              steps=steps, finished_at=now)
+
+
+def installation(now: str = T1, name: str = "search-invoices") -> Installation:
+    return Installation(scope="project", paths=(f"/project/.agents/skills/{name}",),
+                        package_digest=bytes_digest("skillreel.package/v1", name.encode()), installed_at=now)
+
+
+def healed_draft(draft: Draft, selector: str = "#go-renamed") -> Draft:
+    """The draft with action a4's locator replaced, as a heal would propose."""
+    actions = tuple(a.model_copy(update={"target": bundle(selector, tag="button", type_="submit")})
+                    if a.id == "a4" else a for a in draft.actions)
+    fields = {n: getattr(draft, n) for n in Draft.model_fields if n not in ("draft_digest", "schema_")}
+    return Draft.build(**{**fields, "actions": actions})
+
+
+def proposal_for(entry: StoreEntry, now: str = T1, selector: str = "#go-renamed") -> HealProposal:
+    report = report_for(entry, now, healed=True)
+    return HealProposal(base_revision=entry.revision, base_draft_digest=entry.draft.draft_digest,
+                        draft=healed_draft(entry.draft, selector), healed_actions=("a4",),
+                        report_digest=report.report_digest, proposed_at=now)
+
+
+# The pure steps from a fresh draft to each state (store_entry applies them with store.update).
+def step_approve(e: StoreEntry, now: str = T1) -> StoreEntry:
+    return lifecycle.approve(e, REVIEWER, now)
+
+
+def step_replay(e: StoreEntry, now: str = T1) -> StoreEntry:
+    return lifecycle.replay_succeeded(e, report_for(e, now), now)
+
+
+def step_enable(e: StoreEntry, now: str = T1) -> StoreEntry:
+    return lifecycle.enable(e, installation(now, e.name), now)
+
+
+def step_revoke(e: StoreEntry, now: str = T1) -> StoreEntry:
+    return lifecycle.revoke(e, now)
+
+
+Step = Callable[[StoreEntry, str], StoreEntry]
+STEPS_TO: dict[str, tuple[Step, ...]] = {
+    "draft": (),
+    "approved": (step_approve,),
+    "validated": (step_approve, step_replay),
+    "enabled": (step_approve, step_replay, step_enable),
+    "revoked": (step_approve, step_replay, step_enable, step_revoke),
+}
+_NOTE_OF_STEP: dict[Step, AuditNote] = {
+    step_approve: AuditNote(kind="review", reviewer=REVIEWER),
+    step_replay: AuditNote(kind="replay"),
+    step_enable: AuditNote(kind="enable"),
+    step_revoke: AuditNote(kind="revoke"),
+}
+
+
+def advance(entry: StoreEntry, status: str, now: str = T1) -> StoreEntry:
+    """``entry`` (a draft) walked to ``status`` in memory, one revision per step."""
+    for step in STEPS_TO[status]:
+        entry = step(entry, now)
+    return entry
+
+
+def validated_entry(name: str = "search-invoices", **draft_overrides: Any) -> StoreEntry:
+    """A validated entry (revision 3) built in memory."""
+    return advance(entry(name, **draft_overrides), "validated")
+
+
+# ---- skills in the real store -------------------------------------------------------------------
+
+def store_entry(store: Store, entry: StoreEntry, status: str = "validated", *, now: str = T1) -> StoreEntry:
+    """Insert a new skill and walk it to ``status`` through audited store updates, one revision per
+    lifecycle step, exactly as the verbs would."""
+    current = store.insert(entry, AuditNote(kind="record"))
+    for step in STEPS_TO[status]:
+        current = store.update(entry.name, _at(step, now), _NOTE_OF_STEP[step],
+                               expected_revision=current.revision)
+    return current
+
+
+def _at(step: Step, now: str) -> Callable[[StoreEntry], StoreEntry]:
+    return lambda e: step(e, now)
+
+
+def seed(store: Store, name: str = "search-invoices", status: str = "draft", *, now: str = T0,
+         **draft_overrides: Any) -> StoreEntry:
+    """A fresh :func:`entry`, stored and walked to ``status`` with every change at ``now``."""
+    return store_entry(store, entry(name, now=now, **draft_overrides), status, now=now)
+
+
+def store_approved(store: Store, draft: Draft) -> StoreEntry:
+    """A new skill holding ``draft``, approved (ready to replay)."""
+    return store_entry(store, lifecycle.new_entry(draft, events_log(), T0), "approved")
+
+
+# ---- signing keys -------------------------------------------------------------------------------
+
+def write_keys(directory: Path, name: str = "key") -> tuple[Path, Path]:
+    """A fresh Ed25519 key pair as PEM files: (private, public)."""
+    key = Ed25519PrivateKey.generate()
+    private = directory / f"{name}.pem"
+    private.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()))
+    public = directory / f"{name}.pub"
+    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                     serialization.PublicFormat.SubjectPublicKeyInfo))
+    return private, public

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliResult, run_cli
+from tests.cli import CliResult, run_cli
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -82,8 +82,10 @@ def test_demo_with_a_read_only_home_names_the_stage_and_the_fix(tmp_path: Path) 
     parent.mkdir()
     parent.chmod(0o555)  # the home cannot be created (a home that exists is made 0700 by its owner)
     home = parent / "home"
-    prefix = ([SETPRIV, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
-              if os.geteuid() == 0 else [])
+    prefix: list[str] = []
+    if os.geteuid() == 0:  # drop the capabilities that let root write anywhere
+        assert SETPRIV is not None
+        prefix = [SETPRIV, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
     proc = subprocess.run([*prefix, sys.executable, "-m", "skillreel", "demo", "--json", "--home", str(home)],
                           capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 1, proc.stdout + proc.stderr

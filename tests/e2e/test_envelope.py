@@ -21,7 +21,7 @@ import pytest
 from skillreel.cli.main import VERBS, cli
 from skillreel.errors import CODES
 from skillreel.model.envelope import SCHEMA, Envelope
-from tests.conftest import run_cli
+from tests.cli import run_cli
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -67,7 +67,8 @@ def envelope(args: list[str], command: str | None, code: str | None, *,
         assert parsed.error.code == code, result.stdout
         assert parsed.error.fix == CODES[code].fix
         assert result.exit_code == (status if status is not None else CODES[code].exit_status), result.stdout
-    return document
+    checked: dict[str, Any] = document
+    return checked
 
 
 def test_every_verb_prints_one_envelope_on_success_and_on_failure(tmp_path: Path, skillreel_home: Path,

@@ -6,7 +6,7 @@ every command the home directory and the database files are owner-only.
 What the use cases decide is tested as functions over a temporary store in
 ``tests/integration/services/``; each verb's refusals in JSON and human form are in
 ``test_governance_bad_input.py``. Skills are seeded in-process through the Store API
-(``tests.unit.test_store.seed``) and then driven with the CLI, as a user would after recording.
+(``tests.factory.seed``) and then driven with the CLI, as a user would after recording.
 """
 
 from __future__ import annotations
@@ -18,27 +18,11 @@ from typing import Any
 
 from skillreel.model import lifecycle
 from skillreel.store import AuditNote, Store
-from tests.conftest import CliResult, run_cli
-from tests.unit.test_lifecycle import T1, proposal_for, report_for
-from tests.unit.test_store import assert_owner_only, seed
-from tests.unit.test_store_signing import write_keys
+from tests.cli import cli, ok, run_cli
+from tests.factory import T1, proposal_for, report_for, seed, write_keys
+from tests.readback import assert_owner_only
 
 NAME = "search-invoices"
-
-
-def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> CliResult:
-    """Run a verb with --json; check the one-document contract, no traceback, owner-only files."""
-    result = run_cli(*args, "--json", env=env)
-    assert "Traceback" not in result.stderr, result.stderr
-    result.json()  # exactly one JSON document on stdout: a valid result envelope
-    assert_owner_only(home)
-    return result
-
-
-def ok(home: Path, *args: str, env: dict[str, str] | None = None) -> Any:
-    result = cli(home, *args, env=env)
-    assert result.exit_code == 0, result.stdout + result.stderr
-    return result.data()
 
 
 def human(home: Path, *args: str, env: dict[str, str] | None = None, exit_code: int = 0) -> str:

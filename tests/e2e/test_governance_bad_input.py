@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from skillreel.store import Store
-from tests.conftest import run_cli
-from tests.unit.test_store import assert_owner_only, seed
+from tests.cli import run_cli
+from tests.factory import seed
+from tests.readback import assert_owner_only
 
 NAME = "search-invoices"
 Setup = Callable[[Path], list[str]]

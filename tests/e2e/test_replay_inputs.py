@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from skillreel.model import lifecycle
 from skillreel.store import AuditNote, Store
 from tests import factory
-from tests.conftest import run_cli
+from tests.cli import run_cli
 
 
-def approve(name: str, **kw: object) -> str:
+def approve(name: str, **kw: Any) -> str:
     with Store.open() as store:
         store.insert(factory.entry(name, **kw), AuditNote(kind="record"))
         store.update(name, lambda e: lifecycle.approve(e, "rev", factory.T0), AuditNote(kind="review"))

@@ -9,6 +9,7 @@ import pytest
 
 from skillreel.errors import ReplayUIError, SkillreelError
 from skillreel.model.actions import (
+    Action,
     AssertAction,
     ClickAction,
     HumanAction,
@@ -22,8 +23,8 @@ from skillreel.model.actions import (
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
 from skillreel.replay.engine import EngineOptions, HumanRequest, ReplayEngine, StepProgress, url_matches
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
+from tests.factory import SALT
 
-SALT = "0123456789abcdef0123456789abcdef"
 URL = "https://app.test/form"
 NEXT = "https://app.test/done"
 
@@ -96,7 +97,7 @@ def driver_for(*pages: FakePage) -> FakeDriver:
 async def test_every_action_kind_runs_with_new_inputs_and_leaves_evidence() -> None:
     p = page()
     driver = driver_for(p, FakePage(NEXT, []))
-    actions = [
+    actions: list[Action] = [
         start(),
         TypeAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="query")),
         SelectAction(id="a3", target=bundle(COLOUR, "#colour"), value=ParameterRef(name="colour")),
@@ -203,14 +204,18 @@ async def test_a_target_that_appears_later_is_waited_for() -> None:
             p.elements.append(go)
         return await original(bundle, salt=salt)
 
-    driver.probe = probe  # type: ignore[method-assign]
+    driver.probe = probe  # type: ignore[method-assign]  # wraps the fake page's probe
     await engine(driver, clock).run([start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {})
     assert go.clicks == 1
 
 
 async def test_refused_request_during_a_step_fails_it_counting_origins_without_naming_them() -> None:
+    def deny_twice(driver: FakeDriver) -> None:
+        driver.deny("https://evil.test")
+        driver.deny("https://evil.test")
+
     p = page()
-    p.elements[2].on_click = lambda d: (d.deny("https://evil.test"), d.deny("https://evil.test"))
+    p.elements[2].on_click = deny_twice
     driver = driver_for(p)
     with pytest.raises(ReplayUIError) as info:
         await engine(driver, Clock()).run([start(), ClickAction(id="a2", target=bundle(GO, "#go")),
@@ -231,8 +236,8 @@ async def test_network_refusal_takes_precedence_over_the_action_error_it_caused(
         d.fail_next = ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "navigation failed")
 
     p.elements[2].on_click = fail
-    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go")), NavigateAction(id="a3", url=NEXT,
-                                                                                      reason="address-bar")]
+    actions: list[Action] = [start(), ClickAction(id="a2", target=bundle(GO, "#go")),
+                             NavigateAction(id="a3", url=NEXT, reason="address-bar")]
     with pytest.raises(ReplayUIError) as info:
         await engine(driver, Clock()).run(actions, {})
     assert (info.value.code, info.value.action_id) == ("SR_REPLAY_UI_NETWORK_DENIED", "a2")
@@ -244,7 +249,7 @@ async def test_browser_crash_surfaces_with_the_action_id() -> None:
     p = driver.pages[URL]
     crash = ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "gone")
     p.elements[2].on_click = lambda d: setattr(d, "fail_next", crash)
-    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go")),
+    actions: list[Action] = [start(), ClickAction(id="a2", target=bundle(GO, "#go")),
                ClickAction(id="a3", target=bundle(GO, "#go"))]
     with pytest.raises(SkillreelError) as info:
         await engine(driver, Clock()).run(actions, {})
@@ -300,7 +305,7 @@ async def test_failing_assertions_poll_then_fail(action: AssertAction, code: str
 
 
 async def test_human_step_needs_a_person() -> None:
-    actions = [start(), HumanAction(id="a2", reason="upload")]
+    actions: list[Action] = [start(), HumanAction(id="a2", reason="upload")]
     with pytest.raises(SkillreelError) as info:
         await engine(driver_for(page()), Clock()).run(actions, {})
     assert (info.value.code, info.value.action_id) == ("SR_REPLAY_HUMAN_REQUIRED", "a2")
@@ -327,7 +332,7 @@ async def test_progress_reports_each_step() -> None:
     seen: list[StepProgress] = []
     p = page()
     del p.elements[3]
-    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go")),
+    actions: list[Action] = [start(), ClickAction(id="a2", target=bundle(GO, "#go")),
                ClickAction(id="a3", target=bundle(RESET, "#reset"))]
     replay = engine(driver_for(p), Clock(), progress=seen.append)
     with pytest.raises(SkillreelError):
@@ -341,7 +346,7 @@ async def test_progress_reports_each_step() -> None:
 
 async def test_settle_runs_after_each_acting_step() -> None:
     driver = driver_for(page())
-    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go"))]
+    actions: list[Action] = [start(), ClickAction(id="a2", target=bundle(GO, "#go"))]
     await engine(driver, Clock(), settle_ms=70).run(actions, {})
     assert driver.settled == [70, 70]
 

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from skillreel.model.entry import StoreEntry
 from skillreel.model.lifecycle import approve, replay_succeeded
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
 from skillreel.model.report import Evidence, ReplayReport, StepResult
 from skillreel.replay.engine import StepRecord
 from skillreel.services.replaying import heal_proposal
 from tests.factory import SALT, T0, entry
+from tests.narrow import present, target_of
 
 TYPED = "alice@example.org"
 TOKEN = "ghp_" + "A1b2C3d4E5" * 4
 
 
-def approved():  # type: ignore[no-untyped-def]
+def approved() -> StoreEntry:
     return approve(entry(), "rev", T0)
 
 
@@ -24,7 +26,7 @@ def fresh(*selectors: str, text: str | None = None) -> LocatorBundle:
                                 text_hash=text_hash(SALT, text) if text else None))
 
 
-def records(e, healed: dict[str, LocatorBundle]) -> list[StepRecord]:  # type: ignore[no-untyped-def]
+def records(e: StoreEntry, healed: dict[str, LocatorBundle]) -> list[StepRecord]:
     out = []
     for action in e.draft.actions:
         ev = Evidence.build(action_id=action.id, kind=action.kind, healed=action.id in healed, facts={})
@@ -32,9 +34,9 @@ def records(e, healed: dict[str, LocatorBundle]) -> list[StepRecord]:  # type: i
     return out
 
 
-def report(e, recs: list[StepRecord]) -> ReplayReport:  # type: ignore[no-untyped-def]
+def report(e: StoreEntry, recs: list[StepRecord]) -> ReplayReport:
     return ReplayReport.build(
-        name=e.name, draft_digest=e.draft.draft_digest, approval_digest=e.approval.approval_digest,
+        name=e.name, draft_digest=e.draft.draft_digest, approval_digest=present(e.approval).approval_digest,
         environment_digest=e.draft.environment.environment_digest, finished_at=T0,
         steps=tuple(StepResult(action_id=r.action_id, evidence_digest=r.evidence.evidence_digest,
                                healed=r.healed) for r in recs))
@@ -53,7 +55,7 @@ def test_a_healed_step_gets_fresh_locators_and_the_rest_stays() -> None:
     assert proposal.report_digest == rep.report_digest
     new = {a.id: a for a in proposal.draft.actions}
     old = {a.id: a for a in e.draft.actions}
-    assert new["a4"].target == bundle  # type: ignore[union-attr]
+    assert target_of(new["a4"]) == bundle
     assert all(new[i] == old[i] for i in ("a1", "a2", "a3"))
     after = replay_succeeded(e, rep, T0, proposal)
     assert after.draft == e.draft  # the approved revision is never rewritten
@@ -66,7 +68,7 @@ def test_locators_echoing_typed_values_or_secrets_are_dropped() -> None:
     recs = records(e, {"a4": bundle})
     proposal = heal_proposal(e, recs, report(e, recs), T0, (TYPED,))
     assert proposal is not None
-    target = {a.id: a for a in proposal.draft.actions}["a4"].target  # type: ignore[union-attr]
+    target = target_of(proposal.draft.action("a4"))
     assert [c.selector for c in target.candidates] == ["main > button"]
     assert target.fingerprint.text_hash is None
     dumped = proposal.model_dump_json()
@@ -78,7 +80,7 @@ def test_no_proposal_when_nothing_usable_is_left_or_nothing_changed() -> None:
     e = approved()
     recs = records(e, {"a4": fresh(f"#{TOKEN}")})
     assert heal_proposal(e, recs, report(e, recs), T0, ()) is None
-    same = {a.id: a for a in e.draft.actions}["a4"].target  # type: ignore[union-attr]
+    same = target_of(e.draft.action("a4"))
     recs = records(e, {"a4": same})
     assert heal_proposal(e, recs, report(e, recs), T0, ()) is None
     recs = records(e, {})

@@ -8,15 +8,16 @@ these cases run in tests/integration/replay/test_drift.py.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypedDict, Unpack
 
 import pytest
 
 from skillreel.locate import heal
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
-
-SALT = "0123456789abcdef0123456789abcdef"
+from tests.factory import SALT
 
 
 def h(text: str) -> str:
@@ -71,36 +72,56 @@ def decide(b: LocatorBundle, page: list[El], allow_heal: bool = True) -> heal.Re
 
 # ---- a small page: an e-mail field, a password field, Save and Cancel buttons -------------------
 
-EMAIL = dict(tag="input", type_="text", role="textbox", label="Email",
+
+class Shape(TypedDict, total=False):
+    """Keyword arguments of :func:`fp` but the attributes."""
+
+    tag: str
+    type_: str | None
+    role: str | None
+    path: tuple[str, ...]
+    sib: tuple[int, int]
+    label: str | None
+    text: str | None
+
+
+class Spec(Shape, total=False):
+    """Every keyword argument of :func:`fp`: one element of the page."""
+
+    attrs: dict[str, str]
+
+
+EMAIL = Spec(tag="input", type_="text", role="textbox", label="Email",
              attrs={"id": "email", "name": "email", "class": "field", "placeholder": "Email", "type": "text"},
              sib=(0, 2))
-PASSWORD = dict(tag="input", type_="password", role="textbox", label="Password",
+PASSWORD = Spec(tag="input", type_="password", role="textbox", label="Password",
                 attrs={"id": "pw", "name": "pw", "class": "field", "type": "password"}, sib=(1, 2))
-SAVE = dict(attrs={"id": "save", "class": "btn primary"}, text="Save", sib=(0, 2))
-CANCEL = dict(attrs={"id": "cancel", "class": "btn"}, text="Cancel", sib=(1, 2))
+SAVE = Spec(attrs={"id": "save", "class": "btn primary"}, text="Save", sib=(0, 2))
+CANCEL = Spec(attrs={"id": "cancel", "class": "btn"}, text="Cancel", sib=(1, 2))
 
 
-def variant(base: dict, **changes: object) -> Fingerprint:
-    merged = dict(base)
-    if "attrs" in changes:
-        attrs = dict(base.get("attrs", {}))
-        for k, v in dict(changes.pop("attrs")).items():  # type: ignore[call-overload]
+def variant(base: Spec, *, attrs: Mapping[str, str | None] | None = None,
+            **changes: Unpack[Shape]) -> Fingerprint:
+    """``base`` with these changes; an attribute changed to None is removed."""
+    merged: Spec = {**base, **changes}
+    if attrs is not None:
+        kept = dict(base.get("attrs", {}))
+        for k, v in attrs.items():
             if v is None:
-                attrs.pop(k, None)
+                kept.pop(k, None)
             else:
-                attrs[k] = v
-        merged["attrs"] = attrs
-    merged.update(changes)
-    return fp(**merged)  # type: ignore[arg-type]
+                kept[k] = v
+        merged["attrs"] = kept
+    return fp(**merged)
 
 
-SAVE_B = bundle(fp(**SAVE), "#save", "form > button:nth-of-type(1)")  # type: ignore[arg-type]
-EMAIL_B = bundle(fp(**EMAIL), "#email", "form > input:nth-of-type(1)")  # type: ignore[arg-type]
+SAVE_B = bundle(fp(**SAVE), "#save", "form > button:nth-of-type(1)")
+EMAIL_B = bundle(fp(**EMAIL), "#email", "form > input:nth-of-type(1)")
 
 
 def test_unchanged_page_resolves_exactly_by_the_first_candidate() -> None:
-    page = [El(fp(**SAVE), {"#save", "form > button:nth-of-type(1)"}),  # type: ignore[arg-type]
-            El(fp(**CANCEL), {"#cancel", "form > button:nth-of-type(2)"})]  # type: ignore[arg-type]
+    page = [El(fp(**SAVE), {"#save", "form > button:nth-of-type(1)"}),
+            El(fp(**CANCEL), {"#cancel", "form > button:nth-of-type(2)"})]
     d = decide(SAVE_B, page)
     assert (d.outcome, d.element, d.rank, d.score) == ("exact", 0, 0, 1.0)
 
@@ -121,7 +142,7 @@ def test_unchanged_page_resolves_exactly_by_the_first_candidate() -> None:
                                path=("div", "div", "form", "main", "body"), sib=(0, 1)), set(), "healed"),
 ])
 def test_drift_that_must_heal(case: str, save_after: Fingerprint, selectors: set[str], outcome: str) -> None:
-    cancel = El(fp(**CANCEL), {"#cancel"})  # type: ignore[arg-type]
+    cancel = El(fp(**CANCEL), {"#cancel"})
     page = [cancel, El(save_after, selectors)]
     d = decide(SAVE_B, page)
     assert (d.outcome, d.element) == (outcome, 1), (case, d)
@@ -136,7 +157,7 @@ def test_drift_that_must_heal(case: str, save_after: Fingerprint, selectors: set
     ("layout changed", {"path": ("div", "div", "div", "form", "main", "body", "html"), "sib": (0, 1),
                         "attrs": {"class": "form-control"}}),
 ])
-def test_field_drift_heals_without_selectors(case: str, changes: dict) -> None:
+def test_field_drift_heals_without_selectors(case: str, changes: dict[str, Any]) -> None:
     page = [El(variant(PASSWORD)), El(variant(EMAIL, **changes))]
     d = decide(EMAIL_B, page)
     assert (d.outcome, d.element) == ("healed", 1), (case, d)
@@ -161,7 +182,7 @@ def test_a_redesign_that_keeps_only_visible_labels_heals() -> None:
 
 
 def test_target_removed_fails_closed() -> None:
-    page = [El(fp(**CANCEL), {"#cancel", "form > button:nth-of-type(1)"})]  # type: ignore[arg-type]
+    page = [El(fp(**CANCEL), {"#cancel", "form > button:nth-of-type(1)"})]
     d = decide(SAVE_B, page)
     assert d.outcome == "not-found"
     assert d.element is None
@@ -192,16 +213,14 @@ def test_exact_hit_with_an_equal_twin_elsewhere_is_ambiguous() -> None:
     assert decide(b, page).outcome == "ambiguous"
 
 
-def variant_dict(base: dict, **changes: object) -> dict:
-    merged = dict(base)
-    merged.update(changes)
-    return merged
+def variant_dict(base: Spec, **changes: Unpack[Spec]) -> Spec:
+    return {**base, **changes}
 
 
 def test_decoy_that_took_the_old_id_is_not_a_match() -> None:
     decoy = fp(attrs={"id": "save", "class": "btn danger"}, text="Delete everything",
                path=("div", "aside", "body", "html"), sib=(2, 3))
-    page = [El(decoy, {"#save"}), El(fp(**CANCEL), {"#cancel"})]  # type: ignore[arg-type]
+    page = [El(decoy, {"#save"}), El(fp(**CANCEL), {"#cancel"})]
     assert decide(SAVE_B, page).outcome == "not-found"
     assert decide(SAVE_B, page, allow_heal=False).outcome == "not-found"
 
@@ -210,7 +229,7 @@ def test_decoy_is_passed_over_for_the_real_target_that_lost_its_id() -> None:
     decoy = fp(attrs={"id": "save", "class": "btn danger"}, text="Delete everything",
                path=("div", "aside", "body", "html"), sib=(2, 3))
     real = variant(SAVE, attrs={"id": "store"})
-    page = [El(decoy, {"#save"}), El(real), El(fp(**CANCEL))]  # type: ignore[arg-type]
+    page = [El(decoy, {"#save"}), El(real), El(fp(**CANCEL))]
     d = decide(SAVE_B, page)
     assert (d.outcome, d.element) == ("healed", 1)
 
@@ -227,7 +246,7 @@ def test_a_better_element_beating_the_hit_by_the_margin_sends_resolution_to_heal
 
 
 def test_heal_off_refuses_healing() -> None:
-    page = [El(variant(SAVE, attrs={"id": "save-btn"})), El(fp(**CANCEL))]  # type: ignore[arg-type]
+    page = [El(variant(SAVE, attrs={"id": "save-btn"})), El(fp(**CANCEL))]
     assert decide(SAVE_B, page).outcome == "healed"
     d = decide(SAVE_B, page, allow_heal=False)
     assert d.outcome == "not-found"
@@ -242,12 +261,12 @@ def test_position_and_classes_alone_never_heal() -> None:
 
 
 def test_hidden_elements_are_never_chosen() -> None:
-    page = [El(fp(**SAVE), {"#save"}, visible=False), El(fp(**CANCEL))]  # type: ignore[arg-type]
+    page = [El(fp(**SAVE), {"#save"}, visible=False), El(fp(**CANCEL))]
     assert decide(SAVE_B, page).outcome == "not-found"
 
 
 def test_hidden_duplicate_does_not_make_a_selector_ambiguous() -> None:
-    page = [El(fp(**SAVE), {"#save"}, visible=False), El(fp(**SAVE), {"#save"})]  # type: ignore[arg-type]
+    page = [El(fp(**SAVE), {"#save"}, visible=False), El(fp(**SAVE), {"#save"})]
     d = decide(SAVE_B, page)
     assert (d.outcome, d.element) == ("exact", 1)
 
@@ -261,7 +280,7 @@ def test_gates_type_and_role() -> None:
 
 
 def test_similarity_bounds() -> None:
-    rec = fp(**SAVE)  # type: ignore[arg-type]
+    rec = fp(**SAVE)
     assert heal.similarity(rec, heal.compare(rec, rec)) == 1.0
     other = fp("a", type_=None, role="link")
     assert heal.similarity(rec, heal.compare(rec, other)) == 0.0
@@ -281,7 +300,7 @@ def test_lcs(a: tuple[str, ...], b: tuple[str, ...], n: int) -> None:
 
 
 def test_probe_from_json_round_trip_and_refusals() -> None:
-    data = {
+    data: dict[str, Any] = {
         "token": "p1",
         "hits": [{"rank": 0, "total": 1, "visible": 1, "element": 0}],
         "observed": [{"element": 0, "visible": True, "comparison": {

@@ -1,90 +1,28 @@
-"""The lifecycle state machine (ARCHITECTURE section 4), one transition at a time.
-
-Also the builders other governance tests use to reach every state through the model's own API
-(``report_for``, ``installation``, ``proposal_for``, ``advance``).
-"""
+"""The lifecycle state machine (ARCHITECTURE section 4), one transition at a time (the states
+themselves are built by tests/factory.py)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
 from skillreel.errors import LifecycleError, ReplayError
 from skillreel.model import lifecycle
-from skillreel.model.canonical import bytes_digest, tagged_digest
-from skillreel.model.draft import Draft
-from skillreel.model.entry import HealProposal, Installation, StoreEntry, entry_problem
-from skillreel.model.report import ReplayReport, StepResult
+from skillreel.model.entry import StoreEntry, entry_problem
 from tests import factory
+from tests.factory import (
+    STEPS_TO,
+    T1,
+    T2,
+    advance,
+    proposal_for,
+    report_for,
+    step_approve,
+    step_enable,
+    step_revoke,
+)
 
-T1 = "2026-01-03T00:00:00Z"
-T2 = "2026-01-04T00:00:00Z"
-
-
-def report_for(entry: StoreEntry, now: str = T1, *, healed: bool = False) -> ReplayReport:
-    assert entry.approval is not None
-    actions = entry.draft.actions
-    steps = tuple(StepResult(action_id=a.id, healed=healed and i == len(actions) - 1,
-                             evidence_digest=tagged_digest("skillreel.evidence/v1", {"step": a.id}))
-                  for i, a in enumerate(actions))
-    return ReplayReport.build(name=entry.name, draft_digest=entry.draft.draft_digest,
-                              approval_digest=entry.approval.approval_digest,
-                              environment_digest=entry.draft.environment.environment_digest,
-                              steps=steps, finished_at=now)
-
-
-def installation(now: str = T1, name: str = "search-invoices") -> Installation:
-    return Installation(scope="project", paths=(f"/project/.agents/skills/{name}",),
-                        package_digest=bytes_digest("skillreel.package/v1", name.encode()), installed_at=now)
-
-
-def healed_draft(draft: Draft, selector: str = "#go-renamed") -> Draft:
-    """The draft with action a4's locator replaced, as a heal would propose."""
-    actions = tuple(a.model_copy(update={"target": factory.bundle(selector, tag="button", type_="submit")})
-                    if a.id == "a4" else a for a in draft.actions)
-    fields = {n: getattr(draft, n) for n in Draft.model_fields if n not in ("draft_digest", "schema_")}
-    return Draft.build(**{**fields, "actions": actions})
-
-
-def proposal_for(entry: StoreEntry, now: str = T1, selector: str = "#go-renamed") -> HealProposal:
-    report = report_for(entry, now, healed=True)
-    return HealProposal(base_revision=entry.revision, base_draft_digest=entry.draft.draft_digest,
-                        draft=healed_draft(entry.draft, selector), healed_actions=("a4",),
-                        report_digest=report.report_digest, proposed_at=now)
-
-
-# The pure steps from a fresh draft to each state (the store tests apply them with store.update).
-def step_approve(e: StoreEntry, now: str = T1) -> StoreEntry:
-    return lifecycle.approve(e, "alice", now)
-
-
-def step_replay(e: StoreEntry, now: str = T1) -> StoreEntry:
-    return lifecycle.replay_succeeded(e, report_for(e, now), now)
-
-
-def step_enable(e: StoreEntry, now: str = T1) -> StoreEntry:
-    return lifecycle.enable(e, installation(now, e.name), now)
-
-
-def step_revoke(e: StoreEntry, now: str = T1) -> StoreEntry:
-    return lifecycle.revoke(e, now)
-
-
-STEPS_TO = {
-    "draft": (),
-    "approved": (step_approve,),
-    "validated": (step_approve, step_replay),
-    "enabled": (step_approve, step_replay, step_enable),
-    "revoked": (step_approve, step_replay, step_enable, step_revoke),
-}
-
-
-def advance(entry: StoreEntry, status: str, now: str = T1) -> StoreEntry:
-    for step in STEPS_TO[status]:
-        entry = step(entry, now)
-    return entry
-
-
-# --- tests -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("status", list(STEPS_TO))
 def test_every_state_is_reachable_and_consistent(status: str) -> None:
@@ -221,7 +159,7 @@ def test_next_steps_follow_the_lifecycle_table(status: str) -> None:
     assert lifecycle.next_steps(proposed) == NEXT_STEPS[proposed.status] + heal
 
 
-TRANSITIONS = {
+TRANSITIONS: dict[str, Callable[[StoreEntry], object]] = {
     "review": step_approve,
     "replay": lifecycle.ensure_replayable,
     "enable": step_enable,

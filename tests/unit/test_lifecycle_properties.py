@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
@@ -19,7 +20,9 @@ from skillreel.errors import LifecycleError, ReplayError
 from skillreel.model import lifecycle
 from skillreel.model.entry import StoreEntry, entry_problem
 from tests import factory
-from tests.unit.test_lifecycle import healed_draft, installation, proposal_for, report_for
+from tests.factory import healed_draft, installation, proposal_for, report_for
+
+pytestmark = pytest.mark.slow  # a few hundred random walks
 
 ALLOWED = {
     ("draft", "approved"), ("draft", "draft"),
@@ -44,12 +47,11 @@ class Lifecycle(RuleBasedStateMachine):
 
     def attempt(self, operation: str, change: object) -> None:
         before = self.entry
+        refused: str | None = None
         try:
             after = change() if callable(change) else None
         except (LifecycleError, ReplayError) as exc:
             refused = exc.code
-        else:
-            refused = None
         if refused is not None:
             assert refused in ("SR_RECORD_STATE_INVALID", "SR_REPLAY_NOT_APPROVED"), operation
             assert self.entry is before

@@ -20,7 +20,7 @@ from skillreel.model.entry import StoreEntry
 from skillreel.model.export import ExportDocument
 from skillreel.model.policy import Policy
 from tests import factory
-from tests.unit.test_lifecycle import T1, report_for
+from tests.factory import T1, report_for
 
 
 def test_canonical_json_is_rfc8785() -> None:

@@ -26,7 +26,7 @@ from skillreel.model.export import ExportDocument
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.model.report import ReplayReport
 from tests import factory
-from tests.unit.test_lifecycle import T1, advance, proposal_for, report_for
+from tests.factory import T1, advance, proposal_for, report_for
 
 
 def _documents() -> dict[str, DigestedDocument]:
@@ -157,7 +157,7 @@ def test_types_are_strict() -> None:
 def test_documents_are_frozen() -> None:
     entry = factory.entry()
     with pytest.raises(ValidationError):
-        entry.revision = 2  # type: ignore[misc]
+        entry.revision = 2  # type: ignore[misc]  # the assignment the test expects to be refused
 
 
 @pytest.mark.parametrize("name", ["Upper", "a--b", "-a", "a-", "a_b", "x" * 65, ""])
@@ -206,7 +206,8 @@ def test_an_approval_of_another_draft_is_refused() -> None:
 
 
 def test_every_document_kind_has_its_own_schema_and_tag() -> None:
-    kinds = [Environment, EventsLog, Draft, StoreEntry, ReplayReport, Policy, AuditEvent, ExportDocument]
+    kinds: list[type[DigestedDocument]] = [Environment, EventsLog, Draft, StoreEntry, ReplayReport, Policy,
+                                           AuditEvent, ExportDocument]
     tags = {k.digest_tag for k in kinds}
     assert len(tags) == len(kinds)
     for kind in kinds:

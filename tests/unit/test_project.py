@@ -9,10 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillreel.errors import InputError, RecordError
+from skillreel.model.actions import HumanAction, NavigateAction
 from skillreel.model.draft import Draft
-from skillreel.model.events import EventsLog, FieldInfo, RecordedEvent, value_digest
+from skillreel.model.events import Control, EventsLog, FieldInfo, RecordedEvent, value_digest
 from skillreel.record.project import ProjectionOptions, forget_sensitive_digests, plan, project
 from tests.factory import SALT, bundle, html_environment
+from tests.narrow import narrow, present
 
 URL = "https://fixture.skillreel.invalid/"
 
@@ -30,9 +32,9 @@ def start() -> dict[str, Any]:
     return ev("navigate", url=URL, reason="start")
 
 
-def edit(selector: str, hint: str, value: str | None = "v", *, control: str = "text",
+def edit(selector: str, hint: str, value: str | None = "v", *, control: Control = "text",
          sensitive: bool = False, kind: str = "input") -> dict[str, Any]:
-    info = FieldInfo(control=control, param_hint=hint, sensitive=sensitive)  # type: ignore[arg-type]
+    info = FieldInfo(control=control, param_hint=hint, sensitive=sensitive)
     return ev(kind, target=bundle(selector), field=info,
               value_digest=value_digest(SALT, value) if value is not None else None)
 
@@ -72,8 +74,8 @@ def test_each_event_kind_becomes_its_action() -> None:
     assert [a.id for a in draft.actions] == [f"a{i}" for i in range(1, 12)]
     assert [p.name for p in draft.parameters] == ["query", "country"]
     assert draft.capabilities == ("net.navigate", "ui.interact", "ui.observe")
-    assert draft.actions[6].reason == "address-bar"
-    assert draft.actions[7].reason == "reload"
+    assert narrow(NavigateAction, draft.actions[6]).reason == "address-bar"
+    assert narrow(NavigateAction, draft.actions[7]).reason == "reload"
 
 
 def test_one_action_per_field_edit_and_unique_parameter_names() -> None:
@@ -91,7 +93,7 @@ def test_passwords_and_named_fields_are_sensitive_and_otp_is_human() -> None:
                  edit("#o", "code", None, control="otp", sensitive=True))
     draft = project(events, options(sensitive=frozenset({"user"})))
     assert kinds(draft) == ["navigate", "type", "type", "human"]
-    assert draft.actions[3].reason == "otp"  # type: ignore[union-attr]
+    assert narrow(HumanAction, draft.actions[3]).reason == "otp"
     assert {p.name: p.sensitive for p in draft.parameters} == {"user": True, "password": True}
 
 
@@ -106,7 +108,7 @@ def test_events_from_other_pages_become_human_steps() -> None:
     events = log(start(), ev("click", page=1, target=bundle("#b")))
     draft = project(events, options())
     assert kinds(draft) == ["navigate", "human"]
-    assert draft.actions[1].reason == "other"  # type: ignore[union-attr]
+    assert narrow(HumanAction, draft.actions[1]).reason == "other"
 
 
 def test_nothing_but_the_start_is_nothing_captured() -> None:
@@ -134,7 +136,7 @@ def test_sensitive_business_fields_lose_their_value_digests() -> None:
     events = log(start(), edit("#c", "card", "1"), edit("#c", "card", "12"), edit("#q", "query", "x"))
     forgotten = forget_sensitive_digests(events, frozenset({"card"}))
     assert [e.value_digest is None for e in forgotten.events] == [True, True, True, False]
-    assert project(forgotten, options(sensitive=frozenset({"card"}))).parameter("card").sensitive  # type: ignore[union-attr]
+    assert present(project(forgotten, options(sensitive=frozenset({"card"}))).parameter("card")).sensitive
     assert forget_sensitive_digests(events, frozenset()) is events
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from skillreel.model.actions import AssertAction, NavigateAction, capability_manifest
 from skillreel.model.events import FieldInfo
-from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
+from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, Strategy, text_hash
 from skillreel.record.redact import (
     Finding,
     TypedValues,
@@ -21,12 +21,12 @@ from skillreel.record.redact import (
     selector_texts,
 )
 from tests import factory
+from tests.factory import SALT
+from tests.narrow import present
 
-SALT = factory.SALT
 
-
-def candidate(selector: str, strategy: str = "css") -> LocatorCandidate:
-    return LocatorCandidate(strategy=strategy, selector=selector, match_count=1)  # type: ignore[arg-type]
+def candidate(selector: str, strategy: Strategy = "css") -> LocatorCandidate:
+    return LocatorCandidate(strategy=strategy, selector=selector, match_count=1)
 
 
 def test_typed_values_never_show_themselves() -> None:
@@ -52,7 +52,8 @@ def test_selector_texts_are_attribute_values_and_ids() -> None:
 
 def test_scrub_bundle_drops_echoing_candidates_and_hashes() -> None:
     fp = Fingerprint(tag="button", text_hash=text_hash(SALT, "canary7"), label_hash=text_hash(SALT, "ok"),
-                     attributes={"aria-label": text_hash(SALT, "canary7"), "class": text_hash(SALT, "btn")})  # type: ignore[arg-type]
+                     attributes={"aria-label": present(text_hash(SALT, "canary7")),
+                                 "class": present(text_hash(SALT, "btn"))})
     bundle = LocatorBundle(candidates=(candidate('button[aria-label="Hi canary7"]', "aria-label"),
                                        candidate("form > button")), fingerprint=fp)
     typed = TypedValues(["canary7"])
@@ -69,8 +70,8 @@ def test_scrub_bundle_drops_echoing_candidates_and_hashes() -> None:
 
 def test_scrub_field_falls_back_to_a_generic_hint() -> None:
     field = FieldInfo(control="text", param_hint="search")
-    assert scrub_field(field, TypedValues(["search"])).param_hint == "text"  # type: ignore[union-attr]
-    assert scrub_field(field, TypedValues(["search", "text"])).param_hint == "field"  # type: ignore[union-attr]
+    assert present(scrub_field(field, TypedValues(["search"]))).param_hint == "text"
+    assert present(scrub_field(field, TypedValues(["search", "text"]))).param_hint == "field"
     assert scrub_field(field, TypedValues(["other"])) is field
 
 

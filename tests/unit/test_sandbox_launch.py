@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from skillreel.sandbox import browser
 from skillreel.sandbox.allowlist import is_sinkhole_host
 from skillreel.sandbox.browser import launch_args
 
@@ -40,5 +41,5 @@ def test_browser_services_point_at_the_sinkhole() -> None:
 
 @pytest.mark.parametrize(("uid", "sandboxed"), [(0, False), (1000, True)])
 def test_no_sandbox_only_as_root(monkeypatch: pytest.MonkeyPatch, uid: int, sandboxed: bool) -> None:
-    monkeypatch.setattr(browser.os, "geteuid", lambda: uid)
+    monkeypatch.setattr(os, "geteuid", lambda: uid)  # the os module the launcher calls
     assert ("--no-sandbox" not in launch_args(PROXY)) is sandboxed

@@ -1,58 +1,29 @@
 """The SQLite store: CAS, history, audit events in the same transaction, limits, permissions.
-
-``seed`` (used by the e2e governance tests too) brings a skill to any state through the Store API,
-one audited revision per lifecycle step, exactly as the real verbs would.
-"""
+Skills reach each state through ``tests.factory.seed``, as the real verbs would bring them."""
 
 from __future__ import annotations
 
 import itertools
 import os
 import sqlite3
-import stat
+from collections.abc import Iterator
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 from skillreel.errors import LifecycleError, SkillreelError, StoreError
 from skillreel.model import lifecycle
-from skillreel.model.entry import StoreEntry
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import AuditNote, Store
 from skillreel.store import db as store_db
 from tests import factory
-from tests.unit.test_lifecycle import STEPS_TO, T1
-
-KIND_OF_STEP = {"step_approve": "review", "step_replay": "replay", "step_enable": "enable",
-                "step_revoke": "revoke"}
-
-
-def seed(store: Store, name: str = "search-invoices", status: str = "draft", *, now: str = factory.T0,
-         **draft_overrides: object) -> StoreEntry:
-    """Insert a fresh skill and walk it to ``status`` through audited store updates."""
-    entry = store.insert(factory.entry(name, now=now, **draft_overrides), AuditNote(kind="record"))
-    for step in STEPS_TO[status]:
-        note = AuditNote(kind=KIND_OF_STEP[step.__name__])
-        entry = store.update(name, lambda e, step=step: step(e, now), note, expected_revision=entry.revision)
-    return entry
-
-
-def mode(path: Path) -> int:
-    return stat.S_IMODE(path.stat().st_mode)
-
-
-def assert_owner_only(home: Path) -> None:
-    """The home (when a command created it) is 0700 and every database file in it 0600."""
-    if not home.exists():
-        return
-    assert mode(home) == 0o700
-    for path in home.iterdir():
-        if path.name.startswith("store.db"):
-            assert mode(path) == 0o600, path.name
+from tests.factory import T1, seed
+from tests.readback import assert_owner_only
 
 
 @pytest.fixture
-def store(skillreel_home: Path) -> Store:
+def store(skillreel_home: Path) -> Iterator[Store]:
     with Store.open() as opened:
         yield opened
 
@@ -63,8 +34,9 @@ def raw(home: Path) -> sqlite3.Connection:
 
 def counts(home: Path) -> tuple[int, int, int]:
     with raw(home) as conn:
-        return tuple(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]  # type: ignore[return-value]
-                     for t in ("entries", "revisions", "audit"))
+        entries, revisions, audit = (conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                                     for t in ("entries", "revisions", "audit"))
+    return entries, revisions, audit
 
 
 # --- location, permissions, migrations ------------------------------------------------------------
@@ -87,7 +59,7 @@ def test_open_repairs_loose_permissions(skillreel_home: Path) -> None:
 
 def test_the_home_defaults_to_the_platform_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("SKILLREEL_HOME")
-    monkeypatch.setattr(store_db.platformdirs, "user_data_dir", lambda app, appauthor: str(tmp_path / app))
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda app, appauthor: str(tmp_path / app))
     assert store_db.store_home() == tmp_path / "skillreel"
 
 

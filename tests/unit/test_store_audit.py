@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +12,7 @@ from skillreel.model.audit import AuditEvent
 from skillreel.model.canonical import GENESIS_DIGEST, canonical_json
 from skillreel.store import AuditNote, Store
 from skillreel.store.audit import _canonical
-from tests.unit.test_lifecycle import T1
+from tests.factory import T1
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=20),
@@ -20,6 +21,7 @@ JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(JSON)
 def test_fast_canonical_is_rfc8785(value: Any) -> None:

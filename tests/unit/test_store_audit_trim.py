@@ -15,9 +15,8 @@ from skillreel.model import lifecycle
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import AuditNote, Store
 from skillreel.store import audit as store_audit
-from tests.unit.test_lifecycle import T1
-from tests.unit.test_store import seed
-from tests.unit.test_store_tamper import sql
+from tests.factory import T1, seed
+from tests.readback import sql
 
 NAME = "search-invoices"
 LIMIT = 100  # the smallest maxAuditEvents a policy allows: trims above 90 events, down to 80

@@ -18,10 +18,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from skillreel.model import lifecycle
 from skillreel.store import AuditNote, Store
 from tests import factory
-from tests.unit.test_lifecycle import report_for
+from tests.factory import report_for
 
 KILLS = 30
 NAMES = [f"crash-{i}" for i in range(4)]
@@ -60,10 +62,10 @@ def _check(home: Path) -> int:
             events = store.audit_events(entry.name)
             since = max(i for i, e in enumerate(events) if e.kind == "record")
             assert [e.digests["entry"] for e in events[since:]] == [r.entry_digest for r in history]
-        events = store.audit_count()
+        total = store.audit_count()
     with sqlite3.connect(home / "store.db") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    return events
+    return total
 
 
 def wait_for_commits(done: Any, count: int) -> None:
@@ -74,6 +76,7 @@ def wait_for_commits(done: Any, count: int) -> None:
         time.sleep(0.002)
 
 
+@pytest.mark.slow  # thirty writers killed
 def test_sigkill_at_random_moments_never_half_writes(skillreel_home: Path) -> None:
     Store.open(skillreel_home).close()
     ctx = multiprocessing.get_context("fork")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.rsa import generate_private_key
 
 from skillreel.errors import InputError, RecordError
@@ -14,18 +14,7 @@ from skillreel.model.export import ExportDocument, Signature
 from skillreel.store.signing import key_id, load_signing_key, load_trusted_keys, sign_export, verify_export
 from skillreel.store.transfer import export_document
 from tests import factory
-from tests.unit.test_lifecycle import T1
-
-
-def write_keys(directory: Path, name: str = "key") -> tuple[Path, Path]:
-    key = Ed25519PrivateKey.generate()
-    private = directory / f"{name}.pem"
-    private.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
-    public = directory / f"{name}.pub"
-    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
-                                                     serialization.PublicFormat.SubjectPublicKeyInfo))
-    return private, public
+from tests.factory import T1, write_keys
 
 
 def signed(tmp_path: Path) -> tuple[ExportDocument, Path]:
@@ -42,9 +31,9 @@ def test_a_signed_export_verifies_with_its_key(tmp_path: Path) -> None:
     assert document.export_digest == export_document(factory.entry(), T1).export_digest
 
 
-def code(call: object) -> str:
+def code(call: Callable[[], object]) -> str:
     with pytest.raises(RecordError) as err:
-        call()  # type: ignore[operator]
+        call()
     return err.value.code
 
 

@@ -5,7 +5,7 @@ left exactly as it was found."""
 from __future__ import annotations
 
 import random
-import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,15 +14,10 @@ from skillreel.errors import StoreError
 from skillreel.model import lifecycle
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import AuditNote, Store
-from tests.unit.test_lifecycle import T1
-from tests.unit.test_store import seed
+from tests.factory import T1, seed
+from tests.readback import sql
 
 NAME = "search-invoices"
-
-
-def sql(home: Path, statement: str, *args: object) -> list[tuple[object, ...]]:
-    with sqlite3.connect(home / "store.db", isolation_level=None) as conn:
-        return conn.execute(statement, args).fetchall()
 
 
 def dump(home: Path) -> list[tuple[object, ...]]:
@@ -45,9 +40,9 @@ def flip(data: bytes, position: int) -> bytes:
     return data[:position] + bytes([changed]) + data[position + 1:]
 
 
-def corrupt(call: object) -> None:
+def corrupt(call: Callable[[], object]) -> None:
     with pytest.raises(StoreError) as err:
-        call()  # type: ignore[operator]
+        call()
     assert err.value.code == "SR_RECORD_STORE_CORRUPT"
 
 
@@ -59,6 +54,7 @@ def home(skillreel_home: Path) -> Path:
     return skillreel_home
 
 
+@pytest.mark.slow  # one store per flipped byte
 def test_one_changed_byte_anywhere_in_a_stored_document_is_detected(home: Path) -> None:
     (document,) = sql(home, "SELECT document FROM revisions WHERE name = ? AND revision = 3", NAME)[0:1]
     original = document[0]

@@ -13,7 +13,8 @@ from skillreel.model.entry import StoreEntry
 from skillreel.model.export import ExportDocument
 from skillreel.store.transfer import export_bytes, export_document, imported_entry, write_private
 from tests import factory
-from tests.unit.test_lifecycle import T1, T2, advance, proposal_for, report_for
+from tests.factory import T1, T2, advance, proposal_for, report_for
+from tests.narrow import present
 
 
 def test_an_export_round_trips_with_every_nested_document() -> None:
@@ -38,7 +39,8 @@ def test_import_downgrades_enabled_to_validated_and_drops_the_installation() -> 
     entry = imported_entry(advance(factory.entry(), "enabled"), 4, T2)
     assert (entry.revision, entry.status, entry.installation) == (4, "validated", None)
     assert entry.was_enabled  # it was enabled somewhere; enabling here is still a fresh enable
-    assert lifecycle.enable(entry, advance(factory.entry(), "enabled").installation, T2).status == "enabled"  # type: ignore[arg-type]
+    installation = present(advance(factory.entry(), "enabled").installation)
+    assert lifecycle.enable(entry, installation, T2).status == "enabled"
 
 
 def test_import_keeps_a_heal_proposal_rebased_on_the_new_revision() -> None:

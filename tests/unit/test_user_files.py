@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,12 +17,12 @@ from skillreel.model.limits import MAX_JSON_INPUT_BYTES
 from skillreel.model.policy import PolicySettings
 from skillreel.user_files import decode_json_object, parse_document, read_user_file
 from tests import factory
-from tests.unit.test_lifecycle import T1
+from tests.factory import T1
 
 
-def code_of(call: object) -> str:
+def code_of(call: Callable[[], object]) -> str:
     with pytest.raises(InputError) as err:
-        call()  # type: ignore[operator]
+        call()
     assert err.value.exit_status == 2
     return err.value.code
 
@@ -39,7 +41,7 @@ def test_refuses_missing_symlink_directory_and_fifo(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     for path in (tmp_path / "missing.json", link, tmp_path, fifo):
-        assert code_of(lambda path=path: read_user_file(path)) == "SR_RECORD_INPUT_NOT_REGULAR"
+        assert code_of(functools.partial(read_user_file, path)) == "SR_RECORD_INPUT_NOT_REGULAR"
     with pytest.raises(InputError, match="symlink"):
         read_user_file(link)
 

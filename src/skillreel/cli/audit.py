@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import StoreError
 from ..services.auditing import DEFAULT_AUDIT_LIMIT, AuditLog, audit_log, verify_audit
 from ..store import Store
-from .output import emit, emit_failure, json_option
+from .output import Render, emit, emit_failure, json_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
-def _events(log: AuditLog) -> Any:
-    def render(console: Any) -> None:
+def _events(log: AuditLog) -> Render:
+    def render(console: Console) -> None:
         for e in log.events:
             who = f" by {e.reviewer}" if e.reviewer else ""
             where = f" {e.name} r{e.revision}" if e.name else ""

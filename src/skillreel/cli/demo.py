@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .output import console, emit, json_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @click.command("demo")
@@ -41,7 +44,7 @@ def command(home: Path | None, keep: bool, port: int, fast: bool, as_json: bool)
                             "keptDirectory": str(demo.workdir) if demo.workdir else None,
                             "stages": [r.to_json() for r in demo.results]}
 
-    def human(c: Any) -> None:
+    def human(c: Console) -> None:
         c.print(f"[bold green]{len(demo.results)} stages passed[/] in {total:.1f} s")
         if demo.workdir:
             c.print(f"files kept in {demo.workdir} (home: {demo.home})", markup=False)

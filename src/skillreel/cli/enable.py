@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..services.packaging import EnableResult, enable_skill
 from ..store import Store
 from .output import approve_option, emit, json_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @click.command("enable")
@@ -32,7 +35,7 @@ def command(name: str, scope: str, project_dir: Path | None, expected_revision: 
     emit(result.to_json(), as_json=as_json, human=lambda out: _human(out, result))
 
 
-def _human(out: Any, result: EnableResult) -> None:
+def _human(out: Console, result: EnableResult) -> None:
     from rich.markup import escape
 
     out.print(f"enabled {result.name} at revision {result.revision} ({result.package_digest})")

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..services.listing import SkillList, list_skills
 from ..store import Store
-from .output import emit, json_option
+from .output import Render, emit, json_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
-def _human(result: SkillList) -> Any:
-    def render(console: Any) -> None:
+def _human(result: SkillList) -> Render:
+    def render(console: Console) -> None:
         if not result.skills:
             console.print("No skills yet. Record one with `skillreel record NAME ...`.")
             return

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any
+from typing import NoReturn
 
 import click
 
@@ -76,7 +76,7 @@ def command_of(args: list[str]) -> str | None:
     return words[0]
 
 
-def main(argv: list[str] | None = None) -> Any:
+def main(argv: list[str] | None = None) -> NoReturn:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
 

@@ -19,9 +19,13 @@ import click
 from ..errors import SkillreelError
 
 if TYPE_CHECKING:  # imported where used: `skillreel --help` loads neither pydantic nor the model
+    from rich.console import Console
+
     from ..model.envelope import ResultWarning
 
 F = TypeVar("F", bound=Callable[..., Any])
+Render = Callable[["Console"], None]
+"""A human rendering: prints a result on the console it is given."""
 
 
 def json_option(func: F) -> F:
@@ -40,13 +44,13 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
-def console(stderr: bool = False) -> Any:
+def console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
-Human = Callable[[Any], None] | str | None
+Human = Render | str | None
 
 
 def emit(data: Mapping[str, Any], *, as_json: bool, human: Human = None,

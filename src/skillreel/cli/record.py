@@ -12,14 +12,17 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import InputError, RecordError
 from ..services.recording import DEFAULT_TIMEOUT_MS, RecordRequest, RecordResult, prepare, record_skill
 from ..store import Store
-from .output import emit, json_option
+from .output import Render, emit, json_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _PATH = click.Path(path_type=Path, dir_okay=True, exists=False)
 
@@ -62,8 +65,8 @@ def _announce(action_id: str, kind: str) -> None:
     click.echo(f"  {action_id:<5} {kind}", err=True)
 
 
-def _human(result: RecordResult) -> Any:
-    def render(out: Any) -> None:
+def _human(result: RecordResult) -> Render:
+    def render(out: Console) -> None:
         from rich.markup import escape
 
         data = result.to_json()

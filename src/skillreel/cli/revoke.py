@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..services.packaging import RevokeResult, revoke_skill
 from ..store import Store
 from .output import approve_option, emit, json_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @click.command("revoke")
@@ -29,7 +32,7 @@ def command(name: str, project_dir: Path | None, expected_revision: int | None, 
     emit(result.to_json(), as_json=as_json, human=lambda out: _human(out, result))
 
 
-def _human(out: Any, result: RevokeResult) -> None:
+def _human(out: Console, result: RevokeResult) -> None:
     from rich.markup import escape
 
     out.print(f"revoked {result.name} at revision {result.revision}")

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..services.showing import show_skill
 from ..store import Store
-from .output import emit, json_option
+from .output import Render, emit, json_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
-def _human(view: dict[str, Any]) -> Any:
-    def render(console: Any) -> None:
+def _human(view: dict[str, Any]) -> Render:
+    def render(console: Console) -> None:
         from rich.markup import escape
 
         current = "" if view["current"] else "  [yellow](not the current revision)[/]"

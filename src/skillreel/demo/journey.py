@@ -23,10 +23,14 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RecordError, SkillreelError
 from .app import InvoiceDesk
+
+if TYPE_CHECKING:
+    from ..services.replaying import ReplayOutcome
+    from ..store import Store
 
 SKILL = "approve-invoice"
 SECRET_ENV = "SKILLREEL_SECRET_APPROVE_INVOICE_PASSWORD"  # noqa: S105 (a variable's name)
@@ -58,10 +62,10 @@ class DemoContext:
     desk: InvoiceDesk
     settle_ms: int
     results: list[StageResult] = field(default_factory=list)
-    _store: Any = None
+    _store: Store | None = None
 
     @property
-    def store(self) -> Any:
+    def store(self) -> Store:
         """The demo's store, opened by the first stage that needs it (so a home that cannot be
         created fails that stage) and closed when the run ends."""
         if self._store is None:
@@ -152,7 +156,7 @@ async def stage_review(ctx: DemoContext) -> StageResult:
     return StageResult("review", True, f"approved revision {result['revision']} as reviewer 'demo'", result)
 
 
-async def _replay(ctx: DemoContext, query: str, region: str, timeout_ms: int = 10_000) -> Any:
+async def _replay(ctx: DemoContext, query: str, region: str, timeout_ms: int = 10_000) -> ReplayOutcome:
     """Replay with these inputs; the password comes from the vault variable the demo set."""
     from ..services.replaying import ReplayRequest, replay_skill
 

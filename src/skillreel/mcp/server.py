@@ -49,7 +49,7 @@ from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 
 if TYPE_CHECKING:
-    from ..replay.engine import HumanRequest, StepProgress
+    from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
 
 log = logging.getLogger("skillreel.mcp")
 
@@ -203,7 +203,7 @@ class ProgressRelay:
                 await self._ctx.report_progress(progress, total, message)
 
 
-def human_prompt(ctx: Context) -> Any:
+def human_prompt(ctx: Context) -> HumanPrompt | None:
     """Ask the user to do a ``human`` step, when this connection can carry a mid-call question."""
     if not (can_elicit(ctx) and ctx.session.can_send_request):
         return None

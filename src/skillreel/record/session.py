@@ -35,7 +35,7 @@ import contextlib
 import functools
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final
@@ -190,7 +190,7 @@ class Recorder:
                 await tap.cdp.detach()
 
     @contextlib.asynccontextmanager
-    async def starting(self, url: str) -> Any:
+    async def starting(self, url: str) -> AsyncIterator[None]:
         """Record the start navigation; navigations inside the block (loading it) are not recorded."""
         self._append(RecordedEvent(seq=len(self._events), type="navigate", url=strip_tokens(url),
                                    reason="start"))

@@ -29,7 +29,7 @@ import base64
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
 from playwright.async_api import CDPSession, Locator, Page
 from playwright.async_api import Error as PlaywrightError
@@ -43,6 +43,7 @@ from .engine import Picked
 from .evidence import PageSummary
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 CALL: Final = "SkillreelResolve.call"  # a function expression evaluated in our isolated world
 RETRIES: Final = 5
@@ -98,8 +99,8 @@ class PlaywrightDriver:
             return ReplayUIError("SR_REPLAY_UI_TIMEOUT", f"the browser did not finish {doing} in time")
         return ReplayUIError(code, f"the browser could not finish {doing}")
 
-    async def _guard(self, doing: str, work: Callable[[], Awaitable[Any]],
-                     code: str = "SR_REPLAY_UI_ACTION_FAILED") -> Any:
+    async def _guard(self, doing: str, work: Callable[[], Awaitable[_T]],
+                     code: str = "SR_REPLAY_UI_ACTION_FAILED") -> _T:
         try:
             return await work()
         except PlaywrightError as exc:

@@ -38,7 +38,7 @@ from ..record.automation import AssertionsFile, AutomationScript, perform
 from ..record.project import ProjectionOptions, forget_sensitive_digests, plan, project
 from ..record.redact import Finding, scan, scan_texts
 from ..record.session import Capture, Recorder
-from ..sandbox.browser import browser_session
+from ..sandbox.browser import BrowserSession, browser_session
 from ..store import AuditNote, Store
 from ..user_files import parse_document, read_user_file
 from .environments import target_environment
@@ -235,7 +235,7 @@ class _LiveSteps:
         self._shown = max(self._shown, len(actions))
 
 
-async def _until_gone(session: Any) -> None:
+async def _until_gone(session: BrowserSession) -> None:
     """Returns when the first page closes or crashes, or the browser disconnects."""
     gone = asyncio.get_running_loop().create_future()
 
@@ -251,7 +251,7 @@ async def _until_gone(session: Any) -> None:
     await gone
 
 
-async def _unless_gone(session: Any, work: Callable[[], Awaitable[None]]) -> None:
+async def _unless_gone(session: BrowserSession, work: Callable[[], Awaitable[None]]) -> None:
     """Run ``work`` (a scripted demonstration, or waiting for the person to finish) unless the
     browser goes away first, which fails the recording at once."""
     done = asyncio.ensure_future(work())
@@ -292,7 +292,7 @@ async def _add_assertions(recorder: Recorder, assertions: AssertionsFile) -> Non
         recorder.append_check(spec.kind, target, spec.check, spec.expected)
 
 
-async def _demonstrate(prepared: PreparedRecording, session: Any, recorder: Recorder,
+async def _demonstrate(prepared: PreparedRecording, session: BrowserSession, recorder: Recorder,
                        until_done: Callable[[], Awaitable[None]] | None) -> Capture:
     environment = prepared.environment
     await recorder.start(session.page)

@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
 from ..model.actions import Action, HumanAction
@@ -38,6 +38,10 @@ from ..store import AuditNote, Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
 
+if TYPE_CHECKING:
+    from ..record.redact import TypedValues
+    from ..replay.driver import Session
+
 __all__ = [
     "HumanPrompt", "Preflight", "ReplayOutcome", "ReplayRequest", "SecretSource", "StepProgress",
     "preflight", "replay_skill", "secret_env_name",
@@ -45,7 +49,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SessionFactory = Callable[..., AbstractAsyncContextManager[Any]]
+SessionFactory = Callable[..., AbstractAsyncContextManager["Session"]]
 
 
 @dataclass(frozen=True)
@@ -186,7 +190,7 @@ def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: Repl
                         report_digest=report.report_digest, proposed_at=now)
 
 
-def _clean_bundle(bundle: LocatorBundle, typed: Any, salt: str) -> LocatorBundle | None:
+def _clean_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> LocatorBundle | None:
     from ..record.redact import scrub_bundle, secret_categories
 
     kept = tuple(c for c in bundle.candidates if not secret_categories(c.selector))

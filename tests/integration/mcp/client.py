@@ -29,9 +29,11 @@ class Session:
     async def call(self, tool: str, arguments: dict[str, Any] | None = None,
                    progress: list[tuple[float, float | None, str | None]] | None = None,
                    ) -> types.CallToolResult:
-        async def on_progress(value: float, total: float | None, message: str | None) -> None:
-            if progress is not None:
-                progress.append((value, total, message))
+        seen = progress
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            if seen is not None:
+                seen.append((progress, total, message))
 
         return await self.client.call_tool(tool, arguments or {}, progress_callback=on_progress)
 
@@ -42,10 +44,11 @@ def envelope(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None
     block = result.content[0]
     assert isinstance(block, types.TextContent)
-    assert json.loads(block.text) == result.structured_content
-    Envelope.parse(result.structured_content)
-    assert result.is_error is not result.structured_content["ok"]
-    return result.structured_content
+    structured: dict[str, Any] = result.structured_content
+    assert json.loads(block.text) == structured
+    Envelope.parse(structured)
+    assert result.is_error is not structured["ok"]
+    return structured
 
 
 def data(result: types.CallToolResult) -> dict[str, Any]:

@@ -1,14 +1,15 @@
 """A real, playable skill on a page served on 127.0.0.1: locator bundles come from
-``locate/fingerprint.js`` evaluated on the page itself, the draft and approval from the model API,
-so a replay through MCP runs the real engine in real Chromium against real bundles."""
+``locate/fingerprint.js`` evaluated on the page itself (tests/describe.py), the draft and approval
+from the model API, so a replay through MCP runs the real engine in real Chromium against real
+bundles."""
 
 from __future__ import annotations
 
-from importlib.resources import files
 from pathlib import Path
 
 from skillreel.model import lifecycle
 from skillreel.model.actions import (
+    Action,
     AssertAction,
     ClickAction,
     NavigateAction,
@@ -17,13 +18,10 @@ from skillreel.model.actions import (
     capability_manifest,
 )
 from skillreel.model.draft import Draft, Parameter
-from skillreel.model.environment import Environment
-from skillreel.model.locators import LocatorBundle
-from skillreel.sandbox.browser import browser_session
 from skillreel.services.packaging import enable_skill
-from skillreel.store import AuditNote, Store
+from skillreel.store import Store
 from tests import factory
-from tests.integration.skills.builders import REVIEWER, T1, T2, report_for
+from tests.describe import describe_on
 from tests.server import LocalServer
 
 PAGE = """<!doctype html>
@@ -49,28 +47,13 @@ PAGE = """<!doctype html>
 """
 
 
-async def describe(environment: Environment, selectors: list[str]) -> dict[str, LocatorBundle]:
-    """The recorder's own description of each element, as ``SkillreelLocate.describe`` makes it."""
-    script = files("skillreel.locate").joinpath("fingerprint.js").read_text()
-    bundles: dict[str, LocatorBundle] = {}
-    async with browser_session(environment) as session:
-        await session.goto_start()
-        locate = await session.page.evaluate_handle("(() => {\n" + script + "\nreturn SkillreelLocate;\n})()")
-        for selector in selectors:
-            found = await session.page.evaluate(
-                "([L, selector, salt]) => L.describe(document.querySelector(selector), salt)",
-                [locate, selector, factory.SALT])
-            bundles[selector] = LocatorBundle.parse(found)
-    return bundles
-
-
 async def live_skill(server: LocalServer, name: str, project_dir: Path, *, sensitive: bool = False) -> str:
     """Serve the page, describe its elements, and store + enable a validated skill. Returns the URL."""
     server.set_page("/invoices", PAGE)
     url = server.url("/invoices")
     environment = factory.url_environment(url)
-    b = await describe(environment, ["#customer", "#pin", "#go", "#out"])
-    actions = [
+    b = await describe_on(environment, {s: s for s in ("#customer", "#pin", "#go", "#out")})
+    actions: list[Action] = [
         NavigateAction(id="a1", url=environment.start_url),
         TypeAction(id="a2", target=b["#customer"], value=ParameterRef(name="customer")),
     ]
@@ -86,10 +69,6 @@ async def live_skill(server: LocalServer, name: str, project_dir: Path, *, sensi
                         failure_conditions=("The page says Nothing found.",), environment=environment,
                         fingerprint_salt=factory.SALT, events_digest=log.events_digest)
     with Store.open() as store:
-        store.insert(lifecycle.new_entry(draft, log, factory.T0), AuditNote(kind="record"))
-        store.update(name, lambda e: lifecycle.approve(e, REVIEWER, T1),
-                     AuditNote(kind="review", reviewer=REVIEWER))
-        store.update(name, lambda e: lifecycle.replay_succeeded(e, report_for(e), T2),
-                     AuditNote(kind="replay"))
+        factory.store_entry(store, lifecycle.new_entry(draft, log, factory.T0), "validated")
         enable_skill(store, name, "project", project_dir, approve=True)
     return url

@@ -17,7 +17,7 @@ from skillreel.mcp.server import VaultThenUser, elicited_values, secrets_model
 from skillreel.replay.engine import StepProgress
 from skillreel.services.agent_access import skill_summary
 from tests import factory
-from tests.integration.skills.builders import validated_entry
+from tests.factory import validated_entry
 
 
 class DictVault:

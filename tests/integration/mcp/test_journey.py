@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.cli import run_cli
 from tests.integration.mcp.client import data, error, mcp_session
 from tests.integration.mcp.live_skill import PAGE
 from tests.server import LocalServer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import mcp_types as types
 import pytest
@@ -10,8 +11,10 @@ import pytest
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests import factory
+from tests.factory import store_entry
 from tests.integration.mcp.client import data, error, mcp_session
-from tests.integration.skills.builders import store_entry
+
+pytestmark = pytest.mark.slow  # an MCP server subprocess per test
 
 NAME = "search-invoices"
 SECRET_NAME = "sign-in"
@@ -28,7 +31,8 @@ def skills(skillreel_home: Path, project_dir: Path) -> None:
     """Enabled: a skill, one with a sensitive parameter, one on an HTML fixture; one only validated."""
     site = factory.url_environment("http://127.0.0.1:9/app")  # never started: nothing here is played
     with Store.open() as store:
-        kinds = ((NAME, {}), (SECRET_NAME, {"sensitive": True}), (FIXTURE_NAME, {"environment": None}))
+        kinds: tuple[tuple[str, dict[str, Any]], ...] = (
+            (NAME, {}), (SECRET_NAME, {"sensitive": True}), (FIXTURE_NAME, {"environment": None}))
         for name, kw in kinds:
             store_entry(store, factory.entry(name, **{"environment": site, **kw}))
             enable_skill(store, name, "project", project_dir, approve=True)
@@ -120,7 +124,7 @@ async def test_a_missing_sensitive_value_fails_closed_when_the_client_cannot_ask
 async def test_a_missing_sensitive_value_is_asked_of_the_user_who_may_decline(
         skills: None, skillreel_home: Path, stderr_path: Path, mode: str, action: str) -> None:
     def answer(_: types.ElicitRequestParams) -> types.ElicitResult:
-        return types.ElicitResult(action=action)  # type: ignore[arg-type]
+        return types.ElicitResult(action=action)
 
     async with mcp_session(skillreel_home, stderr_path, answer=answer, mode=mode) as session:
         result = await session.call("skills_play", {"name": SECRET_NAME})

@@ -15,10 +15,12 @@ import pytest
 
 from skillreel.store import Store
 from tests import factory
+from tests.factory import store_entry
 from tests.integration.mcp.client import server_env
 from tests.integration.mcp.live_skill import live_skill
-from tests.integration.skills.builders import store_entry
 from tests.server import LocalServer
+
+pytestmark = pytest.mark.browser  # the live skill's page is described in Chromium
 
 
 class RawServer:
@@ -53,7 +55,7 @@ class RawServer:
             line = self.proc.stdout.readline()
             assert line, "the server closed stdout before answering"
             self.lines.append(line)
-            message = json.loads(line)
+            message: dict[str, Any] = json.loads(line)
             assert message["jsonrpc"] == "2.0"
             if message.get("id") == request_id and ("result" in message or "error" in message):
                 return message

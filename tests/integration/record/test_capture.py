@@ -6,7 +6,8 @@ import pytest
 
 from skillreel.model.events import value_digest
 from skillreel.record.project import plan
-from tests.integration.record.conftest import SALT, Rig, click_centre, page_html, type_into
+from tests.factory import SALT
+from tests.integration.record.rig import Rig, click_centre, page_html, type_into
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

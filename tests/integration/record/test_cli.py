@@ -13,9 +13,11 @@ from typing import Any
 
 import pytest
 
+from skillreel.model.actions import HumanAction, NavigateAction
 from skillreel.store import Store
-from tests.conftest import CliResult, run_cli
-from tests.integration.record.conftest import page_html
+from tests.cli import CliResult, run_cli
+from tests.integration.record.rig import page_html
+from tests.narrow import narrow
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser
@@ -142,6 +144,7 @@ def grep_canaries(texts: list[str], home: Path) -> list[str]:
     return hits
 
 
+@pytest.mark.slow
 def test_canaries_never_reach_the_store_or_any_output(tmp_path: Path, skillreel_home: Path,
                                                       server: LocalServer, second_server: LocalServer,
                                                       ) -> None:
@@ -188,10 +191,10 @@ def test_canaries_never_reach_the_store_or_any_output(tmp_path: Path, skillreel_
         "observe", "assert"]
     assert {p.name: p.sensitive for p in draft.parameters} == {
         "user": False, "pw": True, "pw2": True, "nick": False}
-    assert draft.actions[3].reason == "otp"  # type: ignore[union-attr]
-    assert draft.actions[8].reason == "rich-text"  # type: ignore[union-attr]
-    assert draft.actions[0].url == server.url("/login?tab=1")  # type: ignore[union-attr]
-    assert draft.actions[10].url == server.url("/cb?view=2")  # type: ignore[union-attr]
+    assert narrow(HumanAction, draft.actions[3]).reason == "otp"
+    assert narrow(HumanAction, draft.actions[8]).reason == "rich-text"
+    assert narrow(NavigateAction, draft.actions[0]).url == server.url("/login?tab=1")
+    assert narrow(NavigateAction, draft.actions[10]).url == server.url("/cb?view=2")
 
 
 def test_a_typed_value_in_the_description_refuses_the_draft(tmp_path: Path, skillreel_home: Path) -> None:
@@ -256,6 +259,7 @@ def bad_inputs(tmp: Path, server_url: str) -> dict[str, tuple[list[str], str]]:
     }
 
 
+@pytest.mark.slow
 def test_bad_input_is_refused_before_anything_starts(tmp_path: Path, skillreel_home: Path) -> None:
     cases = bad_inputs(tmp_path, "http://127.0.0.1:9/app")
     for label, (args, code) in cases.items():

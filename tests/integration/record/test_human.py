@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from skillreel.model.actions import HumanAction
 from skillreel.record.project import plan
-from tests.integration.record.conftest import Rig, click_centre, page_html
+from tests.integration.record.rig import Rig, click_centre, page_html
+from tests.narrow import narrow
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -48,7 +50,7 @@ async def test_rich_text_inside_a_clickable_card_is_a_human_step(rig: Rig) -> No
         capture = await run.capture()
     actions = plan(capture.events.events).actions
     assert [a.kind for a in actions] == ["navigate", "human", "click"]
-    assert actions[1].reason == "rich-text"  # type: ignore[union-attr]
+    assert narrow(HumanAction, actions[1]).reason == "rich-text"
     assert "canaryrich9" not in capture.events.model_dump_json().lower()
     assert capture.typed.values() == ()
 

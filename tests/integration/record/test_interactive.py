@@ -24,7 +24,7 @@ from playwright.async_api import Page, async_playwright
 
 from skillreel.model.envelope import Envelope
 from skillreel.store import Store
-from tests.integration.record.conftest import click_centre, page_html
+from tests.integration.record.rig import click_centre, page_html
 from tests.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

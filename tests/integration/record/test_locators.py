@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skillreel.model.locators import STRATEGY_PRIORITY, LocatorBundle
-from tests.integration.record.conftest import Rig, click_centre, page_html, type_into
+from tests.integration.record.rig import Rig, click_centre, page_html, type_into
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

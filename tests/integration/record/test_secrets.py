@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import pytest
 
-from tests.integration.record.conftest import Rig, click_centre, page_html, type_into
+from skillreel.model.events import RecordedEvent
+from tests.integration.record.rig import Rig, click_centre, page_html, type_into
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -30,8 +32,8 @@ LOGIN = page_html("""
 """)
 
 
-def dump(events: object) -> str:
-    return json.dumps([e.to_json() for e in events]).lower()  # type: ignore[attr-defined]
+def dump(events: Iterable[RecordedEvent]) -> str:
+    return json.dumps([e.to_json() for e in events]).lower()
 
 
 async def test_password_values_never_leave_the_page(rig: Rig) -> None:

@@ -68,10 +68,10 @@ class _StubStore:
 def test_an_enabled_skill_is_not_recorded_over(status: str | None, refused: bool) -> None:
     if refused:
         with pytest.raises(RecordError) as info:
-            _refuse_enabled(_StubStore(status), "busy")  # type: ignore[arg-type]
+            _refuse_enabled(_StubStore(status), "busy")  # type: ignore[arg-type]  # a stub: find() only
         assert info.value.code == "SR_RECORD_STATE_INVALID"
     else:
-        _refuse_enabled(_StubStore(status), "busy")  # type: ignore[arg-type]
+        _refuse_enabled(_StubStore(status), "busy")  # type: ignore[arg-type]  # a stub: find() only
 
 
 def test_prepare_builds_the_environment_before_any_browser(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from skillreel.errors import RecordError
 from skillreel.record.session import BINDING
-from tests.integration.record.conftest import Rig, page_html
+from tests.integration.record.rig import Rig, page_html
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from skillreel.model.actions import (
+    Action,
     AssertAction,
     ClickAction,
     NavigateAction,
@@ -21,10 +23,11 @@ from skillreel.model.report import ReplayReport
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
-from tests.factory import url_environment
+from tests.describe import describe_on, describe_url
+from tests.factory import build_draft, html_environment, store_approved, url_environment
+from tests.narrow import present
+from tests.readback import audit_json
 from tests.server import LocalServer
-
-from .conftest import audit_json, build_draft, describe_on, describe_url, html_environment, store_approved
 
 pytestmark = pytest.mark.browser
 
@@ -61,7 +64,7 @@ def option_count_bundle() -> LocatorBundle:
     return LocatorBundle(candidates=(candidate,), fingerprint=fingerprint)
 
 
-def flow(b: dict[str, LocatorBundle], url: str) -> list:  # type: ignore[type-arg]
+def flow(b: dict[str, LocatorBundle], url: str) -> list[Action]:
     return [
         NavigateAction(id="a1", url=url),
         TypeAction(id="a2", target=b["q"], value=ParameterRef(name="query")),
@@ -103,7 +106,7 @@ async def test_every_kind_replays_on_a_url_target_with_new_inputs(
     assert after.heal_proposal is None
     event = audit_json(store)[-1]
     assert (event["kind"], event["outcome"], event["revision"]) == ("replay", "ok", after.revision)
-    assert event["digests"]["report"] == outcome.report.report_digest  # type: ignore[union-attr]
+    assert event["digests"]["report"] == outcome.report.report_digest
 
 
 async def test_replaying_again_keeps_the_state_and_yields_the_same_evidence(
@@ -118,13 +121,13 @@ async def test_replaying_again_keeps_the_state_and_yields_the_same_evidence(
     assert first.status == second.status == "succeeded"
     assert [s[1] for s in first.steps] == [s[1] for s in second.steps]
     assert store.get("order-things").status == "validated"
-    assert second.revision == first.revision + 1  # type: ignore[operator]
+    assert second.revision == present(first.revision) + 1
 
 
-async def test_an_html_fixture_replays_offline(store: Store, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_an_html_fixture_replays_offline(store: Store, tmp_path: Path) -> None:
     env = html_environment(FORM)
     bundles = await describe_on(env, SELECTORS, html=FORM)
-    actions = [
+    actions: list[Action] = [
         NavigateAction(id="a1", url="https://fixture.skillreel.invalid/"),
         SelectAction(id="a2", target=bundles["colour"], value=ParameterRef(name="colour")),
         ClickAction(id="a3", target=bundles["send"]),

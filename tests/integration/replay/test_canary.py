@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from skillreel.model.actions import (
+    Action,
     AssertAction,
     ClickAction,
     NavigateAction,
@@ -24,11 +25,12 @@ from skillreel.model.actions import (
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
-from tests.conftest import run_cli
-from tests.factory import url_environment
+from tests.cli import run_cli
+from tests.describe import describe_url
+from tests.factory import build_draft, store_approved, url_environment
+from tests.narrow import present
+from tests.readback import audit_json
 from tests.server import LocalServer
-
-from .conftest import audit_json, build_draft, describe_url, store_approved
 
 pytestmark = pytest.mark.browser
 
@@ -50,7 +52,7 @@ document.getElementById("go").addEventListener("click", () => {{
 </script></body></html>"""
 
 
-def actions(b: dict[str, Any], url: str, expected: str) -> list:  # type: ignore[type-arg]
+def actions(b: dict[str, Any], url: str, expected: str) -> list[Action]:
     return [
         NavigateAction(id="a1", url=url),
         TypeAction(id="a2", target=b["q"], value=ParameterRef(name="query")),
@@ -66,6 +68,7 @@ def assert_clean(where: str, text: str) -> None:
         assert canary not in text, f"{canary!r} leaked into {where}"
 
 
+@pytest.mark.slow
 async def test_nothing_planted_reaches_any_output(
     server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -92,7 +95,7 @@ async def test_nothing_planted_reaches_any_output(
     ok = await replay_skill(store, ReplayRequest(name="canary-good", inputs={"query": QUERY}))
     assert ok.status == "succeeded", ok.error
     seen["success document"] = json.dumps(ok.to_json())
-    seen["report"] = store.get("canary-good").last_report.model_dump_json()  # type: ignore[union-attr]
+    seen["report"] = present(store.get("canary-good").last_report).model_dump_json()
 
     failed = await replay_skill(
         store, ReplayRequest(name="canary-bad", inputs={"query": QUERY}, timeout_ms=3000)

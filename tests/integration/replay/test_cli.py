@@ -11,11 +11,10 @@ import pytest
 
 from skillreel.model.actions import ClickAction, HumanAction, NavigateAction, ParameterRef, TypeAction
 from skillreel.store import Store
-from tests.conftest import run_cli
-from tests.factory import url_environment
+from tests.cli import run_cli
+from tests.describe import describe_url
+from tests.factory import build_draft, store_approved, url_environment
 from tests.server import LocalServer
-
-from .conftest import build_draft, describe_url, store_approved
 
 pytestmark = pytest.mark.browser
 
@@ -160,6 +159,7 @@ async def test_a_human_step_fails_closed_without_a_terminal(server: LocalServer,
     assert [s["actionId"] for s in doc["data"]["steps"]] == ["a1"]  # the step that ran before the failure
 
 
+@pytest.mark.slow
 async def test_record_review_replay_then_heal_and_accept_the_proposal(
     server: LocalServer, tmp_path: Path
 ) -> None:

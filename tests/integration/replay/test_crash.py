@@ -13,10 +13,9 @@ from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, T
 from skillreel.replay.engine import StepProgress
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.factory import url_environment
+from tests.describe import describe_url
+from tests.factory import build_draft, store_approved, url_environment
 from tests.server import LocalServer
-
-from .conftest import build_draft, describe_url, store_approved
 
 pytestmark = pytest.mark.browser
 

@@ -12,14 +12,21 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from skillreel.model.actions import ClickAction, NavigateAction, ObserveAction, ParameterRef, TypeAction
+from skillreel.model.actions import (
+    Action,
+    ClickAction,
+    NavigateAction,
+    ObserveAction,
+    ParameterRef,
+    TypeAction,
+)
 from skillreel.model.locators import LocatorBundle
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.factory import url_environment
+from tests.describe import describe_url
+from tests.factory import build_draft, store_approved, url_environment
+from tests.narrow import target_of
 from tests.server import LocalServer
-
-from .conftest import build_draft, describe_url, store_approved
 
 pytestmark = pytest.mark.browser
 
@@ -104,7 +111,7 @@ MUST_FAIL = {
 }
 
 
-def actions(b: dict[str, LocatorBundle], url: str) -> list:  # type: ignore[type-arg]
+def actions(b: dict[str, LocatorBundle], url: str) -> list[Action]:
     return [
         NavigateAction(id="a1", url=url),
         TypeAction(id="a2", target=b["email"], value=ParameterRef(name="email")),
@@ -161,7 +168,7 @@ async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(se
     new = {a.id: a for a in proposal.draft.actions}
     assert old["a1"] == new["a1"]
     assert old["a4"] == new["a4"]
-    assert next(c.selector for c in new["a3"].target.candidates) == "#persist"  # type: ignore[union-attr]
+    assert next(c.selector for c in target_of(new["a3"]).candidates) == "#persist"
     assert old["a2"] == new["a2"]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.cli import run_cli
 
 pytestmark = pytest.mark.browser
 
@@ -31,6 +31,7 @@ document.getElementById("go").addEventListener("click", () => {
 </script></body></html>"""
 
 
+@pytest.mark.slow
 def test_no_typed_or_vault_value_leaves_through_refused_host_names(tmp_path: Path,
                                                                    skillreel_home: Path) -> None:
     html = tmp_path / "exfil.html"

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from skillreel.model.actions import ClickAction, NavigateAction, ObserveAction
+from skillreel.model.actions import Action, ClickAction, NavigateAction, ObserveAction
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.factory import url_environment
+from tests.describe import describe_url
+from tests.factory import build_draft, store_approved, url_environment
 from tests.server import LocalServer
-
-from .conftest import build_draft, describe_url, store_approved
 
 pytestmark = pytest.mark.browser
 
@@ -56,7 +55,7 @@ async def test_a_request_off_the_allowlist_fails_the_replay_and_never_arrives(
     server.set_route("/bounce", status=302, headers={"Location": second_server.url("/landing")})
     bundles = await describe_url(server, "/app", html, {"go": "#go", "done": "#done"})
     url = server.url("/app")
-    actions = [NavigateAction(id="a1", url=url), ClickAction(id="a2", target=bundles["go"]),
+    actions: list[Action] = [NavigateAction(id="a1", url=url), ClickAction(id="a2", target=bundles["go"]),
                ObserveAction(id="a3", target=bundles["done"])]
     store_approved(store, build_draft("reach-out", url_environment(url), actions))
 
@@ -80,7 +79,7 @@ async def test_the_same_page_without_the_outside_request_replays(server: LocalSe
     html = page("fetch", server.origin)  # the "other" origin is the allowed one itself
     bundles = await describe_url(server, "/app", html, {"go": "#go", "done": "#done"})
     url = server.url("/app")
-    actions = [NavigateAction(id="a1", url=url), ClickAction(id="a2", target=bundles["go"]),
+    actions: list[Action] = [NavigateAction(id="a1", url=url), ClickAction(id="a2", target=bundles["go"]),
                ObserveAction(id="a3", target=bundles["done"])]
     store_approved(store, build_draft("reach-in", url_environment(url), actions))
     outcome = await replay_skill(store, ReplayRequest(name="reach-in", timeout_ms=3_000))

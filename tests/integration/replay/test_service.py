@@ -11,10 +11,11 @@ from skillreel.replay.engine import StepProgress
 from skillreel.services import replaying
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
-from tests.factory import events_log, url_environment
+from tests.describe import describe_url
+from tests.factory import build_draft, events_log, store_approved, url_environment
 from tests.server import LocalServer
 
-from .conftest import build_draft, describe_url, store_approved
+pytestmark = pytest.mark.browser  # every test describes its page's elements in Chromium
 
 PAGE = """<!doctype html><html><body><main><label for="q">Query</label><input id="q" name="q">
 <button id="go" type="button">Go</button></main></body></html>"""
@@ -37,7 +38,6 @@ async def skill(server: LocalServer, store: Store) -> None:
     )
 
 
-@pytest.mark.browser
 async def test_a_skill_changed_during_the_replay_is_not_overwritten(
     server: LocalServer, store: Store
 ) -> None:

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.async_api import Error as PlaywrightError
@@ -182,13 +183,13 @@ async def test_target_arguments_must_fit_the_environment(case: str, tmp_path: Pa
     html = "<p>x</p>"
     state = tmp_path / "state.json"
     state.write_text("{}")
-    kwargs: dict[str, object] = {
+    cases: dict[str, dict[str, Any]] = {
         "html-missing": {"environment": html_environment(html)},
         "html-with-url": {"environment": url_environment("http://127.0.0.1:9/"), "html": html},
         "state-with-html": {"environment": html_environment(html), "html": html, "storage_state": state},
-    }[case]
+    }
     with pytest.raises(TargetError) as info:
-        async with browser_session(**kwargs):  # type: ignore[arg-type]
+        async with browser_session(**cases[case]):
             pass
     assert info.value.code == "SR_RECORD_TARGET_INVALID"
 

@@ -24,9 +24,8 @@ from skillreel.services.showing import show_skill
 from skillreel.services.store_policy import set_policy
 from skillreel.store import Store
 from skillreel.store.transfer import export_bytes, export_document
+from tests.factory import T1, seed
 from tests.integration.services.store_checks import NAME, refused
-from tests.unit.test_lifecycle import T1
-from tests.unit.test_store import seed
 
 Setup = Callable[[Path], list[Path]]
 Call = Callable[[Store, list[Path]], object]

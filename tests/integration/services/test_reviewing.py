@@ -15,9 +15,9 @@ from skillreel.services.reviewing import review_skill
 from skillreel.services.showing import show_skill
 from skillreel.services.store_policy import set_policy
 from skillreel.store import AuditNote, Store
+from tests.factory import T1, proposal_for, report_for, seed
 from tests.integration.services.store_checks import NAME, refused
-from tests.unit.test_lifecycle import T1, proposal_for, report_for
-from tests.unit.test_store import assert_owner_only, seed
+from tests.readback import assert_owner_only
 
 RACERS = 8
 

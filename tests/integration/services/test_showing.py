@@ -6,9 +6,8 @@ from skillreel.model import lifecycle
 from skillreel.services.listing import list_skills
 from skillreel.services.showing import show_skill
 from skillreel.store import AuditNote, Store
+from tests.factory import T1, proposal_for, report_for, seed
 from tests.integration.services.store_checks import NAME
-from tests.unit.test_lifecycle import T1, proposal_for, report_for
-from tests.unit.test_store import seed
 
 
 def test_list_shows_every_skill_with_its_state_and_revision(store: Store) -> None:

@@ -13,9 +13,9 @@ from skillreel.services.importing import import_skill
 from skillreel.services.listing import list_skills
 from skillreel.services.showing import show_skill
 from skillreel.store import Store
+from tests.factory import seed, write_keys
 from tests.integration.services.store_checks import NAME, refused
-from tests.unit.test_store import assert_owner_only, seed
-from tests.unit.test_store_signing import write_keys
+from tests.readback import assert_owner_only
 
 
 def test_export_and_import_round_trip(store: Store, skillreel_home: Path, tmp_path: Path) -> None:

@@ -12,10 +12,13 @@ import pytest
 
 from skillreel.store import Store
 from tests import factory
-from tests.conftest import CliResult, run_cli
-from tests.integration.skills.builders import store_entry
-from tests.integration.skills.test_install import NAME, snapshot
+from tests.cli import CliResult, run_cli
+from tests.factory import store_entry
+from tests.readback import snapshot
 
+pytestmark = pytest.mark.slow  # the console script in a subprocess, several times per test
+
+NAME = "search-invoices"
 ROOTS = (".agents", ".claude")
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,10 @@ from skillreel.skills.install import install, installed_digest, skill_roots
 from skillreel.skills.package import MANIFEST, REPLAY_SCRIPT, SKILL_MD, file_digest, render_package
 from skillreel.store import Store
 from tests import factory
-from tests.integration.skills.builders import store_entry
-from tests.unit.test_package import assert_agent_skills_rules
+from tests.agent_skills import assert_agent_skills_rules
+from tests.factory import store_entry
+from tests.narrow import present
+from tests.readback import snapshot
 
 NAME = "search-invoices"
 ENABLE_STEPS = [
@@ -46,20 +47,6 @@ def store() -> Iterator[Store]:
 @pytest.fixture
 def validated(store: Store) -> Any:
     return store_entry(store, factory.entry(NAME))
-
-
-def snapshot(root: Path) -> dict[str, tuple[str, int, bytes]]:
-    """Everything under ``root``: kind, permission bits and bytes of each entry (symlinks not followed)."""
-    found: dict[str, tuple[str, int, bytes]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            st = os.lstat(path)
-            kind = "link" if stat.S_ISLNK(st.st_mode) else "dir" if stat.S_ISDIR(st.st_mode) else "file"
-            data = {"file": path.read_bytes, "link": lambda p=path: os.readlink(p).encode(),
-                    "dir": bytes}[kind]()
-            found[str(path.relative_to(root))] = (kind, stat.S_IMODE(st.st_mode), data)
-    return found
 
 
 def store_state(store: Store) -> tuple[Any, int]:
@@ -191,7 +178,7 @@ def test_user_scope_needs_the_policy_and_then_installs_under_home(store: Store, 
     store.set_policy(Policy.from_settings(PolicySettings(allow_global_install=True)))
     result = enable_skill(store, NAME, "user", home=home, approve=True)
     assert result.installations == tuple(str(home / r / "skills" / NAME) for r in (".agents", ".claude"))
-    assert store.get(NAME).installation.scope == "user"  # type: ignore[union-attr]
+    assert present(store.get(NAME).installation).scope == "user"
 
 
 def test_an_identical_package_already_in_place_is_kept_and_survives_a_rollback(validated: Any,
@@ -316,12 +303,17 @@ def test_revoke_of_a_skill_that_is_not_enabled_is_refused(store: Store, validate
     refused(store, project_dir, "SR_RECORD_STATE_INVALID", lambda: revoke_skill(store, NAME, approve=True))
 
 
-MODIFICATIONS: dict[str, Callable[[Path], None]] = {
+def _symlink_skill_md(package: Path) -> None:
+    (package / SKILL_MD).unlink()
+    (package / SKILL_MD).symlink_to(package / MANIFEST)
+
+
+MODIFICATIONS: dict[str, Callable[[Path], object]] = {
     "edited": lambda p: (p / SKILL_MD).write_text("changed by hand\n"),
     "added": lambda p: (p / "notes.md").write_text("mine"),
     "removed": lambda p: (p / MANIFEST).unlink(),
     "not executable": lambda p: (p / REPLAY_SCRIPT).chmod(0o644),
-    "symlinked file": lambda p: ((p / SKILL_MD).unlink(), (p / SKILL_MD).symlink_to(p / MANIFEST)),
+    "symlinked file": _symlink_skill_md,
 }
 
 
@@ -387,12 +379,12 @@ def test_a_store_commit_that_fails_rolls_the_install_back(store: Store, validate
     """A real commit failure: another writer changes the skill between the checks and the commit."""
     from skillreel.model import lifecycle
     from skillreel.store import AuditNote
-    from tests.integration.skills.builders import T2, report_for
+    from tests.factory import T2, report_for
 
     def concurrent_replay(step: str) -> None:
         if step == "enable.commit":
             with Store.open() as other:
-                other.update(NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e), T2),
+                other.update(NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e, T2), T2),
                              AuditNote(kind="replay"))
 
     files_before = snapshot(project_dir)
