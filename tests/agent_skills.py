@@ -5,14 +5,32 @@ from __future__ import annotations
 
 import re
 
-_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
-            "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
-            "L": "\u2028", "P": "\u2029"}
+_ESCAPES = {
+    "0": "\0",
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
+}
 _HEX = {"x": 2, "u": 4, "U": 8}
 # Plain scalars a YAML 1.1 or 1.2 loader would not read as a string.
 _NOT_A_STRING = re.compile(
     r"^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|0x[0-9a-fA-F_]+|0o?[0-7_]+|"
-    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*|(?i:y|n|yes|no|true|false|on|off|null|~)|[-+]?\.(?:inf|nan))$")
+    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*|(?i:y|n|yes|no|true|false|on|off|null|~)|[-+]?\.(?:inf|nan))$"
+)
 
 
 def decode_double_quoted(raw: str) -> str:
@@ -30,7 +48,7 @@ def decode_double_quoted(raw: str) -> str:
             continue
         esc = body[i + 1]
         if esc in _HEX:
-            digits = body[i + 2: i + 2 + _HEX[esc]]
+            digits = body[i + 2 : i + 2 + _HEX[esc]]
             assert re.fullmatch(r"[0-9a-fA-F]+", digits)
             assert len(digits) == _HEX[esc]
             out.append(chr(int(digits, 16)))
@@ -58,7 +76,7 @@ def front_matter(text: str) -> tuple[dict[str, str], list[str]]:
             assert re.fullmatch(r"[a-z0-9][a-z0-9-]*", value), value
             assert not _NOT_A_STRING.match(value), value
             fields[key] = value
-    return fields, lines[end + 1:]
+    return fields, lines[end + 1 :]
 
 
 def assert_agent_skills_rules(text: str, folder: str) -> dict[str, str]:

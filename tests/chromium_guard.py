@@ -22,16 +22,18 @@ LAUNCHED = "chromium-launched"
 def install_guard(directory: Path) -> Path:
     """Write the stand-in Chromium into ``directory``; starting it creates ``directory/LAUNCHED``."""
     guard = directory / "chromium-guard"
-    guard.write_text(f"#!/bin/sh\n: > {shlex.quote(str(directory / LAUNCHED))}\n"
-                     "echo 'this test is not marked @pytest.mark.browser' >&2\nexit 1\n")
+    guard.write_text(
+        f"#!/bin/sh\n: > {shlex.quote(str(directory / LAUNCHED))}\n"
+        "echo 'this test is not marked @pytest.mark.browser' >&2\nexit 1\n"
+    )
     guard.chmod(0o755)
     return guard
 
 
 @pytest.fixture(autouse=True)
-def chromium_only_with_the_browser_marker(request: pytest.FixtureRequest,
-                                          tmp_path_factory: pytest.TempPathFactory,
-                                          monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def chromium_only_with_the_browser_marker(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     if request.node.get_closest_marker("browser") is not None:
         yield
         return
@@ -39,5 +41,6 @@ def chromium_only_with_the_browser_marker(request: pytest.FixtureRequest,
     monkeypatch.setenv("SKILLREEL_CHROMIUM", str(install_guard(directory)))
     yield
     if (directory / LAUNCHED).exists():
-        pytest.fail(f"{request.node.nodeid} started Chromium but is not marked @pytest.mark.browser",
-                    pytrace=False)
+        pytest.fail(
+            f"{request.node.nodeid} started Chromium but is not marked @pytest.mark.browser", pytrace=False
+        )

@@ -32,13 +32,23 @@ class CliResult:
         return self.json()["data"]
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
-            input: str | None = None, timeout: float = 180) -> CliResult:
+def run_cli(
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    input: str | None = None,
+    timeout: float = 180,
+) -> CliResult:
     """Run the real console entry point in a subprocess (as a user would)."""
     proc = subprocess.run(
         [sys.executable, "-m", "skillreel", *args],
-        capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=cwd,
-        input=input, timeout=timeout, check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        input=input,
+        timeout=timeout,
+        check=False,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
@@ -58,8 +68,9 @@ def ok(home: Path, *args: str, env: dict[str, str] | None = None) -> Any:
     return result.data()
 
 
-def refused(home: Path, *args: str, code: str, exit_code: int = 1,
-            env: dict[str, str] | None = None) -> dict[str, Any]:
+def refused(
+    home: Path, *args: str, code: str, exit_code: int = 1, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     result = cli(home, *args, env=env)
     error: dict[str, Any] = result.json()["error"]
     assert (result.exit_code, error["code"]) == (exit_code, code), result.stdout

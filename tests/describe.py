@@ -25,8 +25,9 @@ DESCRIBE = """([src, selectors, salt]) => {
 }"""
 
 
-async def describe_on(environment: Environment, selectors: Mapping[str, str], *,
-                      html: str | None = None) -> dict[str, LocatorBundle]:
+async def describe_on(
+    environment: Environment, selectors: Mapping[str, str], *, html: str | None = None
+) -> dict[str, LocatorBundle]:
     """Locator bundles for ``selectors`` as the recorder would describe them on that page."""
     async with browser_session(environment, html=html) as session:
         await session.goto_start()
@@ -34,7 +35,8 @@ async def describe_on(environment: Environment, selectors: Mapping[str, str], *,
     return {key: LocatorBundle.parse(value) for key, value in data.items()}
 
 
-async def describe_url(server: LocalServer, path: str, html: str,
-                       selectors: Mapping[str, str]) -> dict[str, LocatorBundle]:
+async def describe_url(
+    server: LocalServer, path: str, html: str, selectors: Mapping[str, str]
+) -> dict[str, LocatorBundle]:
     server.set_page(path, html)
     return await describe_on(url_environment(server.url(path)), selectors)

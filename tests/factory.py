@@ -44,8 +44,10 @@ REVIEWER = "alice"
 
 # ---- documents ----------------------------------------------------------------------------------
 
-def bundle(selector: str, *, tag: str = "input", type_: str | None = "text",
-           strategy: Strategy = "id") -> LocatorBundle:
+
+def bundle(
+    selector: str, *, tag: str = "input", type_: str | None = "text", strategy: Strategy = "id"
+) -> LocatorBundle:
     return LocatorBundle(
         candidates=(LocatorCandidate(strategy=strategy, selector=selector, match_count=1),),
         fingerprint=Fingerprint(tag=tag, type=type_, parent_path=("html", "body", "form")),
@@ -54,8 +56,9 @@ def bundle(selector: str, *, tag: str = "input", type_: str | None = "text",
 
 def html_environment(html: str = "<html><body>fixture</body></html>") -> Environment:
     """Bound to this HTML fixture (the digest the sandbox checks before it serves the fixture)."""
-    return Environment.build(target=HtmlTarget(html_digest=bytes_digest("skillreel.html-fixture/v1",
-                                                                        html.encode())))
+    return Environment.build(
+        target=HtmlTarget(html_digest=bytes_digest("skillreel.html-fixture/v1", html.encode()))
+    )
 
 
 def url_environment(url: str = "http://127.0.0.1:8000/app", origins: tuple[str, ...] = ()) -> Environment:
@@ -67,9 +70,15 @@ def events_log(n: int = 1) -> EventsLog:
     return EventsLog.build(salt=SALT, events=events)
 
 
-def draft(name: str = "search-invoices", *, environment: Environment | None = None,
-          sensitive: bool = False, description: str = "Search invoices by customer.",
-          events: EventsLog | None = None, **overrides: Any) -> Draft:
+def draft(
+    name: str = "search-invoices",
+    *,
+    environment: Environment | None = None,
+    sensitive: bool = False,
+    description: str = "Search invoices by customer.",
+    events: EventsLog | None = None,
+    **overrides: Any,
+) -> Draft:
     """Four steps (navigate, type the query, press Enter, click Go) over an HTML fixture."""
     actions = (
         NavigateAction(id="a1", url="https://fixture.skillreel.invalid/"),
@@ -92,15 +101,30 @@ def draft(name: str = "search-invoices", *, environment: Environment | None = No
     return Draft.build(**fields)
 
 
-def build_draft(name: str, environment: Environment, actions: Sequence[Action], *,
-                sensitive: Sequence[str] = (), optional: Sequence[str] = ()) -> Draft:
+def build_draft(
+    name: str,
+    environment: Environment,
+    actions: Sequence[Action],
+    *,
+    sensitive: Sequence[str] = (),
+    optional: Sequence[str] = (),
+) -> Draft:
     """A draft of exactly these actions; one parameter per parameter they refer to."""
-    params = tuple(Parameter(name=p, required=p not in optional, sensitive=p in sensitive)
-                   for p in parameter_refs(actions))
-    return Draft.build(name=name, description="A skill under test.", actions=tuple(actions),
-                       parameters=params, capabilities=capability_manifest(actions), failure_conditions=(),
-                       environment=environment, fingerprint_salt=SALT,
-                       events_digest=events_log().events_digest)
+    params = tuple(
+        Parameter(name=p, required=p not in optional, sensitive=p in sensitive)
+        for p in parameter_refs(actions)
+    )
+    return Draft.build(
+        name=name,
+        description="A skill under test.",
+        actions=tuple(actions),
+        parameters=params,
+        capabilities=capability_manifest(actions),
+        failure_conditions=(),
+        environment=environment,
+        fingerprint_salt=SALT,
+        events_digest=events_log().events_digest,
+    )
 
 
 def entry(name: str = "search-invoices", now: str = T0, **draft_overrides: Any) -> StoreEntry:
@@ -111,37 +135,58 @@ def entry(name: str = "search-invoices", now: str = T0, **draft_overrides: Any) 
 
 # ---- every lifecycle state ----------------------------------------------------------------------
 
+
 def report_for(entry: StoreEntry, now: str = T1, *, healed: bool = False) -> ReplayReport:
     """A successful replay of the approved revision (``healed``: its last step healed)."""
     assert entry.approval is not None
     actions = entry.draft.actions
-    steps = tuple(StepResult(action_id=a.id, healed=healed and i == len(actions) - 1,
-                             evidence_digest=tagged_digest("skillreel.evidence/v1", {"step": a.id}))
-                  for i, a in enumerate(actions))
-    return ReplayReport.build(name=entry.name, draft_digest=entry.draft.draft_digest,
-                              approval_digest=entry.approval.approval_digest,
-                              environment_digest=entry.draft.environment.environment_digest,
-                              steps=steps, finished_at=now)
+    steps = tuple(
+        StepResult(
+            action_id=a.id,
+            healed=healed and i == len(actions) - 1,
+            evidence_digest=tagged_digest("skillreel.evidence/v1", {"step": a.id}),
+        )
+        for i, a in enumerate(actions)
+    )
+    return ReplayReport.build(
+        name=entry.name,
+        draft_digest=entry.draft.draft_digest,
+        approval_digest=entry.approval.approval_digest,
+        environment_digest=entry.draft.environment.environment_digest,
+        steps=steps,
+        finished_at=now,
+    )
 
 
 def installation(now: str = T1, name: str = "search-invoices") -> Installation:
-    return Installation(scope="project", paths=(f"/project/.agents/skills/{name}",),
-                        package_digest=bytes_digest("skillreel.package/v1", name.encode()), installed_at=now)
+    return Installation(
+        scope="project",
+        paths=(f"/project/.agents/skills/{name}",),
+        package_digest=bytes_digest("skillreel.package/v1", name.encode()),
+        installed_at=now,
+    )
 
 
 def healed_draft(draft: Draft, selector: str = "#go-renamed") -> Draft:
     """The draft with action a4's locator replaced, as a heal would propose."""
-    actions = tuple(a.model_copy(update={"target": bundle(selector, tag="button", type_="submit")})
-                    if a.id == "a4" else a for a in draft.actions)
+    actions = tuple(
+        a.model_copy(update={"target": bundle(selector, tag="button", type_="submit")}) if a.id == "a4" else a
+        for a in draft.actions
+    )
     fields = {n: getattr(draft, n) for n in Draft.model_fields if n not in ("draft_digest", "schema_")}
     return Draft.build(**{**fields, "actions": actions})
 
 
 def proposal_for(entry: StoreEntry, now: str = T1, selector: str = "#go-renamed") -> HealProposal:
     report = report_for(entry, now, healed=True)
-    return HealProposal(base_revision=entry.revision, base_draft_digest=entry.draft.draft_digest,
-                        draft=healed_draft(entry.draft, selector), healed_actions=("a4",),
-                        report_digest=report.report_digest, proposed_at=now)
+    return HealProposal(
+        base_revision=entry.revision,
+        base_draft_digest=entry.draft.draft_digest,
+        draft=healed_draft(entry.draft, selector),
+        healed_actions=("a4",),
+        report_digest=report.report_digest,
+        proposed_at=now,
+    )
 
 
 # The pure steps from a fresh draft to each state (store_entry applies them with store.update).
@@ -191,13 +236,15 @@ def validated_entry(name: str = "search-invoices", **draft_overrides: Any) -> St
 
 # ---- skills in the real store -------------------------------------------------------------------
 
+
 def store_entry(store: Store, entry: StoreEntry, status: str = "validated", *, now: str = T1) -> StoreEntry:
     """Insert a new skill and walk it to ``status`` through audited store updates, one revision per
     lifecycle step, exactly as the verbs would."""
     current = store.insert(entry, AuditNote(kind="record"))
     for step in STEPS_TO[status]:
-        current = store.update(entry.name, _at(step, now), _NOTE_OF_STEP[step],
-                               expected_revision=current.revision)
+        current = store.update(
+            entry.name, _at(step, now), _NOTE_OF_STEP[step], expected_revision=current.revision
+        )
     return current
 
 
@@ -205,8 +252,14 @@ def _at(step: Step, now: str) -> Callable[[StoreEntry], StoreEntry]:
     return lambda e: step(e, now)
 
 
-def seed(store: Store, name: str = "search-invoices", status: str = "draft", *, now: str = T0,
-         **draft_overrides: Any) -> StoreEntry:
+def seed(
+    store: Store,
+    name: str = "search-invoices",
+    status: str = "draft",
+    *,
+    now: str = T0,
+    **draft_overrides: Any,
+) -> StoreEntry:
     """A fresh :func:`entry`, stored and walked to ``status`` with every change at ``now``."""
     return store_entry(store, entry(name, now=now, **draft_overrides), status, now=now)
 
@@ -218,13 +271,20 @@ def store_approved(store: Store, draft: Draft) -> StoreEntry:
 
 # ---- signing keys -------------------------------------------------------------------------------
 
+
 def write_keys(directory: Path, name: str = "key") -> tuple[Path, Path]:
     """A fresh Ed25519 key pair as PEM files: (private, public)."""
     key = Ed25519PrivateKey.generate()
     private = directory / f"{name}.pem"
-    private.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
+    private.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
     public = directory / f"{name}.pub"
-    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
-                                                     serialization.PublicFormat.SubjectPublicKeyInfo))
+    public.write_bytes(
+        key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
     return private, public

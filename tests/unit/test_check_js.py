@@ -10,8 +10,9 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "check_js.py"
 
 
 def check(root: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), str(root)], capture_output=True, text=True,
-                          timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), str(root)], capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 def test_a_syntax_error_fails_the_check_and_names_the_file(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from tests.chromium_guard import LAUNCHED
 
-NESTED = '''
+NESTED = """
 import os
 import subprocess
 
@@ -30,24 +30,34 @@ def test_unmarked_without_a_browser():
 @pytest.mark.browser
 def test_marked_gets_the_real_one():
     assert "SKILLREEL_CHROMIUM" not in os.environ
-'''
+"""
 
 
 def test_an_unmarked_test_that_starts_chromium_fails_and_names_the_marker(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("SKILLREEL_CHROMIUM")  # this test's own stand-in
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
-                     "markers =\n    browser: drives a real Chromium\n")
+    pytester.makeini(
+        "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+        "markers =\n    browser: drives a real Chromium\n"
+    )
     pytester.makepyfile(test_nested=NESTED)
     result = pytester.runpytest_inprocess("-p", "tests.chromium_guard", "-p", "no:cacheprovider", "-rA")
     result.assert_outcomes(passed=3, errors=1)
-    result.stdout.fnmatch_lines([
-        "*ERROR at teardown of test_unmarked_starts_chromium*",
-        "test_nested.py::test_unmarked_starts_chromium started Chromium but is not marked "
-        "@pytest.mark.browser",
-    ])
-    result.stdout.fnmatch_lines(["PASSED test_nested.py::test_unmarked_without_a_browser",
-                                 "PASSED test_nested.py::test_marked_gets_the_real_one"], consecutive=False)
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at teardown of test_unmarked_starts_chromium*",
+            "test_nested.py::test_unmarked_starts_chromium started Chromium but is not marked "
+            "@pytest.mark.browser",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "PASSED test_nested.py::test_unmarked_without_a_browser",
+            "PASSED test_nested.py::test_marked_gets_the_real_one",
+        ],
+        consecutive=False,
+    )
 
 
 def test_this_unmarked_test_has_the_stand_in(tmp_path: Path) -> None:

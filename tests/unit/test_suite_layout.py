@@ -37,20 +37,29 @@ def _is_test_or_conftest(module: str) -> bool:
 
 
 def test_no_test_module_or_conftest_is_imported() -> None:
-    offenders = sorted(f"{_module(path)} imports {target}" for path in TESTS.rglob("*.py")
-                       for target in _imports(path.read_text(), _module(path))
-                       if _is_test_or_conftest(target))
+    offenders = sorted(
+        f"{_module(path)} imports {target}"
+        for path in TESTS.rglob("*.py")
+        for target in _imports(path.read_text(), _module(path))
+        if _is_test_or_conftest(target)
+    )
     assert offenders == []
 
 
 def test_the_import_check_sees_every_form_of_import() -> None:
-    planted = ("from .conftest import store\nfrom tests.unit import test_store\n"
-               "from ..skills.test_install import NAME\nimport tests.integration.mcp.test_play\n"
-               "from . import test_cli\nimport tests.factory\nfrom tests.cli import run_cli\n")
+    planted = (
+        "from .conftest import store\nfrom tests.unit import test_store\n"
+        "from ..skills.test_install import NAME\nimport tests.integration.mcp.test_play\n"
+        "from . import test_cli\nimport tests.factory\nfrom tests.cli import run_cli\n"
+    )
     found = {m for m in _imports(planted, "tests.integration.replay.planted") if _is_test_or_conftest(m)}
-    assert found == {"tests.integration.replay.conftest", "tests.unit.test_store",
-                     "tests.integration.skills.test_install", "tests.integration.mcp.test_play",
-                     "tests.integration.replay.test_cli"}
+    assert found == {
+        "tests.integration.replay.conftest",
+        "tests.unit.test_store",
+        "tests.integration.skills.test_install",
+        "tests.integration.mcp.test_play",
+        "tests.integration.replay.test_cli",
+    }
 
 
 def _is_fixture(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -66,6 +75,7 @@ def test_conftest_files_hold_fixtures_and_hooks_only() -> None:
     for path in TESTS.rglob("conftest.py"):
         for node in ast.parse(path.read_text(), str(path)).body:
             if isinstance(node, ast.ClassDef) or (
-                    isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not _is_fixture(node)):
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not _is_fixture(node)
+            ):
                 offenders.append(f"{_module(path)}.{node.name}")
     assert offenders == []

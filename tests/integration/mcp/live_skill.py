@@ -61,13 +61,22 @@ async def live_skill(server: LocalServer, name: str, project_dir: Path, *, sensi
     if sensitive:
         actions.append(TypeAction(id="a3", target=b["#pin"], value=ParameterRef(name="pin")))
         params.append(Parameter(name="pin", sensitive=True))
-    actions += [ClickAction(id="a4", target=b["#go"]),
-                AssertAction(id="a5", check="text_contains", target=b["#out"], expected="Found")]
+    actions += [
+        ClickAction(id="a4", target=b["#go"]),
+        AssertAction(id="a5", check="text_contains", target=b["#out"], expected="Found"),
+    ]
     log = factory.events_log()
-    draft = Draft.build(name=name, description="Search the invoices of one customer.", actions=tuple(actions),
-                        parameters=tuple(params), capabilities=capability_manifest(actions),
-                        failure_conditions=("The page says Nothing found.",), environment=environment,
-                        fingerprint_salt=factory.SALT, events_digest=log.events_digest)
+    draft = Draft.build(
+        name=name,
+        description="Search the invoices of one customer.",
+        actions=tuple(actions),
+        parameters=tuple(params),
+        capabilities=capability_manifest(actions),
+        failure_conditions=("The page says Nothing found.",),
+        environment=environment,
+        fingerprint_salt=factory.SALT,
+        events_digest=log.events_digest,
+    )
     with Store.open() as store:
         factory.store_entry(store, lifecycle.new_entry(draft, log, factory.T0), "validated")
         enable_skill(store, name, "project", project_dir, approve=True)
