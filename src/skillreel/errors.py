@@ -137,6 +137,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Inspect $SKILLREEL_HOME/store.db; restore it from a backup or an export.",
     ),
     ErrorCode(
+        "SR_RECORD_STORE_HOME_UNSAFE",
+        1,
+        "The store directory is not a private directory of yours; nothing was read or written.",
+        "Run `chmod 700 DIR` on the directory the message names if it is yours (skillreel never "
+        "changes the modes of a directory it did not create), or set SKILLREEL_HOME to a new path.",
+    ),
+    ErrorCode(
         "SR_RECORD_STORE_LIMIT",
         1,
         "A store limit from the policy was reached.",
