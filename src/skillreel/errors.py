@@ -264,6 +264,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Installing or removing a package failed; it was rolled back.",
         "Check that the skill roots are writable, then retry.",
     ),
+    ErrorCode(
+        "SR_RECORD_INSTALL_RECOVERED",
+        1,
+        "A warning: an enable or revoke of this skill was interrupted earlier (the process was killed); "
+        "it was finished or rolled back first, so the disk and the store agree again.",
+        "Nothing to do; check that the result is what you wanted.",
+    ),
     # --- SR_REPLAY_*: draft, review, schema, parameter, environment, capability, evidence
     ErrorCode(
         "SR_REPLAY_NOT_APPROVED",

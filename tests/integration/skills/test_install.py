@@ -26,6 +26,7 @@ from tests.readback import snapshot
 
 NAME = "search-invoices"
 ENABLE_STEPS = [
+    "enable.journal",
     *(
         step
         for i in (0, 1)
@@ -40,7 +41,7 @@ ENABLE_STEPS = [
     ),
     "enable.commit",
 ]
-REVOKE_STEPS = ["revoke.verify", "revoke.stage:0", "revoke.stage:1", "revoke.commit"]
+REVOKE_STEPS = ["revoke.verify", "revoke.journal", "revoke.stage:0", "revoke.stage:1", "revoke.commit"]
 
 
 class Injected(Exception):
@@ -417,7 +418,7 @@ def test_the_enable_steps_are_the_ones_the_rollback_tests_cover(
 ) -> None:
     steps: list[str] = []
     enable_skill(store, NAME, "project", project_dir, fault=recording(steps), approve=True)
-    assert steps == ENABLE_STEPS
+    assert steps == [*ENABLE_STEPS, "enable.finish"]
     steps.clear()
     revoke_skill(store, NAME, fault=recording(steps), approve=True)
     assert steps == [*REVOKE_STEPS, "revoke.delete:0", "revoke.delete:1"]
@@ -433,6 +434,7 @@ def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(
         enable_skill(store, NAME, "project", project_dir, fault=failing_at(step), approve=True)
     assert snapshot(project_dir) == files_before
     assert store_state(store) == store_before
+    assert list((store.home / "installs").glob("*.json")) == []  # a rollback settles its journal
 
 
 @pytest.mark.parametrize("step", REVOKE_STEPS)
@@ -447,6 +449,7 @@ def test_a_failure_at_any_revoke_step_leaves_files_and_store_as_before(
     assert snapshot(project_dir) == files_before
     assert {p: os.lstat(project_dir / p).st_ino for p in files_before} == inodes  # the very same files
     assert store_state(store) == store_before
+    assert list((store.home / "installs").glob("*.json")) == []
 
 
 def test_a_store_commit_that_fails_rolls_the_install_back(
