@@ -119,6 +119,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Read what would change, then repeat the command with --approve.",
     ),
     ErrorCode(
+        "SR_RECORD_REVIEW_UNPINNED",
+        2,
+        "An approval must name what the reviewer read; nothing was approved.",
+        "Run `skillreel show NAME`, then repeat with --expected-revision N or --draft-digest D as "
+        "it printed them (the message names both).",
+    ),
+    ErrorCode(
         "SR_RECORD_APPROVAL_INVALID",
         1,
         "An approval does not match the draft it claims to approve.",
@@ -276,7 +283,8 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_REPLAY_NOT_APPROVED",
         1,
         "The skill has no approved revision to replay.",
-        "Review it first: `skillreel review NAME --reviewer ID --approve`.",
+        "Review it first: `skillreel show NAME`, then "
+        "`skillreel review NAME --reviewer ID --expected-revision N --approve`.",
     ),
     ErrorCode(
         "SR_REPLAY_SCHEMA_INVALID",

@@ -83,7 +83,16 @@ def test_review(skillreel_home: Path) -> None:
     )
     assert (result["status"], result["revision"], result["healProposalAccepted"]) == ("approved", 5, True)
     assert ok(skillreel_home, "show", NAME)["approval"]["reviewer"] == "bob"
-    text = human(skillreel_home, "review", "another-skill", "--reviewer", "alice", "--approve")
+    text = human(
+        skillreel_home,
+        "review",
+        "another-skill",
+        "--reviewer",
+        "alice",
+        "--expected-revision",
+        "1",
+        "--approve",
+    )
     assert "approved another-skill revision 2 (sha256:" in text
 
 

@@ -94,7 +94,10 @@ def _human(result: RecordResult) -> Render:
                 "sensitive value was typed (a page can hide it in a host name); record once "
                 "without the secret to see them"
             )
-        out.print(f"next: skillreel review {data['name']} --reviewer ID --approve")
+        out.print(
+            f"next: skillreel show {data['name']}, then skillreel review {data['name']} --reviewer ID "
+            f"--expected-revision {data['revision']} --approve"
+        )
 
     return render
 

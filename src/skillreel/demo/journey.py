@@ -178,14 +178,27 @@ async def stage_show(ctx: DemoContext) -> StageResult:
         "show",
         True,
         f"draft: {' → '.join(kinds)}; capabilities {', '.join(skill['capabilities'])}",
-        {"kinds": kinds, "sensitive": sensitive},
+        {
+            "kinds": kinds,
+            "sensitive": sensitive,
+            "revision": skill["revision"],
+            "draftDigest": skill["digests"]["draft"],
+        },
     )
 
 
 async def stage_review(ctx: DemoContext) -> StageResult:
     from ..services.reviewing import review_skill
 
-    result = review_skill(ctx.store, SKILL, "demo", approve=True).to_json()
+    shown = next(r.data for r in ctx.results if r.stage == "show")  # approve exactly what was shown
+    result = review_skill(
+        ctx.store,
+        SKILL,
+        "demo",
+        approve=True,
+        expected_revision=shown["revision"],
+        draft_digest=shown["draftDigest"],
+    ).to_json()
     return StageResult("review", True, f"approved revision {result['revision']} as reviewer 'demo'", result)
 
 
