@@ -183,4 +183,4 @@ def test_export_and_import(skillreel_home: Path, tmp_path: Path) -> None:
     assert (replaced["revision"], replaced["replaced"], replaced["signature"]) == (2, True, None)
     third = tmp_path / "third-home"
     text = human(third, "import", str(plain), env={"SKILLREEL_HOME": str(third)})
-    assert f"imported {NAME} as revision 1 (validated)" in text
+    assert f"imported {NAME} as revision 1 (draft); not verified against a trusted key" in text

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from ..errors import RecordError
 from .actions import ALL_CAPABILITIES, Capability
@@ -20,9 +20,18 @@ from .limits import (
     RETENTION_DAYS_RANGE,
 )
 
+UnsignedImports = Literal["draft", "keep"]
+_EXTENSION_KEYS = ("unsignedImports", "unsigned_imports")
+
 
 class PolicySettings(Document):
-    """The editable part of a policy: what `policy set FILE` reads (a digest is optional there)."""
+    """The editable part of a policy: what `policy set FILE` reads (a digest is optional there).
+
+    Compatible extension (v1): ``unsignedImports`` (what an import not verified against a trusted
+    key becomes: ``draft``, a draft that needs a new review, or ``keep``, the state it was exported
+    in) is left out of the wire form when unset, so every policy written before it existed keeps its
+    digest; unset means ``draft``.
+    """
 
     schema_: Literal["skillreel.policy/v1"] = Field("skillreel.policy/v1", alias="schema")
     retention_days: Annotated[int, Field(ge=RETENTION_DAYS_RANGE[0], le=RETENTION_DAYS_RANGE[1])] = (
@@ -34,6 +43,20 @@ class PolicySettings(Document):
     allowed_capabilities: tuple[Capability, ...] = ALL_CAPABILITIES
     allow_global_install: bool = False
     heal_mode: Literal["off", "runtime"] = "runtime"
+    unsigned_imports: UnsignedImports | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in _EXTENSION_KEYS:
+            if key in data and data[key] is None:
+                del data[key]
+        return data
+
+    @property
+    def unsigned_import_status(self) -> UnsignedImports:
+        """What an unverified import becomes under this policy (``draft`` when unset)."""
+        return self.unsigned_imports or "draft"
 
     @model_validator(mode="after")
     def _sorted_caps(self) -> PolicySettings:
