@@ -1,0 +1,242 @@
+"""Run the corpus: for each app, record each task on the oldest version with each tool, replay it
+with the other inputs on every version from a fresh seed, check the database, write the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from . import codegen_tool
+from .corpus import APPS
+from .dbcheck import FAILED_CLOSED, RIGHT, WRONG, Outcome, classify, describe, diff, snapshot
+from .envs import AppServer, Installed, free_port, install
+from .skillreel_tool import Skillreel
+from .spec import App, Task
+
+REPO = Path(__file__).resolve().parents[2]
+TOOLS = ("skillreel", "codegen")
+
+
+@dataclass(frozen=True)
+class Result:
+    app: str
+    task: str
+    version: str
+    tool: str
+    verdict: str
+    detail: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Selection:
+    apps: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+    versions: tuple[str, ...] = ()
+    tools: tuple[str, ...] = TOOLS
+
+    def app_ok(self, app: App) -> bool:
+        return not self.apps or app.name in self.apps
+
+    def task_ok(self, task: Task) -> bool:
+        return not self.tasks or task.name in self.tasks
+
+
+def install_all(apps: Sequence[App], log: Callable[[str], None]) -> dict[str, list[Installed]]:
+    jobs = [(app, v) for app in apps for v in app.versions]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        done = list(pool.map(lambda job: install(job[0], job[1], log), jobs))
+    out: dict[str, list[Installed]] = {}
+    for item in done:
+        out.setdefault(item.app.name, []).append(item)
+    return out
+
+
+def run_app(app: App, installed: list[Installed], selection: Selection, workdir: Path,
+            log: Callable[[str], None], skillreel_python: str | None = None) -> list[Result]:
+    port = free_port()
+    oldest = installed[0]
+    targets = [i for i in installed if not selection.versions or i.version.label in selection.versions]
+    tool_home = workdir / "skillreel-home"
+    results: list[Result] = []
+    for task in (t for t in app.tasks if selection.task_ok(t)):
+        for tool in selection.tools:
+            skill = f"{app.name}-{task.name}"[:64]
+            url = f"http://127.0.0.1:{port}{task.start}"
+            with AppServer(oldest, port, workdir / "servers" / f"record-{tool}-{task.name}"):
+                if tool == "skillreel":
+                    sr = Skillreel(tool_home, workdir / "skillreel", skillreel_python)
+                    recorded = sr.record(skill, task, url)
+                    rec_ok, rec_detail = recorded.ok, recorded.detail
+                else:
+                    script = codegen_tool.record(task, url, _mkdir(workdir / "codegen") / f"{skill}.py")
+                    rec_ok, rec_detail = script.ok, script.detail
+            log(f"[realworld] {app.name} {task.name} {tool}: recorded on {oldest.version.label}: {rec_detail}")
+            for inst in targets:
+                server = AppServer(inst, port, workdir / "servers" / f"{tool}-{task.name}-{inst.version.label}")
+                started = time.monotonic()
+                server.reset()
+                passwords = [v for k, v in (*task.record.items(), *task.replay.items()) if k in task.sensitive]
+                before = snapshot(server.db, app, passwords)
+                if not rec_ok:
+                    outcome = Outcome(FAILED_CLOSED, f"not recorded: {rec_detail}; database unchanged")
+                else:
+                    server.start()
+                    try:
+                        if tool == "skillreel":
+                            ran = sr.replay(recorded, task.replay)
+                            ok, detail = ran.ok, ran.detail + (f" (healed {', '.join(ran.healed)})"
+                                                               if ran.healed else "")
+                        else:
+                            assert script.path is not None
+                            cg = codegen_tool.replay(script.path, task.replay)
+                            ok, detail = cg.ok, cg.detail
+                    finally:
+                        server.stop()
+                    actual = diff(before, snapshot(server.db, app, passwords))
+                    outcome = classify(ok, detail, actual, task.expect(before, task.replay))
+                    if outcome.verdict == WRONG:
+                        outcome = Outcome(WRONG, f"{outcome.detail} ({describe(actual)})")
+                    elif outcome.verdict == RIGHT and detail != "succeeded":
+                        outcome = Outcome(RIGHT, f"{outcome.detail}; {detail}")
+                result = Result(app.name, task.name, inst.version.label, tool, outcome.verdict, outcome.detail,
+                                round(time.monotonic() - started, 1))
+                log(f"[realworld] {app.name} {task.name} {inst.version.label} {tool}: "
+                    f"{result.verdict} ({result.detail})")
+                results.append(result)
+    return results
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def totals(results: Sequence[Result]) -> dict[str, Counter[str]]:
+    out: dict[str, Counter[str]] = {}
+    for r in results:
+        out.setdefault(r.tool, Counter())[r.verdict] += 1
+    return out
+
+
+def _commit() -> str:
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + (" (with uncommitted changes)" if dirty else "")
+
+
+SHORT = {RIGHT: "right", FAILED_CLOSED: "failed closed", WRONG: "**WRONG**"}
+
+
+def markdown(results: Sequence[Result], apps: Sequence[App], command: str, seconds: float) -> str:
+    tools = [t for t in TOOLS if any(r.tool == t for r in results)]
+    lines = ["# Real-app corpus: skillreel and a codegen-style Playwright baseline", "",
+             "Written by `make realworld` (`bench/realworld/`, see docs/realworld.md). Each task is recorded",
+             "once on the oldest version of its app and replayed with other inputs on every version, from the",
+             "same seed; the database is then compared with the intended change.", "",
+             "- **right**: the tool reported success and the database shows exactly the intended change.",
+             "- **failed closed**: the tool stopped with an error; the database is unchanged, or shows the",
+             "  intended change made before the failing step (said in the detail).",
+             "- **wrong**: an unintended change, or success reported without the change.", "",
+             f"Run {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, commit {_commit()}, "
+             f"Python {platform.python_version()}, {seconds / 60:.1f} min: `{command}`", "",
+             "## Totals", "", "| tool | runs | right | failed closed | wrong |", "| --- | --- | --- | --- | --- |"]
+    for tool, count in totals(results).items():
+        lines.append(f"| {tool} | {sum(count.values())} | {count[RIGHT]} | {count[FAILED_CLOSED]} | "
+                     f"{count[WRONG]} |")
+    lines += ["", "## Per app and version", "", "| app | version | " + " | ".join(
+        f"{t} right / failed closed / wrong" for t in tools) + " |", "| --- | --- |" + " --- |" * len(tools)]
+    for app in apps:
+        for version in app.versions:
+            cells = []
+            for tool in tools:
+                c = Counter(r.verdict for r in results
+                            if r.app == app.name and r.version == version.label and r.tool == tool)
+                cells.append(f"{c[RIGHT]} / {c[FAILED_CLOSED]} / {c[WRONG]}")
+            if any(r.app == app.name and r.version == version.label for r in results):
+                lines.append(f"| {app.name} | {version.label} | " + " | ".join(cells) + " |")
+    lines += ["", "## Every run", "", "| app | task | version | " + " | ".join(tools) + " |",
+              "| --- | --- | --- |" + " --- |" * len(tools)]
+    keyed = {(r.app, r.task, r.version, r.tool): r for r in results}
+    for app in apps:
+        for task in app.tasks:
+            for version in app.versions:
+                cells = [keyed.get((app.name, task.name, version.label, t)) for t in tools]
+                if any(cells):
+                    lines.append(f"| {app.name} | {task.name} | {version.label} | " + " | ".join(
+                        f"{SHORT[c.verdict]}: {c.detail}" if c else "" for c in cells) + " |")
+    lines += ["", "## Apps and tasks", ""]
+    for app in apps:
+        pins = "; ".join(f"{v.label}: `{' '.join(v.requirements)}`" for v in app.versions)
+        lines.append(f"- **{app.name}** ({pins})")
+        lines += [f"  - `{t.name}`: {t.summary}" for t in app.tasks]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.realworld", description=__doc__)
+    parser.add_argument("--app", action="append", default=[], help="run only this app (repeat)")
+    parser.add_argument("--task", action="append", default=[], help="run only this task (repeat)")
+    parser.add_argument("--version", action="append", default=[], help="replay only on this version label")
+    parser.add_argument("--tool", action="append", default=[], choices=TOOLS, help="run only this tool")
+    parser.add_argument("--skillreel-python", help="the Python whose skillreel to measure "
+                        "(default: this one); e.g. another worktree's .venv/bin/python")
+    parser.add_argument("--markdown", type=Path, help="write the table here "
+                        "(default: bench/REALWORLD.md when nothing is filtered)")
+    parser.add_argument("--json", type=Path, help="write every run as JSON here")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, scripts, homes)")
+    parser.add_argument("--install-only", action="store_true", help="build the venvs and seeds, run nothing")
+    args = parser.parse_args(argv)
+    selection = Selection(tuple(args.app), tuple(args.task), tuple(args.version), tuple(args.tool) or TOOLS)
+    apps = [a for a in APPS if selection.app_ok(a)]
+    if not apps:
+        parser.error("no app matches --app; known: " + ", ".join(a.name for a in APPS))
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    started = time.monotonic()
+    installed = install_all(apps, log)
+    if args.install_only:
+        return 0
+    workdir = Path(tempfile.mkdtemp(prefix="skillreel-realworld-"))
+    results: list[Result] = []
+    try:
+        for app in apps:
+            results += run_app(app, installed[app.name], selection, workdir / app.name, log,
+                               args.skillreel_python)
+    finally:
+        if args.keep:
+            log(f"[realworld] kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    command = "python -m bench.realworld" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    filtered = bool(args.app or args.task or args.version or args.tool)
+    target = args.markdown or (None if filtered else REPO / "bench" / "REALWORLD.md")
+    if target is not None:
+        target.write_text(markdown(results, apps, command, time.monotonic() - started))
+        log(f"[realworld] wrote {target}")
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
+    for tool, count in totals(results).items():
+        log(f"[realworld] {tool}: {count[RIGHT]} right, {count[FAILED_CLOSED]} failed closed, "
+            f"{count[WRONG]} wrong of {sum(count.values())}")
+    return 1 if any(r.verdict == WRONG for r in results) else 0
