@@ -30,7 +30,7 @@ from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 from skillreel.sandbox.browser import find_chromium
 
-from .skillreel_tool import DEMO_PAUSE_MS
+from .skillreel_tool import DEMO_END_MS, DEMO_PAUSE_MS
 from .spec import Choose, Click, Fill, Press, Task
 
 TIMEOUT_MS = 10_000
@@ -96,6 +96,7 @@ def record(task: Task, url: str, out: Path) -> Script:
                 page.goto(url)
                 for step in task.steps:
                     lines.append(_demonstrate(page, step, task))
+                page.wait_for_timeout(DEMO_END_MS)
                 for check in task.checks:
                     code = parameterise(_generated(page.locator(check.selector)), task.record, task.sensitive)
                     lines.append(f"expect(page.{code}).to_contain_text({json.dumps(check.expected)})")

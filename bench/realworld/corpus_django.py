@@ -57,7 +57,7 @@ TASKS = (
           "pages": "222"},
          _created, frozenset({"password"})),
     Task("edit-book", "Sign in, search a book by title, open it, change its page count and save", "/admin/",
-         (*SIGN_IN, Click("#content-main a[href='/admin/library/book/']"),
+         (*SIGN_IN, Click("#content-main th a[href='/admin/library/book/']"),
           Fill("#searchbar", "query"), Press("Enter"), Click("#result_list th.field-title a"),
           Fill("#id_pages", "pages"), Click("input[name=_save]")),
          (Check(SUCCESS, "was changed successfully"),),
@@ -74,7 +74,7 @@ TASKS = (
          _user_added, frozenset({"password", "new_password"})),
     Task("bulk-delete", "Sign in, filter archived books, search an author, select all, delete them and "
          "confirm", "/admin/",
-         (*SIGN_IN, Click("#content-main a[href='/admin/library/book/']"),
+         (*SIGN_IN, Click("#content-main th a[href='/admin/library/book/']"),
           Click("#changelist-filter a[href='?status__exact=archived']"),
           Fill("#searchbar", "query"), Press("Enter"), Click("#action-toggle"),
           Choose("select[name=action]", "action"), Click("button[name=index]"),

@@ -21,6 +21,7 @@ from typing import Any
 from .spec import Check, Choose, Click, Fill, Press, Task
 
 DEMO_PAUSE_MS = 500          # after every click or key press of a demonstration (both tools)
+DEMO_END_MS = 2_000          # at the end, as a person who looks at the result before finishing
 CLI_TIMEOUT_S = 300
 
 
@@ -35,6 +36,7 @@ def automation(task: Task, inputs: Mapping[str, str]) -> dict[str, Any]:
             steps += [{"do": "click", "selector": step.selector}, {"do": "wait", "ms": DEMO_PAUSE_MS}]
         elif isinstance(step, Press):
             steps += [{"do": "press", "key": step.key}, {"do": "wait", "ms": DEMO_PAUSE_MS}]
+    steps.append({"do": "wait", "ms": DEMO_END_MS})
     return {"steps": steps}
 
 
@@ -117,5 +119,8 @@ class Skillreel:
 
 
 def _code(doc: Any) -> str:
+    """The error's code and message (skillreel's messages never hold values or page text)."""
     error = doc.get("error") if isinstance(doc, dict) else None
-    return str(error.get("code")) if isinstance(error, dict) else "unknown error"
+    if not isinstance(error, dict):
+        return "unknown error"
+    return f"{error.get('code')}: {error.get('message')}" if error.get("message") else str(error.get("code"))
