@@ -29,7 +29,8 @@ def _edited(tables: Tables, inputs: Mapping[str, str]) -> Change:
 
 
 def _deactivated(tables: Tables, inputs: Mapping[str, str]) -> Change:
-    return Change(changed={"customer": {k: {"active": 0} for k in _ids(tables, city=inputs["query"], active=1)}})
+    keys = _ids(tables, city=inputs["query"], active=1)
+    return Change(changed={"customer": {k: {"active": 0} for k in keys}})
 
 
 TASKS = (

@@ -8,6 +8,7 @@ import argparse
 import json
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -23,7 +24,7 @@ from . import codegen_tool
 from .corpus import APPS
 from .dbcheck import FAILED_CLOSED, RIGHT, WRONG, Outcome, classify, describe, diff, snapshot
 from .envs import AppServer, Installed, free_port, install
-from .skillreel_tool import Skillreel
+from .skillreel_tool import Recorded, Skillreel
 from .spec import App, Task
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,59 +66,94 @@ def install_all(apps: Sequence[App], log: Callable[[str], None]) -> dict[str, li
     return out
 
 
+class SkillreelTool:
+    """skillreel through its command line; one store per app run."""
+
+    def __init__(self, app: App, workdir: Path, python: str | None) -> None:
+        self.app = app
+        self.cli = Skillreel(workdir / "skillreel-home", workdir / "skillreel", python)
+        self.recorded: dict[str, Recorded] = {}
+
+    def record(self, task: Task, url: str) -> tuple[bool, str]:
+        recorded = self.cli.record(f"{self.app.name}-{task.name}"[:64], task, url)
+        self.recorded[task.name] = recorded
+        return recorded.ok, recorded.detail
+
+    def replay(self, task: Task) -> tuple[bool, str]:
+        ran = self.cli.replay(self.recorded[task.name], task.replay)
+        return ran.ok, ran.detail + (f" (healed {', '.join(ran.healed)})" if ran.healed else "")
+
+
+class CodegenTool:
+    """The codegen-style baseline; its generated scripts go to the work folder."""
+
+    def __init__(self, app: App, workdir: Path) -> None:
+        self.app = app
+        self.folder = workdir / "codegen"
+        self.scripts: dict[str, Path] = {}
+
+    def record(self, task: Task, url: str) -> tuple[bool, str]:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        script = codegen_tool.record(task, url, self.folder / f"{self.app.name}-{task.name}.py")
+        if script.path is not None:
+            self.scripts[task.name] = script.path
+        return script.ok, script.detail
+
+    def replay(self, task: Task) -> tuple[bool, str]:
+        ran = codegen_tool.replay(self.scripts[task.name], task.replay)
+        return ran.ok, ran.detail
+
+
+Tool = SkillreelTool | CodegenTool
+
+
 def run_app(app: App, installed: list[Installed], selection: Selection, workdir: Path,
             log: Callable[[str], None], skillreel_python: str | None = None) -> list[Result]:
+    """Record every selected task on the oldest version with every selected tool, then replay it
+    on every selected version; one server on one port, reset to the seed before each run."""
     port = free_port()
     oldest = installed[0]
     targets = [i for i in installed if not selection.versions or i.version.label in selection.versions]
-    tool_home = workdir / "skillreel-home"
+    tools: dict[str, Tool] = {"skillreel": SkillreelTool(app, workdir, skillreel_python),
+                              "codegen": CodegenTool(app, workdir)}
     results: list[Result] = []
     for task in (t for t in app.tasks if selection.task_ok(t)):
-        for tool in selection.tools:
-            skill = f"{app.name}-{task.name}"[:64]
-            url = f"http://127.0.0.1:{port}{task.start}"
-            with AppServer(oldest, port, workdir / "servers" / f"record-{tool}-{task.name}"):
-                if tool == "skillreel":
-                    sr = Skillreel(tool_home, workdir / "skillreel", skillreel_python)
-                    recorded = sr.record(skill, task, url)
-                    rec_ok, rec_detail = recorded.ok, recorded.detail
-                else:
-                    script = codegen_tool.record(task, url, _mkdir(workdir / "codegen") / f"{skill}.py")
-                    rec_ok, rec_detail = script.ok, script.detail
-            log(f"[realworld] {app.name} {task.name} {tool}: recorded on {oldest.version.label}: {rec_detail}")
+        for name in selection.tools:
+            tool = tools[name]
+            with AppServer(oldest, port, workdir / "servers" / f"record-{name}-{task.name}"):
+                recorded, why = tool.record(task, f"http://127.0.0.1:{port}{task.start}")
+            log(f"[realworld] {app.name} {task.name} {name}: recorded on {oldest.version.label}: {why}")
             for inst in targets:
-                server = AppServer(inst, port, workdir / "servers" / f"{tool}-{task.name}-{inst.version.label}")
+                folder = workdir / "servers" / f"{name}-{task.name}-{inst.version.label}"
+                server = AppServer(inst, port, folder)
                 started = time.monotonic()
-                server.reset()
-                passwords = [v for k, v in (*task.record.items(), *task.replay.items()) if k in task.sensitive]
-                before = snapshot(server.db, app, passwords)
-                if not rec_ok:
-                    outcome = Outcome(FAILED_CLOSED, f"not recorded: {rec_detail}; database unchanged")
-                else:
-                    server.start()
-                    try:
-                        if tool == "skillreel":
-                            ran = sr.replay(recorded, task.replay)
-                            ok, detail = ran.ok, ran.detail + (f" (healed {', '.join(ran.healed)})"
-                                                               if ran.healed else "")
-                        else:
-                            assert script.path is not None
-                            cg = codegen_tool.replay(script.path, task.replay)
-                            ok, detail = cg.ok, cg.detail
-                    finally:
-                        server.stop()
-                    actual = diff(before, snapshot(server.db, app, passwords))
-                    outcome = classify(ok, detail, actual, task.expect(before, task.replay))
-                    if outcome.verdict == WRONG:
-                        outcome = Outcome(WRONG, f"{outcome.detail} ({describe(actual)})")
-                    elif outcome.verdict == RIGHT and detail != "succeeded":
-                        outcome = Outcome(RIGHT, f"{outcome.detail}; {detail}")
-                result = Result(app.name, task.name, inst.version.label, tool, outcome.verdict, outcome.detail,
-                                round(time.monotonic() - started, 1))
-                log(f"[realworld] {app.name} {task.name} {inst.version.label} {tool}: "
+                outcome = _replay_once(server, task, tool) if recorded \
+                    else Outcome(FAILED_CLOSED, f"not recorded: {why}; database unchanged")
+                result = Result(app.name, task.name, inst.version.label, name, outcome.verdict,
+                                outcome.detail, round(time.monotonic() - started, 1))
+                log(f"[realworld] {app.name} {task.name} {inst.version.label} {name}: "
                     f"{result.verdict} ({result.detail})")
                 results.append(result)
     return results
+
+
+def _replay_once(server: AppServer, task: Task, tool: Tool) -> Outcome:
+    app = server.installed.app
+    passwords = [v for k, v in (*task.record.items(), *task.replay.items()) if k in task.sensitive]
+    server.reset()
+    before = snapshot(server.db, app, passwords)
+    server.start()
+    try:
+        ok, detail = tool.replay(task)
+    finally:
+        server.stop()
+    actual = diff(before, snapshot(server.db, app, passwords))
+    outcome = classify(ok, detail, actual, task.expect(before, task.replay))
+    if outcome.verdict == WRONG:
+        return Outcome(WRONG, f"{outcome.detail} ({describe(actual)})")
+    if outcome.verdict == RIGHT and detail != "succeeded":
+        return Outcome(RIGHT, f"{outcome.detail}; {detail}")
+    return outcome
 
 
 def _mkdir(path: Path) -> Path:
@@ -150,15 +186,16 @@ def markdown(results: Sequence[Result], apps: Sequence[App], command: str, secon
     tools = [t for t in TOOLS if any(r.tool == t for r in results)]
     lines = ["# Real-app corpus: skillreel and a codegen-style Playwright baseline", "",
              "Written by `make realworld` (`bench/realworld/`, see docs/realworld.md). Each task is recorded",
-             "once on the oldest version of its app and replayed with other inputs on every version, from the",
-             "same seed; the database is then compared with the intended change.", "",
+             "once on the oldest version of its app and replayed with other inputs on every version, from",
+             "the same seed; the database is then compared with the intended change.", "",
              "- **right**: the tool reported success and the database shows exactly the intended change.",
              "- **failed closed**: the tool stopped with an error; the database is unchanged, or shows the",
              "  intended change made before the failing step (said in the detail).",
              "- **wrong**: an unintended change, or success reported without the change.", "",
              f"Run {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, commit {_commit()}, "
              f"Python {platform.python_version()}, {seconds / 60:.1f} min: `{command}`", "",
-             "## Totals", "", "| tool | runs | right | failed closed | wrong |", "| --- | --- | --- | --- | --- |"]
+             "## Totals", "", "| tool | runs | right | failed closed | wrong |",
+             "| --- | --- | --- | --- | --- |"]
     for tool, count in totals(results).items():
         lines.append(f"| {tool} | {sum(count.values())} | {count[RIGHT]} | {count[FAILED_CLOSED]} | "
                      f"{count[WRONG]} |")
@@ -213,6 +250,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    # A terminated run still stops the app server it started (its ``finally`` blocks run).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
     started = time.monotonic()
     installed = install_all(apps, log)
     if args.install_only:
@@ -228,7 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             log(f"[realworld] kept {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
-    command = "python -m bench.realworld" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    given = argv if argv is not None else sys.argv[1:]
+    command = " ".join(["python -m bench.realworld", *given])
     filtered = bool(args.app or args.task or args.version or args.tool)
     target = args.markdown or (None if filtered else REPO / "bench" / "REALWORLD.md")
     if target is not None:

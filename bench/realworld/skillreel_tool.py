@@ -106,7 +106,7 @@ class Skillreel:
         env: dict[str, str] = {}
         for param, name, sensitive in recorded.parameters:
             if sensitive:
-                env["SKILLREEL_SECRET_" + f"{recorded.skill}_{param}".upper().replace("-", "_")] = inputs[name]
+                env[secret_env_name(recorded.skill, param)] = inputs[name]
             else:
                 args += ["--input", f"{param}={inputs[name]}"]
         code, doc, _ = self._run(args, env)
@@ -116,6 +116,11 @@ class Skillreel:
         error = doc.get("error") or {}
         where = f" at {error['actionId']}" if error.get("actionId") else ""
         return Ran(False, f"{error.get('code', 'exit ' + str(code))}{where}", healed)
+
+
+def secret_env_name(skill: str, param: str) -> str:
+    """The vault's variable for a sensitive parameter, as docs/guide.md spells it."""
+    return "SKILLREEL_SECRET_" + f"{skill}_{param}".upper().replace("-", "_")
 
 
 def _code(doc: Any) -> str:

@@ -9,13 +9,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rwsite.settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
 from django.contrib.auth.models import User  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-
 from library.models import Book  # noqa: E402
 
 USERS = [("curator", "Curator-pass-1"), ("operator", "Operator-pass-2")]

@@ -13,7 +13,7 @@ from flask_sqlalchemy import SQLAlchemy
 
 app = Flask(__name__)
 app.config["SQLALCHEMY_DATABASE_URI"] = "sqlite:///" + os.environ["RW_DB"]
-app.config["SECRET_KEY"] = "realworld-corpus-not-a-secret"  # noqa: S105 (a local test site)
+app.config["SECRET_KEY"] = "realworld-corpus-not-a-secret"
 db = SQLAlchemy(app)
 
 

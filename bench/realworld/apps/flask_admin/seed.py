@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from app import Customer, app, db  # noqa: E402
+from app import Customer, app, db
 
 CUSTOMERS = [
     ("Ada Byrne", "ada@byrne.example", "Dublin", True),

@@ -5,6 +5,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from app import app  # noqa: E402
+from app import app
 
 app.run(host="127.0.0.1", port=int(sys.argv[1]), threaded=True, use_reloader=False, debug=False)

@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from app import Base, Product, Session, Staff, engine, hash_password  # noqa: E402
+from app import Base, Product, Session, Staff, engine, hash_password
 
 STAFF = [("curator", "Curator-pass-1", "s1"), ("operator", "Operator-pass-2", "s2")]
 PRODUCTS = [

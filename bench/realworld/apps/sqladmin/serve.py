@@ -5,8 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import uvicorn  # noqa: E402
-
-from app import app  # noqa: E402
+import uvicorn
+from app import app
 
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")

@@ -3,7 +3,7 @@
 import os
 
 BASE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SECRET_KEY = "realworld-corpus-not-a-secret"  # noqa: S105 (a local test site)
+SECRET_KEY = "realworld-corpus-not-a-secret"
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 INSTALLED_APPS = [
