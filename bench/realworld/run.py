@@ -151,8 +151,8 @@ def _replay_once(server: AppServer, task: Task, tool: Tool) -> Outcome:
     outcome = classify(ok, detail, actual, task.expect(before, task.replay))
     if outcome.verdict == WRONG:
         return Outcome(WRONG, f"{outcome.detail} ({describe(actual)})")
-    if outcome.verdict == RIGHT and detail != "succeeded":
-        return Outcome(RIGHT, f"{outcome.detail}; {detail}")
+    if outcome.verdict == RIGHT and (extra := detail.removeprefix("succeeded").strip(" ()")):
+        return Outcome(RIGHT, f"{outcome.detail}; {extra}")
     return outcome
 
 
