@@ -4,8 +4,8 @@ and the app served on 127.0.0.1 from a fresh copy of that seed for every run.
 The cache is ``$SKILLREEL_REALWORLD_CACHE``, else ``$XDG_CACHE_HOME/skillreel-realworld``, else
 ``~/.cache/skillreel-realworld``; it is shared by worktrees and never committed. A venv's folder
 name carries a digest of its pins and the Python version, a seed's name a digest of the app's
-files, so a change rebuilds what it affects. Builds hold a lock, so parallel runs wait rather
-than race.
+files, so a change rebuilds what it affects; older seeds stay (a run that started before the
+change keeps its own). Builds hold a lock, so parallel runs wait rather than race.
 """
 
 from __future__ import annotations
@@ -92,9 +92,7 @@ def install(app: App, version: Version, log=print) -> Installed:  # type: ignore
         seed = venv / f"seed-{source_digest(app)}.sqlite3"
         if not seed.exists():
             log(f"[realworld] seeding {app.name} {version.label}")
-            for old in venv.glob("seed-*.sqlite3*"):
-                old.unlink()
-            partial = venv / "seed.partial.sqlite3"
+            partial = venv / f"seed-{source_digest(app)}.partial"
             partial.unlink(missing_ok=True)
             subprocess.run([str(venv / "bin" / "python"), str(app.source / "seed.py")],
                            env={**_clean_env(), "RW_DB": str(partial)}, check=True, cwd=app.source,
