@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from playwright.sync_api import Browser, Locator, Page, Playwright, ViewportSize, expect, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 from skillreel.sandbox.browser import find_chromium
 
@@ -34,7 +34,7 @@ from .skillreel_tool import DEMO_END_MS, DEMO_PAUSE_MS
 from .spec import Choose, Click, Fill, Press, Task
 
 TIMEOUT_MS = 10_000
-VIEWPORT = {"width": 1280, "height": 800}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
 _LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
 MIN_SUBSTITUTED_CHARS = 3
 
@@ -68,7 +68,7 @@ def parameterise(code: str, inputs: Mapping[str, str], sensitive: frozenset[str]
     return _LITERAL.sub(literal, code)
 
 
-def _browser_page(playwright):  # type: ignore[no-untyped-def]
+def _browser_page(playwright: Playwright) -> tuple[Browser, Page]:
     browser = playwright.chromium.launch(executable_path=str(find_chromium()), headless=True)
     page = browser.new_context(viewport=VIEWPORT).new_page()
     page.set_default_timeout(TIMEOUT_MS)

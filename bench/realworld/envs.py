@@ -21,7 +21,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,7 +75,7 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def install(app: App, version: Version, log=print) -> Installed:  # type: ignore[no-untyped-def]
+def install(app: App, version: Version, log: Callable[[str], None] = print) -> Installed:
     """Build (once) the version's venv and seed database; return where they are."""
     root = cache_root()
     pyver = f"{sys.version_info.major}.{sys.version_info.minor}"

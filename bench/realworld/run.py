@@ -216,10 +216,10 @@ def markdown(results: Sequence[Result], apps: Sequence[App], command: str, secon
     for app in apps:
         for task in app.tasks:
             for version in app.versions:
-                cells = [keyed.get((app.name, task.name, version.label, t)) for t in tools]
-                if any(cells):
+                runs = [keyed.get((app.name, task.name, version.label, t)) for t in tools]
+                if any(runs):
                     lines.append(f"| {app.name} | {task.name} | {version.label} | " + " | ".join(
-                        f"{SHORT[c.verdict]}: {c.detail}" if c else "" for c in cells) + " |")
+                        f"{SHORT[r.verdict]}: {r.detail}" if r else "" for r in runs) + " |")
     lines += ["", "## Apps and tasks", ""]
     for app in apps:
         pins = "; ".join(f"{v.label}: `{' '.join(v.requirements)}`" for v in app.versions)
