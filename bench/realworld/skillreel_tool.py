@@ -20,7 +20,8 @@ from typing import Any
 
 from .spec import Check, Choose, Click, Fill, Press, Task
 
-DEMO_PAUSE_MS = 500          # after every click or key press of a demonstration (both tools)
+DEMO_PAUSE_MS = 1_500        # after every click or key press of a demonstration (both tools): a
+                             # person's pace, and time for the next page on a loaded machine
 DEMO_END_MS = 2_000          # at the end, as a person who looks at the result before finishing
 CLI_TIMEOUT_S = 300
 
