@@ -182,7 +182,8 @@ def _commit() -> str:
 SHORT = {RIGHT: "right", FAILED_CLOSED: "failed closed", WRONG: "**WRONG**"}
 
 
-def markdown(results: Sequence[Result], apps: Sequence[App], command: str, seconds: float) -> str:
+def markdown(results: Sequence[Result], apps: Sequence[App], command: str, seconds: float,
+             provenance: str = "") -> str:
     tools = [t for t in TOOLS if any(r.tool == t for r in results)]
     lines = ["# Real-app corpus: skillreel and a codegen-style Playwright baseline", "",
              "Written by `make realworld` (`bench/realworld/`, see docs/realworld.md). Each task is recorded",
@@ -194,6 +195,7 @@ def markdown(results: Sequence[Result], apps: Sequence[App], command: str, secon
              "- **wrong**: an unintended change, or success reported without the change.", "",
              f"Run {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, commit {_commit()}, "
              f"Python {platform.python_version()}, {seconds / 60:.1f} min: `{command}`", "",
+             *([provenance, ""] if provenance else []),
              "## Totals", "", "| tool | runs | right | failed closed | wrong |",
              "| --- | --- | --- | --- | --- |"]
     for tool, count in totals(results).items():
@@ -228,6 +230,24 @@ def markdown(results: Sequence[Result], apps: Sequence[App], command: str, secon
     return "\n".join(lines) + "\n"
 
 
+def _table_from(files: Sequence[Path], target: Path) -> int:
+    keyed: dict[tuple[str, str, str, str], Result] = {}
+    for file in files:
+        for row in json.loads(file.read_text()):
+            result = Result(**row)
+            keyed[(result.app, result.task, result.version, result.tool)] = result
+    results = list(keyed.values())
+    names = [f.name for f in files]
+    provenance = ("Assembled from the runs in " + ", ".join(f"`{n}`" for n in names) +
+                  " (a later file's run replaces an earlier one of the same task, version and tool); "
+                  "see the notes of the commit for the commands.")
+    seconds = sum(r.seconds for r in results)
+    target.write_text(markdown(results, [a for a in APPS if any(r.app == a.name for r in results)],
+                               "python -m bench.realworld --table-from ...", seconds, provenance))
+    print(f"[realworld] wrote {target}", file=sys.stderr)
+    return 1 if any(r.verdict == WRONG for r in results) else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.realworld", description=__doc__)
     parser.add_argument("--app", action="append", default=[], help="run only this app (repeat)")
@@ -241,7 +261,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every run as JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, scripts, homes)")
     parser.add_argument("--install-only", action="store_true", help="build the venvs and seeds, run nothing")
+    parser.add_argument("--table-from", type=Path, action="append", default=[], metavar="JSON",
+                        help="run nothing: write the table from --json files of earlier runs (repeat; "
+                             "a later run replaces an earlier one of the same app, task, version, tool)")
     args = parser.parse_args(argv)
+    if args.table_from:
+        return _table_from(args.table_from, args.markdown or REPO / "bench" / "REALWORLD.md")
     selection = Selection(tuple(args.app), tuple(args.task), tuple(args.version), tuple(args.tool) or TOOLS)
     apps = [a for a in APPS if selection.app_ok(a)]
     if not apps:
