@@ -183,7 +183,7 @@ SHORT = {RIGHT: "right", FAILED_CLOSED: "failed closed", WRONG: "**WRONG**"}
 
 
 def markdown(results: Sequence[Result], apps: Sequence[App], command: str, seconds: float,
-             provenance: str = "") -> str:
+             commit: str, provenance: str = "") -> str:
     tools = [t for t in TOOLS if any(r.tool == t for r in results)]
     lines = ["# Real-app corpus: skillreel and a codegen-style Playwright baseline", "",
              "Written by `make realworld` (`bench/realworld/`, see docs/realworld.md). Each task is recorded",
@@ -193,7 +193,7 @@ def markdown(results: Sequence[Result], apps: Sequence[App], command: str, secon
              "- **failed closed**: the tool stopped with an error; the database is unchanged, or shows the",
              "  intended change made before the failing step (said in the detail).",
              "- **wrong**: an unintended change, or success reported without the change.", "",
-             f"Run {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, commit {_commit()}, "
+             f"Run {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, commit {commit}, "
              f"Python {platform.python_version()}, {seconds / 60:.1f} min: `{command}`", "",
              *([provenance, ""] if provenance else []),
              "## Totals", "", "| tool | runs | right | failed closed | wrong |",
@@ -230,7 +230,7 @@ def markdown(results: Sequence[Result], apps: Sequence[App], command: str, secon
     return "\n".join(lines) + "\n"
 
 
-def _table_from(files: Sequence[Path], target: Path) -> int:
+def _table_from(files: Sequence[Path], target: Path, note: str) -> int:
     keyed: dict[tuple[str, str, str, str], Result] = {}
     for file in files:
         for row in json.loads(file.read_text()):
@@ -240,10 +240,10 @@ def _table_from(files: Sequence[Path], target: Path) -> int:
     names = [f.name for f in files]
     provenance = ("Assembled from the runs in " + ", ".join(f"`{n}`" for n in names) +
                   " (a later file's run replaces an earlier one of the same task, version and tool); "
-                  "see the notes of the commit for the commands.")
+                  + (note or "see the notes of the commit for the commands."))
     seconds = sum(r.seconds for r in results)
     target.write_text(markdown(results, [a for a in APPS if any(r.app == a.name for r in results)],
-                               "python -m bench.realworld --table-from ...", seconds, provenance))
+                               "python -m bench.realworld --table-from ...", seconds, _commit(), provenance))
     print(f"[realworld] wrote {target}", file=sys.stderr)
     return 1 if any(r.verdict == WRONG for r in results) else 0
 
@@ -264,9 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--table-from", type=Path, action="append", default=[], metavar="JSON",
                         help="run nothing: write the table from --json files of earlier runs (repeat; "
                              "a later run replaces an earlier one of the same app, task, version, tool)")
+    parser.add_argument("--note", default="", help="with --table-from: where the runs come from")
     args = parser.parse_args(argv)
     if args.table_from:
-        return _table_from(args.table_from, args.markdown or REPO / "bench" / "REALWORLD.md")
+        return _table_from(args.table_from, args.markdown or REPO / "bench" / "REALWORLD.md", args.note)
     selection = Selection(tuple(args.app), tuple(args.task), tuple(args.version), tuple(args.tool) or TOOLS)
     apps = [a for a in APPS if selection.app_ok(a)]
     if not apps:
@@ -279,6 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     started = time.monotonic()
+    commit = _commit()          # the code this run uses, before anyone edits the worktree
     installed = install_all(apps, log)
     if args.install_only:
         return 0
@@ -298,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     filtered = bool(args.app or args.task or args.version or args.tool)
     target = args.markdown or (None if filtered else REPO / "bench" / "REALWORLD.md")
     if target is not None:
-        target.write_text(markdown(results, apps, command, time.monotonic() - started))
+        target.write_text(markdown(results, apps, command, time.monotonic() - started, commit))
         log(f"[realworld] wrote {target}")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
