@@ -67,7 +67,7 @@ class Skillreel:
         self.workdir = workdir
         self.command = [python or sys.executable, "-m", "skillreel"]
 
-    def _run(self, args: Sequence[str], env: Mapping[str, str] | None = None) -> tuple[int, Any, str]:
+    def _run(self, args: Sequence[str], env: Mapping[str, str] | None = None) -> Reply:
         full = {**{k: v for k, v in os.environ.items() if not k.startswith("SKILLREEL_SECRET_")},
                 "SKILLREEL_HOME": str(self.home), **(env or {})}
         proc = subprocess.run([*self.command, *args, "--json"], capture_output=True, text=True, env=full,
@@ -75,8 +75,8 @@ class Skillreel:
         try:
             doc = json.loads(proc.stdout)
         except json.JSONDecodeError:
-            doc = {"error": {"code": "no-json", "message": proc.stderr[-400:]}}
-        return proc.returncode, doc, proc.stderr
+            return Reply(proc.returncode, {}, {"code": "no-json", "message": proc.stderr[-400:]})
+        return reply(proc.returncode, doc)
 
     def record(self, skill: str, task: Task, url: str) -> Recorded:
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -88,17 +88,17 @@ class Skillreel:
             checks = self.workdir / f"{skill}.assertions.json"
             checks.write_text(json.dumps(assertions(task.checks), indent=1))
             args += ["--assertions", str(checks)]
-        code, doc, _ = self._run(args)
-        if code != 0 or "error" in doc:
-            return Recorded(skill, False, _code(doc))
-        params = {p["name"]: bool(p["sensitive"]) for p in doc["parameters"]}
-        captured = [a["parameter"] for a in doc["actions"] if a["kind"] in ("type", "select")]
+        done = self._run(args)
+        if done.status != 0 or done.error is not None:
+            return Recorded(skill, False, _code(done.error))
+        params = {p["name"]: bool(p["sensitive"]) for p in done.data["parameters"]}
+        captured = [a["parameter"] for a in done.data["actions"] if a["kind"] in ("type", "select")]
         wanted = [s.input for s in task.steps if isinstance(s, Fill | Choose)]
         if len(captured) != len(wanted):
             return Recorded(skill, False, f"captured {len(captured)} of {len(wanted)} typed/selected steps")
-        code, doc, _ = self._run(["review", skill, "--reviewer", "realworld", "--approve"])
-        if code != 0:
-            return Recorded(skill, False, "review: " + _code(doc))
+        done = self._run(["review", skill, "--reviewer", "realworld", "--approve"])
+        if done.status != 0:
+            return Recorded(skill, False, "review: " + _code(done.error))
         return Recorded(skill, True, "recorded", tuple((p, i, params[p]) for p, i in zip(captured, wanted,
                                                                                            strict=True)))
 
@@ -110,13 +110,13 @@ class Skillreel:
                 env[secret_env_name(recorded.skill, param)] = inputs[name]
             else:
                 args += ["--input", f"{param}={inputs[name]}"]
-        code, doc, _ = self._run(args, env)
-        healed = tuple(s["actionId"] for s in doc.get("steps") or () if s.get("healed"))
-        if code == 0 and doc.get("status") == "succeeded":
+        done = self._run(args, env)
+        healed = tuple(s["actionId"] for s in done.data.get("steps") or () if s.get("healed"))
+        if done.status == 0 and done.error is None and done.data.get("status") == "succeeded":
             return Ran(True, "succeeded", healed)
-        error = doc.get("error") or {}
+        error = done.error or {}
         where = f" at {error['actionId']}" if error.get("actionId") else ""
-        return Ran(False, f"{error.get('code', 'exit ' + str(code))}{where}", healed)
+        return Ran(False, f"{error.get('code', 'exit ' + str(done.status))}{where}", healed)
 
 
 def secret_env_name(skill: str, param: str) -> str:
@@ -124,9 +124,28 @@ def secret_env_name(skill: str, param: str) -> str:
     return "SKILLREEL_SECRET_" + f"{skill}_{param}".upper().replace("-", "_")
 
 
-def _code(doc: Any) -> str:
+@dataclass(frozen=True)
+class Reply:
+    status: int                              # the exit status
+    data: dict[str, Any]                     # the verb's document ({} when there is none)
+    error: dict[str, Any] | None
+
+
+def reply(status: int, doc: Any) -> Reply:
+    """Read ``--json`` output in either shape skillreel has printed: the result envelope
+    (``{"schema": "skillreel.result/v1", "ok", "data", "error", ...}``) or, before it, the bare
+    document with an ``error`` key on failure. The harness measures both mains."""
+    if not isinstance(doc, dict):
+        return Reply(status, {}, {"code": "bad-json"})
+    if str(doc.get("schema", "")).startswith("skillreel.result/"):
+        data = doc.get("data")
+        return Reply(status, data if isinstance(data, dict) else {}, doc.get("error"))
+    error = doc.get("error")
+    return Reply(status, doc, error if isinstance(error, dict) else None)
+
+
+def _code(error: dict[str, Any] | None) -> str:
     """The error's code and message (skillreel's messages never hold values or page text)."""
-    error = doc.get("error") if isinstance(doc, dict) else None
     if not isinstance(error, dict):
         return "unknown error"
     return f"{error.get('code')}: {error.get('message')}" if error.get("message") else str(error.get("code"))

@@ -172,3 +172,17 @@ def test_every_app_is_well_formed(app: App) -> None:
         assert task.sensitive <= used, task.name
         changed = [k for k in used if task.record[k] != task.replay[k] and k not in ("action",)]
         assert changed, f"{task.name} replays with the same inputs it was recorded with"
+
+
+def test_the_skillreel_reply_is_read_in_both_json_shapes() -> None:
+    data = {"status": "failed", "steps": [{"actionId": "a1", "healed": True}]}
+    error = {"code": "SR_REPLAY_UI_TARGET_NOT_FOUND", "actionId": "a2"}
+    envelope = skillreel_tool.reply(1, {"schema": "skillreel.result/v1", "command": "replay", "ok": False,
+                                        "data": data, "error": error, "warnings": []})
+    bare = skillreel_tool.reply(1, {**data, "error": error})
+    assert envelope.data["steps"] == bare.data["steps"] == data["steps"]
+    assert envelope.error == bare.error == error
+    ok = skillreel_tool.reply(0, {"schema": "skillreel.result/v1", "ok": True, "data": {"name": "x"},
+                                  "error": None, "warnings": []})
+    assert ok.error is None
+    assert ok.data == {"name": "x"}
