@@ -54,8 +54,10 @@ class Ran:
 
 def parameterise(code: str, inputs: Mapping[str, str], sensitive: frozenset[str]) -> str:
     """Turn recorded values inside the string literals of ``code`` into ``inputs[...]``."""
-    values = sorted(((v, k) for k, v in inputs.items()
-                     if k not in sensitive and len(v) >= MIN_SUBSTITUTED_CHARS), key=lambda p: -len(p[0]))
+    values = sorted(
+        ((v, k) for k, v in inputs.items() if k not in sensitive and len(v) >= MIN_SUBSTITUTED_CHARS),
+        key=lambda p: -len(p[0]),
+    )
 
     def literal(match: re.Match[str]) -> str:
         text = match.group(0)
@@ -82,8 +84,11 @@ def _generated(locator: Locator) -> str:
 
 
 def _is_toggle(locator: Locator) -> bool:
-    return bool(locator.evaluate("e => e instanceof HTMLInputElement && (e.type === 'checkbox' || "
-                                 "e.type === 'radio')"))
+    return bool(
+        locator.evaluate(
+            "e => e instanceof HTMLInputElement && (e.type === 'checkbox' || e.type === 'radio')"
+        )
+    )
 
 
 def record(task: Task, url: str, out: Path) -> Script:
@@ -105,8 +110,10 @@ def record(task: Task, url: str, out: Path) -> Script:
     except PlaywrightError as exc:
         return Script(False, "recording failed: " + _first_line(exc))
     body = "\n".join("    " + line for line in lines)
-    out.write_text(f'"""{task.summary}: codegen-style baseline (locators from Locator.normalize())."""\n\n\n'
-                   f"def run(page, inputs, expect):\n{body}\n")
+    out.write_text(
+        f'"""{task.summary}: codegen-style baseline (locators from Locator.normalize())."""\n\n\n'
+        f"def run(page, inputs, expect):\n{body}\n"
+    )
     return Script(True, "recorded", out)
 
 

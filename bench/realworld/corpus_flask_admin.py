@@ -19,8 +19,13 @@ def _ids(tables: Tables, **match: object) -> list[object]:
 
 
 def _created(tables: Tables, inputs: Mapping[str, str]) -> Change:
-    return Change(added={"customer": ({"name": inputs["name"], "email": inputs["email"],
-                                       "city": inputs["city"], "active": 1},)})
+    return Change(
+        added={
+            "customer": (
+                {"name": inputs["name"], "email": inputs["email"], "city": inputs["city"], "active": 1},
+            )
+        }
+    )
 
 
 def _edited(tables: Tables, inputs: Mapping[str, str]) -> Change:
@@ -34,37 +39,82 @@ def _deactivated(tables: Tables, inputs: Mapping[str, str]) -> Change:
 
 
 TASKS = (
-    Task("create-customer", "Create a customer", "/admin/customer/",
-         (Click("a[title='Create New Record']"), Fill("#name", "name"), Fill("#email", "email"),
-          Fill("#city", "city"), Click("input[type=submit][value=Save]")),
-         (Check(SUCCESS, "successfully created"),),
-         {"name": "Rhea Corder", "email": "rhea@corder.example", "city": "Lyon"},
-         {"name": "Paul Player", "email": "paul@player.example", "city": "Ghent"},
-         _created),
-    Task("edit-customer", "Search a customer by name, open it, change the email and save", "/admin/customer/",
-         (Fill("input[name=search]", "query"), Press("Enter"), Click("a[title='Edit Record']"),
-          Fill("#email", "email"), Click("input[type=submit][value=Save]")),
-         (Check(SUCCESS, "successfully saved"),),
-         {"query": "Chiara Neri", "email": "chiara.neri@mail.example"},
-         {"query": "Kofi Mensah", "email": "kofi.mensah@mail.example"},
-         _edited),
-    Task("bulk-deactivate", "Search customers by city, select all, and deactivate them", "/admin/customer/",
-         (Fill("input[name=search]", "query"), Press("Enter"), Click("input.action-rowtoggle"),
-          Click("a.dropdown-toggle:has-text('With selected')"), Click("a[onclick*=deactivate]")),
-         (Check(SUCCESS, "were deactivated"),),
-         {"query": "Porto"},
-         {"query": "Riga"},
-         _deactivated),
+    Task(
+        "create-customer",
+        "Create a customer",
+        "/admin/customer/",
+        (
+            Click("a[title='Create New Record']"),
+            Fill("#name", "name"),
+            Fill("#email", "email"),
+            Fill("#city", "city"),
+            Click("input[type=submit][value=Save]"),
+        ),
+        (Check(SUCCESS, "successfully created"),),
+        {"name": "Rhea Corder", "email": "rhea@corder.example", "city": "Lyon"},
+        {"name": "Paul Player", "email": "paul@player.example", "city": "Ghent"},
+        _created,
+    ),
+    Task(
+        "edit-customer",
+        "Search a customer by name, open it, change the email and save",
+        "/admin/customer/",
+        (
+            Fill("input[name=search]", "query"),
+            Press("Enter"),
+            Click("a[title='Edit Record']"),
+            Fill("#email", "email"),
+            Click("input[type=submit][value=Save]"),
+        ),
+        (Check(SUCCESS, "successfully saved"),),
+        {"query": "Chiara Neri", "email": "chiara.neri@mail.example"},
+        {"query": "Kofi Mensah", "email": "kofi.mensah@mail.example"},
+        _edited,
+    ),
+    Task(
+        "bulk-deactivate",
+        "Search customers by city, select all, and deactivate them",
+        "/admin/customer/",
+        (
+            Fill("input[name=search]", "query"),
+            Press("Enter"),
+            Click("input.action-rowtoggle"),
+            Click("a.dropdown-toggle:has-text('With selected')"),
+            Click("a[onclick*=deactivate]"),
+        ),
+        (Check(SUCCESS, "were deactivated"),),
+        {"query": "Porto"},
+        {"query": "Riga"},
+        _deactivated,
+    ),
 )
 
 APP = App(
     name="flask-admin",
     source=Path(__file__).resolve().parent / "apps" / "flask_admin",
     versions=(
-        Version("1.6.1", ("Flask-Admin==1.6.1", "Flask==2.3.3", "Werkzeug==2.3.8", "WTForms==3.0.1",
-                          "Flask-SQLAlchemy==3.0.5", "SQLAlchemy==2.0.36")),
-        Version("2.2.1", ("Flask-Admin==2.2.1", "Flask==3.1.3", "Werkzeug==3.1.9", "WTForms==3.2.1",
-                          "Flask-SQLAlchemy==3.1.1", "SQLAlchemy==2.0.36")),
+        Version(
+            "1.6.1",
+            (
+                "Flask-Admin==1.6.1",
+                "Flask==2.3.3",
+                "Werkzeug==2.3.8",
+                "WTForms==3.0.1",
+                "Flask-SQLAlchemy==3.0.5",
+                "SQLAlchemy==2.0.36",
+            ),
+        ),
+        Version(
+            "2.2.1",
+            (
+                "Flask-Admin==2.2.1",
+                "Flask==3.1.3",
+                "Werkzeug==3.1.9",
+                "WTForms==3.2.1",
+                "Flask-SQLAlchemy==3.1.1",
+                "SQLAlchemy==2.0.36",
+            ),
+        ),
     ),
     ready_path="/admin/customer/",
     tasks=TASKS,

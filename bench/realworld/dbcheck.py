@@ -33,8 +33,12 @@ def snapshot(db: Path, app: App, passwords: Iterable[str]) -> Tables:
     known = tuple(dict.fromkeys((*app.known_passwords, *passwords)))
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        names = [r[0] for r in con.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        names = [
+            r[0]
+            for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
         return {name: _table(con, name, app, known) for name in names if name not in app.ignored_tables}
     finally:
         con.close()
@@ -49,8 +53,9 @@ def _table(con: sqlite3.Connection, name: str, app: App, known: tuple[str, ...])
     rows: dict[object, Row] = {}
     for values in con.execute(f'SELECT * FROM "{name}"'):
         row = dict(zip(columns, values, strict=True))
-        key: object = tuple(row[k] for k in keys) if len(keys) > 1 else row[keys[0]] if keys \
-            else tuple(values)
+        key: object = (
+            tuple(row[k] for k in keys) if len(keys) > 1 else row[keys[0]] if keys else tuple(values)
+        )
         if password and password in row:
             row[password] = name_password(str(row[password] or ""), known)
         rows[key] = {c: v for c, v in row.items() if c not in ignored and c not in keys}
@@ -87,8 +92,11 @@ def diff(before: Tables, after: Tables) -> Change:
             added[table] = rows
         if keys := frozenset(k for k in old if k not in new):
             removed[table] = keys
-        edits = {k: {c: v for c, v in new[k].items() if old[k].get(c) != v}
-                 for k in new if k in old and new[k] != old[k]}
+        edits = {
+            k: {c: v for c, v in new[k].items() if old[k].get(c) != v}
+            for k in new
+            if k in old and new[k] != old[k]
+        }
         if edits:
             changed[table] = edits
     return Change(added, removed, changed)
@@ -96,15 +104,18 @@ def diff(before: Tables, after: Tables) -> Change:
 
 def same_change(actual: Change, expected: Change) -> bool:
     tables = set(actual.added) | set(expected.added)
-    if any(sorted(map(_canon, actual.added.get(t, ()))) != sorted(map(_canon, expected.added.get(t, ())))
-           for t in tables):
+    if any(
+        sorted(map(_canon, actual.added.get(t, ()))) != sorted(map(_canon, expected.added.get(t, ())))
+        for t in tables
+    ):
         return False
     tables = set(actual.removed) | set(expected.removed)
     if any(actual.removed.get(t, frozenset()) != expected.removed.get(t, frozenset()) for t in tables):
         return False
     tables = set(actual.changed) | set(expected.changed)
-    return all(_canon_edits(actual.changed.get(t, {})) == _canon_edits(expected.changed.get(t, {}))
-               for t in tables)
+    return all(
+        _canon_edits(actual.changed.get(t, {})) == _canon_edits(expected.changed.get(t, {})) for t in tables
+    )
 
 
 def _canon(row: Row) -> str:
@@ -118,8 +129,8 @@ def _canon_edits(edits: object) -> dict[object, str]:
 
 @dataclass(frozen=True)
 class Outcome:
-    verdict: str            # RIGHT, FAILED_CLOSED or WRONG
-    detail: str             # why, in a few words (the tool's error code, what the DB shows)
+    verdict: str  # RIGHT, FAILED_CLOSED or WRONG
+    detail: str  # why, in a few words (the tool's error code, what the DB shows)
 
 
 def classify(tool_ok: bool, tool_detail: str, actual: Change, expected: Change) -> Outcome:

@@ -85,26 +85,40 @@ def install(app: App, version: Version, log: Callable[[str], None] = print) -> I
             log(f"[realworld] installing {app.name} {version.label} into {venv}")
             shutil.rmtree(venv, ignore_errors=True)
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-            subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                            "--disable-pip-version-check", *version.requirements],
-                           check=True, timeout=PIP_TIMEOUT_S)
+            subprocess.run(
+                [
+                    str(venv / "bin" / "python"),
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    *version.requirements,
+                ],
+                check=True,
+                timeout=PIP_TIMEOUT_S,
+            )
             (venv / ".ready").write_text("\n".join(version.requirements) + "\n")
         seed = venv / f"seed-{source_digest(app)}.sqlite3"
         if not seed.exists():
             log(f"[realworld] seeding {app.name} {version.label}")
             partial = venv / f"seed-{source_digest(app)}.partial"
             partial.unlink(missing_ok=True)
-            subprocess.run([str(venv / "bin" / "python"), str(app.source / "seed.py")],
-                           env={**_clean_env(), "RW_DB": str(partial)}, check=True, cwd=app.source,
-                           stdout=subprocess.DEVNULL, timeout=300)
+            subprocess.run(
+                [str(venv / "bin" / "python"), str(app.source / "seed.py")],
+                env={**_clean_env(), "RW_DB": str(partial)},
+                check=True,
+                cwd=app.source,
+                stdout=subprocess.DEVNULL,
+                timeout=300,
+            )
             partial.replace(seed)
     return Installed(app, version, venv, seed)
 
 
 def _clean_env() -> dict[str, str]:
     """The environment for an app process: no variables of ours or of the caller's venv."""
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith(("SKILLREEL_", "VIRTUAL_ENV", "PYTHON"))}
+    return {k: v for k, v in os.environ.items() if not k.startswith(("SKILLREEL_", "VIRTUAL_ENV", "PYTHON"))}
 
 
 def free_port() -> int:
@@ -140,14 +154,20 @@ class AppServer:
         log = (self.workdir / "server.log").open("ab")
         self._proc = subprocess.Popen(
             [str(self.installed.python), str(app.source / "serve.py"), str(self.port)],
-            cwd=app.source, env={**_clean_env(), "RW_DB": str(self.db)},
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            cwd=app.source,
+            env={**_clean_env(), "RW_DB": str(self.db)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         log.close()
         deadline = time.monotonic() + SERVER_START_S
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
-                raise RuntimeError(f"{app.name} {self.installed.version.label} exited at start; "
-                                   f"see {self.workdir / 'server.log'}")
+                raise RuntimeError(
+                    f"{app.name} {self.installed.version.label} exited at start; "
+                    f"see {self.workdir / 'server.log'}"
+                )
             if _answers(self.origin + app.ready_path):
                 return
             time.sleep(0.2)

@@ -107,15 +107,23 @@ class CodegenTool:
 Tool = SkillreelTool | CodegenTool
 
 
-def run_app(app: App, installed: list[Installed], selection: Selection, workdir: Path,
-            log: Callable[[str], None], skillreel_python: str | None = None) -> list[Result]:
+def run_app(
+    app: App,
+    installed: list[Installed],
+    selection: Selection,
+    workdir: Path,
+    log: Callable[[str], None],
+    skillreel_python: str | None = None,
+) -> list[Result]:
     """Record every selected task on the oldest version with every selected tool, then replay it
     on every selected version; one server on one port, reset to the seed before each run."""
     port = free_port()
     oldest = installed[0]
     targets = [i for i in installed if not selection.versions or i.version.label in selection.versions]
-    tools: dict[str, Tool] = {"skillreel": SkillreelTool(app, workdir, skillreel_python),
-                              "codegen": CodegenTool(app, workdir)}
+    tools: dict[str, Tool] = {
+        "skillreel": SkillreelTool(app, workdir, skillreel_python),
+        "codegen": CodegenTool(app, workdir),
+    }
     results: list[Result] = []
     for task in (t for t in app.tasks if selection.task_ok(t)):
         for name in selection.tools:
@@ -127,12 +135,24 @@ def run_app(app: App, installed: list[Installed], selection: Selection, workdir:
                 folder = workdir / "servers" / f"{name}-{task.name}-{inst.version.label}"
                 server = AppServer(inst, port, folder)
                 started = time.monotonic()
-                outcome = _replay_once(server, task, tool) if recorded \
+                outcome = (
+                    _replay_once(server, task, tool)
+                    if recorded
                     else Outcome(FAILED_CLOSED, f"not recorded: {why}; database unchanged")
-                result = Result(app.name, task.name, inst.version.label, name, outcome.verdict,
-                                outcome.detail, round(time.monotonic() - started, 1))
-                log(f"[realworld] {app.name} {task.name} {inst.version.label} {name}: "
-                    f"{result.verdict} ({result.detail})")
+                )
+                result = Result(
+                    app.name,
+                    task.name,
+                    inst.version.label,
+                    name,
+                    outcome.verdict,
+                    outcome.detail,
+                    round(time.monotonic() - started, 1),
+                )
+                log(
+                    f"[realworld] {app.name} {task.name} {inst.version.label} {name}: "
+                    f"{result.verdict} ({result.detail})"
+                )
                 results.append(result)
     return results
 
@@ -170,10 +190,16 @@ def totals(results: Sequence[Result]) -> dict[str, Counter[str]]:
 
 def _commit() -> str:
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
-                               capture_output=True, text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + (" (with uncommitted changes)" if dirty else "")
@@ -182,46 +208,77 @@ def _commit() -> str:
 SHORT = {RIGHT: "right", FAILED_CLOSED: "failed closed", WRONG: "**WRONG**"}
 
 
-def markdown(results: Sequence[Result], apps: Sequence[App], command: str, seconds: float,
-             commit: str, provenance: str = "") -> str:
+def markdown(
+    results: Sequence[Result],
+    apps: Sequence[App],
+    command: str,
+    seconds: float,
+    commit: str,
+    provenance: str = "",
+) -> str:
     tools = [t for t in TOOLS if any(r.tool == t for r in results)]
-    lines = ["# Real-app corpus: skillreel and a codegen-style Playwright baseline", "",
-             "Written by `make realworld` (`bench/realworld/`, see docs/realworld.md). Each task is recorded",
-             "once on the oldest version of its app and replayed with other inputs on every version, from",
-             "the same seed; the database is then compared with the intended change.", "",
-             "- **right**: the tool reported success and the database shows exactly the intended change.",
-             "- **failed closed**: the tool stopped with an error; the database is unchanged, or shows the",
-             "  intended change made before the failing step (said in the detail).",
-             "- **wrong**: an unintended change, or success reported without the change.", "",
-             f"Run {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, commit {commit}, "
-             f"Python {platform.python_version()}, {seconds / 60:.1f} min: `{command}`", "",
-             *([provenance, ""] if provenance else []),
-             "## Totals", "", "| tool | runs | right | failed closed | wrong |",
-             "| --- | --- | --- | --- | --- |"]
+    lines = [
+        "# Real-app corpus: skillreel and a codegen-style Playwright baseline",
+        "",
+        "Written by `make realworld` (`bench/realworld/`, see docs/realworld.md). Each task is recorded",
+        "once on the oldest version of its app and replayed with other inputs on every version, from",
+        "the same seed; the database is then compared with the intended change.",
+        "",
+        "- **right**: the tool reported success and the database shows exactly the intended change.",
+        "- **failed closed**: the tool stopped with an error; the database is unchanged, or shows the",
+        "  intended change made before the failing step (said in the detail).",
+        "- **wrong**: an unintended change, or success reported without the change.",
+        "",
+        f"Run {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, commit {commit}, "
+        f"Python {platform.python_version()}, {seconds / 60:.1f} min: `{command}`",
+        "",
+        *([provenance, ""] if provenance else []),
+        "## Totals",
+        "",
+        "| tool | runs | right | failed closed | wrong |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for tool, count in totals(results).items():
-        lines.append(f"| {tool} | {sum(count.values())} | {count[RIGHT]} | {count[FAILED_CLOSED]} | "
-                     f"{count[WRONG]} |")
-    lines += ["", "## Per app and version", "", "| app | version | " + " | ".join(
-        f"{t} right / failed closed / wrong" for t in tools) + " |", "| --- | --- |" + " --- |" * len(tools)]
+        lines.append(
+            f"| {tool} | {sum(count.values())} | {count[RIGHT]} | {count[FAILED_CLOSED]} | {count[WRONG]} |"
+        )
+    lines += [
+        "",
+        "## Per app and version",
+        "",
+        "| app | version | " + " | ".join(f"{t} right / failed closed / wrong" for t in tools) + " |",
+        "| --- | --- |" + " --- |" * len(tools),
+    ]
     for app in apps:
         for version in app.versions:
             cells = []
             for tool in tools:
-                c = Counter(r.verdict for r in results
-                            if r.app == app.name and r.version == version.label and r.tool == tool)
+                c = Counter(
+                    r.verdict
+                    for r in results
+                    if r.app == app.name and r.version == version.label and r.tool == tool
+                )
                 cells.append(f"{c[RIGHT]} / {c[FAILED_CLOSED]} / {c[WRONG]}")
             if any(r.app == app.name and r.version == version.label for r in results):
                 lines.append(f"| {app.name} | {version.label} | " + " | ".join(cells) + " |")
-    lines += ["", "## Every run", "", "| app | task | version | " + " | ".join(tools) + " |",
-              "| --- | --- | --- |" + " --- |" * len(tools)]
+    lines += [
+        "",
+        "## Every run",
+        "",
+        "| app | task | version | " + " | ".join(tools) + " |",
+        "| --- | --- | --- |" + " --- |" * len(tools),
+    ]
     keyed = {(r.app, r.task, r.version, r.tool): r for r in results}
     for app in apps:
         for task in app.tasks:
             for version in app.versions:
                 runs = [keyed.get((app.name, task.name, version.label, t)) for t in tools]
                 if any(runs):
-                    lines.append(f"| {app.name} | {task.name} | {version.label} | " + " | ".join(
-                        f"{SHORT[r.verdict]}: {r.detail}" if r else "" for r in runs) + " |")
+                    lines.append(
+                        f"| {app.name} | {task.name} | {version.label} | "
+                        + " | ".join(f"{SHORT[r.verdict]}: {r.detail}" if r else "" for r in runs)
+                        + " |"
+                    )
     lines += ["", "## Apps and tasks", ""]
     for app in apps:
         pins = "; ".join(f"{v.label}: `{' '.join(v.requirements)}`" for v in app.versions)
@@ -238,12 +295,23 @@ def _table_from(files: Sequence[Path], target: Path, note: str) -> int:
             keyed[(result.app, result.task, result.version, result.tool)] = result
     results = list(keyed.values())
     names = [f.name for f in files]
-    provenance = ("Assembled from the runs in " + ", ".join(f"`{n}`" for n in names) +
-                  " (a later file's run replaces an earlier one of the same task, version and tool); "
-                  + (note or "see the notes of the commit for the commands."))
+    provenance = (
+        "Assembled from the runs in "
+        + ", ".join(f"`{n}`" for n in names)
+        + " (a later file's run replaces an earlier one of the same task, version and tool); "
+        + (note or "see the notes of the commit for the commands.")
+    )
     seconds = sum(r.seconds for r in results)
-    target.write_text(markdown(results, [a for a in APPS if any(r.app == a.name for r in results)],
-                               "python -m bench.realworld --table-from ...", seconds, _commit(), provenance))
+    target.write_text(
+        markdown(
+            results,
+            [a for a in APPS if any(r.app == a.name for r in results)],
+            "python -m bench.realworld --table-from ...",
+            seconds,
+            _commit(),
+            provenance,
+        )
+    )
     print(f"[realworld] wrote {target}", file=sys.stderr)
     return 1 if any(r.verdict == WRONG for r in results) else 0
 
@@ -254,16 +322,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--task", action="append", default=[], help="run only this task (repeat)")
     parser.add_argument("--version", action="append", default=[], help="replay only on this version label")
     parser.add_argument("--tool", action="append", default=[], choices=TOOLS, help="run only this tool")
-    parser.add_argument("--skillreel-python", help="the Python whose skillreel to measure "
-                        "(default: this one); e.g. another worktree's .venv/bin/python")
-    parser.add_argument("--markdown", type=Path, help="write the table here "
-                        "(default: bench/REALWORLD.md when nothing is filtered)")
+    parser.add_argument(
+        "--skillreel-python",
+        help="the Python whose skillreel to measure "
+        "(default: this one); e.g. another worktree's .venv/bin/python",
+    )
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        help="write the table here (default: bench/REALWORLD.md when nothing is filtered)",
+    )
     parser.add_argument("--json", type=Path, help="write every run as JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, scripts, homes)")
     parser.add_argument("--install-only", action="store_true", help="build the venvs and seeds, run nothing")
-    parser.add_argument("--table-from", type=Path, action="append", default=[], metavar="JSON",
-                        help="run nothing: write the table from --json files of earlier runs (repeat; "
-                             "a later run replaces an earlier one of the same app, task, version, tool)")
+    parser.add_argument(
+        "--table-from",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="JSON",
+        help="run nothing: write the table from --json files of earlier runs (repeat; "
+        "a later run replaces an earlier one of the same app, task, version, tool)",
+    )
     parser.add_argument("--note", default="", help="with --table-from: where the runs come from")
     args = parser.parse_args(argv)
     if args.table_from:
@@ -280,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     started = time.monotonic()
-    commit = _commit()          # the code this run uses, before anyone edits the worktree
+    commit = _commit()  # the code this run uses, before anyone edits the worktree
     installed = install_all(apps, log)
     if args.install_only:
         return 0
@@ -288,8 +368,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[Result] = []
     try:
         for app in apps:
-            results += run_app(app, installed[app.name], selection, workdir / app.name, log,
-                               args.skillreel_python)
+            results += run_app(
+                app, installed[app.name], selection, workdir / app.name, log, args.skillreel_python
+            )
     finally:
         if args.keep:
             log(f"[realworld] kept {workdir}")
@@ -305,6 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
     for tool, count in totals(results).items():
-        log(f"[realworld] {tool}: {count[RIGHT]} right, {count[FAILED_CLOSED]} failed closed, "
-            f"{count[WRONG]} wrong of {sum(count.values())}")
+        log(
+            f"[realworld] {tool}: {count[RIGHT]} right, {count[FAILED_CLOSED]} failed closed, "
+            f"{count[WRONG]} wrong of {sum(count.values())}"
+        )
     return 1 if any(r.verdict == WRONG for r in results) else 0

@@ -20,9 +20,9 @@ from typing import Any
 
 from .spec import Check, Choose, Click, Fill, Press, Task
 
-DEMO_PAUSE_MS = 1_500        # after every click or key press of a demonstration (both tools): a
-                             # person's pace, and time for the next page on a loaded machine
-DEMO_END_MS = 2_000          # at the end, as a person who looks at the result before finishing
+DEMO_PAUSE_MS = 1_500  # after every click or key press of a demonstration (both tools): a
+# person's pace, and time for the next page on a loaded machine
+DEMO_END_MS = 2_000  # at the end, as a person who looks at the result before finishing
 CLI_TIMEOUT_S = 300
 
 
@@ -42,22 +42,26 @@ def automation(task: Task, inputs: Mapping[str, str]) -> dict[str, Any]:
 
 
 def assertions(checks: Sequence[Check]) -> dict[str, Any]:
-    return {"assertions": [{"kind": "assert", "selector": c.selector, "check": "text_contains",
-                            "expected": c.expected} for c in checks]}
+    return {
+        "assertions": [
+            {"kind": "assert", "selector": c.selector, "check": "text_contains", "expected": c.expected}
+            for c in checks
+        ]
+    }
 
 
 @dataclass(frozen=True)
 class Recorded:
     skill: str
     ok: bool
-    detail: str                              # the error code when not ok
-    parameters: tuple[tuple[str, str, bool], ...] = ()   # (skillreel parameter, task input, sensitive)
+    detail: str  # the error code when not ok
+    parameters: tuple[tuple[str, str, bool], ...] = ()  # (skillreel parameter, task input, sensitive)
 
 
 @dataclass(frozen=True)
 class Ran:
     ok: bool
-    detail: str                              # "succeeded" or the SR_* code (and the failing step)
+    detail: str  # "succeeded" or the SR_* code (and the failing step)
     healed: tuple[str, ...] = ()
 
 
@@ -68,10 +72,19 @@ class Skillreel:
         self.command = [python or sys.executable, "-m", "skillreel"]
 
     def _run(self, args: Sequence[str], env: Mapping[str, str] | None = None) -> Reply:
-        full = {**{k: v for k, v in os.environ.items() if not k.startswith("SKILLREEL_SECRET_")},
-                "SKILLREEL_HOME": str(self.home), **(env or {})}
-        proc = subprocess.run([*self.command, *args, "--json"], capture_output=True, text=True, env=full,
-                              timeout=CLI_TIMEOUT_S, check=False)
+        full = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("SKILLREEL_SECRET_")},
+            "SKILLREEL_HOME": str(self.home),
+            **(env or {}),
+        }
+        proc = subprocess.run(
+            [*self.command, *args, "--json"],
+            capture_output=True,
+            text=True,
+            env=full,
+            timeout=CLI_TIMEOUT_S,
+            check=False,
+        )
         try:
             doc = json.loads(proc.stdout)
         except json.JSONDecodeError:
@@ -82,8 +95,16 @@ class Skillreel:
         self.workdir.mkdir(parents=True, exist_ok=True)
         demo = self.workdir / f"{skill}.automation.json"
         demo.write_text(json.dumps(automation(task, task.record), indent=1))
-        args = ["record", skill, "--url", url, "--automation", str(demo),
-                "--description", f"{task.summary} (real-app corpus)"]
+        args = [
+            "record",
+            skill,
+            "--url",
+            url,
+            "--automation",
+            str(demo),
+            "--description",
+            f"{task.summary} (real-app corpus)",
+        ]
         if task.checks:
             checks = self.workdir / f"{skill}.assertions.json"
             checks.write_text(json.dumps(assertions(task.checks), indent=1))
@@ -99,8 +120,9 @@ class Skillreel:
         done = self._run(["review", skill, "--reviewer", "realworld", "--approve"])
         if done.status != 0:
             return Recorded(skill, False, "review: " + _code(done.error))
-        return Recorded(skill, True, "recorded", tuple((p, i, params[p]) for p, i in zip(captured, wanted,
-                                                                                           strict=True)))
+        return Recorded(
+            skill, True, "recorded", tuple((p, i, params[p]) for p, i in zip(captured, wanted, strict=True))
+        )
 
     def replay(self, recorded: Recorded, inputs: Mapping[str, str]) -> Ran:
         args = ["replay", recorded.skill]
@@ -126,8 +148,8 @@ def secret_env_name(skill: str, param: str) -> str:
 
 @dataclass(frozen=True)
 class Reply:
-    status: int                              # the exit status
-    data: dict[str, Any]                     # the verb's document ({} when there is none)
+    status: int  # the exit status
+    data: dict[str, Any]  # the verb's document ({} when there is none)
     error: dict[str, Any] | None
 
 

@@ -19,9 +19,17 @@ pytestmark = pytest.mark.realworld
 
 
 def _app(tmp_path: Path) -> App:
-    return App(name="t", source=tmp_path, versions=(), ready_path="/", tasks=(),
-               ignored_tables=frozenset({"session"}), ignored_columns={"user": frozenset({"last_login"})},
-               password_columns={"user": "password"}, known_passwords=("seed-pass",))
+    return App(
+        name="t",
+        source=tmp_path,
+        versions=(),
+        ready_path="/",
+        tasks=(),
+        ignored_tables=frozenset({"session"}),
+        ignored_columns={"user": frozenset({"last_login"})},
+        password_columns={"user": "password"},
+        known_passwords=("seed-pass",),
+    )
 
 
 def _django_hash(password: str, salt: str = "abc", iterations: int = 1000) -> str:
@@ -56,8 +64,12 @@ def _sql(db: Path, *statements: str, params: tuple[object, ...] = ()) -> None:
 def test_an_edit_of_the_intended_row_is_right(db: Path, tmp_path: Path) -> None:
     app = _app(tmp_path)
     before = snapshot(db, app, [])
-    _sql(db, "UPDATE book SET pages = 500 WHERE id = 2", "INSERT INTO session VALUES ('k', 'v')",
-         "UPDATE user SET last_login = 'now'")
+    _sql(
+        db,
+        "UPDATE book SET pages = 500 WHERE id = 2",
+        "INSERT INTO session VALUES ('k', 'v')",
+        "UPDATE user SET last_login = 'now'",
+    )
     actual = diff(before, snapshot(db, app, []))
     assert classify(True, "succeeded", actual, Change(changed={"book": {2: {"pages": 500}}})).verdict == RIGHT
 
@@ -81,7 +93,8 @@ def test_an_extra_change_beside_the_intended_one_is_wrong(db: Path, tmp_path: Pa
 
 
 def test_success_without_the_change_is_wrong_and_a_failure_without_it_failed_closed(
-        db: Path, tmp_path: Path) -> None:
+    db: Path, tmp_path: Path
+) -> None:
     app = _app(tmp_path)
     before = snapshot(db, app, [])
     actual = diff(before, snapshot(db, app, []))
@@ -98,8 +111,9 @@ def test_a_failure_after_the_whole_change_is_failed_closed_and_says_so(db: Path,
     before = snapshot(db, app, [])
     _sql(db, "DELETE FROM book WHERE id IN (1, 3)")
     actual = diff(before, snapshot(db, app, []))
-    outcome = classify(False, "SR_REPLAY_UI_ASSERTION_FAILED at a9", actual,
-                       Change(removed={"book": frozenset({1, 3})}))
+    outcome = classify(
+        False, "SR_REPLAY_UI_ASSERTION_FAILED at a9", actual, Change(removed={"book": frozenset({1, 3})})
+    )
     assert outcome.verdict == FAILED_CLOSED
     assert "before the failing step" in outcome.detail
 
@@ -133,9 +147,16 @@ def test_werkzeug_and_django_hashes_verify() -> None:
     assert not verify_password("plain", "plain")
 
 
-TASK = Task("t", "a task", "/", (Fill("#q", "query"), Press("Enter"), Choose("#s", "status"), Click("#go")),
-            (Check("#out", "done"),), {"query": "Dune", "status": "draft"}, {"query": "Emma", "status": "x"},
-            lambda tables, inputs: Change())
+TASK = Task(
+    "t",
+    "a task",
+    "/",
+    (Fill("#q", "query"), Press("Enter"), Choose("#s", "status"), Click("#go")),
+    (Check("#out", "done"),),
+    {"query": "Dune", "status": "draft"},
+    {"query": "Emma", "status": "x"},
+    lambda tables, inputs: Change(),
+)
 
 
 def test_the_skillreel_demonstration_is_the_task_with_pauses() -> None:
@@ -144,16 +165,24 @@ def test_the_skillreel_demonstration_is_the_task_with_pauses() -> None:
     assert steps[0]["text"] == "Dune"
     assert steps[3]["value"] == "draft"
     assert skillreel_tool.assertions(TASK.checks)["assertions"][0] == {
-        "kind": "assert", "selector": "#out", "check": "text_contains", "expected": "done"}
+        "kind": "assert",
+        "selector": "#out",
+        "check": "text_contains",
+        "expected": "done",
+    }
 
 
 def test_the_baseline_parameterises_recorded_values_inside_locators() -> None:
     code = 'get_by_role("link", name="Dune")'
-    assert codegen_tool.parameterise(code, {"query": "Dune"}, frozenset()) == \
-        'get_by_role("link", name="" + inputs["query"] + "")'
+    assert (
+        codegen_tool.parameterise(code, {"query": "Dune"}, frozenset())
+        == 'get_by_role("link", name="" + inputs["query"] + "")'
+    )
     text = 'get_by_text("The book “Dune (1965)”")'
-    assert codegen_tool.parameterise(text, {"query": "Dune"}, frozenset()) == \
-        'get_by_text("The book “" + inputs["query"] + " (1965)”")'
+    assert (
+        codegen_tool.parameterise(text, {"query": "Dune"}, frozenset())
+        == 'get_by_text("The book “" + inputs["query"] + " (1965)”")'
+    )
     assert codegen_tool.parameterise(code, {"password": "Dune"}, frozenset({"password"})) == code
     short = 'get_by_text("Page 12")'
     assert codegen_tool.parameterise(short, {"n": "12"}, frozenset()) == short
@@ -177,12 +206,22 @@ def test_every_app_is_well_formed(app: App) -> None:
 def test_the_skillreel_reply_is_read_in_both_json_shapes() -> None:
     data = {"status": "failed", "steps": [{"actionId": "a1", "healed": True}]}
     error = {"code": "SR_REPLAY_UI_TARGET_NOT_FOUND", "actionId": "a2"}
-    envelope = skillreel_tool.reply(1, {"schema": "skillreel.result/v1", "command": "replay", "ok": False,
-                                        "data": data, "error": error, "warnings": []})
+    envelope = skillreel_tool.reply(
+        1,
+        {
+            "schema": "skillreel.result/v1",
+            "command": "replay",
+            "ok": False,
+            "data": data,
+            "error": error,
+            "warnings": [],
+        },
+    )
     bare = skillreel_tool.reply(1, {**data, "error": error})
     assert envelope.data["steps"] == bare.data["steps"] == data["steps"]
     assert envelope.error == bare.error == error
-    ok = skillreel_tool.reply(0, {"schema": "skillreel.result/v1", "ok": True, "data": {"name": "x"},
-                                  "error": None, "warnings": []})
+    ok = skillreel_tool.reply(
+        0, {"schema": "skillreel.result/v1", "ok": True, "data": {"name": "x"}, "error": None, "warnings": []}
+    )
     assert ok.error is None
     assert ok.data == {"name": "x"}

@@ -32,13 +32,19 @@ def installed() -> list[Installed]:
 
 @pytest.fixture(scope="module")
 def results(installed: list[Installed], tmp_path_factory: pytest.TempPathFactory) -> list[Result]:
-    return run_app(APP, installed, Selection(apps=(APP.name,), tasks=TASKS),
-                  tmp_path_factory.mktemp("realworld"), log=lambda line: None)
+    return run_app(
+        APP,
+        installed,
+        Selection(apps=(APP.name,), tasks=TASKS),
+        tmp_path_factory.mktemp("realworld"),
+        log=lambda line: None,
+    )
 
 
 def test_every_task_ran_on_every_version_with_both_tools(results: list[Result]) -> None:
     assert sorted((r.task, r.version, r.tool) for r in results) == sorted(
-        (t, v.label, tool) for t in TASKS for v in APP.versions for tool in ("skillreel", "codegen"))
+        (t, v.label, tool) for t in TASKS for v in APP.versions for tool in ("skillreel", "codegen")
+    )
 
 
 def test_no_run_leaves_a_wrong_database(results: list[Result]) -> None:

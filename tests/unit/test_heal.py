@@ -25,21 +25,35 @@ def h(text: str) -> str:
     return value
 
 
-def fp(tag: str = "button", *, type_: str | None = "submit", role: str | None = "button",
-       attrs: dict[str, str] | None = None, path: tuple[str, ...] = ("form", "main", "body", "html"),
-       sib: tuple[int, int] = (0, 1), label: str | None = None, text: str | None = None) -> Fingerprint:
+def fp(
+    tag: str = "button",
+    *,
+    type_: str | None = "submit",
+    role: str | None = "button",
+    attrs: dict[str, str] | None = None,
+    path: tuple[str, ...] = ("form", "main", "body", "html"),
+    sib: tuple[int, int] = (0, 1),
+    label: str | None = None,
+    text: str | None = None,
+) -> Fingerprint:
     return Fingerprint(
-        tag=tag, type=type_, role=role,
+        tag=tag,
+        type=type_,
+        role=role,
         attributes={k: h(v) for k, v in (attrs or {}).items()},
-        parent_path=path, sibling_index=sib[0], sibling_count=sib[1],
-        label_hash=h(label) if label else None, text_hash=h(text) if text else None,
+        parent_path=path,
+        sibling_index=sib[0],
+        sibling_count=sib[1],
+        label_hash=h(label) if label else None,
+        text_hash=h(text) if text else None,
     )
 
 
 def bundle(recorded: Fingerprint, *selectors: str) -> LocatorBundle:
     return LocatorBundle(
         candidates=tuple(LocatorCandidate(strategy="css", selector=s, match_count=1) for s in selectors),
-        fingerprint=recorded)
+        fingerprint=recorded,
+    )
 
 
 @dataclass
@@ -60,8 +74,14 @@ def probe(b: LocatorBundle, page: list[El]) -> heal.Probe:
         hits.append(heal.CandidateHit(rank, len(found), len(visible), only))
     observed = {i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(page)}
     scores = {i: heal.similarity(rec, o.comparison) for i, o in observed.items()}
-    pool = sorted((i for i, e in enumerate(page) if e.visible and observed[i].comparison.gates
-                   and scores[i] >= heal.FLOOR), key=lambda i: -scores[i])[:heal.TOP_K]
+    pool = sorted(
+        (
+            i
+            for i, e in enumerate(page)
+            if e.visible and observed[i].comparison.gates and scores[i] >= heal.FLOOR
+        ),
+        key=lambda i: -scores[i],
+    )[: heal.TOP_K]
     return heal.Probe("t", tuple(hits), observed, tuple(pool), len(page))
 
 
@@ -71,11 +91,22 @@ def decide(b: LocatorBundle, page: list[El], allow_heal: bool = True) -> heal.Re
 
 # ---- a small page: an e-mail field, a password field, Save and Cancel buttons -------------------
 
-EMAIL = dict(tag="input", type_="text", role="textbox", label="Email",
-             attrs={"id": "email", "name": "email", "class": "field", "placeholder": "Email", "type": "text"},
-             sib=(0, 2))
-PASSWORD = dict(tag="input", type_="password", role="textbox", label="Password",
-                attrs={"id": "pw", "name": "pw", "class": "field", "type": "password"}, sib=(1, 2))
+EMAIL = dict(
+    tag="input",
+    type_="text",
+    role="textbox",
+    label="Email",
+    attrs={"id": "email", "name": "email", "class": "field", "placeholder": "Email", "type": "text"},
+    sib=(0, 2),
+)
+PASSWORD = dict(
+    tag="input",
+    type_="password",
+    role="textbox",
+    label="Password",
+    attrs={"id": "pw", "name": "pw", "class": "field", "type": "password"},
+    sib=(1, 2),
+)
 SAVE = dict(attrs={"id": "save", "class": "btn primary"}, text="Save", sib=(0, 2))
 CANCEL = dict(attrs={"id": "cancel", "class": "btn"}, text="Cancel", sib=(1, 2))
 
@@ -99,27 +130,50 @@ EMAIL_B = bundle(fp(**EMAIL), "#email", "form > input:nth-of-type(1)")  # type: 
 
 
 def test_unchanged_page_resolves_exactly_by_the_first_candidate() -> None:
-    page = [El(fp(**SAVE), {"#save", "form > button:nth-of-type(1)"}),  # type: ignore[arg-type]
-            El(fp(**CANCEL), {"#cancel", "form > button:nth-of-type(2)"})]  # type: ignore[arg-type]
+    page = [
+        El(fp(**SAVE), {"#save", "form > button:nth-of-type(1)"}),  # type: ignore[arg-type]
+        El(fp(**CANCEL), {"#cancel", "form > button:nth-of-type(2)"}),
+    ]  # type: ignore[arg-type]
     d = decide(SAVE_B, page)
     assert (d.outcome, d.element, d.rank, d.score) == ("exact", 0, 0, 1.0)
 
 
-@pytest.mark.parametrize(("case", "save_after", "selectors", "outcome"), [
-    ("id renamed", variant(SAVE, attrs={"id": "save-btn"}), {"form > button:nth-of-type(1)"}, "exact"),
-    ("id renamed, no css either", variant(SAVE, attrs={"id": "save-btn"}), set(), "healed"),
-    ("classes changed", variant(SAVE, attrs={"class": "button button--primary"}), {"#save"}, "exact"),
-    ("classes changed, no selector", variant(SAVE, attrs={"class": "button button--primary"}), set(),
-     "healed"),
-    ("wrapper added", variant(SAVE, path=("span", "form", "main", "body", "html"), sib=(0, 1)), set(),
-     "healed"),
-    ("sibling inserted before", variant(SAVE, sib=(1, 3)), set(), "healed"),
-    ("moved to another container", variant(SAVE, path=("div", "aside", "body", "html"), sib=(0, 1)), set(),
-     "healed"),
-    ("label text changed", variant(SAVE, text="Save changes"), {"#save"}, "exact"),
-    ("layout changed", variant(SAVE, attrs={"class": "col-4 btn"},
-                               path=("div", "div", "form", "main", "body"), sib=(0, 1)), set(), "healed"),
-])
+@pytest.mark.parametrize(
+    ("case", "save_after", "selectors", "outcome"),
+    [
+        ("id renamed", variant(SAVE, attrs={"id": "save-btn"}), {"form > button:nth-of-type(1)"}, "exact"),
+        ("id renamed, no css either", variant(SAVE, attrs={"id": "save-btn"}), set(), "healed"),
+        ("classes changed", variant(SAVE, attrs={"class": "button button--primary"}), {"#save"}, "exact"),
+        (
+            "classes changed, no selector",
+            variant(SAVE, attrs={"class": "button button--primary"}),
+            set(),
+            "healed",
+        ),
+        (
+            "wrapper added",
+            variant(SAVE, path=("span", "form", "main", "body", "html"), sib=(0, 1)),
+            set(),
+            "healed",
+        ),
+        ("sibling inserted before", variant(SAVE, sib=(1, 3)), set(), "healed"),
+        (
+            "moved to another container",
+            variant(SAVE, path=("div", "aside", "body", "html"), sib=(0, 1)),
+            set(),
+            "healed",
+        ),
+        ("label text changed", variant(SAVE, text="Save changes"), {"#save"}, "exact"),
+        (
+            "layout changed",
+            variant(
+                SAVE, attrs={"class": "col-4 btn"}, path=("div", "div", "form", "main", "body"), sib=(0, 1)
+            ),
+            set(),
+            "healed",
+        ),
+    ],
+)
 def test_drift_that_must_heal(case: str, save_after: Fingerprint, selectors: set[str], outcome: str) -> None:
     cancel = El(fp(**CANCEL), {"#cancel"})  # type: ignore[arg-type]
     page = [cancel, El(save_after, selectors)]
@@ -127,15 +181,24 @@ def test_drift_that_must_heal(case: str, save_after: Fingerprint, selectors: set
     assert (d.outcome, d.element) == (outcome, 1), (case, d)
 
 
-@pytest.mark.parametrize(("case", "changes"), [
-    ("id renamed", {"attrs": {"id": "e-mail"}}),
-    ("classes changed", {"attrs": {"class": "input input--lg"}}),
-    ("wrapper added", {"path": ("div", "form", "main", "body", "html"), "sib": (0, 1)}),
-    ("sibling inserted before", {"sib": (1, 3)}),
-    ("moved", {"path": ("fieldset", "section", "body", "html"), "sib": (0, 1)}),
-    ("layout changed", {"path": ("div", "div", "div", "form", "main", "body", "html"), "sib": (0, 1),
-                        "attrs": {"class": "form-control"}}),
-])
+@pytest.mark.parametrize(
+    ("case", "changes"),
+    [
+        ("id renamed", {"attrs": {"id": "e-mail"}}),
+        ("classes changed", {"attrs": {"class": "input input--lg"}}),
+        ("wrapper added", {"path": ("div", "form", "main", "body", "html"), "sib": (0, 1)}),
+        ("sibling inserted before", {"sib": (1, 3)}),
+        ("moved", {"path": ("fieldset", "section", "body", "html"), "sib": (0, 1)}),
+        (
+            "layout changed",
+            {
+                "path": ("div", "div", "div", "form", "main", "body", "html"),
+                "sib": (0, 1),
+                "attrs": {"class": "form-control"},
+            },
+        ),
+    ],
+)
 def test_field_drift_heals_without_selectors(case: str, changes: dict) -> None:
     page = [El(variant(PASSWORD)), El(variant(EMAIL, **changes))]
     d = decide(EMAIL_B, page)
@@ -150,12 +213,24 @@ def test_field_label_changed_still_resolves_by_its_locator() -> None:
 
 def test_a_redesign_that_keeps_only_visible_labels_heals() -> None:
     """Ids, names, classes and test ids all renamed, a wrapper added: the visible text still identifies."""
-    recorded = fp(attrs={"data-testid": "approve", "class": "approve"}, text="Approve",
-                  path=("li", "ul", "section", "main", "body", "html"), sib=(0, 1))
-    redesigned = fp(attrs={"data-testid": "approve-invoice", "class": "btn btn-approve"}, text="Approve",
-                    path=("li", "ul", "section", "div", "main", "body", "html"), sib=(0, 1))
-    other = fp(attrs={"class": "btn"}, text="Reject",
-               path=("li", "ul", "section", "div", "main", "body", "html"), sib=(0, 1))
+    recorded = fp(
+        attrs={"data-testid": "approve", "class": "approve"},
+        text="Approve",
+        path=("li", "ul", "section", "main", "body", "html"),
+        sib=(0, 1),
+    )
+    redesigned = fp(
+        attrs={"data-testid": "approve-invoice", "class": "btn btn-approve"},
+        text="Approve",
+        path=("li", "ul", "section", "div", "main", "body", "html"),
+        sib=(0, 1),
+    )
+    other = fp(
+        attrs={"class": "btn"},
+        text="Reject",
+        path=("li", "ul", "section", "div", "main", "body", "html"),
+        sib=(0, 1),
+    )
     d = decide(bundle(recorded, "[data-testid=approve]"), [El(other), El(redesigned)])
     assert (d.outcome, d.element) == ("healed", 1)
 
@@ -176,8 +251,11 @@ def test_neighbour_taking_the_structural_slot_is_not_the_target() -> None:
 
 def test_two_identical_candidates_are_ambiguous() -> None:
     twin = variant(SAVE, attrs={"id": None}, sib=(0, 3))
-    page = [El(twin, {"form > button:nth-of-type(1)"}), El(variant(SAVE, attrs={"id": None}, sib=(1, 3))),
-            El(variant(CANCEL, sib=(2, 3)))]
+    page = [
+        El(twin, {"form > button:nth-of-type(1)"}),
+        El(variant(SAVE, attrs={"id": None}, sib=(1, 3))),
+        El(variant(CANCEL, sib=(2, 3))),
+    ]
     d = decide(SAVE_B, page)
     assert d.outcome == "ambiguous"
     assert d.element is None
@@ -199,16 +277,24 @@ def variant_dict(base: dict, **changes: object) -> dict:
 
 
 def test_decoy_that_took_the_old_id_is_not_a_match() -> None:
-    decoy = fp(attrs={"id": "save", "class": "btn danger"}, text="Delete everything",
-               path=("div", "aside", "body", "html"), sib=(2, 3))
+    decoy = fp(
+        attrs={"id": "save", "class": "btn danger"},
+        text="Delete everything",
+        path=("div", "aside", "body", "html"),
+        sib=(2, 3),
+    )
     page = [El(decoy, {"#save"}), El(fp(**CANCEL), {"#cancel"})]  # type: ignore[arg-type]
     assert decide(SAVE_B, page).outcome == "not-found"
     assert decide(SAVE_B, page, allow_heal=False).outcome == "not-found"
 
 
 def test_decoy_is_passed_over_for_the_real_target_that_lost_its_id() -> None:
-    decoy = fp(attrs={"id": "save", "class": "btn danger"}, text="Delete everything",
-               path=("div", "aside", "body", "html"), sib=(2, 3))
+    decoy = fp(
+        attrs={"id": "save", "class": "btn danger"},
+        text="Delete everything",
+        path=("div", "aside", "body", "html"),
+        sib=(2, 3),
+    )
     real = variant(SAVE, attrs={"id": "store"})
     page = [El(decoy, {"#save"}), El(real), El(fp(**CANCEL))]  # type: ignore[arg-type]
     d = decide(SAVE_B, page)
@@ -272,10 +358,15 @@ def test_floor_is_below_every_bar() -> None:
     assert heal.HEAL_MIN >= heal.EXACT_MIN
 
 
-@pytest.mark.parametrize(("a", "b", "n"), [
-    ((), (), 0), (("a",), ("a",), 1), (("div", "form", "body"), ("form", "body"), 2),
-    (("a", "b", "c"), ("c", "b", "a"), 1),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "n"),
+    [
+        ((), (), 0),
+        (("a",), ("a",), 1),
+        (("div", "form", "body"), ("form", "body"), 2),
+        (("a", "b", "c"), ("c", "b", "a"), 1),
+    ],
+)
 def test_lcs(a: tuple[str, ...], b: tuple[str, ...], n: int) -> None:
     assert heal.lcs_length(a, b) == n
 
@@ -284,11 +375,26 @@ def test_probe_from_json_round_trip_and_refusals() -> None:
     data = {
         "token": "p1",
         "hits": [{"rank": 0, "total": 1, "visible": 1, "element": 0}],
-        "observed": [{"element": 0, "visible": True, "comparison": {
-            "tag": True, "type": True, "role": True, "attributes": {"id": "same"}, "label": None,
-            "text": "changed", "pathCommon": 3, "pathLength": 4, "siblingIndex": True,
-            "siblingCount": False}}],
-        "pool": [0], "scored": 5,
+        "observed": [
+            {
+                "element": 0,
+                "visible": True,
+                "comparison": {
+                    "tag": True,
+                    "type": True,
+                    "role": True,
+                    "attributes": {"id": "same"},
+                    "label": None,
+                    "text": "changed",
+                    "pathCommon": 3,
+                    "pathLength": 4,
+                    "siblingIndex": True,
+                    "siblingCount": False,
+                },
+            }
+        ],
+        "pool": [0],
+        "scored": 5,
     }
     p = heal.probe_from_json(data)
     assert p.hits[0].element == 0
@@ -304,8 +410,15 @@ def test_probe_from_json_round_trip_and_refusals() -> None:
 
 def test_heal_module_is_pure() -> None:
     source = Path(heal.__file__).read_text()
-    imported = {alias.name.split(".")[0] for node in ast.walk(ast.parse(source))
-                if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {(node.module or "").split(".")[0] for node in ast.walk(ast.parse(source))
-                 if isinstance(node, ast.ImportFrom) and node.level == 0}
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    imported |= {
+        (node.module or "").split(".")[0]
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.level == 0
+    }
     assert not imported & {"playwright", "sqlite3", "os", "subprocess", "socket", "pathlib"}

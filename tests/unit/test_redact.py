@@ -36,10 +36,19 @@ def test_typed_values_never_show_themselves() -> None:
     assert len(typed) == 1  # one character is never compared
 
 
-@pytest.mark.parametrize(("text", "echoes"), [
-    ("ab", True), (" AB ", True), ("abc", False), ("xx hunter2 xx", True), ("HUNTER2", True),
-    ("hunt", False), ("", False), (None, False),
-])
+@pytest.mark.parametrize(
+    ("text", "echoes"),
+    [
+        ("ab", True),
+        (" AB ", True),
+        ("abc", False),
+        ("xx hunter2 xx", True),
+        ("HUNTER2", True),
+        ("hunt", False),
+        ("", False),
+        (None, False),
+    ],
+)
 def test_echo_rule_equal_two_contained_four(text: str | None, echoes: bool) -> None:
     assert TypedValues(["ab", "hunter2"]).echoes(text) is echoes
 
@@ -51,10 +60,16 @@ def test_selector_texts_are_attribute_values_and_ids() -> None:
 
 
 def test_scrub_bundle_drops_echoing_candidates_and_hashes() -> None:
-    fp = Fingerprint(tag="button", text_hash=text_hash(SALT, "canary7"), label_hash=text_hash(SALT, "ok"),
-                     attributes={"aria-label": text_hash(SALT, "canary7"), "class": text_hash(SALT, "btn")})  # type: ignore[arg-type]
-    bundle = LocatorBundle(candidates=(candidate('button[aria-label="Hi canary7"]', "aria-label"),
-                                       candidate("form > button")), fingerprint=fp)
+    fp = Fingerprint(
+        tag="button",
+        text_hash=text_hash(SALT, "canary7"),
+        label_hash=text_hash(SALT, "ok"),
+        attributes={"aria-label": text_hash(SALT, "canary7"), "class": text_hash(SALT, "btn")},
+    )  # type: ignore[arg-type]
+    bundle = LocatorBundle(
+        candidates=(candidate('button[aria-label="Hi canary7"]', "aria-label"), candidate("form > button")),
+        fingerprint=fp,
+    )
     typed = TypedValues(["canary7"])
     kept = scrub_bundle(bundle, typed, SALT)
     assert kept is not None
@@ -83,17 +98,23 @@ def test_scrub_url_strips_tokens_fragments_and_typed_values() -> None:
     assert scrub_url("https://u:p@a.test/", typed) is None
 
 
-@pytest.mark.parametrize(("text", "category"), [
-    ("-----BEGIN RSA PRIVATE KEY-----", "private-key"),
-    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
-    ("key AKIAIOSFODNN7EXAMPLE here", "cloud-key"),
-    ("ghp_" + "a" * 36, "vcs-token"),
-    ("xoxb-123456789012-abcdef", "chat-token"),
-    ("sk_live_" + "a" * 24, "api-key"),
-    ("Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "bearer-token"),
-    ("password = hunter22", "password-assignment"),
-    ("see https://user:pw@example.com/x", "url-credentials"),
-])
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("-----BEGIN RSA PRIVATE KEY-----", "private-key"),
+        (
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "jwt",
+        ),
+        ("key AKIAIOSFODNN7EXAMPLE here", "cloud-key"),
+        ("ghp_" + "a" * 36, "vcs-token"),
+        ("xoxb-123456789012-abcdef", "chat-token"),
+        ("sk_live_" + "a" * 24, "api-key"),
+        ("Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "bearer-token"),
+        ("password = hunter22", "password-assignment"),
+        ("see https://user:pw@example.com/x", "url-credentials"),
+    ],
+)
 def test_secret_patterns(text: str, category: str) -> None:
     assert category in secret_categories(text)
 
@@ -101,18 +122,26 @@ def test_secret_patterns(text: str, category: str) -> None:
 def test_user_texts_are_scanned_for_patterns() -> None:
     assert scan_texts([("description", "Search invoices by customer and open the first one.")]) == []
     assert scan_texts([("failureConditions[0]", "token=abcdef123")]) == [
-        Finding("failureConditions[0]", "password-assignment")]
+        Finding("failureConditions[0]", "password-assignment")
+    ]
 
 
 def test_scan_finds_typed_values_in_stored_fields_by_path_and_category_only() -> None:
     draft = factory.draft(description="Search for acme corp invoices.")
-    actions = (*draft.actions, AssertAction(id="a9", check="text_contains", target=factory.bundle("#r"),
-                                            expected="ACME CORP"))
-    draft = factory.draft(description="Search for acme corp invoices.", actions=actions,
-                          capabilities=capability_manifest(actions))
+    actions = (
+        *draft.actions,
+        AssertAction(id="a9", check="text_contains", target=factory.bundle("#r"), expected="ACME CORP"),
+    )
+    draft = factory.draft(
+        description="Search for acme corp invoices.",
+        actions=actions,
+        capabilities=capability_manifest(actions),
+    )
     findings = scan(draft, typed=TypedValues(["acme corp"]))
-    assert {(f.path, f.category) for f in findings} == {("description", "typed-value"),
-                                                         ("actions[4].expected", "typed-value")}
+    assert {(f.path, f.category) for f in findings} == {
+        ("description", "typed-value"),
+        ("actions[4].expected", "typed-value"),
+    }
     assert "acme" not in json.dumps([f.to_json() for f in findings]).lower()
 
 
@@ -123,14 +152,18 @@ def test_scan_skips_digests_hashes_and_enumerations() -> None:
 
 
 def test_scan_checks_urls_and_selectors_by_their_parts() -> None:
-    actions = (NavigateAction(id="a1", url="https://fixture.skillreel.invalid/?q=acme+corp"),
-               *factory.draft().actions[1:])
+    actions = (
+        NavigateAction(id="a1", url="https://fixture.skillreel.invalid/?q=acme+corp"),
+        *factory.draft().actions[1:],
+    )
     draft = factory.draft(actions=actions)
     assert [(f.path, f.category) for f in scan(draft, typed=TypedValues(["acme corp"]))] == [
-        ("actions[0].url", "typed-value")]
+        ("actions[0].url", "typed-value")
+    ]
     tokened = (NavigateAction(id="a1", url="https://fixture.skillreel.invalid/?token=x"), *actions[1:])
-    assert ("actions[0].url", "url-token") in {(f.path, f.category)
-                                               for f in scan(factory.draft(actions=tokened))}
+    assert ("actions[0].url", "url-token") in {
+        (f.path, f.category) for f in scan(factory.draft(actions=tokened))
+    }
     # The start URL the user gave on the command line existed before anything was typed.
     url_draft = factory.draft(environment=factory.url_environment("http://127.0.0.1:8000/acme/app"))
     assert scan(url_draft, typed=TypedValues(["acme"])) == []

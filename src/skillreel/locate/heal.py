@@ -87,22 +87,40 @@ class Weights:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "attributes": dict(self.attributes), "defaultAttribute": self.default_attribute,
-            "label": self.label, "text": self.text, "path": self.path,
-            "siblingIndex": self.sibling_index, "siblingCount": self.sibling_count,
+            "attributes": dict(self.attributes),
+            "defaultAttribute": self.default_attribute,
+            "label": self.label,
+            "text": self.text,
+            "path": self.path,
+            "siblingIndex": self.sibling_index,
+            "siblingCount": self.sibling_count,
         }
 
 
 WEIGHTS: Final = Weights(
     attributes={
-        "data-testid": 3.0, "data-test": 3.0, "data-skillreel": 3.0,
-        "id": 2.0, "name": 2.0, "aria-label": 2.0,
-        "placeholder": 1.5, "href": 1.5, "autocomplete": 1.5,
-        "class": 1.0, "title": 1.0, "alt": 1.0, "for": 1.0,
-        "role": 0.5, "type": 0.0,
+        "data-testid": 3.0,
+        "data-test": 3.0,
+        "data-skillreel": 3.0,
+        "id": 2.0,
+        "name": 2.0,
+        "aria-label": 2.0,
+        "placeholder": 1.5,
+        "href": 1.5,
+        "autocomplete": 1.5,
+        "class": 1.0,
+        "title": 1.0,
+        "alt": 1.0,
+        "for": 1.0,
+        "role": 0.5,
+        "type": 0.0,
     },
     default_attribute=0.5,
-    label=6.0, text=6.0, path=2.0, sibling_index=0.5, sibling_count=0.5,
+    label=6.0,
+    text=6.0,
+    path=2.0,
+    sibling_index=0.5,
+    sibling_count=0.5,
 )
 
 # Context features: they say where an element is and how it looks, not which element it is.
@@ -132,8 +150,11 @@ class Comparison:
         """At least one identity feature (a stable attribute, the label or the text) agrees."""
         if self.label == "same" or self.text == "same":
             return True
-        return any(m == "same" for name, m in self.attributes.items()
-                   if name not in CONTEXT_ATTRIBUTES and WEIGHTS.attribute(name) > 0)
+        return any(
+            m == "same"
+            for name, m in self.attributes.items()
+            if name not in CONTEXT_ATTRIBUTES and WEIGHTS.attribute(name) > 0
+        )
 
 
 def _match(recorded: str | None, observed: str | None) -> Match | None:
@@ -267,8 +288,14 @@ def decide(recorded: Fingerprint, probe: Probe, *, allow_heal: bool) -> Resoluti
         if rival is None or rival < scores[element] - MARGIN:
             return Resolution("exact", element, scores[element], rank, rival, "the ranked locator agrees")
         if rival <= scores[element] + MARGIN:
-            return Resolution("ambiguous", None, scores[element], rank, rival,
-                            "another element matches the fingerprint as well as the located one")
+            return Resolution(
+                "ambiguous",
+                None,
+                scores[element],
+                rank,
+                rival,
+                "another element matches the fingerprint as well as the located one",
+            )
     if not allow_heal:
         return Resolution("not-found", reason="no ranked locator agrees and healing is off")
     return _heal(probe, scores)
@@ -296,11 +323,19 @@ def _heal(probe: Probe, scores: Mapping[int, float]) -> Resolution:
     best, best_score = ranked[0]
     second = ranked[1][1] if len(ranked) > 1 else None
     if best_score < HEAL_MIN or not probe.observed[best].comparison.identity_agrees():
-        return Resolution("not-found", score=best_score, runner_up=second,
-                        reason="no element is similar enough to the fingerprint")
+        return Resolution(
+            "not-found",
+            score=best_score,
+            runner_up=second,
+            reason="no element is similar enough to the fingerprint",
+        )
     if second is not None and second > best_score - MARGIN:
-        return Resolution("ambiguous", score=best_score, runner_up=second,
-                        reason="two elements match the fingerprint equally well")
+        return Resolution(
+            "ambiguous",
+            score=best_score,
+            runner_up=second,
+            reason="two elements match the fingerprint equally well",
+        )
     return Resolution("healed", best, best_score, None, second, "healed by fingerprint similarity")
 
 
@@ -343,10 +378,16 @@ def comparison_from_json(data: Mapping[str, Any]) -> Comparison:
             raise ProbeShapeError("bad attribute comparison")
         parsed[name] = checked
     return Comparison(
-        tag=_bool(data.get("tag")), type=_bool(data.get("type")), role=_bool(data.get("role")),
-        attributes=parsed, label=_opt_match(data.get("label")), text=_opt_match(data.get("text")),
-        path_common=_int(data.get("pathCommon")), path_length=_int(data.get("pathLength")),
-        sibling_index=_bool(data.get("siblingIndex")), sibling_count=_bool(data.get("siblingCount")),
+        tag=_bool(data.get("tag")),
+        type=_bool(data.get("type")),
+        role=_bool(data.get("role")),
+        attributes=parsed,
+        label=_opt_match(data.get("label")),
+        text=_opt_match(data.get("text")),
+        path_common=_int(data.get("pathCommon")),
+        path_length=_int(data.get("pathLength")),
+        sibling_index=_bool(data.get("siblingIndex")),
+        sibling_count=_bool(data.get("siblingCount")),
     )
 
 
@@ -356,13 +397,20 @@ def probe_from_json(data: Any) -> Probe:
         raise ProbeShapeError("not a probe")
     try:
         hits = tuple(
-            CandidateHit(rank=_int(h["rank"]), total=_int(h["total"]), visible=_int(h["visible"]),
-                         element=None if h.get("element") is None else _int(h["element"]))
-            for h in data["hits"])
+            CandidateHit(
+                rank=_int(h["rank"]),
+                total=_int(h["total"]),
+                visible=_int(h["visible"]),
+                element=None if h.get("element") is None else _int(h["element"]),
+            )
+            for h in data["hits"]
+        )
         observed = {
-            _int(o["element"]): Observed(_int(o["element"]), _bool(o["visible"]),
-                                         comparison_from_json(o["comparison"]))
-            for o in data["observed"]}
+            _int(o["element"]): Observed(
+                _int(o["element"]), _bool(o["visible"]), comparison_from_json(o["comparison"])
+            )
+            for o in data["observed"]
+        }
         pool = tuple(_int(e) for e in data["pool"])
         scored = _int(data.get("scored", 0))
     except (KeyError, TypeError) as exc:

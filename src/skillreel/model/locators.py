@@ -25,7 +25,14 @@ Strategy = Literal["testid", "id", "name", "aria-label", "label", "placeholder",
 
 # Lower rank = tried first. The recorder assigns ranks in this order (section 5).
 STRATEGY_PRIORITY: dict[str, int] = {
-    "testid": 0, "id": 1, "name": 2, "aria-label": 3, "label": 4, "placeholder": 5, "role": 6, "css": 7,
+    "testid": 0,
+    "id": 1,
+    "name": 2,
+    "aria-label": 3,
+    "label": 4,
+    "placeholder": 5,
+    "role": 6,
+    "css": 7,
 }
 
 

@@ -67,9 +67,17 @@ BINDING: Final = "__skillreelRecorderEmit"
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 MAX_PAGES: Final = 64
 
-ADDRESS_BAR_TRANSITIONS: Final = frozenset({
-    "typed", "address_bar", "generated", "auto_bookmark", "keyword", "keyword_generated", "auto_toplevel",
-})
+ADDRESS_BAR_TRANSITIONS: Final = frozenset(
+    {
+        "typed",
+        "address_bar",
+        "generated",
+        "auto_bookmark",
+        "keyword",
+        "keyword_generated",
+        "auto_toplevel",
+    }
+)
 
 # ``Runtime.callFunctionOn`` evaluates its declaration to a function in the target world and calls
 # it with the arguments: naming the recorder's own functions keeps every script in the .js files.
@@ -77,9 +85,13 @@ _CONFIGURE: Final = "SkillreelRecorder.configure"
 _FLUSH: Final = "SkillreelRecorder.flush"
 _RESOLVE: Final = "SkillreelRecorder.resolve"
 _NOTIFICATIONS: Final = (
-    "Runtime.executionContextCreated", "Runtime.executionContextDestroyed",
-    "Runtime.executionContextsCleared", "Runtime.bindingCalled", "Page.frameNavigated",
-    "Page.frameRequestedNavigation", "Page.frameStartedNavigating",
+    "Runtime.executionContextCreated",
+    "Runtime.executionContextDestroyed",
+    "Runtime.executionContextsCleared",
+    "Runtime.bindingCalled",
+    "Page.frameNavigated",
+    "Page.frameRequestedNavigation",
+    "Page.frameStartedNavigating",
 )
 
 
@@ -115,6 +127,7 @@ def classify_start(navigation_type: str, page_requested: bool) -> NavigateReason
 
 # ---- the recorder --------------------------------------------------------------------------------
 
+
 @dataclass(eq=False)
 class _Tap:
     """The recorder's hold on one page: its CDP session, its worlds and its history."""
@@ -125,7 +138,7 @@ class _Tap:
     main_frame: str = ""
     worlds: dict[int, str] = field(default_factory=dict)
     requested: bool = False
-    starts: dict[str, NavigateReason | None] = field(default_factory=dict)   # loaderId -> reason
+    starts: dict[str, NavigateReason | None] = field(default_factory=dict)  # loaderId -> reason
 
     def top_world(self) -> int | None:
         ids = [ctx for ctx, frame in self.worlds.items() if frame == self.main_frame]
@@ -151,8 +164,9 @@ class Resolved:
 class Recorder:
     """Captures trusted interactions in every page of ``context`` into a value-free events log."""
 
-    def __init__(self, context: BrowserContext, *, salt: str,
-                 on_event: Callable[[RecordedEvent], None] | None = None) -> None:
+    def __init__(
+        self, context: BrowserContext, *, salt: str, on_event: Callable[[RecordedEvent], None] | None = None
+    ) -> None:
         self._context = context
         self._salt = salt
         self._on_event = on_event
@@ -192,8 +206,9 @@ class Recorder:
     @contextlib.asynccontextmanager
     async def starting(self, url: str) -> Any:
         """Record the start navigation; navigations inside the block (loading it) are not recorded."""
-        self._append(RecordedEvent(seq=len(self._events), type="navigate", url=strip_tokens(url),
-                                   reason="start"))
+        self._append(
+            RecordedEvent(seq=len(self._events), type="navigate", url=strip_tokens(url), reason="start")
+        )
         self._starting = True
         try:
             yield
@@ -240,8 +255,9 @@ class Recorder:
         tap = self._taps[0]
         ctx = tap.top_world()
         if ctx is None:
-            raise RecordError(CAPTURE_FAILED, "the recorder is not running in the final page; "
-                                              "nothing was stored")
+            raise RecordError(
+                CAPTURE_FAILED, "the recorder is not running in the final page; nothing was stored"
+            )
         result = await self._call(tap, ctx, _RESOLVE, selector, all_matches)
         if not isinstance(result, dict):
             raise RecordError(CAPTURE_FAILED, "the final page went away; nothing was stored")
@@ -254,12 +270,25 @@ class Recorder:
             target = scrub_bundle(bundle, self._typed, self._salt)
         return Resolved(int(result.get("count", 0)), target)
 
-    def append_check(self, kind: str, target: LocatorBundle | None, check: str | None = None,
-                     expected: str | int | None = None) -> None:
+    def append_check(
+        self,
+        kind: str,
+        target: LocatorBundle | None,
+        check: str | None = None,
+        expected: str | int | None = None,
+    ) -> None:
         """Append an ``observe`` or ``assert`` event (the user's assertions, at the end)."""
-        self._append(RecordedEvent.model_validate({
-            "seq": len(self._events), "type": kind, "target": target, "check": check, "expected": expected,
-        }))
+        self._append(
+            RecordedEvent.model_validate(
+                {
+                    "seq": len(self._events),
+                    "type": kind,
+                    "target": target,
+                    "check": check,
+                    "expected": expected,
+                }
+            )
+        )
 
     # -- attaching --------------------------------------------------------------------------------
 
@@ -283,8 +312,10 @@ class Recorder:
             tree = await cdp.send("Page.getFrameTree")
             tap.main_frame = tree["frameTree"]["frame"]["id"]
             await cdp.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD})
-            await cdp.send("Page.addScriptToEvaluateOnNewDocument",
-                           {"source": capture_script(), "worldName": WORLD, "runImmediately": True})
+            await cdp.send(
+                "Page.addScriptToEvaluateOnNewDocument",
+                {"source": capture_script(), "worldName": WORLD, "runImmediately": True},
+            )
         except PlaywrightError as exc:
             if page.is_closed() and self._taps and self._taps[0].page is not page:
                 log.debug("a popup closed while attaching: %s", type(exc).__name__)
@@ -306,7 +337,7 @@ class Recorder:
             tap, name, params, starting = item
             try:
                 await self._handle(tap, name, params, starting)
-            except PlaywrightError as exc:           # the page or the browser went away meanwhile
+            except PlaywrightError as exc:  # the page or the browser went away meanwhile
                 log.debug("while handling %s: %s", name, type(exc).__name__)
             except (ValidationError, ValueError, KeyError, TypeError) as exc:
                 # Malformed input from the browser: the recording fails (nothing is stored), but the
@@ -342,10 +373,15 @@ class Recorder:
     async def _call(self, tap: _Tap, ctx: int, function: str, *args: Any) -> Any:
         """Call a recorder function in one world; None when that world is gone."""
         try:
-            reply = await tap.cdp.send("Runtime.callFunctionOn", {
-                "functionDeclaration": function, "executionContextId": ctx, "returnByValue": True,
-                "arguments": [{"value": a} for a in args],
-            })
+            reply = await tap.cdp.send(
+                "Runtime.callFunctionOn",
+                {
+                    "functionDeclaration": function,
+                    "executionContextId": ctx,
+                    "returnByValue": True,
+                    "arguments": [{"value": a} for a in args],
+                },
+            )
         except PlaywrightError:
             return None
         if "exceptionDetails" in reply:
@@ -371,8 +407,14 @@ class Recorder:
         if event.type == "input" and event.value is not None:
             self._typed.add(event.value)
         target = scrub_bundle(event.target, self._typed, self._salt) if event.target else None
-        fields: dict[str, Any] = {"seq": len(self._events), "type": event.type, "page": page,
-                                  "target": target, "key": event.key, "reason": event.reason}
+        fields: dict[str, Any] = {
+            "seq": len(self._events),
+            "type": event.type,
+            "page": page,
+            "target": target,
+            "key": event.key,
+            "reason": event.reason,
+        }
         if event.target is not None and target is None:
             fields.update(type="human", reason="other", key=None)
         elif event.field is not None:

@@ -102,15 +102,22 @@ class FakeDriver:
         for rank, candidate in enumerate(bundle.candidates):
             found = [i for i, e in enumerate(elements) if candidate.selector in e.selectors]
             visible = [i for i in found if elements[i].visible]
-            hits.append(heal.CandidateHit(rank, len(found), len(visible),
-                                          visible[0] if len(visible) == 1 else None))
-        observed = {i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint))
-                    for i, e in enumerate(elements)}
+            hits.append(
+                heal.CandidateHit(rank, len(found), len(visible), visible[0] if len(visible) == 1 else None)
+            )
+        observed = {
+            i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(elements)
+        }
         pool = sorted(
-            (i for i, e in enumerate(elements)
-             if e.visible and observed[i].comparison.gates
-             and heal.similarity(rec, observed[i].comparison) >= heal.FLOOR),
-            key=lambda i: -heal.similarity(rec, observed[i].comparison))[:heal.TOP_K]
+            (
+                i
+                for i, e in enumerate(elements)
+                if e.visible
+                and observed[i].comparison.gates
+                and heal.similarity(rec, observed[i].comparison) >= heal.FLOOR
+            ),
+            key=lambda i: -heal.similarity(rec, observed[i].comparison),
+        )[: heal.TOP_K]
         self._probe_seq += 1
         return heal.Probe(str(self._probe_seq), tuple(hits), observed, tuple(pool), len(elements))
 
@@ -121,8 +128,11 @@ class FakeDriver:
         if not e.visible:
             return None
         self._picked = element
-        candidates = (e.candidates or (LocatorCandidate(strategy="css", selector=f"fake:{element}",
-                                                        match_count=1),)) if describe else None
+        candidates = (
+            (e.candidates or (LocatorCandidate(strategy="css", selector=f"fake:{element}", match_count=1),))
+            if describe
+            else None
+        )
         return Picked(str(element), e.fingerprint, candidates)
 
     async def release(self) -> None:

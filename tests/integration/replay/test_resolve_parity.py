@@ -31,9 +31,11 @@ PAGE = """<!doctype html><html><body><main>
 <img alt="Logo" src="data:,"><input type="submit" value="Go" data-skillreel="go" for="z">
 </main></body></html>"""
 
-ALL_ATTRIBUTES = ('<button id="i" name="n" class="c" placeholder="p" aria-label="a" title="t" alt="a" '
-                  'for="f" href="h" role="button" autocomplete="off" data-testid="d" data-test="d" '
-                  'data-skillreel="d" type="button">All</button>')
+ALL_ATTRIBUTES = (
+    '<button id="i" name="n" class="c" placeholder="p" aria-label="a" title="t" alt="a" '
+    'for="f" href="h" role="button" autocomplete="off" data-testid="d" data-test="d" '
+    'data-skillreel="d" type="button">All</button>'
+)
 
 PAIRS = """([src, salt, weights, floor]) => {
   (0, eval)(src);
@@ -84,8 +86,12 @@ async def test_resolve_js_compares_every_attribute_fingerprint_js_hashes(server:
       const hashed = Object.keys(SkillreelLocate.features(el, salt).attributes);
       return [hashed, Object.keys(c.comparison.attributes)];
     }"""
-    hashed, compared = await evaluate(server, f"<html><body>{ALL_ATTRIBUTES}</body></html>", expression,
-                                      [resolve_world_script(), SALT, heal.WEIGHTS.to_json()])
+    hashed, compared = await evaluate(
+        server,
+        f"<html><body>{ALL_ATTRIBUTES}</body></html>",
+        expression,
+        [resolve_world_script(), SALT, heal.WEIGHTS.to_json()],
+    )
     assert len(hashed) == 15
     assert sorted(hashed) == sorted(compared)
 
@@ -95,13 +101,16 @@ async def test_a_hostile_page_cannot_steer_resolution(server: LocalServer) -> No
     isolated world sees the real DOM and acts on the real element."""
     recorded = """<html><body><form><button id="save" class="btn">Save</button>
     <button id="other" class="btn">Delete</button></form></body></html>"""
-    hostile = recorded.replace("</form>", """</form><script>
+    hostile = recorded.replace(
+        "</form>",
+        """</form><script>
       window.SkillreelResolve = {call: () => ({token: "x", hits: [], observed: [], pool: []})};
       window.SkillreelLocate = null;
       const real = Element.prototype.getAttribute;
       Element.prototype.getAttribute = function (n) { return n === "id" ? "save" : real.call(this, n); };
       Document.prototype.querySelectorAll = function () { return [document.getElementById("other")]; };
-    </script>""")
+    </script>""",
+    )
     describe = """([src, salt]) => {
       (0, eval)(src);
       return SkillreelLocate.describe(document.querySelector("#save"), salt);

@@ -1,6 +1,6 @@
 """Build the seed database: migrate, then the same users and books on every Django version.
 
-    RW_DB=/path/seed.sqlite3 python seed.py
+RW_DB=/path/seed.sqlite3 python seed.py
 """
 
 import os

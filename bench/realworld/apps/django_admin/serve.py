@@ -1,6 +1,6 @@
 """Serve the admin on 127.0.0.1:PORT with the database RW_DB (static files too, DEBUG off).
 
-    RW_DB=/path/db.sqlite3 python serve.py PORT
+RW_DB=/path/db.sqlite3 python serve.py PORT
 """
 
 import os

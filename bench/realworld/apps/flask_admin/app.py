@@ -33,8 +33,9 @@ class CustomerView(ModelView):
 
     @action("deactivate", "Deactivate")
     def deactivate(self, ids):  # type: ignore[no-untyped-def]
-        count = Customer.query.filter(Customer.id.in_(ids)).update({"active": False},
-                                                                   synchronize_session=False)
+        count = Customer.query.filter(Customer.id.in_(ids)).update(
+            {"active": False}, synchronize_session=False
+        )
         db.session.commit()
         flash(f"{count} customers were deactivated.", "success")
 
@@ -43,6 +44,7 @@ def _admin() -> Admin:
     major = int(flask_admin.__version__.split(".")[0])
     if major >= 2:
         from flask_admin.theme import Bootstrap4Theme
+
         return Admin(app, name="Shop admin", theme=Bootstrap4Theme())
     return Admin(app, name="Shop admin", template_mode="bootstrap3")
 

@@ -70,8 +70,13 @@ class ProductAdmin(ModelView, model=Product):  # type: ignore[call-arg]
     form_columns = [Product.name, Product.sku, Product.stock, Product.discontinued]
     page_size = 50
 
-    @action(name="discontinue", label="Discontinue", confirmation_message="Discontinue the selected products?",
-            add_in_detail=False, add_in_list=True)
+    @action(
+        name="discontinue",
+        label="Discontinue",
+        confirmation_message="Discontinue the selected products?",
+        add_in_detail=False,
+        add_in_list=True,
+    )
     async def discontinue(self, request: Request) -> RedirectResponse:
         ids = [int(pk) for pk in request.query_params.get("pks", "").split(",") if pk]
         with Session() as session:
@@ -81,6 +86,10 @@ class ProductAdmin(ModelView, model=Product):  # type: ignore[call-arg]
 
 
 app = Starlette()
-admin = Admin(app, engine, title="Shop admin",
-              authentication_backend=StaffAuth(secret_key="realworld-corpus-not-a-secret"))
+admin = Admin(
+    app,
+    engine,
+    title="Shop admin",
+    authentication_backend=StaffAuth(secret_key="realworld-corpus-not-a-secret"),
+)
 admin.add_view(ProductAdmin)

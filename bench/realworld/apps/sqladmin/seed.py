@@ -9,9 +9,15 @@ from app import Base, Product, Session, Staff, engine, hash_password
 
 STAFF = [("curator", "Curator-pass-1", "s1"), ("operator", "Operator-pass-2", "s2")]
 PRODUCTS = [
-    ("Walnut Desk", "FUR-100", 4), ("Oak Chair", "FUR-101", 12), ("Linen Lamp", "LIT-200", 7),
-    ("Brass Lamp", "LIT-201", 3), ("Paper Lantern", "LIT-202", 25), ("Wool Rug", "TEX-300", 2),
-    ("Cotton Throw", "TEX-301", 9), ("Jute Basket", "TEX-302", 14), ("Glass Vase", "DEC-400", 6),
+    ("Walnut Desk", "FUR-100", 4),
+    ("Oak Chair", "FUR-101", 12),
+    ("Linen Lamp", "LIT-200", 7),
+    ("Brass Lamp", "LIT-201", 3),
+    ("Paper Lantern", "LIT-202", 25),
+    ("Wool Rug", "TEX-300", 2),
+    ("Cotton Throw", "TEX-301", 9),
+    ("Jute Basket", "TEX-302", 14),
+    ("Glass Vase", "DEC-400", 6),
     ("Stone Bowl", "DEC-401", 8),
 ]
 
