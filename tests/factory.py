@@ -65,6 +65,12 @@ def url_environment(url: str = "http://127.0.0.1:8000/app", origins: tuple[str, 
     return Environment.build(target=build_url_target(url, origins))
 
 
+def legacy_value_digest(salt: str, value: str) -> str:
+    """The salted value digest events logs carried before issue 11 (``valueDigest``, salted with the
+    log's own ``salt``); logs written since carry none. For building such old logs in tests."""
+    return tagged_digest("skillreel.value/v1", {"salt": salt, "value": value})
+
+
 def events_log(n: int = 1) -> EventsLog:
     events = tuple(RecordedEvent(seq=i, type="click") for i in range(n))
     return EventsLog.build(salt=SALT, events=events)

@@ -93,6 +93,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "A skill name breaks the Agent Skills naming rule.",
         "Use lower-case letters, digits and single hyphens, at most 64 characters.",
     ),
+    ErrorCode(
+        "SR_RECORD_TOOL_ARGUMENTS_INVALID",
+        2,
+        "An MCP tool was called with arguments that do not fit its input schema; nothing was done.",
+        "Call the tool as its inputSchema says (skills_play: `name` a skill name, `inputs` an object "
+        "of strings); the values given are never repeated in the error.",
+    ),
     ErrorCode("SR_RECORD_NOT_FOUND", 1, "No skill with that name exists.", "Run `skillreel list`."),
     ErrorCode(
         "SR_RECORD_EXISTS",

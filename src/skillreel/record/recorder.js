@@ -21,15 +21,18 @@
 //   field's name/id, so "show password" flipping the type or swapping the node keeps it secret);
 // * one-time-code fields become a `human` step, without value;
 // * page echo: the values typed in this document (and the non-sensitive ones typed earlier in the
-//   recording, handed in by `configure`) are compared with every text a report would carry — the
-//   texts inside selectors, the sources of parameter names, and what fingerprint hashes are taken
-//   from — and any that contains one is left out;
+//   recording, handed in by `configure`), as typed and hex- or base64-encoded, are compared with every
+//   text a report would carry — every page-controlled part of a selector (values, ids, class names,
+//   attribute names, tag names), every string of the fingerprint (tag, parent tags, role, type,
+//   attribute names), the sources of parameter names, and what fingerprint hashes are taken from —
+//   and any that contains one is left out (a tag that does leaves the element undescribed);
 // * element names: nothing here reads accessible names or page text; fingerprint.js never hashes
 //   the text of a subtree that holds editable content.
 var SkillreelRecorder = (() => {
   "use strict";
 
   const BINDING = "__skillreelRecorderEmit";
+  const encoder = new TextEncoder();
   const L = SkillreelLocate;
   const send = globalThis[BINDING];
   const isTop = (() => {
@@ -69,9 +72,32 @@ var SkillreelRecorder = (() => {
   }
 
   // ---- echo: typed text must not reach anything reported ---------------------------------------
+  // Each typed value is kept in the forms a page could copy it in (as typed, hex and base64 of its
+  // UTF-8 bytes), with whether containment counts (a value of 4+ characters). Python's
+  // record.redact.encoded_forms is the twin.
+  const typedValues = [];
+
+  function hexOf(text) {
+    return Array.from(encoder.encode(text), (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  function formsOf(value) {
+    const forms = [value.toLowerCase(), hexOf(value), hexOf(value.toLowerCase())];
+    try {
+      const b64 = btoa(String.fromCharCode(...encoder.encode(value))).toLowerCase();
+      forms.push(b64, b64.replace(/=+$/, ""));
+    } catch (_) {
+      // a value too long to spread into arguments: its plain and hex forms still count
+    }
+    return Array.from(new Set(forms.filter(Boolean)));
+  }
+
   function remember(value) {
-    const v = String(value || "").toLowerCase();
-    if (v.length >= 2 && !typed.includes(v)) typed.push(v);
+    const v = String(value || "");
+    if (v.length < 2 || typedValues.includes(v)) return;
+    typedValues.push(v);
+    for (const form of formsOf(v)) typed.push({form, contained: v.length >= 4});
+    typedHashes = null;
   }
 
   // A text echoes a typed value when it equals one (2+ characters) or contains one (4+).
@@ -79,32 +105,89 @@ var SkillreelRecorder = (() => {
     if (text === null || text === undefined || !typed.length) return false;
     const hay = String(text).toLowerCase();
     const whole = hay.trim();
-    for (const v of typed) {
-      if (whole === v || (v.length >= 4 && hay.includes(v))) return true;
+    for (const t of typed) {
+      if (whole === t.form || (t.contained && hay.includes(t.form))) return true;
     }
     return false;
   }
 
-  // The page-derived texts inside a selector: quoted attribute values and #ids.
-  function selectorTexts(selector) {
+  let typedHashes = null;
+  function isTypedHash(value) {
+    if (typedHashes === null) typedHashes = new Set(typed.map((t) => L.textHash(salt, t.form)));
+    return typedHashes.has(value);
+  }
+
+  // A standard element name is the page's choice among a fixed set, not free text.
+  function isStandardTag(name) {
+    if (!/^[a-z][a-z0-9]*$/.test(name)) return false;
+    try {
+      return !(document.createElement(name) instanceof HTMLUnknownElement);
+    } catch (_) {
+      return false;
+    }
+  }
+
+  const OWN_ATTRIBUTES = new Set(["data-testid", "data-test", "data-skillreel", "id", "name", "aria-label", "placeholder", "for"]);
+
+  function unescapeCss(text) {
+    return text.replace(/\\([0-9a-fA-F]{1,6}) ?|\\(.)/g, (_, hex, ch) => {
+      if (!hex) return ch;
+      const code = parseInt(hex, 16);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "\ufffd";
+    });
+  }
+
+  // Every page-controlled text inside a selector (record.redact.selector_parts is the twin): quoted
+  // values, ids, class names, attribute names and tag names; not pseudo-classes, numbers, standard
+  // tag names or the attribute names the recorder writes itself.
+  function selectorParts(selector) {
     const out = [];
     for (const m of selector.matchAll(/"((?:[^"\\]|\\.)*)"/g)) out.push(m[1].replace(/\\(.)/g, "$1"));
-    for (const m of selector.matchAll(/#((?:[^\s>+~.#:[\\]|\\.)+)/g)) out.push(m[1].replace(/\\(.)/g, "$1"));
+    const rest = selector.replace(/"((?:[^"\\]|\\.)*)"/g, '""');
+    for (const m of rest.matchAll(/([#.:[]?)((?:[A-Za-z0-9_\-\u0080-\uffff]|\\[0-9a-fA-F]{1,6} ?|\\.)+)/g)) {
+      const sigil = m[1];
+      const text = unescapeCss(m[2]);
+      if (sigil === ":" || /^\d+$/.test(text)) continue;
+      if (!sigil && isStandardTag(text.toLowerCase())) continue;
+      if (sigil === "[" && OWN_ATTRIBUTES.has(text.toLowerCase())) continue;
+      out.push(text);
+    }
     return out;
+  }
+
+  function echoingWord(value) {
+    return typeof value === "string" && (isTypedHash(value) || (!isStandardTag(value.toLowerCase()) && echoes(value)));
+  }
+
+  // Every string of the fingerprint, walked generically (a feature added later is checked too):
+  // hashes whose source echoes, hashes of a typed form, and page words (tag, parent tags, role,
+  // type, attribute names) that echo are cleared; null when the tag itself echoes.
+  function scrubFingerprint(fp, el) {
+    if (fp.textHash && echoes(L.ownText(el))) fp.textHash = null;
+    if (fp.labelHash && echoes(L.labelText(el))) fp.labelHash = null;
+    for (const attr of Object.keys(fp.attributes || {})) {
+      if (echoes(el.getAttribute(attr)) || echoingWord(attr) || isTypedHash(fp.attributes[attr])) delete fp.attributes[attr];
+    }
+    for (const key of Object.keys(fp)) {
+      const value = fp[key];
+      if (key === "tag") {
+        if (echoingWord(value)) return null;
+      } else if (Array.isArray(value)) {
+        if (value.some(echoingWord)) fp[key] = [];
+      } else if (echoingWord(value)) {
+        fp[key] = null;
+      }
+    }
+    return fp;
   }
 
   function describeSafe(el) {
     const d = L.describe(el, salt);
     if (!typed.length) return d;
-    const candidates = d.candidates.filter((c) => !selectorTexts(c.selector).some(echoes));
+    const candidates = d.candidates.filter((c) => !selectorParts(c.selector).some(echoes));
     if (!candidates.length) return null;
-    const fp = d.fingerprint;
-    if (fp.textHash && echoes(L.ownText(el))) fp.textHash = null;
-    if (fp.labelHash && echoes(L.labelText(el))) fp.labelHash = null;
-    for (const attr of Object.keys(fp.attributes)) {
-      if (echoes(el.getAttribute(attr))) delete fp.attributes[attr];
-    }
-    return {candidates, fingerprint: fp};
+    const fingerprint = scrubFingerprint(d.fingerprint, el);
+    return fingerprint ? {candidates, fingerprint} : null;
   }
 
   // ---- fields -------------------------------------------------------------------------------

@@ -16,11 +16,22 @@ draft is stored; nothing here writes or prints them. Two layers use them:
 
 The echo rule (shared with ``recorder.js``): a text echoes a value when, compared case-blind, it
 equals the value (two characters or more) or contains it (four characters or more). Shorter values
-are not compared, so a "1" in a quantity field does not blot out half the page.
+are not compared, so a "1" in a quantity field does not blot out half the page. A value is also
+compared in its encoded forms (:func:`encoded_forms`: hex and base64 of its UTF-8 bytes), so a page
+cannot slip it past the rule by encoding it first.
+
+Every string a page controls is checked, not only attribute values and ids: the tag names, class
+names and attribute names inside a selector (:func:`selector_parts`), and every string of a
+fingerprint (the tag and the parent path, where a custom element ``x-<value>`` would carry it, the
+role, the type, attribute names; hashes are compared with the hashes of the typed forms). Standard
+HTML tag names, ARIA roles and input types (:data:`VOCABULARY`) are a page's choice among a fixed
+set, not free text, so they never count as an echo (the user who types "button" still records
+clicks on buttons).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -29,7 +40,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from ..model.draft import Draft
 from ..model.events import EventsLog, FieldInfo
-from ..model.locators import LocatorBundle, text_hash
+from ..model.locators import Fingerprint, LocatorBundle, text_hash
 from ..model.urls import TOKEN_KEYS, has_token
 
 MIN_EQUAL: Final = 2
@@ -37,13 +48,48 @@ MIN_CONTAINED: Final = 4
 FALLBACK_HINTS: Final = ("text", "field", "input", "value", "entry", "param")
 
 
+# Words a page picks from a fixed set (never free text): standard HTML and common SVG tag names, ARIA
+# roles, input and button types, and the recorder's own event kinds. A page can still encode a value
+# in a sequence of such words or in numbers (sibling positions); that structural channel is stated
+# as a limit in docs/security.md.
+_HTML_TAGS: Final = (
+    "a abbr address area article aside audio b base bdi bdo blockquote body br button canvas caption "
+    "cite code col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset "
+    "figcaption figure footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input "
+    "ins kbd label legend li link main map mark menu meta meter nav noscript object ol optgroup "
+    "option output p param picture pre progress q rp rt ruby s samp script search section select "
+    "slot small source span strong style sub summary sup table tbody td template textarea tfoot th "
+    "thead time title tr track u ul var video wbr center font frame frameset marquee nobr tt big "
+    "svg g path circle rect line polyline polygon ellipse text tspan use defs symbol image "
+    "lineargradient radialgradient stop clippath mask foreignobject"
+)
+_ROLES: Final = (
+    "alert alertdialog application article banner blockquote button caption cell checkbox code "
+    "columnheader combobox complementary contentinfo definition deletion dialog directory document "
+    "emphasis feed figure form generic grid gridcell group heading img insertion link list listbox "
+    "listitem log main marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter "
+    "navigation none note option paragraph presentation progressbar radio radiogroup region row "
+    "rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong "
+    "subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar "
+    "tooltip tree treegrid treeitem"
+)
+_TYPES: Final = (
+    "button checkbox color date datetime-local email file hidden image month number password radio "
+    "range reset search submit tel text time url week menu "
+    "navigate click input select press human observe assert"
+)
+VOCABULARY: Final = frozenset(f"{_HTML_TAGS} {_ROLES} {_TYPES}".split())
+
+
 class TypedValues:
     """The values typed during one recording: memory only, never shown (``repr`` counts them)."""
 
-    __slots__ = ("_values",)
+    __slots__ = ("_encoded", "_originals", "_values")
 
     def __init__(self, values: Iterable[str] = ()) -> None:
         self._values: list[str] = []
+        self._originals: list[str] = []
+        self._encoded: list[tuple[str, bool]] = []  # (encoded form, whether containment counts)
         for value in values:
             self.add(value)
 
@@ -51,21 +97,36 @@ class TypedValues:
         folded = value.lower()
         if len(folded) >= MIN_EQUAL and folded not in self._values:
             self._values.append(folded)
+            self._originals.append(value)
+            self._encoded += [(form, len(folded) >= MIN_CONTAINED) for form in encoded_forms(value)]
 
     def echoes(self, text: str | None) -> bool:
-        """True when ``text`` equals (2+ chars) or contains (4+ chars) a typed value."""
+        """True when ``text`` equals (2+ chars) or contains (4+ chars) a typed value, as typed or
+        in one of its encoded forms."""
         if not text or not self._values:
             return False
         hay = text.lower()
         whole = hay.strip()
-        return any(whole == v or (len(v) >= MIN_CONTAINED and v in hay) for v in self._values)
+        return any(whole == v or (len(v) >= MIN_CONTAINED and v in hay) for v in self._values) or any(
+            whole == form or (contained and form in hay) for form, contained in self._encoded
+        )
 
     def values(self) -> tuple[str, ...]:
         """The (lower-cased) values, for the recorder script's own echo checks only."""
         return tuple(self._values)
 
+    def originals(self) -> tuple[str, ...]:
+        """The values as typed, for the recorder script's echo checks (it encodes them itself)."""
+        return tuple(self._originals)
+
+    def forms(self) -> tuple[str, ...]:
+        """Every form a value is compared in (lower-cased and encoded), for hash comparisons."""
+        return (*self._values, *(form for form, _ in self._encoded))
+
     def clear(self) -> None:
         self._values.clear()
+        self._originals.clear()
+        self._encoded.clear()
 
     def __len__(self) -> int:
         return len(self._values)
@@ -74,11 +135,28 @@ class TypedValues:
         return f"TypedValues({len(self._values)} values)"
 
 
+def encoded_forms(value: str) -> tuple[str, ...]:
+    """The encodings of a typed value a page could copy instead of the value itself (lower-cased):
+    hex of its UTF-8 bytes (as typed and lower-cased) and base64 (with and without padding)."""
+    data = value.encode()
+    b64 = base64.b64encode(data).decode().lower()
+    forms = (data.hex(), value.lower().encode().hex(), b64, b64.rstrip("="))
+    return tuple(dict.fromkeys(f for f in forms if f))
+
+
 # ---- scrubbing at capture ------------------------------------------------------------------------
 
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _HASH_ID = re.compile(r"#((?:[^\s>+~.#:\[\\]|\\.)+)")
 _ESCAPE = re.compile(r"\\(.)")
+# A CSS identifier with the sigil before it: "#" id, "." class, "[" attribute name, ":" pseudo-class
+# (ours: never page text), none for a tag name. Escapes are kept and decoded by _unescape.
+_IDENT = re.compile(r"([#.:\[]?)((?:[A-Za-z0-9_\-\u0080-\U0010ffff]|\\[0-9a-fA-F]{1,6} ?|\\.)+)")
+# Attribute names the recorder itself writes into selectors (fingerprint.js), not the page's choice.
+_OWN_ATTRIBUTES: Final = frozenset(
+    {"data-testid", "data-test", "data-skillreel", "id", "name", "aria-label", "placeholder", "for"}
+)
+_HEX_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}) ?|\\(.)")
 
 
 def selector_texts(selector: str) -> list[str]:
@@ -88,26 +166,78 @@ def selector_texts(selector: str) -> list[str]:
     return [_ESCAPE.sub(r"\1", text) for text in found]
 
 
+def selector_parts(selector: str) -> list[str]:
+    """Every page-controlled text inside a CSS selector: quoted attribute values, and the ids, class
+    names, attribute names and tag names (escapes decoded). Pseudo-classes and their arguments are
+    skipped (the recorder writes them), and so are standard tag names (:data:`VOCABULARY`)."""
+    found = [_ESCAPE.sub(r"\1", m.group(1)) for m in _QUOTED.finditer(selector)]
+    rest = _QUOTED.sub('""', selector)
+    for match in _IDENT.finditer(rest):
+        sigil, raw = match.groups()
+        text = _unescape(raw)
+        if sigil == ":" or text.isdigit() or (not sigil and text.lower() in VOCABULARY):
+            continue
+        if sigil == "[" and text.lower() in _OWN_ATTRIBUTES:
+            continue
+        found.append(text)
+    return found
+
+
+def _unescape(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        if match.group(1) is not None:
+            code = int(match.group(1), 16)
+            return chr(code) if 0 < code <= 0x10FFFF else "\ufffd"
+        return match.group(2)
+
+    return _HEX_ESCAPE.sub(one, text)
+
+
 def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> LocatorBundle | None:
-    """The bundle without candidates or hashes that echo a typed value (None: nothing left)."""
+    """The bundle without candidates, strings or hashes that echo a typed value (None: nothing
+    left, or the element's tag itself echoes one)."""
     if not len(typed):
         return bundle
-    kept = tuple(c for c in bundle.candidates if not any(typed.echoes(t) for t in selector_texts(c.selector)))
+    kept = tuple(c for c in bundle.candidates if not any(typed.echoes(t) for t in selector_parts(c.selector)))
     if not kept:
         return None
-    hashes = {text_hash(salt, v) for v in typed.values()}
+    hashes = {h for v in typed.forms() if (h := text_hash(salt, v)) is not None}
     fp = bundle.fingerprint
-    changes: dict[str, Any] = {}
-    if fp.text_hash in hashes:
-        changes["text_hash"] = None
-    if fp.label_hash in hashes:
-        changes["label_hash"] = None
-    attributes = {k: h for k, h in fp.attributes.items() if h not in hashes}
-    if attributes != fp.attributes:
-        changes["attributes"] = attributes
+    changes = page_string_changes(fp, typed, hashes)
+    if changes is None:
+        return None
     if kept == bundle.candidates and not changes:
         return bundle
     return LocatorBundle(candidates=kept, fingerprint=fp.model_copy(update=changes))
+
+
+def page_string_changes(fp: Fingerprint, typed: TypedValues, hashes: set[str]) -> dict[str, Any] | None:
+    """What to clear in a fingerprint so that no string of it echoes a typed value: a hash equal to
+    the hash of a typed form, a string (role, type, a parent's tag) or an attribute name that echoes
+    one. Every field is walked, so a feature added later is checked too. None when a required field
+    (the tag) echoes: the element cannot be described without the value."""
+    changes: dict[str, Any] = {}
+    for name, info in type(fp).model_fields.items():
+        value = getattr(fp, name)
+        if isinstance(value, dict):
+            kept = {k: v for k, v in value.items() if not _echoing(k, typed, hashes) and v not in hashes}
+            if kept != value:
+                changes[name] = kept
+        elif _echoing(value, typed, hashes):
+            if info.is_required():
+                return None
+            changes[name] = info.get_default(call_default_factory=True)
+    return changes
+
+
+def _echoing(value: Any, typed: TypedValues, hashes: set[str]) -> bool:
+    if isinstance(value, str):
+        return value in hashes or (value.lower() not in VOCABULARY and typed.echoes(value))
+    if isinstance(value, list | tuple):
+        return any(_echoing(v, typed, hashes) for v in value)
+    if isinstance(value, dict):
+        return any(_echoing(k, typed, hashes) or _echoing(v, typed, hashes) for k, v in value.items())
+    return False
 
 
 def scrub_field(field: FieldInfo | None, typed: TypedValues) -> FieldInfo | None:
@@ -183,17 +313,12 @@ _NOT_TEXT: Final = frozenset(
         "schema",
         "kind",
         "strategy",
-        "tag",
-        "type",
-        "role",
         "check",
         "reason",
         "key",
         "control",
         "ref",
         "capabilities",
-        "parentPath",
-        "attributes",
         "status",
         "salt",
         "fingerprintSalt",
@@ -208,6 +333,9 @@ _NOT_TEXT: Final = frozenset(
         "id",
     }
 )
+# Keys whose values a page chooses (a tag, a role, an input type, an event kind), usually from a
+# fixed vocabulary: a word of the vocabulary is no echo; anything else is checked like free text.
+_PAGE_WORDS: Final = frozenset({"tag", "type", "role", "parentPath"})
 # Strings given by the user before recording began: checked for secret patterns, not for echo.
 _PRE_RECORDING: Final = ("environment",)
 
@@ -218,9 +346,13 @@ def secret_categories(text: str) -> list[str]:
 
 
 def _strings(value: Any, path: str) -> Iterator[tuple[str, str, str]]:
-    """(path, key, text) for every free-text string under ``value``."""
+    """(path, key, text) for every free-text string under ``value``; the names in an ``attributes``
+    map are page text too (its values are hashes)."""
     if isinstance(value, dict):
         for key, inner in value.items():
+            if key == "attributes" and isinstance(inner, dict):
+                yield from ((f"{path}.{key}[{i}]", key, name) for i, name in enumerate(inner))
+                continue
             if key in _NOT_TEXT or key.endswith(("Digest", "Hash")):
                 continue
             yield from (
@@ -238,7 +370,9 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str, str]]:
 
 def _echo_parts(key: str, text: str) -> list[str]:
     if key == "selector":
-        return selector_texts(text)
+        return selector_parts(text)
+    if key in _PAGE_WORDS and text.lower() in VOCABULARY:
+        return []
     if key == "url":
         try:
             parts = urlsplit(text)

@@ -35,7 +35,7 @@ from ..model.limits import (
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
 from ..record.automation import AssertionsFile, AutomationScript, perform
-from ..record.project import ProjectionOptions, forget_sensitive_digests, plan, project
+from ..record.project import ProjectionOptions, plan, project
 from ..record.redact import Finding, scan, scan_texts
 from ..record.session import Capture, Recorder
 from ..sandbox.browser import BrowserSession, browser_session
@@ -385,7 +385,7 @@ def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, 
         failure_conditions=request.failure_conditions,
         sensitive=frozenset(request.sensitive),
     )
-    events = forget_sensitive_digests(captured.events, options.sensitive)
+    events = captured.events
     draft = project(events, options)
     _refuse_findings(scan(draft, events, captured.typed))
     return draft, events
