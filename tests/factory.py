@@ -33,6 +33,7 @@ from skillreel.model.environment import Environment, HtmlTarget, build_url_targe
 from skillreel.model.events import EventsLog, RecordedEvent
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, Strategy
 from skillreel.model.report import ReplayReport, StepResult
+from skillreel.skills.package import Launcher
 from skillreel.store import AuditNote, Store
 
 SALT = "0123456789abcdef0123456789abcdef"
@@ -63,6 +64,11 @@ def html_environment(html: str = "<html><body>fixture</body></html>") -> Environ
 
 def url_environment(url: str = "http://127.0.0.1:8000/app", origins: tuple[str, ...] = ()) -> Environment:
     return Environment.build(target=build_url_target(url, origins))
+
+
+LAUNCHER = Launcher(
+    command=("/opt/skillreel/bin/python", "-P", "-m", "skillreel"), home="/srv/skillreel home"
+)
 
 
 def legacy_value_digest(salt: str, value: str) -> str:

@@ -158,6 +158,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "changes the modes of a directory it did not create), or set SKILLREEL_HOME to a new path.",
     ),
     ErrorCode(
+        "SR_RECORD_STORE_MISSING",
+        1,
+        "The store a package's scripts/replay names does not exist; no new store was created.",
+        "Set SKILLREEL_HOME back to the store that enabled the skill, or enable the skill again "
+        "from the store you use now.",
+    ),
+    ErrorCode(
         "SR_RECORD_STORE_LIMIT",
         1,
         "A store limit from the policy was reached.",

@@ -24,6 +24,8 @@ package still at its recorded place is removed, never forgotten.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -50,7 +52,7 @@ from ..skills.install import (
     stage_removal,
 )
 from ..skills.journal import Journals
-from ..skills.package import Package, render_package
+from ..skills.package import Launcher, Package, render_package
 from ..store import AuditNote, Store
 from .guards import approval_required
 
@@ -133,6 +135,17 @@ class RevokeResult:
 # --- enable ------------------------------------------------------------------------------------
 
 
+def this_launcher(store: Store) -> Launcher:
+    """The program and store running now, for the package's ``scripts/replay``: this Python
+    (``sys.executable`` as invoked, not resolved, so a virtualenv stays itself) with ``-P -m
+    skillreel`` (``-P``: no current directory on the import path, so a project folder cannot shadow
+    the package), and the store's home."""
+    return Launcher(
+        command=(os.path.abspath(sys.executable), "-P", "-m", "skillreel"),
+        home=str(store.home.absolute()),
+    )
+
+
 def plan_enable(
     store: Store,
     name: str,
@@ -152,7 +165,7 @@ def plan_enable(
     # The lifecycle's own rule decides (only validated, or revoked again), before anything is rendered.
     lifecycle.enable(entry, _installation(scope, paths, GENESIS_DIGEST, now), now)
     _check_policy(store, entry, scope)
-    package = render_package(entry, revision=entry.revision + 1)
+    package = render_package(entry, revision=entry.revision + 1, launcher=this_launcher(store))
     plan = EnablePlan(entry, scope, package, paths)
     for path in plan.paths:
         check_target(path, package)

@@ -9,7 +9,8 @@ directory. A home skillreel creates is made 0700; an existing one must already b
 this user that no other user can read, write or enter (``SR_RECORD_STORE_HOME_UNSAFE`` otherwise:
 skillreel never changes the modes of a directory it did not create). The database, ``-wal`` and
 ``-shm`` files inside it are skillreel's own and kept 0600. ``SKILLREEL_STORE_TIMEOUT`` (seconds,
-default 10) bounds how long a writer waits for another one.
+default 10) bounds how long a writer waits for another one. ``SKILLREEL_STORE_MUST_EXIST`` (set by
+a package's ``scripts/replay``) refuses to create a store: ``SR_RECORD_STORE_MISSING``.
 
 Durability: WAL with ``synchronous=NORMAL``. A killed process never leaves a half-written
 transaction (SQLite rolls it back at the next open); a power cut may lose the last commits but
@@ -32,6 +33,8 @@ from ..errors import StoreError
 
 ENV_HOME: Final = "SKILLREEL_HOME"
 ENV_TIMEOUT: Final = "SKILLREEL_STORE_TIMEOUT"
+# Set by a package's scripts/replay: open the store that enabled the skill, never create one.
+ENV_MUST_EXIST: Final = "SKILLREEL_STORE_MUST_EXIST"
 DB_NAME: Final = "store.db"
 DEFAULT_TIMEOUT: Final = 10.0
 DIR_MODE: Final = 0o700
@@ -155,6 +158,11 @@ def secure_home(home: Path) -> Path:
     """Create the home directory (0700) or check an existing one (:func:`check_home`), then the
     database file (0600)."""
     with translated("preparing the store directory"):
+        if os.environ.get(ENV_MUST_EXIST) and not (home / DB_NAME).is_file():
+            raise StoreError(
+                "SR_RECORD_STORE_MISSING",
+                f"there is no store at {home}; the package that called skillreel was enabled from it",
+            )
         try:
             home.mkdir(mode=DIR_MODE, parents=True)
         except FileExistsError:

@@ -14,7 +14,7 @@ import pytest
 
 from skillreel.errors import SkillreelError
 from skillreel.model.policy import Policy, PolicySettings
-from skillreel.services.packaging import enable_skill, revoke_skill
+from skillreel.services.packaging import enable_skill, revoke_skill, this_launcher
 from skillreel.skills.install import install, installed_digest, skill_roots
 from skillreel.skills.package import MANIFEST, REPLAY_SCRIPT, SKILL_MD, file_digest, render_package
 from skillreel.store import Store
@@ -84,7 +84,7 @@ def test_enable_installs_exactly_the_package_in_both_project_roots(
 ) -> None:
     result = enable_skill(store, NAME, "project", project_dir, approve=True)
     entry = store.get(NAME)
-    package = render_package(validated, revision=validated.revision + 1)
+    package = render_package(validated, revision=validated.revision + 1, launcher=this_launcher(store))
     expected_paths = [str(project_dir / root / "skills" / NAME) for root in (".agents", ".claude")]
     assert result.to_json() == {
         "status": "enabled",
@@ -209,7 +209,7 @@ def test_user_scope_needs_the_policy_and_then_installs_under_home(
 def test_an_identical_package_already_in_place_is_kept_and_survives_a_rollback(
     validated: Any, project_dir: Path
 ) -> None:
-    package = render_package(validated, revision=4)
+    package = render_package(validated, revision=4, launcher=factory.LAUNCHER)
     roots = skill_roots("project", project_dir)
     install(package, roots)
     before = snapshot(project_dir)
