@@ -59,10 +59,7 @@ def probe(b: LocatorBundle, page: list[El]) -> heal.Probe:
         only = visible[0] if len(visible) == 1 else None
         hits.append(heal.CandidateHit(rank, len(found), len(visible), only))
     observed = {i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(page)}
-    scores = {i: heal.similarity(rec, o.comparison) for i, o in observed.items()}
-    pool = sorted((i for i, e in enumerate(page) if e.visible and observed[i].comparison.gates
-                   and scores[i] >= heal.FLOOR), key=lambda i: -scores[i])[:heal.TOP_K]
-    return heal.Probe("t", tuple(hits), observed, tuple(pool), len(page))
+    return heal.Probe("t", tuple(hits), observed, heal.pool(rec, observed), len(page))
 
 
 def decide(b: LocatorBundle, page: list[El], allow_heal: bool = True) -> heal.Resolution:
@@ -309,3 +306,15 @@ def test_heal_module_is_pure() -> None:
     imported |= {(node.module or "").split(".")[0] for node in ast.walk(ast.parse(source))
                  if isinstance(node, ast.ImportFrom) and node.level == 0}
     assert not imported & {"playwright", "sqlite3", "os", "subprocess", "socket", "pathlib"}
+
+
+def test_pool_is_the_visible_gate_passing_elements_above_the_floor_best_first() -> None:
+    rec = fp(**SAVE)  # type: ignore[arg-type]
+    page = [El(fp(**CANCEL)), El(variant(SAVE, attrs={"id": "x"})), El(fp(**SAVE), visible=False),
+            El(fp(**SAVE)), El(fp("a", type_=None, role="link", text="Save"))]  # type: ignore[arg-type]
+    observed = {i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(page)}
+    scores = {i: heal.similarity(rec, o.comparison) for i, o in observed.items()}
+    assert scores[3] > scores[1] > heal.FLOOR > scores[0]
+    assert heal.pool(rec, observed) == (3, 1)
+    many = {i: heal.Observed(i, True, heal.compare(rec, rec)) for i in range(heal.TOP_K + 3)}
+    assert heal.pool(rec, many) == tuple(range(heal.TOP_K))

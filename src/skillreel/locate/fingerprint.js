@@ -259,9 +259,18 @@ var SkillreelLocate = (() => {
     return TOKEN.test(v) ? v : null;
   }
 
+  // The type token of an <input> or <button> (their default when the attribute is missing).
+  function typeOf(el, tag) {
+    if (tag !== "input" && tag !== "button") return null;
+    return token(el.getAttribute("type") || (tag === "input" ? "text" : "submit"));
+  }
+
+  function roleOf(el) {
+    return token(el.getAttribute("role")) || implicitRole(el);
+  }
+
   function features(el, salt) {
     const tag = el.localName.toLowerCase();
-    const typeAttr = tag === "input" || tag === "button" ? (el.getAttribute("type") || (tag === "input" ? "text" : "submit")) : null;
     const attributes = {};
     for (const attr of HASHED_ATTRIBUTES) {
       let v = el.getAttribute(attr);
@@ -281,8 +290,8 @@ var SkillreelLocate = (() => {
     }
     return {
       tag,
-      type: token(typeAttr),
-      role: token(el.getAttribute("role")) || implicitRole(el),
+      type: typeOf(el, tag),
+      role: roleOf(el),
       attributes,
       parentPath,
       siblingIndex,
@@ -298,6 +307,7 @@ var SkillreelLocate = (() => {
 
   return Object.freeze({
     describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, normText,
-    labelText, ownText, holdsEditable, implicitRole,
+    labelText, ownText, holdsEditable, implicitRole, typeOf, roleOf, token,
+    HASHED_ATTRIBUTES: Object.freeze(HASHED_ATTRIBUTES.slice()),
   });
 })();

@@ -257,6 +257,16 @@ class Resolution:
         return self.outcome == "healed"
 
 
+def pool(recorded: Fingerprint, observed: Mapping[int, Observed]) -> tuple[int, ...]:
+    """The pool ``resolve.js`` reports, from comparisons: the visible, gate-passing elements at or
+    above :data:`FLOOR`, best first (ties keep element order), at most :data:`TOP_K`. The one
+    Python statement of that rule, used by ``replay.fake.FakeDriver`` and the unit tests."""
+    scores = {e: similarity(recorded, o.comparison) for e, o in observed.items()
+              if o.visible and o.comparison.gates}
+    ranked = sorted((e for e, s in scores.items() if s >= FLOOR), key=lambda e: -scores[e])
+    return tuple(ranked[:TOP_K])
+
+
 def decide(recorded: Fingerprint, probe: Probe, *, allow_heal: bool) -> Resolution:
     """Apply the rule of the module docstring to one probe."""
     scores = {e: similarity(recorded, o.comparison) for e, o in probe.observed.items() if o.visible}

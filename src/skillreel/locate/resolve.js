@@ -22,30 +22,14 @@ var SkillreelResolve = (() => {
   "use strict";
   const L = SkillreelLocate;
 
-  // The attributes fingerprint.js hashes (its HASHED_ATTRIBUTES); a parity test keeps them equal.
-  const HASHED = [
-    "id", "name", "class", "placeholder", "aria-label", "title", "alt", "for", "href", "role",
-    "autocomplete", "data-testid", "data-test", "data-skillreel", "type",
-  ];
+  // The attributes fingerprint.js hashes, its type and role rules: one source, loaded before this.
+  const HASHED = L.HASHED_ATTRIBUTES;
   const HASHED_SET = new Set(HASHED);
-  const TOKEN = /^[a-z0-9-]{1,32}$/;
+  const typeOf = L.typeOf;
+  const roleOf = L.roleOf;
 
   // The last probe's elements: pick() acts on exactly the element that was scored.
   let state = {token: null, table: [], picked: null};
-
-  function token(value) {
-    const v = String(value || "").toLowerCase();
-    return TOKEN.test(v) ? v : null;
-  }
-
-  function typeOf(el, tag) {
-    if (tag !== "input" && tag !== "button") return null;
-    return token(el.getAttribute("type") || (tag === "input" ? "text" : "submit"));
-  }
-
-  function roleOf(el) {
-    return token(el.getAttribute("role")) || L.implicitRole(el);
-  }
 
   function isVisible(el) {
     if (!el.isConnected) return false;
