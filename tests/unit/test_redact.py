@@ -67,6 +67,23 @@ def test_scrub_bundle_drops_echoing_candidates_and_hashes() -> None:
     assert scrub_bundle(bundle, TypedValues(), SALT) is bundle
 
 
+def test_scrub_bundle_drops_identity_hashes_and_hashed_candidates_of_a_typed_value() -> None:
+    canary, other = text_hash(SALT, "canary7"), text_hash(SALT, "Save")
+    fp = Fingerprint(tag="a", role="link", name_hash=canary, value_hash=canary, link_hash=canary,
+                     row_hash=canary, text_hash=other, stable_id=True)
+    bundle = LocatorBundle(candidates=(candidate(f"role=link name={canary}", "role-name"),
+                                       candidate(f"link={canary}", "href"),
+                                       candidate(f"role=link name={other}", "role-name"),
+                                       candidate("main > a")), fingerprint=fp)
+    kept = scrub_bundle(bundle, TypedValues(["  ", "canary7"]), SALT)
+    assert kept is not None
+    assert [c.selector for c in kept.candidates] == [f"role=link name={other}", "main > a"]
+    f = kept.fingerprint
+    assert (f.name_hash, f.value_hash, f.link_hash, f.row_hash) == (None, None, None, None)
+    assert (f.text_hash, f.stable_id) == (other, True)
+    assert "nameHash" not in f.to_json()
+
+
 def test_scrub_field_falls_back_to_a_generic_hint() -> None:
     field = FieldInfo(control="text", param_hint="search")
     assert scrub_field(field, TypedValues(["search"])).param_hint == "text"  # type: ignore[union-attr]

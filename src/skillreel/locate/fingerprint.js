@@ -8,14 +8,22 @@
 //   SkillreelLocate.features(el, salt)  -> fingerprint (model.locators.Fingerprint JSON shape)
 //   SkillreelLocate.textHash(salt, txt) -> 16 hex chars of SHA-256(salt + "\0" + normalised text), or null
 //   SkillreelLocate.count(selector)     -> number of elements matching a CSS selector (0 when invalid)
-//   SkillreelLocate.resolveCandidate(c) -> elements a candidate designates (label -> its control)
+//   SkillreelLocate.resolveCandidate(c, salt, hash?) -> elements a candidate designates
+//   SkillreelLocate.accessibleName(el)  -> the element's accessible name (never typed text)
 //
 // Rules (ARCHITECTURE section 5): candidates in priority order testid > id > name > aria-label >
-// label > placeholder > css; text content is never used in a selector; generated-looking ids are
-// skipped; only candidates matching exactly one element are kept, except the structural CSS path
-// (at most 8 levels), which is always kept with its count. Features taken from page text (labels,
-// own text, attribute values) are stored only as salted hashes, and never for elements whose
-// subtree holds editable content (typed text must not reach even a hash).
+// role-name > href > label > placeholder > css; text content is never used in a selector in clear
+// (role-name and href hold a role and salted hashes only); generated-looking ids are skipped; only
+// candidates matching exactly one element are kept, except the structural CSS path (at most 8
+// levels), which is always kept with its count. Features taken from page text (labels, names, own
+// text, attribute values, link destinations, row headers) are stored only as salted hashes, and
+// never from editable content (typed text must not reach even a hash).
+//
+// Scopes: an element inside open shadow roots or same-origin frames is described by a chain, the
+// CSS selector of each enclosing host (or frame element) within its own scope followed by " >>> ",
+// then the element's own selector within its scope; its fingerprint counts the `boundaries`.
+// Closed shadow roots and cross-origin frames are out of reach (the recorder makes their steps
+// human steps).
 var SkillreelLocate = (() => {
   "use strict";
 
@@ -91,16 +99,85 @@ var SkillreelLocate = (() => {
     return isEditable(el) || el.querySelector(EDITABLE) !== null;
   }
 
+  // ---- scopes: documents, open shadow roots, same-origin frames ----
+  // The element a scope hangs from: a shadow root's host, a same-origin frame's <iframe>, or null.
+  function hostOf(root) {
+    if (!root) return null;
+    if (root.nodeType === 11) return root.host || null;
+    try {
+      return (root.defaultView && root.defaultView.frameElement) || null;
+    } catch (_) {
+      return null;
+    }
+  }
+
+  function rootOf(el) {
+    return el.getRootNode();
+  }
+
+  // The parent element, crossing into the host of a shadow root or the frame of a document.
+  function parentOf(el) {
+    return el.parentElement || hostOf(el.parentNode);
+  }
+
+  // The scope inside a host: its open shadow root, or the document of a same-origin frame.
+  function innerRoot(el) {
+    if (el.shadowRoot) return el.shadowRoot;
+    if (el.localName === "iframe" || el.localName === "frame") {
+      try {
+        return el.contentDocument || null;
+      } catch (_) {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  // Hosts enclosing `el`, outermost first.
+  function hostsOf(el) {
+    const hosts = [];
+    for (let host = hostOf(rootOf(el)); host && hosts.length < 9; host = hostOf(rootOf(host))) hosts.unshift(host);
+    return hosts;
+  }
+
+  function topDocument() {
+    let doc = document;
+    for (let host = hostOf(doc); host; host = hostOf(doc)) doc = host.ownerDocument;
+    return doc;
+  }
+
+  // Every scope within `depth` boundaries of the top document (the top document first).
+  function scopes(depth) {
+    const out = [topDocument()];
+    for (let level = 0, from = 0; level < depth; level++) {
+      const end = out.length;
+      for (let i = from; i < end; i++) {
+        for (const el of out[i].querySelectorAll("*")) {
+          const inner = innerRoot(el);
+          if (inner) out.push(inner);
+        }
+      }
+      from = end;
+    }
+    return out;
+  }
+
+  function byTag(root, tag) {
+    return root.nodeType === 9 ? root.getElementsByTagName(tag) : root.querySelectorAll(tag);
+  }
+
+  // ---- names ----
   // The element's accessible label text (never a field's value), or "" when it could carry typed text.
   // Sources in accessible-name order, the first that gives text wins (aria-labelledby, aria-label,
   // <label>s, then title / placeholder / alt), so rewording a placeholder does not change the label
-  // of a field that has a <label>.
+  // of a field that has a <label>. (The first version's label: kept as it was, `labelHash`.)
   function labelText(el) {
     const parts = [];
     const labelledby = el.getAttribute("aria-labelledby");
     if (labelledby) {
+      const root = rootOf(el);
       for (const id of labelledby.split(/\s+/)) {
-        const ref = id && el.ownerDocument.getElementById(id);
+        const ref = id && root.getElementById && root.getElementById(id);
         if (ref && !holdsEditableOtherThan(ref, el)) parts.push(ref.textContent);
       }
     }
@@ -131,6 +208,184 @@ var SkillreelLocate = (() => {
   function ownText(el) {
     if (holdsEditable(el)) return "";
     return el.textContent || "";
+  }
+
+  const BUTTON_INPUTS = new Set(["submit", "button", "reset"]);
+  const TEXT_INPUTS = new Set(["text", "password", "number", "search", "tel", "email", "url"]);
+  const SKIPPED = new Set(["script", "style", "template", "noscript", "input", "textarea", "select", "option"]);
+  const INLINE = new Set([
+    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "kbd", "label", "mark", "q",
+    "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "font",
+  ]);
+  // Roles whose name comes from their content (WAI-ARIA "name from content").
+  const NAME_FROM_CONTENT = new Set([
+    "button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "option", "radio", "row", "rowheader", "switch", "tab",
+    "tooltip", "treeitem",
+  ]);
+
+  function inputType(el) {
+    return (el.getAttribute("type") || "text").toLowerCase();
+  }
+
+  // The value of a button-like <input> (its visible caption), else null.
+  function buttonValue(el) {
+    if (el.localName !== "input" || !BUTTON_INPUTS.has(inputType(el))) return null;
+    return el.getAttribute("value");
+  }
+
+  // The text a subtree presents, as an accessible name computation collects it: text nodes,
+  // aria-label and alt of inner elements, captions of button-like inputs. Never the content of a
+  // field, a <select> or an editable region, nor hidden, script or style elements.
+  function contentText(node, depth) {
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType !== 1 || (depth || 0) > 32) return "";
+    const tag = node.localName;
+    if (node.isContentEditable || node.hidden || node.getAttribute("aria-hidden") === "true") return "";
+    if (SKIPPED.has(tag)) {
+      const caption = tag === "input" ? buttonValue(node) : null;
+      return caption ? " " + caption + " " : "";
+    }
+    const aria = node.getAttribute("aria-label");
+    if (depth && normText(aria)) return " " + aria + " ";
+    if (tag === "img" || tag === "area") return " " + (node.getAttribute("alt") || "") + " ";
+    const first = node.firstChild;
+    let out = first && !first.nextSibling && first.nodeType === 3 ? first.data : "";
+    if (!out) {
+      for (let child = first; child; child = child.nextSibling) out += contentText(child, (depth || 0) + 1);
+    }
+    return INLINE.has(tag) ? out : " " + out + " ";
+  }
+
+  function refsText(el, attr) {
+    const value = el.getAttribute(attr);
+    if (!value) return "";
+    const root = rootOf(el);
+    const parts = [];
+    for (const id of value.split(/\s+/)) {
+      const ref = id && root.getElementById && root.getElementById(id);
+      if (ref) parts.push(ref === el ? ariaOrContent(ref) : contentText(ref, 1));
+    }
+    return parts.join(" ");
+  }
+
+  function ariaOrContent(el) {
+    const aria = el.getAttribute("aria-label");
+    return normText(aria) ? aria : contentText(el, 1);
+  }
+
+  function labelsText(el) {
+    const parts = [];
+    for (const label of el.labels || []) parts.push(contentText(label, 1));
+    return parts.join(" ");
+  }
+
+  function firstChildText(el, tag) {
+    for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
+      if (child.localName === tag) return contentText(child, 1);
+    }
+    return "";
+  }
+
+  // The accessible name, computed like the browser's accessibility tree (accname 1.2, as
+  // Playwright's roleUtils computes it, simplified: no CSS-generated content or computed
+  // visibility): aria-labelledby, aria-label, the native source of the element (a button-like
+  // input's value, <label>s, alt, legend, caption...), its content for roles named from content,
+  // then title. Typed text never enters it: fields, selects and editable regions are skipped.
+  function accessibleName(el) {
+    const byRefs = refsText(el, "aria-labelledby");
+    if (normText(byRefs)) return byRefs;
+    const aria = el.getAttribute("aria-label");
+    if (normText(aria)) return aria;
+    const tag = el.localName;
+    const title = el.getAttribute("title") || "";
+    if (tag === "input") {
+      const type = inputType(el);
+      if (BUTTON_INPUTS.has(type)) {
+        const value = buttonValue(el) || "";
+        if (normText(value)) return value;
+        return type === "submit" ? "Submit" : type === "reset" ? "Reset" : title;
+      }
+      const labels = labelsText(el);
+      if (normText(labels)) return labels;
+      if (type === "image") return el.getAttribute("alt") || title || "Submit";
+      if (TEXT_INPUTS.has(type) && !title) return el.getAttribute("placeholder") || "";
+      return title;
+    }
+    if (tag === "textarea" || tag === "select") {
+      const labels = labelsText(el);
+      if (normText(labels)) return labels;
+      if (tag === "textarea" && !title) return el.getAttribute("placeholder") || "";
+      return title;
+    }
+    if (tag === "button") {
+      const labels = labelsText(el);
+      if (normText(labels)) return labels;
+    }
+    if (tag === "img" || tag === "area") return el.getAttribute("alt") || title;
+    if (tag === "fieldset" || tag === "figure" || tag === "table") {
+      const inner = firstChildText(el, tag === "fieldset" ? "legend" : tag === "figure" ? "figcaption" : "caption");
+      if (normText(inner)) return inner;
+      return title;
+    }
+    const role = roleOf(el);
+    if ((role && NAME_FROM_CONTENT.has(role)) || tag === "summary") {
+      const content = isEditable(el) ? "" : contentText(el, 0);
+      if (normText(content)) return content;
+    }
+    return title;
+  }
+
+  // ---- link destination and row context ----
+  // A path segment that names one record (a number, a uuid, a hash...) rather than a kind of page.
+  function isIdSegment(segment) {
+    if (!/\d/.test(segment)) return false;
+    return /^\d+$/.test(segment) || /^[0-9a-f-]{8,}$/i.test(segment) || segment.length >= 16;
+  }
+
+  // Where a link leads, normalised: the path (record-naming segments as "*"), then the sorted
+  // query keys without their values; another origin is kept in front. "" for no http(s) link.
+  function linkTarget(el) {
+    const tag = el.localName;
+    if ((tag !== "a" && tag !== "area") || !el.hasAttribute("href")) return "";
+    let url;
+    try {
+      url = new URL(el.getAttribute("href"), el.baseURI);
+    } catch (_) {
+      return "";
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return "";
+    let here = null;
+    try {
+      here = new URL(el.ownerDocument.URL).origin;
+    } catch (_) {
+      here = null;
+    }
+    const path = url.pathname.split("/").map((s) => (isIdSegment(s) ? "*" : s)).join("/");
+    const keys = Array.from(new Set(url.searchParams.keys())).sort();
+    return (url.origin === here ? "" : url.origin) + path + (keys.length ? "?" + keys.join("&") : "");
+  }
+
+  const CELL_ROLES = new Set(["cell", "gridcell", "rowheader", "columnheader"]);
+
+  // The row an element sits in (a table row or an ARIA row) and that row's header: its first
+  // header cell with text, else its first other cell with text. "" outside rows.
+  function rowHeader(el) {
+    const row = el.closest("tr, [role=row]");
+    if (!row || row === el) return "";
+    const cells = Array.prototype.filter.call(row.children, (c) =>
+      c.localName === "th" || c.localName === "td" || CELL_ROLES.has(c.getAttribute("role")));
+    for (const cell of cells) {
+      if (cell.localName !== "th" && cell.getAttribute("role") !== "rowheader") continue;
+      const text = contentText(cell, 1);
+      if (normText(text)) return text;
+    }
+    for (const cell of cells) {
+      if (cell.contains(el)) continue;
+      const text = contentText(cell, 1);
+      if (normText(text)) return text;
+    }
+    return "";
   }
 
   // ---- selectors ----
@@ -164,13 +419,20 @@ var SkillreelLocate = (() => {
     return false;
   }
 
+  // The id is one a developer chose and no other element of its scope carries.
+  function hasStableId(el) {
+    const id = el.id;
+    return Boolean(id) && !isGeneratedId(id) && count("#" + cssEscape(id), rootOf(el)) === 1;
+  }
+
   function cssPath(el) {
+    const root = rootOf(el);
     const steps = [];
     let node = el;
     while (node && node.nodeType === 1 && steps.length < 8) {
       const tag = node.localName;
       if (tag === "html") break;
-      if (node.id && !isGeneratedId(node.id) && node !== el && count("#" + cssEscape(node.id)) === 1) {
+      if (node.id && !isGeneratedId(node.id) && node !== el && count("#" + cssEscape(node.id), root) === 1) {
         steps.unshift("#" + cssEscape(node.id));
         break;
       }
@@ -182,18 +444,101 @@ var SkillreelLocate = (() => {
       }
       steps.unshift(step);
       const selector = steps.join(" > ");
-      if (count(selector) === 1 && steps.length >= 2) return selector;
+      if (count(selector, root) === 1 && steps.length >= 2) return selector;
       node = parent;
     }
     return steps.join(" > ");
   }
 
-  function candidates(el) {
+  // The selector of a host (or frame element) within its own scope: a stable id, a test id, or
+  // its structural path.
+  function hostSelector(host) {
+    const root = rootOf(host);
+    if (host.id && !isGeneratedId(host.id) && count("#" + cssEscape(host.id), root) === 1) {
+      return "#" + cssEscape(host.id);
+    }
+    for (const attr of ["data-testid", "data-test", "data-skillreel"]) {
+      const v = host.getAttribute(attr);
+      if (v && count(attrSelector("", attr, v), root) === 1) return attrSelector("", attr, v);
+    }
+    return cssPath(host);
+  }
+
+  const ROLE_SCAN = {
+    link: "a[href], area[href], [role=link]",
+    button: "button, input, [role=button]",
+    checkbox: "input, [role=checkbox]",
+    radio: "input, [role=radio]",
+    textbox: "input, textarea, [role=textbox]",
+    searchbox: "input, [role=searchbox]",
+    slider: "input, [role=slider]",
+    combobox: "select, [role=combobox]",
+    listbox: "select, [role=listbox]",
+  };
+
+  // Elements a candidate designates in the scopes it reaches: a label candidate designates the
+  // label's control; role-name and href candidates the elements whose salted hashes match.
+  function resolveCandidate(candidate, salt, hash) {
+    const parts = candidate.selector.split(" >>> ");
+    const own = parts.pop();
+    let roots = [topDocument()];
+    try {
+      for (const part of parts) {
+        const next = [];
+        for (const root of roots) {
+          for (const host of root.querySelectorAll(part)) {
+            const inner = innerRoot(host);
+            if (inner) next.push(inner);
+          }
+        }
+        roots = next;
+      }
+    } catch (_) {
+      return [];
+    }
+    const out = [];
+    const digest = hash || ((text) => textHash(salt, text));
+    for (const root of roots) {
+      for (const el of resolveOwn(candidate.strategy, own, root, digest)) out.push(el);
+    }
+    return out;
+  }
+
+  function resolveOwn(strategy, selector, root, digest) {
+    if (strategy === "role-name") {
+      const m = /^role=([a-z0-9-]{1,32}) name=([0-9a-f]{16})$/.exec(selector);
+      if (!m) return [];
+      const scan = ROLE_SCAN[m[1]] || `[role=${m[1]}]`;
+      return Array.prototype.filter.call(root.querySelectorAll(scan),
+        (el) => roleOf(el) === m[1] && digest(accessibleName(el)) === m[2]);
+    }
+    if (strategy === "href") {
+      const m = /^link=([0-9a-f]{16})$/.exec(selector);
+      if (!m) return [];
+      return Array.prototype.filter.call(root.querySelectorAll("a[href], area[href]"),
+        (el) => digest(linkTarget(el)) === m[1]);
+    }
+    let nodes;
+    try {
+      nodes = Array.from(root.querySelectorAll(selector));
+    } catch (_) {
+      return [];
+    }
+    if (strategy !== "label") return nodes;
+    return nodes.map((label) => label.control).filter((c) => c);
+  }
+
+  function candidates(el, salt) {
     const tag = el.localName;
+    const root = rootOf(el);
+    const hosts = hostsOf(el);
+    const prefix = hosts.map((h) => hostSelector(h) + " >>> ").join("");
     const found = [];
-    const add = (strategy, selector) => {
+    const add = (strategy, own) => {
+      const selector = prefix + own;
       if (selector.length > 1024) return;
-      const n = strategy === "label" ? resolveCandidate({strategy, selector}).length : count(selector);
+      const scoped = prefix || strategy === "label" || strategy === "role-name" || strategy === "href";
+      const n = scoped ? resolveCandidate({strategy, selector}, salt).length : count(selector, root);
       if (n === 1 && !found.some((c) => c.selector === selector && c.strategy === strategy)) {
         found.push({strategy, selector, matchCount: n});
       }
@@ -207,27 +552,21 @@ var SkillreelLocate = (() => {
     if (name) add("name", attrSelector(tag, "name", name));
     const aria = el.getAttribute("aria-label");
     if (aria) add("aria-label", attrSelector(tag, "aria-label", aria));
+    const role = roleOf(el);
+    const nameHash = role ? textHash(salt, accessibleName(el)) : null;
+    if (nameHash) add("role-name", `role=${role} name=${nameHash}`);
+    const linkHash = textHash(salt, linkTarget(el));
+    if (linkHash) add("href", `link=${linkHash}`);
     if (el.labels && el.labels.length === 1) {
       const label = el.labels[0];
       if (label.htmlFor) add("label", attrSelector("label", "for", label.htmlFor));
     }
     const placeholder = el.getAttribute("placeholder");
     if (placeholder) add("placeholder", attrSelector(tag, "placeholder", placeholder));
-    const path = cssPath(el);
-    found.push({strategy: "css", selector: path, matchCount: count(path)});
+    const path = prefix + cssPath(el);
+    const n = prefix ? resolveCandidate({strategy: "css", selector: path}, salt).length : count(path, root);
+    found.push({strategy: "css", selector: path, matchCount: n});
     return found.slice(0, 12);
-  }
-
-  // Elements a candidate designates: a label candidate designates the label's control.
-  function resolveCandidate(candidate) {
-    let nodes;
-    try {
-      nodes = Array.from(document.querySelectorAll(candidate.selector));
-    } catch (_) {
-      return [];
-    }
-    if (candidate.strategy !== "label") return nodes;
-    return nodes.map((label) => label.control).filter((c) => c);
   }
 
   // ---- fingerprint ----
@@ -280,7 +619,7 @@ var SkillreelLocate = (() => {
       if (hashed) attributes[attr] = hashed;
     }
     const parentPath = [];
-    for (let p = el.parentElement; p && parentPath.length < 8; p = p.parentElement) parentPath.push(p.localName.toLowerCase());
+    for (let p = parentOf(el); p && parentPath.length < 8; p = parentOf(p)) parentPath.push(p.localName.toLowerCase());
     let siblingIndex = 0;
     let siblingCount = 1;
     if (el.parentElement) {
@@ -288,7 +627,7 @@ var SkillreelLocate = (() => {
       siblingIndex = same.indexOf(el);
       siblingCount = same.length;
     }
-    return {
+    const fp = {
       tag,
       type: typeOf(el, tag),
       role: roleOf(el),
@@ -299,15 +638,28 @@ var SkillreelLocate = (() => {
       labelHash: textHash(salt, labelText(el)),
       textHash: textHash(salt, ownText(el)),
     };
+    const extensions = {
+      nameHash: textHash(salt, accessibleName(el)),
+      valueHash: textHash(salt, buttonValue(el)),
+      linkHash: textHash(salt, linkTarget(el)),
+      rowHash: textHash(salt, rowHeader(el)),
+    };
+    for (const [key, value] of Object.entries(extensions)) if (value) fp[key] = value;
+    if (hasStableId(el)) fp.stableId = true;
+    const boundaries = hostsOf(el).length;
+    if (boundaries) fp.boundaries = Math.min(boundaries, 8);
+    return fp;
   }
 
   function describe(el, salt) {
-    return {candidates: candidates(el), fingerprint: features(el, salt)};
+    return {candidates: candidates(el, salt), fingerprint: features(el, salt)};
   }
 
   return Object.freeze({
     describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, normText,
-    labelText, ownText, holdsEditable, implicitRole, typeOf, roleOf, token,
+    labelText, ownText, holdsEditable, implicitRole, typeOf, roleOf, token, accessibleName,
+    buttonValue, linkTarget, rowHeader, hasStableId, parentOf, rootOf, hostsOf, innerRoot, scopes,
+    byTag, topDocument,
     HASHED_ATTRIBUTES: Object.freeze(HASHED_ATTRIBUTES.slice()),
   });
 })();

@@ -62,8 +62,10 @@ from typing import Any, Final, Literal
 
 from ..model.locators import Fingerprint
 
-Match = Literal["same", "changed", "absent", "extra"]
-_MATCHES: Final = frozenset({"same", "changed", "absent", "extra"})
+Match = Literal["same", "changed", "absent"]
+NameMatch = Literal["same", "alias", "changed", "absent"]
+_MATCHES: Final = frozenset({"same", "changed", "absent"})
+_NAME_MATCHES: Final = frozenset({"same", "alias", "changed", "absent"})
 
 EXACT_MIN: Final = 0.45
 HEAL_MIN: Final = 0.55
@@ -74,10 +76,18 @@ TOP_K: Final = 4  # pool elements resolve.js reports, best first (the rule needs
 
 @dataclass(frozen=True)
 class Weights:
+    """How much each recorded feature weighs (see the module docstring)."""
+
     attributes: Mapping[str, float]
     default_attribute: float
-    label: float
+    label: float           # label and own text of a fingerprint without an accessible name (v1)
     text: float
+    name: float            # the accessible name
+    support: float         # label, own text and button value beside a recorded name
+    alias: float           # the share of ``name`` an alias match earns
+    link: float
+    row: float
+    stable_id: float
     path: float
     sibling_index: float
     sibling_count: float
@@ -88,8 +98,9 @@ class Weights:
     def to_json(self) -> dict[str, Any]:
         return {
             "attributes": dict(self.attributes), "defaultAttribute": self.default_attribute,
-            "label": self.label, "text": self.text, "path": self.path,
-            "siblingIndex": self.sibling_index, "siblingCount": self.sibling_count,
+            "label": self.label, "text": self.text, "name": self.name, "support": self.support,
+            "alias": self.alias, "link": self.link, "row": self.row, "stableId": self.stable_id,
+            "path": self.path, "siblingIndex": self.sibling_index, "siblingCount": self.sibling_count,
         }
 
 
@@ -102,7 +113,8 @@ WEIGHTS: Final = Weights(
         "role": 0.5, "type": 0.0,
     },
     default_attribute=0.5,
-    label=6.0, text=6.0, path=2.0, sibling_index=0.5, sibling_count=0.5,
+    label=6.0, text=6.0, name=6.0, support=2.0, alias=0.75, link=3.0, row=2.0, stable_id=2.0,
+    path=2.0, sibling_index=0.5, sibling_count=0.5,
 )
 
 # Context features: they say where an element is and how it looks, not which element it is.
@@ -111,7 +123,10 @@ CONTEXT_ATTRIBUTES: Final = frozenset({"class", "role", "type"})
 
 @dataclass(frozen=True)
 class Comparison:
-    """How one page element compares with the recorded fingerprint (no content, only outcomes)."""
+    """How one page element compares with the recorded fingerprint (no content, only outcomes).
+
+    A feature the fingerprint does not hold is ``None`` (not compared, neutral); ``attributes``
+    holds the recorded attributes only."""
 
     tag: bool
     type: bool
@@ -119,6 +134,11 @@ class Comparison:
     attributes: Mapping[str, Match] = field(default_factory=dict)
     label: Match | None = None
     text: Match | None = None
+    name: NameMatch | None = None
+    value: Match | None = None
+    link: Match | None = None
+    row: Match | None = None
+    stable_id: bool | None = None
     path_common: int = 0
     path_length: int = 0
     sibling_index: bool = False
@@ -129,21 +149,36 @@ class Comparison:
         return self.tag and self.type and self.role
 
     def identity_agrees(self) -> bool:
-        """At least one identity feature (a stable attribute, the label or the text) agrees."""
-        if self.label == "same" or self.text == "same":
+        """At least one identity feature agrees: a stable attribute, the unique id, the accessible
+        name (or an alias of it), the label, the text, a button's value or a link's destination."""
+        if self.stable_id or self.name in ("same", "alias"):
+            return True
+        if "same" in (self.label, self.text, self.value, self.link):
             return True
         return any(m == "same" for name, m in self.attributes.items()
                    if name not in CONTEXT_ATTRIBUTES and WEIGHTS.attribute(name) > 0)
 
 
 def _match(recorded: str | None, observed: str | None) -> Match | None:
-    if recorded is None and observed is None:
-        return None
     if recorded is None:
-        return "extra"
+        return None
     if observed is None:
         return "absent"
     return "same" if recorded == observed else "changed"
+
+
+def _name_match(recorded: Fingerprint, observed: Fingerprint) -> NameMatch | None:
+    """The accessible names; ``alias`` when they differ but one is another source of the other's
+    name (its label, own text or button value): an aria-label added or removed, for one."""
+    m = _match(recorded.name_hash, observed.name_hash)
+    if m == "same" or m is None:
+        return m
+    if recorded.name_hash in (observed.label_hash, observed.text_hash, observed.value_hash):
+        return "alias"
+    if observed.name_hash is not None and observed.name_hash in (
+            recorded.label_hash, recorded.text_hash, recorded.value_hash):
+        return "alias"
+    return m
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -160,8 +195,10 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
 
 def compare(recorded: Fingerprint, observed: Fingerprint) -> Comparison:
     """Python twin of ``compare`` in resolve.js, over two fingerprints."""
-    names = sorted(set(recorded.attributes) | set(observed.attributes))
-    attrs = {n: m for n in names if (m := _match(recorded.attributes.get(n), observed.attributes.get(n)))}
+    attrs = {n: m for n, h in recorded.attributes.items() if (m := _match(h, observed.attributes.get(n)))}
+    stable = None
+    if recorded.stable_id:
+        stable = bool(observed.stable_id) and attrs.get("id") == "same"
     return Comparison(
         tag=recorded.tag == observed.tag,
         type=recorded.type == observed.type,
@@ -169,6 +206,11 @@ def compare(recorded: Fingerprint, observed: Fingerprint) -> Comparison:
         attributes=attrs,
         label=_match(recorded.label_hash, observed.label_hash),
         text=_match(recorded.text_hash, observed.text_hash),
+        name=_name_match(recorded, observed),
+        value=_match(recorded.value_hash, observed.value_hash),
+        link=_match(recorded.link_hash, observed.link_hash),
+        row=_match(recorded.row_hash, observed.row_hash),
+        stable_id=stable,
         path_common=lcs_length(recorded.parent_path, observed.parent_path),
         path_length=len(observed.parent_path),
         sibling_index=recorded.sibling_index == observed.sibling_index,
@@ -177,7 +219,8 @@ def compare(recorded: Fingerprint, observed: Fingerprint) -> Comparison:
 
 
 def similarity(recorded: Fingerprint, c: Comparison, weights: Weights = WEIGHTS) -> float:
-    """Weighted share of agreeing features, 0 when a gate fails. See the module docstring."""
+    """Weighted share of the recorded features that agree, 0 when a gate fails. See the module
+    docstring: a feature the fingerprint does not hold weighs nothing either way."""
     if not c.gates:
         return 0.0
     num = den = 0.0
@@ -185,10 +228,21 @@ def similarity(recorded: Fingerprint, c: Comparison, weights: Weights = WEIGHTS)
         w = weights.attribute(name)
         den += w
         num += w if m == "same" else 0.0
-    for w, hashed in ((weights.label, c.label), (weights.text, c.text)):
-        if hashed is not None:
+    named = c.name is not None
+    hashed = ((weights.support if named else weights.label, c.label),
+              (weights.support if named else weights.text, c.text),
+              (weights.support, c.value), (weights.link, c.link), (weights.row, c.row))
+    for w, state in hashed:
+        if state is not None:
             den += w
-            num += w if hashed == "same" else 0.0
+            num += w if state == "same" else 0.0
+    if c.name is not None:
+        den += weights.name
+        share = 1.0 if c.name == "same" else weights.alias if c.name == "alias" else 0.0
+        num += weights.name * share
+    if c.stable_id is not None:
+        den += weights.stable_id
+        num += weights.stable_id if c.stable_id else 0.0
     longest = max(len(recorded.parent_path), c.path_length)
     den += weights.path
     num += weights.path * (c.path_common / longest if longest else 1.0)
@@ -342,6 +396,19 @@ def _opt_match(value: Any) -> Match | None:
     return m
 
 
+def _opt_name_match(value: Any) -> NameMatch | None:
+    if value is None:
+        return None
+    if value not in _NAME_MATCHES:
+        raise ProbeShapeError("expected a name match state")
+    m: NameMatch = value
+    return m
+
+
+def _opt_bool(value: Any) -> bool | None:
+    return None if value is None else _bool(value)
+
+
 def comparison_from_json(data: Mapping[str, Any]) -> Comparison:
     attrs = data.get("attributes") or {}
     if not isinstance(attrs, Mapping):
@@ -355,6 +422,9 @@ def comparison_from_json(data: Mapping[str, Any]) -> Comparison:
     return Comparison(
         tag=_bool(data.get("tag")), type=_bool(data.get("type")), role=_bool(data.get("role")),
         attributes=parsed, label=_opt_match(data.get("label")), text=_opt_match(data.get("text")),
+        name=_opt_name_match(data.get("name")), value=_opt_match(data.get("value")),
+        link=_opt_match(data.get("link")), row=_opt_match(data.get("row")),
+        stable_id=_opt_bool(data.get("stableId")),
         path_common=_int(data.get("pathCommon")), path_length=_int(data.get("pathLength")),
         sibling_index=_bool(data.get("siblingIndex")), sibling_count=_bool(data.get("siblingCount")),
     )

@@ -7,17 +7,18 @@
 // script text; Python calls `SkillreelResolve.call(method, arg)`. It measures; the decision is
 // made in Python (locate/heal.py, which documents the comparison this file twins).
 //
-//   SkillreelResolve.probe({token, bundle, salt, weights, floor, topK, speculate: {attr, nonce}})
+//   SkillreelResolve.probe({token, bundle, salt, weights, exactMin, floor, topK, speculate: {attr, nonce}})
 //       -> {token, hits: [{rank, total, visible, element}], observed: [{element, visible, comparison}],
 //           pool: [element ids, best first], scored, speculative: {element, fingerprint} | null}
 //   SkillreelResolve.pick({token, element, salt, attr, nonce, describe})
-//       -> {ok, reason, fingerprint, candidates}   marks the element with attr=nonce for the action
+//       -> {ok, reason, fingerprint, candidates, framed}   marks the element with attr=nonce for the
+//          action (framed: it lives in a same-origin frame's document)
 //   SkillreelResolve.release({attr}) -> {held}       removes the mark (held: still on our element)
 //   SkillreelResolve.pageState({salt, text, verify, attr}) -> {elements, structure, text, verified}
 //       content-free summary; verify checks the marked field's value first, attr removes the mark
 //   SkillreelResolve.check({check, expected}) -> boolean   on the picked element
 //   SkillreelResolve.hasOption({value}) -> boolean          on the picked <select>
-//   SkillreelResolve.count({candidate}) -> number
+//   SkillreelResolve.count({candidate, salt}) -> number
 var SkillreelResolve = (() => {
   "use strict";
   const L = SkillreelLocate;
@@ -29,7 +30,7 @@ var SkillreelResolve = (() => {
   const roleOf = L.roleOf;
 
   // The last probe's elements: pick() acts on exactly the element that was scored.
-  let state = {token: null, table: [], picked: null};
+  let state = {token: null, table: [], picked: null, marked: new Set()};
 
   function isVisible(el) {
     if (!el.isConnected) return false;
@@ -73,6 +74,10 @@ var SkillreelResolve = (() => {
         }
         return v;
       },
+      // The element's id is developer-made and unique in its scope (fingerprint.js's stableId).
+      uniqueId(el) {
+        return L.hasStableId(el);
+      },
       // Sets this.index (among same-tag siblings) and this.count; large parents are indexed once.
       siblings(el, tag) {
         const parent = el.parentElement;
@@ -108,36 +113,32 @@ var SkillreelResolve = (() => {
     };
   }
 
-  // The hashed attributes an element carries (non-blank), in one pass over its attributes, into
-  // reused buffers (no allocation per element): returns how many.
-  const NAMES = new Array(HASHED.length);
-  const VALUES = new Array(HASHED.length);
-  function presentAttributes(el, ctx) {
-    let n = 0;
-    const names = el.getAttributeNames();
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i];
-      if (!HASHED_SET.has(name)) continue;
-      const v = el.getAttribute(name);
-      if (!/\S/.test(v)) continue;
-      NAMES[n] = name;
-      VALUES[n++] = name === "class" ? ctx.classes(v) : v;
-    }
-    return n;
-  }
-
   // The recorded fingerprint in lookup-friendly form, prepared once per fingerprint and weights.
+  // Only what was recorded weighs: `den` is fixed by the fingerprint (see heal.similarity).
   const PREPARED = new WeakMap();
   function prepare(rec, weights) {
     const cached = PREPARED.get(rec);
     if (cached && cached.weights === weights) return cached;
-    const attrs = rec.attributes || {};
-    const weight = new Map(HASHED.map((n) => [n, weights.attributes[n] ?? weights.defaultAttribute]));
-    const names = Object.keys(attrs);
+    const weightOf = (n) => weights.attributes[n] ?? weights.defaultAttribute;
+    const attrs = Object.keys(rec.attributes || {})
+      .filter((n) => HASHED_SET.has(n))
+      .map((n) => [n, rec.attributes[n], weightOf(n)]);
+    const named = Boolean(rec.nameHash);
+    const w = {
+      label: rec.labelHash ? (named ? weights.support : weights.label) : 0,
+      text: rec.textHash ? (named ? weights.support : weights.text) : 0,
+      name: named ? weights.name : 0,
+      value: rec.valueHash ? weights.support : 0,
+      link: rec.linkHash ? weights.link : 0,
+      row: rec.rowHash ? weights.row : 0,
+      stableId: rec.stableId ? weights.stableId : 0,
+    };
+    let den = weights.path + weights.siblingIndex + weights.siblingCount;
+    for (const [, , weight] of attrs) den += weight;
+    for (const key of Object.keys(w)) den += w[key];
     const prepared = {
-      weights, weight, names, hashes: new Map(names.map((n) => [n, attrs[n]])),
-      type: rec.type || null, role: rec.role || null, path: rec.parentPath || [],
-      structure: weights.path + weights.siblingIndex + weights.siblingCount,
+      weights, attrs, w, den, type: rec.type || null, role: rec.role || null, path: rec.parentPath || [],
+      aliases: [rec.labelHash, rec.textHash, rec.valueHash].filter(Boolean),
     };
     PREPARED.set(rec, prepared);
     return prepared;
@@ -162,8 +163,7 @@ var SkillreelResolve = (() => {
   const PATH = new Array(8);
 
   function match(recorded, observed) {
-    if (recorded == null && observed == null) return null;
-    if (recorded == null) return "extra";
+    if (recorded == null) return null;
     if (observed == null) return "absent";
     return recorded === observed ? "same" : "changed";
   }
@@ -171,7 +171,8 @@ var SkillreelResolve = (() => {
   // Compare one element with the recorded fingerprint (twin of heal.compare + heal.similarity).
   // With a floor, gives up (returns null) as soon as the best score still possible is below it:
   // `pending` is the weight of features not measured yet, counted as agreeing until they are.
-  // Cheapest first: gates, attribute presence, structure, attribute hashes, then own text and label.
+  // Cheapest first: gates, attributes, structure, own text and label, then the accessible name,
+  // button value, link destination, row header, id uniqueness and sibling position.
   function compare(rec, el, ctx, weights, floor) {
     const r = prepare(rec, weights);
     const tag = el.localName;
@@ -180,60 +181,61 @@ var SkillreelResolve = (() => {
     const roleOk = roleOf(el) === r.role;
     const passes = tagOk && typeOk && roleOk;
     if (floor !== null && !passes) return null;
-    const n = presentAttributes(el, ctx);
+    const den = r.den;
     let num = 0;
-    let den = r.structure;
-    let pending = r.structure;
-    let found = 0;
-    for (let i = 0; i < n; i++) {
-      const w = r.weight.get(NAMES[i]);
-      den += w;
-      if (r.hashes.has(NAMES[i])) {
-        pending += w;
-        found++;
-      }
+    let pending = den;
+    const gone = () => floor !== null && (num + pending) / den < floor;
+    const attributes = {};
+    for (const [name, recorded, weight] of r.attrs) {
+      const raw = el.getAttribute(name);
+      const m = match(recorded, raw === null ? null : ctx.hash(name === "class" ? ctx.classes(raw) : raw));
+      attributes[name] = m;
+      pending -= weight;
+      if (m === "same") num += weight;
     }
-    if (found < r.names.length) {  // recorded attributes the element lacks
-      for (const name of r.names) {
-        if (!hasName(name, n)) den += r.weight.get(name);
-      }
-    }
-    if (rec.textHash) { den += weights.text; pending += weights.text; }
-    if (rec.labelHash) { den += weights.label; pending += weights.label; }
-    if (floor !== null && (num + pending) / den < floor) return null;
+    if (gone()) return null;
     let depth = 0;
-    for (let p = el.parentElement; p && depth < 8; p = p.parentElement) PATH[depth++] = p.localName;
+    for (let p = L.parentOf(el); p && depth < 8; p = L.parentOf(p)) PATH[depth++] = p.localName;
     const common = lcs(r.path, PATH, depth);
     const longest = Math.max(r.path.length, depth);
     pending -= weights.path;  // sibling position stays pending until the end: it rarely decides
     num += weights.path * (longest ? common / longest : 1);
-    if (floor !== null && (num + pending) / den < floor) return null;
-    const attributes = {};
-    for (let i = 0; i < n; i++) {
-      const name = NAMES[i];
-      const recorded = r.hashes.get(name);
-      if (recorded === undefined) {
-        attributes[name] = "extra";
-        continue;
+    if (gone()) return null;
+    const lazy = {};
+    const observe = (key, compute) => (key in lazy ? lazy[key] : (lazy[key] = ctx.hash(compute(el))));
+    const hashed = (key, recorded, compute) => {
+      const m = match(recorded || null, recorded ? observe(key, compute) : null);
+      if (m !== null) {
+        pending -= r.w[key];
+        if (m === "same") num += r.w[key];
       }
-      const m = match(recorded, ctx.hash(VALUES[i]));
-      attributes[name] = m;
-      pending -= r.weight.get(name);
-      if (m === "same") num += r.weight.get(name);
+      return m;
+    };
+    const text = hashed("text", rec.textHash, L.ownText);
+    const label = hashed("label", rec.labelHash, L.labelText);
+    if (gone()) return null;
+    let name = null;
+    if (rec.nameHash) {
+      name = match(rec.nameHash, observe("name", L.accessibleName));
+      if (name === "changed" || name === "absent") {
+        const seen = lazy.name;
+        const mine = [observe("label", L.labelText), observe("text", L.ownText), observe("value", L.buttonValue)];
+        if (mine.includes(rec.nameHash) || (seen !== null && r.aliases.includes(seen))) name = "alias";
+      }
+      pending -= r.w.name;
+      if (name === "same") num += r.w.name;
+      else if (name === "alias") num += r.w.name * weights.alias;
     }
-    for (const name of r.names) {
-      if (attributes[name] === undefined) attributes[name] = "absent";
+    const value = hashed("value", rec.valueHash, L.buttonValue);
+    const link = hashed("link", rec.linkHash, L.linkTarget);
+    if (gone()) return null;
+    const row = hashed("row", rec.rowHash, L.rowHeader);
+    let stableId = null;
+    if (rec.stableId) {
+      stableId = attributes.id === "same" && ctx.uniqueId(el);
+      pending -= r.w.stableId;
+      if (stableId) num += r.w.stableId;
     }
-    if (floor !== null && (num + pending) / den < floor) return null;
-    const text = match(rec.textHash || null, ctx.hash(L.ownText(el)));
-    if (text === "extra") den += weights.text;
-    else if (text !== null) pending -= weights.text;
-    if (text === "same") num += weights.text;
-    if (floor !== null && (num + pending) / den < floor) return null;
-    const label = match(rec.labelHash || null, ctx.hash(L.labelText(el)));
-    if (label === "extra") den += weights.label;
-    else if (label !== null) pending -= weights.label;
-    if (label === "same") num += weights.label;
     ctx.siblings(el, tag);
     const index = ctx.index;
     const count = ctx.count;
@@ -244,15 +246,22 @@ var SkillreelResolve = (() => {
     return {
       score,
       comparison: {
-        tag: tagOk, type: typeOk, role: roleOk, attributes, label, text, pathCommon: common,
-        pathLength: depth, siblingIndex: index === rec.siblingIndex, siblingCount: count === rec.siblingCount,
+        tag: tagOk, type: typeOk, role: roleOk, attributes, label, text, name, value, link, row, stableId,
+        pathCommon: common, pathLength: depth, siblingIndex: index === rec.siblingIndex,
+        siblingCount: count === rec.siblingCount,
       },
     };
   }
 
-  function hasName(name, n) {
-    for (let i = 0; i < n; i++) if (NAMES[i] === name) return true;
-    return false;
+  // The elements the fingerprint's kind can be: its tag, in the scopes it was recorded at.
+  function elementsOf(rec) {
+    if (!rec.boundaries) return document.getElementsByTagName(rec.tag);
+    const out = [];
+    for (const root of L.scopes(rec.boundaries)) {
+      const found = L.byTag(root, rec.tag);
+      for (let i = 0; i < found.length; i++) out.push(found[i]);
+    }
+    return out;
   }
 
   function probe(arg) {
@@ -270,21 +279,26 @@ var SkillreelResolve = (() => {
       return id;
     };
     const observed = new Map();
-    const hits = arg.bundle.candidates.map((candidate, rank) => {
-      const nodes = L.resolveCandidate(candidate);
+    const hits = [];
+    // Candidates in rank order, until the first one the rule takes as the hit (one visible element
+    // passing the gates with a score of at least exactMin): later ones cannot change the decision.
+    for (let rank = 0; rank < arg.bundle.candidates.length; rank++) {
+      const nodes = L.resolveCandidate(arg.bundle.candidates[rank], arg.salt, ctx.hash);
       const visible = nodes.filter(isVisible);
       const hit = {rank, total: nodes.length, visible: visible.length, element: null};
-      if (visible.length === 1) {
-        hit.element = idOf(visible[0]);
-        if (!observed.has(hit.element)) {
-          const c = compare(rec, visible[0], ctx, arg.weights, null);
-          observed.set(hit.element, {element: hit.element, visible: true, comparison: c.comparison});
-        }
+      hits.push(hit);
+      if (visible.length !== 1) continue;
+      hit.element = idOf(visible[0]);
+      let seen = observed.get(hit.element);
+      if (!seen) {
+        const c = compare(rec, visible[0], ctx, arg.weights, null);
+        seen = {element: hit.element, visible: true, comparison: c.comparison, score: c.score};
+        observed.set(hit.element, seen);
       }
-      return hit;
-    });
+      if (seen.comparison.tag && seen.comparison.type && seen.comparison.role && seen.score >= arg.exactMin) break;
+    }
     const scored = [];
-    const all = document.getElementsByTagName(rec.tag);
+    const all = elementsOf(rec);
     for (let i = 0; i < all.length; i++) {
       const c = compare(rec, all[i], ctx, arg.weights, arg.floor);
       if (c) scored.push([all[i], c]);
@@ -299,24 +313,35 @@ var SkillreelResolve = (() => {
       observed.set(id, {element: id, visible: true, comparison: c.comparison});
     }
     unmark(arg.speculate);
-    state = {token: arg.token, table, picked: null};
+    state = {token: arg.token, table, picked: null, marked: state.marked};
     // Mark the first unique visible hit at once, so that when the decision in Python agrees (the
     // usual case) no second round trip is needed. A mark alone does nothing: only an action does.
     let speculative = null;
     const first = arg.speculate ? hits.find((h) => h.element !== null) : undefined;
     if (first) {
       const el = table[first.element];
-      speculative = {element: first.element, fingerprint: L.features(el, arg.salt)};
-      el.setAttribute(arg.speculate.attr, arg.speculate.nonce);
-      state.picked = el;
+      speculative = {element: first.element, fingerprint: L.features(el, arg.salt),
+                     framed: el.ownerDocument !== document};
+      mark(el, arg.speculate);
     }
-    const measured = Array.from(observed.values());
+    const measured = Array.from(observed.values(), (o) => ({element: o.element, visible: o.visible,
+                                                            comparison: o.comparison}));
     return {token: arg.token, hits, observed: measured, pool, scored: all.length, speculative};
   }
 
+  function mark(el, arg) {
+    el.setAttribute(arg.attr, arg.nonce);
+    state.picked = el;
+    state.marked.add(el);
+  }
+
+  // Removes our mark from every element that carries it (marked elements inside shadow roots and
+  // frames are remembered: a document query does not reach them).
   function unmark(arg) {
     if (!arg || !arg.attr) return;
     for (const el of document.querySelectorAll("[" + arg.attr + "]")) el.removeAttribute(arg.attr);
+    for (const el of state.marked) el.removeAttribute(arg.attr);
+    state.marked.clear();
   }
 
   function pick(arg) {
@@ -327,9 +352,8 @@ var SkillreelResolve = (() => {
     unmark(arg);
     const candidates = arg.describe ? L.describe(el, arg.salt).candidates : null;
     const fingerprint = L.features(el, arg.salt);
-    el.setAttribute(arg.attr, arg.nonce);
-    state.picked = el;
-    return {ok: true, reason: null, fingerprint, candidates};
+    mark(el, arg);
+    return {ok: true, reason: null, fingerprint, candidates, framed: el.ownerDocument !== document};
   }
 
   function release(arg) {
@@ -395,7 +419,7 @@ var SkillreelResolve = (() => {
   }
 
   function count(arg) {
-    return L.resolveCandidate(arg.candidate).length;
+    return L.resolveCandidate(arg.candidate, arg.salt).length;
   }
 
   const API = {probe, pick, release, pageState, check, hasOption, count};

@@ -24,8 +24,9 @@
 //   recording, handed in by `configure`) are compared with every text a report would carry — the
 //   texts inside selectors, the sources of parameter names, and what fingerprint hashes are taken
 //   from — and any that contains one is left out;
-// * element names: nothing here reads accessible names or page text; fingerprint.js never hashes
-//   the text of a subtree that holds editable content.
+// * element names: accessible names, row headers and link destinations reach the log only as
+//   salted hashes, never when they echo a typed value; fingerprint.js never reads a field's value,
+//   a <select>'s options or editable content into a name or text hash.
 var SkillreelRecorder = (() => {
   "use strict";
 
@@ -93,14 +94,27 @@ var SkillreelRecorder = (() => {
     return out;
   }
 
+  // The element's description without anything taken from a text that echoes a typed value: no
+  // selector quoting one, no role-name or href candidate whose hashed name or destination holds
+  // one, no hash of such a text (a hash of typed text would let a guess be confirmed).
   function describeSafe(el) {
     const d = L.describe(el, salt);
     if (!typed.length) return d;
-    const candidates = d.candidates.filter((c) => !selectorTexts(c.selector).some(echoes));
+    const name = L.accessibleName(el);
+    const link = L.linkTarget(el);
+    const candidates = d.candidates.filter((c) => {
+      if (selectorTexts(c.selector).some(echoes)) return false;
+      if (c.strategy === "role-name") return !echoes(name);
+      return c.strategy !== "href" || !echoes(link);
+    });
     if (!candidates.length) return null;
     const fp = d.fingerprint;
     if (fp.textHash && echoes(L.ownText(el))) fp.textHash = null;
     if (fp.labelHash && echoes(L.labelText(el))) fp.labelHash = null;
+    if (fp.nameHash && echoes(name)) delete fp.nameHash;
+    if (fp.valueHash && echoes(L.buttonValue(el))) delete fp.valueHash;
+    if (fp.linkHash && echoes(link)) delete fp.linkHash;
+    if (fp.rowHash && echoes(L.rowHeader(el))) delete fp.rowHash;
     for (const attr of Object.keys(fp.attributes)) {
       if (echoes(el.getAttribute(attr))) delete fp.attributes[attr];
     }

@@ -4,10 +4,10 @@ Typed values live in a :class:`TypedValues` held in memory by one recording and 
 draft is stored; nothing here writes or prints them. Two layers use them:
 
 * **Scrubbing at capture** (``scrub_*``): before an event from the page enters the events log,
-  selector candidates whose texts echo a typed value are dropped, fingerprint hashes of a typed
-  value are cleared, a parameter hint that echoes one falls back to a generic name, and a
-  navigation URL loses its credential-bearing query keys, its fragment and any query value that
-  echoes a typed value. The recorder script applies the same rule in the page first, with the
+  selector candidates whose texts echo a typed value (or whose salted role-name or link hash is
+  the hash of one) are dropped, fingerprint hashes of a typed value are cleared, a parameter hint
+  that echoes one falls back to a generic name, and a navigation URL loses its credential-bearing
+  query keys, its fragment and any query value that echoes a typed value. The recorder script applies the same rule in the page first, with the
   sensitive values that never leave it.
 * **Scanning before storing** (:func:`scan`): every persisted string of the draft and the events
   log is checked against secret patterns (private keys, JWTs, cloud and VCS tokens, API keys,
@@ -32,6 +32,7 @@ from ..model.events import EventsLog, FieldInfo
 from ..model.locators import LocatorBundle, text_hash
 from ..model.urls import TOKEN_KEYS, has_token
 
+_HASHED_FEATURES: Final = ("text_hash", "label_hash", "name_hash", "value_hash", "link_hash", "row_hash")
 MIN_EQUAL: Final = 2
 MIN_CONTAINED: Final = 4
 FALLBACK_HINTS: Final = ("text", "field", "input", "value", "entry", "param")
@@ -92,16 +93,13 @@ def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locato
     """The bundle without candidates or hashes that echo a typed value (None: nothing left)."""
     if not len(typed):
         return bundle
-    kept = tuple(c for c in bundle.candidates if not any(typed.echoes(t) for t in selector_texts(c.selector)))
+    hashes = {h for v in typed.values() if (h := text_hash(salt, v)) is not None}
+    kept = tuple(c for c in bundle.candidates if c.text_hash not in hashes
+                 and not any(typed.echoes(t) for t in selector_texts(c.selector)))
     if not kept:
         return None
-    hashes = {text_hash(salt, v) for v in typed.values()}
     fp = bundle.fingerprint
-    changes: dict[str, Any] = {}
-    if fp.text_hash in hashes:
-        changes["text_hash"] = None
-    if fp.label_hash in hashes:
-        changes["label_hash"] = None
+    changes: dict[str, Any] = {key: None for key in _HASHED_FEATURES if getattr(fp, key) in hashes}
     attributes = {k: h for k, h in fp.attributes.items() if h not in hashes}
     if attributes != fp.attributes:
         changes["attributes"] = attributes

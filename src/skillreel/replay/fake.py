@@ -3,7 +3,8 @@
 A :class:`FakePage` is a list of :class:`FakeElement` (a fingerprint, the selectors that designate
 it, visibility, a value). Resolution uses the same comparison and pool rule as the real page
 (:func:`skillreel.locate.heal.compare`, :func:`skillreel.locate.heal.pool`), so decisions in the
-fake are the decisions ``resolve.js`` would lead to. Everything the driver does is logged in ``FakeDriver.actions``.
+fake are the decisions ``resolve.js`` would lead to. Everything the driver does is logged in
+``FakeDriver.actions``.
 
     page = FakePage("https://app.test/", [FakeElement(fp, selectors={"#go"})])
     driver = FakeDriver({"https://app.test/": page}, start_url="https://app.test/")
@@ -157,7 +158,7 @@ class FakeDriver:
             return e.value == expected
         return check == "visible" and e.visible
 
-    async def count(self, candidate: LocatorCandidate) -> int:
+    async def count(self, candidate: LocatorCandidate, *, salt: str) -> int:
         return sum(1 for e in self.page.elements if candidate.selector in e.selectors)
 
     async def page_state(self, *, salt: str, text: bool, verify: str | None = None) -> PageSummary:

@@ -1,4 +1,5 @@
-"""Locator bundles at record time: section 5's priority, uniqueness, generated ids skipped."""
+"""Locator bundles at record time: section 5's priority, uniqueness, generated ids skipped, and the
+identity model's candidates (a role with a salted name hash, a salted link destination)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def check_bundle(bundle: LocatorBundle) -> None:
 async def test_priority_testid_id_name_aria_label(rig: Rig) -> None:
     (save,) = await targets(rig, ("click", "#save"))
     check_bundle(save)
-    assert [c.strategy for c in save.candidates] == ["testid", "id", "name", "aria-label", "css"]
+    assert [c.strategy for c in save.candidates] == ["testid", "id", "name", "aria-label", "role-name", "css"]
     assert save.candidates[0].selector == '[data-testid="save-button"]'
     assert save.fingerprint.tag == "button"
     assert save.fingerprint.text_hash is not None           # text is only ever a salted hash
@@ -56,11 +57,11 @@ async def test_generated_ids_and_duplicate_names_are_skipped(rig: Rig) -> None:
         ("click", "button.x >> nth=1"))
     for bundle in (react, ember, hashed, second):
         check_bundle(bundle)
-    assert [c.strategy for c in react.candidates] == ["css"]
-    assert [c.strategy for c in ember.candidates] == ["css"]
-    assert [c.strategy for c in hashed.candidates] == ["aria-label", "css"]
-    assert second.candidates[0].selector.endswith("button:nth-of-type(2)")
-    assert second.candidates[0].match_count == 1
+    assert [c.strategy for c in react.candidates] == ["role-name", "css"]
+    assert [c.strategy for c in ember.candidates] == ["role-name", "css"]
+    assert [c.strategy for c in hashed.candidates] == ["aria-label", "role-name", "css"]
+    assert second.candidates[-1].selector.endswith("button:nth-of-type(2)")
+    assert second.candidates[-1].match_count == 1
 
 
 async def test_fields_by_label_placeholder_and_data_test(rig: Rig) -> None:
@@ -68,6 +69,6 @@ async def test_fields_by_label_placeholder_and_data_test(rig: Rig) -> None:
                                       ("type", "[data-test=qty]"))
     for bundle in (city, search, qty):
         check_bundle(bundle)
-    assert [c.strategy for c in city.candidates] == ["name", "label", "css"]
-    assert [c.strategy for c in search.candidates] == ["placeholder", "css"]
+    assert [c.strategy for c in city.candidates] == ["name", "role-name", "label", "css"]
+    assert [c.strategy for c in search.candidates] == ["role-name", "placeholder", "css"]
     assert [c.strategy for c in qty.candidates] == ["testid", "css"]
