@@ -7,8 +7,8 @@ draft is stored; nothing here writes or prints them. Two layers use them:
   selector candidates whose texts echo a typed value (or whose salted role-name or link hash is
   the hash of one) are dropped, fingerprint hashes of a typed value are cleared, a parameter hint
   that echoes one falls back to a generic name, and a navigation URL loses its credential-bearing
-  query keys, its fragment and any query value that echoes a typed value. The recorder script applies the same rule in the page first, with the
-  sensitive values that never leave it.
+  query keys, its fragment and any query value that echoes a typed value. The recorder script
+  applies the same rule in the page first, with the sensitive values that never leave it.
 * **Scanning before storing** (:func:`scan`): every persisted string of the draft and the events
   log is checked against secret patterns (private keys, JWTs, cloud and VCS tokens, API keys,
   bearer tokens, password assignments, credentials in URLs, token-carrying URLs) and against the
