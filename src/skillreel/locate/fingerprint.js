@@ -343,8 +343,10 @@ var SkillreelLocate = (() => {
     return /^\d+$/.test(segment) || /^[0-9a-f-]{8,}$/i.test(segment) || segment.length >= 16;
   }
 
-  // Where a link leads, normalised: the path (record-naming segments as "*"), then the sorted
-  // query keys without their values; another origin is kept in front. "" for no http(s) link.
+  // Where a link leads, normalised: its path, record-naming segments as "*", behind its origin
+  // when that is not the page's. The query is left out: versions add and drop query keys
+  // (preserved filters, sort orders) on links that lead to the same place, and query links to one
+  // path differ by name. "" for no http(s) link.
   function linkTarget(el) {
     const tag = el.localName;
     if ((tag !== "a" && tag !== "area") || !el.hasAttribute("href")) return "";
@@ -362,8 +364,7 @@ var SkillreelLocate = (() => {
       here = null;
     }
     const path = url.pathname.split("/").map((s) => (isIdSegment(s) ? "*" : s)).join("/");
-    const keys = Array.from(new Set(url.searchParams.keys())).sort();
-    return (url.origin === here ? "" : url.origin) + path + (keys.length ? "?" + keys.join("&") : "");
+    return (url.origin === here ? "" : url.origin) + path;
   }
 
   const CELL_ROLES = new Set(["cell", "gridcell", "rowheader", "columnheader"]);

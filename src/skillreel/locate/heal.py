@@ -146,7 +146,8 @@ class Comparison:
 
     @property
     def gates(self) -> bool:
-        return self.tag and self.type and self.role
+        """Tag, type and role are equal, and a recorded link destination did not change."""
+        return self.tag and self.type and self.role and self.link != "changed"
 
     def identity_agrees(self) -> bool:
         """At least one identity feature agrees: a stable attribute, the unique id, the accessible

@@ -241,7 +241,7 @@ var SkillreelResolve = (() => {
     const count = ctx.count;
     if (index === rec.siblingIndex) num += weights.siblingIndex;
     if (count === rec.siblingCount) num += weights.siblingCount;
-    const score = passes ? num / den : 0;
+    const score = passes && link !== "changed" ? num / den : 0;  // another destination: not this link
     if (floor !== null && score < floor) return null;
     return {
       score,

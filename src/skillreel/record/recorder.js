@@ -6,9 +6,11 @@
 // through (`Runtime.addBinding` with `executionContextName`), and they cannot forge its input,
 // because only events with `isTrusted` count.
 //
-//   SkillreelRecorder.configure({salt, values}) -> starts reporting (Python calls it per world)
+//   SkillreelRecorder.configure({salt, values, publicValues, publicTexts}) -> starts reporting
+//                                               (Python calls it once per world)
 //   SkillreelRecorder.flush()                   -> reports every field edit still in progress
 //   SkillreelRecorder.resolve(css, all)         -> {count, target} for an assertion's selector
+//   SkillreelRecorder.quiet({quietMs, timeoutMs}) -> Promise<boolean>: the DOM went quiet
 //
 // What it reports (model.events.PageEvent, `v: 1`): a click (retargeted to its interactive
 // ancestor), one `input`/`select` per field edit (not per keystroke) with the edit's final value,
@@ -44,6 +46,8 @@ var SkillreelRecorder = (() => {
   let salt = null;
   const waiting = [];
   const typed = [];
+  const publicTyped = new Set();
+  let publicTexts = [];
   const passwordFields = new WeakSet();
   const passwordKeys = new Set();
   const dirty = new Map();
@@ -70,20 +74,56 @@ var SkillreelRecorder = (() => {
   }
 
   // ---- echo: typed text must not reach anything reported ---------------------------------------
+  // A value is public when it already appeared, before it was typed, in a text the user gave
+  // (start URL, description: `publicTexts`) or in this page's URL (record.redact.TypedValues).
+  // Public values still stay out of names, texts and selectors; they do not blot out URLs.
   function remember(value) {
     const v = String(value || "").toLowerCase();
-    if (v.length >= 2 && !typed.includes(v)) typed.push(v);
+    if (v.length < 2 || typed.includes(v)) return;
+    typed.push(v);
+    if ([...publicTexts, location.href].some((t) => appearsIn(v, t))) publicTyped.add(v);
+  }
+
+  function echoOf(values, text) {
+    if (text === null || text === undefined || !values.length) return false;
+    const hay = String(text).toLowerCase();
+    const whole = hay.trim();
+    for (const v of values) {
+      if (whole === v || (v.length >= 4 && hay.includes(v))) return true;
+    }
+    return false;
   }
 
   // A text echoes a typed value when it equals one (2+ characters) or contains one (4+).
   function echoes(text) {
-    if (text === null || text === undefined || !typed.length) return false;
-    const hay = String(text).toLowerCase();
-    const whole = hay.trim();
-    for (const v of typed) {
-      if (whole === v || (v.length >= 4 && hay.includes(v))) return true;
+    return echoOf(typed, text);
+  }
+
+  // The same, over the values that were not public when typed (for URLs and link destinations).
+  function echoesPrivate(text) {
+    return echoOf(typed.filter((v) => !publicTyped.has(v)), text);
+  }
+
+  // Twin of record.redact.appears_in: a URL's path segments, query keys and values; another
+  // text as a whole and word by word.
+  function appearsIn(value, text) {
+    let parts = [text, ...String(text).split(/[^\p{L}\p{N}_@.+-]+/u)];
+    if (String(text).includes("://")) {
+      try {
+        const url = new URL(text);
+        parts = url.pathname.split("/").filter(Boolean).map((s) => {
+          try {
+            return decodeURIComponent(s);
+          } catch (_) {
+            return s;
+          }
+        });
+        for (const [k, v] of url.searchParams) parts.push(k, v);
+      } catch (_) {
+        parts = [text];
+      }
     }
-    return false;
+    return parts.some((p) => p && echoOf([value], p));
   }
 
   // The page-derived texts inside a selector: quoted attribute values and #ids.
@@ -105,7 +145,7 @@ var SkillreelRecorder = (() => {
     const candidates = d.candidates.filter((c) => {
       if (selectorTexts(c.selector).some(echoes)) return false;
       if (c.strategy === "role-name") return !echoes(name);
-      return c.strategy !== "href" || !echoes(link);
+      return c.strategy !== "href" || !echoesPrivate(link);
     });
     if (!candidates.length) return null;
     const fp = d.fingerprint;
@@ -113,10 +153,11 @@ var SkillreelRecorder = (() => {
     if (fp.labelHash && echoes(L.labelText(el))) fp.labelHash = null;
     if (fp.nameHash && echoes(name)) delete fp.nameHash;
     if (fp.valueHash && echoes(L.buttonValue(el))) delete fp.valueHash;
-    if (fp.linkHash && echoes(link)) delete fp.linkHash;
+    if (fp.linkHash && echoesPrivate(link)) delete fp.linkHash;
     if (fp.rowHash && echoes(L.rowHeader(el))) delete fp.rowHash;
     for (const attr of Object.keys(fp.attributes)) {
-      if (echoes(el.getAttribute(attr))) delete fp.attributes[attr];
+      const value = el.getAttribute(attr);
+      if (attr === "href" ? echoesPrivate(value) : echoes(value)) delete fp.attributes[attr];
     }
     return {candidates, fingerprint: fp};
   }
@@ -429,6 +470,8 @@ var SkillreelRecorder = (() => {
   // ---- Python's side ------------------------------------------------------------------------
   function configure(config) {
     if (salt !== null) return false;
+    publicTexts = (config.publicTexts || []).map(String);
+    for (const v of config.publicValues || []) publicTyped.add(String(v).toLowerCase());
     for (const v of config.values || []) remember(v);
     salt = String(config.salt);
     while (waiting.length) waiting.shift()();
@@ -446,8 +489,32 @@ var SkillreelRecorder = (() => {
     return {count: nodes.length, target: describeSafe(nodes[0])};
   }
 
+  // Resolves true once the document has gone `quietMs` without a DOM mutation, false when
+  // `timeoutMs` passes first (a page that never stops changing).
+  function quiet(arg) {
+    const quietMs = Math.max(0, Number(arg.quietMs) || 0);
+    const timeoutMs = Math.max(quietMs, Number(arg.timeoutMs) || 0);
+    return new Promise((resolve) => {
+      let timer = null;
+      const done = (value) => {
+        observer.disconnect();
+        clearTimeout(timer);
+        clearTimeout(limit);
+        resolve(value);
+      };
+      const observer = new MutationObserver(() => {
+        clearTimeout(timer);
+        timer = setTimeout(() => done(true), quietMs);
+      });
+      observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+      timer = setTimeout(() => done(true), quietMs);
+      const limit = setTimeout(() => done(false), timeoutMs);
+    });
+  }
+
   return Object.freeze({
     configure,
+    quiet,
     flush: () => {
       flushAll(null);
       return true;

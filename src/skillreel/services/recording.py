@@ -302,10 +302,26 @@ async def _add_assertions(recorder: Recorder, assertions: AssertionsFile) -> Non
         if target is None:
             raise InputError(AUTOMATION_FAILED, f"assertion {n}: its element cannot be described "
                                                 "without text typed during the recording")
+        if spec.check != "text_equals":
+            target = check_target(target)
         if counting:
             candidate = LocatorCandidate(strategy="css", selector=spec.selector, match_count=resolved.count)
             target = LocatorBundle(candidates=(candidate,), fingerprint=target.fingerprint)
         recorder.append_check(spec.kind, target, spec.check, spec.expected)
+
+
+def check_target(bundle: LocatorBundle) -> LocatorBundle:
+    """The target of an ``observe`` or ``assert`` without what its content says: a check is about
+    content that changes with the data ("Successfully deleted 2 books." after recording "... 1
+    book."), so the element is found by its selector, attributes and place, never refused for its
+    own text. (A ``text_equals`` target keeps its text: the check requires that very text.)"""
+    fp = bundle.fingerprint
+    changes: dict[str, Any] = {"text_hash": None}
+    if fp.name_hash is not None and fp.name_hash == fp.text_hash:
+        changes["name_hash"] = None
+    return LocatorBundle(candidates=tuple(c for c in bundle.candidates if c.strategy != "role-name"
+                                          or fp.name_hash != fp.text_hash),
+                         fingerprint=fp.model_copy(update=changes))
 
 
 async def _demonstrate(prepared: PreparedRecording, session: Any, recorder: Recorder,
@@ -322,6 +338,7 @@ async def _demonstrate(prepared: PreparedRecording, session: Any, recorder: Reco
         await _unless_gone(session, until_done)
     else:
         raise InputError("SR_RECORD_USAGE", "an interactive recording needs a terminal (or use --automation)")
+    await recorder.settle_page(prepared.request.timeout_ms)  # the last action's page, loaded and quiet
     await recorder.flush()
     if prepared.assertions is not None:
         await _add_assertions(recorder, prepared.assertions)
@@ -338,7 +355,8 @@ async def capture(prepared: PreparedRecording, *, until_done: Callable[[], Await
     async with browser_session(prepared.environment, html=prepared.html,
                                storage_state=prepared.request.storage_state,
                                headless=not prepared.interactive) as session:
-        recorder = Recorder(session.context, salt=salt, on_event=live)
+        public = (prepared.environment.start_url, prepared.description, *prepared.request.failure_conditions)
+        recorder = Recorder(session.context, salt=salt, on_event=live, public=public)
         try:
             result = await _demonstrate(prepared, session, recorder, until_done)
         except PlaywrightError as exc:
