@@ -523,3 +523,15 @@ def test_probe_from_json_reads_the_identity_comparisons() -> None:
         **data["observed"][0]["comparison"], "link": "alias"}}]}  # alias is a name state only
     with pytest.raises(heal.ProbeShapeError):
         heal.probe_from_json(bad)
+
+
+def test_a_search_box_that_became_a_text_field_is_the_same_kind() -> None:
+    """Flask-Admin 1.6 -> 2.x: ``<input type=search name=search>`` became ``type=text``."""
+    recorded = fp("input", type_="search", role="searchbox", attrs={"name": "search", "type": "search"},
+                  sib=(0, 1))
+    newer = fp("input", type_="text", role="textbox", attrs={"name": "search", "type": "text"}, sib=(0, 1))
+    assert heal.compare(recorded, newer).gates
+    password = fp("input", type_="password", role="textbox", attrs={"name": "search"}, sib=(0, 1))
+    assert not heal.compare(fp("input", type_="text", role="textbox"), password).gates
+    assert not heal.compare(password, fp("input", type_="text", role="textbox")).gates
+    assert not heal.compare(recorded, fp("input", type_="number", role="textbox")).gates

@@ -609,6 +609,18 @@ var SkillreelLocate = (() => {
     return token(el.getAttribute("role")) || implicitRole(el);
   }
 
+  // Kinds the gates treat as one (twin of heal.KIND): typing into a text field whose type went
+  // from "search" to "text" (role searchbox to textbox) is the same action. A password field is
+  // never one of them.
+  const TEXT_ENTRY = new Set(["text", "search", "email", "url", "tel"]);
+  function kindOfType(type) {
+    return TEXT_ENTRY.has(type) ? "text" : type;
+  }
+
+  function kindOfRole(role) {
+    return role === "searchbox" ? "textbox" : role;
+  }
+
   function features(el, salt) {
     const tag = el.localName.toLowerCase();
     const attributes = {};
@@ -660,7 +672,7 @@ var SkillreelLocate = (() => {
     describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, normText,
     labelText, ownText, holdsEditable, implicitRole, typeOf, roleOf, token, accessibleName,
     buttonValue, linkTarget, rowHeader, hasStableId, parentOf, rootOf, hostsOf, innerRoot, scopes,
-    byTag, topDocument,
+    byTag, topDocument, kindOfType, kindOfRole,
     HASHED_ATTRIBUTES: Object.freeze(HASHED_ATTRIBUTES.slice()),
   });
 })();

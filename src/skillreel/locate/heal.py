@@ -160,6 +160,20 @@ class Comparison:
                    if name not in CONTEXT_ATTRIBUTES and WEIGHTS.attribute(name) > 0)
 
 
+# Input types and roles the gates treat as one kind (twin of kindOfType/kindOfRole in
+# fingerprint.js): typing into a field whose type went from "search" to "text" is the same action.
+# A password field is never one of them.
+TEXT_ENTRY: Final = frozenset({"text", "search", "email", "url", "tel"})
+
+
+def kind_of_type(type_: str | None) -> str | None:
+    return "text" if type_ in TEXT_ENTRY else type_
+
+
+def kind_of_role(role: str | None) -> str | None:
+    return "textbox" if role == "searchbox" else role
+
+
 def _match(recorded: str | None, observed: str | None) -> Match | None:
     if recorded is None:
         return None
@@ -202,8 +216,8 @@ def compare(recorded: Fingerprint, observed: Fingerprint) -> Comparison:
         stable = bool(observed.stable_id) and attrs.get("id") == "same"
     return Comparison(
         tag=recorded.tag == observed.tag,
-        type=recorded.type == observed.type,
-        role=recorded.role == observed.role,
+        type=kind_of_type(recorded.type) == kind_of_type(observed.type),
+        role=kind_of_role(recorded.role) == kind_of_role(observed.role),
         attributes=attrs,
         label=_match(recorded.label_hash, observed.label_hash),
         text=_match(recorded.text_hash, observed.text_hash),

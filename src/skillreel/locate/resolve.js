@@ -137,7 +137,8 @@ var SkillreelResolve = (() => {
     for (const [, , weight] of attrs) den += weight;
     for (const key of Object.keys(w)) den += w[key];
     const prepared = {
-      weights, attrs, w, den, type: rec.type || null, role: rec.role || null, path: rec.parentPath || [],
+      weights, attrs, w, den, typeKind: L.kindOfType(rec.type || null), roleKind: L.kindOfRole(rec.role || null),
+      path: rec.parentPath || [],
       aliases: [rec.labelHash, rec.textHash, rec.valueHash].filter(Boolean),
     };
     PREPARED.set(rec, prepared);
@@ -177,8 +178,8 @@ var SkillreelResolve = (() => {
     const r = prepare(rec, weights);
     const tag = el.localName;
     const tagOk = tag === rec.tag;
-    const typeOk = typeOf(el, tag) === r.type;
-    const roleOk = roleOf(el) === r.role;
+    const typeOk = L.kindOfType(typeOf(el, tag)) === r.typeKind;
+    const roleOk = L.kindOfRole(roleOf(el)) === r.roleKind;
     const passes = tagOk && typeOk && roleOk;
     if (floor !== null && !passes) return null;
     const den = r.den;
