@@ -14,8 +14,11 @@
 //
 // What it reports (model.events.PageEvent, `v: 1`): a click (retargeted to its interactive
 // ancestor), one `input`/`select` per field edit (not per keystroke) with the edit's final value,
-// Enter/Tab/Escape presses, and `human` steps for what cannot be replayed safely (iframes, drag,
-// file upload, rich-text editors, one-time-code fields).
+// Enter/Tab/Escape presses, and `human` steps for what cannot be replayed safely (cross-origin
+// frames, closed shadow roots, drag, file upload, rich-text editors, one-time-code fields).
+// Elements inside open shadow roots and same-origin frames are captured like any other (events
+// are taken at their composed origin; fingerprint.js describes them through their hosts).
+// Typing the recorder cannot see (into a closed shadow root) is a `human` step, never dropped.
 //
 // Leak channels closed here (seed 004):
 // * a password field never reports its value: `type=password`, `autocomplete=current-password |
@@ -42,6 +45,17 @@ var SkillreelRecorder = (() => {
       return false;
     }
   })();
+  // A frame whose every ancestor document is same-origin: its elements are described from the
+  // top document down (frame selectors " >>> " element selector) and replayed there. Any other
+  // frame (cross-origin on the way up) is out of reach: what happens in it is a human step.
+  const reachable = isTop || (() => {
+    try {
+      for (let w = window; w !== w.top; w = w.parent) if (!w.frameElement) return false;
+      return true;
+    } catch (_) {
+      return false;
+    }
+  })();
 
   let salt = null;
   const waiting = [];
@@ -51,6 +65,7 @@ var SkillreelRecorder = (() => {
   const passwordFields = new WeakSet();
   const passwordKeys = new Set();
   const dirty = new Map();
+  const opaque = new WeakSet();   // hosts already reported as a human step for hidden typing
   let enterTarget = null;
   let labelControl = null;
 
@@ -280,7 +295,7 @@ var SkillreelRecorder = (() => {
     const kind = dirty.get(el);
     if (!kind) return;
     dirty.delete(el);
-    if (!isTop) return human("iframe", null);
+    if (!reachable) return human("iframe", null);
     if (kind === "rich") return human("rich-text", el);
     const control = controlOf(el);
     const value = String(el.value);
@@ -318,11 +333,36 @@ var SkillreelRecorder = (() => {
     return node.parentElement || null;
   }
 
+  // The element an event started at, inside open shadow roots too (a window listener sees the
+  // host as its target; composedPath() names the real origin, except inside closed roots).
+  function origin(event) {
+    const path = typeof event.composedPath === "function" ? event.composedPath() : [];
+    return elementOf(path.length ? path[0] : event.target);
+  }
+
+  // The nearest interactive ancestor, crossing out of open shadow roots to their hosts.
   function retarget(node) {
     const el = elementOf(node);
     if (!el) return null;
-    return el.closest(INTERACTIVE) || el;
+    for (let at = el; at; ) {
+      const found = at.closest(INTERACTIVE);
+      if (found) return found;
+      const root = at.getRootNode();
+      at = root && root.host ? root.host : null;
+    }
+    return el;
   }
+
+  // A custom element whose content comes from a shadow root this world cannot see (a closed
+  // one): no open root, and either the focus sits inside it or it shows nothing of its own.
+  function isOpaqueHost(el) {
+    if (!el || el.shadowRoot || !el.localName.includes("-")) return false;
+    const root = el.getRootNode();
+    if (root && root.activeElement === el && !el.hasAttribute("tabindex")) return true;
+    return el.childElementCount === 0 && !L.normText(el.textContent);
+  }
+
+  const CONTROLS = "input, select, textarea";
 
   function isPageRoot(el) {
     return !el || el === document.body || el === document.documentElement;
@@ -340,7 +380,7 @@ var SkillreelRecorder = (() => {
     if (!event.isTrusted) return;
     enterTarget = null;
     scanPasswords();
-    const el = elementOf(event.target);
+    const el = origin(event);
     const editing = el && (fieldKind(el) === "rich" ? editableRoot(el) : el);
     flushAll(editing);
   }
@@ -349,13 +389,18 @@ var SkillreelRecorder = (() => {
     if (!event.isTrusted) return;
     scanPasswords();
     const key = event.key;
+    const el = origin(event);
+    if (el && el.localName === "input" && el.type === "password") notePassword(el);
     if (event.isComposing || (key !== "Enter" && key !== "Tab" && key !== "Escape")) return;
-    const el = elementOf(event.target);
     const typing = el && (el.localName === "textarea" || el.isContentEditable);
     if (key === "Enter" && typing && !event.ctrlKey && !event.metaKey) return;   // a newline is typing
-    if (!isTop) {
+    if (!reachable) {
       flushAll(null);
       return human("iframe", null);
+    }
+    if (isOpaqueHost(el)) {
+      flushAll(null);
+      return human("closed-shadow", el);
     }
     if (key === "Enter") enterTarget = el;
     flushAll(null);
@@ -372,18 +417,19 @@ var SkillreelRecorder = (() => {
 
   function onClick(event) {
     if (!event.isTrusted) return;
-    const raw = event.target;
+    const raw = origin(event);
     if (enterTarget && event.detail === 0) return;            // Enter's own activation: the press is recorded
     if (labelControl && raw === labelControl) {                 // the click a label forwards to its control
       labelControl = null;
       return;
     }
     flushAll(null);
-    if (!isTop) return human("iframe", null);
+    if (!reachable) return human("iframe", null);
     const inner = elementOf(raw);
     if (inner && inner.isContentEditable) return human("rich-text", editableRoot(inner));
     const el = retarget(raw);
     if (!el) return;
+    if (isOpaqueHost(el)) return human("closed-shadow", el);
     const control = el.localName === "label" ? el.control : null;
     if (control) {
       labelControl = control;
@@ -399,16 +445,24 @@ var SkillreelRecorder = (() => {
 
   function onInput(event) {
     if (!event.isTrusted) return;
-    const el = elementOf(event.target);
+    const el = origin(event);
+    if (!el) return;
+    if (el.localName === "input" && el.type === "password") notePassword(el);
     const kind = fieldKind(el);
     if (kind === "rich") markDirty(editableRoot(el), "rich");
     else if (kind === "text") markDirty(el, "field");
     else if (kind === "select") markDirty(el, "select");
+    else if (!el.matches(CONTROLS) && !opaque.has(el)) {
+      // Typing went into something this world cannot see (a closed shadow root): the value cannot
+      // be captured, so a person does this step; it is never silently dropped.
+      opaque.add(el);
+      human("closed-shadow", el);
+    }
   }
 
   function onChange(event) {
     if (!event.isTrusted) return;
-    const el = elementOf(event.target);
+    const el = origin(event);
     const kind = fieldKind(el);
     if (kind === "file") return human("upload", el);
     if (kind === "select") markDirty(el, "select");   // a choice is complete when it changes (arrow keys
@@ -416,7 +470,7 @@ var SkillreelRecorder = (() => {
   }
 
   function onFocusOut(event) {
-    const el = elementOf(event.target);
+    const el = origin(event);
     if (!el) return;
     flush(el.isContentEditable ? editableRoot(el) : el);
   }
@@ -424,21 +478,31 @@ var SkillreelRecorder = (() => {
   function onWindowBlur(event) {
     if (!event.isTrusted || event.target !== window) return;
     const active = document.activeElement;
-    if (active && (active.localName === "iframe" || active.localName === "frame")) {
+    if (active && (active.localName === "iframe" || active.localName === "frame") && !sameOrigin(active)) {
       flushAll(null);
       human("iframe", active);
+    }
+  }
+
+  // A frame whose document this world can reach (its own recorder reports what happens in it).
+  function sameOrigin(frame) {
+    try {
+      return Boolean(frame.contentDocument);
+    } catch (_) {
+      return false;
     }
   }
 
   function onDragStart(event) {
     if (!event.isTrusted) return;
     flushAll(null);
-    human(isTop ? "drag" : "iframe", isTop ? retarget(event.target) : null);
+    human(reachable ? "drag" : "iframe", reachable ? retarget(origin(event)) : null);
   }
 
   function onDrop(event) {
     if (!event.isTrusted || !event.dataTransfer) return;
-    if (Array.from(event.dataTransfer.types || []).includes("Files")) human("upload", isTop ? retarget(event.target) : null);
+    const where = reachable ? retarget(origin(event)) : null;
+    if (Array.from(event.dataTransfer.types || []).includes("Files")) human("upload", where);
   }
 
   function watchTypeFlips() {
