@@ -82,6 +82,6 @@ def first_version(bundle: LocatorBundle) -> LocatorBundle:
     fingerprint fields (accessible name, button value, link, row, stable id, scopes) and no
     role-name or href candidates."""
     fingerprint = bundle.fingerprint.model_copy(update=dict.fromkeys(
-        ("name_hash", "value_hash", "link_hash", "row_hash", "stable_id", "boundaries")))
+        ("name_hash", "value_hash", "link_hash", "row_hash", "stable_id", "stable_name", "boundaries")))
     kept = tuple(c for c in bundle.candidates if c.strategy in FIRST_VERSION_STRATEGIES)
     return LocatorBundle(candidates=kept, fingerprint=fingerprint)

@@ -535,3 +535,28 @@ def test_a_search_box_that_became_a_text_field_is_the_same_kind() -> None:
     assert not heal.compare(fp("input", type_="text", role="textbox"), password).gates
     assert not heal.compare(password, fp("input", type_="text", role="textbox")).gates
     assert not heal.compare(recorded, fp("input", type_="number", role="textbox")).gates
+
+
+def test_a_search_field_with_a_reworded_placeholder_is_kept_by_its_unique_form_name() -> None:
+    """Flask-Admin 1.6 -> 2.x: the list's search field changed type, class and placeholder; its form
+    name ``search`` (unique on the page) and its place did not. A name taken from a placeholder is
+    a hint and weighs like one."""
+    path = ("div", "form", "li", "ul", "div", "body", "html")
+    recorded = Fingerprint(
+        tag="input", type="search", role="searchbox", parent_path=path,
+        attributes={"name": h("search"), "class": h("form-control"), "placeholder": h("Search: name, city"),
+                    "type": h("search")},
+        label_hash=h("Search: name, city"), name_hash=h("Search: name, city"), stable_name=True)
+    newer = Fingerprint(
+        tag="input", type="text", role="textbox", parent_path=path,
+        attributes={"name": h("search"), "class": h("col-auto form-control"), "placeholder": h("name, city"),
+                    "type": h("text")},
+        label_hash=h("name, city"), name_hash=h("name, city"), stable_name=True)
+    page_size = fp("input", type_="text", role="textbox", attrs={"name": "page_size"}, path=path,
+                   name="Page size")
+    d = decide(bundle(recorded, 'input[name="search"]'), [El(page_size), El(newer, {'input[name="search"]'})])
+    assert (d.outcome, d.element) == ("exact", 1)
+    assert heal.name_weight(recorded) == heal.WEIGHTS.support
+    # The same field recorded with a real label keeps the full weight of its name.
+    labelled = recorded.model_copy(update={"name_hash": h("Search")})
+    assert heal.name_weight(labelled) == heal.WEIGHTS.name

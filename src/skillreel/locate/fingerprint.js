@@ -426,6 +426,13 @@ var SkillreelLocate = (() => {
     return Boolean(id) && !isGeneratedId(id) && count("#" + cssEscape(id), rootOf(el)) === 1;
   }
 
+  // A form field whose name (its key in the form's submission) no other element of its scope has.
+  function hasStableName(el) {
+    const name = el.getAttribute("name");
+    if (!name || !el.matches("input, select, textarea")) return false;
+    return count(attrSelector("", "name", name), rootOf(el)) === 1;
+  }
+
   function cssPath(el) {
     const root = rootOf(el);
     const steps = [];
@@ -659,6 +666,7 @@ var SkillreelLocate = (() => {
     };
     for (const [key, value] of Object.entries(extensions)) if (value) fp[key] = value;
     if (hasStableId(el)) fp.stableId = true;
+    if (hasStableName(el)) fp.stableName = true;
     const boundaries = hostsOf(el).length;
     if (boundaries) fp.boundaries = Math.min(boundaries, 8);
     return fp;
@@ -671,7 +679,7 @@ var SkillreelLocate = (() => {
   return Object.freeze({
     describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, normText,
     labelText, ownText, holdsEditable, implicitRole, typeOf, roleOf, token, accessibleName,
-    buttonValue, linkTarget, rowHeader, hasStableId, parentOf, rootOf, hostsOf, innerRoot, scopes,
+    buttonValue, linkTarget, rowHeader, hasStableId, hasStableName, parentOf, rootOf, hostsOf, innerRoot, scopes,
     byTag, topDocument, kindOfType, kindOfRole,
     HASHED_ATTRIBUTES: Object.freeze(HASHED_ATTRIBUTES.slice()),
   });

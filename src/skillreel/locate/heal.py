@@ -88,6 +88,7 @@ class Weights:
     link: float
     row: float
     stable_id: float
+    stable_name: float
     path: float
     sibling_index: float
     sibling_count: float
@@ -100,6 +101,7 @@ class Weights:
             "attributes": dict(self.attributes), "defaultAttribute": self.default_attribute,
             "label": self.label, "text": self.text, "name": self.name, "support": self.support,
             "alias": self.alias, "link": self.link, "row": self.row, "stableId": self.stable_id,
+            "stableName": self.stable_name,
             "path": self.path, "siblingIndex": self.sibling_index, "siblingCount": self.sibling_count,
         }
 
@@ -114,6 +116,7 @@ WEIGHTS: Final = Weights(
     },
     default_attribute=0.5,
     label=6.0, text=6.0, name=6.0, support=2.0, alias=0.75, link=3.0, row=2.0, stable_id=2.0,
+    stable_name=2.0,
     path=2.0, sibling_index=0.5, sibling_count=0.5,
 )
 
@@ -139,6 +142,7 @@ class Comparison:
     link: Match | None = None
     row: Match | None = None
     stable_id: bool | None = None
+    stable_name: bool | None = None
     path_common: int = 0
     path_length: int = 0
     sibling_index: bool = False
@@ -152,7 +156,7 @@ class Comparison:
     def identity_agrees(self) -> bool:
         """At least one identity feature agrees: a stable attribute, the unique id, the accessible
         name (or an alias of it), the label, the text, a button's value or a link's destination."""
-        if self.stable_id or self.name in ("same", "alias"):
+        if self.stable_id or self.stable_name or self.name in ("same", "alias"):
             return True
         if "same" in (self.label, self.text, self.value, self.link):
             return True
@@ -211,9 +215,11 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
 def compare(recorded: Fingerprint, observed: Fingerprint) -> Comparison:
     """Python twin of ``compare`` in resolve.js, over two fingerprints."""
     attrs = {n: m for n, h in recorded.attributes.items() if (m := _match(h, observed.attributes.get(n)))}
-    stable = None
+    stable = keyed = None
     if recorded.stable_id:
         stable = bool(observed.stable_id) and attrs.get("id") == "same"
+    if recorded.stable_name:
+        keyed = bool(observed.stable_name) and attrs.get("name") == "same"
     return Comparison(
         tag=recorded.tag == observed.tag,
         type=kind_of_type(recorded.type) == kind_of_type(observed.type),
@@ -226,11 +232,20 @@ def compare(recorded: Fingerprint, observed: Fingerprint) -> Comparison:
         link=_match(recorded.link_hash, observed.link_hash),
         row=_match(recorded.row_hash, observed.row_hash),
         stable_id=stable,
+        stable_name=keyed,
         path_common=lcs_length(recorded.parent_path, observed.parent_path),
         path_length=len(observed.parent_path),
         sibling_index=recorded.sibling_index == observed.sibling_index,
         sibling_count=recorded.sibling_count == observed.sibling_count,
     )
+
+
+def name_weight(recorded: Fingerprint, weights: Weights = WEIGHTS) -> float:
+    """The accessible name's weight: a name taken from a placeholder or a title (a hint, not a
+    label) weighs like the other supporting sources."""
+    hints = (recorded.attributes.get("placeholder"), recorded.attributes.get("title"))
+    hinted = recorded.name_hash is not None and recorded.name_hash in hints
+    return weights.support if hinted else weights.name
 
 
 def similarity(recorded: Fingerprint, c: Comparison, weights: Weights = WEIGHTS) -> float:
@@ -252,12 +267,14 @@ def similarity(recorded: Fingerprint, c: Comparison, weights: Weights = WEIGHTS)
             den += w
             num += w if state == "same" else 0.0
     if c.name is not None:
-        den += weights.name
+        w = name_weight(recorded, weights)
+        den += w
         share = 1.0 if c.name == "same" else weights.alias if c.name == "alias" else 0.0
-        num += weights.name * share
-    if c.stable_id is not None:
-        den += weights.stable_id
-        num += weights.stable_id if c.stable_id else 0.0
+        num += w * share
+    for w, agrees in ((weights.stable_id, c.stable_id), (weights.stable_name, c.stable_name)):
+        if agrees is not None:
+            den += w
+            num += w if agrees else 0.0
     longest = max(len(recorded.parent_path), c.path_length)
     den += weights.path
     num += weights.path * (c.path_common / longest if longest else 1.0)
@@ -440,6 +457,7 @@ def comparison_from_json(data: Mapping[str, Any]) -> Comparison:
         name=_opt_name_match(data.get("name")), value=_opt_match(data.get("value")),
         link=_opt_match(data.get("link")), row=_opt_match(data.get("row")),
         stable_id=_opt_bool(data.get("stableId")),
+        stable_name=_opt_bool(data.get("stableName")),
         path_common=_int(data.get("pathCommon")), path_length=_int(data.get("pathLength")),
         sibling_index=_bool(data.get("siblingIndex")), sibling_count=_bool(data.get("siblingCount")),
     )

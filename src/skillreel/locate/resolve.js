@@ -74,10 +74,6 @@ var SkillreelResolve = (() => {
         }
         return v;
       },
-      // The element's id is developer-made and unique in its scope (fingerprint.js's stableId).
-      uniqueId(el) {
-        return L.hasStableId(el);
-      },
       // Sets this.index (among same-tag siblings) and this.count; large parents are indexed once.
       siblings(el, tag) {
         const parent = el.parentElement;
@@ -124,14 +120,18 @@ var SkillreelResolve = (() => {
       .filter((n) => HASHED_SET.has(n))
       .map((n) => [n, rec.attributes[n], weightOf(n)]);
     const named = Boolean(rec.nameHash);
+    const given = rec.attributes || {};
+    // A name taken from a placeholder or a title is a hint, not a label: it weighs like one.
+    const hinted = named && (rec.nameHash === given.placeholder || rec.nameHash === given.title);
     const w = {
       label: rec.labelHash ? (named ? weights.support : weights.label) : 0,
       text: rec.textHash ? (named ? weights.support : weights.text) : 0,
-      name: named ? weights.name : 0,
+      name: named ? (hinted ? weights.support : weights.name) : 0,
       value: rec.valueHash ? weights.support : 0,
       link: rec.linkHash ? weights.link : 0,
       row: rec.rowHash ? weights.row : 0,
       stableId: rec.stableId ? weights.stableId : 0,
+      stableName: rec.stableName ? weights.stableName : 0,
     };
     let den = weights.path + weights.siblingIndex + weights.siblingCount;
     for (const [, , weight] of attrs) den += weight;
@@ -233,9 +233,15 @@ var SkillreelResolve = (() => {
     const row = hashed("row", rec.rowHash, L.rowHeader);
     let stableId = null;
     if (rec.stableId) {
-      stableId = attributes.id === "same" && ctx.uniqueId(el);
+      stableId = attributes.id === "same" && L.hasStableId(el);
       pending -= r.w.stableId;
       if (stableId) num += r.w.stableId;
+    }
+    let stableName = null;
+    if (rec.stableName) {
+      stableName = attributes.name === "same" && L.hasStableName(el);
+      pending -= r.w.stableName;
+      if (stableName) num += r.w.stableName;
     }
     ctx.siblings(el, tag);
     const index = ctx.index;
@@ -248,6 +254,7 @@ var SkillreelResolve = (() => {
       score,
       comparison: {
         tag: tagOk, type: typeOk, role: roleOk, attributes, label, text, name, value, link, row, stableId,
+        stableName,
         pathCommon: common, pathLength: depth, siblingIndex: index === rec.siblingIndex,
         siblingCount: count === rec.siblingCount,
       },

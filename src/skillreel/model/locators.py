@@ -9,7 +9,8 @@ draft's ``fingerprintSalt``), so a changed page can be matched without storing i
 Compatible extension (v1, the identity model of issue 10): a fingerprint may also hold the
 accessible name (``nameHash``), the value of a button-like input (``valueHash``), the normalised
 link destination (``linkHash``), the header cell of its table row (``rowHash``), whether its id was
-unique and stable (``stableId``) and how many open shadow roots or same-origin frames enclose it
+unique and stable (``stableId``), whether it is a form field whose ``name`` no other element of its
+document has (``stableName``), and how many open shadow roots or same-origin frames enclose it
 (``boundaries``). Each is left out of the wire form when unset, so every fingerprint written before
 they existed keeps its exact canonical form, and every document holding one its digest. Two
 candidate strategies hold no page text at all: ``role-name`` (``role=<role> name=<hash>``: the
@@ -86,7 +87,8 @@ class LocatorCandidate(Document):
 
 
 # Fingerprint fields added by the identity model: left out of the wire form when unset.
-_EXTENSION_KEYS: Final = ("nameHash", "valueHash", "linkHash", "rowHash", "stableId", "boundaries")
+_EXTENSION_KEYS: Final = ("nameHash", "valueHash", "linkHash", "rowHash", "stableId", "stableName",
+                          "boundaries")
 
 
 class Fingerprint(Document):
@@ -106,6 +108,7 @@ class Fingerprint(Document):
     link_hash: TextHash | None = None
     row_hash: TextHash | None = None
     stable_id: Literal[True] | None = None
+    stable_name: Literal[True] | None = None
     boundaries: Annotated[int, Field(ge=1, le=8)] | None = None
 
     @model_serializer(mode="wrap")

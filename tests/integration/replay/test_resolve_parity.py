@@ -38,7 +38,9 @@ PAGE = """<!doctype html><html><body><main>
 <tr><td><input type="checkbox" id="dup"></td><td><span aria-label="Inner">x</span> four</td></tr></table>
 <a href="https://other.example/x/">Away</a><a href="mailto:a@b.c">Mail</a>
 <span id="n1">Named</span><button aria-labelledby="n1 b1">Icon</button>
-<fieldset><legend>Legend</legend><input type="radio" title="r"></fieldset>
+<fieldset><legend>Legend</legend><input type="radio" title="r" name="pick"><input type="radio" name="pick">
+<input type="search" name="find" placeholder="Search: name" class="a"></fieldset>
+<input type="text" name="find2" placeholder="name, city" class="b">
 </main></body></html>"""
 
 ALL_ATTRIBUTES = ('<button id="i" name="n" class="c" placeholder="p" aria-label="a" title="t" alt="a" '
@@ -74,10 +76,11 @@ async def test_in_page_comparison_equals_the_python_twin(server: LocalServer) ->
     rows = await evaluate(server, PAGE, PAIRS, arg)
     assert len(rows) > 400
     states = {(key, str(row["comparison"][key])) for row in rows
-              for key in ("name", "value", "link", "row", "stableId")}
+              for key in ("name", "value", "link", "row", "stableId", "stableName")}
     for key in ("name", "value", "link", "row"):
         assert {(key, "same"), (key, "changed"), (key, "absent")} <= states, key
-    assert {("name", "alias"), ("stableId", "True"), ("stableId", "False")} <= states
+    assert {("name", "alias"), ("stableId", "True"), ("stableId", "False"), ("stableName", "True"),
+            ("stableName", "False")} <= states
     for row in rows:
         rec, observed = Fingerprint.parse(row["rec"]), Fingerprint.parse(row["observed"])
         expected = heal.compare(rec, observed)
