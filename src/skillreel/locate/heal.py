@@ -5,53 +5,92 @@ the page compares with the recorded :class:`~skillreel.model.locators.Fingerprin
 decides. It does no I/O and imports no browser code, so every decision is a plain function of
 plain data, tested without Chromium (``tests/unit/test_heal.py``).
 
+**The identity model: what a fingerprint holds** (``locate/fingerprint.js``; page text only as
+salted hashes, never from a field's value, a ``<select>``'s options or editable content):
+
+* *kind* — tag, type and role (explicit ``role`` or the implicit one of the tag);
+* *accessible name* (``nameHash``) — computed like the browser's accessibility tree (accname, as
+  Playwright's ``roleUtils`` does it, simplified): ``aria-labelledby``, ``aria-label``, the native
+  source (a button-like input's ``value``, ``<label>`` elements, ``alt``, ``legend``, ``caption``),
+  the content for roles named from content (buttons, links, check boxes, cells...), then ``title``;
+  also the first version's *label* (``labelHash``) and *own text* (``textHash``);
+* *button value* (``valueHash``) — the ``value`` of ``<input type=submit|button|reset>``;
+* *link destination* (``linkHash``) — the ``href`` resolved and normalised: its path, with
+  record-naming segments (numbers, uuids, hashes) as ``*``, behind the origin when it is another;
+  the query is left out (versions add and drop query keys on links that lead to the same place);
+* *row context* (``rowHash``) — the header cell of the table or ARIA row the element sits in (its
+  first header cell with text, else its first other cell with text);
+* *stable keys* — hashed attributes (ids, names, test ids, classes...), whether the id is
+  developer-made and unique in its scope (``stableId``), whether a form field's ``name`` is unique
+  in its scope (``stableName``);
+* *place* — the parent tag path (crossing into shadow hosts and frame elements), sibling index and
+  count among same-tag siblings, and the number of shadow-root or frame ``boundaries`` around it.
+
+A feature the fingerprint does not hold — missing on the recorded element, or redacted because it
+echoed a typed value — is *neutral*: it weighs nothing either way. Features the page offers beyond
+the recording (an ``aria-label`` added by a newer version) are neutral too.
+
 **Comparing an element with the fingerprint** (:func:`compare`, twinned in ``resolve.js``):
 
-* *Gates* — tag, type and role must be equal, or the element is not a candidate at all.
-* *Features* — each hashed attribute present on either side (``same``, ``changed``, ``absent``
-  from the page, or ``extra`` on the page only), the label hash and own-text hash (same four
-  states), the parent tag path (longest common subsequence over the longer path), and sibling
-  index and count among same-tag siblings.
+* *Gates* — tag equal; type and role equal up to their kind (text, search, email, url and tel
+  inputs are one kind, ``searchbox`` and ``textbox`` too; a password field only ever matches a
+  password field); and a recorded link destination must not have *changed*: a link to another
+  place is another link, whatever its name. An element failing a gate scores 0.
+* *Features* — each recorded hashed feature is ``same``, ``changed`` or ``absent`` on the element;
+  the accessible names are ``alias`` when they differ but one equals another source of the other
+  (an ``aria-label`` added over a visible caption); the stable keys agree or not; the parent path
+  counts its longest common subsequence over the longer path.
 
-**Similarity** (:func:`similarity`) is the weighted share of features that agree, in ``[0, 1]``::
+**Similarity** (:func:`similarity`) is the weighted share of the *recorded* features that agree::
 
-    score = sum(weight of agreeing features) / sum(weight of features present on either side)
+    score = sum(weight of agreeing recorded features) / sum(weight of recorded features)
 
-with the weights of :data:`WEIGHTS`. Identity features (stable attributes, label, text) weigh
-more than context features (class, parent path, sibling position); ``type``'s attribute weighs
-nothing because the gate already compares it.
+with the weights of :data:`WEIGHTS`: the accessible name 6 (an alias earns 0.75 of it; a name that
+came from a placeholder or title is a hint and weighs 2); beside a recorded name, the label, own
+text and button value support it at 2 each (a fingerprint without a name, from the first version,
+weighs its label and text 6 each); the link destination 3; test ids 3; id, name and aria-label
+attributes 2, a unique id 2 more, a unique form-field name 2 more; the row header 2; placeholder,
+href and autocomplete 1.5; class, title, alt and for 1; role 0.5 (type 0: the gate compares it);
+the parent path 2 (times the share in common), sibling index and count 0.5 each. What a person
+reads weighs most, developer keys next (a unique one counts double), context least: a redesign
+renames classes and moves things far more often than it renames what a button says or where a link
+leads, and no context feature can carry an element past a bar on its own.
 
 **The rule** (:func:`decide`), every comparison over *visible* elements that pass the gates:
 
-1. *Bundle first.* Candidates are tried in rank order; the first that designates exactly one
-   visible element that passes the gates with ``score >= EXACT_MIN`` is the *hit*. A selector that
-   lands on an element that disagrees (a decoy that took the old id) is no hit.
+1. *Bundle first.* Candidates are tried in rank order (test id, id, name, aria-label, role + name,
+   link destination, label, placeholder, CSS path); the first that designates exactly one visible
+   element that passes the gates with ``score >= EXACT_MIN`` is the *hit*. A selector that lands
+   on an element that disagrees (a decoy that took the old id) is no hit.
 2. *Nobody else may be as good.* The hit is accepted (``exact``) only when every other element
    scores below ``hit - MARGIN``. If another element is within the margin the step is
    ``ambiguous`` (two identical buttons: nothing is clicked). If another element beats the hit by
    more than the margin, the hit is treated as a decoy and resolution goes on to healing.
 3. *Heal* (only when healing is allowed): the best-scoring element is accepted (``healed``) only
-   when ``score >= HEAL_MIN``, at least one identity feature agrees (position and classes alone
-   never justify a heal), and it beats the second best by ``MARGIN``; otherwise ``not-found``
-   (nothing good enough) or ``ambiguous`` (two good ones). Never "the first match".
+   when ``score >= HEAL_MIN``, at least one identity feature agrees (name or alias, label, text,
+   button value, link destination, a stable key or a non-context attribute: position, row and
+   classes alone never justify a heal), and it beats the second best by ``MARGIN``; otherwise
+   ``not-found`` (nothing good enough) or ``ambiguous`` (two good ones). Never "the first match".
 
-Constants (tuned on the drift cases in ``tests/unit/test_heal.py`` and
-``tests/integration/replay/test_drift.py``): ``EXACT_MIN = 0.45``, ``HEAL_MIN = 0.55``,
-``MARGIN = 0.15``. The visible text and label weigh most (6 each), then test ids (3), id, name and
-aria-label (2), placeholder, href and autocomplete (1.5), class, title, alt and for (1), the parent
-path (2, times the share of the longer path in common), sibling index and count (0.5 each): a
-redesign renames developer attributes far more often than what a person reads, and no single
-context feature can carry an element past a bar on its own. The engine (``replay/engine.py``)
-accepts a heal only when the same element wins a second probe taken 100 ms later.
+Constants (tuned on the drift cases in ``tests/unit/test_heal.py``,
+``tests/integration/replay/test_drift.py``, ``tests/integration/replay/test_admin_like.py`` and
+the real-app corpus of ``bench/realworld``): ``EXACT_MIN = 0.45``, ``HEAL_MIN = 0.55``,
+``MARGIN = 0.15``. The engine (``replay/engine.py``) accepts a heal only when the same element wins
+a second probe taken 100 ms later.
 
 ``resolve.js`` does not report elements whose best possible score is below
 ``FLOOR = min(EXACT_MIN, HEAL_MIN) - MARGIN``: they can neither win nor come within the margin of
-a winner, so the decision is the same as if it had seen them.
+a winner, so the decision is the same as if it had seen them. It also stops trying candidates at
+the first hit the rule takes: later ones cannot change the decision.
+
+The normalisations behind the hashes (accessible name, link destination, row header) are part of
+the stored format: changing one makes every recorded hash ``changed``, so a change needs a new
+fingerprint field, not an edit.
 
 Known limit: elements that are identical in everything the fingerprint holds (rows of identical
-"Delete" buttons told apart only by their position) are always ``ambiguous``: the rule will not
-click the row the structural path points to when another row looks the same. Give such controls
-a distinguishing attribute (``data-testid``, ``aria-label``) to make them replayable.
+"Delete" buttons told apart by nothing, not even their row header or link) are always
+``ambiguous``: the rule will not click the row the structural path points to when another row
+looks the same.
 """
 
 from __future__ import annotations
