@@ -8,7 +8,7 @@
 //   SkillreelLocate.features(el, salt)  -> fingerprint (model.locators.Fingerprint JSON shape)
 //   SkillreelLocate.textHash(salt, txt) -> 16 hex chars of SHA-256(salt + "\0" + normalised text), or null
 //   SkillreelLocate.count(selector)     -> number of elements matching a CSS selector (0 when invalid)
-//   SkillreelLocate.resolveCandidate(c, salt, hash?) -> elements a candidate designates
+//   SkillreelLocate.resolveCandidate(c, salt, options?) -> elements a candidate designates
 //   SkillreelLocate.accessibleName(el)  -> the element's accessible name (never typed text)
 //
 // Rules (ARCHITECTURE section 5): candidates in priority order testid > id > name > aria-label >
@@ -83,6 +83,11 @@ var SkillreelLocate = (() => {
     return String(text || "").replace(/\s+/g, " ").trim().toLowerCase().slice(0, 256);
   }
 
+  // Whether a text holds anything but white space (what normText would keep), without building it.
+  function hasText(text) {
+    return text !== null && text !== undefined && /\S/.test(text);
+  }
+
   function textHash(salt, text) {
     const norm = normText(text);
     if (!norm) return null;
@@ -101,14 +106,21 @@ var SkillreelLocate = (() => {
 
   // ---- scopes: documents, open shadow roots, same-origin frames ----
   // The element a scope hangs from: a shadow root's host, a same-origin frame's <iframe>, or null.
+  const FRAME_OF = new WeakMap();   // document -> its frame element (fixed for a document's life)
   function hostOf(root) {
     if (!root) return null;
     if (root.nodeType === 11) return root.host || null;
-    try {
-      return (root.defaultView && root.defaultView.frameElement) || null;
-    } catch (_) {
-      return null;
+    if (root.nodeType !== 9) return null;
+    let host = FRAME_OF.get(root);
+    if (host === undefined) {
+      try {
+        host = (root.defaultView && root.defaultView.frameElement) || null;
+      } catch (_) {
+        host = null;
+      }
+      FRAME_OF.set(root, host);
     }
+    return host;
   }
 
   function rootOf(el) {
@@ -181,15 +193,13 @@ var SkillreelLocate = (() => {
         if (ref && !holdsEditableOtherThan(ref, el)) parts.push(ref.textContent);
       }
     }
-    if (normText(parts.join(" "))) return parts.join(" ");
+    if (hasText(parts.join(" "))) return parts.join(" ");
     const aria = el.getAttribute("aria-label");
-    if (normText(aria)) return aria;
-    if (el.labels) {
-      for (const label of el.labels) {
-        if (!holdsEditableOtherThan(label, el)) parts.push(label.textContent);
-      }
+    if (hasText(aria)) return aria;
+    for (const label of labelsOf(el)) {
+      if (!holdsEditableOtherThan(label, el)) parts.push(label.textContent);
     }
-    if (normText(parts.join(" "))) return parts.join(" ");
+    if (hasText(parts.join(" "))) return parts.join(" ");
     for (const attr of ["title", "placeholder", "alt"]) {
       const v = el.getAttribute(attr);
       if (v) parts.push(v);
@@ -247,7 +257,7 @@ var SkillreelLocate = (() => {
       return caption ? " " + caption + " " : "";
     }
     const aria = node.getAttribute("aria-label");
-    if (depth && normText(aria)) return " " + aria + " ";
+    if (depth && hasText(aria)) return " " + aria + " ";
     if (tag === "img" || tag === "area") return " " + (node.getAttribute("alt") || "") + " ";
     const first = node.firstChild;
     let out = first && !first.nextSibling && first.nodeType === 3 ? first.data : "";
@@ -271,12 +281,24 @@ var SkillreelLocate = (() => {
 
   function ariaOrContent(el) {
     const aria = el.getAttribute("aria-label");
-    return normText(aria) ? aria : contentText(el, 1);
+    return hasText(aria) ? aria : contentText(el, 1);
+  }
+
+  // The <label>s of a labelable element (what `el.labels` gives, without building that list for
+  // the many elements no label can point at: none encloses them and none names their id).
+  function labelsOf(el) {
+    if (!el.labels) return [];
+    if (el.closest("label") === null) {
+      if (!el.id) return [];
+      const root = rootOf(el);
+      if (root.querySelector && root.querySelector(attrSelector("label", "for", el.id)) === null) return [];
+    }
+    return el.labels;
   }
 
   function labelsText(el) {
     const parts = [];
-    for (const label of el.labels || []) parts.push(contentText(label, 1));
+    for (const label of labelsOf(el)) parts.push(contentText(label, 1));
     return parts.join(" ");
   }
 
@@ -294,44 +316,44 @@ var SkillreelLocate = (() => {
   // then title. Typed text never enters it: fields, selects and editable regions are skipped.
   function accessibleName(el) {
     const byRefs = refsText(el, "aria-labelledby");
-    if (normText(byRefs)) return byRefs;
+    if (hasText(byRefs)) return byRefs;
     const aria = el.getAttribute("aria-label");
-    if (normText(aria)) return aria;
+    if (hasText(aria)) return aria;
     const tag = el.localName;
     const title = el.getAttribute("title") || "";
     if (tag === "input") {
       const type = inputType(el);
       if (BUTTON_INPUTS.has(type)) {
         const value = buttonValue(el) || "";
-        if (normText(value)) return value;
+        if (hasText(value)) return value;
         return type === "submit" ? "Submit" : type === "reset" ? "Reset" : title;
       }
       const labels = labelsText(el);
-      if (normText(labels)) return labels;
+      if (hasText(labels)) return labels;
       if (type === "image") return el.getAttribute("alt") || title || "Submit";
       if (TEXT_INPUTS.has(type) && !title) return el.getAttribute("placeholder") || "";
       return title;
     }
     if (tag === "textarea" || tag === "select") {
       const labels = labelsText(el);
-      if (normText(labels)) return labels;
+      if (hasText(labels)) return labels;
       if (tag === "textarea" && !title) return el.getAttribute("placeholder") || "";
       return title;
     }
     if (tag === "button") {
       const labels = labelsText(el);
-      if (normText(labels)) return labels;
+      if (hasText(labels)) return labels;
     }
     if (tag === "img" || tag === "area") return el.getAttribute("alt") || title;
     if (tag === "fieldset" || tag === "figure" || tag === "table") {
       const inner = firstChildText(el, tag === "fieldset" ? "legend" : tag === "figure" ? "figcaption" : "caption");
-      if (normText(inner)) return inner;
+      if (hasText(inner)) return inner;
       return title;
     }
     const role = roleOf(el);
     if ((role && NAME_FROM_CONTENT.has(role)) || tag === "summary") {
-      const content = isEditable(el) ? "" : contentText(el, 0);
-      if (normText(content)) return content;
+      const content = contentText(el, 0);  // never a field's value or editable content
+      if (hasText(content)) return content;
     }
     return title;
   }
@@ -379,12 +401,12 @@ var SkillreelLocate = (() => {
     for (const cell of cells) {
       if (cell.localName !== "th" && cell.getAttribute("role") !== "rowheader") continue;
       const text = contentText(cell, 1);
-      if (normText(text)) return text;
+      if (hasText(text)) return text;
     }
     for (const cell of cells) {
       if (cell.contains(el)) continue;
       const text = contentText(cell, 1);
-      if (normText(text)) return text;
+      if (hasText(text)) return text;
     }
     return "";
   }
@@ -486,7 +508,10 @@ var SkillreelLocate = (() => {
 
   // Elements a candidate designates in the scopes it reaches: a label candidate designates the
   // label's control; role-name and href candidates the elements whose salted hashes match.
-  function resolveCandidate(candidate, salt, hash) {
+  // `options` (replay): `hash(text)` and `nameHash(el)`, memoised by the caller, and `tag`: a
+  // role-name or href candidate then designates elements of that tag only (no other tag can pass
+  // the gates of the fingerprint it belongs to).
+  function resolveCandidate(candidate, salt, options) {
     const parts = candidate.selector.split(" >>> ");
     const own = parts.pop();
     let roots = [topDocument()];
@@ -504,27 +529,29 @@ var SkillreelLocate = (() => {
     } catch (_) {
       return [];
     }
+    const opts = options || {};
+    const digest = opts.hash || ((text) => textHash(salt, text));
+    const nameHash = opts.nameHash || ((el) => digest(accessibleName(el)));
     const out = [];
-    const digest = hash || ((text) => textHash(salt, text));
     for (const root of roots) {
-      for (const el of resolveOwn(candidate.strategy, own, root, digest)) out.push(el);
+      for (const el of resolveOwn(candidate.strategy, own, root, digest, nameHash, opts.tag)) out.push(el);
     }
     return out;
   }
 
-  function resolveOwn(strategy, selector, root, digest) {
+  function resolveOwn(strategy, selector, root, digest, nameHash, tag) {
     if (strategy === "role-name") {
       const m = /^role=([a-z0-9-]{1,32}) name=([0-9a-f]{16})$/.exec(selector);
       if (!m) return [];
-      const scan = ROLE_SCAN[m[1]] || `[role=${m[1]}]`;
+      const scan = tag ? CSS.escape(tag) : ROLE_SCAN[m[1]] || `[role=${m[1]}]`;
       return Array.prototype.filter.call(root.querySelectorAll(scan),
-        (el) => roleOf(el) === m[1] && digest(accessibleName(el)) === m[2]);
+        (el) => roleOf(el) === m[1] && nameHash(el) === m[2]);
     }
     if (strategy === "href") {
       const m = /^link=([0-9a-f]{16})$/.exec(selector);
       if (!m) return [];
-      return Array.prototype.filter.call(root.querySelectorAll("a[href], area[href]"),
-        (el) => digest(linkTarget(el)) === m[1]);
+      const scan = tag ? CSS.escape(tag) + "[href]" : "a[href], area[href]";
+      return Array.prototype.filter.call(root.querySelectorAll(scan), (el) => digest(linkTarget(el)) === m[1]);
     }
     let nodes;
     try {
@@ -677,7 +704,7 @@ var SkillreelLocate = (() => {
   }
 
   return Object.freeze({
-    describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, normText,
+    describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, normText, hasText,
     labelText, ownText, holdsEditable, implicitRole, typeOf, roleOf, token, accessibleName,
     buttonValue, linkTarget, rowHeader, hasStableId, hasStableName, parentOf, rootOf, hostsOf, innerRoot, scopes,
     byTag, topDocument, kindOfType, kindOfRole,

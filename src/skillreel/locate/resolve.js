@@ -7,7 +7,8 @@
 // script text; Python calls `SkillreelResolve.call(method, arg)`. It measures; the decision is
 // made in Python (locate/heal.py, which documents the comparison this file twins).
 //
-//   SkillreelResolve.probe({token, bundle, salt, weights, exactMin, floor, topK, speculate: {attr, nonce}})
+//   SkillreelResolve.probe({token, bundle, salt, weights, exactMin, margin, floor, topK,
+//                           speculate: {attr, nonce}})
 //       -> {token, hits: [{rank, total, visible, element}], observed: [{element, visible, comparison}],
 //           pool: [element ids, best first], scored, speculative: {element, fingerprint} | null}
 //   SkillreelResolve.pick({token, element, salt, attr, nonce, describe})
@@ -51,17 +52,28 @@ var SkillreelResolve = (() => {
   function context(salt) {
     const classes = new Map();
     const groups = new Map();
+    const names = new Map();
     let hashes = HASHES.get(salt);
     if (!hashes) HASHES.set(salt, (hashes = new Map()));
+    const hash = (text) => {
+      let h = hashes.get(text);
+      if (h === undefined) {
+        if (hashes.size >= MAX_HASHES) hashes.clear();
+        h = L.textHash(salt, text);
+        hashes.set(text, h);
+      }
+      return h;
+    };
     return {
       index: 0,
       count: 1,
-      hash(text) {
-        let h = hashes.get(text);
+      hash,
+      // The salted hash of an element's accessible name, computed once per probe.
+      nameHash: (el) => {
+        let h = names.get(el);
         if (h === undefined) {
-          if (hashes.size >= MAX_HASHES) hashes.clear();
-          h = L.textHash(salt, text);
-          hashes.set(text, h);
+          h = hash(L.accessibleName(el));
+          names.set(el, h);
         }
         return h;
       },
@@ -172,8 +184,11 @@ var SkillreelResolve = (() => {
   // Compare one element with the recorded fingerprint (twin of heal.compare + heal.similarity).
   // With a floor, gives up (returns null) as soon as the best score still possible is below it:
   // `pending` is the weight of features not measured yet, counted as agreeing until they are.
-  // Cheapest first: gates, attributes, structure, own text and label, then the accessible name,
-  // button value, link destination, row header, id uniqueness and sibling position.
+  // Cheapest first: gates, attributes and stable keys, the parent path, own text, label, button
+  // value and link destination, then the accessible name (and its aliases), the row and position.
+  // No closure or object is made per element until it survives (this runs for every element of
+  // the target's tag on the page).
+  const STATES = [];
   function compare(rec, el, ctx, weights, floor) {
     const r = prepare(rec, weights);
     const tag = el.localName;
@@ -183,82 +198,125 @@ var SkillreelResolve = (() => {
     const passes = tagOk && typeOk && roleOk;
     if (floor !== null && !passes) return null;
     const den = r.den;
+    const bar = floor === null ? -1 : floor * den;  // prune when num + pending < bar
     let num = 0;
     let pending = den;
-    const gone = () => floor !== null && (num + pending) / den < floor;
-    const attributes = {};
-    for (const [name, recorded, weight] of r.attrs) {
-      const raw = el.getAttribute(name);
-      const m = match(recorded, raw === null ? null : ctx.hash(name === "class" ? ctx.classes(raw) : raw));
-      attributes[name] = m;
+    let idSame = false;
+    let nameSame = false;
+    for (let i = 0; i < r.attrs.length; i++) {
+      const [attr, recorded, weight] = r.attrs[i];
+      const raw = el.getAttribute(attr);
+      const m = match(recorded, raw === null ? null : ctx.hash(attr === "class" ? ctx.classes(raw) : raw));
+      STATES[i] = m;
       pending -= weight;
-      if (m === "same") num += weight;
-    }
-    if (gone()) return null;
-    let depth = 0;
-    for (let p = L.parentOf(el); p && depth < 8; p = L.parentOf(p)) PATH[depth++] = p.localName;
-    const common = lcs(r.path, PATH, depth);
-    const longest = Math.max(r.path.length, depth);
-    pending -= weights.path;  // sibling position stays pending until the end: it rarely decides
-    num += weights.path * (longest ? common / longest : 1);
-    if (gone()) return null;
-    const lazy = {};
-    const observe = (key, compute) => (key in lazy ? lazy[key] : (lazy[key] = ctx.hash(compute(el))));
-    const hashed = (key, recorded, compute) => {
-      const m = match(recorded || null, recorded ? observe(key, compute) : null);
-      if (m !== null) {
-        pending -= r.w[key];
-        if (m === "same") num += r.w[key];
+      if (m === "same") {
+        num += weight;
+        if (attr === "id") idSame = true;
+        else if (attr === "name") nameSame = true;
       }
-      return m;
-    };
-    const text = hashed("text", rec.textHash, L.ownText);
-    const label = hashed("label", rec.labelHash, L.labelText);
-    if (gone()) return null;
-    let name = null;
-    if (rec.nameHash) {
-      name = match(rec.nameHash, observe("name", L.accessibleName));
-      if (name === "changed" || name === "absent") {
-        const seen = lazy.name;
-        const mine = [observe("label", L.labelText), observe("text", L.ownText), observe("value", L.buttonValue)];
-        if (mine.includes(rec.nameHash) || (seen !== null && r.aliases.includes(seen))) name = "alias";
-      }
-      pending -= r.w.name;
-      if (name === "same") num += r.w.name;
-      else if (name === "alias") num += r.w.name * weights.alias;
     }
-    const value = hashed("value", rec.valueHash, L.buttonValue);
-    const link = hashed("link", rec.linkHash, L.linkTarget);
-    if (gone()) return null;
-    const row = hashed("row", rec.rowHash, L.rowHeader);
     let stableId = null;
     if (rec.stableId) {
-      stableId = attributes.id === "same" && L.hasStableId(el);
       pending -= r.w.stableId;
+      stableId = idSame && L.hasStableId(el);
       if (stableId) num += r.w.stableId;
     }
     let stableName = null;
     if (rec.stableName) {
-      stableName = attributes.name === "same" && L.hasStableName(el);
       pending -= r.w.stableName;
+      stableName = nameSame && L.hasStableName(el);
       if (stableName) num += r.w.stableName;
     }
-    ctx.siblings(el, tag);
+    if (num + pending < bar) return null;
+    let depth = 0;
+    for (let p = L.parentOf(el); p && depth < 8; p = L.parentOf(p)) PATH[depth++] = p.localName;
+    const common = lcs(r.path, PATH, depth);
+    const longest = Math.max(r.path.length, depth);
+    pending -= weights.path;
+    num += weights.path * (longest ? common / longest : 1);
+    if (num + pending < bar) return null;
+    let textH;
+    let labelH;
+    let valueH;
+    let text = null;
+    if (rec.textHash) {
+      textH = ctx.hash(L.ownText(el));
+      text = match(rec.textHash, textH);
+      pending -= r.w.text;
+      if (text === "same") num += r.w.text;
+    }
+    let label = null;
+    if (rec.labelHash) {
+      labelH = ctx.hash(L.labelText(el));
+      label = match(rec.labelHash, labelH);
+      pending -= r.w.label;
+      if (label === "same") num += r.w.label;
+    }
+    let value = null;
+    if (rec.valueHash) {
+      valueH = ctx.hash(L.buttonValue(el));
+      value = match(rec.valueHash, valueH);
+      pending -= r.w.value;
+      if (value === "same") num += r.w.value;
+    }
+    let link = null;
+    if (rec.linkHash) {
+      link = match(rec.linkHash, ctx.hash(L.linkTarget(el)));
+      pending -= r.w.link;
+      if (link === "same") num += r.w.link;
+      else if (link === "changed" && floor !== null) return null;  // another destination: not this link
+    }
+    if (num + pending < bar) return null;
+    let name = null;
+    if (rec.nameHash) {
+      const nameH = ctx.nameHash(el);
+      name = match(rec.nameHash, nameH);
+      pending -= r.w.name;
+      if (name === "same") {
+        num += r.w.name;
+      } else if (num + pending + r.w.name * weights.alias >= bar) {
+        // an alias: one name is another source of the other (an aria-label added or removed)
+        if (isAlias(rec, r, el, ctx, nameH, textH, labelH, valueH)) {
+          name = "alias";
+          num += r.w.name * weights.alias;
+        }
+      } else {
+        return null;  // even an alias could not reach the floor
+      }
+    }
+    if (num + pending < bar) return null;
+    let row = null;
+    if (rec.rowHash) {
+      row = match(rec.rowHash, ctx.hash(L.rowHeader(el)));
+      pending -= r.w.row;
+      if (row === "same") num += r.w.row;
+    }
+    ctx.siblings(el, tag);  // position rarely decides: measured last
     const index = ctx.index;
     const count = ctx.count;
     if (index === rec.siblingIndex) num += weights.siblingIndex;
     if (count === rec.siblingCount) num += weights.siblingCount;
-    const score = passes && link !== "changed" ? num / den : 0;  // another destination: not this link
+    const score = passes && link !== "changed" ? num / den : 0;
     if (floor !== null && score < floor) return null;
+    const attributes = {};
+    for (let i = 0; i < r.attrs.length; i++) attributes[r.attrs[i][0]] = STATES[i];
     return {
       score,
       comparison: {
         tag: tagOk, type: typeOk, role: roleOk, attributes, label, text, name, value, link, row, stableId,
-        stableName,
-        pathCommon: common, pathLength: depth, siblingIndex: index === rec.siblingIndex,
+        stableName, pathCommon: common, pathLength: depth, siblingIndex: index === rec.siblingIndex,
         siblingCount: count === rec.siblingCount,
       },
     };
+  }
+
+  // Whether two differing accessible names are aliases: one is another source of the other (the
+  // own text, the label or the button value), cheapest sources first.
+  function isAlias(rec, r, el, ctx, nameH, textH, labelH, valueH) {
+    if (nameH !== null && r.aliases.includes(nameH)) return true;
+    if (rec.nameHash === (textH === undefined ? ctx.hash(L.ownText(el)) : textH)) return true;
+    if (rec.nameHash === (valueH === undefined ? ctx.hash(L.buttonValue(el)) : valueH)) return true;
+    return rec.nameHash === (labelH === undefined ? ctx.hash(L.labelText(el)) : labelH);
   }
 
   // The elements the fingerprint's kind can be: its tag, in the scopes it was recorded at.
@@ -288,10 +346,12 @@ var SkillreelResolve = (() => {
     };
     const observed = new Map();
     const hits = [];
+    const designate = {hash: ctx.hash, nameHash: ctx.nameHash, tag: rec.tag};
+    let floor = arg.floor;
     // Candidates in rank order, until the first one the rule takes as the hit (one visible element
     // passing the gates with a score of at least exactMin): later ones cannot change the decision.
     for (let rank = 0; rank < arg.bundle.candidates.length; rank++) {
-      const nodes = L.resolveCandidate(arg.bundle.candidates[rank], arg.salt, ctx.hash);
+      const nodes = L.resolveCandidate(arg.bundle.candidates[rank], arg.salt, designate);
       const visible = nodes.filter(isVisible);
       const hit = {rank, total: nodes.length, visible: visible.length, element: null};
       hits.push(hit);
@@ -303,12 +363,17 @@ var SkillreelResolve = (() => {
         seen = {element: hit.element, visible: true, comparison: c.comparison, score: c.score};
         observed.set(hit.element, seen);
       }
-      if (seen.comparison.tag && seen.comparison.type && seen.comparison.role && seen.score >= arg.exactMin) break;
+      if (seen.comparison.tag && seen.comparison.type && seen.comparison.role && seen.score >= arg.exactMin) {
+        // The hit the rule takes: only elements within the margin of it (or above) can change the
+        // decision, so nothing below that needs scoring (a hair lower, for rounding).
+        floor = Math.max(floor, seen.score - arg.margin - 1e-6);
+        break;
+      }
     }
     const scored = [];
     const all = elementsOf(rec);
     for (let i = 0; i < all.length; i++) {
-      const c = compare(rec, all[i], ctx, arg.weights, arg.floor);
+      const c = compare(rec, all[i], ctx, arg.weights, floor);
       if (c) scored.push([all[i], c]);
     }
     scored.sort((a, b) => b[1].score - a[1].score);

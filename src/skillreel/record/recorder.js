@@ -359,7 +359,7 @@ var SkillreelRecorder = (() => {
     if (!el || el.shadowRoot || !el.localName.includes("-")) return false;
     const root = el.getRootNode();
     if (root && root.activeElement === el && !el.hasAttribute("tabindex")) return true;
-    return el.childElementCount === 0 && !L.normText(el.textContent);
+    return el.childElementCount === 0 && !L.hasText(el.textContent);
   }
 
   const CONTROLS = "input, select, textarea";

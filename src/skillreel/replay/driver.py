@@ -227,7 +227,7 @@ class PlaywrightDriver:
         self._speculative = None
         data = await self._call("probe", {
             "token": token, "bundle": bundle.to_json(), "salt": salt, "weights": heal.WEIGHTS.to_json(),
-            "exactMin": heal.EXACT_MIN, "floor": heal.FLOOR, "topK": heal.TOP_K,
+            "exactMin": heal.EXACT_MIN, "margin": heal.MARGIN, "floor": heal.FLOOR, "topK": heal.TOP_K,
             "speculate": {"attr": self._attr, "nonce": nonce}})
         try:
             probe = heal.probe_from_json(data)
