@@ -560,3 +560,21 @@ def test_a_search_field_with_a_reworded_placeholder_is_kept_by_its_unique_form_n
     # The same field recorded with a real label keeps the full weight of its name.
     labelled = recorded.model_copy(update={"name_hash": h("Search")})
     assert heal.name_weight(labelled) == heal.WEIGHTS.name
+
+
+@pytest.mark.parametrize(("recorded", "observed", "passes"), [
+    ("link", "button", True),        # Flask-Admin 2.x: <a class="dropdown-toggle" role="button">
+    ("button", "menuitem", True),
+    (None, "alert", True),           # a message container that gained role="alert"
+    ("region", None, True),
+    ("textbox", "searchbox", True),
+    ("link", "checkbox", False),
+    ("button", "textbox", False),
+    ("checkbox", "radio", False),
+    ("switch", "checkbox", False),
+])
+def test_roles_gate_by_kind(recorded: str | None, observed: str | None, passes: bool) -> None:
+    a = fp("a", type_=None, role=recorded)
+    b = fp("a", type_=None, role=observed)
+    assert heal.compare(a, b).gates is passes
+    assert heal.compare(b, a).gates is passes

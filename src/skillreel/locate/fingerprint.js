@@ -643,16 +643,25 @@ var SkillreelLocate = (() => {
     return token(el.getAttribute("role")) || implicitRole(el);
   }
 
-  // Kinds the gates treat as one (twin of heal.KIND): typing into a text field whose type went
-  // from "search" to "text" (role searchbox to textbox) is the same action. A password field is
-  // never one of them.
+  // Kinds the gates treat as one (twin of heal.kind_of_type/kind_of_role): typing into a text
+  // field whose type went from "search" to "text" (role searchbox to textbox) is the same action; a
+  // link, a button and a menu item are all pressed (an <a> that gained role=button is the same
+  // <a>); a role that makes no control (alert, region, group...) is no kind at all. A password
+  // field is never of the text kind.
   const TEXT_ENTRY = new Set(["text", "search", "email", "url", "tel"]);
   function kindOfType(type) {
     return TEXT_ENTRY.has(type) ? "text" : type;
   }
 
+  const PRESSED = new Set(["button", "link", "menuitem"]);
+  const CONTROLS = new Set([
+    "checkbox", "radio", "switch", "textbox", "combobox", "listbox", "option", "slider", "spinbutton",
+    "tab", "treeitem", "gridcell", "menuitemcheckbox", "menuitemradio", "scrollbar",
+  ]);
   function kindOfRole(role) {
-    return role === "searchbox" ? "textbox" : role;
+    if (role === "searchbox") return "textbox";
+    if (PRESSED.has(role)) return "press";
+    return CONTROLS.has(role) ? role : null;
   }
 
   function features(el, salt) {

@@ -204,9 +204,16 @@ class Comparison:
 
 
 # Input types and roles the gates treat as one kind (twin of kindOfType/kindOfRole in
-# fingerprint.js): typing into a field whose type went from "search" to "text" is the same action.
-# A password field is never one of them.
+# fingerprint.js): typing into a field whose type went from "search" to "text" is the same action;
+# a link, a button and a menu item are all pressed (an <a> that gained role=button is the same
+# <a>); a role that makes no control (alert, region, group...) is no kind at all. A password field
+# is never of the text kind.
 TEXT_ENTRY: Final = frozenset({"text", "search", "email", "url", "tel"})
+PRESSED: Final = frozenset({"button", "link", "menuitem"})
+CONTROL_ROLES: Final = frozenset({
+    "checkbox", "radio", "switch", "textbox", "combobox", "listbox", "option", "slider", "spinbutton",
+    "tab", "treeitem", "gridcell", "menuitemcheckbox", "menuitemradio", "scrollbar",
+})
 
 
 def kind_of_type(type_: str | None) -> str | None:
@@ -214,7 +221,11 @@ def kind_of_type(type_: str | None) -> str | None:
 
 
 def kind_of_role(role: str | None) -> str | None:
-    return "textbox" if role == "searchbox" else role
+    if role == "searchbox":
+        return "textbox"
+    if role in PRESSED:
+        return "press"
+    return role if role in CONTROL_ROLES else None
 
 
 def _match(recorded: str | None, observed: str | None) -> Match | None:

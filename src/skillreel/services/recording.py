@@ -29,6 +29,7 @@ from ..model.events import EventsLog, RecordedEvent
 from ..model.lifecycle import new_entry, replace_draft
 from ..model.limits import (
     MAX_DESCRIPTION_CHARS,
+    MAX_LOCATOR_CANDIDATES,
     MAX_FAILURE_CONDITION_CHARS,
     MAX_FAILURE_CONDITIONS,
     TIMEOUT_MS_RANGE,
@@ -304,9 +305,12 @@ async def _add_assertions(recorder: Recorder, assertions: AssertionsFile) -> Non
                                                 "without text typed during the recording")
         if spec.check != "text_equals":
             target = check_target(target)
-        if counting:
-            candidate = LocatorCandidate(strategy="css", selector=spec.selector, match_count=resolved.count)
-            target = LocatorBundle(candidates=(candidate,), fingerprint=target.fingerprint)
+        # The user's own selector is what the check means: it is the first candidate (the only one
+        # for a count), before the ones the recorder generated.
+        own = LocatorCandidate(strategy="css", selector=spec.selector, match_count=resolved.count)
+        generated = () if counting else tuple(c for c in target.candidates if c.selector != spec.selector)
+        target = LocatorBundle(candidates=(own, *generated)[:MAX_LOCATOR_CANDIDATES],
+                               fingerprint=target.fingerprint)
         recorder.append_check(spec.kind, target, spec.check, spec.expected)
 
 
