@@ -29,9 +29,9 @@ from ..model.events import EventsLog, RecordedEvent
 from ..model.lifecycle import new_entry, replace_draft
 from ..model.limits import (
     MAX_DESCRIPTION_CHARS,
-    MAX_LOCATOR_CANDIDATES,
     MAX_FAILURE_CONDITION_CHARS,
     MAX_FAILURE_CONDITIONS,
+    MAX_LOCATOR_CANDIDATES,
     TIMEOUT_MS_RANGE,
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
