@@ -26,7 +26,9 @@ from _results import report
 from tests import factory
 
 from skillreel.model.policy import Policy, PolicySettings
-from skillreel.services.governance import list_skills, show_skill, verify_audit
+from skillreel.services.auditing import verify_audit
+from skillreel.services.listing import list_skills
+from skillreel.services.showing import show_skill
 from skillreel.store import AuditNote, Store
 
 GOALS = {"list": 0.150, "verify": 2.0}

@@ -15,8 +15,10 @@ PAGE = Path(__file__).resolve().parent.parent / "docs" / "errors.md"
 
 HEADER = """# Error codes
 
-Every failure skillreel reports carries one of these codes. With `--json`, stdout is
-`{"error": {"code": "SR_...", "message": "..."}}` (plus `actionId` when a replay step failed).
+Every failure skillreel reports carries one of these codes. With `--json`, stdout is the
+[result envelope](guide.md#machine-readable-output---json) with `"ok": false` and
+`"error": {"code": "SR_...", "message": "...", "fix": "...", "actionId": ..., "details": {...}}`
+(`actionId` names the replay step that failed, else `null`; `fix` is the fix column below).
 Exit status 1 means a refused or failed operation; 2 means bad usage or a bad input file.
 Messages never contain selectors, typed values, page text, storage state, cookies or raw URLs.
 

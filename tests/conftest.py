@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from skillreel.model.envelope import Envelope
 from tests.server import LocalServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -43,7 +44,14 @@ class CliResult:
     stderr: str
 
     def json(self) -> Any:
-        return json.loads(self.stdout)
+        """The one document on stdout, checked to be a valid result envelope (docs/guide.md)."""
+        document = json.loads(self.stdout)
+        Envelope.parse(document)
+        return document
+
+    def data(self) -> Any:
+        """The envelope's ``data`` (the verb's result document)."""
+        return self.json()["data"]
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,

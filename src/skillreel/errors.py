@@ -186,13 +186,10 @@ class SkillreelError(Exception):
         return CODES[self.code].fix
 
     def to_json(self) -> dict[str, Any]:
-        """The error as the CLI and MCP show it: code, message and, when known, action id."""
-        body: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.action_id is not None:
-            body["actionId"] = self.action_id
-        if self.details:
-            body["details"] = self.details
-        return body
+        """The error as the CLI and MCP show it: the ``error`` object of the result envelope
+        (``model/envelope.py``), every key always present."""
+        return {"code": self.code, "message": self.message, "fix": self.fix, "actionId": self.action_id,
+                "details": dict(self.details)}
 
 
 class RecordError(SkillreelError):

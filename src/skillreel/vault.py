@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+if TYPE_CHECKING:
+    from .model.draft import Parameter
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +32,14 @@ def secret_env_name(skill: str, param: str) -> str:
 
 def keyring_username(skill: str, param: str) -> str:
     return f"{skill}/{param}"
+
+
+def parameter_listing(skill: str, parameters: Iterable[Parameter]) -> list[dict[str, Any]]:
+    """A skill's parameters as a package manifest and ``skills_list`` show them: name, required,
+    sensitive and, for a sensitive one, the environment variable its value is read from."""
+    return [{"name": p.name, "required": p.required, "sensitive": p.sensitive,
+             **({"env": secret_env_name(skill, p.name)} if p.sensitive else {})}
+            for p in parameters]
 
 
 @dataclass(frozen=True)

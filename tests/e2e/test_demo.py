@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import CliResult, run_cli
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -22,8 +21,9 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
     home = tmp_path / "demo-home"
     result = run_cli("demo", "--fast", "--json", "--home", str(home), timeout=300)
     assert result.exit_code == 0, result.stdout + result.stderr
-    doc = result.json()
-    assert doc["ok"] is True
+    envelope = result.json()
+    assert (envelope["command"], envelope["ok"]) == ("demo", True)
+    doc = envelope["data"]
     assert doc["home"] == str(home)
     assert doc["keptDirectory"] is None  # without --keep the temporary directory is gone
     stages = {s["stage"]: s for s in doc["stages"]}
@@ -39,7 +39,7 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
     assert stages["mcp"]["data"]["listed"] == ["approve-invoice"]
     assert stages["audit"]["data"]["ok"] is True
     # the home the demo used holds the revoked skill and no typed password
-    listing = run_cli("list", "--json", env={"SKILLREEL_HOME": str(home)}).json()
+    listing = run_cli("list", "--json", env={"SKILLREEL_HOME": str(home)}).data()
     assert [(s["name"], s["status"]) for s in listing["skills"]] == [("approve-invoice", "revoked")]
     for path in home.rglob("*"):
         if path.is_file():
@@ -87,7 +87,7 @@ def test_demo_with_a_read_only_home_names_the_stage_and_the_fix(tmp_path: Path) 
     proc = subprocess.run([*prefix, sys.executable, "-m", "skillreel", "demo", "--json", "--home", str(home)],
                           capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    error = json.loads(proc.stdout)["error"]
+    error = CliResult(proc.returncode, proc.stdout, proc.stderr).json()["error"]
     assert error["code"] == "SR_RECORD_DEMO_FAILED"
     assert error["details"]["stage"] == "record"
     assert error["details"]["cause"] == "SR_RECORD_STORE_IO"

@@ -5,6 +5,9 @@ level, inside functions or under ``TYPE_CHECKING``: all of them) point only down
 layer, or stay inside the module's own top-level package. Two packages of the same layer do not
 import each other. A module that belongs to no layer fails the test, so a new or moved module
 cannot silently drop out of the check.
+
+The use-case rule, inside ``services/``: a use case imports no other use case, only the modules
+listed in ``SHARED_SERVICES``.
 """
 
 from __future__ import annotations
@@ -143,6 +146,47 @@ def test_downward_imports_pass_the_rule(module: str, source: str) -> None:
     assert back_edges(source, module) == []
 
 
+# Inside services/ every module is one use case, except these, which every use case may share. A use
+# case never imports another use case (what two need goes into a shared module), and a shared module
+# imports only shared modules.
+SHARED_SERVICES = frozenset({"guards", "preflight", "environments"})
+
+
+def service_edges(source: str, module: str) -> list[str]:
+    """The imports of a ``skillreel.services`` module that break the use-case rule."""
+    if not module.startswith("skillreel.services."):
+        return []
+    problems = []
+    for line, target in imported_modules(ast.parse(source), module, is_package=False):
+        parts = target.split(".")
+        if parts[:2] == ["skillreel", "services"] and (len(parts) < 3 or parts[2] not in SHARED_SERVICES):
+            problems.append(f"{module}:{line} imports {target} (a use case; share through "
+                            f"{', '.join(sorted(SHARED_SERVICES))})")
+    return problems
+
+
+def test_use_cases_share_only_the_shared_service_modules() -> None:
+    services = sorted((SRC / "services").glob("*.py"))
+    assert {p.stem for p in services} >= SHARED_SERVICES, "a shared module moved (update SHARED_SERVICES)"
+    problems = []
+    for path in services:
+        problems += service_edges(path.read_text(), module_name(path))
+    assert not problems, "use-case rule broken:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(("module", "source", "broken"), [
+    ("skillreel.services.packaging", "from .reviewing import review_skill\n", True),
+    ("skillreel.services.guards", "from . import reviewing\n", True),
+    ("skillreel.services.agent_access", "def f():\n    from .replaying import replay_skill\n", True),
+    ("skillreel.services.reviewing", "from skillreel import services\n", True),
+    ("skillreel.services.reviewing", "from .guards import approval_required\n", False),
+    ("skillreel.services.replaying", "from . import preflight\nfrom ..store import Store\n", False),
+    ("skillreel.mcp.server", "from ..services.replaying import replay_skill\n", False),
+])
+def test_the_use_case_rule_catches_a_planted_edge(module: str, source: str, broken: bool) -> None:
+    assert bool(service_edges(source, module)) is broken
+
+
 def _pure_paths() -> list[Path]:
     paths = []
     for name in PURE:
@@ -191,7 +235,8 @@ def test_error_rejects_undocumented_codes_and_wrong_family() -> None:
         ReplayUIError("SR_RECORD_USAGE", "x")
     err = ReplayUIError("SR_REPLAY_UI_TARGET_NOT_FOUND", "step a3", action_id="a3")
     assert err.exit_status == 1
-    assert err.to_json() == {"code": "SR_REPLAY_UI_TARGET_NOT_FOUND", "message": "step a3", "actionId": "a3"}
+    assert err.to_json() == {"code": "SR_REPLAY_UI_TARGET_NOT_FOUND", "message": "step a3", "actionId": "a3",
+                             "fix": CODES["SR_REPLAY_UI_TARGET_NOT_FOUND"].fix, "details": {}}
 
 
 def test_javascript_lives_in_js_files() -> None:

@@ -329,11 +329,14 @@ async def test_progress_reports_each_step() -> None:
     del p.elements[3]
     actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go")),
                ClickAction(id="a3", target=bundle(RESET, "#reset"))]
+    replay = engine(driver_for(p), Clock(), progress=seen.append)
     with pytest.raises(SkillreelError):
-        await engine(driver_for(p), Clock(), progress=seen.append).run(actions, {})
+        await replay.run(actions, {})
     assert [(s.action_id, s.phase) for s in seen] == [
         ("a1", "start"), ("a1", "done"), ("a2", "start"), ("a2", "done"), ("a3", "start"), ("a3", "failed")]
     assert seen[-1].code == "SR_REPLAY_UI_TARGET_NOT_FOUND"
+    assert [r.action_id for r in replay.completed] == ["a1", "a2"]  # what ran before the failure
+    assert all(r.evidence.evidence_digest.startswith("sha256:") for r in replay.completed)
 
 
 async def test_settle_runs_after_each_acting_step() -> None:

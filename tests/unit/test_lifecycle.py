@@ -199,3 +199,51 @@ def test_time_never_runs_backwards_in_an_entry() -> None:
     entry = factory.entry(now=T2)
     approved = lifecycle.approve(entry, "alice", T1)  # a clock behind the entry's last change
     assert approved.updated_at == T2
+
+
+NEXT_STEPS = {
+    "draft": ["review", "delete"],
+    "approved": ["replay", "delete"],
+    "validated": ["replay", "enable", "delete"],
+    "enabled": ["replay", "revoke"],
+    "revoked": ["replay", "enable", "delete"],
+}
+
+
+@pytest.mark.parametrize("status", list(NEXT_STEPS))
+def test_next_steps_follow_the_lifecycle_table(status: str) -> None:
+    entry = advance(factory.entry(), status)
+    assert lifecycle.next_steps(entry) == NEXT_STEPS[status]
+    if status == "draft":
+        return
+    proposed = lifecycle.replay_succeeded(entry, report_for(entry, T2), T2, proposal_for(entry, T2))
+    heal = [] if proposed.status == "enabled" else ["review --heal-proposal"]
+    assert lifecycle.next_steps(proposed) == NEXT_STEPS[proposed.status] + heal
+
+
+TRANSITIONS = {
+    "review": step_approve,
+    "replay": lifecycle.ensure_replayable,
+    "enable": step_enable,
+    "revoke": step_revoke,
+    "delete": lifecycle.ensure_deletable,
+}
+
+
+@pytest.mark.parametrize("status", list(STEPS_TO))
+@pytest.mark.parametrize("step", list(TRANSITIONS))
+def test_every_transition_allows_exactly_the_states_of_the_table(status: str, step: str) -> None:
+    entry = advance(factory.entry(), status)
+    if status in lifecycle.ALLOWED[step]:
+        TRANSITIONS[step](entry)
+    else:
+        with pytest.raises((LifecycleError, ReplayError)):
+            TRANSITIONS[step](entry)
+    redraft = factory.draft(description="Recorded again.")
+    if status in lifecycle.NOT_ENABLED:
+        lifecycle.replace_draft(entry, redraft, entry.events, T2)
+        assert not lifecycle.is_expired(entry, T2, 90)
+        assert lifecycle.is_expired(entry, "2036-01-01T00:00:00Z", 1)
+    else:
+        with pytest.raises(LifecycleError):
+            lifecycle.replace_draft(entry, redraft, entry.events, T2)

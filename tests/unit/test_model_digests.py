@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from pydantic import ValidationError
 
 from skillreel.model import lifecycle
 from skillreel.model.audit import AuditEvent
@@ -110,3 +111,31 @@ def test_an_export_signature_is_outside_its_digest() -> None:
     signed = ExportDocument.build(entry=factory.entry(), exported_at=T1,
                                   signature=Signature(key_id="key-1", value="A" * 86))
     assert signed.export_digest == unsigned.export_digest == GOLDEN["export"]
+
+
+def test_evolve_rebuilds_with_a_fresh_digest_and_keeps_everything_else() -> None:
+    draft = factory.draft()
+    same = draft.evolve()
+    assert same == draft
+    changed = draft.evolve(description="Search invoices by date.")
+    assert changed.description == "Search invoices by date."
+    assert changed.draft_digest == changed.compute_digest() != draft.draft_digest
+    assert changed == factory.draft(description="Search invoices by date.")
+    entry = factory.entry()
+    later = entry.evolve(revision=2)
+    assert (later.revision, later.draft, later.created_at) == (2, entry.draft, entry.created_at)
+    assert later.entry_digest == later.compute_digest() != entry.entry_digest
+    with pytest.raises(ValidationError):
+        draft.evolve(name="Not A Name")  # re-validated like any other build
+
+
+def test_evolve_drops_a_signature_over_the_old_digest() -> None:
+    from skillreel.model.export import Signature
+
+    signed = ExportDocument.build(entry=factory.entry(), exported_at=T1,
+                                  signature=Signature(key_id="key-1", value="A" * 86))
+    later = signed.evolve(exported_at="2026-02-01T00:00:00Z")
+    assert later.signature is None
+    assert later.export_digest != signed.export_digest
+    kept = signed.evolve(signature=signed.signature)
+    assert kept.signature == signed.signature

@@ -219,3 +219,12 @@ def test_the_policy_names_the_capabilities_it_denies() -> None:
     assert policy.denied_capabilities(("ui.interact", "net.navigate", "ui.observe")) == (
         "net.navigate", "ui.interact")
     assert Policy.default().denied_capabilities(factory.draft().capabilities) == ()
+
+
+def test_a_label_is_a_short_id_without_spaces() -> None:
+    from skillreel.model.base import is_label
+
+    assert is_label("alice@example.com")
+    assert is_label("work:ops-1." + "x" * 117)
+    for bad in ("", "alice smith", "-alice", "x" * 129, "alice\n"):
+        assert not is_label(bad), bad

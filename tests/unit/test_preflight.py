@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from skillreel import vault
 from skillreel.errors import SkillreelError
 from skillreel.model.actions import (
     NavigateAction,
@@ -23,7 +24,6 @@ from skillreel.model.environment import Environment, build_url_target
 from skillreel.model.lifecycle import approve, new_entry
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.sandbox.files import fixture_digest as html_fixture_digest
-from skillreel import vault
 from skillreel.services.preflight import ReplayRequest, run_preflight
 from tests.factory import T0, bundle, draft, events_log
 

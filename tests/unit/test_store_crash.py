@@ -27,7 +27,7 @@ KILLS = 30
 NAMES = [f"crash-{i}" for i in range(4)]
 
 
-def _writer(home: str, ready: Any) -> None:  # runs in the forked child until it is killed
+def _writer(home: str, ready: Any, done: Any) -> None:  # runs in the forked child until it is killed
     with Store.open(Path(home)) as store:
         ready.set()
         i = 0
@@ -45,6 +45,8 @@ def _writer(home: str, ready: Any) -> None:  # runs in the forked child until it
             else:
                 store.remove(name, AuditNote(kind="delete"), expected_revision=entry.revision)
             i += 1
+            with done.get_lock():
+                done.value = i  # a signal, not a guess: the parent kills only after real progress
 
 
 def _check(home: Path) -> int:
@@ -64,17 +66,26 @@ def _check(home: Path) -> int:
     return events
 
 
+def wait_for_commits(done: Any, count: int) -> None:
+    """Until the writer has committed ``count`` changes (however slow the machine is)."""
+    deadline = time.monotonic() + 120
+    while done.value < count:
+        assert time.monotonic() < deadline, "the writer made no progress in two minutes"
+        time.sleep(0.002)
+
+
 def test_sigkill_at_random_moments_never_half_writes(skillreel_home: Path) -> None:
     Store.open(skillreel_home).close()
     ctx = multiprocessing.get_context("fork")
     rng = random.Random(0x5EED)
     progress = []
     for _ in range(KILLS):
-        ready = ctx.Event()
-        child = ctx.Process(target=_writer, args=(str(skillreel_home), ready), daemon=True)
+        ready, done = ctx.Event(), ctx.Value("i", 0)
+        child = ctx.Process(target=_writer, args=(str(skillreel_home), ready, done), daemon=True)
         child.start()
         assert ready.wait(60), "the writer did not start"
-        time.sleep(rng.uniform(0.0, 0.12))
+        wait_for_commits(done, rng.randint(1, 6))
+        time.sleep(rng.uniform(0.0, 0.01))  # then somewhere inside a later transaction
         assert child.pid is not None
         os.kill(child.pid, signal.SIGKILL)
         child.join(30)

@@ -7,9 +7,10 @@ from typing import Any
 
 import click
 
-from ..services.governance import DEFAULT_AUDIT_LIMIT, AuditLog, audit_log, verify_audit
+from ..errors import StoreError
+from ..services.auditing import DEFAULT_AUDIT_LIMIT, AuditLog, audit_log, verify_audit
 from ..store import Store
-from .output import emit, json_option
+from .output import emit, emit_failure, json_option
 
 
 def _events(log: AuditLog) -> Any:
@@ -38,10 +39,9 @@ def command(name: str | None, limit: int, verify: bool, as_json: bool) -> None:
             emit(log.to_json(), as_json=as_json, human=_events(log))
             return
         result = verify_audit(store)
-    data = result.to_json()
-    if not result.ok:
-        data["code"] = "SR_RECORD_STORE_CORRUPT"
-    human = (f"audit chain ok: {result.events} events" if result.ok
-             else f"SR_RECORD_STORE_CORRUPT: the audit chain breaks at event {result.broken_at}")
-    emit(data, as_json=as_json, human=human)
-    sys.exit(0 if result.ok else 1)
+    if result.ok:
+        emit(result.to_json(), as_json=as_json, human=f"audit chain ok: {result.events} events")
+        return
+    error = StoreError("SR_RECORD_STORE_CORRUPT", f"the audit chain breaks at event {result.broken_at}")
+    emit_failure(error, as_json=as_json, data=result.to_json(), human=f"{error.code}: {error.message}")
+    sys.exit(error.exit_status)

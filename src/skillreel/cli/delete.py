@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..services.governance import delete_skill
+from ..services.deleting import delete_skill
 from ..store import Store
 from .output import approve_option, emit, json_option
 

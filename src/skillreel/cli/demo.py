@@ -37,7 +37,7 @@ def command(home: Path | None, keep: bool, port: int, fast: bool, as_json: bool)
         out.print("[bold]skillreel demo[/]: the invoice desk, from one demonstration to an MCP tool")
     demo = run(home=home, keep=keep, port=port, settle_ms=50 if fast else 150, on_stage=show)
     total = time.monotonic() - started
-    data: dict[str, Any] = {"ok": True, "seconds": round(total, 1), "home": str(demo.home),
+    data: dict[str, Any] = {"seconds": round(total, 1), "home": str(demo.home),
                             "keptDirectory": str(demo.workdir) if demo.workdir else None,
                             "stages": [r.to_json() for r in demo.results]}
 

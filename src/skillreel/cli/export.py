@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..services.governance import export_skill
+from ..services.exporting import export_skill
 from ..store import Store
 from .output import emit, json_option
 

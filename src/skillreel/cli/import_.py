@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..services.governance import import_skill
+from ..services.importing import import_skill
 from ..store import Store
 from .output import approve_option, emit, json_option
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..services.governance import SkillList, list_skills
+from ..services.listing import SkillList, list_skills
 from ..store import Store
 from .output import emit, json_option
 

@@ -2,7 +2,8 @@
 
 Verb modules are imported only when their verb runs, so ``skillreel --help`` and ``skillreel list``
 start fast (Playwright, rich and the MCP SDK load only where needed). Every error becomes an
-``SR_*`` code with exit status 1 or 2; with ``--json`` the error is the one JSON document on stdout.
+``SR_*`` code with exit status 1 or 2; with ``--json`` the error is the one JSON document on stdout,
+the same result envelope a success prints (``model/envelope.py``), naming the verb it was meant for.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import click
 
 from ..errors import SkillreelError
-from .output import emit_error
+from .output import emit_failure
 
 # verb -> (module under skillreel.cli that defines ``command``, one-line help shown by --help)
 VERBS: dict[str, tuple[str, str]] = {
@@ -60,26 +61,41 @@ def cli() -> None:
     """Record a web task once, review it, replay it deterministically, install it as a skill."""
 
 
+def command_of(args: list[str]) -> str | None:
+    """The verb the arguments name (``policy set`` for a subcommand), or None: the ``command`` of an
+    error's envelope. The group takes no option with a value, so the first word is the verb."""
+    words = [a for a in args if not a.startswith("-")]
+    if not words or words[0] not in VERBS:
+        return None
+    try:
+        command = cli.get_command(click.Context(cli), words[0])
+    except Exception:  # the verb's module failed to import: still name the verb
+        return words[0]
+    if isinstance(command, click.Group) and len(words) > 1 and words[1] in command.commands:
+        return f"{words[0]} {words[1]}"
+    return words[0]
+
+
 def main(argv: list[str] | None = None) -> Any:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
+
+    def fail(error: SkillreelError, status: int) -> None:
+        emit_failure(error, as_json=as_json, command=command_of(args))
+        sys.exit(status)
+
     try:
         cli.main(args=args, prog_name="skillreel", standalone_mode=False)
     except SkillreelError as exc:
-        emit_error(exc, as_json=as_json)
-        sys.exit(exc.exit_status)
+        fail(exc, exc.exit_status)
     except click.exceptions.Abort:
-        emit_error(SkillreelError("SR_RECORD_USAGE", "aborted"), as_json=as_json)
-        sys.exit(2)
+        fail(SkillreelError("SR_RECORD_USAGE", "aborted"), 2)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        emit_error(SkillreelError("SR_RECORD_USAGE", exc.format_message()), as_json=as_json)
-        sys.exit(2)
+        fail(SkillreelError("SR_RECORD_USAGE", exc.format_message()), 2)
     except KeyboardInterrupt:
-        emit_error(SkillreelError("SR_RECORD_USAGE", "interrupted; nothing was changed"), as_json=as_json)
-        sys.exit(1)
+        fail(SkillreelError("SR_RECORD_USAGE", "interrupted; nothing was changed"), 1)
     except Exception as exc:  # the last line of defence: no traceback reaches a user
-        emit_error(SkillreelError("SR_RECORD_INTERNAL", f"unexpected {type(exc).__name__}"), as_json=as_json)
-        sys.exit(1)
+        fail(SkillreelError("SR_RECORD_INTERNAL", f"unexpected {type(exc).__name__}"), 1)
     sys.exit(0)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..services.governance import set_policy, show_policy
+from ..services.store_policy import set_policy, show_policy
 from ..store import Store
 from .output import approve_option, emit, json_option
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from ..services.governance import policy_template
-from .output import json_option, print_json
+from ..services.store_policy import policy_template
+from .output import emit, json_option
 
 
 @click.command("policy-template")
 @json_option
 def command(as_json: bool) -> None:
     """Print a policy file to edit (then `skillreel policy set FILE --approve`)."""
-    print_json(policy_template())
+    emit(policy_template(), as_json=as_json)  # without --json: the bare policy file, to redirect and edit

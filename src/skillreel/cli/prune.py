@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ..services.governance import prune_skills
+from ..services.pruning import prune_skills
 from ..store import Store
 from .output import approve_option, emit, json_option
 

@@ -1,9 +1,9 @@
 """`skillreel replay NAME`: replay an approved skill in Chromium with new inputs.
 
-Progress goes to stderr, one line per step; with ``--json`` stdout carries exactly one document
-(``{"status": "succeeded", ...}`` or ``{"status": "failed", "error": {...}}``) and the exit status
-is the error's (1 for a failed replay, 2 for bad input). A ``human`` step asks on the terminal
-when stdin and stderr are both interactive, and fails closed otherwise.
+Progress goes to stderr, one line per step; with ``--json`` stdout carries exactly one result
+envelope whose ``data`` is the replay document (``ReplayOutcome.to_json``) on success and failure
+alike, and the exit status is the error's (1 for a failed replay, 2 for bad input). A ``human``
+step asks on the terminal when stdin and stderr are both interactive, and fails closed otherwise.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import click
 
 from ..errors import InputError
 from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
-from .output import console, json_option, print_json
+from .output import emit, emit_failure, json_option
 
 
 @click.command("replay")
@@ -52,14 +52,12 @@ def command(name: str, html_path: Path | None, url: str | None, storage_state: P
         outcome = asyncio.run(replay_skill(store, request, secrets=EnvKeyringSecrets(),
                                            progress=None if as_json else show_progress,
                                            human=terminal_prompt()))
-    if as_json:
-        print_json(outcome.to_json())
-    elif outcome.error is not None:
-        raise outcome.error
-    else:
-        show_success(outcome.to_json())
-    if outcome.error is not None:
-        sys.exit(outcome.exit_status)  # the document above is the whole output
+    if outcome.error is None:
+        doc = outcome.to_json()
+        emit(doc, as_json=as_json, human=lambda out: show_success(out, doc), warnings=outcome.warnings)
+        return
+    emit_failure(outcome.error, as_json=as_json, data=outcome.to_json(), warnings=outcome.warnings)
+    sys.exit(outcome.exit_status)  # what was printed above is the whole output
 
 
 def parse_inputs(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -84,8 +82,7 @@ def show_progress(step: StepProgress) -> None:
     sys.stderr.flush()
 
 
-def show_success(doc: dict[str, Any]) -> None:
-    out = console()
+def show_success(out: Any, doc: dict[str, Any]) -> None:
     healed = sum(1 for s in doc["steps"] if s["healed"])
     out.print(f"replayed {doc['name']}: {len(doc['steps'])} steps, {healed} healed; now at revision "
               f"{doc['revision']} (report {doc['reportDigest']})")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..services.governance import review_skill
+from ..services.reviewing import review_skill
 from ..store import Store
 from .output import approve_option, emit, json_option
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..services.governance import show_skill
+from ..services.showing import show_skill
 from ..store import Store
 from .output import emit, json_option
 

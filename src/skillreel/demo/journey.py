@@ -133,7 +133,7 @@ async def stage_record(ctx: DemoContext) -> StageResult:
 
 
 async def stage_show(ctx: DemoContext) -> StageResult:
-    from ..services.governance import show_skill
+    from ..services.showing import show_skill
 
     view = show_skill(ctx.store, SKILL).to_json()
     skill = view.get("skill", view)
@@ -146,7 +146,7 @@ async def stage_show(ctx: DemoContext) -> StageResult:
 
 
 async def stage_review(ctx: DemoContext) -> StageResult:
-    from ..services.governance import review_skill
+    from ..services.reviewing import review_skill
 
     result = review_skill(ctx.store, SKILL, "demo", approve=True).to_json()
     return StageResult("review", True, f"approved revision {result['revision']} as reviewer 'demo'", result)
@@ -218,7 +218,7 @@ async def stage_refuse(ctx: DemoContext) -> StageResult:
 async def stage_enable(ctx: DemoContext) -> StageResult:
     from ..services.packaging import enable_skill
 
-    result = enable_skill(ctx.store, SKILL, "project", ctx.project).to_json()
+    result = enable_skill(ctx.store, SKILL, "project", ctx.project, approve=True).to_json()
     paths = [str(Path(p).relative_to(ctx.project)) for p in result["installations"]]
     return StageResult("enable", True, f"enabled: package {result['packageDigest'][:19]}… installed in "
                        f"{', '.join(paths)}", result)
@@ -236,13 +236,14 @@ async def stage_mcp(ctx: DemoContext) -> StageResult:
     with (ctx.workdir / "mcp-stderr.log").open("a") as errlog:
         async with Client(stdio_client(params, errlog=errlog)) as client:
             listed = (await client.call_tool("skills_list", {})).structured_content or {}
-            names = [s["name"] for s in listed.get("skills", [])]
+            names = [s["name"] for s in (listed.get("data") or {}).get("skills", [])]
             played = await client.call_tool("skills_play", {
                 "name": SKILL, "inputs": {"username": "clerk", "query": "initech", "region": "south"}})
-    result = played.structured_content or {}
-    if SKILL not in names or played.is_error or result.get("status") != "succeeded":
+    envelope = played.structured_content or {}  # the result envelope (docs/guide.md, --json)
+    result = envelope.get("data") or {}
+    if SKILL not in names or played.is_error or not envelope.get("ok"):
         raise DemoStageFailed("mcp", f"skills_list saw {names}; skills_play returned "
-                              f"{result.get('status') or result.get('error', {}).get('code')}")
+                              f"{(envelope.get('error') or {}).get('code') or result.get('status')}")
     if ctx.desk.approved[before:] != ["INV-3310"]:
         raise DemoStageFailed("mcp", "the MCP play approved the wrong invoice")
     return StageResult("mcp", True, f"MCP: skills_list → {names}; skills_play → {result['status']} "
@@ -252,7 +253,7 @@ async def stage_mcp(ctx: DemoContext) -> StageResult:
 async def stage_revoke(ctx: DemoContext) -> StageResult:
     from ..services.packaging import revoke_skill
 
-    result = revoke_skill(ctx.store, SKILL, ctx.project).to_json()
+    result = revoke_skill(ctx.store, SKILL, ctx.project, approve=True).to_json()
     roots = (ctx.project / ".agents" / "skills", ctx.project / ".claude" / "skills")
     left = [root / SKILL for root in roots if (root / SKILL).exists()]
     if left:
@@ -261,7 +262,7 @@ async def stage_revoke(ctx: DemoContext) -> StageResult:
 
 
 async def stage_audit(ctx: DemoContext) -> StageResult:
-    from ..services.governance import verify_audit
+    from ..services.auditing import verify_audit
 
     result = verify_audit(ctx.store).to_json()
     if not result["ok"]:

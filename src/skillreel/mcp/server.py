@@ -7,11 +7,18 @@ Two tools, and deliberately no more (source document 004: agents may list and pl
   ``services.replaying.replay_skill`` and returns its status, report digest and per-step healed
   flags, or the error code and message. It cannot record, edit, approve, enable or revoke.
 
+Both return the result envelope of ``model/envelope.py`` (the one ``--json`` prints) as structured
+content, the same JSON as text, and ``isError`` when ``ok`` is false; the envelope's JSON Schema is
+each tool's ``outputSchema``.
+
 Sensitive parameters never come from the model. A sensitive name in ``inputs`` is refused
 (``SR_REPLAY_SENSITIVE_ON_ARGV``). Values come from the vault first (``SKILLREEL_SECRET_<SKILL>_<PARAM>``
 or the OS keyring); a missing one is asked of the user through MCP form elicitation when the client
 supports it (the SDK carries the question and the sealed answer on either protocol generation),
 otherwise the call fails closed (``SR_REPLAY_PARAMETER_MISSING``).
+
+What is listed and what a play request is refused for are use cases (``services.agent_access``);
+this module is the adapter: SDK wiring, the elicitation, the progress relay and the results.
 
 stdout carries only the protocol: the SDK's stdio transport points file descriptor 1 at stderr while
 it serves, logging goes to stderr, and the replay's per-step progress travels as MCP progress
@@ -23,7 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -34,13 +41,10 @@ from mcp.server.mcpserver.resolve import AcceptedElicitation
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, create_model
 
-from ..errors import LifecycleError, ReplayError, SkillreelError, TargetError
-from ..model.base import check_skill_name
-from ..model.entry import StoreEntry
-from ..model.environment import UrlTarget
-from ..model.urls import origin_of
-from ..services.replaying import ReplayOutcome, ReplayRequest, preflight, replay_skill
-from ..skills.package import clean_text, cli_only_file
+from ..errors import ReplayError, SkillreelError
+from ..model.envelope import Envelope, failed, succeeded
+from ..services.agent_access import PlayCheck, check_play, enabled_skills
+from ..services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 
@@ -64,8 +68,8 @@ LIST_DESCRIPTION = (
 PLAY_DESCRIPTION = (
     "Replay one enabled skillreel skill on its recorded site, with non-sensitive parameters in "
     "`inputs` ({\"param\": \"value\"}). Sensitive parameters must NOT be given: skillreel reads them "
-    "from the user's vault or asks the user. Returns status, reportDigest and per-step healed flags, "
-    "or error.code and error.message (SR_*). Acts on a real website."
+    "from the user's vault or asks the user. Returns {ok, data: {status, reportDigest, steps with healed "
+    "flags}, error: {code (SR_*), message, fix} or null}. Acts on a real website."
 )
 LIST_ANNOTATIONS = ToolAnnotations(title="List enabled skills", read_only_hint=True, destructive_hint=False,
                                    idempotent_hint=True, open_world_hint=False)
@@ -73,78 +77,29 @@ PLAY_ANNOTATIONS = ToolAnnotations(title="Play an enabled skill", read_only_hint
                                    idempotent_hint=False, open_world_hint=True)
 
 
-# --- what an agent sees ------------------------------------------------------------------------
+# --- results -----------------------------------------------------------------------------------
 
-def skill_summary(entry: StoreEntry) -> dict[str, Any]:
-    """One enabled skill as ``skills_list`` shows it: metadata only, never a selector or a URL path."""
-    draft = entry.draft
-    target = draft.environment.target
-    origins = list(target.allowed_origins) if isinstance(target, UrlTarget) else []
-    needs = cli_only_inputs(entry)
-    return {
-        "name": entry.name,
-        "description": clean_text(draft.description),
-        "revision": entry.revision,
-        "playable": needs is None,  # over MCP; otherwise only `skillreel replay` can pass what it needs
-        **({"needs": needs} if needs else {}),
-        "capabilities": list(draft.capabilities),
-        "target": {"kind": "url", "origin": origin_of(target.url), "allowedOrigins": origins}
-        if isinstance(target, UrlTarget) else {"kind": "html"},
-        "parameters": [
-            {"name": p.name, "required": p.required, "sensitive": p.sensitive,
-             **({"env": secret_env_name(entry.name, p.name)} if p.sensitive else {})}
-            for p in draft.parameters],
-    }
+EnvelopeResult = Annotated[CallToolResult, Envelope]  # the SDK publishes Envelope's schema as outputSchema
 
 
-def tool_result(data: dict[str, Any], *, error: bool = False) -> CallToolResult:
-    text = json.dumps(data, ensure_ascii=False, indent=2)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data,
-                          is_error=error)
+def tool_result(envelope: dict[str, Any]) -> CallToolResult:
+    """A result envelope as the tool's structured content, the same JSON as its text block."""
+    text = json.dumps(envelope, ensure_ascii=False, indent=2)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=envelope,
+                          is_error=not envelope["ok"])
 
 
-def error_result(exc: SkillreelError, name: str | None = None) -> CallToolResult:
-    return tool_result({"status": "failed", "name": name, "error": exc.to_json()}, error=True)
+def play_refused(exc: SkillreelError, name: str) -> CallToolResult:
+    """A ``skills_play`` refused before any step ran: the same replay document as a failed replay."""
+    return tool_result(failed("skills_play", exc, ReplayOutcome("failed", name, error=exc).to_json()))
 
 
-# --- checks shared by the question and the call ------------------------------------------------
+# --- the question ------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PlayCheck:
-    entry: StoreEntry
-    missing: tuple[str, ...]  # required sensitive parameters the vault has no value for
-
-
-def check_play(name: str, inputs: Mapping[str, str], vault: Callable[[], SecretSource]) -> PlayCheck:
-    """Everything refused before a question is asked or a browser starts: the name, the state
-    (enabled only), a target MCP can reach, sensitive values from the model, then the replay's own
-    pre-flight (inputs, environment, capabilities), which also lists what the vault lacks."""
-    check_skill_name(name)
+def checked_play(name: str, inputs: Mapping[str, str]) -> PlayCheck:
+    """``services.agent_access.check_play`` over the store and the default vault (see there)."""
     with Store.open() as store:
-        entry = store.get(name)
-        if entry.status != "enabled":
-            raise LifecycleError("SR_RECORD_STATE_INVALID",
-                                 f"skill {name!r} is {entry.status}, not enabled: only enabled skills are "
-                                 "played over MCP (a person enables one: `skillreel enable NAME --approve`)")
-        needs = cli_only_inputs(entry)
-        if needs:
-            raise TargetError("SR_RECORD_TARGET_INVALID",
-                              f"skill {name!r} replays only with {needs}, which MCP cannot pass: "
-                              f"run `skillreel replay {name}` on the command line")
-        given = sorted(set(inputs) & {p.name for p in entry.draft.parameters if p.sensitive})
-        if given:
-            raise ReplayError("SR_REPLAY_SENSITIVE_ON_ARGV",
-                              f"sensitive parameter(s) {', '.join(given)} must not come from the model; "
-                              "skillreel reads them from the vault or asks the user; nothing was replayed")
-        request = ReplayRequest(name=name, inputs=dict(inputs), expected_revision=entry.revision)
-        checked = preflight(store, request, vault())
-    return PlayCheck(entry, tuple(checked.missing_sensitive))
-
-
-def cli_only_inputs(entry: StoreEntry) -> str | None:
-    """What a replay of ``entry`` needs that only the CLI can give (a file on the user's disk)."""
-    needs = cli_only_file(entry.draft.environment)
-    return f"{needs[1]} ({needs[0]})" if needs else None
+        return check_play(store, name, inputs, default_vault())
 
 
 def can_elicit(ctx: Context) -> bool:
@@ -170,7 +125,7 @@ class NoQuestion(BaseModel):
 async def ask_for_secrets(name: str, inputs: dict[str, str], ctx: Context) -> Elicit[BaseModel] | NoQuestion:
     """Runs before ``skills_play``: ask the user (never the model) for missing sensitive values."""
     try:
-        check = check_play(name, inputs, default_vault)
+        check = checked_play(name, inputs)
     except SkillreelError:
         return NoQuestion()  # the tool body reports the refusal
     except Exception as exc:  # the body meets it again and reports SR_RECORD_INTERNAL; ask nothing
@@ -266,7 +221,7 @@ def human_prompt(ctx: Context) -> Any:
 
 async def play(name: str, inputs: Mapping[str, str], ctx: Context,
                answer: ElicitationResult[Any]) -> ReplayOutcome:
-    check = check_play(name, inputs, default_vault)
+    check = checked_play(name, inputs)
     secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing))
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
@@ -288,26 +243,21 @@ async def play(name: str, inputs: Mapping[str, str], ctx: Context,
 
 
 def outcome_result(outcome: ReplayOutcome) -> CallToolResult:
-    steps = [{"actionId": action_id, "healed": healed} for action_id, _, healed in outcome.steps]
-    data: dict[str, Any] = {
-        "status": outcome.status, "name": outcome.name, "revision": outcome.revision,
-        "reportDigest": outcome.report.report_digest if outcome.report is not None else None,
-        "healed": any(s["healed"] for s in steps), "healProposal": outcome.heal_proposed, "steps": steps,
-    }
-    if outcome.error is not None:
-        data["error"] = outcome.error.to_json()
-    return tool_result(data, error=outcome.status != "succeeded")
+    """The replay's document in the envelope, exactly as ``skillreel replay --json`` prints it."""
+    if outcome.error is None:
+        return tool_result(succeeded("skills_play", outcome.to_json(), outcome.warnings))
+    return tool_result(failed("skills_play", outcome.error, outcome.to_json(), outcome.warnings))
 
 
 # --- the server --------------------------------------------------------------------------------
 
-async def skills_list() -> CallToolResult:
+async def skills_list() -> EnvelopeResult:
     try:
         with Store.open() as store:
-            enabled = [e for e in store.entries() if e.status == "enabled"]
+            listing = enabled_skills(store)
     except SkillreelError as exc:
-        return error_result(exc)
-    return tool_result({"skills": [skill_summary(e) for e in enabled]})
+        return tool_result(failed("skills_list", exc))
+    return tool_result(succeeded("skills_list", listing.to_json()))
 
 
 async def skills_play(
@@ -316,15 +266,15 @@ async def skills_play(
     answer: Annotated[ElicitationResult[Any], Resolve(ask_for_secrets)],
     inputs: Annotated[dict[str, str], Field(description="Non-sensitive parameters: {\"param\": \"value\"}.")]
     = {},  # noqa: B006 - the SDK builds the schema from this default; it is never mutated
-) -> CallToolResult:
+) -> EnvelopeResult:
     try:
         outcome = await play(name, inputs, ctx, answer)
     except SkillreelError as exc:
-        return error_result(exc, name)
+        return play_refused(exc, name)
     except Exception as exc:  # the last line of defence: a code, never a traceback, reaches the agent
         log.error("skills_play failed unexpectedly: %s", type(exc).__name__)  # never the text: values
         internal = SkillreelError("SR_RECORD_INTERNAL", "unexpected internal error; nothing was stored")
-        return error_result(internal, name)
+        return play_refused(internal, name)
     return outcome_result(outcome)
 
 

@@ -11,9 +11,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Annotated, Any, ClassVar, Self
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationInfo, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -37,6 +46,22 @@ def check_skill_name(name: str) -> str:
         raise InputError("SR_RECORD_NAME_INVALID",
                          "a skill name is 1-64 lower-case letters, digits and single inner hyphens")
     return name
+
+
+@cache
+def _label_adapter() -> TypeAdapter[str]:
+    """Built on first use: a verb that takes no label starts without it."""
+    return TypeAdapter(Label)
+
+
+def is_label(value: str) -> bool:
+    """Whether ``value`` is a :data:`Label` (a reviewer id, an identity); each boundary that takes
+    one raises its own error when it is not."""
+    try:
+        _label_adapter().validate_python(value)
+    except ValidationError:
+        return False
+    return True
 
 
 _PLACEHOLDER = "sha256:" + "f" * 64
@@ -116,3 +141,11 @@ class DigestedDocument(Document):
         payload = draft.model_dump(mode="json", by_alias=True)
         payload[cls.model_fields[cls.digest_field].alias or cls.digest_field] = digest
         return cls.parse(payload)
+
+    def evolve(self, **changes: Any) -> Self:
+        """This document with ``changes`` (by Python name), rebuilt with :meth:`build`: the digest is
+        recomputed and everything re-validated. Written in the current schema; a field outside the
+        digest (``digest_excludes``, such as a signature over the old digest) is dropped unless given."""
+        dropped = {self.digest_field, "schema_", *self.digest_excludes}
+        fields = {name: getattr(self, name) for name in type(self).model_fields if name not in dropped}
+        return self.build(**{**fields, **changes})

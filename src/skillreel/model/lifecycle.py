@@ -1,6 +1,7 @@
 """The lifecycle of a skill as pure functions over immutable entries (ARCHITECTURE section 4).
 
-``draft -> approved -> validated -> enabled -> revoked``. Every function takes the current entry
+``draft -> approved -> validated -> enabled -> revoked``; :data:`ALLOWED` says which states allow
+each operation, and :func:`next_steps` what can be done next. Every function takes the current entry
 and returns the next one (revision + 1) or raises :class:`LifecycleError`; the store applies the
 result in one transaction with compare-and-set on ``revision``. Nothing here does I/O or reads
 the clock: callers pass ``now``.
@@ -8,17 +9,29 @@ the clock: callers pass ``now``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from ..errors import LifecycleError, ReplayError
 from .approval import Approval
 from .draft import Draft
-from .entry import HealProposal, Installation, StoreEntry
+from .entry import HealProposal, Installation, Status, StoreEntry
 from .events import EventsLog
 from .report import ReplayReport
 
-REPLAYABLE = ("approved", "validated", "enabled", "revoked")
+NOT_ENABLED: Final[tuple[Status, ...]] = ("draft", "approved", "validated", "revoked")
+# What a person may do to a skill in each state: the one table every transition below checks, and
+# what ``show`` lists as next steps (in this order). Re-recording is allowed unless enabled.
+ALLOWED: Final[Mapping[str, tuple[Status, ...]]] = {
+    "review": ("draft",),
+    "replay": ("approved", "validated", "enabled", "revoked"),
+    "enable": ("validated", "revoked"),
+    "revoke": ("enabled",),
+    "delete": NOT_ENABLED,
+    "review --heal-proposal": NOT_ENABLED,  # and only while a heal proposal is pending
+}
+REPLAYABLE = ALLOWED["replay"]
 
 
 def timestamp(moment: datetime) -> str:
@@ -46,10 +59,7 @@ def _refuse(entry: StoreEntry, operation: str, allowed: str) -> LifecycleError:
 
 
 def _next(entry: StoreEntry, now: str, **changes: Any) -> StoreEntry:
-    fields = {name: getattr(entry, name) for name in StoreEntry.model_fields
-              if name not in ("entry_digest", "schema_")}
-    fields.update(changes, revision=entry.revision + 1, updated_at=max(now, entry.updated_at))
-    return StoreEntry.build(**fields)
+    return entry.evolve(**changes, revision=entry.revision + 1, updated_at=max(now, entry.updated_at))
 
 
 def new_entry(draft: Draft, events: EventsLog, now: str) -> StoreEntry:
@@ -59,7 +69,7 @@ def new_entry(draft: Draft, events: EventsLog, now: str) -> StoreEntry:
 
 def replace_draft(entry: StoreEntry, draft: Draft, events: EventsLog, now: str) -> StoreEntry:
     """A new recording of the same name: a new draft revision; any approval is dropped."""
-    if entry.status == "enabled":
+    if entry.status not in NOT_ENABLED:
         raise _refuse(entry, "re-record", "revoke it first")
     return _next(entry, now, status="draft", draft=draft, events=events, approval=None,
                  last_report=None, installation=None, heal_proposal=None)
@@ -67,7 +77,7 @@ def replace_draft(entry: StoreEntry, draft: Draft, events: EventsLog, now: str) 
 
 def approve(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
     """Approve the current draft, once. The approval binds its exact digest and capabilities."""
-    if entry.status != "draft":
+    if entry.status not in ALLOWED["review"]:
         raise _refuse(entry, "approve", "only a draft is approved, and only once")
     approval = Approval.build(name=entry.name, draft_digest=entry.draft.draft_digest, reviewer=reviewer,
                               approved_capabilities=entry.draft.capabilities, approved_at=now)
@@ -94,25 +104,25 @@ def replay_succeeded(entry: StoreEntry, report: ReplayReport, now: str,
 
 def enable(entry: StoreEntry, installation: Installation, now: str) -> StoreEntry:
     """Only a validated skill is enabled the first time; a revoked one may be enabled again."""
-    if entry.status not in ("validated", "revoked"):
+    if entry.status not in ALLOWED["enable"]:
         raise _refuse(entry, "enable", "replay it successfully first")
     return _next(entry, now, status="enabled", installation=installation, was_enabled=True)
 
 
 def revoke(entry: StoreEntry, now: str) -> StoreEntry:
-    if entry.status != "enabled":
+    if entry.status not in ALLOWED["revoke"]:
         raise _refuse(entry, "revoke", "only an enabled skill is revoked")
     return _next(entry, now, status="revoked", installation=None)
 
 
 def ensure_deletable(entry: StoreEntry) -> None:
-    if entry.status == "enabled":
+    if entry.status not in ALLOWED["delete"]:
         raise _refuse(entry, "delete", "revoke it first")
 
 
 def is_expired(entry: StoreEntry, now: str, retention_days: int) -> bool:
     """Expired: not enabled and last changed more than ``retention_days`` before ``now``."""
-    if entry.status == "enabled":
+    if entry.status not in NOT_ENABLED:
         return False
     age = parse_timestamp(now) - parse_timestamp(entry.updated_at)
     return age > timedelta(days=retention_days)
@@ -128,9 +138,15 @@ def accept_heal(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
     proposal = entry.heal_proposal
     if proposal is None:
         raise _refuse(entry, "accept a heal proposal of", "it has none")
-    if entry.status == "enabled":
+    if entry.status not in ALLOWED["review --heal-proposal"]:
         raise _refuse(entry, "accept a heal proposal of", "revoke it first")
     approval = Approval.build(name=entry.name, draft_digest=proposal.draft.draft_digest, reviewer=reviewer,
                               approved_capabilities=proposal.draft.capabilities, approved_at=now)
     return _next(entry, now, status="approved", draft=proposal.draft, approval=approval, last_report=None,
                  installation=None, heal_proposal=None)
+
+
+def next_steps(entry: StoreEntry) -> list[str]:
+    """What can be done to ``entry`` now, from :data:`ALLOWED` (``show`` lists it)."""
+    return [step for step, states in ALLOWED.items() if entry.status in states
+            and (step != "review --heal-proposal" or entry.heal_proposal is not None)]

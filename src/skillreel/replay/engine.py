@@ -150,21 +150,23 @@ class ReplayEngine:
         self.progress = progress
         self.clock = clock
         self.sleep = sleep
+        self.completed: list[StepRecord] = []  # the steps of the last run that finished, even if one failed
         self._mark = 0
 
     async def run(self, actions: Sequence[Action], values: Mapping[str, str]) -> tuple[StepRecord, ...]:
         """Replay every action in order; raise the first step's failure (with its action id).
+        :attr:`completed` holds the steps that finished, also after a failure.
 
         Network refusals are counted over contiguous intervals: each step's check covers
         everything since the previous step's check (the first also covers loading the start page
         when the skill does not begin with one), so no refusal falls between two steps."""
+        self.completed = []
         self._mark = self.driver.network_mark()
         if not actions or not (isinstance(actions[0], NavigateAction) and actions[0].reason == "start"):
             await self.driver.start(timeout_ms=self.options.timeout_ms)
-        records: list[StepRecord] = []
         for index, action in enumerate(actions):
-            records.append(await self._run_step(index, len(actions), action, values))
-        return tuple(records)
+            self.completed.append(await self._run_step(index, len(actions), action, values))
+        return tuple(self.completed)
 
     async def _run_step(self, index: int, total: int, action: Action,
                         values: Mapping[str, str]) -> StepRecord:

@@ -57,3 +57,8 @@ def storage_state_digest(state: dict[str, Any]) -> str:
     except (ValueError, TypeError, OverflowError) as exc:
         raise InputError("SR_RECORD_INPUT_MALFORMED",
                          "the storage-state file cannot be canonicalised") from exc
+
+
+def storage_state_file_digest(path: Path) -> str:
+    """The digest of the storage-state file at ``path`` (read with :func:`read_storage_state`)."""
+    return storage_state_digest(read_storage_state(path))

@@ -37,8 +37,8 @@ from ..skills.install import (
     stage_removal,
 )
 from ..skills.package import Package, render_package
-from ..store import AuditNote, Store, utc_now
-from .governance import approval_required
+from ..store import AuditNote, Store
+from .guards import approval_required
 
 
 @dataclass(frozen=True)
@@ -103,11 +103,10 @@ class RevokeResult:
 # --- enable ------------------------------------------------------------------------------------
 
 def plan_enable(store: Store, name: str, scope: Scope = "project", project_dir: Path | None = None, *,
-                home: Path | None = None, expected_revision: int | None = None,
-                now: str | None = None) -> EnablePlan:
+                home: Path | None = None, expected_revision: int | None = None) -> EnablePlan:
     """Every check ``enable`` makes, with nothing written."""
     check_skill_name(name)
-    now = now or utc_now()
+    now = store.now()
     entry = store.get(name)
     lifecycle.check_revision(entry, expected_revision)
     roots = skill_roots(scope, project_dir, home)
@@ -123,17 +122,16 @@ def plan_enable(store: Store, name: str, scope: Scope = "project", project_dir: 
 
 
 def enable_skill(store: Store, name: str, scope: Scope = "project", project_dir: Path | None = None, *,
-                 approve: bool = True, home: Path | None = None, expected_revision: int | None = None,
+                 approve: bool, home: Path | None = None, expected_revision: int | None = None,
                  fault: Fault = no_fault) -> EnableResult:
     """Install the package into every root of ``scope`` and mark the skill enabled, atomically.
     Without ``approve``: every check, then ``SR_RECORD_APPROVAL_REQUIRED`` saying what would change."""
-    now = utc_now()
-    plan = plan_enable(store, name, scope, project_dir, home=home, expected_revision=expected_revision,
-                       now=now)
+    plan = plan_enable(store, name, scope, project_dir, home=home, expected_revision=expected_revision)
     if not approve:
         raise approval_required(plan.describe().removeprefix("would "), {
             "name": name, "revision": plan.entry.revision, "scope": scope,
             "packageDigest": plan.package.digest, "installations": [str(p) for p in plan.paths]})
+    now = store.now()
     installation = _installation(scope, plan.paths, plan.package.digest, now)
     installed = install(plan.package, tuple(p.parent for p in plan.paths), fault=fault)
 
@@ -194,7 +192,7 @@ def plan_revoke(store: Store, name: str, project_dir: Path | None = None, *,
     return RevokePlan(entry, installation.package_digest, present, absent)
 
 
-def revoke_skill(store: Store, name: str, project_dir: Path | None = None, *, approve: bool = True,
+def revoke_skill(store: Store, name: str, project_dir: Path | None = None, *, approve: bool,
                  expected_revision: int | None = None, fault: Fault = no_fault) -> RevokeResult:
     """Move the packages aside, mark the skill revoked, then delete them; restore on any failure.
     Without ``approve``: every check, then ``SR_RECORD_APPROVAL_REQUIRED`` saying what would change."""
@@ -203,7 +201,7 @@ def revoke_skill(store: Store, name: str, project_dir: Path | None = None, *, ap
         raise approval_required(plan.describe().removeprefix("would "), {
             "name": name, "revision": plan.entry.revision, "packageDigest": plan.package_digest,
             "remove": [str(p) for p in plan.present], "alreadyAbsent": [str(p) for p in plan.absent]})
-    now = utc_now()
+    now = store.now()
     staged = stage_removal(plan.present + plan.absent, plan.package_digest, fault=fault)
 
     def change(current: StoreEntry) -> StoreEntry:

@@ -33,7 +33,7 @@ from ..model.actions import CAPABILITY_OF_KIND, SelectAction, TypeAction, capabi
 from ..model.approval import Approval
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
-from ..model.environment import Environment, HtmlTarget, UrlTarget, build_url_target
+from ..model.environment import Environment, HtmlTarget, UrlTarget
 from ..model.lifecycle import check_revision, ensure_replayable
 from ..model.limits import (
     MAX_SELECT_VALUE_CHARS,
@@ -42,9 +42,10 @@ from ..model.limits import (
     TIMEOUT_MS_RANGE,
 )
 from ..model.policy import Policy
-from ..model.urls import URLRuleError
-from ..sandbox import files
-from ..vault import SecretSource
+from ..sandbox.files import storage_state_file_digest
+from ..store import Store
+from ..vault import EnvKeyringSecrets, SecretSource
+from .environments import target_environment
 
 _PARAM_SHAPE = r"^[a-z][a-z0-9_]{0,63}$"
 
@@ -144,14 +145,8 @@ def check_values(draft: Draft, values: Mapping[str, str]) -> None:
                               f"the value of {name!r} is longer than {limit:,} characters")
 
 
-def storage_state_digest(path: Path) -> str:
-    """``skillreel.storage-state/v1`` digest of a storage-state file (see ``sandbox.files``)."""
-    return files.storage_state_digest(files.read_storage_state(path))
-
-
 def check_environment(recorded: Environment, request: ReplayRequest) -> str | None:
     """Recompute this replay's environment and compare; returns the fixture HTML (HTML targets)."""
-    html: str | None = None
     if isinstance(recorded.target, HtmlTarget):
         if request.url is not None:
             raise TargetError("SR_RECORD_ENVIRONMENT_DRIFT",
@@ -161,25 +156,20 @@ def check_environment(recorded: Environment, request: ReplayRequest) -> str | No
                               "this skill replays on its HTML fixture: pass --html FILE")
         if request.storage_state is not None:
             raise TargetError("SR_RECORD_TARGET_INVALID", "an HTML fixture takes no storage state")
-        html = files.read_html_fixture(request.html_path)
-        current = Environment.build(target=HtmlTarget(html_digest=files.fixture_digest(html)),
-                                    viewport=recorded.viewport)
+        current, html = target_environment(recorded.viewport, html_path=request.html_path)
     else:
         if request.html_path is not None:
             raise TargetError("SR_RECORD_ENVIRONMENT_DRIFT",
                               "the skill was recorded on a URL, not an HTML fixture")
         assert isinstance(recorded.target, UrlTarget)
-        try:
-            target = build_url_target(request.url or recorded.target.url, recorded.target.allowed_origins)
-        except URLRuleError as exc:
-            raise TargetError("SR_RECORD_TARGET_INVALID", f"the URL target is not allowed: {exc}") from exc
-        current = Environment.build(target=target, identity=recorded.identity,
-                                    storage_state_digest=recorded.storage_state_digest,
-                                    viewport=recorded.viewport)
+        current, html = target_environment(
+            recorded.viewport, url=request.url or recorded.target.url,
+            allowed_origins=recorded.target.allowed_origins, identity=recorded.identity,
+            storage_state_digest=recorded.storage_state_digest)
     if current.environment_digest != recorded.environment_digest:
         raise TargetError("SR_RECORD_ENVIRONMENT_DRIFT",
                           "the target or its allowlist differs from the recorded one; nothing was started")
-    given = storage_state_digest(request.storage_state) if request.storage_state is not None else None
+    given = storage_state_file_digest(request.storage_state) if request.storage_state is not None else None
     if given != recorded.storage_state_digest:
         what = "is missing" if given is None else ("was not recorded" if recorded.storage_state_digest is None
                                                    else "differs from the recorded one")
@@ -212,3 +202,10 @@ def run_preflight(entry: StoreEntry, policy: Policy, request: ReplayRequest,
                      values=values, missing_sensitive=tuple(missing),
                      heal=request.heal and policy.heal_mode == "runtime",
                      timeout_ms=request.timeout_ms, settle_ms=request.settle_ms)
+
+
+def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None = None) -> Preflight:
+    """Every check that needs no browser, over the entry and policy the store holds now; raises ``SR_*``."""
+    check_options(request)  # bad usage is reported as such, whatever the store holds
+    entry = store.get(request.name)
+    return run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())

@@ -21,10 +21,10 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import InputError, RecordError, ReplayUIError, TargetError
-from ..model.base import Label, ParamName, check_skill_name
+from ..model.base import ParamName, check_skill_name, is_label
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
-from ..model.environment import Environment, HtmlTarget, Viewport, build_url_target
+from ..model.environment import Environment, Viewport
 from ..model.events import EventsLog, RecordedEvent
 from ..model.lifecycle import new_entry, replace_draft
 from ..model.limits import (
@@ -35,23 +35,20 @@ from ..model.limits import (
     TIMEOUT_MS_RANGE,
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
-from ..model.urls import URLRuleError
 from ..record.automation import AssertionsFile, AutomationScript, perform
 from ..record.project import ProjectionOptions, forget_sensitive_digests, plan, project
 from ..record.redact import Finding, scan, scan_texts
 from ..record.session import Capture, Recorder
 from ..sandbox.browser import browser_session
-from ..sandbox.files import fixture_digest, read_html_fixture, read_storage_state
-from ..sandbox.files import storage_state_digest as storage_state_digest
-from ..store import AuditNote, Store, utc_now
+from ..store import AuditNote, Store
 from ..user_files import parse_document, read_user_file
+from .environments import target_environment
 
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 DEFAULT_TIMEOUT_MS: Final = 10_000
 # An HTML fixture of 1,000,000 characters is at most 4,000,000 UTF-8 bytes.
 _PARAM = TypeAdapter(ParamName)
-_LABEL = TypeAdapter(Label)
 
 OnAction = Callable[[str, str], None]
 _Input = TypeVar("_Input", AutomationScript, AssertionsFile)
@@ -181,12 +178,8 @@ def _check_options(request: RecordRequest) -> None:
                              "--sensitive takes parameter names like 'card_number'") from exc
     if not TIMEOUT_MS_RANGE[0] <= request.timeout_ms <= TIMEOUT_MS_RANGE[1]:
         raise InputError("SR_RECORD_USAGE", "--timeout must be 100 to 30,000 ms")
-    if request.identity is not None:
-        try:
-            _LABEL.validate_python(request.identity)
-        except ValidationError as exc:
-            raise InputError("SR_RECORD_USAGE",
-                             "--identity takes a short label (letters, digits, ._@:-)") from exc
+    if request.identity is not None and not is_label(request.identity):
+        raise InputError("SR_RECORD_USAGE", "--identity takes a short label (letters, digits, ._@:-)")
 
 
 def _viewport(request: RecordRequest) -> Viewport:
@@ -202,22 +195,13 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
     viewport = _viewport(request)
     if (request.html_path is None) == (request.url is None):
         raise TargetError("SR_RECORD_TARGET_INVALID", "give exactly one target: --html FILE or --url URL")
-    if request.html_path is not None:
-        if request.allowed_origins or request.identity or request.storage_state:
-            raise TargetError("SR_RECORD_TARGET_INVALID",
-                              "an HTML fixture takes no --allowed-origin, --identity or --storage-state")
-        html = read_html_fixture(request.html_path)
-        return Environment.build(target=HtmlTarget(html_digest=fixture_digest(html)), viewport=viewport), html
-    assert request.url is not None
-    try:
-        target = build_url_target(request.url, request.allowed_origins)
-    except URLRuleError as exc:
-        raise TargetError("SR_RECORD_TARGET_INVALID", f"the URL target is not allowed: {exc}") from exc
-    state = None
-    if request.storage_state is not None:
-        state = storage_state_digest(read_storage_state(request.storage_state))
-    return Environment.build(target=target, identity=request.identity, storage_state_digest=state,
-                             viewport=viewport), None
+    offline_only = request.allowed_origins or request.identity or request.storage_state
+    if request.html_path is not None and offline_only:
+        raise TargetError("SR_RECORD_TARGET_INVALID",
+                          "an HTML fixture takes no --allowed-origin, --identity or --storage-state")
+    return target_environment(viewport, html_path=request.html_path, url=request.url,
+                              allowed_origins=request.allowed_origins, identity=request.identity,
+                              storage_state=request.storage_state)
 
 
 def _read(cls: type[_Input], path: Path | None, what: str) -> _Input | None:
@@ -389,8 +373,9 @@ def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, 
     return draft, events
 
 
-def store_draft(store: Store, draft: Draft, events: EventsLog, now: str) -> StoreEntry:
+def store_draft(store: Store, draft: Draft, events: EventsLog) -> StoreEntry:
     """Insert a new skill, or replace the draft of an existing one (refused when enabled)."""
+    now = store.now()
     store.policy().require_capabilities(draft.capabilities)
     note = AuditNote(kind="record", digests={"draft": draft.draft_digest, "events": events.events_digest})
     if store.find(draft.name) is None:
@@ -407,8 +392,7 @@ def _refuse_enabled(store: Store, name: str) -> None:
 
 async def record_skill(store: Store, request: RecordRequest | PreparedRecording, *,
                        until_done: Callable[[], Awaitable[None]] | None = None,
-                       on_action: OnAction | None = None,
-                       clock: Callable[[], str] = utc_now) -> RecordResult:
+                       on_action: OnAction | None = None) -> RecordResult:
     """Record, project, scan and store one demonstration. Any failure stores nothing.
 
     ``until_done`` (interactive only) returns when the person finishes; ``on_action(id, kind)``
@@ -421,4 +405,4 @@ async def record_skill(store: Store, request: RecordRequest | PreparedRecording,
         draft, events = build_draft(prepared, captured)
     finally:
         captured.typed.clear()
-    return RecordResult(store_draft(store, draft, events, clock()), denied)
+    return RecordResult(store_draft(store, draft, events), denied)

@@ -2,13 +2,14 @@
 
     outcome = await replay_skill(store, ReplayRequest(name="search", inputs={"query": "x"}),
                                  secrets=EnvKeyringSecrets(), progress=print_step, human=ask)
-    outcome.to_json()   # the `skillreel replay --json` document
+    outcome.to_json()   # the `data` of the `replay --json` and `skills_play` envelopes
 
 * :func:`preflight` checks everything that needs no browser (``services/preflight.py``) and lists
   the required sensitive parameters the vault lacks (the MCP server asks a person for them).
 * :func:`replay_skill` never raises a :class:`~skillreel.errors.SkillreelError`: it returns a
   :class:`ReplayOutcome`, ``succeeded`` with a :class:`~skillreel.model.report.ReplayReport` only
-  when every step succeeded, else ``failed`` with the error (code, content-free message, action id).
+  when every step succeeded, else ``failed`` with the error (code, content-free message, action id)
+  and the steps that finished before it.
 * A success is recorded with ``lifecycle.replay_succeeded`` in one store transaction, compare-and-
   set on the revision read at the start (approved becomes validated; other states keep theirs); a
   healed step leaves a pending :class:`~skillreel.model.entry.HealProposal` (the draft with that
@@ -27,15 +28,15 @@ from typing import Any, Literal
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
 from ..model.actions import Action, HumanAction
 from ..model.base import check_skill_name
-from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
+from ..model.envelope import ResultWarning
 from ..model.lifecycle import replay_succeeded
 from ..model.locators import LocatorBundle
 from ..model.report import ReplayReport, StepResult
 from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
-from ..store import AuditNote, Store, utc_now
+from ..store import AuditNote, Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
-from .preflight import Preflight, ReplayRequest, check_options, run_preflight
+from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
 
 __all__ = [
     "HumanPrompt", "Preflight", "ReplayOutcome", "ReplayRequest", "SecretSource", "StepProgress",
@@ -49,7 +50,8 @@ SessionFactory = Callable[..., AbstractAsyncContextManager[Any]]
 
 @dataclass(frozen=True)
 class ReplayOutcome:
-    """What a replay came to. ``steps`` holds ``(action_id, evidence_digest, healed)``."""
+    """What a replay came to. ``steps`` holds ``(action_id, evidence_digest, healed)`` of the steps
+    that finished (all of them on success; those before the failing one otherwise)."""
 
     status: Literal["succeeded", "failed"]
     name: str
@@ -58,32 +60,21 @@ class ReplayOutcome:
     steps: tuple[tuple[str, str, bool], ...] = ()
     error: SkillreelError | None = None
     heal_proposed: bool = False
+    warnings: tuple[ResultWarning, ...] = ()
 
     @property
     def exit_status(self) -> int:
         return 0 if self.error is None else self.error.exit_status
 
     def to_json(self) -> dict[str, Any]:
-        """The ``skillreel replay --json`` document (issue 4)."""
-        if self.status == "succeeded" and self.report is not None:
-            return {
-                "status": "succeeded", "name": self.name, "revision": self.revision,
-                "reportDigest": self.report.report_digest,
-                "steps": [{"actionId": a, "evidenceDigest": d, "healed": h} for a, d, h in self.steps],
-                "healProposal": self.heal_proposed,
-            }
-        error = self.error or ReplayError("SR_REPLAY_SCHEMA_INVALID", "the replay produced no report")
-        body: dict[str, Any] = {"code": error.code, "message": error.message, "actionId": error.action_id}
-        if error.details:
-            body["details"] = error.details
-        return {"status": "failed", "name": self.name, "revision": self.revision, "error": body}
-
-
-def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None = None) -> Preflight:
-    """Every check that needs no browser; raises ``SR_*``. See ``services/preflight.py``."""
-    check_options(request)  # bad usage is reported as such, whatever the store holds
-    entry = store.get(request.name)
-    return run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
+        """The replay document, one shape for success and failure: the ``data`` of the
+        ``skillreel replay --json`` and ``skills_play`` envelopes (the error goes beside it)."""
+        return {
+            "status": self.status, "name": self.name, "revision": self.revision,
+            "reportDigest": self.report.report_digest if self.report is not None else None,
+            "steps": [{"actionId": a, "evidenceDigest": d, "healed": h} for a, d, h in self.steps],
+            "healed": any(h for _, _, h in self.steps), "healProposal": self.heal_proposed,
+        }
 
 
 async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretSource | None = None,
@@ -92,6 +83,7 @@ async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretS
     """Replay one skill; see the module docstring. ``session_factory`` replaces
     ``sandbox.browser.browser_session`` (tests and benchmarks only)."""
     entry: StoreEntry | None = None
+    ran: list[StepRecord] = []  # the steps that finished, also when a later one fails
     try:
         check_options(request)
         entry = store.get(request.name)
@@ -102,18 +94,19 @@ async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretS
             raise ReplayError("SR_REPLAY_PARAMETER_MISSING",
                               f"no value for sensitive parameter(s) {names}: set {envs} or store it in the "
                               "OS keyring")
-        records = await _run(checked, progress, human, session_factory)
+        records = await _run(checked, progress, human, session_factory, ran)
         return _record_success(store, checked, records)
     except SkillreelError as exc:
         _audit_failure(store, request, entry, exc)
-        return ReplayOutcome("failed", request.name, entry.revision if entry else None, error=exc)
+        return ReplayOutcome("failed", request.name, entry.revision if entry else None, steps=_step_rows(ran),
+                             error=exc)
     except Exception:  # a defect: still leave the failed replay in the audit log, then let it surface
         _audit_failure(store, request, entry, SkillreelError("SR_RECORD_INTERNAL", "internal error"))
         raise
 
 
 async def _run(checked: Preflight, progress: Progress | None, human: HumanPrompt | None,
-               session_factory: SessionFactory | None) -> tuple[StepRecord, ...]:
+               session_factory: SessionFactory | None, ran: list[StepRecord]) -> tuple[StepRecord, ...]:
     from playwright.async_api import Error as PlaywrightError
 
     from ..replay.driver import PlaywrightDriver
@@ -130,14 +123,17 @@ async def _run(checked: Preflight, progress: Progress | None, human: HumanPrompt
         async with session_factory(draft.environment, html=checked.html, storage_state=checked.storage_state,
                                    headless=not needs_person) as session:
             engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
-            return await engine.run(draft.actions, checked.values)
+            try:
+                return await engine.run(draft.actions, checked.values)
+            finally:
+                ran.extend(engine.completed)
     except PlaywrightError as exc:  # anything the driver did not already translate
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the browser failed during the replay") from exc
 
 
 def _record_success(store: Store, checked: Preflight, records: Sequence[StepRecord]) -> ReplayOutcome:
     entry = checked.entry
-    now = utc_now()
+    now = store.now()
     report = ReplayReport.build(
         name=entry.name, draft_digest=entry.draft.draft_digest,
         approval_digest=checked.approval.approval_digest,
@@ -151,8 +147,12 @@ def _record_success(store: Store, checked: Preflight, records: Sequence[StepReco
         digests["healProposal"] = proposal.draft.draft_digest
     updated = store.update(entry.name, lambda current: replay_succeeded(current, report, now, proposal),
                            AuditNote(kind="replay", digests=digests), expected_revision=entry.revision)
-    steps = tuple((r.action_id, r.evidence.evidence_digest, r.healed) for r in records)
-    return ReplayOutcome("succeeded", entry.name, updated.revision, report, steps, None, proposal is not None)
+    return ReplayOutcome("succeeded", entry.name, updated.revision, report, _step_rows(records), None,
+                         proposal is not None)
+
+
+def _step_rows(records: Sequence[StepRecord]) -> tuple[tuple[str, str, bool], ...]:
+    return tuple((r.action_id, r.evidence.evidence_digest, r.healed) for r in records)
 
 
 def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: ReplayReport, now: str,
@@ -174,8 +174,7 @@ def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: Repl
         return None
     draft = entry.draft
     actions = tuple(_retarget(a, healed[a.id]) if a.id in healed else a for a in draft.actions)
-    fields = {n: getattr(draft, n) for n in Draft.model_fields if n not in ("draft_digest", "schema_")}
-    candidate = Draft.build(**{**fields, "actions": actions})
+    candidate = draft.evolve(actions=actions)
     if candidate.draft_digest == draft.draft_digest:
         return None
     if {(f.path, f.category) for f in scan(candidate, typed=typed)} - \

@@ -36,7 +36,7 @@ from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
-from ..vault import KEYRING_SERVICE, keyring_username, secret_env_name
+from ..vault import KEYRING_SERVICE, keyring_username, parameter_listing, secret_env_name
 
 PACKAGE_TAG = "skillreel.package/v1"
 MANIFEST_SCHEMA = "skillreel.recorded-skill/v1"
@@ -315,10 +315,7 @@ def render_manifest(entry: StoreEntry, revision: int, digests: Mapping[str, str]
                        "healed": report.healed, "steps": len(report.steps)},
         "environment": {"environmentDigest": env.environment_digest, "target": target_json,
                         "identity": env.identity, "storageStateDigest": env.storage_state_digest},
-        "parameters": [
-            {"name": p.name, "required": p.required, "sensitive": p.sensitive,
-             **({"env": secret_env_name(entry.name, p.name)} if p.sensitive else {})}
-            for p in draft.parameters],
+        "parameters": parameter_listing(entry.name, draft.parameters),
         "package": {"tag": PACKAGE_TAG, "files": dict(sorted(digests.items()))},
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

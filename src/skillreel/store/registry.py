@@ -59,6 +59,11 @@ class Store:
     def path(self) -> Path:
         return self.home / db.DB_NAME
 
+    def now(self) -> str:
+        """The current time as a wire ``Timestamp``, from the clock the store was opened with: the one
+        source of time for every use case (tests open a store with a fixed ``clock``)."""
+        return self._clock()
+
     def close(self) -> None:
         with db.translated("closing the store"):
             self._conn.close()

@@ -36,11 +36,8 @@ def imported_entry(source: StoreEntry, revision: int, now: str) -> StoreEntry:
     proposal = source.heal_proposal
     if proposal is not None:
         proposal = proposal.model_copy(update={"base_revision": revision})
-    fields = {name: getattr(source, name) for name in StoreEntry.model_fields
-              if name not in ("entry_digest", "schema_")}
-    fields.update(revision=revision, status=status, installation=None, heal_proposal=proposal,
-                  updated_at=max(now, source.updated_at))
-    return StoreEntry.build(**fields)
+    return source.evolve(revision=revision, status=status, installation=None, heal_proposal=proposal,
+                         updated_at=max(now, source.updated_at))
 
 
 def check_output(path: Path, *, force: bool) -> None:

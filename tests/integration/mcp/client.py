@@ -15,6 +15,8 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from skillreel.model.envelope import Envelope
+
 Elicitation = Callable[[types.ElicitRequestParams], Awaitable[types.ElicitResult]]
 
 
@@ -34,13 +36,29 @@ class Session:
         return await self.client.call_tool(tool, arguments or {}, progress_callback=on_progress)
 
 
-def data(result: types.CallToolResult) -> dict[str, Any]:
-    """The structured result, checked against the text block the server also sends."""
+def envelope(result: types.CallToolResult) -> dict[str, Any]:
+    """The structured result: a valid result envelope, equal to the text block the server also sends,
+    flagged as an error exactly when it is not ok."""
     assert result.structured_content is not None
     block = result.content[0]
     assert isinstance(block, types.TextContent)
     assert json.loads(block.text) == result.structured_content
+    Envelope.parse(result.structured_content)
+    assert result.is_error is not result.structured_content["ok"]
     return result.structured_content
+
+
+def data(result: types.CallToolResult) -> dict[str, Any]:
+    """The envelope's ``data`` (the tool's result document; on a failed play, what is known)."""
+    body: dict[str, Any] = envelope(result)["data"]
+    return body
+
+
+def error(result: types.CallToolResult) -> dict[str, Any]:
+    """The envelope's ``error`` (code, message, fix, actionId, details); the result must be one."""
+    body: dict[str, Any] | None = envelope(result)["error"]
+    assert body is not None, result.structured_content
+    return body
 
 
 def server_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -91,5 +91,5 @@ async def live_skill(server: LocalServer, name: str, project_dir: Path, *, sensi
                      AuditNote(kind="review", reviewer=REVIEWER))
         store.update(name, lambda e: lifecycle.replay_succeeded(e, report_for(e), T2),
                      AuditNote(kind="replay"))
-        enable_skill(store, name, "project", project_dir)
+        enable_skill(store, name, "project", project_dir, approve=True)
     return url

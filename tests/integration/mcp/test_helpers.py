@@ -13,8 +13,9 @@ from mcp.server.elicitation import (
 )
 
 from skillreel.errors import SkillreelError
-from skillreel.mcp.server import VaultThenUser, elicited_values, secrets_model, skill_summary
+from skillreel.mcp.server import VaultThenUser, elicited_values, secrets_model
 from skillreel.replay.engine import StepProgress
+from skillreel.services.agent_access import skill_summary
 from tests import factory
 from tests.integration.skills.builders import validated_entry
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import run_cli
-from tests.integration.mcp.client import data, mcp_session
+from tests.integration.mcp.client import data, error, mcp_session
 from tests.integration.mcp.live_skill import PAGE
 from tests.server import LocalServer
 
@@ -27,7 +27,7 @@ VAULT = {PIN_ENV: "4711"}
 def ok(*args: str, env: dict[str, str] | None = None) -> Any:
     result = run_cli(*args, "--json", env=env)
     assert result.exit_code == 0, (args, result.stdout, result.stderr)
-    return result.json()
+    return result.data()
 
 
 def write(path: Path, document: dict[str, Any]) -> str:
@@ -68,7 +68,7 @@ def test_an_agent_runs_the_installed_script(enabled: Path) -> None:
     proc = subprocess.run([str(folder / "scripts" / "replay"), "--input", "customer=ACME", "--json"],
                           capture_output=True, text=True, env=env, timeout=180, check=False)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["status"] == "succeeded"
+    assert json.loads(proc.stdout)["data"]["status"] == "succeeded"
 
 
 async def test_an_agent_lists_and_plays_over_mcp_until_it_is_revoked(enabled: Path, skillreel_home: Path,
@@ -88,4 +88,4 @@ async def test_an_agent_lists_and_plays_over_mcp_until_it_is_revoked(enabled: Pa
     async with mcp_session(skillreel_home, stderr, env=VAULT) as session:
         assert data(await session.call("skills_list"))["skills"] == []
         refused = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
-    assert data(refused)["error"]["code"] == "SR_RECORD_STATE_INVALID"
+    assert error(refused)["code"] == "SR_RECORD_STATE_INVALID"

@@ -8,7 +8,7 @@ import mcp_types as types
 import pytest
 
 from skillreel.store import Store
-from tests.integration.mcp.client import data, mcp_session
+from tests.integration.mcp.client import data, error, mcp_session
 from tests.integration.mcp.live_skill import live_skill
 from tests.server import LocalServer
 
@@ -24,7 +24,7 @@ def assert_played(result: types.CallToolResult, steps: list[str]) -> dict[str, o
     assert not result.is_error, body
     assert body["status"] == "succeeded"
     assert body["name"] == NAME
-    assert body["steps"] == [{"actionId": s, "healed": False} for s in steps]
+    assert [(s["actionId"], s["healed"]) for s in body["steps"]] == [(s, False) for s in steps]
     assert body["healed"] is False
     with Store.open() as store:
         entry = store.get(NAME)
@@ -87,8 +87,9 @@ async def test_a_missing_sensitive_value_without_a_way_to_ask_starts_no_browser(
     async with mcp_session(skillreel_home, tmp_path / "stderr.log") as session:
         result = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
     assert result.is_error
-    assert data(result)["error"]["code"] == "SR_REPLAY_PARAMETER_MISSING"
-    assert PIN_ENV in data(result)["error"]["message"]
+    assert error(result)["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert PIN_ENV in error(result)["message"]
+    assert data(result)["steps"] == []
     assert server.request_count() == before
 
 
@@ -101,6 +102,7 @@ async def test_a_failed_replay_is_an_error_result_with_the_code(server: LocalSer
     body = data(result)
     assert result.is_error
     assert body["status"] == "failed"
-    assert body["error"]["code"] == "SR_REPLAY_UI_TARGET_NOT_FOUND"
-    assert body["error"]["actionId"] == "a2"
+    assert error(result)["code"] == "SR_REPLAY_UI_TARGET_NOT_FOUND"
+    assert error(result)["actionId"] == "a2"
     assert body["reportDigest"] is None
+    assert [s["actionId"] for s in body["steps"]] == ["a1"]  # the start page loaded, then a2 failed

@@ -10,7 +10,7 @@ import pytest
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests import factory
-from tests.integration.mcp.client import data, mcp_session
+from tests.integration.mcp.client import data, error, mcp_session
 from tests.integration.skills.builders import store_entry
 
 NAME = "search-invoices"
@@ -31,7 +31,7 @@ def skills(skillreel_home: Path, project_dir: Path) -> None:
         kinds = ((NAME, {}), (SECRET_NAME, {"sensitive": True}), (FIXTURE_NAME, {"environment": None}))
         for name, kw in kinds:
             store_entry(store, factory.entry(name, **{"environment": site, **kw}))
-            enable_skill(store, name, "project", project_dir)
+            enable_skill(store, name, "project", project_dir, approve=True)
         store_entry(store, factory.entry("not-enabled-yet", environment=site))
 
 
@@ -87,9 +87,8 @@ async def test_only_enabled_skills_are_playable(skills: None, skillreel_home: Pa
     async with mcp_session(skillreel_home, stderr_path) as session:
         result = await session.call("skills_play", {"name": name, "inputs": {"query": "x"}})
     assert result.is_error
-    body = data(result)
-    assert body["status"] == "failed"
-    assert body["error"]["code"] == code
+    assert data(result)["status"] == "failed"
+    assert error(result)["code"] == code
     assert session.stray == []
 
 
@@ -99,7 +98,7 @@ async def test_a_sensitive_value_from_the_model_is_refused_and_never_echoed(
         result = await session.call("skills_play",
                                     {"name": SECRET_NAME, "inputs": {"query": "hunter2-secret"}})
     assert result.is_error
-    assert data(result)["error"]["code"] == "SR_REPLAY_SENSITIVE_ON_ARGV"
+    assert error(result)["code"] == "SR_REPLAY_SENSITIVE_ON_ARGV"
     assert "hunter2-secret" not in str(result.model_dump())
     assert "hunter2-secret" not in stderr_path.read_text()
     assert session.elicited == []
@@ -111,9 +110,9 @@ async def test_a_missing_sensitive_value_fails_closed_when_the_client_cannot_ask
     async with mcp_session(skillreel_home, stderr_path, mode=mode) as session:
         result = await session.call("skills_play", {"name": SECRET_NAME})
     assert result.is_error
-    error = data(result)["error"]
-    assert error["code"] == "SR_REPLAY_PARAMETER_MISSING"
-    assert "SKILLREEL_SECRET_SIGN_IN_QUERY" in error["message"]
+    refusal = error(result)
+    assert refusal["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert "SKILLREEL_SECRET_SIGN_IN_QUERY" in refusal["message"]
 
 
 @pytest.mark.parametrize("action", ["decline", "cancel"])
@@ -126,7 +125,7 @@ async def test_a_missing_sensitive_value_is_asked_of_the_user_who_may_decline(
     async with mcp_session(skillreel_home, stderr_path, answer=answer, mode=mode) as session:
         result = await session.call("skills_play", {"name": SECRET_NAME})
     assert result.is_error
-    assert data(result)["error"]["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert error(result)["code"] == "SR_REPLAY_PARAMETER_MISSING"
     assert len(session.elicited) == 1
     question = session.elicited[0]
     assert isinstance(question, types.ElicitRequestFormParams)

@@ -88,11 +88,11 @@ def test_every_stdout_line_is_a_protocol_message(raw: RawServer) -> None:
     tools = raw.response(raw.send("tools/list"))["result"]["tools"]
     assert sorted(t["name"] for t in tools) == ["skills_list", "skills_play"]
     listed = raw.response(raw.send("tools/call", {"name": "skills_list", "arguments": {}}))
-    assert [s["name"] for s in listed["result"]["structuredContent"]["skills"]] == ["find-invoices"]
+    assert [s["name"] for s in listed["result"]["structuredContent"]["data"]["skills"]] == ["find-invoices"]
     played = raw.response(raw.send("tools/call", {"name": "skills_play", "_meta": {"progressToken": "p1"},
                                                   "arguments": {"name": "find-invoices",
                                                                 "inputs": {"customer": "ACME"}}}))
-    assert played["result"]["structuredContent"]["status"] == "succeeded"
+    assert played["result"]["structuredContent"]["data"]["status"] == "succeeded"
     progress = [json.loads(line) for line in raw.lines if b'"notifications/progress"' in line]
     assert [p["params"]["progress"] for p in progress] == [1, 2, 3, 4]
     assert all(p["params"]["progressToken"] == "p1" for p in progress)

@@ -60,7 +60,7 @@ def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Pat
     first = run_cli("record", "sign-up", "--html", str(html), "--automation", str(automation),
                     "--assertions", str(assertions), "--failure", "No welcome message", "--json")
     assert first.exit_code == 0, first.stdout + first.stderr
-    doc = first.json()
+    doc = first.data()
     assert set(doc) == {"name", "revision", "status", "draftDigest", "parameters", "actions", "deniedOrigins",
                         "deniedOriginCount", "deniedOriginsHidden"}
     assert (doc["name"], doc["revision"], doc["status"]) == ("sign-up", 1, "draft")
@@ -81,8 +81,8 @@ def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Pat
     again = run_cli("record", "sign-up", "--html", str(html), "--automation", str(automation), "--json",
                     "--sensitive", "email")
     assert again.exit_code == 0, again.stdout
-    assert again.json()["revision"] == 2
-    assert again.json()["parameters"][0] == {"name": "email", "required": True, "sensitive": True}
+    assert again.data()["revision"] == 2
+    assert again.data()["parameters"][0] == {"name": "email", "required": True, "sensitive": True}
     with Store.open(skillreel_home) as store:
         entry = store.get("sign-up")
     edits = [e for e in entry.events.events if e.type == "input"]
@@ -173,7 +173,7 @@ def test_canaries_never_reach_the_store_or_any_output(tmp_path: Path, skillreel_
         outputs += [result.stdout, result.stderr]
         assert result.exit_code == 0, result.stdout + result.stderr
         if as_json:  # a password was typed: refused origins are counted, not named
-            doc = result.json()
+            doc = result.data()
             denied = (doc["deniedOrigins"], doc["deniedOriginCount"], doc["deniedOriginsHidden"])
             assert denied == ([], 1, True)
         else:
@@ -296,7 +296,7 @@ def test_selectors_that_match_nothing_fail_the_demonstration(tmp_path: Path, ski
     nothing = write(tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "a@b.c"},
                                                     {"do": "click", "selector": "#missing"}]})
     result = run_cli("record", "broken", "--html", str(html), "--automation", str(nothing),
-                     "--timeout", "300", "--json")
+                     "--timeout", "3000", "--json")
     assert_refused(result, "SR_RECORD_AUTOMATION_FAILED")
     assert "step 2" in result.json()["error"]["message"]
     assert "#missing" not in result.stdout
@@ -371,7 +371,7 @@ def test_a_browser_crash_stores_nothing_and_says_so(tmp_path: Path, skillreel_ho
             proc.kill()
             proc.communicate()
     assert proc.returncode == 1, out + err
-    assert json.loads(out)["error"]["code"] == "SR_RECORD_CAPTURE_FAILED"
+    assert CliResult(proc.returncode, out, err).json()["error"]["code"] == "SR_RECORD_CAPTURE_FAILED"
     assert "nothing was stored" in json.loads(out)["error"]["message"]
     assert "Traceback" not in err
     assert stored(skillreel_home) == []

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import socket
@@ -23,6 +22,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, async_playwright
 
+from skillreel.model.envelope import Envelope
 from skillreel.store import Store
 from tests.integration.record.conftest import click_centre, page_html
 from tests.server import LocalServer
@@ -135,7 +135,8 @@ async def test_enter_finishes_and_steps_are_listed_live(tmp_path: Path, xvfb_dis
             await cli.wait_for_stderr("a4")
             code, out, err = cli.finish("\n")
     assert code == 0, out + err
-    doc = json.loads(out)
+    doc = Envelope.parse(out).data
+    assert doc is not None
     assert [(a["id"], a["kind"]) for a in doc["actions"]] == [
         ("a1", "navigate"), ("a2", "type"), ("a3", "press"), ("a4", "click")]
     for line in ("a1    navigate", "a2    type", "a3    press", "a4    click"):
@@ -156,7 +157,9 @@ async def test_ctrl_c_discards_and_stores_nothing(tmp_path: Path, xvfb_display: 
             cli.proc.send_signal(signal.SIGINT)
             code, out, err = cli.finish(None)
     assert code == 1, out + err
-    assert json.loads(out)["error"]["code"] == "SR_RECORD_DISCARDED"
+    error = Envelope.parse(out).error  # Ctrl-C, too, is one result envelope on stdout
+    assert error is not None
+    assert error.code == "SR_RECORD_DISCARDED"
     assert "Traceback" not in err
     with Store.open(skillreel_home) as store:
         assert store.entries() == []

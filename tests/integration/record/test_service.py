@@ -11,13 +11,13 @@ from skillreel.errors import RecordError
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.record.project import ProjectionOptions, project
+from skillreel.sandbox.files import storage_state_digest
 from skillreel.services.recording import (
     RecordRequest,
     _refuse_enabled,
     check_target,
     default_description,
     prepare,
-    storage_state_digest,
     store_draft,
 )
 from skillreel.store import Store
@@ -29,10 +29,13 @@ def test_store_draft_inserts_then_replaces(skillreel_home: Path) -> None:
     log = factory.events_log(2)
     draft = project(log, ProjectionOptions(name="two-clicks", description="d",
                                            environment=factory.html_environment()))
-    with Store.open(skillreel_home) as store:
-        first = store_draft(store, draft, log, T0)
-        second = store_draft(store, draft, log, "2026-01-02T03:04:06Z")
+    now = [T0]
+    with Store.open(skillreel_home, clock=lambda: now[0]) as store:
+        first = store_draft(store, draft, log)
+        now[0] = "2026-01-02T03:04:06Z"
+        second = store_draft(store, draft, log)
         assert (first.revision, second.revision) == (1, 2)
+        assert (first.updated_at, second.updated_at) == (T0, "2026-01-02T03:04:06Z")
         assert [e.kind for e in store.audit_events("two-clicks")] == ["record", "record"]
 
 
@@ -44,7 +47,7 @@ def test_a_policy_that_forbids_a_capability_refuses_the_draft(skillreel_home: Pa
         settings = PolicySettings(allowed_capabilities=("net.navigate", "ui.observe"))
         store.set_policy(Policy.from_settings(settings))
         with pytest.raises(RecordError) as info:
-            store_draft(store, draft, log, T0)
+            store_draft(store, draft, log)
         assert info.value.code == "SR_RECORD_POLICY_DENIED"
         assert store.entries() == []
 

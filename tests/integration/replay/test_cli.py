@@ -71,8 +71,8 @@ async def test_json_output_is_one_document_and_progress_goes_to_stderr(
     result = run_cli("replay", "say-hello", "--input", "who=Ada", "--json")
     assert result.exit_code == 0, result.stderr
     assert result.stderr == ""
-    doc = json.loads(result.stdout)
-    assert set(doc) == {"status", "name", "revision", "reportDigest", "steps", "healProposal"}
+    doc = result.data()
+    assert set(doc) == {"status", "name", "revision", "reportDigest", "steps", "healed", "healProposal"}
     assert (doc["status"], doc["name"], doc["revision"], doc["healProposal"]) == (
         "succeeded",
         "say-hello",
@@ -118,8 +118,9 @@ async def test_refusals_before_the_browser(
     before = server.request_count()
     result = run_cli(*args)
     assert result.exit_code == status, result.stdout + result.stderr
-    doc = json.loads(result.stdout)
-    assert (doc["status"], doc["error"]["code"]) == ("failed", code)
+    doc = result.json()
+    assert (doc["ok"], doc["data"]["status"], doc["error"]["code"]) == (False, "failed", code)
+    assert doc["data"]["steps"] == []
     assert server.request_count() == before  # no browser went to the page
     assert store.get("say-hello").revision == 2
 
@@ -136,7 +137,7 @@ async def test_refusals_before_the_browser(
 def test_bad_usage_exits_2(args: list[str], code: str) -> None:
     result = run_cli("replay", "say-hello", *args, "--json")
     assert result.exit_code == 2
-    assert json.loads(result.stdout)["error"]["code"] == code
+    assert result.json()["error"]["code"] == code
 
 
 async def test_a_human_step_fails_closed_without_a_terminal(server: LocalServer, store: Store) -> None:
@@ -152,8 +153,11 @@ async def test_a_human_step_fails_closed_without_a_terminal(server: LocalServer,
     )
     result = run_cli("replay", "needs-person", "--json")
     assert result.exit_code == 1
-    doc = json.loads(result.stdout)
+    doc = result.json()
     assert (doc["error"]["code"], doc["error"]["actionId"]) == ("SR_REPLAY_HUMAN_REQUIRED", "a2")
+    data = doc["data"]
+    assert (data["name"], data["revision"], data["reportDigest"]) == ("needs-person", 2, None)
+    assert [s["actionId"] for s in doc["data"]["steps"]] == ["a1"]  # the step that ran before the failure
 
 
 async def test_record_review_replay_then_heal_and_accept_the_proposal(
@@ -178,7 +182,7 @@ async def test_record_review_replay_then_heal_and_accept_the_proposal(
     assert recorded.exit_code == 0, recorded.stdout + recorded.stderr
     reviewed = run_cli("review", "say-hello", "--reviewer", "lead", "--approve", "--json")
     assert reviewed.exit_code == 0, reviewed.stdout
-    shown = run_cli("show", "say-hello", "--json").json()
+    shown = run_cli("show", "say-hello", "--json").data()
     params = [p["name"] for p in shown["parameters"]]
     assert len(params) == 1
     param = params[0]
@@ -187,18 +191,18 @@ async def test_record_review_replay_then_heal_and_accept_the_proposal(
     first = run_cli("replay", "say-hello", "--input", f"{param}=Ada", "--json")
     assert first.exit_code == 0, first.stdout
     assert hellos(server) == ["/hello?name=Ada"]
-    assert first.json()["healProposal"] is False
+    assert first.data()["healProposal"] is False
 
     server.set_page("/form", REDESIGNED)
     server.requests.clear()
     healed = run_cli("replay", "say-hello", "--input", f"{param}=Grace", "--json")
     assert healed.exit_code == 0, healed.stdout
-    doc = healed.json()
+    doc = healed.data()
     assert hellos(server) == ["/hello?name=Grace"]
     assert doc["healProposal"] is True
     assert any(s["healed"] for s in doc["steps"])
 
-    before = run_cli("show", "say-hello", "--json").json()
+    before = run_cli("show", "say-hello", "--json").data()
     healed_ids = [s["actionId"] for s in doc["steps"] if s["healed"]]
     assert before["healProposal"]["healedActions"] == healed_ids
     assert "review --heal-proposal" in before["next"]
@@ -209,5 +213,5 @@ async def test_record_review_replay_then_heal_and_accept_the_proposal(
     server.requests.clear()
     again = run_cli("replay", "say-hello", "--input", f"{param}=Linus", "--no-heal", "--json")
     assert again.exit_code == 0, again.stdout
-    assert not any(s["healed"] for s in again.json()["steps"])
+    assert not any(s["healed"] for s in again.data()["steps"])
     assert hellos(server) == ["/hello?name=Linus"]

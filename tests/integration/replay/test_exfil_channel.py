@@ -44,7 +44,7 @@ def test_no_typed_or_vault_value_leaves_through_refused_host_names(tmp_path: Pat
     ]}))
     recorded = run_cli("record", "exfil", "--html", str(html), "--automation", str(automation), "--json")
     assert recorded.exit_code == 0, recorded.stdout + recorded.stderr
-    doc = recorded.json()
+    doc = recorded.data()
     assert doc["deniedOrigins"] == []
     assert doc["deniedOriginsHidden"] is True
     assert doc["deniedOriginCount"] >= 1

@@ -73,11 +73,14 @@ async def test_refusals_before_the_browser_are_audited_and_change_nothing(
     outcome = await replay_skill(store, ReplayRequest(name="service-skill"))
     assert outcome.error is not None
     assert outcome.error.code == "SR_REPLAY_PARAMETER_MISSING"
-    assert outcome.to_json() == {
+    assert outcome.to_json() == {  # the same keys as a success; the error goes beside it in the envelope
         "status": "failed",
         "name": "service-skill",
         "revision": before.revision,
-        "error": {"code": "SR_REPLAY_PARAMETER_MISSING", "message": outcome.error.message, "actionId": None},
+        "reportDigest": None,
+        "steps": [],
+        "healed": False,
+        "healProposal": False,
     }
     assert store.get("service-skill") == before
     assert store.audit_count() == count + 1

@@ -42,7 +42,7 @@ def test_without_approve_enable_says_what_it_would_install_and_changes_nothing(v
 def test_enable_then_revoke_with_approve(validated: None, project_dir: Path) -> None:
     enabled = run_cli("enable", NAME, "--approve", "--json", cwd=project_dir)  # DIR defaults to cwd
     assert enabled.exit_code == 0, enabled.stderr
-    body = enabled.json()
+    body = enabled.data()
     assert body["status"] == "enabled"
     assert body["revision"] == 4
     assert body["packageDigest"].startswith("sha256:")
@@ -55,8 +55,8 @@ def test_enable_then_revoke_with_approve(validated: None, project_dir: Path) -> 
 
     revoked = run_cli("revoke", NAME, "--approve", "--json")
     assert revoked.exit_code == 0, revoked.stderr
-    assert revoked.json()["status"] == "revoked"
-    assert revoked.json()["removed"] == paths(project_dir)
+    assert revoked.data()["status"] == "revoked"
+    assert revoked.data()["removed"] == paths(project_dir)
     assert not any(Path(p).exists() for p in paths(project_dir))
 
 

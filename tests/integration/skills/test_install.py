@@ -82,7 +82,7 @@ def recording(into: list[str]) -> Callable[[str], None]:
 
 def test_enable_installs_exactly_the_package_in_both_project_roots(store: Store, validated: Any,
                                                                     project_dir: Path) -> None:
-    result = enable_skill(store, NAME, "project", project_dir)
+    result = enable_skill(store, NAME, "project", project_dir, approve=True)
     entry = store.get(NAME)
     package = render_package(validated, revision=validated.revision + 1)
     expected_paths = [str(project_dir / root / "skills" / NAME) for root in (".agents", ".claude")]
@@ -106,7 +106,7 @@ def test_enable_installs_exactly_the_package_in_both_project_roots(store: Store,
 
 def test_installed_front_matter_is_valid_and_the_manifest_re_verifies_against_the_store(
         store: Store, validated: Any, project_dir: Path) -> None:
-    enable_skill(store, NAME, "project", project_dir)
+    enable_skill(store, NAME, "project", project_dir, approve=True)
     entry = store.get(NAME)
     assert entry.approval is not None
     assert entry.last_report is not None
@@ -134,8 +134,8 @@ def test_revoke_removes_exactly_the_package_and_nothing_else(store: Store, valid
     (other / "SKILL.md").write_text("---\nname: someone-elses\ndescription: theirs\n---\n")
     (project_dir / "README.md").write_text("mine")
     before = snapshot(project_dir)
-    enable_skill(store, NAME, "project", project_dir)
-    result = revoke_skill(store, NAME)
+    enable_skill(store, NAME, "project", project_dir, approve=True)
+    result = revoke_skill(store, NAME, approve=True)
     after = snapshot(project_dir)
     assert result.to_json()["status"] == "revoked"
     assert result.removed == tuple(str(project_dir / r / "skills" / NAME) for r in (".agents", ".claude"))
@@ -149,21 +149,21 @@ def test_revoke_removes_exactly_the_package_and_nothing_else(store: Store, valid
 
 
 def test_a_revoked_skill_can_be_enabled_again(store: Store, validated: Any, project_dir: Path) -> None:
-    enable_skill(store, NAME, "project", project_dir)
-    revoke_skill(store, NAME)
-    again = enable_skill(store, NAME, "project", project_dir)
+    enable_skill(store, NAME, "project", project_dir, approve=True)
+    revoke_skill(store, NAME, approve=True)
+    again = enable_skill(store, NAME, "project", project_dir, approve=True)
     assert store.get(NAME).status == "enabled"
     assert installed_digest(Path(again.installations[0])) == again.package_digest
 
 
 def test_revoke_tolerates_a_package_already_deleted_by_hand(store: Store, validated: Any,
                                                             project_dir: Path) -> None:
-    enabled = enable_skill(store, NAME, "project", project_dir)
+    enabled = enable_skill(store, NAME, "project", project_dir, approve=True)
     gone = Path(enabled.installations[1])
     for path in sorted(gone.rglob("*"), reverse=True):
         path.rmdir() if path.is_dir() else path.unlink()
     gone.rmdir()
-    result = revoke_skill(store, NAME)
+    result = revoke_skill(store, NAME, approve=True)
     assert result.removed == (enabled.installations[0],)
     assert result.absent == (str(gone),)
     assert store.get(NAME).status == "revoked"
@@ -172,10 +172,10 @@ def test_revoke_tolerates_a_package_already_deleted_by_hand(store: Store, valida
 def test_revoke_with_project_dir_finds_a_moved_project(store: Store, validated: Any, tmp_path: Path) -> None:
     first = tmp_path / "first"
     first.mkdir()
-    enable_skill(store, NAME, "project", first)
+    enable_skill(store, NAME, "project", first, approve=True)
     moved = tmp_path / "moved"
     first.rename(moved)
-    result = revoke_skill(store, NAME, moved)
+    result = revoke_skill(store, NAME, moved, approve=True)
     assert result.removed == tuple(str(moved / r / "skills" / NAME) for r in (".agents", ".claude"))
     assert not (moved / ".agents" / "skills" / NAME).exists()
 
@@ -185,11 +185,11 @@ def test_user_scope_needs_the_policy_and_then_installs_under_home(store: Store, 
     home = tmp_path / "user-home"
     home.mkdir()
     with pytest.raises(SkillreelError) as err:
-        enable_skill(store, NAME, "user", home=home)
+        enable_skill(store, NAME, "user", home=home, approve=True)
     assert err.value.code == "SR_RECORD_POLICY_DENIED"
     assert snapshot(home) == {}
     store.set_policy(Policy.from_settings(PolicySettings(allow_global_install=True)))
-    result = enable_skill(store, NAME, "user", home=home)
+    result = enable_skill(store, NAME, "user", home=home, approve=True)
     assert result.installations == tuple(str(home / r / "skills" / NAME) for r in (".agents", ".claude"))
     assert store.get(NAME).installation.scope == "user"  # type: ignore[union-attr]
 
@@ -221,20 +221,20 @@ def refused(store: Store, project_dir: Path, code: str, call: Callable[[], Any])
 def test_only_a_validated_skill_is_enabled(store: Store, project_dir: Path, status: str) -> None:
     store_entry(store, factory.entry(NAME), status)
     refused(store, project_dir, "SR_RECORD_STATE_INVALID",
-            lambda: enable_skill(store, NAME, "project", project_dir))
+            lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
 
 
 def test_an_enabled_skill_is_not_enabled_twice(store: Store, validated: Any, project_dir: Path) -> None:
-    enable_skill(store, NAME, "project", project_dir)
+    enable_skill(store, NAME, "project", project_dir, approve=True)
     refused(store, project_dir, "SR_RECORD_STATE_INVALID",
-            lambda: enable_skill(store, NAME, "project", project_dir))
+            lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
 
 
 @pytest.mark.parametrize("name", ["Search", "-x", "a--b", "a" * 65, "../etc"])
 def test_a_name_that_breaks_the_agent_skills_rule_is_refused(store: Store, project_dir: Path,
                                                             name: str) -> None:
     with pytest.raises(SkillreelError) as err:
-        enable_skill(store, name, "project", project_dir)
+        enable_skill(store, name, "project", project_dir, approve=True)
     assert err.value.code == "SR_RECORD_NAME_INVALID"
     assert snapshot(project_dir) == {}
 
@@ -245,7 +245,7 @@ def test_without_approval_nothing_changes_and_the_plan_is_said(store: Store, val
                   lambda: enable_skill(store, NAME, "project", project_dir, approve=False))
     assert str(project_dir / ".claude" / "skills" / NAME) in err.message
     assert err.details["wouldChange"]["installations"][0] == str(project_dir / ".agents" / "skills" / NAME)
-    enable_skill(store, NAME, "project", project_dir)
+    enable_skill(store, NAME, "project", project_dir, approve=True)
     err = refused(store, project_dir, "SR_RECORD_APPROVAL_REQUIRED",
                   lambda: revoke_skill(store, NAME, approve=False))
     assert str(project_dir / ".agents" / "skills" / NAME) in err.message
@@ -258,14 +258,14 @@ def test_a_foreign_folder_with_the_name_is_a_collision(store: Store, validated: 
     foreign.mkdir(parents=True)
     (foreign / "SKILL.md").write_text("---\nname: search-invoices\ndescription: someone else's\n---\n")
     refused(store, project_dir, "SR_RECORD_INSTALL_COLLISION",
-            lambda: enable_skill(store, NAME, "project", project_dir))
+            lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
 
 
 def test_a_file_where_a_root_directory_should_be_is_a_collision(store: Store, validated: Any,
                                                                 project_dir: Path) -> None:
     (project_dir / ".claude").write_text("not a directory")
     refused(store, project_dir, "SR_RECORD_INSTALL_COLLISION",
-            lambda: enable_skill(store, NAME, "project", project_dir))
+            lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
 
 
 @pytest.mark.parametrize("link", [".agents", ".claude/skills", f".claude/skills/{NAME}"])
@@ -276,7 +276,7 @@ def test_a_symlink_anywhere_on_the_path_is_refused(store: Store, validated: Any,
     (project_dir / link).parent.mkdir(parents=True, exist_ok=True)
     (project_dir / link).symlink_to(elsewhere, target_is_directory=True)
     refused(store, project_dir, "SR_RECORD_INSTALL_SYMLINK",
-            lambda: enable_skill(store, NAME, "project", project_dir))
+            lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
     assert list(elsewhere.iterdir()) == []
 
 
@@ -285,7 +285,7 @@ def test_a_symlinked_project_dir_is_refused(store: Store, validated: Any, projec
     link = tmp_path / "link-to-project"
     link.symlink_to(project_dir, target_is_directory=True)
     refused(store, project_dir, "SR_RECORD_INSTALL_SYMLINK",
-            lambda: enable_skill(store, NAME, "project", link))
+            lambda: enable_skill(store, NAME, "project", link, approve=True))
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through read-only permission bits")
@@ -294,7 +294,7 @@ def test_a_read_only_root_fails_cleanly(store: Store, validated: Any, project_di
     (project_dir / ".claude" / "skills").chmod(0o555)
     try:
         refused(store, project_dir, "SR_RECORD_INSTALL_FAILED",
-                lambda: enable_skill(store, NAME, "project", project_dir))
+                lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
     finally:
         (project_dir / ".claude" / "skills").chmod(0o755)
 
@@ -306,13 +306,14 @@ def test_an_os_error_while_installing_is_install_failed_and_rolls_back(store: St
                                                                        errno_: int) -> None:
     exc = OSError(errno_, os.strerror(errno_))
     err = refused(store, project_dir, "SR_RECORD_INSTALL_FAILED",
-                  lambda: enable_skill(store, NAME, "project", project_dir, fault=failing_at(step, exc)))
+                  lambda: enable_skill(store, NAME, "project", project_dir, approve=True,
+                                       fault=failing_at(step, exc)))
     assert "nothing was left changed" in err.message
 
 
 def test_revoke_of_a_skill_that_is_not_enabled_is_refused(store: Store, validated: Any,
                                                           project_dir: Path) -> None:
-    refused(store, project_dir, "SR_RECORD_STATE_INVALID", lambda: revoke_skill(store, NAME))
+    refused(store, project_dir, "SR_RECORD_STATE_INVALID", lambda: revoke_skill(store, NAME, approve=True))
 
 
 MODIFICATIONS: dict[str, Callable[[Path], None]] = {
@@ -328,19 +329,19 @@ MODIFICATIONS: dict[str, Callable[[Path], None]] = {
 @pytest.mark.parametrize("which", [0, 1])
 def test_a_package_changed_by_hand_is_never_deleted(store: Store, validated: Any, project_dir: Path,
                                                     change: str, which: int) -> None:
-    enabled = enable_skill(store, NAME, "project", project_dir)
+    enabled = enable_skill(store, NAME, "project", project_dir, approve=True)
     MODIFICATIONS[change](Path(enabled.installations[which]))
-    refused(store, project_dir, "SR_RECORD_INSTALL_MODIFIED", lambda: revoke_skill(store, NAME))
+    refused(store, project_dir, "SR_RECORD_INSTALL_MODIFIED", lambda: revoke_skill(store, NAME, approve=True))
     assert store.get(NAME).status == "enabled"
 
 
 def test_a_symlinked_root_at_revoke_is_refused(store: Store, validated: Any, project_dir: Path,
                                                tmp_path: Path) -> None:
-    enabled = enable_skill(store, NAME, "project", project_dir)
+    enabled = enable_skill(store, NAME, "project", project_dir, approve=True)
     real = tmp_path / "real-skills"
     (project_dir / ".claude" / "skills").rename(real)
     (project_dir / ".claude" / "skills").symlink_to(real, target_is_directory=True)
-    refused(store, project_dir, "SR_RECORD_INSTALL_SYMLINK", lambda: revoke_skill(store, NAME))
+    refused(store, project_dir, "SR_RECORD_INSTALL_SYMLINK", lambda: revoke_skill(store, NAME, approve=True))
     assert (real / NAME / SKILL_MD).exists()
     assert Path(enabled.installations[0]).exists()
 
@@ -350,10 +351,10 @@ def test_a_symlinked_root_at_revoke_is_refused(store: Store, validated: Any, pro
 def test_the_enable_steps_are_the_ones_the_rollback_tests_cover(store: Store, validated: Any,
                                                                 project_dir: Path) -> None:
     steps: list[str] = []
-    enable_skill(store, NAME, "project", project_dir, fault=recording(steps))
+    enable_skill(store, NAME, "project", project_dir, fault=recording(steps), approve=True)
     assert steps == ENABLE_STEPS
     steps.clear()
-    revoke_skill(store, NAME, fault=recording(steps))
+    revoke_skill(store, NAME, fault=recording(steps), approve=True)
     assert steps == [*REVOKE_STEPS, "revoke.delete:0", "revoke.delete:1"]
 
 
@@ -363,7 +364,7 @@ def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(store: St
     (project_dir / ".claude" / "skills").mkdir(parents=True)  # one root exists, one is created
     files_before, store_before = snapshot(project_dir), store_state(store)
     with pytest.raises(Injected):
-        enable_skill(store, NAME, "project", project_dir, fault=failing_at(step))
+        enable_skill(store, NAME, "project", project_dir, fault=failing_at(step), approve=True)
     assert snapshot(project_dir) == files_before
     assert store_state(store) == store_before
 
@@ -371,11 +372,11 @@ def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(store: St
 @pytest.mark.parametrize("step", REVOKE_STEPS)
 def test_a_failure_at_any_revoke_step_leaves_files_and_store_as_before(store: Store, validated: Any,
                                                                        project_dir: Path, step: str) -> None:
-    enable_skill(store, NAME, "project", project_dir)
+    enable_skill(store, NAME, "project", project_dir, approve=True)
     files_before, store_before = snapshot(project_dir), store_state(store)
     inodes = {p: os.lstat(project_dir / p).st_ino for p in files_before}
     with pytest.raises(Injected):
-        revoke_skill(store, NAME, fault=failing_at(step))
+        revoke_skill(store, NAME, fault=failing_at(step), approve=True)
     assert snapshot(project_dir) == files_before
     assert {p: os.lstat(project_dir / p).st_ino for p in files_before} == inodes  # the very same files
     assert store_state(store) == store_before
@@ -396,7 +397,7 @@ def test_a_store_commit_that_fails_rolls_the_install_back(store: Store, validate
 
     files_before = snapshot(project_dir)
     with pytest.raises(SkillreelError) as err:
-        enable_skill(store, NAME, "project", project_dir, fault=concurrent_replay)
+        enable_skill(store, NAME, "project", project_dir, fault=concurrent_replay, approve=True)
     assert err.value.code == "SR_RECORD_REVISION_CONFLICT"
     assert snapshot(project_dir) == files_before
     assert store.get(NAME).status == "validated"
@@ -404,8 +405,9 @@ def test_a_store_commit_that_fails_rolls_the_install_back(store: Store, validate
 
 def test_a_failure_deleting_the_stage_after_the_commit_is_reported(store: Store, validated: Any,
                                                                    project_dir: Path) -> None:
-    enable_skill(store, NAME, "project", project_dir)
-    result = revoke_skill(store, NAME, fault=failing_at("revoke.delete:1", OSError(errno.EBUSY, "busy")))
+    enable_skill(store, NAME, "project", project_dir, approve=True)
+    result = revoke_skill(store, NAME, approve=True,
+                          fault=failing_at("revoke.delete:1", OSError(errno.EBUSY, "busy")))
     assert store.get(NAME).status == "revoked"
     assert len(result.leftovers) == 1
     leftover = Path(result.leftovers[0])

@@ -1,0 +1,89 @@
+"""Use case: store an exported skill, re-validating everything (``skillreel import``): a new name
+at revision 1, or (``replace`` + ``approve``) the next revision of an existing skill that is not
+enabled. ``enabled`` becomes ``validated``; with trusted keys only a signed export is accepted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import LifecycleError
+from ..model import lifecycle
+from ..model.entry import StoreEntry
+from ..model.export import ExportDocument
+from ..store import AuditNote, Store, signing
+from ..store.transfer import imported_entry
+from ..user_files import parse_document, read_user_file
+from .guards import approval_required
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    name: str
+    revision: int
+    status: str
+    replaced: bool
+    export_digest: str
+    entry_digest: str
+    signed_by: str | None  # the signature's key id, if the export is signed
+    verified: bool  # the signature was checked against a trusted key
+
+    def to_json(self) -> dict[str, Any]:
+        signature = None if self.signed_by is None else {"keyId": self.signed_by, "verified": self.verified}
+        return {"name": self.name, "revision": self.revision, "status": self.status,
+                "replaced": self.replaced, "exportDigest": self.export_digest,
+                "entryDigest": self.entry_digest, "signature": signature}
+
+
+def read_export(path: Path) -> ExportDocument:
+    """An export file, re-validated completely (every nested schema and digest)."""
+    data = read_user_file(path, what="export file")
+    return parse_document(ExportDocument, data, what="export file")
+
+
+def import_skill(store: Store, path: Path, *, approve: bool, replace: bool = False,
+                 expected_revision: int | None = None, trust: Sequence[Path] = ()) -> ImportResult:
+    """Store an exported skill: a new name at revision 1, or (``replace`` + ``approve``) the next
+    revision of an existing skill that is not enabled. ``enabled`` becomes ``validated``.
+    With ``trust`` (public key files), only an export signed by one of those keys is accepted."""
+    trusted = signing.load_trusted_keys(trust)
+    document, now = read_export(path), store.now()
+    if trusted:
+        signing.verify_export(document, trusted)
+    source = document.entry
+    note = AuditNote(kind="import", digests={"export": document.export_digest})
+    existing = store.find(source.name)
+    if existing is None:
+        stored = store.insert(imported_entry(source, 1, now), note)
+    else:
+        stored = _replace(store, existing, source, note, replace=replace, approve=approve,
+                          expected_revision=expected_revision, now=now)
+    signer = document.signature.key_id if document.signature else None
+    return ImportResult(stored.name, stored.revision, stored.status, existing is not None,
+                        document.export_digest, stored.entry_digest, signer, bool(trusted))
+
+
+def _replace(store: Store, existing: StoreEntry, source: StoreEntry, note: AuditNote, *, replace: bool,
+             approve: bool, expected_revision: int | None, now: str) -> StoreEntry:
+    name = existing.name
+    if not replace:
+        raise LifecycleError("SR_RECORD_EXISTS",
+                             f"a skill named {name!r} already exists (import with --replace --approve)")
+    lifecycle.check_revision(existing, expected_revision)
+    change: Callable[[StoreEntry], StoreEntry] = lambda cur: _replacing(cur, source, now)  # noqa: E731
+    preview = change(existing)
+    if not approve:
+        raise approval_required(
+            f"replace skill {name!r} ({existing.status}, revision {existing.revision}) with the imported "
+            f"one as revision {preview.revision} ({preview.status})",
+            {"name": name, "revision": existing.revision, "newStatus": preview.status})
+    return store.update(name, change, note, expected_revision=existing.revision)
+
+
+def _replacing(current: StoreEntry, source: StoreEntry, now: str) -> StoreEntry:
+    if current.status == "enabled":
+        raise LifecycleError("SR_RECORD_STATE_INVALID",
+                             f"cannot replace enabled skill {current.name!r} by an import (revoke it first)")
+    return imported_entry(source, current.revision + 1, max(now, current.updated_at))

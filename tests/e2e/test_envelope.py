@@ -1,0 +1,148 @@
+"""Every verb's `--json` output is one result envelope (skillreel.result/v1), on success and on failure.
+
+One journey in one home, one subprocess per case: record (real Chromium on an HTML fixture), show,
+review, replay, enable, revoke, export, delete, import, list, audit (the chain broken at the end),
+prune, policy, policy set, policy-template, mcp and demo, each once succeeding and once refused. Every
+output is validated against the one schema definition (``model/envelope.py``, published as
+docs/result.schema.json), and its command, ok flag, error code, fix line and exit status are checked.
+A verb added to ``VERBS`` without both cases here fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+
+from skillreel.cli.main import VERBS, cli
+from skillreel.errors import CODES
+from skillreel.model.envelope import SCHEMA, Envelope
+from tests.conftest import run_cli
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+NAME = "sign-up"
+PAGE = ("<!doctype html><html><head><meta charset=utf-8></head><body>"
+        "<form action='javascript:void 0'><label for=email>Email</label><input id=email name=email>"
+        "<button id=go type=submit>Go</button></form><p id=msg>Welcome</p></body></html>")
+
+# Success cases that this journey cannot run, and where they are covered instead.
+ELSEWHERE = {
+    ("mcp", True): "a running server speaks MCP on stdout, not an envelope (tests/integration/mcp)",
+    ("demo", True): "the whole demo, validated by CliResult.json() in tests/e2e/test_demo.py",
+}
+
+
+def commands() -> set[str]:
+    """Every verb, and ``VERB SUB`` for each subcommand of a group verb (``policy set``)."""
+    found = set()
+    for verb in VERBS:
+        command = cli.get_command(click.Context(cli), verb)
+        found.add(verb)
+        if isinstance(command, click.Group):
+            found |= {f"{verb} {sub}" for sub in command.commands}
+    return found
+
+
+def envelope(args: list[str], command: str | None, code: str | None, *,
+             status: int | None = None) -> dict[str, Any]:
+    """Run ``skillreel ARGS --json``; check that stdout is exactly one valid envelope for ``command``
+    that succeeded (``code`` None) or failed with ``code``, and the exit status; return it."""
+    result = run_cli(*args, "--json")
+    assert "Traceback" not in result.stderr, result.stderr
+    document = json.loads(result.stdout)  # the whole of stdout is one document
+    parsed = Envelope.parse(document)  # the one schema definition (strict: no unknown or missing key)
+    assert (parsed.schema_, parsed.command, parsed.ok) == (SCHEMA, command, code is None), result.stdout
+    assert isinstance(document["warnings"], list)
+    if code is None:
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert isinstance(document["data"], dict)
+        assert document["error"] is None
+    else:
+        assert parsed.error is not None
+        assert parsed.error.code == code, result.stdout
+        assert parsed.error.fix == CODES[code].fix
+        assert result.exit_code == (status if status is not None else CODES[code].exit_status), result.stdout
+    return document
+
+
+def test_every_verb_prints_one_envelope_on_success_and_on_failure(tmp_path: Path, skillreel_home: Path,
+                                                                 project_dir: Path) -> None:
+    html = tmp_path / "form.html"
+    html.write_text(PAGE)
+    automation = tmp_path / "demo.json"
+    automation.write_text(json.dumps({"steps": [{"do": "type", "selector": "#email", "text": "a@example.com"},
+                                                {"do": "click", "selector": "#go"}]}))
+    export = tmp_path / "sign-up.json"
+    policy = tmp_path / "policy.json"
+    seen: set[tuple[str, bool]] = set()
+
+    def case(command: str, args: list[str], code: str | None = None, **kw: Any) -> dict[str, Any]:
+        seen.add((command, code is None))
+        return envelope(args, command, code, **kw)
+
+    recorded = case("record", ["record", NAME, "--html", str(html), "--automation", str(automation)])
+    assert (recorded["data"]["name"], recorded["data"]["status"]) == (NAME, "draft")
+    case("record", ["record", "Bad_Name", "--html", str(html)], "SR_RECORD_NAME_INVALID")
+    assert case("show", ["show", NAME])["data"]["revision"] == 1
+    case("show", ["show", "no-such-skill"], "SR_RECORD_NOT_FOUND")
+    case("review", ["review", NAME, "--reviewer", "alice"], "SR_RECORD_APPROVAL_REQUIRED")
+    case("review", ["review", NAME, "--reviewer", "alice", "--approve"])
+
+    failed = case("replay", ["replay", NAME, "--html", str(html), "--input", "nope=1"],
+                  "SR_REPLAY_PARAMETER_UNKNOWN")
+    assert (failed["data"]["status"], failed["data"]["name"], failed["data"]["steps"]) == ("failed", NAME, [])
+    replayed = case("replay", ["replay", NAME, "--html", str(html), "--input", "email=b@example.com"])
+    assert set(replayed["data"]) == set(failed["data"])  # one replay document, success or failure
+    assert replayed["data"]["status"] == "succeeded"
+    case("replay", ["replay", NAME, "--timeout", "1"], "SR_RECORD_USAGE")  # bad usage: no replay document
+
+    case("enable", ["enable", "no-such-skill", "--approve"], "SR_RECORD_NOT_FOUND")
+    case("enable", ["enable", NAME, "--approve", "--project-dir", str(project_dir)])
+    case("delete", ["delete", NAME, "--approve"], "SR_RECORD_STATE_INVALID")  # enabled: revoke first
+    case("revoke", ["revoke", NAME, "--approve"])
+    case("revoke", ["revoke", NAME, "--approve"], "SR_RECORD_STATE_INVALID")  # already revoked
+    case("export", ["export", NAME, "--out", str(export)])
+    case("export", ["export", NAME, "--out", str(export)], "SR_RECORD_OUTPUT_EXISTS")
+    case("delete", ["delete", NAME, "--approve"])
+    case("import", ["import", str(tmp_path / "missing.json")], "SR_RECORD_INPUT_NOT_REGULAR")
+    case("import", ["import", str(export)])
+    assert [s["name"] for s in case("list", ["list"])["data"]["skills"]] == [NAME]
+    case("list", ["list", "--all"], "SR_RECORD_USAGE")
+
+    template = case("policy-template", ["policy-template"])["data"]
+    assert json.loads(run_cli("policy-template").stdout) == template  # without --json: the bare file
+    case("policy-template", ["policy-template", "--out", "x"], "SR_RECORD_USAGE")
+    policy.write_text(json.dumps({**template, "retentionDays": 30}))
+    case("policy set", ["policy", "set", str(policy), "--approve"])
+    case("policy set", ["policy", "--json", "set", str(tmp_path / "missing.json")],
+         "SR_RECORD_INPUT_NOT_REGULAR")
+    assert case("policy", ["policy"])["data"]["policy"]["retentionDays"] == 30
+    case("policy", ["policy", "get"], "SR_RECORD_USAGE")
+    case("prune", ["prune"])
+    case("prune", ["prune", "--days", "1"], "SR_RECORD_USAGE")
+    case("mcp", ["mcp", "--port", "1"], "SR_RECORD_USAGE")
+    case("demo", ["demo", "--port", "99999"], "SR_RECORD_USAGE")
+
+    assert case("audit", ["audit", "--name", NAME])["data"]["events"]
+    case("audit", ["audit", "--verify"])
+    with sqlite3.connect(skillreel_home / "store.db") as conn:
+        conn.execute("DELETE FROM audit WHERE seq = 2")
+    broken = case("audit", ["audit", "--verify"], "SR_RECORD_STORE_CORRUPT")
+    assert (broken["data"]["ok"], broken["data"]["brokenAt"]) == (False, 2)  # what is known, beside the error
+
+    wanted = {(command, ok) for command in commands() for ok in (True, False)} - set(ELSEWHERE)
+    assert not wanted - seen, f"verbs without an envelope check here: {sorted(wanted - seen)}"
+
+
+@pytest.mark.parametrize(("args", "command"), [
+    (["no-such-verb"], None),
+    ([], None),
+    (["policy", "no-such-sub"], "policy"),
+])
+def test_errors_before_any_verb_runs_are_envelopes_too(args: list[str], command: str | None) -> None:
+    envelope(args, command, "SR_RECORD_USAGE", status=2)

@@ -1,0 +1,59 @@
+"""``list`` and ``show`` as use cases: the summary list, and the projection a reviewer reads."""
+
+from __future__ import annotations
+
+from skillreel.model import lifecycle
+from skillreel.services.listing import list_skills
+from skillreel.services.showing import show_skill
+from skillreel.store import AuditNote, Store
+from tests.integration.services.store_checks import NAME
+from tests.unit.test_lifecycle import T1, proposal_for, report_for
+from tests.unit.test_store import seed
+
+
+def test_list_shows_every_skill_with_its_state_and_revision(store: Store) -> None:
+    assert list_skills(store).to_json() == {"skills": []}
+    seed(store, NAME, "validated")
+    seed(store, "another-skill", "draft")
+    listed = list_skills(store).to_json()["skills"]
+    assert [(s["name"], s["status"], s["revision"]) for s in listed] == [
+        ("another-skill", "draft", 1), (NAME, "validated", 3)]
+    assert listed[1]["description"] == "Search invoices by customer."
+
+
+def test_show_projects_everything_a_reviewer_needs(store: Store) -> None:
+    seed(store, NAME, "validated")
+    shown = show_skill(store, NAME).to_json()
+    assert (shown["status"], shown["revision"], shown["current"]) == ("validated", 3, True)
+    assert [a["kind"] for a in shown["actions"]] == ["navigate", "type", "press", "click"]
+    typed = shown["actions"][1]
+    assert typed["parameter"] == "query"
+    assert typed["target"]["candidates"] == [{"strategy": "id", "selector": "#q", "matchCount": 1}]
+    assert shown["parameters"] == [{"name": "query", "required": True, "sensitive": False}]
+    assert shown["capabilities"] == ["net.navigate", "ui.interact"]
+    assert shown["failureConditions"] == ["No invoice matches the query."]
+    assert shown["environment"]["kind"] == "html"
+    assert shown["environment"]["allowedOrigins"] == ["https://fixture.skillreel.invalid"]
+    assert set(shown["digests"]) == {"entry", "draft", "events", "environment", "approval", "lastReport",
+                                     "package"}
+    assert shown["digests"]["approval"]
+    assert shown["digests"]["lastReport"]
+    assert shown["approval"]["reviewer"] == "alice"
+    assert shown["installation"] is None
+    assert shown["healProposal"] is None
+    assert [r["status"] for r in shown["revisions"]] == ["draft", "approved", "validated"]
+    assert shown["next"] == ["replay", "enable", "delete"]
+    older = show_skill(store, NAME, 1).to_json()
+    assert (older["status"], older["current"], older["approval"]) == ("draft", False, None)
+
+
+def test_show_a_pending_heal_proposal_with_its_healed_actions(store: Store) -> None:
+    seed(store, status="validated")
+    store.update(NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1,
+                                                            proposal_for(e, T1)),
+                 AuditNote(kind="replay"))
+    shown = show_skill(store, NAME).to_json()
+    assert shown["healProposal"]["healedActions"] == ["a4"]
+    (healed,) = shown["healProposal"]["actions"]
+    assert (healed["id"], healed["target"]["candidates"][0]["selector"]) == ("a4", "#go-renamed")
+    assert "review --heal-proposal" in shown["next"]

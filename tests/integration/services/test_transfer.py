@@ -1,0 +1,115 @@
+"""``export`` and ``import`` as use cases: a round trip between two stores, collisions, tampering
+(of the file and of the store), signatures and trusted keys."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from skillreel.services.auditing import verify_audit
+from skillreel.services.exporting import export_skill
+from skillreel.services.importing import import_skill
+from skillreel.services.listing import list_skills
+from skillreel.services.showing import show_skill
+from skillreel.store import Store
+from tests.integration.services.store_checks import NAME, refused
+from tests.unit.test_store import assert_owner_only, seed
+from tests.unit.test_store_signing import write_keys
+
+
+def test_export_and_import_round_trip(store: Store, skillreel_home: Path, tmp_path: Path) -> None:
+    seed(store, NAME, "enabled")
+    out = tmp_path / "skill.json"
+    exported = export_skill(store, NAME, out).to_json()
+    assert (exported["name"], exported["revision"]) == (NAME, 4)
+    assert out.stat().st_mode & 0o777 == 0o600
+    document = json.loads(out.read_text())
+    assert document["schema"] == "skillreel.export/v1"
+    assert document["exportDigest"] == exported["exportDigest"]
+    assert document["entry"]["installation"] is not None
+    refused(skillreel_home, "SR_RECORD_OUTPUT_EXISTS", lambda: export_skill(store, NAME, out))
+    exported = export_skill(store, NAME, out, force=True).to_json()
+    assert json.loads(out.read_text())["exportDigest"] == exported["exportDigest"]
+    assert store.audit_events()[-1].kind == "export"
+
+    other_home = tmp_path / "other-home"
+    with Store.open(other_home) as other:
+        imported = import_skill(other, out, approve=False).to_json()
+        assert (imported["name"], imported["revision"], imported["status"], imported["replaced"]) == (
+            NAME, 1, "validated", False)
+        shown = show_skill(other, NAME).to_json()
+        assert shown["installation"] is None
+        assert shown["wasEnabled"] is True
+        assert shown["digests"]["draft"] == document["entry"]["draft"]["draftDigest"]
+        assert shown["digests"]["approval"] == document["entry"]["approval"]["approvalDigest"]
+        event = other.audit_events()[-1].to_json()
+        assert (event["kind"], event["digests"]["export"]) == ("import", exported["exportDigest"])
+    assert_owner_only(other_home)
+
+
+def test_import_collisions_need_replace_and_approve(store: Store, skillreel_home: Path,
+                                                    tmp_path: Path) -> None:
+    seed(store, NAME, "validated")
+    out = tmp_path / "skill.json"
+    export_skill(store, NAME, out)
+    refused(skillreel_home, "SR_RECORD_EXISTS", lambda: import_skill(store, out, approve=False))
+    refused(skillreel_home, "SR_RECORD_APPROVAL_REQUIRED",
+            lambda: import_skill(store, out, replace=True, approve=False))
+    replaced = import_skill(store, out, replace=True, approve=True, expected_revision=3).to_json()
+    assert (replaced["revision"], replaced["status"], replaced["replaced"]) == (4, "validated", True)
+    assert [r["revision"] for r in show_skill(store, NAME).to_json()["revisions"]] == [1, 2, 3, 4]
+    seed(store, "live-skill", "enabled")
+    live = tmp_path / "live.json"
+    export_skill(store, "live-skill", live)
+    refused(skillreel_home, "SR_RECORD_STATE_INVALID",
+            lambda: import_skill(store, live, replace=True, approve=True))
+
+
+def test_tampering_is_detected_with_the_right_code(store: Store, skillreel_home: Path,
+                                                   tmp_path: Path) -> None:
+    seed(store, NAME, "validated")
+    out = tmp_path / "skill.json"
+    export_skill(store, NAME, out)
+    data = out.read_bytes()
+    out.write_bytes(data.replace(b"Search invoices", b"Search invoicez", 1))
+    other_home = tmp_path / "other"
+    with Store.open(other_home) as other:
+        error = refused(other_home, "SR_RECORD_DIGEST_MISMATCH",
+                        lambda: import_skill(other, out, approve=False), exit_status=2)
+        assert "invoicez" not in error.message
+        assert list_skills(other).to_json() == {"skills": []}
+
+    with sqlite3.connect(skillreel_home / "store.db") as conn:
+        (doc,) = conn.execute("SELECT document FROM revisions WHERE revision = 3").fetchone()
+        conn.execute("UPDATE revisions SET document = ? WHERE revision = 3",
+                     (doc.replace(b'"validated"', b'"validatex"'),))
+        (event,) = conn.execute("SELECT document FROM audit WHERE seq = 2").fetchone()
+        conn.execute("UPDATE audit SET document = ? WHERE seq = 2",
+                     (event.replace(b'"review"', b'"revoke"'),))
+    refused(skillreel_home, "SR_RECORD_STORE_CORRUPT", lambda: show_skill(store, NAME))
+    refused(skillreel_home, "SR_RECORD_STORE_CORRUPT",
+            lambda: export_skill(store, NAME, tmp_path / "again.json"))
+    assert not (tmp_path / "again.json").exists()
+    assert verify_audit(store).to_json() == {"ok": False, "events": 4, "brokenAt": 2}
+
+
+def test_signed_export_and_trusted_import(store: Store, tmp_path: Path) -> None:
+    private, public = write_keys(tmp_path)
+    _, stranger = write_keys(tmp_path, "stranger")
+    seed(store, NAME, "validated")
+    signed, unsigned = tmp_path / "signed.json", tmp_path / "unsigned.json"
+    exported = export_skill(store, NAME, signed, sign_key=private).to_json()
+    assert exported["signedBy"].startswith("ed25519:")
+    assert export_skill(store, NAME, unsigned).to_json()["signedBy"] is None
+    other_home = tmp_path / "other"
+    with Store.open(other_home) as other:
+        refused(other_home, "SR_RECORD_SIGNATURE_INVALID",
+                lambda: import_skill(other, unsigned, approve=False, trust=[public]), exit_status=2)
+        refused(other_home, "SR_RECORD_SIGNATURE_INVALID",
+                lambda: import_skill(other, signed, approve=False, trust=[stranger]), exit_status=2)
+        refused(other_home, "SR_RECORD_INPUT_MALFORMED",
+                lambda: import_skill(other, signed, approve=False, trust=[private]), exit_status=2)
+        assert list_skills(other).to_json() == {"skills": []}
+        imported = import_skill(other, signed, approve=False, trust=[stranger, public]).to_json()
+        assert imported["signature"] == {"keyId": exported["signedBy"], "verified": True}
