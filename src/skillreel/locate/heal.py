@@ -34,8 +34,10 @@ the recording (an ``aria-label`` added by a newer version) are neutral too.
 
 * *Gates* — tag equal; type and role equal up to their kind (text, search, email, url and tel
   inputs are one kind, ``searchbox`` and ``textbox`` too; a password field only ever matches a
-  password field); and a recorded link destination must not have *changed*: a link to another
-  place is another link, whatever its name. An element failing a gate scores 0.
+  password field; ``link``, ``button`` and ``menuitem`` are all pressed, so an ``<a>`` that gained
+  ``role=button`` is the same anchor; a role that makes no control, such as ``alert`` or
+  ``region``, is no kind at all); and a recorded link destination must not have *changed*: a link
+  to another place is another link, whatever its name. An element failing a gate scores 0.
 * *Features* — each recorded hashed feature is ``same``, ``changed`` or ``absent`` on the element;
   the accessible names are ``alias`` when they differ but one equals another source of the other
   (an ``aria-label`` added over a visible caption); the stable keys agree or not; the parent path
