@@ -91,7 +91,7 @@ async def record(server: LocalServer, store: Store, tmp_path: Path, task: str) -
 
 
 async def replay(server: LocalServer, store: Store, task: str, inputs: dict[str, str],
-                 monkeypatch: pytest.MonkeyPatch, *, timeout_ms: int = 4_000) -> ReplayOutcome:
+                 monkeypatch: pytest.MonkeyPatch, *, timeout_ms: int = 6_000) -> ReplayOutcome:
     monkeypatch.setenv(secret_env_name(task, "password"), "Other-pass-2")
     server.requests.clear()
     server.bodies.clear()
@@ -136,7 +136,7 @@ async def test_create_book_fails_closed_when_the_add_link_is_gone_or_twice(
     AdminSite(server, "new").serve(added="A Replayed Almanac", books=books)
     outcome = await replay(server, store, "create-book", {
         "username": "operator", "title": "A Replayed Almanac", "author": "Paul Player"}, monkeypatch,
-        timeout_ms=2_000)
+        timeout_ms=3_000)
     assert outcome.error is not None
     assert outcome.error.code == code
     found = posts(server)

@@ -135,7 +135,7 @@ async def recorded_bundles(server: LocalServer, shape: str) -> dict[str, Locator
 
 
 async def record_then_replay(server: LocalServer, store: Store, changed: str, *, heal: bool = True,
-                             timeout_ms: int = 2_000, shape: str = "current") -> ReplayOutcome:
+                             timeout_ms: int = 5_000, shape: str = "current") -> ReplayOutcome:
     bundles = await recorded_bundles(server, shape)
     url = server.url("/settings")
     store_approved(store, build_draft("save-settings", url_environment(url), actions(bundles, url)))
@@ -197,7 +197,7 @@ async def test_a_role_and_name_locator_needs_no_heal_where_the_first_version_hea
 async def test_healing_off_fails_closed_where_healing_would_have_worked(server: LocalServer,
                                                                        store: Store) -> None:
     outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"], heal=False,
-                                       timeout_ms=1_500, shape="first-version")
+                                       timeout_ms=3_000, shape="first-version")
     assert outcome.error is not None
     assert (outcome.error.code, outcome.error.action_id) == ("SR_REPLAY_UI_TARGET_NOT_FOUND", "a3")
     assert clicks(server) == []
@@ -210,7 +210,7 @@ async def test_healing_off_fails_closed_where_healing_would_have_worked(server: 
 async def test_drift_that_must_fail_closed_clicks_nothing(case: str, shape: str, server: LocalServer,
                                                           store: Store) -> None:
     changed, code = MUST_FAIL[case]
-    outcome = await record_then_replay(server, store, changed, timeout_ms=1_500, shape=shape)
+    outcome = await record_then_replay(server, store, changed, timeout_ms=3_000, shape=shape)
     assert outcome.error is not None, case
     assert (outcome.error.code, outcome.error.action_id) == (code, "a3")
     assert clicks(server) == []

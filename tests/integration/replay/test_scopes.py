@@ -86,7 +86,7 @@ async def test_replay_inside_an_open_shadow_root(page: str, healed: bool, server
     await record_shadow(server, store, tmp_path)
     server.set_page("/find", page)
     server.requests.clear()
-    outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}, timeout_ms=4_000))
+    outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}, timeout_ms=6_000))
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     assert clicks(server) == [{"which": ["find"], "q": ["second"]}]
     assert any(h for _, _, h in outcome.steps) is healed
@@ -97,7 +97,7 @@ async def test_two_identical_shadow_widgets_fail_closed(server: LocalServer, sto
     await record_shadow(server, store, tmp_path)
     server.set_page("/find", TWO)
     server.requests.clear()
-    outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}, timeout_ms=1_500))
+    outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}, timeout_ms=3_000))
     assert outcome.error is not None
     assert outcome.error.code == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
     assert outcome.error.action_id == "a2"
@@ -156,7 +156,7 @@ async def test_replay_inside_a_same_origin_frame(case: str, server: LocalServer,
     server.set_page("/edit", changed[case])
     server.requests.clear()
     outcome = await replay_skill(store, ReplayRequest(name="edit-title", inputs={"title": "Framed"},
-                                                      timeout_ms=3_000))
+                                                      timeout_ms=5_000))
     if case == "two-frames":
         assert outcome.error is not None
         assert outcome.error.code == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
