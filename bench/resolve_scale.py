@@ -34,7 +34,7 @@ from _results import report
 from tests.factory import SALT, url_environment
 from tests.server import LocalServer
 
-from skillreel.locate import heal, script
+from skillreel.locate import heal, locate_script
 from skillreel.model.locators import LocatorBundle
 from skillreel.replay.driver import PlaywrightDriver
 from skillreel.sandbox.browser import browser_session
@@ -70,7 +70,7 @@ async def describe(server: LocalServer) -> LocatorBundle:
     server.set_page("/record", page(100, FORM))
     async with browser_session(url_environment(server.url("/record"))) as session:
         await session.goto_start()
-        data = await session.page.evaluate(DESCRIBE, [script("fingerprint.js"), SALT])
+        data = await session.page.evaluate(DESCRIBE, [locate_script(), SALT])
     return LocatorBundle.parse(data)
 
 

@@ -5,8 +5,9 @@ the page compares with the recorded :class:`~skillreel.model.locators.Fingerprin
 decides. It does no I/O and imports no browser code, so every decision is a plain function of
 plain data, tested without Chromium (``tests/unit/test_heal.py``).
 
-**The identity model: what a fingerprint holds** (``locate/fingerprint.js``; page text only as
-salted hashes, never from a field's value, a ``<select>``'s options or editable content):
+**The identity model: what a fingerprint holds** (``locate/element.js`` and ``fingerprint.js``;
+page text only as salted hashes, never from a field's value, a ``<select>``'s options or editable
+content):
 
 * *kind* — tag, type and role (explicit ``role`` or the implicit one of the tag);
 * *accessible name* (``nameHash``) — computed like the browser's accessibility tree (accname, as
@@ -206,7 +207,7 @@ class Comparison:
 
 
 # Input types and roles the gates treat as one kind (twin of kindOfType/kindOfRole in
-# fingerprint.js): typing into a field whose type went from "search" to "text" is the same action;
+# element.js): typing into a field whose type went from "search" to "text" is the same action;
 # a link, a button and a menu item are all pressed (an <a> that gained role=button is the same
 # <a>); a role that makes no control (alert, region, group...) is no kind at all. A password field
 # is never of the text kind.

@@ -4,8 +4,8 @@ navigations, and build the value-free events log (ARCHITECTURE section 6).
 For every page the context opens, :class:`Recorder` opens its own CDP session and, in this order,
 enables ``Page`` and ``Runtime`` (without them the isolated script never runs), adds the binding
 :data:`BINDING` to the isolated world :data:`WORLD` only, and registers the capture script
-(``locate/fingerprint.js`` + ``record/recorder.js``) for that world on every new document
-(``runImmediately`` covers the current one). The page's main world sees neither.
+(``locate/element.js`` + ``locate/fingerprint.js`` + ``record/recorder.js``) for that world on every
+new document (``runImmediately`` covers the current one). The page's main world sees neither.
 
 Each world is configured, once it exists, with ``Runtime.callFunctionOn`` (data as arguments,
 never formatted into script text): the recording's fingerprint salt, the non-sensitive values
@@ -48,7 +48,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import ValidationError
 
 from ..errors import RecordError
-from ..locate import script
+from ..locate import locate_script
 from ..model.events import (
     MAX_EVENTS,
     MAX_PAGE_EVENT_BYTES,
@@ -94,7 +94,7 @@ _POLL_S: Final = 0.05
 def capture_script() -> str:
     """The script each isolated world runs: the shared element description, then the recorder."""
     recorder = resources.files("skillreel.record").joinpath("recorder.js").read_text("utf-8")
-    return script("fingerprint.js") + "\n;\n" + recorder
+    return locate_script() + recorder
 
 
 # ---- navigation classification (pure) ------------------------------------------------------------

@@ -4,9 +4,9 @@ so a replay through MCP runs the real engine in real Chromium against real bundl
 
 from __future__ import annotations
 
-from importlib.resources import files
 from pathlib import Path
 
+from skillreel.locate import locate_script
 from skillreel.model import lifecycle
 from skillreel.model.actions import (
     AssertAction,
@@ -51,7 +51,7 @@ PAGE = """<!doctype html>
 
 async def describe(environment: Environment, selectors: list[str]) -> dict[str, LocatorBundle]:
     """The recorder's own description of each element, as ``SkillreelLocate.describe`` makes it."""
-    script = files("skillreel.locate").joinpath("fingerprint.js").read_text()
+    script = locate_script()
     bundles: dict[str, LocatorBundle] = {}
     async with browser_session(environment) as session:
         await session.goto_start()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from skillreel.locate import script
+from skillreel.locate import locate_script
 from skillreel.model.actions import Action, capability_manifest, parameter_refs
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.entry import StoreEntry
@@ -40,7 +40,7 @@ async def describe_on(environment: Environment, selectors: Mapping[str, str], *,
     """Locator bundles for ``selectors`` as the recorder would describe them on that page."""
     async with browser_session(environment, html=html) as session:
         await session.goto_start()
-        data = await session.page.evaluate(DESCRIBE, [script("fingerprint.js"), dict(selectors), SALT])
+        data = await session.page.evaluate(DESCRIBE, [locate_script(), dict(selectors), SALT])
     return {key: LocatorBundle.parse(value) for key, value in data.items()}
 
 

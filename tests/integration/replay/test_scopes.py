@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from skillreel.locate import script
+from skillreel.locate import locate_script
 from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, TypeAction
 from skillreel.model.lifecycle import approve
 from skillreel.model.locators import LocatorBundle
@@ -135,7 +135,7 @@ async def describe_in_frame(server: LocalServer) -> dict[str, LocatorBundle]:
         await session.goto_start()
         frame = session.page.frames[1]
         await frame.wait_for_selector("#ok")
-        data = await frame.evaluate(DESCRIBE_IN_FRAME, [script("fingerprint.js"), SALT,
+        data = await frame.evaluate(DESCRIBE_IN_FRAME, [locate_script(), SALT,
                                                         {"title": "#t", "store": "#ok"}])
     return {key: LocatorBundle.parse(value) for key, value in data.items()}
 
