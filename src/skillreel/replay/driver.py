@@ -4,8 +4,9 @@ Measurement runs in an **isolated world** of the page's main frame, created over
 (``Page.createIsolatedWorld``) and addressed by its ``uniqueContextId`` (an execution context id
 alone may be reused after a cross-process navigation; the unique id may not). The locate scripts
 (``element.js``, ``fingerprint.js``, ``resolve.js``) are installed there once per document; every
-call passes its data as a call argument. The page shares the DOM with that world but none of its JavaScript objects, so patched
-prototypes or a fake ``SkillreelResolve`` in the page cannot influence a decision.
+call passes its data as a call argument. The page shares the DOM with that world but none of its
+JavaScript objects, so patched prototypes or a fake ``SkillreelResolve`` in the page cannot
+influence a decision.
 
 The element the rule chose is marked by ``resolve.js`` with a per-session random attribute name
 and a per-step random value; the action then goes through Playwright's strict locator for exactly
