@@ -266,14 +266,9 @@ var SkillreelElement = (() => {
   }
 
   // The <label>s of a labelable element (what `el.labels` gives, without building that list for
-  // the many elements no label can point at: none encloses them and none names their id).
+  // the many elements no label can point at: no id for a `for` to name, and no enclosing label).
   function labelsOf(el) {
-    if (!el.labels) return [];
-    if (el.closest("label") === null) {
-      if (!el.id) return [];
-      const root = rootOf(el);
-      if (root.querySelector && root.querySelector(attrSelector("label", "for", el.id)) === null) return [];
-    }
+    if (!el.labels || (!el.id && el.closest("label") === null)) return [];
     return el.labels;
   }
 

@@ -81,7 +81,7 @@ var SkillreelLocate = (() => {
   const E = SkillreelElement;
   const {
     normText, token, typeOf, roleOf, rootOf, parentOf, innerRoot, hostsOf, topDocument, labelText, ownText,
-    buttonValue, accessibleName, linkTarget, rowHeader, attrSelector,
+    buttonValue, accessibleName, linkTarget, rowHeader, attrSelector, byTag,
   } = E;
 
   // ---- text hashes ----
@@ -189,6 +189,19 @@ var SkillreelLocate = (() => {
   function resolveCandidate(candidate, salt, options) {
     const parts = candidate.selector.split(" >>> ");
     const own = parts.pop();
+    const roots = chainRoots(parts);
+    const opts = options || {};
+    const digest = opts.hash || ((text) => textHash(salt, text));
+    const nameHash = opts.nameHash || ((el) => digest(accessibleName(el)));
+    const out = [];
+    for (const root of roots) {
+      for (const el of resolveOwn(candidate.strategy, own, root, digest, nameHash, opts.tag)) out.push(el);
+    }
+    return out;
+  }
+
+  // The scopes a chain of host selectors leads to, from the top document.
+  function chainRoots(parts) {
     let roots = [topDocument()];
     try {
       for (const part of parts) {
@@ -204,14 +217,31 @@ var SkillreelLocate = (() => {
     } catch (_) {
       return [];
     }
-    const opts = options || {};
-    const digest = opts.hash || ((text) => textHash(salt, text));
-    const nameHash = opts.nameHash || ((el) => digest(accessibleName(el)));
-    const out = [];
-    for (const root of roots) {
-      for (const el of resolveOwn(candidate.strategy, own, root, digest, nameHash, opts.tag)) out.push(el);
+    return roots;
+  }
+
+  // How many elements a role-name or href candidate of `el` would designate: those of its tag (and
+  // role, for role-name) in the scopes its chain reaches whose text (`textOf`: the accessible name or the link
+  // destination) equals el's. Texts are compared normalised, which is what equal salted hashes
+  // mean, without a SHA-256 per element of the page; counting stops at two.
+  // A page with more elements of the tag than SAME_SCAN_LIMIT gets no such candidate (-1): the
+  // recorder describes an element while the person waits on the click, and the fingerprint still
+  // holds the name and destination for healing.
+  const SAME_SCAN_LIMIT = 1000;
+  function countSame(el, prefix, role, textOf) {
+    const want = normText(textOf(el));
+    const tag = el.localName;
+    const roots = chainRoots(prefix ? prefix.split(" >>> ").slice(0, -1) : []);
+    const lists = roots.map((root) => byTag(root, tag));
+    if (lists.reduce((total, list) => total + list.length, 0) > SAME_SCAN_LIMIT) return -1;
+    let n = 0;
+    for (const all of lists) {
+      for (let i = 0; i < all.length && n < 2; i++) {
+        const other = all[i];
+        if ((role === null || roleOf(other) === role) && normText(textOf(other)) === want) n++;
+      }
     }
-    return out;
+    return n;
   }
 
   function resolveOwn(strategy, selector, root, digest, nameHash, tag) {
@@ -244,11 +274,12 @@ var SkillreelLocate = (() => {
     const hosts = hostsOf(el);
     const prefix = hosts.map((h) => hostSelector(h) + " >>> ").join("");
     const found = [];
-    const add = (strategy, own) => {
+    const add = (strategy, own, counted) => {
       const selector = prefix + own;
       if (selector.length > 1024) return;
-      const scoped = prefix || strategy === "label" || strategy === "role-name" || strategy === "href";
-      const n = scoped ? resolveCandidate({strategy, selector}, salt).length : count(selector, root);
+      const scoped = prefix || strategy === "label";
+      const n = counted !== undefined ? counted
+        : scoped ? resolveCandidate({strategy, selector}, salt).length : count(selector, root);
       if (n === 1 && !found.some((c) => c.selector === selector && c.strategy === strategy)) {
         found.push({strategy, selector, matchCount: n});
       }
@@ -264,9 +295,9 @@ var SkillreelLocate = (() => {
     if (aria) add("aria-label", attrSelector(tag, "aria-label", aria));
     const role = roleOf(el);
     const nameHash = role ? textHash(salt, accessibleName(el)) : null;
-    if (nameHash) add("role-name", `role=${role} name=${nameHash}`);
+    if (nameHash) add("role-name", `role=${role} name=${nameHash}`, countSame(el, prefix, role, accessibleName));
     const linkHash = textHash(salt, linkTarget(el));
-    if (linkHash) add("href", `link=${linkHash}`);
+    if (linkHash) add("href", `link=${linkHash}`, countSame(el, prefix, null, linkTarget));
     if (el.labels && el.labels.length === 1) {
       const label = el.labels[0];
       if (label.htmlFor) add("label", attrSelector("label", "for", label.htmlFor));

@@ -72,3 +72,37 @@ async def test_fields_by_label_placeholder_and_data_test(rig: Rig) -> None:
     assert [c.strategy for c in city.candidates] == ["name", "role-name", "label", "css"]
     assert [c.strategy for c in search.candidates] == ["role-name", "placeholder", "css"]
     assert [c.strategy for c in qty.candidates] == ["testid", "css"]
+
+
+async def test_role_name_and_link_candidates_need_a_unique_name_or_destination(rig: Rig) -> None:
+    page = page_html("""<table>
+      <tr><th>Groups</th><td><a href="/admin/auth/group/add/">Add</a></td></tr>
+      <tr><th>Users</th><td><a href="/admin/auth/user/add/">Add</a></td></tr></table>
+      <form onsubmit="return false"><input type="submit" value="Log in"><input type="submit" value="Search">
+      </form><script>document.addEventListener("click", (e) => e.target.closest("a") && e.preventDefault());
+      </script>""")
+    async with rig.recording(page) as run:
+        await click_centre(run.page, "a[href='/admin/auth/user/add/']")
+        await click_centre(run.page, "input[value='Log in']")
+        events = await run.events()
+    link, submit = (e.target for e in events if e.target is not None)
+    assert [c.strategy for c in link.candidates] == ["href", "css"]          # two "Add": no role-name
+    assert link.candidates[0].selector.startswith("link=")
+    assert "admin" not in link.candidates[0].selector
+    assert link.fingerprint.row_hash is not None
+    assert link.fingerprint.link_hash is not None
+    assert [c.strategy for c in submit.candidates] == ["role-name", "css"]
+    assert submit.candidates[0].selector.startswith("role=button name=")
+    assert submit.fingerprint.value_hash == submit.fingerprint.name_hash is not None
+
+
+async def test_no_role_name_candidate_on_a_page_with_more_than_a_thousand_of_its_tag(rig: Rig) -> None:
+    """The recorder describes an element while the person waits: it does not compare the names of
+    more than 1,000 elements of the tag (the fingerprint keeps the name for healing)."""
+    many = page_html("<main>" + "<button class=b>Go</button>" * 1001 + "<button id=only>Only</button></main>")
+    async with rig.recording(many) as run:
+        await click_centre(run.page, "#only")
+        (event,) = await run.events()
+    assert event.target is not None
+    assert [c.strategy for c in event.target.candidates] == ["id", "css"]
+    assert event.target.fingerprint.name_hash is not None
