@@ -15,11 +15,27 @@ import sys
 from typing import Any
 
 
-def report(figure: str, *, goal: str, measured: float, unit: str, baseline: str, ratio: float | None,
-           command: str, met: bool | None = None) -> None:
-    row: dict[str, Any] = {"figure": figure, "goal": goal, "measured": round(measured, 2), "unit": unit,
-                           "baseline": baseline, "ratio": None if ratio is None else round(ratio, 2),
-                           "command": command, "met": met}
+def report(
+    figure: str,
+    *,
+    goal: str,
+    measured: float,
+    unit: str,
+    baseline: str,
+    ratio: float | None,
+    command: str,
+    met: bool | None = None,
+) -> None:
+    row: dict[str, Any] = {
+        "figure": figure,
+        "goal": goal,
+        "measured": round(measured, 2),
+        "unit": unit,
+        "baseline": baseline,
+        "ratio": None if ratio is None else round(ratio, 2),
+        "command": command,
+        "met": met,
+    }
     shown_ratio = "" if ratio is None else f", {ratio:.2f}x {baseline}"
     verdict = "" if met is None else (" [goal met]" if met else " [goal NOT met]")
     sys.stdout.write(f"{figure}: {measured:.2f} {unit} (goal {goal}{shown_ratio}){verdict}\n")

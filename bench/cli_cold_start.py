@@ -44,12 +44,27 @@ def main() -> None:
                 samples[name].append(_time(cmd, env))
     base = statistics.median(samples["python -c pass"])
     command = f"{Path(sys.executable).name} bench/cli_cold_start.py --runs {args.runs}"
-    report("interpreter start (`python -c pass`)", goal="baseline", measured=base, unit="ms",
-           baseline="itself", ratio=1.0, command=command)
+    report(
+        "interpreter start (`python -c pass`)",
+        goal="baseline",
+        measured=base,
+        unit="ms",
+        baseline="itself",
+        ratio=1.0,
+        command=command,
+    )
     for name, goal in (("skillreel --help", 250.0), ("skillreel list", 400.0)):
         median = statistics.median(samples[name])
-        report(f"cold start `{name}`", goal=f"<= {goal:.0f} ms", measured=median, unit="ms",
-               baseline="python -c pass", ratio=median / base, command=command, met=median <= goal)
+        report(
+            f"cold start `{name}`",
+            goal=f"<= {goal:.0f} ms",
+            measured=median,
+            unit="ms",
+            baseline="python -c pass",
+            ratio=median / base,
+            command=command,
+            met=median <= goal,
+        )
 
 
 if __name__ == "__main__":

@@ -35,8 +35,10 @@ GIF = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c000
 def page_html(n: int) -> str:
     images = "".join(f"<img src='/img/{i}.gif'>" for i in range(n))
     fetches = f"Promise.all([...Array({n}).keys()].map(i => fetch('/data/' + i)))"
-    return (f"<html><body>{images}<script>window.ready = false;"
-            f"{fetches}.then(() => {{ window.ready = true; }})</script></body></html>")
+    return (
+        f"<html><body>{images}<script>window.ready = false;"
+        f"{fetches}.then(() => {{ window.ready = true; }})</script></body></html>"
+    )
 
 
 async def load(page: Page, url: str) -> float:
@@ -48,8 +50,7 @@ async def load(page: Page, url: str) -> float:
 
 async def bare(url: str, proxy: bool) -> float:
     ledger = NetworkLedger()
-    async with EnforcingProxy((url.rsplit("/", 1)[0],), ledger.refuse) as enforcing, \
-            async_playwright() as pw:
+    async with EnforcingProxy((url.rsplit("/", 1)[0],), ledger.refuse) as enforcing, async_playwright() as pw:
         args = launch_args(enforcing.server_url)
         if not proxy:
             args = [a for a in args if not a.startswith(("--proxy-", "--host-resolver-rules"))]
@@ -98,10 +99,16 @@ async def main() -> None:
         median = statistics.median(values)
         print(f"{name:36s} median {median * 1000:8.1f} ms   ratio {median / baseline:5.2f}x")
     guarded = statistics.median(samples["browser_session (routing + proxy)"])
-    report(f"page load, {options.resources} images + {options.resources} fetches, through routing + proxy",
-           goal="<= 1.25x bare Chromium", measured=guarded * 1000, unit="ms",
-           baseline="bare Chromium", ratio=guarded / baseline, command="python bench/proxy_overhead.py",
-           met=guarded / baseline <= 1.25)
+    report(
+        f"page load, {options.resources} images + {options.resources} fetches, through routing + proxy",
+        goal="<= 1.25x bare Chromium",
+        measured=guarded * 1000,
+        unit="ms",
+        baseline="bare Chromium",
+        ratio=guarded / baseline,
+        command="python bench/proxy_overhead.py",
+        met=guarded / baseline <= 1.25,
+    )
 
 
 if __name__ == "__main__":

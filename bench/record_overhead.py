@@ -134,8 +134,10 @@ async def measure(url: str, sizes: list[int], clicks: int) -> Results:
         await cdp.send("Page.enable")
         await cdp.send("Runtime.enable")
         await cdp.send("Runtime.addBinding", {"name": "__benchBare", "executionContextName": BARE_WORLD})
-        await cdp.send("Page.addScriptToEvaluateOnNewDocument",
-                       {"source": BARE_SCRIPT, "worldName": BARE_WORLD, "runImmediately": True})
+        await cdp.send(
+            "Page.addScriptToEvaluateOnNewDocument",
+            {"source": BARE_SCRIPT, "worldName": BARE_WORLD, "runImmediately": True},
+        )
         for n in sizes:
             page_url = f"{url}?n={n}"
             async with recorder.starting(page_url):
@@ -147,7 +149,7 @@ async def measure(url: str, sizes: list[int], clicks: int) -> Results:
                 for i in range(clicks + 3):
                     rec = await _click_and_wait(session.page, selector, recorded.wait)
                     raw = await _click_and_wait(bare_page, selector, bare.wait)
-                    if i >= 3:                                     # warm-up clicks are not counted
+                    if i >= 3:  # warm-up clicks are not counted
                         times["recorder"].append(rec)
                         times["bare"].append(raw)
                 results[count, label] = times
@@ -168,17 +170,26 @@ def report(results: Results) -> None:
         added = medians["recorder"] - medians["bare"]
         ratio = medians["recorder"] / medians["bare"] if medians["bare"] else float("inf")
         verdict = "ok" if added <= GOAL_MS else "OVER GOAL"
-        print(f"{count:>9} {label:>6} {'added':>9} {added:>10.2f} ms per event (median), ratio {ratio:.2f}x "
-              f"(goal <= {GOAL_MS:.0f} ms: {verdict})")
-        report_figure(f"recorder: click to event in Python, {count:,} elements, {label} target",
-                      goal=f"<= {GOAL_MS:.0f} ms added", measured=added, unit="ms added",
-                      baseline=f"bare listener {medians['bare']:.2f} ms", ratio=ratio,
-                      command="python bench/record_overhead.py", met=added <= GOAL_MS)
+        print(
+            f"{count:>9} {label:>6} {'added':>9} {added:>10.2f} ms per event (median), ratio {ratio:.2f}x "
+            f"(goal <= {GOAL_MS:.0f} ms: {verdict})"
+        )
+        report_figure(
+            f"recorder: click to event in Python, {count:,} elements, {label} target",
+            goal=f"<= {GOAL_MS:.0f} ms added",
+            measured=added,
+            unit="ms added",
+            baseline=f"bare listener {medians['bare']:.2f} ms",
+            ratio=ratio,
+            command="python bench/record_overhead.py",
+            met=added <= GOAL_MS,
+        )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--clicks", type=int, default=40)
     args = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)

@@ -64,19 +64,23 @@ FIELDS = [f"f{i}" for i in range(1, 9)]
 SECOND = [f"g{i}" for i in range(1, 5)]
 OPTIONS = "".join(f'<option value="v{i}">Option {i}</option>' for i in range(1, 6))
 
-PAGE_ONE = ("<!doctype html><html><head><title>Step one</title></head><body><main><form id=\"one\">"
-            + "".join(f'<label for="{f}">Field {f}</label><input id="{f}" name="{f}">' for f in FIELDS)
-            + f'<label for="s1">First</label><select id="s1" name="s1">{OPTIONS}</select>'
-            + f'<label for="s2">Second</label><select id="s2" name="s2">{OPTIONS}</select>'
-            + '<label><input id="agree" name="agree" type="checkbox"> I agree</label>'
-            + '<button id="next" type="button" onclick="location.href=\'/two\'">Next</button>'
-            + "</form></main></body></html>")
-PAGE_TWO = ("<!doctype html><html><head><title>Step two</title></head><body><main><form id=\"two\">"
-            + "".join(f'<label for="{g}">Field {g}</label><input id="{g}" name="{g}">' for g in SECOND)
-            + '<button type="submit">Send</button></form><p id="result" hidden></p></main><script>'
-            + 'document.getElementById("two").addEventListener("submit", (e) => { e.preventDefault();'
-            + ' const r = document.getElementById("result"); r.textContent = "Done " + e.target.g4.value;'
-            + " r.hidden = false; });</script></body></html>")
+PAGE_ONE = (
+    '<!doctype html><html><head><title>Step one</title></head><body><main><form id="one">'
+    + "".join(f'<label for="{f}">Field {f}</label><input id="{f}" name="{f}">' for f in FIELDS)
+    + f'<label for="s1">First</label><select id="s1" name="s1">{OPTIONS}</select>'
+    + f'<label for="s2">Second</label><select id="s2" name="s2">{OPTIONS}</select>'
+    + '<label><input id="agree" name="agree" type="checkbox"> I agree</label>'
+    + '<button id="next" type="button" onclick="location.href=\'/two\'">Next</button>'
+    + "</form></main></body></html>"
+)
+PAGE_TWO = (
+    '<!doctype html><html><head><title>Step two</title></head><body><main><form id="two">'
+    + "".join(f'<label for="{g}">Field {g}</label><input id="{g}" name="{g}">' for g in SECOND)
+    + '<button type="submit">Send</button></form><p id="result" hidden></p></main><script>'
+    + 'document.getElementById("two").addEventListener("submit", (e) => { e.preventDefault();'
+    + ' const r = document.getElementById("result"); r.textContent = "Done " + e.target.g4.value;'
+    + " r.hidden = false; });</script></body></html>"
+)
 
 DESCRIBE = """([src, salt, selectors]) => {
   (0, eval)(src);
@@ -104,21 +108,37 @@ async def build_skill(server: LocalServer, store: Store) -> None:
     server.set_page("/probe-two", PAGE_TWO)
     two = await describe(server, "/probe-two", [f"#{g}" for g in SECOND] + ["#result"])
     actions: list[Action] = [NavigateAction(id="a1", url=server.url("/one"))]
-    actions += [TypeAction(id=f"a{2 + i}", target=one[f"#{f}"], value=ParameterRef(name=f))
-                for i, f in enumerate(FIELDS)]
-    actions += [SelectAction(id="a10", target=one["#s1"], value=ParameterRef(name="s1")),
-                SelectAction(id="a11", target=one["#s2"], value=ParameterRef(name="s2")),
-                ClickAction(id="a12", target=one["#agree"]), ClickAction(id="a13", target=one["#next"])]
-    actions += [TypeAction(id=f"a{14 + i}", target=two[f"#{g}"], value=ParameterRef(name=g))
-                for i, g in enumerate(SECOND)]
-    actions += [PressAction(id="a18", key="Enter", target=two["#g4"]),
-                ObserveAction(id="a19", target=two["#result"]),
-                AssertAction(id="a20", check="text_contains", target=two["#result"], expected="Done")]
+    actions += [
+        TypeAction(id=f"a{2 + i}", target=one[f"#{f}"], value=ParameterRef(name=f))
+        for i, f in enumerate(FIELDS)
+    ]
+    actions += [
+        SelectAction(id="a10", target=one["#s1"], value=ParameterRef(name="s1")),
+        SelectAction(id="a11", target=one["#s2"], value=ParameterRef(name="s2")),
+        ClickAction(id="a12", target=one["#agree"]),
+        ClickAction(id="a13", target=one["#next"]),
+    ]
+    actions += [
+        TypeAction(id=f"a{14 + i}", target=two[f"#{g}"], value=ParameterRef(name=g))
+        for i, g in enumerate(SECOND)
+    ]
+    actions += [
+        PressAction(id="a18", key="Enter", target=two["#g4"]),
+        ObserveAction(id="a19", target=two["#result"]),
+        AssertAction(id="a20", check="text_contains", target=two["#result"], expected="Done"),
+    ]
     params = tuple(Parameter(name=p) for p in parameter_refs(actions))
-    draft = Draft.build(name="twenty-steps", description="A 20-step benchmark flow.", actions=tuple(actions),
-                        parameters=params, capabilities=capability_manifest(actions), failure_conditions=(),
-                        environment=url_environment(server.url("/one")), fingerprint_salt=SALT,
-                        events_digest=events_log().events_digest)
+    draft = Draft.build(
+        name="twenty-steps",
+        description="A 20-step benchmark flow.",
+        actions=tuple(actions),
+        parameters=params,
+        capabilities=capability_manifest(actions),
+        failure_conditions=(),
+        environment=url_environment(server.url("/one")),
+        fingerprint_salt=SALT,
+        events_digest=events_log().events_digest,
+    )
     now = utc_now()
     store.insert(new_entry(draft, events_log(), now), AuditNote(kind="record"))
     store.update(draft.name, lambda e: approve(e, "bench", now), AuditNote(kind="review", reviewer="bench"))
@@ -186,18 +206,28 @@ async def main(pairs: int) -> None:
             for run in range(1, pairs + 1):
                 ours.append(await run_skillreel(store, run))
                 theirs.append(await run_playwright(server, run))
-                sys.stdout.write(f"  pair {run}: skillreel {ours[-1][0]:.2f} s (steps {ours[-1][1]:.2f} s), "
-                                 f"playwright {theirs[-1][0]:.2f} s (steps {theirs[-1][1]:.2f} s)\n")
+                sys.stdout.write(
+                    f"  pair {run}: skillreel {ours[-1][0]:.2f} s (steps {ours[-1][1]:.2f} s), "
+                    f"playwright {theirs[-1][0]:.2f} s (steps {theirs[-1][1]:.2f} s)\n"
+                )
             settled = await run_skillreel(store, pairs + 1, settle_ms=100)
     server.stop()
     for label, index in (("whole run", 0), ("steps only", 1)):
         a = statistics.median(r[index] for r in ours)
         b = statistics.median(r[index] for r in theirs)
-        report(f"20-step replay, {label}", goal=f"<= {GOAL}x hand-written Playwright", measured=a * 1000,
-               unit="ms", baseline=f"Playwright script {b * 1000:.0f} ms", ratio=a / b, command=COMMAND,
-               met=a / b <= GOAL)
-    sys.stdout.write(f"  (with the default --settle 100: whole run {settled[0]:.2f} s, "
-                     f"steps {settled[1]:.2f} s)\n")
+        report(
+            f"20-step replay, {label}",
+            goal=f"<= {GOAL}x hand-written Playwright",
+            measured=a * 1000,
+            unit="ms",
+            baseline=f"Playwright script {b * 1000:.0f} ms",
+            ratio=a / b,
+            command=COMMAND,
+            met=a / b <= GOAL,
+        )
+    sys.stdout.write(
+        f"  (with the default --settle 100: whole run {settled[0]:.2f} s, steps {settled[1]:.2f} s)\n"
+    )
 
 
 if __name__ == "__main__":

@@ -43,12 +43,16 @@ SIZES = (1_000, 5_000, 20_000)
 GOAL_MS = 30.0
 COMMAND = "python bench/resolve_scale.py"
 
-FORM = ('<form id="settings" class="panel"><label for="email">Email</label><input id="email" name="email">'
-        '<button id="save" type="button" class="btn primary">Save</button>'
-        '<button id="cancel" type="button" class="btn">Cancel</button></form>')
-MOVED = ('<form id="settings" class="panel"><label for="email">Email</label><input id="email" name="email">'
-         '<button id="cancel" type="button" class="btn">Cancel</button></form>'
-         '<aside class="actions"><button id="store" type="button" class="btn primary">Save</button></aside>')
+FORM = (
+    '<form id="settings" class="panel"><label for="email">Email</label><input id="email" name="email">'
+    '<button id="save" type="button" class="btn primary">Save</button>'
+    '<button id="cancel" type="button" class="btn">Cancel</button></form>'
+)
+MOVED = (
+    '<form id="settings" class="panel"><label for="email">Email</label><input id="email" name="email">'
+    '<button id="cancel" type="button" class="btn">Cancel</button></form>'
+    '<aside class="actions"><button id="store" type="button" class="btn primary">Save</button></aside>'
+)
 
 
 # How the recorder would describe the Save button (fingerprint.js, evaluated on the recorded page).
@@ -60,8 +64,11 @@ DESCRIBE = """([src, salt]) => {
 
 def page(elements: int, form: str) -> str:
     rows = max(1, (elements - 16) // 4)  # 4 elements per row, a few more in the frame and the form
-    body = "".join(f'<div class="row"><span class="name">Item {i}</span><input class="qty" name="qty-{i}">'
-                   f'<button type="button" class="btn">Add</button></div>' for i in range(rows))
+    body = "".join(
+        f'<div class="row"><span class="name">Item {i}</span><input class="qty" name="qty-{i}">'
+        f'<button type="button" class="btn">Add</button></div>'
+        for i in range(rows)
+    )
     head = "<!doctype html><html><head><title>Scale</title></head>"
     return f'{head}<body><main><div class="list">{body}</div>{form}</main></body></html>'
 
@@ -74,8 +81,9 @@ async def describe(server: LocalServer) -> LocatorBundle:
     return LocatorBundle.parse(data)
 
 
-async def measure(server: LocalServer, bundle: LocatorBundle, elements: int, form: str, repeats: int,
-                  expected: str) -> tuple[float, int]:
+async def measure(
+    server: LocalServer, bundle: LocatorBundle, elements: int, form: str, repeats: int, expected: str
+) -> tuple[float, int]:
     path = f"/p{elements}-{expected}-{len(bundle.candidates)}"
     server.set_page(path, page(elements, form))
     async with browser_session(url_environment(server.url(path))) as session:
@@ -103,11 +111,15 @@ async def main(repeats: int) -> None:
     server.start()
     try:
         bundle = await describe(server)
-        no_role_name = LocatorBundle(candidates=tuple(c for c in bundle.candidates
-                                                      if c.strategy not in ("role-name", "href")),
-                                     fingerprint=bundle.fingerprint)
-        modes = (("exact", FORM, "exact", bundle), ("role-name", MOVED, "exact", bundle),
-                 ("heal", MOVED, "healed", no_role_name))
+        no_role_name = LocatorBundle(
+            candidates=tuple(c for c in bundle.candidates if c.strategy not in ("role-name", "href")),
+            fingerprint=bundle.fingerprint,
+        )
+        modes = (
+            ("exact", FORM, "exact", bundle),
+            ("role-name", MOVED, "exact", bundle),
+            ("heal", MOVED, "healed", no_role_name),
+        )
         for mode, form, expected, used in modes:
             results = {}
             for size in SIZES:
@@ -117,10 +129,16 @@ async def main(repeats: int) -> None:
             small, large = results[SIZES[0]], results[SIZES[-1]]
             growth = large[0] / small[0]
             size_ratio = large[1] / small[1]
-            report(f"resolve ({mode}) at {large[1]:,} elements", goal=f"<= {GOAL_MS:.0f} ms, linear",
-                   measured=large[0], unit="ms",
-                   baseline=f"{small[1]:,} elements ({size_ratio:.0f}x the size)", ratio=growth,
-                   command=COMMAND, met=large[0] <= GOAL_MS and growth <= size_ratio * 1.2)
+            report(
+                f"resolve ({mode}) at {large[1]:,} elements",
+                goal=f"<= {GOAL_MS:.0f} ms, linear",
+                measured=large[0],
+                unit="ms",
+                baseline=f"{small[1]:,} elements ({size_ratio:.0f}x the size)",
+                ratio=growth,
+                command=COMMAND,
+                met=large[0] <= GOAL_MS and growth <= size_ratio * 1.2,
+            )
     finally:
         server.stop()
 

@@ -33,12 +33,13 @@ def scripts(selected: list[str]) -> list[Path]:
 def run(script: Path) -> tuple[list[dict[str, object]], int, float]:
     rows: list[dict[str, object]] = []
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
-                            cwd=BENCH.parent)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=BENCH.parent
+    )
     assert proc.stdout is not None
     for line in proc.stdout:
         if line.startswith(MARK):
-            rows.append(json.loads(line[len(MARK):]))
+            rows.append(json.loads(line[len(MARK) :]))
         else:
             sys.stdout.write("  " + line)
     return rows, proc.wait(), time.monotonic() - started
@@ -58,8 +59,10 @@ def table(rows: list[dict[str, object]], failures: list[str]) -> str:
     for r in rows:
         ratio = "" if r["ratio"] is None else f"{r['ratio']}x {r['baseline']}"
         met = {True: "yes", False: "**no**", None: ""}[r["met"]]  # type: ignore[index]
-        lines.append(f"| {r['figure']} | {r['goal']} | {r['measured']} {r['unit']} | {ratio} | {met} "
-                     f"| `{r['command']}` |")
+        lines.append(
+            f"| {r['figure']} | {r['goal']} | {r['measured']} {r['unit']} | {ratio} | {met} "
+            f"| `{r['command']}` |"
+        )
     if failures:
         lines += ["", "Scripts that failed: " + ", ".join(failures)]
     return "\n".join(lines) + "\n"

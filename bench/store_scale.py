@@ -58,11 +58,18 @@ def entries_store(home: Path, count: int) -> Store:
 
 def events_store(home: Path, count: int) -> Store:
     store = open_store(home)  # the policy change is event 1
-    notes = [AuditNote(kind="replay", name=f"skill-{i % 97:05d}", revision=1 + i % 5,
-                       outcome="failed" if i % 3 else "ok", code="SR_REPLAY_UI_TIMEOUT" if i % 3 else None)
-             for i in range(count - 1)]
+    notes = [
+        AuditNote(
+            kind="replay",
+            name=f"skill-{i % 97:05d}",
+            revision=1 + i % 5,
+            outcome="failed" if i % 3 else "ok",
+            code="SR_REPLAY_UI_TIMEOUT" if i % 3 else None,
+        )
+        for i in range(count - 1)
+    ]
     for start in range(0, len(notes), 10_000):
-        store.audit_many(notes[start:start + 10_000])
+        store.audit_many(notes[start : start + 10_000])
     return store
 
 
@@ -94,23 +101,32 @@ def main() -> None:
         root = Path(tmp)
         small_e, large_e = (measure_entries(root, n) for n in entries)
         small_a, large_a = (measure_events(root, n) for n in events)
-    rows = [("list", entries, small_e["list"], large_e["list"]),
-            ("show", entries, small_e["show"], large_e["show"]),
-            ("verify", events, small_a["verify"], large_a["verify"])]
+    rows = [
+        ("list", entries, small_e["list"], large_e["list"]),
+        ("show", entries, small_e["show"], large_e["show"]),
+        ("verify", events, small_a["verify"], large_a["verify"]),
+    ]
     print(f"{'operation':<10}{'size':>16}{'small ms':>11}{'large ms':>11}{'10x growth':>12}{'goal':>10}")
     for op, (small_n, large_n), small_t, large_t in rows:
         goal = f"<={GOALS[op] * 1000:.0f} ms" if op in GOALS and not args.quick else ""
         met = "" if not goal else (" ok" if large_t <= GOALS[op] else " MISSED")
-        print(f"{op:<10}{f'{small_n:,}->{large_n:,}':>16}{small_t * 1000:>11.1f}{large_t * 1000:>11.1f}"
-              f"{large_t / small_t:>11.1f}x{goal:>10}{met}")
+        print(
+            f"{op:<10}{f'{small_n:,}->{large_n:,}':>16}{small_t * 1000:>11.1f}{large_t * 1000:>11.1f}"
+            f"{large_t / small_t:>11.1f}x{goal:>10}{met}"
+        )
     command = "python bench/store_scale.py" + (" --quick" if args.quick else "")
     for op, (small_n, large_n), small_t, large_t in rows:
         limit = GOALS.get(op)
-        report(f"`{op}` at {large_n:,} {'events' if op == 'verify' else 'entries'}",
-               goal=f"<= {limit * 1000:.0f} ms, linear" if limit else "flat (reads one entry)",
-               measured=large_t * 1000, unit="ms", baseline=f"{small_n:,} (10x fewer)",
-               ratio=large_t / small_t, command=command,
-               met=None if args.quick or limit is None else large_t <= limit)
+        report(
+            f"`{op}` at {large_n:,} {'events' if op == 'verify' else 'entries'}",
+            goal=f"<= {limit * 1000:.0f} ms, linear" if limit else "flat (reads one entry)",
+            measured=large_t * 1000,
+            unit="ms",
+            baseline=f"{small_n:,} (10x fewer)",
+            ratio=large_t / small_t,
+            command=command,
+            met=None if args.quick or limit is None else large_t <= limit,
+        )
 
 
 if __name__ == "__main__":

@@ -54,13 +54,23 @@ class CliResult:
         return self.json()["data"]
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
-            input: str | None = None, timeout: float = 180) -> CliResult:
+def run_cli(
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    input: str | None = None,
+    timeout: float = 180,
+) -> CliResult:
     """Run the real console entry point in a subprocess (as a user would)."""
     proc = subprocess.run(
         [sys.executable, "-m", "skillreel", *args],
-        capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=cwd,
-        input=input, timeout=timeout, check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        input=input,
+        timeout=timeout,
+        check=False,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
@@ -83,9 +93,12 @@ def xvfb_display() -> Iterator[str]:
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb is not installed (apt-get install xvfb)")
     read_end, write_end = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x1024x24",
-                             "-nolisten", "tcp"], pass_fds=(write_end,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+        pass_fds=(write_end,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     os.close(write_end)
     try:
         with os.fdopen(read_end) as numbers:

@@ -23,8 +23,9 @@ SALT = "0123456789abcdef0123456789abcdef"
 T0 = "2026-01-02T03:04:05Z"
 
 
-def bundle(selector: str, *, tag: str = "input", type_: str | None = "text",
-           strategy: str = "id") -> LocatorBundle:
+def bundle(
+    selector: str, *, tag: str = "input", type_: str | None = "text", strategy: str = "id"
+) -> LocatorBundle:
     return LocatorBundle(
         candidates=(LocatorCandidate(strategy=strategy, selector=selector, match_count=1),),  # type: ignore[arg-type]
         fingerprint=Fingerprint(tag=tag, type=type_, parent_path=("html", "body", "form")),
@@ -32,8 +33,9 @@ def bundle(selector: str, *, tag: str = "input", type_: str | None = "text",
 
 
 def html_environment(html: str = "<html><body>fixture</body></html>") -> Environment:
-    return Environment.build(target=HtmlTarget(html_digest=bytes_digest("skillreel.html-fixture/v1",
-                                                                        html.encode())))
+    return Environment.build(
+        target=HtmlTarget(html_digest=bytes_digest("skillreel.html-fixture/v1", html.encode()))
+    )
 
 
 def url_environment(url: str = "http://127.0.0.1:8000/app", origins: tuple[str, ...] = ()) -> Environment:
@@ -45,9 +47,15 @@ def events_log(n: int = 1) -> EventsLog:
     return EventsLog.build(salt=SALT, events=events)
 
 
-def draft(name: str = "search-invoices", *, environment: Environment | None = None,
-          sensitive: bool = False, description: str = "Search invoices by customer.",
-          events: EventsLog | None = None, **overrides: Any) -> Draft:
+def draft(
+    name: str = "search-invoices",
+    *,
+    environment: Environment | None = None,
+    sensitive: bool = False,
+    description: str = "Search invoices by customer.",
+    events: EventsLog | None = None,
+    **overrides: Any,
+) -> Draft:
     actions = (
         NavigateAction(id="a1", url="https://fixture.skillreel.invalid/"),
         TypeAction(id="a2", target=bundle("#q"), value=ParameterRef(name="query")),
@@ -81,7 +89,10 @@ def first_version(bundle: LocatorBundle) -> LocatorBundle:
     """The bundle as the first version's recorder described the same element: no identity-model
     fingerprint fields (accessible name, button value, link, row, stable id, scopes) and no
     role-name or href candidates."""
-    fingerprint = bundle.fingerprint.model_copy(update=dict.fromkeys(
-        ("name_hash", "value_hash", "link_hash", "row_hash", "stable_id", "stable_name", "boundaries")))
+    fingerprint = bundle.fingerprint.model_copy(
+        update=dict.fromkeys(
+            ("name_hash", "value_hash", "link_hash", "row_hash", "stable_id", "stable_name", "boundaries")
+        )
+    )
     kept = tuple(c for c in bundle.candidates if c.strategy in FIRST_VERSION_STRATEGIES)
     return LocatorBundle(candidates=kept, fingerprint=fingerprint)

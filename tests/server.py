@@ -1,9 +1,9 @@
 """A small threaded HTTP server on 127.0.0.1 for tests: pages set from the test, a request log.
 
-    srv.set_page("/app", "<html>...</html>")          # served with text/html
-    srv.set_page("/app?q=x", "<html>...</html>")      # a route with a query wins over its path's
-    srv.set_route("/r", status=302, headers={"Location": "http://..."})
-    srv.requests  -> list of (method, path) seen, in order
+srv.set_page("/app", "<html>...</html>")          # served with text/html
+srv.set_page("/app?q=x", "<html>...</html>")      # a route with a query wins over its path's
+srv.set_route("/r", status=302, headers={"Location": "http://..."})
+srv.requests  -> list of (method, path) seen, in order
 """
 
 from __future__ import annotations
@@ -45,8 +45,9 @@ class LocalServer:
     def set_page(self, path: str, html: str, content_type: str = "text/html; charset=utf-8") -> None:
         self.set_route(path, body=html.encode(), headers={"Content-Type": content_type})
 
-    def set_route(self, path: str, *, status: int = 200, body: bytes = b"",
-                  headers: dict[str, str] | None = None) -> None:
+    def set_route(
+        self, path: str, *, status: int = 200, body: bytes = b"", headers: dict[str, str] | None = None
+    ) -> None:
         with self._lock:
             self.routes[path] = Route(status, body, dict(headers or {}))
 

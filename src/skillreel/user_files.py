@@ -28,20 +28,45 @@ from .model.limits import MAX_JSON_INPUT_BYTES
 M = TypeVar("M", bound=BaseModel)
 
 # Error types whose pydantic message names only the rule (never the input value).
-_SAFE_MESSAGES = frozenset({
-    "missing", "extra_forbidden", "string_type", "int_type", "bool_type", "dict_type", "list_type",
-    "tuple_type", "model_type", "model_attributes_type", "string_too_long", "string_too_short",
-    "too_long", "too_short", "greater_than", "greater_than_equal", "less_than", "less_than_equal",
-    "string_pattern_mismatch", "literal_error", "json_invalid", "json_type", "value_error",
-    "digest_mismatch", "union_tag_not_found", "int_from_float", "frozen_instance",
-})
+_SAFE_MESSAGES = frozenset(
+    {
+        "missing",
+        "extra_forbidden",
+        "string_type",
+        "int_type",
+        "bool_type",
+        "dict_type",
+        "list_type",
+        "tuple_type",
+        "model_type",
+        "model_attributes_type",
+        "string_too_long",
+        "string_too_short",
+        "too_long",
+        "too_short",
+        "greater_than",
+        "greater_than_equal",
+        "less_than",
+        "less_than_equal",
+        "string_pattern_mismatch",
+        "literal_error",
+        "json_invalid",
+        "json_type",
+        "value_error",
+        "digest_mismatch",
+        "union_tag_not_found",
+        "int_from_float",
+        "frozen_instance",
+    }
+)
 # Location parts shown as they are: field names (camelCase). Other parts are user-chosen keys
 # (unknown keys, dict keys) and are shown as ``<key>``, since a key may carry content too.
 _LOC_PART = re.compile(r"^[a-z][A-Za-z0-9]{0,47}$")
 
 
-def read_user_file(path: str | os.PathLike[str], *, what: str = "input file",
-                    limit: int = MAX_JSON_INPUT_BYTES) -> bytes:
+def read_user_file(
+    path: str | os.PathLike[str], *, what: str = "input file", limit: int = MAX_JSON_INPUT_BYTES
+) -> bytes:
     """The bytes of a regular, non-symlink file of at most ``limit`` bytes.
 
     ``SR_RECORD_INPUT_NOT_REGULAR`` (missing, a symlink, a directory, a FIFO...),
@@ -121,8 +146,10 @@ def input_error(exc: ValidationError, *, what: str = "input file") -> InputError
         code = "SR_RECORD_DIGEST_MISMATCH"
     else:
         code = "SR_RECORD_INPUT_MALFORMED"
-    shown = "; ".join(_describe(p["loc"][:-1] if p["type"] == "extra_forbidden" else p["loc"], p["type"],
-                                p["msg"]) for p in problems[:3])
+    shown = "; ".join(
+        _describe(p["loc"][:-1] if p["type"] == "extra_forbidden" else p["loc"], p["type"], p["msg"])
+        for p in problems[:3]
+    )
     more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
     return InputError(code, f"the {what} is not valid: {shown}{more}")
 

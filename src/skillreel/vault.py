@@ -37,9 +37,15 @@ def keyring_username(skill: str, param: str) -> str:
 def parameter_listing(skill: str, parameters: Iterable[Parameter]) -> list[dict[str, Any]]:
     """A skill's parameters as a package manifest and ``skills_list`` show them: name, required,
     sensitive and, for a sensitive one, the environment variable its value is read from."""
-    return [{"name": p.name, "required": p.required, "sensitive": p.sensitive,
-             **({"env": secret_env_name(skill, p.name)} if p.sensitive else {})}
-            for p in parameters]
+    return [
+        {
+            "name": p.name,
+            "required": p.required,
+            "sensitive": p.sensitive,
+            **({"env": secret_env_name(skill, p.name)} if p.sensitive else {}),
+        }
+        for p in parameters
+    ]
 
 
 @dataclass(frozen=True)

@@ -63,8 +63,13 @@ def test_demo_port_in_use_is_a_clear_error() -> None:
 
 
 def test_demo_without_chromium_names_the_stage_and_the_fix(tmp_path: Path) -> None:
-    result = run_cli("demo", "--json", "--home", str(tmp_path / "h"),
-                     env={"SKILLREEL_CHROMIUM": str(tmp_path / "no-such-chromium")})
+    result = run_cli(
+        "demo",
+        "--json",
+        "--home",
+        str(tmp_path / "h"),
+        env={"SKILLREEL_CHROMIUM": str(tmp_path / "no-such-chromium")},
+    )
     assert result.exit_code == 1
     error = result.json()["error"]
     assert error["code"] == "SR_RECORD_DEMO_FAILED"
@@ -82,10 +87,16 @@ def test_demo_with_a_read_only_home_names_the_stage_and_the_fix(tmp_path: Path) 
     parent.mkdir()
     parent.chmod(0o555)  # the home cannot be created (a home that exists is made 0700 by its owner)
     home = parent / "home"
-    prefix = ([SETPRIV, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
-              if os.geteuid() == 0 else [])
-    proc = subprocess.run([*prefix, sys.executable, "-m", "skillreel", "demo", "--json", "--home", str(home)],
-                          capture_output=True, text=True, timeout=300, check=False)
+    prefix = (
+        [SETPRIV, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"] if os.geteuid() == 0 else []
+    )
+    proc = subprocess.run(
+        [*prefix, sys.executable, "-m", "skillreel", "demo", "--json", "--home", str(home)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     error = CliResult(proc.returncode, proc.stdout, proc.stderr).json()["error"]
     assert error["code"] == "SR_RECORD_DEMO_FAILED"

@@ -26,9 +26,11 @@ from tests.conftest import run_cli
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NAME = "sign-up"
-PAGE = ("<!doctype html><html><head><meta charset=utf-8></head><body>"
-        "<form action='javascript:void 0'><label for=email>Email</label><input id=email name=email>"
-        "<button id=go type=submit>Go</button></form><p id=msg>Welcome</p></body></html>")
+PAGE = (
+    "<!doctype html><html><head><meta charset=utf-8></head><body>"
+    "<form action='javascript:void 0'><label for=email>Email</label><input id=email name=email>"
+    "<button id=go type=submit>Go</button></form><p id=msg>Welcome</p></body></html>"
+)
 
 # Success cases that this journey cannot run, and where they are covered instead.
 ELSEWHERE = {
@@ -48,8 +50,9 @@ def commands() -> set[str]:
     return found
 
 
-def envelope(args: list[str], command: str | None, code: str | None, *,
-             status: int | None = None) -> dict[str, Any]:
+def envelope(
+    args: list[str], command: str | None, code: str | None, *, status: int | None = None
+) -> dict[str, Any]:
     """Run ``skillreel ARGS --json``; check that stdout is exactly one valid envelope for ``command``
     that succeeded (``code`` None) or failed with ``code``, and the exit status; return it."""
     result = run_cli(*args, "--json")
@@ -70,13 +73,22 @@ def envelope(args: list[str], command: str | None, code: str | None, *,
     return document
 
 
-def test_every_verb_prints_one_envelope_on_success_and_on_failure(tmp_path: Path, skillreel_home: Path,
-                                                                 project_dir: Path) -> None:
+def test_every_verb_prints_one_envelope_on_success_and_on_failure(
+    tmp_path: Path, skillreel_home: Path, project_dir: Path
+) -> None:
     html = tmp_path / "form.html"
     html.write_text(PAGE)
     automation = tmp_path / "demo.json"
-    automation.write_text(json.dumps({"steps": [{"do": "type", "selector": "#email", "text": "a@example.com"},
-                                                {"do": "click", "selector": "#go"}]}))
+    automation.write_text(
+        json.dumps(
+            {
+                "steps": [
+                    {"do": "type", "selector": "#email", "text": "a@example.com"},
+                    {"do": "click", "selector": "#go"},
+                ]
+            }
+        )
+    )
     export = tmp_path / "sign-up.json"
     policy = tmp_path / "policy.json"
     seen: set[tuple[str, bool]] = set()
@@ -93,8 +105,9 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(tmp_path: Path
     case("review", ["review", NAME, "--reviewer", "alice"], "SR_RECORD_APPROVAL_REQUIRED")
     case("review", ["review", NAME, "--reviewer", "alice", "--approve"])
 
-    failed = case("replay", ["replay", NAME, "--html", str(html), "--input", "nope=1"],
-                  "SR_REPLAY_PARAMETER_UNKNOWN")
+    failed = case(
+        "replay", ["replay", NAME, "--html", str(html), "--input", "nope=1"], "SR_REPLAY_PARAMETER_UNKNOWN"
+    )
     assert (failed["data"]["status"], failed["data"]["name"], failed["data"]["steps"]) == ("failed", NAME, [])
     replayed = case("replay", ["replay", NAME, "--html", str(html), "--input", "email=b@example.com"])
     assert set(replayed["data"]) == set(failed["data"])  # one replay document, success or failure
@@ -119,8 +132,11 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(tmp_path: Path
     case("policy-template", ["policy-template", "--out", "x"], "SR_RECORD_USAGE")
     policy.write_text(json.dumps({**template, "retentionDays": 30}))
     case("policy set", ["policy", "set", str(policy), "--approve"])
-    case("policy set", ["policy", "--json", "set", str(tmp_path / "missing.json")],
-         "SR_RECORD_INPUT_NOT_REGULAR")
+    case(
+        "policy set",
+        ["policy", "--json", "set", str(tmp_path / "missing.json")],
+        "SR_RECORD_INPUT_NOT_REGULAR",
+    )
     assert case("policy", ["policy"])["data"]["policy"]["retentionDays"] == 30
     case("policy", ["policy", "get"], "SR_RECORD_USAGE")
     case("prune", ["prune"])
@@ -139,10 +155,13 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(tmp_path: Path
     assert not wanted - seen, f"verbs without an envelope check here: {sorted(wanted - seen)}"
 
 
-@pytest.mark.parametrize(("args", "command"), [
-    (["no-such-verb"], None),
-    ([], None),
-    (["policy", "no-such-sub"], "policy"),
-])
+@pytest.mark.parametrize(
+    ("args", "command"),
+    [
+        (["no-such-verb"], None),
+        ([], None),
+        (["policy", "no-such-sub"], "policy"),
+    ],
+)
 def test_errors_before_any_verb_runs_are_envelopes_too(args: list[str], command: str | None) -> None:
     envelope(args, command, "SR_RECORD_USAGE", status=2)

@@ -61,7 +61,9 @@ def test_list_and_show(skillreel_home: Path) -> None:
     seeded(skillreel_home, "draft", "another-skill")
     listed = ok(skillreel_home, "list")["skills"]
     assert [(s["name"], s["status"], s["revision"]) for s in listed] == [
-        ("another-skill", "draft", 1), (NAME, "validated", 3)]
+        ("another-skill", "draft", 1),
+        (NAME, "validated", 3),
+    ]
     text = human(skillreel_home, "list")
     assert NAME in text
     assert "another-skill" in text
@@ -78,12 +80,23 @@ def test_list_and_show(skillreel_home: Path) -> None:
 def test_review(skillreel_home: Path) -> None:
     with Store.open() as store:
         seed(store, status="validated")
-        store.update(NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1,
-                                                                proposal_for(e, T1)),
-                     AuditNote(kind="replay"))
+        store.update(
+            NAME,
+            lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
+            AuditNote(kind="replay"),
+        )
         seed(store, "another-skill")
-    result = ok(skillreel_home, "review", NAME, "--reviewer", "bob", "--heal-proposal", "--approve",
-                "--expected-revision", "4")
+    result = ok(
+        skillreel_home,
+        "review",
+        NAME,
+        "--reviewer",
+        "bob",
+        "--heal-proposal",
+        "--approve",
+        "--expected-revision",
+        "4",
+    )
     assert (result["status"], result["revision"], result["healProposalAccepted"]) == ("approved", 5, True)
     assert ok(skillreel_home, "show", NAME)["approval"]["reviewer"] == "bob"
     text = human(skillreel_home, "review", "another-skill", "--reviewer", "alice", "--approve")
@@ -95,10 +108,16 @@ def test_delete_and_prune(skillreel_home: Path) -> None:
     seeded(skillreel_home, "draft", "other")
     seeded(skillreel_home, "draft", "old-draft", now="2020-01-01T00:00:00Z")
     assert ok(skillreel_home, "delete", NAME, "--approve", "--expected-revision", "3") == {
-        "deleted": NAME, "revision": 3, "status": "validated"}
+        "deleted": NAME,
+        "revision": 3,
+        "status": "validated",
+    }
     assert "deleted other (was revision 1)" in human(skillreel_home, "delete", "other", "--approve")
-    assert ok(skillreel_home, "prune", "--approve") == {"pruned": [{"name": "old-draft", "revision": 1}],
-                                                       "retentionDays": 90, "auditTrimmed": 0}
+    assert ok(skillreel_home, "prune", "--approve") == {
+        "pruned": [{"name": "old-draft", "revision": 1}],
+        "retentionDays": 90,
+        "auditTrimmed": 0,
+    }
     assert "nothing is older than 90 days" in human(skillreel_home, "prune")
     assert ok(skillreel_home, "list") == {"skills": []}
 
@@ -115,8 +134,9 @@ def test_audit_and_verify(skillreel_home: Path) -> None:
 
     with sqlite3.connect(skillreel_home / "store.db") as conn:
         (event,) = conn.execute("SELECT document FROM audit WHERE seq = 2").fetchone()
-        conn.execute("UPDATE audit SET document = ? WHERE seq = 2",
-                     (event.replace(b'"review"', b'"revoke"'),))
+        conn.execute(
+            "UPDATE audit SET document = ? WHERE seq = 2", (event.replace(b'"review"', b'"revoke"'),)
+        )
     result = cli(skillreel_home, "audit", "--verify")
     assert result.exit_code == 1
     assert result.json()["error"]["code"] == "SR_RECORD_STORE_CORRUPT"
@@ -160,7 +180,11 @@ def test_export_and_import(skillreel_home: Path, tmp_path: Path) -> None:
     env = {"SKILLREEL_HOME": str(other)}
     imported = ok(other, "import", str(out), "--trust", str(public), env=env)
     assert (imported["name"], imported["revision"], imported["status"], imported["replaced"]) == (
-        NAME, 1, "validated", False)
+        NAME,
+        1,
+        "validated",
+        False,
+    )
     assert imported["signature"] == {"keyId": exported["signedBy"], "verified": True}
     replaced = ok(other, "import", str(plain), "--replace", "--approve", "--expected-revision", "1", env=env)
     assert (replaced["revision"], replaced["replaced"], replaced["signature"]) == (2, True, None)

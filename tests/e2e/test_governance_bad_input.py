@@ -24,6 +24,7 @@ def _file(name: str, data: bytes | str) -> Setup:
         path = tmp / name
         path.write_bytes(data.encode() if isinstance(data, str) else data)
         return [str(path)]
+
     return make
 
 
@@ -49,14 +50,24 @@ CASES: list[tuple[str, list[str], Setup, list[str], str, int]] = [
 
 def _snapshot(home: Path) -> list[object]:
     with sqlite3.connect(f"file:{home / 'store.db'}?mode=ro", uri=True) as conn:
-        return [conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
-                for table in ("entries", "revisions", "audit", "policy", "schema_migrations")]
+        return [
+            conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
+            for table in ("entries", "revisions", "audit", "policy", "schema_migrations")
+        ]
 
 
-@pytest.mark.parametrize(("before", "setup", "after", "code", "status"),
-                         [pytest.param(*case[1:], id=case[0]) for case in CASES])
-def test_bad_input_is_refused_cleanly(skillreel_home: Path, tmp_path: Path, before: list[str], setup: Setup,
-                                      after: list[str], code: str, status: int) -> None:
+@pytest.mark.parametrize(
+    ("before", "setup", "after", "code", "status"), [pytest.param(*case[1:], id=case[0]) for case in CASES]
+)
+def test_bad_input_is_refused_cleanly(
+    skillreel_home: Path,
+    tmp_path: Path,
+    before: list[str],
+    setup: Setup,
+    after: list[str],
+    code: str,
+    status: int,
+) -> None:
     with Store.open() as store:
         seed(store, NAME)
         seed(store, "live-skill", "enabled")

@@ -26,22 +26,28 @@ def approved_fixture_skill(skillreel_home: Path) -> str:
 
 
 @pytest.mark.parametrize(("option", "target"), [("--html", "html"), ("--storage-state", "url")])
-def test_a_directory_is_not_a_regular_file(skillreel_home: Path, tmp_path: Path, option: str,
-                                           target: str) -> None:
-    name = approve("dir-skill") if target == "html" else approve(
-        "dir-skill", environment=factory.url_environment())
+def test_a_directory_is_not_a_regular_file(
+    skillreel_home: Path, tmp_path: Path, option: str, target: str
+) -> None:
+    name = (
+        approve("dir-skill")
+        if target == "html"
+        else approve("dir-skill", environment=factory.url_environment())
+    )
     result = run_cli("replay", name, option, str(tmp_path), "--input", "query=x", "--json")
     assert result.exit_code == 2, result.stdout + result.stderr
     assert result.json()["error"]["code"] == "SR_RECORD_INPUT_NOT_REGULAR"
     assert "Traceback" not in result.stderr
 
 
-def test_a_storage_state_for_an_html_fixture_is_a_target_error(approved_fixture_skill: str,
-                                                                tmp_path: Path) -> None:
+def test_a_storage_state_for_an_html_fixture_is_a_target_error(
+    approved_fixture_skill: str, tmp_path: Path
+) -> None:
     state = tmp_path / "state.json"
     state.write_text('{"cookies": [], "origins": []}')
-    result = run_cli("replay", approved_fixture_skill, "--storage-state", str(state), "--input", "query=x",
-                     "--json")
+    result = run_cli(
+        "replay", approved_fixture_skill, "--storage-state", str(state), "--input", "query=x", "--json"
+    )
     assert result.exit_code == 2
     assert result.json()["error"]["code"] == "SR_RECORD_TARGET_INVALID"
 

@@ -18,40 +18,50 @@ SECURE = "https://app.example"
 ALLOWED = (APP, SECURE)
 
 
-@pytest.mark.parametrize(("url", "origin"), [
-    ("http://127.0.0.1:8000/", APP),
-    ("http://127.0.0.1:8000/a/b?q=1#frag", APP),
-    ("HTTP://127.0.0.1:8000/x", APP),
-    ("https://app.example/path", SECURE),
-    ("https://APP.example:443/", SECURE),
-])
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("http://127.0.0.1:8000/", APP),
+        ("http://127.0.0.1:8000/a/b?q=1#frag", APP),
+        ("HTTP://127.0.0.1:8000/x", APP),
+        ("https://app.example/path", SECURE),
+        ("https://APP.example:443/", SECURE),
+    ],
+)
 def test_allowlisted_http_origins_are_allowed(url: str, origin: str) -> None:
     assert decide(url, ALLOWED) == EgressDecision(True, origin, "allowlisted")
 
 
-@pytest.mark.parametrize(("url", "origin"), [
-    ("http://127.0.0.1:8001/", "http://127.0.0.1:8001"),  # another port
-    ("http://localhost:8000/", "http://localhost:8000"),  # another host spelling
-    ("https://127.0.0.1:8000/", "https://127.0.0.1:8000"),  # another scheme
-    ("http://app.example/", "http://app.example"),  # downgraded scheme
-    ("https://app.example:8443/", "https://app.example:8443"),
-    ("https://evil.example/steal?token=x", "https://evil.example"),
-    ("https://sub.app.example/", "https://sub.app.example"),
-    ("http://[::1]:8000/", "http://[::1]:8000"),
-])
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("http://127.0.0.1:8001/", "http://127.0.0.1:8001"),  # another port
+        ("http://localhost:8000/", "http://localhost:8000"),  # another host spelling
+        ("https://127.0.0.1:8000/", "https://127.0.0.1:8000"),  # another scheme
+        ("http://app.example/", "http://app.example"),  # downgraded scheme
+        ("https://app.example:8443/", "https://app.example:8443"),
+        ("https://evil.example/steal?token=x", "https://evil.example"),
+        ("https://sub.app.example/", "https://sub.app.example"),
+        ("http://[::1]:8000/", "http://[::1]:8000"),
+    ],
+)
 def test_other_origins_are_refused_and_named_by_origin_only(url: str, origin: str) -> None:
     assert decide(url, ALLOWED) == EgressDecision(False, origin, "not-allowlisted")
 
 
-@pytest.mark.parametrize(("url", "allowed", "origin"), [
-    ("ws://127.0.0.1:8000/socket", True, "ws://127.0.0.1:8000"),
-    ("wss://app.example/socket", True, "wss://app.example"),
-    ("wss://127.0.0.1:8000/socket", False, "wss://127.0.0.1:8000"),  # needs https://127.0.0.1:8000
-    ("ws://app.example/socket", False, "ws://app.example"),  # needs http://app.example
-    ("ws://127.0.0.1:9999/", False, "ws://127.0.0.1:9999"),
-])
-def test_web_sockets_follow_the_http_origin_of_the_same_host_and_port(url: str, allowed: bool,
-                                                                       origin: str) -> None:
+@pytest.mark.parametrize(
+    ("url", "allowed", "origin"),
+    [
+        ("ws://127.0.0.1:8000/socket", True, "ws://127.0.0.1:8000"),
+        ("wss://app.example/socket", True, "wss://app.example"),
+        ("wss://127.0.0.1:8000/socket", False, "wss://127.0.0.1:8000"),  # needs https://127.0.0.1:8000
+        ("ws://app.example/socket", False, "ws://app.example"),  # needs http://app.example
+        ("ws://127.0.0.1:9999/", False, "ws://127.0.0.1:9999"),
+    ],
+)
+def test_web_sockets_follow_the_http_origin_of_the_same_host_and_port(
+    url: str, allowed: bool, origin: str
+) -> None:
     decision = decide(url, ALLOWED)
     assert (decision.allowed, decision.origin) == (allowed, origin)
 
@@ -61,20 +71,25 @@ def test_local_schemes_are_allowed_without_an_origin(url: str) -> None:
     assert decide(url, ()) == EgressDecision(True, None, "local")
 
 
-@pytest.mark.parametrize(("url", "origin"), [
-    ("file:///etc/passwd", "file://"),
-    ("FILE:///etc/passwd", "file://"),
-    ("ftp://example.com/x", "ftp:"),
-    ("chrome://settings", "chrome:"),
-    ("filesystem:http://127.0.0.1:8000/temporary/x", "filesystem:"),
-    ("javascript:alert(1)", "javascript:"),
-])
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("file:///etc/passwd", "file://"),
+        ("FILE:///etc/passwd", "file://"),
+        ("ftp://example.com/x", "ftp:"),
+        ("chrome://settings", "chrome:"),
+        ("filesystem:http://127.0.0.1:8000/temporary/x", "filesystem:"),
+        ("javascript:alert(1)", "javascript:"),
+    ],
+)
 def test_other_schemes_are_refused(url: str, origin: str) -> None:
     assert decide(url, ALLOWED) == EgressDecision(False, origin, "scheme-refused")
 
 
-@pytest.mark.parametrize("url", ["", "no-scheme", "://x", "http://user:pw@127.0.0.1:8000/",
-                                 "http://127.0.0.1:99999/", "http:///nohost"])
+@pytest.mark.parametrize(
+    "url",
+    ["", "no-scheme", "://x", "http://user:pw@127.0.0.1:8000/", "http://127.0.0.1:99999/", "http:///nohost"],
+)
 def test_malformed_urls_are_refused(url: str) -> None:
     decision = decide(url, ALLOWED)
     assert not decision.allowed
@@ -87,33 +102,55 @@ def test_empty_allowlist_refuses_every_network_request() -> None:
         assert not decide(url, ()).allowed
 
 
-@pytest.mark.parametrize(("authority", "expected"), [
-    ("example.com:443", ("example.com", 443)),
-    ("EXAMPLE.com:8443", ("example.com", 8443)),
-    ("127.0.0.1:1", ("127.0.0.1", 1)),
-    ("[::1]:8000", ("::1", 8000)),
-])
+@pytest.mark.parametrize(
+    ("authority", "expected"),
+    [
+        ("example.com:443", ("example.com", 443)),
+        ("EXAMPLE.com:8443", ("example.com", 8443)),
+        ("127.0.0.1:1", ("127.0.0.1", 1)),
+        ("[::1]:8000", ("::1", 8000)),
+    ],
+)
 def test_split_authority(authority: str, expected: tuple[str, int]) -> None:
     assert split_authority(authority) == expected
 
 
-@pytest.mark.parametrize("authority", ["", "example.com", "example.com:", ":443", "example.com:0",
-                                       "example.com:65536", "example.com:x", "::1:80", "[::1:80",
-                                       "a@b:80", "a/b:80", "a b:80", "x" * 400 + ":80", "é.com:443"])
+@pytest.mark.parametrize(
+    "authority",
+    [
+        "",
+        "example.com",
+        "example.com:",
+        ":443",
+        "example.com:0",
+        "example.com:65536",
+        "example.com:x",
+        "::1:80",
+        "[::1:80",
+        "a@b:80",
+        "a/b:80",
+        "a b:80",
+        "x" * 400 + ":80",
+        "é.com:443",
+    ],
+)
 def test_split_authority_refuses_garbage(authority: str) -> None:
     with pytest.raises(ValueError):
         split_authority(authority)
 
 
-@pytest.mark.parametrize(("host", "port", "allowed", "origin"), [
-    ("app.example", 443, True, "https://app.example"),
-    ("127.0.0.1", 8000, True, "http://127.0.0.1:8000"),  # ws:// to an allowlisted http origin
-    ("app.example", 80, False, "http://app.example"),
-    ("app.example", 8443, False, "https://app.example:8443"),
-    ("evil.example", 443, False, "https://evil.example"),
-    ("127.0.0.1", 8001, False, "https://127.0.0.1:8001"),
-    ("::1", 8000, False, "https://[::1]:8000"),
-])
+@pytest.mark.parametrize(
+    ("host", "port", "allowed", "origin"),
+    [
+        ("app.example", 443, True, "https://app.example"),
+        ("127.0.0.1", 8000, True, "http://127.0.0.1:8000"),  # ws:// to an allowlisted http origin
+        ("app.example", 80, False, "http://app.example"),
+        ("app.example", 8443, False, "https://app.example:8443"),
+        ("evil.example", 443, False, "https://evil.example"),
+        ("127.0.0.1", 8001, False, "https://127.0.0.1:8001"),
+        ("::1", 8000, False, "https://[::1]:8000"),
+    ],
+)
 def test_connect_is_judged_by_destination(host: str, port: int, allowed: bool, origin: str) -> None:
     decision = decide_connect(host, port, ALLOWED)
     assert (decision.allowed, decision.origin) == (allowed, origin)
@@ -123,15 +160,18 @@ def test_connect_to_port_80_of_an_allowlisted_http_host() -> None:
     assert decide_connect("app.example", 80, ("http://app.example",)).allowed
 
 
-@pytest.mark.parametrize(("target", "allowed", "origin", "reason"), [
-    ("http://127.0.0.1:8000/x?y=1", True, APP, "allowlisted"),
-    ("ws://127.0.0.1:8000/socket", True, "ws://127.0.0.1:8000", "allowlisted"),
-    ("http://127.0.0.1:8001/", False, "http://127.0.0.1:8001", "not-allowlisted"),
-    ("https://app.example/", False, SECURE, "malformed"),  # https is never forwarded in the clear
-    ("/relative", False, None, "malformed"),
-    ("*", False, None, "malformed"),
-    ("http:/x", False, "http:", "malformed"),
-])
+@pytest.mark.parametrize(
+    ("target", "allowed", "origin", "reason"),
+    [
+        ("http://127.0.0.1:8000/x?y=1", True, APP, "allowlisted"),
+        ("ws://127.0.0.1:8000/socket", True, "ws://127.0.0.1:8000", "allowlisted"),
+        ("http://127.0.0.1:8001/", False, "http://127.0.0.1:8001", "not-allowlisted"),
+        ("https://app.example/", False, SECURE, "malformed"),  # https is never forwarded in the clear
+        ("/relative", False, None, "malformed"),
+        ("*", False, None, "malformed"),
+        ("http:/x", False, "http:", "malformed"),
+    ],
+)
 def test_forward_targets(target: str, allowed: bool, origin: str | None, reason: str) -> None:
     decision = decide_forward(target, ALLOWED)
     assert decision.allowed == allowed
@@ -140,8 +180,9 @@ def test_forward_targets(target: str, allowed: bool, origin: str | None, reason:
         assert decision.origin == origin
 
 
-@pytest.mark.parametrize("host", ["fixture.skillreel.invalid", "GAIA.skillreel.invalid",
-                                  "update.skillreel.invalid."])
+@pytest.mark.parametrize(
+    "host", ["fixture.skillreel.invalid", "GAIA.skillreel.invalid", "update.skillreel.invalid."]
+)
 def test_skillreel_sinkhole_hosts_are_refused_silently_at_the_proxy(host: str) -> None:
     assert decide_connect(host, 443, ALLOWED) == EgressDecision(False, None, "sinkhole")
     assert decide_forward(f"http://{host}/x", ALLOWED).reason == "sinkhole"

@@ -72,7 +72,7 @@ def imported_modules(tree: ast.AST, module: str, is_package: bool) -> Iterator[t
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -122,26 +122,35 @@ def test_every_package_is_in_a_layer() -> None:
     assert units == set().union(*LAYERS), "LAYERS lists a unit that does not exist, or misses one"
 
 
-@pytest.mark.parametrize(("module", "source"), [
-    ("skillreel.store.entries", "from ..services import governance\n"),
-    ("skillreel.store.entries", "def f():\n    from skillreel.mcp import server\n"),
-    ("skillreel.model.draft", "from ..store import Store\n"),
-    ("skillreel.replay.engine", "from ..sandbox.browser import browser_session\n"),  # same layer
-    ("skillreel.locate.heal", "from . import x\nfrom ..record import session\n"),
-    ("skillreel.errors", "import skillreel.model\n"),
-    ("skillreel.skills.package", "from typing import TYPE_CHECKING\n"
-                                 "if TYPE_CHECKING:\n    from ..services.preflight import Preflight\n"),
-    ("skillreel.newpackage.mod", "import json\n"),  # a unit in no layer
-])
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("skillreel.store.entries", "from ..services import governance\n"),
+        ("skillreel.store.entries", "def f():\n    from skillreel.mcp import server\n"),
+        ("skillreel.model.draft", "from ..store import Store\n"),
+        ("skillreel.replay.engine", "from ..sandbox.browser import browser_session\n"),  # same layer
+        ("skillreel.locate.heal", "from . import x\nfrom ..record import session\n"),
+        ("skillreel.errors", "import skillreel.model\n"),
+        (
+            "skillreel.skills.package",
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from ..services.preflight import Preflight\n",
+        ),
+        ("skillreel.newpackage.mod", "import json\n"),  # a unit in no layer
+    ],
+)
 def test_a_planted_back_edge_fails_the_rule(module: str, source: str) -> None:
     assert back_edges(source, module), f"not caught: {source!r} in {module}"
 
 
-@pytest.mark.parametrize(("module", "source"), [
-    ("skillreel.services.replaying", "from ..store import Store\nfrom . import preflight\n"),
-    ("skillreel.cli.replay", "def f():\n    from ..services.replaying import replay_skill\n"),
-    ("skillreel.record.session", "from ..locate import script\n"),
-])
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("skillreel.services.replaying", "from ..store import Store\nfrom . import preflight\n"),
+        ("skillreel.cli.replay", "def f():\n    from ..services.replaying import replay_skill\n"),
+        ("skillreel.record.session", "from ..locate import script\n"),
+    ],
+)
 def test_downward_imports_pass_the_rule(module: str, source: str) -> None:
     assert back_edges(source, module) == []
 
@@ -160,8 +169,10 @@ def service_edges(source: str, module: str) -> list[str]:
     for line, target in imported_modules(ast.parse(source), module, is_package=False):
         parts = target.split(".")
         if parts[:2] == ["skillreel", "services"] and (len(parts) < 3 or parts[2] not in SHARED_SERVICES):
-            problems.append(f"{module}:{line} imports {target} (a use case; share through "
-                            f"{', '.join(sorted(SHARED_SERVICES))})")
+            problems.append(
+                f"{module}:{line} imports {target} (a use case; share through "
+                f"{', '.join(sorted(SHARED_SERVICES))})"
+            )
     return problems
 
 
@@ -174,15 +185,18 @@ def test_use_cases_share_only_the_shared_service_modules() -> None:
     assert not problems, "use-case rule broken:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize(("module", "source", "broken"), [
-    ("skillreel.services.packaging", "from .reviewing import review_skill\n", True),
-    ("skillreel.services.guards", "from . import reviewing\n", True),
-    ("skillreel.services.agent_access", "def f():\n    from .replaying import replay_skill\n", True),
-    ("skillreel.services.reviewing", "from skillreel import services\n", True),
-    ("skillreel.services.reviewing", "from .guards import approval_required\n", False),
-    ("skillreel.services.replaying", "from . import preflight\nfrom ..store import Store\n", False),
-    ("skillreel.mcp.server", "from ..services.replaying import replay_skill\n", False),
-])
+@pytest.mark.parametrize(
+    ("module", "source", "broken"),
+    [
+        ("skillreel.services.packaging", "from .reviewing import review_skill\n", True),
+        ("skillreel.services.guards", "from . import reviewing\n", True),
+        ("skillreel.services.agent_access", "def f():\n    from .replaying import replay_skill\n", True),
+        ("skillreel.services.reviewing", "from skillreel import services\n", True),
+        ("skillreel.services.reviewing", "from .guards import approval_required\n", False),
+        ("skillreel.services.replaying", "from . import preflight\nfrom ..store import Store\n", False),
+        ("skillreel.mcp.server", "from ..services.replaying import replay_skill\n", False),
+    ],
+)
 def test_the_use_case_rule_catches_a_planted_edge(module: str, source: str, broken: bool) -> None:
     assert bool(service_edges(source, module)) is broken
 
@@ -235,8 +249,13 @@ def test_error_rejects_undocumented_codes_and_wrong_family() -> None:
         ReplayUIError("SR_RECORD_USAGE", "x")
     err = ReplayUIError("SR_REPLAY_UI_TARGET_NOT_FOUND", "step a3", action_id="a3")
     assert err.exit_status == 1
-    assert err.to_json() == {"code": "SR_REPLAY_UI_TARGET_NOT_FOUND", "message": "step a3", "actionId": "a3",
-                             "fix": CODES["SR_REPLAY_UI_TARGET_NOT_FOUND"].fix, "details": {}}
+    assert err.to_json() == {
+        "code": "SR_REPLAY_UI_TARGET_NOT_FOUND",
+        "message": "step a3",
+        "actionId": "a3",
+        "fix": CODES["SR_REPLAY_UI_TARGET_NOT_FOUND"].fix,
+        "details": {},
+    }
 
 
 def test_javascript_lives_in_js_files() -> None:

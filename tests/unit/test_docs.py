@@ -36,6 +36,7 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 
 # --- reading markdown -------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Section:
     level: int
@@ -58,11 +59,14 @@ def _lines_outside_fences(text: str) -> list[tuple[str, bool]]:
 
 def sections(text: str) -> list[Section]:
     lines = _lines_outside_fences(text)
-    heads = [(i, len(m.group(1)), m.group(2)) for i, (line, fenced) in enumerate(lines)
-             if not fenced and (m := _HEADING.match(line))]
+    heads = [
+        (i, len(m.group(1)), m.group(2))
+        for i, (line, fenced) in enumerate(lines)
+        if not fenced and (m := _HEADING.match(line))
+    ]
     found = []
     for n, (start, level, title) in enumerate(heads):
-        end = next((i for i, lvl, _ in heads[n + 1:] if lvl <= level), len(lines))
+        end = next((i for i, lvl, _ in heads[n + 1 :] if lvl <= level), len(lines))
         found.append(Section(level, title, "\n".join(line for line, _ in lines[start:end])))
     return found
 
@@ -81,6 +85,7 @@ def mentions(text: str, word: str) -> bool:
 
 
 # --- the CLI ------------------------------------------------------------------------------------------
+
 
 def verb_command(verb: str) -> click.Command:
     module = importlib.import_module(f"skillreel.cli.{VERBS[verb][0]}")
@@ -108,11 +113,13 @@ def verb_options(verb: str) -> list[tuple[str, str]]:
 
 # --- the checks ---------------------------------------------------------------------------------------
 
+
 def test_every_verb_has_a_section_in_the_guide() -> None:
     text = GUIDE.read_text(encoding="utf-8")
     missing = [verb for verb in VERBS if not verb_sections(text, verb)]
-    assert not missing, ("docs/guide.md has no '## ' or '### ' heading naming `skillreel VERB` for: "
-                         + ", ".join(missing))
+    assert not missing, (
+        "docs/guide.md has no '## ' or '### ' heading naming `skillreel VERB` for: " + ", ".join(missing)
+    )
 
 
 def test_every_option_is_documented_in_its_verbs_section() -> None:
@@ -122,12 +129,15 @@ def test_every_option_is_documented_in_its_verbs_section() -> None:
         body = "\n".join(s.body for s in verb_sections(text, verb))
         missing += [f"{where}: {name}" for where, name in verb_options(verb) if not mentions(body, name)]
     assert not missing, "options not mentioned in their verb's section of docs/guide.md:\n  " + "\n  ".join(
-        missing)
+        missing
+    )
 
 
 def test_the_section_reader_finds_options_in_subsections() -> None:
-    doc = ("## `skillreel policy`\n\nshow it\n\n### Setting it\n\n`--approve`\n\n"
-           "## `skillreel policy-template`\n\n`--json`\n")
+    doc = (
+        "## `skillreel policy`\n\nshow it\n\n### Setting it\n\n`--approve`\n\n"
+        "## `skillreel policy-template`\n\n`--json`\n"
+    )
     (policy,) = verb_sections(doc, "policy")
     assert mentions(policy.body, "--approve")
     assert not mentions(policy.body, "--json")
@@ -166,8 +176,9 @@ def test_error_page_is_what_the_generator_writes() -> None:
     if actual != expected:
         lines = actual.splitlines(keepends=True), expected.splitlines(keepends=True)
         diff = "".join(difflib.unified_diff(*lines, "docs/errors.md", "render()", n=0))
-        raise AssertionError("docs/errors.md is stale; run `.venv/bin/python scripts/gen_error_docs.py`:\n"
-                             + diff)
+        raise AssertionError(
+            "docs/errors.md is stale; run `.venv/bin/python scripts/gen_error_docs.py`:\n" + diff
+        )
 
 
 def test_every_error_code_is_on_the_error_page() -> None:
@@ -216,8 +227,11 @@ def broken_links(path: Path, root: Path = REPO) -> list[str]:
         dest = path.parent / relative if relative else path
         if not dest.exists():
             broken.append(f"{path.relative_to(root)}: {target}")
-        elif (anchor and dest.suffix == ".md"
-              and anchor not in heading_anchors(dest.read_text(encoding="utf-8"))):
+        elif (
+            anchor
+            and dest.suffix == ".md"
+            and anchor not in heading_anchors(dest.read_text(encoding="utf-8"))
+        ):
             broken.append(f"{path.relative_to(root)}: {target} (no such heading)")
     return broken
 
@@ -231,16 +245,22 @@ def test_relative_links_point_to_existing_files_and_headings() -> None:
 def test_the_link_reader_skips_code_and_external_links(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     (tmp_path / "there.md").write_text("# Top\n\n## The `x` part (old)\n\n## Top\n")
-    page.write_text("# Here\n[a](there.md#the-x-part-old) [b](https://example.com/x) [c](#here) "
-                    "`[d](nowhere.md)` [h](there.md#top-1)\n"
-                    "```\n[e](nowhere.md)\n```\n"
-                    "[f](missing.md) [i](#gone) [j](there.md#part)\n[g]: gone.md\n")
+    page.write_text(
+        "# Here\n[a](there.md#the-x-part-old) [b](https://example.com/x) [c](#here) "
+        "`[d](nowhere.md)` [h](there.md#top-1)\n"
+        "```\n[e](nowhere.md)\n```\n"
+        "[f](missing.md) [i](#gone) [j](there.md#part)\n[g]: gone.md\n"
+    )
     assert broken_links(page, tmp_path) == [
-        "page.md: missing.md", "page.md: #gone (no such heading)", "page.md: there.md#part (no such heading)",
-        "page.md: gone.md"]
+        "page.md: missing.md",
+        "page.md: #gone (no such heading)",
+        "page.md: there.md#part (no such heading)",
+        "page.md: gone.md",
+    ]
 
 
 # --- formats the guide and the package page describe ---------------------------------------------------
+
 
 def test_guide_names_every_policy_field() -> None:
     from skillreel.model.policy import PolicySettings
@@ -261,8 +281,9 @@ def test_guide_names_every_automation_step_and_assert_check() -> None:
     assert kinds, "no automation step kinds found"
     missing = [f'"do": "{kind}"' for kind in kinds if f'"do": "{kind}"' not in text]
     missing += [check for check in typing.get_args(AssertCheck) if f"`{check}`" not in text]
-    assert not missing, ("automation steps / assert checks not described in docs/guide.md: "
-                         + ", ".join(missing))
+    assert not missing, "automation steps / assert checks not described in docs/guide.md: " + ", ".join(
+        missing
+    )
 
 
 def test_package_page_names_every_package_file() -> None:

@@ -34,14 +34,28 @@ def h(text: str) -> str:
     return value
 
 
-def fp(tag: str, *, type_: str | None = None, role: str | None = None, sib: tuple[int, int] = (0, 1),
-       **attrs: str) -> Fingerprint:
+def fp(
+    tag: str,
+    *,
+    type_: str | None = None,
+    role: str | None = None,
+    sib: tuple[int, int] = (0, 1),
+    **attrs: str,
+) -> Fingerprint:
     text = attrs.pop("text", None)
     label = attrs.pop("label", None)
     hashed = {k.replace("_", "-"): h(v) for k, v in attrs.items()}
-    return Fingerprint(tag=tag, type=type_, role=role, attributes=hashed,
-                       parent_path=("form", "body", "html"), sibling_index=sib[0], sibling_count=sib[1],
-                       label_hash=h(label) if label else None, text_hash=h(text) if text else None)
+    return Fingerprint(
+        tag=tag,
+        type=type_,
+        role=role,
+        attributes=hashed,
+        parent_path=("form", "body", "html"),
+        sibling_index=sib[0],
+        sibling_count=sib[1],
+        label_hash=h(label) if label else None,
+        text_hash=h(text) if text else None,
+    )
 
 
 QUERY = fp("input", type_="text", role="textbox", id="q", name="q", label="Search", sib=(0, 1))
@@ -52,18 +66,22 @@ RESULT = fp("p", id="result", text="3 results")
 
 
 def bundle(f: Fingerprint, selector: str) -> LocatorBundle:
-    return LocatorBundle(candidates=(LocatorCandidate(strategy="id", selector=selector, match_count=1),),
-                         fingerprint=f)
+    return LocatorBundle(
+        candidates=(LocatorCandidate(strategy="id", selector=selector, match_count=1),), fingerprint=f
+    )
 
 
 def page() -> FakePage:
-    return FakePage(URL, [
-        FakeElement(QUERY, {"#q"}),
-        FakeElement(COLOUR, {"#colour"}, options=("red", "green")),
-        FakeElement(GO, {"#go"}),
-        FakeElement(RESET, {"#reset"}),
-        FakeElement(RESULT, {"#result"}, text="3 results"),
-    ])
+    return FakePage(
+        URL,
+        [
+            FakeElement(QUERY, {"#q"}),
+            FakeElement(COLOUR, {"#colour"}, options=("red", "green")),
+            FakeElement(GO, {"#go"}),
+            FakeElement(RESET, {"#reset"}),
+            FakeElement(RESULT, {"#result"}, text="3 results"),
+        ],
+    )
 
 
 class Clock:
@@ -80,8 +98,12 @@ class Clock:
 
 
 def engine(driver: FakeDriver, clock: Clock, **kw: Any) -> ReplayEngine:
-    options = EngineOptions(salt=SALT, allow_heal=kw.pop("allow_heal", True),
-                            timeout_ms=kw.pop("timeout_ms", 1000), settle_ms=kw.pop("settle_ms", 50))
+    options = EngineOptions(
+        salt=SALT,
+        allow_heal=kw.pop("allow_heal", True),
+        timeout_ms=kw.pop("timeout_ms", 1000),
+        settle_ms=kw.pop("settle_ms", 50),
+    )
     return ReplayEngine(driver, options, clock=clock, sleep=clock.sleep, **kw)
 
 
@@ -115,15 +137,29 @@ async def test_every_action_kind_runs_with_new_inputs_and_leaves_evidence() -> N
     assert p.elements[1].value == "green"
     assert p.elements[2].clicks == 1
     assert [a for a, _ in driver.actions] == [
-        "start", "fill", "select", "press", "press", "click", "goto", "reload"]
+        "start",
+        "fill",
+        "select",
+        "press",
+        "press",
+        "click",
+        "goto",
+        "reload",
+    ]
     facts = {r.action_id: set(r.evidence.facts) for r in records}
     assert facts == {
-        "a1": {"url"}, "a2": {"target", "valueCheck", "afterState"},
+        "a1": {"url"},
+        "a2": {"target", "valueCheck", "afterState"},
         "a3": {"target", "selectedCheck", "afterState"},
-        "a4": {"target", "afterState"}, "a5": {"afterState"},
+        "a4": {"target", "afterState"},
+        "a5": {"afterState"},
         "a6": {"target", "before", "after", "page", "screenshot"},
-        "a7": {"target", "check"}, "a8": {"check"}, "a9": {"check"}, "a10": {"target", "afterState"},
-        "a11": {"url"}, "a12": {"url"},
+        "a7": {"target", "check"},
+        "a8": {"check"},
+        "a9": {"check"},
+        "a10": {"target", "afterState"},
+        "a11": {"url"},
+        "a12": {"url"},
     }
     assert not any(r.healed for r in records)
     dumped = json.dumps([r.evidence.to_json() for r in records])
@@ -156,13 +192,15 @@ async def test_healed_step_is_confirmed_marked_and_proposes_fresh_locators() -> 
 
 async def test_healing_off_fails_closed_after_the_deadline() -> None:
     p = page()
-    p.elements[2] = FakeElement(fp("button", type_="submit", role="button", id="submit", text="Go",
-                                   sib=(0, 2)))
+    p.elements[2] = FakeElement(
+        fp("button", type_="submit", role="button", id="submit", text="Go", sib=(0, 2))
+    )
     driver = driver_for(p)
     clock = Clock()
     with pytest.raises(ReplayUIError) as info:
         await engine(driver, clock, allow_heal=False).run(
-            [start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {})
+            [start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {}
+        )
     assert info.value.code == "SR_REPLAY_UI_TARGET_NOT_FOUND"
     assert info.value.action_id == "a2"
     assert "#go" not in info.value.message
@@ -213,8 +251,14 @@ async def test_refused_request_during_a_step_fails_it_counting_origins_without_n
     p.elements[2].on_click = lambda d: (d.deny("https://evil.test"), d.deny("https://evil.test"))
     driver = driver_for(p)
     with pytest.raises(ReplayUIError) as info:
-        await engine(driver, Clock()).run([start(), ClickAction(id="a2", target=bundle(GO, "#go")),
-                                           ClickAction(id="a3", target=bundle(RESET, "#reset"))], {})
+        await engine(driver, Clock()).run(
+            [
+                start(),
+                ClickAction(id="a2", target=bundle(GO, "#go")),
+                ClickAction(id="a3", target=bundle(RESET, "#reset")),
+            ],
+            {},
+        )
     assert info.value.code == "SR_REPLAY_UI_NETWORK_DENIED"
     assert info.value.action_id == "a2"
     assert info.value.details == {"deniedOriginCount": 1}
@@ -231,8 +275,11 @@ async def test_network_refusal_takes_precedence_over_the_action_error_it_caused(
         d.fail_next = ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "navigation failed")
 
     p.elements[2].on_click = fail
-    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go")), NavigateAction(id="a3", url=NEXT,
-                                                                                      reason="address-bar")]
+    actions = [
+        start(),
+        ClickAction(id="a2", target=bundle(GO, "#go")),
+        NavigateAction(id="a3", url=NEXT, reason="address-bar"),
+    ]
     with pytest.raises(ReplayUIError) as info:
         await engine(driver, Clock()).run(actions, {})
     assert (info.value.code, info.value.action_id) == ("SR_REPLAY_UI_NETWORK_DENIED", "a2")
@@ -244,8 +291,11 @@ async def test_browser_crash_surfaces_with_the_action_id() -> None:
     p = driver.pages[URL]
     crash = ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "gone")
     p.elements[2].on_click = lambda d: setattr(d, "fail_next", crash)
-    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go")),
-               ClickAction(id="a3", target=bundle(GO, "#go"))]
+    actions = [
+        start(),
+        ClickAction(id="a2", target=bundle(GO, "#go")),
+        ClickAction(id="a3", target=bundle(GO, "#go")),
+    ]
     with pytest.raises(SkillreelError) as info:
         await engine(driver, Clock()).run(actions, {})
     assert (info.value.code, info.value.action_id) == ("SR_REPLAY_UI_BROWSER_CRASHED", "a3")
@@ -258,7 +308,8 @@ async def test_type_is_verified() -> None:
     with pytest.raises(ReplayUIError) as info:
         await engine(driver, Clock()).run(
             [start(), TypeAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="query"))],
-            {"query": "abc"})
+            {"query": "abc"},
+        )
     assert info.value.code == "SR_REPLAY_UI_ACTION_FAILED"
     assert "abc" not in info.value.message
 
@@ -267,29 +318,44 @@ async def test_select_needs_an_option_with_the_value() -> None:
     driver = driver_for(page())
     with pytest.raises(ReplayUIError) as info:
         await engine(driver, Clock()).run(
-            [start(), SelectAction(id="a2", target=bundle(COLOUR, "#colour"),
-                                   value=ParameterRef(name="colour"))],
-            {"colour": "purple"})
+            [
+                start(),
+                SelectAction(id="a2", target=bundle(COLOUR, "#colour"), value=ParameterRef(name="colour")),
+            ],
+            {"colour": "purple"},
+        )
     assert info.value.code == "SR_REPLAY_UI_ACTION_FAILED"
 
 
 async def test_optional_input_absent_skips_the_step() -> None:
     p = page()
     records = await engine(driver_for(p), Clock()).run(
-        [start(), TypeAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="query"))], {})
+        [start(), TypeAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="query"))], {}
+    )
     assert set(records[1].evidence.facts) == {"skipped"}
     assert p.elements[0].value == ""
 
 
-@pytest.mark.parametrize(("action", "code"), [
-    (AssertAction(id="a2", check="text_equals", target=bundle(RESULT, "#result"), expected="4 results"),
-     "SR_REPLAY_UI_ASSERTION_FAILED"),
-    (AssertAction(id="a2", check="url_matches", expected="/elsewhere"), "SR_REPLAY_UI_ASSERTION_FAILED"),
-    (AssertAction(id="a2", check="count", target=bundle(GO, "#go"), expected=2),
-     "SR_REPLAY_UI_ASSERTION_FAILED"),
-    (AssertAction(id="a2", check="value_equals", target=bundle(QUERY, "#q"), expected="x"),
-     "SR_REPLAY_UI_ASSERTION_FAILED"),
-])
+@pytest.mark.parametrize(
+    ("action", "code"),
+    [
+        (
+            AssertAction(
+                id="a2", check="text_equals", target=bundle(RESULT, "#result"), expected="4 results"
+            ),
+            "SR_REPLAY_UI_ASSERTION_FAILED",
+        ),
+        (AssertAction(id="a2", check="url_matches", expected="/elsewhere"), "SR_REPLAY_UI_ASSERTION_FAILED"),
+        (
+            AssertAction(id="a2", check="count", target=bundle(GO, "#go"), expected=2),
+            "SR_REPLAY_UI_ASSERTION_FAILED",
+        ),
+        (
+            AssertAction(id="a2", check="value_equals", target=bundle(QUERY, "#q"), expected="x"),
+            "SR_REPLAY_UI_ASSERTION_FAILED",
+        ),
+    ],
+)
 async def test_failing_assertions_poll_then_fail(action: AssertAction, code: str) -> None:
     clock = Clock()
     with pytest.raises(ReplayUIError) as info:
@@ -327,13 +393,22 @@ async def test_progress_reports_each_step() -> None:
     seen: list[StepProgress] = []
     p = page()
     del p.elements[3]
-    actions = [start(), ClickAction(id="a2", target=bundle(GO, "#go")),
-               ClickAction(id="a3", target=bundle(RESET, "#reset"))]
+    actions = [
+        start(),
+        ClickAction(id="a2", target=bundle(GO, "#go")),
+        ClickAction(id="a3", target=bundle(RESET, "#reset")),
+    ]
     replay = engine(driver_for(p), Clock(), progress=seen.append)
     with pytest.raises(SkillreelError):
         await replay.run(actions, {})
     assert [(s.action_id, s.phase) for s in seen] == [
-        ("a1", "start"), ("a1", "done"), ("a2", "start"), ("a2", "done"), ("a3", "start"), ("a3", "failed")]
+        ("a1", "start"),
+        ("a1", "done"),
+        ("a2", "start"),
+        ("a2", "done"),
+        ("a3", "start"),
+        ("a3", "failed"),
+    ]
     assert seen[-1].code == "SR_REPLAY_UI_TARGET_NOT_FOUND"
     assert [r.action_id for r in replay.completed] == ["a1", "a2"]  # what ran before the failure
     assert all(r.evidence.evidence_digest.startswith("sha256:") for r in replay.completed)
@@ -346,16 +421,19 @@ async def test_settle_runs_after_each_acting_step() -> None:
     assert driver.settled == [70, 70]
 
 
-@pytest.mark.parametrize(("url", "expected", "ok"), [
-    ("https://app.test/form?x=1", "https://app.test/form?x=1", True),
-    ("https://app.test/form?x=1", "/form?x=1", True),
-    ("https://app.test/form?x=1", "/form", False),
-    ("https://app.test/form?x=1", "/form*", True),
-    ("https://app.test/a/b", "https://app.test/*/b", True),
-    ("https://app.test/a?token=abc", "/a", True),
-    ("about:blank", "/a", False),
-    ("https://app.test/a", 3, False),
-    ("https://app.test/[a]", "/[a]", True),
-])
+@pytest.mark.parametrize(
+    ("url", "expected", "ok"),
+    [
+        ("https://app.test/form?x=1", "https://app.test/form?x=1", True),
+        ("https://app.test/form?x=1", "/form?x=1", True),
+        ("https://app.test/form?x=1", "/form", False),
+        ("https://app.test/form?x=1", "/form*", True),
+        ("https://app.test/a/b", "https://app.test/*/b", True),
+        ("https://app.test/a?token=abc", "/a", True),
+        ("about:blank", "/a", False),
+        ("https://app.test/a", 3, False),
+        ("https://app.test/[a]", "/[a]", True),
+    ],
+)
 def test_url_matches(url: str, expected: Any, ok: bool) -> None:
     assert url_matches(url, expected) is ok

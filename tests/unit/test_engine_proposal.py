@@ -20,8 +20,14 @@ def approved():  # type: ignore[no-untyped-def]
 def fresh(*selectors: str, text: str | None = None) -> LocatorBundle:
     return LocatorBundle(
         candidates=tuple(LocatorCandidate(strategy="css", selector=s, match_count=1) for s in selectors),
-        fingerprint=Fingerprint(tag="button", type="submit", role="button", parent_path=("main", "body"),
-                                text_hash=text_hash(SALT, text) if text else None))
+        fingerprint=Fingerprint(
+            tag="button",
+            type="submit",
+            role="button",
+            parent_path=("main", "body"),
+            text_hash=text_hash(SALT, text) if text else None,
+        ),
+    )
 
 
 def records(e, healed: dict[str, LocatorBundle]) -> list[StepRecord]:  # type: ignore[no-untyped-def]
@@ -34,10 +40,16 @@ def records(e, healed: dict[str, LocatorBundle]) -> list[StepRecord]:  # type: i
 
 def report(e, recs: list[StepRecord]) -> ReplayReport:  # type: ignore[no-untyped-def]
     return ReplayReport.build(
-        name=e.name, draft_digest=e.draft.draft_digest, approval_digest=e.approval.approval_digest,
-        environment_digest=e.draft.environment.environment_digest, finished_at=T0,
-        steps=tuple(StepResult(action_id=r.action_id, evidence_digest=r.evidence.evidence_digest,
-                               healed=r.healed) for r in recs))
+        name=e.name,
+        draft_digest=e.draft.draft_digest,
+        approval_digest=e.approval.approval_digest,
+        environment_digest=e.draft.environment.environment_digest,
+        finished_at=T0,
+        steps=tuple(
+            StepResult(action_id=r.action_id, evidence_digest=r.evidence.evidence_digest, healed=r.healed)
+            for r in recs
+        ),
+    )
 
 
 def test_a_healed_step_gets_fresh_locators_and_the_rest_stays() -> None:

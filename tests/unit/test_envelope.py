@@ -31,7 +31,8 @@ def published() -> dict[str, Any]:
 def test_the_published_schema_is_the_models() -> None:
     assert published() == Envelope.model_json_schema(by_alias=True), (
         "the envelope's shape changed: publish a new schema version (SCHEMA and docs/result.schema.json, "
-        "docs/guide.md#machine-readable-output) instead of changing skillreel.result/v1")
+        "docs/guide.md#machine-readable-output) instead of changing skillreel.result/v1"
+    )
     assert published()["properties"]["schema"]["const"] == SCHEMA
 
 
@@ -41,23 +42,30 @@ def test_success_and_failure_have_the_same_keys_and_validate_against_the_publish
     refused = failed("replay", error, {"status": "failed", "steps": []})
     assert list(ok) == list(refused) == ["schema", "command", "ok", "data", "error", "warnings"]
     assert ok["warnings"] == [{"code": "SR_RECORD_STORE_IO", "message": "the run could not be recorded"}]
-    assert refused["error"] == {"code": "SR_REPLAY_UI_TARGET_NOT_FOUND", "message": "step a3: no element",
-                                "fix": CODES["SR_REPLAY_UI_TARGET_NOT_FOUND"].fix, "actionId": "a3",
-                                "details": {}}
+    assert refused["error"] == {
+        "code": "SR_REPLAY_UI_TARGET_NOT_FOUND",
+        "message": "step a3: no element",
+        "fix": CODES["SR_REPLAY_UI_TARGET_NOT_FOUND"].fix,
+        "actionId": "a3",
+        "details": {},
+    }
     assert (refused["ok"], refused["warnings"]) == (False, [])
     for document in (ok, refused, failed(None, SkillreelError("SR_RECORD_USAGE", "bad"))):
         jsonschema.validate(document, published())
         assert Envelope.parse(document).to_json() == document
 
 
-@pytest.mark.parametrize("change", [
-    {"ok": False},  # ok without an error
-    {"error": {"code": "SR_RECORD_USAGE", "message": "m", "fix": "f", "actionId": None, "details": {}}},
-    {"schema": "skillreel.result/v2"},
-    {"extra": 1},
-    {"warnings": [{"code": "not-a-code", "message": "m"}]},
-    {"data": [1, 2]},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"ok": False},  # ok without an error
+        {"error": {"code": "SR_RECORD_USAGE", "message": "m", "fix": "f", "actionId": None, "details": {}}},
+        {"schema": "skillreel.result/v2"},
+        {"extra": 1},
+        {"warnings": [{"code": "not-a-code", "message": "m"}]},
+        {"data": [1, 2]},
+    ],
+)
 def test_both_definitions_refuse_what_the_envelope_is_not(change: dict[str, Any]) -> None:
     document = {**succeeded("list", {"skills": []}), **change}
     with pytest.raises(ValidationError):
@@ -78,17 +86,20 @@ def test_both_mcp_tools_publish_the_envelope_as_their_output_schema() -> None:
     assert schemas == {"skills_list": published(), "skills_play": published()}
 
 
-@pytest.mark.parametrize(("args", "command"), [
-    (["list", "--json"], "list"),
-    (["--json", "replay", "x", "--input", "a=1"], "replay"),
-    (["policy", "set", "f.json", "--json"], "policy set"),
-    (["policy", "--json", "set", "f.json"], "policy set"),
-    (["policy", "--json"], "policy"),
-    (["policy", "nope"], "policy"),
-    (["policy-template"], "policy-template"),
-    (["nope", "--json"], None),
-    (["--json"], None),
-])
+@pytest.mark.parametrize(
+    ("args", "command"),
+    [
+        (["list", "--json"], "list"),
+        (["--json", "replay", "x", "--input", "a=1"], "replay"),
+        (["policy", "set", "f.json", "--json"], "policy set"),
+        (["policy", "--json", "set", "f.json"], "policy set"),
+        (["policy", "--json"], "policy"),
+        (["policy", "nope"], "policy"),
+        (["policy-template"], "policy-template"),
+        (["nope", "--json"], None),
+        (["--json"], None),
+    ],
+)
 def test_an_error_names_the_verb_it_was_meant_for(args: list[str], command: str | None) -> None:
     assert command_of(args) == command
 
@@ -100,14 +111,21 @@ def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, 
     return int(exited.value.code or 0), out, err
 
 
-@pytest.mark.parametrize(("raised", "code", "status"), [
-    (KeyboardInterrupt(), "SR_RECORD_USAGE", 2),  # Ctrl-C (click turns it into Abort)
-    (ValueError("input_value=planted"), "SR_RECORD_INTERNAL", 1),  # a defect: its text goes nowhere
-    (click.exceptions.Abort(), "SR_RECORD_USAGE", 2),
-])
+@pytest.mark.parametrize(
+    ("raised", "code", "status"),
+    [
+        (KeyboardInterrupt(), "SR_RECORD_USAGE", 2),  # Ctrl-C (click turns it into Abort)
+        (ValueError("input_value=planted"), "SR_RECORD_INTERNAL", 1),  # a defect: its text goes nowhere
+        (click.exceptions.Abort(), "SR_RECORD_USAGE", 2),
+    ],
+)
 def test_an_interrupted_or_broken_verb_still_prints_one_envelope(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], raised: BaseException, code: str,
-        status: int) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    raised: BaseException,
+    code: str,
+    status: int,
+) -> None:
     def explode(*args: Any) -> Any:
         raise raised
 

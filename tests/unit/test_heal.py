@@ -25,31 +25,53 @@ def h(text: str) -> str:
     return value
 
 
-def fp(tag: str = "button", *, type_: str | None = "submit", role: str | None = "button",
-       attrs: dict[str, str] | None = None, path: tuple[str, ...] = ("form", "main", "body", "html"),
-       sib: tuple[int, int] = (0, 1), label: str | None = None, text: str | None = None,
-       name: str | None = None, value: str | None = None, link: str | None = None, row: str | None = None,
-       stable: bool = False) -> Fingerprint:
+def fp(
+    tag: str = "button",
+    *,
+    type_: str | None = "submit",
+    role: str | None = "button",
+    attrs: dict[str, str] | None = None,
+    path: tuple[str, ...] = ("form", "main", "body", "html"),
+    sib: tuple[int, int] = (0, 1),
+    label: str | None = None,
+    text: str | None = None,
+    name: str | None = None,
+    value: str | None = None,
+    link: str | None = None,
+    row: str | None = None,
+    stable: bool = False,
+) -> Fingerprint:
     return Fingerprint(
-        tag=tag, type=type_, role=role,
+        tag=tag,
+        type=type_,
+        role=role,
         attributes={k: h(v) for k, v in (attrs or {}).items()},
-        parent_path=path, sibling_index=sib[0], sibling_count=sib[1],
-        label_hash=h(label) if label else None, text_hash=h(text) if text else None,
-        name_hash=h(name) if name else None, value_hash=h(value) if value else None,
-        link_hash=h(link) if link else None, row_hash=h(row) if row else None,
+        parent_path=path,
+        sibling_index=sib[0],
+        sibling_count=sib[1],
+        label_hash=h(label) if label else None,
+        text_hash=h(text) if text else None,
+        name_hash=h(name) if name else None,
+        value_hash=h(value) if value else None,
+        link_hash=h(link) if link else None,
+        row_hash=h(row) if row else None,
         stable_id=True if stable else None,
     )
 
 
 def bundle(recorded: Fingerprint, *selectors: str) -> LocatorBundle:
     """A bundle of CSS candidates; a selector ``role=... name=...`` or ``link=...`` is a hashed one."""
+
     def strategy(s: str) -> str:
         return "role-name" if s.startswith("role=") else "href" if s.startswith("link=") else "css"
+
     return LocatorBundle(
         candidates=tuple(
             LocatorCandidate(strategy=strategy(s), selector=s, match_count=1)  # type: ignore[arg-type]
-            for s in selectors),
-        fingerprint=recorded)
+            for s in selectors
+        ),
+        fingerprint=recorded,
+    )
 
 
 @dataclass
@@ -78,11 +100,22 @@ def decide(b: LocatorBundle, page: list[El], allow_heal: bool = True) -> heal.Re
 
 # ---- a small page: an e-mail field, a password field, Save and Cancel buttons -------------------
 
-EMAIL = dict(tag="input", type_="text", role="textbox", label="Email",
-             attrs={"id": "email", "name": "email", "class": "field", "placeholder": "Email", "type": "text"},
-             sib=(0, 2))
-PASSWORD = dict(tag="input", type_="password", role="textbox", label="Password",
-                attrs={"id": "pw", "name": "pw", "class": "field", "type": "password"}, sib=(1, 2))
+EMAIL = dict(
+    tag="input",
+    type_="text",
+    role="textbox",
+    label="Email",
+    attrs={"id": "email", "name": "email", "class": "field", "placeholder": "Email", "type": "text"},
+    sib=(0, 2),
+)
+PASSWORD = dict(
+    tag="input",
+    type_="password",
+    role="textbox",
+    label="Password",
+    attrs={"id": "pw", "name": "pw", "class": "field", "type": "password"},
+    sib=(1, 2),
+)
 SAVE = dict(attrs={"id": "save", "class": "btn primary"}, text="Save", sib=(0, 2))
 CANCEL = dict(attrs={"id": "cancel", "class": "btn"}, text="Cancel", sib=(1, 2))
 
@@ -106,27 +139,50 @@ EMAIL_B = bundle(fp(**EMAIL), "#email", "form > input:nth-of-type(1)")  # type: 
 
 
 def test_unchanged_page_resolves_exactly_by_the_first_candidate() -> None:
-    page = [El(fp(**SAVE), {"#save", "form > button:nth-of-type(1)"}),  # type: ignore[arg-type]
-            El(fp(**CANCEL), {"#cancel", "form > button:nth-of-type(2)"})]  # type: ignore[arg-type]
+    page = [
+        El(fp(**SAVE), {"#save", "form > button:nth-of-type(1)"}),  # type: ignore[arg-type]
+        El(fp(**CANCEL), {"#cancel", "form > button:nth-of-type(2)"}),
+    ]  # type: ignore[arg-type]
     d = decide(SAVE_B, page)
     assert (d.outcome, d.element, d.rank, d.score) == ("exact", 0, 0, 1.0)
 
 
-@pytest.mark.parametrize(("case", "save_after", "selectors", "outcome"), [
-    ("id renamed", variant(SAVE, attrs={"id": "save-btn"}), {"form > button:nth-of-type(1)"}, "exact"),
-    ("id renamed, no css either", variant(SAVE, attrs={"id": "save-btn"}), set(), "healed"),
-    ("classes changed", variant(SAVE, attrs={"class": "button button--primary"}), {"#save"}, "exact"),
-    ("classes changed, no selector", variant(SAVE, attrs={"class": "button button--primary"}), set(),
-     "healed"),
-    ("wrapper added", variant(SAVE, path=("span", "form", "main", "body", "html"), sib=(0, 1)), set(),
-     "healed"),
-    ("sibling inserted before", variant(SAVE, sib=(1, 3)), set(), "healed"),
-    ("moved to another container", variant(SAVE, path=("div", "aside", "body", "html"), sib=(0, 1)), set(),
-     "healed"),
-    ("label text changed", variant(SAVE, text="Save changes"), {"#save"}, "exact"),
-    ("layout changed", variant(SAVE, attrs={"class": "col-4 btn"},
-                               path=("div", "div", "form", "main", "body"), sib=(0, 1)), set(), "healed"),
-])
+@pytest.mark.parametrize(
+    ("case", "save_after", "selectors", "outcome"),
+    [
+        ("id renamed", variant(SAVE, attrs={"id": "save-btn"}), {"form > button:nth-of-type(1)"}, "exact"),
+        ("id renamed, no css either", variant(SAVE, attrs={"id": "save-btn"}), set(), "healed"),
+        ("classes changed", variant(SAVE, attrs={"class": "button button--primary"}), {"#save"}, "exact"),
+        (
+            "classes changed, no selector",
+            variant(SAVE, attrs={"class": "button button--primary"}),
+            set(),
+            "healed",
+        ),
+        (
+            "wrapper added",
+            variant(SAVE, path=("span", "form", "main", "body", "html"), sib=(0, 1)),
+            set(),
+            "healed",
+        ),
+        ("sibling inserted before", variant(SAVE, sib=(1, 3)), set(), "healed"),
+        (
+            "moved to another container",
+            variant(SAVE, path=("div", "aside", "body", "html"), sib=(0, 1)),
+            set(),
+            "healed",
+        ),
+        ("label text changed", variant(SAVE, text="Save changes"), {"#save"}, "exact"),
+        (
+            "layout changed",
+            variant(
+                SAVE, attrs={"class": "col-4 btn"}, path=("div", "div", "form", "main", "body"), sib=(0, 1)
+            ),
+            set(),
+            "healed",
+        ),
+    ],
+)
 def test_drift_that_must_heal(case: str, save_after: Fingerprint, selectors: set[str], outcome: str) -> None:
     cancel = El(fp(**CANCEL), {"#cancel"})  # type: ignore[arg-type]
     page = [cancel, El(save_after, selectors)]
@@ -134,15 +190,24 @@ def test_drift_that_must_heal(case: str, save_after: Fingerprint, selectors: set
     assert (d.outcome, d.element) == (outcome, 1), (case, d)
 
 
-@pytest.mark.parametrize(("case", "changes"), [
-    ("id renamed", {"attrs": {"id": "e-mail"}}),
-    ("classes changed", {"attrs": {"class": "input input--lg"}}),
-    ("wrapper added", {"path": ("div", "form", "main", "body", "html"), "sib": (0, 1)}),
-    ("sibling inserted before", {"sib": (1, 3)}),
-    ("moved", {"path": ("fieldset", "section", "body", "html"), "sib": (0, 1)}),
-    ("layout changed", {"path": ("div", "div", "div", "form", "main", "body", "html"), "sib": (0, 1),
-                        "attrs": {"class": "form-control"}}),
-])
+@pytest.mark.parametrize(
+    ("case", "changes"),
+    [
+        ("id renamed", {"attrs": {"id": "e-mail"}}),
+        ("classes changed", {"attrs": {"class": "input input--lg"}}),
+        ("wrapper added", {"path": ("div", "form", "main", "body", "html"), "sib": (0, 1)}),
+        ("sibling inserted before", {"sib": (1, 3)}),
+        ("moved", {"path": ("fieldset", "section", "body", "html"), "sib": (0, 1)}),
+        (
+            "layout changed",
+            {
+                "path": ("div", "div", "div", "form", "main", "body", "html"),
+                "sib": (0, 1),
+                "attrs": {"class": "form-control"},
+            },
+        ),
+    ],
+)
 def test_field_drift_heals_without_selectors(case: str, changes: dict) -> None:
     page = [El(variant(PASSWORD)), El(variant(EMAIL, **changes))]
     d = decide(EMAIL_B, page)
@@ -157,12 +222,24 @@ def test_field_label_changed_still_resolves_by_its_locator() -> None:
 
 def test_a_redesign_that_keeps_only_visible_labels_heals() -> None:
     """Ids, names, classes and test ids all renamed, a wrapper added: the visible text still identifies."""
-    recorded = fp(attrs={"data-testid": "approve", "class": "approve"}, text="Approve",
-                  path=("li", "ul", "section", "main", "body", "html"), sib=(0, 1))
-    redesigned = fp(attrs={"data-testid": "approve-invoice", "class": "btn btn-approve"}, text="Approve",
-                    path=("li", "ul", "section", "div", "main", "body", "html"), sib=(0, 1))
-    other = fp(attrs={"class": "btn"}, text="Reject",
-               path=("li", "ul", "section", "div", "main", "body", "html"), sib=(0, 1))
+    recorded = fp(
+        attrs={"data-testid": "approve", "class": "approve"},
+        text="Approve",
+        path=("li", "ul", "section", "main", "body", "html"),
+        sib=(0, 1),
+    )
+    redesigned = fp(
+        attrs={"data-testid": "approve-invoice", "class": "btn btn-approve"},
+        text="Approve",
+        path=("li", "ul", "section", "div", "main", "body", "html"),
+        sib=(0, 1),
+    )
+    other = fp(
+        attrs={"class": "btn"},
+        text="Reject",
+        path=("li", "ul", "section", "div", "main", "body", "html"),
+        sib=(0, 1),
+    )
     d = decide(bundle(recorded, "[data-testid=approve]"), [El(other), El(redesigned)])
     assert (d.outcome, d.element) == ("healed", 1)
 
@@ -183,8 +260,11 @@ def test_neighbour_taking_the_structural_slot_is_not_the_target() -> None:
 
 def test_two_identical_candidates_are_ambiguous() -> None:
     twin = variant(SAVE, attrs={"id": None}, sib=(0, 3))
-    page = [El(twin, {"form > button:nth-of-type(1)"}), El(variant(SAVE, attrs={"id": None}, sib=(1, 3))),
-            El(variant(CANCEL, sib=(2, 3)))]
+    page = [
+        El(twin, {"form > button:nth-of-type(1)"}),
+        El(variant(SAVE, attrs={"id": None}, sib=(1, 3))),
+        El(variant(CANCEL, sib=(2, 3))),
+    ]
     d = decide(SAVE_B, page)
     assert d.outcome == "ambiguous"
     assert d.element is None
@@ -206,16 +286,24 @@ def variant_dict(base: dict, **changes: object) -> dict:
 
 
 def test_decoy_that_took_the_old_id_is_not_a_match() -> None:
-    decoy = fp(attrs={"id": "save", "class": "btn danger"}, text="Delete everything",
-               path=("div", "aside", "body", "html"), sib=(2, 3))
+    decoy = fp(
+        attrs={"id": "save", "class": "btn danger"},
+        text="Delete everything",
+        path=("div", "aside", "body", "html"),
+        sib=(2, 3),
+    )
     page = [El(decoy, {"#save"}), El(fp(**CANCEL), {"#cancel"})]  # type: ignore[arg-type]
     assert decide(SAVE_B, page).outcome == "not-found"
     assert decide(SAVE_B, page, allow_heal=False).outcome == "not-found"
 
 
 def test_decoy_is_passed_over_for_the_real_target_that_lost_its_id() -> None:
-    decoy = fp(attrs={"id": "save", "class": "btn danger"}, text="Delete everything",
-               path=("div", "aside", "body", "html"), sib=(2, 3))
+    decoy = fp(
+        attrs={"id": "save", "class": "btn danger"},
+        text="Delete everything",
+        path=("div", "aside", "body", "html"),
+        sib=(2, 3),
+    )
     real = variant(SAVE, attrs={"id": "store"})
     page = [El(decoy, {"#save"}), El(real), El(fp(**CANCEL))]  # type: ignore[arg-type]
     d = decide(SAVE_B, page)
@@ -279,10 +367,15 @@ def test_floor_is_below_every_bar() -> None:
     assert heal.HEAL_MIN >= heal.EXACT_MIN
 
 
-@pytest.mark.parametrize(("a", "b", "n"), [
-    ((), (), 0), (("a",), ("a",), 1), (("div", "form", "body"), ("form", "body"), 2),
-    (("a", "b", "c"), ("c", "b", "a"), 1),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "n"),
+    [
+        ((), (), 0),
+        (("a",), ("a",), 1),
+        (("div", "form", "body"), ("form", "body"), 2),
+        (("a", "b", "c"), ("c", "b", "a"), 1),
+    ],
+)
 def test_lcs(a: tuple[str, ...], b: tuple[str, ...], n: int) -> None:
     assert heal.lcs_length(a, b) == n
 
@@ -291,11 +384,26 @@ def test_probe_from_json_round_trip_and_refusals() -> None:
     data = {
         "token": "p1",
         "hits": [{"rank": 0, "total": 1, "visible": 1, "element": 0}],
-        "observed": [{"element": 0, "visible": True, "comparison": {
-            "tag": True, "type": True, "role": True, "attributes": {"id": "same"}, "label": None,
-            "text": "changed", "pathCommon": 3, "pathLength": 4, "siblingIndex": True,
-            "siblingCount": False}}],
-        "pool": [0], "scored": 5,
+        "observed": [
+            {
+                "element": 0,
+                "visible": True,
+                "comparison": {
+                    "tag": True,
+                    "type": True,
+                    "role": True,
+                    "attributes": {"id": "same"},
+                    "label": None,
+                    "text": "changed",
+                    "pathCommon": 3,
+                    "pathLength": 4,
+                    "siblingIndex": True,
+                    "siblingCount": False,
+                },
+            }
+        ],
+        "pool": [0],
+        "scored": 5,
     }
     p = heal.probe_from_json(data)
     assert p.hits[0].element == 0
@@ -311,17 +419,29 @@ def test_probe_from_json_round_trip_and_refusals() -> None:
 
 def test_heal_module_is_pure() -> None:
     source = Path(heal.__file__).read_text()
-    imported = {alias.name.split(".")[0] for node in ast.walk(ast.parse(source))
-                if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {(node.module or "").split(".")[0] for node in ast.walk(ast.parse(source))
-                 if isinstance(node, ast.ImportFrom) and node.level == 0}
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    imported |= {
+        (node.module or "").split(".")[0]
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.level == 0
+    }
     assert not imported & {"playwright", "sqlite3", "os", "subprocess", "socket", "pathlib"}
 
 
 def test_pool_is_the_visible_gate_passing_elements_above_the_floor_best_first() -> None:
     rec = fp(**SAVE)  # type: ignore[arg-type]
-    page = [El(fp(**CANCEL)), El(variant(SAVE, attrs={"id": "x"})), El(fp(**SAVE), visible=False),
-            El(fp(**SAVE)), El(fp("a", type_=None, role="link", text="Save"))]  # type: ignore[arg-type]
+    page = [
+        El(fp(**CANCEL)),
+        El(variant(SAVE, attrs={"id": "x"})),
+        El(fp(**SAVE), visible=False),
+        El(fp(**SAVE)),
+        El(fp("a", type_=None, role="link", text="Save")),
+    ]  # type: ignore[arg-type]
     observed = {i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(page)}
     scores = {i: heal.similarity(rec, o.comparison) for i, o in observed.items()}
     assert scores[3] > scores[1] > heal.FLOOR > scores[0]
@@ -336,6 +456,7 @@ def test_pool_is_the_visible_gate_passing_elements_above_the_floor_best_first() 
 # way today's recorder describes those elements (fingerprint.js): accessible name, button value,
 # link destination, row header and stable id when the page offers them.
 
+
 def role_name(role: str, name: str) -> str:
     return f"role={role} name={h(name)}"
 
@@ -345,17 +466,34 @@ ROW = ("tr", "tbody", "table", "div", "main", "body", "html")
 
 def message(text: str | None) -> Fingerprint:
     """A success message ``<li class="success">The book “X” was added.</li>`` (no accessible name)."""
-    return fp("li", type_=None, role=None, attrs={"class": "success"}, text=text,
-              path=("ul", "div", "main", "body", "html"))
+    return fp(
+        "li",
+        type_=None,
+        role=None,
+        attrs={"class": "success"},
+        text=text,
+        path=("ul", "div", "main", "body", "html"),
+    )
 
 
 def test_a_redacted_text_is_neutral_not_a_mismatch() -> None:
     """Defect 1: the message held the typed title, so the recorder kept no text hash; the page's
     message (with another title) must not count against it."""
     recorded = message(None)
-    page = [El(fp("li", type_=None, role=None, attrs={"class": "info"}, text="Welcome",
-                  path=("ul", "div", "main", "body", "html")), {"ul > li"}),
-            El(message("The book “A Replayed Almanac” was added."), {"ul > li.success"})]
+    page = [
+        El(
+            fp(
+                "li",
+                type_=None,
+                role=None,
+                attrs={"class": "info"},
+                text="Welcome",
+                path=("ul", "div", "main", "body", "html"),
+            ),
+            {"ul > li"},
+        ),
+        El(message("The book “A Replayed Almanac” was added."), {"ul > li.success"}),
+    ]
     d = decide(bundle(recorded, "ul > li.success"), page)
     assert (d.outcome, d.element, d.score) == ("exact", 1, 1.0)
 
@@ -363,14 +501,31 @@ def test_a_redacted_text_is_neutral_not_a_mismatch() -> None:
 def test_a_search_result_link_whose_name_was_typed_is_found_by_its_destination() -> None:
     """Defect 1 again: the result link's text is the searched title (redacted); its destination
     (a record path, the record's id as "*", the query keys) still names the kind of link."""
-    recorded = fp("a", type_=None, role="link", link="/admin/library/book/*/change/",
-                  path=("th", *ROW), sib=(0, 1))
-    result = fp("a", type_=None, role="link", name="Walden", text="Walden",
-                link="/admin/library/book/*/change/", path=("th", *ROW))
-    sort_link = fp("a", type_=None, role="link", name="Title", text="Title", link="/admin/library/book/",
-                   path=("th", "tr", "thead", "table", "div", "main", "body", "html"))
-    d = decide(bundle(recorded, "#result_list > tbody > tr > th > a"),
-               [El(sort_link), El(result, {"#result_list > tbody > tr > th > a"})])
+    recorded = fp(
+        "a", type_=None, role="link", link="/admin/library/book/*/change/", path=("th", *ROW), sib=(0, 1)
+    )
+    result = fp(
+        "a",
+        type_=None,
+        role="link",
+        name="Walden",
+        text="Walden",
+        link="/admin/library/book/*/change/",
+        path=("th", *ROW),
+    )
+    sort_link = fp(
+        "a",
+        type_=None,
+        role="link",
+        name="Title",
+        text="Title",
+        link="/admin/library/book/",
+        path=("th", "tr", "thead", "table", "div", "main", "body", "html"),
+    )
+    d = decide(
+        bundle(recorded, "#result_list > tbody > tr > th > a"),
+        [El(sort_link), El(result, {"#result_list > tbody > tr > th > a"})],
+    )
     assert (d.outcome, d.element) == ("exact", 1)
     assert decide(bundle(recorded, "#gone"), [El(sort_link), El(result)]).element == 1
 
@@ -379,8 +534,15 @@ SUBMIT_ROW = ("div", "form", "div", "main", "body", "html")
 
 
 def submit(value: str, name: str, index: int, count: int = 3) -> Fingerprint:
-    return fp("input", type_="submit", attrs={"name": name, "type": "submit"}, name=value, value=value,
-              path=SUBMIT_ROW, sib=(index, count))
+    return fp(
+        "input",
+        type_="submit",
+        attrs={"name": name, "type": "submit"},
+        name=value,
+        value=value,
+        path=SUBMIT_ROW,
+        sib=(index, count),
+    )
 
 
 def test_a_submit_input_is_known_by_its_value_not_its_position() -> None:
@@ -389,9 +551,11 @@ def test_a_submit_input_is_known_by_its_value_not_its_position() -> None:
     recorded = submit("Save", "_save", 0)
     b = bundle(recorded, role_name("button", "Save"), "div > input:nth-of-type(1)")
     hidden = submit("Save and add another", "_addanother", 0, 4)
-    page = [El(hidden, {"div > input:nth-of-type(1)"}),
-            El(submit("Save", "_save", 1, 4), {role_name("button", "Save")}),
-            El(submit("Save and continue editing", "_continue", 2, 4))]
+    page = [
+        El(hidden, {"div > input:nth-of-type(1)"}),
+        El(submit("Save", "_save", 1, 4), {role_name("button", "Save")}),
+        El(submit("Save and continue editing", "_continue", 2, 4)),
+    ]
     d = decide(b, page)
     assert (d.outcome, d.element, d.rank) == ("exact", 1, 0)
     # Without the role-name candidate, the structural hit is refused and the fingerprint heals.
@@ -400,12 +564,32 @@ def test_a_submit_input_is_known_by_its_value_not_its_position() -> None:
 
 
 def test_log_in_submit_without_name_or_id_heals_by_its_value() -> None:
-    recorded = fp("input", type_="submit", attrs={"type": "submit"}, name="Log in", value="Log in",
-                  path=("div", "form", "div", "div", "body", "html"), sib=(2, 3))
-    moved = fp("input", type_="submit", attrs={"type": "submit", "class": "btn"}, name="Log in",
-               value="Log in", path=("div", "div", "form", "div", "div", "body", "html"), sib=(0, 1))
-    other = fp("input", type_="submit", attrs={"type": "submit"}, name="Search", value="Search",
-               path=("form", "div", "body", "html"))
+    recorded = fp(
+        "input",
+        type_="submit",
+        attrs={"type": "submit"},
+        name="Log in",
+        value="Log in",
+        path=("div", "form", "div", "div", "body", "html"),
+        sib=(2, 3),
+    )
+    moved = fp(
+        "input",
+        type_="submit",
+        attrs={"type": "submit", "class": "btn"},
+        name="Log in",
+        value="Log in",
+        path=("div", "div", "form", "div", "div", "body", "html"),
+        sib=(0, 1),
+    )
+    other = fp(
+        "input",
+        type_="submit",
+        attrs={"type": "submit"},
+        name="Search",
+        value="Search",
+        path=("form", "div", "body", "html"),
+    )
     d = decide(bundle(recorded, "form > div:nth-of-type(3) > input"), [El(other), El(moved)])
     assert (d.outcome, d.element) == ("healed", 1)
 
@@ -417,33 +601,74 @@ TOGGLE = {"id": "action-toggle", "type": "checkbox"}
 def test_an_added_accessible_name_does_not_outweigh_an_unchanged_unique_id() -> None:
     """Defect 3: the newer version adds ``aria-label`` to a checkbox whose id did not change."""
     recorded = fp("input", type_="checkbox", role="checkbox", attrs=TOGGLE, path=CHECKBOX_PATH, stable=True)
-    newer = fp("input", type_="checkbox", role="checkbox",
-               attrs={"id": "action-toggle", "type": "checkbox", "aria-label": "Select all objects"},
-               label="Select all objects", name="Select all objects", path=CHECKBOX_PATH, stable=True)
-    row = fp("input", type_="checkbox", role="checkbox",
-             attrs={"type": "checkbox", "class": "action-select", "name": "_selected_action",
-                    "aria-label": "Select this object"}, name="Select this object",
-             label="Select this object", path=("td", *ROW))
+    newer = fp(
+        "input",
+        type_="checkbox",
+        role="checkbox",
+        attrs={"id": "action-toggle", "type": "checkbox", "aria-label": "Select all objects"},
+        label="Select all objects",
+        name="Select all objects",
+        path=CHECKBOX_PATH,
+        stable=True,
+    )
+    row = fp(
+        "input",
+        type_="checkbox",
+        role="checkbox",
+        attrs={
+            "type": "checkbox",
+            "class": "action-select",
+            "name": "_selected_action",
+            "aria-label": "Select this object",
+        },
+        name="Select this object",
+        label="Select this object",
+        path=("td", *ROW),
+    )
     d = decide(bundle(recorded, "#action-toggle"), [El(row), El(newer, {"#action-toggle"})])
     assert (d.outcome, d.element, d.score) == ("exact", 1, 1.0)
 
 
 def test_a_renamed_label_beside_an_unchanged_unique_id_still_resolves() -> None:
     """A label "Select all" replaced by an aria-label: the name changed, the unique id did not."""
-    recorded = fp("input", type_="checkbox", role="checkbox", attrs=TOGGLE, label="Select all",
-                  name="Select all", path=CHECKBOX_PATH, stable=True)
-    newer = fp("input", type_="checkbox", role="checkbox",
-               attrs={"id": "action-toggle", "type": "checkbox", "aria-label": "Select all objects"},
-               label="Select all objects", name="Select all objects", path=CHECKBOX_PATH, stable=True)
+    recorded = fp(
+        "input",
+        type_="checkbox",
+        role="checkbox",
+        attrs=TOGGLE,
+        label="Select all",
+        name="Select all",
+        path=CHECKBOX_PATH,
+        stable=True,
+    )
+    newer = fp(
+        "input",
+        type_="checkbox",
+        role="checkbox",
+        attrs={"id": "action-toggle", "type": "checkbox", "aria-label": "Select all objects"},
+        label="Select all objects",
+        name="Select all objects",
+        path=CHECKBOX_PATH,
+        stable=True,
+    )
     d = decide(bundle(recorded, "#action-toggle"), [El(newer, {"#action-toggle"})])
     assert (d.outcome, d.element) == ("exact", 0)
     assert d.score >= heal.EXACT_MIN
 
 
 def add_link(model: str, index: int, *, count: int = 3) -> Fingerprint:
-    return fp("a", type_=None, role="link", attrs={"class": "addlink", "href": f"/admin/auth/{model}/add/"},
-              name="Add", text="Add", link=f"/admin/auth/{model}/add/", row=model.title() + "s",
-              path=("td", "tr", "tbody", "table", "div", "div", "main", "body"), sib=(0, 1))
+    return fp(
+        "a",
+        type_=None,
+        role="link",
+        attrs={"class": "addlink", "href": f"/admin/auth/{model}/add/"},
+        name="Add",
+        text="Add",
+        link=f"/admin/auth/{model}/add/",
+        row=model.title() + "s",
+        path=("td", "tr", "tbody", "table", "div", "div", "main", "body"),
+        sib=(0, 1),
+    )
 
 
 def test_links_that_differ_only_by_their_target() -> None:
@@ -478,12 +703,17 @@ def test_two_links_with_the_same_destination_and_row_are_ambiguous() -> None:
 
 def test_an_aria_label_added_to_a_named_button_is_an_alias_of_its_name() -> None:
     recorded = fp(attrs={"class": "default"}, name="Save", text="Save", sib=(0, 2))
-    labelled = fp(attrs={"class": "default", "aria-label": "Save the book"}, name="Save the book",
-                  label="Save the book", text="Save", sib=(0, 2))
+    labelled = fp(
+        attrs={"class": "default", "aria-label": "Save the book"},
+        name="Save the book",
+        label="Save the book",
+        text="Save",
+        sib=(0, 2),
+    )
     other = fp(attrs={"class": "default"}, name="Delete", text="Delete", sib=(1, 2))
     rec = recorded
     assert heal.compare(rec, labelled).name == "alias"
-    assert heal.compare(labelled, recorded).name == "alias"   # and the other way round
+    assert heal.compare(labelled, recorded).name == "alias"  # and the other way round
     assert heal.compare(rec, other).name == "changed"
     d = decide(bundle(recorded, "#gone"), [El(other), El(labelled)])
     assert (d.outcome, d.element) == ("healed", 1)
@@ -491,8 +721,17 @@ def test_an_aria_label_added_to_a_named_button_is_an_alias_of_its_name() -> None
 
 def test_features_not_recorded_weigh_nothing_either_way() -> None:
     bare = fp(attrs={"id": "go"}, sib=(0, 1))
-    rich = fp(attrs={"id": "go", "class": "x", "aria-label": "Go"}, name="Go", text="Go", value="Go",
-              link="/x", row="Row", label="Go", stable=True, sib=(0, 1))
+    rich = fp(
+        attrs={"id": "go", "class": "x", "aria-label": "Go"},
+        name="Go",
+        text="Go",
+        value="Go",
+        link="/x",
+        row="Row",
+        label="Go",
+        stable=True,
+        sib=(0, 1),
+    )
     c = heal.compare(bare, rich)
     assert (c.name, c.text, c.label, c.value, c.link, c.row, c.stable_id) == (None,) * 7
     assert dict(c.attributes) == {"id": "same"}
@@ -512,23 +751,51 @@ def test_the_name_weighs_most_and_its_sources_support_it() -> None:
 
 
 def test_probe_from_json_reads_the_identity_comparisons() -> None:
-    data: dict = {"token": "p", "hits": [], "pool": [0], "observed": [{"element": 0, "visible": True,
-                                                                       "comparison": {
-        "tag": True, "type": True, "role": True, "attributes": {"id": "same"}, "label": None, "text": None,
-        "name": "alias", "value": "same", "link": "changed", "row": "absent", "stableId": True,
-        "pathCommon": 1, "pathLength": 1, "siblingIndex": True, "siblingCount": True}}]}
+    data: dict = {
+        "token": "p",
+        "hits": [],
+        "pool": [0],
+        "observed": [
+            {
+                "element": 0,
+                "visible": True,
+                "comparison": {
+                    "tag": True,
+                    "type": True,
+                    "role": True,
+                    "attributes": {"id": "same"},
+                    "label": None,
+                    "text": None,
+                    "name": "alias",
+                    "value": "same",
+                    "link": "changed",
+                    "row": "absent",
+                    "stableId": True,
+                    "pathCommon": 1,
+                    "pathLength": 1,
+                    "siblingIndex": True,
+                    "siblingCount": True,
+                },
+            }
+        ],
+    }
     c = heal.probe_from_json(data).observed[0].comparison
     assert (c.name, c.value, c.link, c.row, c.stable_id) == ("alias", "same", "changed", "absent", True)
-    bad = {**data, "observed": [{**data["observed"][0], "comparison": {
-        **data["observed"][0]["comparison"], "link": "alias"}}]}  # alias is a name state only
+    bad = {
+        **data,
+        "observed": [
+            {**data["observed"][0], "comparison": {**data["observed"][0]["comparison"], "link": "alias"}}
+        ],
+    }  # alias is a name state only
     with pytest.raises(heal.ProbeShapeError):
         heal.probe_from_json(bad)
 
 
 def test_a_search_box_that_became_a_text_field_is_the_same_kind() -> None:
     """Flask-Admin 1.6 -> 2.x: ``<input type=search name=search>`` became ``type=text``."""
-    recorded = fp("input", type_="search", role="searchbox", attrs={"name": "search", "type": "search"},
-                  sib=(0, 1))
+    recorded = fp(
+        "input", type_="search", role="searchbox", attrs={"name": "search", "type": "search"}, sib=(0, 1)
+    )
     newer = fp("input", type_="text", role="textbox", attrs={"name": "search", "type": "text"}, sib=(0, 1))
     assert heal.compare(recorded, newer).gates
     password = fp("input", type_="password", role="textbox", attrs={"name": "search"}, sib=(0, 1))
@@ -543,17 +810,38 @@ def test_a_search_field_with_a_reworded_placeholder_is_kept_by_its_unique_form_n
     a hint and weighs like one."""
     path = ("div", "form", "li", "ul", "div", "body", "html")
     recorded = Fingerprint(
-        tag="input", type="search", role="searchbox", parent_path=path,
-        attributes={"name": h("search"), "class": h("form-control"), "placeholder": h("Search: name, city"),
-                    "type": h("search")},
-        label_hash=h("Search: name, city"), name_hash=h("Search: name, city"), stable_name=True)
+        tag="input",
+        type="search",
+        role="searchbox",
+        parent_path=path,
+        attributes={
+            "name": h("search"),
+            "class": h("form-control"),
+            "placeholder": h("Search: name, city"),
+            "type": h("search"),
+        },
+        label_hash=h("Search: name, city"),
+        name_hash=h("Search: name, city"),
+        stable_name=True,
+    )
     newer = Fingerprint(
-        tag="input", type="text", role="textbox", parent_path=path,
-        attributes={"name": h("search"), "class": h("col-auto form-control"), "placeholder": h("name, city"),
-                    "type": h("text")},
-        label_hash=h("name, city"), name_hash=h("name, city"), stable_name=True)
-    page_size = fp("input", type_="text", role="textbox", attrs={"name": "page_size"}, path=path,
-                   name="Page size")
+        tag="input",
+        type="text",
+        role="textbox",
+        parent_path=path,
+        attributes={
+            "name": h("search"),
+            "class": h("col-auto form-control"),
+            "placeholder": h("name, city"),
+            "type": h("text"),
+        },
+        label_hash=h("name, city"),
+        name_hash=h("name, city"),
+        stable_name=True,
+    )
+    page_size = fp(
+        "input", type_="text", role="textbox", attrs={"name": "page_size"}, path=path, name="Page size"
+    )
     d = decide(bundle(recorded, 'input[name="search"]'), [El(page_size), El(newer, {'input[name="search"]'})])
     assert (d.outcome, d.element) == ("exact", 1)
     assert heal.name_weight(recorded) == heal.WEIGHTS.support
@@ -562,17 +850,20 @@ def test_a_search_field_with_a_reworded_placeholder_is_kept_by_its_unique_form_n
     assert heal.name_weight(labelled) == heal.WEIGHTS.name
 
 
-@pytest.mark.parametrize(("recorded", "observed", "passes"), [
-    ("link", "button", True),        # Flask-Admin 2.x: <a class="dropdown-toggle" role="button">
-    ("button", "menuitem", True),
-    (None, "alert", True),           # a message container that gained role="alert"
-    ("region", None, True),
-    ("textbox", "searchbox", True),
-    ("link", "checkbox", False),
-    ("button", "textbox", False),
-    ("checkbox", "radio", False),
-    ("switch", "checkbox", False),
-])
+@pytest.mark.parametrize(
+    ("recorded", "observed", "passes"),
+    [
+        ("link", "button", True),  # Flask-Admin 2.x: <a class="dropdown-toggle" role="button">
+        ("button", "menuitem", True),
+        (None, "alert", True),  # a message container that gained role="alert"
+        ("region", None, True),
+        ("textbox", "searchbox", True),
+        ("link", "checkbox", False),
+        ("button", "textbox", False),
+        ("checkbox", "radio", False),
+        ("switch", "checkbox", False),
+    ],
+)
 def test_roles_gate_by_kind(recorded: str | None, observed: str | None, passes: bool) -> None:
     a = fp("a", type_=None, role=recorded)
     b = fp("a", type_=None, role=observed)

@@ -23,33 +23,55 @@ T2 = "2026-01-04T00:00:00Z"
 def report_for(entry: StoreEntry, now: str = T1, *, healed: bool = False) -> ReplayReport:
     assert entry.approval is not None
     actions = entry.draft.actions
-    steps = tuple(StepResult(action_id=a.id, healed=healed and i == len(actions) - 1,
-                             evidence_digest=tagged_digest("skillreel.evidence/v1", {"step": a.id}))
-                  for i, a in enumerate(actions))
-    return ReplayReport.build(name=entry.name, draft_digest=entry.draft.draft_digest,
-                              approval_digest=entry.approval.approval_digest,
-                              environment_digest=entry.draft.environment.environment_digest,
-                              steps=steps, finished_at=now)
+    steps = tuple(
+        StepResult(
+            action_id=a.id,
+            healed=healed and i == len(actions) - 1,
+            evidence_digest=tagged_digest("skillreel.evidence/v1", {"step": a.id}),
+        )
+        for i, a in enumerate(actions)
+    )
+    return ReplayReport.build(
+        name=entry.name,
+        draft_digest=entry.draft.draft_digest,
+        approval_digest=entry.approval.approval_digest,
+        environment_digest=entry.draft.environment.environment_digest,
+        steps=steps,
+        finished_at=now,
+    )
 
 
 def installation(now: str = T1, name: str = "search-invoices") -> Installation:
-    return Installation(scope="project", paths=(f"/project/.agents/skills/{name}",),
-                        package_digest=bytes_digest("skillreel.package/v1", name.encode()), installed_at=now)
+    return Installation(
+        scope="project",
+        paths=(f"/project/.agents/skills/{name}",),
+        package_digest=bytes_digest("skillreel.package/v1", name.encode()),
+        installed_at=now,
+    )
 
 
 def healed_draft(draft: Draft, selector: str = "#go-renamed") -> Draft:
     """The draft with action a4's locator replaced, as a heal would propose."""
-    actions = tuple(a.model_copy(update={"target": factory.bundle(selector, tag="button", type_="submit")})
-                    if a.id == "a4" else a for a in draft.actions)
+    actions = tuple(
+        a.model_copy(update={"target": factory.bundle(selector, tag="button", type_="submit")})
+        if a.id == "a4"
+        else a
+        for a in draft.actions
+    )
     fields = {n: getattr(draft, n) for n in Draft.model_fields if n not in ("draft_digest", "schema_")}
     return Draft.build(**{**fields, "actions": actions})
 
 
 def proposal_for(entry: StoreEntry, now: str = T1, selector: str = "#go-renamed") -> HealProposal:
     report = report_for(entry, now, healed=True)
-    return HealProposal(base_revision=entry.revision, base_draft_digest=entry.draft.draft_digest,
-                        draft=healed_draft(entry.draft, selector), healed_actions=("a4",),
-                        report_digest=report.report_digest, proposed_at=now)
+    return HealProposal(
+        base_revision=entry.revision,
+        base_draft_digest=entry.draft.draft_digest,
+        draft=healed_draft(entry.draft, selector),
+        healed_actions=("a4",),
+        report_digest=report.report_digest,
+        proposed_at=now,
+    )
 
 
 # The pure steps from a fresh draft to each state (the store tests apply them with store.update).
@@ -85,6 +107,7 @@ def advance(entry: StoreEntry, status: str, now: str = T1) -> StoreEntry:
 
 
 # --- tests -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("status", list(STEPS_TO))
 def test_every_state_is_reachable_and_consistent(status: str) -> None:

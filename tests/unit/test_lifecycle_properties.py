@@ -22,11 +22,21 @@ from tests import factory
 from tests.unit.test_lifecycle import healed_draft, installation, proposal_for, report_for
 
 ALLOWED = {
-    ("draft", "approved"), ("draft", "draft"),
-    ("approved", "validated"), ("approved", "draft"), ("approved", "approved"),
-    ("validated", "validated"), ("validated", "enabled"), ("validated", "draft"), ("validated", "approved"),
-    ("enabled", "enabled"), ("enabled", "revoked"),
-    ("revoked", "revoked"), ("revoked", "enabled"), ("revoked", "draft"), ("revoked", "approved"),
+    ("draft", "approved"),
+    ("draft", "draft"),
+    ("approved", "validated"),
+    ("approved", "draft"),
+    ("approved", "approved"),
+    ("validated", "validated"),
+    ("validated", "enabled"),
+    ("validated", "draft"),
+    ("validated", "approved"),
+    ("enabled", "enabled"),
+    ("enabled", "revoked"),
+    ("revoked", "revoked"),
+    ("revoked", "enabled"),
+    ("revoked", "draft"),
+    ("revoked", "approved"),
 }
 REVIEWERS = st.sampled_from(["alice", "bob", "carol@example.com"])
 
@@ -141,7 +151,9 @@ class Lifecycle(RuleBasedStateMachine):
 
 
 Lifecycle.TestCase.settings = settings(
-    max_examples=100, stateful_step_count=30, deadline=None,
+    max_examples=100,
+    stateful_step_count=30,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 TestLifecycle = Lifecycle.TestCase

@@ -18,7 +18,8 @@ PLANTED = "planted-value-9f3k"
 
 
 async def test_an_unexpected_error_in_play_reaches_neither_the_model_nor_the_log(
-        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     async def explode(*args: Any, **kwargs: Any) -> Any:
         raise ValueError(f"input_value={PLANTED}")
 

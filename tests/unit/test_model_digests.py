@@ -26,7 +26,8 @@ from tests.unit.test_lifecycle import T1, report_for
 def test_canonical_json_is_rfc8785() -> None:
     value = {"b": 1, "a": [True, None, "é"], "c": {"z": "", "y": -3}, "\u20ac": "\n\x01"}
     assert canonical_json(value) == (
-        b'{"a":[true,null,"\xc3\xa9"],"b":1,"c":{"y":-3,"z":""},"\xe2\x82\xac":"\\n\\u0001"}')
+        b'{"a":[true,null,"\xc3\xa9"],"b":1,"c":{"y":-3,"z":""},"\xe2\x82\xac":"\\n\\u0001"}'
+    )
 
 
 def test_tagged_digest_formula() -> None:
@@ -45,7 +46,8 @@ def test_the_tag_separates_domains() -> None:
 
 def test_bytes_digest_golden() -> None:
     assert bytes_digest("skillreel.html-fixture/v1", b"<html><body>fixture</body></html>") == (
-        "sha256:91e5a84b5a9e468d44da69f2830ddb94252f9639dc2da0b01ac9eaeda25e8a8a")
+        "sha256:91e5a84b5a9e468d44da69f2830ddb94252f9639dc2da0b01ac9eaeda25e8a8a"
+    )
 
 
 GOLDEN = {
@@ -66,9 +68,15 @@ GOLDEN = {
 def _digests() -> dict[str, str]:
     approved = lifecycle.approve(factory.entry(), "alice", T1)
     assert approved.approval is not None
-    event = AuditEvent.build(seq=1, kind="record", name="search-invoices", revision=1,
-                             digests={"entry": factory.entry().entry_digest}, at=factory.T0,
-                             prev_digest=GENESIS_DIGEST)
+    event = AuditEvent.build(
+        seq=1,
+        kind="record",
+        name="search-invoices",
+        revision=1,
+        digests={"entry": factory.entry().entry_digest},
+        at=factory.T0,
+        prev_digest=GENESIS_DIGEST,
+    )
     return {
         "html-environment": factory.html_environment().environment_digest,
         "url-environment": factory.url_environment().environment_digest,
@@ -108,8 +116,9 @@ def test_an_export_signature_is_outside_its_digest() -> None:
     from skillreel.model.export import Signature
 
     unsigned = ExportDocument.build(entry=factory.entry(), exported_at=T1)
-    signed = ExportDocument.build(entry=factory.entry(), exported_at=T1,
-                                  signature=Signature(key_id="key-1", value="A" * 86))
+    signed = ExportDocument.build(
+        entry=factory.entry(), exported_at=T1, signature=Signature(key_id="key-1", value="A" * 86)
+    )
     assert signed.export_digest == unsigned.export_digest == GOLDEN["export"]
 
 
@@ -132,8 +141,9 @@ def test_evolve_rebuilds_with_a_fresh_digest_and_keeps_everything_else() -> None
 def test_evolve_drops_a_signature_over_the_old_digest() -> None:
     from skillreel.model.export import Signature
 
-    signed = ExportDocument.build(entry=factory.entry(), exported_at=T1,
-                                  signature=Signature(key_id="key-1", value="A" * 86))
+    signed = ExportDocument.build(
+        entry=factory.entry(), exported_at=T1, signature=Signature(key_id="key-1", value="A" * 86)
+    )
     later = signed.evolve(exported_at="2026-02-01T00:00:00Z")
     assert later.signature is None
     assert later.export_digest != signed.export_digest

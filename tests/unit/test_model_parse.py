@@ -31,8 +31,9 @@ from tests.unit.test_lifecycle import T1, advance, proposal_for, report_for
 
 def _documents() -> dict[str, DigestedDocument]:
     validated = advance(factory.entry(), "validated")
-    healed = lifecycle.replay_succeeded(validated, report_for(validated, T1, healed=True), T1,
-                                        proposal_for(validated, T1))
+    healed = lifecycle.replay_succeeded(
+        validated, report_for(validated, T1, healed=True), T1, proposal_for(validated, T1)
+    )
     return {
         "environment": factory.url_environment(origins=("https://api.example.com",)),
         "events": factory.events_log(3),
@@ -42,8 +43,16 @@ def _documents() -> dict[str, DigestedDocument]:
         "healed-entry": healed,
         "report": report_for(validated),
         "policy": Policy.default(),
-        "audit-event": AuditEvent.build(seq=3, kind="review", name="x", revision=2, reviewer="alice",
-                                        digests={"entry": GENESIS_DIGEST}, at=T1, prev_digest=GENESIS_DIGEST),
+        "audit-event": AuditEvent.build(
+            seq=3,
+            kind="review",
+            name="x",
+            revision=2,
+            reviewer="alice",
+            digests={"entry": GENESIS_DIGEST},
+            at=T1,
+            prev_digest=GENESIS_DIGEST,
+        ),
         "export": ExportDocument.build(entry=healed, exported_at=T1),
     }
 
@@ -217,7 +226,9 @@ def test_every_document_kind_has_its_own_schema_and_tag() -> None:
 def test_the_policy_names_the_capabilities_it_denies() -> None:
     policy = PolicySettings(allowed_capabilities=("ui.observe",))
     assert policy.denied_capabilities(("ui.interact", "net.navigate", "ui.observe")) == (
-        "net.navigate", "ui.interact")
+        "net.navigate",
+        "ui.interact",
+    )
     assert Policy.default().denied_capabilities(factory.draft().capabilities) == ()
 
 

@@ -35,14 +35,32 @@ from tests.integration.skills.builders import validated_entry
 
 # --- an independent, strict reader for the two front-matter keys (YAML 1.2 scalars) ------------
 
-_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
-            "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
-            "L": "\u2028", "P": "\u2029"}
+_ESCAPES = {
+    "0": "\0",
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
+}
 _HEX = {"x": 2, "u": 4, "U": 8}
 # Plain scalars a YAML 1.1 or 1.2 loader would not read as a string.
 _NOT_A_STRING = re.compile(
     r"^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|0x[0-9a-fA-F_]+|0o?[0-7_]+|"
-    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*|(?i:y|n|yes|no|true|false|on|off|null|~)|[-+]?\.(?:inf|nan))$")
+    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*|(?i:y|n|yes|no|true|false|on|off|null|~)|[-+]?\.(?:inf|nan))$"
+)
 
 
 def decode_double_quoted(raw: str) -> str:
@@ -60,7 +78,7 @@ def decode_double_quoted(raw: str) -> str:
             continue
         esc = body[i + 1]
         if esc in _HEX:
-            digits = body[i + 2: i + 2 + _HEX[esc]]
+            digits = body[i + 2 : i + 2 + _HEX[esc]]
             assert re.fullmatch(r"[0-9a-fA-F]+", digits)
             assert len(digits) == _HEX[esc]
             out.append(chr(int(digits, 16)))
@@ -88,7 +106,7 @@ def front_matter(text: str) -> tuple[dict[str, str], list[str]]:
             assert re.fullmatch(r"[a-z0-9][a-z0-9-]*", value), value
             assert not _NOT_A_STRING.match(value), value
             fields[key] = value
-    return fields, lines[end + 1:]
+    return fields, lines[end + 1 :]
 
 
 def assert_agent_skills_rules(text: str, folder: str) -> dict[str, str]:
@@ -115,6 +133,7 @@ def files(entry: StoreEntry, revision: int = 4) -> dict[str, bytes]:
 
 # --- tests -------------------------------------------------------------------------------------
 
+
 def test_a_package_is_exactly_three_files_and_the_script_alone_is_executable() -> None:
     package = render_package(validated_entry(), revision=4)
     assert package.paths == (SKILL_MD, MANIFEST, REPLAY_SCRIPT)
@@ -135,8 +154,9 @@ def test_front_matter_follows_the_agent_skills_rules() -> None:
     assert fields["description"].startswith("Search invoices by customer.")
 
 
-@pytest.mark.parametrize("name", ["123", "2024-01-01", "true", "y", "no", "1e3", "0x1f", "null", "on", "a",
-                                  "a-b-c9"])
+@pytest.mark.parametrize(
+    "name", ["123", "2024-01-01", "true", "y", "no", "1e3", "0x1f", "null", "on", "a", "a-b-c9"]
+)
 def test_names_a_yaml_loader_would_misread_are_quoted(name: str) -> None:
     text = files(validated_entry(name))[SKILL_MD].decode()
     assert assert_agent_skills_rules(text, name)["name"] == name
@@ -183,12 +203,17 @@ def test_a_long_description_is_cut_to_1024_and_still_says_when() -> None:
 
 def _many_steps_entry() -> StoreEntry:
     actions: list[Any] = [NavigateAction(id="a0", url="https://fixture.skillreel.invalid/")]
-    actions += [TypeAction(id=f"t{i}", target=factory.bundle(f"#f{i}"), value=ParameterRef(name=f"p{i}"))
-                for i in range(255)]
+    actions += [
+        TypeAction(id=f"t{i}", target=factory.bundle(f"#f{i}"), value=ParameterRef(name=f"p{i}"))
+        for i in range(255)
+    ]
     params = tuple(Parameter(name=f"p{i}", sensitive=i % 2 == 0) for i in range(255))
-    return validated_entry(actions=tuple(actions), parameters=params,
-                           capabilities=capability_manifest(actions),
-                           failure_conditions=tuple(f"condition {i}\nspanning lines" for i in range(32)))
+    return validated_entry(
+        actions=tuple(actions),
+        parameters=params,
+        capabilities=capability_manifest(actions),
+        failure_conditions=tuple(f"condition {i}\nspanning lines" for i in range(32)),
+    )
 
 
 def test_the_body_stays_under_500_lines_for_the_largest_skill() -> None:
@@ -213,8 +238,14 @@ def test_sensitive_parameters_are_named_by_their_environment_variable_and_never_
     assert '"query"' not in text
     assert '"inputs": {}' in text
     manifest = json.loads(out[MANIFEST])
-    assert manifest["parameters"] == [{"name": "query", "required": True, "sensitive": True,
-                                       "env": "SKILLREEL_SECRET_SEARCH_INVOICES_QUERY"}]
+    assert manifest["parameters"] == [
+        {
+            "name": "query",
+            "required": True,
+            "sensitive": True,
+            "env": "SKILLREEL_SECRET_SEARCH_INVOICES_QUERY",
+        }
+    ]
 
 
 def test_the_exact_cli_command_and_mcp_call_are_given() -> None:
@@ -231,8 +262,11 @@ def test_a_skill_that_needs_a_file_is_run_from_the_command_line_only() -> None:
     assert "command line only" in text
     assert '"inputs"' not in text
     site = factory.url_environment()
-    with_state = Environment.build(target=site.target, identity="alice",
-                                   storage_state_digest=tagged_digest("skillreel.storage-state/v1", {}))
+    with_state = Environment.build(
+        target=site.target,
+        identity="alice",
+        storage_state_digest=tagged_digest("skillreel.storage-state/v1", {}),
+    )
     text = files(validated_entry(environment=with_state))[SKILL_MD].decode()
     assert "--storage-state STATE.json --input query=VALUE" in text
     assert "`alice`" in text
@@ -256,8 +290,10 @@ def test_the_manifest_holds_digests_and_metadata_of_this_entry_only() -> None:
     assert manifest["approval"]["approvalDigest"] == entry.approval.approval_digest
     assert manifest["lastReplay"]["reportDigest"] == entry.last_report.report_digest
     assert manifest["environment"]["environmentDigest"] == entry.draft.environment.environment_digest
-    assert manifest["package"]["files"] == {SKILL_MD: file_digest(out[SKILL_MD]),
-                                            REPLAY_SCRIPT: file_digest(out[REPLAY_SCRIPT])}
+    assert manifest["package"]["files"] == {
+        SKILL_MD: file_digest(out[SKILL_MD]),
+        REPLAY_SCRIPT: file_digest(out[REPLAY_SCRIPT]),
+    }
     assert "selector" not in out[MANIFEST].decode()
     assert "candidates" not in out[MANIFEST].decode()
 
@@ -277,18 +313,36 @@ SELECTOR = "#selector-that-must-not-leak"
 
 
 def test_no_selector_url_path_or_token_reaches_any_package_file() -> None:
-    env = factory.url_environment("http://127.0.0.1:8765/private/path/page?tab=orders&session=SESSIONSECRET",
-                                  ("https://api.example.test",))
-    actions = (NavigateAction(id="a1", url="http://127.0.0.1:8765/private/path/page"),
-               TypeAction(id="a2", target=factory.bundle(SELECTOR), value=ParameterRef(name="query")))
+    env = factory.url_environment(
+        "http://127.0.0.1:8765/private/path/page?tab=orders&session=SESSIONSECRET",
+        ("https://api.example.test",),
+    )
+    actions = (
+        NavigateAction(id="a1", url="http://127.0.0.1:8765/private/path/page"),
+        TypeAction(id="a2", target=factory.bundle(SELECTOR), value=ParameterRef(name="query")),
+    )
     entry = validated_entry(
-        environment=env, actions=actions, capabilities=capability_manifest(actions),
+        environment=env,
+        actions=actions,
+        capabilities=capability_manifest(actions),
         description="Search, see https://auth.example.test/cb?code=CODESECRET&x=1#access_token=FRAGSECRET "
-                    "and callback?token=TOKSECRET.",
-        failure_conditions=("Fails when http://127.0.0.1:8765/private/path/login?otp=OTPSECRET shows.",))
+        "and callback?token=TOKSECRET.",
+        failure_conditions=("Fails when http://127.0.0.1:8765/private/path/login?otp=OTPSECRET shows.",),
+    )
     text = b"\n".join(files(entry).values()).decode()
-    for leak in (SELECTOR, "selector-that", "/private/path", "tab=orders", "SESSIONSECRET", "CODESECRET",
-                 "FRAGSECRET", "TOKSECRET", "OTPSECRET", "/cb", "/login"):
+    for leak in (
+        SELECTOR,
+        "selector-that",
+        "/private/path",
+        "tab=orders",
+        "SESSIONSECRET",
+        "CODESECRET",
+        "FRAGSECRET",
+        "TOKSECRET",
+        "OTPSECRET",
+        "/cb",
+        "/login",
+    ):
         assert leak not in text, leak
     assert "https://auth.example.test" in text  # the origin of a URL in user text stays
     assert "`http://127.0.0.1:8765`" in text

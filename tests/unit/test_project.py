@@ -30,16 +30,28 @@ def start() -> dict[str, Any]:
     return ev("navigate", url=URL, reason="start")
 
 
-def edit(selector: str, hint: str, value: str | None = "v", *, control: str = "text",
-         sensitive: bool = False, kind: str = "input") -> dict[str, Any]:
+def edit(
+    selector: str,
+    hint: str,
+    value: str | None = "v",
+    *,
+    control: str = "text",
+    sensitive: bool = False,
+    kind: str = "input",
+) -> dict[str, Any]:
     info = FieldInfo(control=control, param_hint=hint, sensitive=sensitive)  # type: ignore[arg-type]
-    return ev(kind, target=bundle(selector), field=info,
-              value_digest=value_digest(SALT, value) if value is not None else None)
+    return ev(
+        kind,
+        target=bundle(selector),
+        field=info,
+        value_digest=value_digest(SALT, value) if value is not None else None,
+    )
 
 
 def options(**kw: Any) -> ProjectionOptions:
-    return ProjectionOptions(**{"name": "fill-form", "description": "Fill the form.",
-                                "environment": html_environment(), **kw})
+    return ProjectionOptions(
+        **{"name": "fill-form", "description": "Fill the form.", "environment": html_environment(), **kw}
+    )
 
 
 def kinds(draft: Draft) -> list[str]:
@@ -47,8 +59,12 @@ def kinds(draft: Draft) -> list[str]:
 
 
 def test_same_log_always_gives_the_same_draft() -> None:
-    events = log(start(), edit("#q", "query", "x"), ev("press", key="Enter", target=bundle("#q")),
-                 ev("click", target=bundle("#go", tag="button", type_="submit")))
+    events = log(
+        start(),
+        edit("#q", "query", "x"),
+        ev("press", key="Enter", target=bundle("#q")),
+        ev("click", target=bundle("#go", tag="button", type_="submit")),
+    )
     first = project(events, options())
     again = project(EventsLog.parse(events.model_dump_json(by_alias=True)), options())
     assert first.draft_digest == again.draft_digest
@@ -59,16 +75,32 @@ def test_same_log_always_gives_the_same_draft() -> None:
 
 def test_each_event_kind_becomes_its_action() -> None:
     events = log(
-        start(), ev("click", target=bundle("#b", tag="button")), edit("#q", "query"),
-        edit("#c", "country", kind="select", control="select"), ev("press", key="Tab"),
-        ev("human", reason="iframe"), ev("navigate", url=URL + "next", reason="address-bar"),
-        ev("navigate", url=URL + "next", reason="reload"), ev("observe", target=bundle("#r", tag="div")),
+        start(),
+        ev("click", target=bundle("#b", tag="button")),
+        edit("#q", "query"),
+        edit("#c", "country", kind="select", control="select"),
+        ev("press", key="Tab"),
+        ev("human", reason="iframe"),
+        ev("navigate", url=URL + "next", reason="address-bar"),
+        ev("navigate", url=URL + "next", reason="reload"),
+        ev("observe", target=bundle("#r", tag="div")),
         ev("assert", check="text_contains", target=bundle("#r", tag="div"), expected="done"),
         ev("assert", check="url_matches", expected="/next"),
     )
     draft = project(events, options())
-    assert kinds(draft) == ["navigate", "click", "type", "select", "press", "human", "navigate", "navigate",
-                            "observe", "assert", "assert"]
+    assert kinds(draft) == [
+        "navigate",
+        "click",
+        "type",
+        "select",
+        "press",
+        "human",
+        "navigate",
+        "navigate",
+        "observe",
+        "assert",
+        "assert",
+    ]
     assert [a.id for a in draft.actions] == [f"a{i}" for i in range(1, 12)]
     assert [p.name for p in draft.parameters] == ["query", "country"]
     assert draft.capabilities == ("net.navigate", "ui.interact", "ui.observe")
@@ -77,8 +109,14 @@ def test_each_event_kind_becomes_its_action() -> None:
 
 
 def test_one_action_per_field_edit_and_unique_parameter_names() -> None:
-    events = log(start(), edit("#q", "query", "a"), edit("#q", "query", "ab"), ev("press", key="Enter"),
-                 edit("#q", "query", "abc"), edit("#r", "query", "z"))
+    events = log(
+        start(),
+        edit("#q", "query", "a"),
+        edit("#q", "query", "ab"),
+        ev("press", key="Enter"),
+        edit("#q", "query", "abc"),
+        edit("#r", "query", "z"),
+    )
     result = plan(events.events)
     assert [a.kind for a in result.actions] == ["navigate", "type", "press", "type", "type"]
     assert [p.name for p in result.parameters] == ["query", "query_2", "query_3"]
@@ -86,9 +124,12 @@ def test_one_action_per_field_edit_and_unique_parameter_names() -> None:
 
 
 def test_passwords_and_named_fields_are_sensitive_and_otp_is_human() -> None:
-    events = log(start(), edit("#u", "user", "bob"),
-                 edit("#p", "password", None, control="password", sensitive=True),
-                 edit("#o", "code", None, control="otp", sensitive=True))
+    events = log(
+        start(),
+        edit("#u", "user", "bob"),
+        edit("#p", "password", None, control="password", sensitive=True),
+        edit("#o", "code", None, control="otp", sensitive=True),
+    )
     draft = project(events, options(sensitive=frozenset({"user"})))
     assert kinds(draft) == ["navigate", "type", "type", "human"]
     assert draft.actions[3].reason == "otp"  # type: ignore[union-attr]
@@ -96,9 +137,14 @@ def test_passwords_and_named_fields_are_sensitive_and_otp_is_human() -> None:
 
 
 def test_consecutive_human_steps_of_one_reason_are_one_step() -> None:
-    events = log(start(), ev("human", reason="rich-text", target=bundle("#ed", tag="div")),
-                 ev("human", reason="rich-text", target=bundle("#ed", tag="div")),
-                 ev("human", reason="otp"), ev("human", reason="otp"), ev("click", target=bundle("#b")))
+    events = log(
+        start(),
+        ev("human", reason="rich-text", target=bundle("#ed", tag="div")),
+        ev("human", reason="rich-text", target=bundle("#ed", tag="div")),
+        ev("human", reason="otp"),
+        ev("human", reason="otp"),
+        ev("click", target=bundle("#b")),
+    )
     assert kinds(project(events, options())) == ["navigate", "human", "human", "click"]
 
 

@@ -37,10 +37,19 @@ def test_typed_values_never_show_themselves() -> None:
     assert len(typed) == 1  # one character is never compared
 
 
-@pytest.mark.parametrize(("text", "echoes"), [
-    ("ab", True), (" AB ", True), ("abc", False), ("xx hunter2 xx", True), ("HUNTER2", True),
-    ("hunt", False), ("", False), (None, False),
-])
+@pytest.mark.parametrize(
+    ("text", "echoes"),
+    [
+        ("ab", True),
+        (" AB ", True),
+        ("abc", False),
+        ("xx hunter2 xx", True),
+        ("HUNTER2", True),
+        ("hunt", False),
+        ("", False),
+        (None, False),
+    ],
+)
 def test_echo_rule_equal_two_contained_four(text: str | None, echoes: bool) -> None:
     assert TypedValues(["ab", "hunter2"]).echoes(text) is echoes
 
@@ -52,10 +61,16 @@ def test_selector_texts_are_attribute_values_and_ids() -> None:
 
 
 def test_scrub_bundle_drops_echoing_candidates_and_hashes() -> None:
-    fp = Fingerprint(tag="button", text_hash=text_hash(SALT, "canary7"), label_hash=text_hash(SALT, "ok"),
-                     attributes={"aria-label": text_hash(SALT, "canary7"), "class": text_hash(SALT, "btn")})  # type: ignore[arg-type]
-    bundle = LocatorBundle(candidates=(candidate('button[aria-label="Hi canary7"]', "aria-label"),
-                                       candidate("form > button")), fingerprint=fp)
+    fp = Fingerprint(
+        tag="button",
+        text_hash=text_hash(SALT, "canary7"),
+        label_hash=text_hash(SALT, "ok"),
+        attributes={"aria-label": text_hash(SALT, "canary7"), "class": text_hash(SALT, "btn")},
+    )  # type: ignore[arg-type]
+    bundle = LocatorBundle(
+        candidates=(candidate('button[aria-label="Hi canary7"]', "aria-label"), candidate("form > button")),
+        fingerprint=fp,
+    )
     typed = TypedValues(["canary7"])
     kept = scrub_bundle(bundle, typed, SALT)
     assert kept is not None
@@ -70,12 +85,25 @@ def test_scrub_bundle_drops_echoing_candidates_and_hashes() -> None:
 
 def test_scrub_bundle_drops_identity_hashes_and_hashed_candidates_of_a_typed_value() -> None:
     canary, other = text_hash(SALT, "canary7"), text_hash(SALT, "Save")
-    fp = Fingerprint(tag="a", role="link", name_hash=canary, value_hash=canary, link_hash=canary,
-                     row_hash=canary, text_hash=other, stable_id=True)
-    bundle = LocatorBundle(candidates=(candidate(f"role=link name={canary}", "role-name"),
-                                       candidate(f"link={canary}", "href"),
-                                       candidate(f"role=link name={other}", "role-name"),
-                                       candidate("main > a")), fingerprint=fp)
+    fp = Fingerprint(
+        tag="a",
+        role="link",
+        name_hash=canary,
+        value_hash=canary,
+        link_hash=canary,
+        row_hash=canary,
+        text_hash=other,
+        stable_id=True,
+    )
+    bundle = LocatorBundle(
+        candidates=(
+            candidate(f"role=link name={canary}", "role-name"),
+            candidate(f"link={canary}", "href"),
+            candidate(f"role=link name={other}", "role-name"),
+            candidate("main > a"),
+        ),
+        fingerprint=fp,
+    )
     kept = scrub_bundle(bundle, TypedValues(["  ", "canary7"]), SALT)
     assert kept is not None
     assert [c.selector for c in kept.candidates] == [f"role=link name={other}", "main > a"]
@@ -101,17 +129,23 @@ def test_scrub_url_strips_tokens_fragments_and_typed_values() -> None:
     assert scrub_url("https://u:p@a.test/", typed) is None
 
 
-@pytest.mark.parametrize(("text", "category"), [
-    ("-----BEGIN RSA PRIVATE KEY-----", "private-key"),
-    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
-    ("key AKIAIOSFODNN7EXAMPLE here", "cloud-key"),
-    ("ghp_" + "a" * 36, "vcs-token"),
-    ("xoxb-123456789012-abcdef", "chat-token"),
-    ("sk_live_" + "a" * 24, "api-key"),
-    ("Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "bearer-token"),
-    ("password = hunter22", "password-assignment"),
-    ("see https://user:pw@example.com/x", "url-credentials"),
-])
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("-----BEGIN RSA PRIVATE KEY-----", "private-key"),
+        (
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "jwt",
+        ),
+        ("key AKIAIOSFODNN7EXAMPLE here", "cloud-key"),
+        ("ghp_" + "a" * 36, "vcs-token"),
+        ("xoxb-123456789012-abcdef", "chat-token"),
+        ("sk_live_" + "a" * 24, "api-key"),
+        ("Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "bearer-token"),
+        ("password = hunter22", "password-assignment"),
+        ("see https://user:pw@example.com/x", "url-credentials"),
+    ],
+)
 def test_secret_patterns(text: str, category: str) -> None:
     assert category in secret_categories(text)
 
@@ -119,31 +153,42 @@ def test_secret_patterns(text: str, category: str) -> None:
 def test_user_texts_are_scanned_for_patterns() -> None:
     assert scan_texts([("description", "Search invoices by customer and open the first one.")]) == []
     assert scan_texts([("failureConditions[0]", "token=abcdef123")]) == [
-        Finding("failureConditions[0]", "password-assignment")]
+        Finding("failureConditions[0]", "password-assignment")
+    ]
 
 
 def test_scan_finds_typed_values_in_stored_fields_by_path_and_category_only() -> None:
     draft = factory.draft(description="Search for acme corp invoices.")
-    actions = (*draft.actions, AssertAction(id="a9", check="text_contains", target=factory.bundle("#r"),
-                                            expected="ACME CORP"))
-    draft = factory.draft(description="Search for acme corp invoices.", actions=actions,
-                          capabilities=capability_manifest(actions))
+    actions = (
+        *draft.actions,
+        AssertAction(id="a9", check="text_contains", target=factory.bundle("#r"), expected="ACME CORP"),
+    )
+    draft = factory.draft(
+        description="Search for acme corp invoices.",
+        actions=actions,
+        capabilities=capability_manifest(actions),
+    )
     findings = scan(draft, typed=TypedValues(["acme corp"]))
-    assert {(f.path, f.category) for f in findings} == {("description", "typed-value"),
-                                                         ("actions[4].expected", "typed-value")}
+    assert {(f.path, f.category) for f in findings} == {
+        ("description", "typed-value"),
+        ("actions[4].expected", "typed-value"),
+    }
     assert "acme" not in json.dumps([f.to_json() for f in findings]).lower()
 
 
-@pytest.mark.parametrize(("value", "text", "appears"), [
-    ("admin", "http://127.0.0.1:8000/admin/login/?next=/admin/", True),
-    ("admin", "http://127.0.0.1:8000/administration/", True),       # 4+ characters: inside a part
-    ("adm", "http://127.0.0.1:8000/admin/", False),                # 2-3 characters: a whole part only
-    ("ab", "http://host/x/?ab=1", True),
-    ("curator", "http://127.0.0.1:8000/admin/", False),
-    ("ab", "Sign in as ab, then add a book.", True),
-    ("ab", "Grab the tab.", False),
-    ("walden", "Search for Walden and open it.", True),
-])
+@pytest.mark.parametrize(
+    ("value", "text", "appears"),
+    [
+        ("admin", "http://127.0.0.1:8000/admin/login/?next=/admin/", True),
+        ("admin", "http://127.0.0.1:8000/administration/", True),  # 4+ characters: inside a part
+        ("adm", "http://127.0.0.1:8000/admin/", False),  # 2-3 characters: a whole part only
+        ("ab", "http://host/x/?ab=1", True),
+        ("curator", "http://127.0.0.1:8000/admin/", False),
+        ("ab", "Sign in as ab, then add a book.", True),
+        ("ab", "Grab the tab.", False),
+        ("walden", "Search for Walden and open it.", True),
+    ],
+)
 def test_a_value_appears_in_a_text_by_the_echo_rule(value: str, text: str, appears: bool) -> None:
     assert appears_in(value, text) is appears
 
@@ -152,14 +197,15 @@ def test_a_value_that_appeared_before_it_was_typed_is_public() -> None:
     typed = TypedValues()
     typed.add("admin", seen_in=["http://127.0.0.1:8000/admin/login/?next=/admin/", "Add a book."])
     typed.add("Rhea Corder", seen_in=["http://127.0.0.1:8000/admin/library/book/add/"])
-    typed.add("admin", seen_in=[])          # typed again: the first time decides
+    typed.add("admin", seen_in=[])  # typed again: the first time decides
     assert typed.public_values() == ("admin",)
     assert typed.echoes("/admin/") is True
     assert typed.echoes_private("/admin/") is False
     assert typed.echoes_private("by rhea corder") is True
     # URLs keep a public value; a private one still blots them out.
     assert scrub_url("http://127.0.0.1:8000/admin/library/?next=/admin/", typed) == (
-        "http://127.0.0.1:8000/admin/library/?next=%2Fadmin%2F")
+        "http://127.0.0.1:8000/admin/library/?next=%2Fadmin%2F"
+    )
     assert scrub_url("http://127.0.0.1:8000/authors/rhea%20corder/", typed) is None
     # Names, texts and selectors still keep it out: public is about secrets and URLs only.
     fp = Fingerprint(tag="h1", text_hash=text_hash(SALT, "admin"))
@@ -174,10 +220,13 @@ def test_a_public_value_is_no_secret_finding() -> None:
     """Issue 10 finding 5: the user name ``admin`` of an app under ``/admin/`` failed the recording
     on the start URL and the description, both given before anything was typed."""
     environment = factory.url_environment("http://127.0.0.1:8000/admin/login/?next=/admin/")
-    actions = (NavigateAction(id="a1", url="http://127.0.0.1:8000/admin/login/?next=/admin/"),
-               *factory.draft().actions[1:])
-    draft = factory.draft(environment=environment, actions=actions,
-                          description="Sign in to the admin as admin and add a book.")
+    actions = (
+        NavigateAction(id="a1", url="http://127.0.0.1:8000/admin/login/?next=/admin/"),
+        *factory.draft().actions[1:],
+    )
+    draft = factory.draft(
+        environment=environment, actions=actions, description="Sign in to the admin as admin and add a book."
+    )
     private = TypedValues(["admin"])
     assert {f.path for f in scan(draft, typed=private)} == {"description", "actions[0].url"}
     public = TypedValues()
@@ -192,14 +241,18 @@ def test_scan_skips_digests_hashes_and_enumerations() -> None:
 
 
 def test_scan_checks_urls_and_selectors_by_their_parts() -> None:
-    actions = (NavigateAction(id="a1", url="https://fixture.skillreel.invalid/?q=acme+corp"),
-               *factory.draft().actions[1:])
+    actions = (
+        NavigateAction(id="a1", url="https://fixture.skillreel.invalid/?q=acme+corp"),
+        *factory.draft().actions[1:],
+    )
     draft = factory.draft(actions=actions)
     assert [(f.path, f.category) for f in scan(draft, typed=TypedValues(["acme corp"]))] == [
-        ("actions[0].url", "typed-value")]
+        ("actions[0].url", "typed-value")
+    ]
     tokened = (NavigateAction(id="a1", url="https://fixture.skillreel.invalid/?token=x"), *actions[1:])
-    assert ("actions[0].url", "url-token") in {(f.path, f.category)
-                                               for f in scan(factory.draft(actions=tokened))}
+    assert ("actions[0].url", "url-token") in {
+        (f.path, f.category) for f in scan(factory.draft(actions=tokened))
+    }
     # The start URL the user gave on the command line existed before anything was typed.
     url_draft = factory.draft(environment=factory.url_environment("http://127.0.0.1:8000/acme/app"))
     assert scan(url_draft, typed=TypedValues(["acme"])) == []

@@ -23,12 +23,22 @@ from skillreel.store import db as store_db
 from tests import factory
 from tests.unit.test_lifecycle import STEPS_TO, T1
 
-KIND_OF_STEP = {"step_approve": "review", "step_replay": "replay", "step_enable": "enable",
-                "step_revoke": "revoke"}
+KIND_OF_STEP = {
+    "step_approve": "review",
+    "step_replay": "replay",
+    "step_enable": "enable",
+    "step_revoke": "revoke",
+}
 
 
-def seed(store: Store, name: str = "search-invoices", status: str = "draft", *, now: str = factory.T0,
-         **draft_overrides: object) -> StoreEntry:
+def seed(
+    store: Store,
+    name: str = "search-invoices",
+    status: str = "draft",
+    *,
+    now: str = factory.T0,
+    **draft_overrides: object,
+) -> StoreEntry:
     """Insert a fresh skill and walk it to ``status`` through audited store updates."""
     entry = store.insert(factory.entry(name, now=now, **draft_overrides), AuditNote(kind="record"))
     for step in STEPS_TO[status]:
@@ -63,11 +73,14 @@ def raw(home: Path) -> sqlite3.Connection:
 
 def counts(home: Path) -> tuple[int, int, int]:
     with raw(home) as conn:
-        return tuple(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]  # type: ignore[return-value]
-                     for t in ("entries", "revisions", "audit"))
+        return tuple(
+            conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]  # type: ignore[return-value]
+            for t in ("entries", "revisions", "audit")
+        )
 
 
 # --- location, permissions, migrations ------------------------------------------------------------
+
 
 def test_open_creates_an_owner_only_home(skillreel_home: Path) -> None:
     with Store.open() as store:
@@ -129,8 +142,9 @@ def test_busy_beyond_the_timeout(skillreel_home: Path) -> None:
         with Store.open(timeout=0.1) as second:
             assert second.get("search-invoices").revision == 1  # readers are not blocked (WAL)
             with pytest.raises(StoreError) as err:
-                second.update("search-invoices", lambda e: lifecycle.approve(e, "bob", T1),
-                              AuditNote(kind="review"))
+                second.update(
+                    "search-invoices", lambda e: lifecycle.approve(e, "bob", T1), AuditNote(kind="review")
+                )
             assert err.value.code == "SR_RECORD_STORE_BUSY"
     finally:
         holder.execute("ROLLBACK")
@@ -139,6 +153,7 @@ def test_busy_beyond_the_timeout(skillreel_home: Path) -> None:
 
 
 # --- reads and writes -----------------------------------------------------------------------------
+
 
 def test_insert_get_find_entries_and_summaries(store: Store) -> None:
     a = seed(store, "alpha")
@@ -169,12 +184,20 @@ def test_insert_refuses_an_existing_name_and_a_later_revision(store: Store) -> N
 
 def test_update_is_compare_and_set(store: Store, skillreel_home: Path) -> None:
     seed(store)
-    approved = store.update("search-invoices", lambda e: lifecycle.approve(e, "alice", T1),
-                            AuditNote(kind="review", reviewer="alice"), expected_revision=1)
+    approved = store.update(
+        "search-invoices",
+        lambda e: lifecycle.approve(e, "alice", T1),
+        AuditNote(kind="review", reviewer="alice"),
+        expected_revision=1,
+    )
     assert approved.revision == 2
     with pytest.raises(LifecycleError) as err:
-        store.update("search-invoices", lambda e: lifecycle.approve(e, "bob", T1), AuditNote(kind="review"),
-                     expected_revision=1)
+        store.update(
+            "search-invoices",
+            lambda e: lifecycle.approve(e, "bob", T1),
+            AuditNote(kind="review"),
+            expected_revision=1,
+        )
     assert err.value.code == "SR_RECORD_REVISION_CONFLICT"
     assert counts(skillreel_home) == (1, 2, 2)
 
@@ -188,8 +211,11 @@ def test_a_refused_change_writes_nothing(store: Store, skillreel_home: Path) -> 
     with pytest.raises(StoreError):  # a change that is not the next revision is a bug, refused
         store.update("search-invoices", lambda e: e, AuditNote(kind="review"))
     with pytest.raises(StoreError):  # an audit note that is not content-free cannot be written
-        store.update("search-invoices", lambda e: lifecycle.approve(e, "alice", T1),
-                     AuditNote(kind="review", reviewer="has spaces and text"))
+        store.update(
+            "search-invoices",
+            lambda e: lifecycle.approve(e, "alice", T1),
+            AuditNote(kind="review", reviewer="has spaces and text"),
+        )
     assert counts(skillreel_home) == before
     assert store.get("search-invoices").revision == 1
 
@@ -220,12 +246,21 @@ def test_every_mutation_appends_one_chained_audit_event(store: Store) -> None:
 
 
 def test_audit_events_are_content_free(store: Store, skillreel_home: Path) -> None:
-    entry = seed(store, status="validated",
-                 environment=factory.url_environment("http://127.0.0.1:8000/app?q=secret-query"))
+    entry = seed(
+        store,
+        status="validated",
+        environment=factory.url_environment("http://127.0.0.1:8000/app?q=secret-query"),
+    )
     with raw(skillreel_home) as conn:
         rows = b"".join(r[0] for r in conn.execute("SELECT document FROM audit"))
-    for content in (b"#q", b"#go", entry.draft.description.encode(), b"127.0.0.1", b"secret-query",
-                    b"No invoice matches"):
+    for content in (
+        b"#q",
+        b"#go",
+        entry.draft.description.encode(),
+        b"127.0.0.1",
+        b"secret-query",
+        b"No invoice matches",
+    ):
         assert content not in rows
 
 
@@ -310,8 +345,15 @@ def test_the_audit_limit_refuses_every_audited_operation_but_a_policy_change(sto
 
 
 def test_standalone_audit_events(store: Store) -> None:
-    event = store.audit(AuditNote(kind="replay", name="search-invoices", revision=1, outcome="failed",
-                                  code="SR_REPLAY_UI_TARGET_NOT_FOUND"))
+    event = store.audit(
+        AuditNote(
+            kind="replay",
+            name="search-invoices",
+            revision=1,
+            outcome="failed",
+            code="SR_REPLAY_UI_TARGET_NOT_FOUND",
+        )
+    )
     assert (event.seq, event.outcome, event.code) == (1, "failed", "SR_REPLAY_UI_TARGET_NOT_FOUND")
     assert store.audit_events("search-invoices") == [event]
     assert store.audit_events("other") == []

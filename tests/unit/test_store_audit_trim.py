@@ -38,8 +38,12 @@ def dump(home: Path) -> list[tuple[object, ...]]:
 def fill(store: Store, total: int) -> None:
     """Failed-replay events until the kept log holds ``total`` events."""
     missing = total - store.audit_count()
-    store.audit_many([AuditNote(kind="replay", name=NAME, outcome="failed", code="SR_REPLAY_UI_TIMEOUT")
-                      for _ in range(missing)])
+    store.audit_many(
+        [
+            AuditNote(kind="replay", name=NAME, outcome="failed", code="SR_REPLAY_UI_TIMEOUT")
+            for _ in range(missing)
+        ]
+    )
     assert store.audit_count() == total
 
 
@@ -86,8 +90,9 @@ def test_a_trim_keeps_the_chain_verifiable_and_records_itself(trimmed: Store, sk
     assert anchor.pinned == {r[0] for r in sql(skillreel_home, "SELECT entry_digest FROM revisions")}
     assert verification(trimmed) == {"ok": True, "events": 80, "brokenAt": None}
     # Writing on goes on as before, and revisions written after the trim are attested as usual.
-    entry = trimmed.update(NAME, lambda e: lifecycle.replace_draft(e, e.draft, e.events, T1),
-                           AuditNote(kind="record"))
+    entry = trimmed.update(
+        NAME, lambda e: lifecycle.replace_draft(e, e.draft, e.events, T1), AuditNote(kind="record")
+    )
     seed(trimmed, "another-skill")
     assert verification(trimmed)["ok"] is True
     # The limit counts kept events: 20 more fit before the log is full again.
@@ -134,13 +139,16 @@ def test_moving_the_anchor_to_hide_a_removed_event_is_detected(trimmed: Store, s
     assert verification(trimmed) == {"ok": False, "events": 79, "brokenAt": 23}
 
 
-@pytest.mark.parametrize("statement", [
-    "DELETE FROM audit_anchor",
-    "UPDATE audit_anchor SET prev_digest = 'sha256:' || substr(prev_digest, 9, 63) || '0'",
-    "INSERT INTO audit_pinned (entry_digest) VALUES ('sha256:' || printf('%064d', 7))",
-    "DELETE FROM audit_pinned WHERE rowid = (SELECT MIN(rowid) FROM audit_pinned)",
-    "DELETE FROM audit WHERE seq = (SELECT MAX(seq) FROM audit)",  # the trim event cut off the end
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "DELETE FROM audit_anchor",
+        "UPDATE audit_anchor SET prev_digest = 'sha256:' || substr(prev_digest, 9, 63) || '0'",
+        "INSERT INTO audit_pinned (entry_digest) VALUES ('sha256:' || printf('%064d', 7))",
+        "DELETE FROM audit_pinned WHERE rowid = (SELECT MIN(rowid) FROM audit_pinned)",
+        "DELETE FROM audit WHERE seq = (SELECT MAX(seq) FROM audit)",  # the trim event cut off the end
+    ],
+)
 def test_a_tampered_anchor_is_detected(trimmed: Store, skillreel_home: Path, statement: str) -> None:
     sql(skillreel_home, statement)
     result = trimmed.verify_audit()
@@ -150,8 +158,13 @@ def test_a_tampered_anchor_is_detected(trimmed: Store, skillreel_home: Path, sta
 
 def test_a_forged_revision_is_not_excused_by_the_anchor(trimmed: Store, skillreel_home: Path) -> None:
     forged = "sha256:" + "a" * 64
-    sql(skillreel_home, "INSERT INTO revisions SELECT name, 99, status, '2000-01-01T00:00:00Z', ?, document "
-        "FROM revisions WHERE name = ? AND revision = 1", forged, NAME)
+    sql(
+        skillreel_home,
+        "INSERT INTO revisions SELECT name, 99, status, '2000-01-01T00:00:00Z', ?, document "
+        "FROM revisions WHERE name = ? AND revision = 1",
+        forged,
+        NAME,
+    )
     assert verification(trimmed) == {"ok": False, "events": 80, "brokenAt": 102}
 
 

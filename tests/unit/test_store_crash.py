@@ -37,11 +37,19 @@ def _writer(home: str, ready: Any, done: Any) -> None:  # runs in the forked chi
             if entry is None:
                 store.insert(factory.entry(name), AuditNote(kind="record"))
             elif entry.status == "draft":
-                store.update(name, lambda e: lifecycle.approve(e, "alice", now), AuditNote(kind="review"),
-                             expected_revision=entry.revision)
+                store.update(
+                    name,
+                    lambda e: lifecycle.approve(e, "alice", now),
+                    AuditNote(kind="review"),
+                    expected_revision=entry.revision,
+                )
             elif entry.status == "approved":
-                store.update(name, lambda e: lifecycle.replay_succeeded(e, report_for(e, now), now),
-                             AuditNote(kind="replay"), expected_revision=entry.revision)
+                store.update(
+                    name,
+                    lambda e: lifecycle.replay_succeeded(e, report_for(e, now), now),
+                    AuditNote(kind="replay"),
+                    expected_revision=entry.revision,
+                )
             else:
                 store.remove(name, AuditNote(kind="delete"), expected_revision=entry.revision)
             i += 1
@@ -92,4 +100,3 @@ def test_sigkill_at_random_moments_never_half_writes(skillreel_home: Path) -> No
         assert child.exitcode == -signal.SIGKILL
         progress.append(_check(skillreel_home))
     assert progress[-1] > progress[0] > 0  # the writer really wrote between kills
-

@@ -20,11 +20,17 @@ from tests.unit.test_lifecycle import T1
 def write_keys(directory: Path, name: str = "key") -> tuple[Path, Path]:
     key = Ed25519PrivateKey.generate()
     private = directory / f"{name}.pem"
-    private.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
+    private.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
     public = directory / f"{name}.pub"
-    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
-                                                     serialization.PublicFormat.SubjectPublicKeyInfo))
+    public.write_bytes(
+        key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
     return private, public
 
 
@@ -60,18 +66,26 @@ def test_unsigned_unknown_key_and_bad_signatures_are_refused(tmp_path: Path) -> 
     wrong = Signature(key_id=document.signature.key_id, value=("B" if value[0] != "B" else "C") + value[1:])
     forged = document.model_copy(update={"signature": wrong})
     assert code(lambda: verify_export(forged, trusted)) == "SR_RECORD_SIGNATURE_INVALID"
-    moved = ExportDocument.build(entry=factory.entry("another-skill"), exported_at=T1,
-                                 signature=document.signature)  # a real signature over another export
+    moved = ExportDocument.build(
+        entry=factory.entry("another-skill"), exported_at=T1, signature=document.signature
+    )  # a real signature over another export
     assert code(lambda: verify_export(moved, trusted)) == "SR_RECORD_SIGNATURE_INVALID"
 
 
 def test_key_files_must_be_the_right_kind(tmp_path: Path) -> None:
     private, public = write_keys(tmp_path)
     rsa = tmp_path / "rsa.pem"
-    rsa.write_bytes(generate_private_key(public_exponent=65537, key_size=1024).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    for call in (lambda: load_signing_key(public), lambda: load_signing_key(rsa),
-                 lambda: load_trusted_keys([private]), lambda: load_signing_key(tmp_path / "missing.pem")):
+    rsa.write_bytes(
+        generate_private_key(public_exponent=65537, key_size=1024).private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    for call in (
+        lambda: load_signing_key(public),
+        lambda: load_signing_key(rsa),
+        lambda: load_trusted_keys([private]),
+        lambda: load_signing_key(tmp_path / "missing.pem"),
+    ):
         with pytest.raises(InputError):
             call()
     link = tmp_path / "link.pem"

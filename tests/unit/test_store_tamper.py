@@ -42,7 +42,7 @@ def edit(home: Path, table: str, where: str, old: bytes, new: bytes) -> None:
 
 def flip(data: bytes, position: int) -> bytes:
     changed = data[position] ^ 0x01 if data[position] not in (0x5C,) else 0x41
-    return data[:position] + bytes([changed]) + data[position + 1:]
+    return data[:position] + bytes([changed]) + data[position + 1 :]
 
 
 def corrupt(call: object) -> None:
@@ -66,12 +66,21 @@ def test_one_changed_byte_anywhere_in_a_stored_document_is_detected(home: Path) 
     positions = random.Random(20260102).sample(range(len(original)), 120)
     with Store.open() as store:
         for position in [0, len(original) - 1, *positions]:
-            sql(home, "UPDATE revisions SET document = ? WHERE name = ? AND revision = 3",
-                flip(original, position), NAME)
+            sql(
+                home,
+                "UPDATE revisions SET document = ? WHERE name = ? AND revision = 3",
+                flip(original, position),
+                NAME,
+            )
             before = dump(home)
             corrupt(lambda: store.get(NAME))
-            corrupt(lambda: store.update(NAME, lambda e: lifecycle.replace_draft(e, e.draft, e.events, T1),
-                                         AuditNote(kind="record")))
+            corrupt(
+                lambda: store.update(
+                    NAME,
+                    lambda e: lifecycle.replace_draft(e, e.draft, e.events, T1),
+                    AuditNote(kind="record"),
+                )
+            )
             corrupt(lambda: store.remove(NAME, AuditNote(kind="delete")))
             corrupt(store.entries)
             assert dump(home) == before, position
@@ -86,18 +95,28 @@ def test_an_older_revision_is_checked_when_shown(home: Path) -> None:
         corrupt(lambda: store.revision(NAME, 1))
 
 
-@pytest.mark.parametrize(("column", "value"), [
-    ("status", "enabled"), ("revision", 2), ("description", "changed"),
-    ("updated_at", "2030-01-01T00:00:00Z"), ("entry_digest", "sha256:" + "0" * 64),
-])
-def test_a_summary_column_that_disagrees_with_the_document_is_detected(home: Path, column: str,
-                                                                        value: object) -> None:
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("status", "enabled"),
+        ("revision", 2),
+        ("description", "changed"),
+        ("updated_at", "2030-01-01T00:00:00Z"),
+        ("entry_digest", "sha256:" + "0" * 64),
+    ],
+)
+def test_a_summary_column_that_disagrees_with_the_document_is_detected(
+    home: Path, column: str, value: object
+) -> None:
     sql(home, f"UPDATE entries SET {column} = ? WHERE name = ?", value, NAME)
     before = dump(home)
     with Store.open() as store:
         corrupt(lambda: store.get(NAME))
-        corrupt(lambda: store.update(NAME, lambda e: lifecycle.replace_draft(e, e.draft, e.events, T1),
-                                     AuditNote(kind="record")))
+        corrupt(
+            lambda: store.update(
+                NAME, lambda e: lifecycle.replace_draft(e, e.draft, e.events, T1), AuditNote(kind="record")
+            )
+        )
     assert dump(home) == before
 
 
@@ -138,11 +157,14 @@ def test_a_tampered_last_event_stops_further_writes(home: Path) -> None:
     assert dump(home) == before
 
 
-@pytest.mark.parametrize("statement", [
-    "DELETE FROM audit WHERE seq = 2",
-    "UPDATE audit SET event_digest = 'sha256:' || substr(event_digest, 9, 63) || '0' WHERE seq = 2",
-    "UPDATE audit SET seq = 9 WHERE seq = 2",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "DELETE FROM audit WHERE seq = 2",
+        "UPDATE audit SET event_digest = 'sha256:' || substr(event_digest, 9, 63) || '0' WHERE seq = 2",
+        "UPDATE audit SET seq = 9 WHERE seq = 2",
+    ],
+)
 def test_removed_or_renumbered_events_break_the_chain(home: Path, statement: str) -> None:
     sql(home, statement)
     with Store.open() as store:

@@ -43,8 +43,9 @@ def test_import_downgrades_enabled_to_validated_and_drops_the_installation() -> 
 
 def test_import_keeps_a_heal_proposal_rebased_on_the_new_revision() -> None:
     validated = advance(factory.entry(), "validated")
-    healed = lifecycle.replay_succeeded(validated, report_for(validated, T1, healed=True), T1,
-                                        proposal_for(validated, T1))
+    healed = lifecycle.replay_succeeded(
+        validated, report_for(validated, T1, healed=True), T1, proposal_for(validated, T1)
+    )
     entry = imported_entry(healed, 1, T2)
     assert entry.heal_proposal is not None
     assert entry.heal_proposal.base_revision == 1

@@ -27,8 +27,13 @@ def _events(log: AuditLog) -> Any:
 
 @click.command("audit")
 @click.option("--name", help="Only events about this skill.")
-@click.option("--limit", type=click.IntRange(min=1), default=DEFAULT_AUDIT_LIMIT, show_default=True,
-              help="Show at most this many (the most recent).")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=DEFAULT_AUDIT_LIMIT,
+    show_default=True,
+    help="Show at most this many (the most recent).",
+)
 @click.option("--verify", is_flag=True, help="Recompute the whole hash chain instead of listing.")
 @json_option
 def command(name: str | None, limit: int, verify: bool, as_json: bool) -> None:

@@ -11,8 +11,11 @@ from .output import approve_option, emit, json_option
 
 @click.command("delete")
 @click.argument("name")
-@click.option("--expected-revision", type=click.IntRange(min=1),
-              help="Delete only if the skill is still at this revision.")
+@click.option(
+    "--expected-revision",
+    type=click.IntRange(min=1),
+    help="Delete only if the skill is still at this revision.",
+)
 @approve_option
 @json_option
 def command(name: str, expected_revision: int | None, approve: bool, as_json: bool) -> None:

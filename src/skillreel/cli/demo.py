@@ -12,11 +12,19 @@ from .output import console, emit, json_option
 
 
 @click.command("demo")
-@click.option("--home", type=click.Path(file_okay=False, path_type=Path),
-              help="Use this SKILLREEL_HOME instead of a temporary one.")
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Use this SKILLREEL_HOME instead of a temporary one.",
+)
 @click.option("--keep", is_flag=True, help="Keep the temporary directory (home, project, logs).")
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="Port for the demo app on 127.0.0.1 (0: any free port).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port for the demo app on 127.0.0.1 (0: any free port).",
+)
 @click.option("--fast", is_flag=True, help="Shorter settle time between steps (used by the test suite).")
 @json_option
 def command(home: Path | None, keep: bool, port: int, fast: bool, as_json: bool) -> None:
@@ -30,16 +38,21 @@ def command(home: Path | None, keep: bool, port: int, fast: bool, as_json: bool)
         if out is not None:
             from rich.markup import escape
 
-            out.print(f"[green]✓[/] [bold]{result.stage:<7}[/] {escape(result.summary)} "
-                      f"[dim]({result.seconds:.1f} s)[/]")
+            out.print(
+                f"[green]✓[/] [bold]{result.stage:<7}[/] {escape(result.summary)} "
+                f"[dim]({result.seconds:.1f} s)[/]"
+            )
 
     if out is not None:
         out.print("[bold]skillreel demo[/]: the invoice desk, from one demonstration to an MCP tool")
     demo = run(home=home, keep=keep, port=port, settle_ms=50 if fast else 150, on_stage=show)
     total = time.monotonic() - started
-    data: dict[str, Any] = {"seconds": round(total, 1), "home": str(demo.home),
-                            "keptDirectory": str(demo.workdir) if demo.workdir else None,
-                            "stages": [r.to_json() for r in demo.results]}
+    data: dict[str, Any] = {
+        "seconds": round(total, 1),
+        "home": str(demo.home),
+        "keptDirectory": str(demo.workdir) if demo.workdir else None,
+        "stages": [r.to_json() for r in demo.results],
+    }
 
     def human(c: Any) -> None:
         c.print(f"[bold green]{len(demo.results)} stages passed[/] in {total:.1f} s")

@@ -14,21 +14,44 @@ from .output import approve_option, emit, json_option
 
 @click.command("enable")
 @click.argument("name")
-@click.option("--scope", type=click.Choice(["project", "user"]), default="project", show_default=True,
-              help="project: DIR/.agents/skills and DIR/.claude/skills; user: the same under your home "
-                   "(only when the policy allows global install).")
-@click.option("--project-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="The project to install into (default: the current directory).")
-@click.option("--expected-revision", type=click.IntRange(min=1),
-              help="Enable only if the skill is still at this revision.")
+@click.option(
+    "--scope",
+    type=click.Choice(["project", "user"]),
+    default="project",
+    show_default=True,
+    help="project: DIR/.agents/skills and DIR/.claude/skills; user: the same under your home "
+    "(only when the policy allows global install).",
+)
+@click.option(
+    "--project-dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="The project to install into (default: the current directory).",
+)
+@click.option(
+    "--expected-revision",
+    type=click.IntRange(min=1),
+    help="Enable only if the skill is still at this revision.",
+)
 @approve_option
 @json_option
-def command(name: str, scope: str, project_dir: Path | None, expected_revision: int | None,
-            approve: bool, as_json: bool) -> None:
+def command(
+    name: str,
+    scope: str,
+    project_dir: Path | None,
+    expected_revision: int | None,
+    approve: bool,
+    as_json: bool,
+) -> None:
     """Install a validated skill as an Agent Skills package."""
     with Store.open() as store:
-        result = enable_skill(store, name, "user" if scope == "user" else "project", project_dir,
-                              approve=approve, expected_revision=expected_revision)
+        result = enable_skill(
+            store,
+            name,
+            "user" if scope == "user" else "project",
+            project_dir,
+            approve=approve,
+            expected_revision=expected_revision,
+        )
     emit(result.to_json(), as_json=as_json, human=lambda out: _human(out, result))
 
 

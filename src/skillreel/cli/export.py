@@ -15,12 +15,19 @@ from .output import emit, json_option
 @click.argument("name")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="The file to write.")
 @click.option("--force", is_flag=True, help="Replace the file if it exists.")
-@click.option("--sign", "sign_key", type=click.Path(path_type=Path),
-              help="Sign the export with this Ed25519 private key (PEM).")
+@click.option(
+    "--sign",
+    "sign_key",
+    type=click.Path(path_type=Path),
+    help="Sign the export with this Ed25519 private key (PEM).",
+)
 @json_option
 def command(name: str, out: Path, force: bool, sign_key: Path | None, as_json: bool) -> None:
     """Write one skill with every document to a JSON file."""
     with Store.open() as store:
         result = export_skill(store, name, out, force=force, sign_key=sign_key)
-    emit(result.to_json(), as_json=as_json,
-         human=f"exported {result.name} revision {result.revision} to {result.path} ({result.export_digest})")
+    emit(
+        result.to_json(),
+        as_json=as_json,
+        human=f"exported {result.name} revision {result.revision} to {result.path} ({result.export_digest})",
+    )

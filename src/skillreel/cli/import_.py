@@ -14,18 +14,35 @@ from .output import approve_option, emit, json_option
 @click.command("import")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--replace", is_flag=True, help="Replace an existing skill of the same name (needs --approve).")
-@click.option("--expected-revision", type=click.IntRange(min=1),
-              help="Replace only if the existing skill is still at this revision.")
-@click.option("--trust", multiple=True, type=click.Path(path_type=Path),
-              help="Accept only an export signed by this Ed25519 public key (PEM); repeatable.")
+@click.option(
+    "--expected-revision",
+    type=click.IntRange(min=1),
+    help="Replace only if the existing skill is still at this revision.",
+)
+@click.option(
+    "--trust",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Accept only an export signed by this Ed25519 public key (PEM); repeatable.",
+)
 @approve_option
 @json_option
-def command(file: Path, replace: bool, expected_revision: int | None, trust: tuple[Path, ...], approve: bool,
-            as_json: bool) -> None:
+def command(
+    file: Path,
+    replace: bool,
+    expected_revision: int | None,
+    trust: tuple[Path, ...],
+    approve: bool,
+    as_json: bool,
+) -> None:
     """Read an exported skill, re-validating everything."""
     with Store.open() as store:
-        result = import_skill(store, file, replace=replace, approve=approve,
-                              expected_revision=expected_revision, trust=trust)
+        result = import_skill(
+            store, file, replace=replace, approve=approve, expected_revision=expected_revision, trust=trust
+        )
     verb = "replaced" if result.replaced else "imported"
-    emit(result.to_json(), as_json=as_json,
-         human=f"{verb} {result.name} as revision {result.revision} ({result.status})")
+    emit(
+        result.to_json(),
+        as_json=as_json,
+        human=f"{verb} {result.name} as revision {result.revision} ({result.status})",
+    )

@@ -25,14 +25,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def json_option(func: F) -> F:
-    return click.option("--json", "as_json", is_flag=True,
-                        help="Print one JSON document (the skillreel.result/v1 envelope) on stdout.")(func)
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        help="Print one JSON document (the skillreel.result/v1 envelope) on stdout.",
+    )(func)
 
 
 def approve_option(func: F) -> F:
-    return click.option("--approve", is_flag=True,
-                        help="Carry out the change (without it, say what would change and change nothing)."
-                        )(func)
+    return click.option(
+        "--approve",
+        is_flag=True,
+        help="Carry out the change (without it, say what would change and change nothing).",
+    )(func)
 
 
 def print_json(data: Any) -> None:
@@ -49,8 +55,9 @@ def console(stderr: bool = False) -> Any:
 Human = Callable[[Any], None] | str | None
 
 
-def emit(data: Mapping[str, Any], *, as_json: bool, human: Human = None,
-         warnings: Sequence[ResultWarning] = ()) -> None:
+def emit(
+    data: Mapping[str, Any], *, as_json: bool, human: Human = None, warnings: Sequence[ResultWarning] = ()
+) -> None:
     """Print a verb's result: its envelope, or the human rendering (the data as JSON when there is none)."""
     if as_json:
         from ..model.envelope import succeeded
@@ -61,9 +68,15 @@ def emit(data: Mapping[str, Any], *, as_json: bool, human: Human = None,
     _warn(warnings)
 
 
-def emit_failure(error: SkillreelError, *, as_json: bool, data: Mapping[str, Any] | None = None,
-                 human: Human = None, warnings: Sequence[ResultWarning] = (),
-                 command: str | None = None) -> None:
+def emit_failure(
+    error: SkillreelError,
+    *,
+    as_json: bool,
+    data: Mapping[str, Any] | None = None,
+    human: Human = None,
+    warnings: Sequence[ResultWarning] = (),
+    command: str | None = None,
+) -> None:
     """Print a failure: its envelope (with what is known in ``data``), or ``human`` (by default the
     error and its fix on stderr). ``command`` defaults to the verb that is running."""
     if as_json:

@@ -36,6 +36,9 @@ def set_command(ctx: click.Context, file: Path, approve: bool, as_json: bool) ->
     as_json = as_json or bool((ctx.obj or {}).get("as_json"))
     with Store.open() as store:
         change = set_policy(store, file, approve=approve)
-    human = ("policy updated: " + ", ".join(f"{k} {a} -> {b}" for k, a, b in change.changes)
-             if change.changes else "the policy already says that; nothing changed")
+    human = (
+        "policy updated: " + ", ".join(f"{k} {a} -> {b}" for k, a, b in change.changes)
+        if change.changes
+        else "the policy already says that; nothing changed"
+    )
     emit(change.to_json(), as_json=as_json, human=human)

@@ -49,7 +49,7 @@ async def _enter_pressed() -> None:
 
     try:
         loop.add_reader(fd, readable)
-    except (OSError, NotImplementedError, ValueError):   # a regular file: it is readable at once
+    except (OSError, NotImplementedError, ValueError):  # a regular file: it is readable at once
         sys.stdin.readline()
         return
     try:
@@ -67,22 +67,32 @@ def _human(result: RecordResult) -> Any:
         from rich.markup import escape
 
         data = result.to_json()
-        out.print(f"recorded [bold]{data['name']}[/] revision {data['revision']} (draft) "
-                  f"{data['draftDigest']}")
+        out.print(
+            f"recorded [bold]{data['name']}[/] revision {data['revision']} (draft) {data['draftDigest']}"
+        )
         for action in data["actions"]:
             extra = next((action[k] for k in ("parameter", "key", "reason", "check") if k in action), "")
             out.print(f"  {action['id']:<5} {action['kind']:<9} {extra}")
         if data["parameters"]:
-            out.print("parameters: " + ", ".join(
-                p["name"] + (" (sensitive)" if p["sensitive"] else "") for p in data["parameters"]))
+            out.print(
+                "parameters: "
+                + ", ".join(
+                    p["name"] + (" (sensitive)" if p["sensitive"] else "") for p in data["parameters"]
+                )
+            )
         if data["deniedOrigins"]:
-            out.print("[yellow]refused origins[/] (add with --allowed-origin if you trust them): "
-                      + escape(", ".join(data["deniedOrigins"])))
+            out.print(
+                "[yellow]refused origins[/] (add with --allowed-origin if you trust them): "
+                + escape(", ".join(data["deniedOrigins"]))
+            )
         elif data["deniedOriginsHidden"]:
-            out.print(f"[yellow]{data['deniedOriginCount']} refused origin(s)[/], not named because a "
-                      "sensitive value was typed (a page can hide it in a host name); record once "
-                      "without the secret to see them")
+            out.print(
+                f"[yellow]{data['deniedOriginCount']} refused origin(s)[/], not named because a "
+                "sensitive value was typed (a page can hide it in a host name); record once "
+                "without the secret to see them"
+            )
         out.print(f"next: skillreel review {data['name']} --reviewer ID --approve")
+
     return render
 
 
@@ -90,37 +100,78 @@ def _human(result: RecordResult) -> Any:
 @click.argument("name")
 @click.option("--html", "html_path", type=_PATH, help="An HTML fixture file (offline target).")
 @click.option("--url", help="The target URL (https; http on loopback only).")
-@click.option("--allowed-origin", "allowed_origins", multiple=True,
-              help="Another exact origin the page may use (repeat).")
+@click.option(
+    "--allowed-origin",
+    "allowed_origins",
+    multiple=True,
+    help="Another exact origin the page may use (repeat).",
+)
 @click.option("--identity", help="A non-secret label for the signed-in identity.")
-@click.option("--storage-state", type=_PATH,
-              help="Playwright storage state to start with (only its digest is kept).")
-@click.option("--automation", type=_PATH,
-              help="Perform a scripted demonstration instead of recording a person.")
+@click.option(
+    "--storage-state", type=_PATH, help="Playwright storage state to start with (only its digest is kept)."
+)
+@click.option(
+    "--automation", type=_PATH, help="Perform a scripted demonstration instead of recording a person."
+)
 @click.option("--assertions", type=_PATH, help="Observe/assert steps (CSS selectors) to add at the end.")
 @click.option("--sensitive", multiple=True, help="Mark a parameter sensitive (repeat).")
 @click.option("--failure", "failures", multiple=True, help="A failure condition in words (repeat).")
 @click.option("--description", help="What the skill does and when to use it (1 to 1,024 characters).")
 @click.option("--viewport", help="Window size WIDTHxHEIGHT (default 1280x800).")
-@click.option("--timeout", "timeout_ms", type=int, default=DEFAULT_TIMEOUT_MS, show_default=True,
-              help="Per-step timeout of a scripted demonstration, in ms (100 to 30,000).")
+@click.option(
+    "--timeout",
+    "timeout_ms",
+    type=int,
+    default=DEFAULT_TIMEOUT_MS,
+    show_default=True,
+    help="Per-step timeout of a scripted demonstration, in ms (100 to 30,000).",
+)
 @json_option
-def command(name: str, html_path: Path | None, url: str | None, allowed_origins: tuple[str, ...],
-            identity: str | None, storage_state: Path | None, automation: Path | None,
-            assertions: Path | None, sensitive: tuple[str, ...], failures: tuple[str, ...],
-            description: str | None, viewport: str | None, timeout_ms: int, as_json: bool) -> None:
+def command(
+    name: str,
+    html_path: Path | None,
+    url: str | None,
+    allowed_origins: tuple[str, ...],
+    identity: str | None,
+    storage_state: Path | None,
+    automation: Path | None,
+    assertions: Path | None,
+    sensitive: tuple[str, ...],
+    failures: tuple[str, ...],
+    description: str | None,
+    viewport: str | None,
+    timeout_ms: int,
+    as_json: bool,
+) -> None:
     """Record a skill from a demonstration in Chromium."""
-    prepared = prepare(RecordRequest(
-        name=name, html_path=html_path, url=url, allowed_origins=allowed_origins, identity=identity,
-        storage_state=storage_state, automation=automation, assertions=assertions, sensitive=sensitive,
-        failure_conditions=failures, description=description, viewport=_viewport(viewport),
-        timeout_ms=timeout_ms))
+    prepared = prepare(
+        RecordRequest(
+            name=name,
+            html_path=html_path,
+            url=url,
+            allowed_origins=allowed_origins,
+            identity=identity,
+            storage_state=storage_state,
+            automation=automation,
+            assertions=assertions,
+            sensitive=sensitive,
+            failure_conditions=failures,
+            description=description,
+            viewport=_viewport(viewport),
+            timeout_ms=timeout_ms,
+        )
+    )
     interactive = prepared.interactive
     try:
         with Store.open() as store:
-            result = asyncio.run(record_skill(store, prepared,
-                                              until_done=_enter_pressed if interactive else None,
-                                              on_action=_announce if interactive else None))
+            result = asyncio.run(
+                record_skill(
+                    store,
+                    prepared,
+                    until_done=_enter_pressed if interactive else None,
+                    on_action=_announce if interactive else None,
+                )
+            )
     except KeyboardInterrupt:
         raise RecordError("SR_RECORD_DISCARDED", "recording discarded; nothing was stored") from None
     emit(result.to_json(), as_json=as_json, human=_human(result))

@@ -22,36 +22,86 @@ from .output import emit, emit_failure, json_option
 
 @click.command("replay")
 @click.argument("name")
-@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=True, exists=False),
-              help="The HTML fixture the skill was recorded on.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(path_type=Path, dir_okay=True, exists=False),
+    help="The HTML fixture the skill was recorded on.",
+)
 @click.option("--url", help="The URL target (default: the recorded one; it must match it exactly).")
-@click.option("--storage-state", type=click.Path(path_type=Path, dir_okay=True, exists=False),
-              help="The Playwright storage-state file the skill was recorded with.")
-@click.option("--input", "inputs", multiple=True, metavar="NAME=VALUE",
-              help="A non-sensitive input (repeat). Sensitive ones come from the vault only.")
-@click.option("--expected-revision", type=click.IntRange(min=1),
-              help="Replay only if the skill is still at this revision.")
+@click.option(
+    "--storage-state",
+    type=click.Path(path_type=Path, dir_okay=True, exists=False),
+    help="The Playwright storage-state file the skill was recorded with.",
+)
+@click.option(
+    "--input",
+    "inputs",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A non-sensitive input (repeat). Sensitive ones come from the vault only.",
+)
+@click.option(
+    "--expected-revision",
+    type=click.IntRange(min=1),
+    help="Replay only if the skill is still at this revision.",
+)
 @click.option("--no-heal", is_flag=True, help="Fail instead of healing a locator that no longer agrees.")
-@click.option("--timeout", "timeout_ms", type=click.IntRange(100, 30_000), default=10_000, show_default=True,
-              help="Per-step timeout in milliseconds.")
-@click.option("--settle", "settle_ms", type=click.IntRange(0, 1_000), default=100, show_default=True,
-              help="Milliseconds to let the page settle after each action.")
+@click.option(
+    "--timeout",
+    "timeout_ms",
+    type=click.IntRange(100, 30_000),
+    default=10_000,
+    show_default=True,
+    help="Per-step timeout in milliseconds.",
+)
+@click.option(
+    "--settle",
+    "settle_ms",
+    type=click.IntRange(0, 1_000),
+    default=100,
+    show_default=True,
+    help="Milliseconds to let the page settle after each action.",
+)
 @json_option
-def command(name: str, html_path: Path | None, url: str | None, storage_state: Path | None,
-            inputs: tuple[str, ...], expected_revision: int | None, no_heal: bool, timeout_ms: int,
-            settle_ms: int, as_json: bool) -> None:
+def command(
+    name: str,
+    html_path: Path | None,
+    url: str | None,
+    storage_state: Path | None,
+    inputs: tuple[str, ...],
+    expected_revision: int | None,
+    no_heal: bool,
+    timeout_ms: int,
+    settle_ms: int,
+    as_json: bool,
+) -> None:
     """Replay an approved skill in Chromium with new inputs."""
     from ..services.replaying import ReplayRequest, replay_skill
     from ..store import Store
     from ..vault import EnvKeyringSecrets
 
-    request = ReplayRequest(name=name, inputs=parse_inputs(inputs), html_path=html_path, url=url,
-                            storage_state=storage_state, expected_revision=expected_revision,
-                            heal=not no_heal, timeout_ms=timeout_ms, settle_ms=settle_ms)
+    request = ReplayRequest(
+        name=name,
+        inputs=parse_inputs(inputs),
+        html_path=html_path,
+        url=url,
+        storage_state=storage_state,
+        expected_revision=expected_revision,
+        heal=not no_heal,
+        timeout_ms=timeout_ms,
+        settle_ms=settle_ms,
+    )
     with Store.open() as store:
-        outcome = asyncio.run(replay_skill(store, request, secrets=EnvKeyringSecrets(),
-                                           progress=None if as_json else show_progress,
-                                           human=terminal_prompt()))
+        outcome = asyncio.run(
+            replay_skill(
+                store,
+                request,
+                secrets=EnvKeyringSecrets(),
+                progress=None if as_json else show_progress,
+                human=terminal_prompt(),
+            )
+        )
     if outcome.error is None:
         doc = outcome.to_json()
         emit(doc, as_json=as_json, human=lambda out: show_success(out, doc), warnings=outcome.warnings)
@@ -84,11 +134,15 @@ def show_progress(step: StepProgress) -> None:
 
 def show_success(out: Any, doc: dict[str, Any]) -> None:
     healed = sum(1 for s in doc["steps"] if s["healed"])
-    out.print(f"replayed {doc['name']}: {len(doc['steps'])} steps, {healed} healed; now at revision "
-              f"{doc['revision']} (report {doc['reportDigest']})")
+    out.print(
+        f"replayed {doc['name']}: {len(doc['steps'])} steps, {healed} healed; now at revision "
+        f"{doc['revision']} (report {doc['reportDigest']})"
+    )
     if doc["healProposal"]:
-        out.print(f"a heal proposal is pending: see `skillreel show {doc['name']}`, accept it with "
-                  f"`skillreel review {doc['name']} --heal-proposal --reviewer ID --approve`")
+        out.print(
+            f"a heal proposal is pending: see `skillreel show {doc['name']}`, accept it with "
+            f"`skillreel review {doc['name']} --heal-proposal --reviewer ID --approve`"
+        )
 
 
 def terminal_prompt() -> HumanPrompt | None:
@@ -97,9 +151,11 @@ def terminal_prompt() -> HumanPrompt | None:
         return None
 
     async def prompt(request: HumanRequest) -> bool:
-        sys.stderr.write(f"[{request.index + 1}/{request.total}] {request.action_id} needs you "
-                         f"({request.reason}): do it in the browser window, then press Enter "
-                         "(type q to stop) ")
+        sys.stderr.write(
+            f"[{request.index + 1}/{request.total}] {request.action_id} needs you "
+            f"({request.reason}): do it in the browser window, then press Enter "
+            "(type q to stop) "
+        )
         sys.stderr.flush()
         answer = await asyncio.to_thread(sys.stdin.readline)
         return answer.strip().lower() not in ("q", "quit", "n", "no")

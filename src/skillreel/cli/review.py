@@ -12,16 +12,29 @@ from .output import approve_option, emit, json_option
 @click.command("review")
 @click.argument("name")
 @click.option("--reviewer", required=True, help="Who approves (a non-secret id, e.g. an email).")
-@click.option("--expected-revision", type=click.IntRange(min=1),
-              help="Approve only if the skill is still at this revision (what `show` printed).")
+@click.option(
+    "--expected-revision",
+    type=click.IntRange(min=1),
+    help="Approve only if the skill is still at this revision (what `show` printed).",
+)
 @click.option("--heal-proposal", is_flag=True, help="Accept the pending heal proposal as the new revision.")
 @approve_option
 @json_option
-def command(name: str, reviewer: str, expected_revision: int | None, heal_proposal: bool,
-            approve: bool, as_json: bool) -> None:
+def command(
+    name: str, reviewer: str, expected_revision: int | None, heal_proposal: bool, approve: bool, as_json: bool
+) -> None:
     """Approve one exact draft revision (or a heal proposal)."""
     with Store.open() as store:
-        result = review_skill(store, name, reviewer, approve=approve, expected_revision=expected_revision,
-                              heal_proposal=heal_proposal)
-    emit(result.to_json(), as_json=as_json,
-         human=f"approved {result.name} revision {result.revision} ({result.approval_digest})")
+        result = review_skill(
+            store,
+            name,
+            reviewer,
+            approve=approve,
+            expected_revision=expected_revision,
+            heal_proposal=heal_proposal,
+        )
+    emit(
+        result.to_json(),
+        as_json=as_json,
+        human=f"approved {result.name} revision {result.revision} ({result.approval_digest})",
+    )

@@ -14,15 +14,22 @@ from .output import approve_option, emit, json_option
 
 @click.command("revoke")
 @click.argument("name")
-@click.option("--project-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Look for a project install under this directory instead of where it was installed "
-                   "(for a project that moved).")
-@click.option("--expected-revision", type=click.IntRange(min=1),
-              help="Revoke only if the skill is still at this revision.")
+@click.option(
+    "--project-dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Look for a project install under this directory instead of where it was installed "
+    "(for a project that moved).",
+)
+@click.option(
+    "--expected-revision",
+    type=click.IntRange(min=1),
+    help="Revoke only if the skill is still at this revision.",
+)
 @approve_option
 @json_option
-def command(name: str, project_dir: Path | None, expected_revision: int | None, approve: bool,
-            as_json: bool) -> None:
+def command(
+    name: str, project_dir: Path | None, expected_revision: int | None, approve: bool, as_json: bool
+) -> None:
     """Remove an enabled skill's packages, transactionally."""
     with Store.open() as store:
         result = revoke_skill(store, name, project_dir, approve=approve, expected_revision=expected_revision)

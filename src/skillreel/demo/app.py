@@ -34,16 +34,26 @@ INVOICES = (
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "original": {
-        "ids": {"login_form": "login", "user": "username", "password": "password", "query": "query",
-                "region": "region"},
+        "ids": {
+            "login_form": "login",
+            "user": "username",
+            "password": "password",
+            "query": "query",
+            "region": "region",
+        },
         "names": {"user": "username", "password": "password", "query": "query", "region": "region"},
         "classes": {"primary": "btn-primary", "results": "results"},
         "placeholder": "Supplier or invoice number",
         "wrapper": False,
     },
     "redesign": {
-        "ids": {"login_form": "signin-form", "user": "login-user", "password": "login-secret",
-                "query": "invoice-search", "region": "region-filter"},
+        "ids": {
+            "login_form": "signin-form",
+            "user": "login-user",
+            "password": "login-secret",
+            "query": "invoice-search",
+            "region": "region-filter",
+        },
         "names": {"user": "user", "password": "secret", "query": "search", "region": "area"},
         "classes": {"primary": "button button--main", "results": "result-list"},
         "placeholder": "Search by supplier",
@@ -60,9 +70,12 @@ def _page(name: str) -> str:
 def render(template: str, variant: str) -> str:
     """Fill the page template for a variant (plain substitution, no user input involved)."""
     spec = VARIANTS[variant]
-    values = {"variant": variant, "placeholder": spec["placeholder"],
-              "wrapper_open": '<div class="panel">' if spec["wrapper"] else "",
-              "wrapper_close": "</div>" if spec["wrapper"] else ""}
+    values = {
+        "variant": variant,
+        "placeholder": spec["placeholder"],
+        "wrapper_open": '<div class="panel">' if spec["wrapper"] else "",
+        "wrapper_close": "</div>" if spec["wrapper"] else "",
+    }
     for group in ("ids", "names", "classes"):
         for key, value in spec[group].items():
             values[f"{group}.{key}"] = value
@@ -115,8 +128,10 @@ class InvoiceDesk:
             self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
         except OSError as exc:
             raise SkillreelError(
-                "SR_RECORD_USAGE", f"the demo app could not listen on 127.0.0.1:{self._port} "
-                f"({exc.strerror}); pick another port or stop what uses it") from exc
+                "SR_RECORD_USAGE",
+                f"the demo app could not listen on 127.0.0.1:{self._port} "
+                f"({exc.strerror}); pick another port or stop what uses it",
+            ) from exc
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True, name="invoice-desk").start()
         return self
@@ -136,9 +151,13 @@ class InvoiceDesk:
 
 def _search(variant: str, query: str, region: str) -> list[dict[str, str]]:
     q = query.strip().lower()
-    found = [dict(i) for i in INVOICES
-             if q and (q in i["supplier"].lower() or q == i["id"].lower())
-             and (not region or i["region"] == region)]
+    found = [
+        dict(i)
+        for i in INVOICES
+        if q
+        and (q in i["supplier"].lower() or q == i["id"].lower())
+        and (not region or i["region"] == region)
+    ]
     if variant == "ambiguous":
         found = found + [dict(i, id=i["id"] + "-B") for i in found]
     return found
@@ -151,8 +170,13 @@ def _handler_for(state: DeskState) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-        def _send(self, status: int, body: bytes = b"", ctype: str = "text/html; charset=utf-8",
-                  headers: dict[str, str] | None = None) -> None:
+        def _send(
+            self,
+            status: int,
+            body: bytes = b"",
+            ctype: str = "text/html; charset=utf-8",
+            headers: dict[str, str] | None = None,
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
@@ -164,8 +188,9 @@ def _handler_for(state: DeskState) -> type[BaseHTTPRequestHandler]:
 
         def _signed_in(self) -> bool:
             cookie = self.headers.get("Cookie") or ""
-            token = next((c.split("=", 1)[1] for c in cookie.split("; ")
-                          if c.startswith("desk_session=")), "")
+            token = next(
+                (c.split("=", 1)[1] for c in cookie.split("; ") if c.startswith("desk_session=")), ""
+            )
             with state.lock:
                 return token in state.sessions
 
@@ -205,8 +230,13 @@ def _handler_for(state: DeskState) -> type[BaseHTTPRequestHandler]:
                     token = secrets.token_hex(16)
                     with state.lock:
                         state.sessions.add(token)
-                    self._send(303, headers={"Location": "/desk",
-                                             "Set-Cookie": f"desk_session={token}; Path=/; HttpOnly"})
+                    self._send(
+                        303,
+                        headers={
+                            "Location": "/desk",
+                            "Set-Cookie": f"desk_session={token}; Path=/; HttpOnly",
+                        },
+                    )
                 else:
                     self._send(303, headers={"Location": "/"})
             elif url.path == "/api/approve" and self._signed_in():

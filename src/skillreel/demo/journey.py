@@ -32,9 +32,11 @@ SKILL = "approve-invoice"
 SECRET_ENV = "SKILLREEL_SECRET_APPROVE_INVOICE_PASSWORD"  # noqa: S105 (a variable's name)
 RECORDED_PASSWORD = "demo-Recorded-Pw-7319"  # noqa: S105 (demo app only; typed while recording, never stored)
 VAULT_PASSWORD = "demo-Vault-Pw-5582"  # noqa: S105 (demo app only; what the vault gives the replays)
-DESCRIPTION = ("Approve one supplier invoice on the Invoice Desk: sign in, search by supplier, "
-               "filter by region, approve the single match. Use when an invoice must be approved "
-               "by supplier and region.")
+DESCRIPTION = (
+    "Approve one supplier invoice on the Invoice Desk: sign in, search by supplier, "
+    "filter by region, approve the single match. Use when an invoice must be approved "
+    "by supplier and region."
+)
 
 
 @dataclass(frozen=True)
@@ -46,8 +48,13 @@ class StageResult:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"stage": self.stage, "ok": self.ok, "summary": self.summary, "data": self.data,
-                "seconds": round(self.seconds, 2)}
+        return {
+            "stage": self.stage,
+            "ok": self.ok,
+            "summary": self.summary,
+            "data": self.data,
+            "seconds": round(self.seconds, 2),
+        }
 
 
 @dataclass
@@ -82,29 +89,36 @@ class DemoStageFailed(RecordError):
     def __init__(self, stage: str, reason: str, cause: SkillreelError | None = None) -> None:
         code = f" ({cause.code})" if cause else ""
         fix = f"; fix: {cause.fix}" if cause else ""
-        super().__init__("SR_RECORD_DEMO_FAILED", f"demo stage {stage!r} failed{code}: {reason}{fix}",
-                         details={"stage": stage, **({"cause": cause.code} if cause else {})})
+        super().__init__(
+            "SR_RECORD_DEMO_FAILED",
+            f"demo stage {stage!r} failed{code}: {reason}{fix}",
+            details={"stage": stage, **({"cause": cause.code} if cause else {})},
+        )
 
 
 def _automation(start_url: str) -> dict[str, Any]:
-    return {"steps": [
-        {"do": "type", "selector": "input[autocomplete=username]", "text": "clerk"},
-        {"do": "type", "selector": "input[type=password]", "text": RECORDED_PASSWORD},
-        {"do": "click", "selector": "button[type=submit]"},
-        {"do": "wait", "ms": 300},
-        {"do": "type", "selector": "input[type=search]", "text": "acme"},
-        {"do": "press", "key": "Enter"},
-        {"do": "wait", "ms": 200},
-        {"do": "select", "selector": "select", "value": "north"},
-        {"do": "wait", "ms": 300},
-        {"do": "click", "selector": "#results button"},
-        {"do": "wait", "ms": 200},
-    ]}
+    return {
+        "steps": [
+            {"do": "type", "selector": "input[autocomplete=username]", "text": "clerk"},
+            {"do": "type", "selector": "input[type=password]", "text": RECORDED_PASSWORD},
+            {"do": "click", "selector": "button[type=submit]"},
+            {"do": "wait", "ms": 300},
+            {"do": "type", "selector": "input[type=search]", "text": "acme"},
+            {"do": "press", "key": "Enter"},
+            {"do": "wait", "ms": 200},
+            {"do": "select", "selector": "select", "value": "north"},
+            {"do": "wait", "ms": 300},
+            {"do": "click", "selector": "#results button"},
+            {"do": "wait", "ms": 200},
+        ]
+    }
 
 
-ASSERTIONS = {"assertions": [
-    {"kind": "assert", "selector": "#confirmation", "check": "text_contains", "expected": "approved"},
-]}
+ASSERTIONS = {
+    "assertions": [
+        {"kind": "assert", "selector": "#confirmation", "check": "text_contains", "expected": "approved"},
+    ]
+}
 
 
 async def stage_record(ctx: DemoContext) -> StageResult:
@@ -115,21 +129,36 @@ async def stage_record(ctx: DemoContext) -> StageResult:
     automation.write_text(json.dumps(_automation(ctx.desk.start_url)))
     assertions.write_text(json.dumps(ASSERTIONS))
     try:
-        result = await record_skill(ctx.store, RecordRequest(
-            name=SKILL, url=ctx.desk.start_url, automation=automation, assertions=assertions,
-            description=DESCRIPTION, failure_conditions=("No invoice matches the supplier and region.",
-                                                         "The invoice was already approved."),
-            sensitive=(),
-        ))
+        result = await record_skill(
+            ctx.store,
+            RecordRequest(
+                name=SKILL,
+                url=ctx.desk.start_url,
+                automation=automation,
+                assertions=assertions,
+                description=DESCRIPTION,
+                failure_conditions=(
+                    "No invoice matches the supplier and region.",
+                    "The invoice was already approved.",
+                ),
+                sensitive=(),
+            ),
+        )
     finally:
         automation.unlink(missing_ok=True)  # it held the recorded password; it never entered the home
     draft = result.entry.draft
     params = ", ".join(f"{p.name}{' (sensitive)' if p.sensitive else ''}" for p in draft.parameters)
-    return StageResult("record", True, f"recorded {SKILL!r} r{result.entry.revision}: "
-                       f"{len(draft.actions)} actions; parameters {params}",
-                       {"revision": result.entry.revision, "actions": len(draft.actions),
-                        "parameters": [p.to_json() for p in draft.parameters],
-                        "draftDigest": draft.draft_digest})
+    return StageResult(
+        "record",
+        True,
+        f"recorded {SKILL!r} r{result.entry.revision}: {len(draft.actions)} actions; parameters {params}",
+        {
+            "revision": result.entry.revision,
+            "actions": len(draft.actions),
+            "parameters": [p.to_json() for p in draft.parameters],
+            "draftDigest": draft.draft_digest,
+        },
+    )
 
 
 async def stage_show(ctx: DemoContext) -> StageResult:
@@ -141,8 +170,12 @@ async def stage_show(ctx: DemoContext) -> StageResult:
     sensitive = [p["name"] for p in skill["parameters"] if p["sensitive"]]
     if not sensitive:
         raise DemoStageFailed("show", "the password field was not marked sensitive")
-    return StageResult("show", True, f"draft: {' → '.join(kinds)}; capabilities "
-                       f"{', '.join(skill['capabilities'])}", {"kinds": kinds, "sensitive": sensitive})
+    return StageResult(
+        "show",
+        True,
+        f"draft: {' → '.join(kinds)}; capabilities {', '.join(skill['capabilities'])}",
+        {"kinds": kinds, "sensitive": sensitive},
+    )
 
 
 async def stage_review(ctx: DemoContext) -> StageResult:
@@ -161,8 +194,9 @@ async def _replay(ctx: DemoContext, query: str, region: str, timeout_ms: int = 1
     names = {p.name for p in store.get(SKILL).draft.parameters if not p.sensitive}
     if names != set(wanted):
         raise DemoStageFailed("replay", f"the recording produced parameters {sorted(names)}")
-    return await replay_skill(store, ReplayRequest(name=SKILL, inputs=wanted, settle_ms=ctx.settle_ms,
-                                                   timeout_ms=timeout_ms))
+    return await replay_skill(
+        store, ReplayRequest(name=SKILL, inputs=wanted, settle_ms=ctx.settle_ms, timeout_ms=timeout_ms)
+    )
 
 
 async def stage_replay(ctx: DemoContext) -> StageResult:
@@ -174,10 +208,13 @@ async def stage_replay(ctx: DemoContext) -> StageResult:
     if approved != ["INV-2077"]:
         raise DemoStageFailed("replay", f"expected INV-2077 approved, the app saw {approved}")
     status = ctx.store.get(SKILL).status
-    return StageResult("replay", True, f"replayed with new inputs (globex, south; password from the vault): "
-                       f"INV-2077 approved, skill now {status}",
-                       {"reportDigest": outcome.report.report_digest if outcome.report else None,
-                        "status": status})
+    return StageResult(
+        "replay",
+        True,
+        f"replayed with new inputs (globex, south; password from the vault): "
+        f"INV-2077 approved, skill now {status}",
+        {"reportDigest": outcome.report.report_digest if outcome.report else None, "status": status},
+    )
 
 
 async def stage_heal(ctx: DemoContext) -> StageResult:
@@ -194,9 +231,13 @@ async def stage_heal(ctx: DemoContext) -> StageResult:
     entry = ctx.store.get(SKILL)
     if entry.heal_proposal is None:
         raise DemoStageFailed("heal", "no heal proposal was left for review")
-    return StageResult("heal", True, f"redesigned app: healed {len(healed)} step(s) ({', '.join(healed)}), "
-                       "INV-1042 approved; heal proposal pending review, approved revision unchanged",
-                       {"healed": healed, "revision": entry.revision})
+    return StageResult(
+        "heal",
+        True,
+        f"redesigned app: healed {len(healed)} step(s) ({', '.join(healed)}), "
+        "INV-1042 approved; heal proposal pending review, approved revision unchanged",
+        {"healed": healed, "revision": entry.revision},
+    )
 
 
 async def stage_refuse(ctx: DemoContext) -> StageResult:
@@ -210,9 +251,13 @@ async def stage_refuse(ctx: DemoContext) -> StageResult:
         raise DemoStageFailed("refuse", "the ambiguous page failed for another reason", outcome.error)
     if ctx.desk.approved[before:]:
         raise DemoStageFailed("refuse", "something was approved on the ambiguous page")
-    return StageResult("refuse", True, f"ambiguous page: refused at step {outcome.error.action_id} with "
-                       f"{outcome.error.code}; nothing approved",
-                       {"code": outcome.error.code, "actionId": outcome.error.action_id})
+    return StageResult(
+        "refuse",
+        True,
+        f"ambiguous page: refused at step {outcome.error.action_id} with "
+        f"{outcome.error.code}; nothing approved",
+        {"code": outcome.error.code, "actionId": outcome.error.action_id},
+    )
 
 
 async def stage_enable(ctx: DemoContext) -> StageResult:
@@ -220,8 +265,12 @@ async def stage_enable(ctx: DemoContext) -> StageResult:
 
     result = enable_skill(ctx.store, SKILL, "project", ctx.project, approve=True).to_json()
     paths = [str(Path(p).relative_to(ctx.project)) for p in result["installations"]]
-    return StageResult("enable", True, f"enabled: package {result['packageDigest'][:19]}… installed in "
-                       f"{', '.join(paths)}", result)
+    return StageResult(
+        "enable",
+        True,
+        f"enabled: package {result['packageDigest'][:19]}… installed in {', '.join(paths)}",
+        result,
+    )
 
 
 async def stage_mcp(ctx: DemoContext) -> StageResult:
@@ -230,24 +279,34 @@ async def stage_mcp(ctx: DemoContext) -> StageResult:
 
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "SKILLREEL_CHROMIUM", "TMPDIR")}
     env |= {"SKILLREEL_HOME": str(ctx.home), SECRET_ENV: VAULT_PASSWORD}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "skillreel", "mcp"], env=env,
-                                   cwd=str(ctx.project))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "skillreel", "mcp"], env=env, cwd=str(ctx.project)
+    )
     before = len(ctx.desk.approved)
     with (ctx.workdir / "mcp-stderr.log").open("a") as errlog:
         async with Client(stdio_client(params, errlog=errlog)) as client:
             listed = (await client.call_tool("skills_list", {})).structured_content or {}
             names = [s["name"] for s in (listed.get("data") or {}).get("skills", [])]
-            played = await client.call_tool("skills_play", {
-                "name": SKILL, "inputs": {"username": "clerk", "query": "initech", "region": "south"}})
+            played = await client.call_tool(
+                "skills_play",
+                {"name": SKILL, "inputs": {"username": "clerk", "query": "initech", "region": "south"}},
+            )
     envelope = played.structured_content or {}  # the result envelope (docs/guide.md, --json)
     result = envelope.get("data") or {}
     if SKILL not in names or played.is_error or not envelope.get("ok"):
-        raise DemoStageFailed("mcp", f"skills_list saw {names}; skills_play returned "
-                              f"{(envelope.get('error') or {}).get('code') or result.get('status')}")
+        raise DemoStageFailed(
+            "mcp",
+            f"skills_list saw {names}; skills_play returned "
+            f"{(envelope.get('error') or {}).get('code') or result.get('status')}",
+        )
     if ctx.desk.approved[before:] != ["INV-3310"]:
         raise DemoStageFailed("mcp", "the MCP play approved the wrong invoice")
-    return StageResult("mcp", True, f"MCP: skills_list → {names}; skills_play → {result['status']} "
-                       "(INV-3310 approved)", {"listed": names, "reportDigest": result.get("reportDigest")})
+    return StageResult(
+        "mcp",
+        True,
+        f"MCP: skills_list → {names}; skills_play → {result['status']} (INV-3310 approved)",
+        {"listed": names, "reportDigest": result.get("reportDigest")},
+    )
 
 
 async def stage_revoke(ctx: DemoContext) -> StageResult:
@@ -267,18 +326,34 @@ async def stage_audit(ctx: DemoContext) -> StageResult:
     result = verify_audit(ctx.store).to_json()
     if not result["ok"]:
         raise DemoStageFailed("audit", f"the audit chain broke at event {result['brokenAt']}")
-    leaks = [p for p in ctx.home.rglob("*") if p.is_file()
-             for secret in (RECORDED_PASSWORD, VAULT_PASSWORD) if secret.encode() in p.read_bytes()]
+    leaks = [
+        p
+        for p in ctx.home.rglob("*")
+        if p.is_file()
+        for secret in (RECORDED_PASSWORD, VAULT_PASSWORD)
+        if secret.encode() in p.read_bytes()
+    ]
     if leaks:
         raise DemoStageFailed("audit", "a typed password was found in the store")
-    return StageResult("audit", True, f"audit chain verified ({result['events']} events); "
-                       "no typed password anywhere in the home", result)
+    return StageResult(
+        "audit",
+        True,
+        f"audit chain verified ({result['events']} events); no typed password anywhere in the home",
+        result,
+    )
 
 
 STAGES: tuple[tuple[str, Callable[[DemoContext], Awaitable[StageResult]]], ...] = (
-    ("record", stage_record), ("show", stage_show), ("review", stage_review), ("replay", stage_replay),
-    ("heal", stage_heal), ("refuse", stage_refuse), ("enable", stage_enable), ("mcp", stage_mcp),
-    ("revoke", stage_revoke), ("audit", stage_audit),
+    ("record", stage_record),
+    ("show", stage_show),
+    ("review", stage_review),
+    ("replay", stage_replay),
+    ("heal", stage_heal),
+    ("refuse", stage_refuse),
+    ("enable", stage_enable),
+    ("mcp", stage_mcp),
+    ("revoke", stage_revoke),
+    ("audit", stage_audit),
 )
 
 
@@ -289,8 +364,9 @@ class DemoRun:
     home: Path
 
 
-async def _run_stages(ctx: DemoContext, on_stage: Callable[[StageResult], None] | None,
-                      keep: bool) -> DemoRun:
+async def _run_stages(
+    ctx: DemoContext, on_stage: Callable[[StageResult], None] | None, keep: bool
+) -> DemoRun:
     for name, stage in STAGES:
         started = time.monotonic()
         try:
@@ -306,8 +382,14 @@ async def _run_stages(ctx: DemoContext, on_stage: Callable[[StageResult], None] 
     return DemoRun(ctx.results, ctx.workdir if keep else None, ctx.home)
 
 
-async def run_demo(*, home: Path | None = None, keep: bool = False, port: int = 0, settle_ms: int = 150,
-                   on_stage: Callable[[StageResult], None] | None = None) -> DemoRun:
+async def run_demo(
+    *,
+    home: Path | None = None,
+    keep: bool = False,
+    port: int = 0,
+    settle_ms: int = 150,
+    on_stage: Callable[[StageResult], None] | None = None,
+) -> DemoRun:
     """Run every stage; return their results, or raise the first failure (``SR_RECORD_DEMO_FAILED``).
 
     With ``keep`` the temporary directory survives (also on failure) and its path is returned.

@@ -122,11 +122,11 @@ class Weights:
 
     attributes: Mapping[str, float]
     default_attribute: float
-    label: float           # label and own text of a fingerprint without an accessible name (v1)
+    label: float  # label and own text of a fingerprint without an accessible name (v1)
     text: float
-    name: float            # the accessible name
-    support: float         # label, own text and button value beside a recorded name
-    alias: float           # the share of ``name`` an alias match earns
+    name: float  # the accessible name
+    support: float  # label, own text and button value beside a recorded name
+    alias: float  # the share of ``name`` an alias match earns
     link: float
     row: float
     stable_id: float
@@ -140,26 +140,54 @@ class Weights:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "attributes": dict(self.attributes), "defaultAttribute": self.default_attribute,
-            "label": self.label, "text": self.text, "name": self.name, "support": self.support,
-            "alias": self.alias, "link": self.link, "row": self.row, "stableId": self.stable_id,
+            "attributes": dict(self.attributes),
+            "defaultAttribute": self.default_attribute,
+            "label": self.label,
+            "text": self.text,
+            "name": self.name,
+            "support": self.support,
+            "alias": self.alias,
+            "link": self.link,
+            "row": self.row,
+            "stableId": self.stable_id,
             "stableName": self.stable_name,
-            "path": self.path, "siblingIndex": self.sibling_index, "siblingCount": self.sibling_count,
+            "path": self.path,
+            "siblingIndex": self.sibling_index,
+            "siblingCount": self.sibling_count,
         }
 
 
 WEIGHTS: Final = Weights(
     attributes={
-        "data-testid": 3.0, "data-test": 3.0, "data-skillreel": 3.0,
-        "id": 2.0, "name": 2.0, "aria-label": 2.0,
-        "placeholder": 1.5, "href": 1.5, "autocomplete": 1.5,
-        "class": 1.0, "title": 1.0, "alt": 1.0, "for": 1.0,
-        "role": 0.5, "type": 0.0,
+        "data-testid": 3.0,
+        "data-test": 3.0,
+        "data-skillreel": 3.0,
+        "id": 2.0,
+        "name": 2.0,
+        "aria-label": 2.0,
+        "placeholder": 1.5,
+        "href": 1.5,
+        "autocomplete": 1.5,
+        "class": 1.0,
+        "title": 1.0,
+        "alt": 1.0,
+        "for": 1.0,
+        "role": 0.5,
+        "type": 0.0,
     },
     default_attribute=0.5,
-    label=6.0, text=6.0, name=6.0, support=2.0, alias=0.75, link=3.0, row=2.0, stable_id=2.0,
+    label=6.0,
+    text=6.0,
+    name=6.0,
+    support=2.0,
+    alias=0.75,
+    link=3.0,
+    row=2.0,
+    stable_id=2.0,
     stable_name=2.0,
-    path=2.0, sibling_index=0.5, sibling_count=0.5,
+    path=2.0,
+    sibling_index=0.5,
+    sibling_count=0.5,
 )
 
 # Context features: they say where an element is and how it looks, not which element it is.
@@ -202,8 +230,11 @@ class Comparison:
             return True
         if "same" in (self.label, self.text, self.value, self.link):
             return True
-        return any(m == "same" for name, m in self.attributes.items()
-                   if name not in CONTEXT_ATTRIBUTES and WEIGHTS.attribute(name) > 0)
+        return any(
+            m == "same"
+            for name, m in self.attributes.items()
+            if name not in CONTEXT_ATTRIBUTES and WEIGHTS.attribute(name) > 0
+        )
 
 
 # Input types and roles the gates treat as one kind (twin of kindOfType/kindOfRole in
@@ -213,10 +244,25 @@ class Comparison:
 # is never of the text kind.
 TEXT_ENTRY: Final = frozenset({"text", "search", "email", "url", "tel"})
 PRESSED: Final = frozenset({"button", "link", "menuitem"})
-CONTROL_ROLES: Final = frozenset({
-    "checkbox", "radio", "switch", "textbox", "combobox", "listbox", "option", "slider", "spinbutton",
-    "tab", "treeitem", "gridcell", "menuitemcheckbox", "menuitemradio", "scrollbar",
-})
+CONTROL_ROLES: Final = frozenset(
+    {
+        "checkbox",
+        "radio",
+        "switch",
+        "textbox",
+        "combobox",
+        "listbox",
+        "option",
+        "slider",
+        "spinbutton",
+        "tab",
+        "treeitem",
+        "gridcell",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "scrollbar",
+    }
+)
 
 
 def kind_of_type(type_: str | None) -> str | None:
@@ -248,7 +294,10 @@ def _name_match(recorded: Fingerprint, observed: Fingerprint) -> NameMatch | Non
     if recorded.name_hash in (observed.label_hash, observed.text_hash, observed.value_hash):
         return "alias"
     if observed.name_hash is not None and observed.name_hash in (
-            recorded.label_hash, recorded.text_hash, recorded.value_hash):
+        recorded.label_hash,
+        recorded.text_hash,
+        recorded.value_hash,
+    ):
         return "alias"
     return m
 
@@ -312,9 +361,13 @@ def similarity(recorded: Fingerprint, c: Comparison, weights: Weights = WEIGHTS)
         den += w
         num += w if m == "same" else 0.0
     named = c.name is not None
-    hashed = ((weights.support if named else weights.label, c.label),
-              (weights.support if named else weights.text, c.text),
-              (weights.support, c.value), (weights.link, c.link), (weights.row, c.row))
+    hashed = (
+        (weights.support if named else weights.label, c.label),
+        (weights.support if named else weights.text, c.text),
+        (weights.support, c.value),
+        (weights.link, c.link),
+        (weights.row, c.row),
+    )
     for w, state in hashed:
         if state is not None:
             den += w
@@ -400,8 +453,9 @@ def pool(recorded: Fingerprint, observed: Mapping[int, Observed]) -> tuple[int, 
     """The pool ``resolve.js`` reports, from comparisons: the visible, gate-passing elements at or
     above :data:`FLOOR`, best first (ties keep element order), at most :data:`TOP_K`. The one
     Python statement of that rule, used by ``replay.fake.FakeDriver`` and the unit tests."""
-    scores = {e: similarity(recorded, o.comparison) for e, o in observed.items()
-              if o.visible and o.comparison.gates}
+    scores = {
+        e: similarity(recorded, o.comparison) for e, o in observed.items() if o.visible and o.comparison.gates
+    }
     ranked = sorted((e for e, s in scores.items() if s >= FLOOR), key=lambda e: -scores[e])
     return tuple(ranked[:TOP_K])
 
@@ -416,8 +470,14 @@ def decide(recorded: Fingerprint, probe: Probe, *, allow_heal: bool) -> Resoluti
         if rival is None or rival < scores[element] - MARGIN:
             return Resolution("exact", element, scores[element], rank, rival, "the ranked locator agrees")
         if rival <= scores[element] + MARGIN:
-            return Resolution("ambiguous", None, scores[element], rank, rival,
-                            "another element matches the fingerprint as well as the located one")
+            return Resolution(
+                "ambiguous",
+                None,
+                scores[element],
+                rank,
+                rival,
+                "another element matches the fingerprint as well as the located one",
+            )
     if not allow_heal:
         return Resolution("not-found", reason="no ranked locator agrees and healing is off")
     return _heal(probe, scores)
@@ -445,11 +505,19 @@ def _heal(probe: Probe, scores: Mapping[int, float]) -> Resolution:
     best, best_score = ranked[0]
     second = ranked[1][1] if len(ranked) > 1 else None
     if best_score < HEAL_MIN or not probe.observed[best].comparison.identity_agrees():
-        return Resolution("not-found", score=best_score, runner_up=second,
-                        reason="no element is similar enough to the fingerprint")
+        return Resolution(
+            "not-found",
+            score=best_score,
+            runner_up=second,
+            reason="no element is similar enough to the fingerprint",
+        )
     if second is not None and second > best_score - MARGIN:
-        return Resolution("ambiguous", score=best_score, runner_up=second,
-                        reason="two elements match the fingerprint equally well")
+        return Resolution(
+            "ambiguous",
+            score=best_score,
+            runner_up=second,
+            reason="two elements match the fingerprint equally well",
+        )
     return Resolution("healed", best, best_score, None, second, "healed by fingerprint similarity")
 
 
@@ -505,14 +573,22 @@ def comparison_from_json(data: Mapping[str, Any]) -> Comparison:
             raise ProbeShapeError("bad attribute comparison")
         parsed[name] = checked
     return Comparison(
-        tag=_bool(data.get("tag")), type=_bool(data.get("type")), role=_bool(data.get("role")),
-        attributes=parsed, label=_opt_match(data.get("label")), text=_opt_match(data.get("text")),
-        name=_opt_name_match(data.get("name")), value=_opt_match(data.get("value")),
-        link=_opt_match(data.get("link")), row=_opt_match(data.get("row")),
+        tag=_bool(data.get("tag")),
+        type=_bool(data.get("type")),
+        role=_bool(data.get("role")),
+        attributes=parsed,
+        label=_opt_match(data.get("label")),
+        text=_opt_match(data.get("text")),
+        name=_opt_name_match(data.get("name")),
+        value=_opt_match(data.get("value")),
+        link=_opt_match(data.get("link")),
+        row=_opt_match(data.get("row")),
         stable_id=_opt_bool(data.get("stableId")),
         stable_name=_opt_bool(data.get("stableName")),
-        path_common=_int(data.get("pathCommon")), path_length=_int(data.get("pathLength")),
-        sibling_index=_bool(data.get("siblingIndex")), sibling_count=_bool(data.get("siblingCount")),
+        path_common=_int(data.get("pathCommon")),
+        path_length=_int(data.get("pathLength")),
+        sibling_index=_bool(data.get("siblingIndex")),
+        sibling_count=_bool(data.get("siblingCount")),
     )
 
 
@@ -522,13 +598,20 @@ def probe_from_json(data: Any) -> Probe:
         raise ProbeShapeError("not a probe")
     try:
         hits = tuple(
-            CandidateHit(rank=_int(h["rank"]), total=_int(h["total"]), visible=_int(h["visible"]),
-                         element=None if h.get("element") is None else _int(h["element"]))
-            for h in data["hits"])
+            CandidateHit(
+                rank=_int(h["rank"]),
+                total=_int(h["total"]),
+                visible=_int(h["visible"]),
+                element=None if h.get("element") is None else _int(h["element"]),
+            )
+            for h in data["hits"]
+        )
         observed = {
-            _int(o["element"]): Observed(_int(o["element"]), _bool(o["visible"]),
-                                         comparison_from_json(o["comparison"]))
-            for o in data["observed"]}
+            _int(o["element"]): Observed(
+                _int(o["element"]), _bool(o["visible"]), comparison_from_json(o["comparison"])
+            )
+            for o in data["observed"]
+        }
         pool = tuple(_int(e) for e in data["pool"])
         scored = _int(data.get("scored", 0))
     except (KeyError, TypeError) as exc:

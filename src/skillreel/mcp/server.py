@@ -67,14 +67,24 @@ LIST_DESCRIPTION = (
 )
 PLAY_DESCRIPTION = (
     "Replay one enabled skillreel skill on its recorded site, with non-sensitive parameters in "
-    "`inputs` ({\"param\": \"value\"}). Sensitive parameters must NOT be given: skillreel reads them "
+    '`inputs` ({"param": "value"}). Sensitive parameters must NOT be given: skillreel reads them '
     "from the user's vault or asks the user. Returns {ok, data: {status, reportDigest, steps with healed "
     "flags}, error: {code (SR_*), message, fix} or null}. Acts on a real website."
 )
-LIST_ANNOTATIONS = ToolAnnotations(title="List enabled skills", read_only_hint=True, destructive_hint=False,
-                                   idempotent_hint=True, open_world_hint=False)
-PLAY_ANNOTATIONS = ToolAnnotations(title="Play an enabled skill", read_only_hint=False, destructive_hint=True,
-                                   idempotent_hint=False, open_world_hint=True)
+LIST_ANNOTATIONS = ToolAnnotations(
+    title="List enabled skills",
+    read_only_hint=True,
+    destructive_hint=False,
+    idempotent_hint=True,
+    open_world_hint=False,
+)
+PLAY_ANNOTATIONS = ToolAnnotations(
+    title="Play an enabled skill",
+    read_only_hint=False,
+    destructive_hint=True,
+    idempotent_hint=False,
+    open_world_hint=True,
+)
 
 
 # --- results -----------------------------------------------------------------------------------
@@ -85,8 +95,11 @@ EnvelopeResult = Annotated[CallToolResult, Envelope]  # the SDK publishes Envelo
 def tool_result(envelope: dict[str, Any]) -> CallToolResult:
     """A result envelope as the tool's structured content, the same JSON as its text block."""
     text = json.dumps(envelope, ensure_ascii=False, indent=2)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=envelope,
-                          is_error=not envelope["ok"])
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=envelope,
+        is_error=not envelope["ok"],
+    )
 
 
 def play_refused(exc: SkillreelError, name: str) -> CallToolResult:
@@ -95,6 +108,7 @@ def play_refused(exc: SkillreelError, name: str) -> CallToolResult:
 
 
 # --- the question ------------------------------------------------------------------------------
+
 
 def checked_play(name: str, inputs: Mapping[str, str]) -> PlayCheck:
     """``services.agent_access.check_play`` over the store and the default vault (see there)."""
@@ -111,9 +125,12 @@ def can_elicit(ctx: Context) -> bool:
 def secrets_model(skill: str, params: tuple[str, ...]) -> type[BaseModel]:
     """A form with one string field per missing sensitive parameter (aliases keep any name safe)."""
     fields: dict[str, Any] = {
-        f"p{i}": (str, Field(alias=p, title=p,
-                             description=f"Value of {p} (or set {secret_env_name(skill, p)})"))
-        for i, p in enumerate(params)}
+        f"p{i}": (
+            str,
+            Field(alias=p, title=p, description=f"Value of {p} (or set {secret_env_name(skill, p)})"),
+        )
+        for i, p in enumerate(params)
+    }
     model: type[BaseModel] = create_model("SkillreelSecrets", **fields)
     return model
 
@@ -134,9 +151,11 @@ async def ask_for_secrets(name: str, inputs: dict[str, str], ctx: Context) -> El
         return NoQuestion()
     if not check.missing or not can_elicit(ctx):
         return NoQuestion()
-    message = (f"skillreel needs {', '.join(check.missing)} to replay the skill {name!r}. The value goes to "
-               "the replay only and never to the model. (Set "
-               f"{', '.join(secret_env_name(name, p) for p in check.missing)} to skip this question.)")
+    message = (
+        f"skillreel needs {', '.join(check.missing)} to replay the skill {name!r}. The value goes to "
+        "the replay only and never to the model. (Set "
+        f"{', '.join(secret_env_name(name, p) for p in check.missing)} to skip this question.)"
+    )
     return Elicit(message, secrets_model(name, check.missing))
 
 
@@ -161,8 +180,9 @@ def elicited_values(answer: ElicitationResult[Any], missing: tuple[str, ...]) ->
         data = answer.data.model_dump(by_alias=True)
         return {p: str(data[p]) for p in missing if isinstance(data.get(p), str)}
     if missing and not isinstance(answer, AcceptedElicitation):
-        raise ReplayError("SR_REPLAY_PARAMETER_MISSING",
-                          f"the user did not give {', '.join(missing)}; nothing was replayed")
+        raise ReplayError(
+            "SR_REPLAY_PARAMETER_MISSING", f"the user did not give {', '.join(missing)}; nothing was replayed"
+        )
     return {}
 
 
@@ -212,31 +232,38 @@ def human_prompt(ctx: Context) -> Any:
         done: bool = Field(title="Done", description="Tick when you have done this step in the browser")
 
     async def prompt(request: HumanRequest) -> bool:
-        answer = await ctx.elicit(f"Step {request.index + 1}/{request.total} of the replay needs a person "
-                                  f"({request.reason}). Do it in the browser, then confirm.", Done)
+        answer = await ctx.elicit(
+            f"Step {request.index + 1}/{request.total} of the replay needs a person "
+            f"({request.reason}). Do it in the browser, then confirm.",
+            Done,
+        )
         return isinstance(answer, AcceptedElicitation) and bool(answer.data.done)
 
     return prompt
 
 
-async def play(name: str, inputs: Mapping[str, str], ctx: Context,
-               answer: ElicitationResult[Any]) -> ReplayOutcome:
+async def play(
+    name: str, inputs: Mapping[str, str], ctx: Context, answer: ElicitationResult[Any]
+) -> ReplayOutcome:
     check = checked_play(name, inputs)
     secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing))
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
-        raise ReplayError("SR_REPLAY_PARAMETER_MISSING",
-                          f"no value for sensitive parameter(s) {', '.join(still)}: set "
-                          f"{', '.join(secret_env_name(name, p) for p in still)} or store it in the OS "
-                          "keyring (this MCP client cannot ask the user)")
+        raise ReplayError(
+            "SR_REPLAY_PARAMETER_MISSING",
+            f"no value for sensitive parameter(s) {', '.join(still)}: set "
+            f"{', '.join(secret_env_name(name, p) for p in still)} or store it in the OS "
+            "keyring (this MCP client cannot ask the user)",
+        )
     request = ReplayRequest(name=name, inputs=dict(inputs), expected_revision=check.entry.revision)
     relay = ProgressRelay(ctx)
     async with anyio.create_task_group() as tg:
         tg.start_soon(relay.run)
         try:
             with Store.open() as store:
-                outcome = await replay_skill(store, request, secrets=secrets, progress=relay,
-                                             human=human_prompt(ctx))
+                outcome = await replay_skill(
+                    store, request, secrets=secrets, progress=relay, human=human_prompt(ctx)
+                )
         finally:
             relay.close()
     return outcome
@@ -251,6 +278,7 @@ def outcome_result(outcome: ReplayOutcome) -> CallToolResult:
 
 # --- the server --------------------------------------------------------------------------------
 
+
 async def skills_list() -> EnvelopeResult:
     try:
         with Store.open() as store:
@@ -264,8 +292,9 @@ async def skills_play(
     name: Annotated[str, Field(description="The skill's name, as skills_list shows it.", max_length=64)],
     ctx: Context,
     answer: Annotated[ElicitationResult[Any], Resolve(ask_for_secrets)],
-    inputs: Annotated[dict[str, str], Field(description="Non-sensitive parameters: {\"param\": \"value\"}.")]
-    = {},  # noqa: B006 - the SDK builds the schema from this default; it is never mutated
+    inputs: Annotated[
+        dict[str, str], Field(description='Non-sensitive parameters: {"param": "value"}.')
+    ] = {},  # noqa: B006 - the SDK builds the schema from this default; it is never mutated
 ) -> EnvelopeResult:
     try:
         outcome = await play(name, inputs, ctx, answer)
@@ -279,12 +308,15 @@ async def skills_play(
 
 
 def build_server() -> MCPServer[Any]:
-    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=_version(),
-                                       log_level="WARNING")
-    server.add_tool(skills_list, name="skills_list", description=LIST_DESCRIPTION,
-                    annotations=LIST_ANNOTATIONS)
-    server.add_tool(skills_play, name="skills_play", description=PLAY_DESCRIPTION,
-                    annotations=PLAY_ANNOTATIONS)
+    server: MCPServer[Any] = MCPServer(
+        SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING"
+    )
+    server.add_tool(
+        skills_list, name="skills_list", description=LIST_DESCRIPTION, annotations=LIST_ANNOTATIONS
+    )
+    server.add_tool(
+        skills_play, name="skills_play", description=PLAY_DESCRIPTION, annotations=PLAY_ANNOTATIONS
+    )
     return server
 
 
@@ -299,6 +331,7 @@ def _version() -> str:
 
 def serve() -> None:
     """Serve over stdio until the client closes stdin. Logs go to stderr only."""
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
-                        format="skillreel-mcp %(levelname)s %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="skillreel-mcp %(levelname)s %(message)s"
+    )
     build_server().run("stdio")

@@ -108,8 +108,14 @@ class HumanAction(Document):
 
 
 Action = Annotated[
-    NavigateAction | ClickAction | TypeAction | SelectAction | PressAction | ObserveAction
-    | AssertAction | HumanAction,
+    NavigateAction
+    | ClickAction
+    | TypeAction
+    | SelectAction
+    | PressAction
+    | ObserveAction
+    | AssertAction
+    | HumanAction,
     Field(discriminator="kind"),
 ]
 

@@ -9,8 +9,17 @@ from pydantic import Field, StringConstraints
 from .base import Digest, DigestedDocument, Label, SkillName, Timestamp
 
 AuditKind = Literal[
-    "record", "review", "replay", "enable", "revoke", "delete", "prune", "import", "export",
-    "policy", "heal-proposal",
+    "record",
+    "review",
+    "replay",
+    "enable",
+    "revoke",
+    "delete",
+    "prune",
+    "import",
+    "export",
+    "policy",
+    "heal-proposal",
 ]
 DigestName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-zA-Z0-9]{0,47}$")]
 ErrorCodeStr = Annotated[str, StringConstraints(pattern=r"^SR_[A-Z_]{1,60}$")]

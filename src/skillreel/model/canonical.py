@@ -16,25 +16,27 @@ import rfc8785
 DIGEST_RE: Final = re.compile(r"^sha256:[0-9a-f]{64}$")
 GENESIS_DIGEST: Final = "sha256:" + "0" * 64
 
-TAGS: Final = frozenset({
-    "skillreel.draft/v1",
-    "skillreel.approval/v1",
-    "skillreel.replay-report/v1",
-    "skillreel.evidence/v1",
-    "skillreel.environment/v1",
-    "skillreel.html-fixture/v1",
-    "skillreel.url-target/v1",
-    "skillreel.storage-state/v1",
-    "skillreel.store-entry/v1",
-    "skillreel.audit-event/v1",
-    "skillreel.export/v1",
-    "skillreel.package/v1",
-    "skillreel.policy/v1",
-    "skillreel.events/v1",
-    "skillreel.value/v1",
-    "skillreel.page-state/v1",
-    "skillreel.heal-proposal/v1",
-})
+TAGS: Final = frozenset(
+    {
+        "skillreel.draft/v1",
+        "skillreel.approval/v1",
+        "skillreel.replay-report/v1",
+        "skillreel.evidence/v1",
+        "skillreel.environment/v1",
+        "skillreel.html-fixture/v1",
+        "skillreel.url-target/v1",
+        "skillreel.storage-state/v1",
+        "skillreel.store-entry/v1",
+        "skillreel.audit-event/v1",
+        "skillreel.export/v1",
+        "skillreel.package/v1",
+        "skillreel.policy/v1",
+        "skillreel.events/v1",
+        "skillreel.value/v1",
+        "skillreel.page-state/v1",
+        "skillreel.heal-proposal/v1",
+    }
+)
 
 
 def canonical_json(value: Any) -> bytes:

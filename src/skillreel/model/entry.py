@@ -23,7 +23,8 @@ STATUSES: tuple[Status, ...] = ("draft", "approved", "validated", "enabled", "re
 class Installation(Document):
     scope: Literal["project", "user"]
     paths: tuple[Annotated[str, StringConstraints(min_length=1, max_length=4096)], ...] = Field(
-        min_length=1, max_length=8)
+        min_length=1, max_length=8
+    )
     package_digest: Digest
     installed_at: Timestamp
 
@@ -71,10 +72,13 @@ class StoreEntry(DigestedDocument):
 
 def _report_fits(e: StoreEntry) -> bool:
     report = e.last_report
-    return (report is not None and e.approval is not None
-            and report.draft_digest == e.draft.draft_digest
-            and report.approval_digest == e.approval.approval_digest
-            and report.environment_digest == e.draft.environment.environment_digest)
+    return (
+        report is not None
+        and e.approval is not None
+        and report.draft_digest == e.draft.draft_digest
+        and report.approval_digest == e.approval.approval_digest
+        and report.environment_digest == e.draft.environment.environment_digest
+    )
 
 
 def entry_problem(e: StoreEntry) -> str | None:

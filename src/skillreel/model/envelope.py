@@ -64,8 +64,9 @@ class Envelope(Document):
     model_config = ConfigDict(title="skillreel result", json_schema_extra=_SCHEMA_EXTRA)
 
     schema_: Literal["skillreel.result/v1"] = Field(alias="schema", description="This envelope's version.")
-    command: str | None = Field(description="The CLI verb (e.g. 'policy set') or MCP tool name; null when "
-                                            "no verb was recognised.")
+    command: str | None = Field(
+        description="The CLI verb (e.g. 'policy set') or MCP tool name; null when no verb was recognised."
+    )
     ok: bool = Field(description="True exactly when error is null.")
     data: dict[str, Any] | None = Field(description="The result document; on failure what is known, or null.")
     error: ErrorBody | None
@@ -78,22 +79,38 @@ class Envelope(Document):
         return self
 
 
-def succeeded(command: str | None, data: Mapping[str, Any],
-              warnings: Sequence[ResultWarning] = ()) -> dict[str, Any]:
+def succeeded(
+    command: str | None, data: Mapping[str, Any], warnings: Sequence[ResultWarning] = ()
+) -> dict[str, Any]:
     """The envelope of a command that did what it was asked."""
     return _envelope(command, True, dict(data), None, warnings)
 
 
-def failed(command: str | None, error: SkillreelError, data: Mapping[str, Any] | None = None,
-           warnings: Sequence[ResultWarning] = ()) -> dict[str, Any]:
+def failed(
+    command: str | None,
+    error: SkillreelError,
+    data: Mapping[str, Any] | None = None,
+    warnings: Sequence[ResultWarning] = (),
+) -> dict[str, Any]:
     """The envelope of a command that was refused or failed, with what is known in ``data``."""
     return _envelope(command, False, None if data is None else dict(data), error.to_json(), warnings)
 
 
-def _envelope(command: str | None, ok: bool, data: dict[str, Any] | None, error: dict[str, Any] | None,
-              warnings: Sequence[ResultWarning]) -> dict[str, Any]:
+def _envelope(
+    command: str | None,
+    ok: bool,
+    data: dict[str, Any] | None,
+    error: dict[str, Any] | None,
+    warnings: Sequence[ResultWarning],
+) -> dict[str, Any]:
     """A plain dict in :class:`Envelope`'s key order. Validating it through the model here would
     cost every command the model's first build (tens of milliseconds, more than ``list`` itself
     needs); the tests validate every output they see against :class:`Envelope` instead."""
-    return {"schema": SCHEMA, "command": command, "ok": ok, "data": data, "error": error,
-            "warnings": [w.to_json() for w in warnings]}
+    return {
+        "schema": SCHEMA,
+        "command": command,
+        "ok": ok,
+        "data": data,
+        "error": error,
+        "warnings": [w.to_json() for w in warnings],
+    }

@@ -43,8 +43,9 @@ MAX_EVENTS = 4096
 MAX_PAGE_EVENT_BYTES = 256 * 1024
 
 ParamHint = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
-Control = Literal["text", "password", "otp", "email", "search", "tel", "url", "number", "textarea",
-                  "select", "other"]
+Control = Literal[
+    "text", "password", "otp", "email", "search", "tel", "url", "number", "textarea", "select", "other"
+]
 PressKey = Literal["Enter", "Tab", "Escape"]
 NavigateReason = Literal["start", "address-bar", "reload"]
 SENSITIVE_CONTROLS: frozenset[str] = frozenset({"password", "otp"})
@@ -140,8 +141,12 @@ class RecordedEvent(Document):
                 raise ValueError("an assert event needs its check")
         elif self.check is not None or self.expected is not None:
             raise ValueError("only an assert event has a check or expected value")
-        if self.field is not None and self.field.is_sensitive and self.value_digest is not None \
-                and self.field.control in SENSITIVE_CONTROLS:
+        if (
+            self.field is not None
+            and self.field.is_sensitive
+            and self.value_digest is not None
+            and self.field.control in SENSITIVE_CONTROLS
+        ):
             raise ValueError("a password or OTP edit has no value digest")
         return self
 

@@ -63,24 +63,45 @@ def _next(entry: StoreEntry, now: str, **changes: Any) -> StoreEntry:
 
 
 def new_entry(draft: Draft, events: EventsLog, now: str) -> StoreEntry:
-    return StoreEntry.build(name=draft.name, revision=1, status="draft", draft=draft, events=events,
-                            created_at=now, updated_at=now)
+    return StoreEntry.build(
+        name=draft.name,
+        revision=1,
+        status="draft",
+        draft=draft,
+        events=events,
+        created_at=now,
+        updated_at=now,
+    )
 
 
 def replace_draft(entry: StoreEntry, draft: Draft, events: EventsLog, now: str) -> StoreEntry:
     """A new recording of the same name: a new draft revision; any approval is dropped."""
     if entry.status not in NOT_ENABLED:
         raise _refuse(entry, "re-record", "revoke it first")
-    return _next(entry, now, status="draft", draft=draft, events=events, approval=None,
-                 last_report=None, installation=None, heal_proposal=None)
+    return _next(
+        entry,
+        now,
+        status="draft",
+        draft=draft,
+        events=events,
+        approval=None,
+        last_report=None,
+        installation=None,
+        heal_proposal=None,
+    )
 
 
 def approve(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
     """Approve the current draft, once. The approval binds its exact digest and capabilities."""
     if entry.status not in ALLOWED["review"]:
         raise _refuse(entry, "approve", "only a draft is approved, and only once")
-    approval = Approval.build(name=entry.name, draft_digest=entry.draft.draft_digest, reviewer=reviewer,
-                              approved_capabilities=entry.draft.capabilities, approved_at=now)
+    approval = Approval.build(
+        name=entry.name,
+        draft_digest=entry.draft.draft_digest,
+        reviewer=reviewer,
+        approved_capabilities=entry.draft.capabilities,
+        approved_at=now,
+    )
     return _next(entry, now, status="approved", approval=approval)
 
 
@@ -93,8 +114,9 @@ def ensure_replayable(entry: StoreEntry) -> Approval:
     return entry.approval
 
 
-def replay_succeeded(entry: StoreEntry, report: ReplayReport, now: str,
-                     heal_proposal: HealProposal | None = None) -> StoreEntry:
+def replay_succeeded(
+    entry: StoreEntry, report: ReplayReport, now: str, heal_proposal: HealProposal | None = None
+) -> StoreEntry:
     """Record a successful report: approved becomes validated; other states keep theirs."""
     ensure_replayable(entry)
     status = "validated" if entry.status == "approved" else entry.status
@@ -140,13 +162,29 @@ def accept_heal(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
         raise _refuse(entry, "accept a heal proposal of", "it has none")
     if entry.status not in ALLOWED["review --heal-proposal"]:
         raise _refuse(entry, "accept a heal proposal of", "revoke it first")
-    approval = Approval.build(name=entry.name, draft_digest=proposal.draft.draft_digest, reviewer=reviewer,
-                              approved_capabilities=proposal.draft.capabilities, approved_at=now)
-    return _next(entry, now, status="approved", draft=proposal.draft, approval=approval, last_report=None,
-                 installation=None, heal_proposal=None)
+    approval = Approval.build(
+        name=entry.name,
+        draft_digest=proposal.draft.draft_digest,
+        reviewer=reviewer,
+        approved_capabilities=proposal.draft.capabilities,
+        approved_at=now,
+    )
+    return _next(
+        entry,
+        now,
+        status="approved",
+        draft=proposal.draft,
+        approval=approval,
+        last_report=None,
+        installation=None,
+        heal_proposal=None,
+    )
 
 
 def next_steps(entry: StoreEntry) -> list[str]:
     """What can be done to ``entry`` now, from :data:`ALLOWED` (``show`` lists it)."""
-    return [step for step, states in ALLOWED.items() if entry.status in states
-            and (step != "review --heal-proposal" or entry.heal_proposal is not None)]
+    return [
+        step
+        for step, states in ALLOWED.items()
+        if entry.status in states and (step != "review --heal-proposal" or entry.heal_proposal is not None)
+    ]

@@ -41,13 +41,22 @@ TagName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,63}$")]
 AttrName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_:.-]{0,63}$")]
 Token = Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,32}$")]
 
-Strategy = Literal["testid", "id", "name", "aria-label", "role-name", "href", "label", "placeholder", "role",
-                   "css"]
+Strategy = Literal[
+    "testid", "id", "name", "aria-label", "role-name", "href", "label", "placeholder", "role", "css"
+]
 
 # Lower rank = tried first. The recorder assigns ranks in this order (section 5).
 STRATEGY_PRIORITY: dict[str, int] = {
-    "testid": 0, "id": 1, "name": 2, "aria-label": 3, "role-name": 4, "href": 5, "label": 6,
-    "placeholder": 7, "role": 8, "css": 9,
+    "testid": 0,
+    "id": 1,
+    "name": 2,
+    "aria-label": 3,
+    "role-name": 4,
+    "href": 5,
+    "label": 6,
+    "placeholder": 7,
+    "role": 8,
+    "css": 9,
 }
 
 SCOPE_SEPARATOR: Final = " >>> "
@@ -87,8 +96,15 @@ class LocatorCandidate(Document):
 
 
 # Fingerprint fields added by the identity model: left out of the wire form when unset.
-_EXTENSION_KEYS: Final = ("nameHash", "valueHash", "linkHash", "rowHash", "stableId", "stableName",
-                          "boundaries")
+_EXTENSION_KEYS: Final = (
+    "nameHash",
+    "valueHash",
+    "linkHash",
+    "rowHash",
+    "stableId",
+    "stableName",
+    "boundaries",
+)
 
 
 class Fingerprint(Document):
@@ -127,8 +143,14 @@ class Fingerprint(Document):
 
     def text_hashes(self) -> tuple[str, ...]:
         """Every salted text hash the fingerprint holds (attributes included)."""
-        own = (self.label_hash, self.text_hash, self.name_hash, self.value_hash, self.link_hash,
-               self.row_hash)
+        own = (
+            self.label_hash,
+            self.text_hash,
+            self.name_hash,
+            self.value_hash,
+            self.link_hash,
+            self.row_hash,
+        )
         return tuple(h for h in own if h is not None) + tuple(self.attributes.values())
 
 

@@ -26,7 +26,8 @@ class PolicySettings(Document):
 
     schema_: Literal["skillreel.policy/v1"] = Field("skillreel.policy/v1", alias="schema")
     retention_days: Annotated[int, Field(ge=RETENTION_DAYS_RANGE[0], le=RETENTION_DAYS_RANGE[1])] = (
-        DEFAULT_RETENTION_DAYS)
+        DEFAULT_RETENTION_DAYS
+    )
     max_records: Annotated[int, Field(ge=1, le=MAX_RECORDS_CEILING)] = DEFAULT_MAX_RECORDS
     max_actions: Annotated[int, Field(ge=1, le=MAX_ACTIONS)] = MAX_ACTIONS
     max_audit_events: Annotated[int, Field(ge=100, le=MAX_AUDIT_EVENTS_CEILING)] = DEFAULT_MAX_AUDIT_EVENTS
@@ -48,8 +49,9 @@ class PolicySettings(Document):
         """``SR_RECORD_POLICY_DENIED`` unless the policy allows every capability in ``needed``."""
         denied = self.denied_capabilities(needed)
         if denied:
-            raise RecordError("SR_RECORD_POLICY_DENIED",
-                              f"the policy does not allow the capabilities {', '.join(denied)}")
+            raise RecordError(
+                "SR_RECORD_POLICY_DENIED", f"the policy does not allow the capabilities {', '.join(denied)}"
+            )
 
 
 class Policy(PolicySettings, DigestedDocument):

@@ -10,11 +10,33 @@ import ipaddress
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 # Query parameters and fragment keys that carry credentials (seed 004: the unsolved leak channel).
-TOKEN_KEYS = frozenset({
-    "code", "token", "access_token", "id_token", "refresh_token", "state", "session", "sessionid",
-    "session_id", "sig", "signature", "otp", "password", "passwd", "pwd", "key", "api_key", "apikey",
-    "secret", "client_secret", "auth", "jwt", "nonce",
-})
+TOKEN_KEYS = frozenset(
+    {
+        "code",
+        "token",
+        "access_token",
+        "id_token",
+        "refresh_token",
+        "state",
+        "session",
+        "sessionid",
+        "session_id",
+        "sig",
+        "signature",
+        "otp",
+        "password",
+        "passwd",
+        "pwd",
+        "key",
+        "api_key",
+        "apikey",
+        "secret",
+        "client_secret",
+        "auth",
+        "jwt",
+        "nonce",
+    }
+)
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -72,8 +94,7 @@ def check_transport(url: str) -> None:
 def strip_tokens(url: str) -> str:
     """Drop credential-bearing query parameters and the whole fragment."""
     parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-             if k.lower() not in TOKEN_KEYS]
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() not in TOKEN_KEYS]
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
 
 

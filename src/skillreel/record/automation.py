@@ -87,8 +87,9 @@ class WaitStep(Document):
     ms: Annotated[int, Field(ge=0, le=30_000)]
 
 
-Step = Annotated[GotoStep | ClickStep | TypeStep | SelectStep | PressStep | WaitStep,
-                 Field(discriminator="do")]
+Step = Annotated[
+    GotoStep | ClickStep | TypeStep | SelectStep | PressStep | WaitStep, Field(discriminator="do")
+]
 
 
 class AutomationScript(Document):
@@ -136,6 +137,7 @@ class AssertionsFile(Document):
 
 
 # ---- performing a script -------------------------------------------------------------------------
+
 
 def _failed(n: int, why: str) -> InputError:
     return InputError(FAILED, f"automation step {n}: {why}")
@@ -190,8 +192,13 @@ async def _choose(page: Page, locator: Locator, value: str, n: int) -> None:
         raise _failed(n, "the option could not be chosen with the keyboard")
 
 
-async def perform(page: Page, script: AutomationScript, *, timeout_ms: int,
-                  between: Callable[[], Awaitable[None]] | None = None) -> None:
+async def perform(
+    page: Page,
+    script: AutomationScript,
+    *,
+    timeout_ms: int,
+    between: Callable[[], Awaitable[None]] | None = None,
+) -> None:
     """Perform ``script`` on ``page`` with trusted input; ``between`` runs before each step."""
     for n, step in enumerate(script.steps, start=1):
         if between is not None:

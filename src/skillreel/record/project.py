@@ -62,7 +62,7 @@ class Plan:
 
     actions: tuple[Action, ...]
     parameters: tuple[Parameter, ...]
-    sources: dict[str, tuple[int, ...]] = dc_field(default_factory=dict)   # parameter -> its edits' seqs
+    sources: dict[str, tuple[int, ...]] = dc_field(default_factory=dict)  # parameter -> its edits' seqs
 
 
 @dataclass
@@ -90,16 +90,23 @@ def _step(event: RecordedEvent) -> _Step | None:
     if kind == "click" and event.target is None:
         return _Step("human", event.seq, extra={"reason": "other"})
     extras: dict[str, dict[str, Any]] = {
-        "press": {"key": event.key}, "human": {"reason": event.reason or "other"},
+        "press": {"key": event.key},
+        "human": {"reason": event.reason or "other"},
         "assert": {"check": event.check, "expected": event.expected},
     }
     return _Step(kind, event.seq, event.target, extra=extras.get(kind, {}))
 
 
 def _same_field(a: _Step, b: _Step) -> bool:
-    return (a.kind == b.kind and a.info is not None and b.info is not None
-            and a.info.param_hint == b.info.param_hint and a.target is not None and b.target is not None
-            and a.target.candidates[0] == b.target.candidates[0])
+    return (
+        a.kind == b.kind
+        and a.info is not None
+        and b.info is not None
+        and a.info.param_hint == b.info.param_hint
+        and a.target is not None
+        and b.target is not None
+        and a.target.candidates[0] == b.target.candidates[0]
+    )
 
 
 def _coalesce(steps: Iterable[_Step]) -> list[_Step]:
@@ -109,8 +116,11 @@ def _coalesce(steps: Iterable[_Step]) -> list[_Step]:
         if last is not None and step.kind in ("type", "select") and _same_field(last, step):
             step.merged = (*last.merged, last.seq)
             out[-1] = step
-        elif last is not None and step.kind == "human" == last.kind \
-                and step.extra["reason"] == last.extra["reason"]:
+        elif (
+            last is not None
+            and step.kind == "human" == last.kind
+            and step.extra["reason"] == last.extra["reason"]
+        ):
             if last.target is None and step.target is not None:
                 last.target = step.target
         else:
@@ -140,8 +150,9 @@ def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset(
             assert step.target is not None
             name = _unique(step.info.param_hint, set(sources))
             sources[name] = (*step.merged, step.seq)
-            parameters.append(Parameter(name=name, required=True,
-                                        sensitive=step.info.is_sensitive or name in sensitive))
+            parameters.append(
+                Parameter(name=name, required=True, sensitive=step.info.is_sensitive or name in sensitive)
+            )
             cls = TypeAction if step.kind == "type" else SelectAction
             actions.append(cls(id=action_id, target=step.target, value=ParameterRef(name=name)))
         else:
@@ -161,8 +172,9 @@ def _action(action_id: str, step: _Step) -> Action:
         assert step.target is not None
         return ObserveAction(id=action_id, target=step.target)
     if step.kind == "assert":
-        return AssertAction(id=action_id, check=step.extra["check"], target=step.target,
-                            expected=step.extra["expected"])
+        return AssertAction(
+            id=action_id, check=step.extra["check"], target=step.target, expected=step.extra["expected"]
+        )
     return HumanAction(id=action_id, reason=step.extra["reason"], target=step.target)
 
 
@@ -177,13 +189,17 @@ def project(events: EventsLog, options: ProjectionOptions) -> Draft:
     if all(isinstance(a, NavigateAction) and a.reason == "start" for a in result.actions):
         raise RecordError("SR_RECORD_NOTHING_CAPTURED", "the demonstration produced no action")
     if len(result.actions) > MAX_ACTIONS:
-        raise RecordError("SR_RECORD_ACTIONS_LIMIT",
-                          f"the demonstration produced {len(result.actions)} actions; at most {MAX_ACTIONS}")
+        raise RecordError(
+            "SR_RECORD_ACTIONS_LIMIT",
+            f"the demonstration produced {len(result.actions)} actions; at most {MAX_ACTIONS}",
+        )
     unknown = sorted(options.sensitive - {p.name for p in result.parameters})
     if unknown:
         known = ", ".join(p.name for p in result.parameters) or "none"
-        raise InputError("SR_RECORD_PARAMETER_UNKNOWN", f"--sensitive names no recorded parameter: "
-                                                        f"{', '.join(unknown)} (parameters: {known})")
+        raise InputError(
+            "SR_RECORD_PARAMETER_UNKNOWN",
+            f"--sensitive names no recorded parameter: {', '.join(unknown)} (parameters: {known})",
+        )
     return Draft.build(
         name=options.name,
         description=options.description,

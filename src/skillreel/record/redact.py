@@ -134,8 +134,11 @@ def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locato
     if not len(typed):
         return bundle
     hashes = {h for v in typed.values() if (h := text_hash(salt, v)) is not None}
-    kept = tuple(c for c in bundle.candidates if c.text_hash not in hashes
-                 and not any(typed.echoes(t) for t in selector_texts(c.selector)))
+    kept = tuple(
+        c
+        for c in bundle.candidates
+        if c.text_hash not in hashes and not any(typed.echoes(t) for t in selector_texts(c.selector))
+    )
     if not kept:
         return None
     fp = bundle.fingerprint
@@ -168,12 +171,16 @@ def scrub_url(url: str, typed: TypedValues) -> str | None:
         return None
     if any(typed.echoes_private(unquote(seg)) for seg in parts.path.split("/") if seg):
         return None
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-             if k.lower() not in TOKEN_KEYS and not typed.echoes_private(v) and not typed.echoes_private(k)]
+    query = [
+        (k, v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if k.lower() not in TOKEN_KEYS and not typed.echoes_private(v) and not typed.echoes_private(k)
+    ]
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
 
 
 # ---- scanning before storing ---------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -190,24 +197,59 @@ PATTERNS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ("private-key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}")),
     ("cloud-key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("vcs-token", re.compile(
-        r"\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}|\bglpat-[A-Za-z0-9_-]{20,}")),
+    (
+        "vcs-token",
+        re.compile(
+            r"\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}|\bglpat-[A-Za-z0-9_-]{20,}"
+        ),
+    ),
     ("chat-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("api-key", re.compile(
-        r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
+    (
+        "api-key",
+        re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}"),
+    ),
     ("bearer-token", re.compile(r"(?i)\b(?:bearer|basic)\s+[A-Za-z0-9._~+/-]{16,}=*")),
-    ("password-assignment", re.compile(
-        r"(?i)\b(?:password|passwd|pwd|passphrase|secret|api[_-]?key|(?:access[_-]?|auth[_-]?)?token)"
-        r"\s*[:=]\s*\S{4,}")),
+    (
+        "password-assignment",
+        re.compile(
+            r"(?i)\b(?:password|passwd|pwd|passphrase|secret|api[_-]?key|(?:access[_-]?|auth[_-]?)?token)"
+            r"\s*[:=]\s*\S{4,}"
+        ),
+    ),
     ("url-credentials", re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]+@")),
 )
 
 # Keys whose values are enumerations, structure or digests (never free text), skipped by the walk.
-_NOT_TEXT: Final = frozenset({
-    "schema", "kind", "strategy", "tag", "type", "role", "check", "reason", "key", "control", "ref",
-    "capabilities", "parentPath", "attributes", "status", "salt", "fingerprintSalt", "seq", "page",
-    "required", "sensitive", "matchCount", "siblingIndex", "siblingCount", "viewport", "id",
-})
+_NOT_TEXT: Final = frozenset(
+    {
+        "schema",
+        "kind",
+        "strategy",
+        "tag",
+        "type",
+        "role",
+        "check",
+        "reason",
+        "key",
+        "control",
+        "ref",
+        "capabilities",
+        "parentPath",
+        "attributes",
+        "status",
+        "salt",
+        "fingerprintSalt",
+        "seq",
+        "page",
+        "required",
+        "sensitive",
+        "matchCount",
+        "siblingIndex",
+        "siblingCount",
+        "viewport",
+        "id",
+    }
+)
 # Strings given by the user before recording began: checked for secret patterns, not for echo.
 _PRE_RECORDING: Final = ("environment",)
 
@@ -223,8 +265,11 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str, str]]:
         for key, inner in value.items():
             if key in _NOT_TEXT or key.endswith(("Digest", "Hash")):
                 continue
-            yield from (_strings(inner, f"{path}.{key}" if path else key) if not isinstance(inner, str)
-                        else [(f"{path}.{key}" if path else key, key, inner)])
+            yield from (
+                _strings(inner, f"{path}.{key}" if path else key)
+                if not isinstance(inner, str)
+                else [(f"{path}.{key}" if path else key, key, inner)]
+            )
     elif isinstance(value, list | tuple):
         for i, inner in enumerate(value):
             if isinstance(inner, str):
@@ -272,4 +317,3 @@ def scan(draft: Draft, events: EventsLog | None = None, typed: TypedValues | Non
 def scan_texts(texts: Iterable[tuple[str, str]]) -> list[Finding]:
     """Secret-pattern findings in user-given texts (``(path, text)`` pairs), before recording."""
     return [Finding(path, category) for path, text in texts for category in secret_categories(text)]
-

@@ -70,9 +70,17 @@ BINDING: Final = "__skillreelRecorderEmit"
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 MAX_PAGES: Final = 64
 
-ADDRESS_BAR_TRANSITIONS: Final = frozenset({
-    "typed", "address_bar", "generated", "auto_bookmark", "keyword", "keyword_generated", "auto_toplevel",
-})
+ADDRESS_BAR_TRANSITIONS: Final = frozenset(
+    {
+        "typed",
+        "address_bar",
+        "generated",
+        "auto_bookmark",
+        "keyword",
+        "keyword_generated",
+        "auto_toplevel",
+    }
+)
 
 # ``Runtime.callFunctionOn`` evaluates its declaration to a function in the target world and calls
 # it with the arguments: naming the recorder's own functions keeps every script in the .js files.
@@ -81,11 +89,16 @@ _FLUSH: Final = "SkillreelRecorder.flush"
 _RESOLVE: Final = "SkillreelRecorder.resolve"
 _QUIET: Final = "SkillreelRecorder.quiet"
 _NOTIFICATIONS: Final = (
-    "Runtime.executionContextCreated", "Runtime.executionContextDestroyed",
-    "Runtime.executionContextsCleared", "Runtime.bindingCalled", "Page.frameNavigated",
-    "Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStoppedLoading",
+    "Runtime.executionContextCreated",
+    "Runtime.executionContextDestroyed",
+    "Runtime.executionContextsCleared",
+    "Runtime.bindingCalled",
+    "Page.frameNavigated",
+    "Page.frameRequestedNavigation",
+    "Page.frameStartedNavigating",
+    "Page.frameStoppedLoading",
 )
-QUIET_MS: Final = 200           # the DOM must stay unchanged this long to count as settled
+QUIET_MS: Final = 200  # the DOM must stay unchanged this long to count as settled
 SETTLE_LIMIT_MS: Final = 5_000  # settling never waits longer than this (or the step timeout)
 _POLL_S: Final = 0.05
 
@@ -122,6 +135,7 @@ def classify_start(navigation_type: str, page_requested: bool) -> NavigateReason
 
 # ---- the recorder --------------------------------------------------------------------------------
 
+
 @dataclass(eq=False)
 class _Tap:
     """The recorder's hold on one page: its CDP session, its worlds and its history."""
@@ -132,8 +146,8 @@ class _Tap:
     main_frame: str = ""
     worlds: dict[int, str] = field(default_factory=dict)
     requested: bool = False
-    starts: dict[str, NavigateReason | None] = field(default_factory=dict)   # loaderId -> reason
-    loading: bool = False   # a main-frame navigation started and has not committed or stopped
+    starts: dict[str, NavigateReason | None] = field(default_factory=dict)  # loaderId -> reason
+    loading: bool = False  # a main-frame navigation started and has not committed or stopped
 
     def top_world(self) -> int | None:
         ids = [ctx for ctx, frame in self.worlds.items() if frame == self.main_frame]
@@ -159,12 +173,17 @@ class Resolved:
 class Recorder:
     """Captures trusted interactions in every page of ``context`` into a value-free events log."""
 
-    def __init__(self, context: BrowserContext, *, salt: str,
-                 on_event: Callable[[RecordedEvent], None] | None = None,
-                 public: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        context: BrowserContext,
+        *,
+        salt: str,
+        on_event: Callable[[RecordedEvent], None] | None = None,
+        public: Sequence[str] = (),
+    ) -> None:
         self._context = context
         self._salt = salt
-        self._public = tuple(public)   # texts the user gave before anything was typed
+        self._public = tuple(public)  # texts the user gave before anything was typed
         self._on_event = on_event
         self._events: list[RecordedEvent] = []
         self._typed = TypedValues()
@@ -202,8 +221,9 @@ class Recorder:
     @contextlib.asynccontextmanager
     async def starting(self, url: str) -> Any:
         """Record the start navigation; navigations inside the block (loading it) are not recorded."""
-        self._append(RecordedEvent(seq=len(self._events), type="navigate", url=strip_tokens(url),
-                                   reason="start"))
+        self._append(
+            RecordedEvent(seq=len(self._events), type="navigate", url=strip_tokens(url), reason="start")
+        )
         self._starting = True
         try:
             yield
@@ -266,8 +286,9 @@ class Recorder:
                 await tap.page.wait_for_load_state("load", timeout=max(1, int(left * 1000)))
             except PlaywrightError:
                 return False
-            quiet = await self._call(tap, ctx, _QUIET, {"quietMs": QUIET_MS, "timeoutMs": int(left * 1000)},
-                                     await_promise=True)
+            quiet = await self._call(
+                tap, ctx, _QUIET, {"quietMs": QUIET_MS, "timeoutMs": int(left * 1000)}, await_promise=True
+            )
             await self.settle()
             if quiet is True and not tap.loading and tap.top_world() == ctx:
                 return True
@@ -283,8 +304,9 @@ class Recorder:
         tap = self._taps[0]
         ctx = tap.top_world()
         if ctx is None:
-            raise RecordError(CAPTURE_FAILED, "the recorder is not running in the final page; "
-                                              "nothing was stored")
+            raise RecordError(
+                CAPTURE_FAILED, "the recorder is not running in the final page; nothing was stored"
+            )
         result = await self._call(tap, ctx, _RESOLVE, selector, all_matches)
         if not isinstance(result, dict):
             raise RecordError(CAPTURE_FAILED, "the final page went away; nothing was stored")
@@ -297,12 +319,25 @@ class Recorder:
             target = scrub_bundle(bundle, self._typed, self._salt)
         return Resolved(int(result.get("count", 0)), target)
 
-    def append_check(self, kind: str, target: LocatorBundle | None, check: str | None = None,
-                     expected: str | int | None = None) -> None:
+    def append_check(
+        self,
+        kind: str,
+        target: LocatorBundle | None,
+        check: str | None = None,
+        expected: str | int | None = None,
+    ) -> None:
         """Append an ``observe`` or ``assert`` event (the user's assertions, at the end)."""
-        self._append(RecordedEvent.model_validate({
-            "seq": len(self._events), "type": kind, "target": target, "check": check, "expected": expected,
-        }))
+        self._append(
+            RecordedEvent.model_validate(
+                {
+                    "seq": len(self._events),
+                    "type": kind,
+                    "target": target,
+                    "check": check,
+                    "expected": expected,
+                }
+            )
+        )
 
     # -- attaching --------------------------------------------------------------------------------
 
@@ -326,8 +361,10 @@ class Recorder:
             tree = await cdp.send("Page.getFrameTree")
             tap.main_frame = tree["frameTree"]["frame"]["id"]
             await cdp.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD})
-            await cdp.send("Page.addScriptToEvaluateOnNewDocument",
-                           {"source": capture_script(), "worldName": WORLD, "runImmediately": True})
+            await cdp.send(
+                "Page.addScriptToEvaluateOnNewDocument",
+                {"source": capture_script(), "worldName": WORLD, "runImmediately": True},
+            )
         except PlaywrightError as exc:
             if page.is_closed() and self._taps and self._taps[0].page is not page:
                 log.debug("a popup closed while attaching: %s", type(exc).__name__)
@@ -349,7 +386,7 @@ class Recorder:
             tap, name, params, starting = item
             try:
                 await self._handle(tap, name, params, starting)
-            except PlaywrightError as exc:           # the page or the browser went away meanwhile
+            except PlaywrightError as exc:  # the page or the browser went away meanwhile
                 log.debug("while handling %s: %s", name, type(exc).__name__)
             except (ValidationError, ValueError, KeyError, TypeError) as exc:
                 # Malformed input from the browser: the recording fails (nothing is stored), but the
@@ -364,9 +401,12 @@ class Recorder:
             context = params.get("context") or {}
             if context.get("name") == WORLD:
                 tap.worlds[context["id"]] = (context.get("auxData") or {}).get("frameId", "")
-                config = {"salt": self._salt, "values": list(self._typed.values()),
-                          "publicValues": list(self._typed.public_values()),
-                          "publicTexts": list(self._public)}
+                config = {
+                    "salt": self._salt,
+                    "values": list(self._typed.values()),
+                    "publicValues": list(self._typed.public_values()),
+                    "publicTexts": list(self._public),
+                }
                 await self._call(tap, context["id"], _CONFIGURE, config)
         elif name == "Runtime.executionContextDestroyed":
             tap.worlds.pop(params.get("executionContextId", -1), None)
@@ -391,10 +431,16 @@ class Recorder:
     async def _call(self, tap: _Tap, ctx: int, function: str, *args: Any, await_promise: bool = False) -> Any:
         """Call a recorder function in one world; None when that world is gone."""
         try:
-            reply = await tap.cdp.send("Runtime.callFunctionOn", {
-                "functionDeclaration": function, "executionContextId": ctx, "returnByValue": True,
-                "awaitPromise": await_promise, "arguments": [{"value": a} for a in args],
-            })
+            reply = await tap.cdp.send(
+                "Runtime.callFunctionOn",
+                {
+                    "functionDeclaration": function,
+                    "executionContextId": ctx,
+                    "returnByValue": True,
+                    "awaitPromise": await_promise,
+                    "arguments": [{"value": a} for a in args],
+                },
+            )
         except PlaywrightError:
             return None
         if "exceptionDetails" in reply:
@@ -421,8 +467,14 @@ class Recorder:
             seen = [*self._public, *(e.url for e in self._events if e.url), self._taps[page].page.url]
             self._typed.add(event.value, seen_in=seen)
         target = scrub_bundle(event.target, self._typed, self._salt) if event.target else None
-        fields: dict[str, Any] = {"seq": len(self._events), "type": event.type, "page": page,
-                                  "target": target, "key": event.key, "reason": event.reason}
+        fields: dict[str, Any] = {
+            "seq": len(self._events),
+            "type": event.type,
+            "page": page,
+            "target": target,
+            "key": event.key,
+            "reason": event.reason,
+        }
         if event.target is not None and target is None:
             fields.update(type="human", reason="other", key=None)
         elif event.field is not None:

@@ -79,29 +79,31 @@ class PlaywrightDriver:
         self._frame_id: str | None = None
         self._world = "skillreel-" + secrets.token_hex(8)
         self._attr = "data-sr-" + secrets.token_hex(6)
-        self._contexts: dict[int, str] = {}   # our world's execution context id -> unique id
+        self._contexts: dict[int, str] = {}  # our world's execution context id -> unique id
         self._unique: str | None = None
         self._installed: str | None = None
         self._marked = False
         self._probes = 0
         self._speculative: tuple[str, int, Picked] | None = None
-        self._framed: str | None = None   # the nonce of a marked element inside a frame
+        self._framed: str | None = None  # the nonce of a marked element inside a frame
 
     # ---- errors ----------------------------------------------------------------------------------
 
     def _crashed(self) -> bool:
         return self._session.crashed or self._page.is_closed()
 
-    def _translate(self, exc: Exception, doing: str, *,
-                   code: str = "SR_REPLAY_UI_ACTION_FAILED") -> ReplayUIError:
+    def _translate(
+        self, exc: Exception, doing: str, *, code: str = "SR_REPLAY_UI_ACTION_FAILED"
+    ) -> ReplayUIError:
         if self._crashed():
             return ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "Chromium exited or the page crashed")
         if isinstance(exc, PlaywrightTimeoutError):
             return ReplayUIError("SR_REPLAY_UI_TIMEOUT", f"the browser did not finish {doing} in time")
         return ReplayUIError(code, f"the browser could not finish {doing}")
 
-    async def _guard(self, doing: str, work: Callable[[], Awaitable[Any]],
-                     code: str = "SR_REPLAY_UI_ACTION_FAILED") -> Any:
+    async def _guard(
+        self, doing: str, work: Callable[[], Awaitable[Any]], code: str = "SR_REPLAY_UI_ACTION_FAILED"
+    ) -> Any:
         try:
             return await work()
         except PlaywrightError as exc:
@@ -139,18 +141,27 @@ class PlaywrightDriver:
 
     async def _context(self, cdp: CDPSession) -> str:
         if self._unique is None:
-            world = await cdp.send("Page.createIsolatedWorld", {
-                "frameId": self._frame_id, "worldName": self._world, "grantUniveralAccess": False})
+            world = await cdp.send(
+                "Page.createIsolatedWorld",
+                {"frameId": self._frame_id, "worldName": self._world, "grantUniveralAccess": False},
+            )
             unique = self._contexts.get(world["executionContextId"])
             if unique is None:
                 raise _Transient
             self._unique = unique
         if self._installed != self._unique:
-            result = await cdp.send("Runtime.evaluate", {
-                "expression": resolve_world_script(), "uniqueContextId": self._unique, "returnByValue": True})
+            result = await cdp.send(
+                "Runtime.evaluate",
+                {
+                    "expression": resolve_world_script(),
+                    "uniqueContextId": self._unique,
+                    "returnByValue": True,
+                },
+            )
             if "exceptionDetails" in result:
-                raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED",
-                                    "the resolution script could not be installed")
+                raise ReplayUIError(
+                    "SR_REPLAY_UI_ACTION_FAILED", "the resolution script could not be installed"
+                )
             self._installed = self._unique
         return self._unique
 
@@ -160,9 +171,15 @@ class PlaywrightDriver:
             try:
                 cdp = await self._session_cdp()
                 unique = await self._context(cdp)
-                result = await cdp.send("Runtime.callFunctionOn", {
-                    "functionDeclaration": CALL, "uniqueContextId": unique,
-                    "arguments": [{"value": method}, {"value": arg}], "returnByValue": True})
+                result = await cdp.send(
+                    "Runtime.callFunctionOn",
+                    {
+                        "functionDeclaration": CALL,
+                        "uniqueContextId": unique,
+                        "arguments": [{"value": method}, {"value": arg}],
+                        "returnByValue": True,
+                    },
+                )
             except _Transient:
                 await asyncio.sleep(RETRY_DELAY_S)
                 continue
@@ -206,14 +223,18 @@ class PlaywrightDriver:
                 self._cdp = None
 
     async def goto(self, url: str, *, timeout_ms: int) -> None:
-        await self._guard("loading a page",
-                          lambda: self._page.goto(url, wait_until="load", timeout=timeout_ms),
-                          "SR_REPLAY_UI_NAVIGATION_FAILED")
+        await self._guard(
+            "loading a page",
+            lambda: self._page.goto(url, wait_until="load", timeout=timeout_ms),
+            "SR_REPLAY_UI_NAVIGATION_FAILED",
+        )
 
     async def reload(self, *, timeout_ms: int) -> None:
-        await self._guard("reloading the page",
-                          lambda: self._page.reload(wait_until="load", timeout=timeout_ms),
-                          "SR_REPLAY_UI_NAVIGATION_FAILED")
+        await self._guard(
+            "reloading the page",
+            lambda: self._page.reload(wait_until="load", timeout=timeout_ms),
+            "SR_REPLAY_UI_NAVIGATION_FAILED",
+        )
 
     async def current_url(self) -> str:
         return self._page.url
@@ -226,10 +247,20 @@ class PlaywrightDriver:
         self._probes += 1
         token, nonce = f"p{self._probes}", secrets.token_hex(16)
         self._speculative = None
-        data = await self._call("probe", {
-            "token": token, "bundle": bundle.to_json(), "salt": salt, "weights": heal.WEIGHTS.to_json(),
-            "exactMin": heal.EXACT_MIN, "margin": heal.MARGIN, "floor": heal.FLOOR, "topK": heal.TOP_K,
-            "speculate": {"attr": self._attr, "nonce": nonce}})
+        data = await self._call(
+            "probe",
+            {
+                "token": token,
+                "bundle": bundle.to_json(),
+                "salt": salt,
+                "weights": heal.WEIGHTS.to_json(),
+                "exactMin": heal.EXACT_MIN,
+                "margin": heal.MARGIN,
+                "floor": heal.FLOOR,
+                "topK": heal.TOP_K,
+                "speculate": {"attr": self._attr, "nonce": nonce},
+            },
+        )
         try:
             probe = heal.probe_from_json(data)
         except heal.ProbeShapeError as exc:
@@ -250,16 +281,26 @@ class PlaywrightDriver:
         if guess is not None and not describe and guess[:2] == (probe.token, element):
             return guess[2]
         nonce = secrets.token_hex(16)
-        data = await self._call("pick", {"token": probe.token, "element": element, "salt": salt,
-                                         "attr": self._attr, "nonce": nonce, "describe": describe})
+        data = await self._call(
+            "pick",
+            {
+                "token": probe.token,
+                "element": element,
+                "salt": salt,
+                "attr": self._attr,
+                "nonce": nonce,
+                "describe": describe,
+            },
+        )
         if not isinstance(data, dict) or not data.get("ok"):
             return None
         self._marked = True
         try:
             fingerprint = Fingerprint.parse(data["fingerprint"])
         except (ValidationError, KeyError, TypeError) as exc:
-            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED",
-                                "the target element cannot be described") from exc
+            raise ReplayUIError(
+                "SR_REPLAY_UI_ACTION_FAILED", "the target element cannot be described"
+            ) from exc
         self._note_frame(nonce, data.get("framed"))
         return Picked(nonce, fingerprint, _candidates(data.get("candidates")))
 
@@ -324,9 +365,12 @@ class PlaywrightDriver:
         data = await self._call("pageState", arg)
         try:
             verified = data.get("verified")
-            return PageSummary(elements=int(data["elements"]), structure=str(data["structure"]),
-                               text=None if data.get("text") is None else str(data["text"]),
-                               verified=verified if isinstance(verified, bool) else None)
+            return PageSummary(
+                elements=int(data["elements"]),
+                structure=str(data["structure"]),
+                text=None if data.get("text") is None else str(data["text"]),
+                verified=verified if isinstance(verified, bool) else None,
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page state was malformed") from exc
 
@@ -342,13 +386,15 @@ class PlaywrightDriver:
         try:
             png: bytes = await self._guard("the screenshot", capture)
         except TimeoutError as exc:
-            raise ReplayUIError("SR_REPLAY_UI_TIMEOUT",
-                                "the browser did not finish the screenshot in time") from exc
+            raise ReplayUIError(
+                "SR_REPLAY_UI_TIMEOUT", "the browser did not finish the screenshot in time"
+            ) from exc
         return png
 
     async def settle(self, settle_ms: int, *, timeout_ms: int) -> None:
-        await self._guard("loading the page",
-                          lambda: self._page.wait_for_load_state("load", timeout=timeout_ms))
+        await self._guard(
+            "loading the page", lambda: self._page.wait_for_load_state("load", timeout=timeout_ms)
+        )
         if settle_ms:
             await asyncio.sleep(settle_ms / 1000)
         if self._crashed():

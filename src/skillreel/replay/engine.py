@@ -72,6 +72,7 @@ class Driver(Protocol):
     async def select(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
         """Choose the option with exactly this value; False when no enabled option has it."""
         ...
+
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool: ...
     async def count(self, candidate: LocatorCandidate, *, salt: str) -> int: ...
@@ -79,6 +80,7 @@ class Driver(Protocol):
         """A content-free summary of the page; also removes any mark :meth:`pick` left. With
         ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``)."""
         ...
+
     async def screenshot(self, *, timeout_ms: int) -> bytes: ...
     async def settle(self, settle_ms: int, *, timeout_ms: int) -> None: ...
     def network_mark(self) -> int: ...
@@ -141,9 +143,16 @@ class _Step:
 
 
 class ReplayEngine:
-    def __init__(self, driver: Driver, options: EngineOptions, *, human: HumanPrompt | None = None,
-                 progress: Progress | None = None, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+    def __init__(
+        self,
+        driver: Driver,
+        options: EngineOptions,
+        *,
+        human: HumanPrompt | None = None,
+        progress: Progress | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.driver = driver
         self.options = options
         self.human = human
@@ -168,8 +177,9 @@ class ReplayEngine:
             self.completed.append(await self._run_step(index, len(actions), action, values))
         return tuple(self.completed)
 
-    async def _run_step(self, index: int, total: int, action: Action,
-                        values: Mapping[str, str]) -> StepRecord:
+    async def _run_step(
+        self, index: int, total: int, action: Action, values: Mapping[str, str]
+    ) -> StepRecord:
         self._tell(StepProgress(index, total, action.id, action.kind, "start"))
         step = _Step(action, self.clock() + self.options.timeout_ms / 1000)
         try:
@@ -207,10 +217,13 @@ class ReplayEngine:
             return None
         # The origins are not named: a page chooses them, and a hostile one can encode a typed or
         # vault value into a host name to carry it into this error (and over MCP to a model).
-        return ReplayUIError("SR_REPLAY_UI_NETWORK_DENIED",
-                             f"step {step.action.id}: the page requested {len(origins)} origin(s) outside "
-                             "the allowlist; nothing was sent (record again to see which)",
-                             action_id=step.action.id, details={"deniedOriginCount": len(origins)})
+        return ReplayUIError(
+            "SR_REPLAY_UI_NETWORK_DENIED",
+            f"step {step.action.id}: the page requested {len(origins)} origin(s) outside "
+            "the allowlist; nothing was sent (record again to see which)",
+            action_id=step.action.id,
+            details={"deniedOriginCount": len(origins)},
+        )
 
     def _check_network(self, step: _Step) -> None:
         error = self._network_error(step)
@@ -270,13 +283,18 @@ class ReplayEngine:
         else:
             fact = "selectedCheck"
             if not await self.driver.select(picked, value, timeout_ms=timeout):
-                raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED",
-                                    f"step {a.id} (select): no enabled option has the input's value",
-                                    action_id=a.id)
+                raise ReplayUIError(
+                    "SR_REPLAY_UI_ACTION_FAILED",
+                    f"step {a.id} (select): no enabled option has the input's value",
+                    action_id=a.id,
+                )
         # verified once the page has settled: the field must still hold exactly the input
         if (await self._after(step, verify=value)).verified is not True:
-            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED",
-                                f"step {a.id} ({a.kind}): the field does not hold the input", action_id=a.id)
+            raise ReplayUIError(
+                "SR_REPLAY_UI_ACTION_FAILED",
+                f"step {a.id} ({a.kind}): the field does not hold the input",
+                action_id=a.id,
+            )
         step.facts[fact] = ev.check_digest(fact, step.facts["target"])
 
     async def _observe(self, step: _Step, a: ObserveAction) -> None:
@@ -292,12 +310,15 @@ class ReplayEngine:
 
     async def _human(self, step: _Step, a: HumanAction, index: int, total: int) -> None:
         if self.human is None:
-            raise ReplayError("SR_REPLAY_HUMAN_REQUIRED",
-                              f"step {a.id} needs a person ({a.reason}) and nobody can answer",
-                              action_id=a.id)
+            raise ReplayError(
+                "SR_REPLAY_HUMAN_REQUIRED",
+                f"step {a.id} needs a person ({a.reason}) and nobody can answer",
+                action_id=a.id,
+            )
         if not await self.human(HumanRequest(index, total, a.id, a.reason)):
-            raise ReplayError("SR_REPLAY_HUMAN_REQUIRED", f"step {a.id}: the person did not finish it",
-                              action_id=a.id)
+            raise ReplayError(
+                "SR_REPLAY_HUMAN_REQUIRED", f"step {a.id}: the person did not finish it", action_id=a.id
+            )
         step.facts["human"] = ev.marker_digest("human", a.id)
         await self._after(step)
 
@@ -311,8 +332,11 @@ class ReplayEngine:
                 return
             await self.driver.release()
             if self.clock() >= step.deadline:
-                raise ReplayUIError("SR_REPLAY_UI_ASSERTION_FAILED",
-                                    f"step {a.id}: the {a.check} assertion did not hold", action_id=a.id)
+                raise ReplayUIError(
+                    "SR_REPLAY_UI_ASSERTION_FAILED",
+                    f"step {a.id}: the {a.check} assertion did not hold",
+                    action_id=a.id,
+                )
             await self.sleep(delay)
             delay = min(delay * 2, POLL_MAX_S)
 
@@ -320,8 +344,9 @@ class ReplayEngine:
         if a.check == "url_matches":
             return url_matches(await self.driver.current_url(), a.expected)
         if a.target is None:
-            raise ReplayError("SR_REPLAY_SCHEMA_INVALID", f"step {a.id}: the assertion has no target",
-                              action_id=a.id)
+            raise ReplayError(
+                "SR_REPLAY_SCHEMA_INVALID", f"step {a.id}: the assertion has no target", action_id=a.id
+            )
         if a.check == "count":
             return await self.driver.count(a.target.candidates[0], salt=self.options.salt) == a.expected
         picked = await self._locate(step, a.target)
@@ -345,8 +370,13 @@ class ReplayEngine:
             confirm = picked
             # accepted but not yet usable: a heal awaiting confirmation, or an element that went
             # away before it was marked
-            last = decision if not decision.accepted else heal.Resolution(
-                "not-found", reason="the page kept changing while the target was located")
+            last = (
+                decision
+                if not decision.accepted
+                else heal.Resolution(
+                    "not-found", reason="the page kept changing while the target was located"
+                )
+            )
             if self.clock() >= step.deadline:
                 if confirm is None or overtime:
                     raise self._resolution_error(step, last)
@@ -354,9 +384,13 @@ class ReplayEngine:
             await self.sleep(HEAL_CONFIRM_S if confirm is not None else delay)
             delay = min(delay * 2, POLL_MAX_S)
 
-    async def _accept(self, step: _Step, probe: heal.Probe, decision: heal.Resolution,
-                      confirm: tuple[float, heal.Comparison] | None
-                      ) -> Picked | tuple[float, heal.Comparison] | None:
+    async def _accept(
+        self,
+        step: _Step,
+        probe: heal.Probe,
+        decision: heal.Resolution,
+        confirm: tuple[float, heal.Comparison] | None,
+    ) -> Picked | tuple[float, heal.Comparison] | None:
         """The picked element, or the healed signature still waiting for confirmation, or None."""
         if not decision.accepted or decision.element is None:
             return None
@@ -364,27 +398,33 @@ class ReplayEngine:
             signature = (decision.score, probe.observed[decision.element].comparison)
             if confirm != signature:
                 return signature
-        picked = await self.driver.pick(probe, decision.element, salt=self.options.salt,
-                                        describe=decision.healed)
+        picked = await self.driver.pick(
+            probe, decision.element, salt=self.options.salt, describe=decision.healed
+        )
         if picked is None:  # it went away between the probe and the pick: measure again
             return None
         step.facts["target"] = ev.target_digest(picked.fingerprint)
         if decision.healed:
             step.healed = True
             if picked.candidates:
-                step.healed_bundle = LocatorBundle(candidates=picked.candidates,
-                                                   fingerprint=picked.fingerprint)
+                step.healed_bundle = LocatorBundle(
+                    candidates=picked.candidates, fingerprint=picked.fingerprint
+                )
         return picked
 
     def _resolution_error(self, step: _Step, decision: heal.Resolution) -> SkillreelError:
         a = step.action
         if decision.outcome == "ambiguous":
-            return ReplayUIError("SR_REPLAY_UI_TARGET_AMBIGUOUS",
-                                 f"step {a.id} ({a.kind}): several elements match the target equally well; "
-                                 "nothing was done", action_id=a.id)
-        return ReplayUIError("SR_REPLAY_UI_TARGET_NOT_FOUND",
-                             f"step {a.id} ({a.kind}): no element matches the target ({decision.reason})",
-                             action_id=a.id)
+            return ReplayUIError(
+                "SR_REPLAY_UI_TARGET_AMBIGUOUS",
+                f"step {a.id} ({a.kind}): several elements match the target equally well; nothing was done",
+                action_id=a.id,
+            )
+        return ReplayUIError(
+            "SR_REPLAY_UI_TARGET_NOT_FOUND",
+            f"step {a.id} ({a.kind}): no element matches the target ({decision.reason})",
+            action_id=a.id,
+        )
 
 
 def url_matches(url: str, expected: str | int | None) -> bool:

@@ -60,8 +60,9 @@ def target_digest(fingerprint: Fingerprint) -> str:
 
 
 def state_digest(summary: PageSummary) -> str:
-    return tagged_digest(PAGE_STATE, {"kind": "structure", "elements": summary.elements,
-                                      "structure": summary.structure})
+    return tagged_digest(
+        PAGE_STATE, {"kind": "structure", "elements": summary.elements, "structure": summary.structure}
+    )
 
 
 def text_digest(summary: PageSummary) -> str:
@@ -94,6 +95,8 @@ def build_evidence(action_id: str, kind: str, healed: bool, facts: Mapping[str, 
     try:
         return Evidence.build(action_id=action_id, kind=kind, healed=healed, facts=dict(facts))
     except ValidationError as exc:
-        raise ReplayError("SR_REPLAY_EVIDENCE_TOO_LARGE",
-                          f"step {action_id}: its evidence could not be built within bounds",
-                          action_id=action_id) from exc
+        raise ReplayError(
+            "SR_REPLAY_EVIDENCE_TOO_LARGE",
+            f"step {action_id}: its evidence could not be built within bounds",
+            action_id=action_id,
+        ) from exc

@@ -103,10 +103,12 @@ class FakeDriver:
         for rank, candidate in enumerate(bundle.candidates):
             found = [i for i, e in enumerate(elements) if candidate.selector in e.selectors]
             visible = [i for i in found if elements[i].visible]
-            hits.append(heal.CandidateHit(rank, len(found), len(visible),
-                                          visible[0] if len(visible) == 1 else None))
-        observed = {i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint))
-                    for i, e in enumerate(elements)}
+            hits.append(
+                heal.CandidateHit(rank, len(found), len(visible), visible[0] if len(visible) == 1 else None)
+            )
+        observed = {
+            i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(elements)
+        }
         self._probe_seq += 1
         pool = heal.pool(rec, observed)
         return heal.Probe(str(self._probe_seq), tuple(hits), observed, pool, len(elements))
@@ -118,8 +120,11 @@ class FakeDriver:
         if not e.visible:
             return None
         self._picked = element
-        candidates = (e.candidates or (LocatorCandidate(strategy="css", selector=f"fake:{element}",
-                                                        match_count=1),)) if describe else None
+        candidates = (
+            (e.candidates or (LocatorCandidate(strategy="css", selector=f"fake:{element}", match_count=1),))
+            if describe
+            else None
+        )
         return Picked(str(element), e.fingerprint, candidates)
 
     async def release(self) -> None:

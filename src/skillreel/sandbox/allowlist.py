@@ -85,10 +85,10 @@ def decide(url: str, allowed_origins: Iterable[str]) -> EgressDecision:
     if http_scheme is None:
         return EgressDecision(False, _refused_scheme_origin(scheme, url), "scheme-refused")
     try:
-        http_origin = origin_of(http_scheme + url[len(scheme):])
+        http_origin = origin_of(http_scheme + url[len(scheme) :])
     except URLRuleError:
         return EgressDecision(False, None, "malformed")
-    origin = scheme + http_origin[len(http_scheme):]
+    origin = scheme + http_origin[len(http_scheme) :]
     if http_origin in allowed:
         return EgressDecision(True, origin, "allowlisted")
     return EgressDecision(False, origin, "not-allowlisted")

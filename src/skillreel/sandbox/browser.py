@@ -89,10 +89,15 @@ BASE_ARGS: Final = (
 # refuses without counting: that traffic is the browser's, not the page's, and must not fail a
 # replay (a page's own request to a Google host is still refused and counted as usual).
 _SERVICES: Final = (
-    ("gaia-url", "gaia"), ("lso-url", "lso"), ("google-apis-url", "apis"),
-    ("google-base-url", "google"), ("oauth-account-manager-url", "oauth"),
-    ("autofill-server-url", "autofill"), ("sync-url", "sync"),
-    ("translate-script-url", "translate"), ("variations-server-url", "variations"),
+    ("gaia-url", "gaia"),
+    ("lso-url", "lso"),
+    ("google-apis-url", "apis"),
+    ("google-base-url", "google"),
+    ("oauth-account-manager-url", "oauth"),
+    ("autofill-server-url", "autofill"),
+    ("sync-url", "sync"),
+    ("translate-script-url", "translate"),
+    ("variations-server-url", "variations"),
 )
 _SERVICE_SWITCHES: Final = (
     *(f"--{switch}=https://{name}{SINKHOLE_SUFFIX}/" for switch, name in _SERVICES),
@@ -107,8 +112,9 @@ def find_chromium() -> Path:
         path = Path(configured)
         if _is_executable(path):
             return path
-        raise ReplayUIError(SETUP, "SKILLREEL_CHROMIUM does not name an executable file; "
-                                   "point it at Chromium or unset it")
+        raise ReplayUIError(
+            SETUP, "SKILLREEL_CHROMIUM does not name an executable file; point it at Chromium or unset it"
+        )
     for name in CHROMIUM_NAMES:
         found = shutil.which(name)
         if found:
@@ -122,8 +128,9 @@ def find_chromium() -> Path:
 def _playwright_chromium() -> Path | None:
     root = os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or str(Path.home() / ".cache" / "ms-playwright")
     candidates = sorted(Path(root).glob("chromium-*/chrome-linux*/chrome"), reverse=True)
-    candidates += sorted(Path(root).glob("chromium-*/chrome-mac*/Chromium.app/Contents/MacOS/Chromium"),
-                         reverse=True)
+    candidates += sorted(
+        Path(root).glob("chromium-*/chrome-mac*/Chromium.app/Contents/MacOS/Chromium"), reverse=True
+    )
     return next((p for p in candidates if _is_executable(p)), None)
 
 
@@ -181,8 +188,9 @@ class BrowserSession:
         except PlaywrightError as exc:
             if self.crashed:
                 raise crashed_error() from exc
-            raise ReplayUIError("SR_REPLAY_UI_NAVIGATION_FAILED",
-                                f"the start page could not be loaded{net_error_code(exc)}") from exc
+            raise ReplayUIError(
+                "SR_REPLAY_UI_NAVIGATION_FAILED", f"the start page could not be loaded{net_error_code(exc)}"
+            ) from exc
 
 
 def net_error_code(exc: Exception) -> str:
@@ -219,8 +227,9 @@ def _check_target(environment: Environment, html: str | None, storage_state: Pat
 
 
 def _require_display() -> None:
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
-                                                 or os.environ.get("WAYLAND_DISPLAY")):
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
         raise ReplayUIError(SETUP, "a headed window needs a display; set DISPLAY or run under xvfb-run")
 
 
@@ -234,31 +243,41 @@ async def _quietly(close: Callable[[], Awaitable[Any]]) -> None:
 
 async def _launch(pw: Playwright, executable: Path, headless: bool, proxy_url: str) -> Browser:
     try:
-        return await pw.chromium.launch(executable_path=str(executable), headless=headless,
-                                        args=launch_args(proxy_url), handle_sigint=False,
-                                        handle_sigterm=False, handle_sighup=False)
+        return await pw.chromium.launch(
+            executable_path=str(executable),
+            headless=headless,
+            args=launch_args(proxy_url),
+            handle_sigint=False,
+            handle_sigterm=False,
+            handle_sighup=False,
+        )
     except PlaywrightError as exc:
         raise ReplayUIError(SETUP, f"Chromium could not be started; {SETUP_FIX}") from exc
 
 
-async def _new_context(browser: Browser, environment: Environment, state: dict[str, Any] | None, *,
-                       offline: bool) -> BrowserContext:
+async def _new_context(
+    browser: Browser, environment: Environment, state: dict[str, Any] | None, *, offline: bool
+) -> BrowserContext:
     viewport = environment.viewport
     try:
         return await browser.new_context(
             viewport={"width": viewport.width, "height": viewport.height},
-            service_workers="block", accept_downloads=False, offline=offline,
+            service_workers="block",
+            accept_downloads=False,
+            offline=offline,
             storage_state=cast(StorageState | None, state),
         )
     except PlaywrightError as exc:
         if state is not None and browser.is_connected():
-            raise InputError("SR_RECORD_INPUT_MALFORMED",
-                             "the storage-state file is not a Playwright storage state") from exc
+            raise InputError(
+                "SR_RECORD_INPUT_MALFORMED", "the storage-state file is not a Playwright storage state"
+            ) from exc
         raise ReplayUIError(SETUP, f"Chromium could not open a browser context; {SETUP_FIX}") from exc
 
 
-async def _install_routes(context: BrowserContext, ledger: NetworkLedger, environment: Environment,
-                          fixture: str | None) -> None:
+async def _install_routes(
+    context: BrowserContext, ledger: NetworkLedger, environment: Environment, fixture: str | None
+) -> None:
     allowed = () if fixture is not None else environment.allowed_origins
 
     async def on_request(route: Route) -> None:
@@ -293,9 +312,13 @@ async def _install_routes(context: BrowserContext, ledger: NetworkLedger, enviro
 
 
 @asynccontextmanager
-async def browser_session(environment: Environment, *, html: str | None = None,
-                          storage_state: Path | None = None,
-                          headless: bool = True) -> AsyncIterator[BrowserSession]:
+async def browser_session(
+    environment: Environment,
+    *,
+    html: str | None = None,
+    storage_state: Path | None = None,
+    headless: bool = True,
+) -> AsyncIterator[BrowserSession]:
     """Launch Chromium for ``environment`` and yield a :class:`BrowserSession`.
 
     ``html`` is the fixture's HTML (required for, and only for, an HTML target; it must match the

@@ -55,8 +55,9 @@ def storage_state_digest(state: dict[str, Any]) -> str:
     try:
         return tagged_digest("skillreel.storage-state/v1", state)
     except (ValueError, TypeError, OverflowError) as exc:
-        raise InputError("SR_RECORD_INPUT_MALFORMED",
-                         "the storage-state file cannot be canonicalised") from exc
+        raise InputError(
+            "SR_RECORD_INPUT_MALFORMED", "the storage-state file cannot be canonicalised"
+        ) from exc
 
 
 def storage_state_file_digest(path: Path) -> str:

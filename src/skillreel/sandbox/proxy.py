@@ -70,8 +70,7 @@ def _parse_head(head: bytes) -> tuple[str, str, str, list[tuple[str, str]]]:
 
 
 def _has_token(headers: list[tuple[str, str]], name: str, token: str) -> bool:
-    return any(k.lower() == name and token in (t.strip().lower() for t in v.split(","))
-               for k, v in headers)
+    return any(k.lower() == name and token in (t.strip().lower() for t in v.split(",")) for k, v in headers)
 
 
 def _render_head(first_line: str, headers: list[tuple[str, str]]) -> bytes:
@@ -81,9 +80,10 @@ def _render_head(first_line: str, headers: list[tuple[str, str]]) -> bytes:
 
 def _response(status: str, body: str = "") -> bytes:
     data = body.encode()
-    return (f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            f"Content-Length: {len(data)}\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"
-            ).encode() + data
+    return (
+        f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(data)}\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"
+    ).encode() + data
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -155,8 +155,13 @@ class EnforcingProxy:
             await self._handle(reader, writer)
         except _BadRequest:
             self._refuse(None, writer, "400 Bad Request")
-        except (ConnectionError, OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
-                TimeoutError):
+        except (
+            ConnectionError,
+            OSError,
+            asyncio.IncompleteReadError,
+            asyncio.LimitOverrunError,
+            TimeoutError,
+        ):
             pass
         finally:
             self._writers.discard(writer)
@@ -177,8 +182,9 @@ class EnforcingProxy:
         else:
             await self._forward(method, target, version, headers, reader, writer)
 
-    def _refuse(self, origin: str | None, writer: asyncio.StreamWriter,
-                status: str = "403 Forbidden") -> None:
+    def _refuse(
+        self, origin: str | None, writer: asyncio.StreamWriter, status: str = "403 Forbidden"
+    ) -> None:
         log.debug("refused %s", origin or "(unparsable request)")
         self._on_refused(origin)
         with contextlib.suppress(ConnectionError, OSError, RuntimeError):
@@ -192,19 +198,22 @@ class EnforcingProxy:
             self._refuse(decision.origin, writer)
         return decision.allowed
 
-    async def _open(self, host: str, port: int,
-                    writer: asyncio.StreamWriter) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+    async def _open(
+        self, host: str, port: int, writer: asyncio.StreamWriter
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
         try:
             up_reader, up_writer = await asyncio.wait_for(
-                asyncio.open_connection(host, port, limit=MAX_HEAD_BYTES), CONNECT_TIMEOUT_S)
+                asyncio.open_connection(host, port, limit=MAX_HEAD_BYTES), CONNECT_TIMEOUT_S
+            )
         except (OSError, TimeoutError):
             writer.write(_response("502 Bad Gateway"))
             return None
         self._writers.add(up_writer)
         return up_reader, up_writer
 
-    async def _connect(self, authority: str, reader: asyncio.StreamReader,
-                       writer: asyncio.StreamWriter) -> None:
+    async def _connect(
+        self, authority: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         try:
             host, port = split_authority(authority)
         except ValueError as exc:
@@ -218,15 +227,23 @@ class EnforcingProxy:
         await writer.drain()
         await self._splice((reader, upstream[1]), (upstream[0], writer))
 
-    async def _forward(self, method: str, target: str, version: str, headers: list[tuple[str, str]],
-                       reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _forward(
+        self,
+        method: str,
+        target: str,
+        version: str,
+        headers: list[tuple[str, str]],
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> None:
         if not self._decide(decide_forward(target, self.allowed_origins), writer):
             return
         parts = urlsplit(target)
         host, port = parts.hostname or "", parts.port or 80
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         upgrade = _has_token(headers, "connection", "upgrade") and any(
-            k.lower() == "upgrade" for k, _ in headers)
+            k.lower() == "upgrade" for k, _ in headers
+        )
         kept = [(k, v) for k, v in headers if k.lower() not in _HOP_BY_HOP]
         kept.append(("Connection", "Upgrade") if upgrade else ("Connection", "close"))
         upstream = await self._open(host, port, writer)
@@ -240,9 +257,13 @@ class EnforcingProxy:
         else:
             await self._splice((reader, up_writer), (up_reader, writer), rewrite_response=True)
 
-    async def _splice(self, outbound: tuple[asyncio.StreamReader, asyncio.StreamWriter],
-                      inbound: tuple[asyncio.StreamReader, asyncio.StreamWriter], *,
-                      rewrite_response: bool = False) -> None:
+    async def _splice(
+        self,
+        outbound: tuple[asyncio.StreamReader, asyncio.StreamWriter],
+        inbound: tuple[asyncio.StreamReader, asyncio.StreamWriter],
+        *,
+        rewrite_response: bool = False,
+    ) -> None:
         """Pipe both directions until either ends, then close both."""
         back = self._relay_response(*inbound) if rewrite_response else _pipe(*inbound)
         tasks = [asyncio.ensure_future(_pipe(*outbound)), asyncio.ensure_future(back)]
@@ -264,8 +285,11 @@ class EnforcingProxy:
                 writer.write(_response("502 Bad Gateway"))
             return
         lines = head[:-4].decode("latin-1").split("\r\n")
-        kept = [(k, v.strip()) for k, _, v in (line.partition(":") for line in lines[1:] if line)
-                if k.lower() not in _HOP_BY_HOP]
+        kept = [
+            (k, v.strip())
+            for k, _, v in (line.partition(":") for line in lines[1:] if line)
+            if k.lower() not in _HOP_BY_HOP
+        ]
         kept.append(("Connection", "close"))
         writer.write(_render_head(lines[0], kept))
         await writer.drain()

@@ -45,7 +45,8 @@ def skill_summary(entry: StoreEntry) -> dict[str, Any]:
         **({"needs": needs} if needs else {}),
         "capabilities": list(draft.capabilities),
         "target": {"kind": "url", "origin": origin_of(target.url), "allowedOrigins": origins}
-        if isinstance(target, UrlTarget) else {"kind": "html"},
+        if isinstance(target, UrlTarget)
+        else {"kind": "html"},
         "parameters": parameter_listing(entry.name, draft.parameters),
     }
 
@@ -76,19 +77,25 @@ def check_play(store: Store, name: str, inputs: Mapping[str, str], secrets: Secr
     check_skill_name(name)
     entry = store.get(name)
     if entry.status != "enabled":
-        raise LifecycleError("SR_RECORD_STATE_INVALID",
-                             f"skill {name!r} is {entry.status}, not enabled: only enabled skills are "
-                             "played over MCP (a person enables one: `skillreel enable NAME --approve`)")
+        raise LifecycleError(
+            "SR_RECORD_STATE_INVALID",
+            f"skill {name!r} is {entry.status}, not enabled: only enabled skills are "
+            "played over MCP (a person enables one: `skillreel enable NAME --approve`)",
+        )
     needs = cli_only_inputs(entry)
     if needs:
-        raise TargetError("SR_RECORD_TARGET_INVALID",
-                          f"skill {name!r} replays only with {needs}, which MCP cannot pass: "
-                          f"run `skillreel replay {name}` on the command line")
+        raise TargetError(
+            "SR_RECORD_TARGET_INVALID",
+            f"skill {name!r} replays only with {needs}, which MCP cannot pass: "
+            f"run `skillreel replay {name}` on the command line",
+        )
     given = sorted(set(inputs) & {p.name for p in entry.draft.parameters if p.sensitive})
     if given:
-        raise ReplayError("SR_REPLAY_SENSITIVE_ON_ARGV",
-                          f"sensitive parameter(s) {', '.join(given)} must not come from the model; "
-                          "skillreel reads them from the vault or asks the user; nothing was replayed")
+        raise ReplayError(
+            "SR_REPLAY_SENSITIVE_ON_ARGV",
+            f"sensitive parameter(s) {', '.join(given)} must not come from the model; "
+            "skillreel reads them from the vault or asks the user; nothing was replayed",
+        )
     request = ReplayRequest(name=name, inputs=dict(inputs), expected_revision=entry.revision)
     checked = preflight(store, request, secrets)
     return PlayCheck(entry, tuple(checked.missing_sensitive))

@@ -21,8 +21,9 @@ class DeleteResult:
         return {"deleted": self.name, "revision": self.revision, "status": self.status}
 
 
-def delete_skill(store: Store, name: str, *, approve: bool,
-                 expected_revision: int | None = None) -> DeleteResult:
+def delete_skill(
+    store: Store, name: str, *, approve: bool, expected_revision: int | None = None
+) -> DeleteResult:
     current = store.get(check_skill_name(name))
     lifecycle.check_revision(current, expected_revision)
     lifecycle.ensure_deletable(current)
@@ -30,6 +31,8 @@ def delete_skill(store: Store, name: str, *, approve: bool,
         kept = len(store.revisions(name))
         raise approval_required(
             f"delete skill {name!r} ({current.status}, revision {current.revision}) and its {kept} kept "
-            f"revision(s)", {"name": name, "revision": current.revision, "revisionsKept": kept})
+            f"revision(s)",
+            {"name": name, "revision": current.revision, "revisionsKept": kept},
+        )
     removed = store.remove(name, AuditNote(kind="delete"), expected_revision=current.revision)
     return DeleteResult(removed.name, removed.revision, removed.status)

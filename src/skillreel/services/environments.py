@@ -17,10 +17,16 @@ from ..model.urls import URLRuleError
 from ..sandbox.files import fixture_digest, read_html_fixture, storage_state_file_digest
 
 
-def target_environment(viewport: Viewport, *, html_path: Path | None = None, url: str | None = None,
-                       allowed_origins: Sequence[str] = (), identity: str | None = None,
-                       storage_state: Path | None = None,
-                       storage_state_digest: str | None = None) -> tuple[Environment, str | None]:
+def target_environment(
+    viewport: Viewport,
+    *,
+    html_path: Path | None = None,
+    url: str | None = None,
+    allowed_origins: Sequence[str] = (),
+    identity: str | None = None,
+    storage_state: Path | None = None,
+    storage_state_digest: str | None = None,
+) -> tuple[Environment, str | None]:
     """The environment of an HTML fixture (read from ``html_path``, bound by its digest, and returned
     with it) or of a URL with its allowlist (``SR_RECORD_TARGET_INVALID`` if a URL rule fails).
 
@@ -38,5 +44,6 @@ def target_environment(viewport: Viewport, *, html_path: Path | None = None, url
         raise TargetError("SR_RECORD_TARGET_INVALID", f"the URL target is not allowed: {exc}") from exc
     if storage_state is not None:
         storage_state_digest = storage_state_file_digest(storage_state)
-    return Environment.build(target=target, identity=identity, storage_state_digest=storage_state_digest,
-                             viewport=viewport), None
+    return Environment.build(
+        target=target, identity=identity, storage_state_digest=storage_state_digest, viewport=viewport
+    ), None

@@ -22,12 +22,18 @@ class ExportResult:
     signed_by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "revision": self.revision, "path": str(self.path),
-                "exportDigest": self.export_digest, "signedBy": self.signed_by}
+        return {
+            "name": self.name,
+            "revision": self.revision,
+            "path": str(self.path),
+            "exportDigest": self.export_digest,
+            "signedBy": self.signed_by,
+        }
 
 
-def export_skill(store: Store, name: str, out: Path, *, force: bool = False,
-                 sign_key: Path | None = None) -> ExportResult:
+def export_skill(
+    store: Store, name: str, out: Path, *, force: bool = False, sign_key: Path | None = None
+) -> ExportResult:
     """Write the current entry as one export file (0600, atomic), Ed25519-signed with ``sign_key``
     if given; audited as ``export``."""
     key = signing.load_signing_key(sign_key) if sign_key is not None else None
@@ -37,13 +43,27 @@ def export_skill(store: Store, name: str, out: Path, *, force: bool = False,
         document = signing.sign_export(document, key)
     check_output(out, force=force)
     digests = {"export": document.export_digest}
-    store.audit(AuditNote(kind="export", name=name, revision=entry.revision,
-                          digests={**digests, "entry": entry.entry_digest}))
+    store.audit(
+        AuditNote(
+            kind="export",
+            name=name,
+            revision=entry.revision,
+            digests={**digests, "entry": entry.entry_digest},
+        )
+    )
     try:
         write_private(out, export_bytes(document), force=force)
     except RecordError as exc:
-        store.audit(AuditNote(kind="export", name=name, revision=entry.revision, outcome="failed",
-                              code=exc.code, digests=digests))
+        store.audit(
+            AuditNote(
+                kind="export",
+                name=name,
+                revision=entry.revision,
+                outcome="failed",
+                code=exc.code,
+                digests=digests,
+            )
+        )
         raise
     signer = document.signature.key_id if document.signature else None
     return ExportResult(name, entry.revision, out, document.export_digest, signer)

@@ -16,13 +16,16 @@ from ..model.base import is_label
 
 
 def approval_required(would: str, details: dict[str, Any]) -> RecordError:
-    return RecordError("SR_RECORD_APPROVAL_REQUIRED",
-                       f"would {would}; nothing was changed (repeat with --approve to do it)",
-                       details={"wouldChange": details})
+    return RecordError(
+        "SR_RECORD_APPROVAL_REQUIRED",
+        f"would {would}; nothing was changed (repeat with --approve to do it)",
+        details={"wouldChange": details},
+    )
 
 
 def check_reviewer(reviewer: str) -> str:
     if not is_label(reviewer):
-        raise InputError("SR_RECORD_INPUT_MALFORMED",
-                         "a reviewer id is letters, digits and . _ @ : - (at most 128)")
+        raise InputError(
+            "SR_RECORD_INPUT_MALFORMED", "a reviewer id is letters, digits and . _ @ : - (at most 128)"
+        )
     return reviewer

@@ -32,9 +32,15 @@ class ImportResult:
 
     def to_json(self) -> dict[str, Any]:
         signature = None if self.signed_by is None else {"keyId": self.signed_by, "verified": self.verified}
-        return {"name": self.name, "revision": self.revision, "status": self.status,
-                "replaced": self.replaced, "exportDigest": self.export_digest,
-                "entryDigest": self.entry_digest, "signature": signature}
+        return {
+            "name": self.name,
+            "revision": self.revision,
+            "status": self.status,
+            "replaced": self.replaced,
+            "exportDigest": self.export_digest,
+            "entryDigest": self.entry_digest,
+            "signature": signature,
+        }
 
 
 def read_export(path: Path) -> ExportDocument:
@@ -43,8 +49,15 @@ def read_export(path: Path) -> ExportDocument:
     return parse_document(ExportDocument, data, what="export file")
 
 
-def import_skill(store: Store, path: Path, *, approve: bool, replace: bool = False,
-                 expected_revision: int | None = None, trust: Sequence[Path] = ()) -> ImportResult:
+def import_skill(
+    store: Store,
+    path: Path,
+    *,
+    approve: bool,
+    replace: bool = False,
+    expected_revision: int | None = None,
+    trust: Sequence[Path] = (),
+) -> ImportResult:
     """Store an exported skill: a new name at revision 1, or (``replace`` + ``approve``) the next
     revision of an existing skill that is not enabled. ``enabled`` becomes ``validated``.
     With ``trust`` (public key files), only an export signed by one of those keys is accepted."""
@@ -58,19 +71,45 @@ def import_skill(store: Store, path: Path, *, approve: bool, replace: bool = Fal
     if existing is None:
         stored = store.insert(imported_entry(source, 1, now), note)
     else:
-        stored = _replace(store, existing, source, note, replace=replace, approve=approve,
-                          expected_revision=expected_revision, now=now)
+        stored = _replace(
+            store,
+            existing,
+            source,
+            note,
+            replace=replace,
+            approve=approve,
+            expected_revision=expected_revision,
+            now=now,
+        )
     signer = document.signature.key_id if document.signature else None
-    return ImportResult(stored.name, stored.revision, stored.status, existing is not None,
-                        document.export_digest, stored.entry_digest, signer, bool(trusted))
+    return ImportResult(
+        stored.name,
+        stored.revision,
+        stored.status,
+        existing is not None,
+        document.export_digest,
+        stored.entry_digest,
+        signer,
+        bool(trusted),
+    )
 
 
-def _replace(store: Store, existing: StoreEntry, source: StoreEntry, note: AuditNote, *, replace: bool,
-             approve: bool, expected_revision: int | None, now: str) -> StoreEntry:
+def _replace(
+    store: Store,
+    existing: StoreEntry,
+    source: StoreEntry,
+    note: AuditNote,
+    *,
+    replace: bool,
+    approve: bool,
+    expected_revision: int | None,
+    now: str,
+) -> StoreEntry:
     name = existing.name
     if not replace:
-        raise LifecycleError("SR_RECORD_EXISTS",
-                             f"a skill named {name!r} already exists (import with --replace --approve)")
+        raise LifecycleError(
+            "SR_RECORD_EXISTS", f"a skill named {name!r} already exists (import with --replace --approve)"
+        )
     lifecycle.check_revision(existing, expected_revision)
     change: Callable[[StoreEntry], StoreEntry] = lambda cur: _replacing(cur, source, now)  # noqa: E731
     preview = change(existing)
@@ -78,12 +117,15 @@ def _replace(store: Store, existing: StoreEntry, source: StoreEntry, note: Audit
         raise approval_required(
             f"replace skill {name!r} ({existing.status}, revision {existing.revision}) with the imported "
             f"one as revision {preview.revision} ({preview.status})",
-            {"name": name, "revision": existing.revision, "newStatus": preview.status})
+            {"name": name, "revision": existing.revision, "newStatus": preview.status},
+        )
     return store.update(name, change, note, expected_revision=existing.revision)
 
 
 def _replacing(current: StoreEntry, source: StoreEntry, now: str) -> StoreEntry:
     if current.status == "enabled":
-        raise LifecycleError("SR_RECORD_STATE_INVALID",
-                             f"cannot replace enabled skill {current.name!r} by an import (revoke it first)")
+        raise LifecycleError(
+            "SR_RECORD_STATE_INVALID",
+            f"cannot replace enabled skill {current.name!r} by an import (revoke it first)",
+        )
     return imported_entry(source, current.revision + 1, max(now, current.updated_at))

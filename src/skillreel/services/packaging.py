@@ -52,8 +52,10 @@ class EnablePlan:
 
     def describe(self) -> str:
         where = ", ".join(str(p) for p in self.paths)
-        return (f"would install the package of skill {self.entry.name!r} ({self.package.digest}) as revision "
-                f"{self.package.revision} into {where}")
+        return (
+            f"would install the package of skill {self.entry.name!r} ({self.package.digest}) as revision "
+            f"{self.package.revision} into {where}"
+        )
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,14 @@ class EnableResult:
     installations: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": "enabled", "name": self.name, "revision": self.revision, "scope": self.scope,
-                "packageDigest": self.package_digest, "installations": list(self.installations)}
+        return {
+            "status": "enabled",
+            "name": self.name,
+            "revision": self.revision,
+            "scope": self.scope,
+            "packageDigest": self.package_digest,
+            "installations": list(self.installations),
+        }
 
 
 @dataclass(frozen=True)
@@ -95,15 +103,29 @@ class RevokeResult:
     leftovers: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": "revoked", "name": self.name, "revision": self.revision,
-                "packageDigest": self.package_digest, "removed": list(self.removed),
-                "alreadyAbsent": list(self.absent), "leftovers": list(self.leftovers)}
+        return {
+            "status": "revoked",
+            "name": self.name,
+            "revision": self.revision,
+            "packageDigest": self.package_digest,
+            "removed": list(self.removed),
+            "alreadyAbsent": list(self.absent),
+            "leftovers": list(self.leftovers),
+        }
 
 
 # --- enable ------------------------------------------------------------------------------------
 
-def plan_enable(store: Store, name: str, scope: Scope = "project", project_dir: Path | None = None, *,
-                home: Path | None = None, expected_revision: int | None = None) -> EnablePlan:
+
+def plan_enable(
+    store: Store,
+    name: str,
+    scope: Scope = "project",
+    project_dir: Path | None = None,
+    *,
+    home: Path | None = None,
+    expected_revision: int | None = None,
+) -> EnablePlan:
     """Every check ``enable`` makes, with nothing written."""
     check_skill_name(name)
     now = store.now()
@@ -121,16 +143,31 @@ def plan_enable(store: Store, name: str, scope: Scope = "project", project_dir: 
     return plan
 
 
-def enable_skill(store: Store, name: str, scope: Scope = "project", project_dir: Path | None = None, *,
-                 approve: bool, home: Path | None = None, expected_revision: int | None = None,
-                 fault: Fault = no_fault) -> EnableResult:
+def enable_skill(
+    store: Store,
+    name: str,
+    scope: Scope = "project",
+    project_dir: Path | None = None,
+    *,
+    approve: bool,
+    home: Path | None = None,
+    expected_revision: int | None = None,
+    fault: Fault = no_fault,
+) -> EnableResult:
     """Install the package into every root of ``scope`` and mark the skill enabled, atomically.
     Without ``approve``: every check, then ``SR_RECORD_APPROVAL_REQUIRED`` saying what would change."""
     plan = plan_enable(store, name, scope, project_dir, home=home, expected_revision=expected_revision)
     if not approve:
-        raise approval_required(plan.describe().removeprefix("would "), {
-            "name": name, "revision": plan.entry.revision, "scope": scope,
-            "packageDigest": plan.package.digest, "installations": [str(p) for p in plan.paths]})
+        raise approval_required(
+            plan.describe().removeprefix("would "),
+            {
+                "name": name,
+                "revision": plan.entry.revision,
+                "scope": scope,
+                "packageDigest": plan.package.digest,
+                "installations": [str(p) for p in plan.paths],
+            },
+        )
     now = store.now()
     installation = _installation(scope, plan.paths, plan.package.digest, now)
     installed = install(plan.package, tuple(p.parent for p in plan.paths), fault=fault)
@@ -142,8 +179,12 @@ def enable_skill(store: Store, name: str, scope: Scope = "project", project_dir:
 
     try:
         fault("enable.commit")
-        new = store.update(name, change, AuditNote(kind="enable", digests={"package": plan.package.digest}),
-                           expected_revision=plan.entry.revision)
+        new = store.update(
+            name,
+            change,
+            AuditNote(kind="enable", digests={"package": plan.package.digest}),
+            expected_revision=plan.entry.revision,
+        )
     except BaseException:
         installed.rollback()
         raise
@@ -153,23 +194,28 @@ def enable_skill(store: Store, name: str, scope: Scope = "project", project_dir:
 def _check_policy(store: Store, entry: StoreEntry, scope: Scope) -> None:
     policy = store.policy()
     if scope == "user" and not policy.allow_global_install:
-        raise RecordError("SR_RECORD_POLICY_DENIED",
-                          "the policy does not allow installing skills for the user (allowGlobalInstall)")
+        raise RecordError(
+            "SR_RECORD_POLICY_DENIED",
+            "the policy does not allow installing skills for the user (allowGlobalInstall)",
+        )
     policy.require_capabilities(entry.draft.capabilities)
 
 
 def _installation(scope: Scope, paths: tuple[Path, ...], digest: str, now: str) -> Installation:
     try:
-        return Installation(scope=scope, paths=tuple(str(p) for p in paths), package_digest=digest,
-                            installed_at=now)
+        return Installation(
+            scope=scope, paths=tuple(str(p) for p in paths), package_digest=digest, installed_at=now
+        )
     except ValidationError as exc:
         raise InstallError("SR_RECORD_INSTALL_FAILED", "the install paths are too long") from exc
 
 
 # --- revoke ------------------------------------------------------------------------------------
 
-def installed_paths(installation: Installation, name: str,
-                    project_dir: Path | None = None) -> tuple[Path, ...]:
+
+def installed_paths(
+    installation: Installation, name: str, project_dir: Path | None = None
+) -> tuple[Path, ...]:
     """Where the enabled package is: as recorded, or, for a project install with ``project_dir``,
     at the same places under that directory (a project that moved)."""
     if project_dir is not None and installation.scope == "project":
@@ -177,8 +223,9 @@ def installed_paths(installation: Installation, name: str,
     return tuple(Path(p) for p in installation.paths)
 
 
-def plan_revoke(store: Store, name: str, project_dir: Path | None = None, *,
-                expected_revision: int | None = None) -> RevokePlan:
+def plan_revoke(
+    store: Store, name: str, project_dir: Path | None = None, *, expected_revision: int | None = None
+) -> RevokePlan:
     """Every check ``revoke`` makes (the state, the installed bytes), with nothing written."""
     check_skill_name(name)
     entry = store.get(name)
@@ -192,15 +239,29 @@ def plan_revoke(store: Store, name: str, project_dir: Path | None = None, *,
     return RevokePlan(entry, installation.package_digest, present, absent)
 
 
-def revoke_skill(store: Store, name: str, project_dir: Path | None = None, *, approve: bool,
-                 expected_revision: int | None = None, fault: Fault = no_fault) -> RevokeResult:
+def revoke_skill(
+    store: Store,
+    name: str,
+    project_dir: Path | None = None,
+    *,
+    approve: bool,
+    expected_revision: int | None = None,
+    fault: Fault = no_fault,
+) -> RevokeResult:
     """Move the packages aside, mark the skill revoked, then delete them; restore on any failure.
     Without ``approve``: every check, then ``SR_RECORD_APPROVAL_REQUIRED`` saying what would change."""
     plan = plan_revoke(store, name, project_dir, expected_revision=expected_revision)
     if not approve:
-        raise approval_required(plan.describe().removeprefix("would "), {
-            "name": name, "revision": plan.entry.revision, "packageDigest": plan.package_digest,
-            "remove": [str(p) for p in plan.present], "alreadyAbsent": [str(p) for p in plan.absent]})
+        raise approval_required(
+            plan.describe().removeprefix("would "),
+            {
+                "name": name,
+                "revision": plan.entry.revision,
+                "packageDigest": plan.package_digest,
+                "remove": [str(p) for p in plan.present],
+                "alreadyAbsent": [str(p) for p in plan.absent],
+            },
+        )
     now = store.now()
     staged = stage_removal(plan.present + plan.absent, plan.package_digest, fault=fault)
 
@@ -211,12 +272,21 @@ def revoke_skill(store: Store, name: str, project_dir: Path | None = None, *, ap
 
     try:
         fault("revoke.commit")
-        new = store.update(name, change, AuditNote(kind="revoke", digests={"package": plan.package_digest}),
-                           expected_revision=plan.entry.revision)
+        new = store.update(
+            name,
+            change,
+            AuditNote(kind="revoke", digests={"package": plan.package_digest}),
+            expected_revision=plan.entry.revision,
+        )
     except BaseException:
         staged.rollback()
         raise
     leftovers = staged.finish(fault)
-    return RevokeResult(new.name, new.revision, plan.package_digest,
-                        tuple(str(p) for p in staged.removed), tuple(str(p) for p in staged.absent),
-                        tuple(str(p) for p in leftovers))
+    return RevokeResult(
+        new.name,
+        new.revision,
+        plan.package_digest,
+        tuple(str(p) for p in staged.removed),
+        tuple(str(p) for p in staged.absent),
+        tuple(str(p) for p in leftovers),
+    )

@@ -103,8 +103,11 @@ def check_capabilities(draft: Draft, approval: Approval, policy: Policy) -> None
         raise ReplayError("SR_REPLAY_CAPABILITY_DENIED", f"the policy does not allow {', '.join(refused)}")
     for action in draft.actions:  # the manifest is derived; make sure no action escapes it
         if CAPABILITY_OF_KIND[action.kind] not in needed:
-            raise ReplayError("SR_REPLAY_CAPABILITY_DENIED",
-                              f"step {action.id} needs an unapproved capability", action_id=action.id)
+            raise ReplayError(
+                "SR_REPLAY_CAPABILITY_DENIED",
+                f"step {action.id} needs an unapproved capability",
+                action_id=action.id,
+            )
 
 
 def value_limits(draft: Draft) -> dict[str, int]:
@@ -125,60 +128,81 @@ def check_inputs(draft: Draft, inputs: Mapping[str, str]) -> None:
     for name in sorted(inputs):
         param = draft.parameter(name)
         if param is None:
-            raise ReplayError("SR_REPLAY_PARAMETER_UNKNOWN",
-                              f"{_shown(name)} names no parameter of skill {draft.name!r}")
+            raise ReplayError(
+                "SR_REPLAY_PARAMETER_UNKNOWN", f"{_shown(name)} names no parameter of skill {draft.name!r}"
+            )
         if param.sensitive:
-            raise ReplayError("SR_REPLAY_SENSITIVE_ON_ARGV",
-                              f"parameter {name!r} is sensitive and was refused on the command line; "
-                              "nothing was replayed")
+            raise ReplayError(
+                "SR_REPLAY_SENSITIVE_ON_ARGV",
+                f"parameter {name!r} is sensitive and was refused on the command line; nothing was replayed",
+            )
     for param in draft.parameters:
         if param.required and not param.sensitive and param.name not in inputs:
-            raise ReplayError("SR_REPLAY_PARAMETER_MISSING", f"parameter {param.name!r} is required: "
-                              f"pass --input {param.name}=VALUE")
+            raise ReplayError(
+                "SR_REPLAY_PARAMETER_MISSING",
+                f"parameter {param.name!r} is required: pass --input {param.name}=VALUE",
+            )
 
 
 def check_values(draft: Draft, values: Mapping[str, str]) -> None:
     for name, limit in value_limits(draft).items():
         value = values.get(name)
         if value is not None and len(value) > limit:
-            raise ReplayError("SR_REPLAY_PARAMETER_INVALID",
-                              f"the value of {name!r} is longer than {limit:,} characters")
+            raise ReplayError(
+                "SR_REPLAY_PARAMETER_INVALID", f"the value of {name!r} is longer than {limit:,} characters"
+            )
 
 
 def check_environment(recorded: Environment, request: ReplayRequest) -> str | None:
     """Recompute this replay's environment and compare; returns the fixture HTML (HTML targets)."""
     if isinstance(recorded.target, HtmlTarget):
         if request.url is not None:
-            raise TargetError("SR_RECORD_ENVIRONMENT_DRIFT",
-                              "the skill was recorded on an HTML fixture, not a URL")
+            raise TargetError(
+                "SR_RECORD_ENVIRONMENT_DRIFT", "the skill was recorded on an HTML fixture, not a URL"
+            )
         if request.html_path is None:
-            raise TargetError("SR_RECORD_TARGET_INVALID",
-                              "this skill replays on its HTML fixture: pass --html FILE")
+            raise TargetError(
+                "SR_RECORD_TARGET_INVALID", "this skill replays on its HTML fixture: pass --html FILE"
+            )
         if request.storage_state is not None:
             raise TargetError("SR_RECORD_TARGET_INVALID", "an HTML fixture takes no storage state")
         current, html = target_environment(recorded.viewport, html_path=request.html_path)
     else:
         if request.html_path is not None:
-            raise TargetError("SR_RECORD_ENVIRONMENT_DRIFT",
-                              "the skill was recorded on a URL, not an HTML fixture")
+            raise TargetError(
+                "SR_RECORD_ENVIRONMENT_DRIFT", "the skill was recorded on a URL, not an HTML fixture"
+            )
         assert isinstance(recorded.target, UrlTarget)
         current, html = target_environment(
-            recorded.viewport, url=request.url or recorded.target.url,
-            allowed_origins=recorded.target.allowed_origins, identity=recorded.identity,
-            storage_state_digest=recorded.storage_state_digest)
+            recorded.viewport,
+            url=request.url or recorded.target.url,
+            allowed_origins=recorded.target.allowed_origins,
+            identity=recorded.identity,
+            storage_state_digest=recorded.storage_state_digest,
+        )
     if current.environment_digest != recorded.environment_digest:
-        raise TargetError("SR_RECORD_ENVIRONMENT_DRIFT",
-                          "the target or its allowlist differs from the recorded one; nothing was started")
+        raise TargetError(
+            "SR_RECORD_ENVIRONMENT_DRIFT",
+            "the target or its allowlist differs from the recorded one; nothing was started",
+        )
     given = storage_state_file_digest(request.storage_state) if request.storage_state is not None else None
     if given != recorded.storage_state_digest:
-        what = "is missing" if given is None else ("was not recorded" if recorded.storage_state_digest is None
-                                                   else "differs from the recorded one")
+        what = (
+            "is missing"
+            if given is None
+            else (
+                "was not recorded"
+                if recorded.storage_state_digest is None
+                else "differs from the recorded one"
+            )
+        )
         raise TargetError("SR_RECORD_CREDENTIAL_DRIFT", f"the storage state {what}; nothing was started")
     return html
 
 
-def run_preflight(entry: StoreEntry, policy: Policy, request: ReplayRequest,
-                  secrets: SecretSource) -> Preflight:
+def run_preflight(
+    entry: StoreEntry, policy: Policy, request: ReplayRequest, secrets: SecretSource
+) -> Preflight:
     """Every check of the module docstring, over an entry and policy the caller read."""
     check_options(request)
     check_revision(entry, request.expected_revision)
@@ -198,10 +222,17 @@ def run_preflight(entry: StoreEntry, policy: Policy, request: ReplayRequest,
         elif param.required:
             missing.append(param.name)
     check_values(draft, values)
-    return Preflight(entry=entry, approval=approval, html=html, storage_state=request.storage_state,
-                     values=values, missing_sensitive=tuple(missing),
-                     heal=request.heal and policy.heal_mode == "runtime",
-                     timeout_ms=request.timeout_ms, settle_ms=request.settle_ms)
+    return Preflight(
+        entry=entry,
+        approval=approval,
+        html=html,
+        storage_state=request.storage_state,
+        values=values,
+        missing_sensitive=tuple(missing),
+        heal=request.heal and policy.heal_mode == "runtime",
+        timeout_ms=request.timeout_ms,
+        settle_ms=request.settle_ms,
+    )
 
 
 def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None = None) -> Preflight:

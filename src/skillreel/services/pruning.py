@@ -17,8 +17,11 @@ class PruneResult:
     audit_trimmed: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"pruned": [{"name": n, "revision": r} for n, r in self.pruned],
-                "retentionDays": self.retention_days, "auditTrimmed": self.audit_trimmed}
+        return {
+            "pruned": [{"name": n, "revision": r} for n, r in self.pruned],
+            "retentionDays": self.retention_days,
+            "auditTrimmed": self.audit_trimmed,
+        }
 
 
 def prune_skills(store: Store, *, approve: bool) -> PruneResult:
@@ -32,12 +35,14 @@ def prune_skills(store: Store, *, approve: bool) -> PruneResult:
         names = [e.name for e in expired]
         would = []
         if names:
-            would.append(f"prune {len(names)} skill(s) unchanged for more than {days} days: "
-                         f"{', '.join(names)}")
+            would.append(
+                f"prune {len(names)} skill(s) unchanged for more than {days} days: {', '.join(names)}"
+            )
         if trim:
             would.append(f"trim the {trim} oldest audit event(s)")
-        raise approval_required(" and ".join(would),
-                                {"names": names, "retentionDays": days, "auditTrimmed": trim})
+        raise approval_required(
+            " and ".join(would), {"names": names, "retentionDays": days, "auditTrimmed": trim}
+        )
     trimmed = store.trim_audit() if trim else 0
     removed = store.prune(now) if expired else []
     return PruneResult(tuple((e.name, e.revision) for e in removed), days, trimmed)

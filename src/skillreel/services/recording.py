@@ -105,7 +105,8 @@ class RecordResult:
     def origins_hidden(self) -> bool:
         draft = self.entry.draft
         return any(p.sensitive for p in draft.parameters) or any(
-            a.kind == "human" and a.reason == "otp" for a in draft.actions)
+            a.kind == "human" and a.reason == "otp" for a in draft.actions
+        )
 
     @property
     def denied_origins(self) -> tuple[str, ...]:
@@ -140,9 +141,12 @@ def action_summary(action: Any) -> dict[str, Any]:
 
 # ---- preparing (no browser, no store) -----------------------------------------------------------
 
+
 def default_description(name: str) -> str:
-    return (f"Replays the web task recorded as {name!r} in Chromium, step by step. "
-            f"Use it when that task has to be done again with new inputs.")
+    return (
+        f"Replays the web task recorded as {name!r} in Chromium, step by step. "
+        f"Use it when that task has to be done again with new inputs."
+    )
 
 
 def prepare(request: RecordRequest) -> PreparedRecording:
@@ -158,8 +162,11 @@ def prepare(request: RecordRequest) -> PreparedRecording:
     texts = [("description", description)]
     texts += [(f"failureConditions[{i}]", t) for i, t in enumerate(request.failure_conditions)]
     if assertions is not None:
-        texts += [(f"assertions[{i}].expected", a.expected) for i, a in enumerate(assertions.assertions)
-                  if isinstance(a.expected, str)]
+        texts += [
+            (f"assertions[{i}].expected", a.expected)
+            for i, a in enumerate(assertions.assertions)
+            if isinstance(a.expected, str)
+        ]
     _refuse_findings(scan_texts(texts))
     return PreparedRecording(request, environment, html, script, assertions, description)
 
@@ -168,14 +175,16 @@ def _check_options(request: RecordRequest) -> None:
     if request.description is not None and not 1 <= len(request.description) <= MAX_DESCRIPTION_CHARS:
         raise InputError("SR_RECORD_USAGE", "--description must be 1 to 1,024 characters")
     if len(request.failure_conditions) > MAX_FAILURE_CONDITIONS or any(
-            not 1 <= len(f) <= MAX_FAILURE_CONDITION_CHARS for f in request.failure_conditions):
+        not 1 <= len(f) <= MAX_FAILURE_CONDITION_CHARS for f in request.failure_conditions
+    ):
         raise InputError("SR_RECORD_USAGE", "--failure takes at most 32 texts of 1 to 512 characters")
     for name in request.sensitive:
         try:
             _PARAM.validate_python(name)
         except ValidationError as exc:
-            raise InputError("SR_RECORD_USAGE",
-                             "--sensitive takes parameter names like 'card_number'") from exc
+            raise InputError(
+                "SR_RECORD_USAGE", "--sensitive takes parameter names like 'card_number'"
+            ) from exc
     if not TIMEOUT_MS_RANGE[0] <= request.timeout_ms <= TIMEOUT_MS_RANGE[1]:
         raise InputError("SR_RECORD_USAGE", "--timeout must be 100 to 30,000 ms")
     if request.identity is not None and not is_label(request.identity):
@@ -197,11 +206,18 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
         raise TargetError("SR_RECORD_TARGET_INVALID", "give exactly one target: --html FILE or --url URL")
     offline_only = request.allowed_origins or request.identity or request.storage_state
     if request.html_path is not None and offline_only:
-        raise TargetError("SR_RECORD_TARGET_INVALID",
-                          "an HTML fixture takes no --allowed-origin, --identity or --storage-state")
-    return target_environment(viewport, html_path=request.html_path, url=request.url,
-                              allowed_origins=request.allowed_origins, identity=request.identity,
-                              storage_state=request.storage_state)
+        raise TargetError(
+            "SR_RECORD_TARGET_INVALID",
+            "an HTML fixture takes no --allowed-origin, --identity or --storage-state",
+        )
+    return target_environment(
+        viewport,
+        html_path=request.html_path,
+        url=request.url,
+        allowed_origins=request.allowed_origins,
+        identity=request.identity,
+        storage_state=request.storage_state,
+    )
 
 
 def _read(cls: type[_Input], path: Path | None, what: str) -> _Input | None:
@@ -214,11 +230,15 @@ def _refuse_findings(findings: list[Finding]) -> None:
     if not findings:
         return
     shown = ", ".join(f"{f.path} ({f.category})" for f in findings[:8])
-    raise RecordError("SR_RECORD_SECRET_FINDING", f"nothing was stored; secrets found in: {shown}",
-                      details={"findings": [f.to_json() for f in findings]})
+    raise RecordError(
+        "SR_RECORD_SECRET_FINDING",
+        f"nothing was stored; secrets found in: {shown}",
+        details={"findings": [f.to_json() for f in findings]},
+    )
 
 
 # ---- recording ---------------------------------------------------------------------------------
+
 
 class _LiveSteps:
     """Reports each new action (id and kind only) as the log grows, for the interactive terminal."""
@@ -231,7 +251,7 @@ class _LiveSteps:
     def __call__(self, event: RecordedEvent) -> None:
         self._events.append(event)
         actions = plan(self._events).actions
-        for action in actions[self._shown:]:
+        for action in actions[self._shown :]:
             self._on_action(action.id, action.kind)
         self._shown = max(self._shown, len(actions))
 
@@ -281,20 +301,24 @@ async def _add_assertions(recorder: Recorder, assertions: AssertionsFile) -> Non
         if resolved.count == 0:
             raise InputError(AUTOMATION_FAILED, f"assertion {n}: its selector matches no element")
         if resolved.count > 1 and not counting:
-            raise InputError(AUTOMATION_FAILED,
-                             f"assertion {n}: its selector matches {resolved.count} elements")
+            raise InputError(
+                AUTOMATION_FAILED, f"assertion {n}: its selector matches {resolved.count} elements"
+            )
         target = resolved.target
         if target is None:
-            raise InputError(AUTOMATION_FAILED, f"assertion {n}: its element cannot be described "
-                                                "without text typed during the recording")
+            raise InputError(
+                AUTOMATION_FAILED,
+                f"assertion {n}: its element cannot be described without text typed during the recording",
+            )
         if spec.check != "text_equals":
             target = check_target(target)
         # The user's own selector is what the check means: it is the first candidate (the only one
         # for a count), before the ones the recorder generated.
         own = LocatorCandidate(strategy="css", selector=spec.selector, match_count=resolved.count)
         generated = () if counting else tuple(c for c in target.candidates if c.selector != spec.selector)
-        target = LocatorBundle(candidates=(own, *generated)[:MAX_LOCATOR_CANDIDATES],
-                               fingerprint=target.fingerprint)
+        target = LocatorBundle(
+            candidates=(own, *generated)[:MAX_LOCATOR_CANDIDATES], fingerprint=target.fingerprint
+        )
         recorder.append_check(spec.kind, target, spec.check, spec.expected)
 
 
@@ -307,21 +331,29 @@ def check_target(bundle: LocatorBundle) -> LocatorBundle:
     changes: dict[str, Any] = {"text_hash": None}
     if fp.name_hash is not None and fp.name_hash == fp.text_hash:
         changes["name_hash"] = None
-    return LocatorBundle(candidates=tuple(c for c in bundle.candidates if c.strategy != "role-name"
-                                          or fp.name_hash != fp.text_hash),
-                         fingerprint=fp.model_copy(update=changes))
+    return LocatorBundle(
+        candidates=tuple(
+            c for c in bundle.candidates if c.strategy != "role-name" or fp.name_hash != fp.text_hash
+        ),
+        fingerprint=fp.model_copy(update=changes),
+    )
 
 
-async def _demonstrate(prepared: PreparedRecording, session: Any, recorder: Recorder,
-                       until_done: Callable[[], Awaitable[None]] | None) -> Capture:
+async def _demonstrate(
+    prepared: PreparedRecording,
+    session: Any,
+    recorder: Recorder,
+    until_done: Callable[[], Awaitable[None]] | None,
+) -> Capture:
     environment = prepared.environment
     await recorder.start(session.page)
     async with recorder.starting(environment.start_url):
         await session.goto_start(timeout_ms=max(prepared.request.timeout_ms, 10_000))
     if prepared.script is not None:
         script, timeout_ms = prepared.script, prepared.request.timeout_ms
-        await _unless_gone(session, lambda: perform(session.page, script, timeout_ms=timeout_ms,
-                                                    between=recorder.settle))
+        await _unless_gone(
+            session, lambda: perform(session.page, script, timeout_ms=timeout_ms, between=recorder.settle)
+        )
     elif until_done is not None:
         await _unless_gone(session, until_done)
     else:
@@ -335,25 +367,34 @@ async def _demonstrate(prepared: PreparedRecording, session: Any, recorder: Reco
     return recorder.finish()
 
 
-async def capture(prepared: PreparedRecording, *, until_done: Callable[[], Awaitable[None]] | None = None,
-                  on_action: OnAction | None = None) -> tuple[Capture, tuple[str, ...]]:
+async def capture(
+    prepared: PreparedRecording,
+    *,
+    until_done: Callable[[], Awaitable[None]] | None = None,
+    on_action: OnAction | None = None,
+) -> tuple[Capture, tuple[str, ...]]:
     """Run the demonstration in Chromium; the capture and the refused origins (sorted)."""
     salt = secrets.token_hex(16)
     live = _LiveSteps(on_action) if on_action is not None else None
-    async with browser_session(prepared.environment, html=prepared.html,
-                               storage_state=prepared.request.storage_state,
-                               headless=not prepared.interactive) as session:
+    async with browser_session(
+        prepared.environment,
+        html=prepared.html,
+        storage_state=prepared.request.storage_state,
+        headless=not prepared.interactive,
+    ) as session:
         public = (prepared.environment.start_url, prepared.description, *prepared.request.failure_conditions)
         recorder = Recorder(session.context, salt=salt, on_event=live, public=public)
         try:
             result = await _demonstrate(prepared, session, recorder, until_done)
         except PlaywrightError as exc:
-            raise RecordError(CAPTURE_FAILED, "the browser went away during the recording; "
-                                              "nothing was stored") from exc
+            raise RecordError(
+                CAPTURE_FAILED, "the browser went away during the recording; nothing was stored"
+            ) from exc
         except ReplayUIError as exc:
             if session.crashed:
-                raise RecordError(CAPTURE_FAILED,
-                                  "Chromium exited or a page crashed; nothing was stored") from exc
+                raise RecordError(
+                    CAPTURE_FAILED, "Chromium exited or a page crashed; nothing was stored"
+                ) from exc
             raise RecordError(CAPTURE_FAILED, f"{exc.message}; nothing was stored") from exc
         finally:
             await recorder.close()
@@ -363,10 +404,13 @@ async def capture(prepared: PreparedRecording, *, until_done: Callable[[], Await
 def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, EventsLog]:
     """Project the capture onto a draft and scan everything that would be stored (pure steps)."""
     request = prepared.request
-    options = ProjectionOptions(name=request.name, description=prepared.description,
-                                environment=prepared.environment,
-                                failure_conditions=request.failure_conditions,
-                                sensitive=frozenset(request.sensitive))
+    options = ProjectionOptions(
+        name=request.name,
+        description=prepared.description,
+        environment=prepared.environment,
+        failure_conditions=request.failure_conditions,
+        sensitive=frozenset(request.sensitive),
+    )
     events = forget_sensitive_digests(captured.events, options.sensitive)
     draft = project(events, options)
     _refuse_findings(scan(draft, events, captured.typed))
@@ -386,13 +430,18 @@ def store_draft(store: Store, draft: Draft, events: EventsLog) -> StoreEntry:
 def _refuse_enabled(store: Store, name: str) -> None:
     existing = store.find(name)
     if existing is not None and existing.status == "enabled":
-        raise RecordError("SR_RECORD_STATE_INVALID",
-                          f"skill {name!r} is enabled; revoke it before recording it again")
+        raise RecordError(
+            "SR_RECORD_STATE_INVALID", f"skill {name!r} is enabled; revoke it before recording it again"
+        )
 
 
-async def record_skill(store: Store, request: RecordRequest | PreparedRecording, *,
-                       until_done: Callable[[], Awaitable[None]] | None = None,
-                       on_action: OnAction | None = None) -> RecordResult:
+async def record_skill(
+    store: Store,
+    request: RecordRequest | PreparedRecording,
+    *,
+    until_done: Callable[[], Awaitable[None]] | None = None,
+    on_action: OnAction | None = None,
+) -> RecordResult:
     """Record, project, scan and store one demonstration. Any failure stores nothing.
 
     ``until_done`` (interactive only) returns when the person finishes; ``on_action(id, kind)``

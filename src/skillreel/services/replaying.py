@@ -39,8 +39,15 @@ from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
 
 __all__ = [
-    "HumanPrompt", "Preflight", "ReplayOutcome", "ReplayRequest", "SecretSource", "StepProgress",
-    "preflight", "replay_skill", "secret_env_name",
+    "HumanPrompt",
+    "Preflight",
+    "ReplayOutcome",
+    "ReplayRequest",
+    "SecretSource",
+    "StepProgress",
+    "preflight",
+    "replay_skill",
+    "secret_env_name",
 ]
 
 log = logging.getLogger(__name__)
@@ -70,16 +77,25 @@ class ReplayOutcome:
         """The replay document, one shape for success and failure: the ``data`` of the
         ``skillreel replay --json`` and ``skills_play`` envelopes (the error goes beside it)."""
         return {
-            "status": self.status, "name": self.name, "revision": self.revision,
+            "status": self.status,
+            "name": self.name,
+            "revision": self.revision,
             "reportDigest": self.report.report_digest if self.report is not None else None,
             "steps": [{"actionId": a, "evidenceDigest": d, "healed": h} for a, d, h in self.steps],
-            "healed": any(h for _, _, h in self.steps), "healProposal": self.heal_proposed,
+            "healed": any(h for _, _, h in self.steps),
+            "healProposal": self.heal_proposed,
         }
 
 
-async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretSource | None = None,
-                       progress: Progress | None = None, human: HumanPrompt | None = None,
-                       session_factory: SessionFactory | None = None) -> ReplayOutcome:
+async def replay_skill(
+    store: Store,
+    request: ReplayRequest,
+    *,
+    secrets: SecretSource | None = None,
+    progress: Progress | None = None,
+    human: HumanPrompt | None = None,
+    session_factory: SessionFactory | None = None,
+) -> ReplayOutcome:
     """Replay one skill; see the module docstring. ``session_factory`` replaces
     ``sandbox.browser.browser_session`` (tests and benchmarks only)."""
     entry: StoreEntry | None = None
@@ -91,22 +107,29 @@ async def replay_skill(store: Store, request: ReplayRequest, *, secrets: SecretS
         if checked.missing_sensitive:
             names = ", ".join(checked.missing_sensitive)
             envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
-            raise ReplayError("SR_REPLAY_PARAMETER_MISSING",
-                              f"no value for sensitive parameter(s) {names}: set {envs} or store it in the "
-                              "OS keyring")
+            raise ReplayError(
+                "SR_REPLAY_PARAMETER_MISSING",
+                f"no value for sensitive parameter(s) {names}: set {envs} or store it in the OS keyring",
+            )
         records = await _run(checked, progress, human, session_factory, ran)
         return _record_success(store, checked, records)
     except SkillreelError as exc:
         _audit_failure(store, request, entry, exc)
-        return ReplayOutcome("failed", request.name, entry.revision if entry else None, steps=_step_rows(ran),
-                             error=exc)
+        return ReplayOutcome(
+            "failed", request.name, entry.revision if entry else None, steps=_step_rows(ran), error=exc
+        )
     except Exception:  # a defect: still leave the failed replay in the audit log, then let it surface
         _audit_failure(store, request, entry, SkillreelError("SR_RECORD_INTERNAL", "internal error"))
         raise
 
 
-async def _run(checked: Preflight, progress: Progress | None, human: HumanPrompt | None,
-               session_factory: SessionFactory | None, ran: list[StepRecord]) -> tuple[StepRecord, ...]:
+async def _run(
+    checked: Preflight,
+    progress: Progress | None,
+    human: HumanPrompt | None,
+    session_factory: SessionFactory | None,
+    ran: list[StepRecord],
+) -> tuple[StepRecord, ...]:
     from playwright.async_api import Error as PlaywrightError
 
     from ..replay.driver import PlaywrightDriver
@@ -117,11 +140,19 @@ async def _run(checked: Preflight, progress: Progress | None, human: HumanPrompt
         session_factory = browser_session
     draft = checked.draft
     needs_person = human is not None and any(isinstance(a, HumanAction) for a in draft.actions)
-    options = EngineOptions(salt=draft.fingerprint_salt, allow_heal=checked.heal,
-                            timeout_ms=checked.timeout_ms, settle_ms=checked.settle_ms)
+    options = EngineOptions(
+        salt=draft.fingerprint_salt,
+        allow_heal=checked.heal,
+        timeout_ms=checked.timeout_ms,
+        settle_ms=checked.settle_ms,
+    )
     try:
-        async with session_factory(draft.environment, html=checked.html, storage_state=checked.storage_state,
-                                   headless=not needs_person) as session:
+        async with session_factory(
+            draft.environment,
+            html=checked.html,
+            storage_state=checked.storage_state,
+            headless=not needs_person,
+        ) as session:
             engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
             try:
                 return await engine.run(draft.actions, checked.values)
@@ -135,28 +166,42 @@ def _record_success(store: Store, checked: Preflight, records: Sequence[StepReco
     entry = checked.entry
     now = store.now()
     report = ReplayReport.build(
-        name=entry.name, draft_digest=entry.draft.draft_digest,
+        name=entry.name,
+        draft_digest=entry.draft.draft_digest,
         approval_digest=checked.approval.approval_digest,
         environment_digest=entry.draft.environment.environment_digest,
-        steps=tuple(StepResult(action_id=r.action_id, evidence_digest=r.evidence.evidence_digest,
-                               healed=r.healed) for r in records),
-        finished_at=now)
+        steps=tuple(
+            StepResult(action_id=r.action_id, evidence_digest=r.evidence.evidence_digest, healed=r.healed)
+            for r in records
+        ),
+        finished_at=now,
+    )
     proposal = heal_proposal(entry, records, report, now, tuple(checked.values.values()))
     digests = {"report": report.report_digest, "draft": entry.draft.draft_digest}
     if proposal is not None:
         digests["healProposal"] = proposal.draft.draft_digest
-    updated = store.update(entry.name, lambda current: replay_succeeded(current, report, now, proposal),
-                           AuditNote(kind="replay", digests=digests), expected_revision=entry.revision)
-    return ReplayOutcome("succeeded", entry.name, updated.revision, report, _step_rows(records), None,
-                         proposal is not None)
+    updated = store.update(
+        entry.name,
+        lambda current: replay_succeeded(current, report, now, proposal),
+        AuditNote(kind="replay", digests=digests),
+        expected_revision=entry.revision,
+    )
+    return ReplayOutcome(
+        "succeeded", entry.name, updated.revision, report, _step_rows(records), None, proposal is not None
+    )
 
 
 def _step_rows(records: Sequence[StepRecord]) -> tuple[tuple[str, str, bool], ...]:
     return tuple((r.action_id, r.evidence.evidence_digest, r.healed) for r in records)
 
 
-def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: ReplayReport, now: str,
-                  values: Sequence[str] = ()) -> HealProposal | None:
+def heal_proposal(
+    entry: StoreEntry,
+    records: Sequence[StepRecord],
+    report: ReplayReport,
+    now: str,
+    values: Sequence[str] = (),
+) -> HealProposal | None:
     """A candidate draft whose healed steps carry the locators of the elements actually acted on.
 
     The fresh locators come from the page, so they pass the recorder's redaction first: candidates
@@ -168,8 +213,13 @@ def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: Repl
 
     typed = TypedValues(values)
     salt = entry.draft.fingerprint_salt
-    healed = {r.action_id: b for r in records if r.healed and r.healed_bundle is not None
-              and (b := _clean_bundle(r.healed_bundle, typed, salt)) is not None}
+    healed = {
+        r.action_id: b
+        for r in records
+        if r.healed
+        and r.healed_bundle is not None
+        and (b := _clean_bundle(r.healed_bundle, typed, salt)) is not None
+    }
     if not healed:
         return None
     draft = entry.draft
@@ -177,13 +227,19 @@ def heal_proposal(entry: StoreEntry, records: Sequence[StepRecord], report: Repl
     candidate = draft.evolve(actions=actions)
     if candidate.draft_digest == draft.draft_digest:
         return None
-    if {(f.path, f.category) for f in scan(candidate, typed=typed)} - \
-            {(f.path, f.category) for f in scan(draft, typed=typed)}:
+    if {(f.path, f.category) for f in scan(candidate, typed=typed)} - {
+        (f.path, f.category) for f in scan(draft, typed=typed)
+    }:
         log.warning("a heal proposal was not made: its locators would add a redaction finding")
         return None
-    return HealProposal(base_revision=entry.revision, base_draft_digest=draft.draft_digest, draft=candidate,
-                        healed_actions=tuple(a.id for a in draft.actions if a.id in healed),
-                        report_digest=report.report_digest, proposed_at=now)
+    return HealProposal(
+        base_revision=entry.revision,
+        base_draft_digest=draft.draft_digest,
+        draft=candidate,
+        healed_actions=tuple(a.id for a in draft.actions if a.id in healed),
+        report_digest=report.report_digest,
+        proposed_at=now,
+    )
 
 
 def _clean_bundle(bundle: LocatorBundle, typed: Any, salt: str) -> LocatorBundle | None:
@@ -193,7 +249,8 @@ def _clean_bundle(bundle: LocatorBundle, typed: Any, salt: str) -> LocatorBundle
     if not kept:
         return None
     cleaned: LocatorBundle | None = scrub_bundle(
-        LocatorBundle(candidates=kept, fingerprint=bundle.fingerprint), typed, salt)
+        LocatorBundle(candidates=kept, fingerprint=bundle.fingerprint), typed, salt
+    )
     return cleaned
 
 
@@ -203,13 +260,20 @@ def _retarget(action: Action, bundle: LocatorBundle) -> Action:
     return retargeted
 
 
-def _audit_failure(store: Store, request: ReplayRequest, entry: StoreEntry | None,
-                   error: SkillreelError) -> None:
+def _audit_failure(
+    store: Store, request: ReplayRequest, entry: StoreEntry | None, error: SkillreelError
+) -> None:
     """One content-free ``replay`` event per failed replay; a failure to audit never hides the error."""
     name = entry.name if entry is not None else _valid_name(request.name)
     digests = {"draft": entry.draft.draft_digest} if entry is not None else {}
-    note = AuditNote(kind="replay", name=name, revision=entry.revision if entry else None, outcome="failed",
-                     code=error.code, digests=digests)
+    note = AuditNote(
+        kind="replay",
+        name=name,
+        revision=entry.revision if entry else None,
+        outcome="failed",
+        code=error.code,
+        digests=digests,
+    )
     try:
         store.audit(note)
     except SkillreelError as exc:
@@ -221,4 +285,3 @@ def _valid_name(name: str) -> str | None:
         return check_skill_name(name)
     except InputError:
         return None
-

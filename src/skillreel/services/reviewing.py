@@ -24,13 +24,25 @@ class ReviewResult:
     heal_proposal: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "status": "approved", "revision": self.revision,
-                "approvalDigest": self.approval_digest, "draftDigest": self.draft_digest,
-                "healProposalAccepted": self.heal_proposal}
+        return {
+            "name": self.name,
+            "status": "approved",
+            "revision": self.revision,
+            "approvalDigest": self.approval_digest,
+            "draftDigest": self.draft_digest,
+            "healProposalAccepted": self.heal_proposal,
+        }
 
 
-def review_skill(store: Store, name: str, reviewer: str, *, approve: bool,
-                 expected_revision: int | None = None, heal_proposal: bool = False) -> ReviewResult:
+def review_skill(
+    store: Store,
+    name: str,
+    reviewer: str,
+    *,
+    approve: bool,
+    expected_revision: int | None = None,
+    heal_proposal: bool = False,
+) -> ReviewResult:
     """Approve the current draft revision (or accept the pending heal proposal)."""
     name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
     current = store.get(name)
@@ -46,10 +58,18 @@ def review_skill(store: Store, name: str, reviewer: str, *, approve: bool,
         what = "accept the heal proposal of" if heal_proposal else "approve"
         raise approval_required(
             f"{what} skill {name!r} at revision {current.revision} as reviewer {reviewer!r}",
-            {"name": name, "revision": current.revision, "draftDigest": preview.draft.draft_digest,
-             "capabilities": list(preview.draft.capabilities)})
-    note = AuditNote(kind="review", reviewer=reviewer,
-                     digests={"draft": preview.draft.draft_digest, "approval": _approval_digest(preview)})
+            {
+                "name": name,
+                "revision": current.revision,
+                "draftDigest": preview.draft.draft_digest,
+                "capabilities": list(preview.draft.capabilities),
+            },
+        )
+    note = AuditNote(
+        kind="review",
+        reviewer=reviewer,
+        digests={"draft": preview.draft.draft_digest, "approval": _approval_digest(preview)},
+    )
     new = store.update(name, change, note, expected_revision=current.revision)
     return ReviewResult(new.name, new.revision, _approval_digest(new), new.draft.draft_digest, heal_proposal)
 

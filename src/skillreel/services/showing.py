@@ -27,8 +27,11 @@ class SkillView:
     current_revision: int
 
     def to_json(self) -> dict[str, Any]:
-        return {**project_entry(self.entry), "current": self.entry.revision == self.current_revision,
-                "revisions": [r.to_json() for r in self.revisions]}
+        return {
+            **project_entry(self.entry),
+            "current": self.entry.revision == self.current_revision,
+            "revisions": [r.to_json() for r in self.revisions],
+        }
 
 
 def show_skill(store: Store, name: str, revision: int | None = None) -> SkillView:
@@ -41,9 +44,13 @@ def _target(bundle: LocatorBundle | None) -> dict[str, Any] | None:
     if bundle is None:
         return None
     fp = bundle.fingerprint
-    return {"candidates": [{"strategy": c.strategy, "selector": c.selector, "matchCount": c.match_count}
-                           for c in bundle.candidates],
-            "element": {"tag": fp.tag, "type": fp.type, "role": fp.role}}
+    return {
+        "candidates": [
+            {"strategy": c.strategy, "selector": c.selector, "matchCount": c.match_count}
+            for c in bundle.candidates
+        ],
+        "element": {"tag": fp.tag, "type": fp.type, "role": fp.role},
+    }
 
 
 def project_actions(draft: Draft, only: Collection[str] | None = None) -> list[dict[str, Any]]:
@@ -69,30 +76,54 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
     target.pop("kind")
     approval, report, inst, heal = entry.approval, entry.last_report, entry.installation, entry.heal_proposal
     return {
-        "name": entry.name, "status": entry.status, "revision": entry.revision,
-        "description": draft.description, "createdAt": entry.created_at, "updatedAt": entry.updated_at,
-        "digests": {"entry": entry.entry_digest, "draft": draft.draft_digest, "events": draft.events_digest,
-                    "environment": env.environment_digest,
-                    "approval": approval.approval_digest if approval else None,
-                    "lastReport": report.report_digest if report else None,
-                    "package": inst.package_digest if inst else None},
+        "name": entry.name,
+        "status": entry.status,
+        "revision": entry.revision,
+        "description": draft.description,
+        "createdAt": entry.created_at,
+        "updatedAt": entry.updated_at,
+        "digests": {
+            "entry": entry.entry_digest,
+            "draft": draft.draft_digest,
+            "events": draft.events_digest,
+            "environment": env.environment_digest,
+            "approval": approval.approval_digest if approval else None,
+            "lastReport": report.report_digest if report else None,
+            "package": inst.package_digest if inst else None,
+        },
         "actions": project_actions(draft),
         "parameters": [p.to_json() for p in draft.parameters],
         "capabilities": list(draft.capabilities),
         "failureConditions": list(draft.failure_conditions),
-        "environment": {"kind": env.target.kind, **target, "allowedOrigins": list(env.allowed_origins),
-                        "identity": env.identity, "storageStateDigest": env.storage_state_digest,
-                        "viewport": env.viewport.to_json()},
-        "approval": None if approval is None else {
-            "reviewer": approval.reviewer, "approvedAt": approval.approved_at,
-            "approvedCapabilities": list(approval.approved_capabilities)},
-        "lastReport": None if report is None else {
-            "finishedAt": report.finished_at, "steps": len(report.steps), "healed": report.healed},
+        "environment": {
+            "kind": env.target.kind,
+            **target,
+            "allowedOrigins": list(env.allowed_origins),
+            "identity": env.identity,
+            "storageStateDigest": env.storage_state_digest,
+            "viewport": env.viewport.to_json(),
+        },
+        "approval": None
+        if approval is None
+        else {
+            "reviewer": approval.reviewer,
+            "approvedAt": approval.approved_at,
+            "approvedCapabilities": list(approval.approved_capabilities),
+        },
+        "lastReport": None
+        if report is None
+        else {"finishedAt": report.finished_at, "steps": len(report.steps), "healed": report.healed},
         "installation": None if inst is None else inst.to_json(),
-        "healProposal": None if heal is None else {
-            "baseRevision": heal.base_revision, "draftDigest": heal.draft.draft_digest,
-            "healedActions": list(heal.healed_actions), "reportDigest": heal.report_digest,
-            "proposedAt": heal.proposed_at, "actions": project_actions(heal.draft, heal.healed_actions)},
+        "healProposal": None
+        if heal is None
+        else {
+            "baseRevision": heal.base_revision,
+            "draftDigest": heal.draft.draft_digest,
+            "healedActions": list(heal.healed_actions),
+            "reportDigest": heal.report_digest,
+            "proposedAt": heal.proposed_at,
+            "actions": project_actions(heal.draft, heal.healed_actions),
+        },
         "wasEnabled": entry.was_enabled,
         "next": lifecycle.next_steps(entry),
     }

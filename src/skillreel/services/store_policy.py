@@ -29,8 +29,10 @@ class PolicyChange:
     changes: tuple[tuple[str, Any, Any], ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"policy": self.policy.to_json(),
-                "changed": [{"field": f, "from": old, "to": new} for f, old, new in self.changes]}
+        return {
+            "policy": self.policy.to_json(),
+            "changed": [{"field": f, "from": old, "to": new} for f, old, new in self.changes],
+        }
 
 
 def show_policy(store: Store) -> PolicyView:
@@ -54,12 +56,17 @@ def read_policy_file(path: Path) -> Policy:
 def set_policy(store: Store, path: Path, *, approve: bool) -> PolicyChange:
     new, old = read_policy_file(path), store.policy()
     fresh, previous = new.to_json(), old.to_json()
-    changes = tuple((key, previous[key], fresh[key]) for key in fresh
-                    if key != "policyDigest" and fresh[key] != previous[key])
+    changes = tuple(
+        (key, previous[key], fresh[key])
+        for key in fresh
+        if key != "policyDigest" and fresh[key] != previous[key]
+    )
     if not changes:
         return PolicyChange(old, ())
     if not approve:
         shown = ", ".join(f"{k} {a!r} -> {b!r}" for k, a, b in changes)
-        raise approval_required(f"change the policy: {shown}",
-                                {"changed": [{"field": k, "from": a, "to": b} for k, a, b in changes]})
+        raise approval_required(
+            f"change the policy: {shown}",
+            {"changed": [{"field": k, "from": a, "to": b} for k, a, b in changes]},
+        )
     return PolicyChange(store.set_policy(new), changes)

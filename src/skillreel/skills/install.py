@@ -71,6 +71,7 @@ def skill_roots(scope: Scope, project_dir: Path | None = None, home: Path | None
 
 # --- checks ------------------------------------------------------------------------------------
 
+
 def refuse_symlinks(path: Path) -> None:
     """``os.lstat`` every existing component of the absolute ``path``; refuse symlinks and non-directories
     above the last component."""
@@ -83,11 +84,13 @@ def refuse_symlinks(path: Path) -> None:
         except FileNotFoundError:
             return
         except OSError as exc:
-            raise InstallError("SR_RECORD_INSTALL_FAILED",
-                               f"cannot inspect {current}: {exc.strerror}") from exc
+            raise InstallError(
+                "SR_RECORD_INSTALL_FAILED", f"cannot inspect {current}: {exc.strerror}"
+            ) from exc
         if stat.S_ISLNK(mode):
-            raise InstallError("SR_RECORD_INSTALL_SYMLINK",
-                               f"{current} is a symlink; skillreel will not follow it")
+            raise InstallError(
+                "SR_RECORD_INSTALL_SYMLINK", f"{current} is a symlink; skillreel will not follow it"
+            )
         if index < len(parts) - 1 and not stat.S_ISDIR(mode):
             raise InstallError("SR_RECORD_INSTALL_COLLISION", f"{current} exists and is not a directory")
 
@@ -157,6 +160,7 @@ def _os_failure(action: str, exc: OSError) -> InstallError:
 
 # --- install -----------------------------------------------------------------------------------
 
+
 @dataclass
 class Transaction:
     """Undo steps recorded as the work is done; ``rollback`` runs them newest first."""
@@ -172,8 +176,9 @@ class Transaction:
             except OSError as exc:  # keep undoing the rest; report what could not be restored
                 self.leftovers.append(str(exc))
         if self.leftovers:
-            raise InstallError("SR_RECORD_INSTALL_FAILED",
-                               "the rollback was incomplete: " + "; ".join(self.leftovers))
+            raise InstallError(
+                "SR_RECORD_INSTALL_FAILED", "the rollback was incomplete: " + "; ".join(self.leftovers)
+            )
 
 
 @dataclass
@@ -209,8 +214,10 @@ def check_target(target: Path, package: Package) -> bool:
         return True
     if found:
         return False
-    raise InstallError("SR_RECORD_INSTALL_COLLISION",
-                       f"{target} already exists and is not this skill's package; nothing was installed")
+    raise InstallError(
+        "SR_RECORD_INSTALL_COLLISION",
+        f"{target} already exists and is not this skill's package; nothing was installed",
+    )
 
 
 def _install_one(package: Package, target: Path, index: int, txn: Installed, fault: Fault) -> None:
@@ -224,8 +231,9 @@ def _install_one(package: Package, target: Path, index: int, txn: Installed, fau
     fault(f"install.publish:{index}")
     refuse_symlinks(target)
     if os.path.lexists(target):
-        raise InstallError("SR_RECORD_INSTALL_COLLISION",
-                           f"{target} appeared while installing; nothing was installed")
+        raise InstallError(
+            "SR_RECORD_INSTALL_COLLISION", f"{target} appeared while installing; nothing was installed"
+        )
     os.rename(stage, target)
     txn.undo.append(lambda: _remove_tree(target))
     _fsync_dir(target.parent)
@@ -281,6 +289,7 @@ def _fsync_dir(path: Path) -> None:
 
 # --- removal -----------------------------------------------------------------------------------
 
+
 @dataclass
 class StagedRemoval(Transaction):
     """Packages moved aside (``stages``) and the paths found already absent."""
@@ -314,8 +323,10 @@ def check_installed(paths: tuple[Path, ...], digest: str) -> tuple[tuple[Path, .
         elif found:
             present.append(path)
         else:
-            raise InstallError("SR_RECORD_INSTALL_MODIFIED",
-                               f"{path} differs from the package skillreel installed; nothing was deleted")
+            raise InstallError(
+                "SR_RECORD_INSTALL_MODIFIED",
+                f"{path} differs from the package skillreel installed; nothing was deleted",
+            )
     return tuple(present), tuple(absent)
 
 

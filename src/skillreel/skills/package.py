@@ -48,8 +48,10 @@ MAX_BODY_LINES = 499  # the Agent Skills guidance: a body under 500 lines
 
 _URL_RE = re.compile(r"https?://[^\s\"'<>`()\[\]{}]+", re.IGNORECASE)
 # A token-like ``key=value`` left in user text without a scheme (``cb?code=...``): the value goes.
-_TOKEN_PAIR_RE = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(sorted(TOKEN_KEYS, key=len, reverse=True))
-                            + r")=[^\s&#;,]+", re.IGNORECASE)
+_TOKEN_PAIR_RE = re.compile(
+    r"(?<![A-Za-z0-9_])(" + "|".join(sorted(TOKEN_KEYS, key=len, reverse=True)) + r")=[^\s&#;,]+",
+    re.IGNORECASE,
+)
 # Plain YAML scalars a loader would read as something other than a string.
 _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "null"})
 _FIXED_LINES = 80  # every SKILL.md body line that does not grow with the skill, with room to spare
@@ -94,14 +96,19 @@ def package_digest(files: Iterable[PackageFile]) -> str:
     paths = [f.path for f in listing]
     if len(set(paths)) != len(paths):
         raise ValueError("duplicate package path")
-    return tagged_digest(PACKAGE_TAG, {
-        "schema": PACKAGE_TAG,
-        "files": [{"path": f.path, "executable": f.executable, "digest": file_digest(f.data)}
-                  for f in listing],
-    })
+    return tagged_digest(
+        PACKAGE_TAG,
+        {
+            "schema": PACKAGE_TAG,
+            "files": [
+                {"path": f.path, "executable": f.executable, "digest": file_digest(f.data)} for f in listing
+            ],
+        },
+    )
 
 
 # --- user text ---------------------------------------------------------------------------------
+
 
 def _origin_only(match: re.Match[str]) -> str:
     try:
@@ -144,6 +151,7 @@ def yaml_name(name: str) -> str:
 
 # --- what the skill is -------------------------------------------------------------------------
 
+
 def _where(environment: Environment) -> str:
     target = environment.target
     if isinstance(target, UrlTarget):
@@ -154,8 +162,10 @@ def _where(environment: Environment) -> str:
 def skill_description(entry: StoreEntry) -> str:
     """What the skill does (the reviewed draft's description) and when to use it, within 1,024 chars."""
     where = _where(entry.draft.environment)
-    when = (f" Use it when a task needs exactly this reviewed web workflow on {where}."
-            " It runs through skillreel as a deterministic replay (no model tokens); do not redo it by hand.")
+    when = (
+        f" Use it when a task needs exactly this reviewed web workflow on {where}."
+        " It runs through skillreel as a deterministic replay (no model tokens); do not redo it by hand."
+    )
     what = clean_text(entry.draft.description)
     if what and what[-1] not in ".!?":
         what += "."
@@ -215,12 +225,23 @@ def _run_lines(name: str, params: tuple[Parameter, ...], environment: Environmen
     cli, mcp = _inputs_example(name, params)
     needs = cli_only_file(environment)
     target = f" {needs[0]}" if needs else ""
-    lines = ["Command line (exit 0: done; 1: refused or failed, nothing guessed; 2: bad input):", "",
-             "```sh", f"skillreel replay {name}{target}{cli} --json", "```", "",
-             f"The same from this folder: `scripts/replay{target}{cli} --json`.", ""]
+    lines = [
+        "Command line (exit 0: done; 1: refused or failed, nothing guessed; 2: bad input):",
+        "",
+        "```sh",
+        f"skillreel replay {name}{target}{cli} --json",
+        "```",
+        "",
+        f"The same from this folder: `scripts/replay{target}{cli} --json`.",
+        "",
+    ]
     if needs:
-        return [*lines, f"`{needs[0].split()[0]}` is {needs[1]} (checked against its digest). "
-                "The MCP server cannot pass a file, so this skill is played from the command line only.", ""]
+        return [
+            *lines,
+            f"`{needs[0].split()[0]}` is {needs[1]} (checked against its digest). "
+            "The MCP server cannot pass a file, so this skill is played from the command line only.",
+            "",
+        ]
     return [*lines, "MCP (server `skillreel mcp`), tool `skills_play`:", "", "```json", mcp, "```", ""]
 
 
@@ -229,9 +250,12 @@ def _parameter_lines(skill: str, params: tuple[Parameter, ...]) -> list[str]:
         return ["This skill takes no parameters."]
     lines = ["| parameter | required | sensitive | how to give it |", "| --- | --- | --- | --- |"]
     for p in params:
-        how = (f"never as an argument: set `{secret_env_name(skill, p.name)}`, or the OS keyring "
-               f"(service `{KEYRING_SERVICE}`, user `{keyring_username(skill, p.name)}`)"
-               if p.sensitive else f"`--input {p.name}=VALUE` (CLI) or `inputs.{p.name}` (MCP)")
+        how = (
+            f"never as an argument: set `{secret_env_name(skill, p.name)}`, or the OS keyring "
+            f"(service `{KEYRING_SERVICE}`, user `{keyring_username(skill, p.name)}`)"
+            if p.sensitive
+            else f"`--input {p.name}=VALUE` (CLI) or `inputs.{p.name}` (MCP)"
+        )
         flags = f"{'yes' if p.required else 'no'} | {'yes' if p.sensitive else 'no'}"
         lines.append(f"| `{p.name}` | {flags} | {how} |")
     return lines
@@ -240,10 +264,16 @@ def _parameter_lines(skill: str, params: tuple[Parameter, ...]) -> list[str]:
 def _environment_lines(environment: Environment) -> list[str]:
     target = environment.target
     if isinstance(target, HtmlTarget):
-        return ["Target: an offline HTML fixture bound by its digest; the browser makes no network request.",
-                f"Fixture digest: `{target.html_digest}`."]
-    lines = [f"Target: a page on `{origin_of(target.url)}` (the exact URL is bound by digest "
-             f"`{target.url_digest}`).", "", "Allowed origins (every other request is refused):"]
+        return [
+            "Target: an offline HTML fixture bound by its digest; the browser makes no network request.",
+            f"Fixture digest: `{target.html_digest}`.",
+        ]
+    lines = [
+        f"Target: a page on `{origin_of(target.url)}` (the exact URL is bound by digest "
+        f"`{target.url_digest}`).",
+        "",
+        "Allowed origins (every other request is refused):",
+    ]
     lines += [f"- `{o}`" for o in target.allowed_origins]
     if environment.identity:
         lines.append(f"\nIdentity: `{environment.identity}` (a label; its storage state is bound by digest).")
@@ -255,35 +285,60 @@ def render_skill_md(entry: StoreEntry, revision: int) -> str:
     failures = [f"- {clean_text(c)}" for c in draft.failure_conditions] or ["- (none written)"]
     reviewer = entry.approval.reviewer if entry.approval else "?"
     body = [
-        f"# {name}", "",
-        clean_text(draft.description), "",
+        f"# {name}",
+        "",
+        clean_text(draft.description),
+        "",
         "A person recorded this web task once in a real browser; reviewer "
         f"`{reviewer}` approved this exact revision and a replay validated it. skillreel replays it "
         "deterministically: every step re-locates its element and fails closed rather than guess. "
-        "Run it as below; do not re-create the steps by hand.", "",
-        "## Run it", "",
+        "Run it as below; do not re-create the steps by hand.",
+        "",
+        "## Run it",
+        "",
         *_run_lines(name, draft.parameters, draft.environment),
-        "## Parameters", "",
-        *_parameter_lines(name, draft.parameters), "",
+        "## Parameters",
+        "",
+        *_parameter_lines(name, draft.parameters),
+        "",
         "Sensitive values never go on a command line or into MCP `inputs`: skillreel reads them from the "
-        "environment variable or the OS keyring (over MCP it may ask the user directly).", "",
-        "## Capabilities", "",
-        *[f"- `{c}`: {_CAPABILITY_TEXT[c]}" for c in draft.capabilities], "",
-        "## Where it runs", "",
-        *_environment_lines(draft.environment), "",
+        "environment variable or the OS keyring (over MCP it may ask the user directly).",
+        "",
+        "## Capabilities",
+        "",
+        *[f"- `{c}`: {_CAPABILITY_TEXT[c]}" for c in draft.capabilities],
+        "",
+        "## Where it runs",
+        "",
+        *_environment_lines(draft.environment),
+        "",
         "Another target, allowlist or storage state is refused before a browser starts "
-        "(`SR_RECORD_ENVIRONMENT_DRIFT`, `SR_RECORD_CREDENTIAL_DRIFT`).", "",
-        f"## Steps ({len(draft.actions)})", "",
-        *_steps_lines(draft.actions, room=MAX_BODY_LINES - _FIXED_LINES - len(draft.parameters)
-                      - len(draft.failure_conditions) - len(draft.environment.allowed_origins)), "",
-        "## When it fails", "",
-        "The recorder's own failure conditions:", "",
-        *failures, "",
+        "(`SR_RECORD_ENVIRONMENT_DRIFT`, `SR_RECORD_CREDENTIAL_DRIFT`).",
+        "",
+        f"## Steps ({len(draft.actions)})",
+        "",
+        *_steps_lines(
+            draft.actions,
+            room=MAX_BODY_LINES
+            - _FIXED_LINES
+            - len(draft.parameters)
+            - len(draft.failure_conditions)
+            - len(draft.environment.allowed_origins),
+        ),
+        "",
+        "## When it fails",
+        "",
+        "The recorder's own failure conditions:",
+        "",
+        *failures,
+        "",
         "skillreel also stops, without guessing, when an element is gone or ambiguous "
         "(`SR_REPLAY_UI_TARGET_NOT_FOUND`, `SR_REPLAY_UI_TARGET_AMBIGUOUS`), an assertion does not hold "
         "(`SR_REPLAY_UI_ASSERTION_FAILED`), the page asks for another origin (`SR_REPLAY_UI_NETWORK_DENIED`) "
-        "or an input is missing (`SR_REPLAY_PARAMETER_MISSING`). Report the code; do not retry by hand.", "",
-        "## Provenance", "",
+        "or an input is missing (`SR_REPLAY_PARAMETER_MISSING`). Report the code; do not retry by hand.",
+        "",
+        "## Provenance",
+        "",
         f"Skill revision {revision}. `recorded-skill.json` beside this file holds the digests of its draft, "
         "approval, last replay report, environment and package files, equal to the store's entry.",
     ]
@@ -300,21 +355,41 @@ def render_manifest(entry: StoreEntry, revision: int, digests: Mapping[str, str]
         raise InstallError("SR_RECORD_INSTALL_FAILED", f"skill {entry.name!r} has no approval or report")
     target = env.target
     target_json: dict[str, object] = (
-        {"kind": "html", "htmlDigest": target.html_digest} if isinstance(target, HtmlTarget)
-        else {"kind": "url", "origin": origin_of(target.url), "urlDigest": target.url_digest,
-              "allowedOrigins": list(target.allowed_origins)})
+        {"kind": "html", "htmlDigest": target.html_digest}
+        if isinstance(target, HtmlTarget)
+        else {
+            "kind": "url",
+            "origin": origin_of(target.url),
+            "urlDigest": target.url_digest,
+            "allowedOrigins": list(target.allowed_origins),
+        }
+    )
     document = {
         "schema": MANIFEST_SCHEMA,
         "entry": {"name": entry.name, "revision": revision, "status": "enabled"},
-        "draft": {"draftDigest": draft.draft_digest, "eventsDigest": draft.events_digest,
-                  "capabilities": list(draft.capabilities),
-                  "actions": [{"id": a.id, "kind": a.kind} for a in draft.actions]},
-        "approval": {"approvalDigest": approval.approval_digest, "reviewer": approval.reviewer,
-                     "approvedAt": approval.approved_at},
-        "lastReplay": {"reportDigest": report.report_digest, "finishedAt": report.finished_at,
-                       "healed": report.healed, "steps": len(report.steps)},
-        "environment": {"environmentDigest": env.environment_digest, "target": target_json,
-                        "identity": env.identity, "storageStateDigest": env.storage_state_digest},
+        "draft": {
+            "draftDigest": draft.draft_digest,
+            "eventsDigest": draft.events_digest,
+            "capabilities": list(draft.capabilities),
+            "actions": [{"id": a.id, "kind": a.kind} for a in draft.actions],
+        },
+        "approval": {
+            "approvalDigest": approval.approval_digest,
+            "reviewer": approval.reviewer,
+            "approvedAt": approval.approved_at,
+        },
+        "lastReplay": {
+            "reportDigest": report.report_digest,
+            "finishedAt": report.finished_at,
+            "healed": report.healed,
+            "steps": len(report.steps),
+        },
+        "environment": {
+            "environmentDigest": env.environment_digest,
+            "target": target_json,
+            "identity": env.identity,
+            "storageStateDigest": env.storage_state_digest,
+        },
         "parameters": parameter_listing(entry.name, draft.parameters),
         "package": {"tag": PACKAGE_TAG, "files": dict(sorted(digests.items()))},
     }
@@ -328,7 +403,7 @@ def render_replay_script(name: str) -> str:
         f"# Replays the reviewed skill {name} through the skillreel CLI, which stays the authority:\n"
         "# it re-verifies the approval, the digests and the environment before a browser starts.\n"
         "# Sensitive inputs come from the environment or the OS keyring, never from arguments.\n"
-        f"exec skillreel replay {name} \"$@\"\n"
+        f'exec skillreel replay {name} "$@"\n'
     )
 
 

@@ -156,8 +156,10 @@ def trim(conn: sqlite3.Connection, policy: Policy, at: str, *, dry_run: bool = F
         return removed
     checked = verify_chain(conn)
     if not checked.ok:
-        raise StoreError("SR_RECORD_STORE_CORRUPT",
-                         f"the audit chain breaks at event {checked.broken_at}; nothing was trimmed")
+        raise StoreError(
+            "SR_RECORD_STORE_CORRUPT",
+            f"the audit chain breaks at event {checked.broken_at}; nothing was trimmed",
+        )
     new_first = first + removed
     (prev,) = conn.execute("SELECT event_digest FROM audit WHERE seq = ?", (new_first - 1,)).fetchone()
     conn.execute("DELETE FROM audit WHERE seq < ?", (new_first,))
@@ -166,11 +168,14 @@ def trim(conn: sqlite3.Connection, policy: Policy, at: str, *, dry_run: bool = F
         raise StoreError("SR_RECORD_INTERNAL", "the trimmed audit chain does not verify")
     revisions = {str(d) for (d,) in conn.execute("SELECT entry_digest FROM revisions")}
     anchor = Anchor(new_first, str(prev), frozenset(revisions - walk.attested))
-    conn.execute("INSERT OR REPLACE INTO audit_anchor (id, first_seq, prev_digest) VALUES (1, ?, ?)",
-                 (anchor.first_seq, anchor.prev_digest))
+    conn.execute(
+        "INSERT OR REPLACE INTO audit_anchor (id, first_seq, prev_digest) VALUES (1, ?, ?)",
+        (anchor.first_seq, anchor.prev_digest),
+    )
     conn.execute("DELETE FROM audit_pinned")
-    conn.executemany("INSERT INTO audit_pinned (entry_digest) VALUES (?)",
-                     [(d,) for d in sorted(anchor.pinned)])
+    conn.executemany(
+        "INSERT INTO audit_pinned (entry_digest) VALUES (?)", [(d,) for d in sorted(anchor.pinned)]
+    )
     append(conn, AuditNote(kind="prune", digests={"anchor": anchor.digest}), at, policy)
     return removed
 
@@ -191,8 +196,9 @@ def append(conn: sqlite3.Connection, note: AuditNote, at: str, policy: Policy) -
     return append_many(conn, [note], at, policy)[0]
 
 
-def append_many(conn: sqlite3.Connection, notes: Iterable[AuditNote], at: str,
-                policy: Policy) -> list[AuditEvent]:
+def append_many(
+    conn: sqlite3.Connection, notes: Iterable[AuditNote], at: str, policy: Policy
+) -> list[AuditEvent]:
     """Append events in order, each chained to the one before; the last stored event is re-validated
     first, so nothing is ever chained onto a damaged event. Call inside an ``atomic`` transaction."""
     row = conn.execute("SELECT seq, event_digest, document FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
@@ -203,13 +209,17 @@ def append_many(conn: sqlite3.Connection, notes: Iterable[AuditNote], at: str,
     for note in notes:
         seq += 1
         if seq - first + 1 > policy.max_audit_events and note.kind != "policy":
-            raise StoreError("SR_RECORD_STORE_LIMIT",
-                             f"the audit log holds its limit of {policy.max_audit_events} events; "
-                             "run `skillreel prune --approve` to trim it")
+            raise StoreError(
+                "SR_RECORD_STORE_LIMIT",
+                f"the audit log holds its limit of {policy.max_audit_events} events; "
+                "run `skillreel prune --approve` to trim it",
+            )
         event = _build(note, seq, at, prev)
         document = event.model_dump_json(by_alias=True).encode()
-        conn.execute("INSERT INTO audit (seq, name, event_digest, document) VALUES (?, ?, ?, ?)",
-                     (event.seq, event.name, event.event_digest, document))
+        conn.execute(
+            "INSERT INTO audit (seq, name, event_digest, document) VALUES (?, ?, ?, ?)",
+            (event.seq, event.name, event.event_digest, document),
+        )
         events.append(event)
         prev = event.event_digest
     return events
@@ -217,15 +227,25 @@ def append_many(conn: sqlite3.Connection, notes: Iterable[AuditNote], at: str,
 
 def _build(note: AuditNote, seq: int, at: str, prev: str) -> AuditEvent:
     try:
-        return AuditEvent.build(seq=seq, kind=note.kind, name=note.name, revision=note.revision,
-                                outcome=note.outcome, code=note.code, digests=dict(note.digests),
-                                reviewer=note.reviewer, at=at, prev_digest=prev)
+        return AuditEvent.build(
+            seq=seq,
+            kind=note.kind,
+            name=note.name,
+            revision=note.revision,
+            outcome=note.outcome,
+            code=note.code,
+            digests=dict(note.digests),
+            reviewer=note.reviewer,
+            at=at,
+            prev_digest=prev,
+        )
     except ValidationError as exc:
         raise StoreError("SR_RECORD_INTERNAL", f"an audit note of kind {note.kind!r} is invalid") from exc
 
 
-def read_events(conn: sqlite3.Connection, name: str | None = None,
-                limit: int | None = None) -> list[AuditEvent]:
+def read_events(
+    conn: sqlite3.Connection, name: str | None = None, limit: int | None = None
+) -> list[AuditEvent]:
     """Events in order (the last ``limit`` of them), each fully re-validated."""
     args: list[object] = [name] if name is not None else []
     where = "WHERE name = ?" if name is not None else ""
@@ -244,8 +264,9 @@ def _canonical(value: Any) -> bytes:
     return text.encode("ascii") if text.isascii() else canonical_json(value)
 
 
-def _checked_body(seq: int, column_digest: str, document: bytes, expected_seq: int,
-                  prev: str) -> dict[str, Any] | None:
+def _checked_body(
+    seq: int, column_digest: str, document: bytes, expected_seq: int, prev: str
+) -> dict[str, Any] | None:
     """The event's decoded body if its digest, ``seq`` and link are right, else None."""
     try:
         body = json.loads(document)
@@ -253,8 +274,12 @@ def _checked_body(seq: int, column_digest: str, document: bytes, expected_seq: i
         computed = "sha256:" + hashlib.sha256(_TAG + _canonical(body)).hexdigest()
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
-    ok = (seq == expected_seq and body.get("seq") == seq and body.get("prevDigest") == prev
-          and claimed == column_digest == computed)
+    ok = (
+        seq == expected_seq
+        and body.get("seq") == seq
+        and body.get("prevDigest") == prev
+        and claimed == column_digest == computed
+    )
     return body if ok else None
 
 
@@ -281,8 +306,11 @@ def _walk(conn: sqlite3.Connection, first: int, prev: str) -> _Walk:
             if isinstance(digests, dict):
                 if isinstance(digests.get("entry"), str):
                     walk.attested.add(digests["entry"])
-                if (body.get("kind") == "prune" and body.get("name") is None
-                        and isinstance(digests.get("anchor"), str)):
+                if (
+                    body.get("kind") == "prune"
+                    and body.get("name") is None
+                    and isinstance(digests.get("anchor"), str)
+                ):
                     walk.anchor_claim = digests["anchor"]
             prev, walk.next_seq = column_digest, walk.next_seq + 1
     return walk

@@ -39,7 +39,9 @@ FILE_MODE: Final = 0o600
 # once released, never changes meaning. Documents are stored as JSON and re-validated on every read;
 # the other columns are summaries kept in the same transaction (`list` reads only those).
 MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
-    ("0001-entries", """
+    (
+        "0001-entries",
+        """
         CREATE TABLE entries (
             name TEXT PRIMARY KEY,
             revision INTEGER NOT NULL CHECK (revision >= 1),
@@ -58,8 +60,11 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
             document BLOB NOT NULL,
             PRIMARY KEY (name, revision)
         ) STRICT;
-    """),
-    ("0002-audit", """
+    """,
+    ),
+    (
+        "0002-audit",
+        """
         CREATE TABLE audit (
             seq INTEGER PRIMARY KEY CHECK (seq >= 1),
             name TEXT,
@@ -67,17 +72,23 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
             document BLOB NOT NULL
         ) STRICT;
         CREATE INDEX audit_by_name ON audit (name, seq);
-    """),
-    ("0003-policy", """
+    """,
+    ),
+    (
+        "0003-policy",
+        """
         CREATE TABLE policy (
             id INTEGER PRIMARY KEY CHECK (id = 1),
             policy_digest TEXT NOT NULL,
             document BLOB NOT NULL
         ) STRICT;
-    """),
+    """,
+    ),
     # Where a trimmed audit chain starts (see ``audit.trim``): its first kept ``seq`` and the digest
     # of the last trimmed event, plus the kept revisions whose attesting events were trimmed.
-    ("0004-audit-anchor", """
+    (
+        "0004-audit-anchor",
+        """
         CREATE TABLE audit_anchor (
             id INTEGER PRIMARY KEY CHECK (id = 1),
             first_seq INTEGER NOT NULL CHECK (first_seq >= 2),
@@ -86,12 +97,18 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         CREATE TABLE audit_pinned (
             entry_digest TEXT PRIMARY KEY
         ) STRICT;
-    """),
+    """,
+    ),
 )
 
 _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
-_CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CONSTRAINT,
-            sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_SCHEMA}
+_CORRUPT = {
+    sqlite3.SQLITE_CORRUPT,
+    sqlite3.SQLITE_NOTADB,
+    sqlite3.SQLITE_CONSTRAINT,
+    sqlite3.SQLITE_MISMATCH,
+    sqlite3.SQLITE_SCHEMA,
+}
 
 
 def store_home() -> Path:
@@ -186,14 +203,18 @@ def connect(home: Path, timeout: float) -> sqlite3.Connection:
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply the migrations not yet recorded, in order, each in one transaction with its record."""
-    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                 "name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ'))"
-                 ") STRICT")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        "name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ'))"
+        ") STRICT"
+    )
     known = {name for name, _ in MIGRATIONS}
     recorded = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
     if recorded - known:
-        raise StoreError("SR_RECORD_STORE_CORRUPT",
-                         "the store was written by a newer skillreel (unknown migrations); left untouched")
+        raise StoreError(
+            "SR_RECORD_STORE_CORRUPT",
+            "the store was written by a newer skillreel (unknown migrations); left untouched",
+        )
     applied: list[str] = []
     for name, script in MIGRATIONS:
         if name in recorded:

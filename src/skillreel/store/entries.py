@@ -39,9 +39,15 @@ class EntrySummary:
     entry_digest: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "revision": self.revision,
-                "description": self.description, "createdAt": self.created_at,
-                "updatedAt": self.updated_at, "entryDigest": self.entry_digest}
+        return {
+            "name": self.name,
+            "status": self.status,
+            "revision": self.revision,
+            "description": self.description,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "entryDigest": self.entry_digest,
+        }
 
 
 @dataclass(frozen=True)
@@ -54,8 +60,12 @@ class RevisionSummary:
     entry_digest: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"revision": self.revision, "status": self.status, "updatedAt": self.updated_at,
-                "entryDigest": self.entry_digest}
+        return {
+            "revision": self.revision,
+            "status": self.status,
+            "updatedAt": self.updated_at,
+            "entryDigest": self.entry_digest,
+        }
 
 
 def not_found(name: str) -> LifecycleError:
@@ -63,8 +73,9 @@ def not_found(name: str) -> LifecycleError:
 
 
 def _corrupt(name: str, revision: object, why: str) -> StoreError:
-    return StoreError("SR_RECORD_STORE_CORRUPT",
-                      f"skill {name!r} revision {revision}: {why}; the store was left untouched")
+    return StoreError(
+        "SR_RECORD_STORE_CORRUPT", f"skill {name!r} revision {revision}: {why}; the store was left untouched"
+    )
 
 
 def parse_document(name: str, revision: int, document: object) -> StoreEntry:
@@ -89,17 +100,29 @@ def load(conn: sqlite3.Connection, name: str) -> StoreEntry | None:
     if row[6] is None:
         raise _corrupt(name, revision, "the current revision's document is missing")
     entry = parse_document(name, revision, row[10])
-    expected = (entry.revision, entry.status, entry.draft.description, entry.created_at,
-                entry.updated_at, entry.entry_digest)
-    if (revision, status, description, created_at, updated_at, digest) != expected \
-            or tuple(row[6:10]) != (entry.revision, entry.status, entry.updated_at, entry.entry_digest):
+    expected = (
+        entry.revision,
+        entry.status,
+        entry.draft.description,
+        entry.created_at,
+        entry.updated_at,
+        entry.entry_digest,
+    )
+    if (revision, status, description, created_at, updated_at, digest) != expected or tuple(row[6:10]) != (
+        entry.revision,
+        entry.status,
+        entry.updated_at,
+        entry.entry_digest,
+    ):
         raise _corrupt(name, revision, "the summary columns do not match the document")
     return entry
 
 
 def load_revision(conn: sqlite3.Connection, name: str, revision: int) -> StoreEntry | None:
-    row = conn.execute("SELECT status, updated_at, entry_digest, document FROM revisions "
-                       "WHERE name = ? AND revision = ?", (name, revision)).fetchone()
+    row = conn.execute(
+        "SELECT status, updated_at, entry_digest, document FROM revisions WHERE name = ? AND revision = ?",
+        (name, revision),
+    ).fetchone()
     if row is None:
         return None
     entry = parse_document(name, revision, row[3])
@@ -117,39 +140,64 @@ def count(conn: sqlite3.Connection) -> int:
 
 
 def summaries(conn: sqlite3.Connection) -> list[EntrySummary]:
-    rows = conn.execute("SELECT name, status, revision, description, created_at, updated_at, entry_digest "
-                        "FROM entries ORDER BY name").fetchall()
+    rows = conn.execute(
+        "SELECT name, status, revision, description, created_at, updated_at, entry_digest "
+        "FROM entries ORDER BY name"
+    ).fetchall()
     return [EntrySummary(*row) for row in rows]
 
 
 def revisions(conn: sqlite3.Connection, name: str) -> list[RevisionSummary]:
-    rows = conn.execute("SELECT revision, status, updated_at, entry_digest FROM revisions "
-                        "WHERE name = ? ORDER BY revision", (name,)).fetchall()
+    rows = conn.execute(
+        "SELECT revision, status, updated_at, entry_digest FROM revisions WHERE name = ? ORDER BY revision",
+        (name,),
+    ).fetchall()
     return [RevisionSummary(*row) for row in rows]
 
 
 def stale_candidates(conn: sqlite3.Connection, cutoff: str) -> list[str]:
     """Names whose summary says not enabled and last changed before ``cutoff`` (re-checked by caller)."""
-    rows = conn.execute("SELECT name FROM entries WHERE status != 'enabled' AND updated_at < ? "
-                        "ORDER BY name", (cutoff,))
+    rows = conn.execute(
+        "SELECT name FROM entries WHERE status != 'enabled' AND updated_at < ? ORDER BY name", (cutoff,)
+    )
     return [row[0] for row in rows]
 
 
 def write(conn: sqlite3.Connection, entry: StoreEntry, *, new: bool) -> None:
     """Keep ``entry`` as a new revision and make it the current one. Inside ``atomic`` only."""
-    conn.execute("INSERT INTO revisions (name, revision, status, updated_at, entry_digest, document) "
-                 "VALUES (?, ?, ?, ?, ?, ?)",
-                 (entry.name, entry.revision, entry.status, entry.updated_at, entry.entry_digest,
-                  entry.model_dump_json(by_alias=True).encode()))
-    summary = (entry.revision, entry.status, entry.draft.description, entry.created_at, entry.updated_at,
-               entry.entry_digest, entry.name)
+    conn.execute(
+        "INSERT INTO revisions (name, revision, status, updated_at, entry_digest, document) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            entry.name,
+            entry.revision,
+            entry.status,
+            entry.updated_at,
+            entry.entry_digest,
+            entry.model_dump_json(by_alias=True).encode(),
+        ),
+    )
+    summary = (
+        entry.revision,
+        entry.status,
+        entry.draft.description,
+        entry.created_at,
+        entry.updated_at,
+        entry.entry_digest,
+        entry.name,
+    )
     if new:
-        conn.execute("INSERT INTO entries (revision, status, description, created_at, updated_at, "
-                     "entry_digest, name) VALUES (?, ?, ?, ?, ?, ?, ?)", summary)
+        conn.execute(
+            "INSERT INTO entries (revision, status, description, created_at, updated_at, "
+            "entry_digest, name) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            summary,
+        )
     else:
-        cursor = conn.execute("UPDATE entries SET revision = ?, status = ?, description = ?, created_at = ?, "
-                              "updated_at = ?, entry_digest = ? WHERE name = ? AND revision = ?",
-                              (*summary, entry.revision - 1))
+        cursor = conn.execute(
+            "UPDATE entries SET revision = ?, status = ?, description = ?, created_at = ?, "
+            "updated_at = ?, entry_digest = ? WHERE name = ? AND revision = ?",
+            (*summary, entry.revision - 1),
+        )
         if cursor.rowcount != 1:
             raise _corrupt(entry.name, entry.revision, "the current row changed under the write lock")
 

@@ -47,8 +47,9 @@ class Store:
         self._clock = clock
 
     @classmethod
-    def open(cls, home: Path | None = None, *, timeout: float | None = None,
-             clock: Clock | None = None) -> Store:
+    def open(
+        cls, home: Path | None = None, *, timeout: float | None = None, clock: Clock | None = None
+    ) -> Store:
         """Open (creating and migrating if needed) ``home/store.db``; ``home`` defaults to
         ``$SKILLREEL_HOME`` or the platform user-data directory."""
         home = home if home is not None else db.store_home()
@@ -72,8 +73,9 @@ class Store:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     # --- reads ---------------------------------------------------------------------------------
@@ -151,15 +153,21 @@ class Store:
             if self._conn.execute("SELECT 1 FROM entries WHERE name = ?", (entry.name,)).fetchone():
                 raise LifecycleError("SR_RECORD_EXISTS", f"a skill named {entry.name!r} already exists")
             if entries.count(self._conn) >= policy.max_records:
-                raise StoreError("SR_RECORD_STORE_LIMIT",
-                                 f"the store holds its limit of {policy.max_records} skills")
+                raise StoreError(
+                    "SR_RECORD_STORE_LIMIT", f"the store holds its limit of {policy.max_records} skills"
+                )
             _check_actions(entry, policy)
             entries.write(self._conn, entry, new=True)
             self._append(note, entry, policy)
         return entry
 
-    def update(self, name: str, change: Callable[[StoreEntry], StoreEntry], note: AuditNote,
-               expected_revision: int | None = None) -> StoreEntry:
+    def update(
+        self,
+        name: str,
+        change: Callable[[StoreEntry], StoreEntry],
+        note: AuditNote,
+        expected_revision: int | None = None,
+    ) -> StoreEntry:
         """Apply ``change`` (a pure lifecycle function) to the current entry, compare-and-set.
 
         In one transaction: read and re-validate the current entry, check ``expected_revision``
@@ -228,8 +236,10 @@ class Store:
         policy = _revalidate(policy)
         note = note or AuditNote(kind="policy")
         with db.atomic(self._conn, "setting the policy"):
-            self._conn.execute("INSERT OR REPLACE INTO policy (id, policy_digest, document) VALUES (1, ?, ?)",
-                               (policy.policy_digest, policy.model_dump_json(by_alias=True).encode()))
+            self._conn.execute(
+                "INSERT OR REPLACE INTO policy (id, policy_digest, document) VALUES (1, ?, ?)",
+                (policy.policy_digest, policy.model_dump_json(by_alias=True).encode()),
+            )
             filled = replace(note, digests={**note.digests, "policy": policy.policy_digest})
             audit.append(self._conn, filled, self._clock(), policy)
         return policy
@@ -256,8 +266,12 @@ class Store:
         return current
 
     def _append(self, note: AuditNote, entry: StoreEntry, policy: Policy) -> AuditEvent:
-        filled = replace(note, name=note.name or entry.name, revision=note.revision or entry.revision,
-                         digests={**note.digests, "entry": entry.entry_digest})
+        filled = replace(
+            note,
+            name=note.name or entry.name,
+            revision=note.revision or entry.revision,
+            digests={**note.digests, "entry": entry.entry_digest},
+        )
         return audit.append(self._conn, filled, self._clock(), policy)
 
 
@@ -271,6 +285,8 @@ def _revalidate(document: D) -> D:
 
 def _check_actions(entry: StoreEntry, policy: Policy) -> None:
     if len(entry.draft.actions) > policy.max_actions:
-        raise StoreError("SR_RECORD_POLICY_DENIED",
-                         f"skill {entry.name!r} has {len(entry.draft.actions)} actions; "
-                         f"the policy allows {policy.max_actions}")
+        raise StoreError(
+            "SR_RECORD_POLICY_DENIED",
+            f"skill {entry.name!r} has {len(entry.draft.actions)} actions; "
+            f"the policy allows {policy.max_actions}",
+        )

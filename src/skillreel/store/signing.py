@@ -41,8 +41,9 @@ def load_signing_key(path: Path) -> Ed25519PrivateKey:
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:
-        raise InputError("SR_RECORD_INPUT_MALFORMED",
-                         "the signing key is not an unencrypted PEM private key") from exc
+        raise InputError(
+            "SR_RECORD_INPUT_MALFORMED", "the signing key is not an unencrypted PEM private key"
+        ) from exc
     if not isinstance(key, Ed25519PrivateKey):
         raise InputError("SR_RECORD_INPUT_MALFORMED", "the signing key is not an Ed25519 key")
     return key

@@ -36,8 +36,13 @@ def imported_entry(source: StoreEntry, revision: int, now: str) -> StoreEntry:
     proposal = source.heal_proposal
     if proposal is not None:
         proposal = proposal.model_copy(update={"base_revision": revision})
-    return source.evolve(revision=revision, status=status, installation=None, heal_proposal=proposal,
-                         updated_at=max(now, source.updated_at))
+    return source.evolve(
+        revision=revision,
+        status=status,
+        installation=None,
+        heal_proposal=proposal,
+        updated_at=max(now, source.updated_at),
+    )
 
 
 def check_output(path: Path, *, force: bool) -> None:
@@ -74,7 +79,7 @@ def write_private(path: Path, data: bytes, *, force: bool) -> None:
             os.fchmod(fd, EXPORT_MODE)
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -85,8 +90,10 @@ def write_private(path: Path, data: bytes, *, force: bool) -> None:
     except FileExistsError as exc:
         raise RecordError("SR_RECORD_OUTPUT_EXISTS", "the output file already exists (pass --force)") from exc
     except OSError as exc:
-        raise RecordError("SR_RECORD_OUTPUT_FAILED", f"the output file could not be written "
-                                                     f"({exc.strerror or type(exc).__name__})") from exc
+        raise RecordError(
+            "SR_RECORD_OUTPUT_FAILED",
+            f"the output file could not be written ({exc.strerror or type(exc).__name__})",
+        ) from exc
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()

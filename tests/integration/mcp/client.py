@@ -26,9 +26,12 @@ class Session:
     stray: list[Exception] = field(default_factory=list)  # stdout lines that were not protocol
     elicited: list[types.ElicitRequestParams] = field(default_factory=list)
 
-    async def call(self, tool: str, arguments: dict[str, Any] | None = None,
-                   progress: list[tuple[float, float | None, str | None]] | None = None,
-                   ) -> types.CallToolResult:
+    async def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        progress: list[tuple[float, float | None, str | None]] | None = None,
+    ) -> types.CallToolResult:
         async def on_progress(value: float, total: float | None, message: str | None) -> None:
             if progress is not None:
                 progress.append((value, total, message))
@@ -70,12 +73,21 @@ def server_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str
 
 
 @asynccontextmanager
-async def mcp_session(home: Path, stderr_path: Path, *, env: dict[str, str] | None = None,
-                      answer: Callable[[types.ElicitRequestParams], types.ElicitResult] | None = None,
-                      mode: str = "auto") -> AsyncIterator[Session]:
+async def mcp_session(
+    home: Path,
+    stderr_path: Path,
+    *,
+    env: dict[str, str] | None = None,
+    answer: Callable[[types.ElicitRequestParams], types.ElicitResult] | None = None,
+    mode: str = "auto",
+) -> AsyncIterator[Session]:
     """A connected session to a fresh server process; it is stopped when the block ends."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "skillreel", "mcp"],
-                                   env=server_env(home, env), cwd=str(home.parent))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "skillreel", "mcp"],
+        env=server_env(home, env),
+        cwd=str(home.parent),
+    )
     holder: list[Session] = []
 
     async def on_message(message: Any) -> None:
@@ -95,4 +107,3 @@ async def mcp_session(home: Path, stderr_path: Path, *, env: dict[str, str] | No
         async with Client(stdio_client(params, errlog=errlog), **kwargs) as client:
             holder.append(Session(client))
             yield holder[0]
-

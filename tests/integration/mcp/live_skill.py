@@ -59,7 +59,8 @@ async def describe(environment: Environment, selectors: list[str]) -> dict[str, 
         for selector in selectors:
             found = await session.page.evaluate(
                 "([L, selector, salt]) => L.describe(document.querySelector(selector), salt)",
-                [locate, selector, factory.SALT])
+                [locate, selector, factory.SALT],
+            )
             bundles[selector] = LocatorBundle.parse(found)
     return bundles
 
@@ -78,18 +79,29 @@ async def live_skill(server: LocalServer, name: str, project_dir: Path, *, sensi
     if sensitive:
         actions.append(TypeAction(id="a3", target=b["#pin"], value=ParameterRef(name="pin")))
         params.append(Parameter(name="pin", sensitive=True))
-    actions += [ClickAction(id="a4", target=b["#go"]),
-                AssertAction(id="a5", check="text_contains", target=b["#out"], expected="Found")]
+    actions += [
+        ClickAction(id="a4", target=b["#go"]),
+        AssertAction(id="a5", check="text_contains", target=b["#out"], expected="Found"),
+    ]
     log = factory.events_log()
-    draft = Draft.build(name=name, description="Search the invoices of one customer.", actions=tuple(actions),
-                        parameters=tuple(params), capabilities=capability_manifest(actions),
-                        failure_conditions=("The page says Nothing found.",), environment=environment,
-                        fingerprint_salt=factory.SALT, events_digest=log.events_digest)
+    draft = Draft.build(
+        name=name,
+        description="Search the invoices of one customer.",
+        actions=tuple(actions),
+        parameters=tuple(params),
+        capabilities=capability_manifest(actions),
+        failure_conditions=("The page says Nothing found.",),
+        environment=environment,
+        fingerprint_salt=factory.SALT,
+        events_digest=log.events_digest,
+    )
     with Store.open() as store:
         store.insert(lifecycle.new_entry(draft, log, factory.T0), AuditNote(kind="record"))
-        store.update(name, lambda e: lifecycle.approve(e, REVIEWER, T1),
-                     AuditNote(kind="review", reviewer=REVIEWER))
-        store.update(name, lambda e: lifecycle.replay_succeeded(e, report_for(e), T2),
-                     AuditNote(kind="replay"))
+        store.update(
+            name, lambda e: lifecycle.approve(e, REVIEWER, T1), AuditNote(kind="review", reviewer=REVIEWER)
+        )
+        store.update(
+            name, lambda e: lifecycle.replay_succeeded(e, report_for(e), T2), AuditNote(kind="replay")
+        )
         enable_skill(store, name, "project", project_dir, approve=True)
     return url

@@ -60,12 +60,23 @@ def test_elicited_values_come_only_from_an_accepted_form() -> None:
 
 
 def test_a_listed_skill_carries_metadata_only() -> None:
-    env = factory.url_environment("http://127.0.0.1:8000/app/private?tab=SESSIONVALUE", ("https://api.example.test",))
+    env = factory.url_environment(
+        "http://127.0.0.1:8000/app/private?tab=SESSIONVALUE", ("https://api.example.test",)
+    )
     summary = skill_summary(validated_entry(environment=env, sensitive=True))
-    assert summary["target"] == {"kind": "url", "origin": "http://127.0.0.1:8000",
-                                 "allowedOrigins": ["http://127.0.0.1:8000", "https://api.example.test"]}
-    assert summary["parameters"] == [{"name": "query", "required": True, "sensitive": True,
-                                      "env": "SKILLREEL_SECRET_SEARCH_INVOICES_QUERY"}]
+    assert summary["target"] == {
+        "kind": "url",
+        "origin": "http://127.0.0.1:8000",
+        "allowedOrigins": ["http://127.0.0.1:8000", "https://api.example.test"],
+    }
+    assert summary["parameters"] == [
+        {
+            "name": "query",
+            "required": True,
+            "sensitive": True,
+            "env": "SKILLREEL_SECRET_SEARCH_INVOICES_QUERY",
+        }
+    ]
     text = str(summary)
     for leak in ("/app/private", "SESSIONVALUE", "#q", "#go", "selector"):
         assert leak not in text
@@ -77,17 +88,23 @@ async def test_progress_notes_are_relayed_in_order_after_each_step() -> None:
     class Ctx:
         sent: list[tuple[float, float | None, str | None]] = []
 
-        async def report_progress(self, progress: float, total: float | None = None,
-                                  message: str | None = None) -> None:
+        async def report_progress(
+            self, progress: float, total: float | None = None, message: str | None = None
+        ) -> None:
             self.sent.append((progress, total, message))
 
     ctx: Any = Ctx()
     relay = ProgressRelay(ctx)
-    for step in (StepProgress(0, 2, "a1", "navigate", "start"), StepProgress(0, 2, "a1", "navigate", "done"),
-                 StepProgress(1, 2, "a2", "click", "start"),
-                 StepProgress(1, 2, "a2", "click", "done", healed=True)):
+    for step in (
+        StepProgress(0, 2, "a1", "navigate", "start"),
+        StepProgress(0, 2, "a1", "navigate", "done"),
+        StepProgress(1, 2, "a2", "click", "start"),
+        StepProgress(1, 2, "a2", "click", "done", healed=True),
+    ):
         relay(step)
     relay.close()
     await relay.run()
-    assert ctx.sent == [(1.0, 2.0, "step 1/2 a1 (navigate) done"),
-                        (2.0, 2.0, "step 2/2 a2 (click) done, healed")]
+    assert ctx.sent == [
+        (1.0, 2.0, "step 1/2 a1 (navigate) done"),
+        (2.0, 2.0, "step 2/2 a2 (click) done, healed"),
+    ]

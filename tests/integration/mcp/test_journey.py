@@ -39,15 +39,38 @@ def write(path: Path, document: dict[str, Any]) -> str:
 def enabled(server: LocalServer, tmp_path: Path, project_dir: Path) -> Path:
     """find-invoices recorded, reviewed, replayed and enabled with the CLI, as a person would."""
     server.set_page("/invoices", PAGE)
-    automation = write(tmp_path / "demo.json", {"steps": [
-        {"do": "type", "selector": "#customer", "text": "ACME"},
-        {"do": "type", "selector": "#pin", "text": VAULT[PIN_ENV]},
-        {"do": "click", "selector": "#go"}]})
-    assertions = write(tmp_path / "checks.json", {"assertions": [
-        {"kind": "assert", "selector": "#out", "check": "text_contains", "expected": "Found"}]})
-    recorded = ok("record", NAME, "--url", server.url("/invoices"), "--automation", automation,
-                  "--assertions", assertions, "--description", "Search the invoices of one customer.",
-                  "--failure", "The page says Nothing found.")
+    automation = write(
+        tmp_path / "demo.json",
+        {
+            "steps": [
+                {"do": "type", "selector": "#customer", "text": "ACME"},
+                {"do": "type", "selector": "#pin", "text": VAULT[PIN_ENV]},
+                {"do": "click", "selector": "#go"},
+            ]
+        },
+    )
+    assertions = write(
+        tmp_path / "checks.json",
+        {
+            "assertions": [
+                {"kind": "assert", "selector": "#out", "check": "text_contains", "expected": "Found"}
+            ]
+        },
+    )
+    recorded = ok(
+        "record",
+        NAME,
+        "--url",
+        server.url("/invoices"),
+        "--automation",
+        automation,
+        "--assertions",
+        assertions,
+        "--description",
+        "Search the invoices of one customer.",
+        "--failure",
+        "The page says Nothing found.",
+    )
     params = [(p["name"], p["sensitive"]) for p in recorded["parameters"]]
     assert params == [("customer", False), ("pin", True)]
     ok("review", NAME, "--reviewer", "alice", "--approve")
@@ -65,14 +88,21 @@ def test_an_agent_runs_the_installed_script(enabled: Path) -> None:
     assert "VAULT" not in skill_md
     assert VAULT[PIN_ENV] not in skill_md
     env = {**os.environ, **VAULT, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    proc = subprocess.run([str(folder / "scripts" / "replay"), "--input", "customer=ACME", "--json"],
-                          capture_output=True, text=True, env=env, timeout=180, check=False)
+    proc = subprocess.run(
+        [str(folder / "scripts" / "replay"), "--input", "customer=ACME", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["data"]["status"] == "succeeded"
 
 
-async def test_an_agent_lists_and_plays_over_mcp_until_it_is_revoked(enabled: Path, skillreel_home: Path,
-                                                                      tmp_path: Path) -> None:
+async def test_an_agent_lists_and_plays_over_mcp_until_it_is_revoked(
+    enabled: Path, skillreel_home: Path, tmp_path: Path
+) -> None:
     stderr = tmp_path / "mcp-stderr.log"
     async with mcp_session(skillreel_home, stderr, env=VAULT) as session:
         listed = data(await session.call("skills_list"))["skills"]

@@ -37,8 +37,9 @@ def assert_played(result: types.CallToolResult, steps: list[str]) -> dict[str, o
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_play_succeeds_with_progress_per_step(server: LocalServer, skillreel_home: Path,
-                                                    project_dir: Path, tmp_path: Path, mode: str) -> None:
+async def test_play_succeeds_with_progress_per_step(
+    server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path, mode: str
+) -> None:
     await live_skill(server, NAME, project_dir)
     progress: list[tuple[float, float | None, str | None]] = []
     async with mcp_session(skillreel_home, tmp_path / "stderr.log", mode=mode) as session:
@@ -51,11 +52,13 @@ async def test_play_succeeds_with_progress_per_step(server: LocalServer, skillre
 
 
 async def test_a_sensitive_value_from_the_environment_is_used_and_never_shown(
-        server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path) -> None:
+    server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path
+) -> None:
     await live_skill(server, NAME, project_dir, sensitive=True)
     stderr = tmp_path / "stderr.log"
-    async with mcp_session(skillreel_home, stderr, env={PIN_ENV: PIN},
-                           answer=lambda _: pytest.fail("the vault had it")) as session:
+    async with mcp_session(
+        skillreel_home, stderr, env={PIN_ENV: PIN}, answer=lambda _: pytest.fail("the vault had it")
+    ) as session:
         listed = data(await session.call("skills_list"))["skills"][0]
         result = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
     assert {"name": "pin", "required": True, "sensitive": True, "env": PIN_ENV} in listed["parameters"]
@@ -67,7 +70,8 @@ async def test_a_sensitive_value_from_the_environment_is_used_and_never_shown(
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_a_missing_sensitive_value_is_asked_of_the_user_and_used(
-        server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path, mode: str) -> None:
+    server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path, mode: str
+) -> None:
     await live_skill(server, NAME, project_dir, sensitive=True)
 
     def answer(_: types.ElicitRequestParams) -> types.ElicitResult:
@@ -81,7 +85,8 @@ async def test_a_missing_sensitive_value_is_asked_of_the_user_and_used(
 
 
 async def test_a_missing_sensitive_value_without_a_way_to_ask_starts_no_browser(
-        server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path) -> None:
+    server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path
+) -> None:
     await live_skill(server, NAME, project_dir, sensitive=True)
     before = server.request_count()
     async with mcp_session(skillreel_home, tmp_path / "stderr.log") as session:
@@ -93,8 +98,9 @@ async def test_a_missing_sensitive_value_without_a_way_to_ask_starts_no_browser(
     assert server.request_count() == before
 
 
-async def test_a_failed_replay_is_an_error_result_with_the_code(server: LocalServer, skillreel_home: Path,
-                                                                project_dir: Path, tmp_path: Path) -> None:
+async def test_a_failed_replay_is_an_error_result_with_the_code(
+    server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path
+) -> None:
     await live_skill(server, NAME, project_dir)
     server.set_page("/invoices", "<!doctype html><html><body><p>Maintenance</p></body></html>")
     async with mcp_session(skillreel_home, tmp_path / "stderr.log") as session:

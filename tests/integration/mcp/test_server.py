@@ -36,8 +36,9 @@ def skills(skillreel_home: Path, project_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_tools_are_list_and_play_with_honest_annotations(skillreel_home: Path, stderr_path: Path,
-                                                               mode: str) -> None:
+async def test_tools_are_list_and_play_with_honest_annotations(
+    skillreel_home: Path, stderr_path: Path, mode: str
+) -> None:
     async with mcp_session(skillreel_home, stderr_path, mode=mode) as session:
         tools = {t.name: t for t in (await session.client.list_tools()).tools}
     assert set(tools) == {"skills_list", "skills_play"}  # nothing records, edits, approves or enables
@@ -55,35 +56,44 @@ async def test_tools_are_list_and_play_with_honest_annotations(skillreel_home: P
     assert session.stray == []
 
 
-async def test_list_shows_enabled_skills_only_with_parameters_and_revision(skills: None, skillreel_home: Path,
-                                                                           stderr_path: Path) -> None:
+async def test_list_shows_enabled_skills_only_with_parameters_and_revision(
+    skills: None, skillreel_home: Path, stderr_path: Path
+) -> None:
     async with mcp_session(skillreel_home, stderr_path) as session:
         result = await session.call("skills_list")
     assert not result.is_error
     listed = {s["name"]: s for s in data(result)["skills"]}
     assert set(listed) == {NAME, SECRET_NAME, FIXTURE_NAME}
-    assert listed[NAME]["target"] == {"kind": "url", "origin": "http://127.0.0.1:9",
-                                      "allowedOrigins": ["http://127.0.0.1:9"]}
+    assert listed[NAME]["target"] == {
+        "kind": "url",
+        "origin": "http://127.0.0.1:9",
+        "allowedOrigins": ["http://127.0.0.1:9"],
+    }
     assert listed[NAME]["playable"] is True
     assert listed[FIXTURE_NAME]["playable"] is False
     assert listed[NAME]["revision"] == 4
     assert listed[NAME]["description"] == "Search invoices by customer."
     assert listed[NAME]["parameters"] == [{"name": "query", "required": True, "sensitive": False}]
     assert listed[SECRET_NAME]["parameters"] == [
-        {"name": "query", "required": True, "sensitive": True, "env": "SKILLREEL_SECRET_SIGN_IN_QUERY"}]
+        {"name": "query", "required": True, "sensitive": True, "env": "SKILLREEL_SECRET_SIGN_IN_QUERY"}
+    ]
     assert "selector" not in str(listed)
     assert "candidates" not in str(listed)
     assert session.stray == []
 
 
-@pytest.mark.parametrize(("name", "code"), [
-    ("not-enabled-yet", "SR_RECORD_STATE_INVALID"),
-    (FIXTURE_NAME, "SR_RECORD_TARGET_INVALID"),
-    ("no-such-skill", "SR_RECORD_NOT_FOUND"),
-    ("Not_A_Name", "SR_RECORD_NAME_INVALID"),
-])
-async def test_only_enabled_skills_are_playable(skills: None, skillreel_home: Path, stderr_path: Path,
-                                                name: str, code: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("not-enabled-yet", "SR_RECORD_STATE_INVALID"),
+        (FIXTURE_NAME, "SR_RECORD_TARGET_INVALID"),
+        ("no-such-skill", "SR_RECORD_NOT_FOUND"),
+        ("Not_A_Name", "SR_RECORD_NAME_INVALID"),
+    ],
+)
+async def test_only_enabled_skills_are_playable(
+    skills: None, skillreel_home: Path, stderr_path: Path, name: str, code: str
+) -> None:
     async with mcp_session(skillreel_home, stderr_path) as session:
         result = await session.call("skills_play", {"name": name, "inputs": {"query": "x"}})
     assert result.is_error
@@ -93,10 +103,12 @@ async def test_only_enabled_skills_are_playable(skills: None, skillreel_home: Pa
 
 
 async def test_a_sensitive_value_from_the_model_is_refused_and_never_echoed(
-        skills: None, skillreel_home: Path, stderr_path: Path) -> None:
+    skills: None, skillreel_home: Path, stderr_path: Path
+) -> None:
     async with mcp_session(skillreel_home, stderr_path, answer=lambda _: pytest.fail("asked")) as session:
-        result = await session.call("skills_play",
-                                    {"name": SECRET_NAME, "inputs": {"query": "hunter2-secret"}})
+        result = await session.call(
+            "skills_play", {"name": SECRET_NAME, "inputs": {"query": "hunter2-secret"}}
+        )
     assert result.is_error
     assert error(result)["code"] == "SR_REPLAY_SENSITIVE_ON_ARGV"
     assert "hunter2-secret" not in str(result.model_dump())
@@ -106,7 +118,8 @@ async def test_a_sensitive_value_from_the_model_is_refused_and_never_echoed(
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_a_missing_sensitive_value_fails_closed_when_the_client_cannot_ask(
-        skills: None, skillreel_home: Path, stderr_path: Path, mode: str) -> None:
+    skills: None, skillreel_home: Path, stderr_path: Path, mode: str
+) -> None:
     async with mcp_session(skillreel_home, stderr_path, mode=mode) as session:
         result = await session.call("skills_play", {"name": SECRET_NAME})
     assert result.is_error
@@ -118,7 +131,8 @@ async def test_a_missing_sensitive_value_fails_closed_when_the_client_cannot_ask
 @pytest.mark.parametrize("action", ["decline", "cancel"])
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_a_missing_sensitive_value_is_asked_of_the_user_who_may_decline(
-        skills: None, skillreel_home: Path, stderr_path: Path, mode: str, action: str) -> None:
+    skills: None, skillreel_home: Path, stderr_path: Path, mode: str, action: str
+) -> None:
     def answer(_: types.ElicitRequestParams) -> types.ElicitResult:
         return types.ElicitResult(action=action)  # type: ignore[arg-type]
 

@@ -26,9 +26,14 @@ class RawServer:
 
     def __init__(self, home: Path, stderr: Path) -> None:
         self.err = stderr.open("w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "skillreel", "mcp"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.err, env=server_env(home),
-                                     cwd=home.parent)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "skillreel", "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+            env=server_env(home),
+            cwd=home.parent,
+        )
         self.lines: list[bytes] = []  # every line the server wrote on stdout
         self._next = 0
         self.guard = threading.Timer(120, self.proc.kill)  # a hang guard, not an assertion
@@ -81,23 +86,37 @@ def raw(skillreel_home: Path, project_dir: Path, tmp_path: Path, server: LocalSe
 
 
 def test_every_stdout_line_is_a_protocol_message(raw: RawServer) -> None:
-    init = raw.send("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                   "clientInfo": {"name": "raw-test", "version": "1"}})
+    init = raw.send(
+        "initialize",
+        {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "1"},
+        },
+    )
     assert raw.response(init)["result"]["serverInfo"]["name"] == "skillreel"
     raw.send("notifications/initialized", notify=True)
     tools = raw.response(raw.send("tools/list"))["result"]["tools"]
     assert sorted(t["name"] for t in tools) == ["skills_list", "skills_play"]
     listed = raw.response(raw.send("tools/call", {"name": "skills_list", "arguments": {}}))
     assert [s["name"] for s in listed["result"]["structuredContent"]["data"]["skills"]] == ["find-invoices"]
-    played = raw.response(raw.send("tools/call", {"name": "skills_play", "_meta": {"progressToken": "p1"},
-                                                  "arguments": {"name": "find-invoices",
-                                                                "inputs": {"customer": "ACME"}}}))
+    played = raw.response(
+        raw.send(
+            "tools/call",
+            {
+                "name": "skills_play",
+                "_meta": {"progressToken": "p1"},
+                "arguments": {"name": "find-invoices", "inputs": {"customer": "ACME"}},
+            },
+        )
+    )
     assert played["result"]["structuredContent"]["data"]["status"] == "succeeded"
     progress = [json.loads(line) for line in raw.lines if b'"notifications/progress"' in line]
     assert [p["params"]["progress"] for p in progress] == [1, 2, 3, 4]
     assert all(p["params"]["progressToken"] == "p1" for p in progress)
-    refused = raw.response(raw.send("tools/call", {"name": "skills_play",
-                                                   "arguments": {"name": "not-enabled-yet"}}))
+    refused = raw.response(
+        raw.send("tools/call", {"name": "skills_play", "arguments": {"name": "not-enabled-yet"}})
+    )
     assert refused["result"]["isError"] is True
     assert refused["result"]["structuredContent"]["error"]["code"] == "SR_RECORD_STATE_INVALID"
     rest = raw.close()

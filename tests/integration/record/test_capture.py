@@ -42,7 +42,7 @@ async def test_one_type_event_per_field_edit_with_a_salted_digest(rig: Rig) -> N
     async with rig.recording(FORM) as run:
         await type_into(run.page, "#email", "alice@example.com")
         await type_into(run.page, "#notes", "line one")
-        await run.page.keyboard.press("Enter")          # a newline in a textarea is typing, not a press
+        await run.page.keyboard.press("Enter")  # a newline in a textarea is typing, not a press
         await run.page.keyboard.type("line two")
         capture = await run.capture()
     events = capture.events.events[1:]
@@ -60,32 +60,37 @@ async def test_one_type_event_per_field_edit_with_a_salted_digest(rig: Rig) -> N
 
 async def test_select_by_keyboard_is_captured_and_select_option_is_not(rig: Rig) -> None:
     async with rig.recording(FORM) as run:
-        await run.page.select_option("#country", "fr")      # untrusted events: not captured, by design
+        await run.page.select_option("#country", "fr")  # untrusted events: not captured, by design
         await run.page.focus("#country")
-        await run.page.keyboard.press("ArrowDown")           # fr -> de
-        await run.page.keyboard.press("ArrowDown")           # de -> es (it is disabled)
+        await run.page.keyboard.press("ArrowDown")  # fr -> de
+        await run.page.keyboard.press("ArrowDown")  # de -> es (it is disabled)
         await click_centre(run.page, "#plain")
         events = await run.events()
     assert [e.type for e in events] == ["select", "select", "click"]
     assert events[1].value_digest == value_digest(SALT, "es")
     assert events[1].field is not None
     assert events[1].field.control == "select"
-    actions = plan(events).actions                           # one choice: the last one counts
+    actions = plan(events).actions  # one choice: the last one counts
     assert [a.kind for a in actions] == ["select", "click"]
 
 
 async def test_enter_tab_escape_are_presses_and_enter_does_not_also_click(rig: Rig) -> None:
     async with rig.recording(FORM) as run:
         await type_into(run.page, "#email", "bob@example.com")
-        await run.page.keyboard.press("Enter")               # implicit submission clicks #go (trusted)
+        await run.page.keyboard.press("Enter")  # implicit submission clicks #go (trusted)
         await run.page.keyboard.press("Tab")
         await run.page.keyboard.press("Escape")
-        await run.page.keyboard.press("a")                   # Tab moved focus to the textarea
-        await run.page.keyboard.press("Shift+Tab")           # no modified presses in the vocabulary
+        await run.page.keyboard.press("a")  # Tab moved focus to the textarea
+        await run.page.keyboard.press("Shift+Tab")  # no modified presses in the vocabulary
         events = await run.events()
     assert [(e.type, e.key or e.reason) for e in events] == [
-        ("input", None), ("press", "Enter"), ("press", "Tab"), ("press", "Escape"), ("input", None),
-        ("human", "other")]
+        ("input", None),
+        ("press", "Enter"),
+        ("press", "Tab"),
+        ("press", "Escape"),
+        ("input", None),
+        ("human", "other"),
+    ]
     assert events[1].target is not None
     assert events[1].target.candidates[0].selector == "#email"
 

@@ -50,25 +50,64 @@ def assert_refused(result: CliResult, code: str, exit_code: int = 2) -> None:
 
 def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Path) -> None:
     html = write(tmp_path / "form.html", FORM)
-    automation = write(tmp_path / "a.json", {"steps": [
-        {"do": "type", "selector": "#email", "text": "ann@example.com"},
-        {"do": "select", "selector": "#plan", "value": "pro"},
-        {"do": "click", "selector": "#go"}]})
-    assertions = write(tmp_path / "c.json", {"assertions": [
-        {"kind": "observe", "selector": "#msg"},
-        {"kind": "assert", "selector": "#msg", "check": "text_contains", "expected": "Welcome"}]})
-    first = run_cli("record", "sign-up", "--html", str(html), "--automation", str(automation),
-                    "--assertions", str(assertions), "--failure", "No welcome message", "--json")
+    automation = write(
+        tmp_path / "a.json",
+        {
+            "steps": [
+                {"do": "type", "selector": "#email", "text": "ann@example.com"},
+                {"do": "select", "selector": "#plan", "value": "pro"},
+                {"do": "click", "selector": "#go"},
+            ]
+        },
+    )
+    assertions = write(
+        tmp_path / "c.json",
+        {
+            "assertions": [
+                {"kind": "observe", "selector": "#msg"},
+                {"kind": "assert", "selector": "#msg", "check": "text_contains", "expected": "Welcome"},
+            ]
+        },
+    )
+    first = run_cli(
+        "record",
+        "sign-up",
+        "--html",
+        str(html),
+        "--automation",
+        str(automation),
+        "--assertions",
+        str(assertions),
+        "--failure",
+        "No welcome message",
+        "--json",
+    )
     assert first.exit_code == 0, first.stdout + first.stderr
     doc = first.data()
-    assert set(doc) == {"name", "revision", "status", "draftDigest", "parameters", "actions", "deniedOrigins",
-                        "deniedOriginCount", "deniedOriginsHidden"}
+    assert set(doc) == {
+        "name",
+        "revision",
+        "status",
+        "draftDigest",
+        "parameters",
+        "actions",
+        "deniedOrigins",
+        "deniedOriginCount",
+        "deniedOriginsHidden",
+    }
     assert (doc["name"], doc["revision"], doc["status"]) == ("sign-up", 1, "draft")
-    assert doc["parameters"] == [{"name": "email", "required": True, "sensitive": False},
-                                 {"name": "plan", "required": True, "sensitive": False}]
+    assert doc["parameters"] == [
+        {"name": "email", "required": True, "sensitive": False},
+        {"name": "plan", "required": True, "sensitive": False},
+    ]
     assert [(a["id"], a["kind"]) for a in doc["actions"]] == [
-        ("a1", "navigate"), ("a2", "type"), ("a3", "select"), ("a4", "click"), ("a5", "observe"),
-        ("a6", "assert")]
+        ("a1", "navigate"),
+        ("a2", "type"),
+        ("a3", "select"),
+        ("a4", "click"),
+        ("a5", "observe"),
+        ("a6", "assert"),
+    ]
     assert doc["deniedOrigins"] == []
     with Store.open(skillreel_home) as store:
         entry = store.get("sign-up")
@@ -78,21 +117,31 @@ def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Pat
         (event,) = store.audit_events("sign-up")
         assert event.kind == "record"
         assert set(event.digests) == {"entry", "draft", "events"}
-    again = run_cli("record", "sign-up", "--html", str(html), "--automation", str(automation), "--json",
-                    "--sensitive", "email")
+    again = run_cli(
+        "record",
+        "sign-up",
+        "--html",
+        str(html),
+        "--automation",
+        str(automation),
+        "--json",
+        "--sensitive",
+        "email",
+    )
     assert again.exit_code == 0, again.stdout
     assert again.data()["revision"] == 2
     assert again.data()["parameters"][0] == {"name": "email", "required": True, "sensitive": True}
     with Store.open(skillreel_home) as store:
         entry = store.get("sign-up")
     edits = [e for e in entry.events.events if e.type == "input"]
-    assert [e.value_digest for e in edits] == [None]          # a --sensitive value leaves no digest
+    assert [e.value_digest for e in edits] == [None]  # a --sensitive value leaves no digest
 
 
 def test_human_output_lists_steps_without_values(tmp_path: Path) -> None:
     html = write(tmp_path / "form.html", FORM)
-    automation = write(tmp_path / "a.json",
-                       {"steps": [{"do": "type", "selector": "#email", "text": "zed@x.test"}]})
+    automation = write(
+        tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "zed@x.test"}]}
+    )
     result = run_cli("record", "one-field", "--html", str(html), "--automation", str(automation))
     assert result.exit_code == 0, result.stderr
     assert "a2" in result.stdout
@@ -101,8 +150,14 @@ def test_human_output_lists_steps_without_values(tmp_path: Path) -> None:
 
 
 CANARIES = {
-    "password": "CanaryPwd7Q1x", "otp": "CanaryOtp83Xy", "show": "CanaryShow5Zk", "echo": "CanaryEcho2Kw",
-    "rich": "CanaryRich9Mv", "code": "CanaryCode4Tn", "token": "CanaryTok6Wq", "start": "CanaryStart3P",
+    "password": "CanaryPwd7Q1x",
+    "otp": "CanaryOtp83Xy",
+    "show": "CanaryShow5Zk",
+    "echo": "CanaryEcho2Kw",
+    "rich": "CanaryRich9Mv",
+    "code": "CanaryCode4Tn",
+    "token": "CanaryTok6Wq",
+    "start": "CanaryStart3P",
 }
 
 LOGIN = page_html("""
@@ -142,34 +197,56 @@ def grep_canaries(texts: list[str], home: Path) -> list[str]:
     return hits
 
 
-def test_canaries_never_reach_the_store_or_any_output(tmp_path: Path, skillreel_home: Path,
-                                                      server: LocalServer, second_server: LocalServer,
-                                                      ) -> None:
+def test_canaries_never_reach_the_store_or_any_output(
+    tmp_path: Path,
+    skillreel_home: Path,
+    server: LocalServer,
+    second_server: LocalServer,
+) -> None:
     pixel = f"<img src='{second_server.url('/pixel.png')}'>"
     server.set_page("/login", LOGIN.replace("</form>", pixel + "</form>"))
     server.set_page("/cb", CALLBACK)
     c = CANARIES
-    automation = write(tmp_path / "a.json", {"steps": [
-        {"do": "type", "selector": "#user", "text": "someone"},
-        {"do": "type", "selector": "#pw", "text": c["password"]},
-        {"do": "type", "selector": "#otp", "text": c["otp"]},
-        {"do": "click", "selector": "#show"},
-        {"do": "type", "selector": "#pw2", "text": c["show"]},
-        {"do": "type", "selector": "#nick", "text": c["echo"]},
-        {"do": "click", "selector": ".greet"},
-        {"do": "type", "selector": "#editor", "text": c["rich"]},
-        {"do": "press", "key": "Tab"},
-        {"do": "goto", "url": server.url(f"/cb?code={c['code']}&view=2#access_token={c['token']}")},
-    ]})
-    assertions = write(tmp_path / "c.json", {"assertions": [
-        {"kind": "observe", "selector": "#done"},
-        {"kind": "assert", "check": "url_matches", "expected": "/cb"}]})
+    automation = write(
+        tmp_path / "a.json",
+        {
+            "steps": [
+                {"do": "type", "selector": "#user", "text": "someone"},
+                {"do": "type", "selector": "#pw", "text": c["password"]},
+                {"do": "type", "selector": "#otp", "text": c["otp"]},
+                {"do": "click", "selector": "#show"},
+                {"do": "type", "selector": "#pw2", "text": c["show"]},
+                {"do": "type", "selector": "#nick", "text": c["echo"]},
+                {"do": "click", "selector": ".greet"},
+                {"do": "type", "selector": "#editor", "text": c["rich"]},
+                {"do": "press", "key": "Tab"},
+                {"do": "goto", "url": server.url(f"/cb?code={c['code']}&view=2#access_token={c['token']}")},
+            ]
+        },
+    )
+    assertions = write(
+        tmp_path / "c.json",
+        {
+            "assertions": [
+                {"kind": "observe", "selector": "#done"},
+                {"kind": "assert", "check": "url_matches", "expected": "/cb"},
+            ]
+        },
+    )
     url = server.url(f"/login?code={c['start']}&tab=1")
     outputs = []
     for as_json in (True, False):
-        result = run_cli("record", "canary-check" if as_json else "canary-human", "--url", url,
-                         "--automation", str(automation), "--assertions", str(assertions),
-                         *(["--json"] if as_json else []))
+        result = run_cli(
+            "record",
+            "canary-check" if as_json else "canary-human",
+            "--url",
+            url,
+            "--automation",
+            str(automation),
+            "--assertions",
+            str(assertions),
+            *(["--json"] if as_json else []),
+        )
         outputs += [result.stdout, result.stderr]
         assert result.exit_code == 0, result.stdout + result.stderr
         if as_json:  # a password was typed: refused origins are counted, not named
@@ -184,25 +261,52 @@ def test_canaries_never_reach_the_store_or_any_output(tmp_path: Path, skillreel_
     with Store.open(skillreel_home) as store:
         draft = store.get("canary-check").draft
     assert [a.kind for a in draft.actions] == [
-        "navigate", "type", "type", "human", "click", "type", "type", "click", "human", "press", "navigate",
-        "observe", "assert"]
+        "navigate",
+        "type",
+        "type",
+        "human",
+        "click",
+        "type",
+        "type",
+        "click",
+        "human",
+        "press",
+        "navigate",
+        "observe",
+        "assert",
+    ]
     assert {p.name: p.sensitive for p in draft.parameters} == {
-        "user": False, "pw": True, "pw2": True, "nick": False}
+        "user": False,
+        "pw": True,
+        "pw2": True,
+        "nick": False,
+    }
     assert draft.actions[3].reason == "otp"  # type: ignore[union-attr]
     assert draft.actions[8].reason == "rich-text"  # type: ignore[union-attr]
     assert draft.actions[0].url == server.url("/login?tab=1")  # type: ignore[union-attr]
     assert draft.actions[10].url == server.url("/cb?view=2")  # type: ignore[union-attr]
 
 
-def test_a_value_the_description_already_showed_is_no_secret_finding(tmp_path: Path,
-                                                                     skillreel_home: Path) -> None:
+def test_a_value_the_description_already_showed_is_no_secret_finding(
+    tmp_path: Path, skillreel_home: Path
+) -> None:
     """Issue 10 finding 5: text the user gave before anything was typed (here the description)
     cannot be a secret the recording leaked; the draft keeps no other copy of the value."""
     html = write(tmp_path / "form.html", FORM)
-    automation = write(tmp_path / "a.json",
-                       {"steps": [{"do": "type", "selector": "#email", "text": "acme-corp"}]})
-    result = run_cli("record", "public", "--html", str(html), "--automation", str(automation), "--json",
-                     "--description", "Sign up acme-corp.")
+    automation = write(
+        tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "acme-corp"}]}
+    )
+    result = run_cli(
+        "record",
+        "public",
+        "--html",
+        str(html),
+        "--automation",
+        str(automation),
+        "--json",
+        "--description",
+        "Sign up acme-corp.",
+    )
     assert result.exit_code == 0, result.stdout + result.stderr
     with Store.open(skillreel_home) as store:
         entry = store.get("public")
@@ -211,20 +315,38 @@ def test_a_value_the_description_already_showed_is_no_secret_finding(tmp_path: P
     assert "acme" not in stored_json.lower()
 
 
-def test_a_typed_value_the_user_did_not_give_before_is_still_a_finding(tmp_path: Path,
-                                                                       skillreel_home: Path) -> None:
+def test_a_typed_value_the_user_did_not_give_before_is_still_a_finding(
+    tmp_path: Path, skillreel_home: Path
+) -> None:
     """Only the start URL, the description, the failure conditions and the page's URL make a typed
     value public; an assertion's expected text holding it is still a finding."""
     html = write(tmp_path / "form.html", FORM.replace("Welcome back", "Welcome back acme-corp"))
-    automation = write(tmp_path / "a.json",
-                       {"steps": [{"do": "type", "selector": "#email", "text": "acme-corp"}]})
-    assertions = write(tmp_path / "c.json", {"assertions": [
-        {"kind": "assert", "selector": "#msg", "check": "text_contains", "expected": "acme-corp"}]})
-    result = run_cli("record", "leaky", "--html", str(html), "--automation", str(automation), "--json",
-                     "--assertions", str(assertions))
+    automation = write(
+        tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "acme-corp"}]}
+    )
+    assertions = write(
+        tmp_path / "c.json",
+        {
+            "assertions": [
+                {"kind": "assert", "selector": "#msg", "check": "text_contains", "expected": "acme-corp"}
+            ]
+        },
+    )
+    result = run_cli(
+        "record",
+        "leaky",
+        "--html",
+        str(html),
+        "--automation",
+        str(automation),
+        "--json",
+        "--assertions",
+        str(assertions),
+    )
     assert_refused(result, "SR_RECORD_SECRET_FINDING", exit_code=1)
     assert {"path": "actions[2].expected", "category": "typed-value"} in result.json()["error"]["details"][
-        "findings"]
+        "findings"
+    ]
     assert "acme-corp" not in result.stdout
     assert stored(skillreel_home) == []
 
@@ -239,8 +361,10 @@ def bad_inputs(tmp: Path, server_url: str) -> dict[str, tuple[list[str], str]]:
     return {
         "no target": ([], "SR_RECORD_TARGET_INVALID"),
         "both targets": (["--html", str(html), "--url", server_url], "SR_RECORD_TARGET_INVALID"),
-        "html with origin": (["--html", str(html), "--allowed-origin", server_url],
-                             "SR_RECORD_TARGET_INVALID"),
+        "html with origin": (
+            ["--html", str(html), "--allowed-origin", server_url],
+            "SR_RECORD_TARGET_INVALID",
+        ),
         "html with identity": (["--html", str(html), "--identity", "ops"], "SR_RECORD_TARGET_INVALID"),
         "missing html": (["--html", str(tmp / "nope.html")], "SR_RECORD_INPUT_NOT_REGULAR"),
         "html directory": (["--html", str(tmp)], "SR_RECORD_INPUT_NOT_REGULAR"),
@@ -249,32 +373,62 @@ def bad_inputs(tmp: Path, server_url: str) -> dict[str, tuple[list[str], str]]:
         "http off loopback": (["--url", "http://example.com/app"], "SR_RECORD_TARGET_INVALID"),
         "credentials in url": (["--url", "https://user:pw@example.com/"], "SR_RECORD_TARGET_INVALID"),
         "not http": (["--url", "file:///etc/passwd"], "SR_RECORD_TARGET_INVALID"),
-        "origin with path": (["--url", server_url, "--allowed-origin", "https://a.example/x"],
-                             "SR_RECORD_TARGET_INVALID"),
-        "http origin off loopback": (["--url", server_url, "--allowed-origin", "http://a.example"],
-                                     "SR_RECORD_TARGET_INVALID"),
-        "too many origins": (["--url", server_url, *[a for i in range(8) for a in
-                                                     ("--allowed-origin", f"https://o{i}.example")]],
-                             "SR_RECORD_TARGET_INVALID"),
+        "origin with path": (
+            ["--url", server_url, "--allowed-origin", "https://a.example/x"],
+            "SR_RECORD_TARGET_INVALID",
+        ),
+        "http origin off loopback": (
+            ["--url", server_url, "--allowed-origin", "http://a.example"],
+            "SR_RECORD_TARGET_INVALID",
+        ),
+        "too many origins": (
+            [
+                "--url",
+                server_url,
+                *[a for i in range(8) for a in ("--allowed-origin", f"https://o{i}.example")],
+            ],
+            "SR_RECORD_TARGET_INVALID",
+        ),
         "bad name": (["--html", str(html), "--name-override"], "SR_RECORD_USAGE"),
         "bad viewport": (["--html", str(html), "--viewport", "10x10"], "SR_RECORD_USAGE"),
         "bad timeout": (["--html", str(html), "--timeout", "5"], "SR_RECORD_USAGE"),
         "bad sensitive": (["--html", str(html), "--sensitive", "Card Number"], "SR_RECORD_USAGE"),
-        "automation not json": (["--html", str(html), "--automation", str(write(tmp / "x.json", "{oops"))],
-                                "SR_RECORD_INPUT_MALFORMED"),
-        "automation unknown step": (["--html", str(html), "--automation",
-                                     str(write(tmp / "y.json", {"steps": [{"do": "eval", "js": "1"}]}))],
-                                    "SR_RECORD_INPUT_MALFORMED"),
-        "automation missing": (["--html", str(html), "--automation", str(tmp / "none.json")],
-                               "SR_RECORD_INPUT_NOT_REGULAR"),
-        "assertions malformed": (["--html", str(html), "--automation", str(script), "--assertions",
-                                  str(write(tmp / "z.json",
-                                            {"assertions": [{"kind": "assert", "check": "visible"}]}))],
-                                 "SR_RECORD_INPUT_MALFORMED"),
-        "storage state with html": (["--html", str(html), "--storage-state", str(script)],
-                                    "SR_RECORD_TARGET_INVALID"),
-        "storage state not json": (["--url", server_url, "--storage-state", str(write(tmp / "s.json", "[1"))],
-                                   "SR_RECORD_INPUT_MALFORMED"),
+        "automation not json": (
+            ["--html", str(html), "--automation", str(write(tmp / "x.json", "{oops"))],
+            "SR_RECORD_INPUT_MALFORMED",
+        ),
+        "automation unknown step": (
+            [
+                "--html",
+                str(html),
+                "--automation",
+                str(write(tmp / "y.json", {"steps": [{"do": "eval", "js": "1"}]})),
+            ],
+            "SR_RECORD_INPUT_MALFORMED",
+        ),
+        "automation missing": (
+            ["--html", str(html), "--automation", str(tmp / "none.json")],
+            "SR_RECORD_INPUT_NOT_REGULAR",
+        ),
+        "assertions malformed": (
+            [
+                "--html",
+                str(html),
+                "--automation",
+                str(script),
+                "--assertions",
+                str(write(tmp / "z.json", {"assertions": [{"kind": "assert", "check": "visible"}]})),
+            ],
+            "SR_RECORD_INPUT_MALFORMED",
+        ),
+        "storage state with html": (
+            ["--html", str(html), "--storage-state", str(script)],
+            "SR_RECORD_TARGET_INVALID",
+        ),
+        "storage state not json": (
+            ["--url", server_url, "--storage-state", str(write(tmp / "s.json", "[1"))],
+            "SR_RECORD_INPUT_MALFORMED",
+        ),
     }
 
 
@@ -293,31 +447,52 @@ def test_bad_input_is_refused_before_anything_starts(tmp_path: Path, skillreel_h
 
 def test_selectors_that_match_nothing_fail_the_demonstration(tmp_path: Path, skillreel_home: Path) -> None:
     html = write(tmp_path / "form.html", FORM)
-    nothing = write(tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "a@b.c"},
-                                                    {"do": "click", "selector": "#missing"}]})
-    result = run_cli("record", "broken", "--html", str(html), "--automation", str(nothing),
-                     "--timeout", "3000", "--json")
+    nothing = write(
+        tmp_path / "a.json",
+        {
+            "steps": [
+                {"do": "type", "selector": "#email", "text": "a@b.c"},
+                {"do": "click", "selector": "#missing"},
+            ]
+        },
+    )
+    result = run_cli(
+        "record", "broken", "--html", str(html), "--automation", str(nothing), "--timeout", "3000", "--json"
+    )
     assert_refused(result, "SR_RECORD_AUTOMATION_FAILED")
     assert "step 2" in result.json()["error"]["message"]
     assert "#missing" not in result.stdout
     good = write(tmp_path / "b.json", {"steps": [{"do": "click", "selector": "#go"}]})
-    for spec in ({"kind": "observe", "selector": "#missing"},
-                 {"kind": "assert", "selector": "p, button", "check": "visible"},
-                 {"kind": "observe", "selector": "p[["}):
+    for spec in (
+        {"kind": "observe", "selector": "#missing"},
+        {"kind": "assert", "selector": "p, button", "check": "visible"},
+        {"kind": "observe", "selector": "p[["},
+    ):
         assertions = write(tmp_path / "c.json", {"assertions": [spec]})
-        result = run_cli("record", "broken", "--html", str(html), "--automation", str(good), "--assertions",
-                         str(assertions), "--json")
+        result = run_cli(
+            "record",
+            "broken",
+            "--html",
+            str(html),
+            "--automation",
+            str(good),
+            "--assertions",
+            str(assertions),
+            "--json",
+        )
         assert_refused(result, "SR_RECORD_AUTOMATION_FAILED")
     assert stored(skillreel_home) == []
 
 
-def test_a_secret_in_the_users_own_text_is_refused_before_recording(tmp_path: Path,
-                                                                     skillreel_home: Path) -> None:
+def test_a_secret_in_the_users_own_text_is_refused_before_recording(
+    tmp_path: Path, skillreel_home: Path
+) -> None:
     html = write(tmp_path / "form.html", FORM)
     result = run_cli("record", "leaky", "--html", str(html), "--failure", "token=abcd1234efgh", "--json")
     assert_refused(result, "SR_RECORD_SECRET_FINDING", exit_code=1)
     assert result.json()["error"]["details"]["findings"] == [
-        {"path": "failureConditions[0]", "category": "password-assignment"}]
+        {"path": "failureConditions[0]", "category": "password-assignment"}
+    ]
     assert "abcd1234" not in result.stdout
     assert not skillreel_home.exists()
 
@@ -349,14 +524,32 @@ def _browser_process(pid: int) -> int | None:
     return None
 
 
-def test_a_browser_crash_stores_nothing_and_says_so(tmp_path: Path, skillreel_home: Path,
-                                                    server: LocalServer) -> None:
+def test_a_browser_crash_stores_nothing_and_says_so(
+    tmp_path: Path, skillreel_home: Path, server: LocalServer
+) -> None:
     server.set_page("/app", FORM)
-    automation = write(tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "a@b.c"},
-                                                       {"do": "wait", "ms": 30_000}]})
-    proc = subprocess.Popen([sys.executable, "-m", "skillreel", "record", "crashy",
-                             "--url", server.url("/app"), "--automation", str(automation), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    automation = write(
+        tmp_path / "a.json",
+        {"steps": [{"do": "type", "selector": "#email", "text": "a@b.c"}, {"do": "wait", "ms": 30_000}]},
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "skillreel",
+            "record",
+            "crashy",
+            "--url",
+            server.url("/app"),
+            "--automation",
+            str(automation),
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
     try:
         browser = None
         while browser is None and proc.poll() is None:

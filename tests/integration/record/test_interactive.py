@@ -74,9 +74,14 @@ def interactive_cli(tmp_path: Path, display: str, url: str, name: str) -> Iterat
     wrapper.write_text(f'#!/bin/sh\nexec /usr/bin/chromium --remote-debugging-port={port} "$@"\n')
     wrapper.chmod(0o755)
     env = {**os.environ, "DISPLAY": display, "SKILLREEL_CHROMIUM": str(wrapper)}
-    proc = subprocess.Popen([sys.executable, "-m", "skillreel", "record", name, "--url", url, "--json"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillreel", "record", name, "--url", url, "--json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     session = Session(proc, port)
     assert proc.stderr is not None
     stderr = proc.stderr
@@ -120,8 +125,9 @@ async def window(session: Session, url: str) -> AsyncIterator[Page]:
         yield page
 
 
-async def test_enter_finishes_and_steps_are_listed_live(tmp_path: Path, xvfb_display: str,
-                                                        server: LocalServer, skillreel_home: Path) -> None:
+async def test_enter_finishes_and_steps_are_listed_live(
+    tmp_path: Path, xvfb_display: str, server: LocalServer, skillreel_home: Path
+) -> None:
     server.set_page("/app", APP)
     url = server.url("/app")
     with interactive_cli(tmp_path, xvfb_display, url, "by-hand") as cli:
@@ -138,7 +144,11 @@ async def test_enter_finishes_and_steps_are_listed_live(tmp_path: Path, xvfb_dis
     doc = Envelope.parse(out).data
     assert doc is not None
     assert [(a["id"], a["kind"]) for a in doc["actions"]] == [
-        ("a1", "navigate"), ("a2", "type"), ("a3", "press"), ("a4", "click")]
+        ("a1", "navigate"),
+        ("a2", "type"),
+        ("a3", "press"),
+        ("a4", "click"),
+    ]
     for line in ("a1    navigate", "a2    type", "a3    press", "a4    click"):
         assert line in err
     assert "canarylive1" not in (out + err).lower()
@@ -146,8 +156,9 @@ async def test_enter_finishes_and_steps_are_listed_live(tmp_path: Path, xvfb_dis
         assert store.get("by-hand").revision == 1
 
 
-async def test_ctrl_c_discards_and_stores_nothing(tmp_path: Path, xvfb_display: str, server: LocalServer,
-                                                  skillreel_home: Path) -> None:
+async def test_ctrl_c_discards_and_stores_nothing(
+    tmp_path: Path, xvfb_display: str, server: LocalServer, skillreel_home: Path
+) -> None:
     server.set_page("/app", APP)
     url = server.url("/app")
     with interactive_cli(tmp_path, xvfb_display, url, "discarded") as cli:

@@ -48,13 +48,17 @@ async def test_priority_testid_id_name_aria_label(rig: Rig) -> None:
     assert [c.strategy for c in save.candidates] == ["testid", "id", "name", "aria-label", "role-name", "css"]
     assert save.candidates[0].selector == '[data-testid="save-button"]'
     assert save.fingerprint.tag == "button"
-    assert save.fingerprint.text_hash is not None           # text is only ever a salted hash
+    assert save.fingerprint.text_hash is not None  # text is only ever a salted hash
 
 
 async def test_generated_ids_and_duplicate_names_are_skipped(rig: Rig) -> None:
     react, ember, hashed, second = await targets(
-        rig, ("click", "[id=':r7:']"), ("click", "#ember1234"), ("click", "[aria-label=Archive]"),
-        ("click", "button.x >> nth=1"))
+        rig,
+        ("click", "[id=':r7:']"),
+        ("click", "#ember1234"),
+        ("click", "[aria-label=Archive]"),
+        ("click", "button.x >> nth=1"),
+    )
     for bundle in (react, ember, hashed, second):
         check_bundle(bundle)
     assert [c.strategy for c in react.candidates] == ["role-name", "css"]
@@ -65,8 +69,9 @@ async def test_generated_ids_and_duplicate_names_are_skipped(rig: Rig) -> None:
 
 
 async def test_fields_by_label_placeholder_and_data_test(rig: Rig) -> None:
-    city, search, qty = await targets(rig, ("type", "[name=city-field]"), ("type", ".search"),
-                                      ("type", "[data-test=qty]"))
+    city, search, qty = await targets(
+        rig, ("type", "[name=city-field]"), ("type", ".search"), ("type", "[data-test=qty]")
+    )
     for bundle in (city, search, qty):
         check_bundle(bundle)
     assert [c.strategy for c in city.candidates] == ["name", "role-name", "label", "css"]
@@ -86,7 +91,7 @@ async def test_role_name_and_link_candidates_need_a_unique_name_or_destination(r
         await click_centre(run.page, "input[value='Log in']")
         events = await run.events()
     link, submit = (e.target for e in events if e.target is not None)
-    assert [c.strategy for c in link.candidates] == ["href", "css"]          # two "Add": no role-name
+    assert [c.strategy for c in link.candidates] == ["href", "css"]  # two "Add": no role-name
     assert link.candidates[0].selector.startswith("link=")
     assert "admin" not in link.candidates[0].selector
     assert link.fingerprint.row_hash is not None

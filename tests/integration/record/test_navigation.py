@@ -15,7 +15,7 @@ def test_classification_rules() -> None:
     assert classify_start("historyDifferentDocument", page_requested=False) == "address-bar"
     assert classify_start("reload", page_requested=False) == "reload"
     assert classify_start("reloadBypassingCache", page_requested=False) == "reload"
-    assert classify_start("reload", page_requested=True) is None             # location.reload()
+    assert classify_start("reload", page_requested=True) is None  # location.reload()
     assert classify_start("differentDocument", page_requested=True) is None  # a link, a form, a script
     assert classify_start("sameDocument", page_requested=False) is None
     assert classify_start("historySameDocument", page_requested=False) is None
@@ -38,8 +38,11 @@ async def test_address_bar_reload_and_back_are_navigations(rig: Rig) -> None:
         await run.page.reload()
         await run.page.go_back()
         events = await run.events()
-    assert [(e.type, e.reason) for e in events] == [("navigate", "address-bar"), ("navigate", "reload"),
-                                                    ("navigate", "address-bar")]
+    assert [(e.type, e.reason) for e in events] == [
+        ("navigate", "address-bar"),
+        ("navigate", "reload"),
+        ("navigate", "address-bar"),
+    ]
     assert events[0].url == rig.server.url(other) + "?keep=1"
     assert events[1].url == events[0].url
     assert events[2].url == run.url
@@ -47,7 +50,7 @@ async def test_address_bar_reload_and_back_are_navigations(rig: Rig) -> None:
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_navigations_the_page_makes_are_not_recorded(rig: Rig) -> None:
-    rig.server.set_page("/next-page", page_html("<button id=b onclick=\"history.back()\">back</button>"))
+    rig.server.set_page("/next-page", page_html('<button id=b onclick="history.back()">back</button>'))
     rig.server.set_page("/scripted", page_html("<p>scripted</p>"))
     async with rig.recording(LINKS) as run:
         async with run.page.expect_navigation():
@@ -59,8 +62,12 @@ async def test_navigations_the_page_makes_are_not_recorded(rig: Rig) -> None:
             await click_centre(run.page, "#script")
         await run.page.wait_for_url("**/scripted")
         events = await run.events()
-    assert [(e.type, e.reason) for e in events] == [("click", None), ("navigate", "address-bar"),
-                                                    ("click", None), ("click", None)]
+    assert [(e.type, e.reason) for e in events] == [
+        ("click", None),
+        ("navigate", "address-bar"),
+        ("click", None),
+        ("click", None),
+    ]
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -57,7 +57,9 @@ async def test_typing_and_clicking_inside_an_open_shadow_root(rig: Rig) -> None:
     assert typed.target.fingerprint.boundaries == 1
     assert typed.target.fingerprint.tag == "input"
     assert [(c.strategy, c.selector) for c in typed.target.candidates][:2] == [
-        ("id", "#finder >>> #q"), ("name", '#finder >>> input[name="q"]')]
+        ("id", "#finder >>> #q"),
+        ("name", '#finder >>> input[name="q"]'),
+    ]
     assert all(c.selector.startswith("#finder >>> ") for c in typed.target.candidates)
     assert clicked.target is not None
     assert clicked.target.fingerprint.tag == "button"

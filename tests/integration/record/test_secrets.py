@@ -42,7 +42,10 @@ async def test_password_values_never_leave_the_page(rig: Rig) -> None:
         capture = await run.capture()
     events = capture.events.events[1:]
     assert [(e.type, e.field.control, e.field.sensitive) for e in events if e.field] == [
-        ("input", "text", False), ("input", "password", True), ("input", "password", True)]
+        ("input", "text", False),
+        ("input", "password", True),
+        ("input", "password", True),
+    ]
     assert events[1].value_digest is None
     assert events[2].value_digest is None
     assert capture.typed.values() == ("plain-user",)
@@ -50,10 +53,10 @@ async def test_password_values_never_leave_the_page(rig: Rig) -> None:
 
 async def test_a_field_seen_as_password_stays_secret_after_show_password(rig: Rig) -> None:
     async with rig.recording(LOGIN) as run:
-        await click_centre(run.page, "#show")          # flipped before it was ever touched
+        await click_centre(run.page, "#show")  # flipped before it was ever touched
         assert await run.page.get_attribute("#pw2", "type") == "text"
         await type_into(run.page, "#pw2", "CanaryShow3")
-        await click_centre(run.page, "#swap")          # the field is replaced by a plain one of that name
+        await click_centre(run.page, "#swap")  # the field is replaced by a plain one of that name
         await type_into(run.page, "#pw3", "CanarySwap4")
         capture = await run.capture()
     fields = [e.field for e in capture.events.events if e.field]

@@ -27,8 +27,9 @@ from tests.factory import T0
 
 def test_store_draft_inserts_then_replaces(skillreel_home: Path) -> None:
     log = factory.events_log(2)
-    draft = project(log, ProjectionOptions(name="two-clicks", description="d",
-                                           environment=factory.html_environment()))
+    draft = project(
+        log, ProjectionOptions(name="two-clicks", description="d", environment=factory.html_environment())
+    )
     now = [T0]
     with Store.open(skillreel_home, clock=lambda: now[0]) as store:
         first = store_draft(store, draft, log)
@@ -41,8 +42,9 @@ def test_store_draft_inserts_then_replaces(skillreel_home: Path) -> None:
 
 def test_a_policy_that_forbids_a_capability_refuses_the_draft(skillreel_home: Path) -> None:
     log = factory.events_log(1)
-    draft = project(log, ProjectionOptions(name="one-click", description="d",
-                                           environment=factory.html_environment()))
+    draft = project(
+        log, ProjectionOptions(name="one-click", description="d", environment=factory.html_environment())
+    )
     with Store.open(skillreel_home) as store:
         settings = PolicySettings(allowed_capabilities=("net.navigate", "ui.observe"))
         store.set_policy(Policy.from_settings(settings))
@@ -65,8 +67,10 @@ class _StubStore:
         return _Stub(self._status) if self._status else None
 
 
-@pytest.mark.parametrize(("status", "refused"), [(None, False), ("draft", False), ("validated", False),
-                                                 ("revoked", False), ("enabled", True)])
+@pytest.mark.parametrize(
+    ("status", "refused"),
+    [(None, False), ("draft", False), ("validated", False), ("revoked", False), ("enabled", True)],
+)
 def test_an_enabled_skill_is_not_recorded_over(status: str | None, refused: bool) -> None:
     if refused:
         with pytest.raises(RecordError) as info:
@@ -79,14 +83,22 @@ def test_an_enabled_skill_is_not_recorded_over(status: str | None, refused: bool
 def test_prepare_builds_the_environment_before_any_browser(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
     state.write_text('{"cookies": [{"name": "sid", "value": "v", "expires": 1712345678.5}], "origins": []}')
-    prepared = prepare(RecordRequest(name="with-login", url="http://127.0.0.1:8000/app?code=X#y",
-                                     allowed_origins=("https://api.example.test",), identity="ops@example",
-                                     storage_state=state, viewport=(800, 600)))
+    prepared = prepare(
+        RecordRequest(
+            name="with-login",
+            url="http://127.0.0.1:8000/app?code=X#y",
+            allowed_origins=("https://api.example.test",),
+            identity="ops@example",
+            storage_state=state,
+            viewport=(800, 600),
+        )
+    )
     environment = prepared.environment
     assert environment.start_url == "http://127.0.0.1:8000/app"
     assert environment.allowed_origins == ("http://127.0.0.1:8000", "https://api.example.test")
     assert environment.storage_state_digest == storage_state_digest(
-        {"cookies": [{"name": "sid", "value": "v", "expires": 1712345678.5}], "origins": []})
+        {"cookies": [{"name": "sid", "value": "v", "expires": 1712345678.5}], "origins": []}
+    )
     assert (environment.viewport.width, environment.viewport.height) == (800, 600)
     assert prepared.description == default_description("with-login")
     assert 1 <= len(prepared.description) <= 1024
@@ -97,15 +109,24 @@ def test_a_check_target_keeps_no_content_features() -> None:
     """A check is about content that changes with the data ("Successfully deleted 2 books." after
     recording "... 1 book."): its target is found by selector, attributes and place."""
     said = text_hash(factory.SALT, "Successfully deleted 1 book.")
-    fp = Fingerprint(tag="li", attributes={"class": text_hash(factory.SALT, "success")},  # type: ignore[dict-item]
-                     text_hash=said, name_hash=said)
-    bundle = LocatorBundle(candidates=(
-        LocatorCandidate(strategy="role-name", selector=f"role=listitem name={said}", match_count=1),
-        LocatorCandidate(strategy="css", selector="ul > li", match_count=1)), fingerprint=fp)
+    fp = Fingerprint(
+        tag="li",
+        attributes={"class": text_hash(factory.SALT, "success")},  # type: ignore[dict-item]
+        text_hash=said,
+        name_hash=said,
+    )
+    bundle = LocatorBundle(
+        candidates=(
+            LocatorCandidate(strategy="role-name", selector=f"role=listitem name={said}", match_count=1),
+            LocatorCandidate(strategy="css", selector="ul > li", match_count=1),
+        ),
+        fingerprint=fp,
+    )
     checked = check_target(bundle)
     assert [c.strategy for c in checked.candidates] == ["css"]
     assert (checked.fingerprint.text_hash, checked.fingerprint.name_hash) == (None, None)
     assert checked.fingerprint.attributes == fp.attributes
-    labelled = bundle.model_copy(update={"fingerprint": fp.model_copy(update={
-        "name_hash": text_hash(factory.SALT, "Status")})})
+    labelled = bundle.model_copy(
+        update={"fingerprint": fp.model_copy(update={"name_hash": text_hash(factory.SALT, "Status")})}
+    )
     assert check_target(labelled).fingerprint.name_hash == text_hash(factory.SALT, "Status")

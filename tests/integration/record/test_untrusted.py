@@ -46,7 +46,8 @@ FORGER = page_html("""
 async def test_the_main_world_sees_no_recorder(rig: Rig) -> None:
     async with rig.recording(page_html("<p>hi</p>")) as run:
         seen = await run.page.evaluate(
-            "[typeof SkillreelRecorder, typeof SkillreelLocate, typeof window['__skillreelRecorderEmit']]")
+            "[typeof SkillreelRecorder, typeof SkillreelLocate, typeof window['__skillreelRecorderEmit']]"
+        )
         assert seen == ["undefined", "undefined", "undefined"]
         assert await run.events() == []
 
@@ -54,7 +55,7 @@ async def test_the_main_world_sees_no_recorder(rig: Rig) -> None:
 async def test_synthetic_events_and_a_fake_binding_record_nothing(rig: Rig) -> None:
     async with rig.recording(FORGER) as run:
         assert await run.page.evaluate("forge()") == "done"
-        assert await run.page.evaluate("window.forged") is not None   # the page only called itself
+        assert await run.page.evaluate("window.forged") is not None  # the page only called itself
         await run.page.evaluate("document.getElementById('q').blur()")
         assert await run.events() == []
 
@@ -77,10 +78,16 @@ async def test_payloads_are_validated_before_they_count(rig: Rig) -> None:
         run.recorder._on_binding(tap, {"name": BINDING, "executionContextId": -5, "payload": "{}"})
         assert run.recorder.events[1:] == ()
         # A password value, or an unknown key, fails the recording (and is never kept).
-        bad = {"v": 1, "type": "input", "value": "hunter2secret",
-               "target": {"candidates": [{"strategy": "css", "selector": "input", "matchCount": 1}],
-                          "fingerprint": {"tag": "input"}},
-               "field": {"control": "password", "paramHint": "pw", "sensitive": True}}
+        bad = {
+            "v": 1,
+            "type": "input",
+            "value": "hunter2secret",
+            "target": {
+                "candidates": [{"strategy": "css", "selector": "input", "matchCount": 1}],
+                "fingerprint": {"tag": "input"},
+            },
+            "field": {"control": "password", "paramHint": "pw", "sensitive": True},
+        }
         call = {"name": BINDING, "executionContextId": world, "payload": json.dumps(bad)}
         run.recorder._on_binding(tap, call)
         with pytest.raises(RecordError) as info:

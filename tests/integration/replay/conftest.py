@@ -35,8 +35,9 @@ DESCRIBE = """([src, selectors, salt]) => {
 }"""
 
 
-async def describe_on(environment: Environment, selectors: Mapping[str, str], *,
-                      html: str | None = None) -> dict[str, LocatorBundle]:
+async def describe_on(
+    environment: Environment, selectors: Mapping[str, str], *, html: str | None = None
+) -> dict[str, LocatorBundle]:
     """Locator bundles for ``selectors`` as the recorder would describe them on that page."""
     async with browser_session(environment, html=html) as session:
         await session.goto_start()
@@ -44,8 +45,9 @@ async def describe_on(environment: Environment, selectors: Mapping[str, str], *,
     return {key: LocatorBundle.parse(value) for key, value in data.items()}
 
 
-async def describe_url(server: LocalServer, path: str, html: str,
-                       selectors: Mapping[str, str]) -> dict[str, LocatorBundle]:
+async def describe_url(
+    server: LocalServer, path: str, html: str, selectors: Mapping[str, str]
+) -> dict[str, LocatorBundle]:
     server.set_page(path, html)
     return await describe_on(url_environment(server.url(path)), selectors)
 
@@ -54,21 +56,37 @@ def html_environment(html: str) -> Environment:
     return Environment.build(target=HtmlTarget(html_digest=html_fixture_digest(html)))
 
 
-def build_draft(name: str, environment: Environment, actions: Sequence[Action], *,
-                sensitive: Sequence[str] = (), optional: Sequence[str] = ()) -> Draft:
-    params = tuple(Parameter(name=p, required=p not in optional, sensitive=p in sensitive)
-                   for p in parameter_refs(actions))
-    return Draft.build(name=name, description="A skill under test.", actions=tuple(actions),
-                       parameters=params, capabilities=capability_manifest(actions), failure_conditions=(),
-                       environment=environment, fingerprint_salt=SALT,
-                       events_digest=events_log().events_digest)
+def build_draft(
+    name: str,
+    environment: Environment,
+    actions: Sequence[Action],
+    *,
+    sensitive: Sequence[str] = (),
+    optional: Sequence[str] = (),
+) -> Draft:
+    params = tuple(
+        Parameter(name=p, required=p not in optional, sensitive=p in sensitive)
+        for p in parameter_refs(actions)
+    )
+    return Draft.build(
+        name=name,
+        description="A skill under test.",
+        actions=tuple(actions),
+        parameters=params,
+        capabilities=capability_manifest(actions),
+        failure_conditions=(),
+        environment=environment,
+        fingerprint_salt=SALT,
+        events_digest=events_log().events_digest,
+    )
 
 
 def store_approved(store: Store, draft: Draft) -> StoreEntry:
     now = utc_now()
     store.insert(new_entry(draft, events_log(), now), AuditNote(kind="record"))
-    return store.update(draft.name, lambda e: approve(e, "tester", now),
-                        AuditNote(kind="review", reviewer="tester"))
+    return store.update(
+        draft.name, lambda e: approve(e, "tester", now), AuditNote(kind="review", reviewer="tester")
+    )
 
 
 @pytest.fixture

@@ -50,14 +50,21 @@ document.getElementById("order").addEventListener("submit", async (event) => {
 });
 </script></body></html>"""
 
-SELECTORS = {"q": "#q", "pw": "#pw", "colour": "#colour", "agree": "#agree", "send": "#send",
-             "result": "#result"}
+SELECTORS = {
+    "q": "#q",
+    "pw": "#pw",
+    "colour": "#colour",
+    "agree": "#agree",
+    "send": "#send",
+    "result": "#result",
+}
 
 
 def option_count_bundle() -> LocatorBundle:
     candidate = LocatorCandidate(strategy="css", selector="#colour > option", match_count=3)
-    fingerprint = Fingerprint(tag="option", parent_path=("select", "form", "main", "body", "html"),
-                              sibling_count=3)
+    fingerprint = Fingerprint(
+        tag="option", parent_path=("select", "form", "main", "body", "html"), sibling_count=3
+    )
     return LocatorBundle(candidates=(candidate,), fingerprint=fingerprint)
 
 
@@ -78,20 +85,25 @@ def flow(b: dict[str, LocatorBundle], url: str) -> list:  # type: ignore[type-ar
 
 
 async def test_every_kind_replays_on_a_url_target_with_new_inputs(
-        server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bundles = await describe_url(server, "/order", FORM, SELECTORS)
     url = server.url("/order")
     draft = build_draft("order-things", url_environment(url), flow(bundles, url), sensitive=["password"])
     entry = store_approved(store, draft)
     monkeypatch.setenv(secret_env_name("order-things", "password"), "s3cret-Pw!")
 
-    outcome = await replay_skill(store, ReplayRequest(name="order-things",
-                                                      inputs={"query": "new query", "colour": "blue"}))
+    outcome = await replay_skill(
+        store, ReplayRequest(name="order-things", inputs={"query": "new query", "colour": "blue"})
+    )
 
     assert outcome.error is None, outcome.error
     assert outcome.status == "succeeded"
-    posted = [json.loads(b) for (m, p), b in zip(server.requests, server.bodies, strict=True)
-              if (m, p) == ("POST", "/submit")]
+    posted = [
+        json.loads(b)
+        for (m, p), b in zip(server.requests, server.bodies, strict=True)
+        if (m, p) == ("POST", "/submit")
+    ]
     assert posted == [{"q": "new query", "pw": "s3cret-Pw!", "colour": "blue", "agree": True}]
     assert [s[0] for s in outcome.steps] == [a.id for a in draft.actions]
     assert not any(healed for _, _, healed in outcome.steps)
@@ -107,10 +119,18 @@ async def test_every_kind_replays_on_a_url_target_with_new_inputs(
 
 
 async def test_replaying_again_keeps_the_state_and_yields_the_same_evidence(
-        server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bundles = await describe_url(server, "/order", FORM, SELECTORS)
-    store_approved(store, build_draft("order-things", url_environment(server.url("/order")),
-                                      flow(bundles, server.url("/order")), sensitive=["password"]))
+    store_approved(
+        store,
+        build_draft(
+            "order-things",
+            url_environment(server.url("/order")),
+            flow(bundles, server.url("/order")),
+            sensitive=["password"],
+        ),
+    )
     monkeypatch.setenv(secret_env_name("order-things", "password"), "pw")
     request = ReplayRequest(name="order-things", inputs={"query": "x", "colour": "green"})
     first = await replay_skill(store, request)
@@ -133,10 +153,12 @@ async def test_an_html_fixture_replays_offline(store: Store, tmp_path) -> None: 
     store_approved(store, build_draft("fixture-skill", env, actions))
     page = tmp_path / "form.html"
     page.write_text(FORM, encoding="utf-8")
-    outcome = await replay_skill(store, ReplayRequest(name="fixture-skill", inputs={"colour": "green"},
-                                                      html_path=page))
+    outcome = await replay_skill(
+        store, ReplayRequest(name="fixture-skill", inputs={"colour": "green"}, html_path=page)
+    )
     assert outcome.status == "succeeded", outcome.error
-    failing = await replay_skill(store, ReplayRequest(name="fixture-skill", inputs={"colour": "red"},
-                                                      html_path=page, timeout_ms=3000))
+    failing = await replay_skill(
+        store, ReplayRequest(name="fixture-skill", inputs={"colour": "red"}, html_path=page, timeout_ms=3000)
+    )
     assert failing.error is not None
     assert (failing.error.code, failing.error.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", "a4")

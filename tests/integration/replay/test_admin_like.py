@@ -29,43 +29,63 @@ PASSWORD = "Rec-pass-1"
 
 
 def sign_in(user: str) -> list[dict[str, str]]:
-    return [{"do": "type", "selector": "#id_username", "text": user},
-            {"do": "type", "selector": "#id_password", "text": PASSWORD},
-            {"do": "click", "selector": "#login-form input[type=submit]"}]
+    return [
+        {"do": "type", "selector": "#id_username", "text": user},
+        {"do": "type", "selector": "#id_password", "text": PASSWORD},
+        {"do": "click", "selector": "#login-form input[type=submit]"},
+    ]
 
 
 TASKS: dict[str, dict[str, Any]] = {
     "create-book": {
-        "steps": [*sign_in("admin"),
-                  {"do": "click", "selector": "#content-main a[href='/admin/library/book/add/']"},
-                  {"do": "type", "selector": "#id_title", "text": "The Recorded Atlas"},
-                  {"do": "type", "selector": "#id_author", "text": "Rhea Corder"},
-                  {"do": "click", "selector": "input[name=_save]"}],
-        "assert": {"kind": "assert", "selector": ".messagelist .success", "check": "text_contains",
-                   "expected": "was added successfully"},
+        "steps": [
+            *sign_in("admin"),
+            {"do": "click", "selector": "#content-main a[href='/admin/library/book/add/']"},
+            {"do": "type", "selector": "#id_title", "text": "The Recorded Atlas"},
+            {"do": "type", "selector": "#id_author", "text": "Rhea Corder"},
+            {"do": "click", "selector": "input[name=_save]"},
+        ],
+        "assert": {
+            "kind": "assert",
+            "selector": ".messagelist .success",
+            "check": "text_contains",
+            "expected": "was added successfully",
+        },
         "record": {"added": "The Recorded Atlas"},
     },
     "bulk-delete": {
-        "steps": [*sign_in("admin"),
-                  {"do": "click", "selector": "#content-main th a[href='/admin/library/book/']"},
-                  {"do": "type", "selector": "#searchbar", "text": "Emma"},
-                  {"do": "press", "key": "Enter"},
-                  {"do": "click", "selector": "#action-toggle"},
-                  {"do": "select", "selector": "select[name=action]", "value": "delete_selected"},
-                  {"do": "click", "selector": "button[name=index]"},
-                  {"do": "click", "selector": "#content form input[type=submit]"}],
-        "assert": {"kind": "assert", "selector": ".messagelist .success", "check": "text_contains",
-                   "expected": "Successfully deleted"},
+        "steps": [
+            *sign_in("admin"),
+            {"do": "click", "selector": "#content-main th a[href='/admin/library/book/']"},
+            {"do": "type", "selector": "#searchbar", "text": "Emma"},
+            {"do": "press", "key": "Enter"},
+            {"do": "click", "selector": "#action-toggle"},
+            {"do": "select", "selector": "select[name=action]", "value": "delete_selected"},
+            {"do": "click", "selector": "button[name=index]"},
+            {"do": "click", "selector": "#content form input[type=submit]"},
+        ],
+        "assert": {
+            "kind": "assert",
+            "selector": ".messagelist .success",
+            "check": "text_contains",
+            "expected": "Successfully deleted",
+        },
         "record": {"query": "Emma"},
     },
     "open-result": {
-        "steps": [*sign_in("admin"),
-                  {"do": "click", "selector": "#content-main th a[href='/admin/library/book/']"},
-                  {"do": "type", "selector": "#searchbar", "text": "Middlemarch"},
-                  {"do": "click", "selector": "#changelist-search input[type=submit]"},
-                  {"do": "click", "selector": "#result_list th.field-title a"}],
-        "assert": {"kind": "assert", "selector": "#content h1", "check": "text_equals",
-                   "expected": "Change book"},
+        "steps": [
+            *sign_in("admin"),
+            {"do": "click", "selector": "#content-main th a[href='/admin/library/book/']"},
+            {"do": "type", "selector": "#searchbar", "text": "Middlemarch"},
+            {"do": "click", "selector": "#changelist-search input[type=submit]"},
+            {"do": "click", "selector": "#result_list th.field-title a"},
+        ],
+        "assert": {
+            "kind": "assert",
+            "selector": "#content h1",
+            "check": "text_equals",
+            "expected": "Change book",
+        },
         "record": {"query": "Middlemarch"},
     },
 }
@@ -80,18 +100,28 @@ async def record(server: LocalServer, store: Store, tmp_path: Path, task: str) -
     spec = TASKS[task]
     AdminSite(server, "old").serve(**spec["record"])
     request = RecordRequest(
-        name=task, url=server.url("/admin/login/?next=/admin/"),
+        name=task,
+        url=server.url("/admin/login/?next=/admin/"),
         automation=write(tmp_path / f"{task}.automation.json", {"steps": spec["steps"]}),
         assertions=write(tmp_path / f"{task}.assertions.json", {"assertions": [spec["assert"]]}),
-        description="Sign in to the admin as admin and work on the library's books.")
+        description="Sign in to the admin as admin and work on the library's books.",
+    )
     result = await record_skill(store, request)
     assert [p.name for p in result.entry.draft.parameters][:2] == ["username", "password"]
-    store.update(task, lambda e: approve(e, "reviewer", utc_now()),
-                 AuditNote(kind="review", reviewer="reviewer"))
+    store.update(
+        task, lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
+    )
 
 
-async def replay(server: LocalServer, store: Store, task: str, inputs: dict[str, str],
-                 monkeypatch: pytest.MonkeyPatch, *, timeout_ms: int = 6_000) -> ReplayOutcome:
+async def replay(
+    server: LocalServer,
+    store: Store,
+    task: str,
+    inputs: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    timeout_ms: int = 6_000,
+) -> ReplayOutcome:
     monkeypatch.setenv(secret_env_name(task, "password"), "Other-pass-2")
     server.requests.clear()
     server.bodies.clear()
@@ -99,9 +129,15 @@ async def replay(server: LocalServer, store: Store, task: str, inputs: dict[str,
 
 
 def signed_in(found: list[tuple[str, dict[str, list[str]]]]) -> bool:
-    return bool(found) and found[0] == ("/admin/login/post/", {
-        "csrfmiddlewaretoken": ["t0k3n"], "username": ["operator"], "password": ["Other-pass-2"],
-        "next": ["/admin/"]})
+    return bool(found) and found[0] == (
+        "/admin/login/post/",
+        {
+            "csrfmiddlewaretoken": ["t0k3n"],
+            "username": ["operator"],
+            "password": ["Other-pass-2"],
+            "next": ["/admin/"],
+        },
+    )
 
 
 @pytest.fixture
@@ -111,32 +147,52 @@ def store(skillreel_home: Path) -> Any:
 
 
 @pytest.mark.parametrize("version", ["old", "new"])
-async def test_create_book_on_both_versions(version: str, server: LocalServer, store: Store,
-                                            tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_create_book_on_both_versions(
+    version: str, server: LocalServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     await record(server, store, tmp_path, "create-book")
     AdminSite(server, version).serve(added="A Replayed Almanac")
-    outcome = await replay(server, store, "create-book", {
-        "username": "operator", "title": "A Replayed Almanac", "author": "Paul Player"}, monkeypatch)
+    outcome = await replay(
+        server,
+        store,
+        "create-book",
+        {"username": "operator", "title": "A Replayed Almanac", "author": "Paul Player"},
+        monkeypatch,
+    )
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     found = posts(server)
     assert signed_in(found)
-    assert found[1:] == [("/admin/library/book/add/post/", {
-        "csrfmiddlewaretoken": ["t0k3n"], "title": ["A Replayed Almanac"], "author": ["Paul Player"],
-        "_save": ["Save"]})]
+    assert found[1:] == [
+        (
+            "/admin/library/book/add/post/",
+            {
+                "csrfmiddlewaretoken": ["t0k3n"],
+                "title": ["A Replayed Almanac"],
+                "author": ["Paul Player"],
+                "_save": ["Save"],
+            },
+        )
+    ]
 
 
-@pytest.mark.parametrize(("books", "code"), [("gone", "SR_REPLAY_UI_TARGET_NOT_FOUND"),
-                                             ("twice", "SR_REPLAY_UI_TARGET_AMBIGUOUS")])
+@pytest.mark.parametrize(
+    ("books", "code"), [("gone", "SR_REPLAY_UI_TARGET_NOT_FOUND"), ("twice", "SR_REPLAY_UI_TARGET_AMBIGUOUS")]
+)
 async def test_create_book_fails_closed_when_the_add_link_is_gone_or_twice(
-        books: str, code: str, server: LocalServer, store: Store, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    books: str, code: str, server: LocalServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The book model's row is missing (only other models' "Add" links remain, one of them in the
     same table) or listed twice: no add form is ever opened, nothing is posted after signing in."""
     await record(server, store, tmp_path, "create-book")
     AdminSite(server, "new").serve(added="A Replayed Almanac", books=books)
-    outcome = await replay(server, store, "create-book", {
-        "username": "operator", "title": "A Replayed Almanac", "author": "Paul Player"}, monkeypatch,
-        timeout_ms=3_000)
+    outcome = await replay(
+        server,
+        store,
+        "create-book",
+        {"username": "operator", "title": "A Replayed Almanac", "author": "Paul Player"},
+        monkeypatch,
+        timeout_ms=3_000,
+    )
     assert outcome.error is not None
     assert outcome.error.code == code
     found = posts(server)
@@ -146,28 +202,34 @@ async def test_create_book_fails_closed_when_the_add_link_is_gone_or_twice(
 
 
 @pytest.mark.parametrize("version", ["old", "new"])
-async def test_bulk_delete_with_confirmation_on_both_versions(version: str, server: LocalServer, store: Store,
-                                                              tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_bulk_delete_with_confirmation_on_both_versions(
+    version: str, server: LocalServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Recorded with one matching book; replayed with a query that matches two, so the confirmation
     page holds one more hidden input before "Yes, I'm sure" (its position moves), and in the new
     version the select-all checkbox has gained an aria-label."""
     await record(server, store, tmp_path, "bulk-delete")
     AdminSite(server, version).serve(query="Walden")
-    outcome = await replay(server, store, "bulk-delete", {
-        "username": "operator", "q": "Walden", "action": "delete_selected"}, monkeypatch)
+    outcome = await replay(
+        server,
+        store,
+        "bulk-delete",
+        {"username": "operator", "q": "Walden", "action": "delete_selected"},
+        monkeypatch,
+    )
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     found = posts(server)
     assert signed_in(found)
     assert [(path, fields.get("_selected_action"), fields.get("action")) for path, fields in found[1:]] == [
         ("/admin/library/book/action/", ["3", "7"], ["delete_selected"]),
-        ("/admin/library/book/delete/", ["3", "7"], ["delete_selected"])]
+        ("/admin/library/book/delete/", ["3", "7"], ["delete_selected"]),
+    ]
 
 
 @pytest.mark.parametrize("version", ["old", "new"])
-async def test_open_a_search_result_named_after_the_query(version: str, server: LocalServer, store: Store,
-                                                          tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_open_a_search_result_named_after_the_query(
+    version: str, server: LocalServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The result link's text is the searched title (redacted at recording): it is found by what
     remains (its destination, its place), on a page that shows another title."""
     await record(server, store, tmp_path, "open-result")

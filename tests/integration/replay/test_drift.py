@@ -42,8 +42,10 @@ def page(body: str) -> str:
     return f"{head}<body><main>{body}</main>{SCRIPT}</body></html>"
 
 
-EMAIL = ('<label for="email">Email</label>'
-         '<input id="email" name="email" class="field" placeholder="you@example.com">')
+EMAIL = (
+    '<label for="email">Email</label>'
+    '<input id="email" name="email" class="field" placeholder="you@example.com">'
+)
 CITY = '<label for="city">City</label><input id="city" name="city" class="field">'
 SAVE = '<button type="button" id="save" class="btn primary" data-which="save">Save</button>'
 CANCEL = '<button type="button" id="cancel" class="btn" data-which="cancel">Cancel</button>'
@@ -54,8 +56,9 @@ RECORDED = page(f"""<h1>Settings</h1><form id="profile">
 
 MUST_HEAL = {
     "id-renamed": page(f"""<h1>Settings</h1><form id="profile">
-<div class="row">{EMAIL.replace('"email"', '"email-address"', 2).replace('name="email-address"',
-                                                                           'name="email"')}</div>
+<div class="row">{
+        EMAIL.replace('"email"', '"email-address"', 2).replace('name="email-address"', 'name="email"')
+    }</div>
 <div class="row">{CITY}</div>
 <div class="actions">{SAVE.replace('id="save"', 'id="store-settings"')}{CANCEL}</div></form>"""),
     "classes-changed": page(f"""<h1>Settings</h1><form id="profile">
@@ -76,8 +79,8 @@ MUST_HEAL = {
 <fieldset><legend>Contact</legend>{EMAIL}</fieldset><div class="row">{CITY}</div></form>
 <footer class="actions">{SAVE}{CANCEL}</footer>"""),
     "label-text-changed": page(f"""<h1>Settings</h1><form id="profile">
-<div class="row">{EMAIL.replace('>Email<', '>E-mail address<')}</div><div class="row">{CITY}</div>
-<div class="actions">{SAVE.replace('>Save<', '>Save changes<')}{CANCEL}</div></form>"""),
+<div class="row">{EMAIL.replace(">Email<", ">E-mail address<")}</div><div class="row">{CITY}</div>
+<div class="actions">{SAVE.replace(">Save<", ">Save changes<")}{CANCEL}</div></form>"""),
     "layout-changed": page(f"""<header class="topbar"><div class="toolbar">{CANCEL}{SAVE}</div></header>
 <h1>Settings</h1><section class="grid"><form id="profile">
 <div class="col"><div class="cell">{CITY}</div></div>
@@ -91,18 +94,25 @@ MUST_HEAL = {
 }
 
 MUST_FAIL = {
-    "target-removed": (page(f"""<h1>Settings</h1><form id="profile">
+    "target-removed": (
+        page(f"""<h1>Settings</h1><form id="profile">
 <div class="row">{EMAIL}</div><div class="row">{CITY}</div><div class="actions">{CANCEL}</div></form>"""),
-                       "SR_REPLAY_UI_TARGET_NOT_FOUND"),
-    "two-identical-candidates": (page(f"""<h1>Settings</h1><form id="profile">
+        "SR_REPLAY_UI_TARGET_NOT_FOUND",
+    ),
+    "two-identical-candidates": (
+        page(f"""<h1>Settings</h1><form id="profile">
 <div class="row">{EMAIL}</div><div class="row">{CITY}</div>
 <div class="actions">{SAVE}{CANCEL}</div><div class="actions">{SAVE}{CANCEL}</div></form>"""),
-                                 "SR_REPLAY_UI_TARGET_AMBIGUOUS"),
-    "decoy-took-the-old-id": (page(f"""<h1>Settings</h1><form id="profile">
+        "SR_REPLAY_UI_TARGET_AMBIGUOUS",
+    ),
+    "decoy-took-the-old-id": (
+        page(f"""<h1>Settings</h1><form id="profile">
 <div class="row">{EMAIL}</div><div class="row">{CITY}</div><div class="actions">{CANCEL}</div></form>
 <aside><p>Danger zone</p>
 <button type="button" id="save" class="btn danger" data-which="decoy">Delete account</button>
-</aside>"""), "SR_REPLAY_UI_TARGET_NOT_FOUND"),
+</aside>"""),
+        "SR_REPLAY_UI_TARGET_NOT_FOUND",
+    ),
 }
 
 
@@ -116,8 +126,11 @@ def actions(b: dict[str, LocatorBundle], url: str) -> list:  # type: ignore[type
 
 
 def clicks(server: LocalServer) -> list[dict[str, list[str]]]:
-    return [parse_qs(urlsplit(path).query, keep_blank_values=True) for method, path in server.requests
-            if path.startswith("/clicked")]
+    return [
+        parse_qs(urlsplit(path).query, keep_blank_values=True)
+        for method, path in server.requests
+        if path.startswith("/clicked")
+    ]
 
 
 SHAPES = ("current", "first-version")
@@ -126,23 +139,37 @@ _DESCRIBED: dict[str, LocatorBundle] = {}  # the recorded page described once pe
 
 async def recorded_bundles(server: LocalServer, shape: str) -> dict[str, LocatorBundle]:
     if not _DESCRIBED:
-        _DESCRIBED.update(await describe_url(server, "/settings", RECORDED,
-                                             {"email": "#email", "save": "#save", "ack": "#ack"}))
+        _DESCRIBED.update(
+            await describe_url(
+                server, "/settings", RECORDED, {"email": "#email", "save": "#save", "ack": "#ack"}
+            )
+        )
     server.set_page("/settings", RECORDED)
     if shape == "current":
         return dict(_DESCRIBED)
     return {key: first_version(bundle) for key, bundle in _DESCRIBED.items()}
 
 
-async def record_then_replay(server: LocalServer, store: Store, changed: str, *, heal: bool = True,
-                             timeout_ms: int = 5_000, shape: str = "current") -> ReplayOutcome:
+async def record_then_replay(
+    server: LocalServer,
+    store: Store,
+    changed: str,
+    *,
+    heal: bool = True,
+    timeout_ms: int = 5_000,
+    shape: str = "current",
+) -> ReplayOutcome:
     bundles = await recorded_bundles(server, shape)
     url = server.url("/settings")
     store_approved(store, build_draft("save-settings", url_environment(url), actions(bundles, url)))
     server.set_page("/settings", changed)
     server.requests.clear()
-    return await replay_skill(store, ReplayRequest(name="save-settings", inputs={"email": "new@example.org"},
-                                                   heal=heal, timeout_ms=timeout_ms))
+    return await replay_skill(
+        store,
+        ReplayRequest(
+            name="save-settings", inputs={"email": "new@example.org"}, heal=heal, timeout_ms=timeout_ms
+        ),
+    )
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -161,8 +188,9 @@ async def test_drift_that_must_heal(case: str, shape: str, server: LocalServer, 
         assert entry.heal_proposal.base_draft_digest == entry.draft.draft_digest
 
 
-async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(server: LocalServer,
-                                                                             store: Store) -> None:
+async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(
+    server: LocalServer, store: Store
+) -> None:
     outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"], shape="first-version")
     assert outcome.status == "succeeded", outcome.error
     assert {a for a, _, h in outcome.steps if h} == {"a3"}  # a2 still has its placeholder locator
@@ -182,7 +210,8 @@ async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(se
 
 
 async def test_a_role_and_name_locator_needs_no_heal_where_the_first_version_healed(
-        server: LocalServer, store: Store) -> None:
+    server: LocalServer, store: Store
+) -> None:
     """Id renamed and moved: the first version's bundle heals (above); today's bundle holds a
     role-name candidate (a role and a salted hash of "Save") that still designates the button."""
     bundles = await recorded_bundles(server, "current")
@@ -194,10 +223,12 @@ async def test_a_role_and_name_locator_needs_no_heal_where_the_first_version_hea
     assert store.get("save-settings").heal_proposal is None
 
 
-async def test_healing_off_fails_closed_where_healing_would_have_worked(server: LocalServer,
-                                                                       store: Store) -> None:
-    outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"], heal=False,
-                                       timeout_ms=3_000, shape="first-version")
+async def test_healing_off_fails_closed_where_healing_would_have_worked(
+    server: LocalServer, store: Store
+) -> None:
+    outcome = await record_then_replay(
+        server, store, MUST_HEAL["renamed-and-moved"], heal=False, timeout_ms=3_000, shape="first-version"
+    )
     assert outcome.error is not None
     assert (outcome.error.code, outcome.error.action_id) == ("SR_REPLAY_UI_TARGET_NOT_FOUND", "a3")
     assert clicks(server) == []
@@ -207,8 +238,9 @@ async def test_healing_off_fails_closed_where_healing_would_have_worked(server: 
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("case", sorted(MUST_FAIL))
-async def test_drift_that_must_fail_closed_clicks_nothing(case: str, shape: str, server: LocalServer,
-                                                          store: Store) -> None:
+async def test_drift_that_must_fail_closed_clicks_nothing(
+    case: str, shape: str, server: LocalServer, store: Store
+) -> None:
     changed, code = MUST_FAIL[case]
     outcome = await record_then_replay(server, store, changed, timeout_ms=3_000, shape=shape)
     assert outcome.error is not None, case

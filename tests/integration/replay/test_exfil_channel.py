@@ -31,17 +31,24 @@ document.getElementById("go").addEventListener("click", () => {
 </script></body></html>"""
 
 
-def test_no_typed_or_vault_value_leaves_through_refused_host_names(tmp_path: Path,
-                                                                   skillreel_home: Path) -> None:
+def test_no_typed_or_vault_value_leaves_through_refused_host_names(
+    tmp_path: Path, skillreel_home: Path
+) -> None:
     html = tmp_path / "exfil.html"
     html.write_text(PAGE)
     automation = tmp_path / "automation.json"
-    automation.write_text(json.dumps({"steps": [
-        {"do": "type", "selector": "#user", "text": "clerkzq"},
-        {"do": "type", "selector": "#p", "text": RECORDED},
-        {"do": "click", "selector": "#go"},
-        {"do": "wait", "ms": 300},
-    ]}))
+    automation.write_text(
+        json.dumps(
+            {
+                "steps": [
+                    {"do": "type", "selector": "#user", "text": "clerkzq"},
+                    {"do": "type", "selector": "#p", "text": RECORDED},
+                    {"do": "click", "selector": "#go"},
+                    {"do": "wait", "ms": 300},
+                ]
+            }
+        )
+    )
     recorded = run_cli("record", "exfil", "--html", str(html), "--automation", str(automation), "--json")
     assert recorded.exit_code == 0, recorded.stdout + recorded.stderr
     doc = recorded.data()
@@ -52,14 +59,29 @@ def test_no_typed_or_vault_value_leaves_through_refused_host_names(tmp_path: Pat
     assert human.exit_code == 0, human.stderr
 
     assert run_cli("review", "exfil", "--reviewer", "rev", "--approve").exit_code == 0
-    replayed = run_cli("replay", "exfil", "--html", str(html), "--input", "user=operatorzq", "--json",
-                       env={"SKILLREEL_SECRET_EXFIL_P": VAULT})
+    replayed = run_cli(
+        "replay",
+        "exfil",
+        "--html",
+        str(html),
+        "--input",
+        "user=operatorzq",
+        "--json",
+        env={"SKILLREEL_SECRET_EXFIL_P": VAULT},
+    )
     assert replayed.exit_code == 1
     error = replayed.json()["error"]
     assert error["code"] == "SR_REPLAY_UI_NETWORK_DENIED"
     assert error["details"] == {"deniedOriginCount": 2}
-    human_replay = run_cli("replay", "exfil", "--html", str(html), "--input", "user=operatorzq",
-                           env={"SKILLREEL_SECRET_EXFIL_P": VAULT})
+    human_replay = run_cli(
+        "replay",
+        "exfil",
+        "--html",
+        str(html),
+        "--input",
+        "user=operatorzq",
+        env={"SKILLREEL_SECRET_EXFIL_P": VAULT},
+    )
 
     outputs = [recorded, human, replayed, human_replay]
     for value in (RECORDED, VAULT, "operatorzq"):

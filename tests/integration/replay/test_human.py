@@ -21,12 +21,22 @@ PAGE = """<!doctype html><html><body><main><p>Attach the file by hand, then cont
 
 
 async def test_a_person_finishes_the_human_step_and_the_replay_goes_on(
-        server: LocalServer, store: Store, xvfb_display: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    server: LocalServer, store: Store, xvfb_display: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bundles = await describe_url(server, "/attach", PAGE, {"next": "#next"})
     url = server.url("/attach")
-    store_approved(store, build_draft("attach-by-hand", url_environment(url), [
-        NavigateAction(id="a1", url=url), HumanAction(id="a2", reason="upload"),
-        ClickAction(id="a3", target=bundles["next"])]))
+    store_approved(
+        store,
+        build_draft(
+            "attach-by-hand",
+            url_environment(url),
+            [
+                NavigateAction(id="a1", url=url),
+                HumanAction(id="a2", reason="upload"),
+                ClickAction(id="a3", target=bundles["next"]),
+            ],
+        ),
+    )
     monkeypatch.setenv("DISPLAY", xvfb_display)
     asked: list[HumanRequest] = []
 

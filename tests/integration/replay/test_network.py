@@ -25,9 +25,9 @@ VECTORS = {
     "xhr": 'const x = new XMLHttpRequest(); x.open("GET", OTHER + "/data"); x.send();',
     "image": 'const i = new Image(); i.src = OTHER + "/pixel.png"; document.body.append(i);',
     "script": 'const s = document.createElement("script"); s.src = OTHER + "/lib.js"; '
-              'document.body.append(s);',
+    "document.body.append(s);",
     "iframe": 'const f = document.createElement("iframe"); f.src = OTHER + "/frame"; '
-              'document.body.append(f);',
+    "document.body.append(f);",
     "form-post": 'const f = document.getElementById("out"); f.action = OTHER + "/collect"; f.submit();',
     "websocket": 'try { new WebSocket(OTHER.replace("http:", "ws:") + "/socket"); } catch (e) {}',
     "window-open": 'window.open(OTHER + "/popup");',
@@ -51,13 +51,17 @@ document.getElementById("go").addEventListener("click", () => {{
 
 @pytest.mark.parametrize("vector", sorted(VECTORS))
 async def test_a_request_off_the_allowlist_fails_the_replay_and_never_arrives(
-        vector: str, server: LocalServer, second_server: LocalServer, store: Store) -> None:
+    vector: str, server: LocalServer, second_server: LocalServer, store: Store
+) -> None:
     html = page(vector, second_server.origin)
     server.set_route("/bounce", status=302, headers={"Location": second_server.url("/landing")})
     bundles = await describe_url(server, "/app", html, {"go": "#go", "done": "#done"})
     url = server.url("/app")
-    actions = [NavigateAction(id="a1", url=url), ClickAction(id="a2", target=bundles["go"]),
-               ObserveAction(id="a3", target=bundles["done"])]
+    actions = [
+        NavigateAction(id="a1", url=url),
+        ClickAction(id="a2", target=bundles["go"]),
+        ObserveAction(id="a3", target=bundles["done"]),
+    ]
     store_approved(store, build_draft("reach-out", url_environment(url), actions))
 
     outcome = await replay_skill(store, ReplayRequest(name="reach-out", timeout_ms=3_000, settle_ms=200))
@@ -80,8 +84,11 @@ async def test_the_same_page_without_the_outside_request_replays(server: LocalSe
     html = page("fetch", server.origin)  # the "other" origin is the allowed one itself
     bundles = await describe_url(server, "/app", html, {"go": "#go", "done": "#done"})
     url = server.url("/app")
-    actions = [NavigateAction(id="a1", url=url), ClickAction(id="a2", target=bundles["go"]),
-               ObserveAction(id="a3", target=bundles["done"])]
+    actions = [
+        NavigateAction(id="a1", url=url),
+        ClickAction(id="a2", target=bundles["go"]),
+        ObserveAction(id="a3", target=bundles["done"]),
+    ]
     store_approved(store, build_draft("reach-in", url_environment(url), actions))
     outcome = await replay_skill(store, ReplayRequest(name="reach-in", timeout_ms=3_000))
     assert outcome.status == "succeeded", outcome.error

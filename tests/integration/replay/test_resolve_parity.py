@@ -43,9 +43,11 @@ PAGE = """<!doctype html><html><body><main>
 <input type="text" name="find2" placeholder="name, city" class="b">
 </main></body></html>"""
 
-ALL_ATTRIBUTES = ('<button id="i" name="n" class="c" placeholder="p" aria-label="a" title="t" alt="a" '
-                  'for="f" href="h" role="button" autocomplete="off" data-testid="d" data-test="d" '
-                  'data-skillreel="d" type="button">All</button>')
+ALL_ATTRIBUTES = (
+    '<button id="i" name="n" class="c" placeholder="p" aria-label="a" title="t" alt="a" '
+    'for="f" href="h" role="button" autocomplete="off" data-testid="d" data-test="d" '
+    'data-skillreel="d" type="button">All</button>'
+)
 
 PAIRS = """([src, salt, weights, floor]) => {
   (0, eval)(src);
@@ -75,12 +77,20 @@ async def test_in_page_comparison_equals_the_python_twin(server: LocalServer) ->
     arg = [resolve_world_script(), SALT, heal.WEIGHTS.to_json(), heal.FLOOR]
     rows = await evaluate(server, PAGE, PAIRS, arg)
     assert len(rows) > 400
-    states = {(key, str(row["comparison"][key])) for row in rows
-              for key in ("name", "value", "link", "row", "stableId", "stableName")}
+    states = {
+        (key, str(row["comparison"][key]))
+        for row in rows
+        for key in ("name", "value", "link", "row", "stableId", "stableName")
+    }
     for key in ("name", "value", "link", "row"):
         assert {(key, "same"), (key, "changed"), (key, "absent")} <= states, key
-    assert {("name", "alias"), ("stableId", "True"), ("stableId", "False"), ("stableName", "True"),
-            ("stableName", "False")} <= states
+    assert {
+        ("name", "alias"),
+        ("stableId", "True"),
+        ("stableId", "False"),
+        ("stableName", "True"),
+        ("stableName", "False"),
+    } <= states
     for row in rows:
         rec, observed = Fingerprint.parse(row["rec"]), Fingerprint.parse(row["observed"])
         expected = heal.compare(rec, observed)
@@ -100,8 +110,12 @@ async def test_resolve_js_compares_every_attribute_fingerprint_js_hashes(server:
       const c = SkillreelResolve.compare(rec, el, SkillreelResolve.context(salt), weights, null);
       return [Object.keys(rec.attributes), c.comparison.attributes];
     }"""
-    hashed, compared = await evaluate(server, f"<html><body>{ALL_ATTRIBUTES}</body></html>", expression,
-                                      [resolve_world_script(), SALT, heal.WEIGHTS.to_json()])
+    hashed, compared = await evaluate(
+        server,
+        f"<html><body>{ALL_ATTRIBUTES}</body></html>",
+        expression,
+        [resolve_world_script(), SALT, heal.WEIGHTS.to_json()],
+    )
     assert len(hashed) == 15
     assert compared == dict.fromkeys(hashed, "same")
 
@@ -111,13 +125,16 @@ async def test_a_hostile_page_cannot_steer_resolution(server: LocalServer) -> No
     isolated world sees the real DOM and acts on the real element."""
     recorded = """<html><body><form><button id="save" class="btn">Save</button>
     <button id="other" class="btn">Delete</button></form></body></html>"""
-    hostile = recorded.replace("</form>", """</form><script>
+    hostile = recorded.replace(
+        "</form>",
+        """</form><script>
       window.SkillreelResolve = {call: () => ({token: "x", hits: [], observed: [], pool: []})};
       window.SkillreelLocate = null;
       const real = Element.prototype.getAttribute;
       Element.prototype.getAttribute = function (n) { return n === "id" ? "save" : real.call(this, n); };
       Document.prototype.querySelectorAll = function () { return [document.getElementById("other")]; };
-    </script>""")
+    </script>""",
+    )
     describe = """([src, salt]) => {
       (0, eval)(src);
       return SkillreelLocate.describe(document.querySelector("#save"), salt);

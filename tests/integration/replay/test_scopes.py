@@ -69,20 +69,30 @@ def store(skillreel_home: Path) -> Any:
 async def record_shadow(server: LocalServer, store: Store, tmp_path: Path) -> None:
     server.set_page("/find", RECORDED)
     automation = tmp_path / "a.json"
-    automation.write_text(json.dumps({"steps": [
-        {"do": "type", "selector": "search-box #q", "text": "first"},
-        {"do": "click", "selector": "search-box button"}]}))
-    result = await record_skill(store, RecordRequest(name="find", url=server.url("/find"),
-                                                     automation=automation))
+    automation.write_text(
+        json.dumps(
+            {
+                "steps": [
+                    {"do": "type", "selector": "search-box #q", "text": "first"},
+                    {"do": "click", "selector": "search-box button"},
+                ]
+            }
+        )
+    )
+    result = await record_skill(
+        store, RecordRequest(name="find", url=server.url("/find"), automation=automation)
+    )
     kinds = [a.kind for a in result.entry.draft.actions]
     assert kinds == ["navigate", "type", "click"]
-    store.update("find", lambda e: approve(e, "reviewer", utc_now()),
-                 AuditNote(kind="review", reviewer="reviewer"))
+    store.update(
+        "find", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
+    )
 
 
 @pytest.mark.parametrize(("page", "healed"), [(RECORDED, False), (CHANGED, True)])
-async def test_replay_inside_an_open_shadow_root(page: str, healed: bool, server: LocalServer,
-                                                 store: Store, tmp_path: Path) -> None:
+async def test_replay_inside_an_open_shadow_root(
+    page: str, healed: bool, server: LocalServer, store: Store, tmp_path: Path
+) -> None:
     await record_shadow(server, store, tmp_path)
     server.set_page("/find", page)
     server.requests.clear()
@@ -92,8 +102,9 @@ async def test_replay_inside_an_open_shadow_root(page: str, healed: bool, server
     assert any(h for _, _, h in outcome.steps) is healed
 
 
-async def test_two_identical_shadow_widgets_fail_closed(server: LocalServer, store: Store,
-                                                        tmp_path: Path) -> None:
+async def test_two_identical_shadow_widgets_fail_closed(
+    server: LocalServer, store: Store, tmp_path: Path
+) -> None:
     await record_shadow(server, store, tmp_path)
     server.set_page("/find", TWO)
     server.requests.clear()
@@ -104,14 +115,18 @@ async def test_two_identical_shadow_widgets_fail_closed(server: LocalServer, sto
     assert clicks(server) == []
 
 
-FRAME_DOC = ('<label for=t>Title</label><input id=t name=title>'
-             '<button id=ok type=button onclick="fetch(\'/clicked?which=store&title=\' + '
-             'encodeURIComponent(document.getElementById(\'t\').value))">Store</button>')
+FRAME_DOC = (
+    "<label for=t>Title</label><input id=t name=title>"
+    "<button id=ok type=button onclick=\"fetch('/clicked?which=store&title=' + "
+    "encodeURIComponent(document.getElementById('t').value))\">Store</button>"
+)
 
 
 def frame(inner: str, frame_id: str) -> str:
-    return (f'<iframe id="{frame_id}" srcdoc="{html.escape(inner, quote=True)}" '
-            'style="width:400px;height:120px"></iframe>')
+    return (
+        f'<iframe id="{frame_id}" srcdoc="{html.escape(inner, quote=True)}" '
+        'style="width:400px;height:120px"></iframe>'
+    )
 
 
 def framed(inner: str, *, frame_id: str = "editor", extra: str = "") -> str:
@@ -135,8 +150,9 @@ async def describe_in_frame(server: LocalServer) -> dict[str, LocatorBundle]:
         await session.goto_start()
         frame = session.page.frames[1]
         await frame.wait_for_selector("#ok")
-        data = await frame.evaluate(DESCRIBE_IN_FRAME, [locate_script(), SALT,
-                                                        {"title": "#t", "store": "#ok"}])
+        data = await frame.evaluate(
+            DESCRIBE_IN_FRAME, [locate_script(), SALT, {"title": "#t", "store": "#ok"}]
+        )
     return {key: LocatorBundle.parse(value) for key, value in data.items()}
 
 
@@ -146,17 +162,22 @@ async def test_replay_inside_a_same_origin_frame(case: str, server: LocalServer,
     assert bundles["title"].candidates[0].selector == "#editor >>> #t"
     assert bundles["title"].fingerprint.boundaries == 1
     url = server.url("/edit")
-    actions = [NavigateAction(id="a1", url=url),
-               TypeAction(id="a2", target=bundles["title"], value=ParameterRef(name="title")),
-               ClickAction(id="a3", target=bundles["store"])]
+    actions = [
+        NavigateAction(id="a1", url=url),
+        TypeAction(id="a2", target=bundles["title"], value=ParameterRef(name="title")),
+        ClickAction(id="a3", target=bundles["store"]),
+    ]
     store_approved(store, build_draft("edit-title", url_environment(url), actions))
-    changed = {"recorded": framed(FRAME_DOC),
-               "frame-renamed": framed(FRAME_DOC.replace("id=ok", "id=save"), frame_id="composer"),
-               "two-frames": framed(FRAME_DOC, extra=frame(FRAME_DOC, "copy"))}
+    changed = {
+        "recorded": framed(FRAME_DOC),
+        "frame-renamed": framed(FRAME_DOC.replace("id=ok", "id=save"), frame_id="composer"),
+        "two-frames": framed(FRAME_DOC, extra=frame(FRAME_DOC, "copy")),
+    }
     server.set_page("/edit", changed[case])
     server.requests.clear()
-    outcome = await replay_skill(store, ReplayRequest(name="edit-title", inputs={"title": "Framed"},
-                                                      timeout_ms=5_000))
+    outcome = await replay_skill(
+        store, ReplayRequest(name="edit-title", inputs={"title": "Framed"}, timeout_ms=5_000)
+    )
     if case == "two-frames":
         assert outcome.error is not None
         assert outcome.error.code == "SR_REPLAY_UI_TARGET_AMBIGUOUS"

@@ -73,11 +73,16 @@ class EchoWebSocketServer(_Peer):
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = await reader.readuntil(b"\r\n\r\n")
-        key = next(line.split(b":", 1)[1].strip() for line in head.split(b"\r\n")
-                   if line.lower().startswith(b"sec-websocket-key:"))
+        key = next(
+            line.split(b":", 1)[1].strip()
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"sec-websocket-key:")
+        )
         accept = base64.b64encode(hashlib.sha1(key + _WS_GUID).digest())
-        writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-                     b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        writer.write(
+            b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n"
+        )
         self.handshakes += 1
         _first, second = await reader.readexactly(2)
         length = second & 0x7F
@@ -104,12 +109,20 @@ class HeadRecorder(_Peer):
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
             self.heads.append(head.decode("latin-1"))
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
-                         b"Cache-Control: no-store\r\nContent-Length: " + str(len(self.body)).encode()
-                         + b"\r\n\r\n" + self.body)
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                b"Cache-Control: no-store\r\nContent-Length: "
+                + str(len(self.body)).encode()
+                + b"\r\n\r\n"
+                + self.body
+            )
             await writer.drain()
 
     def header_values(self, name: str) -> list[str]:
         prefix = name.lower() + ":"
-        return [line.split(":", 1)[1].strip() for head in self.heads for line in head.split("\r\n")
-                if line.lower().startswith(prefix)]
+        return [
+            line.split(":", 1)[1].strip()
+            for head in self.heads
+            for line in head.split("\r\n")
+            if line.lower().startswith(prefix)
+        ]

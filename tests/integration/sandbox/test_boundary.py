@@ -34,6 +34,7 @@ async def wait_for_refusal(session: BrowserSession | NetworkLedger, mark: int) -
     async def poll() -> None:
         while ledger.since(mark) == 0:
             await asyncio.sleep(0.02)
+
     await asyncio.wait_for(poll(), WAIT_S)
 
 
@@ -59,11 +60,11 @@ APP = """<!doctype html><html><body><h1 id=t>app</h1>
 VECTORS = {
     "fetch": "fetch('{b}/fetch').then(() => done('ok'), () => done('err'))",
     "xhr": "const x = new XMLHttpRequest(); x.onload = () => done('ok'); x.onerror = () => done('err');"
-           "x.open('GET', '{b}/xhr'); x.send()",
+    "x.open('GET', '{b}/xhr'); x.send()",
     "image": "const i = new Image(); i.onload = () => done('ok'); i.onerror = () => done('err');"
-             "i.src = '{b}/img.png'",
+    "i.src = '{b}/img.png'",
     "script": "const s = document.createElement('script'); s.onload = () => done('ok');"
-              "s.onerror = () => done('err'); s.src = '{b}/s.js'; document.head.append(s)",
+    "s.onerror = () => done('err'); s.src = '{b}/s.js'; document.head.append(s)",
     "iframe": "const f = document.createElement('iframe'); f.src = '{b}/frame'; document.body.append(f)",
     "form-post": "document.getElementById('f').submit()",
     "window-open": "window.open('{b}/popup')",
@@ -80,13 +81,15 @@ def serve_app(server: LocalServer, second: LocalServer, js: str) -> None:
     b = second.origin
     server.set_page("/app", APP.format(b=b, js=js.format(b=b)))
     server.set_route("/redirect", status=302, headers={"Location": second.url("/landing")})
-    server.set_route("/worker.js", body=WORKER_JS.format(b=b).encode(),
-                     headers={"Content-Type": "text/javascript"})
+    server.set_route(
+        "/worker.js", body=WORKER_JS.format(b=b).encode(), headers={"Content-Type": "text/javascript"}
+    )
 
 
 @pytest.mark.parametrize("vector", sorted(VECTORS))
-async def test_vector_to_second_origin_is_refused(vector: str, server: LocalServer,
-                                                  second_server: LocalServer) -> None:
+async def test_vector_to_second_origin_is_refused(
+    vector: str, server: LocalServer, second_server: LocalServer
+) -> None:
     serve_app(server, second_server, VECTORS[vector])
     async with browser_session(url_environment(server.url("/app"))) as session:
         mark = session.ledger.mark()
@@ -96,8 +99,9 @@ async def test_vector_to_second_origin_is_refused(vector: str, server: LocalServ
     assert second_server.requests == []
 
 
-async def test_navigation_redirect_to_second_origin_is_refused(server: LocalServer,
-                                                               second_server: LocalServer) -> None:
+async def test_navigation_redirect_to_second_origin_is_refused(
+    server: LocalServer, second_server: LocalServer
+) -> None:
     serve_app(server, second_server, "")
     async with browser_session(url_environment(server.url("/app"))) as session:
         await session.goto_start()
@@ -111,14 +115,20 @@ async def test_navigation_redirect_to_second_origin_is_refused(server: LocalServ
 
 
 @pytest.mark.parametrize("where", ["page", "worker"])
-async def test_web_socket_to_second_origin_never_connects(where: str, server: LocalServer,
-                                                          ws_listener: TcpListener) -> None:
+async def test_web_socket_to_second_origin_never_connects(
+    where: str, server: LocalServer, ws_listener: TcpListener
+) -> None:
     ws = f"ws://127.0.0.1:{ws_listener.port}/socket"
-    socket_js = (f"const w = new WebSocket('{ws}'); w.onclose = () => postMessage('closed');"
-                 "w.onerror = () => postMessage('error');")
+    socket_js = (
+        f"const w = new WebSocket('{ws}'); w.onclose = () => postMessage('closed');"
+        "w.onerror = () => postMessage('error');"
+    )
     server.set_route("/ws-worker.js", body=socket_js.encode(), headers={"Content-Type": "text/javascript"})
-    js = ("new Worker('/ws-worker.js').onmessage = (e) => done(e.data)" if where == "worker"
-          else socket_js.replace("postMessage", "done"))
+    js = (
+        "new Worker('/ws-worker.js').onmessage = (e) => done(e.data)"
+        if where == "worker"
+        else socket_js.replace("postMessage", "done")
+    )
     server.set_page("/app", APP.format(b=server.origin, js=js))
     async with browser_session(url_environment(server.url("/app"))) as session:
         mark = session.ledger.mark()
@@ -132,10 +142,15 @@ async def test_web_socket_to_second_origin_never_connects(where: str, server: Lo
 
 async def test_allowed_requests_still_work(server: LocalServer, second_server: LocalServer) -> None:
     server.set_route("/data", body=b"same-origin", headers={"Content-Type": "text/plain"})
-    second_server.set_route("/data", body=b"allowlisted", headers={"Content-Type": "text/plain",
-                                                                    "Access-Control-Allow-Origin": "*"})
-    js = (f"Promise.all([fetch('/data').then(r => r.text()), fetch('{second_server.origin}/data')"
-          ".then(r => r.text())]).then(v => done(v.join('+')), () => done('err'))")
+    second_server.set_route(
+        "/data",
+        body=b"allowlisted",
+        headers={"Content-Type": "text/plain", "Access-Control-Allow-Origin": "*"},
+    )
+    js = (
+        f"Promise.all([fetch('/data').then(r => r.text()), fetch('{second_server.origin}/data')"
+        ".then(r => r.text())]).then(v => done(v.join('+')), () => done('err'))"
+    )
     server.set_page("/app", APP.format(b=server.origin, js=js))
     environment = url_environment(server.url("/app"), (second_server.origin,))
     async with browser_session(environment) as session:
@@ -152,13 +167,19 @@ async def test_allowlisted_web_socket_works_through_the_proxy(where: str, server
     await echo.start()
     try:
         ws = f"ws://127.0.0.1:{echo.port}/echo"
-        socket_js = (f"const w = new WebSocket('{ws}'); w.onopen = () => w.send('hello');"
-                     "w.onmessage = (e) => { postMessage('echo:' + e.data); w.close(); };"
-                     "w.onerror = () => postMessage('error');")
-        server.set_route("/ws-worker.js", body=socket_js.encode(),
-                         headers={"Content-Type": "text/javascript"})
-        js = ("new Worker('/ws-worker.js').onmessage = (e) => done(e.data)" if where == "worker"
-              else socket_js.replace("postMessage", "done"))
+        socket_js = (
+            f"const w = new WebSocket('{ws}'); w.onopen = () => w.send('hello');"
+            "w.onmessage = (e) => { postMessage('echo:' + e.data); w.close(); };"
+            "w.onerror = () => postMessage('error');"
+        )
+        server.set_route(
+            "/ws-worker.js", body=socket_js.encode(), headers={"Content-Type": "text/javascript"}
+        )
+        js = (
+            "new Worker('/ws-worker.js').onmessage = (e) => done(e.data)"
+            if where == "worker"
+            else socket_js.replace("postMessage", "done")
+        )
         server.set_page("/app", APP.format(b=server.origin, js=js))
         environment = url_environment(server.url("/app"), (f"http://127.0.0.1:{echo.port}",))
         async with browser_session(environment) as session:
@@ -176,8 +197,9 @@ async def proxy_only(allowed: tuple[str, ...]) -> AsyncIterator[tuple[Page, Netw
     """Chromium launched exactly as a session launches it, but with no routing at all."""
     ledger = NetworkLedger()
     async with EnforcingProxy(allowed, ledger.refuse) as proxy, async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=str(find_chromium()),
-                                           args=launch_args(proxy.server_url))
+        browser = await pw.chromium.launch(
+            executable_path=str(find_chromium()), args=launch_args(proxy.server_url)
+        )
         try:
             context = await browser.new_context(service_workers="block")
             yield await context.new_page(), ledger
@@ -186,8 +208,9 @@ async def proxy_only(allowed: tuple[str, ...]) -> AsyncIterator[tuple[Page, Netw
 
 
 @pytest.mark.parametrize("vector", sorted(VECTORS))
-async def test_the_proxy_alone_refuses_every_vector(vector: str, server: LocalServer,
-                                                    second_server: LocalServer) -> None:
+async def test_the_proxy_alone_refuses_every_vector(
+    vector: str, server: LocalServer, second_server: LocalServer
+) -> None:
     serve_app(server, second_server, VECTORS[vector])
     async with proxy_only((server.origin,)) as (page, ledger):
         await page.goto(server.url("/app"))
@@ -196,13 +219,15 @@ async def test_the_proxy_alone_refuses_every_vector(vector: str, server: LocalSe
     assert second_server.requests == []
 
 
-async def test_the_proxy_alone_refuses_page_and_worker_sockets(server: LocalServer,
-                                                                ws_listener: TcpListener) -> None:
+async def test_the_proxy_alone_refuses_page_and_worker_sockets(
+    server: LocalServer, ws_listener: TcpListener
+) -> None:
     ws = f"ws://127.0.0.1:{ws_listener.port}/socket"
     socket_js = f"const w = new WebSocket('{ws}'); w.onclose = () => postMessage('closed');"
     server.set_route("/ws-worker.js", body=socket_js.encode(), headers={"Content-Type": "text/javascript"})
-    js = ("new Worker('/ws-worker.js').onmessage = (e) => done(e.data);"
-          + socket_js.replace("postMessage", "done"))
+    js = "new Worker('/ws-worker.js').onmessage = (e) => done(e.data);" + socket_js.replace(
+        "postMessage", "done"
+    )
     server.set_page("/app", APP.format(b=server.origin, js=js))
     async with proxy_only((server.origin,)) as (page, ledger):
         await page.goto(server.url("/app"))
@@ -226,14 +251,16 @@ async def test_webrtc_cannot_reach_stun_or_turn(server: LocalServer, ws_listener
     transport, udp = await loop.create_datagram_endpoint(_Datagrams, local_addr=("127.0.0.1", 0))
     try:
         stun = transport.get_extra_info("sockname")[1]
-        js = ("const pc = new RTCPeerConnection({iceServers: ["
-              f"{{urls: 'stun:127.0.0.1:{stun}'}},"
-              f"{{urls: 'turn:127.0.0.1:{ws_listener.port}?transport=tcp',"
-              " username: 'u', credential: 'p'}]});"
-              "const found = []; pc.onicecandidate = (e) => { if (e.candidate) found.push(e.candidate); };"
-              "pc.onicegatheringstatechange = () => {"
-              " if (pc.iceGatheringState === 'complete') done('gathered:' + found.length); };"
-              "pc.createDataChannel('x'); pc.createOffer().then((o) => pc.setLocalDescription(o));")
+        js = (
+            "const pc = new RTCPeerConnection({iceServers: ["
+            f"{{urls: 'stun:127.0.0.1:{stun}'}},"
+            f"{{urls: 'turn:127.0.0.1:{ws_listener.port}?transport=tcp',"
+            " username: 'u', credential: 'p'}]});"
+            "const found = []; pc.onicecandidate = (e) => { if (e.candidate) found.push(e.candidate); };"
+            "pc.onicegatheringstatechange = () => {"
+            " if (pc.iceGatheringState === 'complete') done('gathered:' + found.length); };"
+            "pc.createDataChannel('x'); pc.createOffer().then((o) => pc.setLocalDescription(o));"
+        )
         server.set_page("/app", APP.format(b=server.origin, js=js))
         async with browser_session(url_environment(server.url("/app"))) as session:
             await session.goto_start()

@@ -54,9 +54,11 @@ def chromium_tree(session: BrowserSession) -> set[int]:
 
 async def wait_until_gone(pids: set[int]) -> set[int]:
     """The pids still alive (not zombies) once they are gone or the wait is over."""
+
     def alive() -> set[int]:
         table = _proc_table()
         return {pid for pid in pids if pid in table and table[pid][1] != "Z"}
+
     loop = asyncio.get_running_loop()
     deadline = loop.time() + WAIT_S
     while alive() and loop.time() < deadline:
@@ -129,9 +131,21 @@ async def test_storage_state_cookies_reach_the_allowed_server(tmp_path: Path) ->
     app = HeadRecorder()
     await app.start()
     try:
-        state = {"cookies": [{"name": "sid", "value": "c00k1e", "domain": "127.0.0.1", "path": "/",
-                              "expires": -1, "httpOnly": True, "secure": False, "sameSite": "Lax"}],
-                 "origins": []}
+        state = {
+            "cookies": [
+                {
+                    "name": "sid",
+                    "value": "c00k1e",
+                    "domain": "127.0.0.1",
+                    "path": "/",
+                    "expires": -1,
+                    "httpOnly": True,
+                    "secure": False,
+                    "sameSite": "Lax",
+                }
+            ],
+            "origins": [],
+        }
         path = tmp_path / "state.json"
         path.write_text(json.dumps(state))
         async with browser_session(url_environment(f"{app.origin}/start"), storage_state=path) as session:
@@ -143,11 +157,14 @@ async def test_storage_state_cookies_reach_the_allowed_server(tmp_path: Path) ->
         await app.close()
 
 
-@pytest.mark.parametrize(("content", "code"), [
-    ("not json", "SR_RECORD_INPUT_MALFORMED"),
-    ("[]", "SR_RECORD_INPUT_MALFORMED"),
-    ('{"cookies": "nope"}', "SR_RECORD_INPUT_MALFORMED"),
-])
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        ("not json", "SR_RECORD_INPUT_MALFORMED"),
+        ("[]", "SR_RECORD_INPUT_MALFORMED"),
+        ('{"cookies": "nope"}', "SR_RECORD_INPUT_MALFORMED"),
+    ],
+)
 async def test_bad_storage_state_is_an_input_error(tmp_path: Path, content: str, code: str) -> None:
     path = tmp_path / "state.json"
     path.write_text(content)
@@ -194,8 +211,9 @@ async def test_target_arguments_must_fit_the_environment(case: str, tmp_path: Pa
 
 
 @pytest.mark.parametrize("value", ["/nonexistent", "not-executable", "/tmp"])
-def test_unusable_skillreel_chromium_is_a_setup_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                                      value: str) -> None:
+def test_unusable_skillreel_chromium_is_a_setup_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, value: str
+) -> None:
     if value == "not-executable":
         value = str(tmp_path / "chromium")
         Path(value).write_text("plain file")
@@ -224,8 +242,9 @@ async def test_missing_chromium_fails_the_session_before_launch(monkeypatch: pyt
     assert info.value.code == "SR_REPLAY_UI_CHROMIUM_SETUP"
 
 
-async def test_a_binary_that_is_not_chromium_is_a_setup_error(monkeypatch: pytest.MonkeyPatch,
-                                                              tmp_path: Path) -> None:
+async def test_a_binary_that_is_not_chromium_is_a_setup_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     fake = tmp_path / "chromium"
     fake.write_text("#!/bin/sh\nexit 3\n")
     fake.chmod(0o755)
@@ -245,12 +264,20 @@ async def test_headed_without_a_display_is_a_setup_error(monkeypatch: pytest.Mon
     assert info.value.code == "SR_REPLAY_UI_CHROMIUM_SETUP"
 
 
-@pytest.mark.skipif(not Path("/usr/bin/Xvfb").exists() or not hasattr(os, "geteuid"),
-                    reason="needs Xvfb")
+@pytest.mark.skipif(not Path("/usr/bin/Xvfb").exists() or not hasattr(os, "geteuid"), reason="needs Xvfb")
 async def test_headed_session_under_xvfb(monkeypatch: pytest.MonkeyPatch, server: LocalServer) -> None:
     xvfb = await asyncio.create_subprocess_exec(
-        "/usr/bin/Xvfb", "-displayfd", "1", "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        "/usr/bin/Xvfb",
+        "-displayfd",
+        "1",
+        "-screen",
+        "0",
+        "1280x1024x24",
+        "-nolisten",
+        "tcp",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
     try:
         assert xvfb.stdout is not None
         display = (await asyncio.wait_for(xvfb.stdout.readline(), WAIT_S)).decode().strip()

@@ -86,8 +86,13 @@ async def test_forward_request_to_allowlisted_origin(server: LocalServer) -> Non
     refusals = Refusals()
     proxy = await started((server.origin,), refusals)
     try:
-        answer = await exchange(proxy, (f"GET {server.url('/page')}?q=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                        "Proxy-Connection: keep-alive\r\n\r\n").encode())
+        answer = await exchange(
+            proxy,
+            (
+                f"GET {server.url('/page')}?q=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                "Proxy-Connection: keep-alive\r\n\r\n"
+            ).encode(),
+        )
     finally:
         await proxy.close()
     head, _, body = answer.partition(b"\r\n\r\n")
@@ -102,16 +107,21 @@ async def test_forward_post_body_reaches_allowlisted_origin(server: LocalServer)
     server.set_route("/post", body=b"ok")
     proxy = await started((server.origin,), Refusals())
     try:
-        answer = await exchange(proxy, (f"POST {server.url('/post')} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                        "Content-Length: 5\r\n\r\nhello").encode())
+        answer = await exchange(
+            proxy,
+            (
+                f"POST {server.url('/post')} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello"
+            ).encode(),
+        )
     finally:
         await proxy.close()
     assert answer.startswith(b"HTTP/1.1 200 ")
     assert server.bodies == [b"hello"]
 
 
-async def test_forward_request_off_the_allowlist_is_refused(server: LocalServer,
-                                                            second_server: LocalServer) -> None:
+async def test_forward_request_off_the_allowlist_is_refused(
+    server: LocalServer, second_server: LocalServer
+) -> None:
     refusals = Refusals()
     proxy = await started((server.origin,), refusals)
     try:
@@ -124,24 +134,32 @@ async def test_forward_request_off_the_allowlist_is_refused(server: LocalServer,
 
 
 async def test_second_request_on_a_connection_cannot_reach_another_upstream(
-        server: LocalServer, second_server: LocalServer) -> None:
+    server: LocalServer, second_server: LocalServer
+) -> None:
     server.set_page("/a", "a")
     second_server.set_page("/b", "b")
     proxy = await started((server.origin,), Refusals())
     try:
-        answer = await exchange(proxy, (f"GET {server.url('/a')} HTTP/1.1\r\n\r\n"
-                                        f"GET {second_server.url('/b')} HTTP/1.1\r\n\r\n").encode())
+        answer = await exchange(
+            proxy,
+            (
+                f"GET {server.url('/a')} HTTP/1.1\r\n\r\nGET {second_server.url('/b')} HTTP/1.1\r\n\r\n"
+            ).encode(),
+        )
     finally:
         await proxy.close()
     assert answer.count(b"HTTP/1.1 ") == 1
     assert second_server.requests == []
 
 
-@pytest.mark.parametrize("request_bytes", [
-    b"GET / HTTP/1.1\r\n\r\n",  # origin-form: not a proxy request
-    b"GET https://127.0.0.1:1/ HTTP/1.1\r\n\r\n",  # https is never forwarded in the clear
-    b"GET file:///etc/passwd HTTP/1.1\r\n\r\n",
-])
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET / HTTP/1.1\r\n\r\n",  # origin-form: not a proxy request
+        b"GET https://127.0.0.1:1/ HTTP/1.1\r\n\r\n",  # https is never forwarded in the clear
+        b"GET file:///etc/passwd HTTP/1.1\r\n\r\n",
+    ],
+)
 async def test_requests_that_are_not_forwardable_are_refused(request_bytes: bytes) -> None:
     refusals = Refusals()
     proxy = await started(("http://127.0.0.1:1",), refusals)
@@ -153,11 +171,14 @@ async def test_requests_that_are_not_forwardable_are_refused(request_bytes: byte
     assert len(refusals) == 1
 
 
-@pytest.mark.parametrize("request_bytes", [
-    b"NONSENSE\r\n\r\n",
-    b"CONNECT nohostport HTTP/1.1\r\n\r\n",
-    b"GET http://127.0.0.1:1/ HTTP/1.1\r\nbad header line\r\n\r\n",
-])
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"NONSENSE\r\n\r\n",
+        b"CONNECT nohostport HTTP/1.1\r\n\r\n",
+        b"GET http://127.0.0.1:1/ HTTP/1.1\r\nbad header line\r\n\r\n",
+    ],
+)
 async def test_garbage_gets_400(request_bytes: bytes) -> None:
     refusals = Refusals()
     proxy = await started(("http://127.0.0.1:1",), refusals)
@@ -198,9 +219,13 @@ async def test_plain_upgrade_request_is_piped_to_allowlisted_socket() -> None:
     proxy = await started((f"http://127.0.0.1:{echo.port}",), Refusals())
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
-        writer.write((f"GET ws://127.0.0.1:{echo.port}/s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                      "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
-                      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").encode())
+        writer.write(
+            (
+                f"GET ws://127.0.0.1:{echo.port}/s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+            ).encode()
+        )
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), WAIT_S)
         writer.write(bytes([0x81, 0x82, 0, 0, 0, 0]) + b"hi")  # masked (zero mask) text frame
         frame = await asyncio.wait_for(reader.readexactly(4), WAIT_S)

@@ -50,7 +50,10 @@ async def test_html_fixture_is_served_and_everything_else_refused(second_server:
     # data: is local and loads; every network request failed, the fixture's own origin included
     assert failures == ["data-loaded", "fetch", "image", "same-origin", "script", "socket", "worker"]
     assert set(session.ledger.denied_origins) == {
-        second_server.origin, FIXTURE_ORIGIN, f"ws://127.0.0.1:{ws_port}"}
+        second_server.origin,
+        FIXTURE_ORIGIN,
+        f"ws://127.0.0.1:{ws_port}",
+    }
     assert second_server.requests == []
     assert listener.accepted == 0
 

@@ -16,8 +16,10 @@ NAME = "search-invoices"
 def snapshot(home: Path) -> list[object]:
     """Every row of every table, read through a separate read-only connection."""
     with sqlite3.connect(f"file:{home / 'store.db'}?mode=ro", uri=True) as conn:
-        return [conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
-                for table in ("entries", "revisions", "audit", "policy", "schema_migrations")]
+        return [
+            conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
+            for table in ("entries", "revisions", "audit", "policy", "schema_migrations")
+        ]
 
 
 def refused(home: Path, code: str, call: Callable[[], object], exit_status: int = 1) -> SkillreelError:

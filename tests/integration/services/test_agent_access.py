@@ -29,9 +29,11 @@ class DictVault:
 def skills(store: Store, project_dir: Path) -> Store:
     """Enabled: a skill, one with a sensitive parameter, one on an HTML fixture; one only validated."""
     site = factory.url_environment(SITE)
-    for entry in (factory.entry("plain", environment=site),
-                  factory.entry("sign-in", environment=site, sensitive=True),
-                  factory.entry("offline-form")):
+    for entry in (
+        factory.entry("plain", environment=site),
+        factory.entry("sign-in", environment=site, sensitive=True),
+        factory.entry("offline-form"),
+    ):
         store_entry(store, entry)
         enable_skill(store, entry.name, "project", project_dir, approve=True)
     store_entry(store, factory.entry("not-enabled-yet", environment=site))
@@ -44,21 +46,26 @@ def test_only_enabled_skills_are_listed_with_metadata(skills: Store) -> None:
     assert (listed["plain"]["playable"], listed["offline-form"]["playable"]) == (True, False)
     assert "HTML fixture" in listed["offline-form"]["needs"]
     assert listed["sign-in"]["parameters"] == [
-        {"name": "query", "required": True, "sensitive": True, "env": "SKILLREEL_SECRET_SIGN_IN_QUERY"}]
+        {"name": "query", "required": True, "sensitive": True, "env": "SKILLREEL_SECRET_SIGN_IN_QUERY"}
+    ]
     assert "selector" not in str(listed)
 
 
-@pytest.mark.parametrize(("name", "inputs", "code"), [
-    ("not-enabled-yet", {"query": "x"}, "SR_RECORD_STATE_INVALID"),
-    ("offline-form", {"query": "x"}, "SR_RECORD_TARGET_INVALID"),
-    ("no-such-skill", {}, "SR_RECORD_NOT_FOUND"),
-    ("Not_A_Name", {}, "SR_RECORD_NAME_INVALID"),
-    ("sign-in", {"query": "hunter2-secret"}, "SR_REPLAY_SENSITIVE_ON_ARGV"),
-    ("plain", {}, "SR_REPLAY_PARAMETER_MISSING"),  # the replay's own pre-flight
-    ("plain", {"query": "x", "extra": "y"}, "SR_REPLAY_PARAMETER_UNKNOWN"),
-])
-def test_a_play_is_refused_before_anything_starts(skills: Store, name: str, inputs: dict[str, str],
-                                                   code: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "inputs", "code"),
+    [
+        ("not-enabled-yet", {"query": "x"}, "SR_RECORD_STATE_INVALID"),
+        ("offline-form", {"query": "x"}, "SR_RECORD_TARGET_INVALID"),
+        ("no-such-skill", {}, "SR_RECORD_NOT_FOUND"),
+        ("Not_A_Name", {}, "SR_RECORD_NAME_INVALID"),
+        ("sign-in", {"query": "hunter2-secret"}, "SR_REPLAY_SENSITIVE_ON_ARGV"),
+        ("plain", {}, "SR_REPLAY_PARAMETER_MISSING"),  # the replay's own pre-flight
+        ("plain", {"query": "x", "extra": "y"}, "SR_REPLAY_PARAMETER_UNKNOWN"),
+    ],
+)
+def test_a_play_is_refused_before_anything_starts(
+    skills: Store, name: str, inputs: dict[str, str], code: str
+) -> None:
     with pytest.raises(SkillreelError) as info:
         check_play(skills, name, inputs, DictVault())
     assert info.value.code == code

@@ -12,8 +12,20 @@ def test_audit_and_verify(store: Store) -> None:
     events = audit_log(store).to_json()
     assert events["total"] == 5
     assert [e["kind"] for e in events["events"]] == ["record", "review", "replay", "enable", "revoke"]
-    fields = {"schema", "seq", "kind", "name", "revision", "outcome", "code", "digests", "reviewer", "at",
-              "prevDigest", "eventDigest"}
+    fields = {
+        "schema",
+        "seq",
+        "kind",
+        "name",
+        "revision",
+        "outcome",
+        "code",
+        "digests",
+        "reviewer",
+        "at",
+        "prevDigest",
+        "eventDigest",
+    }
     assert all(set(e) == fields for e in events["events"])
     assert [e["seq"] for e in audit_log(store, limit=2).to_json()["events"]] == [4, 5]
     assert verify_audit(store).to_json() == {"ok": True, "events": 5, "brokenAt": None}

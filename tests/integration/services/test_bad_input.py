@@ -37,6 +37,7 @@ def _file(name: str, data: bytes | str) -> Setup:
         path = tmp / name
         path.write_bytes(data.encode() if isinstance(data, str) else data)
         return [path]
+
     return make
 
 
@@ -52,8 +53,9 @@ def _symlink(tmp: Path) -> list[Path]:
     return [link]
 
 
-def _export(name: str = NAME, status: str = "validated",
-            change: Callable[[dict[str, Any]], None] | None = None) -> Setup:
+def _export(
+    name: str = NAME, status: str = "validated", change: Callable[[dict[str, Any]], None] | None = None
+) -> Setup:
     def make(tmp: Path) -> list[Path]:
         with Store.open(tmp / "source-home") as source:
             entry = seed(source, name, status)
@@ -63,6 +65,7 @@ def _export(name: str = NAME, status: str = "validated",
         path = tmp / f"export-{name}.json"
         path.write_text(json.dumps(data))
         return [path]
+
     return make
 
 
@@ -72,6 +75,7 @@ def _set(*keys: str, value: object) -> Callable[[dict[str, Any]], None]:
         for key in keys[:-1]:
             target = target[key]
         target[keys[-1]] = value
+
     return change
 
 
@@ -112,14 +116,27 @@ def _set_policy(approve: bool = True) -> Call:
 
 
 def _import(*, replace: bool = False, approve: bool = False, expected_revision: int | None = None) -> Call:
-    return lambda store, paths: import_skill(store, paths[0], replace=replace, approve=approve,
-                                             expected_revision=expected_revision)
+    return lambda store, paths: import_skill(
+        store, paths[0], replace=replace, approve=approve, expected_revision=expected_revision
+    )
 
 
-def _review(name: str = NAME, reviewer: str = "alice", *, approve: bool = True,
-            expected_revision: int | None = None, heal_proposal: bool = False) -> Call:
-    return lambda store, _: review_skill(store, name, reviewer, approve=approve,
-                                         expected_revision=expected_revision, heal_proposal=heal_proposal)
+def _review(
+    name: str = NAME,
+    reviewer: str = "alice",
+    *,
+    approve: bool = True,
+    expected_revision: int | None = None,
+    heal_proposal: bool = False,
+) -> Call:
+    return lambda store, _: review_skill(
+        store,
+        name,
+        reviewer,
+        approve=approve,
+        expected_revision=expected_revision,
+        heal_proposal=heal_proposal,
+    )
 
 
 def _delete(name: str = NAME, *, approve: bool = True, expected_revision: int | None = None) -> Call:
@@ -140,35 +157,84 @@ CASES: list[tuple[str, Setup, Call, str, int]] = [
     ("policy-directory", lambda tmp: [tmp], _set_policy(), "INPUT_NOT_REGULAR", 2),
     ("policy-fifo", _fifo, _set_policy(), "INPUT_NOT_REGULAR", 2),
     ("policy-missing", lambda tmp: [tmp / "nope.json"], _set_policy(), "INPUT_NOT_REGULAR", 2),
-    ("policy-unknown-key", _json("p.json", _policy_with(retentionDay=5)), _set_policy(),
-     "INPUT_MALFORMED", 2),
-    ("policy-out-of-bounds", _json("p.json", _policy_with(retentionDays=0)), _set_policy(),
-     "INPUT_MALFORMED", 2),
-    ("policy-schema", _json("p.json", _policy_with(schema="skillreel.policy/v2")), _set_policy(),
-     "SCHEMA_VERSION", 2),
+    (
+        "policy-unknown-key",
+        _json("p.json", _policy_with(retentionDay=5)),
+        _set_policy(),
+        "INPUT_MALFORMED",
+        2,
+    ),
+    (
+        "policy-out-of-bounds",
+        _json("p.json", _policy_with(retentionDays=0)),
+        _set_policy(),
+        "INPUT_MALFORMED",
+        2,
+    ),
+    (
+        "policy-schema",
+        _json("p.json", _policy_with(schema="skillreel.policy/v2")),
+        _set_policy(),
+        "SCHEMA_VERSION",
+        2,
+    ),
     ("policy-digest", _json("p.json", _tampered_policy()), _set_policy(), "DIGEST_MISMATCH", 2),
-    ("policy-no-approve", _json("p.json", _policy_with(retentionDays=5)), _set_policy(approve=False),
-     "APPROVAL_REQUIRED", 1),
+    (
+        "policy-no-approve",
+        _json("p.json", _policy_with(retentionDays=5)),
+        _set_policy(approve=False),
+        "APPROVAL_REQUIRED",
+        1,
+    ),
     ("import-malformed", _file("e.json", b"\xff{"), _import(), "INPUT_MALFORMED", 2),
     ("import-oversize", _file("e.json", BIG), _import(), "INPUT_TOO_LARGE", 2),
     ("import-symlink", _symlink, _import(), "INPUT_NOT_REGULAR", 2),
     ("import-unknown-key", _export("fresh", change=_set("extra", value=1)), _import(), "INPUT_MALFORMED", 2),
-    ("import-nested-unknown-key", _export("fresh", change=_set("entry", "draft", "note", value=1)), _import(),
-     "INPUT_MALFORMED", 2),
-    ("import-schema", _export("fresh", change=_set("entry", "draft", "schema", value="skillreel.draft/v2")),
-     _import(), "SCHEMA_VERSION", 2),
-    ("import-digest", _export("fresh", change=_set("entry", "draft", "description",
-                                                   value="Changed after export.")),
-     _import(), "DIGEST_MISMATCH", 2),
-    ("import-forged-state", _export("fresh", change=_set("entry", "status", value="enabled")), _import(),
-     "DIGEST_MISMATCH", 2),
+    (
+        "import-nested-unknown-key",
+        _export("fresh", change=_set("entry", "draft", "note", value=1)),
+        _import(),
+        "INPUT_MALFORMED",
+        2,
+    ),
+    (
+        "import-schema",
+        _export("fresh", change=_set("entry", "draft", "schema", value="skillreel.draft/v2")),
+        _import(),
+        "SCHEMA_VERSION",
+        2,
+    ),
+    (
+        "import-digest",
+        _export("fresh", change=_set("entry", "draft", "description", value="Changed after export.")),
+        _import(),
+        "DIGEST_MISMATCH",
+        2,
+    ),
+    (
+        "import-forged-state",
+        _export("fresh", change=_set("entry", "status", value="enabled")),
+        _import(),
+        "DIGEST_MISMATCH",
+        2,
+    ),
     ("import-not-an-export", _json("e.json", PolicySettings().to_json()), _import(), "SCHEMA_VERSION", 2),
     ("import-collision", _export(), _import(), "EXISTS", 1),
     ("import-replace-no-approve", _export(), _import(replace=True), "APPROVAL_REQUIRED", 1),
-    ("import-replace-stale", _export(), _import(replace=True, approve=True, expected_revision=7),
-     "REVISION_CONFLICT", 1),
-    ("import-replace-enabled", _export("live-skill"), _import(replace=True, approve=True),
-     "STATE_INVALID", 1),
+    (
+        "import-replace-stale",
+        _export(),
+        _import(replace=True, approve=True, expected_revision=7),
+        "REVISION_CONFLICT",
+        1,
+    ),
+    (
+        "import-replace-enabled",
+        _export("live-skill"),
+        _import(replace=True, approve=True),
+        "STATE_INVALID",
+        1,
+    ),
     ("show-unknown", _none, lambda store, _: show_skill(store, "missing-skill"), "NOT_FOUND", 1),
     ("show-bad-name", _none, lambda store, _: show_skill(store, "Not_A_Name"), "NAME_INVALID", 2),
     ("show-unknown-revision", _none, lambda store, _: show_skill(store, NAME, 9), "NOT_FOUND", 1),
@@ -192,10 +258,12 @@ CASES: list[tuple[str, Setup, Call, str, int]] = [
 ]
 
 
-@pytest.mark.parametrize(("setup", "call", "code", "status"),
-                         [pytest.param(*case[1:], id=case[0]) for case in CASES])
-def test_bad_input_is_refused_cleanly(store: Store, skillreel_home: Path, tmp_path: Path, setup: Setup,
-                                      call: Call, code: str, status: int) -> None:
+@pytest.mark.parametrize(
+    ("setup", "call", "code", "status"), [pytest.param(*case[1:], id=case[0]) for case in CASES]
+)
+def test_bad_input_is_refused_cleanly(
+    store: Store, skillreel_home: Path, tmp_path: Path, setup: Setup, call: Call, code: str, status: int
+) -> None:
     seed(store, NAME)
     seed(store, "live-skill", "enabled")
     seed(store, "old-draft", now="2020-01-01T00:00:00Z")

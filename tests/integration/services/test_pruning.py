@@ -26,19 +26,30 @@ def test_prune(store: Store, skillreel_home: Path) -> None:
     seed(store, "fresh", "draft", now=store.now())
     error = refused(skillreel_home, "SR_RECORD_APPROVAL_REQUIRED", lambda: prune_skills(store, approve=False))
     assert error.details["wouldChange"] == {"names": ["old-draft"], "retentionDays": 90, "auditTrimmed": 0}
-    assert prune_skills(store, approve=True).to_json() == {"pruned": [{"name": "old-draft", "revision": 1}],
-                                                          "retentionDays": 90, "auditTrimmed": 0}
-    assert prune_skills(store, approve=False).to_json() == {"pruned": [], "retentionDays": 90,
-                                                           "auditTrimmed": 0}
+    assert prune_skills(store, approve=True).to_json() == {
+        "pruned": [{"name": "old-draft", "revision": 1}],
+        "retentionDays": 90,
+        "auditTrimmed": 0,
+    }
+    assert prune_skills(store, approve=False).to_json() == {
+        "pruned": [],
+        "retentionDays": 90,
+        "auditTrimmed": 0,
+    }
     assert [s["name"] for s in list_skills(store).to_json()["skills"]] == ["fresh", "old-but-enabled"]
 
 
-def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(store: Store,
-                                                                   skillreel_home: Path) -> None:
+def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(
+    store: Store, skillreel_home: Path
+) -> None:
     store.set_policy(Policy.from_settings(PolicySettings(max_audit_events=100)))
     seed(store, NAME, "validated")
-    store.audit_many([AuditNote(kind="replay", name=NAME, outcome="failed", code="SR_REPLAY_UI_TIMEOUT")
-                      for _ in range(100 - store.audit_count())])
+    store.audit_many(
+        [
+            AuditNote(kind="replay", name=NAME, outcome="failed", code="SR_REPLAY_UI_TIMEOUT")
+            for _ in range(100 - store.audit_count())
+        ]
+    )
     with pytest.raises(StoreError, match=r"run `skillreel prune --approve` to trim it"):
         store.audit(AuditNote(kind="replay"))
 
@@ -48,14 +59,20 @@ def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(store: Store,
     assert "trim the 21 oldest audit event(s)" in error.message
     assert verify_audit(store).to_json() == {"ok": True, "events": 100, "brokenAt": None}
 
-    assert prune_skills(store, approve=True).to_json() == {"pruned": [{"name": NAME, "revision": 3}],
-                                                          "retentionDays": 90, "auditTrimmed": 21}
+    assert prune_skills(store, approve=True).to_json() == {
+        "pruned": [{"name": NAME, "revision": 3}],
+        "retentionDays": 90,
+        "auditTrimmed": 21,
+    }
     assert verify_audit(store).to_json() == {"ok": True, "events": 81, "brokenAt": None}
     listed = audit_log(store, limit=2).to_json()
     assert listed["total"] == 81
     assert [(e["kind"], e["name"]) for e in listed["events"]] == [("prune", None), ("prune", NAME)]
-    assert prune_skills(store, approve=False).to_json() == {"pruned": [], "retentionDays": 90,
-                                                           "auditTrimmed": 0}
+    assert prune_skills(store, approve=False).to_json() == {
+        "pruned": [],
+        "retentionDays": 90,
+        "auditTrimmed": 0,
+    }
     seed(store, "another-skill", "validated")  # the store changes again
     assert verify_audit(store).to_json() == {"ok": True, "events": 84, "brokenAt": None}
 

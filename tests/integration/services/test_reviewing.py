@@ -24,8 +24,11 @@ RACERS = 8
 
 def test_review_needs_approve_and_binds_the_exact_revision(store: Store, skillreel_home: Path) -> None:
     seed(store)
-    error = refused(skillreel_home, "SR_RECORD_APPROVAL_REQUIRED",
-                    lambda: review_skill(store, NAME, "alice", approve=False))
+    error = refused(
+        skillreel_home,
+        "SR_RECORD_APPROVAL_REQUIRED",
+        lambda: review_skill(store, NAME, "alice", approve=False),
+    )
     assert "would approve" in error.message
     assert error.details["wouldChange"]["revision"] == 1
     assert store.get(NAME).status == "draft"
@@ -34,8 +37,11 @@ def test_review_needs_approve_and_binds_the_exact_revision(store: Store, skillre
     shown = show_skill(store, NAME).to_json()
     assert shown["digests"]["approval"] == result["approvalDigest"]
     assert shown["approval"]["reviewer"] == "alice"
-    refused(skillreel_home, "SR_RECORD_REVISION_CONFLICT",
-            lambda: review_skill(store, NAME, "bob", approve=True, expected_revision=1))
+    refused(
+        skillreel_home,
+        "SR_RECORD_REVISION_CONFLICT",
+        lambda: review_skill(store, NAME, "bob", approve=True, expected_revision=1),
+    )
     refused(skillreel_home, "SR_RECORD_STATE_INVALID", lambda: review_skill(store, NAME, "bob", approve=True))
     events = [e.to_json() for e in store.audit_events(NAME)]
     assert [(e["kind"], e["reviewer"]) for e in events] == [("record", None), ("review", "alice")]
@@ -44,11 +50,16 @@ def test_review_needs_approve_and_binds_the_exact_revision(store: Store, skillre
 
 def test_review_accepts_a_heal_proposal(store: Store, skillreel_home: Path) -> None:
     validated = seed(store, status="validated")
-    store.update(NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1,
-                                                            proposal_for(e, T1)),
-                 AuditNote(kind="replay"))
-    refused(skillreel_home, "SR_RECORD_APPROVAL_REQUIRED",
-            lambda: review_skill(store, NAME, "bob", approve=False, heal_proposal=True))
+    store.update(
+        NAME,
+        lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
+        AuditNote(kind="replay"),
+    )
+    refused(
+        skillreel_home,
+        "SR_RECORD_APPROVAL_REQUIRED",
+        lambda: review_skill(store, NAME, "bob", approve=False, heal_proposal=True),
+    )
     result = review_skill(store, NAME, "bob", approve=True, heal_proposal=True, expected_revision=4).to_json()
     assert (result["status"], result["revision"], result["healProposalAccepted"]) == ("approved", 5, True)
     shown = show_skill(store, NAME).to_json()
@@ -57,14 +68,16 @@ def test_review_accepts_a_heal_proposal(store: Store, skillreel_home: Path) -> N
     assert shown["actions"][3]["target"]["candidates"][0]["selector"] == "#go-renamed"
 
 
-def test_review_refuses_capabilities_the_policy_forbids(store: Store, skillreel_home: Path,
-                                                        tmp_path: Path) -> None:
+def test_review_refuses_capabilities_the_policy_forbids(
+    store: Store, skillreel_home: Path, tmp_path: Path
+) -> None:
     seed(store)
     path = tmp_path / "policy.json"
     path.write_text(json.dumps({**PolicySettings().to_json(), "allowedCapabilities": ["ui.interact"]}))
     set_policy(store, path, approve=True)
-    error = refused(skillreel_home, "SR_RECORD_POLICY_DENIED",
-                    lambda: review_skill(store, NAME, "alice", approve=True))
+    error = refused(
+        skillreel_home, "SR_RECORD_POLICY_DENIED", lambda: review_skill(store, NAME, "alice", approve=True)
+    )
     assert "net.navigate" in error.message
     assert store.get(NAME).status == "draft"
 
@@ -87,8 +100,10 @@ def test_eight_reviewers_race_for_one_revision(skillreel_home: Path) -> None:
         seed(store, NAME)
     ctx = multiprocessing.get_context("fork")
     start, results = ctx.Barrier(RACERS), ctx.Queue()
-    racers = [ctx.Process(target=_race, args=(str(skillreel_home), f"reviewer-{i}", start, results))
-              for i in range(RACERS)]
+    racers = [
+        ctx.Process(target=_race, args=(str(skillreel_home), f"reviewer-{i}", start, results))
+        for i in range(RACERS)
+    ]
     for racer in racers:
         racer.start()
     outcomes = [results.get(timeout=300) for _ in racers]

@@ -17,7 +17,9 @@ def test_list_shows_every_skill_with_its_state_and_revision(store: Store) -> Non
     seed(store, "another-skill", "draft")
     listed = list_skills(store).to_json()["skills"]
     assert [(s["name"], s["status"], s["revision"]) for s in listed] == [
-        ("another-skill", "draft", 1), (NAME, "validated", 3)]
+        ("another-skill", "draft", 1),
+        (NAME, "validated", 3),
+    ]
     assert listed[1]["description"] == "Search invoices by customer."
 
 
@@ -34,8 +36,15 @@ def test_show_projects_everything_a_reviewer_needs(store: Store) -> None:
     assert shown["failureConditions"] == ["No invoice matches the query."]
     assert shown["environment"]["kind"] == "html"
     assert shown["environment"]["allowedOrigins"] == ["https://fixture.skillreel.invalid"]
-    assert set(shown["digests"]) == {"entry", "draft", "events", "environment", "approval", "lastReport",
-                                     "package"}
+    assert set(shown["digests"]) == {
+        "entry",
+        "draft",
+        "events",
+        "environment",
+        "approval",
+        "lastReport",
+        "package",
+    }
     assert shown["digests"]["approval"]
     assert shown["digests"]["lastReport"]
     assert shown["approval"]["reviewer"] == "alice"
@@ -49,9 +58,11 @@ def test_show_projects_everything_a_reviewer_needs(store: Store) -> None:
 
 def test_show_a_pending_heal_proposal_with_its_healed_actions(store: Store) -> None:
     seed(store, status="validated")
-    store.update(NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1,
-                                                            proposal_for(e, T1)),
-                 AuditNote(kind="replay"))
+    store.update(
+        NAME,
+        lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
+        AuditNote(kind="replay"),
+    )
     shown = show_skill(store, NAME).to_json()
     assert shown["healProposal"]["healedActions"] == ["a4"]
     (healed,) = shown["healProposal"]["actions"]

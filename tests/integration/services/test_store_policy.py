@@ -22,13 +22,16 @@ def test_policy_template_show_and_set(store: Store, skillreel_home: Path, tmp_pa
     assert shown["policy"]["maxRecords"] == 500
     path = tmp_path / "policy.json"
     path.write_text(json.dumps({**template, "retentionDays": 30, "maxRecords": 1}))
-    error = refused(skillreel_home, "SR_RECORD_APPROVAL_REQUIRED",
-                    lambda: set_policy(store, path, approve=False))
+    error = refused(
+        skillreel_home, "SR_RECORD_APPROVAL_REQUIRED", lambda: set_policy(store, path, approve=False)
+    )
     assert {c["field"] for c in error.details["wouldChange"]["changed"]} == {"retentionDays", "maxRecords"}
     assert show_policy(store).to_json()["default"] is True
     changed = set_policy(store, path, approve=True).to_json()
-    assert changed["changed"] == [{"field": "retentionDays", "from": 90, "to": 30},
-                                  {"field": "maxRecords", "from": 500, "to": 1}]
+    assert changed["changed"] == [
+        {"field": "retentionDays", "from": 90, "to": 30},
+        {"field": "maxRecords", "from": 500, "to": 1},
+    ]
     shown = show_policy(store).to_json()
     assert (shown["default"], shown["policy"]["retentionDays"]) == (False, 30)
     assert set_policy(store, path, approve=True).to_json()["changed"] == []

@@ -37,7 +37,11 @@ def test_export_and_import_round_trip(store: Store, skillreel_home: Path, tmp_pa
     with Store.open(other_home) as other:
         imported = import_skill(other, out, approve=False).to_json()
         assert (imported["name"], imported["revision"], imported["status"], imported["replaced"]) == (
-            NAME, 1, "validated", False)
+            NAME,
+            1,
+            "validated",
+            False,
+        )
         shown = show_skill(other, NAME).to_json()
         assert shown["installation"] is None
         assert shown["wasEnabled"] is True
@@ -48,26 +52,34 @@ def test_export_and_import_round_trip(store: Store, skillreel_home: Path, tmp_pa
     assert_owner_only(other_home)
 
 
-def test_import_collisions_need_replace_and_approve(store: Store, skillreel_home: Path,
-                                                    tmp_path: Path) -> None:
+def test_import_collisions_need_replace_and_approve(
+    store: Store, skillreel_home: Path, tmp_path: Path
+) -> None:
     seed(store, NAME, "validated")
     out = tmp_path / "skill.json"
     export_skill(store, NAME, out)
     refused(skillreel_home, "SR_RECORD_EXISTS", lambda: import_skill(store, out, approve=False))
-    refused(skillreel_home, "SR_RECORD_APPROVAL_REQUIRED",
-            lambda: import_skill(store, out, replace=True, approve=False))
+    refused(
+        skillreel_home,
+        "SR_RECORD_APPROVAL_REQUIRED",
+        lambda: import_skill(store, out, replace=True, approve=False),
+    )
     replaced = import_skill(store, out, replace=True, approve=True, expected_revision=3).to_json()
     assert (replaced["revision"], replaced["status"], replaced["replaced"]) == (4, "validated", True)
     assert [r["revision"] for r in show_skill(store, NAME).to_json()["revisions"]] == [1, 2, 3, 4]
     seed(store, "live-skill", "enabled")
     live = tmp_path / "live.json"
     export_skill(store, "live-skill", live)
-    refused(skillreel_home, "SR_RECORD_STATE_INVALID",
-            lambda: import_skill(store, live, replace=True, approve=True))
+    refused(
+        skillreel_home,
+        "SR_RECORD_STATE_INVALID",
+        lambda: import_skill(store, live, replace=True, approve=True),
+    )
 
 
-def test_tampering_is_detected_with_the_right_code(store: Store, skillreel_home: Path,
-                                                   tmp_path: Path) -> None:
+def test_tampering_is_detected_with_the_right_code(
+    store: Store, skillreel_home: Path, tmp_path: Path
+) -> None:
     seed(store, NAME, "validated")
     out = tmp_path / "skill.json"
     export_skill(store, NAME, out)
@@ -75,21 +87,29 @@ def test_tampering_is_detected_with_the_right_code(store: Store, skillreel_home:
     out.write_bytes(data.replace(b"Search invoices", b"Search invoicez", 1))
     other_home = tmp_path / "other"
     with Store.open(other_home) as other:
-        error = refused(other_home, "SR_RECORD_DIGEST_MISMATCH",
-                        lambda: import_skill(other, out, approve=False), exit_status=2)
+        error = refused(
+            other_home,
+            "SR_RECORD_DIGEST_MISMATCH",
+            lambda: import_skill(other, out, approve=False),
+            exit_status=2,
+        )
         assert "invoicez" not in error.message
         assert list_skills(other).to_json() == {"skills": []}
 
     with sqlite3.connect(skillreel_home / "store.db") as conn:
         (doc,) = conn.execute("SELECT document FROM revisions WHERE revision = 3").fetchone()
-        conn.execute("UPDATE revisions SET document = ? WHERE revision = 3",
-                     (doc.replace(b'"validated"', b'"validatex"'),))
+        conn.execute(
+            "UPDATE revisions SET document = ? WHERE revision = 3",
+            (doc.replace(b'"validated"', b'"validatex"'),),
+        )
         (event,) = conn.execute("SELECT document FROM audit WHERE seq = 2").fetchone()
-        conn.execute("UPDATE audit SET document = ? WHERE seq = 2",
-                     (event.replace(b'"review"', b'"revoke"'),))
+        conn.execute(
+            "UPDATE audit SET document = ? WHERE seq = 2", (event.replace(b'"review"', b'"revoke"'),)
+        )
     refused(skillreel_home, "SR_RECORD_STORE_CORRUPT", lambda: show_skill(store, NAME))
-    refused(skillreel_home, "SR_RECORD_STORE_CORRUPT",
-            lambda: export_skill(store, NAME, tmp_path / "again.json"))
+    refused(
+        skillreel_home, "SR_RECORD_STORE_CORRUPT", lambda: export_skill(store, NAME, tmp_path / "again.json")
+    )
     assert not (tmp_path / "again.json").exists()
     assert verify_audit(store).to_json() == {"ok": False, "events": 4, "brokenAt": 2}
 
@@ -104,12 +124,24 @@ def test_signed_export_and_trusted_import(store: Store, tmp_path: Path) -> None:
     assert export_skill(store, NAME, unsigned).to_json()["signedBy"] is None
     other_home = tmp_path / "other"
     with Store.open(other_home) as other:
-        refused(other_home, "SR_RECORD_SIGNATURE_INVALID",
-                lambda: import_skill(other, unsigned, approve=False, trust=[public]), exit_status=2)
-        refused(other_home, "SR_RECORD_SIGNATURE_INVALID",
-                lambda: import_skill(other, signed, approve=False, trust=[stranger]), exit_status=2)
-        refused(other_home, "SR_RECORD_INPUT_MALFORMED",
-                lambda: import_skill(other, signed, approve=False, trust=[private]), exit_status=2)
+        refused(
+            other_home,
+            "SR_RECORD_SIGNATURE_INVALID",
+            lambda: import_skill(other, unsigned, approve=False, trust=[public]),
+            exit_status=2,
+        )
+        refused(
+            other_home,
+            "SR_RECORD_SIGNATURE_INVALID",
+            lambda: import_skill(other, signed, approve=False, trust=[stranger]),
+            exit_status=2,
+        )
+        refused(
+            other_home,
+            "SR_RECORD_INPUT_MALFORMED",
+            lambda: import_skill(other, signed, approve=False, trust=[private]),
+            exit_status=2,
+        )
         assert list_skills(other).to_json() == {"skills": []}
         imported = import_skill(other, signed, approve=False, trust=[stranger, public]).to_json()
         assert imported["signature"] == {"keyId": exported["signedBy"], "verified": True}

@@ -20,13 +20,21 @@ REVIEWER = "reviewer-1"
 def report_for(entry: StoreEntry, *, healed: bool = False) -> ReplayReport:
     assert entry.approval is not None
     steps = tuple(
-        StepResult(action_id=a.id, evidence_digest=tagged_digest("skillreel.evidence/v1", {"a": a.id}),
-                   healed=healed and i == 0)
-        for i, a in enumerate(entry.draft.actions))
-    return ReplayReport.build(name=entry.name, draft_digest=entry.draft.draft_digest,
-                              approval_digest=entry.approval.approval_digest,
-                              environment_digest=entry.draft.environment.environment_digest,
-                              steps=steps, finished_at=T2)
+        StepResult(
+            action_id=a.id,
+            evidence_digest=tagged_digest("skillreel.evidence/v1", {"a": a.id}),
+            healed=healed and i == 0,
+        )
+        for i, a in enumerate(entry.draft.actions)
+    )
+    return ReplayReport.build(
+        name=entry.name,
+        draft_digest=entry.draft.draft_digest,
+        approval_digest=entry.approval.approval_digest,
+        environment_digest=entry.draft.environment.environment_digest,
+        steps=steps,
+        finished_at=T2,
+    )
 
 
 def validated_entry(name: str = "search-invoices", **draft_kw: Any) -> StoreEntry:
@@ -40,9 +48,11 @@ def store_entry(store: Store, entry: StoreEntry, status: str = "validated") -> S
     current = store.insert(entry, AuditNote(kind="record"))
     if status == "draft":
         return current
-    current = store.update(entry.name, lambda e: lifecycle.approve(e, REVIEWER, T1),
-                           AuditNote(kind="review", reviewer=REVIEWER))
+    current = store.update(
+        entry.name, lambda e: lifecycle.approve(e, REVIEWER, T1), AuditNote(kind="review", reviewer=REVIEWER)
+    )
     if status == "approved":
         return current
-    return store.update(entry.name, lambda e: lifecycle.replay_succeeded(e, report_for(e), T2),
-                        AuditNote(kind="replay"))
+    return store.update(
+        entry.name, lambda e: lifecycle.replay_succeeded(e, report_for(e), T2), AuditNote(kind="replay")
+    )

@@ -29,8 +29,9 @@ def paths(project: Path) -> list[str]:
     return [str(project / root / "skills" / NAME) for root in ROOTS]
 
 
-def test_without_approve_enable_says_what_it_would_install_and_changes_nothing(validated: None,
-                                                                                project_dir: Path) -> None:
+def test_without_approve_enable_says_what_it_would_install_and_changes_nothing(
+    validated: None, project_dir: Path
+) -> None:
     result = run_cli("enable", NAME, "--project-dir", str(project_dir), "--json")
     assert result.exit_code == 1
     error = result.json()["error"]
@@ -67,15 +68,19 @@ def test_enable_prints_a_human_summary(validated: None, project_dir: Path) -> No
     assert paths(project_dir)[1] in result.stdout
 
 
-@pytest.mark.parametrize(("args", "code", "status"), [
-    (["enable", "missing-skill", "--approve"], "SR_RECORD_NOT_FOUND", 1),
-    (["enable", "Bad_Name", "--approve"], "SR_RECORD_NAME_INVALID", 2),
-    (["enable", NAME, "--approve", "--scope", "user"], "SR_RECORD_POLICY_DENIED", 1),
-    (["enable", NAME, "--approve", "--scope", "everywhere"], "SR_RECORD_USAGE", 2),
-    (["revoke", NAME, "--approve"], "SR_RECORD_STATE_INVALID", 1),
-])
-def test_refusals_have_a_code_and_an_exit_status(validated: None, project_dir: Path, tmp_path: Path,
-                                                 args: list[str], code: str, status: int) -> None:
+@pytest.mark.parametrize(
+    ("args", "code", "status"),
+    [
+        (["enable", "missing-skill", "--approve"], "SR_RECORD_NOT_FOUND", 1),
+        (["enable", "Bad_Name", "--approve"], "SR_RECORD_NAME_INVALID", 2),
+        (["enable", NAME, "--approve", "--scope", "user"], "SR_RECORD_POLICY_DENIED", 1),
+        (["enable", NAME, "--approve", "--scope", "everywhere"], "SR_RECORD_USAGE", 2),
+        (["revoke", NAME, "--approve"], "SR_RECORD_STATE_INVALID", 1),
+    ],
+)
+def test_refusals_have_a_code_and_an_exit_status(
+    validated: None, project_dir: Path, tmp_path: Path, args: list[str], code: str, status: int
+) -> None:
     result = run_cli(*args, "--json", cwd=project_dir, env={"HOME": str(tmp_path)})
     assert result.exit_code == status
     assert result.json()["error"]["code"] == code
@@ -89,15 +94,28 @@ SETPRIV = shutil.which("setpriv")
 UNPRIVILEGED = [SETPRIV or "setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or SETPRIV is None,
-                    reason="root without CAP_DAC_OVERRIDE via setpriv (test_install covers non-root)")
-def test_a_read_only_skill_root_is_install_failed_and_nothing_changes(validated: None,
-                                                                      project_dir: Path) -> None:
+@pytest.mark.skipif(
+    os.geteuid() != 0 or SETPRIV is None,
+    reason="root without CAP_DAC_OVERRIDE via setpriv (test_install covers non-root)",
+)
+def test_a_read_only_skill_root_is_install_failed_and_nothing_changes(
+    validated: None, project_dir: Path
+) -> None:
     (project_dir / ".claude" / "skills").mkdir(parents=True)
     (project_dir / ".claude" / "skills").chmod(0o555)
     files_before = snapshot(project_dir)
-    command = [*UNPRIVILEGED, sys.executable, "-m", "skillreel", "enable", NAME, "--approve",
-               "--project-dir", str(project_dir), "--json"]
+    command = [
+        *UNPRIVILEGED,
+        sys.executable,
+        "-m",
+        "skillreel",
+        "enable",
+        NAME,
+        "--approve",
+        "--project-dir",
+        str(project_dir),
+        "--json",
+    ]
     proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120)
     result = CliResult(proc.returncode, proc.stdout, proc.stderr)
     assert result.exit_code == 1, result.stderr

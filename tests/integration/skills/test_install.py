@@ -25,9 +25,18 @@ from tests.unit.test_package import assert_agent_skills_rules
 
 NAME = "search-invoices"
 ENABLE_STEPS = [
-    *(step for i in (0, 1) for step in (
-        f"install.mkdir:{i}", f"install.stage:{i}", f"install.write:{i}:{SKILL_MD}",
-        f"install.write:{i}:{MANIFEST}", f"install.write:{i}:{REPLAY_SCRIPT}", f"install.publish:{i}")),
+    *(
+        step
+        for i in (0, 1)
+        for step in (
+            f"install.mkdir:{i}",
+            f"install.stage:{i}",
+            f"install.write:{i}:{SKILL_MD}",
+            f"install.write:{i}:{MANIFEST}",
+            f"install.write:{i}:{REPLAY_SCRIPT}",
+            f"install.publish:{i}",
+        )
+    ),
     "enable.commit",
 ]
 REVOKE_STEPS = ["revoke.verify", "revoke.stage:0", "revoke.stage:1", "revoke.commit"]
@@ -56,8 +65,9 @@ def snapshot(root: Path) -> dict[str, tuple[str, int, bytes]]:
             path = Path(dirpath) / name
             st = os.lstat(path)
             kind = "link" if stat.S_ISLNK(st.st_mode) else "dir" if stat.S_ISDIR(st.st_mode) else "file"
-            data = {"file": path.read_bytes, "link": lambda p=path: os.readlink(p).encode(),
-                    "dir": bytes}[kind]()
+            data = {"file": path.read_bytes, "link": lambda p=path: os.readlink(p).encode(), "dir": bytes}[
+                kind
+            ]()
             found[str(path.relative_to(root))] = (kind, stat.S_IMODE(st.st_mode), data)
     return found
 
@@ -71,6 +81,7 @@ def failing_at(step: str, exc: BaseException | None = None) -> Callable[[str], N
     def fault(current: str) -> None:
         if current == step:
             raise exc if exc is not None else Injected(step)
+
     return fault
 
 
@@ -80,32 +91,42 @@ def recording(into: list[str]) -> Callable[[str], None]:
 
 # --- the happy path ----------------------------------------------------------------------------
 
-def test_enable_installs_exactly_the_package_in_both_project_roots(store: Store, validated: Any,
-                                                                    project_dir: Path) -> None:
+
+def test_enable_installs_exactly_the_package_in_both_project_roots(
+    store: Store, validated: Any, project_dir: Path
+) -> None:
     result = enable_skill(store, NAME, "project", project_dir, approve=True)
     entry = store.get(NAME)
     package = render_package(validated, revision=validated.revision + 1)
     expected_paths = [str(project_dir / root / "skills" / NAME) for root in (".agents", ".claude")]
-    assert result.to_json() == {"status": "enabled", "name": NAME, "revision": validated.revision + 1,
-                                "scope": "project", "packageDigest": package.digest,
-                                "installations": expected_paths}
+    assert result.to_json() == {
+        "status": "enabled",
+        "name": NAME,
+        "revision": validated.revision + 1,
+        "scope": "project",
+        "packageDigest": package.digest,
+        "installations": expected_paths,
+    }
     assert entry.status == "enabled"
     assert entry.installation is not None
     assert list(entry.installation.paths) == expected_paths
     assert entry.installation.package_digest == package.digest
     expected = {NAME: ("dir", 0o755, b""), f"{NAME}/scripts": ("dir", 0o755, b"")}
-    expected |= {f"{NAME}/{f.path}": ("file", 0o755 if f.executable else 0o644, f.data)
-                 for f in package.files}
+    expected |= {
+        f"{NAME}/{f.path}": ("file", 0o755 if f.executable else 0o644, f.data) for f in package.files
+    }
     for path in expected_paths:
         assert snapshot(Path(path).parent) == expected
         assert installed_digest(Path(path)) == package.digest
     assert sorted(snapshot(project_dir)) == sorted(
         [".agents", ".agents/skills", ".claude", ".claude/skills"]
-        + [f"{root}/skills/{rel}" for root in (".agents", ".claude") for rel in expected])
+        + [f"{root}/skills/{rel}" for root in (".agents", ".claude") for rel in expected]
+    )
 
 
 def test_installed_front_matter_is_valid_and_the_manifest_re_verifies_against_the_store(
-        store: Store, validated: Any, project_dir: Path) -> None:
+    store: Store, validated: Any, project_dir: Path
+) -> None:
     enable_skill(store, NAME, "project", project_dir, approve=True)
     entry = store.get(NAME)
     assert entry.approval is not None
@@ -122,13 +143,15 @@ def test_installed_front_matter_is_valid_and_the_manifest_re_verifies_against_th
         assert manifest["environment"]["environmentDigest"] == entry.draft.environment.environment_digest
         assert manifest["package"]["files"] == {
             SKILL_MD: file_digest((folder / SKILL_MD).read_bytes()),
-            REPLAY_SCRIPT: file_digest((folder / REPLAY_SCRIPT).read_bytes())}
+            REPLAY_SCRIPT: file_digest((folder / REPLAY_SCRIPT).read_bytes()),
+        }
         assert installed_digest(folder) == entry.installation.package_digest if entry.installation else False
         assert os.access(folder / REPLAY_SCRIPT, os.X_OK)
 
 
-def test_revoke_removes_exactly_the_package_and_nothing_else(store: Store, validated: Any,
-                                                             project_dir: Path) -> None:
+def test_revoke_removes_exactly_the_package_and_nothing_else(
+    store: Store, validated: Any, project_dir: Path
+) -> None:
     other = project_dir / ".claude" / "skills" / "someone-elses"
     other.mkdir(parents=True)
     (other / "SKILL.md").write_text("---\nname: someone-elses\ndescription: theirs\n---\n")
@@ -156,8 +179,9 @@ def test_a_revoked_skill_can_be_enabled_again(store: Store, validated: Any, proj
     assert installed_digest(Path(again.installations[0])) == again.package_digest
 
 
-def test_revoke_tolerates_a_package_already_deleted_by_hand(store: Store, validated: Any,
-                                                            project_dir: Path) -> None:
+def test_revoke_tolerates_a_package_already_deleted_by_hand(
+    store: Store, validated: Any, project_dir: Path
+) -> None:
     enabled = enable_skill(store, NAME, "project", project_dir, approve=True)
     gone = Path(enabled.installations[1])
     for path in sorted(gone.rglob("*"), reverse=True):
@@ -180,8 +204,9 @@ def test_revoke_with_project_dir_finds_a_moved_project(store: Store, validated: 
     assert not (moved / ".agents" / "skills" / NAME).exists()
 
 
-def test_user_scope_needs_the_policy_and_then_installs_under_home(store: Store, validated: Any,
-                                                                  tmp_path: Path) -> None:
+def test_user_scope_needs_the_policy_and_then_installs_under_home(
+    store: Store, validated: Any, tmp_path: Path
+) -> None:
     home = tmp_path / "user-home"
     home.mkdir()
     with pytest.raises(SkillreelError) as err:
@@ -194,8 +219,9 @@ def test_user_scope_needs_the_policy_and_then_installs_under_home(store: Store, 
     assert store.get(NAME).installation.scope == "user"  # type: ignore[union-attr]
 
 
-def test_an_identical_package_already_in_place_is_kept_and_survives_a_rollback(validated: Any,
-                                                                              project_dir: Path) -> None:
+def test_an_identical_package_already_in_place_is_kept_and_survives_a_rollback(
+    validated: Any, project_dir: Path
+) -> None:
     package = render_package(validated, revision=4)
     roots = skill_roots("project", project_dir)
     install(package, roots)
@@ -206,6 +232,7 @@ def test_an_identical_package_already_in_place_is_kept_and_survives_a_rollback(v
 
 
 # --- refusals: a clear code, files and store exactly as before ----------------------------------
+
 
 def refused(store: Store, project_dir: Path, code: str, call: Callable[[], Any]) -> SkillreelError:
     files_before, store_before = snapshot(project_dir), store_state(store)
@@ -220,72 +247,107 @@ def refused(store: Store, project_dir: Path, code: str, call: Callable[[], Any])
 @pytest.mark.parametrize("status", ["draft", "approved"])
 def test_only_a_validated_skill_is_enabled(store: Store, project_dir: Path, status: str) -> None:
     store_entry(store, factory.entry(NAME), status)
-    refused(store, project_dir, "SR_RECORD_STATE_INVALID",
-            lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
+    refused(
+        store,
+        project_dir,
+        "SR_RECORD_STATE_INVALID",
+        lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+    )
 
 
 def test_an_enabled_skill_is_not_enabled_twice(store: Store, validated: Any, project_dir: Path) -> None:
     enable_skill(store, NAME, "project", project_dir, approve=True)
-    refused(store, project_dir, "SR_RECORD_STATE_INVALID",
-            lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
+    refused(
+        store,
+        project_dir,
+        "SR_RECORD_STATE_INVALID",
+        lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+    )
 
 
 @pytest.mark.parametrize("name", ["Search", "-x", "a--b", "a" * 65, "../etc"])
-def test_a_name_that_breaks_the_agent_skills_rule_is_refused(store: Store, project_dir: Path,
-                                                            name: str) -> None:
+def test_a_name_that_breaks_the_agent_skills_rule_is_refused(
+    store: Store, project_dir: Path, name: str
+) -> None:
     with pytest.raises(SkillreelError) as err:
         enable_skill(store, name, "project", project_dir, approve=True)
     assert err.value.code == "SR_RECORD_NAME_INVALID"
     assert snapshot(project_dir) == {}
 
 
-def test_without_approval_nothing_changes_and_the_plan_is_said(store: Store, validated: Any,
-                                                               project_dir: Path) -> None:
-    err = refused(store, project_dir, "SR_RECORD_APPROVAL_REQUIRED",
-                  lambda: enable_skill(store, NAME, "project", project_dir, approve=False))
+def test_without_approval_nothing_changes_and_the_plan_is_said(
+    store: Store, validated: Any, project_dir: Path
+) -> None:
+    err = refused(
+        store,
+        project_dir,
+        "SR_RECORD_APPROVAL_REQUIRED",
+        lambda: enable_skill(store, NAME, "project", project_dir, approve=False),
+    )
     assert str(project_dir / ".claude" / "skills" / NAME) in err.message
     assert err.details["wouldChange"]["installations"][0] == str(project_dir / ".agents" / "skills" / NAME)
     enable_skill(store, NAME, "project", project_dir, approve=True)
-    err = refused(store, project_dir, "SR_RECORD_APPROVAL_REQUIRED",
-                  lambda: revoke_skill(store, NAME, approve=False))
+    err = refused(
+        store, project_dir, "SR_RECORD_APPROVAL_REQUIRED", lambda: revoke_skill(store, NAME, approve=False)
+    )
     assert str(project_dir / ".agents" / "skills" / NAME) in err.message
 
 
 @pytest.mark.parametrize("root", [".agents", ".claude"])
-def test_a_foreign_folder_with_the_name_is_a_collision(store: Store, validated: Any, project_dir: Path,
-                                                       root: str) -> None:
+def test_a_foreign_folder_with_the_name_is_a_collision(
+    store: Store, validated: Any, project_dir: Path, root: str
+) -> None:
     foreign = project_dir / root / "skills" / NAME
     foreign.mkdir(parents=True)
     (foreign / "SKILL.md").write_text("---\nname: search-invoices\ndescription: someone else's\n---\n")
-    refused(store, project_dir, "SR_RECORD_INSTALL_COLLISION",
-            lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
+    refused(
+        store,
+        project_dir,
+        "SR_RECORD_INSTALL_COLLISION",
+        lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+    )
 
 
-def test_a_file_where_a_root_directory_should_be_is_a_collision(store: Store, validated: Any,
-                                                                project_dir: Path) -> None:
+def test_a_file_where_a_root_directory_should_be_is_a_collision(
+    store: Store, validated: Any, project_dir: Path
+) -> None:
     (project_dir / ".claude").write_text("not a directory")
-    refused(store, project_dir, "SR_RECORD_INSTALL_COLLISION",
-            lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
+    refused(
+        store,
+        project_dir,
+        "SR_RECORD_INSTALL_COLLISION",
+        lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+    )
 
 
 @pytest.mark.parametrize("link", [".agents", ".claude/skills", f".claude/skills/{NAME}"])
-def test_a_symlink_anywhere_on_the_path_is_refused(store: Store, validated: Any, project_dir: Path,
-                                                   tmp_path: Path, link: str) -> None:
+def test_a_symlink_anywhere_on_the_path_is_refused(
+    store: Store, validated: Any, project_dir: Path, tmp_path: Path, link: str
+) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (project_dir / link).parent.mkdir(parents=True, exist_ok=True)
     (project_dir / link).symlink_to(elsewhere, target_is_directory=True)
-    refused(store, project_dir, "SR_RECORD_INSTALL_SYMLINK",
-            lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
+    refused(
+        store,
+        project_dir,
+        "SR_RECORD_INSTALL_SYMLINK",
+        lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+    )
     assert list(elsewhere.iterdir()) == []
 
 
-def test_a_symlinked_project_dir_is_refused(store: Store, validated: Any, project_dir: Path,
-                                            tmp_path: Path) -> None:
+def test_a_symlinked_project_dir_is_refused(
+    store: Store, validated: Any, project_dir: Path, tmp_path: Path
+) -> None:
     link = tmp_path / "link-to-project"
     link.symlink_to(project_dir, target_is_directory=True)
-    refused(store, project_dir, "SR_RECORD_INSTALL_SYMLINK",
-            lambda: enable_skill(store, NAME, "project", link, approve=True))
+    refused(
+        store,
+        project_dir,
+        "SR_RECORD_INSTALL_SYMLINK",
+        lambda: enable_skill(store, NAME, "project", link, approve=True),
+    )
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through read-only permission bits")
@@ -293,26 +355,34 @@ def test_a_read_only_root_fails_cleanly(store: Store, validated: Any, project_di
     (project_dir / ".claude" / "skills").mkdir(parents=True)
     (project_dir / ".claude" / "skills").chmod(0o555)
     try:
-        refused(store, project_dir, "SR_RECORD_INSTALL_FAILED",
-                lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
+        refused(
+            store,
+            project_dir,
+            "SR_RECORD_INSTALL_FAILED",
+            lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+        )
     finally:
         (project_dir / ".claude" / "skills").chmod(0o755)
 
 
 @pytest.mark.parametrize("step", ["install.mkdir:1", "install.stage:1", f"install.write:1:{SKILL_MD}"])
 @pytest.mark.parametrize("errno_", [errno.EACCES, errno.EROFS, errno.ENOSPC])
-def test_an_os_error_while_installing_is_install_failed_and_rolls_back(store: Store, validated: Any,
-                                                                       project_dir: Path, step: str,
-                                                                       errno_: int) -> None:
+def test_an_os_error_while_installing_is_install_failed_and_rolls_back(
+    store: Store, validated: Any, project_dir: Path, step: str, errno_: int
+) -> None:
     exc = OSError(errno_, os.strerror(errno_))
-    err = refused(store, project_dir, "SR_RECORD_INSTALL_FAILED",
-                  lambda: enable_skill(store, NAME, "project", project_dir, approve=True,
-                                       fault=failing_at(step, exc)))
+    err = refused(
+        store,
+        project_dir,
+        "SR_RECORD_INSTALL_FAILED",
+        lambda: enable_skill(store, NAME, "project", project_dir, approve=True, fault=failing_at(step, exc)),
+    )
     assert "nothing was left changed" in err.message
 
 
-def test_revoke_of_a_skill_that_is_not_enabled_is_refused(store: Store, validated: Any,
-                                                          project_dir: Path) -> None:
+def test_revoke_of_a_skill_that_is_not_enabled_is_refused(
+    store: Store, validated: Any, project_dir: Path
+) -> None:
     refused(store, project_dir, "SR_RECORD_STATE_INVALID", lambda: revoke_skill(store, NAME, approve=True))
 
 
@@ -327,16 +397,18 @@ MODIFICATIONS: dict[str, Callable[[Path], None]] = {
 
 @pytest.mark.parametrize("change", list(MODIFICATIONS))
 @pytest.mark.parametrize("which", [0, 1])
-def test_a_package_changed_by_hand_is_never_deleted(store: Store, validated: Any, project_dir: Path,
-                                                    change: str, which: int) -> None:
+def test_a_package_changed_by_hand_is_never_deleted(
+    store: Store, validated: Any, project_dir: Path, change: str, which: int
+) -> None:
     enabled = enable_skill(store, NAME, "project", project_dir, approve=True)
     MODIFICATIONS[change](Path(enabled.installations[which]))
     refused(store, project_dir, "SR_RECORD_INSTALL_MODIFIED", lambda: revoke_skill(store, NAME, approve=True))
     assert store.get(NAME).status == "enabled"
 
 
-def test_a_symlinked_root_at_revoke_is_refused(store: Store, validated: Any, project_dir: Path,
-                                               tmp_path: Path) -> None:
+def test_a_symlinked_root_at_revoke_is_refused(
+    store: Store, validated: Any, project_dir: Path, tmp_path: Path
+) -> None:
     enabled = enable_skill(store, NAME, "project", project_dir, approve=True)
     real = tmp_path / "real-skills"
     (project_dir / ".claude" / "skills").rename(real)
@@ -348,8 +420,10 @@ def test_a_symlinked_root_at_revoke_is_refused(store: Store, validated: Any, pro
 
 # --- rollback at every step --------------------------------------------------------------------
 
-def test_the_enable_steps_are_the_ones_the_rollback_tests_cover(store: Store, validated: Any,
-                                                                project_dir: Path) -> None:
+
+def test_the_enable_steps_are_the_ones_the_rollback_tests_cover(
+    store: Store, validated: Any, project_dir: Path
+) -> None:
     steps: list[str] = []
     enable_skill(store, NAME, "project", project_dir, fault=recording(steps), approve=True)
     assert steps == ENABLE_STEPS
@@ -359,8 +433,9 @@ def test_the_enable_steps_are_the_ones_the_rollback_tests_cover(store: Store, va
 
 
 @pytest.mark.parametrize("step", ENABLE_STEPS)
-def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(store: Store, validated: Any,
-                                                                       project_dir: Path, step: str) -> None:
+def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(
+    store: Store, validated: Any, project_dir: Path, step: str
+) -> None:
     (project_dir / ".claude" / "skills").mkdir(parents=True)  # one root exists, one is created
     files_before, store_before = snapshot(project_dir), store_state(store)
     with pytest.raises(Injected):
@@ -370,8 +445,9 @@ def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(store: St
 
 
 @pytest.mark.parametrize("step", REVOKE_STEPS)
-def test_a_failure_at_any_revoke_step_leaves_files_and_store_as_before(store: Store, validated: Any,
-                                                                       project_dir: Path, step: str) -> None:
+def test_a_failure_at_any_revoke_step_leaves_files_and_store_as_before(
+    store: Store, validated: Any, project_dir: Path, step: str
+) -> None:
     enable_skill(store, NAME, "project", project_dir, approve=True)
     files_before, store_before = snapshot(project_dir), store_state(store)
     inodes = {p: os.lstat(project_dir / p).st_ino for p in files_before}
@@ -382,8 +458,9 @@ def test_a_failure_at_any_revoke_step_leaves_files_and_store_as_before(store: St
     assert store_state(store) == store_before
 
 
-def test_a_store_commit_that_fails_rolls_the_install_back(store: Store, validated: Any,
-                                                          project_dir: Path) -> None:
+def test_a_store_commit_that_fails_rolls_the_install_back(
+    store: Store, validated: Any, project_dir: Path
+) -> None:
     """A real commit failure: another writer changes the skill between the checks and the commit."""
     from skillreel.model import lifecycle
     from skillreel.store import AuditNote
@@ -392,8 +469,9 @@ def test_a_store_commit_that_fails_rolls_the_install_back(store: Store, validate
     def concurrent_replay(step: str) -> None:
         if step == "enable.commit":
             with Store.open() as other:
-                other.update(NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e), T2),
-                             AuditNote(kind="replay"))
+                other.update(
+                    NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e), T2), AuditNote(kind="replay")
+                )
 
     files_before = snapshot(project_dir)
     with pytest.raises(SkillreelError) as err:
@@ -403,11 +481,13 @@ def test_a_store_commit_that_fails_rolls_the_install_back(store: Store, validate
     assert store.get(NAME).status == "validated"
 
 
-def test_a_failure_deleting_the_stage_after_the_commit_is_reported(store: Store, validated: Any,
-                                                                   project_dir: Path) -> None:
+def test_a_failure_deleting_the_stage_after_the_commit_is_reported(
+    store: Store, validated: Any, project_dir: Path
+) -> None:
     enable_skill(store, NAME, "project", project_dir, approve=True)
-    result = revoke_skill(store, NAME, approve=True,
-                          fault=failing_at("revoke.delete:1", OSError(errno.EBUSY, "busy")))
+    result = revoke_skill(
+        store, NAME, approve=True, fault=failing_at("revoke.delete:1", OSError(errno.EBUSY, "busy"))
+    )
     assert store.get(NAME).status == "revoked"
     assert len(result.leftovers) == 1
     leftover = Path(result.leftovers[0])
