@@ -4,15 +4,16 @@ Typed values live in a :class:`TypedValues` held in memory by one recording and 
 draft is stored; nothing here writes or prints them. Two layers use them:
 
 * **Scrubbing at capture** (``scrub_*``): before an event from the page enters the events log,
-  selector candidates whose texts echo a typed value are dropped, fingerprint hashes of a typed
-  value are cleared, a parameter hint that echoes one falls back to a generic name, and a
-  navigation URL loses its credential-bearing query keys, its fragment and any query value that
-  echoes a typed value. The recorder script applies the same rule in the page first, with the
-  sensitive values that never leave it.
+  selector candidates whose texts echo a typed value (or whose salted role-name or link hash is
+  the hash of one) are dropped, fingerprint hashes of a typed value are cleared, a parameter hint
+  that echoes one falls back to a generic name, and a navigation URL loses its credential-bearing
+  query keys, its fragment and any query value that echoes a typed value. The recorder script
+  applies the same rule in the page first, with the sensitive values that never leave it.
 * **Scanning before storing** (:func:`scan`): every persisted string of the draft and the events
   log is checked against secret patterns (private keys, JWTs, cloud and VCS tokens, API keys,
   bearer tokens, password assignments, credentials in URLs, token-carrying URLs) and against the
-  typed values. A finding names a ``path`` and a ``category`` only, never the text.
+  typed values that were not public when typed (see :class:`TypedValues`). A finding names a
+  ``path`` and a ``category`` only, never the text.
 
 The echo rule (shared with ``recorder.js``): a text echoes a value when, compared case-blind, it
 equals the value (two characters or more) or contains it (four characters or more). Shorter values
@@ -40,7 +41,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from ..model.draft import Draft
 from ..model.events import EventsLog, FieldInfo
-from ..model.locators import Fingerprint, LocatorBundle, text_hash
+from ..model.locators import SCOPE_SEPARATOR, Fingerprint, LocatorBundle, text_hash
 from ..model.urls import TOKEN_KEYS, has_token
 
 MIN_EQUAL: Final = 2
@@ -82,34 +83,50 @@ VOCABULARY: Final = frozenset(f"{_HTML_TAGS} {_ROLES} {_TYPES}".split())
 
 
 class TypedValues:
-    """The values typed during one recording: memory only, never shown (``repr`` counts them)."""
+    """The values typed during one recording: memory only, never shown (``repr`` counts them).
 
-    __slots__ = ("_encoded", "_originals", "_values")
+    A value is *public* when, at the moment it was first typed, it already appeared in a text the
+    user gave before (the start URL, the description, a failure condition) or in the URL of the
+    page it was typed on (``seen_in``): the admin user ``admin`` of an app served under
+    ``/admin/``. Public values are no secret findings (:func:`scan`) and do not blot out the URLs
+    they were already part of (:func:`scrub_url`, link destinations); every other echo rule still
+    applies to them (names, texts, selectors), so what was typed stays out of the fingerprints.
+    """
 
-    def __init__(self, values: Iterable[str] = ()) -> None:
+    __slots__ = ("_encoded", "_originals", "_public", "_values")
+
+    def __init__(self, values: Iterable[str] = (), *, public: Iterable[str] = ()) -> None:
         self._values: list[str] = []
         self._originals: list[str] = []
-        self._encoded: list[tuple[str, bool]] = []  # (encoded form, whether containment counts)
+        self._encoded: list[tuple[str, str]] = []  # (encoded form, the lower-cased value)
+        self._public: set[str] = set()
         for value in values:
             self.add(value)
+        for value in public:
+            self.add(value, public=True)
 
-    def add(self, value: str) -> None:
+    def add(self, value: str, *, seen_in: Iterable[str] = (), public: bool = False) -> None:
+        """Remember a typed value; it is public when it ``appears_in`` one of ``seen_in`` (only the
+        first time it is typed decides)."""
         folded = value.lower()
-        if len(folded) >= MIN_EQUAL and folded not in self._values:
-            self._values.append(folded)
-            self._originals.append(value)
-            self._encoded += [(form, len(folded) >= MIN_CONTAINED) for form in encoded_forms(value)]
+        if len(folded) < MIN_EQUAL or folded in self._values:
+            return
+        self._values.append(folded)
+        self._originals.append(value)
+        self._encoded += [(form, folded) for form in encoded_forms(value)]
+        if public or any(appears_in(folded, text) for text in seen_in):
+            self._public.add(folded)
 
     def echoes(self, text: str | None) -> bool:
         """True when ``text`` equals (2+ chars) or contains (4+ chars) a typed value, as typed or
-        in one of its encoded forms."""
-        if not text or not self._values:
-            return False
-        hay = text.lower()
-        whole = hay.strip()
-        return any(whole == v or (len(v) >= MIN_CONTAINED and v in hay) for v in self._values) or any(
-            whole == form or (contained and form in hay) for form, contained in self._encoded
-        )
+        in one of its encoded forms (a form counts as contained when its value has 4+ chars)."""
+        return _echoes(self._values, text) or _echoes_forms(self._encoded, text)
+
+    def echoes_private(self, text: str | None) -> bool:
+        """:meth:`echoes` over the values that were not public when typed."""
+        private = [v for v in self._values if v not in self._public]
+        forms = [(f, v) for f, v in self._encoded if v not in self._public]
+        return _echoes(private, text) or _echoes_forms(forms, text)
 
     def values(self) -> tuple[str, ...]:
         """The (lower-cased) values, for the recorder script's own echo checks only."""
@@ -123,10 +140,14 @@ class TypedValues:
         """Every form a value is compared in (lower-cased and encoded), for hash comparisons."""
         return (*self._values, *(form for form, _ in self._encoded))
 
+    def public_values(self) -> tuple[str, ...]:
+        return tuple(v for v in self._values if v in self._public)
+
     def clear(self) -> None:
         self._values.clear()
         self._originals.clear()
         self._encoded.clear()
+        self._public.clear()
 
     def __len__(self) -> int:
         return len(self._values)
@@ -144,6 +165,35 @@ def encoded_forms(value: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f in forms if f))
 
 
+def _echoes(values: Iterable[str], text: str | None) -> bool:
+    if not text:
+        return False
+    hay = text.lower()
+    whole = hay.strip()
+    return any(whole == v or (len(v) >= MIN_CONTAINED and v in hay) for v in values)
+
+
+def _echoes_forms(forms: Iterable[tuple[str, str]], text: str | None) -> bool:
+    """:func:`_echoes` over encoded forms: ``(form, value)``; containment counts for a value of
+    :data:`MIN_CONTAINED` characters or more (the same rule as the value itself)."""
+    if not text:
+        return False
+    hay = text.lower()
+    whole = hay.strip()
+    return any(whole == f or (len(v) >= MIN_CONTAINED and f in hay) for f, v in forms)
+
+
+_WORDS = re.compile(r"[^\w@.+-]+")
+
+
+def appears_in(value: str, text: str) -> bool:
+    """Whether a typed ``value`` already appears in ``text`` under the echo rule: for a URL, in one
+    of its path segments, query keys or query values; for other text, in the whole text or one of
+    its words (a value of two or three characters must equal a part, a longer one be inside one)."""
+    parts = _echo_parts("url", text) if "://" in text else [text, *_WORDS.split(text)]
+    return any(_echoes([value.lower()], part) for part in parts if part)
+
+
 # ---- scrubbing at capture ------------------------------------------------------------------------
 
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -157,6 +207,8 @@ _OWN_ATTRIBUTES: Final = frozenset(
     {"data-testid", "data-test", "data-skillreel", "id", "name", "aria-label", "placeholder", "for"}
 )
 _HEX_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}) ?|\\(.)")
+# The element's own part of a role-name or href candidate (model.locators._HASHED_SELECTORS).
+_HASHED_PART = re.compile(r"role=([a-z0-9-]{1,32}) name=[0-9a-f]{16}|link=[0-9a-f]{16}")
 
 
 def selector_texts(selector: str) -> list[str]:
@@ -167,19 +219,29 @@ def selector_texts(selector: str) -> list[str]:
 
 
 def selector_parts(selector: str) -> list[str]:
-    """Every page-controlled text inside a CSS selector: quoted attribute values, and the ids, class
+    """Every page-controlled text inside a selector: quoted attribute values, and the ids, class
     names, attribute names and tag names (escapes decoded). Pseudo-classes and their arguments are
-    skipped (the recorder writes them), and so are standard tag names (:data:`VOCABULARY`)."""
-    found = [_ESCAPE.sub(r"\1", m.group(1)) for m in _QUOTED.finditer(selector)]
-    rest = _QUOTED.sub('""', selector)
-    for match in _IDENT.finditer(rest):
-        sigil, raw = match.groups()
-        text = _unescape(raw)
-        if sigil == ":" or text.isdigit() or (not sigil and text.lower() in VOCABULARY):
+    skipped (the recorder writes them), and so are standard tag names (:data:`VOCABULARY`). A scope
+    chain is split; a hashed part (``role=ROLE name=HASH``, ``link=HASH``) gives its role word only
+    (its hash is compared as a hash, :func:`scrub_bundle`)."""
+    found: list[str] = []
+    for part in selector.split(SCOPE_SEPARATOR):
+        hashed = _HASHED_PART.fullmatch(part)
+        if hashed is not None:
+            role = hashed.group(1)
+            if role is not None and role not in VOCABULARY:
+                found.append(role)
             continue
-        if sigil == "[" and text.lower() in _OWN_ATTRIBUTES:
-            continue
-        found.append(text)
+        found += [_ESCAPE.sub(r"\1", m.group(1)) for m in _QUOTED.finditer(part)]
+        rest = _QUOTED.sub('""', part)
+        for match in _IDENT.finditer(rest):
+            sigil, raw = match.groups()
+            text = _unescape(raw)
+            if sigil == ":" or text.isdigit() or (not sigil and text.lower() in VOCABULARY):
+                continue
+            if sigil == "[" and text.lower() in _OWN_ATTRIBUTES:
+                continue
+            found.append(text)
     return found
 
 
@@ -198,10 +260,14 @@ def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locato
     left, or the element's tag itself echoes one)."""
     if not len(typed):
         return bundle
-    kept = tuple(c for c in bundle.candidates if not any(typed.echoes(t) for t in selector_parts(c.selector)))
+    hashes = {h for v in typed.forms() if (h := text_hash(salt, v)) is not None}
+    kept = tuple(
+        c
+        for c in bundle.candidates
+        if c.text_hash not in hashes and not any(typed.echoes(t) for t in selector_parts(c.selector))
+    )
     if not kept:
         return None
-    hashes = {h for v in typed.forms() if (h := text_hash(salt, v)) is not None}
     fp = bundle.fingerprint
     changes = page_string_changes(fp, typed, hashes)
     if changes is None:
@@ -250,19 +316,20 @@ def scrub_field(field: FieldInfo | None, typed: TypedValues) -> FieldInfo | None
 
 def scrub_url(url: str, typed: TypedValues) -> str | None:
     """A navigation URL fit to store: http(s) only, credential keys, fragment and query values that
-    echo typed text dropped. None when it cannot be kept (another scheme, or typed text in the path)."""
+    echo typed text dropped. None when it cannot be kept (another scheme, or typed text in the path).
+    A public typed value (one the URLs showed before it was typed) is not typed text here."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return None
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
         return None
-    if any(typed.echoes(unquote(seg)) for seg in parts.path.split("/") if seg):
+    if any(typed.echoes_private(unquote(seg)) for seg in parts.path.split("/") if seg):
         return None
     query = [
         (k, v)
         for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if k.lower() not in TOKEN_KEYS and not typed.echoes(v) and not typed.echoes(k)
+        if k.lower() not in TOKEN_KEYS and not typed.echoes_private(v) and not typed.echoes_private(k)
     ]
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
 
@@ -389,7 +456,7 @@ def _check(path: str, key: str, text: str, typed: TypedValues, echo: bool) -> li
     found = [Finding(path, category) for category in secret_categories(text)]
     if key == "url" and has_token(text):
         found.append(Finding(path, "url-token"))
-    if echo and any(typed.echoes(part) for part in _echo_parts(key, text)):
+    if echo and any(typed.echoes_private(part) for part in _echo_parts(key, text)):
         found.append(Finding(path, "typed-value"))
     return found
 
