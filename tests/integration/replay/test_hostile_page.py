@@ -157,12 +157,16 @@ def test_a_heal_proposal_made_on_a_page_that_copies_the_vault_value_keeps_none_o
         ok(run_cli("review", "sign-in", "--reviewer", "rev", "--expected-revision", "1", "--approve"))
     )
 
-    # The page changed (a new id, a stable test id, a wrapper: the recorded candidates fail and the
-    # step heals) and copies whatever is typed into the password field (now the vault's value)
+    # The page changed (a new id, a stable test id, an aria-label over the caption, a wrapper: the
+    # recorded candidates, the role-name one too, fail and the step heals) and copies whatever is typed into the password field (now the vault's value)
     # into the wrapper's tag name, the id, the classes and attribute names and values.
     server.set_page(
         "/login",
-        page("<button id=go2 type=button data-test=signin>Sign in</button>", hostile=True, full=False),
+        page(
+            '<button id=go2 type=button data-test=signin aria-label="Sign in to the ledger">Sign in</button>',
+            hostile=True,
+            full=False,
+        ),
     )
     env = {f"SKILLREEL_SECRET_SIGN_IN_{secret.upper()}": VAULT}
     replayed = ok(run_cli("replay", "sign-in", "--input", f"{user}=clerk", "--json", env=env))
@@ -172,7 +176,10 @@ def test_a_heal_proposal_made_on_a_page_that_copies_the_vault_value_keeps_none_o
     outputs += [shown, ok(run_cli("show", "sign-in"))]
     proposal = shown.data()["healProposal"]
     healed = [a for a in proposal["actions"] if a["kind"] == "click"]
-    assert [c["selector"] for c in healed[0]["target"]["candidates"]] == ['[data-test="signin"]']
+    candidates = healed[0]["target"]["candidates"]
+    assert candidates[0]["selector"] == '[data-test="signin"]'
+    # the id and the CSS path (through the x-<value> wrapper) held the value: both were dropped
+    assert not {c["strategy"] for c in candidates} & {"id", "css"}
     export = tmp_path / "sign-in.json"
     outputs.append(ok(run_cli("export", "sign-in", "--out", str(export), "--json")))
     outputs.append(ok(run_cli("audit", "--json")))
