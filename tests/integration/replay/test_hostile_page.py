@@ -158,8 +158,9 @@ def test_a_heal_proposal_made_on_a_page_that_copies_the_vault_value_keeps_none_o
     )
 
     # The page changed (a new id, a stable test id, an aria-label over the caption, a wrapper: the
-    # recorded candidates, the role-name one too, fail and the step heals) and copies whatever is typed into the password field (now the vault's value)
-    # into the wrapper's tag name, the id, the classes and attribute names and values.
+    # recorded candidates, the role-name one too, fail and the step heals) and copies whatever is
+    # typed into the password field (now the vault's value) into the wrapper's tag name, the id,
+    # the classes and attribute names and values.
     server.set_page(
         "/login",
         page(
