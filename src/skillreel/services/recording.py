@@ -21,6 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import InputError, RecordError, ReplayUIError, TargetError
+from ..model.actions import CAPABILITY_OF_KIND, Capability
 from ..model.base import ParamName, check_skill_name, is_label
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
@@ -482,6 +483,28 @@ def store_draft(store: Store, draft: Draft, events: EventsLog) -> StoreEntry:
     return store.update(draft.name, lambda entry: replace_draft(entry, draft, events, now), note)
 
 
+_STEP_KINDS: Final = {
+    "goto": "navigate",
+    "click": "click",
+    "type": "type",
+    "select": "select",
+    "press": "press",
+}
+
+
+def known_capabilities(prepared: PreparedRecording) -> tuple[Capability, ...]:
+    """The capabilities the draft will surely need, known before any browser starts: navigation
+    (every draft starts by loading its page), and for a scripted demonstration what its steps and
+    assertions do. The policy is checked against them first, so a denied one costs no
+    demonstration; the draft's full manifest is checked again before it is stored."""
+    kinds = {"navigate"}
+    if prepared.script is not None:
+        kinds |= {_STEP_KINDS[step.do] for step in prepared.script.steps if step.do in _STEP_KINDS}
+    if prepared.assertions is not None:
+        kinds |= {spec.kind for spec in prepared.assertions.assertions}
+    return tuple(sorted({CAPABILITY_OF_KIND[kind] for kind in kinds}))
+
+
 def _refuse_enabled(store: Store, name: str) -> None:
     existing = store.find(name)
     if existing is not None and existing.status == "enabled":
@@ -506,6 +529,7 @@ async def record_skill(
     """
     prepared = request if isinstance(request, PreparedRecording) else prepare(request)
     _refuse_enabled(store, prepared.request.name)
+    store.policy().require_capabilities(known_capabilities(prepared))
     captured, denied = await capture(
         prepared, until_done=until_done, on_action=on_action, on_notice=on_notice
     )
