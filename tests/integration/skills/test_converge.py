@@ -18,7 +18,7 @@ from skillreel.skills.install import installed_digest
 from skillreel.skills.package import MANIFEST, REPLAY_SCRIPT, SKILL_MD
 from skillreel.store import Store
 from tests import factory
-from tests.cli import ok, refused
+from tests.cli import cli, ok, refused
 from tests.factory import store_entry
 from tests.killer import killed
 from tests.narrow import present
@@ -113,6 +113,26 @@ def test_a_killed_revoke_converges_at_the_next_enable_then_revoke(
     with Store.open() as store:
         revoke_skill(store, NAME, approve=True)
     assert assert_converged(skillreel_home, project_dir) == "revoked"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", ["install.publish:1", "enable.commit"])
+def test_a_killed_enable_is_rolled_back_before_its_skill_is_deleted(
+    skillreel_home: Path, project_dir: Path, validated: Any, step: str
+) -> None:
+    """A package an enable published before it was killed (the store still says validated) must
+    not outlive the skill: delete converges first (it used to leave the package live on disk for
+    a skill the store no longer knew)."""
+    killed(skillreel_home, "enable", NAME, project_dir, step)
+    assert any(p.exists() for p in packages(project_dir))
+    result = cli(skillreel_home, "delete", NAME, "--approve", "--json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert [w["code"] for w in result.json()["warnings"]] == ["SR_RECORD_INSTALL_RECOVERED"]
+    assert [p for p in packages(project_dir) if p.exists()] == []
+    assert sorted(str(p) for p in project_dir.rglob(".skillreel-*")) == []
+    assert sorted(p.name for p in (skillreel_home / "installs").glob("*") if p.name != ".lock") == []
+    with Store.open() as store:
+        assert store.find(NAME) is None
 
 
 @pytest.mark.slow
