@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,14 +43,13 @@ from ..skills.install import (
     Scope,
     check_installed,
     check_target,
-    converge,
     install,
     no_fault,
     skill_roots,
     stage_removal,
 )
-from ..skills.journal import Journals
 from ..skills.package import Launcher, Package, render_package
+from ..skills.transaction import package_transaction
 from ..store import AuditNote, Store
 from .guards import approval_required
 
@@ -224,33 +221,6 @@ def enable_skill(
         fault("enable.finish")
         installed.finish()
     return EnableResult(new.name, new.revision, scope, plan.package.digest, installation.paths, warnings)
-
-
-@contextmanager
-def package_transaction(
-    store: Store, name: str, fault: Fault
-) -> Iterator[tuple[Journals, tuple[ResultWarning, ...]]]:
-    """Hold the install lock; first make the disk agree with the store for a transaction of ``name``
-    that a killed process left unfinished. Yields the journals and the warnings to report."""
-    check_skill_name(name)
-    journals = Journals(store.home)
-    with journals.locked(fault):
-        journal = journals.read(name)
-        warnings: tuple[ResultWarning, ...] = ()
-        if journal is not None:
-            entry = store.find(name)
-            inst = entry.installation if entry is not None else None
-            live = inst is not None and inst.package_digest == journal.package_digest
-            converge(journal, live=live, fault=fault)
-            journals.remove(name)
-            done = "finished" if live == (journal.operation == "enable") else "rolled back"
-            warnings = (
-                ResultWarning(
-                    code="SR_RECORD_INSTALL_RECOVERED",
-                    message=f"an interrupted {journal.operation} of {name!r} was {done} first",
-                ),
-            )
-        yield journals, warnings
 
 
 def _check_policy(store: Store, entry: StoreEntry, scope: Scope) -> None:
