@@ -195,7 +195,7 @@ def step_approve(e: StoreEntry, now: str = T1) -> StoreEntry:
 
 
 def step_replay(e: StoreEntry, now: str = T1) -> StoreEntry:
-    return lifecycle.replay_succeeded(e, report_for(e, now), now)
+    return lifecycle.validate(e, report_for(e, now), now)
 
 
 def step_enable(e: StoreEntry, now: str = T1) -> StoreEntry:
