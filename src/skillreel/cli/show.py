@@ -44,9 +44,8 @@ def _human(view: dict[str, Any]) -> Render:
         console.print(f"revisions: {revs}")
         for run in view["lastRuns"]:
             code = f" {run['code']}" if run["code"] else ""
-            console.print(
-                f"run #{run['number']} {run['startedAt']} r{run['revision']} {run['actor']} {run['outcome']}{code}"
-            )
+            when = f"run #{run['number']} {run['startedAt']} r{run['revision']}"
+            console.print(f"{when} {run['actor']} {run['outcome']}{code}")
         if view["runCount"] > len(view["lastRuns"]):
             console.print(f"[dim]{view['runCount']} runs in all: `skillreel runs {view['name']}`[/]")
         if view["store"]:
