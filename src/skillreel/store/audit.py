@@ -88,7 +88,7 @@ _ATTESTING: Final = {"run-start": "run", "run-end": "run", "heal-proposal": "hea
 
 def headroom(policy: Policy) -> int:
     """Audit events kept free for the kill switch and for finishing reserved runs."""
-    return max(10, policy.max_audit_events // 100)
+    return max(5, policy.max_audit_events // 100)
 
 
 def size_headroom(policy: Policy) -> int:

@@ -534,8 +534,14 @@ class Store:
         policy = self._policy()
         cutoff = timestamp(parse_timestamp(now) - timedelta(days=policy.retention_days))
         interrupted = self._settle(None, policy)
+        # skills past retention go whole with ``prune``: what they hold is not counted twice here
+        expired = {
+            name
+            for name in entries.stale_candidates(self._conn, cutoff)
+            if is_expired(self._current(name, None), now, policy.retention_days)
+        }
         touched: dict[str, int] = {}
-        old_runs = runs.finished_before(self._conn, cutoff)
+        old_runs = runs.finished_before(self._conn, cutoff, exclude=expired)
         removed = self._delete_runs([n for n, _ in old_runs], touched)
         while db.used_bytes(self._conn) * 4 > policy.store_limit_bytes * 3:
             batch = runs.oldest_finished(self._conn, PRUNE_RUNS_BATCH)
@@ -544,13 +550,15 @@ class Store:
             removed += self._delete_runs([n for n, _ in batch], touched)
         revisions = 0
         for name, revision in entries.stale_revisions(self._conn, cutoff):
+            if name in expired:
+                continue
             entries.delete_revision(self._conn, name, revision)
             touched[name] = touched.get(name, 0) + 1
             revisions += 1
         proposals = 0
         for number, name, base in runs.proposal_bases(self._conn):
             current = entries.load(self._conn, name)
-            if current is None or current.draft.draft_digest != base:
+            if name not in expired and (current is None or current.draft.draft_digest != base):
                 runs.delete_proposals(self._conn, [number])
                 touched[name] = touched.get(name, 0) + 1
                 proposals += 1

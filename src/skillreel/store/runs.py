@@ -13,6 +13,7 @@ pending while its base draft is the skill's current draft.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,13 +158,16 @@ def started(conn: sqlite3.Connection, name: str | None = None) -> list[RunView]:
     return [view(row) for row in rows]
 
 
-def finished_before(conn: sqlite3.Connection, cutoff: str) -> list[tuple[int, str]]:
-    """(number, run digest) of the finished runs that ended before ``cutoff``, oldest first."""
+def finished_before(
+    conn: sqlite3.Connection, cutoff: str, exclude: Collection[str] = ()
+) -> list[tuple[int, str]]:
+    """(number, run digest) of the finished runs that ended before ``cutoff`` (of skills not in
+    ``exclude``), oldest first."""
     rows = conn.execute(
-        "SELECT seq, run_digest FROM runs WHERE outcome != 'started' AND finished_at < ? ORDER BY seq",
+        "SELECT seq, run_digest, name FROM runs WHERE outcome != 'started' AND finished_at < ? ORDER BY seq",
         (cutoff,),
     ).fetchall()
-    return [(int(seq), str(digest)) for seq, digest in rows]
+    return [(int(seq), str(digest)) for seq, digest, name in rows if name not in exclude]
 
 
 def oldest_finished(conn: sqlite3.Connection, limit: int) -> list[tuple[int, str]]:

@@ -163,12 +163,12 @@ async def test_drift_that_must_heal(case: str, server: LocalServer, store: Store
     assert clicks(server) == [{"which": ["save"], "email": ["new@example.org"]}]
     entry = store.get("save-settings")
     assert entry.status == "validated"
-    healed = {a for a, _, h in outcome.steps if h}
+    healed = {s.action_id for s in outcome.steps if s.healed}
     assert outcome.heal_proposed == bool(healed)
     if healed:
-        assert entry.heal_proposal is not None
-        assert set(entry.heal_proposal.healed_actions) == healed
-        assert entry.heal_proposal.base_draft_digest == entry.draft.draft_digest
+        (proposal,) = store.heal_proposals("save-settings")
+        assert set(proposal.healed_actions) == healed
+        assert proposal.base_draft_digest == entry.draft.draft_digest
 
 
 async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(
@@ -176,14 +176,14 @@ async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(
 ) -> None:
     outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"])
     assert outcome.status == "succeeded", outcome.error
-    assert {a for a, _, h in outcome.steps if h} == {"a3"}  # a2 still has its placeholder locator
+    assert {s.action_id for s in outcome.steps if s.healed} == {"a3"}  # a2 has its placeholder locator
     assert outcome.to_json()["healProposal"] is True
     entry = store.get("save-settings")
     approved = entry.approval
     assert approved is not None
     assert approved.draft_digest == entry.draft.draft_digest
-    proposal = entry.heal_proposal
-    assert proposal is not None
+    (proposal,) = store.heal_proposals("save-settings")
+    assert proposal.base_revision == outcome.revision
     old = {a.id: a for a in entry.draft.actions}
     new = {a.id: a for a in proposal.draft.actions}
     assert old["a1"] == new["a1"]
