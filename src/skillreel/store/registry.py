@@ -63,7 +63,7 @@ _RUN_END_OUTCOME: dict[str, Outcome] = {
     "interrupted": "interrupted",
 }
 RUNS_PAGE = 20
-PRUNE_RUNS_BATCH = 256
+PRUNE_RUNS_BATCH = 16
 
 
 @dataclass(frozen=True)
