@@ -5,6 +5,7 @@ older event's bytes and digest as they were."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -69,7 +70,7 @@ def test_a_failure_before_any_acting_step_has_no_side_effects() -> None:
     assert acted.side_effects is True
 
 
-BROKEN = {
+BROKEN: dict[str, dict[str, Any]] = {
     "a started run with a finish time": {"finished_at": T2},
     "a success without a report": {"outcome": "succeeded", "finished_at": T2, "steps_run": 4},
     "a failure without a code": {"outcome": "failed", "finished_at": T2},
