@@ -1,6 +1,7 @@
 """A small threaded HTTP server on 127.0.0.1 for tests: pages set from the test, a request log.
 
 srv.set_page("/app", "<html>...</html>")          # served with text/html
+srv.set_page("/app?q=x", "<html>...</html>")      # a route with a query wins over its path's
 srv.set_route("/r", status=302, headers={"Location": "http://..."})
 srv.requests  -> list of (method, path) seen, in order
 gate = srv.hold("/slow")   # requests to /slow wait until gate.release(); gate.reached is set when one arrives
@@ -92,7 +93,7 @@ class LocalServer:
                 with server._lock:
                     server.requests.append((self.command, self.path))
                     server.bodies.append(body)
-                    route = server.routes.get(self.path.split("?", 1)[0])
+                    route = server.routes.get(self.path) or server.routes.get(self.path.split("?", 1)[0])
                     gate = server.gates.get(self.path.split("?", 1)[0])
                 if gate is not None:
                     gate.reached.set()
