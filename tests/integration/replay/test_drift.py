@@ -255,4 +255,6 @@ async def test_drift_that_must_fail_closed_clicks_nothing(
     assert clicks(server) == []
     assert store.get("save-settings").status == "approved"
     event = store.audit_events()[-1]
-    assert (event.kind, event.outcome, event.code) == ("replay", "failed", code)
+    assert (event.kind, event.outcome, event.code) == ("run-end", "failed", code)
+    (run,) = store.runs("save-settings")
+    assert (run.outcome, run.record.code, run.record.side_effects) == ("failed", code, False)
