@@ -181,7 +181,8 @@ async def test_a_human_step_fails_closed_without_a_terminal(server: LocalServer,
     assert (doc["error"]["code"], doc["error"]["actionId"]) == ("SR_REPLAY_HUMAN_REQUIRED", "a2")
     data = doc["data"]
     assert (data["name"], data["revision"], data["reportDigest"]) == ("needs-person", 2, None)
-    assert [s["actionId"] for s in doc["data"]["steps"]] == ["a1"]  # the step that ran before the failure
+    # the step that ran, then the one it stopped at: the person's step, not done
+    assert [(s["actionId"], s["status"]) for s in data["steps"]] == [("a1", "done"), ("a2", "failed")]
 
 
 @pytest.mark.slow
