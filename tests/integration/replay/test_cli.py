@@ -31,7 +31,8 @@ document.getElementById("hello").addEventListener("click", () => {
 
 REDESIGNED = """<!doctype html><html><body><main><section class="card"><div class="field-wrap">
 <label for="person">Name</label><input id="person" name="person" class="input"></div>
-<div class="bar"><button id="greet" type="button" class="button">Say hello</button></div></section>
+<div class="bar"><button id="greet" type="button" class="btn" aria-label="Greet the person">Say hello
+</button></div></section>
 <p id="out"></p></main>
 <script>
 document.getElementById("greet").addEventListener("click", () => {
