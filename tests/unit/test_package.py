@@ -186,6 +186,8 @@ def test_the_replay_script_runs_the_program_and_store_that_enabled_it() -> None:
     assert script.startswith("#!/bin/sh\n")
     assert "SKILLREEL_HOME='/srv/skillreel home'\n" in script  # quoted: a home may hold a space
     assert "SKILLREEL_STORE_MUST_EXIST=1\n" in script
+    assert "SKILLREEL_ACTOR=package-script\n" in script  # the audit log names who started the replay
+    assert "export SKILLREEL_HOME SKILLREEL_STORE_MUST_EXIST SKILLREEL_ACTOR\n" in script
     assert "if [ ! -x /opt/skillreel/bin/python ]; then\n" in script
     assert script.rstrip().endswith(
         'exec /opt/skillreel/bin/python -P -m skillreel replay search-invoices "$@"'

@@ -71,7 +71,7 @@ def import_skill(
         signing.verify_export(document, trusted)
     source = document.entry
     as_draft = not trusted and store.policy().unsigned_import_status == "draft"
-    note = AuditNote(kind="import", digests={"export": document.export_digest})
+    note = AuditNote(kind="import", digests={"export": document.export_digest}, actor="import")
     existing = store.find(source.name)
     if existing is None:
         stored = store.insert(imported_entry(source, 1, now, as_draft=as_draft), note)

@@ -1,6 +1,7 @@
 """Use case: approve one exact draft revision, or accept the pending heal proposal
 (``skillreel review``). The approval binds the draft's digest and capabilities; the policy must
-allow those capabilities; without ``approve`` nothing changes.
+allow those capabilities; without ``approve`` nothing changes. The heal proposal accepted is the
+newest one pending for the current draft (``show`` lists them, newest first).
 
 An approval binds to what the reviewer read: with ``approve`` the caller names the revision
 (``expected_revision``, what ``show`` printed) or the draft digest (``draft_digest``, the draft's
@@ -61,10 +62,13 @@ def review_skill(
         )
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
-    step = lifecycle.accept_heal if heal_proposal else lifecycle.approve
+    pending = store.heal_proposals(name)[:1] if heal_proposal else []
 
     def change(entry: StoreEntry) -> StoreEntry:
-        reviewed = step(entry, reviewer, now)
+        if heal_proposal:
+            reviewed = lifecycle.accept_heal(entry, reviewer, now, pending[0] if pending else None)
+        else:
+            reviewed = lifecycle.approve(entry, reviewer, now)
         if draft_digest is not None and reviewed.draft.draft_digest != draft_digest:
             raise LifecycleError(
                 "SR_RECORD_REVISION_CONFLICT",

@@ -41,7 +41,7 @@ from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
-from ..store.db import ENV_HOME, ENV_MUST_EXIST
+from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST
 from ..vault import KEYRING_SERVICE, keyring_username, parameter_listing, secret_env_name
 
 PACKAGE_TAG = "skillreel.package/v1"
@@ -427,9 +427,11 @@ def render_replay_script(name: str, launcher: Launcher) -> str:
         "# it re-verifies the approval, the digests and the environment before a browser starts.\n"
         "# Sensitive inputs come from the environment or the OS keyring, never from arguments.\n"
         "# It runs the skillreel and the store that enabled it, never another one or a new store.\n"
+        "# The audit log names the replays it starts as coming from a package script.\n"
         f"{ENV_HOME}={shlex.quote(launcher.home)}\n"
         f"{ENV_MUST_EXIST}=1\n"
-        f"export {ENV_HOME} {ENV_MUST_EXIST}\n"
+        f"{ENV_ACTOR}=package-script\n"
+        f"export {ENV_HOME} {ENV_MUST_EXIST} {ENV_ACTOR}\n"
         f"if [ ! -x {program} ]; then\n"
         f'  echo "scripts/replay: the skillreel program that enabled {name} is gone; enable the skill '
         f'again with the skillreel you use now" >&2\n'
