@@ -79,7 +79,7 @@ def _digests() -> dict[str, str]:
     )
     return {
         "html-environment": factory.html_environment().environment_digest,
-        "url-environment": factory.url_environment().environment_digest,
+        "url-environment": factory.v1_url_environment().environment_digest,
         "events": factory.events_log().events_digest,
         "draft": factory.draft().draft_digest,
         "entry": factory.entry().entry_digest,
