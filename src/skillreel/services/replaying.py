@@ -36,6 +36,7 @@ from ..model.report import ReplayReport, StepResult
 from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
 from ..store import AuditNote, Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..vault.sessions import SessionVault
 from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class ReplayOutcome:
     error: SkillreelError | None = None
     heal_proposed: bool = False
     warnings: tuple[ResultWarning, ...] = ()
+    environment: str | None = None  # the named environment replayed on (None: the recorded one)
 
     @property
     def exit_status(self) -> int:
@@ -88,6 +90,7 @@ class ReplayOutcome:
             "steps": [{"actionId": a, "evidenceDigest": d, "healed": h} for a, d, h in self.steps],
             "healed": any(h for _, _, h in self.steps),
             "healProposal": self.heal_proposed,
+            "environment": self.environment,
         }
 
 
@@ -107,7 +110,9 @@ async def replay_skill(
     try:
         check_options(request)
         entry = store.get(request.name)
-        checked = run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
+        checked = run_preflight(
+            entry, store.policy(), request, secrets or EnvKeyringSecrets(), SessionVault(store.home)
+        )
         if checked.missing_sensitive:
             names = ", ".join(checked.missing_sensitive)
             envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
@@ -120,7 +125,12 @@ async def replay_skill(
     except SkillreelError as exc:
         _audit_failure(store, request, entry, exc)
         return ReplayOutcome(
-            "failed", request.name, entry.revision if entry else None, steps=_step_rows(ran), error=exc
+            "failed",
+            request.name,
+            entry.revision if entry else None,
+            steps=_step_rows(ran),
+            error=exc,
+            environment=request.environment,
         )
     except Exception:  # a defect: still leave the failed replay in the audit log, then let it surface
         _audit_failure(store, request, entry, SkillreelError("SR_RECORD_INTERNAL", "internal error"))
@@ -142,24 +152,25 @@ async def _run(
         from ..sandbox.browser import browser_session
 
         session_factory = browser_session
-    draft = checked.draft
+    draft, target = checked.draft, checked.target
     needs_person = human is not None and any(isinstance(a, HumanAction) for a in draft.actions)
     options = EngineOptions(
         salt=draft.fingerprint_salt,
         allow_heal=checked.heal,
         timeout_ms=checked.timeout_ms,
         settle_ms=checked.settle_ms,
+        url_rule=target.url_rule,
     )
     try:
         async with session_factory(
-            draft.environment,
-            html=checked.html,
-            storage_state=checked.storage_state,
+            target.environment,
+            html=target.html,
+            storage_state=target.storage_state,
             headless=not needs_person,
         ) as session:
             engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
             try:
-                return await engine.run(draft.actions, checked.values)
+                return await engine.run(target.actions, checked.values)
             finally:
                 ran.extend(engine.completed)
     except PlaywrightError as exc:  # anything the driver did not already translate
@@ -191,7 +202,14 @@ def _record_success(store: Store, checked: Preflight, records: Sequence[StepReco
         expected_revision=entry.revision,
     )
     return ReplayOutcome(
-        "succeeded", entry.name, updated.revision, report, _step_rows(records), None, proposal is not None
+        "succeeded",
+        entry.name,
+        updated.revision,
+        report,
+        _step_rows(records),
+        None,
+        proposal is not None,
+        environment=checked.target.name,
     )
 
 

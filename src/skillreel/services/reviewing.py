@@ -1,14 +1,17 @@
 """Use case: approve one exact draft revision, or accept the pending heal proposal
-(``skillreel review``). The approval binds the draft's digest and capabilities; the policy must
-allow those capabilities; without ``approve`` nothing changes."""
+(``skillreel review``). The approval binds the draft's digest, its capabilities and the named
+environments it may replay on (those given, or every declared one); the policy must allow those
+capabilities; without ``approve`` nothing changes."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import LifecycleError
 from ..model import lifecycle
+from ..model.approval import Approval
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..store import AuditNote, Store
@@ -22,6 +25,7 @@ class ReviewResult:
     approval_digest: str
     draft_digest: str
     heal_proposal: bool
+    environments: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -31,6 +35,7 @@ class ReviewResult:
             "approvalDigest": self.approval_digest,
             "draftDigest": self.draft_digest,
             "healProposalAccepted": self.heal_proposal,
+            "approvedEnvironments": list(self.environments),
         }
 
 
@@ -42,15 +47,17 @@ def review_skill(
     approve: bool,
     expected_revision: int | None = None,
     heal_proposal: bool = False,
+    environments: Collection[str] | None = None,
 ) -> ReviewResult:
-    """Approve the current draft revision (or accept the pending heal proposal)."""
+    """Approve the current draft revision (or accept the pending heal proposal), covering the
+    named ``environments`` (every declared one when None)."""
     name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
     step = lifecycle.accept_heal if heal_proposal else lifecycle.approve
 
     def change(entry: StoreEntry) -> StoreEntry:
-        return step(entry, reviewer, now)
+        return step(entry, reviewer, now, environments)
 
     preview = change(current)
     store.policy().require_capabilities(preview.draft.capabilities)
@@ -63,6 +70,7 @@ def review_skill(
                 "revision": current.revision,
                 "draftDigest": preview.draft.draft_digest,
                 "capabilities": list(preview.draft.capabilities),
+                "environments": list(_approval(preview).approved_environments),
             },
         )
     note = AuditNote(
@@ -71,10 +79,21 @@ def review_skill(
         digests={"draft": preview.draft.draft_digest, "approval": _approval_digest(preview)},
     )
     new = store.update(name, change, note, expected_revision=current.revision)
-    return ReviewResult(new.name, new.revision, _approval_digest(new), new.draft.draft_digest, heal_proposal)
+    return ReviewResult(
+        new.name,
+        new.revision,
+        _approval_digest(new),
+        new.draft.draft_digest,
+        heal_proposal,
+        _approval(new).approved_environments,
+    )
+
+
+def _approval(entry: StoreEntry) -> Approval:
+    if entry.approval is None:  # approve() and accept_heal() always set one; the invariant checks it
+        raise LifecycleError("SR_RECORD_APPROVAL_INVALID", f"skill {entry.name!r} has no approval")
+    return entry.approval
 
 
 def _approval_digest(entry: StoreEntry) -> str:
-    if entry.approval is None:  # approve() and accept_heal() always set one; the invariant checks it
-        raise LifecycleError("SR_RECORD_APPROVAL_INVALID", f"skill {entry.name!r} has no approval")
-    return entry.approval.approval_digest
+    return _approval(entry).approval_digest

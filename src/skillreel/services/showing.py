@@ -74,6 +74,8 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
     draft, env = entry.draft, entry.draft.environment
     target = env.target.to_json()
     target.pop("kind")
+    if env.target.kind == "url":
+        target.setdefault("query", None)  # absent: the first query-key rule (every token key by name)
     approval, report, inst, heal = entry.approval, entry.last_report, entry.installation, entry.heal_proposal
     return {
         "name": entry.name,
@@ -101,7 +103,9 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
             "allowedOrigins": list(env.allowed_origins),
             "identity": env.identity,
             "storageStateDigest": env.storage_state_digest,
+            "session": env.session,
             "viewport": env.viewport.to_json(),
+            "environments": [e.to_json() for e in env.environments],
         },
         "approval": None
         if approval is None
@@ -109,6 +113,7 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
             "reviewer": approval.reviewer,
             "approvedAt": approval.approved_at,
             "approvedCapabilities": list(approval.approved_capabilities),
+            "approvedEnvironments": list(approval.approved_environments),
         },
         "lastReport": None
         if report is None
