@@ -35,6 +35,12 @@ from .output import emit, emit_failure, json_option
     help="The Playwright storage-state file the skill was recorded with.",
 )
 @click.option(
+    "--env",
+    "environment",
+    metavar="NAME",
+    help="Replay on this declared, approved environment (another origin of the same app).",
+)
+@click.option(
     "--input",
     "inputs",
     multiple=True,
@@ -69,6 +75,7 @@ def command(
     html_path: Path | None,
     url: str | None,
     storage_state: Path | None,
+    environment: str | None,
     inputs: tuple[str, ...],
     expected_revision: int | None,
     no_heal: bool,
@@ -87,6 +94,7 @@ def command(
         html_path=html_path,
         url=url,
         storage_state=storage_state,
+        environment=environment,
         expected_revision=expected_revision,
         heal=not no_heal,
         timeout_ms=timeout_ms,
@@ -134,8 +142,9 @@ def show_progress(step: StepProgress) -> None:
 
 def show_success(out: Any, doc: dict[str, Any]) -> None:
     healed = sum(1 for s in doc["steps"] if s["healed"])
+    where = f" on environment {doc['environment']}" if doc.get("environment") else ""
     out.print(
-        f"replayed {doc['name']}: {len(doc['steps'])} steps, {healed} healed; now at revision "
+        f"replayed {doc['name']}{where}: {len(doc['steps'])} steps, {healed} healed; now at revision "
         f"{doc['revision']} (report {doc['reportDigest']})"
     )
     if doc["healProposal"]:

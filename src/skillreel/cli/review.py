@@ -18,10 +18,23 @@ from .output import approve_option, emit, json_option
     help="Approve only if the skill is still at this revision (what `show` printed).",
 )
 @click.option("--heal-proposal", is_flag=True, help="Accept the pending heal proposal as the new revision.")
+@click.option(
+    "--env",
+    "environments",
+    multiple=True,
+    metavar="NAME",
+    help="Approve only these declared environments (repeat; default: every declared one).",
+)
 @approve_option
 @json_option
 def command(
-    name: str, reviewer: str, expected_revision: int | None, heal_proposal: bool, approve: bool, as_json: bool
+    name: str,
+    reviewer: str,
+    expected_revision: int | None,
+    heal_proposal: bool,
+    environments: tuple[str, ...],
+    approve: bool,
+    as_json: bool,
 ) -> None:
     """Approve one exact draft revision (or a heal proposal)."""
     with Store.open() as store:
@@ -32,6 +45,7 @@ def command(
             approve=approve,
             expected_revision=expected_revision,
             heal_proposal=heal_proposal,
+            environments=environments or None,
         )
     emit(
         result.to_json(),
