@@ -1,0 +1,123 @@
+"""``env set|remove|list`` as use cases: every change is a new draft revision needing review; the
+approval names exactly the environments it covers; refusals change nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillreel.model.actions import ClickAction, NavigateAction
+from skillreel.services.declaring import list_environments, remove_environment, set_environment
+from skillreel.services.reviewing import review_skill
+from skillreel.store import Store
+from tests.factory import build_draft, bundle, seed, store_approved, url_environment
+from tests.integration.services.store_checks import refused
+
+NAME = "orders"
+PROD = "http://127.0.0.1:8000"
+STAGING = "http://127.0.0.1:9000"
+CDN = "https://cdn.example.com"
+
+
+def approved_orders(store: Store) -> None:
+    environment = url_environment(f"{PROD}/orders?state=open", (CDN,))
+    actions = (
+        NavigateAction(id="a1", url=environment.start_url),
+        ClickAction(id="a2", target=bundle("#go", tag="button", type_="submit")),
+    )
+    store_approved(store, build_draft(NAME, environment, actions))
+
+
+def test_set_makes_a_draft_that_review_approves(store: Store, skillreel_home: Path) -> None:
+    approved_orders(store)
+    change = set_environment(store, NAME, "staging", STAGING, expected_revision=2)
+    data = change.to_json()
+    assert (data["revision"], data["status"], data["changed"]) == (3, "draft", True)
+    assert data["environments"] == [
+        {
+            "name": "staging",
+            "origin": STAGING,
+            "allowedOrigins": [STAGING, CDN],
+            "session": None,
+            "approved": False,
+        }
+    ]
+    same = set_environment(store, NAME, "staging", STAGING)
+    assert same.changed is False
+    assert same.entry.revision == 3
+    set_environment(store, NAME, "qa", "http://127.0.0.1:9100", ["https://cdn-qa.example.com"], "shop-qa")
+    review = review_skill(store, NAME, "alice", approve=True, environments=["staging"]).to_json()
+    assert review["approvedEnvironments"] == ["staging"]
+    listed = list_environments(store, NAME).to_json()
+    assert [(e["name"], e["approved"], e["session"]) for e in listed["environments"]] == [
+        ("qa", False, "shop-qa"),
+        ("staging", True, None),
+    ]
+    assert listed["recorded"] == {"origin": PROD, "allowedOrigins": [PROD, CDN]}
+    events = [e.to_json()["kind"] for e in store.audit_events(NAME)]
+    assert events[-3:] == ["environment", "environment", "review"]
+
+
+def test_a_missing_session_is_a_warning(store: Store) -> None:
+    approved_orders(store)
+    change = set_environment(store, NAME, "staging", STAGING, session="nobody")
+    assert [w.code for w in change.warnings] == ["SR_RECORD_SESSION_MISSING"]
+    assert change.changed
+
+
+def test_remove(store: Store, skillreel_home: Path) -> None:
+    approved_orders(store)
+    set_environment(store, NAME, "staging", STAGING)
+    removed = remove_environment(store, NAME, "staging").to_json()
+    assert (removed["revision"], removed["environments"]) == (4, [])
+    refused(
+        skillreel_home,
+        "SR_RECORD_ENVIRONMENT_UNKNOWN",
+        lambda: remove_environment(store, NAME, "staging"),
+        2,
+    )
+
+
+def test_refusals_change_nothing(store: Store, skillreel_home: Path) -> None:
+    approved_orders(store)
+    cases = [
+        ("SR_RECORD_TARGET_INVALID", 2, lambda: set_environment(store, NAME, "staging", PROD)),
+        (
+            "SR_RECORD_TARGET_INVALID",
+            2,
+            lambda: set_environment(store, NAME, "staging", "http://staging.test"),
+        ),
+        ("SR_RECORD_USAGE", 2, lambda: set_environment(store, NAME, "Staging", STAGING)),
+        ("SR_RECORD_USAGE", 2, lambda: set_environment(store, NAME, "staging", STAGING, session="Bad")),
+        (
+            "SR_RECORD_REVISION_CONFLICT",
+            1,
+            lambda: set_environment(store, NAME, "s", STAGING, expected_revision=1),
+        ),
+        ("SR_RECORD_NOT_FOUND", 1, lambda: set_environment(store, "nope", "staging", STAGING)),
+    ]
+    for code, status, call in cases:
+        refused(skillreel_home, code, call, status)
+    set_environment(store, NAME, "staging", STAGING)
+    refused(
+        skillreel_home,
+        "SR_RECORD_ENVIRONMENT_UNKNOWN",
+        lambda: review_skill(store, NAME, "a", approve=True, environments=["staging", "x"]),
+        2,
+    )
+
+
+def test_an_enabled_skill_is_revoked_first(store: Store, skillreel_home: Path) -> None:
+    seed(store, NAME, "enabled", environment=url_environment(f"{PROD}/orders"))
+    refused(
+        skillreel_home, "SR_RECORD_STATE_INVALID", lambda: set_environment(store, NAME, "staging", STAGING)
+    )
+
+
+def test_an_html_skill_has_no_environments(store: Store, skillreel_home: Path) -> None:
+    seed(store, NAME)
+    refused(
+        skillreel_home,
+        "SR_RECORD_TARGET_INVALID",
+        lambda: set_environment(store, NAME, "staging", STAGING),
+        2,
+    )
