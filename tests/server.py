@@ -3,6 +3,7 @@
 srv.set_page("/app", "<html>...</html>")          # served with text/html
 srv.set_route("/r", status=302, headers={"Location": "http://..."})
 srv.requests  -> list of (method, path) seen, in order
+srv.cookies   -> the Cookie header of each of those requests ("" when none), in the same order
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class LocalServer:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
         self.requests: list[tuple[str, str]] = []
+        self.cookies: list[str] = []
         self.bodies: list[bytes] = []
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -65,6 +67,7 @@ class LocalServer:
                 body = self.rfile.read(length) if length else b""
                 with server._lock:
                     server.requests.append((self.command, self.path))
+                    server.cookies.append(self.headers.get("Cookie") or "")
                     server.bodies.append(body)
                     route = server.routes.get(self.path.split("?", 1)[0])
                 if route is None:

@@ -81,6 +81,7 @@ async def test_refusals_before_the_browser_are_audited_and_change_nothing(
         "steps": [],
         "healed": False,
         "healProposal": False,
+        "environment": None,
     }
     assert store.get("service-skill") == before
     assert store.audit_count() == count + 1

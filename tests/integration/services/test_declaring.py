@@ -7,10 +7,12 @@ from pathlib import Path
 
 from skillreel.model.actions import ClickAction, NavigateAction
 from skillreel.services.declaring import list_environments, remove_environment, set_environment
+from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
 from tests.factory import build_draft, bundle, seed, store_approved, url_environment
 from tests.integration.services.store_checks import refused
+from tests.server import LocalServer
 
 NAME = "orders"
 PROD = "http://127.0.0.1:8000"
@@ -121,3 +123,32 @@ def test_an_html_skill_has_no_environments(store: Store, skillreel_home: Path) -
         lambda: set_environment(store, NAME, "staging", STAGING),
         2,
     )
+
+
+async def test_replays_on_undeclared_or_unapproved_environments_start_nothing(
+    store: Store, server: LocalServer, second_server: LocalServer
+) -> None:
+    production, staging = server, second_server
+    environment = url_environment(production.url("/orders"))
+    actions = (
+        NavigateAction(id="a1", url=environment.start_url),
+        ClickAction(id="a2", target=bundle("#go", tag="button", type_="submit")),
+    )
+    store_approved(store, build_draft(NAME, environment, actions))
+    set_environment(store, NAME, "staging", staging.origin)
+    set_environment(store, NAME, "qa", "http://127.0.0.1:9")
+    review_skill(store, NAME, "alice", approve=True, environments=["staging"])
+    for environment_name, code in (
+        ("qa", "SR_RECORD_ENVIRONMENT_NOT_APPROVED"),
+        ("preprod", "SR_RECORD_ENVIRONMENT_UNKNOWN"),
+    ):
+        outcome = await replay_skill(store, ReplayRequest(name=NAME, environment=environment_name))
+        assert outcome.error is not None
+        assert outcome.error.code == code
+        assert outcome.to_json()["environment"] == environment_name
+    assert (production.requests, staging.requests) == ([], [])
+    events = store.audit_events(NAME)[-2:]
+    assert [(e.kind, e.outcome, e.code) for e in events] == [
+        ("replay", "failed", "SR_RECORD_ENVIRONMENT_NOT_APPROVED"),
+        ("replay", "failed", "SR_RECORD_ENVIRONMENT_UNKNOWN"),
+    ]
