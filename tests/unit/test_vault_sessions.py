@@ -105,6 +105,13 @@ def test_a_changed_or_missing_body_reads_as_no_session(tmp_path: Path) -> None:
     assert [r.name for r in vault.records()] == ["shop"]  # an unreadable record is skipped
 
 
+def test_records_are_listed_by_session_name(tmp_path: Path) -> None:
+    vault = SessionVault(tmp_path)
+    for name in ("shop-staging", "shop", "admin"):
+        vault.set(name, SessionState(STATE), T0)
+    assert [r.name for r in vault.records()] == ["admin", "shop", "shop-staging"]  # not by file name
+
+
 def test_delete_removes_record_and_body(tmp_path: Path) -> None:
     vault = SessionVault(tmp_path)
     record, _ = vault.set("shop", SessionState(STATE), T0)

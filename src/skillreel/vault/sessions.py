@@ -89,7 +89,7 @@ class SessionVault:
             record = self._load_record(path)
             if record is not None and path.name == f"{record.name}{RECORD_SUFFIX}":
                 found.append(record)
-        return found
+        return sorted(found, key=lambda r: r.name)  # "shop" before "shop-staging"
 
     def record(self, name: str) -> SessionRecord | None:
         if not self._exists():
