@@ -134,12 +134,18 @@ def test_sessions_environments_and_query_keys_end_to_end(
     )
     assert env_set.data()["changed"] is True
     out.keep(run_cli("env", "set", "orders", "qa", "http://127.0.0.1:9", "--json"))
+    stripped = out.ok("env", "strip-query", "orders", "code")  # the reviewer's later choice
+    assert (stripped["changed"], stripped["query"]["strip"]) == (True, ["code", "key"])
+    again = out.keep(run_cli("env", "strip-query", "orders", "code"))
+    assert again.exit_code == 0, again.stderr
+    assert "already strips them; nothing changed" in again.stdout
     approved = out.ok("review", "orders", "--reviewer", "alice", "--env", "staging", "--approve")
     assert approved["approvedEnvironments"] == ["staging"]
 
     replayed = out.keep(run_cli("replay", "orders", "--input", "q=B-2", "--json"))
     assert replayed.exit_code == 0, replayed.stdout
     assert production.cookies[-1] == f"sid={FIRST_COOKIE}"
+    assert ("GET", f"/orders?state=open&id={order_id}") in production.requests  # code=FR stripped
     before = production.request_count()
     on_staging = out.keep(run_cli("replay", "orders", "--env", "staging", "--input", "q=B-3", "--json"))
     assert on_staging.exit_code == 0, on_staging.stdout

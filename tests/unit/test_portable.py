@@ -18,7 +18,7 @@ from skillreel.model.environment import (
     build_url_target,
     query_keys,
 )
-from skillreel.model.portable import declare, rebase, with_environment, without_environment
+from skillreel.model.portable import declare, rebase, strip_query_keys, with_environment, without_environment
 from skillreel.model.urls import URLRuleError
 from tests import factory
 from tests.factory import T0, T1, bundle
@@ -185,3 +185,40 @@ def test_an_approval_of_an_undeclared_environment_does_not_match() -> None:
     plain = lifecycle.approve(entry, "alice", T1).approval
     assert plain is not None
     assert "approvedEnvironments" not in plain.to_json()  # an approval without any keeps v1 bytes
+
+
+def test_strip_query_keys_moves_a_kept_key_to_stripped_everywhere() -> None:
+    environment = prod()
+    stripped = strip_query_keys(environment, ACTIONS, factory.events_log(), ["STATE", "tab", "id"])
+    target = narrow(UrlTarget, stripped.environment.target)
+    assert target.url == f"{PROD}/orders"
+    assert target.query is not None
+    assert target.query.to_json() == {
+        "keep": [],
+        "strip": ["id", "state", "tab"],
+        "stripped": ["state", "token"],
+    }
+    assert [getattr(a, "url", None) or getattr(a, "expected", None) for a in stripped.actions] == [
+        f"{PROD}/orders",
+        None,
+        f"{PROD}/orders/7",
+        f"{CDN}/help",
+        f"{PROD}/orders/*",
+        "/orders/7",
+    ]
+    assert stripped.environment.environment_digest != environment.environment_digest
+    again = strip_query_keys(stripped.environment, stripped.actions, stripped.events, ["state"])
+    assert again.environment == stripped.environment  # stripping twice changes nothing
+    assert again.actions == stripped.actions
+
+
+@pytest.mark.parametrize(
+    "environment",
+    [
+        factory.html_environment(),  # an HTML fixture
+        factory.v1_url_environment(f"{PROD}/orders"),  # the first rule: record again to choose
+    ],
+)
+def test_strip_query_keys_needs_a_url_target_with_query_choices(environment: Environment) -> None:
+    with pytest.raises(URLRuleError):
+        strip_query_keys(environment, ACTIONS, factory.events_log(), ["state"])

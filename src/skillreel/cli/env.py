@@ -1,5 +1,6 @@
-"""`skillreel env list|set|remove SKILL ...`: the named environments a skill may replay on (another
-origin of the same app). Every change is a new draft revision that needs a review."""
+"""`skillreel env list|set|remove|strip-query SKILL ...`: the named environments a skill may replay
+on (another origin of the same app), and the query keys its URLs keep. Every change is a new draft
+revision that needs a review."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..services.declaring import list_environments, remove_environment, set_environment
+from ..services.declaring import list_environments, remove_environment, set_environment, strip_query
 from ..store import Store
 from .output import emit, json_option
 
@@ -114,3 +115,30 @@ def remove_command(
         human=f"{data['name']} revision {data['revision']} (draft): review it before replaying\n"
         + _lines(data),
     )
+
+
+@command.command("strip-query")
+@click.argument("skill")
+@click.argument("keys", metavar="KEY...", nargs=-1, required=True)
+@_REVISION
+@json_option
+@click.pass_context
+def strip_query_command(
+    ctx: click.Context, skill: str, keys: tuple[str, ...], expected_revision: int | None, as_json: bool
+) -> None:
+    """Strip query KEYs from SKILL's URLs and from the page URLs it compares: a new draft revision."""
+    with Store.open() as store:
+        change = strip_query(store, skill, keys, expected_revision=expected_revision)
+    data = change.to_json()
+    query = data["query"] or {}
+    head = (
+        f"{data['name']} revision {data['revision']} (draft): review it before replaying"
+        if change.changed
+        else f"{data['name']} already strips them; nothing changed"
+    )
+    lines = [head, "stripped by the reviewer: " + ", ".join(query.get("strip", []))]
+    if query.get("keep"):
+        lines.append("kept by the reviewer: " + ", ".join(query["keep"]))
+    from rich.markup import escape
+
+    emit(data, as_json=_as_json(ctx, as_json), human=escape("\n".join(lines)))

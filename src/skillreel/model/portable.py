@@ -15,6 +15,10 @@ recorded skill onto it:
 :func:`declare` builds a named environment from what a person asked for, rebasing the recorded
 allowlist unless the person gave the environment's own. Every failure is a :class:`URLRuleError`
 naming the rule (never a URL).
+
+:func:`strip_query_keys` is the reviewer's later choice to strip query keys the recording kept
+(``env strip-query``): the start URL, navigate steps, ``url_matches`` checks and the events log
+lose them, and the target's rule strips them from every page URL a replay compares.
 """
 
 from __future__ import annotations
@@ -23,9 +27,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .actions import Action, AssertAction, NavigateAction
-from .environment import Environment, NamedEnvironment, UrlTarget, url_target_digest
+from .environment import Environment, NamedEnvironment, QueryKeys, UrlTarget, query_keys, url_target_digest
+from .events import EventsLog, RecordedEvent
 from .limits import MAX_ALLOWED_ORIGINS, MAX_ENVIRONMENTS
-from .urls import URLRuleError, normalise_origin, normalise_target_url, origin_of, rebase_url
+from .urls import (
+    QueryRule,
+    URLRuleError,
+    normalise_origin,
+    normalise_target_url,
+    origin_of,
+    rebase_url,
+    strip_tokens,
+    stripped_keys,
+)
 
 
 @dataclass(frozen=True)
@@ -124,3 +138,61 @@ def with_environment(environment: Environment, named: NamedEnvironment) -> Envir
 def without_environment(environment: Environment, name: str) -> Environment:
     """``environment`` no longer declaring ``name`` (the caller checked it was declared)."""
     return environment.evolve(environments=tuple(e for e in environment.environments if e.name != name))
+
+
+@dataclass(frozen=True)
+class Stripped:
+    """A skill whose URLs lost the query keys a reviewer chose to strip."""
+
+    environment: Environment
+    actions: tuple[Action, ...]
+    events: EventsLog
+
+
+def strip_query_keys(
+    environment: Environment, actions: Sequence[Action], events: EventsLog, keys: Sequence[str]
+) -> Stripped:
+    """``keys`` stripped from every URL the skill holds, and from the page URLs a replay compares:
+    they join the target's ``strip`` choices (and leave its ``keep``); a key the start URL carried
+    joins ``stripped``. Raises :class:`URLRuleError` for an HTML fixture, a skill recorded before
+    query-key choices (the first rule), or a key that is no plain name."""
+    target = environment.target
+    if not isinstance(target, UrlTarget):
+        raise URLRuleError("an HTML fixture skill has no URL query")
+    if target.query is None:
+        raise URLRuleError("the skill was recorded before query-key choices; record it again to choose")
+    wanted = {k.lower() for k in keys}
+    chosen = query_keys([k for k in target.query.keep if k not in wanted], [*target.query.strip, *wanted])
+    rule = chosen.rule
+    stripped = tuple(sorted({*target.query.stripped, *stripped_keys(target.url, rule)}))
+    query = QueryKeys(keep=chosen.keep, strip=chosen.strip, stripped=stripped)
+    url = normalise_target_url(target.url, rule)
+    moved = UrlTarget(
+        url=url, url_digest=url_target_digest(url), allowed_origins=target.allowed_origins, query=query
+    )
+    return Stripped(
+        environment.evolve(target=moved),
+        tuple(_strip_action(a, rule) for a in actions),
+        events.evolve(events=tuple(_strip_event(e, rule) for e in events.events)),
+    )
+
+
+def _strip_event(event: RecordedEvent, rule: QueryRule) -> RecordedEvent:
+    changes: dict[str, str] = {}
+    if event.url:
+        changes["url"] = strip_tokens(event.url, rule)
+    if event.check == "url_matches" and isinstance(event.expected, str):
+        changes["expected"] = strip_tokens(event.expected, rule)
+    return event.model_copy(update=changes) if changes else event
+
+
+def _strip_action(action: Action, rule: QueryRule) -> Action:
+    if isinstance(action, NavigateAction):
+        return action.model_copy(update={"url": strip_tokens(action.url, rule)})
+    if (
+        isinstance(action, AssertAction)
+        and action.check == "url_matches"
+        and isinstance(action.expected, str)
+    ):
+        return action.model_copy(update={"expected": strip_tokens(action.expected, rule)})
+    return action

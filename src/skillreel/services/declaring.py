@@ -6,6 +6,12 @@ session it signs in with. Declaring one at record time is ``record --env NAME=OR
 is ``env set`` / ``env remove``, and every change is a new draft revision that needs a review like
 any draft (the approval names exactly the environments it covers). An enabled skill is revoked
 first, as for a new recording. Nothing changes when the declaration is already what was asked.
+
+``env strip-query`` is the reviewer's choice to strip query keys the recording kept (business
+keys such as ``key=...`` that are in fact credentials): the skill's URLs and its events log lose
+them (``model.portable.strip_query_keys``), in a new draft revision too. Keeping a key the
+recording stripped is not possible afterwards (its value was never stored): record again with
+``--keep-query KEY``.
 """
 
 from __future__ import annotations
@@ -20,10 +26,12 @@ from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.envelope import ResultWarning
-from ..model.portable import without_environment
+from ..model.environment import UrlTarget
+from ..model.portable import strip_query_keys, without_environment
+from ..model.urls import URLRuleError
 from ..store import AuditNote, Store
 from ..vault.sessions import SessionVault
-from .environments import check_environment_name, declare_environment
+from .environments import check_environment_name, declare_environment, target_query
 
 
 def environment_views(entry: StoreEntry) -> list[dict[str, Any]]:
@@ -141,3 +149,51 @@ def _change(
         expected_revision=current.revision,
     )
     return EnvironmentChange(updated, True, warnings)
+
+
+@dataclass(frozen=True)
+class QueryChange:
+    entry: StoreEntry
+    changed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        target = self.entry.draft.environment.target
+        query = target.query if isinstance(target, UrlTarget) else None
+        return {
+            "name": self.entry.name,
+            "revision": self.entry.revision,
+            "status": self.entry.status,
+            "draftDigest": self.entry.draft.draft_digest,
+            "changed": self.changed,
+            "query": query.to_json() if query is not None else None,
+        }
+
+
+def strip_query(
+    store: Store, name: str, keys: Sequence[str], *, expected_revision: int | None = None
+) -> QueryChange:
+    """Strip the query ``keys`` from skill ``name``'s URLs and from every page URL its replays
+    compare: a new draft revision (unchanged when they are stripped already)."""
+    target_query(strip=keys)  # plain key names (SR_RECORD_USAGE)
+    current = _current(store, name, expected_revision)
+    draft = current.draft
+    try:
+        stripped = strip_query_keys(draft.environment, draft.actions, current.events, keys)
+    except URLRuleError as exc:
+        raise TargetError("SR_RECORD_TARGET_INVALID", f"strip-query: {exc}") from exc
+    changed = draft.evolve(
+        environment=stripped.environment,
+        actions=stripped.actions,
+        events_digest=stripped.events.events_digest,
+    )
+    if changed.draft_digest == draft.draft_digest:
+        return QueryChange(current, False)
+    now = store.now()
+    note = AuditNote(kind="environment", digests={"draft": changed.draft_digest})
+    updated = store.update(
+        current.name,
+        lambda entry: lifecycle.replace_draft(entry, changed, stripped.events, now),
+        note,
+        expected_revision=current.revision,
+    )
+    return QueryChange(updated, True)

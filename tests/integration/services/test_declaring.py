@@ -1,16 +1,31 @@
-"""``env set|remove|list`` as use cases: every change is a new draft revision needing review; the
-approval names exactly the environments it covers; refusals change nothing."""
+"""``env set|remove|list|strip-query`` as use cases: every change is a new draft revision needing
+review; the approval names exactly the environments it covers; refusals change nothing."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from skillreel.model.actions import ClickAction, NavigateAction
-from skillreel.services.declaring import list_environments, remove_environment, set_environment
+from skillreel.model import lifecycle
+from skillreel.model.actions import AssertAction, ClickAction, NavigateAction
+from skillreel.model.environment import UrlTarget
+from skillreel.model.events import EventsLog, RecordedEvent
+from skillreel.replay.engine import url_matches
+from skillreel.services.declaring import list_environments, remove_environment, set_environment, strip_query
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
-from tests.factory import build_draft, bundle, seed, store_approved, url_environment
+from tests.factory import (
+    SALT,
+    T0,
+    build_draft,
+    bundle,
+    seed,
+    store_approved,
+    store_entry,
+    url_environment,
+    v1_url_environment,
+)
 from tests.integration.services.store_checks import refused
 from tests.server import LocalServer
 
@@ -152,3 +167,70 @@ async def test_replays_on_undeclared_or_unapproved_environments_start_nothing(
         ("replay", "failed", "SR_RECORD_ENVIRONMENT_NOT_APPROVED"),
         ("replay", "failed", "SR_RECORD_ENVIRONMENT_UNKNOWN"),
     ]
+
+
+def test_strip_query_takes_a_kept_key_out_of_every_url_of_the_skill(
+    store: Store, skillreel_home: Path
+) -> None:
+    start = f"{PROD}/orders?state=open&key=orders&page=2"
+    environment = url_environment(start)
+    assert environment.start_url == start  # the rule keeps the business key `key`
+    detail = f"{PROD}/orders/7?key=orders"
+    actions = (
+        NavigateAction(id="a1", url=start),
+        NavigateAction(id="a2", url=detail, reason="address-bar"),
+        AssertAction(id="a3", check="url_matches", expected="/orders/7?key=orders"),
+    )
+    events = EventsLog.build(
+        salt=SALT,
+        events=(
+            RecordedEvent(seq=0, type="navigate", url=start, reason="start"),
+            RecordedEvent(seq=1, type="navigate", url=detail, reason="address-bar"),
+            RecordedEvent(seq=2, type="assert", check="url_matches", expected="/orders/7?key=orders"),
+        ),
+    )
+    draft = build_draft(NAME, environment, actions).evolve(events_digest=events.events_digest)
+    store_entry(store, lifecycle.new_entry(draft, events, T0), "approved")
+
+    change = strip_query(store, NAME, ["KEY"], expected_revision=2)
+    data = change.to_json()
+    assert (data["revision"], data["status"], data["changed"]) == (3, "draft", True)
+    assert data["query"] == {"keep": [], "strip": ["key"], "stripped": ["key"]}
+    entry = store.get(NAME)
+    assert entry.approval is None  # a reviewer approves the new draft
+    assert entry.draft.environment.start_url == f"{PROD}/orders?state=open&page=2"
+    navigations = [a for a in entry.draft.actions if isinstance(a, NavigateAction)]
+    assert [a.url for a in navigations] == [f"{PROD}/orders?state=open&page=2", f"{PROD}/orders/7"]
+    check = entry.draft.actions[2]
+    assert isinstance(check, AssertAction)
+    assert check.expected == "/orders/7"
+    assert "key=orders" not in json.dumps([entry.draft.to_json(), entry.events.to_json()])
+    # The page URLs a replay compares lose the key too, so the check still holds on the live URL.
+    target = entry.draft.environment.target
+    assert isinstance(target, UrlTarget)
+    rule = target.rule
+    assert url_matches(detail, check.expected, rule)
+    assert url_matches(detail + "&page=3", "/orders/7?page=3", rule)
+
+    again = strip_query(store, NAME, ["key"])
+    assert (again.changed, again.entry.revision) == (False, 3)
+    assert store.audit_events(NAME)[-1].to_json()["kind"] == "environment"
+    review = review_skill(store, NAME, "alice", approve=True).to_json()
+    assert review["status"] == "approved"
+
+
+def test_strip_query_refusals_change_nothing(store: Store, skillreel_home: Path) -> None:
+    approved_orders(store)
+    seed(store, "fixture")
+    seed(store, "first", environment=v1_url_environment(f"{PROD}/orders?state=open"))
+    seed(store, "live", "enabled", environment=url_environment(f"{PROD}/orders"))
+    cases = [
+        ("SR_RECORD_USAGE", 2, lambda: strip_query(store, NAME, ["a b"])),
+        ("SR_RECORD_TARGET_INVALID", 2, lambda: strip_query(store, "fixture", ["key"])),
+        ("SR_RECORD_TARGET_INVALID", 2, lambda: strip_query(store, "first", ["key"])),
+        ("SR_RECORD_STATE_INVALID", 1, lambda: strip_query(store, "live", ["key"])),
+        ("SR_RECORD_REVISION_CONFLICT", 1, lambda: strip_query(store, NAME, ["key"], expected_revision=1)),
+        ("SR_RECORD_NOT_FOUND", 1, lambda: strip_query(store, "nope", ["key"])),
+    ]
+    for code, status, call in cases:
+        refused(skillreel_home, code, call, status)
