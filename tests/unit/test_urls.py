@@ -6,11 +6,13 @@ from __future__ import annotations
 import pytest
 
 from skillreel.model.urls import (
+    BUSINESS_KEYS,
     CREDENTIAL_KEYS,
     DEFAULT_RULE,
     V1_RULE,
     URLRuleError,
     has_token,
+    looks_like_secret_code,
     looks_like_token,
     normalise_target_url,
     query_rule,
@@ -60,6 +62,28 @@ def test_token_like_values(value: str) -> None:
 )
 def test_business_values(value: str) -> None:
     assert not looks_like_token(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "stripped"),
+    [
+        ("FR", False),
+        ("open", False),
+        ("SUMMER24", False),
+        ("INV-2024-0001", False),
+        ("orders", False),
+        ("ProjectAlpha", False),
+        ("CanaryCode4Tn", True),  # upper, lower and digits: a secret-shaped code
+        ("Xy7kP2qL", True),
+        ("8dce6ced32ad311d9478be5e", True),
+    ],
+)
+def test_ambiguous_keys_are_held_to_a_stricter_bar(value: str, stripped: bool) -> None:
+    for key in BUSINESS_KEYS:
+        assert (DEFAULT_RULE.strip_reason(key, value) == "token-value") is stripped, key
+    assert DEFAULT_RULE.strip_reason("ref", "CanaryCode4Tn") is None  # another key: the usual bar
+    assert looks_like_secret_code("CanaryCode4Tn")
+    assert not looks_like_secret_code("/Orders/2024/Q1")
 
 
 def test_business_keys_are_kept_as_written() -> None:

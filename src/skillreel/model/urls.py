@@ -5,10 +5,13 @@ Error messages here never repeat the URL: they name the rule that failed.
 
 **Query keys** (:class:`QueryRule`). A query pair is stripped when its key names a credential
 (:data:`CREDENTIAL_KEYS`: ``token``, ``password``, ``client_secret``...) or its value looks like a
-token (:func:`looks_like_token`: a JWT, a long hex or mixed-case random string); any other pair is
-kept, so the business keys ``state=open``, ``code=FR`` or ``key=orders`` survive while OAuth's
-``code=4/0AX4Xf...`` does not. A reviewer keeps (``keep``) or strips (``strip``) a key by name,
-whatever the rule says. The fragment is always dropped. Skills recorded before this rule carry the
+token (:func:`looks_like_token`: a JWT, a long hex or mixed-case random string); the keys that are
+credentials as often as business keys (:data:`BUSINESS_KEYS`: ``code``, ``state``, ``key``,
+``session``) are held to a stricter bar (:func:`looks_like_secret_code`: eight or more characters
+with upper case, lower case and digits). Any other pair is kept, so the business keys
+``state=open``, ``code=FR`` or ``key=orders`` survive while OAuth's ``code=4/0AX4Xf...`` does
+not. A reviewer keeps (``keep``) or strips (``strip``) a key by name, whatever the rule says. The
+fragment is always dropped. Skills recorded before this rule carry the
 first one (:data:`V1_RULE`: every key of :data:`TOKEN_KEYS` stripped by name alone), and keep it.
 """
 
@@ -90,6 +93,22 @@ def looks_like_token(value: str) -> bool:
     return bool(digits and letters) and switches >= max(6, len(v) // 4)
 
 
+MIN_SECRET_CODE_CHARS: Final = 8
+
+
+def looks_like_secret_code(value: str) -> bool:
+    """The stricter bar of the :data:`BUSINESS_KEYS`: :func:`looks_like_token`, or eight or more
+    characters of a token alphabet with upper case, lower case and digits (``CanaryCode4Tn``,
+    ``Xy7kP2qL``), which business codes (``FR``, ``SUMMER24``, ``INV-2024-0001``, ``orders``)
+    rarely are."""
+    v = value.strip()
+    if looks_like_token(v):
+        return True
+    if len(v) < MIN_SECRET_CODE_CHARS or v.startswith("/") or not _TOKEN_ALPHABET.fullmatch(v):
+        return False
+    return any(c.isdigit() for c in v) and any(c.isupper() for c in v) and any(c.islower() for c in v)
+
+
 @dataclass(frozen=True)
 class QueryRule:
     """Which query keys a URL keeps: ``keep`` and ``strip`` are the reviewer's choices (lower-case
@@ -113,7 +132,8 @@ class QueryRule:
         if looks_like_token(key):
             return "token-value"
         redirect = value.startswith("/") or "://" in value
-        if looks_like_token(value) or (redirect and _nested_token(value)):
+        shaped = looks_like_secret_code if name in BUSINESS_KEYS else looks_like_token
+        if shaped(value) or (redirect and _nested_token(value)):
             return "token-value"
         return None
 
