@@ -142,7 +142,7 @@ async def test_a_replay_on_staging_acts_on_staging_only(
     assert production.request_count() == production_seen  # production saw nothing at all
     assert ("GET", "/orders?state=open&next=/orders") in staging.requests  # path and query kept
     assert store.get(NAME).status == "validated"
-    assert [s[0] for s in outcome.steps] == [a.id for a in entry.draft.actions]
+    assert [s.action_id for s in outcome.steps] == [a.id for a in entry.draft.actions]
     staging_seen = staging.request_count()
     succeeded(await replay(store))  # the recorded environment is still the default
     assert staging.request_count() == staging_seen
