@@ -42,6 +42,7 @@ from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidat
 from skillreel.model.report import ReplayReport, StepResult
 from skillreel.model.runs import EndedOutcome, Lease, RunRecord, StepTally, can_act, finish_run, start_run
 from skillreel.model.urls import V1_RULE, normalise_target_url, origin_of
+from skillreel.skills.package import Launcher
 from skillreel.store import AuditNote, RunFinish, Store
 
 SALT = "0123456789abcdef0123456789abcdef"
@@ -90,6 +91,17 @@ def staging(
 ) -> NamedEnvironment:
     """A named environment on ``origin`` whose allowlist is its origin alone."""
     return NamedEnvironment(name=name, origin=origin, allowed_origins=(origin,), session=session)
+
+
+LAUNCHER = Launcher(
+    command=("/opt/skillreel/bin/python", "-P", "-m", "skillreel"), home="/srv/skillreel home"
+)
+
+
+def legacy_value_digest(salt: str, value: str) -> str:
+    """The salted value digest events logs carried before issue 11 (``valueDigest``, salted with the
+    log's own ``salt``); logs written since carry none. For building such old logs in tests."""
+    return tagged_digest("skillreel.value/v1", {"salt": salt, "value": value})
 
 
 def events_log(n: int = 1) -> EventsLog:

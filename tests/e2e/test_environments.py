@@ -139,7 +139,17 @@ def test_sessions_environments_and_query_keys_end_to_end(
     again = out.keep(run_cli("env", "strip-query", "orders", "code"))
     assert again.exit_code == 0, again.stderr
     assert "already strips them; nothing changed" in again.stdout
-    approved = out.ok("review", "orders", "--reviewer", "alice", "--env", "staging", "--approve")
+    approved = out.ok(
+        "review",
+        "orders",
+        "--reviewer",
+        "alice",
+        "--env",
+        "staging",
+        "--expected-revision",
+        str(stripped["revision"]),
+        "--approve",
+    )
     assert approved["approvedEnvironments"] == ["staging"]
 
     replayed = out.keep(run_cli("replay", "orders", "--input", "q=B-2", "--json"))

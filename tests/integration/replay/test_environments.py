@@ -133,7 +133,7 @@ async def test_a_replay_on_staging_acts_on_staging_only(
     assert target.query is not None
     assert target.query.stripped == ("token",)  # and the recording says what it stripped
     assert [e.name for e in entry.draft.environment.environments] == ["staging"]
-    review_skill(store, NAME, "alice", approve=True)
+    review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     production_seen = production.request_count()
 
     outcome = succeeded(await replay(store, environment="staging"))
@@ -156,7 +156,7 @@ async def test_a_request_off_the_rebased_allowlist_fails_the_replay(
     production.set_page("/orders", page(APP))
     production.set_page("/pixel.png", "")
     await record(store, tmp_path, production, environments=(("staging", staging.origin),))
-    review_skill(store, NAME, "alice", approve=True)
+    review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     # A staging build that still calls production: off the staging allowlist, so refused.
     staging.set_page("/orders", page(APP, f'<img id="pixel" src="{production.url("/pixel.png")}">'))
     seen = production.request_count()
@@ -175,7 +175,7 @@ async def test_a_refreshed_session_keeps_a_signed_in_skill_replayable(
     recorded = store.get(NAME).draft
     assert recorded.environment.session == "shop"
     assert recorded.environment.storage_state_digest is None
-    review_skill(store, NAME, "alice", approve=True)
+    review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     succeeded(await replay(store))
     assert server.cookies[-1] == "sid=first-login-4Kd9"
 
@@ -199,7 +199,7 @@ async def test_a_staging_environment_signs_in_with_its_own_session_only(
     staging.set_page("/orders", page(SIGNED_IN))
     set_session(store, "shop", state(tmp_path, "production-cookie-1", "p.json"))
     await record(store, tmp_path, production, session="shop", environments=(("staging", staging.origin),))
-    review_skill(store, NAME, "alice", approve=True)
+    review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     # Declared without a session, staging gets no cookie (both servers share the host 127.0.0.1,
     # so production's cookie would otherwise reach staging): it asks to sign in, nothing is found.
     failed(await replay(store, environment="staging"), "SR_REPLAY_UI_TARGET_NOT_FOUND")

@@ -62,7 +62,14 @@ def test_set_makes_a_draft_that_review_approves(store: Store, skillreel_home: Pa
     assert same.changed is False
     assert same.entry.revision == 3
     set_environment(store, NAME, "qa", "http://127.0.0.1:9100", ["https://cdn-qa.example.com"], "shop-qa")
-    review = review_skill(store, NAME, "alice", approve=True, environments=["staging"]).to_json()
+    review = review_skill(
+        store,
+        NAME,
+        "alice",
+        approve=True,
+        expected_revision=store.get(NAME).revision,
+        environments=["staging"],
+    ).to_json()
     assert review["approvedEnvironments"] == ["staging"]
     listed = list_environments(store, NAME).to_json()
     assert [(e["name"], e["approved"], e["session"]) for e in listed["environments"]] == [
@@ -118,7 +125,14 @@ def test_refusals_change_nothing(store: Store, skillreel_home: Path) -> None:
     refused(
         skillreel_home,
         "SR_RECORD_ENVIRONMENT_UNKNOWN",
-        lambda: review_skill(store, NAME, "a", approve=True, environments=["staging", "x"]),
+        lambda: review_skill(
+            store,
+            NAME,
+            "a",
+            approve=True,
+            expected_revision=store.get(NAME).revision,
+            environments=["staging", "x"],
+        ),
         2,
     )
 
@@ -152,7 +166,14 @@ async def test_replays_on_undeclared_or_unapproved_environments_start_nothing(
     store_approved(store, build_draft(NAME, environment, actions))
     set_environment(store, NAME, "staging", staging.origin)
     set_environment(store, NAME, "qa", "http://127.0.0.1:9")
-    review_skill(store, NAME, "alice", approve=True, environments=["staging"])
+    review_skill(
+        store,
+        NAME,
+        "alice",
+        approve=True,
+        expected_revision=store.get(NAME).revision,
+        environments=["staging"],
+    )
     for environment_name, code in (
         ("qa", "SR_RECORD_ENVIRONMENT_NOT_APPROVED"),
         ("preprod", "SR_RECORD_ENVIRONMENT_UNKNOWN"),
@@ -218,7 +239,9 @@ def test_strip_query_takes_a_kept_key_out_of_every_url_of_the_skill(
     again = strip_query(store, NAME, ["key"])
     assert (again.changed, again.entry.revision) == (False, 3)
     assert store.audit_events(NAME)[-1].to_json()["kind"] == "environment"
-    review = review_skill(store, NAME, "alice", approve=True).to_json()
+    review = review_skill(
+        store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision
+    ).to_json()
     assert review["status"] == "approved"
 
 
