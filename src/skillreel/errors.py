@@ -231,8 +231,8 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_RECORD_ENVIRONMENT_NOT_APPROVED",
         1,
         "The approval does not cover that environment.",
-        "Ask a reviewer to approve it: `skillreel review NAME --env ENV --reviewer ID --approve` "
-        "on a new draft revision (`skillreel env set` makes one).",
+        "Ask a reviewer to approve it: `skillreel review NAME --env ENV --reviewer ID "
+        "--expected-revision N --approve` on a new draft revision (`skillreel env set` makes one).",
     ),
     ErrorCode(
         "SR_RECORD_SESSION_MISSING",
