@@ -62,7 +62,7 @@ class ReplayRequest:
     expected_revision: int | None = None
     heal: bool = True
     timeout_ms: int = 10_000
-    settle_ms: int = 100
+    settle_ms: int = 0
 
 
 @dataclass(frozen=True)
