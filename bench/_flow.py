@@ -9,7 +9,7 @@
               observe the confirmation, assert its text
 
 The pages are served by ``tests/server.LocalServer`` on 127.0.0.1. The skill is built the way the
-recorder would describe the elements (``fingerprint.js`` evaluated on the live pages), approved, and
+recorder would describe the elements (``locate_script()`` evaluated on the live pages), approved, and
 stored in a real store. ``bench/_flow_baseline.py`` is the hand-written Playwright equivalent (it
 imports nothing of skillreel, so it also runs as a process of its own).
 """
@@ -149,14 +149,14 @@ _DESCRIBE = """([src, salt, selectors]) => {
 
 async def describe_flow(server: LocalServer) -> dict[str, Any]:
     """Every target's locator bundle, described on the live pages as the recorder would."""
-    from skillreel.locate import script
+    from skillreel.locate import locate_script
     from skillreel.model.locators import LocatorBundle
     from skillreel.sandbox.browser import browser_session
 
     found: dict[str, Any] = {}
 
     async def describe(page: Any, path: str) -> None:
-        data = await page.evaluate(_DESCRIBE, [script("fingerprint.js"), SALT, TARGETS[path]])
+        data = await page.evaluate(_DESCRIBE, [locate_script(), SALT, TARGETS[path]])
         found.update({key: LocatorBundle.parse(value) for key, value in data.items()})
 
     async with browser_session(url_environment(server.url("/login"))) as session:
