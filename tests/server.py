@@ -3,12 +3,14 @@
 srv.set_page("/app", "<html>...</html>")          # served with text/html
 srv.set_page("/app?q=x", "<html>...</html>")      # a route with a query wins over its path's
 srv.set_route("/r", status=302, headers={"Location": "http://..."})
+srv.set_route("/slow", body=b"...", delay_s=0.5)   # answered half a second late (a slow backend)
 srv.requests  -> list of (method, path) seen, in order
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -19,6 +21,7 @@ class Route:
     status: int = 200
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
 
 
 class LocalServer:
@@ -46,10 +49,16 @@ class LocalServer:
         self.set_route(path, body=html.encode(), headers={"Content-Type": content_type})
 
     def set_route(
-        self, path: str, *, status: int = 200, body: bytes = b"", headers: dict[str, str] | None = None
+        self,
+        path: str,
+        *,
+        status: int = 200,
+        body: bytes = b"",
+        headers: dict[str, str] | None = None,
+        delay_s: float = 0.0,
     ) -> None:
         with self._lock:
-            self.routes[path] = Route(status, body, dict(headers or {}))
+            self.routes[path] = Route(status, body, dict(headers or {}), delay_s)
 
     def request_count(self) -> int:
         with self._lock:
@@ -70,6 +79,8 @@ class LocalServer:
                     route = server.routes.get(self.path) or server.routes.get(self.path.split("?", 1)[0])
                 if route is None:
                     route = Route(404, b"not found", {"Content-Type": "text/plain"})
+                if route.delay_s:
+                    time.sleep(route.delay_s)  # a slow backend: the page waits, never a test
                 self.send_response(route.status)
                 for key, value in route.headers.items():
                     self.send_header(key, value)
