@@ -85,7 +85,8 @@ class LocalServer:
                 for key, value in route.headers.items():
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(route.body)))
-                self.send_header("Cache-Control", "no-store")
+                if "Cache-Control" not in route.headers:
+                    self.send_header("Cache-Control", "no-store")
                 self.end_headers()
                 if self.command != "HEAD":
                     self.wfile.write(route.body)
