@@ -28,11 +28,13 @@ def assert_played(result: types.CallToolResult, steps: list[str]) -> dict[str, o
     assert body["healed"] is False
     with Store.open() as store:
         entry = store.get(NAME)
+        run = store.run(str(body["runId"]))
     assert entry.status == "enabled"  # a replay keeps the installation
     assert entry.installation is not None
-    assert entry.last_report is not None
-    assert body["reportDigest"] == entry.last_report.report_digest
     assert body["revision"] == entry.revision
+    assert run is not None  # a replay is a run, recorded with its report, never a new revision
+    assert (run.outcome, run.record.actor, run.record.revision) == ("succeeded", "mcp", entry.revision)
+    assert body["reportDigest"] == run.record.report_digest is not None
     return body
 
 
@@ -111,7 +113,9 @@ async def test_a_failed_replay_is_an_error_result_with_the_code(
     assert error(result)["code"] == "SR_REPLAY_UI_TARGET_NOT_FOUND"
     assert error(result)["actionId"] == "a2"
     assert body["reportDigest"] is None
-    assert [s["actionId"] for s in body["steps"]] == ["a1"]  # the start page loaded, then a2 failed
+    # the start page loaded, then a2 failed: nothing acted, so a retry repeats nothing
+    assert [(s["actionId"], s["status"]) for s in body["steps"]] == [("a1", "done"), ("a2", "failed")]
+    assert body["sideEffects"] is False
 
 
 # The page remembers a visit in a cookie and in localStorage: a second visit in the same browser
@@ -154,7 +158,7 @@ async def test_plays_share_one_chromium_and_nothing_else(
         after_first = chromium_browsers(skillreel_home)
         second = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "Initech"}})
         after_second = chromium_browsers(skillreel_home)
-    assert (first.is_error, data(first)["status"]) == (False, "succeeded")
+    assert_played(first, ["a1", "a2", "a4", "a5"])
     assert_played(second, ["a1", "a2", "a4", "a5"])  # the page found no cookie and no storage
     assert len(after_first) == 1  # the warm Chromium outlives the play...
     assert after_second == after_first  # ...and the second play used it
