@@ -15,6 +15,9 @@ reporting refusals to one :class:`~skillreel.sandbox.ledger.NetworkLedger`:
 fresh isolated context with its own fresh enforcing proxy (a per-context proxy), routing as above;
 the browser is launched through a proxy that refuses everything.
 
+Before the Playwright driver starts, ``vault.seal_environment`` moves every ``SKILLREEL_SECRET_*``
+variable out of the process environment, so neither the driver nor Chromium inherits one.
+
 Playwright errors are translated here, once: launch problems to ``SR_REPLAY_UI_CHROMIUM_SETUP``,
 a browser or renderer crash to ``SR_REPLAY_UI_BROWSER_CRASHED``.
 """
@@ -52,6 +55,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from skillreel.errors import InputError, ReplayUIError, TargetError
 from skillreel.model.environment import FIXTURE_ORIGIN, FIXTURE_URL, Environment, HtmlTarget
 from skillreel.model.limits import MAX_HTML_CHARS
+from skillreel.vault import seal_environment
 
 from .allowlist import SINKHOLE_SUFFIX, decide
 from .files import fixture_digest, read_storage_state
@@ -358,6 +362,7 @@ async def browser_session(
 
 
 async def _start_playwright() -> Playwright:
+    seal_environment()  # the driver and Chromium inherit no SKILLREEL_SECRET_* variable
     try:
         return await async_playwright().start()
     except PlaywrightError as exc:
