@@ -70,9 +70,10 @@ if TYPE_CHECKING:
     "--settle",
     "settle_ms",
     type=click.IntRange(0, 1_000),
-    default=100,
+    default=0,
     show_default=True,
-    help="Milliseconds to let the page settle after each action.",
+    help="An extra minimum wait after each action, in ms, for pages that change late without a "
+    "request (replay already waits for the action's navigation, requests and a quiet DOM).",
 )
 @json_option
 def command(

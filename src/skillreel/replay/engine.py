@@ -76,9 +76,13 @@ class Driver(Protocol):
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool: ...
     async def count(self, candidate: LocatorCandidate, *, salt: str) -> int: ...
-    async def page_state(self, *, salt: str, text: bool, verify: str | None = None) -> ev.PageSummary:
+    async def page_state(
+        self, *, salt: str, text: bool, verify: str | None = None, prefetch: LocatorBundle | None = None
+    ) -> ev.PageSummary:
         """A content-free summary of the page; also removes any mark :meth:`pick` left. With
-        ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``)."""
+        ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``).
+        With ``prefetch`` (the next step's target), the driver may measure the page for it in the
+        same call; a :meth:`probe` for it right after may then answer without a round trip."""
         ...
 
     async def screenshot(self, *, timeout_ms: int) -> bytes: ...
@@ -143,7 +147,7 @@ class EngineOptions:
     salt: str
     allow_heal: bool = True
     timeout_ms: int = 10_000
-    settle_ms: int = 100
+    settle_ms: int = 0
     url_rule: QueryRule = V1_RULE  # the query-key rule ``url_matches`` normalises page URLs with
 
 
@@ -179,6 +183,7 @@ class ReplayEngine:
         self.completed: list[StepRecord] = []  # the steps of the last run that finished, even if one failed
         self.failed: FailedStep | None = None  # the step the last run stopped at (failure or cancellation)
         self._mark = 0
+        self._upcoming: LocatorBundle | None = None  # the next step's first target (see _after)
 
     async def run(self, actions: Sequence[Action], values: Mapping[str, str]) -> tuple[StepRecord, ...]:
         """Replay every action in order; raise the first step's failure (with its action id).
@@ -194,6 +199,8 @@ class ReplayEngine:
         if not actions or not (isinstance(actions[0], NavigateAction) and actions[0].reason == "start"):
             await self.driver.start(timeout_ms=self.options.timeout_ms)
         for index, action in enumerate(actions):
+            following = actions[index + 1] if index + 1 < len(actions) else None
+            self._upcoming = first_target(following, values) if following is not None else None
             self.completed.append(await self._run_step(index, len(actions), action, values))
         return tuple(self.completed)
 
@@ -278,9 +285,12 @@ class ReplayEngine:
             await self._human(step, a, index, total)
 
     async def _after(self, step: _Step, *, verify: str | None = None) -> ev.PageSummary:
-        """Settle, then summarise the page (the driver removes the step's mark in that call)."""
+        """Settle, then summarise the page (the driver removes the step's mark in that call, and
+        may measure the page for the next step's target in it too: the two are pipelined)."""
         await self.driver.settle(self.options.settle_ms, timeout_ms=self._remaining_ms(step))
-        summary = await self.driver.page_state(salt=self.options.salt, text=False, verify=verify)
+        summary = await self.driver.page_state(
+            salt=self.options.salt, text=False, verify=verify, prefetch=self._upcoming
+        )
         step.facts["afterState"] = ev.state_digest(summary)
         return summary
 
@@ -453,6 +463,17 @@ class ReplayEngine:
             f"step {a.id} ({a.kind}): no element matches the target ({decision.reason})",
             action_id=a.id,
         )
+
+
+def first_target(action: Action, values: Mapping[str, str]) -> LocatorBundle | None:
+    """The target a step locates before anything else it does (None: it starts otherwise)."""
+    if isinstance(action, ClickAction):
+        return action.target
+    if isinstance(action, TypeAction | SelectAction):
+        return action.target if values.get(action.value.name) is not None else None
+    if isinstance(action, PressAction):
+        return action.target
+    return None
 
 
 def url_matches(url: str, expected: str | int | None, rule: QueryRule = V1_RULE) -> bool:

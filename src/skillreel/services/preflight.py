@@ -70,7 +70,7 @@ class ReplayRequest:
     expected_revision: int | None = None
     heal: bool = True
     timeout_ms: int = 10_000
-    settle_ms: int = 100
+    settle_ms: int = 0
     environment: str | None = None  # a named environment of the skill (``--env``)
 
 
