@@ -107,6 +107,12 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Run `skillreel show NAME` and retry with the current --expected-revision.",
     ),
     ErrorCode(
+        "SR_RECORD_REVISION_NOT_FOUND",
+        1,
+        "The skill has no kept revision with that number (it never existed, or is no longer kept).",
+        "Run `skillreel show NAME` to list the kept revisions, and use one of those.",
+    ),
+    ErrorCode(
         "SR_RECORD_STATE_INVALID",
         1,
         "The skill's lifecycle state does not allow this operation.",

@@ -13,6 +13,7 @@ from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..store import AuditNote, Store
 from .guards import approval_required, check_reviewer
+from .revisions import approved_base
 
 
 @dataclass(frozen=True)
@@ -22,12 +23,16 @@ class ReviewResult:
     approval_digest: str
     draft_digest: str
     heal_proposal: bool
+    version: str | None = None
+    bump: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "status": "approved",
             "revision": self.revision,
+            "version": self.version,
+            "bump": self.bump,
             "approvalDigest": self.approval_digest,
             "draftDigest": self.draft_digest,
             "healProposalAccepted": self.heal_proposal,
@@ -48,21 +53,27 @@ def review_skill(
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
     step = lifecycle.accept_heal if heal_proposal else lifecycle.approve
+    base = approved_base(store, current)
 
     def change(entry: StoreEntry) -> StoreEntry:
-        return step(entry, reviewer, now)
+        return lifecycle.stamp_version(step(entry, reviewer, now), base.released if base else None, entry)
 
     preview = change(current)
+    record = preview.versions[-1]
     store.policy().require_capabilities(preview.draft.capabilities)
     if not approve:
         what = "accept the heal proposal of" if heal_proposal else "approve"
         raise approval_required(
-            f"{what} skill {name!r} at revision {current.revision} as reviewer {reviewer!r}",
+            f"{what} skill {name!r} at revision {current.revision} as reviewer {reviewer!r}"
+            f" as version {record.version} ({record.bump})",
             {
                 "name": name,
                 "revision": current.revision,
                 "draftDigest": preview.draft.draft_digest,
                 "capabilities": list(preview.draft.capabilities),
+                "version": record.version,
+                "bump": record.bump,
+                "reasons": list(record.reasons),
             },
         )
     note = AuditNote(
@@ -71,7 +82,15 @@ def review_skill(
         digests={"draft": preview.draft.draft_digest, "approval": _approval_digest(preview)},
     )
     new = store.update(name, change, note, expected_revision=current.revision)
-    return ReviewResult(new.name, new.revision, _approval_digest(new), new.draft.draft_digest, heal_proposal)
+    return ReviewResult(
+        new.name,
+        new.revision,
+        _approval_digest(new),
+        new.draft.draft_digest,
+        heal_proposal,
+        new.version,
+        new.versions[-1].bump,
+    )
 
 
 def _approval_digest(entry: StoreEntry) -> str:

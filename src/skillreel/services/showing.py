@@ -79,6 +79,8 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
         "name": entry.name,
         "status": entry.status,
         "revision": entry.revision,
+        "version": entry.version,
+        "lastVersion": entry.last_version,
         "description": draft.description,
         "createdAt": entry.created_at,
         "updatedAt": entry.updated_at,
@@ -125,5 +127,7 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
             "actions": project_actions(heal.draft, heal.healed_actions),
         },
         "wasEnabled": entry.was_enabled,
+        "origin": entry.origin.to_json() if entry.origin is not None else None,
+        "provenance": [record.to_json() for record in entry.versions],
         "next": lifecycle.next_steps(entry),
     }

@@ -107,12 +107,23 @@ class Store:
             return entries.revisions(self._conn, name)
 
     def revision(self, name: str, revision: int) -> StoreEntry:
-        """One kept revision of ``name``, fully re-validated."""
+        """One kept revision of ``name``, fully re-validated; ``SR_RECORD_NOT_FOUND`` for an unknown
+        skill, ``SR_RECORD_REVISION_NOT_FOUND`` for a revision it never had or no longer keeps."""
         with db.translated("reading a revision"):
             entry = entries.load_revision(self._conn, name, revision)
-        if entry is None:
-            raise LifecycleError("SR_RECORD_NOT_FOUND", f"skill {name!r} has no revision {revision}")
-        return entry
+            current = None if entry is not None else entries.current_revision(self._conn, name)
+        if entry is not None:
+            return entry
+        if current is None:
+            raise not_found(name)
+        if revision > current:
+            raise LifecycleError(
+                "SR_RECORD_REVISION_NOT_FOUND",
+                f"skill {name!r} has no revision {revision} (it is at {current})",
+            )
+        raise LifecycleError(
+            "SR_RECORD_REVISION_NOT_FOUND", f"revision {revision} of {name!r} is no longer kept"
+        )
 
     def count(self) -> int:
         with db.translated("counting skills"):

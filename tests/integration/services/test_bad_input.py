@@ -236,7 +236,7 @@ CASES: list[tuple[str, Setup, Call, str, int]] = [
     ),
     ("show-unknown", _none, lambda store, _: show_skill(store, "missing-skill"), "NOT_FOUND", 1),
     ("show-bad-name", _none, lambda store, _: show_skill(store, "Not_A_Name"), "NAME_INVALID", 2),
-    ("show-unknown-revision", _none, lambda store, _: show_skill(store, NAME, 9), "NOT_FOUND", 1),
+    ("show-unknown-revision", _none, lambda store, _: show_skill(store, NAME, 9), "REVISION_NOT_FOUND", 1),
     ("review-unknown", _none, _review("missing-skill"), "NOT_FOUND", 1),
     ("review-bad-name", _none, _review("../etc"), "NAME_INVALID", 2),
     ("review-stale", _none, _review(expected_revision=2), "REVISION_CONFLICT", 1),
