@@ -23,6 +23,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "list": ("list_", "List skills with their state and revision."),
     "show": ("show", "Show one skill: actions, parameters, digests, installation."),
     "review": ("review", "Approve one exact draft revision (or a heal proposal)."),
+    "diff": ("diff", "Show what changed between two drafts of a skill, step by step."),
     "replay": ("replay", "Replay an approved skill in Chromium with new inputs."),
     "enable": ("enable", "Install a validated skill as an Agent Skills package."),
     "revoke": ("revoke", "Remove an enabled skill's packages, transactionally."),
