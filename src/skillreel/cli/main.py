@@ -29,6 +29,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "revoke": ("revoke", "Remove an enabled skill's packages, transactionally."),
     "export": ("export", "Write one skill with every document to a JSON file."),
     "import": ("import_", "Read an exported skill, re-validating everything."),
+    "rollback": ("rollback", "Make a new draft from an older revision (it needs a new review)."),
     "delete": ("delete", "Delete a skill that is not enabled."),
     "audit": ("audit", "Show the audit events, or verify their hash chain."),
     "prune": ("prune", "Delete skills past the retention period."),
