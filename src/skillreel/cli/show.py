@@ -8,10 +8,22 @@ import click
 
 from ..services.showing import show_skill
 from ..store import Store
+from .completion import complete_skill_name
 from .output import Render, emit, json_option
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+
+def _flags(p: dict[str, Any]) -> str:
+    return ", ".join(f for f in ("required", "sensitive") if p[f]) or "optional"
+
+
+def _steps(console: Console, actions: list[dict[str, Any]]) -> None:
+    from rich.markup import escape
+
+    for a in actions:
+        console.print(f"  {a['id']:>4} {a['kind']:<8} {escape(a['intent'])}")
 
 
 def _human(view: dict[str, Any]) -> Render:
@@ -19,27 +31,44 @@ def _human(view: dict[str, Any]) -> Render:
         from rich.markup import escape
 
         current = "" if view["current"] else "  [yellow](not the current revision)[/]"
-        console.print(f"[bold]{view['name']}[/] revision {view['revision']} - {view['status']}{current}")
+        version = view["version"] or (
+            f"draft after {view['lastVersion']}" if view["lastVersion"] else "draft"
+        )
+        console.print(
+            f"[bold]{view['name']}[/] {version}, revision {view['revision']} - {view['status']}{current}"
+        )
         console.print(escape(view["description"]))
+        if view["origin"]:
+            origin = view["origin"]
+            restored = f" ({origin['version']})" if origin["version"] else ""
+            console.print(f"[yellow]this draft is a rollback to revision {origin['revision']}{restored}[/]")
         env = view["environment"]
         console.print(f"environment: {env['kind']}, allowed origins {', '.join(env['allowedOrigins'])}")
         console.print(f"capabilities: {', '.join(view['capabilities'])}")
+        console.print("inputs:" + ("" if view["parameters"] else " none"))
         for p in view["parameters"]:
-            flags = ", ".join(f for f in ("required", "sensitive") if p[f]) or "optional"
-            console.print(f"parameter {p['name']} ({flags})")
-        for a in view["actions"]:
-            target = a.get("target") or {}
-            first = target.get("candidates", [{}])[0].get("selector", "")
-            extra = a.get("url") or a.get("parameter") or a.get("key") or a.get("check") or ""
-            console.print(f"  {a['id']:>4} {a['kind']:<8} {escape(str(extra))} {escape(first)}".rstrip())
+            console.print(f"  {p['name']} ({_flags(p)})")
+        if view["outputs"]:
+            console.print("outputs: " + ", ".join(f"{o['name']} ({o['type']})" for o in view["outputs"]))
+        console.print(f"steps ({len(view['actions'])}):")
+        _steps(console, view["actions"])
         for cond in view["failureConditions"]:
             console.print(f"fails when: {escape(cond)}")
+        heal = view["healProposal"]
+        if heal:
+            console.print(f"[yellow]pending heal proposal[/] (from replay report {heal['reportDigest']}):")
+            _steps(console, heal["actions"])
+            console.print(f"  see it step by step: skillreel diff {view['name']}")
+        for run in view["lastRuns"]:
+            code = f" {run['code']}" if run["code"] else ""
+            console.print(f"run {run['at']} revision {run['revision']}: {run['outcome']}{code}")
+        for record in view["provenance"]:
+            console.print(
+                f"version {record['version']} ({record['bump']}, {record['source']}) by {record['reviewer']}"
+            )
         for key, digest in view["digests"].items():
             if digest:
                 console.print(f"[dim]{key} digest {digest}[/]")
-        if view["healProposal"]:
-            healed = ", ".join(view["healProposal"]["healedActions"])
-            console.print(f"pending heal proposal for actions {healed}")
         revs = ", ".join(f"{r['revision']}:{r['status']}" for r in view["revisions"])
         console.print(f"revisions: {revs}")
         console.print(f"next: {', '.join(view['next'])}")
@@ -48,7 +77,7 @@ def _human(view: dict[str, Any]) -> Render:
 
 
 @click.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option("--revision", type=click.IntRange(min=1), help="Show this kept revision, not the current one.")
 @json_option
 def command(name: str, revision: int | None, as_json: bool) -> None:

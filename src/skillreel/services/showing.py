@@ -11,11 +11,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import lifecycle
+from ..model.audit import AuditEvent
 from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
+from ..model.intents import step_intent
 from ..model.locators import LocatorBundle
+from ..model.versions import outputs_of
 from ..store import RevisionSummary, Store
+
+RUNS_SHOWN = 10
+_RUN_EVENTS_READ = 400  # the audit events about a skill read to find its last runs
 
 
 @dataclass(frozen=True)
@@ -25,19 +31,63 @@ class SkillView:
     entry: StoreEntry
     revisions: tuple[RevisionSummary, ...]
     current_revision: int
+    runs: tuple[RunView, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             **project_entry(self.entry),
             "current": self.entry.revision == self.current_revision,
             "revisions": [r.to_json() for r in self.revisions],
+            "lastRuns": [r.to_json() for r in self.runs],
         }
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One replay of a skill as its audit event records it (content-free)."""
+
+    at: str
+    revision: int | None
+    outcome: str  # "succeeded" or "failed"
+    code: str | None
+    report_digest: str | None
+    heal_proposed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "at": self.at,
+            "revision": self.revision,
+            "outcome": self.outcome,
+            "code": self.code,
+            "reportDigest": self.report_digest,
+            "healProposed": self.heal_proposed,
+        }
+
+
+def _run_view(event: AuditEvent) -> RunView:
+    return RunView(
+        at=event.at,
+        revision=event.revision,
+        outcome="succeeded" if event.outcome == "ok" else "failed",
+        code=event.code,
+        report_digest=event.digests.get("report"),
+        heal_proposed="healProposal" in event.digests,
+    )
+
+
+def last_runs(store: Store, name: str, limit: int = RUNS_SHOWN) -> tuple[RunView, ...]:
+    """The last ``limit`` replays of ``name``, oldest first.
+
+    PLACE FOR i11-runs: until replays are run records, a replay is known by its ``replay`` audit
+    event (every replay, failed or not, leaves one). When the runs table lands, read it here."""
+    events = store.audit_events(name, limit=_RUN_EVENTS_READ)
+    return tuple(_run_view(e) for e in events if e.kind == "replay")[-limit:]
 
 
 def show_skill(store: Store, name: str, revision: int | None = None) -> SkillView:
     current = store.get(check_skill_name(name))
     entry = current if revision is None or revision == current.revision else store.revision(name, revision)
-    return SkillView(entry, tuple(store.revisions(name)), current.revision)
+    return SkillView(entry, tuple(store.revisions(name)), current.revision, last_runs(store, name))
 
 
 def _target(bundle: LocatorBundle | None) -> dict[str, Any] | None:
@@ -57,10 +107,11 @@ def project_actions(draft: Draft, only: Collection[str] | None = None) -> list[d
     """Each action (or those with ids in ``only``): id, kind, its own fields; a target as its ranked
     candidates (no hashes); a value as the parameter it reads."""
     views = []
+    sensitive = frozenset(p.name for p in draft.parameters if p.sensitive)
     for action in draft.actions:
         if only is not None and action.id not in only:
             continue
-        view = action.to_json()
+        view = {**action.to_json(), "intent": step_intent(action, sensitive)}
         if "target" in view:
             view["target"] = _target(getattr(action, "target", None))
         if "value" in view:
@@ -95,6 +146,7 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
         },
         "actions": project_actions(draft),
         "parameters": [p.to_json() for p in draft.parameters],
+        "outputs": [{"name": n, "type": t} for n, t in outputs_of(draft).items()],
         "capabilities": list(draft.capabilities),
         "failureConditions": list(draft.failure_conditions),
         "environment": {
