@@ -75,7 +75,7 @@ def element_noun(bundle: LocatorBundle) -> str:
     fp = bundle.fingerprint
     if fp.role and fp.role in _ROLE_NOUN:
         return _ROLE_NOUN[fp.role]
-    if fp.tag == "input" and fp.type in _INPUT_TYPE_NOUN:
+    if fp.tag == "input" and fp.type is not None and fp.type in _INPUT_TYPE_NOUN:
         return _INPUT_TYPE_NOUN[fp.type]
     return _TAG_NOUN.get(fp.tag, f"<{fp.tag}> element")
 
