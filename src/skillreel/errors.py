@@ -93,6 +93,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "A skill name breaks the Agent Skills naming rule.",
         "Use lower-case letters, digits and single hyphens, at most 64 characters.",
     ),
+    ErrorCode(
+        "SR_RECORD_REVIEWER_INVALID",
+        2,
+        "A reviewer id is not valid.",
+        "Pass --reviewer with a non-secret id: letters, digits and . _ @ : - (at most 128 characters), "
+        "for example an email address.",
+    ),
     ErrorCode("SR_RECORD_NOT_FOUND", 1, "No skill with that name exists.", "Run `skillreel list`."),
     ErrorCode(
         "SR_RECORD_EXISTS",

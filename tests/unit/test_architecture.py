@@ -33,7 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"record", "replay", "sandbox"}),
     frozenset({"skills"}),
     frozenset({"services"}),
-    frozenset({"mcp", "demo"}),
+    frozenset({"mcp", "demo", "ui"}),
     frozenset({"cli"}),  # the console script's verbs start the MCP server and the demo
     frozenset({"__main__"}),
 )

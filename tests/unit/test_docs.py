@@ -286,6 +286,18 @@ def test_guide_names_every_automation_step_and_assert_check() -> None:
     )
 
 
+def test_the_architecture_page_names_every_package() -> None:
+    page = (DOCS / "dev" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    src = REPO / "src" / "skillreel"
+    units = sorted(
+        f"{p.name}/" if p.is_dir() else p.name
+        for p in src.iterdir()
+        if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.name != "__init__.py")
+    )
+    missing = [unit for unit in units if f"`{unit}`" not in page]
+    assert not missing, "packages not described in docs/dev/ARCHITECTURE.md: " + ", ".join(missing)
+
+
 def test_package_page_names_every_package_file() -> None:
     from skillreel.skills.package import PACKAGE_PATHS, PACKAGE_TAG
 

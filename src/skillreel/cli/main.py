@@ -36,6 +36,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "policy": ("policy", "Show or set the store policy."),
     "policy-template": ("policy_template", "Print a policy file to edit."),
     "mcp": ("mcp", "Serve enabled skills over MCP (stdio)."),
+    "ui": ("ui", "Serve the local review page on 127.0.0.1."),
     "demo": ("demo", "Run the whole journey on a bundled example app."),
 }
 

@@ -33,15 +33,17 @@ from .versions import (
 )
 
 NOT_ENABLED: Final[tuple[Status, ...]] = ("draft", "approved", "validated", "revoked")
+REPLAYABLE_STATES: Final[tuple[Status, ...]] = ("approved", "validated", "enabled", "revoked")
 # What a person may do to a skill in each state: the one table every transition below checks, and
 # what ``show`` lists as next steps (in this order). Re-recording is allowed unless enabled.
 ALLOWED: Final[Mapping[str, tuple[Status, ...]]] = {
     "review": ("draft",),
-    "replay": ("approved", "validated", "enabled", "revoked"),
+    "replay": REPLAYABLE_STATES,
     "enable": ("validated", "revoked"),
     "revoke": ("enabled",),
     "delete": NOT_ENABLED,
     "review --heal-proposal": NOT_ENABLED,  # and only while a heal proposal is pending
+    "review --heal-proposal --reject": REPLAYABLE_STATES,  # only while a heal proposal is pending
     "rollback": NOT_ENABLED,  # and (in next_steps) only when an older approved version differs
 }
 REPLAYABLE = ALLOWED["replay"]
@@ -270,13 +272,23 @@ def accept_heal(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
     )
 
 
+def reject_heal(entry: StoreEntry, now: str) -> StoreEntry:
+    """Drop the pending heal proposal: the approved draft stays as it is (the next replay heals again
+    and may propose again)."""
+    if entry.heal_proposal is None:
+        raise _refuse(entry, "reject a heal proposal of", "it has none")
+    if entry.status not in ALLOWED["review --heal-proposal --reject"]:
+        raise _refuse(entry, "reject a heal proposal of", "it has none")
+    return _next(entry, now, heal_proposal=None)
+
+
 def next_steps(entry: StoreEntry) -> list[str]:
     """What can be done to ``entry`` now, from :data:`ALLOWED` (``show`` lists it)."""
     return [
         step
         for step, states in ALLOWED.items()
         if entry.status in states
-        and (step != "review --heal-proposal" or entry.heal_proposal is not None)
+        and (not step.startswith("review --heal-proposal") or entry.heal_proposal is not None)
         and (step != "rollback" or _can_go_back(entry))
     ]
 

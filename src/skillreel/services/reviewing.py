@@ -93,6 +93,43 @@ def review_skill(
     )
 
 
+@dataclass(frozen=True)
+class RejectResult:
+    name: str
+    revision: int
+    rejected_draft_digest: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "revision": self.revision,
+            "healProposalRejected": True,
+            "rejectedDraftDigest": self.rejected_draft_digest,
+        }
+
+
+def reject_heal_proposal(
+    store: Store, name: str, reviewer: str, *, approve: bool, expected_revision: int | None = None
+) -> RejectResult:
+    """Drop the pending heal proposal (``review --heal-proposal --reject``); the approved draft stays."""
+    name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
+    current = store.get(name)
+    lifecycle.check_revision(current, expected_revision)
+    lifecycle.reject_heal(current, now)  # every check before anything is asked: it refuses without one
+    rejected = current.heal_proposal.draft.draft_digest if current.heal_proposal else ""
+    if not approve:
+        raise approval_required(
+            f"reject the heal proposal of skill {name!r} at revision {current.revision} "
+            f"as reviewer {reviewer!r}",
+            {"name": name, "revision": current.revision, "rejectedDraftDigest": rejected},
+        )
+    note = AuditNote(kind="review", reviewer=reviewer, digests={"rejected": rejected})
+    new = store.update(
+        name, lambda e: lifecycle.reject_heal(e, now), note, expected_revision=current.revision
+    )
+    return RejectResult(new.name, new.revision, rejected)
+
+
 def _approval_digest(entry: StoreEntry) -> str:
     if entry.approval is None:  # approve() and accept_heal() always set one; the invariant checks it
         raise LifecycleError("SR_RECORD_APPROVAL_INVALID", f"skill {entry.name!r} has no approval")

@@ -241,7 +241,7 @@ CASES: list[tuple[str, Setup, Call, str, int]] = [
     ("review-bad-name", _none, _review("../etc"), "NAME_INVALID", 2),
     ("review-stale", _none, _review(expected_revision=2), "REVISION_CONFLICT", 1),
     ("review-no-approve", _none, _review(approve=False), "APPROVAL_REQUIRED", 1),
-    ("review-bad-reviewer", _none, _review(reviewer="alice smith"), "INPUT_MALFORMED", 2),
+    ("review-bad-reviewer", _none, _review(reviewer="alice smith"), "REVIEWER_INVALID", 2),
     ("review-enabled", _none, _review("live-skill"), "STATE_INVALID", 1),
     ("review-no-heal-proposal", _none, _review(heal_proposal=True), "STATE_INVALID", 1),
     ("delete-unknown", _none, _delete("missing-skill"), "NOT_FOUND", 1),
