@@ -55,7 +55,8 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_RECORD_INPUT_MALFORMED",
         2,
         "An input file or value is not valid for its schema.",
-        "Fix the file: valid JSON, known keys only, values within limits.",
+        "Fix the file or value the message names: valid JSON (UTF-8 text for an HTML fixture), "
+        "known keys only, values within their limits.",
     ),
     ErrorCode(
         "SR_RECORD_INPUT_TOO_LARGE",
@@ -287,13 +288,20 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_REPLAY_PARAMETER_MISSING",
         2,
         "A required input was not given.",
-        "Pass it with --input name=value (sensitive ones through the vault).",
+        "Pass it with --input NAME=VALUE on the command line, or in `inputs` over MCP.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_SECRET_MISSING",
+        1,
+        "A required sensitive input has no value in the vault.",
+        "Set the environment variable the message names (SKILLREEL_SECRET_<SKILL>_<PARAM>) or store the "
+        "value in the OS keyring; sensitive values are never passed with --input.",
     ),
     ErrorCode(
         "SR_REPLAY_PARAMETER_UNKNOWN",
         2,
         "An input names no parameter of the skill.",
-        "Run `skillreel show NAME` to list its parameters.",
+        "Use one of the parameters the message lists (`skillreel show NAME` shows them all).",
     ),
     ErrorCode(
         "SR_REPLAY_PARAMETER_INVALID",

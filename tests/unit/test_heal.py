@@ -442,3 +442,15 @@ def test_heal_module_is_pure() -> None:
         if isinstance(node, ast.ImportFrom) and node.level == 0
     }
     assert not imported & {"playwright", "sqlite3", "os", "subprocess", "socket", "pathlib"}
+
+
+def test_not_found_says_whether_there_was_any_candidate() -> None:
+    recorded = Fingerprint(tag="button", type="submit")
+    empty = heal.Probe(token="t", hits=(), observed={}, pool=(), scored=0)
+    assert (
+        heal.decide(recorded, empty, allow_heal=True).reason == "no element of the same kind is on the page"
+    )
+    below_floor = heal.Probe(token="t", hits=(), observed={}, pool=(), scored=7)
+    reason = heal.decide(recorded, below_floor, allow_heal=True).reason
+    assert reason == "7 candidate(s) of the same kind, none close enough to the recorded element"
+    assert "same kind is on" not in heal.none_close_enough(1)

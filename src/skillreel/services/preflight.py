@@ -23,6 +23,7 @@ In order, each failure raising its own code and changing nothing:
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from pathlib import Path
 from ..errors import InputError, ReplayError, TargetError
 from ..model.actions import CAPABILITY_OF_KIND, SelectAction, TypeAction, capability_manifest
 from ..model.approval import Approval
+from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
@@ -85,6 +87,7 @@ class Preflight:
 
 
 def check_options(request: ReplayRequest) -> None:
+    check_skill_name(request.name)  # the same refusal of a bad name as every other verb
     if not TIMEOUT_MS_RANGE[0] <= request.timeout_ms <= TIMEOUT_MS_RANGE[1]:
         raise InputError("SR_RECORD_USAGE", "--timeout must be 100 to 30,000 ms")
     if not SETTLE_MS_RANGE[0] <= request.settle_ms <= SETTLE_MS_RANGE[1]:
@@ -124,13 +127,28 @@ def _shown(name: str) -> str:
     return repr(name) if re.fullmatch(_PARAM_SHAPE, name) else "an input"
 
 
+def unknown_input(draft: Draft, name: str) -> ReplayError:
+    """An input that names no parameter: the skill's parameters, and the closest one when there is one."""
+    names = [p.name for p in draft.parameters]
+    if not names:
+        listing = f"skill {draft.name!r} takes no inputs"
+    else:
+        listing = f"skill {draft.name!r} takes {', '.join(names)}"
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        if close:
+            listing += f"; did you mean {close[0]!r}?"
+    return ReplayError(
+        "SR_REPLAY_PARAMETER_UNKNOWN",
+        f"{_shown(name)} names no parameter: {listing}",
+        details={"parameters": names},
+    )
+
+
 def check_inputs(draft: Draft, inputs: Mapping[str, str]) -> None:
     for name in sorted(inputs):
         param = draft.parameter(name)
         if param is None:
-            raise ReplayError(
-                "SR_REPLAY_PARAMETER_UNKNOWN", f"{_shown(name)} names no parameter of skill {draft.name!r}"
-            )
+            raise unknown_input(draft, name)
         if param.sensitive:
             raise ReplayError(
                 "SR_REPLAY_SENSITIVE_ON_ARGV",

@@ -112,8 +112,9 @@ async def replay_skill(
             names = ", ".join(checked.missing_sensitive)
             envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
             raise ReplayError(
-                "SR_REPLAY_PARAMETER_MISSING",
-                f"no value for sensitive parameter(s) {names}: set {envs} or store it in the OS keyring",
+                "SR_REPLAY_SECRET_MISSING",
+                f"no value in the vault for sensitive parameter(s) {names}: set {envs} or store it in the "
+                "OS keyring",
             )
         records = await _run(checked, progress, human, session_factory, ran)
         return _record_success(store, checked, records)

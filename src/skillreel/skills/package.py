@@ -359,7 +359,8 @@ def render_skill_md(entry: StoreEntry, revision: int) -> str:
         "skillreel also stops, without guessing, when an element is gone or ambiguous "
         "(`SR_REPLAY_UI_TARGET_NOT_FOUND`, `SR_REPLAY_UI_TARGET_AMBIGUOUS`), an assertion does not hold "
         "(`SR_REPLAY_UI_ASSERTION_FAILED`), the page asks for another origin (`SR_REPLAY_UI_NETWORK_DENIED`) "
-        "or an input is missing (`SR_REPLAY_PARAMETER_MISSING`). Report the code; do not retry by hand.",
+        "or an input is missing (`SR_REPLAY_PARAMETER_MISSING`; a sensitive one from the vault: "
+        "`SR_REPLAY_SECRET_MISSING`). Report the code; do not retry by hand.",
         "",
         "## Provenance",
         "",
