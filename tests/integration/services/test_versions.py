@@ -104,3 +104,37 @@ def test_a_store_from_before_versions_reads_as_1_0_0(skillreel_home: Path) -> No
         _record_again(store, {"description": "Search invoices by customer name."})
         result = review_skill(store, NAME, "alice", approve=True)
         assert (result.version, result.bump) == ("1.0.1", "patch")
+
+
+def test_a_rejected_heal_proposal_is_dropped_and_audited(store: Store, skillreel_home: Path) -> None:
+    from skillreel.services.reviewing import reject_heal_proposal
+
+    seed(store)
+    review_skill(store, NAME, "alice", approve=True)
+    refused(
+        skillreel_home,
+        "SR_RECORD_STATE_INVALID",
+        lambda: reject_heal_proposal(store, NAME, "bob", approve=True),
+    )
+    store.update(
+        NAME,
+        lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
+        AuditNote(kind="replay"),
+    )
+    rejected_digest = store.get(NAME).heal_proposal.draft.draft_digest  # type: ignore[union-attr]
+    refused(
+        skillreel_home,
+        "SR_RECORD_APPROVAL_REQUIRED",
+        lambda: reject_heal_proposal(store, NAME, "bob", approve=False),
+    )
+    result = reject_heal_proposal(store, NAME, "bob", approve=True, expected_revision=3).to_json()
+    assert result == {
+        "name": NAME,
+        "revision": 4,
+        "healProposalRejected": True,
+        "rejectedDraftDigest": rejected_digest,
+    }
+    entry = store.get(NAME)
+    assert (entry.heal_proposal, entry.version, entry.status) == (None, "1.0.0", "validated")
+    event = store.audit_events(NAME)[-1]
+    assert (event.kind, event.reviewer, event.digests["rejected"]) == ("review", "bob", rejected_digest)
