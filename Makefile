@@ -8,7 +8,7 @@ PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 # The fast tests: no browser, nothing that takes more than a few seconds. `make test` runs the rest.
 FAST := not slow and not browser
 
-.PHONY: setup demo check lint test bench clean
+.PHONY: setup demo check lint test bench realworld realworld-subset clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,12 +32,21 @@ lint: $(STAMP)
 check: lint
 	$(PYTEST) -m "$(FAST)"
 
-test: check setup
+test: check setup realworld-subset
 	bash scripts/ensure-xvfb.sh
 	$(PYTEST) -m "not ($(FAST))"
 
 bench: setup
 	$(PY) bench/run_all.py
+
+# The real-app corpus (docs/realworld.md): builds every app version's venv from PyPI (cached), runs
+# every task with skillreel and the codegen-style baseline, writes bench/REALWORLD.md.
+realworld: setup
+	$(PY) -m bench.realworld
+
+# The venvs of the corpus subset that `make test` runs (tests/realworld/).
+realworld-subset: setup
+	$(PY) -m bench.realworld --install-only --app flask-admin
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

@@ -156,6 +156,8 @@ def test_next_steps_follow_the_lifecycle_table(status: str) -> None:
         return
     proposed = lifecycle.replay_succeeded(entry, report_for(entry, T2), T2, proposal_for(entry, T2))
     heal = [] if proposed.status == "enabled" else ["review --heal-proposal"]
+    # A pending proposal can be rejected in every replayable state, enabled too (it changes nothing).
+    heal.append("review --heal-proposal --reject")
     assert lifecycle.next_steps(proposed) == NEXT_STEPS[proposed.status] + heal
 
 

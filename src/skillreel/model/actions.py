@@ -95,7 +95,7 @@ class AssertAction(Document):
     expected: ExpectedText | Annotated[int, Field(ge=0, le=100_000)] | None = None
 
 
-HumanReason = Literal["iframe", "drag", "upload", "rich-text", "otp", "other"]
+HumanReason = Literal["iframe", "closed-shadow", "drag", "upload", "rich-text", "otp", "other"]
 
 
 class HumanAction(Document):

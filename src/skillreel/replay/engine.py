@@ -75,7 +75,7 @@ class Driver(Protocol):
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool: ...
-    async def count(self, candidate: LocatorCandidate) -> int: ...
+    async def count(self, candidate: LocatorCandidate, *, salt: str) -> int: ...
     async def page_state(self, *, salt: str, text: bool, verify: str | None = None) -> ev.PageSummary:
         """A content-free summary of the page; also removes any mark :meth:`pick` left. With
         ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``)."""
@@ -348,7 +348,7 @@ class ReplayEngine:
                 "SR_REPLAY_SCHEMA_INVALID", f"step {a.id}: the assertion has no target", action_id=a.id
             )
         if a.check == "count":
-            return await self.driver.count(a.target.candidates[0]) == a.expected
+            return await self.driver.count(a.target.candidates[0], salt=self.options.salt) == a.expected
         picked = await self._locate(step, a.target)
         return a.check == "visible" or await self.driver.check(picked, a.check, a.expected)
 

@@ -1,0 +1,7 @@
+"""Every app of the corpus, in the order the table lists them."""
+
+from __future__ import annotations
+
+from . import corpus_django, corpus_flask_admin, corpus_sqladmin
+
+APPS = (corpus_django.APP, corpus_flask_admin.APP, corpus_sqladmin.APP)

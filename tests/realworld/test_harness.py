@@ -1,0 +1,227 @@
+"""The real-app corpus harness's own logic, without a browser: database snapshots and their
+difference, the outcome rule (zero wrong is the first rule, so the checker must call a wrong
+change wrong), password naming, and how each tool's recording is derived from a task."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+from bench.realworld import codegen_tool, skillreel_tool
+from bench.realworld.corpus import APPS
+from bench.realworld.dbcheck import FAILED_CLOSED, RIGHT, WRONG, classify, diff, snapshot, verify_password
+from bench.realworld.spec import App, Change, Check, Choose, Click, Fill, Press, Task
+
+pytestmark = pytest.mark.realworld
+
+
+def _app(tmp_path: Path) -> App:
+    return App(
+        name="t",
+        source=tmp_path,
+        versions=(),
+        ready_path="/",
+        tasks=(),
+        ignored_tables=frozenset({"session"}),
+        ignored_columns={"user": frozenset({"last_login"})},
+        password_columns={"user": "password"},
+        known_passwords=("seed-pass",),
+    )
+
+
+def _django_hash(password: str, salt: str = "abc", iterations: int = 1000) -> str:
+    digest = hashlib.pbkdf2_hmac("sha256", password.encode(), salt.encode(), iterations)
+    return f"pbkdf2_sha256${iterations}${salt}${base64.b64encode(digest).decode()}"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "db.sqlite3"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE book (id INTEGER PRIMARY KEY, title TEXT, pages INTEGER);
+        CREATE TABLE user (id INTEGER PRIMARY KEY, name TEXT, password TEXT, last_login TEXT);
+        CREATE TABLE session (key TEXT PRIMARY KEY, data TEXT);
+        INSERT INTO book VALUES (1, 'Dune', 412), (2, 'Emma', 474), (3, 'Walden', 352);
+    """)
+    con.execute("INSERT INTO user VALUES (1, 'curator', ?, NULL)", (_django_hash("seed-pass"),))
+    con.commit()
+    con.close()
+    return path
+
+
+def _sql(db: Path, *statements: str, params: tuple[object, ...] = ()) -> None:
+    con = sqlite3.connect(db)
+    for statement in statements:
+        con.execute(statement, params if "?" in statement else ())
+    con.commit()
+    con.close()
+
+
+def test_an_edit_of_the_intended_row_is_right(db: Path, tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    before = snapshot(db, app, [])
+    _sql(
+        db,
+        "UPDATE book SET pages = 500 WHERE id = 2",
+        "INSERT INTO session VALUES ('k', 'v')",
+        "UPDATE user SET last_login = 'now'",
+    )
+    actual = diff(before, snapshot(db, app, []))
+    assert classify(True, "succeeded", actual, Change(changed={"book": {2: {"pages": 500}}})).verdict == RIGHT
+
+
+def test_an_edit_of_another_row_is_wrong_whatever_the_tool_says(db: Path, tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    before = snapshot(db, app, [])
+    _sql(db, "UPDATE book SET pages = 500 WHERE id = 3")
+    actual = diff(before, snapshot(db, app, []))
+    expected = Change(changed={"book": {2: {"pages": 500}}})
+    assert classify(True, "succeeded", actual, expected).verdict == WRONG
+    assert classify(False, "SR_X", actual, expected).verdict == WRONG
+
+
+def test_an_extra_change_beside_the_intended_one_is_wrong(db: Path, tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    before = snapshot(db, app, [])
+    _sql(db, "UPDATE book SET pages = 500 WHERE id = 2", "DELETE FROM book WHERE id = 1")
+    actual = diff(before, snapshot(db, app, []))
+    assert classify(True, "succeeded", actual, Change(changed={"book": {2: {"pages": 500}}})).verdict == WRONG
+
+
+def test_success_without_the_change_is_wrong_and_a_failure_without_it_failed_closed(
+    db: Path, tmp_path: Path
+) -> None:
+    app = _app(tmp_path)
+    before = snapshot(db, app, [])
+    actual = diff(before, snapshot(db, app, []))
+    expected = Change(removed={"book": frozenset({1})})
+    assert actual.is_empty()
+    assert classify(True, "succeeded", actual, expected).verdict == WRONG
+    outcome = classify(False, "SR_REPLAY_UI_TARGET_NOT_FOUND at a5", actual, expected)
+    assert outcome.verdict == FAILED_CLOSED
+    assert "unchanged" in outcome.detail
+
+
+def test_a_failure_after_the_whole_change_is_failed_closed_and_says_so(db: Path, tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    before = snapshot(db, app, [])
+    _sql(db, "DELETE FROM book WHERE id IN (1, 3)")
+    actual = diff(before, snapshot(db, app, []))
+    outcome = classify(
+        False, "SR_REPLAY_UI_ASSERTION_FAILED at a9", actual, Change(removed={"book": frozenset({1, 3})})
+    )
+    assert outcome.verdict == FAILED_CLOSED
+    assert "before the failing step" in outcome.detail
+
+
+def test_an_added_row_must_match_every_column(db: Path, tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    before = snapshot(db, app, [])
+    _sql(db, "INSERT INTO book (title, pages) VALUES ('Atlas', 111)")
+    actual = diff(before, snapshot(db, app, []))
+    atlas = {"title": "Atlas", "pages": 111}
+    assert classify(True, "ok", actual, Change(added={"book": (atlas,)})).verdict == RIGHT
+    assert classify(True, "ok", actual, Change(added={"book": ({**atlas, "pages": 112},)})).verdict == WRONG
+    assert classify(True, "ok", actual, Change(added={"book": (atlas, atlas)})).verdict == WRONG
+
+
+def test_a_new_password_is_named_only_when_it_verifies(db: Path, tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    before = snapshot(db, app, ["New-pass-1"])
+    assert before["user"][1]["password"] == "<password:seed-pass>"
+    _sql(db, "INSERT INTO user (name, password) VALUES ('new', ?)", params=(_django_hash("New-pass-1", "x"),))
+    _sql(db, "INSERT INTO user (name, password) VALUES ('odd', ?)", params=(_django_hash("other", "y"),))
+    added = diff(before, snapshot(db, app, ["New-pass-1"])).added["user"]
+    assert sorted(str(r["password"]) for r in added) == ["<password:?>", "<password:New-pass-1>"]
+
+
+def test_werkzeug_and_django_hashes_verify() -> None:
+    digest = hashlib.pbkdf2_hmac("sha256", b"pw", b"s1", 10)
+    assert verify_password(f"pbkdf2:sha256:10$s1${digest.hex()}", "pw")
+    assert not verify_password(f"pbkdf2:sha256:10$s1${digest.hex()}", "pw2")
+    assert verify_password(_django_hash("pw"), "pw")
+    assert not verify_password("plain", "plain")
+
+
+TASK = Task(
+    "t",
+    "a task",
+    "/",
+    (Fill("#q", "query"), Press("Enter"), Choose("#s", "status"), Click("#go")),
+    (Check("#out", "done"),),
+    {"query": "Dune", "status": "draft"},
+    {"query": "Emma", "status": "x"},
+    lambda tables, inputs: Change(),
+)
+
+
+def test_the_skillreel_demonstration_is_the_task_with_pauses() -> None:
+    steps = skillreel_tool.automation(TASK, TASK.record)["steps"]
+    assert [s["do"] for s in steps] == ["type", "press", "wait", "select", "click", "wait", "wait"]
+    assert steps[0]["text"] == "Dune"
+    assert steps[3]["value"] == "draft"
+    assert skillreel_tool.assertions(TASK.checks)["assertions"][0] == {
+        "kind": "assert",
+        "selector": "#out",
+        "check": "text_contains",
+        "expected": "done",
+    }
+
+
+def test_the_baseline_parameterises_recorded_values_inside_locators() -> None:
+    code = 'get_by_role("link", name="Dune")'
+    assert (
+        codegen_tool.parameterise(code, {"query": "Dune"}, frozenset())
+        == 'get_by_role("link", name="" + inputs["query"] + "")'
+    )
+    text = 'get_by_text("The book “Dune (1965)”")'
+    assert (
+        codegen_tool.parameterise(text, {"query": "Dune"}, frozenset())
+        == 'get_by_text("The book “" + inputs["query"] + " (1965)”")'
+    )
+    assert codegen_tool.parameterise(code, {"password": "Dune"}, frozenset({"password"})) == code
+    short = 'get_by_text("Page 12")'
+    assert codegen_tool.parameterise(short, {"n": "12"}, frozenset()) == short
+
+
+@pytest.mark.parametrize("app", APPS, ids=lambda a: a.name)
+def test_every_app_is_well_formed(app: App) -> None:
+    assert len(app.versions) >= 2
+    assert len(app.tasks) >= 3
+    assert (app.source / "seed.py").is_file()
+    assert (app.source / "serve.py").is_file()
+    for task in app.tasks:
+        used = {s.input for s in task.steps if isinstance(s, Fill | Choose)}
+        assert used <= set(task.record), task.name
+        assert used <= set(task.replay), task.name
+        assert task.sensitive <= used, task.name
+        changed = [k for k in used if task.record[k] != task.replay[k] and k not in ("action",)]
+        assert changed, f"{task.name} replays with the same inputs it was recorded with"
+
+
+def test_the_skillreel_reply_is_read_in_both_json_shapes() -> None:
+    data = {"status": "failed", "steps": [{"actionId": "a1", "healed": True}]}
+    error = {"code": "SR_REPLAY_UI_TARGET_NOT_FOUND", "actionId": "a2"}
+    envelope = skillreel_tool.reply(
+        1,
+        {
+            "schema": "skillreel.result/v1",
+            "command": "replay",
+            "ok": False,
+            "data": data,
+            "error": error,
+            "warnings": [],
+        },
+    )
+    bare = skillreel_tool.reply(1, {**data, "error": error})
+    assert envelope.data["steps"] == bare.data["steps"] == data["steps"]
+    assert envelope.error == bare.error == error
+    ok = skillreel_tool.reply(
+        0, {"schema": "skillreel.result/v1", "ok": True, "data": {"name": "x"}, "error": None, "warnings": []}
+    )
+    assert ok.error is None
+    assert ok.data == {"name": "x"}
