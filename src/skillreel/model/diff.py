@@ -7,7 +7,8 @@ draft is a flat list; a later schema's blocks (loop, branch) add their nested st
 field (its JSON without its id and without nested steps), each field falling into one category:
 
 * ``locators`` - the ranked candidates of its target (strategy and selector, before and after);
-* ``fingerprint`` - which recorded features of its element changed (names only, never a hash);
+* ``fingerprint`` - which recorded features of its element changed (names only, never a hash), and
+  how many earlier fingerprints it keeps as accepted identities;
 * ``assertion`` - an assertion's check or expected value;
 * ``parameter`` - which input a value reads;
 * ``policy`` - what the step may do: its kind and the capability that needs;
@@ -222,6 +223,9 @@ def _target_changes(before: Action, after: Action) -> list[FieldChange]:
     features = fingerprint_changes(a.fingerprint if a else None, b.fingerprint if b else None)
     if features:
         out.append(FieldChange("fingerprint", "target.fingerprint", None, features))
+    kept = (len(a.identities) if a else 0, len(b.identities) if b else 0)
+    if kept[0] != kept[1]:  # earlier fingerprints kept as accepted identities (an adopted heal)
+        out.append(FieldChange("fingerprint", "target.identities", kept[0], kept[1]))
     return out
 
 

@@ -25,3 +25,5 @@ MAX_FAILURE_CONDITIONS: Final = 32
 MAX_FAILURE_CONDITION_CHARS: Final = 512
 MAX_URL_CHARS: Final = 2048
 MAX_LOCATOR_CANDIDATES: Final = 12
+# Earlier fingerprints a bundle keeps as accepted identities after adopted heals (newest first).
+MAX_ACCEPTED_IDENTITIES: Final = 4

@@ -31,7 +31,7 @@ from ..model.base import check_skill_name
 from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
 from ..model.lifecycle import replay_succeeded
-from ..model.locators import LocatorBundle
+from ..model.locators import LocatorBundle, merge_heal
 from ..model.report import ReplayReport, StepResult
 from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
 from ..store import AuditNote, Store
@@ -259,7 +259,10 @@ def _clean_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locat
     return cleaned
 
 
-def _retarget(action: Action, bundle: LocatorBundle) -> Action:
+def _retarget(action: Action, healed: LocatorBundle) -> Action:
+    """The step with the healed element's locators merged ahead of its approved ones (never replaced)."""
+    approved = getattr(action, "target", None)
+    bundle = merge_heal(approved, healed) if isinstance(approved, LocatorBundle) else healed
     data = {**action.to_json(), "target": bundle.to_json()}
     retargeted: Action = type(action).parse(data)
     return retargeted
