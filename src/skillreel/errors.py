@@ -291,6 +291,21 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Pass it with --input NAME=VALUE on the command line, or in `inputs` over MCP.",
     ),
     ErrorCode(
+        "SR_REPLAY_ARTIFACTS_WRITTEN",
+        1,
+        "A warning: `replay --artifacts` wrote a trace, a screenshot and failure.json (page content).",
+        "Open the trace with `playwright show-trace DIR/trace.zip`; keep the directory private and delete "
+        "it when done (sensitive values were scrubbed, the rest of the page was not).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_ARTIFACTS_WITHHELD",
+        1,
+        "A warning: a debugging artifact was not written (it would have shown a sensitive value, or "
+        "could not be captured or saved); the message says which and why.",
+        "Replay without the sensitive value to get a full trace (e.g. against a test account), or "
+        "check that the --artifacts directory is writable.",
+    ),
+    ErrorCode(
         "SR_REPLAY_SECRET_MISSING",
         1,
         "A required sensitive input has no value in the vault.",

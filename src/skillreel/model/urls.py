@@ -98,6 +98,18 @@ def strip_tokens(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
 
 
+def token_values(url: str) -> list[str]:
+    """The values of the credential-bearing query parameters and fragment keys of ``url``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    pairs = parse_qsl(parts.query, keep_blank_values=False) + parse_qsl(
+        parts.fragment, keep_blank_values=False
+    )
+    return [v for k, v in pairs if k.lower() in TOKEN_KEYS]
+
+
 def has_token(url: str) -> bool:
     """True when the URL carries a token-like query parameter or any fragment with a key."""
     parts = urlsplit(url)

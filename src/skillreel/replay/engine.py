@@ -386,10 +386,11 @@ class ReplayEngine:
         """One measurement of the page and the rule's verdict on it.
 
         A bundle with accepted identities (earlier fingerprints kept by adopted heals) is judged
-        against each, newest first, without healing: the first whose ranked locator finds its element
-        exactly wins; one whose located element has an equally good rival stops (nothing is clicked). Only when none finds it does healing
-        start, against the newest fingerprint alone, on a fresh measurement (the last one is what
-        ``pick`` reads): a heal never lands on an older identity's look-alike.
+        against each, newest first, without healing: the first whose ranked locator finds its
+        element exactly wins; one whose located element has an equally good rival stops (nothing
+        is clicked). Only when none finds it does healing start, against the newest fingerprint
+        alone, on a fresh measurement (the last one is what ``pick`` reads): a heal never lands on
+        an older identity's look-alike.
         """
         salt = self.options.salt
         if not bundle.identities:

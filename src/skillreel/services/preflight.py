@@ -41,9 +41,11 @@ from ..model.limits import (
     MAX_SELECT_VALUE_CHARS,
     MAX_TYPE_VALUE_CHARS,
     SETTLE_MS_RANGE,
+    SLOW_MO_MS_RANGE,
     TIMEOUT_MS_RANGE,
 )
 from ..model.policy import Policy
+from ..sandbox.artifacts import DebugOptions
 from ..sandbox.files import storage_state_file_digest
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource
@@ -65,6 +67,7 @@ class ReplayRequest:
     heal: bool = True
     timeout_ms: int = 10_000
     settle_ms: int = 100
+    debug: DebugOptions = field(default_factory=DebugOptions)  # a window, a trace on failure (CLI)
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class Preflight:
     heal: bool
     timeout_ms: int
     settle_ms: int
+    debug: DebugOptions = field(default_factory=DebugOptions)
 
     @property
     def draft(self) -> Draft:
@@ -94,6 +98,8 @@ def check_options(request: ReplayRequest) -> None:
         raise InputError("SR_RECORD_USAGE", "--settle must be 0 to 1,000 ms")
     if request.html_path is not None and request.url is not None:
         raise TargetError("SR_RECORD_TARGET_INVALID", "give at most one target: --html FILE or --url URL")
+    if not SLOW_MO_MS_RANGE[0] <= request.debug.slow_mo_ms <= SLOW_MO_MS_RANGE[1]:
+        raise InputError("SR_RECORD_USAGE", "--slow-mo must be 0 to 5,000 ms")
 
 
 def check_capabilities(draft: Draft, approval: Approval, policy: Policy) -> None:
@@ -250,6 +256,7 @@ def run_preflight(
         heal=request.heal and policy.heal_mode == "runtime",
         timeout_ms=request.timeout_ms,
         settle_ms=request.settle_ms,
+        debug=request.debug,
     )
 
 

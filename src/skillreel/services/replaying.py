@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
@@ -34,6 +34,8 @@ from ..model.lifecycle import replay_succeeded
 from ..model.locators import LocatorBundle, merge_heal
 from ..model.report import ReplayReport, StepResult
 from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
+from ..sandbox.artifacts import ArtifactRecorder, DebugOptions, Failure, Hidden, prepare_directory
+from ..sandbox.files import read_storage_state
 from ..store import AuditNote, Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
@@ -104,6 +106,7 @@ async def replay_skill(
     ``sandbox.browser.browser_session`` (tests and benchmarks only)."""
     entry: StoreEntry | None = None
     ran: list[StepRecord] = []  # the steps that finished, also when a later one fails
+    notes: list[ResultWarning] = []  # debugging artifacts written or withheld
     try:
         check_options(request)
         entry = store.get(request.name)
@@ -116,12 +119,19 @@ async def replay_skill(
                 f"no value in the vault for sensitive parameter(s) {names}: set {envs} or store it in the "
                 "OS keyring",
             )
-        records = await _run(checked, progress, human, session_factory, ran)
-        return _record_success(store, checked, records)
+        if checked.debug.artifacts is not None:
+            prepare_directory(checked.debug.artifacts)
+        records = await _run(checked, progress, human, session_factory, ran, notes)
+        return replace(_record_success(store, checked, records), warnings=tuple(notes))
     except SkillreelError as exc:
         _audit_failure(store, request, entry, exc)
         return ReplayOutcome(
-            "failed", request.name, entry.revision if entry else None, steps=_step_rows(ran), error=exc
+            "failed",
+            request.name,
+            entry.revision if entry else None,
+            steps=_step_rows(ran),
+            error=exc,
+            warnings=tuple(notes),
         )
     except Exception:  # a defect: still leave the failed replay in the audit log, then let it surface
         _audit_failure(store, request, entry, SkillreelError("SR_RECORD_INTERNAL", "internal error"))
@@ -134,6 +144,7 @@ async def _run(
     human: HumanPrompt | None,
     session_factory: SessionFactory | None,
     ran: list[StepRecord],
+    notes: list[ResultWarning],
 ) -> tuple[StepRecord, ...]:
     from playwright.async_api import Error as PlaywrightError
 
@@ -151,20 +162,86 @@ async def _run(
         timeout_ms=checked.timeout_ms,
         settle_ms=checked.settle_ms,
     )
+    debug = checked.debug
+    recorder = _artifact_recorder(checked)
     try:
         async with session_factory(
             draft.environment,
             html=checked.html,
             storage_state=checked.storage_state,
-            headless=not needs_person,
+            headless=not (needs_person or debug.headed),
+            **_debug_launch(debug, recorder),
         ) as session:
+            if recorder is not None:
+                await recorder.start(session.context)
             engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
             try:
-                return await engine.run(draft.actions, checked.values)
+                records = await engine.run(draft.actions, checked.values)
+            except SkillreelError as exc:
+                await _finish_artifacts(recorder, session, Failure(exc.action_id, exc.code), notes)
+                raise
+            except PlaywrightError:
+                await _finish_artifacts(recorder, session, Failure(None, "SR_REPLAY_UI_ACTION_FAILED"), notes)
+                raise
             finally:
                 ran.extend(engine.completed)
+            await _finish_artifacts(recorder, session, None, notes)
+            return records
     except PlaywrightError as exc:  # anything the driver did not already translate
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the browser failed during the replay") from exc
+    finally:
+        if recorder is not None:
+            recorder.close()
+
+
+def _artifact_recorder(checked: Preflight) -> ArtifactRecorder | None:
+    """The recorder of ``--artifacts`` (None when not asked), hiding this replay's sensitive values."""
+    if checked.debug.artifacts is None:
+        return None
+    draft = checked.draft
+    sensitive = [
+        v for n, v in checked.values.items() if (p := draft.parameter(n)) is not None and p.sensitive
+    ]
+    state = read_storage_state(checked.storage_state) if checked.storage_state is not None else None
+    return ArtifactRecorder(
+        checked.debug, Hidden.of(sensitive, state), name=checked.entry.name, revision=checked.entry.revision
+    )
+
+
+def _debug_launch(debug: DebugOptions, recorder: ArtifactRecorder | None) -> dict[str, Any]:
+    """Launch options only a debugging replay passes (a replaced session factory need not know them)."""
+    launch: dict[str, Any] = {}
+    if debug.slow_mo_ms:
+        launch["slow_mo_ms"] = debug.slow_mo_ms
+    if recorder is not None:
+        launch["traces_dir"] = recorder.scratch
+    return launch
+
+
+async def _finish_artifacts(
+    recorder: ArtifactRecorder | None, session: Session, failure: Failure | None, notes: list[ResultWarning]
+) -> None:
+    if recorder is None:
+        return
+    report = await recorder.finish(session.context, session.page, failure)
+    if report is None:
+        return
+    if report.written:
+        notes.append(
+            ResultWarning(
+                code="SR_REPLAY_ARTIFACTS_WRITTEN",
+                message=f"debugging artifacts written to {report.directory} ({', '.join(report.written)}), "
+                "mode 0600: they contain page content, keep them private; open the trace with "
+                "`playwright show-trace trace.zip`",
+            )
+        )
+    if report.withheld:
+        notes.append(
+            ResultWarning(
+                code="SR_REPLAY_ARTIFACTS_WITHHELD",
+                message="not written: " + "; ".join(report.withheld),
+            )
+        )
 
 
 def _record_success(store: Store, checked: Preflight, records: Sequence[StepRecord]) -> ReplayOutcome:
