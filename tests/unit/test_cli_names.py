@@ -59,3 +59,30 @@ def test_a_bad_name_is_the_same_refusal_everywhere(
     envelope = json.loads(capsys.readouterr().out)
     assert (envelope["error"]["code"], exited.value.code) == ("SR_RECORD_NAME_INVALID", 2), envelope
     assert envelope["command"] == verb
+
+
+def test_every_name_argument_completes_skill_names_from_the_store(skillreel_home: Path) -> None:
+    """Shell completion (click's protocol, docs/guide.md "Shell completion") offers the store's skill
+    names for every verb's NAME argument, and nothing (no error, no store created) without a store."""
+    from skillreel.store import Store
+    from tests.factory import seed
+
+    arguments = [
+        (verb, param)
+        for verb, as_option in verbs_taking_a_name()
+        if not as_option
+        for param in verb_command(verb).params
+        if isinstance(param, click.Argument) and param.name == "name"
+    ]
+    assert arguments
+    ctx = click.Context(click.Command("x"))
+    for _, param in arguments:
+        assert param.shell_complete(ctx, "") == []  # no store yet
+    assert not skillreel_home.exists()
+    with Store.open() as store:
+        seed(store, "search-invoices")
+        seed(store, "send-reminder")
+        seed(store, "approve-invoice")
+    for verb, param in arguments:
+        offered = [item.value for item in param.shell_complete(ctx, "se")]
+        assert offered == ["search-invoices", "send-reminder"], verb

@@ -19,11 +19,12 @@ import click
 
 from ..errors import InputError
 from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
+from .completion import complete_skill_name
 from .output import emit, emit_failure, json_option
 
 
 @click.command("replay")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option(
     "--html",
     "html_path",
