@@ -60,7 +60,9 @@ NEW = page(
 
 def clicks(server: LocalServer) -> list[str]:
     return [
-        parse_qs(urlsplit(path).query)["which"][0] for _, path in server.requests if path.startswith("/clicked")
+        parse_qs(urlsplit(path).query)["which"][0]
+        for _, path in server.requests
+        if path.startswith("/clicked")
     ]
 
 
@@ -105,7 +107,8 @@ async def test_an_adopted_heal_replays_without_healing_on_the_old_and_the_new_pa
     assert isinstance(bundle, LocatorBundle)
     # Merged: the healed element's locators first, the approved ones after; both fingerprints kept.
     selectors = [c.selector for c in bundle.candidates]
-    assert selectors[0] != "#save" and "#save" in selectors
+    assert selectors[0] != "#save"
+    assert "#save" in selectors
     assert selectors.index("#save") > max(i for i, s in enumerate(selectors) if "persist" in s)
     assert bundle.fingerprint.attributes["id"] == new["save"].fingerprint.attributes["id"]
     assert bundle.identities == (old["save"].fingerprint,)
