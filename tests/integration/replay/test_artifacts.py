@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, TypeAction
+from skillreel.model.actions import Action, ClickAction, NavigateAction, ParameterRef, TypeAction
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
 from tests.cli import CliResult, run_cli
@@ -66,7 +66,7 @@ async def skill_on(server: LocalServer, store: Store) -> None:
         headers={"Content-Type": "text/html; charset=utf-8", "Set-Cookie": f"sid={COOKIE}; Path=/"},
     )
     server.set_page("/save", "ok", "text/plain")
-    steps = [
+    steps: list[Action] = [
         NavigateAction(id="a1", url=url),
         TypeAction(id="a2", target=bundles["key"], value=ParameterRef(name="apikey")),
         ClickAction(id="a3", target=bundles["save"]),

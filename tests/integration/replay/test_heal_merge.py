@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from skillreel.locate import heal
-from skillreel.model.actions import ClickAction, NavigateAction, ObserveAction
+from skillreel.model.actions import Action, ClickAction, NavigateAction, ObserveAction
 from skillreel.model.locators import LocatorBundle
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.services.reviewing import review_skill
@@ -89,7 +89,7 @@ async def test_an_adopted_heal_replays_without_healing_on_the_old_and_the_new_pa
     assert heal.similarity(new["save"].fingerprint, backward) < heal.EXACT_MIN
 
     url = server.url("/settings")
-    steps = [
+    steps: list[Action] = [
         NavigateAction(id="a1", url=url),
         ClickAction(id="a2", target=old["save"]),
         ObserveAction(id="a3", target=old["ack"]),
