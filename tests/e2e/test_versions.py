@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillreel.model import lifecycle
-from skillreel.store import AuditNote, Store
+from skillreel.store import Store
 from tests.cli import ok, refused, run_cli
-from tests.factory import T1, proposal_for, report_for, seed
+from tests.factory import T1, proposal_for, record_run, seed
 
 NAME = "search-invoices"
 HOSTILE = "#go-[bold]x[/bold]<script>"
@@ -20,16 +19,8 @@ def _validated_with_proposal(home: Path) -> None:
         seed(store)
     ok(home, "review", NAME, "--reviewer", "alice", "--approve")
     with Store.open() as store:
-        store.update(
-            NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e, T1), T1), AuditNote(kind="replay")
-        )
-        store.update(
-            NAME,
-            lambda e: lifecycle.replay_succeeded(
-                e, report_for(e, T1, healed=True), T1, proposal_for(e, T1, selector=HOSTILE)
-            ),
-            AuditNote(kind="replay"),
-        )
+        record_run(store, NAME)
+        record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1, selector=HOSTILE))
 
 
 def test_diff_review_and_rollback(skillreel_home: Path) -> None:

@@ -114,11 +114,12 @@ def test_an_approval_carries_its_version_and_provenance() -> None:
 def test_an_adopted_heal_is_a_patch_with_its_history() -> None:
     entry = factory.entry()
     v1 = lifecycle.stamp_version(lifecycle.approve(entry, REVIEWER, T1), None, entry)
-    validated = lifecycle.replay_succeeded(v1, report_for(v1, T1), T1)
-    proposal = proposal_for(validated)
-    pending = lifecycle.replay_succeeded(validated, report_for(validated, T2, healed=True), T2, proposal)
-    accepted = lifecycle.accept_heal(pending, "bob", T2)
-    healed = lifecycle.stamp_version(accepted, lifecycle.Released("1.0.0", pending.draft), pending)
+    validated = lifecycle.validate(v1, report_for(v1, T1), T1)
+    proposal = proposal_for(validated)  # a row of the store, handed to the review
+    accepted = lifecycle.accept_heal(validated, "bob", T2, proposal)
+    healed = lifecycle.stamp_version(
+        accepted, lifecycle.Released("1.0.0", validated.draft), validated, proposal
+    )
     assert healed.version == "1.0.1"
     record = healed.versions[-1]
     assert (record.bump, record.source, record.reviewer) == ("patch", "heal", "bob")

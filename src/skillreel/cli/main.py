@@ -25,6 +25,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "review": ("review", "Approve one exact draft revision (or a heal proposal)."),
     "diff": ("diff", "Show what changed between two drafts of a skill, step by step."),
     "replay": ("replay", "Replay an approved skill in Chromium with new inputs."),
+    "runs": ("runs", "List a skill's replay runs, newest first."),
     "enable": ("enable", "Install a validated skill as an Agent Skills package."),
     "revoke": ("revoke", "Remove an enabled skill's packages, transactionally."),
     "export": ("export", "Write one skill with every document to a JSON file."),

@@ -59,9 +59,8 @@ def _human(view: dict[str, Any]) -> Render:
             console.print(f"[yellow]pending heal proposal[/] (from replay report {heal['reportDigest']}):")
             _steps(console, heal["actions"])
             console.print(f"  see it step by step: skillreel diff {view['name']}")
-        for run in view["lastRuns"]:
-            code = f" {run['code']}" if run["code"] else ""
-            console.print(f"run {run['at']} revision {run['revision']}: {run['outcome']}{code}")
+            if len(view["healProposals"]) > 1:
+                console.print(f"  ({len(view['healProposals']) - 1} older pending proposal(s) of this draft)")
         for record in view["provenance"]:
             console.print(
                 f"version {record['version']} ({record['bump']}, {record['source']}) by {record['reviewer']}"
@@ -71,9 +70,23 @@ def _human(view: dict[str, Any]) -> Render:
                 console.print(f"[dim]{key} digest {digest}[/]")
         revs = ", ".join(f"{r['revision']}:{r['status']}" for r in view["revisions"])
         console.print(f"revisions: {revs}")
+        for run in view["lastRuns"]:
+            code = f" {run['code']}" if run["code"] else ""
+            when = f"run #{run['number']} {run['startedAt']} r{run['revision']}"
+            console.print(f"{when} {run['actor']} {run['outcome']}{code}")
+        if view["runCount"] > len(view["lastRuns"]):
+            console.print(f"[dim]{view['runCount']} runs in all: `skillreel runs {view['name']}`[/]")
+        if view["store"]:
+            console.print(store_line(view["store"]))
         console.print(f"next: {', '.join(view['next'])}")
 
     return render
+
+
+def store_line(size: dict[str, int]) -> str:
+    """``store: 1.2 MiB of 32.0 MiB (4%)``."""
+    used, limit = size["bytes"], size["limitBytes"]
+    return f"store: {used / 2**20:.1f} MiB of {limit / 2**20:.1f} MiB ({100 * used // max(limit, 1)}%)"
 
 
 @click.command("show")

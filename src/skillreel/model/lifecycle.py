@@ -1,7 +1,9 @@
 """The lifecycle of a skill as pure functions over immutable entries (ARCHITECTURE section 4).
 
 ``draft -> approved -> validated -> enabled -> revoked``; :data:`ALLOWED` says which states allow
-each operation, and :func:`next_steps` what can be done next. Every function takes the current entry
+each operation, and :func:`next_steps` what can be done next. A replay is not a transition: it is a
+run (``model.runs``); only the first successful run of an approved revision changes the skill
+(:func:`validate`). Every function takes the current entry
 and returns the next one (revision + 1) or raises :class:`LifecycleError`; the store applies the
 result in one transaction with compare-and-set on ``revision``. Nothing here does I/O or reads
 the clock: callers pass ``now``.
@@ -146,7 +148,9 @@ class Released:
     draft: Draft | None
 
 
-def stamp_version(approved: StoreEntry, base: Released | None, before: StoreEntry) -> StoreEntry:
+def stamp_version(
+    approved: StoreEntry, base: Released | None, before: StoreEntry, proposal: HealProposal | None = None
+) -> StoreEntry:
     """Give the draft ``approved`` (just approved, from ``before``) its version and provenance record:
     the bump from ``base`` (``model.versions.classify``), where the draft came from (a review, the heal
     proposal ``before`` held, or ``before``'s rollback origin) and who approved it. Same revision."""
@@ -158,7 +162,7 @@ def stamp_version(approved: StoreEntry, base: Released | None, before: StoreEntr
         )
     else:
         change = classify(base.draft if base is not None else None, approved.draft)
-    proposal = before.heal_proposal
+    proposal = proposal if proposal is not None else before.heal_proposal
     healed: tuple[HealedStep, ...] = ()
     if proposal is not None and proposal.draft.draft_digest == approved.draft.draft_digest:
         healed = healed_steps(before.draft, proposal.draft, proposal.healed_actions)
@@ -205,14 +209,20 @@ def ensure_replayable(entry: StoreEntry) -> Approval:
     return entry.approval
 
 
-def replay_succeeded(
-    entry: StoreEntry, report: ReplayReport, now: str, heal_proposal: HealProposal | None = None
-) -> StoreEntry:
-    """Record a successful report: approved becomes validated; other states keep theirs."""
+def validate(entry: StoreEntry, report: ReplayReport, now: str) -> StoreEntry:
+    """The first successful run of an approved revision: approved becomes validated, keeping that
+    run's report. Replays never change a skill otherwise (a run is its own record)."""
     ensure_replayable(entry)
-    status = "validated" if entry.status == "approved" else entry.status
-    proposal = heal_proposal if heal_proposal is not None else entry.heal_proposal
-    return _next(entry, now, status=status, last_report=report, heal_proposal=proposal)
+    if entry.status != "approved":
+        raise _refuse(entry, "validate", "only an approved revision is validated, once")
+    return _next(entry, now, status="validated", last_report=report)
+
+
+def validates(entry: StoreEntry, revision: int, draft_digest: str) -> bool:
+    """Whether a successful run of ``revision`` (of this draft) validates ``entry`` as it is now:
+    still that revision, still approved. A run that lost the race to another one validates nothing."""
+    same = entry.revision == revision and entry.draft.draft_digest == draft_digest
+    return entry.status == "approved" and same
 
 
 def enable(entry: StoreEntry, installation: Installation, now: str) -> StoreEntry:
@@ -241,16 +251,21 @@ def is_expired(entry: StoreEntry, now: str, retention_days: int) -> bool:
     return age > timedelta(days=retention_days)
 
 
-def accept_heal(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
-    """Adopt the pending heal proposal as a new draft revision and approve it (a normal review).
+def accept_heal(
+    entry: StoreEntry, reviewer: str, now: str, proposal: HealProposal | None = None
+) -> StoreEntry:
+    """Adopt a pending heal proposal (``proposal``, from the store's proposals of this draft, or the
+    one an older store kept in the entry) as a new draft revision and approve it (a normal review).
 
     The result is ``approved``: it must replay successfully again before it is validated. It is
     one revision (``revision + 1``), like every other transition, so the store's compare-and-set
-    and history hold; the proposal's draft is in the previous revision's history.
+    and history hold.
     """
-    proposal = entry.heal_proposal
+    proposal = proposal if proposal is not None else entry.heal_proposal
     if proposal is None:
         raise _refuse(entry, "accept a heal proposal of", "it has none")
+    if proposal.base_draft_digest != entry.draft.draft_digest or proposal.draft.name != entry.name:
+        raise _refuse(entry, "accept a heal proposal of", "the proposal is for another revision")
     if entry.status not in ALLOWED["review --heal-proposal"]:
         raise _refuse(entry, "accept a heal proposal of", "revoke it first")
     approval = Approval.build(
@@ -272,23 +287,26 @@ def accept_heal(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
     )
 
 
-def reject_heal(entry: StoreEntry, now: str) -> StoreEntry:
-    """Drop the pending heal proposal: the approved draft stays as it is (the next replay heals again
-    and may propose again)."""
-    if entry.heal_proposal is None:
-        raise _refuse(entry, "reject a heal proposal of", "it has none")
-    if entry.status not in ALLOWED["review --heal-proposal --reject"]:
+def reject_heal(entry: StoreEntry, now: str, *, heal_pending: bool | None = None) -> StoreEntry:
+    """Reject the heal proposals pending for the current draft: the approved draft stays as it is (the
+    next replay that heals proposes again). A new revision, so the rejection is compare-and-set and
+    audited; the store drops the proposal rows in the same transaction (``Store.update(...,
+    drop_heal_proposals=True)``) and this clears the one an older store kept in the entry."""
+    pending = entry.heal_proposal is not None if heal_pending is None else heal_pending
+    if not pending or entry.status not in ALLOWED["review --heal-proposal --reject"]:
         raise _refuse(entry, "reject a heal proposal of", "it has none")
     return _next(entry, now, heal_proposal=None)
 
 
-def next_steps(entry: StoreEntry) -> list[str]:
-    """What can be done to ``entry`` now, from :data:`ALLOWED` (``show`` lists it)."""
+def next_steps(entry: StoreEntry, *, heal_pending: bool | None = None) -> list[str]:
+    """What can be done to ``entry`` now, from :data:`ALLOWED` (``show`` lists it). ``heal_pending``
+    says whether a heal proposal of this draft waits (default: the one the entry itself holds)."""
+    pending = entry.heal_proposal is not None if heal_pending is None else heal_pending
     return [
         step
         for step, states in ALLOWED.items()
         if entry.status in states
-        and (not step.startswith("review --heal-proposal") or entry.heal_proposal is not None)
+        and (not step.startswith("review --heal-proposal") or pending)
         and (step != "rollback" or _can_go_back(entry))
     ]
 

@@ -117,10 +117,25 @@ Progress = Callable[[StepProgress], None]
 
 @dataclass(frozen=True)
 class StepRecord:
+    """A step that finished. ``acted``: the engine asked the browser to act in it (click, type,
+    select, press, a navigation after the start, a person's step), so it may have side effects."""
+
     action_id: str
     evidence: Evidence
     healed: bool = False
     healed_bundle: LocatorBundle | None = None
+    kind: str = ""
+    acted: bool = False
+
+
+@dataclass(frozen=True)
+class FailedStep:
+    """The step a run stopped at: whether it had already asked the browser to act, and healed."""
+
+    action_id: str
+    kind: str
+    acted: bool
+    healed: bool
 
 
 @dataclass(frozen=True)
@@ -140,6 +155,7 @@ class _Step:
     facts: dict[str, str] = field(default_factory=dict)
     healed: bool = False
     healed_bundle: LocatorBundle | None = None
+    acted: bool = False
 
 
 class ReplayEngine:
@@ -160,16 +176,19 @@ class ReplayEngine:
         self.clock = clock
         self.sleep = sleep
         self.completed: list[StepRecord] = []  # the steps of the last run that finished, even if one failed
+        self.failed: FailedStep | None = None  # the step the last run stopped at (failure or cancellation)
         self._mark = 0
 
     async def run(self, actions: Sequence[Action], values: Mapping[str, str]) -> tuple[StepRecord, ...]:
         """Replay every action in order; raise the first step's failure (with its action id).
-        :attr:`completed` holds the steps that finished, also after a failure.
+        :attr:`completed` holds the steps that finished, also after a failure, and :attr:`failed`
+        the step it stopped at (also when the run was cancelled), with whether it acted.
 
         Network refusals are counted over contiguous intervals: each step's check covers
         everything since the previous step's check (the first also covers loading the start page
         when the skill does not begin with one), so no refusal falls between two steps."""
         self.completed = []
+        self.failed = None
         self._mark = self.driver.network_mark()
         if not actions or not (isinstance(actions[0], NavigateAction) and actions[0].reason == "start"):
             await self.driver.start(timeout_ms=self.options.timeout_ms)
@@ -186,6 +205,7 @@ class ReplayEngine:
             try:
                 await self._dispatch(step, values, index, total)
             finally:
+                self.failed = FailedStep(action.id, action.kind, step.acted, step.healed)
                 await self.driver.release()
             self._check_network(step)
             evidence = ev.build_evidence(action.id, action.kind, step.healed, step.facts)
@@ -197,8 +217,9 @@ class ReplayEngine:
             if error is exc:
                 raise
             raise error from exc
+        self.failed = None
         self._tell(StepProgress(index, total, action.id, action.kind, "done", healed=step.healed))
-        return StepRecord(action.id, evidence, step.healed, step.healed_bundle)
+        return StepRecord(action.id, evidence, step.healed, step.healed_bundle, action.kind, step.acted)
 
     def _tell(self, progress: StepProgress) -> None:
         if self.progress is not None:
@@ -238,12 +259,14 @@ class ReplayEngine:
             await self._navigate(step, a)
         elif isinstance(a, ClickAction):
             picked = await self._locate(step, a.target)
+            step.acted = True
             await self.driver.click(picked, timeout_ms=self._remaining_ms(step))
             await self._after(step)
         elif isinstance(a, TypeAction | SelectAction):
             await self._set_value(step, a, values.get(a.value.name))
         elif isinstance(a, PressAction):
             target = await self._locate(step, a.target) if a.target is not None else None
+            step.acted = True
             await self.driver.press(target, a.key, timeout_ms=self._remaining_ms(step))
             await self._after(step)
         elif isinstance(a, ObserveAction):
@@ -265,8 +288,10 @@ class ReplayEngine:
         if a.reason == "start":
             await self.driver.start(timeout_ms=timeout)
         elif a.reason == "reload":
+            step.acted = True
             await self.driver.reload(timeout_ms=timeout)
         else:
+            step.acted = True
             await self.driver.goto(a.url, timeout_ms=timeout)
         await self.driver.settle(self.options.settle_ms, timeout_ms=self._remaining_ms(step))
         step.facts["url"] = ev.url_digest(await self.driver.current_url())
@@ -277,6 +302,7 @@ class ReplayEngine:
             return
         picked = await self._locate(step, a.target)
         timeout = self._remaining_ms(step)
+        step.acted = True
         if isinstance(a, TypeAction):
             fact = "valueCheck"
             await self.driver.fill(picked, value, timeout_ms=timeout)
@@ -315,6 +341,7 @@ class ReplayEngine:
                 f"step {a.id} needs a person ({a.reason}) and nobody can answer",
                 action_id=a.id,
             )
+        step.acted = True  # a person may act in the browser from here on
         if not await self.human(HumanRequest(index, total, a.id, a.reason)):
             raise ReplayError(
                 "SR_REPLAY_HUMAN_REQUIRED", f"step {a.id}: the person did not finish it", action_id=a.id

@@ -18,7 +18,7 @@ from ..errors import InputError, LifecycleError
 from ..model.base import check_skill_name
 from ..model.diff import DraftDiff, diff_drafts
 from ..model.draft import Draft
-from ..model.entry import StoreEntry
+from ..model.entry import HealProposal, StoreEntry
 from ..model.versions import VersionChange, bumped, classify
 from ..store import Store
 from .revisions import approved_base
@@ -86,12 +86,14 @@ def parse_side(spec: str) -> int | str:
 def diff_skill(store: Store, name: str, a: str | None = None, b: str | None = None) -> SkillDiff:
     entry = store.get(check_skill_name(name))
     specs = [parse_side(s) for s in (a, b) if s is not None]
+    pending = store.heal_proposals(entry.name)  # newest first: the one `review --heal-proposal` takes
+    proposal = pending[0] if pending else None
     if len(specs) == 2:
-        before, after = _side(store, entry, specs[0]), _side(store, entry, specs[1])
+        before, after = _side(store, entry, proposal, specs[0]), _side(store, entry, proposal, specs[1])
     elif specs:
-        before, after = _side(store, entry, specs[0]), _pending(entry)
+        before, after = _side(store, entry, proposal, specs[0]), _pending(entry, proposal)
     else:
-        before, after = _default(store, entry)
+        before, after = _default(store, entry, proposal)
     if after.draft is None:  # only "nothing" has no draft, and it is never the newer side
         raise LifecycleError("SR_RECORD_INTERNAL", "the newer side of a diff has no draft")
     change = classify(before.draft, after.draft)
@@ -102,16 +104,16 @@ def diff_skill(store: Store, name: str, a: str | None = None, b: str | None = No
     return SkillDiff(entry.name, before, after, diff_drafts(before.draft, after.draft), change, next_version)
 
 
-def _pending(entry: StoreEntry) -> Side:
-    if entry.heal_proposal is not None:
-        return Side("proposal", None, None, entry.heal_proposal.draft)
+def _pending(entry: StoreEntry, proposal: HealProposal | None) -> Side:
+    if proposal is not None:
+        return Side("proposal", None, None, proposal.draft)
     label = "draft" if entry.status == "draft" else "current"
     return Side(label, entry.revision, entry.version, entry.draft)
 
 
-def _default(store: Store, entry: StoreEntry) -> tuple[Side, Side]:
-    if entry.heal_proposal is not None or entry.status == "draft":
-        return _approved(store, entry, required=False), _pending(entry)
+def _default(store: Store, entry: StoreEntry, proposal: HealProposal | None) -> tuple[Side, Side]:
+    if proposal is not None or entry.status == "draft":
+        return _approved(store, entry, required=False), _pending(entry, proposal)
     current = Side("approved", entry.revision, entry.version, entry.draft)
     if len(entry.versions) >= 2:
         previous = entry.versions[-2]
@@ -136,15 +138,15 @@ def _approved(store: Store, entry: StoreEntry, *, required: bool) -> Side:
     return Side("approved", base.revision, base.version, base.draft)
 
 
-def _side(store: Store, entry: StoreEntry, spec: int | str) -> Side:
+def _side(store: Store, entry: StoreEntry, proposal: HealProposal | None, spec: int | str) -> Side:
     if spec == "approved":
         return _approved(store, entry, required=True)
     if spec == "proposal":
-        if entry.heal_proposal is None:
+        if proposal is None:
             raise LifecycleError(
                 "SR_RECORD_STATE_INVALID", f"skill {entry.name!r} has no pending heal proposal"
             )
-        return Side("proposal", None, None, entry.heal_proposal.draft)
+        return Side("proposal", None, None, proposal.draft)
     revision = entry.revision if spec == "current" else int(spec)
     kept = entry if revision == entry.revision else store.revision(entry.name, revision)
     return Side("revision", revision, kept.version, kept.draft)

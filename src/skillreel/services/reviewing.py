@@ -1,6 +1,7 @@
 """Use case: approve one exact draft revision, or accept the pending heal proposal
 (``skillreel review``). The approval binds the draft's digest and capabilities; the policy must
-allow those capabilities; without ``approve`` nothing changes."""
+allow those capabilities; without ``approve`` nothing changes. The heal proposal accepted is the
+newest one pending for the current draft (``show`` lists them, newest first)."""
 
 from __future__ import annotations
 
@@ -52,11 +53,16 @@ def review_skill(
     name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
-    step = lifecycle.accept_heal if heal_proposal else lifecycle.approve
+    pending = store.heal_proposals(name)[:1] if heal_proposal else []
+    accepted = pending[0] if pending else None
     base = approved_base(store, current)
 
     def change(entry: StoreEntry) -> StoreEntry:
-        return lifecycle.stamp_version(step(entry, reviewer, now), base.released if base else None, entry)
+        if heal_proposal:
+            adopted = lifecycle.accept_heal(entry, reviewer, now, accepted)
+        else:
+            adopted = lifecycle.approve(entry, reviewer, now)
+        return lifecycle.stamp_version(adopted, base.released if base else None, entry, accepted)
 
     preview = change(current)
     record = preview.versions[-1]
@@ -111,12 +117,16 @@ class RejectResult:
 def reject_heal_proposal(
     store: Store, name: str, reviewer: str, *, approve: bool, expected_revision: int | None = None
 ) -> RejectResult:
-    """Drop the pending heal proposal (``review --heal-proposal --reject``); the approved draft stays."""
+    """Reject the heal proposals pending for the current draft (``review --heal-proposal --reject``;
+    ``rejectedDraftDigest`` names the newest, the one ``--heal-proposal`` would have accepted); the
+    approved draft stays."""
     name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
-    lifecycle.reject_heal(current, now)  # every check before anything is asked: it refuses without one
-    rejected = current.heal_proposal.draft.draft_digest if current.heal_proposal else ""
+    pending = store.heal_proposals(name)
+    # every check before anything is asked: it refuses without a pending proposal
+    lifecycle.reject_heal(current, now, heal_pending=bool(pending))
+    rejected = pending[0].draft.draft_digest
     if not approve:
         raise approval_required(
             f"reject the heal proposal of skill {name!r} at revision {current.revision} "
@@ -125,7 +135,11 @@ def reject_heal_proposal(
         )
     note = AuditNote(kind="review", reviewer=reviewer, digests={"rejected": rejected})
     new = store.update(
-        name, lambda e: lifecycle.reject_heal(e, now), note, expected_revision=current.revision
+        name,
+        lambda e: lifecycle.reject_heal(e, now, heal_pending=True),
+        note,
+        expected_revision=current.revision,
+        drop_heal_proposals=True,
     )
     return RejectResult(new.name, new.revision, rejected)
 

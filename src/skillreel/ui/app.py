@@ -8,7 +8,8 @@ stale is refused with ``SR_RECORD_REVISION_CONFLICT`` exactly as the CLI would r
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -26,8 +27,8 @@ from ..services.diffing import diff_skill
 from ..services.listing import list_skills
 from ..services.reviewing import reject_heal_proposal, review_skill
 from ..services.rolling_back import rollback_skill
-from ..services.showing import RunView, last_runs, show_skill
-from ..store import Store
+from ..services.showing import last_runs, show_skill
+from ..store import RunView, Store
 from .chart import run_chart
 from .guard import Guard
 
@@ -103,7 +104,7 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
     async def index(request: Request) -> Response:
         with store() as opened:
             skills = list_skills(opened).skills
-            runs = {s.name: last_runs(opened, s.name) for s in skills}
+            runs = {s.name: _rows(last_runs(opened, s.name)) for s in skills}
         return page("list.html", skills=skills, runs=runs, chart=None)
 
     async def skill(request: Request) -> Response:
@@ -120,7 +121,7 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
             skill=view.to_json(),
             healed_last=healed_last,
             adopted=adopted,
-            chart=_chart(view.runs),
+            chart=_chart(_rows(view.runs)),
         )
 
     async def diff(request: Request) -> Response:
@@ -129,7 +130,7 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
             result = diff_skill(opened, name)
             entry = opened.get(name)
         pending = (
-            "proposal" if entry.heal_proposal is not None else "draft" if entry.status == "draft" else None
+            "proposal" if result.after.label == "proposal" else "draft" if entry.status == "draft" else None
         )
         back_to = result.before.revision if pending == "draft" and result.before.label == "approved" else None
         return page(
@@ -148,7 +149,7 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
         name = request.path_params["name"]
         with store() as opened:
             view = show_skill(opened, name)
-            shown = last_runs(opened, name, limit=200)
+            shown = _rows(last_runs(opened, name, limit=200))
         return page("runs.html", name=view.entry.name, runs=shown, chart=_chart(shown))
 
     async def approve(request: Request) -> Response:
@@ -196,7 +197,41 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
     return Starlette(routes=routes, max_body_size=MAX_FORM_BYTES)
 
 
-def _chart(runs: tuple[RunView, ...]) -> Any:
+@dataclass(frozen=True)
+class RunRow:
+    """One run as the page shows it (content-free: times, outcome, code, counts)."""
+
+    number: int
+    at: str
+    revision: int
+    actor: str
+    outcome: str
+    code: str | None
+    healed: int
+    heal_proposed: bool
+
+
+def _rows(runs: Iterable[RunView]) -> tuple[RunRow, ...]:
+    """Runs as rows, oldest first (``store.runs`` gives them newest first)."""
+    rows = []
+    for run in runs:
+        doc = run.to_json()  # the shown outcome and code (an interrupted run reads as such)
+        rows.append(
+            RunRow(
+                number=doc["number"],
+                at=doc["startedAt"],
+                revision=doc["revision"],
+                actor=doc["actor"],
+                outcome=doc["outcome"],
+                code=doc["code"],
+                healed=len(doc["healedSteps"]),
+                heal_proposed=doc["healProposalDigest"] is not None,
+            )
+        )
+    return tuple(sorted(rows, key=lambda r: r.number))
+
+
+def _chart(runs: tuple[RunRow, ...]) -> Any:
     return run_chart([(r.at, r.outcome == "succeeded", r.code) for r in runs]) if runs else None
 
 

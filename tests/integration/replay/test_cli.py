@@ -71,21 +71,45 @@ async def test_json_output_is_one_document_and_progress_goes_to_stderr(
     assert result.exit_code == 0, result.stderr
     assert result.stderr == ""
     doc = result.data()
-    assert set(doc) == {"status", "name", "revision", "reportDigest", "steps", "healed", "healProposal"}
-    assert (doc["status"], doc["name"], doc["revision"], doc["healProposal"]) == (
+    assert set(doc) == {
+        "status",
+        "name",
+        "revision",
+        "runId",
+        "recorded",
+        "reportDigest",
+        "steps",
+        "sideEffects",
+        "healed",
+        "healProposal",
+        "validatedRevision",
+    }
+    # the approved revision 2 was replayed; its first success made revision 3 validated
+    assert (doc["status"], doc["name"], doc["revision"], doc["healProposal"], doc["validatedRevision"]) == (
         "succeeded",
         "say-hello",
-        3,
+        2,
         False,
+        3,
     )
+    assert (doc["recorded"], doc["sideEffects"]) == (True, True)
     assert [s["actionId"] for s in doc["steps"]] == ["a1", "a2", "a3"]
-    assert all(set(s) == {"actionId", "evidenceDigest", "healed"} for s in doc["steps"])
+    assert [(s["status"], s["sideEffects"]) for s in doc["steps"]] == [
+        ("done", False),
+        ("done", True),
+        ("done", True),
+    ]
+    assert all(
+        set(s) == {"actionId", "kind", "status", "healed", "sideEffects", "evidenceDigest"}
+        for s in doc["steps"]
+    )
     assert hellos(server) == ["/hello?name=Ada"]
 
     human = run_cli("replay", "say-hello", "--input", "who=Grace")
     assert human.exit_code == 0, human.stderr
     assert human.stderr.splitlines() == ["[1/3] a1 navigate: ok", "[2/3] a2 type: ok", "[3/3] a3 click: ok"]
-    assert "replayed say-hello: 3 steps, 0 healed" in human.stdout
+    assert "replayed say-hello revision 3: 3 steps, 0 healed" in human.stdout
+    assert [r.outcome for r in store.runs("say-hello")] == ["succeeded", "succeeded"]
 
 
 @pytest.mark.parametrize(
@@ -122,6 +146,7 @@ async def test_refusals_before_the_browser(
     assert doc["data"]["steps"] == []
     assert server.request_count() == before  # no browser went to the page
     assert store.get("say-hello").revision == 2
+    assert (doc["data"]["runId"], store.run_count("say-hello")) == (None, 0)  # refused before a run
 
 
 @pytest.mark.parametrize(
@@ -156,7 +181,8 @@ async def test_a_human_step_fails_closed_without_a_terminal(server: LocalServer,
     assert (doc["error"]["code"], doc["error"]["actionId"]) == ("SR_REPLAY_HUMAN_REQUIRED", "a2")
     data = doc["data"]
     assert (data["name"], data["revision"], data["reportDigest"]) == ("needs-person", 2, None)
-    assert [s["actionId"] for s in doc["data"]["steps"]] == ["a1"]  # the step that ran before the failure
+    # the step that ran, then the one it stopped at: the person's step, not done
+    assert [(s["actionId"], s["status"]) for s in data["steps"]] == [("a1", "done"), ("a2", "failed")]
 
 
 @pytest.mark.slow
@@ -204,7 +230,7 @@ async def test_record_review_replay_then_heal_and_accept_the_proposal(
 
     before = run_cli("show", "say-hello", "--json").data()
     healed_ids = [s["actionId"] for s in doc["steps"] if s["healed"]]
-    assert before["healProposal"]["healedActions"] == healed_ids
+    assert [p["healedActions"] for p in before["healProposals"]] == [healed_ids]
     assert "review --heal-proposal" in before["next"]
     human_show = run_cli("show", "say-hello")
     assert "pending heal proposal" in human_show.stdout

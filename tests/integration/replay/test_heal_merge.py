@@ -73,7 +73,7 @@ async def replay_on(server: LocalServer, store: Store, html: str) -> ReplayOutco
 
 
 def healed(outcome: ReplayOutcome) -> set[str]:
-    return {action_id for action_id, _, was_healed in outcome.steps if was_healed}
+    return {step.action_id for step in outcome.steps if step.healed}
 
 
 async def test_an_adopted_heal_replays_without_healing_on_the_old_and_the_new_page(

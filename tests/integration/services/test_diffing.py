@@ -4,25 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillreel.model import lifecycle
 from skillreel.services.diffing import diff_skill
 from skillreel.services.reviewing import review_skill
-from skillreel.store import AuditNote, Store
-from tests.factory import T1, proposal_for, report_for, seed
+from skillreel.store import Store
+from tests.factory import T1, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME, refused
 
 
 def _validated_with_proposal(store: Store) -> None:
     seed(store)
     review_skill(store, NAME, "alice", approve=True)
-    store.update(
-        NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e, T1), T1), AuditNote(kind="replay")
-    )
-    store.update(
-        NAME,
-        lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
-        AuditNote(kind="replay"),
-    )
+    record_run(store, NAME)
+    record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1))
 
 
 def test_the_default_is_the_heal_proposal_against_the_approved_version(store: Store) -> None:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillreel.model import lifecycle
 from skillreel.services.diffing import diff_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.services.rolling_back import rollback_skill
 from skillreel.services.showing import show_skill
-from skillreel.store import AuditNote, Store
-from tests.factory import T1, proposal_for, report_for, seed
+from skillreel.store import Store
+from tests.factory import T1, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME, refused
 
 
@@ -19,14 +18,8 @@ def _healed(store: Store) -> None:
     """1.0.0 at revision 2, replayed, healed, the heal adopted as 1.0.1 at revision 5."""
     seed(store)
     review_skill(store, NAME, "alice", approve=True)
-    store.update(
-        NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e, T1), T1), AuditNote(kind="replay")
-    )
-    store.update(
-        NAME,
-        lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
-        AuditNote(kind="replay"),
-    )
+    record_run(store, NAME)
+    record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1))
     review_skill(store, NAME, "bob", approve=True, heal_proposal=True)
 
 

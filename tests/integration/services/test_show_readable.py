@@ -3,21 +3,16 @@ intents, and the last runs (failed ones too) from the audit log."""
 
 from __future__ import annotations
 
-from skillreel.model import lifecycle
 from skillreel.services.showing import show_skill
-from skillreel.store import AuditNote, Store
-from tests.factory import T1, proposal_for, report_for, seed
+from skillreel.store import Store
+from tests.factory import T1, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME
 
 
 def test_show_reads_as_intents_with_runs(store: Store) -> None:
     seed(store, status="validated")
-    store.update(
-        NAME,
-        lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
-        AuditNote(kind="replay", digests={"healProposal": "sha256:" + "a" * 64}),
-    )
-    store.audit(AuditNote(kind="replay", name=NAME, outcome="failed", code="SR_REPLAY_UI_TARGET_NOT_FOUND"))
+    record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1))
+    record_run(store, NAME, "failed")
     shown = show_skill(store, NAME).to_json()
     assert [a["intent"] for a in shown["actions"]] == [
         "open the start page on https://fixture.skillreel.invalid",

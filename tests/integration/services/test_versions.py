@@ -15,7 +15,7 @@ from skillreel.services.reviewing import review_skill
 from skillreel.services.showing import show_skill
 from skillreel.store import AuditNote, Store
 from tests import factory
-from tests.factory import T1, bundle, proposal_for, report_for, seed
+from tests.factory import T1, bundle, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME, refused
 
 
@@ -66,17 +66,9 @@ def test_the_review_preview_names_the_version(store: Store, skillreel_home: Path
 def test_an_adopted_heal_is_a_patch_with_its_history(store: Store) -> None:
     seed(store)
     review_skill(store, NAME, "alice", approve=True)
-    store.update(
-        NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e, T1), T1), AuditNote(kind="replay")
-    )
-    proposal = None
-
-    def heal(e):
-        nonlocal proposal
-        proposal = proposal_for(e, T1)
-        return lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal)
-
-    store.update(NAME, heal, AuditNote(kind="replay"))
+    record_run(store, NAME)
+    proposal = proposal_for(store.get(NAME), T1)
+    record_run(store, NAME, healed=True, proposal=proposal)
     result = review_skill(store, NAME, "bob", approve=True, heal_proposal=True)
     assert (result.version, result.bump) == ("1.0.1", "patch")
     record = show_skill(store, NAME).to_json()["provenance"][-1]
@@ -116,12 +108,8 @@ def test_a_rejected_heal_proposal_is_dropped_and_audited(store: Store, skillreel
         "SR_RECORD_STATE_INVALID",
         lambda: reject_heal_proposal(store, NAME, "bob", approve=True),
     )
-    store.update(
-        NAME,
-        lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
-        AuditNote(kind="replay"),
-    )
-    rejected_digest = store.get(NAME).heal_proposal.draft.draft_digest  # type: ignore[union-attr]
+    record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1))
+    rejected_digest = store.heal_proposals(NAME)[0].draft.draft_digest
     refused(
         skillreel_home,
         "SR_RECORD_APPROVAL_REQUIRED",
@@ -135,6 +123,6 @@ def test_a_rejected_heal_proposal_is_dropped_and_audited(store: Store, skillreel
         "rejectedDraftDigest": rejected_digest,
     }
     entry = store.get(NAME)
-    assert (entry.heal_proposal, entry.version, entry.status) == (None, "1.0.0", "validated")
+    assert (store.heal_proposals(NAME), entry.version, entry.status) == ([], "1.0.0", "validated")
     event = store.audit_events(NAME)[-1]
     assert (event.kind, event.reviewer, event.digests["rejected"]) == ("review", "bob", rejected_digest)

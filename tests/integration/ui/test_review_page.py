@@ -28,7 +28,7 @@ from tests.factory import (
     events_log,
     html_environment,
     proposal_for,
-    report_for,
+    record_run,
     seed,
 )
 from tests.server import LocalServer
@@ -52,19 +52,9 @@ def _seed_with_proposal() -> None:
     with Store.open() as store:
         seed(store)
         review_skill(store, NAME, "alice", approve=True)
-        store.update(
-            NAME, lambda e: lifecycle.replay_succeeded(e, report_for(e, T1), T1), AuditNote(kind="replay")
-        )
-        store.update(
-            NAME,
-            lambda e: lifecycle.replay_succeeded(
-                e, report_for(e, T1, healed=True), T1, proposal_for(e, T1, selector=HOSTILE_ID)
-            ),
-            AuditNote(kind="replay", digests={"healProposal": "sha256:" + "b" * 64}),
-        )
-        store.audit(
-            AuditNote(kind="replay", name=NAME, outcome="failed", code="SR_REPLAY_UI_TARGET_NOT_FOUND")
-        )
+        record_run(store, NAME)
+        record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1, selector=HOSTILE_ID))
+        record_run(store, NAME, "failed")
         hostile = ClickAction(
             id="a1", target=bundle(HOSTILE_CLASS, tag="button", type_="submit", strategy="css")
         )
