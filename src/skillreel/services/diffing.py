@@ -86,7 +86,9 @@ def parse_side(spec: str) -> int | str:
 def diff_skill(store: Store, name: str, a: str | None = None, b: str | None = None) -> SkillDiff:
     entry = store.get(check_skill_name(name))
     specs = [parse_side(s) for s in (a, b) if s is not None]
-    pending = store.heal_proposals(entry.name)  # newest first: the one `review --heal-proposal` takes
+    # newest first: the one `review --heal-proposal` takes. A draft waiting for review is what is
+    # pending then (a rollback may restore a draft that once had proposals).
+    pending = store.heal_proposals(entry.name) if entry.status != "draft" else []
     proposal = pending[0] if pending else None
     if len(specs) == 2:
         before, after = _side(store, entry, proposal, specs[0]), _side(store, entry, proposal, specs[1])

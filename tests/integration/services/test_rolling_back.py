@@ -15,7 +15,8 @@ from tests.integration.services.store_checks import NAME, refused
 
 
 def _healed(store: Store) -> None:
-    """1.0.0 at revision 2, replayed, healed, the heal adopted as 1.0.1 at revision 5."""
+    """1.0.0 at revision 2, validated by a run (3), a run that healed, the heal adopted as 1.0.1 at
+    revision 4 (runs are not revisions)."""
     seed(store)
     review_skill(store, NAME, "alice", approve=True)
     record_run(store, NAME)
@@ -29,14 +30,14 @@ def test_a_rollback_is_a_draft_that_needs_a_review(store: Store, skillreel_home:
         skillreel_home, "SR_RECORD_APPROVAL_REQUIRED", lambda: rollback_skill(store, NAME, 2, approve=False)
     )
     assert error.details["wouldChange"]["restoredVersion"] == "1.0.0"
-    result = rollback_skill(store, NAME, 2, approve=True, expected_revision=5).to_json()
-    assert (result["status"], result["revision"], result["rolledBackTo"]) == ("draft", 6, 2)
+    result = rollback_skill(store, NAME, 2, approve=True, expected_revision=4).to_json()
+    assert (result["status"], result["revision"], result["rolledBackTo"]) == ("draft", 5, 2)
     shown = show_skill(store, NAME).to_json()
     assert shown["status"] == "draft"
     assert shown["origin"]["revision"] == 2
     assert shown["digests"]["draft"] == store.revision(NAME, 2).draft.draft_digest
     event = store.audit_events(NAME)[-1]
-    assert (event.kind, event.revision) == ("rollback", 6)
+    assert (event.kind, event.revision) == ("rollback", 5)
     assert event.digests["from"] == store.revision(NAME, 2).entry_digest
     pending = diff_skill(store, NAME).to_json()  # the rollback against the version it replaces
     assert (pending["from"]["version"], pending["to"]["label"]) == ("1.0.1", "draft")
@@ -54,12 +55,12 @@ def test_a_rollback_to_a_missing_revision_is_refused(store: Store, skillreel_hom
         skillreel_home, "SR_RECORD_REVISION_NOT_FOUND", lambda: rollback_skill(store, NAME, 9, approve=True)
     )
     refused(
-        skillreel_home, "SR_RECORD_REVISION_NOT_FOUND", lambda: rollback_skill(store, NAME, 5, approve=True)
+        skillreel_home, "SR_RECORD_REVISION_NOT_FOUND", lambda: rollback_skill(store, NAME, 4, approve=True)
     )
     refused(
         skillreel_home,
         "SR_RECORD_REVISION_CONFLICT",
-        lambda: rollback_skill(store, NAME, 2, approve=True, expected_revision=4),
+        lambda: rollback_skill(store, NAME, 2, approve=True, expected_revision=3),
     )
     refused(
         skillreel_home, "SR_RECORD_NOT_FOUND", lambda: rollback_skill(store, "missing-skill", 1, approve=True)

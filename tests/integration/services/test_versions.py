@@ -83,9 +83,9 @@ def test_a_store_from_before_versions_reads_as_1_0_0(skillreel_home: Path) -> No
         factory.seed(store, status="validated")
         factory.seed(store, "a-draft")
     db = sqlite3.connect(skillreel_home / "store.db")
-    try:  # what a store written before migration 0005 looks like
+    try:  # what a store written before migration 0009 looks like
         db.execute("ALTER TABLE entries DROP COLUMN version")
-        db.execute("DELETE FROM schema_migrations WHERE name = '0005-entry-version'")
+        db.execute("DELETE FROM schema_migrations WHERE name = '0009-entry-version'")
         db.commit()
     finally:
         db.close()
