@@ -78,7 +78,16 @@ def test_review(skillreel_home: Path) -> None:
     )
     assert (result["status"], result["revision"], result["healProposalAccepted"]) == ("approved", 4, True)
     assert ok(skillreel_home, "show", NAME)["approval"]["reviewer"] == "bob"
-    text = human(skillreel_home, "review", "another-skill", "--reviewer", "alice", "--approve")
+    text = human(
+        skillreel_home,
+        "review",
+        "another-skill",
+        "--reviewer",
+        "alice",
+        "--expected-revision",
+        "1",
+        "--approve",
+    )
     assert "approved another-skill revision 2 (sha256:" in text
 
 
@@ -169,4 +178,4 @@ def test_export_and_import(skillreel_home: Path, tmp_path: Path) -> None:
     assert (replaced["revision"], replaced["replaced"], replaced["signature"]) == (2, True, None)
     third = tmp_path / "third-home"
     text = human(third, "import", str(plain), env={"SKILLREEL_HOME": str(third)})
-    assert f"imported {NAME} as revision 1 (validated)" in text
+    assert f"imported {NAME} as revision 1 (draft); not verified against a trusted key" in text
