@@ -17,7 +17,7 @@ HOSTILE = "#go-[bold]x[/bold]<script>"
 def _validated_with_proposal(home: Path) -> None:
     with Store.open() as store:
         seed(store)
-    ok(home, "review", NAME, "--reviewer", "alice", "--approve")
+    ok(home, "review", NAME, "--reviewer", "alice", "--expected-revision", "1", "--approve")
     with Store.open() as store:
         record_run(store, NAME)
         record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1, selector=HOSTILE))
@@ -36,14 +36,24 @@ def test_diff_review_and_rollback(skillreel_home: Path) -> None:
     text = run_cli("diff", NAME)
     assert text.exit_code == 0, text.stderr
     assert HOSTILE in text.stdout  # rich markup in a selector is printed, not interpreted
-    reviewed = ok(skillreel_home, "review", NAME, "--reviewer", "bob", "--heal-proposal", "--approve")
+    reviewed = ok(
+        skillreel_home,
+        "review",
+        NAME,
+        "--reviewer",
+        "bob",
+        "--heal-proposal",
+        "--expected-revision",
+        "3",
+        "--approve",
+    )
     assert (reviewed["version"], reviewed["bump"]) == ("1.0.1", "patch")
     refused(skillreel_home, "rollback", NAME, "--to", "2", code="SR_RECORD_APPROVAL_REQUIRED")
     back = ok(skillreel_home, "rollback", NAME, "--to", "2", "--approve")
     assert (back["status"], back["rolledBackTo"], back["restoredVersion"]) == ("draft", 2, "1.0.0")
     shown = ok(skillreel_home, "show", NAME)
     assert (shown["version"], shown["lastVersion"], shown["origin"]["revision"]) == (None, "1.0.1", 2)
-    again = ok(skillreel_home, "review", NAME, "--reviewer", "carol", "--approve")
+    again = ok(skillreel_home, "review", NAME, "--reviewer", "carol", "--expected-revision", "5", "--approve")
     assert again["version"] == "1.0.2"
     provenance = ok(skillreel_home, "show", NAME)["provenance"]
     assert [(r["version"], r["source"]) for r in provenance] == [

@@ -101,7 +101,9 @@ async def test_an_adopted_heal_replays_without_healing_on_the_old_and_the_new_pa
     assert (healed(first), clicks(server)) == ({"a2"}, ["save"])
     assert first.heal_proposed
 
-    accepted = review_skill(store, NAME, "bob", approve=True, heal_proposal=True)
+    accepted = review_skill(
+        store, NAME, "bob", approve=True, expected_revision=store.get(NAME).revision, heal_proposal=True
+    )
     assert (accepted.version, accepted.bump) == ("1.0.1", "patch")
     bundle = target_of(store.get(NAME).draft.actions[1])
     assert isinstance(bundle, LocatorBundle)

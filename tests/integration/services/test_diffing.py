@@ -13,7 +13,7 @@ from tests.integration.services.store_checks import NAME, refused
 
 def _validated_with_proposal(store: Store) -> None:
     seed(store)
-    review_skill(store, NAME, "alice", approve=True)
+    review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     record_run(store, NAME)
     record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1))
 
@@ -40,7 +40,9 @@ def test_a_new_draft_is_compared_with_nothing_before_the_first_approval(store: S
 
 def test_explicit_sides_and_an_accepted_heal(store: Store) -> None:
     _validated_with_proposal(store)
-    review_skill(store, NAME, "bob", approve=True, heal_proposal=True)
+    review_skill(
+        store, NAME, "bob", approve=True, expected_revision=store.get(NAME).revision, heal_proposal=True
+    )
     last = diff_skill(store, NAME).to_json()  # nothing pending: the last version against the one before
     assert (last["from"]["version"], last["to"]["version"]) == ("1.0.0", "1.0.1")
     assert [s["id"] for s in last["steps"]] == ["a4"]

@@ -18,10 +18,12 @@ def _healed(store: Store) -> None:
     """1.0.0 at revision 2, validated by a run (3), a run that healed, the heal adopted as 1.0.1 at
     revision 4 (runs are not revisions)."""
     seed(store)
-    review_skill(store, NAME, "alice", approve=True)
+    review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     record_run(store, NAME)
     record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1))
-    review_skill(store, NAME, "bob", approve=True, heal_proposal=True)
+    review_skill(
+        store, NAME, "bob", approve=True, expected_revision=store.get(NAME).revision, heal_proposal=True
+    )
 
 
 def test_a_rollback_is_a_draft_that_needs_a_review(store: Store, skillreel_home: Path) -> None:
@@ -42,7 +44,7 @@ def test_a_rollback_is_a_draft_that_needs_a_review(store: Store, skillreel_home:
     pending = diff_skill(store, NAME).to_json()  # the rollback against the version it replaces
     assert (pending["from"]["version"], pending["to"]["label"]) == ("1.0.1", "draft")
     assert [s["id"] for s in pending["steps"]] == ["a4"]
-    approved = review_skill(store, NAME, "carol", approve=True)
+    approved = review_skill(store, NAME, "carol", approve=True, expected_revision=store.get(NAME).revision)
     assert (approved.version, approved.bump) == ("1.0.2", "patch")
     record = show_skill(store, NAME).to_json()["provenance"][-1]
     assert (record["source"], record["rolledBackFrom"]) == ("rollback", 2)

@@ -27,7 +27,7 @@ def _record_again(store: Store, draft_change: dict[str, Any]) -> None:
 
 def test_each_approval_gets_the_next_version(store: Store) -> None:
     seed(store)
-    first = review_skill(store, NAME, "alice", approve=True)
+    first = review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     assert (first.version, first.bump) == ("1.0.0", "initial")
     assert list_skills(store).to_json()["skills"][0]["version"] == "1.0.0"
     draft = store.get(NAME).draft
@@ -43,7 +43,7 @@ def test_each_approval_gets_the_next_version(store: Store) -> None:
     assert list_skills(store).to_json()["skills"][0]["version"] is None  # a draft waits for review
     shown = show_skill(store, NAME).to_json()
     assert (shown["version"], shown["lastVersion"]) == (None, "1.0.0")
-    second = review_skill(store, NAME, "bob", approve=True)
+    second = review_skill(store, NAME, "bob", approve=True, expected_revision=store.get(NAME).revision)
     assert (second.version, second.bump) == ("1.1.0", "minor")
     provenance = show_skill(store, NAME).to_json()["provenance"]
     assert [(r["version"], r["source"], r["reviewer"]) for r in provenance] == [
@@ -65,11 +65,13 @@ def test_the_review_preview_names_the_version(store: Store, skillreel_home: Path
 
 def test_an_adopted_heal_is_a_patch_with_its_history(store: Store) -> None:
     seed(store)
-    review_skill(store, NAME, "alice", approve=True)
+    review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     record_run(store, NAME)
     proposal = proposal_for(store.get(NAME), T1)
     record_run(store, NAME, healed=True, proposal=proposal)
-    result = review_skill(store, NAME, "bob", approve=True, heal_proposal=True)
+    result = review_skill(
+        store, NAME, "bob", approve=True, expected_revision=store.get(NAME).revision, heal_proposal=True
+    )
     assert (result.version, result.bump) == ("1.0.1", "patch")
     record = show_skill(store, NAME).to_json()["provenance"][-1]
     assert record["source"] == "heal"
@@ -94,7 +96,7 @@ def test_a_store_from_before_versions_reads_as_1_0_0(skillreel_home: Path) -> No
         assert listed == {NAME: "1.0.0", "a-draft": None}
         assert store.get(NAME).version == "1.0.0"
         _record_again(store, {"description": "Search invoices by customer name."})
-        result = review_skill(store, NAME, "alice", approve=True)
+        result = review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
         assert (result.version, result.bump) == ("1.0.1", "patch")
 
 
@@ -102,7 +104,7 @@ def test_a_rejected_heal_proposal_is_dropped_and_audited(store: Store, skillreel
     from skillreel.services.reviewing import reject_heal_proposal
 
     seed(store)
-    review_skill(store, NAME, "alice", approve=True)
+    review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     refused(
         skillreel_home,
         "SR_RECORD_STATE_INVALID",

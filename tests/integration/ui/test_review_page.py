@@ -51,7 +51,7 @@ class ReviewPage:
 def _seed_with_proposal() -> None:
     with Store.open() as store:
         seed(store)
-        review_skill(store, NAME, "alice", approve=True)
+        review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
         record_run(store, NAME)
         record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1, selector=HOSTILE_ID))
         record_run(store, NAME, "failed")
@@ -139,7 +139,9 @@ async def test_a_stale_page_is_refused_like_the_cli(browser: Browser, review_pag
     page = await _open(browser, review_page)
     await page.goto(f"{review_page.origin}/skills/{NAME}/diff")
     with Store.open() as store:  # the skill changes after the page was shown
-        review_skill(store, NAME, "alice", approve=True, heal_proposal=True)
+        review_skill(
+            store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision, heal_proposal=True
+        )
     await page.locator("form[action$='/approve'] button").click()
     await page.wait_for_selector("h1.error")
     assert await page.locator("h1").inner_text() == "SR_RECORD_REVISION_CONFLICT"
