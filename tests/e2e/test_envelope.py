@@ -115,6 +115,9 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     assert set(replayed["data"]) == set(failed["data"])  # one replay document, success or failure
     assert replayed["data"]["status"] == "succeeded"
     case("replay", ["replay", NAME, "--timeout", "1"], "SR_RECORD_USAGE")  # bad usage: no replay document
+    runs = case("runs", ["runs", NAME])["data"]
+    assert [r["outcome"] for r in runs["runs"]] == ["succeeded"]  # refused before acting: no run
+    case("runs", ["runs", "no-such-skill"], "SR_RECORD_NOT_FOUND")
 
     case("enable", ["enable", "no-such-skill", "--approve"], "SR_RECORD_NOT_FOUND")
     case("enable", ["enable", NAME, "--approve", "--project-dir", str(project_dir)])
