@@ -36,6 +36,8 @@ PAGE = (
 ELSEWHERE = {
     ("mcp", True): "a running server speaks MCP on stdout, not an envelope (tests/integration/mcp)",
     ("demo", True): "the whole demo, validated by CliResult.json() in tests/e2e/test_demo.py",
+    ("ui", True): "a running server serves the review page, not an envelope (tests/integration/ui)",
+    ("rollback", True): "needs two approved drafts: tests/e2e/test_versions.py (envelope via tests.cli.ok)",
 }
 
 
@@ -118,6 +120,10 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     runs = case("runs", ["runs", NAME])["data"]
     assert [r["outcome"] for r in runs["runs"]] == ["succeeded"]  # refused before acting: no run
     case("runs", ["runs", "no-such-skill"], "SR_RECORD_NOT_FOUND")
+    assert case("diff", ["diff", NAME])["data"]["to"]["label"] == "approved"
+    case("diff", ["diff", NAME, "40"], "SR_RECORD_REVISION_NOT_FOUND")
+    case("rollback", ["rollback", NAME, "--to", "40", "--approve"], "SR_RECORD_REVISION_NOT_FOUND")
+    case("ui", ["ui", "--port", "70000"], "SR_RECORD_USAGE")
 
     case("enable", ["enable", "no-such-skill", "--approve"], "SR_RECORD_NOT_FOUND")
     case("enable", ["enable", NAME, "--approve", "--project-dir", str(project_dir)])
