@@ -26,6 +26,13 @@ from .output import approve_option, emit, json_option
 )
 @click.option("--heal-proposal", is_flag=True, help="Accept the pending heal proposal as the new revision.")
 @click.option("--reject", is_flag=True, help="With --heal-proposal: reject (drop) the pending heal proposal.")
+@click.option(
+    "--env",
+    "environments",
+    multiple=True,
+    metavar="NAME",
+    help="Approve only these declared environments (repeat; default: every declared one).",
+)
 @approve_option
 @json_option
 def command(
@@ -35,6 +42,7 @@ def command(
     draft_digest: str | None,
     heal_proposal: bool,
     reject: bool,
+    environments: tuple[str, ...],
     approve: bool,
     as_json: bool,
 ) -> None:
@@ -42,6 +50,8 @@ def command(
     if reject:
         if not heal_proposal:
             raise InputError("SR_RECORD_USAGE", "--reject rejects a heal proposal: add --heal-proposal")
+        if environments:
+            raise InputError("SR_RECORD_USAGE", "--env names what an approval covers; a rejection takes none")
         with Store.open() as store:
             rejected = reject_heal_proposal(
                 store, name, reviewer, approve=approve, expected_revision=expected_revision
@@ -57,6 +67,7 @@ def command(
             expected_revision=expected_revision,
             draft_digest=draft_digest,
             heal_proposal=heal_proposal,
+            environments=environments or None,
         )
     emit(
         result.to_json(),

@@ -3,7 +3,8 @@
 Two tools, and deliberately no more (source document 004: agents may list and play, never record):
 
 - ``skills_list`` (read-only): the enabled skills with their description, parameters and revision.
-- ``skills_play(name, inputs)``: replays one enabled skill on its recorded environment through
+- ``skills_play(name, inputs, environment=None)``: replays one enabled skill on its recorded
+  environment, or on a named environment its approval covers, through
   ``services.replaying.replay_skill`` and returns its status, run id, report digest and the steps
   that ran (healed, side effects), or the error code and message. It cannot record, edit, approve,
   enable or revoke. Its run is recorded with the actor ``mcp``; a client that cancels the call ends
@@ -72,7 +73,8 @@ LIST_DESCRIPTION = (
     "capabilities, allowed origins and parameters (required / sensitive). Read-only."
 )
 PLAY_DESCRIPTION = (
-    "Replay one enabled skillreel skill on its recorded site, with non-sensitive parameters in "
+    "Replay one enabled skillreel skill on its recorded site (or, with `environment`, on one of the "
+    "approved environments skills_list shows), with non-sensitive parameters in "
     '`inputs` ({"param": "value"}). Sensitive parameters must NOT be given: skillreel reads them '
     "from the user's vault or asks the user. Returns {ok, data: {status, runId, reportDigest, steps "
     "(status, healed, sideEffects), sideEffects}, error: {code (SR_*), message, fix} or null}. Acts on a "
@@ -109,18 +111,19 @@ def tool_result(envelope: dict[str, Any]) -> CallToolResult:
     )
 
 
-def play_refused(exc: SkillreelError, name: str) -> CallToolResult:
+def play_refused(exc: SkillreelError, name: str, environment: str | None = None) -> CallToolResult:
     """A ``skills_play`` refused before any step ran: the same replay document as a failed replay."""
-    return tool_result(failed("skills_play", exc, ReplayOutcome("failed", name, error=exc).to_json()))
+    refused = ReplayOutcome("failed", name, error=exc, environment=environment)
+    return tool_result(failed("skills_play", exc, refused.to_json()))
 
 
 # --- the question ------------------------------------------------------------------------------
 
 
-def checked_play(name: str, inputs: Mapping[str, str]) -> PlayCheck:
+def checked_play(name: str, inputs: Mapping[str, str], environment: str | None = None) -> PlayCheck:
     """``services.agent_access.check_play`` over the store and the default vault (see there)."""
     with Store.open(actor="mcp") as store:
-        return check_play(store, name, inputs, default_vault())
+        return check_play(store, name, inputs, default_vault(), environment)
 
 
 def can_elicit(ctx: Context) -> bool:
@@ -146,10 +149,12 @@ class NoQuestion(BaseModel):
     """The resolver decided not to ask (nothing missing, or the call is refused anyway)."""
 
 
-async def ask_for_secrets(name: str, inputs: dict[str, str], ctx: Context) -> Elicit[BaseModel] | NoQuestion:
+async def ask_for_secrets(
+    name: str, inputs: dict[str, str], ctx: Context, environment: str | None = None
+) -> Elicit[BaseModel] | NoQuestion:
     """Runs before ``skills_play``: ask the user (never the model) for missing sensitive values."""
     try:
-        check = checked_play(name, inputs)
+        check = checked_play(name, inputs, environment)
     except SkillreelError:
         return NoQuestion()  # the tool body reports the refusal
     except Exception as exc:  # the body meets it again and reports SR_RECORD_INTERNAL; ask nothing
@@ -251,9 +256,13 @@ def human_prompt(ctx: Context) -> HumanPrompt | None:
 
 
 async def play(
-    name: str, inputs: Mapping[str, str], ctx: Context, answer: ElicitationResult[Any]
+    name: str,
+    inputs: Mapping[str, str],
+    ctx: Context,
+    answer: ElicitationResult[Any],
+    environment: str | None = None,
 ) -> ReplayOutcome:
-    check = checked_play(name, inputs)
+    check = checked_play(name, inputs, environment)
     secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing))
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
@@ -263,7 +272,9 @@ async def play(
             f"{', '.join(secret_env_name(name, p) for p in still)} or store it in the OS "
             "keyring (this MCP client cannot ask the user)",
         )
-    request = ReplayRequest(name=name, inputs=dict(inputs), expected_revision=check.entry.revision)
+    request = ReplayRequest(
+        name=name, inputs=dict(inputs), expected_revision=check.entry.revision, environment=environment
+    )
     relay = ProgressRelay(ctx)
     async with anyio.create_task_group() as tg:
         tg.start_soon(relay.run)
@@ -303,15 +314,23 @@ async def skills_play(
     inputs: Annotated[
         dict[str, str], Field(description='Non-sensitive parameters: {"param": "value"}.')
     ] = {},  # noqa: B006 - the SDK builds the schema from this default; it is never mutated
+    environment: Annotated[
+        str | None,
+        Field(
+            description="A named environment the skill's approval covers (skills_list shows them); "
+            "omit it for the recorded site.",
+            max_length=32,
+        ),
+    ] = None,
 ) -> EnvelopeResult:
     try:
-        outcome = await play(name, inputs, ctx, answer)
+        outcome = await play(name, inputs, ctx, answer, environment)
     except SkillreelError as exc:
-        return play_refused(exc, name)
+        return play_refused(exc, name, environment)
     except Exception as exc:  # the last line of defence: a code, never a traceback, reaches the agent
         log.error("skills_play failed unexpectedly: %s", type(exc).__name__)  # never the text: values
         internal = SkillreelError("SR_RECORD_INTERNAL", "unexpected internal error; nothing was stored")
-        return play_refused(internal, name)
+        return play_refused(internal, name, environment)
     return outcome_result(outcome)
 
 

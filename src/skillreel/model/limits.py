@@ -30,3 +30,6 @@ MAX_URL_CHARS: Final = 2048
 MAX_LOCATOR_CANDIDATES: Final = 12
 # Earlier fingerprints a bundle keeps as accepted identities after adopted heals (newest first).
 MAX_ACCEPTED_IDENTITIES: Final = 4
+MAX_ENVIRONMENTS: Final = 16
+MAX_QUERY_KEYS: Final = 32
+MAX_SESSIONS: Final = 256

@@ -36,7 +36,7 @@ from ..model.actions import (
 )
 from ..model.locators import Fingerprint, LocatorBundle, LocatorCandidate
 from ..model.report import Evidence
-from ..model.urls import URLRuleError, normalise_target_url
+from ..model.urls import V1_RULE, QueryRule, URLRuleError, normalise_target_url
 from . import evidence as ev
 
 HEAL_CONFIRM_S = 0.1  # a healed choice must survive a second probe this much later
@@ -144,6 +144,7 @@ class EngineOptions:
     allow_heal: bool = True
     timeout_ms: int = 10_000
     settle_ms: int = 100
+    url_rule: QueryRule = V1_RULE  # the query-key rule ``url_matches`` normalises page URLs with
 
 
 @dataclass
@@ -369,7 +370,7 @@ class ReplayEngine:
 
     async def _assert_once(self, step: _Step, a: AssertAction) -> bool:
         if a.check == "url_matches":
-            return url_matches(await self.driver.current_url(), a.expected)
+            return url_matches(await self.driver.current_url(), a.expected, self.options.url_rule)
         if a.target is None:
             raise ReplayError(
                 "SR_REPLAY_SCHEMA_INVALID", f"step {a.id}: the assertion has no target", action_id=a.id
@@ -477,13 +478,13 @@ class ReplayEngine:
         )
 
 
-def url_matches(url: str, expected: str | int | None) -> bool:
+def url_matches(url: str, expected: str | int | None, rule: QueryRule = V1_RULE) -> bool:
     """``url_matches``: the normalised page URL equals ``expected`` (a full URL, or a path with
     query when it starts with ``/``); ``*`` in ``expected`` matches any run of characters."""
     if not isinstance(expected, str) or not expected:
         return False
     try:
-        normal = normalise_target_url(url)
+        normal = normalise_target_url(url, rule)
     except URLRuleError:
         return False
     subject = normal

@@ -37,6 +37,7 @@ import secrets as tokens
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
@@ -47,6 +48,7 @@ from ..model.envelope import ResultWarning
 from ..model.locators import LocatorBundle, merge_heal
 from ..model.report import ReplayReport, StepResult
 from ..model.runs import CANCELLED_CODE, EndedOutcome, RunRecord, StepTally, can_act, finish_run, start_run
+from ..model.session import SessionState
 from ..replay.engine import (
     EngineOptions,
     FailedStep,
@@ -61,6 +63,7 @@ from ..sandbox.files import read_storage_state
 from ..store import AuditNote, Store
 from ..store.lease import current_lease
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..vault.sessions import SessionVault
 from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
 
 if TYPE_CHECKING:
@@ -129,6 +132,7 @@ class ReplayOutcome:
     run_id: str | None = None
     recorded: bool = False
     validated_revision: int | None = None
+    environment: str | None = None  # the named environment replayed on (None: the recorded one)
 
     @property
     def exit_status(self) -> int:
@@ -152,6 +156,7 @@ class ReplayOutcome:
             "sideEffects": self.side_effects,
             "healed": any(s.healed for s in self.steps),
             "healProposal": self.heal_proposed,
+            "environment": self.environment,
             "validatedRevision": self.validated_revision,
         }
 
@@ -207,7 +212,9 @@ async def replay_skill(
     try:
         check_options(request)
         entry = store.get(request.name)
-        checked = run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
+        checked = run_preflight(
+            entry, store.policy(), request, secrets or EnvKeyringSecrets(), SessionVault(store.home)
+        )
         if checked.missing_sensitive:
             names = ", ".join(checked.missing_sensitive)
             envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
@@ -222,7 +229,13 @@ async def replay_skill(
     except SkillreelError as exc:
         if exc.code not in _STORE_UNWRITABLE:
             _audit_refusal(store, request, entry, exc)
-        return ReplayOutcome("failed", request.name, entry.revision if entry else None, error=exc)
+        return ReplayOutcome(
+            "failed",
+            request.name,
+            entry.revision if entry else None,
+            error=exc,
+            environment=request.environment,
+        )
     except Exception:  # a defect: still leave the refusal in the audit log, then let it surface
         _audit_refusal(store, request, entry, SkillreelError("SR_RECORD_INTERNAL", "internal error"))
         raise
@@ -255,18 +268,28 @@ async def _play(
 ) -> ReplayOutcome:
     """The browser phase of a reserved run, then its end (module docstring, steps 3 and 4)."""
     ran = _Progress([])
+    where = checked.target.name
     try:
         records = await _run(checked, progress, human, session_factory, ran)
     except SkillreelError as exc:
-        return _end(store, run, "failed", ran, error=exc)
+        return _end(store, run, "failed", ran, error=exc, environment=where)
     except asyncio.CancelledError:
         cancelled = ReplayError(CANCELLED_CODE, "the replay was cancelled; the steps that ran are listed")
-        raise ReplayCancelled(_end(store, run, "cancelled", ran, error=cancelled)) from None
+        raise ReplayCancelled(
+            _end(store, run, "cancelled", ran, error=cancelled, environment=where)
+        ) from None
     except Exception:  # a defect: the run still ends as failed in the store, then it surfaces
-        _end(store, run, "failed", ran, error=SkillreelError("SR_RECORD_INTERNAL", "internal error"))
+        _end(
+            store,
+            run,
+            "failed",
+            ran,
+            error=SkillreelError("SR_RECORD_INTERNAL", "internal error"),
+            environment=where,
+        )
         raise
     report, proposal = _report(store, checked, records)
-    return _end(store, run, "succeeded", ran, report=report, proposal=proposal)
+    return _end(store, run, "succeeded", ran, report=report, proposal=proposal, environment=where)
 
 
 async def _run(
@@ -284,21 +307,22 @@ async def _run(
         from ..sandbox.browser import browser_session
 
         session_factory = browser_session
-    draft = checked.draft
+    draft, target = checked.draft, checked.target
     needs_person = human is not None and any(isinstance(a, HumanAction) for a in draft.actions)
     options = EngineOptions(
         salt=draft.fingerprint_salt,
         allow_heal=checked.heal,
         timeout_ms=checked.timeout_ms,
         settle_ms=checked.settle_ms,
+        url_rule=target.url_rule,
     )
     debug = checked.debug
     recorder = _artifact_recorder(checked)
     try:
         async with session_factory(
-            draft.environment,
-            html=checked.html,
-            storage_state=checked.storage_state,
+            target.environment,
+            html=target.html,
+            storage_state=target.storage_state,
             headless=not (needs_person or debug.headed),
             **_debug_launch(debug, recorder),
         ) as session:
@@ -306,7 +330,7 @@ async def _run(
                 await recorder.start(session.context)
             engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
             try:
-                records = await engine.run(draft.actions, checked.values)
+                records = await engine.run(target.actions, checked.values)
             except SkillreelError as exc:
                 await _finish_artifacts(recorder, session, Failure(exc.action_id, exc.code), ran.notes)
                 raise
@@ -335,7 +359,10 @@ def _artifact_recorder(checked: Preflight) -> ArtifactRecorder | None:
     sensitive = [
         v for n, v in checked.values.items() if (p := draft.parameter(n)) is not None and p.sensitive
     ]
-    state = read_storage_state(checked.storage_state) if checked.storage_state is not None else None
+    signed_in = checked.storage_state
+    state = signed_in.body if isinstance(signed_in, SessionState) else None
+    if isinstance(signed_in, Path):
+        state = read_storage_state(signed_in)
     return ArtifactRecorder(
         checked.debug, Hidden.of(sensitive, state), name=checked.entry.name, revision=checked.entry.revision
     )
@@ -405,8 +432,10 @@ def _end(
     error: SkillreelError | None = None,
     report: ReplayReport | None = None,
     proposal: HealProposal | None = None,
+    environment: str | None = None,
 ) -> ReplayOutcome:
-    """Finish the run in the store and say what happened; a failed write only adds a warning."""
+    """Finish the run in the store and say what happened (on the named ``environment``, None: the
+    recorded one); a failed write only adds a warning."""
     finished = finish_run(
         run,
         ended,
@@ -442,6 +471,7 @@ def _end(
         run.run_id,
         recorded=not unrecorded,
         validated_revision=validated,
+        environment=environment,
     )
 
 

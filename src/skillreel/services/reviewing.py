@@ -1,7 +1,8 @@
 """Use case: approve one exact draft revision, or accept the pending heal proposal
-(``skillreel review``). The approval binds the draft's digest and capabilities; the policy must
-allow those capabilities; without ``approve`` nothing changes. The heal proposal accepted is the
-newest one pending for the current draft (``show`` lists them, newest first).
+(``skillreel review``). The approval binds the draft's digest, its capabilities and the named
+environments it may replay on (those given, or every declared one); the policy must allow those
+capabilities; without ``approve`` nothing changes. The heal proposal accepted is the newest one
+pending for the current draft (``show`` lists them, newest first).
 
 An approval binds to what the reviewer read: with ``approve`` the caller names the revision
 (``expected_revision``, what ``show`` printed) or the draft digest (``draft_digest``, the draft's
@@ -12,11 +13,13 @@ reviewer can check them and repeat the command; a mismatch is ``SR_RECORD_REVISI
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, LifecycleError
 from ..model import lifecycle
+from ..model.approval import Approval
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..store import AuditNote, Store
@@ -35,6 +38,7 @@ class ReviewResult:
     heal_proposal: bool
     version: str | None = None
     bump: str | None = None
+    environments: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -46,6 +50,7 @@ class ReviewResult:
             "approvalDigest": self.approval_digest,
             "draftDigest": self.draft_digest,
             "healProposalAccepted": self.heal_proposal,
+            "approvedEnvironments": list(self.environments),
         }
 
 
@@ -58,8 +63,10 @@ def review_skill(
     expected_revision: int | None = None,
     draft_digest: str | None = None,
     heal_proposal: bool = False,
+    environments: Collection[str] | None = None,
 ) -> ReviewResult:
-    """Approve the current draft revision (or accept the pending heal proposal)."""
+    """Approve the current draft revision (or accept the pending heal proposal), covering the
+    named ``environments`` (every declared one when None)."""
     name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
     if draft_digest is not None and not DIGEST.fullmatch(draft_digest):
         raise InputError(
@@ -73,9 +80,9 @@ def review_skill(
 
     def change(entry: StoreEntry) -> StoreEntry:
         if heal_proposal:
-            reviewed = lifecycle.accept_heal(entry, reviewer, now, accepted)
+            reviewed = lifecycle.accept_heal(entry, reviewer, now, accepted, environments)
         else:
-            reviewed = lifecycle.approve(entry, reviewer, now)
+            reviewed = lifecycle.approve(entry, reviewer, now, environments)
         if draft_digest is not None and reviewed.draft.draft_digest != draft_digest:
             raise LifecycleError(
                 "SR_RECORD_REVISION_CONFLICT",
@@ -100,6 +107,7 @@ def review_skill(
         "version": record.version,
         "bump": record.bump,
         "reasons": list(record.reasons),
+        "environments": list(_approval(preview).approved_environments),
     }
     if not approve:
         raise approval_required(would, details)
@@ -125,6 +133,7 @@ def review_skill(
         heal_proposal,
         new.version,
         new.versions[-1].bump,
+        _approval(new).approved_environments,
     )
 
 
@@ -173,7 +182,11 @@ def reject_heal_proposal(
     return RejectResult(new.name, new.revision, rejected)
 
 
-def _approval_digest(entry: StoreEntry) -> str:
+def _approval(entry: StoreEntry) -> Approval:
     if entry.approval is None:  # approve() and accept_heal() always set one; the invariant checks it
         raise LifecycleError("SR_RECORD_APPROVAL_INVALID", f"skill {entry.name!r} has no approval")
-    return entry.approval.approval_digest
+    return entry.approval
+
+
+def _approval_digest(entry: StoreEntry) -> str:
+    return _approval(entry).approval_digest

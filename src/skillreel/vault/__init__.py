@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
-    from .model.draft import Parameter
+    from ..model.draft import Parameter
 
 log = logging.getLogger(__name__)
 
