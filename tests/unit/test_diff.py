@@ -117,3 +117,11 @@ def test_environment_description_and_locator_order() -> None:
 
 def test_walk_steps_gives_every_step_its_path() -> None:
     assert [p for p, _ in walk_steps(factory.draft().actions)] == [("a1",), ("a2",), ("a3",), ("a4",)]
+
+
+def test_declared_environments_and_session_are_environment_changes() -> None:
+    base = factory.draft(environment=factory.url_environment())
+    declared = base.evolve(environment=base.environment.evolve(environments=(factory.staging(),)))
+    assert diff_drafts(base, declared).environment == ("environments",)
+    signed_in = base.evolve(environment=base.environment.evolve(session="billing-login"))
+    assert diff_drafts(base, signed_in).environment == ("session",)

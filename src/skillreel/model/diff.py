@@ -346,7 +346,9 @@ def _environment_changes(before: Draft, after: Draft) -> tuple[str, ...]:
         "allowedOrigins": a.allowed_origins != b.allowed_origins,
         "identity": a.identity != b.identity,
         "storageState": a.storage_state_digest != b.storage_state_digest,
+        "session": a.session != b.session,
         "viewport": a.viewport != b.viewport,
+        "environments": a.environments != b.environments,
     }
     return tuple(name for name, differs in changed.items() if differs)
 
