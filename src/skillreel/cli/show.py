@@ -8,10 +8,22 @@ import click
 
 from ..services.showing import show_skill
 from ..store import Store
+from .completion import complete_skill_name
 from .output import Render, emit, json_option
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+
+def _flags(p: dict[str, Any]) -> str:
+    return ", ".join(f for f in ("required", "sensitive") if p[f]) or "optional"
+
+
+def _steps(console: Console, actions: list[dict[str, Any]]) -> None:
+    from rich.markup import escape
+
+    for a in actions:
+        console.print(f"  {a['id']:>4} {a['kind']:<8} {escape(a['intent'])}")
 
 
 def _human(view: dict[str, Any]) -> Render:
@@ -19,8 +31,17 @@ def _human(view: dict[str, Any]) -> Render:
         from rich.markup import escape
 
         current = "" if view["current"] else "  [yellow](not the current revision)[/]"
-        console.print(f"[bold]{view['name']}[/] revision {view['revision']} - {view['status']}{current}")
+        version = view["version"] or (
+            f"draft after {view['lastVersion']}" if view["lastVersion"] else "draft"
+        )
+        console.print(
+            f"[bold]{view['name']}[/] {version}, revision {view['revision']} - {view['status']}{current}"
+        )
         console.print(escape(view["description"]))
+        if view["origin"]:
+            origin = view["origin"]
+            restored = f" ({origin['version']})" if origin["version"] else ""
+            console.print(f"[yellow]this draft is a rollback to revision {origin['revision']}{restored}[/]")
         env = view["environment"]
         console.print(f"environment: {env['kind']}, allowed origins {', '.join(env['allowedOrigins'])}")
         _sign_in_and_query(console, env)
@@ -33,22 +54,29 @@ def _human(view: dict[str, Any]) -> Render:
                 f"{escape(', '.join(named['allowedOrigins']))}{session}"
             )
         console.print(f"capabilities: {', '.join(view['capabilities'])}")
+        console.print("inputs:" + ("" if view["parameters"] else " none"))
         for p in view["parameters"]:
-            flags = ", ".join(f for f in ("required", "sensitive") if p[f]) or "optional"
-            console.print(f"parameter {p['name']} ({flags})")
-        for a in view["actions"]:
-            target = a.get("target") or {}
-            first = target.get("candidates", [{}])[0].get("selector", "")
-            extra = a.get("url") or a.get("parameter") or a.get("key") or a.get("check") or ""
-            console.print(f"  {a['id']:>4} {a['kind']:<8} {escape(str(extra))} {escape(first)}".rstrip())
+            console.print(f"  {p['name']} ({_flags(p)})")
+        if view["outputs"]:
+            console.print("outputs: " + ", ".join(f"{o['name']} ({o['type']})" for o in view["outputs"]))
+        console.print(f"steps ({len(view['actions'])}):")
+        _steps(console, view["actions"])
         for cond in view["failureConditions"]:
             console.print(f"fails when: {escape(cond)}")
+        heal = view["healProposal"]
+        if heal:
+            console.print(f"[yellow]pending heal proposal[/] (from replay report {heal['reportDigest']}):")
+            _steps(console, heal["actions"])
+            console.print(f"  see it step by step: skillreel diff {view['name']}")
+            if len(view["healProposals"]) > 1:
+                console.print(f"  ({len(view['healProposals']) - 1} older pending proposal(s) of this draft)")
+        for record in view["provenance"]:
+            console.print(
+                f"version {record['version']} ({record['bump']}, {record['source']}) by {record['reviewer']}"
+            )
         for key, digest in view["digests"].items():
             if digest:
                 console.print(f"[dim]{key} digest {digest}[/]")
-        for heal in view["healProposals"]:
-            healed = ", ".join(heal["healedActions"])
-            console.print(f"pending heal proposal {heal['draftDigest']} for actions {healed}")
         revs = ", ".join(f"{r['revision']}:{r['status']}" for r in view["revisions"])
         console.print(f"revisions: {revs}")
         for run in view["lastRuns"]:
@@ -91,7 +119,7 @@ def store_line(size: dict[str, int]) -> str:
 
 
 @click.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option("--revision", type=click.IntRange(min=1), help="Show this kept revision, not the current one.")
 @json_option
 def command(name: str, revision: int | None, as_json: bool) -> None:

@@ -21,7 +21,7 @@ Sensitive parameters never come from the model. A sensitive name in ``inputs`` i
 (``SR_REPLAY_SENSITIVE_ON_ARGV``). Values come from the vault first (``SKILLREEL_SECRET_<SKILL>_<PARAM>``
 or the OS keyring); a missing one is asked of the user through MCP form elicitation when the client
 supports it (the SDK carries the question and the sealed answer on either protocol generation),
-otherwise the call fails closed (``SR_REPLAY_PARAMETER_MISSING``).
+otherwise the call fails closed (``SR_REPLAY_SECRET_MISSING``).
 
 One Chromium is kept warm between plays (``sandbox.browser.WarmBrowser``, started on the first play,
 closed after ``idle_s`` seconds without one): each play gets a fresh isolated browser context behind
@@ -201,7 +201,8 @@ def elicited_values(answer: ElicitationResult[Any], missing: tuple[str, ...]) ->
         return {p: str(data[p]) for p in missing if isinstance(data.get(p), str)}
     if missing and not isinstance(answer, AcceptedElicitation):
         raise ReplayError(
-            "SR_REPLAY_PARAMETER_MISSING", f"the user did not give {', '.join(missing)}; nothing was replayed"
+            "SR_REPLAY_SECRET_MISSING",
+            f"the user did not give {', '.join(missing)}; nothing was replayed",
         )
     return {}
 
@@ -282,7 +283,7 @@ async def play(
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
         raise ReplayError(
-            "SR_REPLAY_PARAMETER_MISSING",
+            "SR_REPLAY_SECRET_MISSING",
             f"no value for sensitive parameter(s) {', '.join(still)}: set "
             f"{', '.join(secret_env_name(name, p) for p in still)} or store it in the OS "
             "keyring (this MCP client cannot ask the user)",

@@ -28,6 +28,7 @@ AuditKind = Literal[
     "export",
     "policy",
     "heal-proposal",
+    "rollback",
     "run-start",  # a run reserved before its browser started
     "run-end",  # a run finished (outcome ok / failed / cancelled) or found interrupted
     "validate",  # the first successful run of an approved revision made it validated

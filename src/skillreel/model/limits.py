@@ -12,6 +12,7 @@ VIEWPORT_MIN: Final = (320, 240)
 VIEWPORT_MAX: Final = (3840, 2160)
 TIMEOUT_MS_RANGE: Final = (100, 30_000)
 SETTLE_MS_RANGE: Final = (0, 1_000)
+SLOW_MO_MS_RANGE: Final = (0, 5_000)  # replay --slow-mo
 MAX_ALLOWED_ORIGINS: Final = 8
 MAX_EVIDENCE_BYTES: Final = 256 * 1024
 DEFAULT_MAX_RECORDS: Final = 500
@@ -27,6 +28,8 @@ MAX_FAILURE_CONDITIONS: Final = 32
 MAX_FAILURE_CONDITION_CHARS: Final = 512
 MAX_URL_CHARS: Final = 2048
 MAX_LOCATOR_CANDIDATES: Final = 12
+# Earlier fingerprints a bundle keeps as accepted identities after adopted heals (newest first).
+MAX_ACCEPTED_IDENTITIES: Final = 4
 MAX_ENVIRONMENTS: Final = 16
 MAX_QUERY_KEYS: Final = 32
 MAX_SESSIONS: Final = 256

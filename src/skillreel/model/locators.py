@@ -34,7 +34,7 @@ from pydantic import (
 )
 
 from .base import Document
-from .limits import MAX_LOCATOR_CANDIDATES, MAX_SELECTOR_CHARS
+from .limits import MAX_ACCEPTED_IDENTITIES, MAX_LOCATOR_CANDIDATES, MAX_SELECTOR_CHARS
 
 TextHash = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
 TagName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,63}$")]
@@ -155,10 +155,54 @@ class Fingerprint(Document):
 
 
 class LocatorBundle(Document):
-    """Ranked candidates (best first) and the element's fingerprint."""
+    """Ranked candidates (best first) and the element's fingerprint.
+
+    ``identities`` holds the fingerprints of earlier versions of the page that a reviewer accepted
+    (newest first): adopting a heal puts the healed element's fingerprint first and keeps the one it
+    replaced here, so the step is found without healing on both versions (:func:`merge_heal`). Left
+    out of the wire form when empty: a bundle that never healed keeps its bytes and digests.
+    """
 
     candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
     fingerprint: Fingerprint
+    identities: tuple[Fingerprint, ...] = Field(
+        default=(), max_length=MAX_ACCEPTED_IDENTITIES, exclude_if=lambda identities: not identities
+    )
+
+    @property
+    def accepted(self) -> tuple[Fingerprint, ...]:
+        """Every fingerprint the step's element may have, the newest first."""
+        return (self.fingerprint, *self.identities)
+
+    def measured_as(self, fingerprint: Fingerprint) -> LocatorBundle:
+        """The same candidates judged against one accepted ``fingerprint`` (what ``resolve.js`` gets)."""
+        return LocatorBundle(candidates=self.candidates, fingerprint=fingerprint)
+
+
+def merge_heal(approved: LocatorBundle, healed: LocatorBundle) -> LocatorBundle:
+    """The bundle an adopted heal leaves: the healed element's candidates ahead of the approved ones
+    (duplicates once, at their new place) and its fingerprint first, the approved fingerprints kept
+    as accepted identities. Heals merge, never replace: the step still resolves, without healing, on
+    the page it was recorded on.
+
+    When the candidates do not all fit, at least half the room stays for the approved ones (their
+    best first), so the old page keeps a way in; the oldest identities go first when those are full.
+    """
+    new = tuple(healed.candidates)
+    seen = {(c.strategy, c.selector) for c in new}
+    old = tuple(c for c in approved.candidates if (c.strategy, c.selector) not in seen)
+    if len(new) + len(old) > MAX_LOCATOR_CANDIDATES:
+        keep_old = min(len(old), MAX_LOCATOR_CANDIDATES // 2)
+        new, old = new[: MAX_LOCATOR_CANDIDATES - keep_old], old[:keep_old]
+    identities: list[Fingerprint] = []
+    for fingerprint in approved.accepted:
+        if fingerprint != healed.fingerprint and fingerprint not in identities:
+            identities.append(fingerprint)
+    return LocatorBundle(
+        candidates=(*new, *old),
+        fingerprint=healed.fingerprint,
+        identities=tuple(identities[:MAX_ACCEPTED_IDENTITIES]),
+    )
 
 
 def text_hash(salt: str, text: str) -> str | None:

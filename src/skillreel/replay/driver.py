@@ -41,7 +41,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final, Protocol, TypeVar
 
-from playwright.async_api import CDPSession, Locator, Page
+from playwright.async_api import BrowserContext, CDPSession, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import ValidationError
@@ -72,6 +72,8 @@ class Session(Protocol):
 
     @property
     def page(self) -> Page: ...
+    @property
+    def context(self) -> BrowserContext: ...
     @property
     def ledger(self) -> Ledger: ...
     @property

@@ -394,14 +394,12 @@ class ReplayEngine:
 
     async def _locate(self, step: _Step, bundle: LocatorBundle) -> Picked:
         """Probe until the rule accepts an element (a healed one twice in a row) or time runs out."""
-        salt = self.options.salt
         delay = POLL_FIRST_S
         last = heal.Resolution("not-found", reason="the page was not measured")
         confirm: tuple[float, heal.Comparison] | None = None
         overtime = False
         while True:
-            probe = await self.driver.probe(bundle, salt=salt)
-            decision = heal.decide(bundle.fingerprint, probe, allow_heal=self.options.allow_heal)
+            probe, decision = await self._measure(bundle)
             picked = await self._accept(step, probe, decision, confirm)
             if isinstance(picked, Picked):
                 return picked
@@ -421,6 +419,31 @@ class ReplayEngine:
                 overtime = True  # one more probe to confirm a heal found just before the deadline
             await self.sleep(HEAL_CONFIRM_S if confirm is not None else delay)
             delay = min(delay * 2, POLL_MAX_S)
+
+    async def _measure(self, bundle: LocatorBundle) -> tuple[heal.Probe, heal.Resolution]:
+        """One measurement of the page and the rule's verdict on it.
+
+        A bundle with accepted identities (earlier fingerprints kept by adopted heals) is judged
+        against each, newest first, without healing: the first whose ranked locator finds its
+        element exactly wins; one whose located element has an equally good rival stops (nothing
+        is clicked). Only when none finds it does healing start, against the newest fingerprint
+        alone, on a fresh measurement (the last one is what ``pick`` reads): a heal never lands on
+        an older identity's look-alike.
+        """
+        salt = self.options.salt
+        if not bundle.identities:
+            probe = await self.driver.probe(bundle, salt=salt)
+            return probe, heal.decide(bundle.fingerprint, probe, allow_heal=self.options.allow_heal)
+        for fingerprint in bundle.accepted:
+            probe = await self.driver.probe(bundle.measured_as(fingerprint), salt=salt)
+            decision = heal.decide(fingerprint, probe, allow_heal=False)
+            if decision.outcome != "not-found":
+                return probe, decision
+        if not self.options.allow_heal:
+            return probe, heal.Resolution("not-found", reason="no ranked locator agrees and healing is off")
+        newest = bundle.measured_as(bundle.fingerprint)
+        probe = await self.driver.probe(newest, salt=salt)
+        return probe, heal.decide(bundle.fingerprint, probe, allow_heal=True)
 
     async def _accept(
         self,

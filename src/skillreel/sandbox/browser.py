@@ -253,11 +253,21 @@ async def _quietly(close: Callable[[], Awaitable[Any]]) -> None:
         log.debug("ignored while closing: %s", type(exc).__name__)
 
 
-async def _launch(pw: Playwright, executable: Path, headless: bool, proxy_url: str) -> Browser:
+async def _launch(
+    pw: Playwright,
+    executable: Path,
+    headless: bool,
+    proxy_url: str,
+    *,
+    slow_mo_ms: int = 0,
+    traces_dir: Path | None = None,
+) -> Browser:
     try:
         return await pw.chromium.launch(
             executable_path=str(executable),
             headless=headless,
+            slow_mo=slow_mo_ms or None,
+            traces_dir=traces_dir,
             args=launch_args(proxy_url),
             handle_sigint=False,
             handle_sigterm=False,
@@ -337,13 +347,17 @@ async def browser_session(
     html: str | None = None,
     storage_state: Path | SessionState | None = None,
     headless: bool = True,
+    slow_mo_ms: int = 0,
+    traces_dir: Path | None = None,
 ) -> AsyncIterator[BrowserSession]:
     """Launch Chromium for ``environment`` and yield a :class:`BrowserSession`.
 
     ``html`` is the fixture's HTML (required for, and only for, an HTML target; it must match the
     environment's digest). ``storage_state`` (URL targets only: a file, read once, or a vault
     session's body) starts the context signed in.
-    ``headless=False`` opens a window (needs ``DISPLAY``, e.g. under ``xvfb-run``). Everything is
+    ``headless=False`` opens a window (needs ``DISPLAY``, e.g. under ``xvfb-run``); ``slow_mo_ms``
+    slows every browser operation down by that much (``replay --slow-mo``); ``traces_dir`` is where
+    Playwright streams a trace (``sandbox.artifacts``: a private scratch directory). Everything is
     closed on exit, also after a crash; a Playwright error escaping the body after a crash becomes
     ``SR_REPLAY_UI_BROWSER_CRASHED``.
     """
@@ -361,7 +375,9 @@ async def browser_session(
         stack.push_async_callback(proxy.close)
         pw = await _start_playwright()
         stack.push_async_callback(_quietly, pw.stop)
-        browser = await _launch(pw, executable, headless, proxy.server_url)
+        browser = await _launch(
+            pw, executable, headless, proxy.server_url, slow_mo_ms=slow_mo_ms, traces_dir=traces_dir
+        )
         stack.push_async_callback(_quietly, browser.close)
         async with _session(browser, environment, fixture, state, ledger, proxy, None) as session:
             yield session

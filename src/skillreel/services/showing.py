@@ -16,10 +16,14 @@ from ..model import lifecycle
 from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
+from ..model.intents import step_intent
 from ..model.locators import LocatorBundle
+from ..model.versions import outputs_of
 from ..store import RevisionSummary, RunView, Store, StoreSize
 
 LAST_RUNS = 5
+
+RUNS_SHOWN = 10  # the review page's list of runs
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,11 @@ class SkillView:
             "runCount": self.run_count,
             "store": self.store_size.to_json() if self.store_size is not None else None,
         }
+
+
+def last_runs(store: Store, name: str, limit: int = RUNS_SHOWN) -> tuple[RunView, ...]:
+    """The last ``limit`` runs of ``name``, oldest first (the review page's list and chart)."""
+    return tuple(reversed(store.runs(name, limit=limit)))
 
 
 def show_skill(store: Store, name: str, revision: int | None = None) -> SkillView:
@@ -79,10 +88,11 @@ def project_actions(draft: Draft, only: Collection[str] | None = None) -> list[d
     """Each action (or those with ids in ``only``): id, kind, its own fields; a target as its ranked
     candidates (no hashes); a value as the parameter it reads."""
     views = []
+    sensitive = frozenset(p.name for p in draft.parameters if p.sensitive)
     for action in draft.actions:
         if only is not None and action.id not in only:
             continue
-        view = action.to_json()
+        view = {**action.to_json(), "intent": step_intent(action, sensitive)}
         if "target" in view:
             view["target"] = _target(getattr(action, "target", None))
         if "value" in view:
@@ -119,6 +129,8 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
         "name": entry.name,
         "status": entry.status,
         "revision": entry.revision,
+        "version": entry.version,
+        "lastVersion": entry.last_version,
         "description": draft.description,
         "createdAt": entry.created_at,
         "updatedAt": entry.updated_at,
@@ -133,6 +145,7 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
         },
         "actions": project_actions(draft),
         "parameters": [p.to_json() for p in draft.parameters],
+        "outputs": [{"name": n, "type": t} for n, t in outputs_of(draft).items()],
         "capabilities": list(draft.capabilities),
         "failureConditions": list(draft.failure_conditions),
         "environment": {
@@ -160,5 +173,7 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
         "healProposal": project_proposal(proposals[0]) if proposals else None,
         "healProposals": [project_proposal(p) for p in proposals],
         "wasEnabled": entry.was_enabled,
+        "origin": entry.origin.to_json() if entry.origin is not None else None,
+        "provenance": [record.to_json() for record in entry.versions],
         "next": lifecycle.next_steps(entry, heal_pending=bool(proposals)),
     }

@@ -252,5 +252,10 @@ def proposal_bases(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
     return [(int(seq), str(name), str(base)) for seq, name, base in rows]
 
 
+def delete_proposals_of(conn: sqlite3.Connection, name: str, draft_digest: str) -> None:
+    """Drop every proposal kept for ``draft_digest`` of ``name`` (a reviewer rejected them)."""
+    conn.execute("DELETE FROM heal_proposals WHERE name = ? AND base_draft_digest = ?", (name, draft_digest))
+
+
 def delete_proposals(conn: sqlite3.Connection, numbers: list[int]) -> None:
     conn.executemany("DELETE FROM heal_proposals WHERE seq = ?", [(n,) for n in numbers])

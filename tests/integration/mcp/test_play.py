@@ -94,7 +94,7 @@ async def test_a_missing_sensitive_value_without_a_way_to_ask_starts_no_browser(
     async with mcp_session(skillreel_home, tmp_path / "stderr.log") as session:
         result = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
     assert result.is_error
-    assert error(result)["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert error(result)["code"] == "SR_REPLAY_SECRET_MISSING"
     assert PIN_ENV in error(result)["message"]
     assert data(result)["steps"] == []
     assert server.request_count() == before

@@ -131,7 +131,7 @@ async def test_a_missing_sensitive_value_fails_closed_when_the_client_cannot_ask
         result = await session.call("skills_play", {"name": SECRET_NAME})
     assert result.is_error
     refusal = error(result)
-    assert refusal["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert refusal["code"] == "SR_REPLAY_SECRET_MISSING"
     assert "SKILLREEL_SECRET_SIGN_IN_QUERY" in refusal["message"]
 
 
@@ -146,7 +146,7 @@ async def test_a_missing_sensitive_value_is_asked_of_the_user_who_may_decline(
     async with mcp_session(skillreel_home, stderr_path, answer=answer, mode=mode) as session:
         result = await session.call("skills_play", {"name": SECRET_NAME})
     assert result.is_error
-    assert error(result)["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert error(result)["code"] == "SR_REPLAY_SECRET_MISSING"
     assert len(session.elicited) == 1
     question = session.elicited[0]
     assert isinstance(question, types.ElicitRequestFormParams)
