@@ -468,7 +468,7 @@ class WarmBrowser:
         environment: Environment,
         *,
         html: str | None = None,
-        storage_state: Path | None = None,
+        storage_state: Path | SessionState | None = None,
         headless: bool = True,
     ) -> AsyncIterator[BrowserSession]:
         if not headless:
@@ -478,7 +478,9 @@ class WarmBrowser:
                 yield cold
             return
         fixture = _check_target(environment, html, storage_state)
-        state = read_storage_state(storage_state) if storage_state is not None else None
+        state = storage_state.body if isinstance(storage_state, SessionState) else None
+        if isinstance(storage_state, Path):
+            state = read_storage_state(storage_state)
         self._active += 1
         self._cancel_idle()
         try:
