@@ -124,7 +124,11 @@ def review_skill(
         reviewer=reviewer,
         digests={"draft": preview.draft.draft_digest, "approval": _approval_digest(preview)},
     )
-    new = store.update(name, change, note, expected_revision=current.revision)
+    # An adopted heal consumes the proposals of the draft it replaced: a rollback to that draft must
+    # not offer them again.
+    new = store.update(
+        name, change, note, expected_revision=current.revision, drop_heal_proposals=heal_proposal
+    )
     return ReviewResult(
         new.name,
         new.revision,

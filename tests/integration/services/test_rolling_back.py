@@ -51,6 +51,15 @@ def test_a_rollback_is_a_draft_that_needs_a_review(store: Store, skillreel_home:
     assert show_skill(store, NAME).to_json()["origin"] is None
 
 
+def test_a_rollback_does_not_offer_an_adopted_heal_again(store: Store, skillreel_home: Path) -> None:
+    _healed(store)
+    assert store.heal_proposals(NAME) == []  # adopted: consumed
+    rollback_skill(store, NAME, 2, approve=True, expected_revision=4)
+    assert store.get(NAME).draft.draft_digest == store.revision(NAME, 2).draft.draft_digest
+    assert store.heal_proposals(NAME) == []  # the restored draft's adopted proposal stays consumed
+    assert show_skill(store, NAME).to_json()["healProposals"] == []
+
+
 def test_a_rollback_to_a_missing_revision_is_refused(store: Store, skillreel_home: Path) -> None:
     _healed(store)
     refused(
