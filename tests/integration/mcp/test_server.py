@@ -58,7 +58,7 @@ async def test_tools_are_list_and_play_with_honest_annotations(
     assert play.open_world_hint is True
     assert play.destructive_hint is True
     schema = tools["skills_play"].input_schema
-    assert set(schema["properties"]) == {"name", "inputs"}
+    assert set(schema["properties"]) == {"name", "inputs", "environment"}  # environment: optional
     assert schema["required"] == ["name"]
     assert session.stray == []
 
