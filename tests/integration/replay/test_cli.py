@@ -84,7 +84,9 @@ async def test_json_output_is_one_document_and_progress_goes_to_stderr(
         "healed",
         "healProposal",
         "validatedRevision",
+        "environment",
     }
+    assert doc["environment"] is None  # the recorded environment, not a named one
     # the approved revision 2 was replayed; its first success made revision 3 validated
     assert (doc["status"], doc["name"], doc["revision"], doc["healProposal"], doc["validatedRevision"]) == (
         "succeeded",
