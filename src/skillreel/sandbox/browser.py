@@ -238,6 +238,13 @@ def _check_target(
     return None
 
 
+def _sign_in(storage_state: Path | SessionState | None) -> dict[str, Any] | None:
+    """The storage state a session starts with: a vault session's body, or a file read once."""
+    if isinstance(storage_state, SessionState):
+        return storage_state.body
+    return read_storage_state(storage_state) if storage_state is not None else None
+
+
 def _require_display() -> None:
     if sys.platform.startswith("linux") and not (
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
@@ -362,9 +369,7 @@ async def browser_session(
     ``SR_REPLAY_UI_BROWSER_CRASHED``.
     """
     fixture = _check_target(environment, html, storage_state)
-    state = storage_state.body if isinstance(storage_state, SessionState) else None
-    if isinstance(storage_state, Path):
-        state = read_storage_state(storage_state)
+    state = _sign_in(storage_state)
     executable = find_chromium()
     if not headless:
         _require_display()
@@ -478,9 +483,7 @@ class WarmBrowser:
                 yield cold
             return
         fixture = _check_target(environment, html, storage_state)
-        state = storage_state.body if isinstance(storage_state, SessionState) else None
-        if isinstance(storage_state, Path):
-            state = read_storage_state(storage_state)
+        state = _sign_in(storage_state)
         self._active += 1
         self._cancel_idle()
         try:
