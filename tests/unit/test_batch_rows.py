@@ -88,7 +88,8 @@ def test_json_lines_take_text_and_integers_and_null_gives_no_value() -> None:
 def test_malformed_csv_is_refused_naming_the_line(data: bytes, line: int, why: str) -> None:
     error = refusal(data)
     assert (error.code, error.details["line"], error.exit_status) == ("SR_REPLAY_BATCH_MALFORMED", line, 2)
-    assert why in error.message and f"line {line}" in error.message
+    assert why in error.message
+    assert f"line {line}" in error.message
 
 
 @pytest.mark.parametrize(
@@ -136,7 +137,8 @@ def test_the_suffix_names_the_format() -> None:
 def test_a_column_that_names_no_parameter_is_refused_with_the_closest_one() -> None:
     error = checked(parse_rows(b"qty,notes\n1,x\n", "csv"))
     assert (error.code, error.details["line"]) == ("SR_REPLAY_BATCH_COLUMN_UNKNOWN", 1)
-    assert "'notes'" in error.message and "did you mean 'note'" in error.message
+    assert "'notes'" in error.message
+    assert "did you mean 'note'" in error.message
     error = checked(parse_rows(b'{"qty": "1"}\n{"qty": "2", "Bad Key": "x"}\n', "jsonl"))
     assert (error.code, error.details["line"]) == ("SR_REPLAY_BATCH_COLUMN_UNKNOWN", 2)
     assert "Bad Key" not in error.message  # only parameter-shaped names are repeated

@@ -49,7 +49,7 @@ def store(skillreel_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sto
 
 
 def everything(home: Path) -> list[object]:
-    return [sql(home, f"SELECT * FROM {table} ORDER BY 1") for table in TABLES]  # noqa: S608
+    return [sql(home, f"SELECT * FROM {table} ORDER BY 1") for table in TABLES]
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:
@@ -71,7 +71,8 @@ def refused(store: Store, path: Path, code: str, line: int | None, **options: ob
     error = caught.value
     assert error.code == code, error.message
     if line is not None:
-        assert error.details["line"] == line and f"line {line}" in error.message
+        assert error.details["line"] == line
+        assert f"line {line}" in error.message
     assert SECRET not in error.message
     assert everything(store.home) == before
     return error
