@@ -68,6 +68,8 @@ class RunView:
             "sideEffects": r.steps_acting > 0 if found_dead else r.side_effects,
             "healedSteps": list(r.healed_steps),
             "healProposalDigest": r.heal_proposal_digest,
+            "runset": r.runset,
+            "row": r.row,
             "runDigest": r.run_digest,
         }
 
