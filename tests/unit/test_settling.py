@@ -64,6 +64,29 @@ def test_requests_started_after_a_mark_are_pending_until_they_finish_or_fail() -
     assert seen.pending(0) == 1  # the earlier one is still in flight
 
 
+@dataclass(eq=False)
+class Response:
+    request: Request
+
+
+def test_a_scripts_request_is_done_at_its_response_a_documents_when_it_finishes() -> None:
+    """Chromium never finishes a fetch body the page does not read: a fire-and-forget fetch must
+    not hold the step until the network cap. A document or image still waits for its body."""
+    page, seen = activity()
+    mark = seen.mark()
+    fetch, xhr = Request("fetch", page.main_frame), Request("xhr", page.main_frame)
+    image = Request("image", page.main_frame)
+    for request in (fetch, xhr, image):
+        page.emit("request", request)
+    for request in (fetch, xhr, image):
+        page.emit("response", Response(request))
+    assert seen.pending(mark) == 1  # the image's body is still coming
+    page.emit("requestfinished", image)
+    page.emit("requestfinished", fetch)  # a read body finishes later: nothing counted twice
+    assert seen.pending(mark) == 0
+    assert not seen.busy(mark)
+
+
 def test_open_ended_requests_are_never_waited_for() -> None:
     page, seen = activity()
     mark = seen.mark()

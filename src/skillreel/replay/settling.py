@@ -6,7 +6,10 @@ After every action the driver waits, each wait capped by the step's deadline:
    fails), then the new document's ``load``;
 2. for the **requests** it started (those Playwright reported after the action began, still in
    flight), at most :data:`NETWORK_CAP_S` and half the step's remaining time (a long poll must not
-   eat the step); event streams and beacons are not waited for;
+   eat the step); event streams and beacons are not waited for, and a script's ``fetch``/XHR is
+   done when its response arrives (Chromium never finishes a response body the page does not
+   read: a fire-and-forget ``fetch`` would otherwise hold every step for the whole cap; what the
+   page then renders from the body is what the DOM-quiet window and the next probe wait for);
 3. for a short **DOM-quiet window** (:data:`QUIET_WINDOW_MS` without a DOM change, at most
    :data:`QUIET_CAP_MS`), measured by a mutation observer in the isolated world (``settle.js``) as
    part of the next page measurement (no extra round trip).
@@ -27,7 +30,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Frame, Page, Request
+from playwright.async_api import Frame, Page, Request, Response
 
 QUIET_WINDOW_MS: Final = 30
 QUIET_CAP_MS: Final = 1_500
@@ -35,6 +38,8 @@ NETWORK_CAP_S: Final = 5.0
 MAX_ROUNDS: Final = 4
 # Resource types that may stay open for as long as the page lives: never waited for.
 OPEN_ENDED: Final = frozenset({"eventsource", "websocket", "ping", "beacon", "manifest", "media"})
+# A script's requests: done at their response (their body may never be read, so never "finished").
+SCRIPTED: Final = frozenset({"fetch", "xhr"})
 
 
 class PageActivity:
@@ -53,6 +58,7 @@ class PageActivity:
         self._loaded = 0  # position up to which the main frame is known to have loaded
         self._changed = asyncio.Event()
         page.on("request", self._on_request)
+        page.on("response", self._on_response)
         page.on("requestfinished", self._on_done)
         page.on("requestfailed", self._on_done)
         page.on("framenavigated", self._on_navigated)
@@ -72,6 +78,11 @@ class PageActivity:
         self._inflight[request] = seq
         if request.is_navigation_request() and self._is_main(_frame_of(request)):
             self._navigating[request] = seq
+
+    def _on_response(self, response: Response) -> None:
+        request = response.request
+        if request.resource_type in SCRIPTED and request in self._inflight:
+            self._on_done(request)
 
     def _on_done(self, request: Request) -> None:
         self._inflight.pop(request, None)

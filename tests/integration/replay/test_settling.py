@@ -10,6 +10,8 @@ saved text would be empty) or fail to find the field. Each test asserts the outc
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from skillreel.model.actions import (
@@ -103,3 +105,35 @@ async def test_a_page_that_changes_after_a_click_replays(
     assert ("GET", "/api/form") in server.requests
     if following is not None:
         assert ("GET", "/next") in server.requests
+
+
+FIRE_AND_FORGET = """<!doctype html><html><body><button id="send" type="button">Send</button>
+<script>
+document.getElementById("send").onclick = () => { fetch("/api/ping", {method: "POST"}); };
+</script></body></html>"""
+
+
+async def test_a_fetch_whose_body_the_page_never_reads_ends_at_its_response() -> None:
+    """Chromium never reports a fetch finished while the page leaves its body unread (analytics,
+    fire-and-forget posts): settling counts a script's request done at its response, else every
+    such click held the step for the whole network cap. The wait below ends only on page events;
+    its bound is far beyond the cap, so without the rule it fails rather than passing slowly."""
+    from skillreel.replay.settling import NETWORK_CAP_S, PageActivity
+    from skillreel.sandbox.browser import browser_session
+
+    with LocalServer() as server:
+        server.set_page("/", FIRE_AND_FORGET)
+        server.set_route("/api/ping", body=b"noted", headers={"Content-Type": "text/plain"})
+        async with browser_session(url_environment(server.url("/"))) as session:
+            await session.goto_start()
+            activity = PageActivity(session.page)
+            responded: list[str] = []
+            session.page.on("response", lambda r: responded.append(r.url))
+            mark = activity.mark()
+            await session.page.click("#send")
+            until = time.monotonic() + 12 * NETWORK_CAP_S
+            while (not responded or activity.pending(mark)) and time.monotonic() < until:
+                await activity.changed(until - time.monotonic())
+            assert responded == [server.url("/api/ping")]
+            assert activity.pending(mark) == 0
+            assert not activity.busy(mark)
