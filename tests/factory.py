@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -31,7 +31,9 @@ from skillreel.model.draft import Draft, Parameter
 from skillreel.model.entry import HealProposal, Installation, StoreEntry
 from skillreel.model.environment import Environment, HtmlTarget, build_url_target
 from skillreel.model.events import EventsLog, RecordedEvent
-from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, Strategy
+from skillreel.model.io import OutputSpec
+from skillreel.model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate, Strategy
+from skillreel.model.refs import TextFilter, ValueRef
 from skillreel.model.report import ReplayReport, StepResult
 from skillreel.store import AuditNote, Store
 
@@ -51,6 +53,62 @@ def bundle(
     return LocatorBundle(
         candidates=(LocatorCandidate(strategy=strategy, selector=selector, match_count=1),),
         fingerprint=Fingerprint(tag=tag, type=type_, parent_path=("html", "body", "form")),
+    )
+
+
+def target(
+    selector: str,
+    *,
+    tag: str = "td",
+    type_: str | None = None,
+    within: Literal["item"] | None = None,
+    token: ValueRef | None = None,
+    count: int = 1,
+) -> LocatorBundle:
+    """A CSS-selected target without text hashes (schema v2: an extraction target, a target inside
+    a loop's item with ``within="item"``, or a target chosen by a whole-token ``token`` filter)."""
+    return LocatorBundle(
+        candidates=(LocatorCandidate(strategy="css", selector=selector, match_count=count),),
+        fingerprint=Fingerprint(tag=tag, type=type_, parent_path=("html", "body", "main")),
+        filter=TextFilter(contains_token=token) if token is not None else None,
+        within=within,
+    )
+
+
+def element_set(
+    selector: str = "tbody tr", *, tag: str = "tr", count: int = 20, token: ValueRef | None = None
+) -> ElementSet:
+    """A repeating structure: ``selector`` designates every item."""
+    return ElementSet(
+        candidates=(LocatorCandidate(strategy="css", selector=selector, match_count=count),),
+        fingerprint=Fingerprint(tag=tag, parent_path=("html", "body", "main", "table", "tbody")),
+        filter=TextFilter(contains_token=token) if token is not None else None,
+    )
+
+
+def graph_draft(
+    actions: Sequence[Action],
+    *,
+    name: str = "graph-skill",
+    parameters: Sequence[Parameter] = (),
+    environment: Environment | None = None,
+    outputs: Sequence[OutputSpec] = (),
+) -> Draft:
+    """A draft of exactly these steps (schema v1 or v2, whichever they need). ``parameters`` are
+    used as given; every other parameter the steps refer to is a required untyped one."""
+    given = {p.name: p for p in parameters}
+    params = tuple(given.get(p, Parameter(name=p)) for p in parameter_refs(actions))
+    return Draft.build(
+        name=name,
+        description="A skill under test.",
+        actions=tuple(actions),
+        parameters=params,
+        capabilities=capability_manifest(actions),
+        failure_conditions=(),
+        environment=environment or html_environment(),
+        fingerprint_salt=SALT,
+        events_digest=events_log().events_digest,
+        outputs=tuple(outputs),
     )
 
 

@@ -9,12 +9,19 @@ draft's ``fingerprintSalt``), so a changed page can be matched without storing i
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    model_serializer,
+    model_validator,
+)
 
 from .base import Document
 from .limits import MAX_LOCATOR_CANDIDATES, MAX_SELECTOR_CHARS
+from .refs import TextFilter
 
 TextHash = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
 TagName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,63}$")]
@@ -64,11 +71,67 @@ class Fingerprint(Document):
         return self
 
 
+# Fingerprint features that come from the element's own text: on a target chosen by a filter, an
+# extraction target or an item of a set they would hold (a hash of) page content, so they are absent.
+CONTENT_HASHES: tuple[str, ...] = ("text_hash", "name_hash", "value_hash", "row_hash", "link_hash")
+
+
+def content_hashes(fingerprint: Fingerprint) -> tuple[str, ...]:
+    """The names of the text-derived hashes ``fingerprint`` holds (see :data:`CONTENT_HASHES`)."""
+    return tuple(n for n in CONTENT_HASHES if getattr(fingerprint, n, None) is not None)
+
+
 class LocatorBundle(Document):
-    """Ranked candidates (best first) and the element's fingerprint."""
+    """Ranked candidates (best first) and the element's fingerprint.
+
+    Schema v2 extensions, left out of the wire form when unset (a v1 bundle keeps its bytes):
+    ``filter`` — the candidates designate a set of like elements and the target is the one whose
+    text contains a value as a whole token (``refs.TextFilter``); ``within: "item"`` — the
+    candidates are relative to the current item of the enclosing loop.
+    """
 
     candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
     fingerprint: Fingerprint
+    filter: TextFilter | None = None
+    within: Literal["item"] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in ("filter", "within"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+    @model_validator(mode="after")
+    def _filtered_without_content(self) -> LocatorBundle:
+        if self.filter is not None and content_hashes(self.fingerprint):
+            raise ValueError("a target chosen by a text filter keeps no hash of its own text")
+        return self
+
+
+class ElementSet(Document):
+    """A repeating structure (table rows, list items, cards): every candidate designates all of its
+    items (``matchCount``: how many at record time); the fingerprint describes one item by its
+    structure only (no hash of its text). ``filter`` keeps the items whose text contains a value
+    as a whole token."""
+
+    candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
+    fingerprint: Fingerprint
+    filter: TextFilter | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_filter(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("filter") is None:
+            data.pop("filter", None)
+        return data
+
+    @model_validator(mode="after")
+    def _structure_only(self) -> ElementSet:
+        if content_hashes(self.fingerprint) or self.fingerprint.label_hash is not None:
+            raise ValueError("the items of a set are described by their structure, not their text")
+        return self
 
 
 def text_hash(salt: str, text: str) -> str | None:

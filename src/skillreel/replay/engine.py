@@ -35,6 +35,7 @@ from ..model.actions import (
     TypeAction,
 )
 from ..model.locators import Fingerprint, LocatorBundle, LocatorCandidate
+from ..model.refs import ParameterRef
 from ..model.report import Evidence
 from ..model.urls import URLRuleError, normalise_target_url
 from . import evidence as ev
@@ -241,7 +242,9 @@ class ReplayEngine:
             await self.driver.click(picked, timeout_ms=self._remaining_ms(step))
             await self._after(step)
         elif isinstance(a, TypeAction | SelectAction):
-            await self._set_value(step, a, values.get(a.value.name))
+            await self._set_value(
+                step, a, values.get(a.value.name) if isinstance(a.value, ParameterRef) else None
+            )
         elif isinstance(a, PressAction):
             target = await self._locate(step, a.target) if a.target is not None else None
             await self.driver.press(target, a.key, timeout_ms=self._remaining_ms(step))

@@ -42,6 +42,7 @@ from ..model.limits import (
     TIMEOUT_MS_RANGE,
 )
 from ..model.policy import Policy
+from ..model.refs import ParameterRef
 from ..sandbox.files import storage_state_file_digest
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource
@@ -113,8 +114,8 @@ def check_capabilities(draft: Draft, approval: Approval, policy: Policy) -> None
 def value_limits(draft: Draft) -> dict[str, int]:
     """The longest value each parameter may take (the strictest of the actions using it)."""
     limits: dict[str, int] = {}
-    for action in draft.actions:
-        if isinstance(action, TypeAction | SelectAction):
+    for action in draft.walk():
+        if isinstance(action, TypeAction | SelectAction) and isinstance(action.value, ParameterRef):
             bound = MAX_TYPE_VALUE_CHARS if isinstance(action, TypeAction) else MAX_SELECT_VALUE_CHARS
             limits[action.value.name] = min(bound, limits.get(action.value.name, bound))
     return limits
