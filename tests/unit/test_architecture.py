@@ -44,6 +44,8 @@ PURE = (
     "record.project",
     "record.redact",
     "locate.heal",
+    "locate.tokens",
+    "replay.extraction",
     "sandbox.allowlist",
 )
 FORBIDDEN_IN_PURE = {"playwright", "sqlite3", "subprocess", "socket", "asyncio", "os", "httpx", "requests"}

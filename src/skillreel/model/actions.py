@@ -31,7 +31,7 @@ from pydantic import (
 )
 
 from .base import ActionId, Document
-from .io import EnumValues, ValueType
+from .io import CompareOp, EnumValues, ValueType
 from .limits import (
     MAX_ACTIONS,
     MAX_INTENT_CHARS,
@@ -430,19 +430,6 @@ class UrlCondition(Document):
 
     kind: Literal["url"] = "url"
     expected: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
-
-
-CompareOp = Literal[
-    "equals",
-    "not_equals",
-    "contains",
-    "greater_than",
-    "less_than",
-    "at_least",
-    "at_most",
-    "empty",
-    "not_empty",
-]
 
 
 class CompareCondition(Document):

@@ -44,7 +44,7 @@ from .actions import (
 )
 from .io import OutputField, OutputSpec, ValueType
 from .limits import MAX_ACTIONS, MAX_GRAPH_DEPTH, MAX_OUTPUTS
-from .locators import LocatorBundle
+from .locators import ElementSet, LocatorBundle
 from .refs import ItemRef, OutputRef, ParameterRef
 
 INVALID = "SR_RECORD_GRAPH_INVALID"
@@ -81,6 +81,16 @@ def targets(action: Action) -> list[LocatorBundle]:
     fields: Sequence[FieldSpec] = getattr(action, "fields", ())
     found += [f.target for f in fields if f.target is not None]
     return found
+
+
+def element_sets(action: Action) -> list[ElementSet]:
+    """The repeating structures a step holds (a loop's items, a count or list extraction's)."""
+    items = getattr(action, "items", None)
+    return [items] if isinstance(items, ElementSet) else []
+
+
+def _located(action: Action) -> list[LocatorBundle | ElementSet]:
+    return [*targets(action), *element_sets(action)]
 
 
 def check_graph(actions: Sequence[Action], parameters: Iterable[TypedParameter]) -> None:
@@ -167,7 +177,7 @@ def _check_step(
             raise GraphProblem(
                 REFERENCE, action.id, f"the loop's limit parameter {action.limit.name!r} must be an integer"
             )
-    if not in_loop and any(t.within == "item" for t in targets(action)):
+    if not in_loop and any(t.within == "item" for t in _located(action)):
         raise GraphProblem(INVALID, action.id, "a target inside the item is used outside a loop")
     if isinstance(action, DialogAction) and (previous is None or previous.kind not in _OPENS_DIALOG):
         raise GraphProblem(
@@ -280,7 +290,7 @@ def v2_features(actions: Sequence[Action]) -> list[str]:
         found += [f"{action.id}: {name}" for name in action.v2_fields()]
         if any(not isinstance(ref, ParameterRef) for ref in value_refs(action)):
             found.append(f"{action.id}: a reference other than a parameter")
-        for target in targets(action):
+        for target in _located(action):
             if target.filter is not None or target.within is not None:
                 found.append(f"{action.id}: a filtered or item-relative target")
     return found

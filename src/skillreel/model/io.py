@@ -56,9 +56,10 @@ _SPACES = re.compile(r"[\s\u00a0\u2007\u202f]+")
 class ValueProblem(ValueError):
     """A value that does not fit its type; ``reason`` is content-free (never the value)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, too_large: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.too_large = too_large
 
 
 def values_text(values: Sequence[str], limit: int = 8) -> str:
@@ -167,7 +168,9 @@ def coerce(
         subject = squash(match.group(1))
     if type_ == "string":
         if len(subject) > MAX_OUTPUT_STRING_CHARS:
-            raise ValueProblem(f"the text is longer than {MAX_OUTPUT_STRING_CHARS:,} characters")
+            raise ValueProblem(
+                f"the text is longer than {MAX_OUTPUT_STRING_CHARS:,} characters", too_large=True
+            )
         return subject
     if type_ == "enum":
         if subject not in (values or ()):
@@ -320,3 +323,70 @@ def mask_outputs(outputs: Mapping[str, Any], secrets: Iterable[str]) -> tuple[di
         return dict(outputs), 0
     masked, count = _masked(dict(outputs), folded)
     return masked, count
+
+
+# ---- values in conditions and fields ------------------------------------------------------------
+
+
+def as_text(value: Scalar | None) -> str | None:
+    """A value as the text a ``type`` step types or a filter looks for (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return _number_text(Decimal(str(value)))
+    return str(value)
+
+
+def _as_number(value: Scalar | None) -> Decimal | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return Decimal(str(value))
+    return parse_number(value)
+
+
+CompareOp = Literal[
+    "equals",
+    "not_equals",
+    "contains",
+    "greater_than",
+    "less_than",
+    "at_least",
+    "at_most",
+    "empty",
+    "not_empty",
+]
+
+
+def compare(value: Scalar | None, op: CompareOp, expected: Scalar | None = None) -> bool:
+    """``value op expected``: numbers compare as numbers (text is read as a number when it is one),
+    booleans as booleans, text ignoring case and whitespace runs. ``greater_than`` and its kin need
+    two numbers (:class:`ValueProblem` otherwise); a missing value is empty and equals nothing."""
+    if op in ("empty", "not_empty"):
+        empty = value is None or (isinstance(value, str) and not squash(value))
+        return empty if op == "empty" else not empty
+    if op in ("greater_than", "less_than", "at_least", "at_most"):
+        left, right = _as_number(value), _as_number(expected)
+        if left is None or right is None:
+            raise ValueProblem("the values cannot be compared as numbers")
+        return {
+            "greater_than": left > right,
+            "less_than": left < right,
+            "at_least": left >= right,
+            "at_most": left <= right,
+        }[op]
+    if value is None or expected is None:
+        return op == "not_equals"
+    if op == "contains":
+        return squash(str(as_text(expected))).casefold() in squash(str(as_text(value))).casefold()
+    same: bool
+    if isinstance(value, bool) or isinstance(expected, bool):
+        same = as_text(value) == as_text(expected)
+    elif isinstance(value, int | float) or isinstance(expected, int | float):
+        left, right = _as_number(value), _as_number(expected)
+        same = left is not None and left == right
+    else:
+        same = squash(value).casefold() == squash(expected).casefold()
+    return same if op == "equals" else not same

@@ -114,17 +114,20 @@ class ElementSet(Document):
     """A repeating structure (table rows, list items, cards): every candidate designates all of its
     items (``matchCount``: how many at record time); the fingerprint describes one item by its
     structure only (no hash of its text). ``filter`` keeps the items whose text contains a value
-    as a whole token."""
+    as a whole token; ``within: "item"``: the items are inside the current item of the enclosing
+    loop (rows of a card, for example)."""
 
     candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
     fingerprint: Fingerprint
     filter: TextFilter | None = None
+    within: Literal["item"] | None = None
 
     @model_serializer(mode="wrap")
-    def _omit_unset_filter(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if data.get("filter") is None:
-            data.pop("filter", None)
+        for key in ("filter", "within"):
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
     @model_validator(mode="after")
