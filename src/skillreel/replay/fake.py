@@ -20,9 +20,10 @@ set and the fields inside them can be modelled; ``attributes`` (raw, for attribu
 ``labels`` (the visible labels of ``options``) complete what the page shows. Sets, fields and the
 whole-token filter follow the same rules as ``locate/collect.js`` (a browser parity test keeps them
 equal): a set is the visible elements of the first candidate that designates any, all passing the
-gates; failing that (healing allowed) the gate-passing elements at or above ``HEAL_MIN`` when they
-share one parent; a field is the one visible gate-passing element of the first candidate inside
-the item, failing that the most similar element of the item (above ``HEAL_MIN``, by ``MARGIN``).
+gates; failing that (healing allowed) the gate-passing elements at or above ``HEAL_MIN`` whose
+identity features agree (``heal.Comparison.identity_agrees``) when they share one parent; a field is
+the one visible gate-passing element of the first candidate inside the item, failing that the most
+similar element of the item (at or above ``HEAL_MIN``, identity agreeing, ahead by ``MARGIN``).
 """
 
 from __future__ import annotations
@@ -157,6 +158,7 @@ class FakeDriver:
             for i in scoped
             if elements[i].visible
             and (c := heal.compare(rec, elements[i].fingerprint)).gates
+            and c.identity_agrees()
             and heal.similarity(rec, c) >= heal.HEAL_MIN
         ]
         parents = {elements[i].parent for i in similar}
@@ -179,13 +181,13 @@ class FakeDriver:
             return None, "absent"
         scored = sorted(
             (
-                (heal.similarity(rec, c), i)
+                (heal.similarity(rec, c), i, c.identity_agrees())
                 for i in inside
                 if (c := heal.compare(rec, elements[i].fingerprint)).gates
             ),
             reverse=True,
         )
-        if not scored or scored[0][0] < heal.HEAL_MIN:
+        if not scored or scored[0][0] < heal.HEAL_MIN or not scored[0][2]:
             return None, "absent"
         if len(scored) > 1 and scored[1][0] > scored[0][0] - heal.MARGIN:
             return None, "ambiguous"
