@@ -347,6 +347,12 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Extract fewer or shorter values (a pattern, a lower limit), then review the skill again.",
     ),
     ErrorCode(
+        "SR_REPLAY_OUTPUT_MASKED",
+        1,
+        "A warning on a replay that succeeded: output values that contained a sensitive input were masked.",
+        "Nothing to fix; narrow the extraction (a pattern, another element) if the value is needed.",
+    ),
+    ErrorCode(
         "SR_REPLAY_STEP_BUDGET",
         1,
         "The replay would run more than 50,000 steps (loops included); it was stopped.",

@@ -294,3 +294,26 @@ def v2_features(actions: Sequence[Action]) -> list[str]:
             if target.filter is not None or target.within is not None:
                 found.append(f"{action.id}: a filtered or item-relative target")
     return found
+
+
+def replace_steps(actions: Sequence[Action], replacements: Mapping[str, Action]) -> tuple[Action, ...]:
+    """``actions`` with each step whose id is in ``replacements`` replaced, at any depth (blocks
+    are rebuilt around replaced steps); everything else is kept as it is."""
+    out: list[Action] = []
+    for action in actions:
+        if action.id in replacements:
+            out.append(replacements[action.id])
+        elif isinstance(action, LoopAction):
+            out.append(action.model_copy(update={"body": replace_steps(action.body, replacements)}))
+        elif isinstance(action, BranchAction):
+            out.append(
+                action.model_copy(
+                    update={
+                        "then": replace_steps(action.then, replacements),
+                        "otherwise": replace_steps(action.otherwise, replacements),
+                    }
+                )
+            )
+        else:
+            out.append(action)
+    return tuple(out)

@@ -20,9 +20,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
@@ -30,7 +30,10 @@ from ..model.actions import Action, HumanAction
 from ..model.base import check_skill_name
 from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
+from ..model.graph import replace_steps
+from ..model.io import mask_outputs, outputs_size
 from ..model.lifecycle import replay_succeeded
+from ..model.limits import MAX_OUTPUTS_BYTES
 from ..model.locators import LocatorBundle
 from ..model.report import ReplayReport, StepResult
 from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
@@ -72,6 +75,9 @@ class ReplayOutcome:
     error: SkillreelError | None = None
     heal_proposed: bool = False
     warnings: tuple[ResultWarning, ...] = ()
+    # what the skill read from the page: the caller's only (never stored, audited or logged);
+    # None when the replay failed (nothing is returned from a failed run)
+    outputs: Mapping[str, Any] | None = field(default=None, repr=False)
 
     @property
     def exit_status(self) -> int:
@@ -88,6 +94,7 @@ class ReplayOutcome:
             "steps": [{"actionId": a, "evidenceDigest": d, "healed": h} for a, d, h in self.steps],
             "healed": any(h for _, _, h in self.steps),
             "healProposal": self.heal_proposed,
+            "outputs": None if self.outputs is None else dict(self.outputs),
         }
 
 
@@ -115,8 +122,8 @@ async def replay_skill(
                 "SR_REPLAY_PARAMETER_MISSING",
                 f"no value for sensitive parameter(s) {names}: set {envs} or store it in the OS keyring",
             )
-        records = await _run(checked, progress, human, session_factory, ran)
-        return _record_success(store, checked, records)
+        records, outputs = await _run(checked, progress, human, session_factory, ran)
+        return _record_success(store, checked, records, outputs)
     except SkillreelError as exc:
         _audit_failure(store, request, entry, exc)
         return ReplayOutcome(
@@ -133,7 +140,7 @@ async def _run(
     human: HumanPrompt | None,
     session_factory: SessionFactory | None,
     ran: list[StepRecord],
-) -> tuple[StepRecord, ...]:
+) -> tuple[tuple[StepRecord, ...], dict[str, Any]]:
     from playwright.async_api import Error as PlaywrightError
 
     from ..replay.driver import PlaywrightDriver
@@ -143,7 +150,7 @@ async def _run(
 
         session_factory = browser_session
     draft = checked.draft
-    needs_person = human is not None and any(isinstance(a, HumanAction) for a in draft.actions)
+    needs_person = human is not None and any(isinstance(a, HumanAction) for a in draft.walk())
     options = EngineOptions(
         salt=draft.fingerprint_salt,
         allow_heal=checked.heal,
@@ -159,15 +166,21 @@ async def _run(
         ) as session:
             engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
             try:
-                return await engine.run(draft.actions, checked.values)
+                records = await engine.run(
+                    draft.actions, checked.values, parameters=draft.parameters, labels=checked.labels
+                )
             finally:
                 ran.extend(engine.completed)
+            return records, engine.outputs
     except PlaywrightError as exc:  # anything the driver did not already translate
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the browser failed during the replay") from exc
 
 
-def _record_success(store: Store, checked: Preflight, records: Sequence[StepRecord]) -> ReplayOutcome:
+def _record_success(
+    store: Store, checked: Preflight, records: Sequence[StepRecord], read: Mapping[str, Any]
+) -> ReplayOutcome:
     entry = checked.entry
+    outputs, warnings = caller_outputs(checked, read)  # bounded and masked before anything is stored
     now = store.now()
     report = ReplayReport.build(
         name=entry.name,
@@ -175,7 +188,12 @@ def _record_success(store: Store, checked: Preflight, records: Sequence[StepReco
         approval_digest=checked.approval.approval_digest,
         environment_digest=entry.draft.environment.environment_digest,
         steps=tuple(
-            StepResult(action_id=r.action_id, evidence_digest=r.evidence.evidence_digest, healed=r.healed)
+            StepResult(
+                action_id=r.action_id,
+                evidence_digest=r.evidence.evidence_digest,
+                healed=r.healed,
+                runs=r.runs,
+            )
             for r in records
         ),
         finished_at=now,
@@ -191,8 +209,48 @@ def _record_success(store: Store, checked: Preflight, records: Sequence[StepReco
         expected_revision=entry.revision,
     )
     return ReplayOutcome(
-        "succeeded", entry.name, updated.revision, report, _step_rows(records), None, proposal is not None
+        "succeeded",
+        entry.name,
+        updated.revision,
+        report,
+        _step_rows(records),
+        None,
+        proposal is not None,
+        warnings,
+        outputs,
     )
+
+
+def caller_outputs(
+    checked: Preflight, read: Mapping[str, Any]
+) -> tuple[dict[str, Any], tuple[ResultWarning, ...]]:
+    """The outputs as the caller gets them: every declared output (null when the run did not
+    produce it; a collected object's missing fields null), each value that contains a sensitive
+    input masked, the whole within its size bound (``SR_REPLAY_OUTPUT_TOO_LARGE``)."""
+    draft = checked.draft
+    shaped: dict[str, Any] = {}
+    for spec in draft.outputs:
+        value = read.get(spec.name)
+        if spec.type == "list" and isinstance(value, list):
+            names = [f.name for f in spec.fields]
+            value = [{n: row.get(n) for n in names} for row in value]
+        shaped[spec.name] = value
+    secrets = [checked.values[p.name] for p in draft.parameters if p.sensitive and p.name in checked.values]
+    masked, count = mask_outputs(shaped, secrets)
+    if outputs_size(masked) > MAX_OUTPUTS_BYTES:
+        raise ReplayError(
+            "SR_REPLAY_OUTPUT_TOO_LARGE",
+            f"the outputs exceed {MAX_OUTPUTS_BYTES // 1024:,} KiB; nothing was returned",
+        )
+    warnings: tuple[ResultWarning, ...] = ()
+    if count:
+        warnings = (
+            ResultWarning(
+                code="SR_REPLAY_OUTPUT_MASKED",
+                message=f"{count} output value(s) contained a sensitive input and were masked",
+            ),
+        )
+    return masked, warnings
 
 
 def _step_rows(records: Sequence[StepRecord]) -> tuple[tuple[str, str, bool], ...]:
@@ -227,7 +285,8 @@ def heal_proposal(
     if not healed:
         return None
     draft = entry.draft
-    actions = tuple(_retarget(a, healed[a.id]) if a.id in healed else a for a in draft.actions)
+    steps = {a.id: a for a in draft.walk() if a.id in healed}
+    actions = replace_steps(draft.actions, {i: _retarget(a, healed[i]) for i, a in steps.items()})
     candidate = draft.evolve(actions=actions)
     if candidate.draft_digest == draft.draft_digest:
         return None
@@ -240,7 +299,7 @@ def heal_proposal(
         base_revision=entry.revision,
         base_draft_digest=draft.draft_digest,
         draft=candidate,
-        healed_actions=tuple(a.id for a in draft.actions if a.id in healed),
+        healed_actions=tuple(a.id for a in draft.walk() if a.id in healed),
         report_digest=report.report_digest,
         proposed_at=now,
     )
