@@ -36,7 +36,7 @@ from playwright.async_api import async_playwright
 from tests.factory import SALT, events_log, url_environment
 from tests.server import LocalServer
 
-from skillreel.locate import script
+from skillreel.locate import locate_script
 from skillreel.model.actions import (
     Action,
     AssertAction,
@@ -99,7 +99,7 @@ def values(run: int) -> dict[str, str]:
 async def describe(server: LocalServer, path: str, selectors: list[str]) -> dict[str, LocatorBundle]:
     async with browser_session(url_environment(server.url(path))) as session:
         await session.goto_start()
-        data = await session.page.evaluate(DESCRIBE, [script("fingerprint.js"), SALT, selectors])
+        data = await session.page.evaluate(DESCRIBE, [locate_script(), SALT, selectors])
     return {k: LocatorBundle.parse(v) for k, v in data.items()}
 
 

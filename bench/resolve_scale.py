@@ -5,10 +5,13 @@ elements, and how that grows.
     .venv/bin/python bench/resolve_scale.py --quick    # fewer repetitions
 
 A step's resolution is what the replay engine does before acting: one in-page probe in the isolated
-world (every candidate of the bundle, then every element of the target's tag scored against the
-fingerprint), the pure decision, marking the chosen element and removing the mark. "exact" resolves
-a Save button whose ranked locator still agrees; "heal" resolves it after its id was renamed and it
-moved to another container, so every element of its kind is scored and the best one chosen.
+world (the bundle's candidates up to the first hit, then every element of the target's tag scored
+against the fingerprint), the pure decision, marking the chosen element and removing the mark.
+"exact" resolves a Save button whose id still agrees; "role-name" resolves it after its id was
+renamed and it moved to another container, through its role-name candidate (every button's
+accessible name is computed and hashed in the page); "heal" resolves that moved button with a bundle
+that has no role-name candidate, so every element of its kind is scored (accessible names
+included) and the best one chosen.
 
 The page is a long list of rows (a label, a quantity field and an "Add" button per row: a quarter
 of all elements are buttons, the worst case for a button target) plus the form with the target.
@@ -31,7 +34,7 @@ from _results import report
 from tests.factory import SALT, url_environment
 from tests.server import LocalServer
 
-from skillreel.locate import heal, script
+from skillreel.locate import heal, locate_script
 from skillreel.model.locators import LocatorBundle
 from skillreel.replay.driver import PlaywrightDriver
 from skillreel.sandbox.browser import browser_session
@@ -74,14 +77,14 @@ async def describe(server: LocalServer) -> LocatorBundle:
     server.set_page("/record", page(100, FORM))
     async with browser_session(url_environment(server.url("/record"))) as session:
         await session.goto_start()
-        data = await session.page.evaluate(DESCRIBE, [script("fingerprint.js"), SALT])
+        data = await session.page.evaluate(DESCRIBE, [locate_script(), SALT])
     return LocatorBundle.parse(data)
 
 
 async def measure(
     server: LocalServer, bundle: LocatorBundle, elements: int, form: str, repeats: int, expected: str
 ) -> tuple[float, int]:
-    path = f"/p{elements}-{expected}"
+    path = f"/p{elements}-{expected}-{len(bundle.candidates)}"
     server.set_page(path, page(elements, form))
     async with browser_session(url_environment(server.url(path))) as session:
         await session.goto_start()
@@ -108,10 +111,19 @@ async def main(repeats: int) -> None:
     server.start()
     try:
         bundle = await describe(server)
-        for mode, form, expected in (("exact", FORM, "exact"), ("heal", MOVED, "healed")):
+        no_role_name = LocatorBundle(
+            candidates=tuple(c for c in bundle.candidates if c.strategy not in ("role-name", "href")),
+            fingerprint=bundle.fingerprint,
+        )
+        modes = (
+            ("exact", FORM, "exact", bundle),
+            ("role-name", MOVED, "exact", bundle),
+            ("heal", MOVED, "healed", no_role_name),
+        )
+        for mode, form, expected, used in modes:
             results = {}
             for size in SIZES:
-                results[size] = await measure(server, bundle, size, form, repeats, expected)
+                results[size] = await measure(server, used, size, form, repeats, expected)
                 median, count = results[size]
                 sys.stdout.write(f"  {mode}: {count:,} elements -> {median:.1f} ms per step\n")
             small, large = results[SIZES[0]], results[SIZES[-1]]

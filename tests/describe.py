@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from skillreel.locate import script
+from skillreel.locate import locate_script
 from skillreel.model.environment import Environment
 from skillreel.model.locators import LocatorBundle
 from skillreel.sandbox.browser import browser_session
@@ -31,7 +31,7 @@ async def describe_on(
     """Locator bundles for ``selectors`` as the recorder would describe them on that page."""
     async with browser_session(environment, html=html) as session:
         await session.goto_start()
-        data = await session.page.evaluate(DESCRIBE, [script("fingerprint.js"), dict(selectors), SALT])
+        data = await session.page.evaluate(DESCRIBE, [locate_script(), dict(selectors), SALT])
     return {key: LocatorBundle.parse(value) for key, value in data.items()}
 
 

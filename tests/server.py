@@ -1,6 +1,7 @@
 """A small threaded HTTP server on 127.0.0.1 for tests: pages set from the test, a request log.
 
 srv.set_page("/app", "<html>...</html>")          # served with text/html
+srv.set_page("/app?q=x", "<html>...</html>")      # a route with a query wins over its path's
 srv.set_route("/r", status=302, headers={"Location": "http://..."})
 srv.requests  -> list of (method, path) seen, in order
 """
@@ -66,7 +67,7 @@ class LocalServer:
                 with server._lock:
                     server.requests.append((self.command, self.path))
                     server.bodies.append(body)
-                    route = server.routes.get(self.path.split("?", 1)[0])
+                    route = server.routes.get(self.path) or server.routes.get(self.path.split("?", 1)[0])
                 if route is None:
                     route = Route(404, b"not found", {"Content-Type": "text/plain"})
                 self.send_response(route.status)

@@ -36,6 +36,11 @@ def fp(
     sib: tuple[int, int] = (0, 1),
     label: str | None = None,
     text: str | None = None,
+    name: str | None = None,
+    value: str | None = None,
+    link: str | None = None,
+    row: str | None = None,
+    stable: bool = False,
 ) -> Fingerprint:
     return Fingerprint(
         tag=tag,
@@ -47,12 +52,25 @@ def fp(
         sibling_count=sib[1],
         label_hash=h(label) if label else None,
         text_hash=h(text) if text else None,
+        name_hash=h(name) if name else None,
+        value_hash=h(value) if value else None,
+        link_hash=h(link) if link else None,
+        row_hash=h(row) if row else None,
+        stable_id=True if stable else None,
     )
 
 
 def bundle(recorded: Fingerprint, *selectors: str) -> LocatorBundle:
+    """A bundle of CSS candidates; a selector ``role=... name=...`` or ``link=...`` is a hashed one."""
+
+    def strategy(s: str) -> str:
+        return "role-name" if s.startswith("role=") else "href" if s.startswith("link=") else "css"
+
     return LocatorBundle(
-        candidates=tuple(LocatorCandidate(strategy="css", selector=s, match_count=1) for s in selectors),
+        candidates=tuple(
+            LocatorCandidate(strategy=strategy(s), selector=s, match_count=1)  # type: ignore[arg-type]
+            for s in selectors
+        ),
         fingerprint=recorded,
     )
 
@@ -74,16 +92,7 @@ def probe(b: LocatorBundle, page: list[El]) -> heal.Probe:
         only = visible[0] if len(visible) == 1 else None
         hits.append(heal.CandidateHit(rank, len(found), len(visible), only))
     observed = {i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(page)}
-    scores = {i: heal.similarity(rec, o.comparison) for i, o in observed.items()}
-    pool = sorted(
-        (
-            i
-            for i, e in enumerate(page)
-            if e.visible and observed[i].comparison.gates and scores[i] >= heal.FLOOR
-        ),
-        key=lambda i: -scores[i],
-    )[: heal.TOP_K]
-    return heal.Probe("t", tuple(hits), observed, tuple(pool), len(page))
+    return heal.Probe("t", tuple(hits), observed, heal.pool(rec, observed), len(page))
 
 
 def decide(b: LocatorBundle, page: list[El], allow_heal: bool = True) -> heal.Resolution:
@@ -103,6 +112,11 @@ class Shape(TypedDict, total=False):
     sib: tuple[int, int]
     label: str | None
     text: str | None
+    name: str | None
+    value: str | None
+    link: str | None
+    row: str | None
+    stable: bool
 
 
 class Spec(Shape, total=False):
@@ -442,3 +456,441 @@ def test_heal_module_is_pure() -> None:
         if isinstance(node, ast.ImportFrom) and node.level == 0
     }
     assert not imported & {"playwright", "sqlite3", "os", "subprocess", "socket", "pathlib"}
+
+
+def test_pool_is_the_visible_gate_passing_elements_above_the_floor_best_first() -> None:
+    rec = fp(**SAVE)
+    page = [
+        El(fp(**CANCEL)),
+        El(variant(SAVE, attrs={"id": "x"})),
+        El(fp(**SAVE), visible=False),
+        El(fp(**SAVE)),
+        El(fp("a", type_=None, role="link", text="Save")),
+    ]
+    observed = {i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(page)}
+    scores = {i: heal.similarity(rec, o.comparison) for i, o in observed.items()}
+    assert scores[3] > scores[1] > heal.FLOOR > scores[0]
+    assert heal.pool(rec, observed) == (3, 1)
+    many = {i: heal.Observed(i, True, heal.compare(rec, rec)) for i in range(heal.TOP_K + 3)}
+    assert heal.pool(rec, many) == tuple(range(heal.TOP_K))
+
+
+# ---- issue 10: what real pages offer (Django-admin-like markup) --------------------------------
+#
+# Each case below is one defect seen on a real admin application. The fingerprints are written the
+# way today's recorder describes those elements (fingerprint.js): accessible name, button value,
+# link destination, row header and stable id when the page offers them.
+
+
+def role_name(role: str, name: str) -> str:
+    return f"role={role} name={h(name)}"
+
+
+ROW = ("tr", "tbody", "table", "div", "main", "body", "html")
+
+
+def message(text: str | None) -> Fingerprint:
+    """A success message ``<li class="success">The book “X” was added.</li>`` (no accessible name)."""
+    return fp(
+        "li",
+        type_=None,
+        role=None,
+        attrs={"class": "success"},
+        text=text,
+        path=("ul", "div", "main", "body", "html"),
+    )
+
+
+def test_a_redacted_text_is_neutral_not_a_mismatch() -> None:
+    """Defect 1: the message held the typed title, so the recorder kept no text hash; the page's
+    message (with another title) must not count against it."""
+    recorded = message(None)
+    page = [
+        El(
+            fp(
+                "li",
+                type_=None,
+                role=None,
+                attrs={"class": "info"},
+                text="Welcome",
+                path=("ul", "div", "main", "body", "html"),
+            ),
+            {"ul > li"},
+        ),
+        El(message("The book “A Replayed Almanac” was added."), {"ul > li.success"}),
+    ]
+    d = decide(bundle(recorded, "ul > li.success"), page)
+    assert (d.outcome, d.element, d.score) == ("exact", 1, 1.0)
+
+
+def test_a_search_result_link_whose_name_was_typed_is_found_by_its_destination() -> None:
+    """Defect 1 again: the result link's text is the searched title (redacted); its destination
+    (a record path, the record's id as "*", the query keys) still names the kind of link."""
+    recorded = fp(
+        "a", type_=None, role="link", link="/admin/library/book/*/change/", path=("th", *ROW), sib=(0, 1)
+    )
+    result = fp(
+        "a",
+        type_=None,
+        role="link",
+        name="Walden",
+        text="Walden",
+        link="/admin/library/book/*/change/",
+        path=("th", *ROW),
+    )
+    sort_link = fp(
+        "a",
+        type_=None,
+        role="link",
+        name="Title",
+        text="Title",
+        link="/admin/library/book/",
+        path=("th", "tr", "thead", "table", "div", "main", "body", "html"),
+    )
+    d = decide(
+        bundle(recorded, "#result_list > tbody > tr > th > a"),
+        [El(sort_link), El(result, {"#result_list > tbody > tr > th > a"})],
+    )
+    assert (d.outcome, d.element) == ("exact", 1)
+    assert decide(bundle(recorded, "#gone"), [El(sort_link), El(result)]).element == 1
+
+
+SUBMIT_ROW = ("div", "form", "div", "main", "body", "html")
+
+
+def submit(value: str, name: str, index: int, count: int = 3) -> Fingerprint:
+    return fp(
+        "input",
+        type_="submit",
+        attrs={"name": name, "type": "submit"},
+        name=value,
+        value=value,
+        path=SUBMIT_ROW,
+        sib=(index, count),
+    )
+
+
+def test_a_submit_input_is_known_by_its_value_not_its_position() -> None:
+    """Defect 2: ``<input type=submit value="Save">`` had no identity; one more input before it
+    moves the structural path onto another button."""
+    recorded = submit("Save", "_save", 0)
+    b = bundle(recorded, role_name("button", "Save"), "div > input:nth-of-type(1)")
+    hidden = submit("Save and add another", "_addanother", 0, 4)
+    page = [
+        El(hidden, {"div > input:nth-of-type(1)"}),
+        El(submit("Save", "_save", 1, 4), {role_name("button", "Save")}),
+        El(submit("Save and continue editing", "_continue", 2, 4)),
+    ]
+    d = decide(b, page)
+    assert (d.outcome, d.element, d.rank) == ("exact", 1, 0)
+    # Without the role-name candidate, the structural hit is refused and the fingerprint heals.
+    d = decide(bundle(recorded, "div > input:nth-of-type(1)"), page)
+    assert (d.outcome, d.element) == ("healed", 1)
+
+
+def test_log_in_submit_without_name_or_id_heals_by_its_value() -> None:
+    recorded = fp(
+        "input",
+        type_="submit",
+        attrs={"type": "submit"},
+        name="Log in",
+        value="Log in",
+        path=("div", "form", "div", "div", "body", "html"),
+        sib=(2, 3),
+    )
+    moved = fp(
+        "input",
+        type_="submit",
+        attrs={"type": "submit", "class": "btn"},
+        name="Log in",
+        value="Log in",
+        path=("div", "div", "form", "div", "div", "body", "html"),
+        sib=(0, 1),
+    )
+    other = fp(
+        "input",
+        type_="submit",
+        attrs={"type": "submit"},
+        name="Search",
+        value="Search",
+        path=("form", "div", "body", "html"),
+    )
+    d = decide(bundle(recorded, "form > div:nth-of-type(3) > input"), [El(other), El(moved)])
+    assert (d.outcome, d.element) == ("healed", 1)
+
+
+CHECKBOX_PATH = ("th", "tr", "thead", "table", "div", "form", "div", "main")
+TOGGLE = {"id": "action-toggle", "type": "checkbox"}
+
+
+def test_an_added_accessible_name_does_not_outweigh_an_unchanged_unique_id() -> None:
+    """Defect 3: the newer version adds ``aria-label`` to a checkbox whose id did not change."""
+    recorded = fp("input", type_="checkbox", role="checkbox", attrs=TOGGLE, path=CHECKBOX_PATH, stable=True)
+    newer = fp(
+        "input",
+        type_="checkbox",
+        role="checkbox",
+        attrs={"id": "action-toggle", "type": "checkbox", "aria-label": "Select all objects"},
+        label="Select all objects",
+        name="Select all objects",
+        path=CHECKBOX_PATH,
+        stable=True,
+    )
+    row = fp(
+        "input",
+        type_="checkbox",
+        role="checkbox",
+        attrs={
+            "type": "checkbox",
+            "class": "action-select",
+            "name": "_selected_action",
+            "aria-label": "Select this object",
+        },
+        name="Select this object",
+        label="Select this object",
+        path=("td", *ROW),
+    )
+    d = decide(bundle(recorded, "#action-toggle"), [El(row), El(newer, {"#action-toggle"})])
+    assert (d.outcome, d.element, d.score) == ("exact", 1, 1.0)
+
+
+def test_a_renamed_label_beside_an_unchanged_unique_id_still_resolves() -> None:
+    """A label "Select all" replaced by an aria-label: the name changed, the unique id did not."""
+    recorded = fp(
+        "input",
+        type_="checkbox",
+        role="checkbox",
+        attrs=TOGGLE,
+        label="Select all",
+        name="Select all",
+        path=CHECKBOX_PATH,
+        stable=True,
+    )
+    newer = fp(
+        "input",
+        type_="checkbox",
+        role="checkbox",
+        attrs={"id": "action-toggle", "type": "checkbox", "aria-label": "Select all objects"},
+        label="Select all objects",
+        name="Select all objects",
+        path=CHECKBOX_PATH,
+        stable=True,
+    )
+    d = decide(bundle(recorded, "#action-toggle"), [El(newer, {"#action-toggle"})])
+    assert (d.outcome, d.element) == ("exact", 0)
+    assert d.score >= heal.EXACT_MIN
+
+
+def add_link(model: str, index: int, *, count: int = 3) -> Fingerprint:
+    return fp(
+        "a",
+        type_=None,
+        role="link",
+        attrs={"class": "addlink", "href": f"/admin/auth/{model}/add/"},
+        name="Add",
+        text="Add",
+        link=f"/admin/auth/{model}/add/",
+        row=model.title() + "s",
+        path=("td", "tr", "tbody", "table", "div", "div", "main", "body"),
+        sib=(0, 1),
+    )
+
+
+def test_links_that_differ_only_by_their_target() -> None:
+    """Defect 4: three "Add" links in a table differ by href (and row) only."""
+    recorded = add_link("group", 0)
+    models = ["user", "group", "permission"]  # a newer version lists one more model first
+    page = [El(add_link(m, i), {f"link={h('/admin/auth/' + m + '/add/')}"}) for i, m in enumerate(models)]
+    d = decide(bundle(recorded, f"link={h('/admin/auth/group/add/')}", "tr:nth-of-type(1) a"), page)
+    assert (d.outcome, d.element, d.rank) == ("exact", 1, 0)
+    # Only the positional path left (it now designates the first row): a link to another place is
+    # never this link (a changed destination fails the gates), and the fingerprint heals.
+    page[0].selectors.add("tr:nth-of-type(1) a")
+    d = decide(bundle(recorded, "tr:nth-of-type(1) a"), page)
+    assert (d.outcome, d.element, d.runner_up) == ("healed", 1, None)
+    assert not heal.compare(recorded, page[0].fingerprint).gates
+
+
+def test_the_only_add_link_left_leads_elsewhere_and_is_not_clicked() -> None:
+    """The model's row is gone; the one "Add" link left (same name, class and place) adds another
+    kind of record: nothing is clicked, healing or not."""
+    recorded = add_link("group", 0)
+    page = [El(add_link("user", 0), {"tr:nth-of-type(1) a"})]
+    for allow in (True, False):
+        assert decide(bundle(recorded, "tr:nth-of-type(1) a"), page, allow_heal=allow).outcome == "not-found"
+
+
+def test_two_links_with_the_same_destination_and_row_are_ambiguous() -> None:
+    recorded = add_link("group", 0)
+    page = [El(add_link("group", 0)), El(add_link("group", 1))]
+    assert decide(bundle(recorded, "#gone"), page).outcome == "ambiguous"
+
+
+def test_an_aria_label_added_to_a_named_button_is_an_alias_of_its_name() -> None:
+    recorded = fp(attrs={"class": "default"}, name="Save", text="Save", sib=(0, 2))
+    labelled = fp(
+        attrs={"class": "default", "aria-label": "Save the book"},
+        name="Save the book",
+        label="Save the book",
+        text="Save",
+        sib=(0, 2),
+    )
+    other = fp(attrs={"class": "default"}, name="Delete", text="Delete", sib=(1, 2))
+    rec = recorded
+    assert heal.compare(rec, labelled).name == "alias"
+    assert heal.compare(labelled, recorded).name == "alias"  # and the other way round
+    assert heal.compare(rec, other).name == "changed"
+    d = decide(bundle(recorded, "#gone"), [El(other), El(labelled)])
+    assert (d.outcome, d.element) == ("healed", 1)
+
+
+def test_features_not_recorded_weigh_nothing_either_way() -> None:
+    bare = fp(attrs={"id": "go"}, sib=(0, 1))
+    rich = fp(
+        attrs={"id": "go", "class": "x", "aria-label": "Go"},
+        name="Go",
+        text="Go",
+        value="Go",
+        link="/x",
+        row="Row",
+        label="Go",
+        stable=True,
+        sib=(0, 1),
+    )
+    c = heal.compare(bare, rich)
+    assert (c.name, c.text, c.label, c.value, c.link, c.row, c.stable_id) == (None,) * 7
+    assert dict(c.attributes) == {"id": "same"}
+    assert heal.similarity(bare, c) == 1.0
+
+
+def test_the_name_weighs_most_and_its_sources_support_it() -> None:
+    w = heal.WEIGHTS
+    assert w.name >= max(w.attributes.values()) * 2
+    assert w.support < w.name
+    assert w.alias < 1.0
+    # Beside a recorded name, a changed own text costs the support weight, not the v1 text weight.
+    recorded = fp(name="Save", text="Save", sib=(0, 1))
+    c = heal.compare(recorded, fp(name="Save", text="Save now", sib=(0, 1)))
+    den = w.name + w.support + w.path + w.sibling_index + w.sibling_count
+    assert heal.similarity(recorded, c) == pytest.approx(1 - w.support / den, abs=1e-6)
+
+
+def test_probe_from_json_reads_the_identity_comparisons() -> None:
+    data: dict[str, Any] = {
+        "token": "p",
+        "hits": [],
+        "pool": [0],
+        "observed": [
+            {
+                "element": 0,
+                "visible": True,
+                "comparison": {
+                    "tag": True,
+                    "type": True,
+                    "role": True,
+                    "attributes": {"id": "same"},
+                    "label": None,
+                    "text": None,
+                    "name": "alias",
+                    "value": "same",
+                    "link": "changed",
+                    "row": "absent",
+                    "stableId": True,
+                    "pathCommon": 1,
+                    "pathLength": 1,
+                    "siblingIndex": True,
+                    "siblingCount": True,
+                },
+            }
+        ],
+    }
+    c = heal.probe_from_json(data).observed[0].comparison
+    assert (c.name, c.value, c.link, c.row, c.stable_id) == ("alias", "same", "changed", "absent", True)
+    bad = {
+        **data,
+        "observed": [
+            {**data["observed"][0], "comparison": {**data["observed"][0]["comparison"], "link": "alias"}}
+        ],
+    }  # alias is a name state only
+    with pytest.raises(heal.ProbeShapeError):
+        heal.probe_from_json(bad)
+
+
+def test_a_search_box_that_became_a_text_field_is_the_same_kind() -> None:
+    """Flask-Admin 1.6 -> 2.x: ``<input type=search name=search>`` became ``type=text``."""
+    recorded = fp(
+        "input", type_="search", role="searchbox", attrs={"name": "search", "type": "search"}, sib=(0, 1)
+    )
+    newer = fp("input", type_="text", role="textbox", attrs={"name": "search", "type": "text"}, sib=(0, 1))
+    assert heal.compare(recorded, newer).gates
+    password = fp("input", type_="password", role="textbox", attrs={"name": "search"}, sib=(0, 1))
+    assert not heal.compare(fp("input", type_="text", role="textbox"), password).gates
+    assert not heal.compare(password, fp("input", type_="text", role="textbox")).gates
+    assert not heal.compare(recorded, fp("input", type_="number", role="textbox")).gates
+
+
+def test_a_search_field_with_a_reworded_placeholder_is_kept_by_its_unique_form_name() -> None:
+    """Flask-Admin 1.6 -> 2.x: the list's search field changed type, class and placeholder; its form
+    name ``search`` (unique on the page) and its place did not. A name taken from a placeholder is
+    a hint and weighs like one."""
+    path = ("div", "form", "li", "ul", "div", "body", "html")
+    recorded = Fingerprint(
+        tag="input",
+        type="search",
+        role="searchbox",
+        parent_path=path,
+        attributes={
+            "name": h("search"),
+            "class": h("form-control"),
+            "placeholder": h("Search: name, city"),
+            "type": h("search"),
+        },
+        label_hash=h("Search: name, city"),
+        name_hash=h("Search: name, city"),
+        stable_name=True,
+    )
+    newer = Fingerprint(
+        tag="input",
+        type="text",
+        role="textbox",
+        parent_path=path,
+        attributes={
+            "name": h("search"),
+            "class": h("col-auto form-control"),
+            "placeholder": h("name, city"),
+            "type": h("text"),
+        },
+        label_hash=h("name, city"),
+        name_hash=h("name, city"),
+        stable_name=True,
+    )
+    page_size = fp(
+        "input", type_="text", role="textbox", attrs={"name": "page_size"}, path=path, name="Page size"
+    )
+    d = decide(bundle(recorded, 'input[name="search"]'), [El(page_size), El(newer, {'input[name="search"]'})])
+    assert (d.outcome, d.element) == ("exact", 1)
+    assert heal.name_weight(recorded) == heal.WEIGHTS.support
+    # The same field recorded with a real label keeps the full weight of its name.
+    labelled = recorded.model_copy(update={"name_hash": h("Search")})
+    assert heal.name_weight(labelled) == heal.WEIGHTS.name
+
+
+@pytest.mark.parametrize(
+    ("recorded", "observed", "passes"),
+    [
+        ("link", "button", True),  # Flask-Admin 2.x: <a class="dropdown-toggle" role="button">
+        ("button", "menuitem", True),
+        (None, "alert", True),  # a message container that gained role="alert"
+        ("region", None, True),
+        ("textbox", "searchbox", True),
+        ("link", "checkbox", False),
+        ("button", "textbox", False),
+        ("checkbox", "radio", False),
+        ("switch", "checkbox", False),
+    ],
+)
+def test_roles_gate_by_kind(recorded: str | None, observed: str | None, passes: bool) -> None:
+    a = fp("a", type_=None, role=recorded)
+    b = fp("a", type_=None, role=observed)
+    assert heal.compare(a, b).gates is passes
+    assert heal.compare(b, a).gates is passes

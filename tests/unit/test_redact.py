@@ -12,6 +12,7 @@ from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidat
 from skillreel.record.redact import (
     Finding,
     TypedValues,
+    appears_in,
     scan,
     scan_texts,
     scrub_bundle,
@@ -85,6 +86,36 @@ def test_scrub_bundle_drops_echoing_candidates_and_hashes() -> None:
     assert scrub_bundle(bundle, TypedValues(), SALT) is bundle
 
 
+def test_scrub_bundle_drops_identity_hashes_and_hashed_candidates_of_a_typed_value() -> None:
+    canary, other = text_hash(SALT, "canary7"), text_hash(SALT, "Save")
+    fp = Fingerprint(
+        tag="a",
+        role="link",
+        name_hash=canary,
+        value_hash=canary,
+        link_hash=canary,
+        row_hash=canary,
+        text_hash=other,
+        stable_id=True,
+    )
+    bundle = LocatorBundle(
+        candidates=(
+            candidate(f"role=link name={canary}", "role-name"),
+            candidate(f"link={canary}", "href"),
+            candidate(f"role=link name={other}", "role-name"),
+            candidate("main > a"),
+        ),
+        fingerprint=fp,
+    )
+    kept = scrub_bundle(bundle, TypedValues(["  ", "canary7"]), SALT)
+    assert kept is not None
+    assert [c.selector for c in kept.candidates] == [f"role=link name={other}", "main > a"]
+    f = kept.fingerprint
+    assert (f.name_hash, f.value_hash, f.link_hash, f.row_hash) == (None, None, None, None)
+    assert (f.text_hash, f.stable_id) == (other, True)
+    assert "nameHash" not in f.to_json()
+
+
 def test_scrub_field_falls_back_to_a_generic_hint() -> None:
     field = FieldInfo(control="text", param_hint="search")
     assert present(scrub_field(field, TypedValues(["search"]))).param_hint == "text"
@@ -146,6 +177,64 @@ def test_scan_finds_typed_values_in_stored_fields_by_path_and_category_only() ->
         ("actions[4].expected", "typed-value"),
     }
     assert "acme" not in json.dumps([f.to_json() for f in findings]).lower()
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "appears"),
+    [
+        ("admin", "http://127.0.0.1:8000/admin/login/?next=/admin/", True),
+        ("admin", "http://127.0.0.1:8000/administration/", True),  # 4+ characters: inside a part
+        ("adm", "http://127.0.0.1:8000/admin/", False),  # 2-3 characters: a whole part only
+        ("ab", "http://host/x/?ab=1", True),
+        ("curator", "http://127.0.0.1:8000/admin/", False),
+        ("ab", "Sign in as ab, then add a book.", True),
+        ("ab", "Grab the tab.", False),
+        ("walden", "Search for Walden and open it.", True),
+    ],
+)
+def test_a_value_appears_in_a_text_by_the_echo_rule(value: str, text: str, appears: bool) -> None:
+    assert appears_in(value, text) is appears
+
+
+def test_a_value_that_appeared_before_it_was_typed_is_public() -> None:
+    typed = TypedValues()
+    typed.add("admin", seen_in=["http://127.0.0.1:8000/admin/login/?next=/admin/", "Add a book."])
+    typed.add("Rhea Corder", seen_in=["http://127.0.0.1:8000/admin/library/book/add/"])
+    typed.add("admin", seen_in=[])  # typed again: the first time decides
+    assert typed.public_values() == ("admin",)
+    assert typed.echoes("/admin/") is True
+    assert typed.echoes_private("/admin/") is False
+    assert typed.echoes_private("by rhea corder") is True
+    # URLs keep a public value; a private one still blots them out.
+    assert scrub_url("http://127.0.0.1:8000/admin/library/?next=/admin/", typed) == (
+        "http://127.0.0.1:8000/admin/library/?next=%2Fadmin%2F"
+    )
+    assert scrub_url("http://127.0.0.1:8000/authors/rhea%20corder/", typed) is None
+    # Names, texts and selectors still keep it out: public is about secrets and URLs only.
+    fp = Fingerprint(tag="h1", text_hash=text_hash(SALT, "admin"))
+    bundle = LocatorBundle(candidates=(candidate('h1[title="Admin"]'), candidate("h1")), fingerprint=fp)
+    kept = scrub_bundle(bundle, typed, SALT)
+    assert kept is not None
+    assert [c.selector for c in kept.candidates] == ["h1"]
+    assert kept.fingerprint.text_hash is None
+
+
+def test_a_public_value_is_no_secret_finding() -> None:
+    """Issue 10 finding 5: the user name ``admin`` of an app under ``/admin/`` failed the recording
+    on the start URL and the description, both given before anything was typed."""
+    environment = factory.url_environment("http://127.0.0.1:8000/admin/login/?next=/admin/")
+    actions = (
+        NavigateAction(id="a1", url="http://127.0.0.1:8000/admin/login/?next=/admin/"),
+        *factory.draft().actions[1:],
+    )
+    draft = factory.draft(
+        environment=environment, actions=actions, description="Sign in to the admin as admin and add a book."
+    )
+    private = TypedValues(["admin"])
+    assert {f.path for f in scan(draft, typed=private)} == {"description", "actions[0].url"}
+    public = TypedValues()
+    public.add("admin", seen_in=[environment.start_url])
+    assert scan(draft, typed=public) == []
 
 
 def test_scan_skips_digests_hashes_and_enumerations() -> None:

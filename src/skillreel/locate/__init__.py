@@ -1,5 +1,5 @@
-"""Element location: the shared element description (``fingerprint.js``, also used by the
-recorder), in-page measurement for replay (``resolve.js``) and the pure decision rule
+"""Element location: the shared element description (``element.js`` then ``fingerprint.js``, also
+used by the recorder), in-page measurement for replay (``resolve.js``) and the pure decision rule
 (:mod:`skillreel.locate.heal`).
 
 The scripts are real ``.js`` files read with :mod:`importlib.resources`; callers pass data to them as
@@ -14,14 +14,21 @@ from importlib import resources
 
 @cache
 def script(name: str) -> str:
-    """The text of one script of this package (``fingerprint.js`` or ``resolve.js``)."""
-    if name not in ("fingerprint.js", "resolve.js"):
+    """The text of one script of this package (``element.js``, ``fingerprint.js`` or ``resolve.js``)."""
+    if name not in ("element.js", "fingerprint.js", "resolve.js"):
         raise ValueError(f"unknown locate script {name!r}")
     return resources.files(__package__).joinpath(name).read_text("utf-8")
 
 
 @cache
+def locate_script() -> str:
+    """``element.js`` then ``fingerprint.js``: defines ``SkillreelElement`` and ``SkillreelLocate``
+    (the shared element description) in the world it is evaluated in."""
+    return script("element.js") + "\n;\n" + script("fingerprint.js") + "\n;\n"
+
+
+@cache
 def resolve_world_script() -> str:
-    """``fingerprint.js`` then ``resolve.js``: defines ``SkillreelLocate`` and ``SkillreelResolve``
-    in the world it is evaluated in (an isolated world during replay)."""
-    return script("fingerprint.js") + "\n;\n" + script("resolve.js") + "\n;\ntrue;\n"
+    """:func:`locate_script` then ``resolve.js``: also defines ``SkillreelResolve`` (an isolated
+    world during replay)."""
+    return locate_script() + script("resolve.js") + "\n;\ntrue;\n"

@@ -1,21 +1,29 @@
 // skillreel locate/fingerprint.js — element description shared by the recorder and replay.
 //
-// Defines one binding, `SkillreelLocate`, when this file is evaluated as a script (concatenate it
-// before a script that uses it, or evaluate `(() => { <this file>; return SkillreelLocate; })()`).
+// Defines one binding, `SkillreelLocate`, when evaluated as a script right after element.js
+// (`skillreel.locate.locate_script()` is the two, in order); it re-exports all of SkillreelElement.
 // It must run in an isolated world (recorder) or a fresh evaluation (replay); it keeps no state.
 //
 //   SkillreelLocate.describe(el, salt)  -> {candidates: [{strategy, selector, matchCount}], fingerprint}
 //   SkillreelLocate.features(el, salt)  -> fingerprint (model.locators.Fingerprint JSON shape)
 //   SkillreelLocate.textHash(salt, txt) -> 16 hex chars of SHA-256(salt + "\0" + normalised text), or null
 //   SkillreelLocate.count(selector)     -> number of elements matching a CSS selector (0 when invalid)
-//   SkillreelLocate.resolveCandidate(c) -> elements a candidate designates (label -> its control)
+//   SkillreelLocate.resolveCandidate(c, salt, options?) -> elements a candidate designates
+//   SkillreelLocate.accessibleName(el)  -> the element's accessible name (never typed text)
 //
 // Rules (ARCHITECTURE section 5): candidates in priority order testid > id > name > aria-label >
-// label > placeholder > css; text content is never used in a selector; generated-looking ids are
-// skipped; only candidates matching exactly one element are kept, except the structural CSS path
-// (at most 8 levels), which is always kept with its count. Features taken from page text (labels,
-// own text, attribute values) are stored only as salted hashes, and never for elements whose
-// subtree holds editable content (typed text must not reach even a hash).
+// role-name > href > label > placeholder > css; text content is never used in a selector in clear
+// (role-name and href hold a role and salted hashes only); generated-looking ids are skipped; only
+// candidates matching exactly one element are kept, except the structural CSS path (at most 8
+// levels), which is always kept with its count. Features taken from page text (labels, names, own
+// text, attribute values, link destinations, row headers) are stored only as salted hashes, and
+// never from editable content (typed text must not reach even a hash).
+//
+// Scopes: an element inside open shadow roots or same-origin frames is described by a chain, the
+// CSS selector of each enclosing host (or frame element) within its own scope followed by " >>> ",
+// then the element's own selector within its scope; its fingerprint counts the `boundaries`.
+// Closed shadow roots and cross-origin frames are out of reach (the recorder makes their steps
+// human steps).
 var SkillreelLocate = (() => {
   "use strict";
 
@@ -70,77 +78,22 @@ var SkillreelLocate = (() => {
     return out;
   }
 
-  // ---- text ----
-  function normText(text) {
-    return String(text || "").replace(/\s+/g, " ").trim().toLowerCase().slice(0, 256);
-  }
+  const E = SkillreelElement;
+  const {
+    normText, token, typeOf, roleOf, rootOf, parentOf, innerRoot, hostsOf, topDocument, labelText, ownText,
+    buttonValue, accessibleName, linkTarget, rowHeader, attrSelector, byTag,
+  } = E;
 
+  // ---- text hashes ----
   function textHash(salt, text) {
     const norm = normText(text);
     if (!norm) return null;
     return sha256Hex(salt + "\u0000" + norm).slice(0, 16);
   }
 
-  const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true'], [contenteditable='plaintext-only']";
-
-  function isEditable(el) {
-    return el.matches(EDITABLE) || el.isContentEditable === true;
-  }
-
-  function holdsEditable(el) {
-    return isEditable(el) || el.querySelector(EDITABLE) !== null;
-  }
-
-  // The element's accessible label text (never a field's value), or "" when it could carry typed text.
-  // Sources in accessible-name order, the first that gives text wins (aria-labelledby, aria-label,
-  // <label>s, then title / placeholder / alt), so rewording a placeholder does not change the label
-  // of a field that has a <label>.
-  function labelText(el) {
-    const parts = [];
-    const labelledby = el.getAttribute("aria-labelledby");
-    if (labelledby) {
-      for (const id of labelledby.split(/\s+/)) {
-        const ref = id && el.ownerDocument.getElementById(id);
-        if (ref && !holdsEditableOtherThan(ref, el)) parts.push(ref.textContent);
-      }
-    }
-    if (normText(parts.join(" "))) return parts.join(" ");
-    const aria = el.getAttribute("aria-label");
-    if (normText(aria)) return aria;
-    if (el.labels) {
-      for (const label of el.labels) {
-        if (!holdsEditableOtherThan(label, el)) parts.push(label.textContent);
-      }
-    }
-    if (normText(parts.join(" "))) return parts.join(" ");
-    for (const attr of ["title", "placeholder", "alt"]) {
-      const v = el.getAttribute(attr);
-      if (v) parts.push(v);
-    }
-    return parts.join(" ");
-  }
-
-  function holdsEditableOtherThan(container, el) {
-    if (container.isContentEditable) return true;
-    for (const found of container.querySelectorAll(EDITABLE)) {
-      if (found !== el) return true;
-    }
-    return false;
-  }
-
-  function ownText(el) {
-    if (holdsEditable(el)) return "";
-    return el.textContent || "";
-  }
-
   // ---- selectors ----
   function cssEscape(value) {
     return CSS.escape(value);
-  }
-
-  function attrSelector(tag, attr, value) {
-    const quoted = '"' + value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\a ") + '"';
-    return `${tag}[${attr}=${quoted}]`;
   }
 
   function count(selector, root) {
@@ -164,13 +117,27 @@ var SkillreelLocate = (() => {
     return false;
   }
 
+  // The id is one a developer chose and no other element of its scope carries.
+  function hasStableId(el) {
+    const id = el.id;
+    return Boolean(id) && !isGeneratedId(id) && count("#" + cssEscape(id), rootOf(el)) === 1;
+  }
+
+  // A form field whose name (its key in the form's submission) no other element of its scope has.
+  function hasStableName(el) {
+    const name = el.getAttribute("name");
+    if (!name || !el.matches("input, select, textarea")) return false;
+    return count(attrSelector("", "name", name), rootOf(el)) === 1;
+  }
+
   function cssPath(el) {
+    const root = rootOf(el);
     const steps = [];
     let node = el;
     while (node && node.nodeType === 1 && steps.length < 8) {
       const tag = node.localName;
       if (tag === "html") break;
-      if (node.id && !isGeneratedId(node.id) && node !== el && count("#" + cssEscape(node.id)) === 1) {
+      if (node.id && !isGeneratedId(node.id) && node !== el && count("#" + cssEscape(node.id), root) === 1) {
         steps.unshift("#" + cssEscape(node.id));
         break;
       }
@@ -182,18 +149,137 @@ var SkillreelLocate = (() => {
       }
       steps.unshift(step);
       const selector = steps.join(" > ");
-      if (count(selector) === 1 && steps.length >= 2) return selector;
+      if (count(selector, root) === 1 && steps.length >= 2) return selector;
       node = parent;
     }
     return steps.join(" > ");
   }
 
-  function candidates(el) {
+  // The selector of a host (or frame element) within its own scope: a stable id, a test id, or
+  // its structural path.
+  function hostSelector(host) {
+    const root = rootOf(host);
+    if (host.id && !isGeneratedId(host.id) && count("#" + cssEscape(host.id), root) === 1) {
+      return "#" + cssEscape(host.id);
+    }
+    for (const attr of ["data-testid", "data-test", "data-skillreel"]) {
+      const v = host.getAttribute(attr);
+      if (v && count(attrSelector("", attr, v), root) === 1) return attrSelector("", attr, v);
+    }
+    return cssPath(host);
+  }
+
+  const ROLE_SCAN = {
+    link: "a[href], area[href], [role=link]",
+    button: "button, input, [role=button]",
+    checkbox: "input, [role=checkbox]",
+    radio: "input, [role=radio]",
+    textbox: "input, textarea, [role=textbox]",
+    searchbox: "input, [role=searchbox]",
+    slider: "input, [role=slider]",
+    combobox: "select, [role=combobox]",
+    listbox: "select, [role=listbox]",
+  };
+
+  // Elements a candidate designates in the scopes it reaches: a label candidate designates the
+  // label's control; role-name and href candidates the elements whose salted hashes match.
+  // `options` (replay): `hash(text)` and `nameHash(el)`, memoised by the caller, and `tag`: a
+  // role-name or href candidate then designates elements of that tag only (no other tag can pass
+  // the gates of the fingerprint it belongs to).
+  function resolveCandidate(candidate, salt, options) {
+    const parts = candidate.selector.split(" >>> ");
+    const own = parts.pop();
+    const roots = chainRoots(parts);
+    const opts = options || {};
+    const digest = opts.hash || ((text) => textHash(salt, text));
+    const nameHash = opts.nameHash || ((el) => digest(accessibleName(el)));
+    const out = [];
+    for (const root of roots) {
+      for (const el of resolveOwn(candidate.strategy, own, root, digest, nameHash, opts.tag)) out.push(el);
+    }
+    return out;
+  }
+
+  // The scopes a chain of host selectors leads to, from the top document.
+  function chainRoots(parts) {
+    let roots = [topDocument()];
+    try {
+      for (const part of parts) {
+        const next = [];
+        for (const root of roots) {
+          for (const host of root.querySelectorAll(part)) {
+            const inner = innerRoot(host);
+            if (inner) next.push(inner);
+          }
+        }
+        roots = next;
+      }
+    } catch (_) {
+      return [];
+    }
+    return roots;
+  }
+
+  // How many elements a role-name or href candidate of `el` would designate: those of its tag (and
+  // role, for role-name) in the scopes its chain reaches whose text (`textOf`: the accessible name or the link
+  // destination) equals el's. Texts are compared normalised, which is what equal salted hashes
+  // mean, without a SHA-256 per element of the page; counting stops at two.
+  // A page with more elements of the tag than SAME_SCAN_LIMIT gets no such candidate (-1): the
+  // recorder describes an element while the person waits on the click, and the fingerprint still
+  // holds the name and destination for healing.
+  const SAME_SCAN_LIMIT = 1000;
+  function countSame(el, prefix, role, textOf) {
+    const want = normText(textOf(el));
     const tag = el.localName;
+    const roots = chainRoots(prefix ? prefix.split(" >>> ").slice(0, -1) : []);
+    const lists = roots.map((root) => byTag(root, tag));
+    if (lists.reduce((total, list) => total + list.length, 0) > SAME_SCAN_LIMIT) return -1;
+    let n = 0;
+    for (const all of lists) {
+      for (let i = 0; i < all.length && n < 2; i++) {
+        const other = all[i];
+        if ((role === null || roleOf(other) === role) && normText(textOf(other)) === want) n++;
+      }
+    }
+    return n;
+  }
+
+  function resolveOwn(strategy, selector, root, digest, nameHash, tag) {
+    if (strategy === "role-name") {
+      const m = /^role=([a-z0-9-]{1,32}) name=([0-9a-f]{16})$/.exec(selector);
+      if (!m) return [];
+      const scan = tag ? CSS.escape(tag) : ROLE_SCAN[m[1]] || `[role=${m[1]}]`;
+      return Array.prototype.filter.call(root.querySelectorAll(scan),
+        (el) => roleOf(el) === m[1] && nameHash(el) === m[2]);
+    }
+    if (strategy === "href") {
+      const m = /^link=([0-9a-f]{16})$/.exec(selector);
+      if (!m) return [];
+      const scan = tag ? CSS.escape(tag) + "[href]" : "a[href], area[href]";
+      return Array.prototype.filter.call(root.querySelectorAll(scan), (el) => digest(linkTarget(el)) === m[1]);
+    }
+    let nodes;
+    try {
+      nodes = Array.from(root.querySelectorAll(selector));
+    } catch (_) {
+      return [];
+    }
+    if (strategy !== "label") return nodes;
+    return nodes.map((label) => label.control).filter((c) => c);
+  }
+
+  function candidates(el, salt) {
+    const tag = el.localName;
+    const root = rootOf(el);
+    const hosts = hostsOf(el);
+    const prefix = hosts.map((h) => hostSelector(h) + " >>> ").join("");
     const found = [];
-    const add = (strategy, selector) => {
+    const add = (strategy, own, counted) => {
+      const selector = prefix + own;
       if (selector.length > 1024) return;
-      const n = strategy === "label" ? resolveCandidate({strategy, selector}).length : count(selector);
+      const scoped = prefix || strategy === "label";
+      const n = counted !== undefined ? counted
+        : scoped ? resolveCandidate({strategy, selector}, salt).length : count(selector, root);
       if (n === 1 && !found.some((c) => c.selector === selector && c.strategy === strategy)) {
         found.push({strategy, selector, matchCount: n});
       }
@@ -207,61 +293,31 @@ var SkillreelLocate = (() => {
     if (name) add("name", attrSelector(tag, "name", name));
     const aria = el.getAttribute("aria-label");
     if (aria) add("aria-label", attrSelector(tag, "aria-label", aria));
+    const role = roleOf(el);
+    const nameHash = role ? textHash(salt, accessibleName(el)) : null;
+    if (nameHash) add("role-name", `role=${role} name=${nameHash}`, countSame(el, prefix, role, accessibleName));
+    const linkHash = textHash(salt, linkTarget(el));
+    if (linkHash) add("href", `link=${linkHash}`, countSame(el, prefix, null, linkTarget));
     if (el.labels && el.labels.length === 1) {
       const label = el.labels[0];
       if (label.htmlFor) add("label", attrSelector("label", "for", label.htmlFor));
     }
     const placeholder = el.getAttribute("placeholder");
     if (placeholder) add("placeholder", attrSelector(tag, "placeholder", placeholder));
-    const path = cssPath(el);
-    found.push({strategy: "css", selector: path, matchCount: count(path)});
+    const path = prefix + cssPath(el);
+    const n = prefix ? resolveCandidate({strategy: "css", selector: path}, salt).length : count(path, root);
+    found.push({strategy: "css", selector: path, matchCount: n});
     return found.slice(0, 12);
   }
 
-  // Elements a candidate designates: a label candidate designates the label's control.
-  function resolveCandidate(candidate) {
-    let nodes;
-    try {
-      nodes = Array.from(document.querySelectorAll(candidate.selector));
-    } catch (_) {
-      return [];
-    }
-    if (candidate.strategy !== "label") return nodes;
-    return nodes.map((label) => label.control).filter((c) => c);
-  }
-
   // ---- fingerprint ----
-  const TOKEN = /^[a-z0-9-]{1,32}$/;
   const HASHED_ATTRIBUTES = [
     "id", "name", "class", "placeholder", "aria-label", "title", "alt", "for", "href", "role",
     "autocomplete", "data-testid", "data-test", "data-skillreel", "type",
   ];
 
-  function implicitRole(el) {
-    const tag = el.localName;
-    if (tag === "a") return el.hasAttribute("href") ? "link" : null;
-    if (tag === "button") return "button";
-    if (tag === "select") return el.multiple ? "listbox" : "combobox";
-    if (tag === "textarea") return "textbox";
-    if (tag === "input") {
-      const t = (el.getAttribute("type") || "text").toLowerCase();
-      if (["button", "submit", "reset", "image"].includes(t)) return "button";
-      if (t === "checkbox" || t === "radio") return t;
-      if (t === "range") return "slider";
-      if (t === "search") return "searchbox";
-      return "textbox";
-    }
-    return null;
-  }
-
-  function token(value) {
-    const v = String(value || "").toLowerCase();
-    return TOKEN.test(v) ? v : null;
-  }
-
   function features(el, salt) {
     const tag = el.localName.toLowerCase();
-    const typeAttr = tag === "input" || tag === "button" ? (el.getAttribute("type") || (tag === "input" ? "text" : "submit")) : null;
     const attributes = {};
     for (const attr of HASHED_ATTRIBUTES) {
       let v = el.getAttribute(attr);
@@ -271,7 +327,7 @@ var SkillreelLocate = (() => {
       if (hashed) attributes[attr] = hashed;
     }
     const parentPath = [];
-    for (let p = el.parentElement; p && parentPath.length < 8; p = p.parentElement) parentPath.push(p.localName.toLowerCase());
+    for (let p = parentOf(el); p && parentPath.length < 8; p = parentOf(p)) parentPath.push(p.localName.toLowerCase());
     let siblingIndex = 0;
     let siblingCount = 1;
     if (el.parentElement) {
@@ -279,10 +335,10 @@ var SkillreelLocate = (() => {
       siblingIndex = same.indexOf(el);
       siblingCount = same.length;
     }
-    return {
+    const fp = {
       tag,
-      type: token(typeAttr),
-      role: token(el.getAttribute("role")) || implicitRole(el),
+      type: typeOf(el, tag),
+      role: roleOf(el),
       attributes,
       parentPath,
       siblingIndex,
@@ -290,14 +346,27 @@ var SkillreelLocate = (() => {
       labelHash: textHash(salt, labelText(el)),
       textHash: textHash(salt, ownText(el)),
     };
+    const extensions = {
+      nameHash: textHash(salt, accessibleName(el)),
+      valueHash: textHash(salt, buttonValue(el)),
+      linkHash: textHash(salt, linkTarget(el)),
+      rowHash: textHash(salt, rowHeader(el)),
+    };
+    for (const [key, value] of Object.entries(extensions)) if (value) fp[key] = value;
+    if (hasStableId(el)) fp.stableId = true;
+    if (hasStableName(el)) fp.stableName = true;
+    const boundaries = hostsOf(el).length;
+    if (boundaries) fp.boundaries = Math.min(boundaries, 8);
+    return fp;
   }
 
   function describe(el, salt) {
-    return {candidates: candidates(el), fingerprint: features(el, salt)};
+    return {candidates: candidates(el, salt), fingerprint: features(el, salt)};
   }
 
   return Object.freeze({
-    describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, normText,
-    labelText, ownText, holdsEditable, implicitRole,
+    ...E,
+    describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, hasStableId,
+    hasStableName, HASHED_ATTRIBUTES: Object.freeze(HASHED_ATTRIBUTES.slice()),
   });
 })();

@@ -7,45 +7,31 @@
 // script text; Python calls `SkillreelResolve.call(method, arg)`. It measures; the decision is
 // made in Python (locate/heal.py, which documents the comparison this file twins).
 //
-//   SkillreelResolve.probe({token, bundle, salt, weights, floor, topK, speculate: {attr, nonce}})
+//   SkillreelResolve.probe({token, bundle, salt, weights, exactMin, margin, floor, topK,
+//                           speculate: {attr, nonce}})
 //       -> {token, hits: [{rank, total, visible, element}], observed: [{element, visible, comparison}],
 //           pool: [element ids, best first], scored, speculative: {element, fingerprint} | null}
 //   SkillreelResolve.pick({token, element, salt, attr, nonce, describe})
-//       -> {ok, reason, fingerprint, candidates}   marks the element with attr=nonce for the action
+//       -> {ok, reason, fingerprint, candidates, framed}   marks the element with attr=nonce for the
+//          action (framed: it lives in a same-origin frame's document)
 //   SkillreelResolve.release({attr}) -> {held}       removes the mark (held: still on our element)
 //   SkillreelResolve.pageState({salt, text, verify, attr}) -> {elements, structure, text, verified}
 //       content-free summary; verify checks the marked field's value first, attr removes the mark
 //   SkillreelResolve.check({check, expected}) -> boolean   on the picked element
 //   SkillreelResolve.hasOption({value}) -> boolean          on the picked <select>
-//   SkillreelResolve.count({candidate}) -> number
+//   SkillreelResolve.count({candidate, salt}) -> number
 var SkillreelResolve = (() => {
   "use strict";
   const L = SkillreelLocate;
 
-  // The attributes fingerprint.js hashes (its HASHED_ATTRIBUTES); a parity test keeps them equal.
-  const HASHED = [
-    "id", "name", "class", "placeholder", "aria-label", "title", "alt", "for", "href", "role",
-    "autocomplete", "data-testid", "data-test", "data-skillreel", "type",
-  ];
+  // The attributes fingerprint.js hashes, its type and role rules: one source, loaded before this.
+  const HASHED = L.HASHED_ATTRIBUTES;
   const HASHED_SET = new Set(HASHED);
-  const TOKEN = /^[a-z0-9-]{1,32}$/;
+  const typeOf = L.typeOf;
+  const roleOf = L.roleOf;
 
   // The last probe's elements: pick() acts on exactly the element that was scored.
-  let state = {token: null, table: [], picked: null};
-
-  function token(value) {
-    const v = String(value || "").toLowerCase();
-    return TOKEN.test(v) ? v : null;
-  }
-
-  function typeOf(el, tag) {
-    if (tag !== "input" && tag !== "button") return null;
-    return token(el.getAttribute("type") || (tag === "input" ? "text" : "submit"));
-  }
-
-  function roleOf(el) {
-    return token(el.getAttribute("role")) || L.implicitRole(el);
-  }
+  let state = {token: null, table: [], picked: null, marked: new Set()};
 
   function isVisible(el) {
     if (!el.isConnected) return false;
@@ -66,17 +52,28 @@ var SkillreelResolve = (() => {
   function context(salt) {
     const classes = new Map();
     const groups = new Map();
+    const names = new Map();
     let hashes = HASHES.get(salt);
     if (!hashes) HASHES.set(salt, (hashes = new Map()));
+    const hash = (text) => {
+      let h = hashes.get(text);
+      if (h === undefined) {
+        if (hashes.size >= MAX_HASHES) hashes.clear();
+        h = L.textHash(salt, text);
+        hashes.set(text, h);
+      }
+      return h;
+    };
     return {
       index: 0,
       count: 1,
-      hash(text) {
-        let h = hashes.get(text);
+      hash,
+      // The salted hash of an element's accessible name, computed once per probe.
+      nameHash: (el) => {
+        let h = names.get(el);
         if (h === undefined) {
-          if (hashes.size >= MAX_HASHES) hashes.clear();
-          h = L.textHash(salt, text);
-          hashes.set(text, h);
+          h = hash(L.accessibleName(el));
+          names.set(el, h);
         }
         return h;
       },
@@ -124,36 +121,37 @@ var SkillreelResolve = (() => {
     };
   }
 
-  // The hashed attributes an element carries (non-blank), in one pass over its attributes, into
-  // reused buffers (no allocation per element): returns how many.
-  const NAMES = new Array(HASHED.length);
-  const VALUES = new Array(HASHED.length);
-  function presentAttributes(el, ctx) {
-    let n = 0;
-    const names = el.getAttributeNames();
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i];
-      if (!HASHED_SET.has(name)) continue;
-      const v = el.getAttribute(name);
-      if (!/\S/.test(v)) continue;
-      NAMES[n] = name;
-      VALUES[n++] = name === "class" ? ctx.classes(v) : v;
-    }
-    return n;
-  }
-
   // The recorded fingerprint in lookup-friendly form, prepared once per fingerprint and weights.
+  // Only what was recorded weighs: `den` is fixed by the fingerprint (see heal.similarity).
   const PREPARED = new WeakMap();
   function prepare(rec, weights) {
     const cached = PREPARED.get(rec);
     if (cached && cached.weights === weights) return cached;
-    const attrs = rec.attributes || {};
-    const weight = new Map(HASHED.map((n) => [n, weights.attributes[n] ?? weights.defaultAttribute]));
-    const names = Object.keys(attrs);
+    const weightOf = (n) => weights.attributes[n] ?? weights.defaultAttribute;
+    const attrs = Object.keys(rec.attributes || {})
+      .filter((n) => HASHED_SET.has(n))
+      .map((n) => [n, rec.attributes[n], weightOf(n)]);
+    const named = Boolean(rec.nameHash);
+    const given = rec.attributes || {};
+    // A name taken from a placeholder or a title is a hint, not a label: it weighs like one.
+    const hinted = named && (rec.nameHash === given.placeholder || rec.nameHash === given.title);
+    const w = {
+      label: rec.labelHash ? (named ? weights.support : weights.label) : 0,
+      text: rec.textHash ? (named ? weights.support : weights.text) : 0,
+      name: named ? (hinted ? weights.support : weights.name) : 0,
+      value: rec.valueHash ? weights.support : 0,
+      link: rec.linkHash ? weights.link : 0,
+      row: rec.rowHash ? weights.row : 0,
+      stableId: rec.stableId ? weights.stableId : 0,
+      stableName: rec.stableName ? weights.stableName : 0,
+    };
+    let den = weights.path + weights.siblingIndex + weights.siblingCount;
+    for (const [, , weight] of attrs) den += weight;
+    for (const key of Object.keys(w)) den += w[key];
     const prepared = {
-      weights, weight, names, hashes: new Map(names.map((n) => [n, attrs[n]])),
-      type: rec.type || null, role: rec.role || null, path: rec.parentPath || [],
-      structure: weights.path + weights.siblingIndex + weights.siblingCount,
+      weights, attrs, w, den, typeKind: L.kindOfType(rec.type || null), roleKind: L.kindOfRole(rec.role || null),
+      path: rec.parentPath || [],
+      aliases: [rec.labelHash, rec.textHash, rec.valueHash].filter(Boolean),
     };
     PREPARED.set(rec, prepared);
     return prepared;
@@ -178,8 +176,7 @@ var SkillreelResolve = (() => {
   const PATH = new Array(8);
 
   function match(recorded, observed) {
-    if (recorded == null && observed == null) return null;
-    if (recorded == null) return "extra";
+    if (recorded == null) return null;
     if (observed == null) return "absent";
     return recorded === observed ? "same" : "changed";
   }
@@ -187,88 +184,150 @@ var SkillreelResolve = (() => {
   // Compare one element with the recorded fingerprint (twin of heal.compare + heal.similarity).
   // With a floor, gives up (returns null) as soon as the best score still possible is below it:
   // `pending` is the weight of features not measured yet, counted as agreeing until they are.
-  // Cheapest first: gates, attribute presence, structure, attribute hashes, then own text and label.
+  // Cheapest first: gates, attributes and stable keys, the parent path, own text, label, button
+  // value and link destination, then the accessible name (and its aliases), the row and position.
+  // No closure or object is made per element until it survives (this runs for every element of
+  // the target's tag on the page).
+  const STATES = [];
   function compare(rec, el, ctx, weights, floor) {
     const r = prepare(rec, weights);
     const tag = el.localName;
     const tagOk = tag === rec.tag;
-    const typeOk = typeOf(el, tag) === r.type;
-    const roleOk = roleOf(el) === r.role;
+    const typeOk = L.kindOfType(typeOf(el, tag)) === r.typeKind;
+    const roleOk = L.kindOfRole(roleOf(el)) === r.roleKind;
     const passes = tagOk && typeOk && roleOk;
     if (floor !== null && !passes) return null;
-    const n = presentAttributes(el, ctx);
+    const den = r.den;
+    const bar = floor === null ? -1 : floor * den;  // prune when num + pending < bar
     let num = 0;
-    let den = r.structure;
-    let pending = r.structure;
-    let found = 0;
-    for (let i = 0; i < n; i++) {
-      const w = r.weight.get(NAMES[i]);
-      den += w;
-      if (r.hashes.has(NAMES[i])) {
-        pending += w;
-        found++;
+    let pending = den;
+    let idSame = false;
+    let nameSame = false;
+    for (let i = 0; i < r.attrs.length; i++) {
+      const [attr, recorded, weight] = r.attrs[i];
+      const raw = el.getAttribute(attr);
+      const m = match(recorded, raw === null ? null : ctx.hash(attr === "class" ? ctx.classes(raw) : raw));
+      STATES[i] = m;
+      pending -= weight;
+      if (m === "same") {
+        num += weight;
+        if (attr === "id") idSame = true;
+        else if (attr === "name") nameSame = true;
       }
     }
-    if (found < r.names.length) {  // recorded attributes the element lacks
-      for (const name of r.names) {
-        if (!hasName(name, n)) den += r.weight.get(name);
-      }
+    let stableId = null;
+    if (rec.stableId) {
+      pending -= r.w.stableId;
+      stableId = idSame && L.hasStableId(el);
+      if (stableId) num += r.w.stableId;
     }
-    if (rec.textHash) { den += weights.text; pending += weights.text; }
-    if (rec.labelHash) { den += weights.label; pending += weights.label; }
-    if (floor !== null && (num + pending) / den < floor) return null;
+    let stableName = null;
+    if (rec.stableName) {
+      pending -= r.w.stableName;
+      stableName = nameSame && L.hasStableName(el);
+      if (stableName) num += r.w.stableName;
+    }
+    if (num + pending < bar) return null;
     let depth = 0;
-    for (let p = el.parentElement; p && depth < 8; p = p.parentElement) PATH[depth++] = p.localName;
+    for (let p = L.parentOf(el); p && depth < 8; p = L.parentOf(p)) PATH[depth++] = p.localName;
     const common = lcs(r.path, PATH, depth);
     const longest = Math.max(r.path.length, depth);
-    pending -= weights.path;  // sibling position stays pending until the end: it rarely decides
+    pending -= weights.path;
     num += weights.path * (longest ? common / longest : 1);
-    if (floor !== null && (num + pending) / den < floor) return null;
-    const attributes = {};
-    for (let i = 0; i < n; i++) {
-      const name = NAMES[i];
-      const recorded = r.hashes.get(name);
-      if (recorded === undefined) {
-        attributes[name] = "extra";
-        continue;
+    if (num + pending < bar) return null;
+    let textH;
+    let labelH;
+    let valueH;
+    let text = null;
+    if (rec.textHash) {
+      textH = ctx.hash(L.ownText(el));
+      text = match(rec.textHash, textH);
+      pending -= r.w.text;
+      if (text === "same") num += r.w.text;
+    }
+    let label = null;
+    if (rec.labelHash) {
+      labelH = ctx.hash(L.labelText(el));
+      label = match(rec.labelHash, labelH);
+      pending -= r.w.label;
+      if (label === "same") num += r.w.label;
+    }
+    let value = null;
+    if (rec.valueHash) {
+      valueH = ctx.hash(L.buttonValue(el));
+      value = match(rec.valueHash, valueH);
+      pending -= r.w.value;
+      if (value === "same") num += r.w.value;
+    }
+    let link = null;
+    if (rec.linkHash) {
+      link = match(rec.linkHash, ctx.hash(L.linkTarget(el)));
+      pending -= r.w.link;
+      if (link === "same") num += r.w.link;
+      else if (link === "changed" && floor !== null) return null;  // another destination: not this link
+    }
+    if (num + pending < bar) return null;
+    let name = null;
+    if (rec.nameHash) {
+      const nameH = ctx.nameHash(el);
+      name = match(rec.nameHash, nameH);
+      pending -= r.w.name;
+      if (name === "same") {
+        num += r.w.name;
+      } else if (num + pending + r.w.name * weights.alias >= bar) {
+        // an alias: one name is another source of the other (an aria-label added or removed)
+        if (isAlias(rec, r, el, ctx, nameH, textH, labelH, valueH)) {
+          name = "alias";
+          num += r.w.name * weights.alias;
+        }
+      } else {
+        return null;  // even an alias could not reach the floor
       }
-      const m = match(recorded, ctx.hash(VALUES[i]));
-      attributes[name] = m;
-      pending -= r.weight.get(name);
-      if (m === "same") num += r.weight.get(name);
     }
-    for (const name of r.names) {
-      if (attributes[name] === undefined) attributes[name] = "absent";
+    if (num + pending < bar) return null;
+    let row = null;
+    if (rec.rowHash) {
+      row = match(rec.rowHash, ctx.hash(L.rowHeader(el)));
+      pending -= r.w.row;
+      if (row === "same") num += r.w.row;
     }
-    if (floor !== null && (num + pending) / den < floor) return null;
-    const text = match(rec.textHash || null, ctx.hash(L.ownText(el)));
-    if (text === "extra") den += weights.text;
-    else if (text !== null) pending -= weights.text;
-    if (text === "same") num += weights.text;
-    if (floor !== null && (num + pending) / den < floor) return null;
-    const label = match(rec.labelHash || null, ctx.hash(L.labelText(el)));
-    if (label === "extra") den += weights.label;
-    else if (label !== null) pending -= weights.label;
-    if (label === "same") num += weights.label;
-    ctx.siblings(el, tag);
+    ctx.siblings(el, tag);  // position rarely decides: measured last
     const index = ctx.index;
     const count = ctx.count;
     if (index === rec.siblingIndex) num += weights.siblingIndex;
     if (count === rec.siblingCount) num += weights.siblingCount;
-    const score = passes ? num / den : 0;
+    const score = passes && link !== "changed" ? num / den : 0;
     if (floor !== null && score < floor) return null;
+    const attributes = {};
+    for (let i = 0; i < r.attrs.length; i++) attributes[r.attrs[i][0]] = STATES[i];
     return {
       score,
       comparison: {
-        tag: tagOk, type: typeOk, role: roleOk, attributes, label, text, pathCommon: common,
-        pathLength: depth, siblingIndex: index === rec.siblingIndex, siblingCount: count === rec.siblingCount,
+        tag: tagOk, type: typeOk, role: roleOk, attributes, label, text, name, value, link, row, stableId,
+        stableName, pathCommon: common, pathLength: depth, siblingIndex: index === rec.siblingIndex,
+        siblingCount: count === rec.siblingCount,
       },
     };
   }
 
-  function hasName(name, n) {
-    for (let i = 0; i < n; i++) if (NAMES[i] === name) return true;
-    return false;
+  // Whether two differing accessible names are aliases: one is another source of the other (the
+  // own text, the label or the button value), cheapest sources first.
+  function isAlias(rec, r, el, ctx, nameH, textH, labelH, valueH) {
+    if (nameH !== null && r.aliases.includes(nameH)) return true;
+    if (rec.nameHash === (textH === undefined ? ctx.hash(L.ownText(el)) : textH)) return true;
+    if (rec.nameHash === (valueH === undefined ? ctx.hash(L.buttonValue(el)) : valueH)) return true;
+    return rec.nameHash === (labelH === undefined ? ctx.hash(L.labelText(el)) : labelH);
+  }
+
+  // The elements the fingerprint's kind can be: its tag, in the scopes it was recorded at.
+  function elementsOf(rec) {
+    if (!rec.boundaries) return document.getElementsByTagName(rec.tag);
+    const out = [];
+    for (const root of L.scopes(rec.boundaries)) {
+      const found = L.byTag(root, rec.tag);
+      for (let i = 0; i < found.length; i++) out.push(found[i]);
+    }
+    return out;
   }
 
   function probe(arg) {
@@ -286,23 +345,35 @@ var SkillreelResolve = (() => {
       return id;
     };
     const observed = new Map();
-    const hits = arg.bundle.candidates.map((candidate, rank) => {
-      const nodes = L.resolveCandidate(candidate);
+    const hits = [];
+    const designate = {hash: ctx.hash, nameHash: ctx.nameHash, tag: rec.tag};
+    let floor = arg.floor;
+    // Candidates in rank order, until the first one the rule takes as the hit (one visible element
+    // passing the gates with a score of at least exactMin): later ones cannot change the decision.
+    for (let rank = 0; rank < arg.bundle.candidates.length; rank++) {
+      const nodes = L.resolveCandidate(arg.bundle.candidates[rank], arg.salt, designate);
       const visible = nodes.filter(isVisible);
       const hit = {rank, total: nodes.length, visible: visible.length, element: null};
-      if (visible.length === 1) {
-        hit.element = idOf(visible[0]);
-        if (!observed.has(hit.element)) {
-          const c = compare(rec, visible[0], ctx, arg.weights, null);
-          observed.set(hit.element, {element: hit.element, visible: true, comparison: c.comparison});
-        }
+      hits.push(hit);
+      if (visible.length !== 1) continue;
+      hit.element = idOf(visible[0]);
+      let seen = observed.get(hit.element);
+      if (!seen) {
+        const c = compare(rec, visible[0], ctx, arg.weights, null);
+        seen = {element: hit.element, visible: true, comparison: c.comparison, score: c.score};
+        observed.set(hit.element, seen);
       }
-      return hit;
-    });
+      if (seen.comparison.tag && seen.comparison.type && seen.comparison.role && seen.score >= arg.exactMin) {
+        // The hit the rule takes: only elements within the margin of it (or above) can change the
+        // decision, so nothing below that needs scoring (a hair lower, for rounding).
+        floor = Math.max(floor, seen.score - arg.margin - 1e-6);
+        break;
+      }
+    }
     const scored = [];
-    const all = document.getElementsByTagName(rec.tag);
+    const all = elementsOf(rec);
     for (let i = 0; i < all.length; i++) {
-      const c = compare(rec, all[i], ctx, arg.weights, arg.floor);
+      const c = compare(rec, all[i], ctx, arg.weights, floor);
       if (c) scored.push([all[i], c]);
     }
     scored.sort((a, b) => b[1].score - a[1].score);
@@ -315,24 +386,35 @@ var SkillreelResolve = (() => {
       observed.set(id, {element: id, visible: true, comparison: c.comparison});
     }
     unmark(arg.speculate);
-    state = {token: arg.token, table, picked: null};
+    state = {token: arg.token, table, picked: null, marked: state.marked};
     // Mark the first unique visible hit at once, so that when the decision in Python agrees (the
     // usual case) no second round trip is needed. A mark alone does nothing: only an action does.
     let speculative = null;
     const first = arg.speculate ? hits.find((h) => h.element !== null) : undefined;
     if (first) {
       const el = table[first.element];
-      speculative = {element: first.element, fingerprint: L.features(el, arg.salt)};
-      el.setAttribute(arg.speculate.attr, arg.speculate.nonce);
-      state.picked = el;
+      speculative = {element: first.element, fingerprint: L.features(el, arg.salt),
+                     framed: el.ownerDocument !== document};
+      mark(el, arg.speculate);
     }
-    const measured = Array.from(observed.values());
+    const measured = Array.from(observed.values(), (o) => ({element: o.element, visible: o.visible,
+                                                            comparison: o.comparison}));
     return {token: arg.token, hits, observed: measured, pool, scored: all.length, speculative};
   }
 
+  function mark(el, arg) {
+    el.setAttribute(arg.attr, arg.nonce);
+    state.picked = el;
+    state.marked.add(el);
+  }
+
+  // Removes our mark from every element that carries it (marked elements inside shadow roots and
+  // frames are remembered: a document query does not reach them).
   function unmark(arg) {
     if (!arg || !arg.attr) return;
     for (const el of document.querySelectorAll("[" + arg.attr + "]")) el.removeAttribute(arg.attr);
+    for (const el of state.marked) el.removeAttribute(arg.attr);
+    state.marked.clear();
   }
 
   function pick(arg) {
@@ -343,9 +425,8 @@ var SkillreelResolve = (() => {
     unmark(arg);
     const candidates = arg.describe ? L.describe(el, arg.salt).candidates : null;
     const fingerprint = L.features(el, arg.salt);
-    el.setAttribute(arg.attr, arg.nonce);
-    state.picked = el;
-    return {ok: true, reason: null, fingerprint, candidates};
+    mark(el, arg);
+    return {ok: true, reason: null, fingerprint, candidates, framed: el.ownerDocument !== document};
   }
 
   function release(arg) {
@@ -411,7 +492,7 @@ var SkillreelResolve = (() => {
   }
 
   function count(arg) {
-    return L.resolveCandidate(arg.candidate).length;
+    return L.resolveCandidate(arg.candidate, arg.salt).length;
   }
 
   const API = {probe, pick, release, pageState, check, hasOption, count};

@@ -176,7 +176,7 @@ class AssertAction(Step):
     on_fail: OnFail = "fail"
 
 
-HumanReason = Literal["iframe", "drag", "upload", "rich-text", "otp", "other"]
+HumanReason = Literal["iframe", "closed-shadow", "drag", "upload", "rich-text", "otp", "other"]
 
 
 class HumanAction(Step):

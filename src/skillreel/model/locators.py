@@ -5,11 +5,25 @@ elements each matched at record time, plus a fingerprint of the element. Fingerp
 that come from page text (label, text, attribute values) are stored only as salted hashes
 (``TextHash``: 16 hex chars of SHA-256 over ``salt + "\\x00" + normalised text``; the salt is the
 draft's ``fingerprintSalt``), so a changed page can be matched without storing its text.
+
+Compatible extension (v1, the identity model of issue 10): a fingerprint may also hold the
+accessible name (``nameHash``), the value of a button-like input (``valueHash``), the normalised
+link destination (``linkHash``), the header cell of its table row (``rowHash``), whether its id was
+unique and stable (``stableId``), whether it is a form field whose ``name`` no other element of its
+document has (``stableName``), and how many open shadow roots or same-origin frames enclose it
+(``boundaries``). Each is left out of the wire form when unset, so every fingerprint written before
+they existed keeps its exact canonical form, and every document holding one its digest. Two
+candidate strategies hold no page text at all: ``role-name`` (``role=<role> name=<hash>``: the
+element of that role whose accessible name has that salted hash) and ``href``
+(``link=<hash>``: the link whose normalised destination has that hash). A candidate of an element
+inside open shadow roots or same-origin frames is a chain: CSS selectors of the enclosing hosts or
+frames, each followed by `` >>> ``, then the element's own selector.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import re
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     Field,
@@ -28,7 +42,9 @@ TagName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,63}$")]
 AttrName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_:.-]{0,63}$")]
 Token = Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,32}$")]
 
-Strategy = Literal["testid", "id", "name", "aria-label", "label", "placeholder", "role", "css"]
+Strategy = Literal[
+    "testid", "id", "name", "aria-label", "role-name", "href", "label", "placeholder", "role", "css"
+]
 
 # Lower rank = tried first. The recorder assigns ranks in this order (section 5).
 STRATEGY_PRIORITY: dict[str, int] = {
@@ -36,19 +52,60 @@ STRATEGY_PRIORITY: dict[str, int] = {
     "id": 1,
     "name": 2,
     "aria-label": 3,
-    "label": 4,
-    "placeholder": 5,
-    "role": 6,
-    "css": 7,
+    "role-name": 4,
+    "href": 5,
+    "label": 6,
+    "placeholder": 7,
+    "role": 8,
+    "css": 9,
+}
+
+SCOPE_SEPARATOR: Final = " >>> "
+# The element's own selector of the hashed strategies (after any scope chain).
+_HASHED_SELECTORS: Final = {
+    "role-name": re.compile(r"role=[a-z0-9-]{1,32} name=([0-9a-f]{16})"),
+    "href": re.compile(r"link=([0-9a-f]{16})"),
 }
 
 
 class LocatorCandidate(Document):
-    """One way to find the element: a CSS selector (or a label reference) and its record-time count."""
+    """One way to find the element: a CSS selector (or a label reference, or a salted role-name or
+    link hash), optionally behind a scope chain, and its record-time count."""
 
     strategy: Strategy
     selector: Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECTOR_CHARS)]
     match_count: Annotated[int, Field(ge=0, le=1_000_000)]
+
+    @model_validator(mode="after")
+    def _hashed_shape(self) -> LocatorCandidate:
+        pattern = _HASHED_SELECTORS.get(self.strategy)
+        if pattern is not None and not pattern.fullmatch(self.own_selector):
+            raise ValueError(f"a {self.strategy} candidate holds a role and a salted hash only")
+        return self
+
+    @property
+    def own_selector(self) -> str:
+        """The selector of the element itself, after the scope chain (if any)."""
+        return self.selector.rsplit(SCOPE_SEPARATOR, 1)[-1]
+
+    @property
+    def text_hash(self) -> str | None:
+        """The salted hash a ``role-name`` or ``href`` candidate designates its element by."""
+        pattern = _HASHED_SELECTORS.get(self.strategy)
+        match = pattern.fullmatch(self.own_selector) if pattern is not None else None
+        return match.group(1) if match else None
+
+
+# Fingerprint fields added by the identity model: left out of the wire form when unset.
+_EXTENSION_KEYS: Final = (
+    "nameHash",
+    "valueHash",
+    "linkHash",
+    "rowHash",
+    "stableId",
+    "stableName",
+    "boundaries",
+)
 
 
 class Fingerprint(Document):
@@ -63,12 +120,39 @@ class Fingerprint(Document):
     sibling_count: Annotated[int, Field(ge=1, le=100_000)] = 1
     label_hash: TextHash | None = None
     text_hash: TextHash | None = None
+    name_hash: TextHash | None = None
+    value_hash: TextHash | None = None
+    link_hash: TextHash | None = None
+    row_hash: TextHash | None = None
+    stable_id: Literal[True] | None = None
+    stable_name: Literal[True] | None = None
+    boundaries: Annotated[int, Field(ge=1, le=8)] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in _EXTENSION_KEYS:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     @model_validator(mode="after")
     def _sibling_bounds(self) -> Fingerprint:
         if self.sibling_index >= self.sibling_count:
             raise ValueError("siblingIndex must be below siblingCount")
         return self
+
+    def text_hashes(self) -> tuple[str, ...]:
+        """Every salted text hash the fingerprint holds (attributes included)."""
+        own = (
+            self.label_hash,
+            self.text_hash,
+            self.name_hash,
+            self.value_hash,
+            self.link_hash,
+            self.row_hash,
+        )
+        return tuple(h for h in own if h is not None) + tuple(self.attributes.values())
 
 
 # Fingerprint features that come from the element's own text: on a target chosen by a filter, an

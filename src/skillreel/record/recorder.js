@@ -6,14 +6,19 @@
 // through (`Runtime.addBinding` with `executionContextName`), and they cannot forge its input,
 // because only events with `isTrusted` count.
 //
-//   SkillreelRecorder.configure({salt, values}) -> starts reporting (Python calls it per world)
+//   SkillreelRecorder.configure({salt, values, publicValues, publicTexts}) -> starts reporting
+//                                               (Python calls it once per world)
 //   SkillreelRecorder.flush()                   -> reports every field edit still in progress
 //   SkillreelRecorder.resolve(css, all)         -> {count, target} for an assertion's selector
+//   SkillreelRecorder.quiet({quietMs, timeoutMs}) -> Promise<boolean>: the DOM went quiet
 //
 // What it reports (model.events.PageEvent, `v: 1`): a click (retargeted to its interactive
 // ancestor), one `input`/`select` per field edit (not per keystroke) with the edit's final value,
-// Enter/Tab/Escape presses, and `human` steps for what cannot be replayed safely (iframes, drag,
-// file upload, rich-text editors, one-time-code fields).
+// Enter/Tab/Escape presses, and `human` steps for what cannot be replayed safely (cross-origin
+// frames, closed shadow roots, drag, file upload, rich-text editors, one-time-code fields).
+// Elements inside open shadow roots and same-origin frames are captured like any other (events
+// are taken at their composed origin; fingerprint.js describes them through their hosts).
+// Typing the recorder cannot see (into a closed shadow root) is a `human` step, never dropped.
 //
 // Leak channels closed here (seed 004):
 // * a password field never reports its value: `type=password`, `autocomplete=current-password |
@@ -24,8 +29,9 @@
 //   recording, handed in by `configure`) are compared with every text a report would carry — the
 //   texts inside selectors, the sources of parameter names, and what fingerprint hashes are taken
 //   from — and any that contains one is left out;
-// * element names: nothing here reads accessible names or page text; fingerprint.js never hashes
-//   the text of a subtree that holds editable content.
+// * element names: accessible names, row headers and link destinations reach the log only as
+//   salted hashes, never when they echo a typed value; fingerprint.js never reads a field's value,
+//   a <select>'s options or editable content into a name or text hash.
 var SkillreelRecorder = (() => {
   "use strict";
 
@@ -39,13 +45,27 @@ var SkillreelRecorder = (() => {
       return false;
     }
   })();
+  // A frame whose every ancestor document is same-origin: its elements are described from the
+  // top document down (frame selectors " >>> " element selector) and replayed there. Any other
+  // frame (cross-origin on the way up) is out of reach: what happens in it is a human step.
+  const reachable = isTop || (() => {
+    try {
+      for (let w = window; w !== w.top; w = w.parent) if (!w.frameElement) return false;
+      return true;
+    } catch (_) {
+      return false;
+    }
+  })();
 
   let salt = null;
   const waiting = [];
   const typed = [];
+  const publicTyped = new Set();
+  let publicTexts = [];
   const passwordFields = new WeakSet();
   const passwordKeys = new Set();
   const dirty = new Map();
+  const opaque = new WeakSet();   // hosts already reported as a human step for hidden typing
   let enterTarget = null;
   let labelControl = null;
 
@@ -69,20 +89,56 @@ var SkillreelRecorder = (() => {
   }
 
   // ---- echo: typed text must not reach anything reported ---------------------------------------
+  // A value is public when it already appeared, before it was typed, in a text the user gave
+  // (start URL, description: `publicTexts`) or in this page's URL (record.redact.TypedValues).
+  // Public values still stay out of names, texts and selectors; they do not blot out URLs.
   function remember(value) {
     const v = String(value || "").toLowerCase();
-    if (v.length >= 2 && !typed.includes(v)) typed.push(v);
+    if (v.length < 2 || typed.includes(v)) return;
+    typed.push(v);
+    if ([...publicTexts, location.href].some((t) => appearsIn(v, t))) publicTyped.add(v);
+  }
+
+  function echoOf(values, text) {
+    if (text === null || text === undefined || !values.length) return false;
+    const hay = String(text).toLowerCase();
+    const whole = hay.trim();
+    for (const v of values) {
+      if (whole === v || (v.length >= 4 && hay.includes(v))) return true;
+    }
+    return false;
   }
 
   // A text echoes a typed value when it equals one (2+ characters) or contains one (4+).
   function echoes(text) {
-    if (text === null || text === undefined || !typed.length) return false;
-    const hay = String(text).toLowerCase();
-    const whole = hay.trim();
-    for (const v of typed) {
-      if (whole === v || (v.length >= 4 && hay.includes(v))) return true;
+    return echoOf(typed, text);
+  }
+
+  // The same, over the values that were not public when typed (for URLs and link destinations).
+  function echoesPrivate(text) {
+    return echoOf(typed.filter((v) => !publicTyped.has(v)), text);
+  }
+
+  // Twin of record.redact.appears_in: a URL's path segments, query keys and values; another
+  // text as a whole and word by word.
+  function appearsIn(value, text) {
+    let parts = [text, ...String(text).split(/[^\p{L}\p{N}_@.+-]+/u)];
+    if (String(text).includes("://")) {
+      try {
+        const url = new URL(text);
+        parts = url.pathname.split("/").filter(Boolean).map((s) => {
+          try {
+            return decodeURIComponent(s);
+          } catch (_) {
+            return s;
+          }
+        });
+        for (const [k, v] of url.searchParams) parts.push(k, v);
+      } catch (_) {
+        parts = [text];
+      }
     }
-    return false;
+    return parts.some((p) => p && echoOf([value], p));
   }
 
   // The page-derived texts inside a selector: quoted attribute values and #ids.
@@ -93,16 +149,30 @@ var SkillreelRecorder = (() => {
     return out;
   }
 
+  // The element's description without anything taken from a text that echoes a typed value: no
+  // selector quoting one, no role-name or href candidate whose hashed name or destination holds
+  // one, no hash of such a text (a hash of typed text would let a guess be confirmed).
   function describeSafe(el) {
     const d = L.describe(el, salt);
     if (!typed.length) return d;
-    const candidates = d.candidates.filter((c) => !selectorTexts(c.selector).some(echoes));
+    const name = L.accessibleName(el);
+    const link = L.linkTarget(el);
+    const candidates = d.candidates.filter((c) => {
+      if (selectorTexts(c.selector).some(echoes)) return false;
+      if (c.strategy === "role-name") return !echoes(name);
+      return c.strategy !== "href" || !echoesPrivate(link);
+    });
     if (!candidates.length) return null;
     const fp = d.fingerprint;
     if (fp.textHash && echoes(L.ownText(el))) fp.textHash = null;
     if (fp.labelHash && echoes(L.labelText(el))) fp.labelHash = null;
+    if (fp.nameHash && echoes(name)) delete fp.nameHash;
+    if (fp.valueHash && echoes(L.buttonValue(el))) delete fp.valueHash;
+    if (fp.linkHash && echoesPrivate(link)) delete fp.linkHash;
+    if (fp.rowHash && echoes(L.rowHeader(el))) delete fp.rowHash;
     for (const attr of Object.keys(fp.attributes)) {
-      if (echoes(el.getAttribute(attr))) delete fp.attributes[attr];
+      const value = el.getAttribute(attr);
+      if (attr === "href" ? echoesPrivate(value) : echoes(value)) delete fp.attributes[attr];
     }
     return {candidates, fingerprint: fp};
   }
@@ -225,7 +295,7 @@ var SkillreelRecorder = (() => {
     const kind = dirty.get(el);
     if (!kind) return;
     dirty.delete(el);
-    if (!isTop) return human("iframe", null);
+    if (!reachable) return human("iframe", null);
     if (kind === "rich") return human("rich-text", el);
     const control = controlOf(el);
     const value = String(el.value);
@@ -263,11 +333,36 @@ var SkillreelRecorder = (() => {
     return node.parentElement || null;
   }
 
+  // The element an event started at, inside open shadow roots too (a window listener sees the
+  // host as its target; composedPath() names the real origin, except inside closed roots).
+  function origin(event) {
+    const path = typeof event.composedPath === "function" ? event.composedPath() : [];
+    return elementOf(path.length ? path[0] : event.target);
+  }
+
+  // The nearest interactive ancestor, crossing out of open shadow roots to their hosts.
   function retarget(node) {
     const el = elementOf(node);
     if (!el) return null;
-    return el.closest(INTERACTIVE) || el;
+    for (let at = el; at; ) {
+      const found = at.closest(INTERACTIVE);
+      if (found) return found;
+      const root = at.getRootNode();
+      at = root && root.host ? root.host : null;
+    }
+    return el;
   }
+
+  // A custom element whose content comes from a shadow root this world cannot see (a closed
+  // one): no open root, and either the focus sits inside it or it shows nothing of its own.
+  function isOpaqueHost(el) {
+    if (!el || el.shadowRoot || !el.localName.includes("-")) return false;
+    const root = el.getRootNode();
+    if (root && root.activeElement === el && !el.hasAttribute("tabindex")) return true;
+    return el.childElementCount === 0 && !L.hasText(el.textContent);
+  }
+
+  const CONTROLS = "input, select, textarea";
 
   function isPageRoot(el) {
     return !el || el === document.body || el === document.documentElement;
@@ -285,7 +380,7 @@ var SkillreelRecorder = (() => {
     if (!event.isTrusted) return;
     enterTarget = null;
     scanPasswords();
-    const el = elementOf(event.target);
+    const el = origin(event);
     const editing = el && (fieldKind(el) === "rich" ? editableRoot(el) : el);
     flushAll(editing);
   }
@@ -294,13 +389,18 @@ var SkillreelRecorder = (() => {
     if (!event.isTrusted) return;
     scanPasswords();
     const key = event.key;
+    const el = origin(event);
+    if (el && el.localName === "input" && el.type === "password") notePassword(el);
     if (event.isComposing || (key !== "Enter" && key !== "Tab" && key !== "Escape")) return;
-    const el = elementOf(event.target);
     const typing = el && (el.localName === "textarea" || el.isContentEditable);
     if (key === "Enter" && typing && !event.ctrlKey && !event.metaKey) return;   // a newline is typing
-    if (!isTop) {
+    if (!reachable) {
       flushAll(null);
       return human("iframe", null);
+    }
+    if (isOpaqueHost(el)) {
+      flushAll(null);
+      return human("closed-shadow", el);
     }
     if (key === "Enter") enterTarget = el;
     flushAll(null);
@@ -317,18 +417,19 @@ var SkillreelRecorder = (() => {
 
   function onClick(event) {
     if (!event.isTrusted) return;
-    const raw = event.target;
+    const raw = origin(event);
     if (enterTarget && event.detail === 0) return;            // Enter's own activation: the press is recorded
     if (labelControl && raw === labelControl) {                 // the click a label forwards to its control
       labelControl = null;
       return;
     }
     flushAll(null);
-    if (!isTop) return human("iframe", null);
+    if (!reachable) return human("iframe", null);
     const inner = elementOf(raw);
     if (inner && inner.isContentEditable) return human("rich-text", editableRoot(inner));
     const el = retarget(raw);
     if (!el) return;
+    if (isOpaqueHost(el)) return human("closed-shadow", el);
     const control = el.localName === "label" ? el.control : null;
     if (control) {
       labelControl = control;
@@ -344,16 +445,24 @@ var SkillreelRecorder = (() => {
 
   function onInput(event) {
     if (!event.isTrusted) return;
-    const el = elementOf(event.target);
+    const el = origin(event);
+    if (!el) return;
+    if (el.localName === "input" && el.type === "password") notePassword(el);
     const kind = fieldKind(el);
     if (kind === "rich") markDirty(editableRoot(el), "rich");
     else if (kind === "text") markDirty(el, "field");
     else if (kind === "select") markDirty(el, "select");
+    else if (!el.matches(CONTROLS) && !opaque.has(el)) {
+      // Typing went into something this world cannot see (a closed shadow root): the value cannot
+      // be captured, so a person does this step; it is never silently dropped.
+      opaque.add(el);
+      human("closed-shadow", el);
+    }
   }
 
   function onChange(event) {
     if (!event.isTrusted) return;
-    const el = elementOf(event.target);
+    const el = origin(event);
     const kind = fieldKind(el);
     if (kind === "file") return human("upload", el);
     if (kind === "select") markDirty(el, "select");   // a choice is complete when it changes (arrow keys
@@ -361,7 +470,7 @@ var SkillreelRecorder = (() => {
   }
 
   function onFocusOut(event) {
-    const el = elementOf(event.target);
+    const el = origin(event);
     if (!el) return;
     flush(el.isContentEditable ? editableRoot(el) : el);
   }
@@ -369,21 +478,31 @@ var SkillreelRecorder = (() => {
   function onWindowBlur(event) {
     if (!event.isTrusted || event.target !== window) return;
     const active = document.activeElement;
-    if (active && (active.localName === "iframe" || active.localName === "frame")) {
+    if (active && (active.localName === "iframe" || active.localName === "frame") && !sameOrigin(active)) {
       flushAll(null);
       human("iframe", active);
+    }
+  }
+
+  // A frame whose document this world can reach (its own recorder reports what happens in it).
+  function sameOrigin(frame) {
+    try {
+      return Boolean(frame.contentDocument);
+    } catch (_) {
+      return false;
     }
   }
 
   function onDragStart(event) {
     if (!event.isTrusted) return;
     flushAll(null);
-    human(isTop ? "drag" : "iframe", isTop ? retarget(event.target) : null);
+    human(reachable ? "drag" : "iframe", reachable ? retarget(origin(event)) : null);
   }
 
   function onDrop(event) {
     if (!event.isTrusted || !event.dataTransfer) return;
-    if (Array.from(event.dataTransfer.types || []).includes("Files")) human("upload", isTop ? retarget(event.target) : null);
+    const where = reachable ? retarget(origin(event)) : null;
+    if (Array.from(event.dataTransfer.types || []).includes("Files")) human("upload", where);
   }
 
   function watchTypeFlips() {
@@ -415,6 +534,8 @@ var SkillreelRecorder = (() => {
   // ---- Python's side ------------------------------------------------------------------------
   function configure(config) {
     if (salt !== null) return false;
+    publicTexts = (config.publicTexts || []).map(String);
+    for (const v of config.publicValues || []) publicTyped.add(String(v).toLowerCase());
     for (const v of config.values || []) remember(v);
     salt = String(config.salt);
     while (waiting.length) waiting.shift()();
@@ -432,8 +553,32 @@ var SkillreelRecorder = (() => {
     return {count: nodes.length, target: describeSafe(nodes[0])};
   }
 
+  // Resolves true once the document has gone `quietMs` without a DOM mutation, false when
+  // `timeoutMs` passes first (a page that never stops changing).
+  function quiet(arg) {
+    const quietMs = Math.max(0, Number(arg.quietMs) || 0);
+    const timeoutMs = Math.max(quietMs, Number(arg.timeoutMs) || 0);
+    return new Promise((resolve) => {
+      let timer = null;
+      const done = (value) => {
+        observer.disconnect();
+        clearTimeout(timer);
+        clearTimeout(limit);
+        resolve(value);
+      };
+      const observer = new MutationObserver(() => {
+        clearTimeout(timer);
+        timer = setTimeout(() => done(true), quietMs);
+      });
+      observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+      timer = setTimeout(() => done(true), quietMs);
+      const limit = setTimeout(() => done(false), timeoutMs);
+    });
+  }
+
   return Object.freeze({
     configure,
+    quiet,
     flush: () => {
       flushAll(null);
       return true;

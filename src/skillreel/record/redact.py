@@ -4,15 +4,16 @@ Typed values live in a :class:`TypedValues` held in memory by one recording and 
 draft is stored; nothing here writes or prints them. Two layers use them:
 
 * **Scrubbing at capture** (``scrub_*``): before an event from the page enters the events log,
-  selector candidates whose texts echo a typed value are dropped, fingerprint hashes of a typed
-  value are cleared, a parameter hint that echoes one falls back to a generic name, and a
-  navigation URL loses its credential-bearing query keys, its fragment and any query value that
-  echoes a typed value. The recorder script applies the same rule in the page first, with the
-  sensitive values that never leave it.
+  selector candidates whose texts echo a typed value (or whose salted role-name or link hash is
+  the hash of one) are dropped, fingerprint hashes of a typed value are cleared, a parameter hint
+  that echoes one falls back to a generic name, and a navigation URL loses its credential-bearing
+  query keys, its fragment and any query value that echoes a typed value. The recorder script
+  applies the same rule in the page first, with the sensitive values that never leave it.
 * **Scanning before storing** (:func:`scan`): every persisted string of the draft and the events
   log is checked against secret patterns (private keys, JWTs, cloud and VCS tokens, API keys,
   bearer tokens, password assignments, credentials in URLs, token-carrying URLs) and against the
-  typed values. A finding names a ``path`` and a ``category`` only, never the text.
+  typed values that were not public when typed (see :class:`TypedValues`). A finding names a
+  ``path`` and a ``category`` only, never the text.
 
 The echo rule (shared with ``recorder.js``): a text echoes a value when, compared case-blind, it
 equals the value (two characters or more) or contains it (four characters or more). Shorter values
@@ -32,46 +33,86 @@ from ..model.events import EventsLog, FieldInfo
 from ..model.locators import LocatorBundle, text_hash
 from ..model.urls import TOKEN_KEYS, has_token
 
+_HASHED_FEATURES: Final = ("text_hash", "label_hash", "name_hash", "value_hash", "link_hash", "row_hash")
 MIN_EQUAL: Final = 2
 MIN_CONTAINED: Final = 4
 FALLBACK_HINTS: Final = ("text", "field", "input", "value", "entry", "param")
 
 
 class TypedValues:
-    """The values typed during one recording: memory only, never shown (``repr`` counts them)."""
+    """The values typed during one recording: memory only, never shown (``repr`` counts them).
 
-    __slots__ = ("_values",)
+    A value is *public* when, at the moment it was first typed, it already appeared in a text the
+    user gave before (the start URL, the description, a failure condition) or in the URL of the
+    page it was typed on (``seen_in``): the admin user ``admin`` of an app served under
+    ``/admin/``. Public values are no secret findings (:func:`scan`) and do not blot out the URLs
+    they were already part of (:func:`scrub_url`, link destinations); every other echo rule still
+    applies to them (names, texts, selectors), so what was typed stays out of the fingerprints.
+    """
 
-    def __init__(self, values: Iterable[str] = ()) -> None:
+    __slots__ = ("_public", "_values")
+
+    def __init__(self, values: Iterable[str] = (), *, public: Iterable[str] = ()) -> None:
         self._values: list[str] = []
+        self._public: set[str] = set()
         for value in values:
             self.add(value)
+        for value in public:
+            self.add(value, public=True)
 
-    def add(self, value: str) -> None:
+    def add(self, value: str, *, seen_in: Iterable[str] = (), public: bool = False) -> None:
+        """Remember a typed value; it is public when it ``appears_in`` one of ``seen_in`` (only the
+        first time it is typed decides)."""
         folded = value.lower()
-        if len(folded) >= MIN_EQUAL and folded not in self._values:
-            self._values.append(folded)
+        if len(folded) < MIN_EQUAL or folded in self._values:
+            return
+        self._values.append(folded)
+        if public or any(appears_in(folded, text) for text in seen_in):
+            self._public.add(folded)
 
     def echoes(self, text: str | None) -> bool:
         """True when ``text`` equals (2+ chars) or contains (4+ chars) a typed value."""
-        if not text or not self._values:
-            return False
-        hay = text.lower()
-        whole = hay.strip()
-        return any(whole == v or (len(v) >= MIN_CONTAINED and v in hay) for v in self._values)
+        return _echoes(self._values, text)
+
+    def echoes_private(self, text: str | None) -> bool:
+        """:meth:`echoes` over the values that were not public when typed."""
+        return _echoes([v for v in self._values if v not in self._public], text)
 
     def values(self) -> tuple[str, ...]:
         """The (lower-cased) values, for the recorder script's own echo checks only."""
         return tuple(self._values)
 
+    def public_values(self) -> tuple[str, ...]:
+        return tuple(v for v in self._values if v in self._public)
+
     def clear(self) -> None:
         self._values.clear()
+        self._public.clear()
 
     def __len__(self) -> int:
         return len(self._values)
 
     def __repr__(self) -> str:
         return f"TypedValues({len(self._values)} values)"
+
+
+def _echoes(values: Iterable[str], text: str | None) -> bool:
+    if not text:
+        return False
+    hay = text.lower()
+    whole = hay.strip()
+    return any(whole == v or (len(v) >= MIN_CONTAINED and v in hay) for v in values)
+
+
+_WORDS = re.compile(r"[^\w@.+-]+")
+
+
+def appears_in(value: str, text: str) -> bool:
+    """Whether a typed ``value`` already appears in ``text`` under the echo rule: for a URL, in one
+    of its path segments, query keys or query values; for other text, in the whole text or one of
+    its words (a value of two or three characters must equal a part, a longer one be inside one)."""
+    parts = _echo_parts("url", text) if "://" in text else [text, *_WORDS.split(text)]
+    return any(_echoes([value.lower()], part) for part in parts if part)
 
 
 # ---- scrubbing at capture ------------------------------------------------------------------------
@@ -92,16 +133,16 @@ def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locato
     """The bundle without candidates or hashes that echo a typed value (None: nothing left)."""
     if not len(typed):
         return bundle
-    kept = tuple(c for c in bundle.candidates if not any(typed.echoes(t) for t in selector_texts(c.selector)))
+    hashes = {h for v in typed.values() if (h := text_hash(salt, v)) is not None}
+    kept = tuple(
+        c
+        for c in bundle.candidates
+        if c.text_hash not in hashes and not any(typed.echoes(t) for t in selector_texts(c.selector))
+    )
     if not kept:
         return None
-    hashes = {text_hash(salt, v) for v in typed.values()}
     fp = bundle.fingerprint
-    changes: dict[str, Any] = {}
-    if fp.text_hash in hashes:
-        changes["text_hash"] = None
-    if fp.label_hash in hashes:
-        changes["label_hash"] = None
+    changes: dict[str, Any] = {key: None for key in _HASHED_FEATURES if getattr(fp, key) in hashes}
     attributes = {k: h for k, h in fp.attributes.items() if h not in hashes}
     if attributes != fp.attributes:
         changes["attributes"] = attributes
@@ -120,19 +161,20 @@ def scrub_field(field: FieldInfo | None, typed: TypedValues) -> FieldInfo | None
 
 def scrub_url(url: str, typed: TypedValues) -> str | None:
     """A navigation URL fit to store: http(s) only, credential keys, fragment and query values that
-    echo typed text dropped. None when it cannot be kept (another scheme, or typed text in the path)."""
+    echo typed text dropped. None when it cannot be kept (another scheme, or typed text in the path).
+    A public typed value (one the URLs showed before it was typed) is not typed text here."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return None
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
         return None
-    if any(typed.echoes(unquote(seg)) for seg in parts.path.split("/") if seg):
+    if any(typed.echoes_private(unquote(seg)) for seg in parts.path.split("/") if seg):
         return None
     query = [
         (k, v)
         for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if k.lower() not in TOKEN_KEYS and not typed.echoes(v) and not typed.echoes(k)
+        if k.lower() not in TOKEN_KEYS and not typed.echoes_private(v) and not typed.echoes_private(k)
     ]
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
 
@@ -255,7 +297,7 @@ def _check(path: str, key: str, text: str, typed: TypedValues, echo: bool) -> li
     found = [Finding(path, category) for category in secret_categories(text)]
     if key == "url" and has_token(text):
         found.append(Finding(path, "url-token"))
-    if echo and any(typed.echoes(part) for part in _echo_parts(key, text)):
+    if echo and any(typed.echoes_private(part) for part in _echo_parts(key, text)):
         found.append(Finding(path, "typed-value"))
     return found
 

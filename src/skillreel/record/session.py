@@ -4,12 +4,15 @@ navigations, and build the value-free events log (ARCHITECTURE section 6).
 For every page the context opens, :class:`Recorder` opens its own CDP session and, in this order,
 enables ``Page`` and ``Runtime`` (without them the isolated script never runs), adds the binding
 :data:`BINDING` to the isolated world :data:`WORLD` only, and registers the capture script
-(``locate/fingerprint.js`` + ``record/recorder.js``) for that world on every new document
-(``runImmediately`` covers the current one). The page's main world sees neither.
+(``locate/element.js`` + ``locate/fingerprint.js`` + ``record/recorder.js``) for that world on every
+new document (``runImmediately`` covers the current one). The page's main world sees neither.
 
 Each world is configured, once it exists, with ``Runtime.callFunctionOn`` (data as arguments,
-never formatted into script text): the recording's fingerprint salt and the non-sensitive values
-typed so far (so the page can keep them out of what it reports after a navigation too).
+never formatted into script text): the recording's fingerprint salt, the non-sensitive values
+typed so far (so the page can keep them out of what it reports after a navigation too), which of
+them were public when typed, and the texts the user gave before recording (start URL,
+description, failure conditions: a value typed that already appears in them, or in the URL of the
+page it is typed on, is public; see ``record.redact.TypedValues``).
 
 CDP notifications are queued in arrival order and handled by one task, so the log keeps the order
 in which things happened. Every binding payload is untrusted input: it is size-bounded and
@@ -35,7 +38,7 @@ import contextlib
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final
@@ -45,7 +48,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import ValidationError
 
 from ..errors import RecordError
-from ..locate import script
+from ..locate import locate_script
 from ..model.events import (
     MAX_EVENTS,
     MAX_PAGE_EVENT_BYTES,
@@ -84,6 +87,7 @@ ADDRESS_BAR_TRANSITIONS: Final = frozenset(
 _CONFIGURE: Final = "SkillreelRecorder.configure"
 _FLUSH: Final = "SkillreelRecorder.flush"
 _RESOLVE: Final = "SkillreelRecorder.resolve"
+_QUIET: Final = "SkillreelRecorder.quiet"
 _NOTIFICATIONS: Final = (
     "Runtime.executionContextCreated",
     "Runtime.executionContextDestroyed",
@@ -92,14 +96,18 @@ _NOTIFICATIONS: Final = (
     "Page.frameNavigated",
     "Page.frameRequestedNavigation",
     "Page.frameStartedNavigating",
+    "Page.frameStoppedLoading",
 )
+QUIET_MS: Final = 200  # the DOM must stay unchanged this long to count as settled
+SETTLE_LIMIT_MS: Final = 5_000  # settling never waits longer than this (or the step timeout)
+_POLL_S: Final = 0.05
 
 
 @functools.cache
 def capture_script() -> str:
     """The script each isolated world runs: the shared element description, then the recorder."""
     recorder = resources.files("skillreel.record").joinpath("recorder.js").read_text("utf-8")
-    return script("fingerprint.js") + "\n;\n" + recorder
+    return locate_script() + recorder
 
 
 # ---- navigation classification (pure) ------------------------------------------------------------
@@ -139,6 +147,7 @@ class _Tap:
     worlds: dict[int, str] = field(default_factory=dict)
     requested: bool = False
     starts: dict[str, NavigateReason | None] = field(default_factory=dict)  # loaderId -> reason
+    loading: bool = False  # a main-frame navigation started and has not committed or stopped
 
     def top_world(self) -> int | None:
         ids = [ctx for ctx, frame in self.worlds.items() if frame == self.main_frame]
@@ -165,10 +174,16 @@ class Recorder:
     """Captures trusted interactions in every page of ``context`` into a value-free events log."""
 
     def __init__(
-        self, context: BrowserContext, *, salt: str, on_event: Callable[[RecordedEvent], None] | None = None
+        self,
+        context: BrowserContext,
+        *,
+        salt: str,
+        on_event: Callable[[RecordedEvent], None] | None = None,
+        public: Sequence[str] = (),
     ) -> None:
         self._context = context
         self._salt = salt
+        self._public = tuple(public)  # texts the user gave before anything was typed
         self._on_event = on_event
         self._events: list[RecordedEvent] = []
         self._typed = TypedValues()
@@ -246,6 +261,40 @@ class Recorder:
     @property
     def events(self) -> tuple[RecordedEvent, ...]:
         return tuple(self._events)
+
+    # -- settling ---------------------------------------------------------------------------------
+
+    async def settle_page(self, timeout_ms: int) -> bool:
+        """Wait until the first page has settled: no main-frame navigation under way, the document
+        loaded, and its DOM unchanged for :data:`QUIET_MS` (bounded by ``timeout_ms`` and
+        :data:`SETTLE_LIMIT_MS`). True when it settled; False when the bound came first (the checks
+        that follow then report what they find)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + min(timeout_ms, SETTLE_LIMIT_MS) / 1000
+        if not self._taps:
+            return False
+        tap = self._taps[0]
+        while (left := deadline - loop.time()) > 0:
+            await self.settle()
+            if tap.page.is_closed():
+                return False
+            ctx = tap.top_world()
+            if tap.loading or ctx is None:
+                await asyncio.sleep(_POLL_S)
+                continue
+            try:
+                await tap.page.wait_for_load_state("load", timeout=max(1, int(left * 1000)))
+            except PlaywrightError:
+                return False
+            quiet = await self._call(
+                tap, ctx, _QUIET, {"quietMs": QUIET_MS, "timeoutMs": int(left * 1000)}, await_promise=True
+            )
+            await self.settle()
+            if quiet is True and not tap.loading and tap.top_world() == ctx:
+                return True
+            if quiet is False:
+                return False
+        return False
 
     # -- assertions -------------------------------------------------------------------------------
 
@@ -352,7 +401,12 @@ class Recorder:
             context = params.get("context") or {}
             if context.get("name") == WORLD:
                 tap.worlds[context["id"]] = (context.get("auxData") or {}).get("frameId", "")
-                config = {"salt": self._salt, "values": list(self._typed.values())}
+                config = {
+                    "salt": self._salt,
+                    "values": list(self._typed.values()),
+                    "publicValues": list(self._typed.public_values()),
+                    "publicTexts": list(self._public),
+                }
                 await self._call(tap, context["id"], _CONFIGURE, config)
         elif name == "Runtime.executionContextDestroyed":
             tap.worlds.pop(params.get("executionContextId", -1), None)
@@ -360,8 +414,12 @@ class Recorder:
             tap.worlds.clear()
         elif name == "Page.frameRequestedNavigation":
             tap.requested = tap.requested or params.get("frameId") == tap.main_frame
+        elif name == "Page.frameStoppedLoading":
+            if params.get("frameId") == tap.main_frame:
+                tap.loading = False
         elif name == "Page.frameStartedNavigating":
             if params.get("frameId") == tap.main_frame:
+                tap.loading = params.get("navigationType") not in ("sameDocument", "historySameDocument")
                 reason = classify_start(str(params.get("navigationType", "")), tap.requested)
                 tap.requested = False
                 if len(tap.starts) >= 64:
@@ -370,7 +428,7 @@ class Recorder:
         elif name == "Page.frameNavigated":
             self._on_navigated(tap, params.get("frame") or {}, params.get("type"), starting)
 
-    async def _call(self, tap: _Tap, ctx: int, function: str, *args: Any) -> Any:
+    async def _call(self, tap: _Tap, ctx: int, function: str, *args: Any, await_promise: bool = False) -> Any:
         """Call a recorder function in one world; None when that world is gone."""
         try:
             reply = await tap.cdp.send(
@@ -379,6 +437,7 @@ class Recorder:
                     "functionDeclaration": function,
                     "executionContextId": ctx,
                     "returnByValue": True,
+                    "awaitPromise": await_promise,
                     "arguments": [{"value": a} for a in args],
                 },
             )
@@ -405,7 +464,8 @@ class Recorder:
 
     def _accept(self, page: int, event: PageEvent) -> None:
         if event.type == "input" and event.value is not None:
-            self._typed.add(event.value)
+            seen = [*self._public, *(e.url for e in self._events if e.url), self._taps[page].page.url]
+            self._typed.add(event.value, seen_in=seen)
         target = scrub_bundle(event.target, self._typed, self._salt) if event.target else None
         fields: dict[str, Any] = {
             "seq": len(self._events),
@@ -426,6 +486,7 @@ class Recorder:
     def _on_navigated(self, tap: _Tap, frame: dict[str, Any], kind: Any, starting: bool) -> None:
         if frame.get("parentId") or frame.get("id") != tap.main_frame:
             return
+        tap.loading = False
         reason = tap.starts.pop(str(frame.get("loaderId", "")), None)
         if reason is None and kind == "BackForwardCacheRestore":
             reason = "address-bar"

@@ -2,10 +2,11 @@
 
 Measurement runs in an **isolated world** of the page's main frame, created over CDP
 (``Page.createIsolatedWorld``) and addressed by its ``uniqueContextId`` (an execution context id
-alone may be reused after a cross-process navigation; the unique id may not). ``fingerprint.js``
-and ``resolve.js`` are installed there once per document; every call passes its data as a call
-argument. The page shares the DOM with that world but none of its JavaScript objects, so patched
-prototypes or a fake ``SkillreelResolve`` in the page cannot influence a decision.
+alone may be reused after a cross-process navigation; the unique id may not). The locate scripts
+(``element.js``, ``fingerprint.js``, ``resolve.js``) are installed there once per document; every
+call passes its data as a call argument. The page shares the DOM with that world but none of its
+JavaScript objects, so patched prototypes or a fake ``SkillreelResolve`` in the page cannot
+influence a decision.
 
 The element the rule chose is marked by ``resolve.js`` with a per-session random attribute name
 and a per-step random value; the action then goes through Playwright's strict locator for exactly
@@ -85,6 +86,7 @@ class PlaywrightDriver:
         self._marked = False
         self._probes = 0
         self._speculative: tuple[str, int, Picked] | None = None
+        self._framed: str | None = None  # the nonce of a marked element inside a frame
 
     # ---- errors ----------------------------------------------------------------------------------
 
@@ -193,8 +195,19 @@ class PlaywrightDriver:
             return result.get("result", {}).get("value")
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page kept navigating while it was measured")
 
-    def _locator(self, picked: Picked) -> Locator:
-        return self._page.locator(f"[{self._attr}='{picked.token}']")
+    async def _locator(self, picked: Picked) -> Locator:
+        """Playwright's strict locator for the marked element: in the page (its CSS engine pierces
+        open shadow roots), or in the child frame that holds the mark."""
+        selector = f"[{self._attr}='{picked.token}']"
+        if self._framed != picked.token:
+            return self._page.locator(selector)
+        for frame in self._page.frames[1:]:
+            try:
+                if await frame.locator(selector).count() == 1:
+                    return frame.locator(selector)
+            except PlaywrightError:
+                continue
+        return self._page.locator(selector)
 
     # ---- Driver: navigation ----------------------------------------------------------------------
 
@@ -242,6 +255,8 @@ class PlaywrightDriver:
                 "bundle": bundle.to_json(),
                 "salt": salt,
                 "weights": heal.WEIGHTS.to_json(),
+                "exactMin": heal.EXACT_MIN,
+                "margin": heal.MARGIN,
                 "floor": heal.FLOOR,
                 "topK": heal.TOP_K,
                 "speculate": {"attr": self._attr, "nonce": nonce},
@@ -259,6 +274,7 @@ class PlaywrightDriver:
             except (ValidationError, KeyError, TypeError):
                 return probe  # no shortcut; pick() measures again
             self._speculative = (token, guess["element"], Picked(nonce, fingerprint))
+            self._note_frame(nonce, guess.get("framed"))
         return probe
 
     async def pick(self, probe: heal.Probe, element: int, *, salt: str, describe: bool) -> Picked | None:
@@ -286,7 +302,12 @@ class PlaywrightDriver:
             raise ReplayUIError(
                 "SR_REPLAY_UI_ACTION_FAILED", "the target element cannot be described"
             ) from exc
+        self._note_frame(nonce, data.get("framed"))
         return Picked(nonce, fingerprint, _candidates(data.get("candidates")))
+
+    def _note_frame(self, nonce: str, framed: Any) -> None:
+        """Remember that the element marked ``nonce`` lives in a same-origin frame's document."""
+        self._framed = nonce if framed is True else None
 
     async def release(self) -> None:
         """Remove the mark; never raises (it runs in cleanup, also after a crash)."""
@@ -304,30 +325,32 @@ class PlaywrightDriver:
     # ---- Driver: actions -------------------------------------------------------------------------
 
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
-        await self._guard("the click", lambda: self._locator(picked).click(timeout=timeout_ms))
+        target = await self._locator(picked)
+        await self._guard("the click", lambda: target.click(timeout=timeout_ms))
 
     async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None:
-        await self._guard("typing", lambda: self._locator(picked).fill(value, timeout=timeout_ms))
+        target = await self._locator(picked)
+        await self._guard("typing", lambda: target.fill(value, timeout=timeout_ms))
 
     async def select(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
         if not await self._call("hasOption", {"value": value}):
             return False
-        await self._guard(
-            "the selection", lambda: self._locator(picked).select_option(value=value, timeout=timeout_ms)
-        )
+        target = await self._locator(picked)
+        await self._guard("the selection", lambda: target.select_option(value=value, timeout=timeout_ms))
         return True
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
         if picked is None:
             await self._guard("the key press", lambda: self._page.keyboard.press(key))
         else:
-            await self._guard("the key press", lambda: self._locator(picked).press(key, timeout=timeout_ms))
+            target = await self._locator(picked)
+            await self._guard("the key press", lambda: target.press(key, timeout=timeout_ms))
 
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool:
         return bool(await self._call("check", {"check": check, "expected": expected}))
 
-    async def count(self, candidate: LocatorCandidate) -> int:
-        value = await self._call("count", {"candidate": candidate.to_json()})
+    async def count(self, candidate: LocatorCandidate, *, salt: str) -> int:
+        value = await self._call("count", {"candidate": candidate.to_json(), "salt": salt})
         return value if isinstance(value, int) else -1
 
     # ---- Driver: observation ---------------------------------------------------------------------

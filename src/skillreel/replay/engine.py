@@ -459,6 +459,6 @@ class ReplayEngine(FlowSteps):
                 "SR_REPLAY_SCHEMA_INVALID", f"step {a.id}: the assertion has no target", action_id=a.id
             )
         if a.check == "count":
-            return await self.driver.count(a.target.candidates[0]) == a.expected
+            return await self.driver.count(a.target.candidates[0], salt=self.options.salt) == a.expected
         picked = await self._locate(step, a.target)
         return a.check == "visible" or await self.driver.check(picked, a.check, a.expected)

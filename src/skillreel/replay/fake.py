@@ -1,9 +1,10 @@
 """An in-memory :class:`~skillreel.replay.engine.Driver` for fast, browser-free tests.
 
 A :class:`FakePage` is a list of :class:`FakeElement` (a fingerprint, the selectors that designate
-it, visibility, a value). Resolution uses the same comparison as the real page
-(:func:`skillreel.locate.heal.compare`), so decisions in the fake are the decisions ``resolve.js``
-would lead to. Everything the driver does is logged in ``FakeDriver.actions``.
+it, visibility, a value). Resolution uses the same comparison and pool rule as the real page
+(:func:`skillreel.locate.heal.compare`, :func:`skillreel.locate.heal.pool`), so decisions in the
+fake are the decisions ``resolve.js`` would lead to. Everything the driver does is logged in
+``FakeDriver.actions``.
 
     page = FakePage("https://app.test/", [FakeElement(fp, selectors={"#go"})])
     driver = FakeDriver({"https://app.test/": page}, start_url="https://app.test/")
@@ -247,19 +248,9 @@ class FakeDriver:
             for i, e in enumerate(elements)
             if i in scoped
         }
-        pool = sorted(
-            (
-                i
-                for i, e in enumerate(elements)
-                if i in scoped
-                and e.visible
-                and observed[i].comparison.gates
-                and heal.similarity(rec, observed[i].comparison) >= heal.FLOOR
-            ),
-            key=lambda i: -heal.similarity(rec, observed[i].comparison),
-        )[: heal.TOP_K]
         self._probe_seq += 1
-        return heal.Probe(str(self._probe_seq), tuple(hits), observed, tuple(pool), len(elements))
+        pool = heal.pool(rec, observed)
+        return heal.Probe(str(self._probe_seq), tuple(hits), observed, pool, len(elements))
 
     async def pick(self, probe: heal.Probe, element: int, *, salt: str, describe: bool) -> Picked | None:
         if probe.token != str(self._probe_seq) or element >= len(self.page.elements):
@@ -322,7 +313,7 @@ class FakeDriver:
             return e.value == expected
         return check == "visible" and e.visible
 
-    async def count(self, candidate: LocatorCandidate) -> int:
+    async def count(self, candidate: LocatorCandidate, *, salt: str) -> int:
         return sum(1 for e in self.page.elements if candidate.selector in e.selectors)
 
     async def page_state(self, *, salt: str, text: bool, verify: str | None = None) -> PageSummary:

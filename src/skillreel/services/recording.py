@@ -31,6 +31,7 @@ from ..model.limits import (
     MAX_DESCRIPTION_CHARS,
     MAX_FAILURE_CONDITION_CHARS,
     MAX_FAILURE_CONDITIONS,
+    MAX_LOCATOR_CANDIDATES,
     TIMEOUT_MS_RANGE,
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
@@ -309,10 +310,33 @@ async def _add_assertions(recorder: Recorder, assertions: AssertionsFile) -> Non
                 AUTOMATION_FAILED,
                 f"assertion {n}: its element cannot be described without text typed during the recording",
             )
-        if counting:
-            candidate = LocatorCandidate(strategy="css", selector=spec.selector, match_count=resolved.count)
-            target = LocatorBundle(candidates=(candidate,), fingerprint=target.fingerprint)
+        if spec.check != "text_equals":
+            target = check_target(target)
+        # The user's own selector is what the check means: it is the first candidate (the only one
+        # for a count), before the ones the recorder generated.
+        own = LocatorCandidate(strategy="css", selector=spec.selector, match_count=resolved.count)
+        generated = () if counting else tuple(c for c in target.candidates if c.selector != spec.selector)
+        target = LocatorBundle(
+            candidates=(own, *generated)[:MAX_LOCATOR_CANDIDATES], fingerprint=target.fingerprint
+        )
         recorder.append_check(spec.kind, target, spec.check, spec.expected)
+
+
+def check_target(bundle: LocatorBundle) -> LocatorBundle:
+    """The target of an ``observe`` or ``assert`` without what its content says: a check is about
+    content that changes with the data ("Successfully deleted 2 books." after recording "... 1
+    book."), so the element is found by its selector, attributes and place, never refused for its
+    own text. (A ``text_equals`` target keeps its text: the check requires that very text.)"""
+    fp = bundle.fingerprint
+    changes: dict[str, Any] = {"text_hash": None}
+    if fp.name_hash is not None and fp.name_hash == fp.text_hash:
+        changes["name_hash"] = None
+    return LocatorBundle(
+        candidates=tuple(
+            c for c in bundle.candidates if c.strategy != "role-name" or fp.name_hash != fp.text_hash
+        ),
+        fingerprint=fp.model_copy(update=changes),
+    )
 
 
 async def _demonstrate(
@@ -334,6 +358,7 @@ async def _demonstrate(
         await _unless_gone(session, until_done)
     else:
         raise InputError("SR_RECORD_USAGE", "an interactive recording needs a terminal (or use --automation)")
+    await recorder.settle_page(prepared.request.timeout_ms)  # the last action's page, loaded and quiet
     await recorder.flush()
     if prepared.assertions is not None:
         await _add_assertions(recorder, prepared.assertions)
@@ -357,7 +382,8 @@ async def capture(
         storage_state=prepared.request.storage_state,
         headless=not prepared.interactive,
     ) as session:
-        recorder = Recorder(session.context, salt=salt, on_event=live)
+        public = (prepared.environment.start_url, prepared.description, *prepared.request.failure_conditions)
+        recorder = Recorder(session.context, salt=salt, on_event=live, public=public)
         try:
             result = await _demonstrate(prepared, session, recorder, until_done)
         except PlaywrightError as exc:

@@ -290,10 +290,50 @@ def test_canaries_never_reach_the_store_or_any_output(
     assert narrow(NavigateAction, draft.actions[10]).url == server.url("/cb?view=2")
 
 
-def test_a_typed_value_in_the_description_refuses_the_draft(tmp_path: Path, skillreel_home: Path) -> None:
+def test_a_value_the_description_already_showed_is_no_secret_finding(
+    tmp_path: Path, skillreel_home: Path
+) -> None:
+    """Issue 10 finding 5: text the user gave before anything was typed (here the description)
+    cannot be a secret the recording leaked; the draft keeps no other copy of the value."""
     html = write(tmp_path / "form.html", FORM)
     automation = write(
         tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "acme-corp"}]}
+    )
+    result = run_cli(
+        "record",
+        "public",
+        "--html",
+        str(html),
+        "--automation",
+        str(automation),
+        "--json",
+        "--description",
+        "Sign up acme-corp.",
+    )
+    assert result.exit_code == 0, result.stdout + result.stderr
+    with Store.open(skillreel_home) as store:
+        entry = store.get("public")
+    assert entry.draft.description == "Sign up acme-corp."
+    stored_json = json.dumps([a.to_json() for a in entry.draft.actions]) + entry.events.model_dump_json()
+    assert "acme" not in stored_json.lower()
+
+
+def test_a_typed_value_the_user_did_not_give_before_is_still_a_finding(
+    tmp_path: Path, skillreel_home: Path
+) -> None:
+    """Only the start URL, the description, the failure conditions and the page's URL make a typed
+    value public; an assertion's expected text holding it is still a finding."""
+    html = write(tmp_path / "form.html", FORM.replace("Welcome back", "Welcome back acme-corp"))
+    automation = write(
+        tmp_path / "a.json", {"steps": [{"do": "type", "selector": "#email", "text": "acme-corp"}]}
+    )
+    assertions = write(
+        tmp_path / "c.json",
+        {
+            "assertions": [
+                {"kind": "assert", "selector": "#msg", "check": "text_contains", "expected": "acme-corp"}
+            ]
+        },
     )
     result = run_cli(
         "record",
@@ -303,14 +343,14 @@ def test_a_typed_value_in_the_description_refuses_the_draft(tmp_path: Path, skil
         "--automation",
         str(automation),
         "--json",
-        "--description",
-        "Sign up acme-corp.",
+        "--assertions",
+        str(assertions),
     )
     assert_refused(result, "SR_RECORD_SECRET_FINDING", exit_code=1)
-    assert result.json()["error"]["details"] == {
-        "findings": [{"path": "description", "category": "typed-value"}]
-    }
-    assert "acme-corp" not in result.stdout.replace("Sign up acme-corp", "")
+    assert {"path": "actions[2].expected", "category": "typed-value"} in result.json()["error"]["details"][
+        "findings"
+    ]
+    assert "acme-corp" not in result.stdout
     assert stored(skillreel_home) == []
 
 

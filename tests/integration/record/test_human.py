@@ -1,4 +1,5 @@
-"""What cannot be replayed safely becomes a `human` step: iframes, rich text, uploads, drags."""
+"""What cannot be replayed safely becomes a `human` step: cross-origin frames, rich text, uploads,
+drags. (Same-origin frames and shadow roots are captured: test_scopes.py.)"""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from tests.narrow import narrow
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 PAGE = page_html("""
-<iframe id=frame srcdoc="<input id=inner name=inner><button id=ib>in frame</button>"
+<iframe id=frame sandbox="allow-scripts allow-forms"
+        srcdoc="<input id=inner name=inner><button id=ib>in frame</button>"
         style="width:300px;height:80px"></iframe>
 <div id=card role=button tabindex=0 aria-label="Note card" onclick="this.dataset.opened = 1">
   <h3>Note</h3><div id=editor contenteditable=true style="min-height:30px;border:1px solid"></div>
@@ -25,7 +27,8 @@ PAGE = page_html("""
 """)
 
 
-async def test_iframe_interactions_are_one_human_step(rig: Rig) -> None:
+async def test_cross_origin_frame_interactions_are_one_human_step(rig: Rig) -> None:
+    """A sandboxed frame has an opaque origin: nothing in it can be described from the top."""
     async with rig.recording(PAGE) as run:
         frame = run.page.frame_locator("#frame")
         box = await frame.locator("#inner").bounding_box()

@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 
 from skillreel.errors import RecordError
+from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.record.project import ProjectionOptions, project
 from skillreel.sandbox.files import storage_state_digest
 from skillreel.services.recording import (
     RecordRequest,
     _refuse_enabled,
+    check_target,
     default_description,
     prepare,
     store_draft,
@@ -101,3 +103,30 @@ def test_prepare_builds_the_environment_before_any_browser(tmp_path: Path) -> No
     assert prepared.description == default_description("with-login")
     assert 1 <= len(prepared.description) <= 1024
     assert prepared.interactive
+
+
+def test_a_check_target_keeps_no_content_features() -> None:
+    """A check is about content that changes with the data ("Successfully deleted 2 books." after
+    recording "... 1 book."): its target is found by selector, attributes and place."""
+    said = text_hash(factory.SALT, "Successfully deleted 1 book.")
+    fp = Fingerprint(
+        tag="li",
+        attributes={"class": text_hash(factory.SALT, "success")},  # type: ignore[dict-item]
+        text_hash=said,
+        name_hash=said,
+    )
+    bundle = LocatorBundle(
+        candidates=(
+            LocatorCandidate(strategy="role-name", selector=f"role=listitem name={said}", match_count=1),
+            LocatorCandidate(strategy="css", selector="ul > li", match_count=1),
+        ),
+        fingerprint=fp,
+    )
+    checked = check_target(bundle)
+    assert [c.strategy for c in checked.candidates] == ["css"]
+    assert (checked.fingerprint.text_hash, checked.fingerprint.name_hash) == (None, None)
+    assert checked.fingerprint.attributes == fp.attributes
+    labelled = bundle.model_copy(
+        update={"fingerprint": fp.model_copy(update={"name_hash": text_hash(factory.SALT, "Status")})}
+    )
+    assert check_target(labelled).fingerprint.name_hash == text_hash(factory.SALT, "Status")

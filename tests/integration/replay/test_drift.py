@@ -4,6 +4,8 @@ The skill types an e-mail address, clicks Save and waits for the acknowledgement
 the page reports which button was hit (``data-which``, not part of any fingerprint) and what the
 e-mail field holds to ``/clicked`` on the server: the server's log is the page counter. Drift that
 must heal replays on the right elements; drift that must fail closed fails with nothing clicked.
+Every case runs twice: with the bundles today's recorder writes, and with the same bundles as the
+first version wrote them (no identity-model features), which must keep replaying.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from skillreel.model.locators import LocatorBundle
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
 from tests.describe import describe_url
-from tests.factory import build_draft, store_approved, url_environment
+from tests.factory import build_draft, first_version, store_approved, url_environment
 from tests.narrow import target_of
 from tests.server import LocalServer
 
@@ -138,12 +140,33 @@ def clicks(server: LocalServer) -> list[dict[str, list[str]]]:
     ]
 
 
+SHAPES = ("current", "first-version")
+_DESCRIBED: dict[str, LocatorBundle] = {}  # the recorded page described once per module
+
+
+async def recorded_bundles(server: LocalServer, shape: str) -> dict[str, LocatorBundle]:
+    if not _DESCRIBED:
+        _DESCRIBED.update(
+            await describe_url(
+                server, "/settings", RECORDED, {"email": "#email", "save": "#save", "ack": "#ack"}
+            )
+        )
+    server.set_page("/settings", RECORDED)
+    if shape == "current":
+        return dict(_DESCRIBED)
+    return {key: first_version(bundle) for key, bundle in _DESCRIBED.items()}
+
+
 async def record_then_replay(
-    server: LocalServer, store: Store, changed: str, *, heal: bool = True, timeout_ms: int = 2_000
+    server: LocalServer,
+    store: Store,
+    changed: str,
+    *,
+    heal: bool = True,
+    timeout_ms: int = 5_000,
+    shape: str = "current",
 ) -> ReplayOutcome:
-    bundles = await describe_url(
-        server, "/settings", RECORDED, {"email": "#email", "save": "#save", "ack": "#ack"}
-    )
+    bundles = await recorded_bundles(server, shape)
     url = server.url("/settings")
     store_approved(store, build_draft("save-settings", url_environment(url), actions(bundles, url)))
     server.set_page("/settings", changed)
@@ -156,9 +179,10 @@ async def record_then_replay(
     )
 
 
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("case", sorted(MUST_HEAL))
-async def test_drift_that_must_heal(case: str, server: LocalServer, store: Store) -> None:
-    outcome = await record_then_replay(server, store, MUST_HEAL[case])
+async def test_drift_that_must_heal(case: str, shape: str, server: LocalServer, store: Store) -> None:
+    outcome = await record_then_replay(server, store, MUST_HEAL[case], shape=shape)
     assert outcome.status == "succeeded", (case, outcome.error and outcome.error.to_json())
     assert clicks(server) == [{"which": ["save"], "email": ["new@example.org"]}]
     entry = store.get("save-settings")
@@ -174,7 +198,7 @@ async def test_drift_that_must_heal(case: str, server: LocalServer, store: Store
 async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(
     server: LocalServer, store: Store
 ) -> None:
-    outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"])
+    outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"], shape="first-version")
     assert outcome.status == "succeeded", outcome.error
     assert {a for a, _, h in outcome.steps if h} == {"a3"}  # a2 still has its placeholder locator
     assert outcome.to_json()["healProposal"] is True
@@ -192,11 +216,25 @@ async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(
     assert old["a2"] == new["a2"]
 
 
+async def test_a_role_and_name_locator_needs_no_heal_where_the_first_version_healed(
+    server: LocalServer, store: Store
+) -> None:
+    """Id renamed and moved: the first version's bundle heals (above); today's bundle holds a
+    role-name candidate (a role and a salted hash of "Save") that still designates the button."""
+    bundles = await recorded_bundles(server, "current")
+    assert [c.strategy for c in bundles["save"].candidates][:3] == ["id", "role-name", "css"]
+    outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"], heal=False)
+    assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
+    assert clicks(server) == [{"which": ["save"], "email": ["new@example.org"]}]
+    assert not any(h for _, _, h in outcome.steps)
+    assert store.get("save-settings").heal_proposal is None
+
+
 async def test_healing_off_fails_closed_where_healing_would_have_worked(
     server: LocalServer, store: Store
 ) -> None:
     outcome = await record_then_replay(
-        server, store, MUST_HEAL["renamed-and-moved"], heal=False, timeout_ms=1_500
+        server, store, MUST_HEAL["renamed-and-moved"], heal=False, timeout_ms=3_000, shape="first-version"
     )
     assert outcome.error is not None
     assert (outcome.error.code, outcome.error.action_id) == ("SR_REPLAY_UI_TARGET_NOT_FOUND", "a3")
@@ -205,12 +243,13 @@ async def test_healing_off_fails_closed_where_healing_would_have_worked(
     assert (entry.status, entry.heal_proposal) == ("approved", None)
 
 
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("case", sorted(MUST_FAIL))
 async def test_drift_that_must_fail_closed_clicks_nothing(
-    case: str, server: LocalServer, store: Store
+    case: str, shape: str, server: LocalServer, store: Store
 ) -> None:
     changed, code = MUST_FAIL[case]
-    outcome = await record_then_replay(server, store, changed, timeout_ms=1_500)
+    outcome = await record_then_replay(server, store, changed, timeout_ms=3_000, shape=shape)
     assert outcome.error is not None, case
     assert (outcome.error.code, outcome.error.action_id) == (code, "a3")
     assert clicks(server) == []

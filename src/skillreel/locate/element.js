@@ -1,0 +1,401 @@
+// skillreel locate/element.js — what an element is and what it says, for the recorder and replay.
+//
+// Defines one binding, `SkillreelElement`, when evaluated as a script; fingerprint.js (evaluated
+// right after it, see skillreel.locate.locate_script) builds on it and re-exports all of it as part
+// of `SkillreelLocate`. It keeps no state but a per-document cache of frame elements.
+//
+//   kind:   token, implicitRole, roleOf, typeOf, kindOfType, kindOfRole
+//   scopes: rootOf, parentOf, hostOf, innerRoot, hostsOf, topDocument, scopes(depth), byTag
+//   texts:  normText, hasText, labelText, ownText, accessibleName, buttonValue, linkTarget,
+//           rowHeader (never a field's value, a <select>'s options or editable content)
+var SkillreelElement = (() => {
+  "use strict";
+
+  // ---- text ----
+  function normText(text) {
+    return String(text || "").replace(/\s+/g, " ").trim().toLowerCase().slice(0, 256);
+  }
+
+  // Whether a text holds anything but white space (what normText would keep), without building it.
+  function hasText(text) {
+    return text !== null && text !== undefined && /\S/.test(text);
+  }
+
+  const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true'], [contenteditable='plaintext-only']";
+
+  function isEditable(el) {
+    return el.matches(EDITABLE) || el.isContentEditable === true;
+  }
+
+  function holdsEditable(el) {
+    return isEditable(el) || el.querySelector(EDITABLE) !== null;
+  }
+
+  // ---- scopes: documents, open shadow roots, same-origin frames ----
+  // The element a scope hangs from: a shadow root's host, a same-origin frame's <iframe>, or null.
+  const FRAME_OF = new WeakMap();   // document -> its frame element (fixed for a document's life)
+  function hostOf(root) {
+    if (!root) return null;
+    if (root.nodeType === 11) return root.host || null;
+    if (root.nodeType !== 9) return null;
+    let host = FRAME_OF.get(root);
+    if (host === undefined) {
+      try {
+        host = (root.defaultView && root.defaultView.frameElement) || null;
+      } catch (_) {
+        host = null;
+      }
+      FRAME_OF.set(root, host);
+    }
+    return host;
+  }
+
+  function rootOf(el) {
+    return el.getRootNode();
+  }
+
+  // The parent element, crossing into the host of a shadow root or the frame of a document.
+  function parentOf(el) {
+    return el.parentElement || hostOf(el.parentNode);
+  }
+
+  // The scope inside a host: its open shadow root, or the document of a same-origin frame.
+  function innerRoot(el) {
+    if (el.shadowRoot) return el.shadowRoot;
+    if (el.localName === "iframe" || el.localName === "frame") {
+      try {
+        return el.contentDocument || null;
+      } catch (_) {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  // Hosts enclosing `el`, outermost first.
+  function hostsOf(el) {
+    const hosts = [];
+    for (let host = hostOf(rootOf(el)); host && hosts.length < 9; host = hostOf(rootOf(host))) hosts.unshift(host);
+    return hosts;
+  }
+
+  function topDocument() {
+    let doc = document;
+    for (let host = hostOf(doc); host; host = hostOf(doc)) doc = host.ownerDocument;
+    return doc;
+  }
+
+  // Every scope within `depth` boundaries of the top document (the top document first).
+  function scopes(depth) {
+    const out = [topDocument()];
+    for (let level = 0, from = 0; level < depth; level++) {
+      const end = out.length;
+      for (let i = from; i < end; i++) {
+        for (const el of out[i].querySelectorAll("*")) {
+          const inner = innerRoot(el);
+          if (inner) out.push(inner);
+        }
+      }
+      from = end;
+    }
+    return out;
+  }
+
+  function byTag(root, tag) {
+    return root.nodeType === 9 ? root.getElementsByTagName(tag) : root.querySelectorAll(tag);
+  }
+
+  const TOKEN = /^[a-z0-9-]{1,32}$/;
+  function implicitRole(el) {
+    const tag = el.localName;
+    if (tag === "a") return el.hasAttribute("href") ? "link" : null;
+    if (tag === "button") return "button";
+    if (tag === "select") return el.multiple ? "listbox" : "combobox";
+    if (tag === "textarea") return "textbox";
+    if (tag === "input") {
+      const t = (el.getAttribute("type") || "text").toLowerCase();
+      if (["button", "submit", "reset", "image"].includes(t)) return "button";
+      if (t === "checkbox" || t === "radio") return t;
+      if (t === "range") return "slider";
+      if (t === "search") return "searchbox";
+      return "textbox";
+    }
+    return null;
+  }
+
+  function token(value) {
+    const v = String(value || "").toLowerCase();
+    return TOKEN.test(v) ? v : null;
+  }
+
+  // The type token of an <input> or <button> (their default when the attribute is missing).
+  function typeOf(el, tag) {
+    if (tag !== "input" && tag !== "button") return null;
+    return token(el.getAttribute("type") || (tag === "input" ? "text" : "submit"));
+  }
+
+  function roleOf(el) {
+    return token(el.getAttribute("role")) || implicitRole(el);
+  }
+
+  // Kinds the gates treat as one (twin of heal.kind_of_type/kind_of_role): typing into a text
+  // field whose type went from "search" to "text" (role searchbox to textbox) is the same action; a
+  // link, a button and a menu item are all pressed (an <a> that gained role=button is the same
+  // <a>); a role that makes no control (alert, region, group...) is no kind at all. A password
+  // field is never of the text kind.
+  const TEXT_ENTRY = new Set(["text", "search", "email", "url", "tel"]);
+  function kindOfType(type) {
+    return TEXT_ENTRY.has(type) ? "text" : type;
+  }
+
+  const PRESSED = new Set(["button", "link", "menuitem"]);
+  const CONTROLS = new Set([
+    "checkbox", "radio", "switch", "textbox", "combobox", "listbox", "option", "slider", "spinbutton",
+    "tab", "treeitem", "gridcell", "menuitemcheckbox", "menuitemradio", "scrollbar",
+  ]);
+  function kindOfRole(role) {
+    if (role === "searchbox") return "textbox";
+    if (PRESSED.has(role)) return "press";
+    return CONTROLS.has(role) ? role : null;
+  }
+
+  // ---- names ----
+  // The element's accessible label text (never a field's value), or "" when it could carry typed text.
+  // Sources in accessible-name order, the first that gives text wins (aria-labelledby, aria-label,
+  // <label>s, then title / placeholder / alt), so rewording a placeholder does not change the label
+  // of a field that has a <label>. (The first version's label: kept as it was, `labelHash`.)
+  function labelText(el) {
+    const parts = [];
+    const labelledby = el.getAttribute("aria-labelledby");
+    if (labelledby) {
+      const root = rootOf(el);
+      for (const id of labelledby.split(/\s+/)) {
+        const ref = id && root.getElementById && root.getElementById(id);
+        if (ref && !holdsEditableOtherThan(ref, el)) parts.push(ref.textContent);
+      }
+    }
+    if (hasText(parts.join(" "))) return parts.join(" ");
+    const aria = el.getAttribute("aria-label");
+    if (hasText(aria)) return aria;
+    for (const label of labelsOf(el)) {
+      if (!holdsEditableOtherThan(label, el)) parts.push(label.textContent);
+    }
+    if (hasText(parts.join(" "))) return parts.join(" ");
+    for (const attr of ["title", "placeholder", "alt"]) {
+      const v = el.getAttribute(attr);
+      if (v) parts.push(v);
+    }
+    return parts.join(" ");
+  }
+
+  function holdsEditableOtherThan(container, el) {
+    if (container.isContentEditable) return true;
+    for (const found of container.querySelectorAll(EDITABLE)) {
+      if (found !== el) return true;
+    }
+    return false;
+  }
+
+  function ownText(el) {
+    if (holdsEditable(el)) return "";
+    return el.textContent || "";
+  }
+
+  const BUTTON_INPUTS = new Set(["submit", "button", "reset"]);
+  const TEXT_INPUTS = new Set(["text", "password", "number", "search", "tel", "email", "url"]);
+  const SKIPPED = new Set(["script", "style", "template", "noscript", "input", "textarea", "select", "option"]);
+  const INLINE = new Set([
+    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "kbd", "label", "mark", "q",
+    "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "font",
+  ]);
+  // Roles whose name comes from their content (WAI-ARIA "name from content").
+  const NAME_FROM_CONTENT = new Set([
+    "button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "option", "radio", "row", "rowheader", "switch", "tab",
+    "tooltip", "treeitem",
+  ]);
+
+  function inputType(el) {
+    return (el.getAttribute("type") || "text").toLowerCase();
+  }
+
+  // The value of a button-like <input> (its visible caption), else null.
+  function buttonValue(el) {
+    if (el.localName !== "input" || !BUTTON_INPUTS.has(inputType(el))) return null;
+    return el.getAttribute("value");
+  }
+
+  // The text a subtree presents, as an accessible name computation collects it: text nodes,
+  // aria-label and alt of inner elements, captions of button-like inputs. Never the content of a
+  // field, a <select> or an editable region, nor hidden, script or style elements.
+  function contentText(node, depth) {
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType !== 1 || (depth || 0) > 32) return "";
+    const tag = node.localName;
+    if (node.isContentEditable || node.hidden || node.getAttribute("aria-hidden") === "true") return "";
+    if (SKIPPED.has(tag)) {
+      const caption = tag === "input" ? buttonValue(node) : null;
+      return caption ? " " + caption + " " : "";
+    }
+    const aria = node.getAttribute("aria-label");
+    if (depth && hasText(aria)) return " " + aria + " ";
+    if (tag === "img" || tag === "area") return " " + (node.getAttribute("alt") || "") + " ";
+    const first = node.firstChild;
+    let out = first && !first.nextSibling && first.nodeType === 3 ? first.data : "";
+    if (!out) {
+      for (let child = first; child; child = child.nextSibling) out += contentText(child, (depth || 0) + 1);
+    }
+    return INLINE.has(tag) ? out : " " + out + " ";
+  }
+
+  function refsText(el, attr) {
+    const value = el.getAttribute(attr);
+    if (!value) return "";
+    const root = rootOf(el);
+    const parts = [];
+    for (const id of value.split(/\s+/)) {
+      const ref = id && root.getElementById && root.getElementById(id);
+      if (ref) parts.push(ref === el ? ariaOrContent(ref) : contentText(ref, 1));
+    }
+    return parts.join(" ");
+  }
+
+  function ariaOrContent(el) {
+    const aria = el.getAttribute("aria-label");
+    return hasText(aria) ? aria : contentText(el, 1);
+  }
+
+  // The <label>s of a labelable element (what `el.labels` gives, without building that list for
+  // the many elements no label can point at: no id for a `for` to name, and no enclosing label).
+  function labelsOf(el) {
+    if (!el.labels || (!el.id && el.closest("label") === null)) return [];
+    return el.labels;
+  }
+
+  function labelsText(el) {
+    const parts = [];
+    for (const label of labelsOf(el)) parts.push(contentText(label, 1));
+    return parts.join(" ");
+  }
+
+  function firstChildText(el, tag) {
+    for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
+      if (child.localName === tag) return contentText(child, 1);
+    }
+    return "";
+  }
+
+  // The accessible name, computed like the browser's accessibility tree (accname 1.2, as
+  // Playwright's roleUtils computes it, simplified: no CSS-generated content or computed
+  // visibility): aria-labelledby, aria-label, the native source of the element (a button-like
+  // input's value, <label>s, alt, legend, caption...), its content for roles named from content,
+  // then title. Typed text never enters it: fields, selects and editable regions are skipped.
+  function accessibleName(el) {
+    const byRefs = refsText(el, "aria-labelledby");
+    if (hasText(byRefs)) return byRefs;
+    const aria = el.getAttribute("aria-label");
+    if (hasText(aria)) return aria;
+    const tag = el.localName;
+    const title = el.getAttribute("title") || "";
+    if (tag === "input") {
+      const type = inputType(el);
+      if (BUTTON_INPUTS.has(type)) {
+        const value = buttonValue(el) || "";
+        if (hasText(value)) return value;
+        return type === "submit" ? "Submit" : type === "reset" ? "Reset" : title;
+      }
+      const labels = labelsText(el);
+      if (hasText(labels)) return labels;
+      if (type === "image") return el.getAttribute("alt") || title || "Submit";
+      if (TEXT_INPUTS.has(type) && !title) return el.getAttribute("placeholder") || "";
+      return title;
+    }
+    if (tag === "textarea" || tag === "select") {
+      const labels = labelsText(el);
+      if (hasText(labels)) return labels;
+      if (tag === "textarea" && !title) return el.getAttribute("placeholder") || "";
+      return title;
+    }
+    if (tag === "button") {
+      const labels = labelsText(el);
+      if (hasText(labels)) return labels;
+    }
+    if (tag === "img" || tag === "area") return el.getAttribute("alt") || title;
+    if (tag === "fieldset" || tag === "figure" || tag === "table") {
+      const inner = firstChildText(el, tag === "fieldset" ? "legend" : tag === "figure" ? "figcaption" : "caption");
+      if (hasText(inner)) return inner;
+      return title;
+    }
+    const role = roleOf(el);
+    if ((role && NAME_FROM_CONTENT.has(role)) || tag === "summary") {
+      const content = contentText(el, 0);  // never a field's value or editable content
+      if (hasText(content)) return content;
+    }
+    return title;
+  }
+
+  // ---- link destination and row context ----
+  // A path segment that names one record (a number, a uuid, a hash...) rather than a kind of page.
+  function isIdSegment(segment) {
+    if (!/\d/.test(segment)) return false;
+    return /^\d+$/.test(segment) || /^[0-9a-f-]{8,}$/i.test(segment) || segment.length >= 16;
+  }
+
+  // Where a link leads, normalised: its path, record-naming segments as "*", behind its origin
+  // when that is not the page's. The query is left out: versions add and drop query keys
+  // (preserved filters, sort orders) on links that lead to the same place, and query links to one
+  // path differ by name. "" for no http(s) link.
+  function linkTarget(el) {
+    const tag = el.localName;
+    if ((tag !== "a" && tag !== "area") || !el.hasAttribute("href")) return "";
+    let url;
+    try {
+      url = new URL(el.getAttribute("href"), el.baseURI);
+    } catch (_) {
+      return "";
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return "";
+    let here = null;
+    try {
+      here = new URL(el.ownerDocument.URL).origin;
+    } catch (_) {
+      here = null;
+    }
+    const path = url.pathname.split("/").map((s) => (isIdSegment(s) ? "*" : s)).join("/");
+    return (url.origin === here ? "" : url.origin) + path;
+  }
+
+  const CELL_ROLES = new Set(["cell", "gridcell", "rowheader", "columnheader"]);
+
+  // The row an element sits in (a table row or an ARIA row) and that row's header: its first
+  // header cell with text, else its first other cell with text. "" outside rows.
+  function rowHeader(el) {
+    const row = el.closest("tr, [role=row]");
+    if (!row || row === el) return "";
+    const cells = Array.prototype.filter.call(row.children, (c) =>
+      c.localName === "th" || c.localName === "td" || CELL_ROLES.has(c.getAttribute("role")));
+    for (const cell of cells) {
+      if (cell.localName !== "th" && cell.getAttribute("role") !== "rowheader") continue;
+      const text = contentText(cell, 1);
+      if (hasText(text)) return text;
+    }
+    for (const cell of cells) {
+      if (cell.contains(el)) continue;
+      const text = contentText(cell, 1);
+      if (hasText(text)) return text;
+    }
+    return "";
+  }
+
+  function attrSelector(tag, attr, value) {
+    const quoted = '"' + value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\a ") + '"';
+    return `${tag}[${attr}=${quoted}]`;
+  }
+
+  return Object.freeze({
+    normText, hasText, isEditable, holdsEditable, holdsEditableOtherThan, token, implicitRole, typeOf,
+    roleOf, kindOfType, kindOfRole, hostOf, rootOf, parentOf, innerRoot, hostsOf, topDocument, scopes,
+    byTag, labelText, ownText, buttonValue, contentText, accessibleName, labelsOf, linkTarget, rowHeader,
+    attrSelector,
+  });
+})();
