@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from ..model.draft import Draft
 from ..model.events import EventsLog, FieldInfo
-from ..model.locators import LocatorBundle, text_hash
+from ..model.locators import CONTENT_HASHES, ElementSet, Fingerprint, LocatorBundle, text_hash
 from ..model.urls import TOKEN_KEYS, has_token
 
 _HASHED_FEATURES: Final = ("text_hash", "label_hash", "name_hash", "value_hash", "link_hash", "row_hash")
@@ -50,11 +50,12 @@ class TypedValues:
     applies to them (names, texts, selectors), so what was typed stays out of the fingerprints.
     """
 
-    __slots__ = ("_public", "_values")
+    __slots__ = ("_edits", "_public", "_values")
 
     def __init__(self, values: Iterable[str] = (), *, public: Iterable[str] = ()) -> None:
         self._values: list[str] = []
         self._public: set[str] = set()
+        self._edits: dict[str, int] = {}  # normalised value -> seq of its latest field edit
         for value in values:
             self.add(value)
         for value in public:
@@ -85,9 +86,24 @@ class TypedValues:
     def public_values(self) -> tuple[str, ...]:
         return tuple(v for v in self._values if v in self._public)
 
+    def note_edit(self, value: str, seq: int) -> None:
+        """Remember that the field edit ``seq`` ended with ``value`` (for :meth:`edit_shown`)."""
+        norm = " ".join(value.split()).lower()
+        if len(norm) >= MIN_EQUAL:
+            self._edits.pop(norm, None)
+            self._edits[norm] = seq
+
+    def edit_shown(self, hashes: Iterable[str], salt: str) -> int | None:
+        """The latest field edit whose value has one of the salted ``hashes`` (a clicked element
+        showed it), or None."""
+        wanted = set(hashes)
+        found = [seq for norm, seq in self._edits.items() if text_hash(salt, norm) in wanted]
+        return max(found) if found else None
+
     def clear(self) -> None:
         self._values.clear()
         self._public.clear()
+        self._edits.clear()
 
     def __len__(self) -> int:
         return len(self._values)
@@ -149,6 +165,41 @@ def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locato
     if kept == bundle.candidates and not changes:
         return bundle
     return LocatorBundle(candidates=kept, fingerprint=fp.model_copy(update=changes))
+
+
+def structure_only(fingerprint: Fingerprint) -> Fingerprint:
+    """The fingerprint without anything taken from text (text-derived and label hashes, attribute
+    hashes): what a target chosen by a filter, an extraction target or a set of items keeps."""
+    changes: dict[str, Any] = {key: None for key in (*CONTENT_HASHES, "label_hash")}
+    return fingerprint.model_copy(update={**changes, "attributes": {}})
+
+
+def scrub_structural(bundle: LocatorBundle, typed: TypedValues, salt: str) -> LocatorBundle | None:
+    """:func:`scrub_bundle`, then by structure only (:func:`structure_only`)."""
+    scrubbed = scrub_bundle(bundle, typed, salt)
+    if scrubbed is None:
+        return None
+    return LocatorBundle(candidates=scrubbed.candidates, fingerprint=structure_only(scrubbed.fingerprint))
+
+
+def scrub_set(items: ElementSet, typed: TypedValues) -> ElementSet | None:
+    """The set without candidates whose selectors echo a typed value, by structure only (None:
+    nothing left)."""
+    kept = tuple(c for c in items.candidates if not any(typed.echoes(t) for t in selector_texts(c.selector)))
+    if not kept:
+        return None
+    return ElementSet(candidates=kept, fingerprint=structure_only(items.fingerprint))
+
+
+def scrub_options(options: Iterable[str] | None, typed: TypedValues) -> tuple[str, ...] | None:
+    """A ``<select>``'s option values fit to store, or None (then the parameter stays untyped):
+    none may echo a typed value or look like a secret."""
+    if options is None:
+        return None
+    values = tuple(options)
+    if not values or any(typed.echoes(v) or secret_categories(v) for v in values):
+        return None
+    return values
 
 
 def scrub_field(field: FieldInfo | None, typed: TypedValues) -> FieldInfo | None:
