@@ -272,6 +272,20 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "or an enclosing block, and to fields of the enclosing loop's items.",
     ),
     ErrorCode(
+        "SR_RECORD_EDIT_INVALID",
+        2,
+        "An edit of `skillreel edit` cannot be applied as written; the message names the edit and step.",
+        "Fix the named edit (steps to wrap consecutive in one block, moves within a block, a loop over a "
+        "list extraction); `skillreel show NAME` lists the step ids.",
+    ),
+    ErrorCode(
+        "SR_RECORD_EDIT_REFERENCE",
+        2,
+        "An edit names a step, parameter, output or target that the draft does not have.",
+        "Use the ids and names `skillreel show NAME` prints; a wait, assertion or condition reuses the "
+        "target of a recorded step.",
+    ),
+    ErrorCode(
         "SR_RECORD_LOOP_BOUND",
         2,
         "A loop or list extraction has a limit above 1,000 items.",

@@ -22,6 +22,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "record": ("record", "Record a skill from a demonstration in Chromium."),
     "list": ("list_", "List skills with their state and revision."),
     "show": ("show", "Show one skill: actions, parameters, digests, installation."),
+    "edit": ("edit", "Make a new draft revision from structured, reviewed edits."),
     "review": ("review", "Approve one exact draft revision (or a heal proposal)."),
     "replay": ("replay", "Replay an approved skill in Chromium with new inputs."),
     "enable": ("enable", "Install a validated skill as an Agent Skills package."),

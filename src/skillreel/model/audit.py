@@ -20,6 +20,7 @@ AuditKind = Literal[
     "export",
     "policy",
     "heal-proposal",
+    "edit",
 ]
 DigestName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-zA-Z0-9]{0,47}$")]
 ErrorCodeStr = Annotated[str, StringConstraints(pattern=r"^SR_[A-Z_]{1,60}$")]

@@ -100,7 +100,7 @@ def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Pat
     assert (doc["name"], doc["revision"], doc["status"]) == ("sign-up", 1, "draft")
     assert doc["parameters"] == [
         {"name": "email", "required": True, "sensitive": False},
-        {"name": "plan", "required": True, "sensitive": False},
+        {"name": "plan", "required": True, "sensitive": False, "type": "enum", "values": ["free", "pro"]},
     ]
     assert [(a["id"], a["kind"]) for a in doc["actions"]] == [
         ("a1", "navigate"),
