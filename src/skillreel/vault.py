@@ -36,13 +36,15 @@ def keyring_username(skill: str, param: str) -> str:
 
 def parameter_listing(skill: str, parameters: Iterable[Parameter]) -> list[dict[str, Any]]:
     """A skill's parameters as a package manifest and ``skills_list`` show them: name, required,
-    sensitive and, for a sensitive one, the environment variable its value is read from."""
+    sensitive, for a sensitive one the environment variable its value is read from and, for a
+    typed (schema v2) one, its JSON Schema (a v1 parameter's listing keeps its first-version form)."""
     return [
         {
             "name": p.name,
             "required": p.required,
             "sensitive": p.sensitive,
             **({"env": secret_env_name(skill, p.name)} if p.sensitive else {}),
+            **({"schema": p.json_schema()} if p.v2_fields() else {}),
         }
         for p in parameters
     ]

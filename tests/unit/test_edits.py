@@ -235,7 +235,7 @@ def test_a_patch_with_an_unknown_key_or_op_is_refused() -> None:
 
 def test_the_editor_round_trip_turns_changes_into_edits() -> None:
     draft = desk()
-    before = {
+    before: dict[str, Any] = {
         "revision": 3,
         "parameters": [p.to_json() for p in draft.parameters],
         "outputs": [{"name": o.name, "description": None} for o in draft.outputs],

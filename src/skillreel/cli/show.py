@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -14,6 +15,79 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
+def _ref(ref: Any) -> str:
+    """A value reference as `show` prints it: ${inputs.q}, ${steps.a5.total}, ${item.f}, a literal."""
+    if not isinstance(ref, dict):
+        return str(ref)
+    kind = ref.get("ref")
+    if kind == "parameter":
+        return "${inputs." + str(ref["name"]) + "}"
+    if kind == "output":
+        return "${steps." + f"{ref['step']}.{ref['field']}" + "}"
+    if kind == "item":
+        return "${item." + str(ref["field"]) + "}"
+    return json.dumps(ref.get("value"))
+
+
+def _bindings(a: dict[str, Any]) -> str:
+    """What a step reads (inputs, outputs, item fields) and writes (its output)."""
+    parts = []
+    if "parameter" in a:
+        parts.append("<- ${inputs." + a["parameter"] + "}")
+    elif isinstance(a.get("value"), dict):
+        parts.append("<- " + _ref(a["value"]))
+    flt = (a.get("target") or {}).get("filter") or (a.get("items") or {}).get("filter")
+    if flt:
+        parts.append("choose by " + _ref(flt["containsToken"]))
+    if a["kind"] == "extract":
+        kind = (
+            "list"
+            if a.get("read") == "list"
+            else a.get("type") or {"presence": "boolean", "count": "integer"}.get(a.get("read", ""), "string")
+        )
+        parts.append(f"-> outputs.{a['output']} ({kind})")
+    if a["kind"] == "loop":
+        limit = a["limit"] if isinstance(a["limit"], int) else _ref(a["limit"])
+        parts.append(f"over {a['items']['candidates'][0]['matchCount']} recorded items, limit {limit}")
+        if a.get("collect"):
+            parts.append(f"-> outputs.{a['collect']} (list)")
+    if a["kind"] == "branch":
+        cond = a["condition"]
+        if cond["kind"] == "compare":
+            expected = " " + _ref(cond["expected"]) if "expected" in cond else ""
+            parts.append(f"if {_ref(cond['value'])} {cond['op']}{expected}")
+        else:
+            parts.append(f"if {cond['kind']}")
+    for flag in ("optional",):
+        if a.get(flag):
+            parts.append(flag)
+    if a.get("onFail") == "skip":
+        parts.append("on fail: skip")
+    return "  ".join(parts)
+
+
+def _step_lines(console: Console, steps: list[dict[str, Any]], depth: int) -> None:
+    from rich.markup import escape
+
+    pad = "  " * depth
+    for a in steps:
+        target = a.get("target") or a.get("items") or {}
+        first = target.get("candidates", [{}])[0].get("selector", "")
+        extra = a.get("url") or a.get("key") or a.get("check") or a.get("until") or ""
+        line = f"  {pad}{a['id']:>4} {a['kind']:<8} {escape(str(extra))} {escape(first)}".rstrip()
+        bindings = _bindings(a)
+        if bindings:
+            line += "  [cyan]" + escape(bindings) + "[/]"
+        if a.get("intent"):
+            line += "  [dim]# " + escape(a["intent"]) + "[/]"
+        console.print(line)
+        for key, label in (("body", None), ("then", None), ("else", "else")):
+            if key in a:
+                if label:
+                    console.print(f"  {pad}     {label}:")
+                _step_lines(console, a[key], depth + 1)
+
+
 def _human(view: dict[str, Any]) -> Render:
     def render(console: Console) -> None:
         from rich.markup import escape
@@ -24,14 +98,25 @@ def _human(view: dict[str, Any]) -> Render:
         env = view["environment"]
         console.print(f"environment: {env['kind']}, allowed origins {', '.join(env['allowedOrigins'])}")
         console.print(f"capabilities: {', '.join(view['capabilities'])}")
-        for p in view["parameters"]:
+        for p in view["inputs"]:
             flags = ", ".join(f for f in ("required", "sensitive") if p[f]) or "optional"
-            console.print(f"parameter {p['name']} ({flags})")
-        for a in view["actions"]:
-            target = a.get("target") or {}
-            first = target.get("candidates", [{}])[0].get("selector", "")
-            extra = a.get("url") or a.get("parameter") or a.get("key") or a.get("check") or ""
-            console.print(f"  {a['id']:>4} {a['kind']:<8} {escape(str(extra))} {escape(first)}".rstrip())
+            schema = p["schema"]
+            kind = schema.get("type", "string") + (
+                " of " + ", ".join(map(str, schema["enum"])) if "enum" in schema else ""
+            )
+            default = f", default {json.dumps(schema['default'])}" if "default" in schema else ""
+            about = f" - {schema['description']}" if "description" in schema else ""
+            console.print(escape(f"input {p['name']}: {kind} ({flags}{default}){about}"))
+        for o in view["outputs"]:
+            kind = o["type"] + (
+                " of {" + ", ".join(f"{f['name']}: {f['type']}" for f in o.get("fields", [])) + "}"
+                if o["type"] == "list"
+                else ""
+            )
+            null = ", may be null" if o.get("nullable") else ""
+            about = f" - {o['description']}" if o.get("description") else ""
+            console.print(escape(f"output {o['name']}: {kind}{null}{about}"))
+        _step_lines(console, view["actions"], 0)
         for cond in view["failureConditions"]:
             console.print(f"fails when: {escape(cond)}")
         for key, digest in view["digests"].items():
