@@ -140,8 +140,8 @@ def _page_event_problem(e: PageEvent) -> str | None:
         return "only a click is chosen by a typed value"
     if e.options is not None and e.type != "select":
         return "only a select lists its options"
-    if e.type == "mark" and (e.target is None) == (e.items is None):
-        return "a mark names one element or a set"
+    if e.type == "mark" and e.target is not None and e.items is not None:
+        return "a mark names one element or a set, not both"
     if e.items is not None and e.type != "mark":
         return "only a mark names a set"
     return None

@@ -551,11 +551,12 @@ class Recorder:
         receives it) and reported as the marked element. The future completes with it; only a
         mark this method armed counts (the page cannot forge one)."""
         await self.settle()
+        if self._mark is not None and not self._mark.done():
+            self._mark.cancel()
         tap = self._taps[0]
         ctx = tap.top_world()
         if ctx is None or await self._call(tap, ctx, _ARM, {"all": all_items}) is not True:
             raise RecordError(CAPTURE_FAILED, "the recorder could not arm a mark in the page")
-        self.disarm_mark()
         self._mark = asyncio.get_running_loop().create_future()
         self._mark_all = all_items
         return self._mark
