@@ -2,15 +2,14 @@
 
 With ``--automation FILE`` a scripted demonstration runs headless; without it a headed window opens,
 the terminal lists each captured step (its kind and action id, never a value) on stderr, Enter
-finishes and Ctrl-C discards (nothing is stored).
+finishes, Ctrl-C discards (nothing is stored) and ``mark NAME`` marks an element for extraction
+(``cli/terminal.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ import click
 from ..errors import InputError, RecordError
 from ..services.recording import DEFAULT_TIMEOUT_MS, RecordRequest, RecordResult, prepare, record_skill
 from ..store import Store
+from . import terminal
 from .output import Render, emit, json_option
 
 if TYPE_CHECKING:
@@ -34,31 +34,6 @@ def _viewport(text: str | None) -> tuple[int, int] | None:
     if not match:
         raise InputError("SR_RECORD_USAGE", "--viewport takes WIDTHxHEIGHT, e.g. 1280x800")
     return int(match.group(1)), int(match.group(2))
-
-
-async def _enter_pressed() -> None:
-    """Returns when a line (or end of input) arrives on stdin, without blocking the event loop."""
-    click.echo("recording in the browser window: press Enter here to finish, Ctrl-C to discard", err=True)
-    if sys.stdin is None or sys.stdin.closed:
-        return
-    loop = asyncio.get_running_loop()
-    fd = sys.stdin.fileno()
-    line: asyncio.Future[None] = loop.create_future()
-
-    def readable() -> None:
-        data = os.read(fd, 4096)
-        if (not data or b"\n" in data) and not line.done():
-            line.set_result(None)
-
-    try:
-        loop.add_reader(fd, readable)
-    except (OSError, NotImplementedError, ValueError):  # a regular file: it is readable at once
-        sys.stdin.readline()
-        return
-    try:
-        await line
-    finally:
-        loop.remove_reader(fd)
 
 
 def _announce(action_id: str, kind: str) -> None:
@@ -171,7 +146,7 @@ def command(
                 record_skill(
                     store,
                     prepared,
-                    until_done=_enter_pressed if interactive else None,
+                    terminal=terminal.run if interactive else None,
                     on_action=_announce if interactive else None,
                 )
             )
