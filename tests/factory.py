@@ -61,6 +61,7 @@ def target(
     *,
     tag: str = "td",
     type_: str | None = None,
+    role: str | None = None,
     within: Literal["item"] | None = None,
     token: ValueRef | None = None,
     count: int = 1,
@@ -69,7 +70,7 @@ def target(
     a loop's item with ``within="item"``, or a target chosen by a whole-token ``token`` filter)."""
     return LocatorBundle(
         candidates=(LocatorCandidate(strategy="css", selector=selector, match_count=count),),
-        fingerprint=Fingerprint(tag=tag, type=type_, parent_path=("html", "body", "main")),
+        fingerprint=Fingerprint(tag=tag, type=type_, role=role, parent_path=("html", "body", "main")),
         filter=TextFilter(contains_token=token) if token is not None else None,
         within=within,
     )
@@ -84,6 +85,14 @@ def element_set(
         fingerprint=Fingerprint(tag=tag, parent_path=("html", "body", "main", "table", "tbody")),
         filter=TextFilter(contains_token=token) if token is not None else None,
     )
+
+
+def content_free(found: LocatorBundle, *, attribute: str | None = None) -> LocatorBundle:
+    """``found`` (a real bundle, as ``tests/describe.py`` gives it) without what would hold a hash of
+    its text (``LocatorBundle.without_content``): an extraction target."""
+    bare = found.without_content(attribute)
+    assert bare is not None, "no content-free candidate"
+    return bare
 
 
 def graph_draft(

@@ -9,6 +9,7 @@ step asks on the terminal when stdin and stderr are both interactive, and fails 
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -126,9 +127,11 @@ def parse_inputs(pairs: tuple[str, ...]) -> dict[str, str]:
 def show_progress(step: StepProgress) -> None:
     if step.phase == "start":
         return
-    mark = "ok" if step.phase == "done" else f"failed {step.code}"
+    mark = {"done": "ok", "skipped": "skipped"}.get(step.phase, f"failed {step.code}")
     healed = " (healed)" if step.healed else ""
-    sys.stderr.write(f"[{step.index + 1}/{step.total}] {step.action_id} {step.kind}: {mark}{healed}\n")
+    item = f" (item {step.iteration + 1})" if step.iteration is not None else ""
+    line = f"[{step.index + 1}/{step.total}] {step.action_id} {step.kind}{item}: {mark}{healed}\n"
+    sys.stderr.write(line)
     sys.stderr.flush()
 
 
@@ -138,6 +141,9 @@ def show_success(out: Any, doc: dict[str, Any]) -> None:
         f"replayed {doc['name']}: {len(doc['steps'])} steps, {healed} healed; now at revision "
         f"{doc['revision']} (report {doc['reportDigest']})"
     )
+    if doc.get("outputs"):
+        out.print("outputs:")
+        out.print(json.dumps(doc["outputs"], ensure_ascii=False, indent=2), markup=False, highlight=False)
     if doc["healProposal"]:
         out.print(
             f"a heal proposal is pending: see `skillreel show {doc['name']}`, accept it with "

@@ -2,14 +2,17 @@
 
 Two tools, and deliberately no more (source document 004: agents may list and play, never record):
 
-- ``skills_list`` (read-only): the enabled skills with their description, parameters and revision.
+- ``skills_list`` (read-only): the enabled skills with their description, parameters (a typed one
+  with its JSON Schema), the JSON Schema of their outputs, and revision.
 - ``skills_play(name, inputs)``: replays one enabled skill on its recorded environment through
-  ``services.replaying.replay_skill`` and returns its status, report digest and per-step healed
-  flags, or the error code and message. It cannot record, edit, approve, enable or revoke.
+  ``services.replaying.replay_skill`` and returns its status, report digest, per-step healed
+  flags and ``outputs`` (what the skill read from the page: the caller's only), or the error code
+  and message. It cannot record, edit, approve, enable or revoke.
 
 Both return the result envelope of ``model/envelope.py`` (the one ``--json`` prints) as structured
-content, the same JSON as text, and ``isError`` when ``ok`` is false; the envelope's JSON Schema is
-each tool's ``outputSchema``.
+content, the same JSON as a text block, and ``isError`` when ``ok`` is false; the envelope's JSON
+Schema is each tool's ``outputSchema``. ``skills_play`` puts a short rendering (status, outputs at a
+glance) in a text block before the JSON.
 
 Sensitive parameters never come from the model. A sensitive name in ``inputs`` is refused
 (``SR_REPLAY_SENSITIVE_ON_ARGV``). Values come from the vault first (``SKILLREEL_SECRET_<SKILL>_<PARAM>``
@@ -44,6 +47,7 @@ from pydantic import BaseModel, Field, create_model
 from ..errors import ReplayError, SkillreelError
 from ..model.envelope import Envelope, failed, succeeded
 from ..services.agent_access import PlayCheck, check_play, enabled_skills
+from ..services.preflight import InputValue
 from ..services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
@@ -69,7 +73,8 @@ PLAY_DESCRIPTION = (
     "Replay one enabled skillreel skill on its recorded site, with non-sensitive parameters in "
     '`inputs` ({"param": "value"}). Sensitive parameters must NOT be given: skillreel reads them '
     "from the user's vault or asks the user. Returns {ok, data: {status, reportDigest, steps with healed "
-    "flags}, error: {code (SR_*), message, fix} or null}. Acts on a real website."
+    "flags, outputs: what the skill read from the page (as skills_list's outputs schema) or null}, "
+    "error: {code (SR_*), message, fix} or null}. Acts on a real website."
 )
 LIST_ANNOTATIONS = ToolAnnotations(
     title="List enabled skills",
@@ -92,25 +97,56 @@ PLAY_ANNOTATIONS = ToolAnnotations(
 EnvelopeResult = Annotated[CallToolResult, Envelope]  # the SDK publishes Envelope's schema as outputSchema
 
 
-def tool_result(envelope: dict[str, Any]) -> CallToolResult:
-    """A result envelope as the tool's structured content, the same JSON as its text block."""
+def tool_result(envelope: dict[str, Any], summary: str | None = None) -> CallToolResult:
+    """A result envelope as the tool's structured content and the same JSON as a text block; with
+    ``summary``, a short rendering comes first (``skills_play``: status and outputs at a glance)."""
     text = json.dumps(envelope, ensure_ascii=False, indent=2)
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=envelope,
-        is_error=not envelope["ok"],
+    blocks = [TextContent(type="text", text=text)]
+    if summary is not None:
+        blocks.insert(0, TextContent(type="text", text=summary))
+    return CallToolResult(content=list(blocks), structured_content=envelope, is_error=not envelope["ok"])
+
+
+SUMMARY_VALUE_CHARS = 80
+SUMMARY_OUTPUTS = 12
+
+
+def play_summary(outcome: ReplayOutcome) -> str:
+    """One or two lines: the play's status, then (when it returned any) each output, a long text
+    cut short and a list as its item count; the whole values are in the structured content."""
+    if outcome.error is not None:
+        where = f" at step {outcome.error.action_id}" if outcome.error.action_id else ""
+        return f"{outcome.name}: failed{where}: {outcome.error.code}"
+    head = f"{outcome.name}: {outcome.status}" + (
+        f" (revision {outcome.revision})" if outcome.revision is not None else ""
     )
+    if not outcome.outputs:
+        return head
+    shown = []
+    for name, value in list(outcome.outputs.items())[:SUMMARY_OUTPUTS]:
+        if isinstance(value, list):
+            shown.append(f"{name}: {len(value)} item(s)")
+            continue
+        text = json.dumps(value, ensure_ascii=False)
+        if len(text) > SUMMARY_VALUE_CHARS:
+            text = text[: SUMMARY_VALUE_CHARS - 1] + "…"
+        shown.append(f"{name} = {text}")
+    more = len(outcome.outputs) - SUMMARY_OUTPUTS
+    if more > 0:
+        shown.append(f"and {more} more")
+    return head + "\noutputs: " + "; ".join(shown)
 
 
 def play_refused(exc: SkillreelError, name: str) -> CallToolResult:
     """A ``skills_play`` refused before any step ran: the same replay document as a failed replay."""
-    return tool_result(failed("skills_play", exc, ReplayOutcome("failed", name, error=exc).to_json()))
+    outcome = ReplayOutcome("failed", name, error=exc)
+    return tool_result(failed("skills_play", exc, outcome.to_json()), play_summary(outcome))
 
 
 # --- the question ------------------------------------------------------------------------------
 
 
-def checked_play(name: str, inputs: Mapping[str, str]) -> PlayCheck:
+def checked_play(name: str, inputs: Mapping[str, InputValue]) -> PlayCheck:
     """``services.agent_access.check_play`` over the store and the default vault (see there)."""
     with Store.open() as store:
         return check_play(store, name, inputs, default_vault())
@@ -139,7 +175,9 @@ class NoQuestion(BaseModel):
     """The resolver decided not to ask (nothing missing, or the call is refused anyway)."""
 
 
-async def ask_for_secrets(name: str, inputs: dict[str, str], ctx: Context) -> Elicit[BaseModel] | NoQuestion:
+async def ask_for_secrets(
+    name: str, inputs: dict[str, InputValue], ctx: Context
+) -> Elicit[BaseModel] | NoQuestion:
     """Runs before ``skills_play``: ask the user (never the model) for missing sensitive values."""
     try:
         check = checked_play(name, inputs)
@@ -243,7 +281,7 @@ def human_prompt(ctx: Context) -> HumanPrompt | None:
 
 
 async def play(
-    name: str, inputs: Mapping[str, str], ctx: Context, answer: ElicitationResult[Any]
+    name: str, inputs: Mapping[str, InputValue], ctx: Context, answer: ElicitationResult[Any]
 ) -> ReplayOutcome:
     check = checked_play(name, inputs)
     secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing))
@@ -271,9 +309,10 @@ async def play(
 
 def outcome_result(outcome: ReplayOutcome) -> CallToolResult:
     """The replay's document in the envelope, exactly as ``skillreel replay --json`` prints it."""
+    summary = play_summary(outcome)
     if outcome.error is None:
-        return tool_result(succeeded("skills_play", outcome.to_json(), outcome.warnings))
-    return tool_result(failed("skills_play", outcome.error, outcome.to_json(), outcome.warnings))
+        return tool_result(succeeded("skills_play", outcome.to_json(), outcome.warnings), summary)
+    return tool_result(failed("skills_play", outcome.error, outcome.to_json(), outcome.warnings), summary)
 
 
 # --- the server --------------------------------------------------------------------------------
@@ -293,7 +332,8 @@ async def skills_play(
     ctx: Context,
     answer: Annotated[ElicitationResult[Any], Resolve(ask_for_secrets)],
     inputs: Annotated[
-        dict[str, str], Field(description='Non-sensitive parameters: {"param": "value"}.')
+        dict[str, InputValue],
+        Field(description='Non-sensitive parameters: {"param": value} (typed as skills_list shows).'),
     ] = {},  # noqa: B006 - the SDK builds the schema from this default; it is never mutated
 ) -> EnvelopeResult:
     try:

@@ -43,7 +43,7 @@ from .limits import (
     MAX_WAIT_MS,
     TIMEOUT_MS_RANGE,
 )
-from .locators import ElementSet, LocatorBundle, content_hashes
+from .locators import ElementSet, LocatorBundle, content_features
 from .refs import DataRef, ItemRef, LiteralValue, OutputName, OutputRef, ValueRef
 from .refs import ParameterRef as ParameterRef  # re-exported: v1 code imports it from here
 
@@ -237,8 +237,16 @@ def _check_limit(step: str, limit: int | ParameterRef | None) -> None:
         )
 
 
-def _no_content(step: str, bundle: LocatorBundle | None) -> None:
-    if bundle is not None and content_hashes(bundle.fingerprint):
+def _no_content(step: str, bundle: LocatorBundle | None, attribute: str | None = None) -> None:
+    """An extraction target keeps no hash of what it reads: no text hash, no role-name or href
+    candidate, and for an attribute read no hash (nor selector) of that attribute."""
+    if bundle is None:
+        return
+    read_attribute = attribute is not None and (
+        attribute in bundle.fingerprint.attributes
+        or any(f"[{attribute}" in c.selector or c.strategy == attribute for c in bundle.candidates)
+    )
+    if content_features(bundle.candidates, bundle.fingerprint) or read_attribute:
         raise GraphProblem(
             "SR_RECORD_GRAPH_INVALID",
             step,
@@ -319,7 +327,7 @@ class ExtractAction(Step):
             raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, "only a list read has an overflow rule")
         _check_read(self.id, self.read, self.attribute, self.type, self.values, self.pattern)
         _check_limit(self.id, self.limit)
-        _no_content(self.id, self.target)
+        _no_content(self.id, self.target, self.attribute)
         _check_fields(self.id, self.fields)
         return self
 
@@ -341,7 +349,7 @@ def _check_fields(step: str, fields: Iterable[FieldSpec]) -> None:
                 "SR_RECORD_GRAPH_INVALID", step, "a field's target is relative to its item already"
             )
         _check_read(step, f.read, f.attribute, f.type, f.values, f.pattern)
-        _no_content(step, f.target)
+        _no_content(step, f.target, f.attribute)
 
 
 WaitUntil = Literal["appears", "disappears", "url", "text"]

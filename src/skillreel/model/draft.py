@@ -32,7 +32,7 @@ from .canonical import tagged_digest
 from .environment import Environment
 from .graph import check_graph, derive_outputs, v2_features
 from .io import Description as ParamDescription
-from .io import EnumValues, OutputSpec, ValueProblem, ValueType, check_input, value_schema
+from .io import EnumValues, OutputSpec, ValueProblem, ValueType, check_input
 from .limits import (
     MAX_ACTIONS,
     MAX_DESCRIPTION_CHARS,
@@ -96,16 +96,6 @@ class Parameter(Document):
 
     def v2_fields(self) -> list[str]:
         return [k for k in self.v2_keys if getattr(self, k) is not None]
-
-    def json_schema(self) -> dict[str, Any]:
-        """This input's JSON Schema (an untyped v1 parameter is a string), with its description
-        and default."""
-        schema = value_schema(self.type, self.values)
-        if self.description is not None:
-            schema["description"] = self.description
-        if self.default is not None:
-            schema["default"] = self.default
-        return schema
 
 
 def _outputs_for(actions: Any, given: Any) -> tuple[OutputSpec, ...]:

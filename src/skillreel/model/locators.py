@@ -165,6 +165,17 @@ def content_hashes(fingerprint: Fingerprint) -> tuple[str, ...]:
     return tuple(n for n in CONTENT_HASHES if getattr(fingerprint, n, None) is not None)
 
 
+# Candidate strategies whose selector is a salted hash of the element's text (accessible name, link
+# destination): like the content hashes, absent from a content-free target.
+CONTENT_STRATEGIES: tuple[str, ...] = ("role-name", "href")
+
+
+def content_features(candidates: tuple[LocatorCandidate, ...], fingerprint: Fingerprint) -> tuple[str, ...]:
+    """What of a target would hold (a hash of) its text: content hashes and hashed candidates."""
+    found = content_hashes(fingerprint)
+    return found + tuple(f"a {c.strategy} candidate" for c in candidates if c.strategy in CONTENT_STRATEGIES)
+
+
 class LocatorBundle(Document):
     """Ranked candidates (best first) and the element's fingerprint.
 
@@ -187,9 +198,31 @@ class LocatorBundle(Document):
                 data.pop(key, None)
         return data
 
+    def without_content(self, attribute: str | None = None) -> LocatorBundle | None:
+        """This bundle as a content-free target (an extraction target, a field's): no content hash,
+        no role-name or href candidate, and for an attribute read no hash or selector of that
+        attribute. None when no candidate is left."""
+        fingerprint = self.fingerprint.model_copy(
+            update={
+                **dict.fromkeys(CONTENT_HASHES),
+                "attributes": {k: v for k, v in self.fingerprint.attributes.items() if k != attribute},
+            }
+        )
+        candidates = tuple(
+            c
+            for c in self.candidates
+            if c.strategy not in CONTENT_STRATEGIES
+            and (attribute is None or (c.strategy != attribute and f"[{attribute}" not in c.selector))
+        )
+        if not candidates:
+            return None
+        return LocatorBundle(
+            candidates=candidates, fingerprint=fingerprint, filter=self.filter, within=self.within
+        )
+
     @model_validator(mode="after")
     def _filtered_without_content(self) -> LocatorBundle:
-        if self.filter is not None and content_hashes(self.fingerprint):
+        if self.filter is not None and content_features(self.candidates, self.fingerprint):
             raise ValueError("a target chosen by a text filter keeps no hash of its own text")
         return self
 
@@ -216,7 +249,7 @@ class ElementSet(Document):
 
     @model_validator(mode="after")
     def _structure_only(self) -> ElementSet:
-        if content_hashes(self.fingerprint) or self.fingerprint.label_hash is not None:
+        if content_features(self.candidates, self.fingerprint) or self.fingerprint.label_hash is not None:
             raise ValueError("the items of a set are described by their structure, not their text")
         return self
 

@@ -18,11 +18,12 @@ from ..errors import LifecycleError, ReplayError, TargetError
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..model.environment import UrlTarget
+from ..model.io import outputs_schema
 from ..model.urls import origin_of
 from ..skills.package import clean_text, cli_only_file
 from ..store import Store
 from ..vault import SecretSource, parameter_listing
-from .preflight import ReplayRequest, preflight
+from .preflight import InputValue, ReplayRequest, preflight
 
 
 def cli_only_inputs(entry: StoreEntry) -> str | None:
@@ -48,6 +49,7 @@ def skill_summary(entry: StoreEntry) -> dict[str, Any]:
         if isinstance(target, UrlTarget)
         else {"kind": "html"},
         "parameters": parameter_listing(entry.name, draft.parameters),
+        **({"outputs": outputs_schema(draft.outputs)} if draft.outputs else {}),
     }
 
 
@@ -70,7 +72,7 @@ class PlayCheck:
     missing: tuple[str, ...]  # required sensitive parameters the vault has no value for
 
 
-def check_play(store: Store, name: str, inputs: Mapping[str, str], secrets: SecretSource) -> PlayCheck:
+def check_play(store: Store, name: str, inputs: Mapping[str, InputValue], secrets: SecretSource) -> PlayCheck:
     """Everything refused before a question is asked or a browser starts: the name, the state
     (enabled only), a target MCP can reach, sensitive values from the model, then the replay's own
     pre-flight (inputs, environment, capabilities), which also lists what the vault lacks."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
-from ..model.actions import Action, HumanAction
+from ..model.actions import Action, ExtractAction, HumanAction
 from ..model.base import check_skill_name
 from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
@@ -318,6 +318,13 @@ def _clean_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locat
 
 
 def _retarget(action: Action, bundle: LocatorBundle) -> Action:
+    """``action`` acting on the healed element; an extraction target stays content-free (no hash
+    of what it reads), so it gets the healed locators without their text hashes."""
+    if isinstance(action, ExtractAction):
+        bare = bundle.without_content(action.attribute)
+        if bare is None:
+            return action  # nothing content-free describes it: the proposal keeps the old target
+        bundle = bare
     data = {**action.to_json(), "target": bundle.to_json()}
     retargeted: Action = type(action).parse(data)
     return retargeted

@@ -18,6 +18,7 @@ from ..model.entry import StoreEntry
 from ..model.io import outputs_schema
 from ..model.locators import ElementSet, LocatorBundle
 from ..store import RevisionSummary, Store
+from ..vault import input_schema
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def inputs_and_outputs(draft: Draft) -> dict[str, Any]:
     """The skill's inputs (each parameter's JSON Schema) and outputs (names, types, JSON Schema)."""
     return {
         "inputs": [
-            {"name": p.name, "required": p.required, "sensitive": p.sensitive, "schema": p.json_schema()}
+            {"name": p.name, "required": p.required, "sensitive": p.sensitive, "schema": input_schema(p)}
             for p in draft.parameters
         ],
         "outputs": [o.to_json() for o in draft.outputs],

@@ -51,7 +51,7 @@ from ..model.io import OutputSpec, outputs_schema
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.refs import ItemRef, LiteralValue, OutputRef
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
-from ..vault import KEYRING_SERVICE, keyring_username, parameter_listing, secret_env_name
+from ..vault import KEYRING_SERVICE, input_schema, keyring_username, parameter_listing, secret_env_name
 
 PACKAGE_TAG = "skillreel.package/v1"
 MANIFEST_SCHEMA = "skillreel.recorded-skill/v1"
@@ -381,7 +381,7 @@ def _typed_parameter_lines(skill: str, params: tuple[Parameter, ...]) -> list[st
         "| --- | --- | --- | --- | --- |",
     ]
     for p in params:
-        schema = _cell(json.dumps(p.json_schema(), ensure_ascii=False, separators=(",", ":")))
+        schema = _cell(json.dumps(input_schema(p), ensure_ascii=False, separators=(",", ":")))
         flags = f"{'yes' if p.required else 'no'} | {'yes' if p.sensitive else 'no'}"
         lines.append(f"| `{p.name}` | `{schema}` | {flags} | {_how(skill, p)} |")
     return lines
