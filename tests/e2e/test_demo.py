@@ -14,7 +14,7 @@ from tests.cli import CliResult, run_cli
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-STAGES = ["record", "show", "review", "replay", "heal", "refuse", "enable", "mcp", "revoke", "audit"]
+STAGES = ["record", "show", "review", "replay", "heal", "refuse", "enable", "mcp", "extract", "revoke", "audit"]
 
 
 def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
@@ -37,6 +37,10 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
     assert stages["refuse"]["data"]["code"] == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
     assert stages["enable"]["data"]["status"] == "enabled"
     assert stages["mcp"]["data"]["listed"] == ["approve-invoice"]
+    assert stages["extract"]["data"]["outputs"] == {
+        "invoices": [{"invoice": "INV-1042", "amount": 1250}, {"invoice": "INV-1043", "amount": 310}],
+        "total": 1250,
+    }
     assert stages["audit"]["data"]["ok"] is True
     # the home the demo used holds the revoked skill and no typed password
     listing = run_cli("list", "--json", env={"SKILLREEL_HOME": str(home)}).data()

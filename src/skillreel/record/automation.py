@@ -282,7 +282,14 @@ class Marks(Protocol):
 
     async def settle(self) -> None: ...
 
-    async def extractable(self, selector: str, *, all_items: bool, fields: dict[str, str]) -> Extractable: ...
+    async def extractable(
+        self,
+        selector: str,
+        *,
+        all_items: bool,
+        fields: dict[str, str],
+        attributes: dict[str, str | None] | None = None,
+    ) -> Extractable: ...
 
     async def waitable(self, selector: str) -> Resolved: ...
 
@@ -366,7 +373,10 @@ async def _extract(step: ExtractStep, n: int, marks: Marks) -> None:
     if listing and not specs:
         specs = {"text": FieldSelector(selector="")}
     found = await marks.extractable(
-        step.selector, all_items=step.all, fields={k: v.selector for k, v in specs.items()}
+        step.selector,
+        all_items=step.all,
+        fields={k: v.selector for k, v in specs.items()},
+        attributes={"": step.attr, **{k: v.attr for k, v in specs.items()}},
     )
     if found.count < 0:
         raise _failed(n, "its selector is not valid CSS")

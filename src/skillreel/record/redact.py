@@ -30,7 +30,14 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from ..model.draft import Draft
 from ..model.events import EventsLog, FieldInfo
-from ..model.locators import CONTENT_HASHES, ElementSet, Fingerprint, LocatorBundle, text_hash
+from ..model.locators import (
+    CONTENT_HASHES,
+    CONTENT_STRATEGIES,
+    ElementSet,
+    Fingerprint,
+    LocatorBundle,
+    text_hash,
+)
 from ..model.urls import TOKEN_KEYS, has_token
 
 _HASHED_FEATURES: Final = ("text_hash", "label_hash", "name_hash", "value_hash", "link_hash", "row_hash")
@@ -174,12 +181,24 @@ def structure_only(fingerprint: Fingerprint) -> Fingerprint:
     return fingerprint.model_copy(update={**changes, "attributes": {}})
 
 
-def scrub_structural(bundle: LocatorBundle, typed: TypedValues, salt: str) -> LocatorBundle | None:
-    """:func:`scrub_bundle`, then by structure only (:func:`structure_only`)."""
+def scrub_structural(
+    bundle: LocatorBundle, typed: TypedValues, salt: str, *, attribute: str | None = None
+) -> LocatorBundle | None:
+    """:func:`scrub_bundle`, then by structure only (:func:`structure_only`): no candidate that
+    holds a hash of the element's text (role-name, href) or, for an attribute read, selects by
+    that attribute. None when nothing is left."""
     scrubbed = scrub_bundle(bundle, typed, salt)
     if scrubbed is None:
         return None
-    return LocatorBundle(candidates=scrubbed.candidates, fingerprint=structure_only(scrubbed.fingerprint))
+    kept = tuple(
+        c
+        for c in scrubbed.candidates
+        if c.strategy not in CONTENT_STRATEGIES
+        and (attribute is None or (f"[{attribute}" not in c.selector and c.strategy != attribute))
+    )
+    if not kept:
+        return None
+    return LocatorBundle(candidates=kept, fingerprint=structure_only(scrubbed.fingerprint))
 
 
 def scrub_set(items: ElementSet, typed: TypedValues) -> ElementSet | None:

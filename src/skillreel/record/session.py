@@ -587,15 +587,26 @@ class Recorder:
         else:
             pending.set_result(Marked(None, None))
 
-    async def extractable(self, selector: str, *, all_items: bool, fields: dict[str, str]) -> Extractable:
-        """Describe what an automation ``extract`` step names, in the first page's top document."""
+    async def extractable(
+        self,
+        selector: str,
+        *,
+        all_items: bool,
+        fields: dict[str, str],
+        attributes: dict[str, str | None] | None = None,
+    ) -> Extractable:
+        """Describe what an automation ``extract`` step names, in the first page's top document
+        (``attributes``: the attribute each target reads, by field name, ``""`` for the element)."""
+        reads = attributes or {}
         result = await self._top_call(_EXTRACTABLE, selector, all_items, fields)
         count = int(result.get("count", 0))
         target = items = None
         described: dict[str, tuple[int, LocatorBundle | None]] = {}
         try:
             if result.get("target") is not None:
-                target = scrub_structural(LocatorBundle.parse(result["target"]), self._typed, self._salt)
+                target = scrub_structural(
+                    LocatorBundle.parse(result["target"]), self._typed, self._salt, attribute=reads.get("")
+                )
             if result.get("items") is not None:
                 items = scrub_set(ElementSet.parse(result["items"]), self._typed)
             for name, found in (result.get("fields") or {}).items():

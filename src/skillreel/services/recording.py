@@ -373,14 +373,17 @@ class Marking:
         """Add the extraction of what was marked as output ``name``; False when the click fell on
         nothing that can be described (nothing is added)."""
         self.check_name(name)
-        if marked.items is not None:
-            field = FieldSpec(name="text", type=value_type)
-            extraction = Extraction(
-                output=name, read="list", items=marked.items, fields=(field,), limit=DEFAULT_LIST_LIMIT
-            )
-        elif marked.target is not None:
-            extraction = Extraction(output=name, read="text", target=marked.target, type=value_type)
-        else:
+        try:
+            if marked.items is not None:
+                field = FieldSpec(name="text", type=value_type)
+                extraction = Extraction(
+                    output=name, read="list", items=marked.items, fields=(field,), limit=DEFAULT_LIST_LIMIT
+                )
+            elif marked.target is not None:
+                extraction = Extraction(output=name, read="text", target=marked.target, type=value_type)
+            else:
+                return False
+        except ValueError:  # the element can only be described by its text: nothing to extract
             return False
         self._recorder.append_event("extract", extraction=extraction)
         return True
