@@ -43,6 +43,7 @@ PURE = (
     "model",
     "record.project",
     "record.redact",
+    "record.edits",
     "locate.heal",
     "locate.tokens",
     "replay.extraction",

@@ -49,7 +49,16 @@ def _human(result: RecordResult) -> Render:
             f"recorded [bold]{data['name']}[/] revision {data['revision']} (draft) {data['draftDigest']}"
         )
         for action in data["actions"]:
-            extra = next((action[k] for k in ("parameter", "key", "reason", "check") if k in action), "")
+            extra = next(
+                (
+                    action[k]
+                    for k in ("parameter", "output", "key", "reason", "check", "until")
+                    if k in action
+                ),
+                "",
+            )
+            if "chosenBy" in action:
+                extra = f"chosen by input {action['chosenBy'].get('name')}"
             out.print(f"  {action['id']:<5} {action['kind']:<9} {extra}")
         if data["parameters"]:
             out.print(

@@ -138,8 +138,14 @@ def action_summary(action: Any) -> dict[str, Any]:
         if getattr(action, attr, None) is not None:
             out[key] = getattr(action, attr)
     value = getattr(action, "value", None)
-    if value is not None:
+    if value is not None and getattr(value, "ref", None) == "parameter":
         out["parameter"] = value.name
+    for attr, key in (("output", "output"), ("until", "until"), ("accept", "accept")):
+        if getattr(action, attr, None) is not None:
+            out[key] = getattr(action, attr)
+    flt = getattr(getattr(action, "target", None), "filter", None)
+    if flt is not None:
+        out["chosenBy"] = flt.contains_token.to_json()
     return out
 
 
