@@ -14,7 +14,19 @@ from tests.cli import CliResult, run_cli
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-STAGES = ["record", "show", "review", "replay", "heal", "refuse", "enable", "mcp", "extract", "revoke", "audit"]
+STAGES = [
+    "record",
+    "show",
+    "review",
+    "replay",
+    "heal",
+    "refuse",
+    "enable",
+    "mcp",
+    "extract",
+    "revoke",
+    "audit",
+]
 
 
 def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
