@@ -684,7 +684,9 @@ var SkillreelRecorder = (() => {
     const values = choosable.filter((v) => hasToken(text, v));
     if (!values.length) return false;
     const set = setOf(el, null);
-    if (!set || !set.candidates.length) return false;
+    // A set larger than a loop may read is not a structure to choose from (and reading every
+    // member's text would keep the person waiting on the click).
+    if (!set || !set.candidates.length || set.members.length > 1000) return false;
     const chosenBy = [];
     for (const v of values) {
       const showing = set.members.filter((m) => hasToken(visibleText(m), v));
