@@ -91,7 +91,9 @@ var SkillreelCollect = (() => {
     return identity.some((n) => c.attributes[n] === "same");
   }
 
-  // What one candidate designates, inside `root` (null: the document).
+  // What one candidate designates, inside `root` (null: the document). Inside an item a plain CSS
+  // selector is evaluated from the item, so `:scope > td` works; a chained or hashed one is resolved
+  // in the document and kept when inside.
   function designated(candidate, salt, root) {
     const plain = !candidate.selector.includes(" >>> ") &&
       !["role-name", "href", "label"].includes(candidate.strategy);
@@ -281,5 +283,5 @@ var SkillreelCollect = (() => {
     return API[method](arg);
   }
 
-  return Object.freeze({...API, call, containsToken, scopeOf, inside});
+  return Object.freeze({...API, call, containsToken, scopeOf, inside, designated});
 })();

@@ -219,7 +219,7 @@ def _record_success(
         None,
         proposal is not None,
         warnings,
-        outputs,
+        outputs if checked.draft.outputs else None,  # a skill that reads nothing returns null
     )
 
 

@@ -420,7 +420,7 @@ async def test_a_loop_reads_each_row_and_branches_on_already_approved(
     )
     server.requests.clear()
     url = server.url("/orders")
-    approve = ClickAction(id="a4", target=in_item(found["approve"], "button.approve"))
+    approve = ClickAction(id="a4", target=in_item(found["approve"], ":scope button.approve"))
     branch = BranchAction(
         id="a3",
         condition=CompareCondition(
@@ -437,8 +437,10 @@ async def test_a_loop_reads_each_row_and_branches_on_already_approved(
             FieldSpec(
                 name="number", target=target("a.open", tag="a", role="link"), type="integer", pattern=r"(\d+)"
             ),
-            FieldSpec(name="amount", target=target("td.amount"), type="number"),
-            FieldSpec(name="status", target=target("td.status"), type="enum", values=("open", "approved")),
+            FieldSpec(name="amount", target=target(":scope > td.amount"), type="number"),
+            FieldSpec(
+                name="status", target=target(":scope > td.status"), type="enum", values=("open", "approved")
+            ),
         ),
         body=(branch,),
         collect="orders",
