@@ -3,8 +3,9 @@
 //
 // Evaluated after resolve.js in the same isolated world (replay only); defines `SkillreelCollect`.
 // Every input arrives as the argument of a call; Python calls `SkillreelCollect.call(method, arg)`.
-// The rules twin replay/fake.py (FakeDriver._set, ._field, locate/tokens.py contains_token); a
-// browser parity test keeps them equal:
+// The rules twin replay/fake.py (FakeDriver._set, ._field, locate/tokens.py contains_token); the
+// fake's engine tests and the browser tests of tests/integration/replay/test_graph.py cover the
+// same cases:
 //
 // * a set: the visible elements of the first candidate that designates any, all passing the gates;
 //   failing that (healing allowed) the visible gate-passing elements of the fingerprint's tag at or

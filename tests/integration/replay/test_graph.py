@@ -17,6 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from skillreel.locate import resolve_world_script
+from skillreel.locate.tokens import contains_token
 from skillreel.model.actions import (
     Action,
     BranchAction,
@@ -34,6 +36,7 @@ from skillreel.model.actions import (
 from skillreel.model.draft import Parameter
 from skillreel.model.locators import LocatorBundle, LocatorCandidate
 from skillreel.model.refs import ItemRef, LiteralValue, ParameterRef
+from skillreel.sandbox.browser import browser_session
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
 from tests.describe import describe_url
@@ -512,3 +515,35 @@ async def test_a_select_input_by_value_or_label(given: str, server: LocalServer,
     )
     succeeded(outcome)
     assert paths(server, "/saved") == [{"region": ["us-east"]}]
+
+
+# ---- the whole-token rule: the page's twin equals Python's ------------------------------------
+
+TOKEN_CASES = [
+    ("Order 1007", "1007"),
+    ("Order 10071", "1007"),
+    ("INV-1007", "1007"),
+    ("A1007", "1007"),
+    ("1007é", "1007"),
+    ("  order \n  1007 ", "ORDER 1007"),
+    ("Straße 5", "STRASSE 5"),
+    ("Straße 5", "straße"),
+    ("Café 12", "café"),
+    ("anything", ""),
+    ("anything", "   "),
+    ("(1007)", "1007"),
+    ("1007-1007x", "1007"),
+]
+
+
+async def test_the_whole_token_rule_is_the_same_in_the_page_and_in_python(server: LocalServer) -> None:
+    server.set_page("/tokens", page("<p>tokens</p>"))
+    async with browser_session(url_environment(server.url("/tokens"))) as session:
+        await session.goto_start()
+        found = await session.page.evaluate(
+            "([src, cases]) => { (0, eval)(src);"
+            " return cases.map(([t, v]) => SkillreelCollect.containsToken(t, v)); }",
+            [resolve_world_script(), TOKEN_CASES],
+        )
+    assert found == [contains_token(t, v) for t, v in TOKEN_CASES]
+    assert found[:4] == [True, False, True, False]
