@@ -4,8 +4,11 @@ Three variants of the same pages, switchable at run time on one origin (a URL ta
 exact URL, so "the page changed" must happen behind the same address):
 
 - ``original``: what the skill is recorded on.
-- ``redesign``: ids, names, classes, test ids, placeholder and layout changed, a wrapper added.
-  Replay must heal every changed step and still approve the right invoice.
+- ``redesign``: ids, names, classes, test ids, placeholder and layout changed, a wrapper added,
+  and each Approve button moved into an actions box and gained an accessible name that names its
+  invoice. Elements whose role
+  and accessible name survived are found exactly by them; the Approve button must heal (its text
+  still says Approve), and the right invoice is still approved.
 - ``ambiguous``: two identical approve buttons and no test ids. Replay must refuse to guess.
 
 Sign-in needs a password from the set given to the app; a session cookie guards the desk.

@@ -28,13 +28,23 @@
       button.dataset.testid = variant === "redesign" ? "approve-invoice" : "approve";
       button.className = variant === "redesign" ? "btn btn-approve" : "approve";
     }
+    if (variant === "redesign") {
+      button.setAttribute("aria-label", `Approve ${invoice.id}`);  // a name that says which invoice
+    }
     button.addEventListener("click", async () => {
       const response = await fetch("/api/approve", {method: "POST", body: JSON.stringify({id: invoice.id})});
       const body = await response.json();
       confirmation.textContent = `Invoice ${body.id} approved`;
       confirmation.hidden = false;
     });
-    item.append(text, button);
+    if (variant === "redesign") {
+      const actions = document.createElement("div");
+      actions.className = "actions";
+      actions.append(button);
+      item.append(text, actions);
+    } else {
+      item.append(text, button);
+    }
     return item;
   }
 
