@@ -152,6 +152,7 @@ var SkillreelCollect = (() => {
     if (outcome === "ambiguous" || kept.length > 1) return {outcome: "many", healed: false};
     if (!kept.length) return {outcome: "none", healed: false};
     const el = kept[0];
+    R.release({attr: arg.set.mark.attr});  // the mark of an earlier step, if any
     R.mark(el, arg.set.mark);
     return {outcome: "one", healed: outcome === "healed", fingerprint: L.features(el, arg.set.salt),
             framed: el.ownerDocument !== document};
