@@ -35,7 +35,7 @@ from skillreel.model.actions import (
 )
 from skillreel.model.draft import Parameter
 from skillreel.model.locators import LocatorBundle, LocatorCandidate
-from skillreel.model.refs import ItemRef, LiteralValue, ParameterRef
+from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from skillreel.sandbox.browser import browser_session
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
@@ -174,6 +174,26 @@ async def test_a_chosen_target_fails_closed(q: str, code: str, server: LocalServ
     assert (outcome.error.code, outcome.error.action_id) == (code, "a2")
     assert outcome.outputs is None
     assert paths(server, "/order?") == []
+
+
+async def test_a_value_read_by_one_step_chooses_a_later_target(server: LocalServer, store: Store) -> None:
+    html = orders_page().replace("<h1>Orders</h1>", '<h1>Orders</h1><p id="next">Next up: order 1012.</p>')
+    found = await describe_url(server, "/orders", html, {"next": "#next"})
+    server.requests.clear()
+    url = server.url("/orders")
+    actions: list[Action] = [
+        NavigateAction(id="a1", url=url),
+        ExtractAction(id="a2", output="next_order", target=content_free(found["next"]), pattern=r"(\d+)"),
+        ClickAction(
+            id="a3",
+            target=target(
+                "a.open", tag="a", role="link", token=OutputRef(step="a2", field="next_order"), count=20
+            ),
+        ),
+    ]
+    outputs = succeeded(await replay(store, actions, environment=url_environment(url)))
+    assert outputs == {"next_order": "1012"}
+    assert paths(server, "/order?") == [{"id": ["1012"]}]
 
 
 # ---- extraction ------------------------------------------------------------------------------------
