@@ -3,8 +3,9 @@
 //
 // Evaluated after resolve.js in the same isolated world (replay only); defines `SkillreelCollect`.
 // Every input arrives as the argument of a call; Python calls `SkillreelCollect.call(method, arg)`.
-// The rules twin replay/fake.py (FakeDriver._set, ._field, locate/tokens.py contains_token); a
-// browser parity test keeps them equal:
+// The rules twin replay/fake.py (FakeDriver._set, ._field, locate/tokens.py contains_token); the
+// fake's engine tests and the browser tests of tests/integration/replay/test_graph.py cover the
+// same cases:
 //
 // * a set: the visible elements of the first candidate that designates any, all passing the gates;
 //   failing that (healing allowed) the visible gate-passing elements of the fingerprint's tag at or
@@ -91,7 +92,9 @@ var SkillreelCollect = (() => {
     return identity.some((n) => c.attributes[n] === "same");
   }
 
-  // What one candidate designates, inside `root` (null: the document).
+  // What one candidate designates, inside `root` (null: the document). Inside an item a plain CSS
+  // selector is evaluated from the item, so `:scope > td` works; a chained or hashed one is resolved
+  // in the document and kept when inside.
   function designated(candidate, salt, root) {
     const plain = !candidate.selector.includes(" >>> ") &&
       !["role-name", "href", "label"].includes(candidate.strategy);
@@ -149,6 +152,7 @@ var SkillreelCollect = (() => {
     if (outcome === "ambiguous" || kept.length > 1) return {outcome: "many", healed: false};
     if (!kept.length) return {outcome: "none", healed: false};
     const el = kept[0];
+    R.release({attr: arg.set.mark.attr});  // the mark of an earlier step, if any
     R.mark(el, arg.set.mark);
     return {outcome: "one", healed: outcome === "healed", fingerprint: L.features(el, arg.set.salt),
             framed: el.ownerDocument !== document};
@@ -281,5 +285,5 @@ var SkillreelCollect = (() => {
     return API[method](arg);
   }
 
-  return Object.freeze({...API, call, containsToken, scopeOf, inside});
+  return Object.freeze({...API, call, containsToken, scopeOf, inside, designated});
 })();

@@ -355,8 +355,10 @@ var SkillreelResolve = (() => {
     const scope = arg.within ? SkillreelCollect.scopeOf(arg.within) : null;
     const keep = scope === null ? null : (el) => scope !== undefined && SkillreelCollect.inside(scope, el);
     for (let rank = 0; rank < arg.bundle.candidates.length; rank++) {
-      let nodes = L.resolveCandidate(arg.bundle.candidates[rank], arg.salt, designate);
-      if (keep) nodes = nodes.filter(keep);
+      // inside an item, a plain selector is relative to it (`:scope > td.total`)
+      const nodes = keep
+        ? (scope === undefined ? [] : SkillreelCollect.designated(arg.bundle.candidates[rank], arg.salt, scope))
+        : L.resolveCandidate(arg.bundle.candidates[rank], arg.salt, designate);
       const visible = nodes.filter(isVisible);
       const hit = {rank, total: nodes.length, visible: visible.length, element: null};
       hits.push(hit);

@@ -15,7 +15,7 @@ _SPACES = re.compile(r"\s+")
 
 
 def normalise(text: str) -> str:
-    return _SPACES.sub(" ", text).strip().casefold()
+    return _SPACES.sub(" ", text).strip().lower()  # as JavaScript's toLowerCase (collect.js)
 
 
 def _word(ch: str) -> bool:

@@ -226,7 +226,7 @@ def elicited_values(answer: ElicitationResult[Any], missing: tuple[str, ...]) ->
 
 # --- the replay --------------------------------------------------------------------------------
 
-Note = tuple[float, float, str]
+Note = tuple[float, float | None, str]
 
 
 class ProgressRelay:
@@ -237,18 +237,27 @@ class ProgressRelay:
         self._send: MemoryObjectSendStream[Note]
         self._receive: MemoryObjectReceiveStream[Note]
         self._send, self._receive = anyio.create_memory_object_stream[Note](max_buffer_size=512)
+        self._ran = 0
+        self._looped = False
 
     def __call__(self, step: StepProgress) -> None:
+        """Progress only ever increases (MCP): it counts the steps run, loop iterations included;
+        once a loop runs steps again the total is unknown and left out."""
         if step.phase == "start":
             return
-        done = step.index + 1 if step.phase == "done" else step.index
-        note = f"step {step.index + 1}/{step.total} {step.action_id} ({step.kind}) {step.phase}"
+        if step.phase in ("done", "skipped"):
+            self._ran += 1
+        if step.iteration is not None or self._ran > step.total:
+            self._looped = True
+        total = None if self._looped else float(step.total)
+        item = f" item {step.iteration + 1}" if step.iteration is not None else ""
+        note = f"step {step.index + 1}/{step.total} {step.action_id} ({step.kind}){item} {step.phase}"
         if step.healed:
             note += ", healed"
         if step.code:
             note += f": {step.code}"
         try:
-            self._send.send_nowait((float(done), float(step.total), note))
+            self._send.send_nowait((float(self._ran), total, note))
         except Exception:  # a full buffer only drops a progress note, never the replay
             log.debug("progress note dropped")
 

@@ -19,12 +19,13 @@ action), and ``FakeDriver.pages`` to swap what a URL shows.
 Schema v2: ``FakeElement.parent`` (the index of its parent element) nests elements, so items of a
 set and the fields inside them can be modelled; ``attributes`` (raw, for attribute reads) and
 ``labels`` (the visible labels of ``options``) complete what the page shows. Sets, fields and the
-whole-token filter follow the same rules as ``locate/collect.js`` (a browser parity test keeps them
-equal): a set is the visible elements of the first candidate that designates any, all passing the
-gates; failing that (healing allowed) the gate-passing elements at or above ``HEAL_MIN`` whose
-identity features agree (``heal.Comparison.identity_agrees``) when they share one parent; a field is
-the one visible gate-passing element of the first candidate inside the item, failing that the most
-similar element of the item (at or above ``HEAL_MIN``, identity agreeing, ahead by ``MARGIN``).
+whole-token filter follow the same rules as ``locate/collect.js`` (the engine tests on the fake and
+the browser tests of ``tests/integration/replay/test_graph.py`` cover the same cases): a set is the
+visible elements of the first candidate that designates any, all passing the gates; failing that
+(healing allowed) the gate-passing elements at or above ``HEAL_MIN`` whose identity features agree
+(``heal.Comparison.identity_agrees``) when they share one parent; a field is the one visible
+gate-passing element of the first candidate inside the item, failing that the most similar element
+of the item (at or above ``HEAL_MIN``, identity agreeing, ahead by ``MARGIN``).
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
 from ..model.actions import Action, ExtractAction, HumanAction
 from ..model.base import check_skill_name
+from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
 from ..model.graph import replace_steps
@@ -180,7 +181,8 @@ def _record_success(
     store: Store, checked: Preflight, records: Sequence[StepRecord], read: Mapping[str, Any]
 ) -> ReplayOutcome:
     entry = checked.entry
-    outputs, warnings = caller_outputs(checked, read)  # bounded and masked before anything is stored
+    # bounded and masked before anything is stored
+    outputs, warnings = caller_outputs(checked.draft, checked.values, read)
     now = store.now()
     report = ReplayReport.build(
         name=entry.name,
@@ -217,17 +219,17 @@ def _record_success(
         None,
         proposal is not None,
         warnings,
-        outputs,
+        outputs if checked.draft.outputs else None,  # a skill that reads nothing returns null
     )
 
 
 def caller_outputs(
-    checked: Preflight, read: Mapping[str, Any]
+    draft: Draft, values: Mapping[str, str], read: Mapping[str, Any]
 ) -> tuple[dict[str, Any], tuple[ResultWarning, ...]]:
     """The outputs as the caller gets them: every declared output (null when the run did not
     produce it; a collected object's missing fields null), each value that contains a sensitive
-    input masked, the whole within its size bound (``SR_REPLAY_OUTPUT_TOO_LARGE``)."""
-    draft = checked.draft
+    input (of ``values``, the replay's inputs) masked, the whole within its size bound
+    (``SR_REPLAY_OUTPUT_TOO_LARGE``)."""
     shaped: dict[str, Any] = {}
     for spec in draft.outputs:
         value = read.get(spec.name)
@@ -235,7 +237,7 @@ def caller_outputs(
             names = [f.name for f in spec.fields]
             value = [{n: row.get(n) for n in names} for row in value]
         shaped[spec.name] = value
-    secrets = [checked.values[p.name] for p in draft.parameters if p.sensitive and p.name in checked.values]
+    secrets = [values[p.name] for p in draft.parameters if p.sensitive and p.name in values]
     masked, count = mask_outputs(shaped, secrets)
     if outputs_size(masked) > MAX_OUTPUTS_BYTES:
         raise ReplayError(

@@ -17,6 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from skillreel.locate import resolve_world_script
+from skillreel.locate.tokens import contains_token
 from skillreel.model.actions import (
     Action,
     BranchAction,
@@ -33,7 +35,8 @@ from skillreel.model.actions import (
 )
 from skillreel.model.draft import Parameter
 from skillreel.model.locators import LocatorBundle, LocatorCandidate
-from skillreel.model.refs import ItemRef, LiteralValue, ParameterRef
+from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
+from skillreel.sandbox.browser import browser_session
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
 from tests.describe import describe_url
@@ -171,6 +174,26 @@ async def test_a_chosen_target_fails_closed(q: str, code: str, server: LocalServ
     assert (outcome.error.code, outcome.error.action_id) == (code, "a2")
     assert outcome.outputs is None
     assert paths(server, "/order?") == []
+
+
+async def test_a_value_read_by_one_step_chooses_a_later_target(server: LocalServer, store: Store) -> None:
+    html = orders_page().replace("<h1>Orders</h1>", '<h1>Orders</h1><p id="next">Next up: order 1012.</p>')
+    found = await describe_url(server, "/orders", html, {"next": "#next"})
+    server.requests.clear()
+    url = server.url("/orders")
+    actions: list[Action] = [
+        NavigateAction(id="a1", url=url),
+        ExtractAction(id="a2", output="next_order", target=content_free(found["next"]), pattern=r"(\d+)"),
+        ClickAction(
+            id="a3",
+            target=target(
+                "a.open", tag="a", role="link", token=OutputRef(step="a2", field="next_order"), count=20
+            ),
+        ),
+    ]
+    outputs = succeeded(await replay(store, actions, environment=url_environment(url)))
+    assert outputs == {"next_order": "1012"}
+    assert paths(server, "/order?") == [{"id": ["1012"]}]
 
 
 # ---- extraction ------------------------------------------------------------------------------------
@@ -420,7 +443,7 @@ async def test_a_loop_reads_each_row_and_branches_on_already_approved(
     )
     server.requests.clear()
     url = server.url("/orders")
-    approve = ClickAction(id="a4", target=in_item(found["approve"], "button.approve"))
+    approve = ClickAction(id="a4", target=in_item(found["approve"], ":scope button.approve"))
     branch = BranchAction(
         id="a3",
         condition=CompareCondition(
@@ -437,8 +460,10 @@ async def test_a_loop_reads_each_row_and_branches_on_already_approved(
             FieldSpec(
                 name="number", target=target("a.open", tag="a", role="link"), type="integer", pattern=r"(\d+)"
             ),
-            FieldSpec(name="amount", target=target("td.amount"), type="number"),
-            FieldSpec(name="status", target=target("td.status"), type="enum", values=("open", "approved")),
+            FieldSpec(name="amount", target=target(":scope > td.amount"), type="number"),
+            FieldSpec(
+                name="status", target=target(":scope > td.status"), type="enum", values=("open", "approved")
+            ),
         ),
         body=(branch,),
         collect="orders",
@@ -510,3 +535,35 @@ async def test_a_select_input_by_value_or_label(given: str, server: LocalServer,
     )
     succeeded(outcome)
     assert paths(server, "/saved") == [{"region": ["us-east"]}]
+
+
+# ---- the whole-token rule: the page's twin equals Python's ------------------------------------
+
+TOKEN_CASES = [
+    ("Order 1007", "1007"),
+    ("Order 10071", "1007"),
+    ("INV-1007", "1007"),
+    ("A1007", "1007"),
+    ("1007é", "1007"),
+    ("  order \n  1007 ", "ORDER 1007"),
+    ("Straße 5", "STRASSE 5"),
+    ("Straße 5", "straße"),
+    ("Café 12", "café"),
+    ("anything", ""),
+    ("anything", "   "),
+    ("(1007)", "1007"),
+    ("1007-1007x", "1007"),
+]
+
+
+async def test_the_whole_token_rule_is_the_same_in_the_page_and_in_python(server: LocalServer) -> None:
+    server.set_page("/tokens", page("<p>tokens</p>"))
+    async with browser_session(url_environment(server.url("/tokens"))) as session:
+        await session.goto_start()
+        found = await session.page.evaluate(
+            "([src, cases]) => { (0, eval)(src);"
+            " return cases.map(([t, v]) => SkillreelCollect.containsToken(t, v)); }",
+            [resolve_world_script(), TOKEN_CASES],
+        )
+    assert found == [contains_token(t, v) for t, v in TOKEN_CASES]
+    assert found[:4] == [True, False, True, False]

@@ -1,0 +1,68 @@
+"""First-version golden files (tests/golden/v1, written by the first version before schema v2): its
+store opens and its skill replays unchanged, its export imports with the same digests, and its
+package is exactly what today's code renders for the same entry."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from skillreel.skills.package import render_package
+from skillreel.store import Store
+from tests.cli import run_cli
+
+pytestmark = pytest.mark.browser
+
+GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "v1"
+NAME = "find-invoices"
+DRAFT_DIGEST = "sha256:46f9673da08a28913ed8a3eda53e501696fb64c748cf051a3bcf196a47c2557c"
+
+
+def golden_home(home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    home.chmod(0o700)
+    shutil.copyfile(GOLDEN / "store.db", home / "store.db")
+    (home / "store.db").chmod(0o600)
+
+
+def test_the_first_version_package_is_what_today_renders(skillreel_home: Path) -> None:
+    golden_home(skillreel_home)
+    with Store.open() as store:
+        entry = store.get(NAME)
+    assert entry.draft.draft_digest == DRAFT_DIGEST
+    assert entry.draft.to_json()["schema"] == "skillreel.draft/v1"
+    assert entry.installation is not None
+    package = render_package(entry, revision=entry.revision)
+    assert package.digest == entry.installation.package_digest
+    for file in package.files:
+        assert file.data == (GOLDEN / "package" / file.path).read_bytes(), file.path
+
+
+def test_a_first_version_store_replays_unchanged(skillreel_home: Path) -> None:
+    golden_home(skillreel_home)
+    before = run_cli("show", NAME, "--json").data()
+    assert (before["status"], before["digests"]["draft"]) == ("enabled", DRAFT_DIGEST)
+    page = str(GOLDEN / "page.html")
+    replayed = run_cli(
+        "replay", NAME, "--html", page, "--input", "customer=ACME", "--input", "status=paid", "--json"
+    )
+    assert replayed.exit_code == 0, replayed.stderr
+    doc = replayed.data()
+    assert doc["status"] == "succeeded"
+    assert doc["outputs"] is None
+    assert [s["actionId"] for s in doc["steps"]] == [a["id"] for a in before["actions"]]
+    after = run_cli("show", NAME, "--json").data()
+    assert (after["status"], after["digests"]["draft"]) == ("enabled", DRAFT_DIGEST)
+    assert run_cli("audit", "--verify", "--json").exit_code == 0
+
+
+def test_a_first_version_export_imports_with_its_digests(skillreel_home: Path, tmp_path: Path) -> None:
+    exported = json.loads((GOLDEN / "find-invoices.export.json").read_text())
+    imported = run_cli("import", str(GOLDEN / "find-invoices.export.json"), "--approve", "--json")
+    assert imported.exit_code == 0, imported.stderr
+    shown = run_cli("show", NAME, "--json").data()
+    assert shown["digests"]["draft"] == DRAFT_DIGEST
+    assert shown["digests"]["events"] == exported["entry"]["draft"]["eventsDigest"]
