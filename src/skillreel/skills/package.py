@@ -190,7 +190,7 @@ def _step_line(index: int, action: Action) -> str:
         "observe": "wait for an element to be visible",
         "assert": f"check `{getattr(action, 'check', '')}`",
         "human": f"a person must act here ({getattr(action, 'reason', '')})",
-    }[action.kind]
+    }.get(action.kind, f"a {action.kind} step")  # schema v2 kinds: i12-authoring renders the graph
     return f"{index}. `{action.id}` {action.kind}: {detail.format(p=_param_ref(action))}"
 
 
