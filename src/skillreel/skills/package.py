@@ -403,6 +403,9 @@ def render_replay_script(name: str) -> str:
         f"# Replays the reviewed skill {name} through the skillreel CLI, which stays the authority:\n"
         "# it re-verifies the approval, the digests and the environment before a browser starts.\n"
         "# Sensitive inputs come from the environment or the OS keyring, never from arguments.\n"
+        "# The audit log names the replays it starts as coming from a package script.\n"
+        "SKILLREEL_ACTOR=package-script\n"
+        "export SKILLREEL_ACTOR\n"
         f'exec skillreel replay {name} "$@"\n'
     )
 
