@@ -35,7 +35,8 @@ from skillreel.model.io import OutputSpec
 from skillreel.model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate, Strategy
 from skillreel.model.refs import TextFilter, ValueRef
 from skillreel.model.report import ReplayReport, StepResult
-from skillreel.store import AuditNote, Store
+from skillreel.model.runs import EndedOutcome, Lease, RunRecord, StepTally, can_act, finish_run, start_run
+from skillreel.store import AuditNote, RunFinish, Store
 
 SALT = "0123456789abcdef0123456789abcdef"
 T0 = "2026-01-02T03:04:05Z"
@@ -256,13 +257,21 @@ def proposal_for(entry: StoreEntry, now: str = T1, selector: str = "#go-renamed"
     )
 
 
+def with_legacy_proposal(entry: StoreEntry, proposal: HealProposal, now: str = T1) -> StoreEntry:
+    """The next revision of ``entry`` holding ``proposal`` in the entry itself, as the first version's
+    replays left one (a store written before runs existed); stores now keep proposals in their rows."""
+    return entry.evolve(
+        heal_proposal=proposal, revision=entry.revision + 1, updated_at=max(now, entry.updated_at)
+    )
+
+
 # The pure steps from a fresh draft to each state (store_entry applies them with store.update).
 def step_approve(e: StoreEntry, now: str = T1) -> StoreEntry:
     return lifecycle.approve(e, REVIEWER, now)
 
 
 def step_replay(e: StoreEntry, now: str = T1) -> StoreEntry:
-    return lifecycle.replay_succeeded(e, report_for(e, now), now)
+    return lifecycle.validate(e, report_for(e, now), now)
 
 
 def step_enable(e: StoreEntry, now: str = T1) -> StoreEntry:
@@ -283,7 +292,7 @@ STEPS_TO: dict[str, tuple[Step, ...]] = {
 }
 _NOTE_OF_STEP: dict[Step, AuditNote] = {
     step_approve: AuditNote(kind="review", reviewer=REVIEWER),
-    step_replay: AuditNote(kind="replay"),
+    step_replay: AuditNote(kind="validate"),
     step_enable: AuditNote(kind="enable"),
     step_revoke: AuditNote(kind="revoke"),
 }
@@ -334,6 +343,69 @@ def seed(
 def store_approved(store: Store, draft: Draft) -> StoreEntry:
     """A new skill holding ``draft``, approved (ready to replay)."""
     return store_entry(store, lifecycle.new_entry(draft, events_log(), T0), "approved")
+
+
+# ---- replay runs in the real store --------------------------------------------------------------
+
+
+def started_run(
+    store: Store, name: str = "search-invoices", *, lease: Lease | None = None, run_id: str | None = None
+) -> RunRecord:
+    """A run of ``name``'s current revision reserved in the store, as a replay does before its browser
+    starts (``lease``: the process holding it; default this one)."""
+    import secrets
+
+    from skillreel.store.lease import current_lease
+
+    e = store.get(name)
+    run = start_run(
+        run_id or secrets.token_hex(16),
+        e.name,
+        e.revision,
+        e.draft.draft_digest,
+        len(e.draft.actions),
+        sum(1 for a in e.draft.actions if can_act(a)),
+        store.actor,
+        lease or current_lease(),
+        store.now(),
+    )
+    return store.reserve_run(run)
+
+
+def record_run(
+    store: Store,
+    name: str = "search-invoices",
+    outcome: EndedOutcome = "succeeded",
+    *,
+    healed: bool = False,
+    proposal: HealProposal | None = None,
+) -> RunFinish:
+    """A whole run through the store: reserved, then finished as ``outcome`` (every step done on
+    success; the first step failed otherwise), with ``proposal`` when given."""
+    run = started_run(store, name)
+    e = store.get(name)
+    actions = e.draft.actions
+    if outcome == "succeeded":
+        report = report_for(e, store.now(), healed=healed) if e.approval is not None else None
+        tally = StepTally(
+            steps_run=len(actions),
+            steps_acted=sum(1 for a in actions if can_act(a)),
+            healed_steps=(actions[-1].id,) if healed else (),
+        )
+        code = None
+    else:
+        report, tally = None, StepTally(steps_run=1)
+        code = "SR_REPLAY_CANCELLED" if outcome == "cancelled" else "SR_REPLAY_UI_TARGET_NOT_FOUND"
+    finished = finish_run(
+        run,
+        outcome,
+        store.now(),
+        tally=tally,
+        code=code,
+        report_digest=report.report_digest if report is not None else None,
+        heal_proposal_digest=proposal.draft.draft_digest if proposal is not None else None,
+    )
+    return store.finish_run(finished, report=report, proposal=proposal)
 
 
 # ---- signing keys -------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ srv.set_page("/app", "<html>...</html>")          # served with text/html
 srv.set_page("/app?q=x", "<html>...</html>")      # a route with a query wins over its path's
 srv.set_route("/r", status=302, headers={"Location": "http://..."})
 srv.requests  -> list of (method, path) seen, in order
+gate = srv.hold("/slow")   # requests to /slow wait until gate.release(); gate.reached is set when one arrives
 """
 
 from __future__ import annotations
@@ -21,9 +22,22 @@ class Route:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass
+class Gate:
+    """Holds the requests of one path: ``reached`` is set when one arrives (a signal a test waits for),
+    and they are answered once ``release()`` is called."""
+
+    reached: threading.Event = field(default_factory=threading.Event)
+    opened: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        self.opened.set()
+
+
 class LocalServer:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
+        self.gates: dict[str, Gate] = {}
         self.requests: list[tuple[str, str]] = []
         self.bodies: list[bytes] = []
         self._lock = threading.Lock()
@@ -51,6 +65,18 @@ class LocalServer:
         with self._lock:
             self.routes[path] = Route(status, body, dict(headers or {}))
 
+    def hold(self, path: str) -> Gate:
+        """Hold every request to ``path`` until the returned gate is released (see :class:`Gate`)."""
+        gate = Gate()
+        with self._lock:
+            self.gates[path] = gate
+        return gate
+
+    def count(self, method: str, path: str) -> int:
+        """How many ``method`` requests to ``path`` (query ignored) arrived so far."""
+        with self._lock:
+            return sum(1 for m, p in self.requests if m == method and p.split("?", 1)[0] == path)
+
     def request_count(self) -> int:
         with self._lock:
             return len(self.requests)
@@ -68,6 +94,10 @@ class LocalServer:
                     server.requests.append((self.command, self.path))
                     server.bodies.append(body)
                     route = server.routes.get(self.path) or server.routes.get(self.path.split("?", 1)[0])
+                    gate = server.gates.get(self.path.split("?", 1)[0])
+                if gate is not None:
+                    gate.reached.set()
+                    gate.opened.wait(timeout=300)
                 if route is None:
                     route = Route(404, b"not found", {"Content-Type": "text/plain"})
                 self.send_response(route.status)
@@ -90,6 +120,8 @@ class LocalServer:
         self._thread.start()
 
     def stop(self) -> None:
+        for gate in self.gates.values():
+            gate.release()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()

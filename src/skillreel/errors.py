@@ -149,6 +149,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Check that $SKILLREEL_HOME is writable and the disk is not full.",
     ),
     ErrorCode(
+        "SR_RECORD_RUN_UNRECORDED",
+        1,
+        "A replay run finished but its outcome could not be written to the store (a warning: the "
+        "replay's own status is what really happened).",
+        "Trust the status the replay reported; free the store (disk space, `skillreel prune --approve`) "
+        "and check `skillreel runs NAME`: the run shows as started or interrupted.",
+    ),
+    ErrorCode(
         "SR_RECORD_OUTPUT_EXISTS",
         1,
         "The output file already exists; it was left as it is.",
@@ -378,6 +386,19 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "A step's evidence exceeded 256 KiB.",
         "Report this as a bug; evidence should hold digests only.",
     ),
+    ErrorCode(
+        "SR_REPLAY_CANCELLED",
+        1,
+        "The replay was cancelled (Ctrl-C, or the MCP client cancelled the call); the run is recorded "
+        "as cancelled.",
+        "Check `sideEffects` and the steps that ran before replaying again: a retry may repeat them.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_INTERRUPTED",
+        1,
+        "A replay run's process ended without finishing it (killed, crashed, or the machine restarted).",
+        "See `skillreel runs NAME`: what the run did is unknown; check the site before replaying again.",
+    ),
     # --- SR_REPLAY_UI_*: Chromium setup, selector, assertion, network, action
     ErrorCode(
         "SR_REPLAY_UI_CHROMIUM_SETUP",
@@ -388,14 +409,17 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_REPLAY_UI_TARGET_NOT_FOUND",
         1,
-        "No element on the page matches the step's target.",
-        "The page changed too much; record the skill again or review a heal proposal.",
+        "No element on the page agreed with the step's recorded target.",
+        "Check that the page was in the state this step expects (the steps before it ran; see "
+        "`skillreel show NAME`); if it was, the recorded locator does not fit the page: record the "
+        "skill again (and report it if the page did not change).",
     ),
     ErrorCode(
         "SR_REPLAY_UI_TARGET_AMBIGUOUS",
         1,
-        "Several elements match the step's target equally well.",
-        "The page is ambiguous; nothing was clicked. Record again on the changed page.",
+        "Several elements agreed with the step's target equally well; nothing was done there.",
+        "The recorded locator cannot tell them apart on this page; record the skill again with a "
+        "more distinctive target.",
     ),
     ErrorCode(
         "SR_REPLAY_UI_ASSERTION_FAILED",

@@ -16,10 +16,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from skillreel.model import lifecycle
-from skillreel.store import AuditNote, Store
+from skillreel.store import Store
 from tests.cli import cli, ok, run_cli
-from tests.factory import T1, proposal_for, report_for, seed, write_keys
+from tests.factory import T1, proposal_for, record_run, seed, write_keys
 from tests.readback import assert_owner_only
 
 NAME = "search-invoices"
@@ -63,12 +62,8 @@ def test_list_and_show(skillreel_home: Path) -> None:
 
 def test_review(skillreel_home: Path) -> None:
     with Store.open() as store:
-        seed(store, status="validated")
-        store.update(
-            NAME,
-            lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
-            AuditNote(kind="replay"),
-        )
+        validated = seed(store, status="validated")
+        record_run(store, NAME, healed=True, proposal=proposal_for(validated, T1))
         seed(store, "another-skill")
     result = ok(
         skillreel_home,
@@ -79,9 +74,9 @@ def test_review(skillreel_home: Path) -> None:
         "--heal-proposal",
         "--approve",
         "--expected-revision",
-        "4",
+        "3",
     )
-    assert (result["status"], result["revision"], result["healProposalAccepted"]) == ("approved", 5, True)
+    assert (result["status"], result["revision"], result["healProposalAccepted"]) == ("approved", 4, True)
     assert ok(skillreel_home, "show", NAME)["approval"]["reviewer"] == "bob"
     text = human(skillreel_home, "review", "another-skill", "--reviewer", "alice", "--approve")
     assert "approved another-skill revision 2 (sha256:" in text

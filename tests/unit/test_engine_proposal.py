@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skillreel.model.entry import StoreEntry
-from skillreel.model.lifecycle import approve, replay_succeeded
+from skillreel.model.lifecycle import approve, validate
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
 from skillreel.model.report import Evidence, ReplayReport, StepResult
 from skillreel.replay.engine import StepRecord
@@ -69,9 +69,8 @@ def test_a_healed_step_gets_fresh_locators_and_the_rest_stays() -> None:
     old = {a.id: a for a in e.draft.actions}
     assert target_of(new["a4"]) == bundle
     assert all(new[i] == old[i] for i in ("a1", "a2", "a3"))
-    after = replay_succeeded(e, rep, T0, proposal)
-    assert after.draft == e.draft  # the approved revision is never rewritten
-    assert after.heal_proposal == proposal
+    after = validate(e, rep, T0)
+    assert after.draft == e.draft  # the approved revision is never rewritten (the store keeps the proposal)
 
 
 def test_locators_echoing_typed_values_or_secrets_are_dropped() -> None:

@@ -74,11 +74,20 @@ def test_a_draft_cannot_be_replayed() -> None:
     assert err.value.code == "SR_REPLAY_NOT_APPROVED"
 
 
-def test_replaying_an_enabled_skill_keeps_its_installation() -> None:
-    enabled = advance(factory.entry(), "enabled")
-    again = lifecycle.replay_succeeded(enabled, report_for(enabled, T2), T2)
-    assert again.status == "enabled"
-    assert again.installation == enabled.installation
+def test_only_an_approved_revision_is_validated_and_only_once() -> None:
+    approved = advance(factory.entry(), "approved")
+    validated = lifecycle.validate(approved, report_for(approved, T2), T2)
+    assert (validated.status, validated.revision) == ("validated", approved.revision + 1)
+    assert validated.last_report == report_for(approved, T2)
+    assert lifecycle.validates(approved, approved.revision, approved.draft.draft_digest)
+    assert not lifecycle.validates(validated, approved.revision, approved.draft.draft_digest)
+    assert not lifecycle.validates(approved, approved.revision - 1, approved.draft.draft_digest)
+    for status in ("validated", "enabled", "revoked"):  # a replay of these changes nothing
+        later = advance(factory.entry(), status)
+        with pytest.raises(LifecycleError) as err:
+            lifecycle.validate(later, report_for(later, T2), T2)
+        assert err.value.code == "SR_RECORD_STATE_INVALID"
+        assert not lifecycle.validates(later, later.revision, later.draft.draft_digest)
 
 
 def test_enabled_cannot_be_deleted_or_pruned() -> None:
@@ -101,21 +110,11 @@ def test_stale_expected_revision_is_a_conflict() -> None:
     assert err.value.code == "SR_RECORD_REVISION_CONFLICT"
 
 
-def test_a_heal_proposal_never_changes_the_approved_revision() -> None:
-    validated = advance(factory.entry(), "validated")
-    proposal = proposal_for(validated, T2)
-    healed = lifecycle.replay_succeeded(validated, report_for(validated, T2, healed=True), T2, proposal)
-    assert healed.draft == validated.draft
-    assert healed.approval == validated.approval
-    assert healed.heal_proposal == proposal
-
-
 def test_accepting_a_heal_proposal_is_one_new_approved_revision() -> None:
     validated = advance(factory.entry(), "validated")
     proposal = proposal_for(validated, T2)
-    healed = lifecycle.replay_succeeded(validated, report_for(validated, T2, healed=True), T2, proposal)
-    accepted = lifecycle.accept_heal(healed, "bob", T2)
-    assert accepted.revision == healed.revision + 1
+    accepted = lifecycle.accept_heal(validated, "bob", T2, proposal)
+    assert accepted.revision == validated.revision + 1
     assert accepted.status == "approved"
     assert accepted.heal_proposal is None
     assert accepted.draft == proposal.draft
@@ -124,13 +123,24 @@ def test_accepting_a_heal_proposal_is_one_new_approved_revision() -> None:
     assert accepted.approval.matches(accepted.draft)
 
 
-def test_accepting_needs_a_proposal_and_a_skill_that_is_not_enabled() -> None:
+def test_a_proposal_kept_in_the_entry_by_an_older_store_is_accepted_too() -> None:
+    validated = advance(factory.entry(), "validated")
+    proposal = proposal_for(validated, T2)
+    legacy = factory.with_legacy_proposal(validated, proposal, T2)
+    accepted = lifecycle.accept_heal(legacy, "bob", T2)
+    assert (accepted.draft, accepted.heal_proposal) == (proposal.draft, None)
+
+
+def test_accepting_needs_a_proposal_of_this_draft_and_a_skill_that_is_not_enabled() -> None:
+    validated = advance(factory.entry(), "validated")
     with pytest.raises(LifecycleError):
-        lifecycle.accept_heal(advance(factory.entry(), "validated"), "bob", T2)
+        lifecycle.accept_heal(validated, "bob", T2)
+    other = proposal_for(advance(factory.entry(description="Another draft."), "validated"), T2)
+    with pytest.raises(LifecycleError):
+        lifecycle.accept_heal(validated, "bob", T2, other)
     enabled = advance(factory.entry(), "enabled")
-    proposed = lifecycle.replay_succeeded(enabled, report_for(enabled, T2), T2, proposal_for(enabled, T2))
     with pytest.raises(LifecycleError):
-        lifecycle.accept_heal(proposed, "bob", T2)
+        lifecycle.accept_heal(enabled, "bob", T2, proposal_for(enabled, T2))
 
 
 def test_time_never_runs_backwards_in_an_entry() -> None:
@@ -154,9 +164,10 @@ def test_next_steps_follow_the_lifecycle_table(status: str) -> None:
     assert lifecycle.next_steps(entry) == NEXT_STEPS[status]
     if status == "draft":
         return
-    proposed = lifecycle.replay_succeeded(entry, report_for(entry, T2), T2, proposal_for(entry, T2))
-    heal = [] if proposed.status == "enabled" else ["review --heal-proposal"]
-    assert lifecycle.next_steps(proposed) == NEXT_STEPS[proposed.status] + heal
+    heal = [] if entry.status == "enabled" else ["review --heal-proposal"]
+    assert lifecycle.next_steps(entry, heal_pending=True) == NEXT_STEPS[entry.status] + heal
+    legacy = factory.with_legacy_proposal(entry, proposal_for(entry, T2), T2)
+    assert lifecycle.next_steps(legacy) == NEXT_STEPS[entry.status] + heal
 
 
 TRANSITIONS: dict[str, Callable[[StoreEntry], object]] = {

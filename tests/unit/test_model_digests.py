@@ -18,7 +18,8 @@ from skillreel.model.canonical import GENESIS_DIGEST, bytes_digest, canonical_js
 from skillreel.model.draft import Draft
 from skillreel.model.entry import StoreEntry
 from skillreel.model.export import ExportDocument
-from skillreel.model.policy import Policy
+from skillreel.model.policy import Policy, PolicySettings
+from skillreel.model.runs import Lease, StepTally, finish_run, start_run
 from tests import factory
 from tests.factory import T1, report_for
 
@@ -62,6 +63,10 @@ GOLDEN = {
     "policy": "sha256:0dcd645411035836866d2286fa7dd0c03fcd63f2b199a26aff4d987618281cd2",
     "audit-event": "sha256:2ff925a8f0efa8e500b6a2b386b09d17b5f7be8ab6d7df81178dbf89454a52df",
     "export": "sha256:80b837376abf82102aca3fa8e92107f3a7cc29b460da53c9f61458fcc42c6d65",
+    "run": "sha256:27d710c37844f2ecd1edf5b51fd71d48244796abf112570ed05c64cece462269",
+    "finished-run": "sha256:e6070d45be034344ab1358abb7d86bd653937c354e0f7f44be389ba43cfdc4f2",
+    "audit-event-of-a-run": "sha256:1d5fcc95e4002679a5d0e50512ff60c17d43986e48fbe5b857676e5c1870a8b9",
+    "bounded-policy": "sha256:f0f0162617ffdb9c00bd256d8554d9bc994d002e7ea1f0ba1f166d0e871a8204",
 }
 
 
@@ -77,7 +82,41 @@ def _digests() -> dict[str, str]:
         at=factory.T0,
         prev_digest=GENESIS_DIGEST,
     )
+    run = start_run(
+        "0123456789abcdef0123456789abcdef",
+        "search-invoices",
+        2,
+        approved.draft.draft_digest,
+        4,
+        3,
+        "mcp",
+        Lease(pid=4242, boot_id="0b4e2f1c-6a0d-4c1e-9a57-2d3b1f0e9c11", process_start=123456),
+        T1,
+    )
+    finished = finish_run(
+        run,
+        "succeeded",
+        factory.T2,
+        tally=StepTally(steps_run=4, steps_acted=3, healed_steps=("a4",)),
+        report_digest=report_for(approved, T1).report_digest,
+    )
+    run_event = AuditEvent.build(
+        seq=2,
+        kind="run-end",
+        name="search-invoices",
+        revision=2,
+        digests={"run": finished.run_digest},
+        actor="mcp",
+        run=run.run_id,
+        suppressed=3,
+        at=factory.T2,
+        prev_digest=event.event_digest,
+    )
     return {
+        "run": run.run_digest,
+        "finished-run": finished.run_digest,
+        "audit-event-of-a-run": run_event.event_digest,
+        "bounded-policy": Policy.from_settings(PolicySettings(max_store_bytes=1024 * 1024)).policy_digest,
         "html-environment": factory.html_environment().environment_digest,
         "url-environment": factory.url_environment().environment_digest,
         "events": factory.events_log().events_digest,

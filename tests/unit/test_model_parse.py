@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from skillreel.model import lifecycle
 from skillreel.model.audit import AuditEvent
 from skillreel.model.base import DigestedDocument
 from skillreel.model.canonical import GENESIS_DIGEST, tagged_digest
@@ -31,9 +30,7 @@ from tests.factory import T1, advance, proposal_for, report_for
 
 def _documents() -> dict[str, DigestedDocument]:
     validated = advance(factory.entry(), "validated")
-    healed = lifecycle.replay_succeeded(
-        validated, report_for(validated, T1, healed=True), T1, proposal_for(validated, T1)
-    )
+    healed = factory.with_legacy_proposal(validated, proposal_for(validated, T1), T1)
     return {
         "environment": factory.url_environment(origins=("https://api.example.com",)),
         "events": factory.events_log(3),

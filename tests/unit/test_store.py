@@ -18,7 +18,7 @@ from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import AuditNote, Store
 from skillreel.store import db as store_db
 from tests import factory
-from tests.factory import T1, seed
+from tests.factory import T1, T2, seed
 from tests.readback import assert_owner_only
 
 
@@ -196,7 +196,7 @@ def test_every_revision_is_kept(store: Store) -> None:
 def test_every_mutation_appends_one_chained_audit_event(store: Store) -> None:
     seed(store, status="revoked")
     events = store.audit_events()
-    assert [e.kind for e in events] == ["record", "review", "replay", "enable", "revoke"]
+    assert [e.kind for e in events] == ["record", "review", "validate", "enable", "revoke"]
     assert [e.revision for e in events] == [1, 2, 3, 4, 5]
     assert [e.seq for e in events] == [1, 2, 3, 4, 5]
     assert all(later.prev_digest == earlier.event_digest for earlier, later in itertools.pairwise(events))
@@ -288,21 +288,31 @@ def test_max_records_and_max_actions(store: Store) -> None:
     assert [s.name for s in store.summaries()] == ["one"]
 
 
-def test_the_audit_limit_refuses_every_audited_operation_but_a_policy_change(store: Store) -> None:
+def test_the_audit_limit_refuses_what_starts_something_never_the_kill_switch(store: Store) -> None:
+    seed(store, "live-skill", "enabled")
+    seed(store, "old-skill", "validated")
     store.set_policy(Policy.from_settings(PolicySettings(max_audit_events=100)))
-    for _ in range(99):
-        store.audit(AuditNote(kind="replay", outcome="failed", code="SR_REPLAY_UI_TIMEOUT"))
-    assert store.audit_count() == 100
+    failed = AuditNote(kind="replay", outcome="failed", code="SR_REPLAY_UI_TIMEOUT")
+    store.audit_many([failed] * (95 - store.audit_count()))
+    with pytest.raises(StoreError) as err:
+        store.audit(failed)  # 5 events (1%, at least 5) are kept for the kill switch
+    assert err.value.code == "SR_RECORD_STORE_LIMIT"
+    assert store.audit_count() == 95
     with pytest.raises(StoreError) as err:
         seed(store)
     assert err.value.code == "SR_RECORD_STORE_LIMIT"
-    with pytest.raises(StoreError):
-        store.audit(AuditNote(kind="replay"))
-    assert store.count() == 0
-    assert store.audit_count() == 100
+    assert store.count() == 2
+    # revoke, delete and policy changes are never refused by the audit limit, even past it
+    store.update("live-skill", lambda e: lifecycle.revoke(e, T2), AuditNote(kind="revoke"))
+    store.remove("old-skill", AuditNote(kind="delete"))
+    for days in range(10, 20):
+        store.set_policy(Policy.from_settings(PolicySettings(max_audit_events=100, retention_days=days)))
+    assert store.audit_count() == 107
+    assert store.get("live-skill").status == "revoked"
+    assert store.find("old-skill") is None
     store.set_policy(Policy.from_settings(PolicySettings(max_audit_events=1000)))
     seed(store)
-    assert store.verify_audit().to_json() == {"ok": True, "events": 102, "brokenAt": None}
+    assert store.verify_audit().to_json() == {"ok": True, "events": 109, "brokenAt": None}
 
 
 def test_standalone_audit_events(store: Store) -> None:

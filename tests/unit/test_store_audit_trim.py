@@ -35,14 +35,15 @@ def dump(home: Path) -> list[tuple[object, ...]]:
 
 
 def fill(store: Store, total: int) -> None:
-    """Failed-replay events until the kept log holds ``total`` events."""
+    """Failed-replay events until the kept log holds ``total`` events: as many as the limit lets in
+    (it keeps 5 for the kill switch), then policy events, which it never refuses."""
     missing = total - store.audit_count()
-    store.audit_many(
-        [
-            AuditNote(kind="replay", name=NAME, outcome="failed", code="SR_REPLAY_UI_TIMEOUT")
-            for _ in range(missing)
-        ]
-    )
+    room = max(LIMIT - store_audit.headroom(store.policy()) - store.audit_count(), 0)
+    notes = [
+        AuditNote(kind="replay", name=NAME, outcome="failed", code="SR_REPLAY_UI_TIMEOUT")
+        for _ in range(min(missing, room))
+    ]
+    store.audit_many(notes + [AuditNote(kind="policy")] * (missing - len(notes)))
     assert store.audit_count() == total
 
 

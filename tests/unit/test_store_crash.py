@@ -48,8 +48,8 @@ def _writer(home: str, ready: Any, done: Any) -> None:  # runs in the forked chi
             elif entry.status == "approved":
                 store.update(
                     name,
-                    lambda e: lifecycle.replay_succeeded(e, report_for(e, now), now),
-                    AuditNote(kind="replay"),
+                    lambda e: lifecycle.validate(e, report_for(e, now), now),
+                    AuditNote(kind="validate"),
                     expected_revision=entry.revision,
                 )
             else:

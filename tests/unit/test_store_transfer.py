@@ -13,7 +13,7 @@ from skillreel.model.entry import StoreEntry
 from skillreel.model.export import ExportDocument
 from skillreel.store.transfer import export_bytes, export_document, imported_entry, write_private
 from tests import factory
-from tests.factory import T1, T2, advance, proposal_for, report_for
+from tests.factory import T1, T2, advance, proposal_for
 from tests.narrow import present
 
 
@@ -45,9 +45,7 @@ def test_import_downgrades_enabled_to_validated_and_drops_the_installation() -> 
 
 def test_import_keeps_a_heal_proposal_rebased_on_the_new_revision() -> None:
     validated = advance(factory.entry(), "validated")
-    healed = lifecycle.replay_succeeded(
-        validated, report_for(validated, T1, healed=True), T1, proposal_for(validated, T1)
-    )
+    healed = factory.with_legacy_proposal(validated, proposal_for(validated, T1), T1)
     entry = imported_entry(healed, 1, T2)
     assert entry.heal_proposal is not None
     assert entry.heal_proposal.base_revision == 1

@@ -20,10 +20,15 @@ def _events(log: AuditLog) -> Render:
     def render(console: Console) -> None:
         for e in log.events:
             who = f" by {e.reviewer}" if e.reviewer else ""
+            who += f" ({e.actor})" if e.actor else ""
             where = f" {e.name} r{e.revision}" if e.name else ""
             code = f" {e.code}" if e.code else ""
             console.print(f"{e.seq:>6} {e.at} {e.kind:<13}{where}{who} {e.outcome}{code}")
         console.print(f"[dim]{len(log.events)} shown of {log.total} events[/]")
+        if log.unlogged_refusals:
+            console.print(
+                f"[dim]{log.unlogged_refusals} refused call(s) counted, to be reported with the next[/]"
+            )
 
     return render
 

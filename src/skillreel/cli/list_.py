@@ -16,8 +16,11 @@ if TYPE_CHECKING:
 
 def _human(result: SkillList) -> Render:
     def render(console: Console) -> None:
+        size = result.store_size
+        store = f"store: {size.used_bytes / 2**20:.1f} MiB of {size.limit_bytes / 2**20:.1f} MiB"
         if not result.skills:
             console.print("No skills yet. Record one with `skillreel record NAME ...`.")
+            console.print(f"[dim]{store}[/]")
             return
         from rich.table import Table
 
@@ -28,6 +31,7 @@ def _human(result: SkillList) -> Render:
         for s in result.skills:
             table.add_row(s.name, s.status, str(s.revision), s.updated_at, s.description)
         console.print(table)
+        console.print(f"[dim]{store}[/]")
 
     return render
 

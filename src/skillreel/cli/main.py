@@ -25,6 +25,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "edit": ("edit", "Make a new draft revision from structured, reviewed edits."),
     "review": ("review", "Approve one exact draft revision (or a heal proposal)."),
     "replay": ("replay", "Replay an approved skill in Chromium with new inputs."),
+    "runs": ("runs", "List a skill's replay runs, newest first."),
     "enable": ("enable", "Install a validated skill as an Agent Skills package."),
     "revoke": ("revoke", "Remove an enabled skill's packages, transactionally."),
     "export": ("export", "Write one skill with every document to a JSON file."),

@@ -4,6 +4,8 @@ Progress goes to stderr, one line per step; with ``--json`` stdout carries exact
 envelope whose ``data`` is the replay document (``ReplayOutcome.to_json``) on success and failure
 alike, and the exit status is the error's (1 for a failed replay, 2 for bad input). A ``human``
 step asks on the terminal when stdin and stderr are both interactive, and fails closed otherwise.
+Ctrl-C ends the run as ``cancelled`` (recorded and audited) and prints it like a failure
+(``SR_REPLAY_CANCELLED``, with the steps that ran).
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import InputError
 from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
 from .output import emit, emit_failure, json_option
+
+if TYPE_CHECKING:
+    from ..services.replaying import ReplayOutcome
 
 
 @click.command("replay")
@@ -93,21 +98,29 @@ def command(
         timeout_ms=timeout_ms,
         settle_ms=settle_ms,
     )
-    with Store.open() as store:
-        outcome = asyncio.run(
-            replay_skill(
+    from ..services.replaying import ReplayCancelled
+
+    async def replay_or_cancelled(store: Store) -> ReplayOutcome:
+        try:
+            return await replay_skill(
                 store,
                 request,
                 secrets=EnvKeyringSecrets(),
                 progress=None if as_json else show_progress,
                 human=terminal_prompt(),
             )
-        )
+        except ReplayCancelled as cancelled:  # Ctrl-C: the run is recorded; report it here, at the edge
+            return cancelled.outcome
+
+    with Store.open() as store:
+        outcome = asyncio.run(replay_or_cancelled(store))
     if outcome.error is None:
         doc = outcome.to_json()
         emit(doc, as_json=as_json, human=lambda out: show_success(out, doc), warnings=outcome.warnings)
         return
     emit_failure(outcome.error, as_json=as_json, data=outcome.to_json(), warnings=outcome.warnings)
+    if not as_json:
+        show_failure(outcome.to_json())
     sys.exit(outcome.exit_status)  # what was printed above is the whole output
 
 
@@ -138,9 +151,11 @@ def show_progress(step: StepProgress) -> None:
 def show_success(out: Any, doc: dict[str, Any]) -> None:
     healed = sum(1 for s in doc["steps"] if s["healed"])
     out.print(
-        f"replayed {doc['name']}: {len(doc['steps'])} steps, {healed} healed; now at revision "
-        f"{doc['revision']} (report {doc['reportDigest']})"
+        f"replayed {doc['name']} revision {doc['revision']}: {len(doc['steps'])} steps, {healed} healed "
+        f"(run {doc['runId']}, report {doc['reportDigest']})"
     )
+    if doc["validatedRevision"] is not None:
+        out.print(f"the skill is now validated (revision {doc['validatedRevision']})")
     if doc.get("outputs"):
         out.print("outputs:")
         out.print(json.dumps(doc["outputs"], ensure_ascii=False, indent=2), markup=False, highlight=False)
@@ -149,6 +164,20 @@ def show_success(out: Any, doc: dict[str, Any]) -> None:
             f"a heal proposal is pending: see `skillreel show {doc['name']}`, accept it with "
             f"`skillreel review {doc['name']} --heal-proposal --reviewer ID --approve`"
         )
+
+
+def show_failure(doc: dict[str, Any]) -> None:
+    """What ran before the failure, on stderr: a caller must know whether a retry repeats work."""
+    if not doc["steps"]:
+        sys.stderr.write("no step ran; nothing was done on the site\n")
+    else:
+        done = [s["actionId"] for s in doc["steps"] if s["status"] == "done"]
+        sys.stderr.write(f"steps done before it: {', '.join(done) or 'none'}\n")
+        if doc["sideEffects"]:
+            sys.stderr.write("side effects: a step acted on the site; a retry may repeat that work\n")
+    if doc["runId"]:
+        sys.stderr.write(f"run {doc['runId']} ({doc['status']}): see `skillreel runs {doc['name']}`\n")
+    sys.stderr.flush()
 
 
 def terminal_prompt() -> HumanPrompt | None:

@@ -122,14 +122,28 @@ def _human(view: dict[str, Any]) -> Render:
         for key, digest in view["digests"].items():
             if digest:
                 console.print(f"[dim]{key} digest {digest}[/]")
-        if view["healProposal"]:
-            healed = ", ".join(view["healProposal"]["healedActions"])
-            console.print(f"pending heal proposal for actions {healed}")
+        for heal in view["healProposals"]:
+            healed = ", ".join(heal["healedActions"])
+            console.print(f"pending heal proposal {heal['draftDigest']} for actions {healed}")
         revs = ", ".join(f"{r['revision']}:{r['status']}" for r in view["revisions"])
         console.print(f"revisions: {revs}")
+        for run in view["lastRuns"]:
+            code = f" {run['code']}" if run["code"] else ""
+            when = f"run #{run['number']} {run['startedAt']} r{run['revision']}"
+            console.print(f"{when} {run['actor']} {run['outcome']}{code}")
+        if view["runCount"] > len(view["lastRuns"]):
+            console.print(f"[dim]{view['runCount']} runs in all: `skillreel runs {view['name']}`[/]")
+        if view["store"]:
+            console.print(store_line(view["store"]))
         console.print(f"next: {', '.join(view['next'])}")
 
     return render
+
+
+def store_line(size: dict[str, int]) -> str:
+    """``store: 1.2 MiB of 32.0 MiB (4%)``."""
+    used, limit = size["bytes"], size["limitBytes"]
+    return f"store: {used / 2**20:.1f} MiB of {limit / 2**20:.1f} MiB ({100 * used // max(limit, 1)}%)"
 
 
 @click.command("show")

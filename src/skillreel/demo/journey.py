@@ -230,13 +230,13 @@ async def stage_heal(ctx: DemoContext) -> StageResult:
     outcome = await _replay(ctx, "acme", "north")
     if outcome.status != "succeeded":
         raise DemoStageFailed("heal", "the replay on the redesigned app failed", outcome.error)
-    healed = [a for a, _, h in outcome.steps if h]
+    healed = [s.action_id for s in outcome.steps if s.healed]
     if not healed or not outcome.heal_proposed:
         raise DemoStageFailed("heal", "the redesign needed no healing; the demo app did not change")
     if ctx.desk.approved[before:] != ["INV-1042"]:
         raise DemoStageFailed("heal", "the healed replay approved the wrong invoice")
     entry = ctx.store.get(SKILL)
-    if entry.heal_proposal is None:
+    if not ctx.store.heal_proposals(SKILL):
         raise DemoStageFailed("heal", "no heal proposal was left for review")
     return StageResult(
         "heal",

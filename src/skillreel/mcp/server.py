@@ -5,9 +5,11 @@ Two tools, and deliberately no more (source document 004: agents may list and pl
 - ``skills_list`` (read-only): the enabled skills with their description, parameters (a typed one
   with its JSON Schema), the JSON Schema of their outputs, and revision.
 - ``skills_play(name, inputs)``: replays one enabled skill on its recorded environment through
-  ``services.replaying.replay_skill`` and returns its status, report digest, per-step healed
-  flags and ``outputs`` (what the skill read from the page: the caller's only), or the error code
-  and message. It cannot record, edit, approve, enable or revoke.
+  ``services.replaying.replay_skill`` and returns its status, run id, report digest, the steps
+  that ran (healed, side effects) and ``outputs`` (what the skill read from the page: the caller's
+  only), or the error code and message. It cannot record, edit, approve, enable or revoke. Its run
+  is recorded with the actor ``mcp``; a client that cancels the call ends the run as ``cancelled``
+  (recorded and audited, no result is sent, as the protocol says).
 
 Both return the result envelope of ``model/envelope.py`` (the one ``--json`` prints) as structured
 content, the same JSON as a text block, and ``isError`` when ``ok`` is false; the envelope's JSON
@@ -72,9 +74,10 @@ LIST_DESCRIPTION = (
 PLAY_DESCRIPTION = (
     "Replay one enabled skillreel skill on its recorded site, with non-sensitive parameters in "
     '`inputs` ({"param": "value"}). Sensitive parameters must NOT be given: skillreel reads them '
-    "from the user's vault or asks the user. Returns {ok, data: {status, reportDigest, steps with healed "
-    "flags, outputs: what the skill read from the page (as skills_list's outputs schema) or null}, "
-    "error: {code (SR_*), message, fix} or null}. Acts on a real website."
+    "from the user's vault or asks the user. Returns {ok, data: {status, runId, reportDigest, steps "
+    "(status, healed, sideEffects), sideEffects, outputs: what the skill read from the page (as "
+    "skills_list's outputs schema) or null}, error: {code (SR_*), message, fix} or null}. Acts on a "
+    "real website: when a failed play says sideEffects: true, a retry may repeat work."
 )
 LIST_ANNOTATIONS = ToolAnnotations(
     title="List enabled skills",
@@ -148,7 +151,7 @@ def play_refused(exc: SkillreelError, name: str) -> CallToolResult:
 
 def checked_play(name: str, inputs: Mapping[str, InputValue]) -> PlayCheck:
     """``services.agent_access.check_play`` over the store and the default vault (see there)."""
-    with Store.open() as store:
+    with Store.open(actor="mcp") as store:
         return check_play(store, name, inputs, default_vault())
 
 
@@ -307,7 +310,7 @@ async def play(
     async with anyio.create_task_group() as tg:
         tg.start_soon(relay.run)
         try:
-            with Store.open() as store:
+            with Store.open(actor="mcp") as store:
                 outcome = await replay_skill(
                     store, request, secrets=secrets, progress=relay, human=human_prompt(ctx)
                 )
@@ -329,7 +332,7 @@ def outcome_result(outcome: ReplayOutcome) -> CallToolResult:
 
 async def skills_list() -> EnvelopeResult:
     try:
-        with Store.open() as store:
+        with Store.open(actor="mcp") as store:
             listing = enabled_skills(store)
     except SkillreelError as exc:
         return tool_result(failed("skills_list", exc))

@@ -36,6 +36,7 @@ TAGS: Final = frozenset(
         "skillreel.value/v1",
         "skillreel.page-state/v1",
         "skillreel.heal-proposal/v1",
+        "skillreel.run/v1",
     }
 )
 

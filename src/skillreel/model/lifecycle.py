@@ -1,7 +1,9 @@
 """The lifecycle of a skill as pure functions over immutable entries (ARCHITECTURE section 4).
 
 ``draft -> approved -> validated -> enabled -> revoked``; :data:`ALLOWED` says which states allow
-each operation, and :func:`next_steps` what can be done next. Every function takes the current entry
+each operation, and :func:`next_steps` what can be done next. A replay is not a transition: it is a
+run (``model.runs``); only the first successful run of an approved revision changes the skill
+(:func:`validate`). Every function takes the current entry
 and returns the next one (revision + 1) or raises :class:`LifecycleError`; the store applies the
 result in one transaction with compare-and-set on ``revision``. Nothing here does I/O or reads
 the clock: callers pass ``now``.
@@ -114,14 +116,20 @@ def ensure_replayable(entry: StoreEntry) -> Approval:
     return entry.approval
 
 
-def replay_succeeded(
-    entry: StoreEntry, report: ReplayReport, now: str, heal_proposal: HealProposal | None = None
-) -> StoreEntry:
-    """Record a successful report: approved becomes validated; other states keep theirs."""
+def validate(entry: StoreEntry, report: ReplayReport, now: str) -> StoreEntry:
+    """The first successful run of an approved revision: approved becomes validated, keeping that
+    run's report. Replays never change a skill otherwise (a run is its own record)."""
     ensure_replayable(entry)
-    status = "validated" if entry.status == "approved" else entry.status
-    proposal = heal_proposal if heal_proposal is not None else entry.heal_proposal
-    return _next(entry, now, status=status, last_report=report, heal_proposal=proposal)
+    if entry.status != "approved":
+        raise _refuse(entry, "validate", "only an approved revision is validated, once")
+    return _next(entry, now, status="validated", last_report=report)
+
+
+def validates(entry: StoreEntry, revision: int, draft_digest: str) -> bool:
+    """Whether a successful run of ``revision`` (of this draft) validates ``entry`` as it is now:
+    still that revision, still approved. A run that lost the race to another one validates nothing."""
+    same = entry.revision == revision and entry.draft.draft_digest == draft_digest
+    return entry.status == "approved" and same
 
 
 def enable(entry: StoreEntry, installation: Installation, now: str) -> StoreEntry:
@@ -150,16 +158,21 @@ def is_expired(entry: StoreEntry, now: str, retention_days: int) -> bool:
     return age > timedelta(days=retention_days)
 
 
-def accept_heal(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
-    """Adopt the pending heal proposal as a new draft revision and approve it (a normal review).
+def accept_heal(
+    entry: StoreEntry, reviewer: str, now: str, proposal: HealProposal | None = None
+) -> StoreEntry:
+    """Adopt a pending heal proposal (``proposal``, from the store's proposals of this draft, or the
+    one an older store kept in the entry) as a new draft revision and approve it (a normal review).
 
     The result is ``approved``: it must replay successfully again before it is validated. It is
     one revision (``revision + 1``), like every other transition, so the store's compare-and-set
-    and history hold; the proposal's draft is in the previous revision's history.
+    and history hold.
     """
-    proposal = entry.heal_proposal
+    proposal = proposal if proposal is not None else entry.heal_proposal
     if proposal is None:
         raise _refuse(entry, "accept a heal proposal of", "it has none")
+    if proposal.base_draft_digest != entry.draft.draft_digest or proposal.draft.name != entry.name:
+        raise _refuse(entry, "accept a heal proposal of", "the proposal is for another revision")
     if entry.status not in ALLOWED["review --heal-proposal"]:
         raise _refuse(entry, "accept a heal proposal of", "revoke it first")
     approval = Approval.build(
@@ -181,10 +194,12 @@ def accept_heal(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
     )
 
 
-def next_steps(entry: StoreEntry) -> list[str]:
-    """What can be done to ``entry`` now, from :data:`ALLOWED` (``show`` lists it)."""
+def next_steps(entry: StoreEntry, *, heal_pending: bool | None = None) -> list[str]:
+    """What can be done to ``entry`` now, from :data:`ALLOWED` (``show`` lists it). ``heal_pending``
+    says whether a heal proposal of this draft waits (default: the one the entry itself holds)."""
+    pending = entry.heal_proposal is not None if heal_pending is None else heal_pending
     return [
         step
         for step, states in ALLOWED.items()
-        if entry.status in states and (step != "review --heal-proposal" or entry.heal_proposal is not None)
+        if entry.status in states and (step != "review --heal-proposal" or pending)
     ]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from ..errors import RecordError
 from .actions import ALL_CAPABILITIES, Capability
@@ -17,12 +17,19 @@ from .limits import (
     MAX_ACTIONS,
     MAX_AUDIT_EVENTS_CEILING,
     MAX_RECORDS_CEILING,
+    MAX_STORE_BYTES,
+    MIN_STORE_BYTES,
     RETENTION_DAYS_RANGE,
 )
 
 
 class PolicySettings(Document):
-    """The editable part of a policy: what `policy set FILE` reads (a digest is optional there)."""
+    """The editable part of a policy: what `policy set FILE` reads (a digest is optional there).
+
+    Compatible extension (v1): ``maxStoreBytes`` (the store's size bound, at most the 32 MiB of
+    source document 000) is left out of the wire form when unset, so every policy written before it
+    existed keeps its digest; unset means 32 MiB.
+    """
 
     schema_: Literal["skillreel.policy/v1"] = Field("skillreel.policy/v1", alias="schema")
     retention_days: Annotated[int, Field(ge=RETENTION_DAYS_RANGE[0], le=RETENTION_DAYS_RANGE[1])] = (
@@ -34,6 +41,20 @@ class PolicySettings(Document):
     allowed_capabilities: tuple[Capability, ...] = ALL_CAPABILITIES
     allow_global_install: bool = False
     heal_mode: Literal["off", "runtime"] = "runtime"
+    max_store_bytes: Annotated[int, Field(ge=MIN_STORE_BYTES, le=MAX_STORE_BYTES)] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in ("maxStoreBytes", "max_store_bytes"):
+            if key in data and data[key] is None:
+                del data[key]
+        return data
+
+    @property
+    def store_limit_bytes(self) -> int:
+        """The store's size bound in force (``maxStoreBytes``, or 32 MiB when unset)."""
+        return self.max_store_bytes if self.max_store_bytes is not None else MAX_STORE_BYTES
 
     @model_validator(mode="after")
     def _sorted_caps(self) -> PolicySettings:

@@ -224,13 +224,27 @@ Progress = Callable[[StepProgress], None]
 @dataclass(frozen=True)
 class StepRecord:
     """One step of the report: its evidence (a step that ran several times, in a loop: one
-    evidence over all its runs), whether any run healed, and how many runs there were."""
+    evidence over all its runs), whether any run healed, and how many runs there were.
+    ``acted``: the engine asked the browser to act in it (click, type, select, press, a navigation
+    after the start, a dialog answered, a person's step), so it may have side effects."""
 
     action_id: str
     evidence: Evidence
     healed: bool = False
     healed_bundle: LocatorBundle | None = None
+    kind: str = ""
+    acted: bool = False
     runs: int = 1
+
+
+@dataclass(frozen=True)
+class FailedStep:
+    """The step a run stopped at: whether it had already asked the browser to act, and healed."""
+
+    action_id: str
+    kind: str
+    acted: bool
+    healed: bool
 
 
 @dataclass(frozen=True)
@@ -271,6 +285,7 @@ class StepState:
     healed: bool = False
     healed_bundle: LocatorBundle | None = None
     presence_only: bool = False  # an optional step: a missing target skips it (Absent)
+    acted: bool = False  # the browser was asked to act (side effects possible)
 
 
 class SkipRest(Exception):

@@ -63,6 +63,7 @@ from .driving import (
     DialogSeen,
     Driver,
     EngineOptions,
+    FailedStep,
     FieldValue,
     Frame,
     HumanPrompt,
@@ -86,6 +87,7 @@ __all__ = [
     "DialogSeen",
     "Driver",
     "EngineOptions",
+    "FailedStep",
     "FieldValue",
     "HumanPrompt",
     "HumanRequest",
@@ -119,15 +121,25 @@ class _Runs:
     evidence: list[Evidence] = field(default_factory=list)
     healed: bool = False
     healed_bundle: LocatorBundle | None = None
+    acted: bool = False
 
     def record(self, action_id: str) -> StepRecord:
         if len(self.evidence) == 1:
-            return StepRecord(action_id, self.evidence[0], self.healed, self.healed_bundle)
-        runs = tagged_digest(
-            ev.PAGE_STATE, {"kind": "runs", "evidence": [e.evidence_digest for e in self.evidence]}
+            evidence = self.evidence[0]
+        else:
+            runs = tagged_digest(
+                ev.PAGE_STATE, {"kind": "runs", "evidence": [e.evidence_digest for e in self.evidence]}
+            )
+            evidence = ev.build_evidence(action_id, self.kind, self.healed, {"runs": runs})
+        return StepRecord(
+            action_id,
+            evidence,
+            self.healed,
+            self.healed_bundle,
+            self.kind,
+            self.acted,
+            runs=len(self.evidence),
         )
-        evidence = ev.build_evidence(action_id, self.kind, self.healed, {"runs": runs})
-        return StepRecord(action_id, evidence, self.healed, self.healed_bundle, len(self.evidence))
 
 
 class ReplayEngine(FlowSteps):
@@ -150,6 +162,7 @@ class ReplayEngine(FlowSteps):
         self._total = 0
         self._executed = 0
         self._mark = 0
+        self.failed: FailedStep | None = None  # the step the last run stopped at (failure or cancellation)
 
     @property
     def completed(self) -> list[StepRecord]:
@@ -166,7 +179,9 @@ class ReplayEngine(FlowSteps):
         labels: frozenset[str] = frozenset(),
     ) -> tuple[StepRecord, ...]:
         """Replay every step; raise the first step's failure (with its id). :attr:`completed` holds
-        the steps that finished, also after a failure; :attr:`outputs` what the skill read.
+        the steps that finished, also after a failure; :attr:`failed` the step it stopped at (the
+        innermost, also when the run was cancelled), with whether it acted; :attr:`outputs` what
+        the skill read.
         ``values`` are the inputs' canonical texts; ``parameters`` type them; ``labels`` names the
         enum inputs given as an option's visible label (pre-flight allowed them for a select).
 
@@ -182,6 +197,7 @@ class ReplayEngine(FlowSteps):
         self._index = {a.id: i for i, a in enumerate(everything)}
         self._total = len(everything)
         self._executed = 0
+        self.failed = None
         self._mark = self.driver.network_mark()
         if not actions or not (isinstance(actions[0], NavigateAction) and actions[0].reason == "start"):
             await self.driver.start(timeout_ms=self.options.timeout_ms)
@@ -219,6 +235,8 @@ class ReplayEngine(FlowSteps):
             except SkipRest:
                 skipped_rest = True
             finally:
+                if self.failed is None:  # a step inside a block that failed is the one reported
+                    self.failed = FailedStep(action.id, action.kind, step.acted, step.healed)
                 await self.driver.release()
             self._check_network(step)
             evidence = ev.build_evidence(action.id, action.kind, step.healed, step.facts)
@@ -232,6 +250,7 @@ class ReplayEngine(FlowSteps):
             if error is exc:
                 raise
             raise error from exc
+        self.failed = None
         self._record(action, evidence, step)
         phase = "skipped" if "skipped" in step.facts else "done"
         self._tell(action, index, phase, frame, healed=step.healed)
@@ -242,6 +261,7 @@ class ReplayEngine(FlowSteps):
         runs = self._runs.setdefault(action.id, _Runs(action.kind))
         runs.evidence.append(evidence)
         runs.healed = runs.healed or step.healed
+        runs.acted = runs.acted or step.acted
         if runs.healed_bundle is None:
             runs.healed_bundle = step.healed_bundle
 
@@ -300,12 +320,14 @@ class ReplayEngine(FlowSteps):
             await self._navigate(step, a)
         elif isinstance(a, ClickAction):
             picked = await self._locate(step, a.target)
+            step.acted = True
             await self.driver.click(picked, timeout_ms=self._remaining_ms(step))
             await self._after(step)
         elif isinstance(a, TypeAction | SelectAction):
             await self._set_value(step, a)
         elif isinstance(a, PressAction):
             target = await self._locate(step, a.target) if a.target is not None else None
+            step.acted = True
             await self.driver.press(target, a.key, timeout_ms=self._remaining_ms(step))
             await self._after(step)
         elif isinstance(a, ObserveAction):
@@ -339,8 +361,10 @@ class ReplayEngine(FlowSteps):
         if a.reason == "start":
             await self.driver.start(timeout_ms=timeout)
         elif a.reason == "reload":
+            step.acted = True
             await self.driver.reload(timeout_ms=timeout)
         else:
+            step.acted = True
             await self.driver.goto(a.url, timeout_ms=timeout)
         await self.driver.settle(self.options.settle_ms, timeout_ms=self._remaining_ms(step))
         step.facts["url"] = ev.url_digest(await self.driver.current_url())
@@ -352,6 +376,7 @@ class ReplayEngine(FlowSteps):
             return
         picked = await self._locate(step, a.target)
         timeout = self._remaining_ms(step)
+        step.acted = True
         if isinstance(a, TypeAction):
             fact = "valueCheck"
             await self.driver.fill(picked, value, timeout_ms=timeout)
@@ -416,6 +441,7 @@ class ReplayEngine(FlowSteps):
                 f"step {a.id} needs a person ({a.reason}) and nobody can answer",
                 action_id=a.id,
             )
+        step.acted = True  # a person may act in the browser from here on
         if not await self.human(HumanRequest(index, total, a.id, a.reason)):
             raise ReplayError(
                 "SR_REPLAY_HUMAN_REQUIRED", f"step {a.id}: the person did not finish it", action_id=a.id

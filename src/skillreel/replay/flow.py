@@ -350,6 +350,7 @@ class FlowSteps(Resolver):
                 delay = min(delay * 2, POLL_MAX_S)
         finally:
             await self.driver.disarm_dialog()
+        step.acted = True  # the dialog was answered (or dismissed): the page may act on it
         if not seen.answered:
             raise ReplayUIError(
                 "SR_REPLAY_UI_DIALOG_MISMATCH",

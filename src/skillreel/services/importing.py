@@ -66,7 +66,7 @@ def import_skill(
     if trusted:
         signing.verify_export(document, trusted)
     source = document.entry
-    note = AuditNote(kind="import", digests={"export": document.export_digest})
+    note = AuditNote(kind="import", digests={"export": document.export_digest}, actor="import")
     existing = store.find(source.name)
     if existing is None:
         stored = store.insert(imported_entry(source, 1, now), note)

@@ -1,12 +1,14 @@
-"""Use case: remove skills past the policy's retention and trim a nearly full audit log
-(``skillreel prune``)."""
+"""Use case: remove skills past the policy's retention, trim what runs and changes leave behind
+(finished runs and kept revisions past the retention, heal proposals of drafts no longer current,
+the oldest runs while the store is over 3/4 of its bound; runs left started by a dead process are
+recorded as interrupted), and trim a nearly full audit log (``skillreel prune``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..store import Store
+from ..store import RunsPruned, Store
 from .guards import approval_required
 
 
@@ -15,12 +17,14 @@ class PruneResult:
     pruned: tuple[tuple[str, int], ...]
     retention_days: int
     audit_trimmed: int = 0
+    trimmed: RunsPruned = field(default_factory=RunsPruned)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "pruned": [{"name": n, "revision": r} for n, r in self.pruned],
             "retentionDays": self.retention_days,
             "auditTrimmed": self.audit_trimmed,
+            "trimmed": self.trimmed.to_json(),
         }
 
 
@@ -31,18 +35,26 @@ def prune_skills(store: Store, *, approve: bool) -> PruneResult:
     days = store.policy().retention_days
     expired = store.prune(now, dry_run=True)
     trim = store.trim_audit(dry_run=True)
-    if (expired or trim) and not approve:
+    runs = store.prune_runs(now, dry_run=True)
+    if (expired or trim or runs) and not approve:
         names = [e.name for e in expired]
         would = []
         if names:
             would.append(
                 f"prune {len(names)} skill(s) unchanged for more than {days} days: {', '.join(names)}"
             )
+        if runs:
+            would.append(
+                f"trim {runs.runs} run(s), {runs.revisions} old revision(s) and {runs.proposals} "
+                f"stale heal proposal(s), and record {runs.interrupted} interrupted run(s)"
+            )
         if trim:
             would.append(f"trim the {trim} oldest audit event(s)")
         raise approval_required(
-            " and ".join(would), {"names": names, "retentionDays": days, "auditTrimmed": trim}
+            " and ".join(would),
+            {"names": names, "retentionDays": days, "auditTrimmed": trim, "trimmed": runs.to_json()},
         )
     trimmed = store.trim_audit() if trim else 0
     removed = store.prune(now) if expired else []
-    return PruneResult(tuple((e.name, e.revision) for e in removed), days, trimmed)
+    trimmed_runs = store.prune_runs(now) if runs else RunsPruned()
+    return PruneResult(tuple((e.name, e.revision) for e in removed), days, trimmed, trimmed_runs)

@@ -1,28 +1,42 @@
-"""The replay use case: pre-flight, one Chromium session, the engine, the report, the store.
+"""The replay use case: pre-flight, a reserved run, one Chromium session, the engine, the run's end.
 
     outcome = await replay_skill(store, ReplayRequest(name="search", inputs={"query": "x"}),
                                  secrets=EnvKeyringSecrets(), progress=print_step, human=ask)
     outcome.to_json()   # the `data` of the `replay --json` and `skills_play` envelopes
 
-* :func:`preflight` checks everything that needs no browser (``services/preflight.py``) and lists
-  the required sensitive parameters the vault lacks (the MCP server asks a person for them).
-* :func:`replay_skill` never raises a :class:`~skillreel.errors.SkillreelError`: it returns a
-  :class:`ReplayOutcome`, ``succeeded`` with a :class:`~skillreel.model.report.ReplayReport` only
-  when every step succeeded, else ``failed`` with the error (code, content-free message, action id)
-  and the steps that finished before it.
-* A success is recorded with ``lifecycle.replay_succeeded`` in one store transaction, compare-and-
-  set on the revision read at the start (approved becomes validated; other states keep theirs); a
-  healed step leaves a pending :class:`~skillreel.model.entry.HealProposal` (the draft with that
-  step's locators described afresh from the element acted on) and never rewrites the approved
-  draft. Every replay, failed or not, leaves one content-free ``replay`` audit event.
+A replay is a run (``model.runs``), never a new revision of the skill. In order:
+
+1. **Pre-flight** (``services/preflight.py``): everything that needs no browser; it lists the
+   required sensitive parameters the vault lacks (the MCP server asks a person for them). A refusal
+   here is logged as one ``replay-refused`` event, coalesced when they come fast
+   (``Store.audit_refusal``), and changes nothing.
+2. **Reservation** (``Store.reserve_run``): the run is written as ``started`` with its
+   ``run-start`` event before any browser starts. If that write fails (the store busy past its
+   timeout, the disk full, the audit log or the store at its limit, the skill changed since the
+   pre-flight), the replay is refused and nothing acts.
+3. **The browser phase** (``_run``): one Chromium session and the engine.
+4. **The end** (``Store.finish_run``): the run is finished once as ``succeeded``, ``failed`` or
+   ``cancelled`` with its ``run-end`` event; a healed success leaves a heal proposal (the draft with
+   those steps' locators described afresh, bound to the run's draft) and never rewrites the
+   approved draft; the first success of an approved revision makes it ``validated``. If this write
+   fails, the outcome stays what really happened and carries an ``SR_RECORD_RUN_UNRECORDED``
+   warning: a run that acted is never reported as failed because of bookkeeping.
+
+:func:`replay_skill` never raises a :class:`~skillreel.errors.SkillreelError`: it returns a
+:class:`ReplayOutcome` listing the steps that ran (done or failed, healed, whether each acted) and
+whether the run had side effects. Cancellation (Ctrl-C in the CLI, an MCP client cancelling the call)
+ends the run as ``cancelled`` and raises :class:`ReplayCancelled` (a ``CancelledError`` carrying the
+outcome), so the edge can report it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import secrets as tokens
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
@@ -33,12 +47,21 @@ from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
 from ..model.graph import replace_steps
 from ..model.io import mask_outputs, outputs_size
-from ..model.lifecycle import replay_succeeded
 from ..model.limits import MAX_OUTPUTS_BYTES
 from ..model.locators import LocatorBundle
 from ..model.report import ReplayReport, StepResult
-from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine, StepProgress, StepRecord
+from ..model.runs import CANCELLED_CODE, EndedOutcome, RunRecord, StepTally, can_act, finish_run, start_run
+from ..replay.engine import (
+    EngineOptions,
+    FailedStep,
+    HumanPrompt,
+    Progress,
+    ReplayEngine,
+    StepProgress,
+    StepRecord,
+)
 from ..store import AuditNote, Store
+from ..store.lease import current_lease
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
 
@@ -49,10 +72,12 @@ if TYPE_CHECKING:
 __all__ = [
     "HumanPrompt",
     "Preflight",
+    "ReplayCancelled",
     "ReplayOutcome",
     "ReplayRequest",
     "SecretSource",
     "StepProgress",
+    "StepReport",
     "preflight",
     "replay_skill",
     "secret_env_name",
@@ -61,28 +86,62 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 SessionFactory = Callable[..., AbstractAsyncContextManager["Session"]]
+UNRECORDED = "SR_RECORD_RUN_UNRECORDED"
+# A refused reservation is logged as a refusal unless the store itself could not be written.
+_STORE_UNWRITABLE = frozenset({"SR_RECORD_STORE_BUSY", "SR_RECORD_STORE_IO", "SR_RECORD_STORE_CORRUPT"})
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """One step that ran: ``done`` or ``failed`` (the step the run stopped at), whether it healed,
+    whether it acted (``side_effects``: it clicked, typed, selected, pressed, navigated on or handed
+    over to a person, so it may have changed something), and its evidence digest when it finished."""
+
+    action_id: str
+    kind: str
+    status: Literal["done", "failed"]
+    healed: bool
+    side_effects: bool
+    evidence_digest: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "actionId": self.action_id,
+            "kind": self.kind,
+            "status": self.status,
+            "healed": self.healed,
+            "sideEffects": self.side_effects,
+            "evidenceDigest": self.evidence_digest,
+        }
 
 
 @dataclass(frozen=True)
 class ReplayOutcome:
-    """What a replay came to. ``steps`` holds ``(action_id, evidence_digest, healed)`` of the steps
-    that finished (all of them on success; those before the failing one otherwise)."""
+    """What a replay came to: its status, the run that recorded it (``run_id``; None when it was
+    refused before a run was reserved), the revision replayed, and the steps that ran."""
 
-    status: Literal["succeeded", "failed"]
+    status: Literal["succeeded", "failed", "cancelled"]
     name: str
     revision: int | None = None
     report: ReplayReport | None = None
-    steps: tuple[tuple[str, str, bool], ...] = ()
+    steps: tuple[StepReport, ...] = ()
     error: SkillreelError | None = None
     heal_proposed: bool = False
     warnings: tuple[ResultWarning, ...] = ()
-    # what the skill read from the page: the caller's only (never stored, audited or logged);
-    # None when the replay failed (nothing is returned from a failed run)
+    run_id: str | None = None
+    recorded: bool = False
+    validated_revision: int | None = None
+    # what the skill read from the page: the caller's only (never stored, audited or logged); None
+    # when the replay did not succeed (nothing is returned from a failed run) or reads nothing
     outputs: Mapping[str, Any] | None = field(default=None, repr=False)
 
     @property
     def exit_status(self) -> int:
         return 0 if self.error is None else self.error.exit_status
+
+    @property
+    def side_effects(self) -> bool:
+        return any(s.side_effects for s in self.steps)
 
     def to_json(self) -> dict[str, Any]:
         """The replay document, one shape for success and failure: the ``data`` of the
@@ -91,12 +150,51 @@ class ReplayOutcome:
             "status": self.status,
             "name": self.name,
             "revision": self.revision,
+            "runId": self.run_id,
+            "recorded": self.recorded,
             "reportDigest": self.report.report_digest if self.report is not None else None,
-            "steps": [{"actionId": a, "evidenceDigest": d, "healed": h} for a, d, h in self.steps],
-            "healed": any(h for _, _, h in self.steps),
+            "steps": [s.to_json() for s in self.steps],
+            "sideEffects": self.side_effects,
+            "healed": any(s.healed for s in self.steps),
             "healProposal": self.heal_proposed,
+            "validatedRevision": self.validated_revision,
             "outputs": None if self.outputs is None else dict(self.outputs),
         }
+
+
+class ReplayCancelled(asyncio.CancelledError):
+    """The replay was cancelled; its run is recorded as ``cancelled``. Raised so cancellation keeps
+    propagating; the edge that started the replay may catch it and report :attr:`outcome`."""
+
+    def __init__(self, outcome: ReplayOutcome) -> None:
+        super().__init__("replay cancelled")
+        self.outcome = outcome
+
+
+@dataclass
+class _Progress:
+    """What the browser phase got through: the finished steps and the one it stopped at."""
+
+    done: list[StepRecord]
+    stopped: FailedStep | None = None
+
+    def reports(self) -> tuple[StepReport, ...]:
+        rows = [
+            StepReport(r.action_id, r.kind, "done", r.healed, r.acted, r.evidence.evidence_digest)
+            for r in self.done
+        ]
+        if self.stopped is not None:
+            f = self.stopped
+            rows.append(StepReport(f.action_id, f.kind, "failed", f.healed, f.acted))
+        return tuple(rows)
+
+    def tally(self) -> StepTally:
+        steps = self.reports()
+        return StepTally(
+            steps_run=len(steps),
+            steps_acted=sum(1 for s in steps if s.side_effects),
+            healed_steps=tuple(s.action_id for s in steps if s.healed),
+        )
 
 
 async def replay_skill(
@@ -111,7 +209,6 @@ async def replay_skill(
     """Replay one skill; see the module docstring. ``session_factory`` replaces
     ``sandbox.browser.browser_session`` (tests and benchmarks only)."""
     entry: StoreEntry | None = None
-    ran: list[StepRecord] = []  # the steps that finished, also when a later one fails
     try:
         check_options(request)
         entry = store.get(request.name)
@@ -123,16 +220,62 @@ async def replay_skill(
                 "SR_REPLAY_PARAMETER_MISSING",
                 f"no value for sensitive parameter(s) {names}: set {envs} or store it in the OS keyring",
             )
-        records, outputs = await _run(checked, progress, human, session_factory, ran)
-        return _record_success(store, checked, records, outputs)
+        run = store.reserve_run(_started(store, checked))
     except SkillreelError as exc:
-        _audit_failure(store, request, entry, exc)
-        return ReplayOutcome(
-            "failed", request.name, entry.revision if entry else None, steps=_step_rows(ran), error=exc
-        )
-    except Exception:  # a defect: still leave the failed replay in the audit log, then let it surface
-        _audit_failure(store, request, entry, SkillreelError("SR_RECORD_INTERNAL", "internal error"))
+        if exc.code not in _STORE_UNWRITABLE:
+            _audit_refusal(store, request, entry, exc)
+        return ReplayOutcome("failed", request.name, entry.revision if entry else None, error=exc)
+    except Exception:  # a defect: still leave the refusal in the audit log, then let it surface
+        _audit_refusal(store, request, entry, SkillreelError("SR_RECORD_INTERNAL", "internal error"))
         raise
+    return await _play(store, checked, run, progress, human, session_factory)
+
+
+def _started(store: Store, checked: Preflight) -> RunRecord:
+    entry = checked.entry
+    actions = entry.draft.walk()  # every step, those inside loops and branches too
+    return start_run(
+        tokens.token_hex(16),
+        entry.name,
+        entry.revision,
+        entry.draft.draft_digest,
+        len(actions),
+        sum(1 for a in actions if can_act(a)),
+        store.actor,
+        current_lease(),
+        store.now(),
+    )
+
+
+async def _play(
+    store: Store,
+    checked: Preflight,
+    run: RunRecord,
+    progress: Progress | None,
+    human: HumanPrompt | None,
+    session_factory: SessionFactory | None,
+) -> ReplayOutcome:
+    """The browser phase of a reserved run, then its end (module docstring, steps 3 and 4)."""
+    ran = _Progress([])
+    try:
+        records, read = await _run(checked, progress, human, session_factory, ran)
+        # bounded and masked before anything is stored (a run over the bounds fails)
+        outputs, masked = caller_outputs(checked.draft, checked.values, read)
+    except SkillreelError as exc:
+        return _end(store, run, "failed", ran, error=exc)
+    except asyncio.CancelledError:
+        cancelled = ReplayError(CANCELLED_CODE, "the replay was cancelled; the steps that ran are listed")
+        raise ReplayCancelled(_end(store, run, "cancelled", ran, error=cancelled)) from None
+    except Exception:  # a defect: the run still ends as failed in the store, then it surfaces
+        _end(store, run, "failed", ran, error=SkillreelError("SR_RECORD_INTERNAL", "internal error"))
+        raise
+    report, proposal = _report(store, checked, records)
+    ended = _end(store, run, "succeeded", ran, report=report, proposal=proposal)
+    return replace(
+        ended,
+        warnings=masked + ended.warnings,
+        outputs=outputs if checked.draft.outputs else None,  # a skill that reads nothing: null
+    )
 
 
 async def _run(
@@ -140,7 +283,7 @@ async def _run(
     progress: Progress | None,
     human: HumanPrompt | None,
     session_factory: SessionFactory | None,
-    ran: list[StepRecord],
+    ran: _Progress,
 ) -> tuple[tuple[StepRecord, ...], dict[str, Any]]:
     from playwright.async_api import Error as PlaywrightError
 
@@ -171,18 +314,17 @@ async def _run(
                     draft.actions, checked.values, parameters=draft.parameters, labels=checked.labels
                 )
             finally:
-                ran.extend(engine.completed)
+                ran.done.extend(engine.completed)
+                ran.stopped = engine.failed
             return records, engine.outputs
     except PlaywrightError as exc:  # anything the driver did not already translate
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the browser failed during the replay") from exc
 
 
-def _record_success(
-    store: Store, checked: Preflight, records: Sequence[StepRecord], read: Mapping[str, Any]
-) -> ReplayOutcome:
+def _report(
+    store: Store, checked: Preflight, records: Sequence[StepRecord]
+) -> tuple[ReplayReport, HealProposal | None]:
     entry = checked.entry
-    # bounded and masked before anything is stored
-    outputs, warnings = caller_outputs(checked.draft, checked.values, read)
     now = store.now()
     report = ReplayReport.build(
         name=entry.name,
@@ -200,26 +342,55 @@ def _record_success(
         ),
         finished_at=now,
     )
-    proposal = heal_proposal(entry, records, report, now, tuple(checked.values.values()))
-    digests = {"report": report.report_digest, "draft": entry.draft.draft_digest}
-    if proposal is not None:
-        digests["healProposal"] = proposal.draft.draft_digest
-    updated = store.update(
-        entry.name,
-        lambda current: replay_succeeded(current, report, now, proposal),
-        AuditNote(kind="replay", digests=digests),
-        expected_revision=entry.revision,
+    return report, heal_proposal(entry, records, report, now, tuple(checked.values.values()))
+
+
+def _end(
+    store: Store,
+    run: RunRecord,
+    ended: EndedOutcome,
+    ran: _Progress,
+    *,
+    error: SkillreelError | None = None,
+    report: ReplayReport | None = None,
+    proposal: HealProposal | None = None,
+) -> ReplayOutcome:
+    """Finish the run in the store and say what happened; a failed write only adds a warning."""
+    finished = finish_run(
+        run,
+        ended,
+        store.now(),
+        tally=ran.tally(),
+        code=error.code if error is not None else None,
+        report_digest=report.report_digest if report is not None else None,
+        heal_proposal_digest=proposal.draft.draft_digest if proposal is not None else None,
     )
+    warnings: tuple[ResultWarning, ...] = ()
+    validated = None
+    try:
+        result = store.finish_run(finished, report=report, proposal=proposal)
+        validated = result.validated.revision if result.validated is not None else None
+    except SkillreelError as exc:
+        log.warning("the run's outcome could not be recorded: %s", exc.code)
+        warnings = (
+            ResultWarning(
+                code=UNRECORDED,
+                message=f"the replay {ended}, but its run could not be recorded ({exc.code}); "
+                f"`skillreel runs {run.name}` shows it as started or interrupted",
+            ),
+        )
     return ReplayOutcome(
-        "succeeded",
-        entry.name,
-        updated.revision,
+        ended,
+        run.name,
+        run.revision,
         report,
-        _step_rows(records),
-        None,
+        ran.reports(),
+        error,
         proposal is not None,
         warnings,
-        outputs if checked.draft.outputs else None,  # a skill that reads nothing returns null
+        run.run_id,
+        recorded=not warnings,
+        validated_revision=validated,
     )
 
 
@@ -253,10 +424,6 @@ def caller_outputs(
             ),
         )
     return masked, warnings
-
-
-def _step_rows(records: Sequence[StepRecord]) -> tuple[tuple[str, str, bool], ...]:
-    return tuple((r.action_id, r.evidence.evidence_digest, r.healed) for r in records)
 
 
 def heal_proposal(
@@ -332,14 +499,15 @@ def _retarget(action: Action, bundle: LocatorBundle) -> Action:
     return retargeted
 
 
-def _audit_failure(
+def _audit_refusal(
     store: Store, request: ReplayRequest, entry: StoreEntry | None, error: SkillreelError
 ) -> None:
-    """One content-free ``replay`` event per failed replay; a failure to audit never hides the error."""
+    """One content-free ``replay-refused`` event, coalesced when refusals come fast; a failure to
+    audit never hides the refusal."""
     name = entry.name if entry is not None else _valid_name(request.name)
     digests = {"draft": entry.draft.draft_digest} if entry is not None else {}
     note = AuditNote(
-        kind="replay",
+        kind="replay-refused",
         name=name,
         revision=entry.revision if entry else None,
         outcome="failed",
@@ -347,9 +515,9 @@ def _audit_failure(
         digests=digests,
     )
     try:
-        store.audit(note)
+        store.audit_refusal(note)
     except SkillreelError as exc:
-        log.warning("the failed replay could not be audited: %s", exc.code)
+        log.warning("the refused replay could not be audited: %s", exc.code)
 
 
 def _valid_name(name: str) -> str | None:

@@ -1,6 +1,7 @@
 """Use case: approve one exact draft revision, or accept the pending heal proposal
 (``skillreel review``). The approval binds the draft's digest and capabilities; the policy must
-allow those capabilities; without ``approve`` nothing changes."""
+allow those capabilities; without ``approve`` nothing changes. The heal proposal accepted is the
+newest one pending for the current draft (``show`` lists them, newest first)."""
 
 from __future__ import annotations
 
@@ -47,10 +48,12 @@ def review_skill(
     name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
-    step = lifecycle.accept_heal if heal_proposal else lifecycle.approve
+    pending = store.heal_proposals(name)[:1] if heal_proposal else []
 
     def change(entry: StoreEntry) -> StoreEntry:
-        return step(entry, reviewer, now)
+        if heal_proposal:
+            return lifecycle.accept_heal(entry, reviewer, now, pending[0] if pending else None)
+        return lifecycle.approve(entry, reviewer, now)
 
     preview = change(current)
     store.policy().require_capabilities(preview.draft.capabilities)

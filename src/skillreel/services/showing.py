@@ -1,7 +1,9 @@
 """Use case: one revision of a skill as a reviewer reads it before approving (``skillreel show``).
 
 The projection holds everything a reviewer needs and every digest; a target is shown as its ranked
-candidates (no fingerprint hashes) and a value as the parameter it reads.
+candidates (no fingerprint hashes) and a value as the parameter it reads. Beside the revision: the
+heal proposals pending for the current draft, the skill's last runs (``skillreel runs`` pages
+through all of them) and the store's size against its bound.
 """
 
 from __future__ import annotations
@@ -14,33 +16,53 @@ from ..model import lifecycle
 from ..model.actions import Action, walk
 from ..model.base import check_skill_name
 from ..model.draft import Draft
-from ..model.entry import StoreEntry
+from ..model.entry import HealProposal, StoreEntry
 from ..model.io import outputs_schema
 from ..model.locators import ElementSet, LocatorBundle
-from ..store import RevisionSummary, Store
+from ..store import RevisionSummary, RunView, Store, StoreSize
 from ..vault import input_schema
+
+LAST_RUNS = 5
 
 
 @dataclass(frozen=True)
 class SkillView:
-    """One revision of a skill (the current one unless asked) and the list of kept revisions."""
+    """One revision of a skill (the current one unless asked), the list of kept revisions, the heal
+    proposals pending for the current draft (newest first), the last runs and the store's size."""
 
     entry: StoreEntry
     revisions: tuple[RevisionSummary, ...]
     current_revision: int
+    proposals: tuple[HealProposal, ...] = ()
+    runs: tuple[RunView, ...] = ()
+    run_count: int = 0
+    store_size: StoreSize | None = None
 
     def to_json(self) -> dict[str, Any]:
+        current = self.entry.revision == self.current_revision
+        proposals = self.proposals if current else ()
         return {
-            **project_entry(self.entry),
-            "current": self.entry.revision == self.current_revision,
+            **project_entry(self.entry, proposals),
+            "current": current,
             "revisions": [r.to_json() for r in self.revisions],
+            "lastRuns": [r.to_json() for r in self.runs],
+            "runCount": self.run_count,
+            "store": self.store_size.to_json() if self.store_size is not None else None,
         }
 
 
 def show_skill(store: Store, name: str, revision: int | None = None) -> SkillView:
     current = store.get(check_skill_name(name))
     entry = current if revision is None or revision == current.revision else store.revision(name, revision)
-    return SkillView(entry, tuple(store.revisions(name)), current.revision)
+    return SkillView(
+        entry,
+        tuple(store.revisions(name)),
+        current.revision,
+        tuple(store.heal_proposals(name)),
+        tuple(store.runs(name, limit=LAST_RUNS)),
+        store.run_count(name),
+        store.size(),
+    )
 
 
 def _target(bundle: LocatorBundle | ElementSet | None) -> dict[str, Any] | None:
@@ -103,12 +125,28 @@ def inputs_and_outputs(draft: Draft) -> dict[str, Any]:
     }
 
 
-def project_entry(entry: StoreEntry) -> dict[str, Any]:
-    """The full projection ``show`` prints: everything a reviewer needs, all digests."""
+def project_proposal(heal: HealProposal) -> dict[str, Any]:
+    """A pending heal proposal as ``show`` prints it: what it heals and the healed steps' targets."""
+    return {
+        "baseRevision": heal.base_revision,
+        "draftDigest": heal.draft.draft_digest,
+        "healedActions": list(heal.healed_actions),
+        "reportDigest": heal.report_digest,
+        "proposedAt": heal.proposed_at,
+        "actions": project_actions(heal.draft, heal.healed_actions),
+    }
+
+
+def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None = None) -> dict[str, Any]:
+    """The full projection ``show`` prints: everything a reviewer needs, all digests. ``proposals``:
+    the pending heal proposals (default: the one the entry itself holds, from an older store);
+    ``healProposal`` is the newest, the one ``review --heal-proposal`` accepts."""
     draft, env = entry.draft, entry.draft.environment
     target = env.target.to_json()
     target.pop("kind")
-    approval, report, inst, heal = entry.approval, entry.last_report, entry.installation, entry.heal_proposal
+    approval, report, inst = entry.approval, entry.last_report, entry.installation
+    if proposals is None:
+        proposals = (entry.heal_proposal,) if entry.heal_proposal is not None else ()
     return {
         "name": entry.name,
         "status": entry.status,
@@ -150,16 +188,8 @@ def project_entry(entry: StoreEntry) -> dict[str, Any]:
         if report is None
         else {"finishedAt": report.finished_at, "steps": len(report.steps), "healed": report.healed},
         "installation": None if inst is None else inst.to_json(),
-        "healProposal": None
-        if heal is None
-        else {
-            "baseRevision": heal.base_revision,
-            "draftDigest": heal.draft.draft_digest,
-            "healedActions": list(heal.healed_actions),
-            "reportDigest": heal.report_digest,
-            "proposedAt": heal.proposed_at,
-            "actions": project_actions(heal.draft, heal.healed_actions),
-        },
+        "healProposal": project_proposal(proposals[0]) if proposals else None,
+        "healProposals": [project_proposal(p) for p in proposals],
         "wasEnabled": entry.was_enabled,
-        "next": lifecycle.next_steps(entry),
+        "next": lifecycle.next_steps(entry, heal_pending=bool(proposals)),
     }

@@ -56,10 +56,11 @@ def read_policy_file(path: Path) -> Policy:
 def set_policy(store: Store, path: Path, *, approve: bool) -> PolicyChange:
     new, old = read_policy_file(path), store.policy()
     fresh, previous = new.to_json(), old.to_json()
+    keys = [*fresh, *(k for k in previous if k not in fresh)]  # an optional field may be unset in one
     changes = tuple(
-        (key, previous[key], fresh[key])
-        for key in fresh
-        if key != "policyDigest" and fresh[key] != previous[key]
+        (key, previous.get(key), fresh.get(key))
+        for key in keys
+        if key != "policyDigest" and fresh.get(key) != previous.get(key)
     )
     if not changes:
         return PolicyChange(old, ())

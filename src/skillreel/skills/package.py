@@ -285,7 +285,7 @@ def _step_line(index: int, action: Action) -> str:
         "observe": "wait for an element to be visible",
         "assert": f"check `{getattr(action, 'check', '')}`",
         "human": f"a person must act here ({getattr(action, 'reason', '')})",
-    }[action.kind]
+    }.get(action.kind, f"a {action.kind} step")  # schema v2 kinds: i12-authoring renders the graph
     return f"{index}. `{action.id}` {action.kind}: {detail.format(p=_param_ref(action))}"
 
 
@@ -559,6 +559,9 @@ def render_replay_script(name: str) -> str:
         f"# Replays the reviewed skill {name} through the skillreel CLI, which stays the authority:\n"
         "# it re-verifies the approval, the digests and the environment before a browser starts.\n"
         "# Sensitive inputs come from the environment or the OS keyring, never from arguments.\n"
+        "# The audit log names the replays it starts as coming from a package script.\n"
+        "SKILLREEL_ACTOR=package-script\n"
+        "export SKILLREEL_ACTOR\n"
         f'exec skillreel replay {name} "$@"\n'
     )
 

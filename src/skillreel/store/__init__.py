@@ -10,6 +10,18 @@
 
 from .audit import AuditNote, AuditVerification
 from .entries import EntrySummary, RevisionSummary
-from .registry import Store, utc_now
+from .registry import RunFinish, RunsPruned, Store, StoreSize, utc_now
+from .runs import RunView
 
-__all__ = ["AuditNote", "AuditVerification", "EntrySummary", "RevisionSummary", "Store", "utc_now"]
+__all__ = [
+    "AuditNote",
+    "AuditVerification",
+    "EntrySummary",
+    "RevisionSummary",
+    "RunFinish",
+    "RunView",
+    "RunsPruned",
+    "Store",
+    "StoreSize",
+    "utc_now",
+]

@@ -5,13 +5,26 @@ before it (the first one points at ``GENESIS_DIGEST``); its own digest covers bo
 removing or reordering any event breaks every later link. :func:`verify_chain` recomputes the whole
 chain from the stored bytes.
 
-Limit: when the log holds ``policy.maxAuditEvents`` events, every audited operation is refused with
-``SR_RECORD_STORE_LIMIT`` except a policy change, so the owner can still raise the limit. Nothing is
-ever dropped silently: only an explicit, approved :func:`trim` (``skillreel prune --approve``)
-removes the oldest events, and it leaves a verifiable anchor (see below).
+Limits. An operation that starts something (record, review, replay, enable, export, import...) is
+refused with ``SR_RECORD_STORE_LIMIT`` once the log would hold more than ``maxAuditEvents`` minus
+a headroom (:func:`headroom`), or the store's pages hold more than its size bound minus a headroom
+(``policy.store_limit_bytes``; ``db.used_bytes``). The kill switch and the owner's tools are never
+refused by either: ``revoke``, ``delete``, ``policy`` and ``prune`` events (:data:`UNLIMITED_KINDS`),
+and neither are the events that finish a run already reserved (``limited=False``), so a replay
+that acted is always recorded. Nothing is ever dropped silently: only an explicit, approved
+:func:`trim` (``skillreel prune --approve``) removes the oldest events, and it leaves a verifiable
+anchor (see below).
 
-Every entry revision the store keeps is attested by the event written in its transaction (the
-event's ``entry`` digest), so cutting events off the end of the chain is detected too.
+Refused calls are coalesced (:func:`refusal`): at most ``REFUSAL_BURST`` events per
+``REFUSAL_WINDOW_S`` seconds; the refusals past that are counted and reported by the next refusal
+event that is written (its ``suppressed`` count), so a script or an agent that repeats a bad call
+cannot fill the log faster than a person can trim it, and no refusal goes uncounted.
+
+Every entry revision, run and heal proposal the store keeps is attested by an event written in its
+transaction (the event's ``entry``, ``run`` or ``healProposal`` digest), and the chain head (the
+last event's ``seq`` and digest, ``audit_head``) is written with every append: events cut off the end
+of the chain no longer agree with the head, so a tail cut is detected even when the removed events
+attested nothing that is still kept.
 
 Trimming. When the log holds more than ``TRIM_AT`` of the limit, :func:`trim` removes the oldest
 events so that ``TRIM_TO`` of the limit remain (counting the event that records the trim). In one
@@ -27,11 +40,12 @@ and requires:
 * the newest anchor-recording ``prune`` event in the kept chain carries exactly the digest of the
   stored anchor and pinned set (an anchor moved forward to hide removed events, a pinned set widened
   to excuse a forged revision, an anchor row deleted or the trim event cut off are all detected);
-* every kept revision is attested by a kept event, or else is pinned. The rule is not relaxed to
-  "revisions older than the anchor need no event": that would let anyone excuse a forged revision
-  with an old timestamp, or events cut off the end of the chain, by backdating. Pinning names each
-  excused revision digest, fixed at trim time inside the chained trim event, so revisions written
-  after the trim are checked exactly as before and nothing new can join the excused set.
+* the last kept event is the chain head;
+* every kept revision (run, proposal) is attested by a kept event, or else is pinned. The rule is
+  not relaxed to "revisions older than the anchor need no event": that would let anyone excuse a
+  forged revision with an old timestamp, or events cut off the end of the chain, by backdating.
+  Pinning names each excused revision digest, fixed at trim time inside the chained trim event, so
+  revisions written after the trim are checked exactly as before and nothing new can join the excused set.
 
 What this cannot stop is the known limit of an unkeyed chain: someone who can write the database can
 remove a prefix, write an anchor and append a matching trim event, just as they could already append
@@ -47,20 +61,39 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
 
 from pydantic import ValidationError
 
 from ..errors import StoreError
-from ..model.audit import AuditEvent, AuditKind
+from ..model.audit import AuditEvent, AuditKind, Outcome
 from ..model.canonical import GENESIS_DIGEST, canonical_json
+from ..model.lifecycle import parse_timestamp
 from ..model.policy import Policy
+from ..model.runs import Actor
+from . import db
 
 _TAG: Final = AuditEvent.digest_tag.encode("ascii") + b"\x00"
 _ANCHOR_TAG: Final = b"skillreel.audit-anchor/v1\x00"
 TRIM_AT: Final = (9, 10)  # trim once the log holds more than 9/10 of maxAuditEvents ...
 TRIM_TO: Final = (8, 10)  # ... down to 8/10 of it, the event recording the trim included
+# The kill switch and the owner's tools: never refused by the audit or size limits.
+UNLIMITED_KINDS: Final = frozenset({"revoke", "delete", "policy", "prune"})
+REFUSAL_WINDOW_S: Final = 60
+REFUSAL_BURST: Final = 10
+# What an attesting event names, by kind: the kept rows whose digest it vouches for.
+_ATTESTING: Final = {"run-start": "run", "run-end": "run", "heal-proposal": "healProposal"}
+
+
+def headroom(policy: Policy) -> int:
+    """Audit events kept free for the kill switch and for finishing reserved runs."""
+    return max(5, policy.max_audit_events // 100)
+
+
+def size_headroom(policy: Policy) -> int:
+    """Store bytes kept free for the kill switch and for finishing reserved runs (1/32 of the bound)."""
+    return policy.store_limit_bytes // 32
 
 
 @dataclass(frozen=True)
@@ -68,16 +101,19 @@ class AuditNote:
     """What a caller says about an operation; content-free by construction (the event's fields).
 
     ``name`` and ``revision`` default to the entry the mutation wrote; the store adds the entry's
-    digest to ``digests`` as ``entry``.
+    digest to ``digests`` as ``entry``, and ``actor`` defaults to the store's (who opened it).
     """
 
     kind: AuditKind
     name: str | None = None
     revision: int | None = None
-    outcome: Literal["ok", "failed"] = "ok"
+    outcome: Outcome = "ok"
     code: str | None = None
     digests: Mapping[str, str] = field(default_factory=dict)
     reviewer: str | None = None
+    actor: Actor | None = None
+    run: str | None = None
+    suppressed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -144,7 +180,9 @@ def trim_count(count: int, policy: Policy) -> int:
     return max(count - keep, 0)
 
 
-def trim(conn: sqlite3.Connection, policy: Policy, at: str, *, dry_run: bool = False) -> int:
+def trim(
+    conn: sqlite3.Connection, policy: Policy, at: str, *, dry_run: bool = False, actor: Actor | None = None
+) -> int:
     """Remove the oldest events when the log is nearly full (see the module doc); returns how many.
 
     Call inside an ``atomic`` transaction: the chain check, the deletion, the anchor and the ``prune``
@@ -166,8 +204,7 @@ def trim(conn: sqlite3.Connection, policy: Policy, at: str, *, dry_run: bool = F
     walk = _walk(conn, new_first, str(prev))
     if walk.broken_at is not None:  # cannot happen after the check above; never write a bad anchor
         raise StoreError("SR_RECORD_INTERNAL", "the trimmed audit chain does not verify")
-    revisions = {str(d) for (d,) in conn.execute("SELECT entry_digest FROM revisions")}
-    anchor = Anchor(new_first, str(prev), frozenset(revisions - walk.attested))
+    anchor = Anchor(new_first, str(prev), frozenset(_kept_digests(conn) - walk.attested))
     conn.execute(
         "INSERT OR REPLACE INTO audit_anchor (id, first_seq, prev_digest) VALUES (1, ?, ?)",
         (anchor.first_seq, anchor.prev_digest),
@@ -176,7 +213,7 @@ def trim(conn: sqlite3.Connection, policy: Policy, at: str, *, dry_run: bool = F
     conn.executemany(
         "INSERT INTO audit_pinned (entry_digest) VALUES (?)", [(d,) for d in sorted(anchor.pinned)]
     )
-    append(conn, AuditNote(kind="prune", digests={"anchor": anchor.digest}), at, policy)
+    append(conn, AuditNote(kind="prune", digests={"anchor": anchor.digest}, actor=actor), at, policy)
     return removed
 
 
@@ -191,27 +228,36 @@ def parse_event(seq: int, event_digest: str, document: bytes) -> AuditEvent:
     return event
 
 
-def append(conn: sqlite3.Connection, note: AuditNote, at: str, policy: Policy) -> AuditEvent:
+def append(
+    conn: sqlite3.Connection, note: AuditNote, at: str, policy: Policy, *, limited: bool = True
+) -> AuditEvent:
     """Append one event chained to the last one. Call inside an ``atomic`` transaction."""
-    return append_many(conn, [note], at, policy)[0]
+    return append_many(conn, [note], at, policy, limited=limited)[0]
 
 
 def append_many(
-    conn: sqlite3.Connection, notes: Iterable[AuditNote], at: str, policy: Policy
+    conn: sqlite3.Connection, notes: Iterable[AuditNote], at: str, policy: Policy, *, limited: bool = True
 ) -> list[AuditEvent]:
-    """Append events in order, each chained to the one before; the last stored event is re-validated
-    first, so nothing is ever chained onto a damaged event. Call inside an ``atomic`` transaction."""
+    """Append events in order, each chained to the one before, and move the chain head; the last
+    stored event is re-validated first, so nothing is ever chained onto a damaged event. The limits
+    of the module docstring apply unless ``limited`` is false (a reserved run's end) or the kind is
+    unlimited. Call inside an ``atomic`` transaction."""
+    notes = list(notes)
     row = conn.execute("SELECT seq, event_digest, document FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
     last = parse_event(*row) if row else None
     seq, prev = (last.seq, last.event_digest) if last else (0, GENESIS_DIGEST)
     first = _first_seq(conn)
+    checked = [limited and n.kind not in UNLIMITED_KINDS for n in notes]
+    if any(checked):
+        check_size(conn, policy)
     events = []
-    for note in notes:
+    for note, check in zip(notes, checked, strict=True):
         seq += 1
-        if seq - first + 1 > policy.max_audit_events and note.kind != "policy":
+        if check and seq - first + 1 > policy.max_audit_events - headroom(policy):
             raise StoreError(
                 "SR_RECORD_STORE_LIMIT",
-                f"the audit log holds its limit of {policy.max_audit_events} events; "
+                f"the audit log holds its limit of {policy.max_audit_events} events (less "
+                f"{headroom(policy)} kept for revoke, delete and policy); "
                 "run `skillreel prune --approve` to trim it",
             )
         event = _build(note, seq, at, prev)
@@ -222,7 +268,56 @@ def append_many(
         )
         events.append(event)
         prev = event.event_digest
+    if events:
+        conn.execute(
+            "INSERT OR REPLACE INTO audit_head (id, seq, event_digest) VALUES (1, ?, ?)",
+            (events[-1].seq, events[-1].event_digest),
+        )
     return events
+
+
+def check_size(conn: sqlite3.Connection, policy: Policy) -> None:
+    """``SR_RECORD_STORE_LIMIT`` when the store's pages hold more than its bound allows for
+    something new (the bound less :func:`size_headroom`)."""
+    used, limit = db.used_bytes(conn), policy.store_limit_bytes
+    if used > limit - size_headroom(policy):
+        raise StoreError(
+            "SR_RECORD_STORE_LIMIT",
+            f"the store holds {used:,} bytes of its {limit:,}-byte limit (less {size_headroom(policy):,} "
+            "kept for revoke, delete and finishing runs); run `skillreel prune --approve`",
+        )
+
+
+def refusal(conn: sqlite3.Connection, note: AuditNote, at: str, policy: Policy) -> AuditEvent | None:
+    """Log a refused call, coalesced (module docstring): the event, or None when it was only counted.
+    Call inside an ``atomic`` transaction."""
+    row = conn.execute("SELECT window_start, written, pending FROM audit_throttle WHERE id = 1").fetchone()
+    window, written, pending = (str(row[0]), int(row[1]), int(row[2])) if row else (at, 0, 0)
+    elapsed = (parse_timestamp(at) - parse_timestamp(window)).total_seconds()
+    if elapsed >= REFUSAL_WINDOW_S or elapsed < 0:
+        window, written = at, 0
+    event = None
+    if written < REFUSAL_BURST:
+        try:
+            event = append(conn, replace(note, suppressed=pending or None), at, policy)
+        except StoreError as exc:
+            if exc.code != "SR_RECORD_STORE_LIMIT":
+                raise
+    if event is None:
+        pending += 1
+    else:
+        written, pending = written + 1, 0
+    conn.execute(
+        "INSERT OR REPLACE INTO audit_throttle (id, window_start, written, pending) VALUES (1, ?, ?, ?)",
+        (window, written, pending),
+    )
+    return event
+
+
+def unlogged_refusals(conn: sqlite3.Connection) -> int:
+    """Refusals counted but not yet reported by a written event."""
+    row = conn.execute("SELECT pending FROM audit_throttle WHERE id = 1").fetchone()
+    return int(row[0]) if row else 0
 
 
 def _build(note: AuditNote, seq: int, at: str, prev: str) -> AuditEvent:
@@ -236,6 +331,9 @@ def _build(note: AuditNote, seq: int, at: str, prev: str) -> AuditEvent:
             code=note.code,
             digests=dict(note.digests),
             reviewer=note.reviewer,
+            actor=note.actor,
+            run=note.run,
+            suppressed=note.suppressed,
             at=at,
             prev_digest=prev,
         )
@@ -306,6 +404,9 @@ def _walk(conn: sqlite3.Connection, first: int, prev: str) -> _Walk:
             if isinstance(digests, dict):
                 if isinstance(digests.get("entry"), str):
                     walk.attested.add(digests["entry"])
+                named = _ATTESTING.get(str(body.get("kind")))
+                if named is not None and isinstance(digests.get(named), str):
+                    walk.attested.add(digests[named])
                 if (
                     body.get("kind") == "prune"
                     and body.get("name") is None
@@ -335,8 +436,34 @@ def verify_chain(conn: sqlite3.Connection) -> AuditVerification:
         return AuditVerification(ok=False, events=total, broken_at=walk.broken_at)
     if walk.anchor_claim != (anchor.digest if anchor else None):
         return AuditVerification(ok=False, events=total, broken_at=first)
+    cut = _head_break(conn, first, walk.next_seq)
+    if cut is not None:
+        return AuditVerification(ok=False, events=total, broken_at=cut)
     pinned = anchor.pinned if anchor else frozenset()
-    for (digest,) in conn.execute("SELECT entry_digest FROM revisions"):
-        if digest not in walk.attested and digest not in pinned:
-            return AuditVerification(ok=False, events=total, broken_at=walk.next_seq)
+    if _kept_digests(conn) - walk.attested - pinned:
+        return AuditVerification(ok=False, events=total, broken_at=walk.next_seq)
     return AuditVerification(ok=True, events=total, broken_at=None)
+
+
+def _kept_digests(conn: sqlite3.Connection) -> set[str]:
+    """The digests of every kept row an event must attest: revisions, runs, heal proposals."""
+    found = {str(d) for (d,) in conn.execute("SELECT entry_digest FROM revisions")}
+    found |= {str(d) for (d,) in conn.execute("SELECT run_digest FROM runs")}
+    found |= {str(d) for (d,) in conn.execute("SELECT proposal_digest FROM heal_proposals")}
+    return found
+
+
+def _head_break(conn: sqlite3.Connection, first: int, next_seq: int) -> int | None:
+    """Where the stored chain and its head disagree (the first missing ``seq``), or None.
+    ``next_seq`` is one past the last stored event (``first`` when there is none)."""
+    head = conn.execute("SELECT seq, event_digest FROM audit_head WHERE id = 1").fetchone()
+    last = next_seq - 1
+    if head is None:
+        return None if last < first else next_seq  # events without a head were added behind its back
+    head_seq, head_digest = int(head[0]), str(head[1])
+    if head_seq > last:
+        return max(last + 1, first)  # events were cut off the end
+    if head_seq < last:
+        return head_seq + 1  # events were appended without moving the head
+    (stored,) = conn.execute("SELECT event_digest FROM audit WHERE seq = ?", (last,)).fetchone()
+    return None if stored == head_digest else last

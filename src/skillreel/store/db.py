@@ -27,9 +27,11 @@ from typing import Final
 import platformdirs
 
 from ..errors import StoreError
+from ..model.runs import Actor
 
 ENV_HOME: Final = "SKILLREEL_HOME"
 ENV_TIMEOUT: Final = "SKILLREEL_STORE_TIMEOUT"
+ENV_ACTOR: Final = "SKILLREEL_ACTOR"
 DB_NAME: Final = "store.db"
 DEFAULT_TIMEOUT: Final = 10.0
 DIR_MODE: Final = 0o700
@@ -99,6 +101,69 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         ) STRICT;
     """,
     ),
+    # Replay runs (``model.runs``): one row per run, reserved before the browser acts and finished
+    # once. ``seq`` orders them (never reused, so a page of runs stays stable while others start).
+    (
+        "0005-runs",
+        """
+        CREATE TABLE runs (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            revision INTEGER NOT NULL CHECK (revision >= 1),
+            outcome TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            run_digest TEXT NOT NULL,
+            document BLOB NOT NULL
+        ) STRICT;
+        CREATE INDEX runs_by_name ON runs (name, seq);
+        CREATE INDEX runs_started ON runs (outcome) WHERE outcome = 'started';
+    """,
+    ),
+    # Heal proposals left by runs, bound to the draft they heal; identical ones coalesce.
+    (
+        "0006-heal-proposals",
+        """
+        CREATE TABLE heal_proposals (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL,
+            base_revision INTEGER NOT NULL CHECK (base_revision >= 1),
+            base_draft_digest TEXT NOT NULL,
+            proposal_digest TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            proposed_at TEXT NOT NULL,
+            document BLOB NOT NULL,
+            UNIQUE (name, base_draft_digest, proposal_digest)
+        ) STRICT;
+    """,
+    ),
+    # The chain head: the last event's seq and digest, written with every append, so events cut off
+    # the end of the log no longer agree with it (``audit.verify_chain``). Filled from an existing log.
+    (
+        "0007-audit-head",
+        """
+        CREATE TABLE audit_head (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            seq INTEGER NOT NULL CHECK (seq >= 1),
+            event_digest TEXT NOT NULL
+        ) STRICT;
+        INSERT INTO audit_head (id, seq, event_digest)
+            SELECT 1, seq, event_digest FROM audit ORDER BY seq DESC LIMIT 1;
+    """,
+    ),
+    # Coalescing of refused calls (``audit.refusal``): the current window and what it left unlogged.
+    (
+        "0008-audit-throttle",
+        """
+        CREATE TABLE audit_throttle (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            window_start TEXT NOT NULL,
+            written INTEGER NOT NULL CHECK (written >= 0),
+            pending INTEGER NOT NULL CHECK (pending >= 0)
+        ) STRICT;
+    """,
+    ),
 )
 
 _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
@@ -128,11 +193,29 @@ def store_timeout() -> float:
     return min(max(value, 0.1), 600.0)
 
 
+def store_actor() -> Actor:
+    """Who the audit log names for this process's changes when the caller does not say:
+    ``package-script`` when ``SKILLREEL_ACTOR`` says so (an installed package's ``scripts/replay``
+    sets it), else ``cli``. A claim for the record, not an authentication."""
+    return "package-script" if os.environ.get(ENV_ACTOR) == "package-script" else "cli"
+
+
+def used_bytes(conn: sqlite3.Connection) -> int:
+    """The bytes the database's pages hold (free pages left by deletions excluded); inside a
+    transaction, its own changes included."""
+    page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+    free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
+    return (pages - free) * page_size
+
+
 def _translate(exc: sqlite3.Error, action: str) -> StoreError:
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
     name = getattr(exc, "sqlite_errorname", None) or type(exc).__name__
     if code in _BUSY:
         return StoreError("SR_RECORD_STORE_BUSY", f"{action}: the store is locked by another process")
+    if code == sqlite3.SQLITE_FULL:
+        return StoreError("SR_RECORD_STORE_IO", f"{action}: the disk is full")
     if code in _CORRUPT or isinstance(exc, sqlite3.IntegrityError):
         return StoreError("SR_RECORD_STORE_CORRUPT", f"{action}: the database failed a check ({name})")
     return StoreError("SR_RECORD_STORE_IO", f"{action}: the database could not be used ({name})")

@@ -206,3 +206,22 @@ def delete(conn: sqlite3.Connection, name: str) -> None:
     """Remove an entry and every kept revision of it. Inside ``atomic`` only."""
     conn.execute("DELETE FROM revisions WHERE name = ?", (name,))
     conn.execute("DELETE FROM entries WHERE name = ?", (name,))
+
+
+def stale_revisions(conn: sqlite3.Connection, cutoff: str) -> list[tuple[str, int]]:
+    """(name, revision) of kept revisions last changed before ``cutoff`` that are not the current one."""
+    rows = conn.execute(
+        "SELECT r.name, r.revision FROM revisions r JOIN entries e ON e.name = r.name "
+        "WHERE r.revision != e.revision AND r.updated_at < ? ORDER BY r.name, r.revision",
+        (cutoff,),
+    ).fetchall()
+    return [(str(name), int(revision)) for name, revision in rows]
+
+
+def delete_revision(conn: sqlite3.Connection, name: str, revision: int) -> None:
+    """Remove one kept revision that is not the current one. Inside ``atomic`` only."""
+    conn.execute(
+        "DELETE FROM revisions WHERE name = ? AND revision = ? "
+        "AND revision != (SELECT revision FROM entries WHERE name = ?)",
+        (name, revision, name),
+    )

@@ -4,14 +4,21 @@ Every mutation is one ``BEGIN IMMEDIATE`` transaction holding the compare-and-se
 revision, the entry row, its revision-history row and exactly one audit event (``prune`` writes
 one event per removed skill, all in one transaction; ``trim_audit`` removes old audit events and
 records it in one event, see ``audit.trim``). If anything raises, nothing is written.
-Every read of a document re-validates it; see ``entries`` and ``audit``.
+Every read of a document re-validates it; see ``entries``, ``runs`` and ``audit``.
+
+Replays are runs, not revisions (``model.runs``): :meth:`Store.reserve_run` writes the started run
+and its ``run-start`` event before the browser acts (refused, with nothing written, when the store
+is busy, full, at its audit limit, or the skill moved since the pre-flight);
+:meth:`Store.finish_run` finishes it once with its ``run-end`` event, keeps its heal proposal and,
+for the first success of an approved revision, makes that revision validated (compare-and-set:
+a run that lost the race still finishes). Neither conflicts with another run of the same skill.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -20,14 +27,25 @@ from typing import Self, TypeVar
 from pydantic import ValidationError
 
 from ..errors import LifecycleError, StoreError
-from ..model.audit import AuditEvent
+from ..model.audit import AuditEvent, Outcome
 from ..model.base import DigestedDocument
-from ..model.entry import StoreEntry
-from ..model.lifecycle import check_revision, ensure_deletable, is_expired, parse_timestamp, timestamp
+from ..model.entry import HealProposal, StoreEntry
+from ..model.lifecycle import (
+    check_revision,
+    ensure_deletable,
+    is_expired,
+    parse_timestamp,
+    timestamp,
+    validate,
+    validates,
+)
 from ..model.policy import Policy
-from . import audit, db, entries
+from ..model.report import ReplayReport
+from ..model.runs import Actor, RunRecord, interrupt_run
+from . import audit, db, entries, runs
 from .audit import AuditNote, AuditVerification
 from .entries import EntrySummary, RevisionSummary, not_found
+from .runs import RunView
 
 Clock = Callable[[], str]
 D = TypeVar("D", bound=DigestedDocument)
@@ -38,23 +56,86 @@ def utc_now() -> str:
     return timestamp(datetime.now(UTC))
 
 
+_RUN_END_OUTCOME: dict[str, Outcome] = {
+    "succeeded": "ok",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "interrupted": "interrupted",
+}
+RUNS_PAGE = 20
+PRUNE_RUNS_BATCH = 16
+
+
+@dataclass(frozen=True)
+class StoreSize:
+    """How many bytes the store's pages hold, against its bound (``policy.store_limit_bytes``)."""
+
+    used_bytes: int
+    limit_bytes: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"bytes": self.used_bytes, "limitBytes": self.limit_bytes}
+
+
+@dataclass(frozen=True)
+class RunFinish:
+    """A finished run as stored, the entry it validated (or None), and whether its heal proposal was
+    kept as a new one (False when an identical proposal of the same draft was already kept)."""
+
+    run: RunRecord
+    validated: StoreEntry | None
+    proposal_kept: bool
+
+
+@dataclass(frozen=True)
+class RunsPruned:
+    """What a prune of runs, history and dead heal proposals removed (or, dry, would remove)."""
+
+    runs: int = 0
+    revisions: int = 0
+    proposals: int = 0
+    interrupted: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.runs or self.revisions or self.proposals or self.interrupted)
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "runs": self.runs,
+            "revisions": self.revisions,
+            "healProposals": self.proposals,
+            "interrupted": self.interrupted,
+        }
+
+
+class _DryRun(Exception):
+    """Raised to roll back a transaction that only measured what it would change."""
+
+
 class Store:
     """An open store. Use :meth:`open`; close it (or use it as a context manager) when done."""
 
-    def __init__(self, conn: sqlite3.Connection, home: Path, clock: Clock) -> None:
+    def __init__(self, conn: sqlite3.Connection, home: Path, clock: Clock, actor: Actor = "cli") -> None:
         self._conn = conn
         self.home = home
         self._clock = clock
+        self.actor: Actor = actor
 
     @classmethod
     def open(
-        cls, home: Path | None = None, *, timeout: float | None = None, clock: Clock | None = None
+        cls,
+        home: Path | None = None,
+        *,
+        timeout: float | None = None,
+        clock: Clock | None = None,
+        actor: Actor | None = None,
     ) -> Store:
         """Open (creating and migrating if needed) ``home/store.db``; ``home`` defaults to
-        ``$SKILLREEL_HOME`` or the platform user-data directory."""
+        ``$SKILLREEL_HOME`` or the platform user-data directory. ``actor`` is who the audit log
+        names for changes made through this store (default: ``db.store_actor()``)."""
         home = home if home is not None else db.store_home()
         conn = db.connect(home, db.store_timeout() if timeout is None else timeout)
-        return cls(conn, home, clock or utc_now)
+        return cls(conn, home, clock or utc_now, actor or db.store_actor())
 
     @property
     def path(self) -> Path:
@@ -141,6 +222,43 @@ class Store:
         with db.snapshot(self._conn, "verifying the audit log"):
             return audit.verify_chain(self._conn)
 
+    def unlogged_refusals(self) -> int:
+        """Refused calls counted but not yet reported by a written ``replay-refused`` event."""
+        with db.translated("reading the audit log"):
+            return audit.unlogged_refusals(self._conn)
+
+    def size(self) -> StoreSize:
+        """The bytes the store's pages hold against the policy's bound."""
+        with db.snapshot(self._conn, "measuring the store"):
+            return StoreSize(db.used_bytes(self._conn), self._policy().store_limit_bytes)
+
+    def runs(self, name: str, *, limit: int = RUNS_PAGE, before: int | None = None) -> list[RunView]:
+        """The newest ``limit`` runs of ``name`` (numbered below ``before``), newest first, each
+        re-validated; a started run whose process is gone shows as ``interrupted``."""
+        with db.snapshot(self._conn, "reading runs"):
+            return runs.page(self._conn, name, limit, before)
+
+    def run(self, run_id: str) -> RunView | None:
+        with db.translated("reading a run"):
+            return runs.load(self._conn, run_id)
+
+    def run_count(self, name: str | None = None) -> int:
+        with db.translated("counting runs"):
+            return runs.count(self._conn, name)
+
+    def heal_proposals(self, name: str) -> list[HealProposal]:
+        """The heal proposals pending for ``name``'s current draft, newest first (a proposal an older
+        store kept in the entry comes last). Empty when the skill is unknown."""
+        with db.snapshot(self._conn, "reading heal proposals"):
+            current = entries.load(self._conn, name)
+            if current is None:
+                return []
+            found = runs.proposals(self._conn, name, current.draft.draft_digest)
+        legacy = current.heal_proposal
+        if legacy is not None and all(p.draft.draft_digest != legacy.draft.draft_digest for p in found):
+            found.append(legacy)
+        return found
+
     # --- mutations -----------------------------------------------------------------------------
 
     def insert(self, entry: StoreEntry, note: AuditNote) -> StoreEntry:
@@ -193,6 +311,7 @@ class Store:
             current = self._current(name, expected_revision)
             ensure_deletable(current)
             entries.delete(self._conn, name)
+            runs.delete_skill(self._conn, name)
             self._append(note, current, policy)
         return current
 
@@ -211,6 +330,7 @@ class Store:
             if not dry_run:
                 for entry in expired:
                     entries.delete(self._conn, entry.name)
+                    runs.delete_skill(self._conn, entry.name)
                     self._append(AuditNote(kind="prune"), entry, policy)
         return expired
 
@@ -220,7 +340,7 @@ class Store:
         in one transaction; returns how many were (or, with ``dry_run``, would be) removed.
         ``SR_RECORD_STORE_CORRUPT`` if the chain does not verify: a trim never hides damage."""
         with db.atomic(self._conn, "trimming the audit log"):
-            return audit.trim(self._conn, self._policy(), self._clock(), dry_run=dry_run)
+            return audit.trim(self._conn, self._policy(), self._clock(), dry_run=dry_run, actor=self.actor)
 
     def audit(self, note: AuditNote) -> AuditEvent:
         """Append a standalone event (a failed replay, an export) in its own transaction."""
@@ -228,8 +348,112 @@ class Store:
 
     def audit_many(self, notes: Iterable[AuditNote]) -> list[AuditEvent]:
         """Append several standalone events, in order, in one transaction (all or none)."""
+        notes = [self._signed(n) for n in notes]
         with db.atomic(self._conn, "writing the audit log"):
             return audit.append_many(self._conn, notes, self._clock(), self._policy())
+
+    def audit_refusal(self, note: AuditNote) -> AuditEvent | None:
+        """Log a refused call, coalesced when they come fast (``audit.refusal``): the event written,
+        or None when the refusal was only counted (reported by the next written one)."""
+        with db.atomic(self._conn, "writing the audit log"):
+            return audit.refusal(self._conn, self._signed(note), self._clock(), self._policy())
+
+    # --- runs ----------------------------------------------------------------------------------
+
+    def reserve_run(self, run: RunRecord) -> RunRecord:
+        """Record a started run and its ``run-start`` event, in one transaction, before anything acts.
+
+        Refused with nothing written when the store is busy past its timeout, the disk is full, the
+        audit log or the store is at its limit (``SR_RECORD_STORE_LIMIT``), or the skill is no longer
+        at the run's revision and draft (``SR_RECORD_REVISION_CONFLICT``). Started runs of the same
+        skill whose process is gone are recorded as interrupted first.
+        """
+        run = _revalidate(run)
+        if run.finished:
+            raise StoreError("SR_RECORD_INTERNAL", "a run is reserved as started")
+        with db.atomic(self._conn, "reserving a run"):
+            policy = self._policy()
+            current = self._current(run.name, run.revision)
+            if current.draft.draft_digest != run.draft_digest:
+                raise LifecycleError(
+                    "SR_RECORD_REVISION_CONFLICT", f"skill {run.name!r} changed since the pre-flight"
+                )
+            self._settle(run.name, policy)
+            runs.insert(self._conn, run)
+            note = AuditNote(
+                kind="run-start",
+                name=run.name,
+                revision=run.revision,
+                digests={"run": run.run_digest, "draft": run.draft_digest},
+                actor=run.actor,
+                run=run.run_id,
+            )
+            audit.append(self._conn, note, self._clock(), policy)
+        return run
+
+    def finish_run(
+        self, run: RunRecord, *, report: ReplayReport | None = None, proposal: HealProposal | None = None
+    ) -> RunFinish:
+        """Finish a started run once (``run``: the finished record), with its ``run-end`` event; keep
+        its heal proposal (one ``heal-proposal`` event); and when it succeeded and the skill is still
+        that approved revision, make it validated (``validate`` event). One transaction, never refused
+        by the audit or size limits: what a run did is always recorded when the disk allows it."""
+        run = _revalidate(run)
+        if not run.finished:
+            raise StoreError("SR_RECORD_INTERNAL", "a run is finished with its outcome")
+        with db.atomic(self._conn, "recording a run"):
+            policy, now = self._policy(), self._clock()
+            runs.finish(self._conn, run)
+            notes = [self._run_end(run)]
+            kept = False
+            if proposal is not None:
+                kept = runs.add_proposal(self._conn, proposal, run.run_id)
+                notes.append(
+                    AuditNote(
+                        kind="heal-proposal",
+                        name=run.name,
+                        revision=run.revision,
+                        digests={"healProposal": proposal.draft.draft_digest, "draft": run.draft_digest},
+                        actor=run.actor,
+                        run=run.run_id,
+                    )
+                )
+            audit.append_many(self._conn, notes, now, policy, limited=False)
+            validated = None
+            current = entries.load(self._conn, run.name)
+            if (
+                report is not None
+                and current is not None
+                and validates(current, run.revision, run.draft_digest)
+            ):
+                validated = _revalidate(validate(current, report, now))
+                entries.write(self._conn, validated, new=False)
+                note = AuditNote(kind="validate", digests={"report": report.report_digest}, run=run.run_id)
+                self._append(replace(note, actor=run.actor), validated, policy, limited=False)
+        return RunFinish(run, validated, kept)
+
+    def settle_runs(self, name: str | None = None) -> list[RunRecord]:
+        """Record every started run (of ``name``, or all) whose process is gone as ``interrupted``,
+        with its ``run-end`` event; returns them."""
+        with db.atomic(self._conn, "settling runs"):
+            return self._settle(name, self._policy())
+
+    def prune_runs(self, now: str | None = None, *, dry_run: bool = False) -> RunsPruned:
+        """Trim what replays and changes leave behind, in one transaction: settle interrupted runs;
+        remove finished runs that ended before the retention cutoff, kept revisions (never the current
+        one) last changed before it, and heal proposals of drafts that are no longer current; then,
+        while the store holds more than 3/4 of its bound, the oldest finished runs. One ``prune``
+        event per skill touched. ``dry_run`` measures the same change and rolls it back."""
+        now = now or self._clock()
+        found = RunsPruned()
+        try:
+            with db.atomic(self._conn, "pruning runs"):
+                found = self._prune_runs(now)
+                if dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        return found
 
     def set_policy(self, policy: Policy, note: AuditNote | None = None) -> Policy:
         """Replace the policy in force (one ``policy`` event with the new policy's digest)."""
@@ -240,7 +464,7 @@ class Store:
                 "INSERT OR REPLACE INTO policy (id, policy_digest, document) VALUES (1, ?, ?)",
                 (policy.policy_digest, policy.model_dump_json(by_alias=True).encode()),
             )
-            filled = replace(note, digests={**note.digests, "policy": policy.policy_digest})
+            filled = replace(self._signed(note), digests={**note.digests, "policy": policy.policy_digest})
             audit.append(self._conn, filled, self._clock(), policy)
         return policy
 
@@ -265,14 +489,90 @@ class Store:
         check_revision(current, expected_revision)
         return current
 
-    def _append(self, note: AuditNote, entry: StoreEntry, policy: Policy) -> AuditEvent:
+    def _signed(self, note: AuditNote) -> AuditNote:
+        return note if note.actor is not None else replace(note, actor=self.actor)
+
+    def _append(
+        self, note: AuditNote, entry: StoreEntry, policy: Policy, *, limited: bool = True
+    ) -> AuditEvent:
         filled = replace(
-            note,
+            self._signed(note),
             name=note.name or entry.name,
             revision=note.revision or entry.revision,
             digests={**note.digests, "entry": entry.entry_digest},
         )
-        return audit.append(self._conn, filled, self._clock(), policy)
+        return audit.append(self._conn, filled, self._clock(), policy, limited=limited)
+
+    def _run_end(self, run: RunRecord) -> AuditNote:
+        digests = {"run": run.run_digest, "draft": run.draft_digest}
+        if run.report_digest is not None:
+            digests["report"] = run.report_digest
+        return AuditNote(
+            kind="run-end",
+            name=run.name,
+            revision=run.revision,
+            outcome=_RUN_END_OUTCOME[run.outcome],
+            code=run.code,
+            digests=digests,
+            actor=run.actor,
+            run=run.run_id,
+        )
+
+    def _settle(self, name: str | None, policy: Policy) -> list[RunRecord]:
+        now = self._clock()
+        settled = []
+        for found in runs.started(self._conn, name):
+            if found.outcome != "interrupted":
+                continue
+            run = _revalidate(interrupt_run(found.record, now))
+            runs.finish(self._conn, run)
+            audit.append(self._conn, self._run_end(run), now, policy, limited=False)
+            settled.append(run)
+        return settled
+
+    def _prune_runs(self, now: str) -> RunsPruned:
+        policy = self._policy()
+        cutoff = timestamp(parse_timestamp(now) - timedelta(days=policy.retention_days))
+        interrupted = self._settle(None, policy)
+        # skills past retention go whole with ``prune``: what they hold is not counted twice here
+        expired = {
+            name
+            for name in entries.stale_candidates(self._conn, cutoff)
+            if is_expired(self._current(name, None), now, policy.retention_days)
+        }
+        touched: dict[str, int] = {}
+        old_runs = runs.finished_before(self._conn, cutoff, exclude=expired)
+        removed = self._delete_runs([n for n, _ in old_runs], touched)
+        while db.used_bytes(self._conn) * 4 > policy.store_limit_bytes * 3:
+            batch = runs.oldest_finished(self._conn, PRUNE_RUNS_BATCH)
+            if not batch:
+                break
+            removed += self._delete_runs([n for n, _ in batch], touched)
+        revisions = 0
+        for name, revision in entries.stale_revisions(self._conn, cutoff):
+            if name in expired:
+                continue
+            entries.delete_revision(self._conn, name, revision)
+            touched[name] = touched.get(name, 0) + 1
+            revisions += 1
+        proposals = 0
+        for number, name, base in runs.proposal_bases(self._conn):
+            current = entries.load(self._conn, name)
+            if name not in expired and (current is None or current.draft.draft_digest != base):
+                runs.delete_proposals(self._conn, [number])
+                touched[name] = touched.get(name, 0) + 1
+                proposals += 1
+        for name in sorted(touched):
+            audit.append(self._conn, self._signed(AuditNote(kind="prune", name=name)), now, policy)
+        return RunsPruned(removed, revisions, proposals, len(interrupted))
+
+    def _delete_runs(self, numbers: list[int], touched: dict[str, int]) -> int:
+        for number in numbers:
+            row = self._conn.execute("SELECT name FROM runs WHERE seq = ?", (number,)).fetchone()
+            if row is not None:
+                touched[str(row[0])] = touched.get(str(row[0]), 0) + 1
+        runs.delete_numbers(self._conn, numbers)
+        return len(numbers)
 
 
 def _revalidate(document: D) -> D:

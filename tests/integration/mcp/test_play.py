@@ -28,11 +28,13 @@ def assert_played(result: types.CallToolResult, steps: list[str]) -> dict[str, o
     assert body["healed"] is False
     with Store.open() as store:
         entry = store.get(NAME)
+        run = store.run(str(body["runId"]))
     assert entry.status == "enabled"  # a replay keeps the installation
     assert entry.installation is not None
-    assert entry.last_report is not None
-    assert body["reportDigest"] == entry.last_report.report_digest
     assert body["revision"] == entry.revision
+    assert run is not None  # a replay is a run, recorded with its report, never a new revision
+    assert (run.outcome, run.record.actor, run.record.revision) == ("succeeded", "mcp", entry.revision)
+    assert body["reportDigest"] == run.record.report_digest is not None
     return body
 
 
@@ -132,4 +134,6 @@ async def test_a_failed_replay_is_an_error_result_with_the_code(
     assert error(result)["code"] == "SR_REPLAY_UI_TARGET_NOT_FOUND"
     assert error(result)["actionId"] == "a2"
     assert body["reportDigest"] is None
-    assert [s["actionId"] for s in body["steps"]] == ["a1"]  # the start page loaded, then a2 failed
+    # the start page loaded, then a2 failed: nothing acted, so a retry repeats nothing
+    assert [(s["actionId"], s["status"]) for s in body["steps"]] == [("a1", "done"), ("a2", "failed")]
+    assert body["sideEffects"] is False

@@ -81,7 +81,13 @@ async def test_a_recorded_input_chosen_click_replays_with_other_values(
             assert outcome.error is not None
             assert outcome.error.action_id == "a4"
             assert outcome.error.code in ("SR_REPLAY_UI_TARGET_NOT_FOUND", "SR_REPLAY_UI_TARGET_AMBIGUOUS")
-            assert [s[0] for s in outcome.steps] == ["a1", "a2", "a3"]  # nothing clicked at a4
+            assert [(s.action_id, s.status) for s in outcome.steps] == [
+                ("a1", "done"),
+                ("a2", "done"),
+                ("a3", "done"),
+                ("a4", "failed"),
+            ]
+            assert not outcome.steps[-1].side_effects  # nothing clicked at a4
     stored = b"".join(p.read_bytes() for p in skillreel_home.rglob("*") if p.is_file())
     for page_text in (b"Order 10", b"Opened row", b"101.50"):
         assert page_text not in stored

@@ -108,17 +108,22 @@ async def test_every_kind_replays_on_a_url_target_with_new_inputs(
         if (m, p) == ("POST", "/submit")
     ]
     assert posted == [{"q": "new query", "pw": "s3cret-Pw!", "colour": "blue", "agree": True}]
-    assert [s[0] for s in outcome.steps] == [a.id for a in draft.actions]
-    assert not any(healed for _, _, healed in outcome.steps)
+    assert [s.action_id for s in outcome.steps] == [a.id for a in draft.actions]
+    assert [s.status for s in outcome.steps] == ["done"] * len(draft.actions)
+    assert not any(s.healed for s in outcome.steps)
+    assert [s.side_effects for s in outcome.steps] == [a.kind != "navigate" for a in draft.actions]
     after = store.get("order-things")
     assert (after.status, after.revision) == ("validated", entry.revision + 1)
+    assert (outcome.revision, outcome.validated_revision) == (entry.revision, after.revision)
     assert after.last_report is not None
     assert after.last_report == outcome.report
     assert ReplayReport.parse(after.last_report.to_json()).report_digest == outcome.to_json()["reportDigest"]
-    assert after.heal_proposal is None
-    event = audit_json(store)[-1]
-    assert (event["kind"], event["outcome"], event["revision"]) == ("replay", "ok", after.revision)
-    assert event["digests"]["report"] == outcome.report.report_digest
+    assert store.heal_proposals("order-things") == []
+    run_end, validate = audit_json(store)[-2:]
+    assert (run_end["kind"], run_end["outcome"], run_end["revision"]) == ("run-end", "ok", entry.revision)
+    assert run_end["digests"]["report"] == outcome.report.report_digest
+    assert (validate["kind"], validate["revision"]) == ("validate", after.revision)
+    assert validate["run"] == run_end["run"] == outcome.run_id
 
 
 async def test_replaying_again_keeps_the_state_and_yields_the_same_evidence(
@@ -139,9 +144,11 @@ async def test_replaying_again_keeps_the_state_and_yields_the_same_evidence(
     first = await replay_skill(store, request)
     second = await replay_skill(store, request)
     assert first.status == second.status == "succeeded"
-    assert [s[1] for s in first.steps] == [s[1] for s in second.steps]
+    assert [s.evidence_digest for s in first.steps] == [s.evidence_digest for s in second.steps]
     assert store.get("order-things").status == "validated"
-    assert second.revision == present(first.revision) + 1
+    assert second.revision == present(first.revision)  # a run is a record, not a revision
+    assert (first.validated_revision, second.validated_revision) == (present(first.revision) + 1, None)
+    assert [r.record.run_id for r in store.runs("order-things")] == [second.run_id, first.run_id]
 
 
 async def test_an_html_fixture_replays_offline(store: Store, tmp_path: Path) -> None:

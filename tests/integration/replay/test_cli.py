@@ -39,7 +39,8 @@ document.getElementById("hello").addEventListener("click", () => {
 
 REDESIGNED = """<!doctype html><html><body><main><section class="card"><div class="field-wrap">
 <label for="person">Name</label><input id="person" name="person" class="input"></div>
-<div class="bar"><button id="greet" type="button" class="button">Say hello</button></div></section>
+<div class="bar"><button id="greet" type="button" class="btn" aria-label="Greet the person">Say hello
+</button></div></section>
 <p id="out"></p></main>
 <script>
 document.getElementById("greet").addEventListener("click", () => {
@@ -83,27 +84,43 @@ async def test_json_output_is_one_document_and_progress_goes_to_stderr(
         "status",
         "name",
         "revision",
+        "runId",
+        "recorded",
         "reportDigest",
         "steps",
+        "sideEffects",
         "healed",
         "healProposal",
+        "validatedRevision",
         "outputs",
     }
     assert doc["outputs"] is None  # a skill that reads nothing returns nothing
-    assert (doc["status"], doc["name"], doc["revision"], doc["healProposal"]) == (
+    # the approved revision 2 was replayed; its first success made revision 3 validated
+    assert (doc["status"], doc["name"], doc["revision"], doc["healProposal"], doc["validatedRevision"]) == (
         "succeeded",
         "say-hello",
-        3,
+        2,
         False,
+        3,
     )
+    assert (doc["recorded"], doc["sideEffects"]) == (True, True)
     assert [s["actionId"] for s in doc["steps"]] == ["a1", "a2", "a3"]
-    assert all(set(s) == {"actionId", "evidenceDigest", "healed"} for s in doc["steps"])
+    assert [(s["status"], s["sideEffects"]) for s in doc["steps"]] == [
+        ("done", False),
+        ("done", True),
+        ("done", True),
+    ]
+    assert all(
+        set(s) == {"actionId", "kind", "status", "healed", "sideEffects", "evidenceDigest"}
+        for s in doc["steps"]
+    )
     assert hellos(server) == ["/hello?name=Ada"]
 
     human = run_cli("replay", "say-hello", "--input", "who=Grace")
     assert human.exit_code == 0, human.stderr
     assert human.stderr.splitlines() == ["[1/3] a1 navigate: ok", "[2/3] a2 type: ok", "[3/3] a3 click: ok"]
-    assert "replayed say-hello: 3 steps, 0 healed" in human.stdout
+    assert "replayed say-hello revision 3: 3 steps, 0 healed" in human.stdout
+    assert [r.outcome for r in store.runs("say-hello")] == ["succeeded", "succeeded"]
 
 
 async def test_outputs_in_the_json_document_and_on_the_terminal(server: LocalServer, store: Store) -> None:
@@ -160,6 +177,7 @@ async def test_refusals_before_the_browser(
     assert doc["data"]["steps"] == []
     assert server.request_count() == before  # no browser went to the page
     assert store.get("say-hello").revision == 2
+    assert (doc["data"]["runId"], store.run_count("say-hello")) == (None, 0)  # refused before a run
 
 
 @pytest.mark.parametrize(
@@ -194,7 +212,8 @@ async def test_a_human_step_fails_closed_without_a_terminal(server: LocalServer,
     assert (doc["error"]["code"], doc["error"]["actionId"]) == ("SR_REPLAY_HUMAN_REQUIRED", "a2")
     data = doc["data"]
     assert (data["name"], data["revision"], data["reportDigest"]) == ("needs-person", 2, None)
-    assert [s["actionId"] for s in doc["data"]["steps"]] == ["a1"]  # the step that ran before the failure
+    # the step that ran, then the one it stopped at: the person's step, not done
+    assert [(s["actionId"], s["status"]) for s in data["steps"]] == [("a1", "done"), ("a2", "failed")]
 
 
 @pytest.mark.slow
@@ -242,7 +261,7 @@ async def test_record_review_replay_then_heal_and_accept_the_proposal(
 
     before = run_cli("show", "say-hello", "--json").data()
     healed_ids = [s["actionId"] for s in doc["steps"] if s["healed"]]
-    assert before["healProposal"]["healedActions"] == healed_ids
+    assert [p["healedActions"] for p in before["healProposals"]] == [healed_ids]
     assert "review --heal-proposal" in before["next"]
     human_show = run_cli("show", "say-hello")
     assert "pending heal proposal" in human_show.stdout

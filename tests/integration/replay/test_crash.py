@@ -100,10 +100,12 @@ async def test_a_browser_killed_mid_replay_fails_cleanly(server: LocalServer, st
     assert after == entry
     event = store.audit_events()[-1]
     assert (event.kind, event.outcome, event.code, event.revision) == (
-        "replay",
+        "run-end",
         "failed",
         "SR_REPLAY_UI_BROWSER_CRASHED",
         entry.revision,
     )
+    (run,) = store.runs("crashy")
+    assert (run.outcome, run.record.steps_run, run.record.side_effects) == ("failed", 3, True)
     assert store.verify_audit().ok
     assert chromium_processes() == []

@@ -187,12 +187,12 @@ async def test_drift_that_must_heal(case: str, shape: str, server: LocalServer, 
     assert clicks(server) == [{"which": ["save"], "email": ["new@example.org"]}]
     entry = store.get("save-settings")
     assert entry.status == "validated"
-    healed = {a for a, _, h in outcome.steps if h}
+    healed = {s.action_id for s in outcome.steps if s.healed}
     assert outcome.heal_proposed == bool(healed)
     if healed:
-        assert entry.heal_proposal is not None
-        assert set(entry.heal_proposal.healed_actions) == healed
-        assert entry.heal_proposal.base_draft_digest == entry.draft.draft_digest
+        (proposal,) = store.heal_proposals("save-settings")
+        assert set(proposal.healed_actions) == healed
+        assert proposal.base_draft_digest == entry.draft.draft_digest
 
 
 async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(
@@ -200,14 +200,14 @@ async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(
 ) -> None:
     outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"], shape="first-version")
     assert outcome.status == "succeeded", outcome.error
-    assert {a for a, _, h in outcome.steps if h} == {"a3"}  # a2 still has its placeholder locator
+    assert {s.action_id for s in outcome.steps if s.healed} == {"a3"}  # a2 has its placeholder locator
     assert outcome.to_json()["healProposal"] is True
     entry = store.get("save-settings")
     approved = entry.approval
     assert approved is not None
     assert approved.draft_digest == entry.draft.draft_digest
-    proposal = entry.heal_proposal
-    assert proposal is not None
+    (proposal,) = store.heal_proposals("save-settings")
+    assert proposal.base_revision == outcome.revision
     old = {a.id: a for a in entry.draft.actions}
     new = {a.id: a for a in proposal.draft.actions}
     assert old["a1"] == new["a1"]
@@ -226,8 +226,8 @@ async def test_a_role_and_name_locator_needs_no_heal_where_the_first_version_hea
     outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"], heal=False)
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     assert clicks(server) == [{"which": ["save"], "email": ["new@example.org"]}]
-    assert not any(h for _, _, h in outcome.steps)
-    assert store.get("save-settings").heal_proposal is None
+    assert not any(s.healed for s in outcome.steps)
+    assert store.heal_proposals("save-settings") == []
 
 
 async def test_healing_off_fails_closed_where_healing_would_have_worked(
@@ -239,8 +239,8 @@ async def test_healing_off_fails_closed_where_healing_would_have_worked(
     assert outcome.error is not None
     assert (outcome.error.code, outcome.error.action_id) == ("SR_REPLAY_UI_TARGET_NOT_FOUND", "a3")
     assert clicks(server) == []
-    entry = store.get("save-settings")
-    assert (entry.status, entry.heal_proposal) == ("approved", None)
+    assert store.get("save-settings").status == "approved"
+    assert store.heal_proposals("save-settings") == []
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -255,4 +255,6 @@ async def test_drift_that_must_fail_closed_clicks_nothing(
     assert clicks(server) == []
     assert store.get("save-settings").status == "approved"
     event = store.audit_events()[-1]
-    assert (event.kind, event.outcome, event.code) == ("replay", "failed", code)
+    assert (event.kind, event.outcome, event.code) == ("run-end", "failed", code)
+    (run,) = store.runs("save-settings")
+    assert (run.outcome, run.record.code, run.record.side_effects) == ("failed", code, False)

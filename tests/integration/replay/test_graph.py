@@ -254,7 +254,7 @@ async def test_extraction_of_every_type(
     outcome = await replay(store, extraction_actions(url, order), environment=url_environment(url))
     outputs = succeeded(outcome)
     assert outputs == {**EXPECTED, "pdf": server.url("/files/invoice.pdf")}
-    healed = {a for a, _, h in outcome.steps if h}
+    healed = {s.action_id for s in outcome.steps if s.healed}
     assert healed == ({"a3"} if redesigned else set())
     # the heal proposal (redesigned) re-targets the total without any hash of its text
     assert outcome.heal_proposed is redesigned

@@ -76,7 +76,8 @@ async def test_a_request_off_the_allowlist_fails_the_replay_and_never_arrives(
     entry = store.get("reach-out")
     assert (entry.status, entry.last_report) == ("approved", None)
     event = store.audit_events()[-1]
-    assert (event.kind, event.outcome, event.code) == ("replay", "failed", "SR_REPLAY_UI_NETWORK_DENIED")
+    assert (event.kind, event.outcome, event.code) == ("run-end", "failed", "SR_REPLAY_UI_NETWORK_DENIED")
+    assert event.run == outcome.run_id is not None
 
 
 async def test_the_same_page_without_the_outside_request_replays(server: LocalServer, store: Store) -> None:

@@ -97,7 +97,7 @@ async def test_replay_inside_an_open_shadow_root(
     outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}, timeout_ms=6_000))
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     assert clicks(server) == [{"which": ["find"], "q": ["second"]}]
-    assert any(h for _, _, h in outcome.steps) is healed
+    assert any(s.healed for s in outcome.steps) is healed
 
 
 async def test_two_identical_shadow_widgets_fail_closed(

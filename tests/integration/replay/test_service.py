@@ -1,5 +1,5 @@
-"""services.replaying around the engine: the store is changed by CAS or not at all, and every
-replay, whatever happened, leaves exactly one content-free audit event."""
+"""services.replaying around the engine: a replay is a run and never rewrites the skill, and every
+replay, whatever happened, leaves content-free audit events (a refused one exactly one)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ async def skill(server: LocalServer, store: Store) -> None:
     )
 
 
-async def test_a_skill_changed_during_the_replay_is_not_overwritten(
+async def test_a_skill_changed_during_the_replay_is_not_overwritten_and_the_run_stays_true(
     server: LocalServer, store: Store
 ) -> None:
     await skill(server, store)
@@ -56,12 +56,22 @@ async def test_a_skill_changed_during_the_replay_is_not_overwritten(
     outcome = await replay_skill(
         store, ReplayRequest(name="service-skill", inputs={"q": "x"}), progress=rerecord
     )
-    assert outcome.error is not None
-    assert outcome.error.code == "SR_RECORD_REVISION_CONFLICT"
+    # the run acted on the revision it reserved: it succeeded, and says so (the first version
+    # reported SR_RECORD_REVISION_CONFLICT for a replay that had acted); the new draft is untouched
+    assert outcome.error is None, outcome.error.to_json()
+    assert (outcome.status, outcome.revision, outcome.recorded) == ("succeeded", before.revision, True)
+    assert outcome.validated_revision is None
     after = store.get("service-skill")
     assert (after.status, after.revision, after.last_report) == ("draft", before.revision + 1, None)
     event = store.audit_events()[-1]
-    assert (event.kind, event.outcome, event.code) == ("replay", "failed", "SR_RECORD_REVISION_CONFLICT")
+    assert (event.kind, event.outcome, event.revision, event.run) == (
+        "run-end",
+        "ok",
+        before.revision,
+        outcome.run_id,
+    )
+    (run,) = store.runs("service-skill")
+    assert (run.outcome, run.record.revision) == ("succeeded", before.revision)
 
 
 async def test_refusals_before_the_browser_are_audited_and_change_nothing(
@@ -77,16 +87,20 @@ async def test_refusals_before_the_browser_are_audited_and_change_nothing(
         "status": "failed",
         "name": "service-skill",
         "revision": before.revision,
+        "runId": None,
+        "recorded": False,
         "reportDigest": None,
         "steps": [],
+        "sideEffects": False,
         "healed": False,
         "healProposal": False,
+        "validatedRevision": None,
     }
     assert store.get("service-skill") == before
     assert store.audit_count() == count + 1
     event = store.audit_events()[-1]
     assert (event.kind, event.name, event.outcome, event.revision) == (
-        "replay",
+        "replay-refused",
         "service-skill",
         "failed",
         before.revision,
@@ -94,7 +108,11 @@ async def test_refusals_before_the_browser_are_audited_and_change_nothing(
     unknown = await replay_skill(store, ReplayRequest(name="no-such-skill"))
     assert unknown.error is not None
     assert unknown.error.code == "SR_RECORD_NOT_FOUND"
-    assert store.audit_events()[-1].code == "SR_RECORD_NOT_FOUND"
+    assert (store.audit_events()[-1].kind, store.audit_events()[-1].code) == (
+        "replay-refused",
+        "SR_RECORD_NOT_FOUND",
+    )
+    assert store.run_count() == 0
 
 
 async def test_a_defect_is_still_audited_then_raised(
@@ -109,4 +127,4 @@ async def test_a_defect_is_still_audited_then_raised(
     with pytest.raises(RuntimeError):
         await replay_skill(store, ReplayRequest(name="service-skill", inputs={"q": "x"}))
     event = store.audit_events()[-1]
-    assert (event.kind, event.outcome, event.code) == ("replay", "failed", "SR_RECORD_INTERNAL")
+    assert (event.kind, event.outcome, event.code) == ("replay-refused", "failed", "SR_RECORD_INTERNAL")

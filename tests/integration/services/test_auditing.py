@@ -11,7 +11,7 @@ def test_audit_and_verify(store: Store) -> None:
     seed(store, "search-invoices", "revoked")
     events = audit_log(store).to_json()
     assert events["total"] == 5
-    assert [e["kind"] for e in events["events"]] == ["record", "review", "replay", "enable", "revoke"]
+    assert [e["kind"] for e in events["events"]] == ["record", "review", "validate", "enable", "revoke"]
     fields = {
         "schema",
         "seq",
@@ -22,11 +22,14 @@ def test_audit_and_verify(store: Store) -> None:
         "code",
         "digests",
         "reviewer",
+        "actor",
         "at",
         "prevDigest",
         "eventDigest",
     }
     assert all(set(e) == fields for e in events["events"])
+    assert {e["actor"] for e in events["events"]} == {"cli"}
+    assert events["unloggedRefusals"] == 0
     assert [e["seq"] for e in audit_log(store, limit=2).to_json()["events"]] == [4, 5]
     assert verify_audit(store).to_json() == {"ok": True, "events": 5, "brokenAt": None}
 

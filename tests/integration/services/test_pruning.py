@@ -18,6 +18,8 @@ from skillreel.store import AuditNote, Store
 from tests.factory import seed
 from tests.integration.services.store_checks import NAME, refused
 
+NOTHING = {"runs": 0, "revisions": 0, "healProposals": 0, "interrupted": 0}
+
 
 def test_prune(store: Store, skillreel_home: Path) -> None:
     old = "2020-01-01T00:00:00Z"
@@ -25,18 +27,29 @@ def test_prune(store: Store, skillreel_home: Path) -> None:
     seed(store, "old-but-enabled", "enabled", now=old)
     seed(store, "fresh", "draft", now=store.now())
     error = refused(skillreel_home, "SR_RECORD_APPROVAL_REQUIRED", lambda: prune_skills(store, approve=False))
-    assert error.details["wouldChange"] == {"names": ["old-draft"], "retentionDays": 90, "auditTrimmed": 0}
+    history = {**NOTHING, "revisions": 3}  # the enabled skill's revisions before its current one
+    assert error.details["wouldChange"] == {
+        "names": ["old-draft"],
+        "retentionDays": 90,
+        "auditTrimmed": 0,
+        "trimmed": history,
+    }
     assert prune_skills(store, approve=True).to_json() == {
         "pruned": [{"name": "old-draft", "revision": 1}],
         "retentionDays": 90,
         "auditTrimmed": 0,
+        "trimmed": history,
     }
     assert prune_skills(store, approve=False).to_json() == {
         "pruned": [],
         "retentionDays": 90,
         "auditTrimmed": 0,
+        "trimmed": NOTHING,
     }
     assert [s["name"] for s in list_skills(store).to_json()["skills"]] == ["fresh", "old-but-enabled"]
+    assert [r.revision for r in store.revisions("old-but-enabled")] == [4]
+    assert store.audit_events()[-1].to_json()["kind"] == "prune"
+    assert verify_audit(store).to_json()["ok"] is True
 
 
 def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(
@@ -44,10 +57,10 @@ def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(
 ) -> None:
     store.set_policy(Policy.from_settings(PolicySettings(max_audit_events=100)))
     seed(store, NAME, "validated")
-    store.audit_many(
+    store.audit_many(  # as full as it gets: 5 events are kept for the kill switch
         [
             AuditNote(kind="replay", name=NAME, outcome="failed", code="SR_REPLAY_UI_TIMEOUT")
-            for _ in range(100 - store.audit_count())
+            for _ in range(95 - store.audit_count())
         ]
     )
     with pytest.raises(StoreError, match=r"run `skillreel prune --approve` to trim it"):
@@ -55,14 +68,20 @@ def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(
 
     error = refused(skillreel_home, "SR_RECORD_APPROVAL_REQUIRED", lambda: prune_skills(store, approve=False))
     # The old skill is past retention too: the trim comes first, so its prune event fits in the log.
-    assert error.details["wouldChange"] == {"names": [NAME], "retentionDays": 90, "auditTrimmed": 21}
-    assert "trim the 21 oldest audit event(s)" in error.message
-    assert verify_audit(store).to_json() == {"ok": True, "events": 100, "brokenAt": None}
+    assert error.details["wouldChange"] == {
+        "names": [NAME],
+        "retentionDays": 90,
+        "auditTrimmed": 16,
+        "trimmed": NOTHING,
+    }
+    assert "trim the 16 oldest audit event(s)" in error.message
+    assert verify_audit(store).to_json() == {"ok": True, "events": 95, "brokenAt": None}
 
     assert prune_skills(store, approve=True).to_json() == {
         "pruned": [{"name": NAME, "revision": 3}],
         "retentionDays": 90,
-        "auditTrimmed": 21,
+        "auditTrimmed": 16,
+        "trimmed": NOTHING,
     }
     assert verify_audit(store).to_json() == {"ok": True, "events": 81, "brokenAt": None}
     listed = audit_log(store, limit=2).to_json()
@@ -72,6 +91,7 @@ def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(
         "pruned": [],
         "retentionDays": 90,
         "auditTrimmed": 0,
+        "trimmed": NOTHING,
     }
     seed(store, "another-skill", "validated")  # the store changes again
     assert verify_audit(store).to_json() == {"ok": True, "events": 84, "brokenAt": None}

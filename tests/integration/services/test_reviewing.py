@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from skillreel.errors import SkillreelError
-from skillreel.model import lifecycle
 from skillreel.model.policy import PolicySettings
 from skillreel.services.reviewing import review_skill
 from skillreel.services.showing import show_skill
 from skillreel.services.store_policy import set_policy
-from skillreel.store import AuditNote, Store
-from tests.factory import T1, proposal_for, report_for, seed
+from skillreel.store import Store
+from tests.factory import T1, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME, refused
 from tests.readback import assert_owner_only
 
@@ -50,20 +49,19 @@ def test_review_needs_approve_and_binds_the_exact_revision(store: Store, skillre
 
 def test_review_accepts_a_heal_proposal(store: Store, skillreel_home: Path) -> None:
     validated = seed(store, status="validated")
-    store.update(
-        NAME,
-        lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
-        AuditNote(kind="replay"),
-    )
+    older = proposal_for(validated, T1, selector="#go-older")
+    record_run(store, NAME, healed=True, proposal=older)
+    record_run(store, NAME, healed=True, proposal=proposal_for(validated, T1))
     refused(
         skillreel_home,
         "SR_RECORD_APPROVAL_REQUIRED",
         lambda: review_skill(store, NAME, "bob", approve=False, heal_proposal=True),
     )
-    result = review_skill(store, NAME, "bob", approve=True, heal_proposal=True, expected_revision=4).to_json()
-    assert (result["status"], result["revision"], result["healProposalAccepted"]) == ("approved", 5, True)
+    result = review_skill(store, NAME, "bob", approve=True, heal_proposal=True, expected_revision=3).to_json()
+    assert (result["status"], result["revision"], result["healProposalAccepted"]) == ("approved", 4, True)
     shown = show_skill(store, NAME).to_json()
-    assert shown["healProposal"] is None
+    assert shown["healProposal"] is None  # the others healed the old draft: no longer pending
+    assert shown["healProposals"] == []
     assert shown["digests"]["draft"] != validated.draft.draft_digest
     assert shown["actions"][3]["target"]["candidates"][0]["selector"] == "#go-renamed"
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from skillreel.model import lifecycle
 from skillreel.services.listing import list_skills
 from skillreel.services.showing import show_skill
-from skillreel.store import AuditNote, Store
-from tests.factory import T1, proposal_for, report_for, seed
+from skillreel.store import Store
+from tests.factory import T1, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME
 
 
 def test_list_shows_every_skill_with_its_state_and_revision(store: Store) -> None:
-    assert list_skills(store).to_json() == {"skills": []}
+    empty = list_skills(store).to_json()
+    assert empty["skills"] == []
+    assert empty["store"]["limitBytes"] == 32 * 1024 * 1024  # source document 000, section 12
+    assert 0 < empty["store"]["bytes"] < empty["store"]["limitBytes"]
     seed(store, NAME, "validated")
     seed(store, "another-skill", "draft")
     listed = list_skills(store).to_json()["skills"]
@@ -56,13 +58,11 @@ def test_show_projects_everything_a_reviewer_needs(store: Store) -> None:
 
 
 def test_show_a_pending_heal_proposal_with_its_healed_actions(store: Store) -> None:
-    seed(store, status="validated")
-    store.update(
-        NAME,
-        lambda e: lifecycle.replay_succeeded(e, report_for(e, T1, healed=True), T1, proposal_for(e, T1)),
-        AuditNote(kind="replay"),
-    )
+    validated = seed(store, status="validated")
+    record_run(store, NAME, healed=True, proposal=proposal_for(validated, T1))
     shown = show_skill(store, NAME).to_json()
+    assert shown["revision"] == validated.revision  # a run never makes a revision
+    assert [p["draftDigest"] for p in shown["healProposals"]] == [shown["healProposal"]["draftDigest"]]
     assert shown["healProposal"]["healedActions"] == ["a4"]
     (healed,) = shown["healProposal"]["actions"]
     assert (healed["id"], healed["target"]["candidates"][0]["selector"]) == ("a4", "#go-renamed")

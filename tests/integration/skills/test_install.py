@@ -455,23 +455,23 @@ def test_a_store_commit_that_fails_rolls_the_install_back(
     """A real commit failure: another writer changes the skill between the checks and the commit."""
     from skillreel.model import lifecycle
     from skillreel.store import AuditNote
-    from tests.factory import T2, report_for
+    from tests.factory import T2, events_log
 
-    def concurrent_replay(step: str) -> None:
+    def concurrent_rerecord(step: str) -> None:
         if step == "enable.commit":
             with Store.open() as other:
                 other.update(
                     NAME,
-                    lambda e: lifecycle.replay_succeeded(e, report_for(e, T2), T2),
-                    AuditNote(kind="replay"),
+                    lambda e: lifecycle.replace_draft(e, e.draft, events_log(), T2),
+                    AuditNote(kind="record"),
                 )
 
     files_before = snapshot(project_dir)
     with pytest.raises(SkillreelError) as err:
-        enable_skill(store, NAME, "project", project_dir, fault=concurrent_replay, approve=True)
+        enable_skill(store, NAME, "project", project_dir, fault=concurrent_rerecord, approve=True)
     assert err.value.code == "SR_RECORD_REVISION_CONFLICT"
     assert snapshot(project_dir) == files_before
-    assert store.get(NAME).status == "validated"
+    assert store.get(NAME).status == "draft"
 
 
 def test_a_failure_deleting_the_stage_after_the_commit_is_reported(

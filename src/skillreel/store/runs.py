@@ -1,0 +1,256 @@
+"""Run rows and heal-proposal rows: append-only records beside the entries.
+
+A run row is inserted when a replay is reserved (``outcome = 'started'``) and updated exactly once,
+from ``started`` to how it ended; nothing else ever rewrites it (``prune`` removes old finished
+ones). Every read re-validates the whole document (``RunRecord.parse``: strict keys, its digest,
+its own rules) and checks it against its row's columns; any failure is ``SR_RECORD_STORE_CORRUPT``.
+
+A heal-proposal row holds one candidate draft with healed locators, bound to the draft (and the
+revision) it heals; identical proposals from concurrent runs coalesce into one row. A proposal is
+pending while its base draft is the skill's current draft.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import StoreError
+from ..model.entry import HealProposal
+from ..model.runs import INTERRUPTED_CODE, RunOutcome, RunRecord, shown_outcome
+from .lease import lease_alive
+
+_RUN_COLUMNS = "seq, run_id, name, revision, outcome, started_at, finished_at, run_digest, document"
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One run as a reader sees it: the record, its place in the store (``number``), and its outcome
+    as shown (a started run whose process is gone shows as ``interrupted``)."""
+
+    number: int
+    record: RunRecord
+    outcome: RunOutcome
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.record
+        found_dead = self.outcome != r.outcome  # still started in the store, its process gone
+        return {
+            "runId": r.run_id,
+            "number": self.number,
+            "name": r.name,
+            "revision": r.revision,
+            "draftDigest": r.draft_digest,
+            "actor": r.actor,
+            "startedAt": r.started_at,
+            "finishedAt": r.finished_at,
+            "outcome": self.outcome,
+            "code": INTERRUPTED_CODE if found_dead else r.code,
+            "reportDigest": r.report_digest,
+            "stepsTotal": r.steps_total,
+            "stepsRun": r.steps_run,
+            "stepsActed": r.steps_acted,
+            "sideEffects": r.steps_acting > 0 if found_dead else r.side_effects,
+            "healedSteps": list(r.healed_steps),
+            "healProposalDigest": r.heal_proposal_digest,
+            "runDigest": r.run_digest,
+        }
+
+
+def _corrupt(what: str, why: str) -> StoreError:
+    return StoreError("SR_RECORD_STORE_CORRUPT", f"{what}: {why}; the store was left untouched")
+
+
+def _parse_run(row: tuple[Any, ...]) -> tuple[int, RunRecord]:
+    seq, run_id, name, revision, outcome, started_at, finished_at, digest, document = row
+    what = f"run {seq}"
+    if not isinstance(document, bytes):
+        raise _corrupt(what, "the document is not stored as bytes")
+    try:
+        run = RunRecord.parse(document)
+    except (ValidationError, ValueError, RecursionError) as exc:
+        raise _corrupt(what, "the document failed validation") from exc
+    columns = (run_id, name, revision, outcome, started_at, finished_at, digest)
+    if columns != (
+        run.run_id,
+        run.name,
+        run.revision,
+        run.outcome,
+        run.started_at,
+        run.finished_at,
+        run.run_digest,
+    ):
+        raise _corrupt(what, "the columns do not match the document")
+    return int(seq), run
+
+
+def view(row: tuple[Any, ...]) -> RunView:
+    number, run = _parse_run(row)
+    alive = run.outcome != "started" or lease_alive(run.lease)
+    return RunView(number, run, shown_outcome(run, alive))
+
+
+def insert(conn: sqlite3.Connection, run: RunRecord) -> int:
+    """Add a reserved run; returns its number. Inside ``atomic`` only."""
+    cursor = conn.execute(
+        "INSERT INTO runs (run_id, name, revision, outcome, started_at, finished_at, run_digest, document) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        _values(run),
+    )
+    return int(cursor.lastrowid or 0)
+
+
+def finish(conn: sqlite3.Connection, run: RunRecord) -> None:
+    """Replace a started run's row with its finished record, once. Inside ``atomic`` only."""
+    cursor = conn.execute(
+        "UPDATE runs SET run_id = ?, name = ?, revision = ?, outcome = ?, started_at = ?, finished_at = ?, "
+        "run_digest = ?, document = ? WHERE run_id = ? AND outcome = 'started'",
+        (*_values(run), run.run_id),
+    )
+    if cursor.rowcount != 1:
+        raise StoreError("SR_RECORD_INTERNAL", "the run was not found as started; it was not finished twice")
+
+
+def _values(run: RunRecord) -> tuple[object, ...]:
+    return (
+        run.run_id,
+        run.name,
+        run.revision,
+        run.outcome,
+        run.started_at,
+        run.finished_at,
+        run.run_digest,
+        run.model_dump_json(by_alias=True).encode(),
+    )
+
+
+def load(conn: sqlite3.Connection, run_id: str) -> RunView | None:
+    row = conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()  # noqa: S608
+    return view(row) if row else None
+
+
+def page(conn: sqlite3.Connection, name: str, limit: int, before: int | None) -> list[RunView]:
+    """The newest ``limit`` runs of ``name`` (numbered below ``before`` when given), newest first."""
+    rows = conn.execute(
+        f"SELECT {_RUN_COLUMNS} FROM runs WHERE name = ? AND seq < ? ORDER BY seq DESC LIMIT ?",  # noqa: S608
+        (name, before if before is not None else 2**62, limit),
+    ).fetchall()
+    return [view(row) for row in rows]
+
+
+def count(conn: sqlite3.Connection, name: str | None = None) -> int:
+    if name is None:
+        return int(conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+    return int(conn.execute("SELECT COUNT(*) FROM runs WHERE name = ?", (name,)).fetchone()[0])
+
+
+def started(conn: sqlite3.Connection, name: str | None = None) -> list[RunView]:
+    """The runs still marked started (of ``name``, or all), each with its lease checked."""
+    where = "outcome = 'started'" + (" AND name = ?" if name is not None else "")
+    rows = conn.execute(
+        f"SELECT {_RUN_COLUMNS} FROM runs WHERE {where} ORDER BY seq",  # noqa: S608
+        (name,) if name is not None else (),
+    ).fetchall()
+    return [view(row) for row in rows]
+
+
+def finished_before(
+    conn: sqlite3.Connection, cutoff: str, exclude: Collection[str] = ()
+) -> list[tuple[int, str]]:
+    """(number, run digest) of the finished runs that ended before ``cutoff`` (of skills not in
+    ``exclude``), oldest first."""
+    rows = conn.execute(
+        "SELECT seq, run_digest, name FROM runs WHERE outcome != 'started' AND finished_at < ? ORDER BY seq",
+        (cutoff,),
+    ).fetchall()
+    return [(int(seq), str(digest)) for seq, digest, name in rows if name not in exclude]
+
+
+def oldest_finished(conn: sqlite3.Connection, limit: int) -> list[tuple[int, str]]:
+    rows = conn.execute(
+        "SELECT seq, run_digest FROM runs WHERE outcome != 'started' ORDER BY seq LIMIT ?", (limit,)
+    ).fetchall()
+    return [(int(seq), str(digest)) for seq, digest in rows]
+
+
+def delete_numbers(conn: sqlite3.Connection, numbers: list[int]) -> None:
+    conn.executemany("DELETE FROM runs WHERE seq = ?", [(n,) for n in numbers])
+
+
+def digests(conn: sqlite3.Connection) -> list[str]:
+    return [str(d) for (d,) in conn.execute("SELECT run_digest FROM runs")]
+
+
+# --- heal proposals ------------------------------------------------------------------------------
+
+
+def add_proposal(conn: sqlite3.Connection, proposal: HealProposal, run_id: str) -> bool:
+    """Keep a run's heal proposal; False when an identical one of the same draft is already kept."""
+    cursor = conn.execute(
+        "INSERT OR IGNORE INTO heal_proposals (name, base_revision, base_draft_digest, proposal_digest, "
+        "run_id, proposed_at, document) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            proposal.draft.name,
+            proposal.base_revision,
+            proposal.base_draft_digest,
+            proposal.draft.draft_digest,
+            run_id,
+            proposal.proposed_at,
+            proposal.model_dump_json(by_alias=True).encode(),
+        ),
+    )
+    return cursor.rowcount == 1
+
+
+def proposals(conn: sqlite3.Connection, name: str, draft_digest: str) -> list[HealProposal]:
+    """The kept proposals that heal exactly ``draft_digest`` of ``name``, newest first."""
+    rows = conn.execute(
+        "SELECT seq, name, base_revision, base_draft_digest, proposal_digest, proposed_at, document "
+        "FROM heal_proposals WHERE name = ? AND base_draft_digest = ? ORDER BY seq DESC",
+        (name, draft_digest),
+    ).fetchall()
+    return [_parse_proposal(row) for row in rows]
+
+
+def _parse_proposal(row: tuple[Any, ...]) -> HealProposal:
+    seq, name, base_revision, base_draft_digest, proposal_digest, proposed_at, document = row
+    what = f"heal proposal {seq}"
+    if not isinstance(document, bytes):
+        raise _corrupt(what, "the document is not stored as bytes")
+    try:
+        proposal = HealProposal.parse(document)
+    except (ValidationError, ValueError, RecursionError) as exc:
+        raise _corrupt(what, "the document failed validation") from exc
+    if (name, base_revision, base_draft_digest, proposal_digest, proposed_at) != (
+        proposal.draft.name,
+        proposal.base_revision,
+        proposal.base_draft_digest,
+        proposal.draft.draft_digest,
+        proposal.proposed_at,
+    ):
+        raise _corrupt(what, "the columns do not match the document")
+    return proposal
+
+
+def proposal_digests(conn: sqlite3.Connection) -> list[str]:
+    return [str(d) for (d,) in conn.execute("SELECT proposal_digest FROM heal_proposals")]
+
+
+def delete_skill(conn: sqlite3.Connection, name: str) -> None:
+    """Remove a deleted skill's runs and proposals. Inside ``atomic`` only."""
+    conn.execute("DELETE FROM runs WHERE name = ?", (name,))
+    conn.execute("DELETE FROM heal_proposals WHERE name = ?", (name,))
+
+
+def proposal_bases(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
+    """(number, skill name, base draft digest) of every kept proposal."""
+    rows = conn.execute("SELECT seq, name, base_draft_digest FROM heal_proposals ORDER BY seq").fetchall()
+    return [(int(seq), str(name), str(base)) for seq, name, base in rows]
+
+
+def delete_proposals(conn: sqlite3.Connection, numbers: list[int]) -> None:
+    conn.executemany("DELETE FROM heal_proposals WHERE seq = ?", [(n,) for n in numbers])
