@@ -326,7 +326,7 @@ def _finder_automation() -> dict[str, Any]:
     return {
         "steps": [
             *sign_in,
-            {"do": "wait", "selector": "#results li"},
+            {"do": "wait", "selector": "#results li:first-child"},
             {
                 "do": "extract",
                 "selector": "#results li",

@@ -89,5 +89,5 @@ async def test_a_recorded_input_chosen_click_replays_with_other_values(
             ]
             assert not outcome.steps[-1].side_effects  # nothing clicked at a4
     stored = b"".join(p.read_bytes() for p in skillreel_home.rglob("*") if p.is_file())
-    for page_text in (b"Order 10", b"Opened row", b"101.50"):
+    for page_text in (b"Order 10", b"101.50", b"112.50"):  # ("Opened row" is the pattern: the author's text)
         assert page_text not in stored
