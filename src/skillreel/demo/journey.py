@@ -317,7 +317,7 @@ async def stage_mcp(ctx: DemoContext) -> StageResult:
 
 
 # The extraction skill: sign in, search, and read back the matching invoices (each item's number and
-# amount) and the first match's total. The selectors drive the demonstration only.
+# total amount) and how many there are. The selectors drive the demonstration only.
 _AMOUNT = r"· ([0-9][0-9,.]* [A-Z]{3})$"
 
 
@@ -338,20 +338,14 @@ def _finder_automation() -> dict[str, Any]:
                     "amount": {"selector": "span", "type": "number", "pattern": _AMOUNT},
                 },
             },
-            {
-                "do": "extract",
-                "selector": "#results li:first-child span",
-                "as": "total",
-                "type": "number",
-                "pattern": _AMOUNT,
-            },
+            {"do": "extract", "selector": "#results li", "as": "matches", "all": True, "read": "count"},
         ]
     }
 
 
 async def stage_extract(ctx: DemoContext) -> StageResult:
     """Record a skill that reads data back, approve, validate and enable it, and play it over MCP:
-    the agent gets the list of matching invoices and the first one's total as structured outputs."""
+    the agent gets the matching invoices (number and total of each) and their count as outputs."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -400,7 +394,7 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
     got = (envelope.get("data") or {}).get("outputs") or {}
     expected = {
         "invoices": [{"invoice": "INV-1042", "amount": 1250}, {"invoice": "INV-1043", "amount": 310}],
-        "total": 1250,
+        "matches": 2,
     }
     if played.is_error or not envelope.get("ok") or got != expected:
         code = (envelope.get("error") or {}).get("code")
@@ -409,7 +403,7 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
         "extract",
         True,
         f"extraction: {FINDER!r} (outputs {', '.join(outputs)}) played over MCP returned "
-        f"{len(got['invoices'])} matching invoices and the total {got['total']}",
+        f"{got['matches']} matching invoices with the number and total of each",
         {"outputs": got},
     )
 
