@@ -54,9 +54,12 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
         "matches": 2,
     }
     assert stages["audit"]["data"]["ok"] is True
-    # the home the demo used holds the revoked skill and no typed password
+    # the home the demo used holds the revoked skill, the extraction skill and no typed password
     listing = run_cli("list", "--json", env={"SKILLREEL_HOME": str(home)}).data()
-    assert [(s["name"], s["status"]) for s in listing["skills"]] == [("approve-invoice", "revoked")]
+    assert [(s["name"], s["status"]) for s in listing["skills"]] == [
+        ("approve-invoice", "revoked"),
+        ("find-invoices", "enabled"),
+    ]
     for path in home.rglob("*"):
         if path.is_file():
             data = path.read_bytes()
