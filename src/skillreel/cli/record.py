@@ -3,7 +3,9 @@
 With ``--automation FILE`` a scripted demonstration runs headless; without it a headed window opens,
 the terminal lists each captured step (its kind and action id, never a value) on stderr, Enter
 finishes, Ctrl-C discards (nothing is stored) and ``mark NAME`` marks an element for extraction
-(``cli/terminal.py``).
+(``cli/terminal.py``). A ``--sensitive`` name that no typed field has produced by Enter is named on
+stderr and the recording goes on; a second Enter ends it (refused). A scripted demonstration checks
+``--sensitive`` names as soon as its last field is filled, before the steps after it run.
 """
 
 from __future__ import annotations
@@ -36,8 +38,21 @@ def _viewport(text: str | None) -> tuple[int, int] | None:
     return int(match.group(1)), int(match.group(2))
 
 
+def _named_origin(text: str) -> tuple[str, str]:
+    name, sep, origin = text.partition("=")
+    if not sep or not name or not origin:
+        raise InputError(
+            "SR_RECORD_USAGE", "--env takes NAME=ORIGIN, e.g. staging=https://staging.example.com"
+        )
+    return name, origin
+
+
 def _announce(action_id: str, kind: str) -> None:
     click.echo(f"  {action_id:<5} {kind}", err=True)
+
+
+def _notice(text: str) -> None:
+    click.echo(text, err=True)
 
 
 def _human(result: RecordResult) -> Render:
@@ -60,6 +75,13 @@ def _human(result: RecordResult) -> Render:
             if "chosenBy" in action:
                 extra = f"chosen by input {action['chosenBy'].get('name')}"
             out.print(f"  {action['id']:<5} {action['kind']:<9} {extra}")
+        if data["strippedQueryKeys"]:
+            out.print(
+                "stripped from the URL (keep one with --keep-query KEY): "
+                + escape(", ".join(data["strippedQueryKeys"]))
+            )
+        for env in data["environments"]:
+            out.print(f"environment {env['name']}: {escape(env['origin'])}")
         if data["parameters"]:
             out.print(
                 "parameters: "
@@ -78,7 +100,10 @@ def _human(result: RecordResult) -> Render:
                 "sensitive value was typed (a page can hide it in a host name); record once "
                 "without the secret to see them"
             )
-        out.print(f"next: skillreel review {data['name']} --reviewer ID --approve")
+        out.print(
+            f"next: skillreel show {data['name']}, then skillreel review {data['name']} --reviewer ID "
+            f"--expected-revision {data['revision']} --approve"
+        )
 
     return render
 
@@ -97,6 +122,16 @@ def _human(result: RecordResult) -> Render:
 @click.option(
     "--storage-state", type=_PATH, help="Playwright storage state to start with (only its digest is kept)."
 )
+@click.option("--session", help="A vault session to start signed in with (`skillreel session set`).")
+@click.option(
+    "--env",
+    "environments",
+    multiple=True,
+    metavar="NAME=ORIGIN",
+    help="Another origin of the same app the skill may replay on (repeat).",
+)
+@click.option("--keep-query", multiple=True, metavar="KEY", help="Keep this query key of the URL (repeat).")
+@click.option("--strip-query", multiple=True, metavar="KEY", help="Strip this query key of the URL (repeat).")
 @click.option(
     "--automation", type=_PATH, help="Perform a scripted demonstration instead of recording a person."
 )
@@ -121,6 +156,10 @@ def command(
     allowed_origins: tuple[str, ...],
     identity: str | None,
     storage_state: Path | None,
+    session: str | None,
+    environments: tuple[str, ...],
+    keep_query: tuple[str, ...],
+    strip_query: tuple[str, ...],
     automation: Path | None,
     assertions: Path | None,
     sensitive: tuple[str, ...],
@@ -139,6 +178,10 @@ def command(
             allowed_origins=allowed_origins,
             identity=identity,
             storage_state=storage_state,
+            session=session,
+            environments=tuple(_named_origin(e) for e in environments),
+            keep_query=keep_query,
+            strip_query=strip_query,
             automation=automation,
             assertions=assertions,
             sensitive=sensitive,
@@ -157,6 +200,7 @@ def command(
                     prepared,
                     terminal=terminal.run if interactive else None,
                     on_action=_announce if interactive else None,
+                    on_notice=_notice if interactive else None,
                 )
             )
     except KeyboardInterrupt:

@@ -4,7 +4,8 @@ Two tools, and deliberately no more (source document 004: agents may list and pl
 
 - ``skills_list`` (read-only): the enabled skills with their description, parameters (a typed one
   with its JSON Schema), the JSON Schema of their outputs, and revision.
-- ``skills_play(name, inputs)``: replays one enabled skill on its recorded environment through
+- ``skills_play(name, inputs, environment=None)``: replays one enabled skill on its recorded
+  environment, or on a named environment its approval covers, through
   ``services.replaying.replay_skill`` and returns its status, run id, report digest, the steps
   that ran (healed, side effects) and ``outputs`` (what the skill read from the page: the caller's
   only), or the error code and message. It cannot record, edit, approve, enable or revoke. Its run
@@ -14,7 +15,10 @@ Two tools, and deliberately no more (source document 004: agents may list and pl
 Both return the result envelope of ``model/envelope.py`` (the one ``--json`` prints) as structured
 content, the same JSON as a text block, and ``isError`` when ``ok`` is false; the envelope's JSON
 Schema is each tool's ``outputSchema``. ``skills_play`` puts a short rendering (status, outputs at a
-glance) in a text block before the JSON.
+glance) in a text block before the JSON. Arguments that do not fit a tool's input schema (a number
+for ``name``, a list for ``inputs``, a missing ``name``) are refused in the same envelope with
+``SR_RECORD_TOOL_ARGUMENTS_INVALID``, naming the argument and the kind of mismatch, never the value:
+the SDK's own message quotes the value, and a model may have put a secret there.
 
 Sensitive parameters never come from the model. A sensitive name in ``inputs`` is refused
 (``SR_REPLAY_SENSITIVE_ON_ARGV``). Values come from the vault first (``SKILLREEL_SECRET_<SKILL>_<PARAM>``
@@ -42,11 +46,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.resolve import AcceptedElicitation
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, create_model
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError, create_model
 
-from ..errors import ReplayError, SkillreelError
+from ..errors import InputError, ReplayError, SkillreelError
 from ..model.envelope import Envelope, failed, succeeded
 from ..services.agent_access import PlayCheck, check_play, enabled_skills
 from ..services.preflight import InputValue
@@ -72,7 +77,8 @@ LIST_DESCRIPTION = (
     "capabilities, allowed origins and parameters (required / sensitive). Read-only."
 )
 PLAY_DESCRIPTION = (
-    "Replay one enabled skillreel skill on its recorded site, with non-sensitive parameters in "
+    "Replay one enabled skillreel skill on its recorded site (or, with `environment`, on one of the "
+    "approved environments skills_list shows), with non-sensitive parameters in "
     '`inputs` ({"param": "value"}). Sensitive parameters must NOT be given: skillreel reads them '
     "from the user's vault or asks the user. Returns {ok, data: {status, runId, reportDigest, steps "
     "(status, healed, sideEffects), sideEffects, outputs: what the skill read from the page (as "
@@ -140,19 +146,19 @@ def play_summary(outcome: ReplayOutcome) -> str:
     return head + "\noutputs: " + "; ".join(shown)
 
 
-def play_refused(exc: SkillreelError, name: str) -> CallToolResult:
+def play_refused(exc: SkillreelError, name: str, environment: str | None = None) -> CallToolResult:
     """A ``skills_play`` refused before any step ran: the same replay document as a failed replay."""
-    outcome = ReplayOutcome("failed", name, error=exc)
-    return tool_result(failed("skills_play", exc, outcome.to_json()), play_summary(outcome))
+    refused = ReplayOutcome("failed", name, error=exc, environment=environment)
+    return tool_result(failed("skills_play", exc, refused.to_json()), play_summary(refused))
 
 
 # --- the question ------------------------------------------------------------------------------
 
 
-def checked_play(name: str, inputs: Mapping[str, InputValue]) -> PlayCheck:
+def checked_play(name: str, inputs: Mapping[str, InputValue], environment: str | None = None) -> PlayCheck:
     """``services.agent_access.check_play`` over the store and the default vault (see there)."""
     with Store.open(actor="mcp") as store:
-        return check_play(store, name, inputs, default_vault())
+        return check_play(store, name, inputs, default_vault(), environment)
 
 
 def can_elicit(ctx: Context) -> bool:
@@ -179,11 +185,11 @@ class NoQuestion(BaseModel):
 
 
 async def ask_for_secrets(
-    name: str, inputs: dict[str, InputValue], ctx: Context
+    name: str, inputs: dict[str, InputValue], ctx: Context, environment: str | None = None
 ) -> Elicit[BaseModel] | NoQuestion:
     """Runs before ``skills_play``: ask the user (never the model) for missing sensitive values."""
     try:
-        check = checked_play(name, inputs)
+        check = checked_play(name, inputs, environment)
     except SkillreelError:
         return NoQuestion()  # the tool body reports the refusal
     except Exception as exc:  # the body meets it again and reports SR_RECORD_INTERNAL; ask nothing
@@ -293,9 +299,13 @@ def human_prompt(ctx: Context) -> HumanPrompt | None:
 
 
 async def play(
-    name: str, inputs: Mapping[str, InputValue], ctx: Context, answer: ElicitationResult[Any]
+    name: str,
+    inputs: Mapping[str, InputValue],
+    ctx: Context,
+    answer: ElicitationResult[Any],
+    environment: str | None = None,
 ) -> ReplayOutcome:
-    check = checked_play(name, inputs)
+    check = checked_play(name, inputs, environment)
     secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing))
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
@@ -305,7 +315,9 @@ async def play(
             f"{', '.join(secret_env_name(name, p) for p in still)} or store it in the OS "
             "keyring (this MCP client cannot ask the user)",
         )
-    request = ReplayRequest(name=name, inputs=dict(inputs), expected_revision=check.entry.revision)
+    request = ReplayRequest(
+        name=name, inputs=dict(inputs), expected_revision=check.entry.revision, environment=environment
+    )
     relay = ProgressRelay(ctx)
     async with anyio.create_task_group() as tg:
         tg.start_soon(relay.run)
@@ -347,20 +359,57 @@ async def skills_play(
         dict[str, InputValue],
         Field(description='Non-sensitive parameters: {"param": value} (typed as skills_list shows).'),
     ] = {},  # noqa: B006 - the SDK builds the schema from this default; it is never mutated
+    environment: Annotated[
+        str | None,
+        Field(
+            description="A named environment the skill's approval covers (skills_list shows them); "
+            "omit it for the recorded site.",
+            max_length=32,
+        ),
+    ] = None,
 ) -> EnvelopeResult:
     try:
-        outcome = await play(name, inputs, ctx, answer)
+        outcome = await play(name, inputs, ctx, answer, environment)
     except SkillreelError as exc:
-        return play_refused(exc, name)
+        return play_refused(exc, name, environment)
     except Exception as exc:  # the last line of defence: a code, never a traceback, reaches the agent
         log.error("skills_play failed unexpectedly: %s", type(exc).__name__)  # never the text: values
         internal = SkillreelError("SR_RECORD_INTERNAL", "unexpected internal error; nothing was stored")
-        return play_refused(internal, name)
+        return play_refused(internal, name, environment)
     return outcome_result(outcome)
 
 
+def arguments_refused(tool: str, exc: ValidationError) -> CallToolResult:
+    """Arguments that failed the tool's input schema, as an envelope: which argument and what kind
+    of mismatch (pydantic's error types: ``string_type``, ``missing``...), never the value."""
+    names = sorted({str(e["loc"][0]) for e in exc.errors() if e["loc"]}) or ["arguments"]
+    kinds = sorted({str(e["type"]) for e in exc.errors()})
+    error = InputError(
+        "SR_RECORD_TOOL_ARGUMENTS_INVALID",
+        f"{tool}: {', '.join(names)} do(es) not fit the tool's input schema ({', '.join(kinds)}); "
+        "the values are not repeated here; nothing was done",
+    )
+    return tool_result(failed(tool, error))
+
+
+class SkillreelServer(MCPServer[Any]):
+    """The SDK's server with one change: a call whose arguments fail the tool's input schema gets
+    :func:`arguments_refused` instead of the SDK's message, which quotes the values."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
+                raise
+            log.info("%s refused arguments that do not fit its input schema", name)
+            return arguments_refused(name, exc.__cause__)
+
+
 def build_server() -> MCPServer[Any]:
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = SkillreelServer(
         SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING"
     )
     server.add_tool(

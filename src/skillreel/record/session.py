@@ -17,8 +17,9 @@ page it is typed on, is public; see ``record.redact.TypedValues``).
 CDP notifications are queued in arrival order and handled by one task, so the log keeps the order
 in which things happened. Every binding payload is untrusted input: it is size-bounded and
 validated against :class:`~skillreel.model.events.PageEvent` before it counts. A typed value then
-goes to :class:`~skillreel.record.redact.TypedValues` (memory only) and the log keeps its salted
-digest; the event's selectors, hashes and parameter hint are scrubbed of typed text.
+goes to :class:`~skillreel.record.redact.TypedValues` (memory only) and leaves no trace in the log
+(not even a digest: a salted digest stored beside its salt gives a short value away to anyone who
+guesses); the event's selectors, hashes and parameter hint are scrubbed of typed text.
 
 Navigations of the first page's main frame are recorded when the browser, not the page, started
 them. Chromium announces a renderer-initiated navigation (a link, a form, a script,
@@ -27,8 +28,8 @@ them. Chromium announces a renderer-initiated navigation (a link, a form, a scri
 recorded again. Any other start is the address bar, a reload or back/forward (recorded as an
 address-bar navigation to that URL), classified from its ``navigationType`` when it starts and
 recorded when the same loader commits (``Page.frameNavigated``), with the committed URL. URLs are
-stored only through :func:`~skillreel.record.redact.scrub_url` (no credential keys, no fragment,
-no typed text).
+stored only through :func:`~skillreel.record.redact.scrub_url` (no query pair the target's
+query-key rule strips, no fragment, no typed text).
 """
 
 from __future__ import annotations
@@ -56,11 +57,10 @@ from ..model.events import (
     NavigateReason,
     PageEvent,
     RecordedEvent,
-    value_digest,
 )
 from ..model.limits import MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
 from ..model.locators import ElementSet, LocatorBundle
-from ..model.urls import strip_tokens
+from ..model.urls import DEFAULT_RULE, QueryRule, strip_tokens
 from .redact import (
     TypedValues,
     scrub_bundle,
@@ -217,6 +217,7 @@ class Recorder:
         on_event: Callable[[RecordedEvent], None] | None = None,
         public: Sequence[str] = (),
         dialogs: bool = False,
+        url_rule: QueryRule = DEFAULT_RULE,
     ) -> None:
         self._context = context
         self._salt = salt
@@ -225,6 +226,7 @@ class Recorder:
         self._mark: asyncio.Future[Marked] | None = None
         self._mark_all = False
         self._on_event = on_event
+        self._url_rule = url_rule
         self._events: list[RecordedEvent] = []
         self._typed = TypedValues()
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -260,9 +262,12 @@ class Recorder:
 
     @contextlib.asynccontextmanager
     async def starting(self, url: str) -> AsyncIterator[None]:
-        """Record the start navigation; navigations inside the block (loading it) are not recorded."""
+        """Record the start navigation; navigations inside the block (loading it) are not recorded.
+        ``url`` is the environment's start URL, already normalised with the target's query rule."""
         self._append(
-            RecordedEvent(seq=len(self._events), type="navigate", url=strip_tokens(url), reason="start")
+            RecordedEvent(
+                seq=len(self._events), type="navigate", url=strip_tokens(url, self._url_rule), reason="start"
+            )
         )
         self._starting = True
         try:
@@ -443,7 +448,7 @@ class Recorder:
                 tap.worlds[context["id"]] = (context.get("auxData") or {}).get("frameId", "")
                 config = {
                     "salt": self._salt,
-                    "values": list(self._typed.values()),
+                    "values": list(self._typed.originals()),
                     "publicValues": list(self._typed.public_values()),
                     "publicTexts": list(self._public),
                     "choosable": list(self._typed.values()),
@@ -537,9 +542,7 @@ class Recorder:
         if event.target is not None and target is None:
             fields.update(type="human", reason="other", key=None)
         elif event.field is not None:
-            fields["field"] = scrub_field(event.field, self._typed)
-            if event.value is not None:
-                fields["value_digest"] = value_digest(self._salt, event.value)
+            fields["field"] = scrub_field(event.field, self._typed)  # the value stays in memory only
             if event.type == "select" and not event.field.is_sensitive:
                 fields["options"] = scrub_options(event.options, self._typed)
         self._append(RecordedEvent.model_validate(fields))
@@ -673,7 +676,7 @@ class Recorder:
         url = str(frame.get("url", ""))
         if url.startswith(("chrome-error:", "about:", "data:", "blob:")):
             return
-        kept = scrub_url(url, self._typed)
+        kept = scrub_url(url, self._typed, self._url_rule)
         if kept is None or len(kept) > MAX_URL_CHARS:
             self._append(RecordedEvent(seq=len(self._events), type="human", reason="other"))
             return

@@ -17,6 +17,7 @@ from ..locate import heal
 from ..model.actions import Action, FieldSpec
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
 from ..model.report import Evidence
+from ..model.urls import V1_RULE, QueryRule
 from .evidence import PageSummary
 
 
@@ -101,10 +102,17 @@ class Driver(Protocol):
     async def click(self, picked: Picked, *, timeout_ms: int) -> None: ...
     async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None: ...
     async def select(
-        self, picked: Picked, value: str, *, timeout_ms: int, by_label: bool = False
+        self,
+        picked: Picked,
+        value: str,
+        *,
+        timeout_ms: int,
+        by_label: bool = False,
+        allowed: Sequence[str] | None = None,
     ) -> str | None:
         """Choose the enabled option whose value (or, ``by_label``, whose visible label: exactly one)
-        is ``value``; the value chosen, or None when there is no such option."""
+        is ``value``; the value chosen, or None when there is no such option or its value is not
+        one of ``allowed`` (then nothing is chosen)."""
         ...
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
@@ -253,6 +261,7 @@ class EngineOptions:
     allow_heal: bool = True
     timeout_ms: int = 10_000
     settle_ms: int = 100
+    url_rule: QueryRule = V1_RULE  # the query-key rule ``url_matches`` normalises page URLs with
 
 
 @dataclass

@@ -398,7 +398,11 @@ class ReplayEngine(FlowSteps):
         param = self.params.get(a.value.name) if isinstance(a.value, ParameterRef) else None
         by_label = param is not None and param.name in self.labels
         chosen = await self.driver.select(
-            picked, value, timeout_ms=self._remaining_ms(step), by_label=by_label
+            picked,
+            value,
+            timeout_ms=self._remaining_ms(step),
+            by_label=by_label,
+            allowed=param.values if param is not None else None,  # nothing else is ever chosen
         )
         if (
             param is not None
@@ -479,7 +483,7 @@ class ReplayEngine(FlowSteps):
 
     async def _assert_once(self, step: StepState, a: AssertAction) -> bool:
         if a.check == "url_matches":
-            return url_matches(await self.driver.current_url(), a.expected)
+            return url_matches(await self.driver.current_url(), a.expected, self.options.url_rule)
         if a.target is None:
             raise ReplayError(
                 "SR_REPLAY_SCHEMA_INVALID", f"step {a.id}: the assertion has no target", action_id=a.id

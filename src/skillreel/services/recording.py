@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -21,11 +21,11 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import InputError, RecordError, ReplayUIError, TargetError
-from ..model.actions import FieldSpec
+from ..model.actions import CAPABILITY_OF_KIND, Capability, FieldSpec
 from ..model.base import ParamName, check_skill_name, is_label
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
-from ..model.environment import Environment, Viewport
+from ..model.environment import Environment, UrlTarget, Viewport
 from ..model.events import EventsLog, Extraction, RecordedEvent
 from ..model.io import ValueType
 from ..model.lifecycle import new_entry, replace_draft
@@ -38,14 +38,17 @@ from ..model.limits import (
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
 from ..model.refs import OutputName
+from ..model.session import SessionState
+from ..model.urls import DEFAULT_RULE
 from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, AutomationScript, perform
-from ..record.project import ProjectionOptions, forget_sensitive_digests, plan, project
+from ..record.project import ProjectionOptions, plan, project
 from ..record.redact import Finding, scan, scan_texts
 from ..record.session import Capture, Marked, Recorder
 from ..sandbox.browser import BrowserSession, browser_session
 from ..store import AuditNote, Store
 from ..user_files import parse_document, read_user_file
-from .environments import target_environment
+from ..vault.sessions import SessionVault
+from .environments import declare_environment, target_environment, target_query
 
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
@@ -68,6 +71,10 @@ class RecordRequest:
     allowed_origins: tuple[str, ...] = ()
     identity: str | None = None
     storage_state: Path | None = None
+    session: str | None = None  # a vault session to sign in with, bound by its name
+    environments: tuple[tuple[str, str], ...] = ()  # (name, origin) of other environments (--env)
+    keep_query: tuple[str, ...] = ()
+    strip_query: tuple[str, ...] = ()
     automation: Path | None = None
     assertions: Path | None = None
     sensitive: tuple[str, ...] = ()
@@ -118,11 +125,15 @@ class RecordResult:
 
     def to_json(self) -> dict[str, Any]:
         draft = self.entry.draft
+        target = draft.environment.target
+        query = target.query if isinstance(target, UrlTarget) else None
         return {
             "name": self.entry.name,
             "revision": self.entry.revision,
             "status": self.entry.status,
             "draftDigest": draft.draft_digest,
+            "strippedQueryKeys": list(query.stripped) if query is not None else [],
+            "environments": [{"name": e.name, "origin": e.origin} for e in draft.environment.environments],
             "parameters": [p.to_json() for p in draft.parameters],
             "actions": [action_summary(a) for a in draft.actions],
             "deniedOrigins": list(self.denied_origins),
@@ -164,6 +175,7 @@ def prepare(request: RecordRequest) -> PreparedRecording:
     check_skill_name(request.name)
     _check_options(request)
     environment, html = _environment(request)
+    _declared(environment, (), request.environments)  # names and origins, before any browser
     script = _read(AutomationScript, request.automation, "automation file")
     assertions = _read(AssertionsFile, request.assertions, "assertions file")
     description = request.description
@@ -214,20 +226,43 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
     viewport = _viewport(request)
     if (request.html_path is None) == (request.url is None):
         raise TargetError("SR_RECORD_TARGET_INVALID", "give exactly one target: --html FILE or --url URL")
-    offline_only = request.allowed_origins or request.identity or request.storage_state
-    if request.html_path is not None and offline_only:
+    online_only = (
+        request.allowed_origins
+        or request.identity
+        or request.storage_state
+        or request.session
+        or request.environments
+        or request.keep_query
+        or request.strip_query
+    )
+    if request.html_path is not None and online_only:
         raise TargetError(
             "SR_RECORD_TARGET_INVALID",
-            "an HTML fixture takes no --allowed-origin, --identity or --storage-state",
+            "an HTML fixture takes no --allowed-origin, --identity, --storage-state, --session, --env, "
+            "--keep-query or --strip-query",
         )
     return target_environment(
         viewport,
         html_path=request.html_path,
         url=request.url,
         allowed_origins=request.allowed_origins,
+        query=target_query(request.keep_query, request.strip_query) if request.url is not None else None,
         identity=request.identity,
         storage_state=request.storage_state,
+        session=request.session,
     )
+
+
+def _declared(
+    environment: Environment, actions: tuple[Any, ...], environments: tuple[tuple[str, str], ...]
+) -> Environment:
+    """``environment`` declaring each ``--env NAME=ORIGIN`` (allowlist rebased; no session)."""
+    names = [name for name, _ in environments]
+    if len(set(names)) != len(names):
+        raise InputError("SR_RECORD_USAGE", "--env names an environment twice")
+    for name, origin in environments:
+        environment = declare_environment(environment, actions, name, origin)
+    return environment
 
 
 def _read(cls: type[_Input], path: Path | None, what: str) -> _Input | None:
@@ -400,31 +435,92 @@ def _leave_to_the_person(_dialog: Any) -> None:
     headed window (instead of dismissing it), and the recorder records their answer."""
 
 
+def _unknown_sensitive(events: Sequence[RecordedEvent], sensitive: frozenset[str]) -> str | None:
+    """What to say when a ``--sensitive`` name matches none of the parameters recorded so far
+    (None when every name matches): the unknown names and the parameters there are."""
+    parameters = plan(events, sensitive).parameters
+    unknown = sorted(sensitive - {p.name for p in parameters})
+    if not unknown:
+        return None
+    known = ", ".join(p.name for p in parameters) or "none"
+    return f"--sensitive names no recorded parameter: {', '.join(unknown)} (parameters: {known})"
+
+
+def _refuse_unknown_sensitive(events: Sequence[RecordedEvent], sensitive: frozenset[str]) -> None:
+    """``SR_RECORD_PARAMETER_UNKNOWN`` when a ``--sensitive`` name matches none of the parameters
+    recorded so far. A scripted demonstration checks this once its last field is filled, before the
+    steps after it (usually the one that acts on the site) run."""
+    problem = _unknown_sensitive(events, sensitive)
+    if problem is not None:
+        raise InputError(
+            "SR_RECORD_PARAMETER_UNKNOWN",
+            f"{problem}; the demonstration was stopped before the steps after its last field, "
+            "nothing was stored",
+        )
+
+
+async def _until_finished(
+    recorder: Recorder,
+    sensitive: frozenset[str],
+    until_done: Callable[[], Awaitable[None]],
+    on_notice: Callable[[str], None] | None,
+) -> None:
+    """Wait for the person to finish. When a ``--sensitive`` name still matches no field typed,
+    say so and wait once more, so the person can type into that field instead of losing the
+    demonstration (a second finish ends it; the recording is then refused)."""
+    await until_done()
+    if not sensitive or on_notice is None:
+        return
+    await recorder.flush()
+    problem = _unknown_sensitive(recorder.events, sensitive)
+    if problem is not None:
+        on_notice(f"{problem}: type into that field now, or finish again to discard the recording")
+        await until_done()
+
+
 async def _demonstrate(
     prepared: PreparedRecording,
     session: BrowserSession,
     recorder: Recorder,
     until_done: Callable[[], Awaitable[None]] | None,
     terminal: Callable[[Marking], Awaitable[None]] | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> Capture:
     environment = prepared.environment
     await recorder.start(session.page)
     async with recorder.starting(environment.start_url):
         await session.goto_start(timeout_ms=max(prepared.request.timeout_ms, 10_000))
+    sensitive = frozenset(prepared.request.sensitive)
     if prepared.script is not None:
         script, timeout_ms = prepared.script, prepared.request.timeout_ms
+
+        async def inputs_done() -> None:
+            await recorder.flush()
+            _refuse_unknown_sensitive(recorder.events, sensitive)
+
         await _unless_gone(
             session,
             lambda: perform(
-                session.page, script, timeout_ms=timeout_ms, between=recorder.settle, marks=recorder
+                session.page,
+                script,
+                timeout_ms=timeout_ms,
+                between=recorder.settle,
+                marks=recorder,
+                inputs_done=inputs_done,
             ),
         )
     elif terminal is not None:
         session.page.on("dialog", _leave_to_the_person)
-        await _unless_gone(session, lambda: terminal(Marking(recorder)))
+        marking, run_terminal = Marking(recorder), terminal
+
+        async def terminal_done() -> None:
+            await run_terminal(marking)
+
+        await _unless_gone(session, lambda: _until_finished(recorder, sensitive, terminal_done, on_notice))
     elif until_done is not None:
         session.page.on("dialog", _leave_to_the_person)
-        await _unless_gone(session, until_done)
+        finish = until_done
+        await _unless_gone(session, lambda: _until_finished(recorder, sensitive, finish, on_notice))
     else:
         raise InputError("SR_RECORD_USAGE", "an interactive recording needs a terminal (or use --automation)")
     await recorder.settle_page(prepared.request.timeout_ms)  # the last action's page, loaded and quiet
@@ -442,22 +538,32 @@ async def capture(
     until_done: Callable[[], Awaitable[None]] | None = None,
     on_action: OnAction | None = None,
     terminal: Callable[[Marking], Awaitable[None]] | None = None,
+    session_state: SessionState | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> tuple[Capture, tuple[str, ...]]:
-    """Run the demonstration in Chromium; the capture and the refused origins (sorted)."""
+    """Run the demonstration in Chromium (signed in with ``session_state`` or the request's
+    storage-state file); the capture and the refused origins (sorted)."""
     salt = secrets.token_hex(16)
     live = _LiveSteps(on_action) if on_action is not None else None
+    target = prepared.environment.target
+    rule = target.rule if isinstance(target, UrlTarget) else DEFAULT_RULE
     async with browser_session(
         prepared.environment,
         html=prepared.html,
-        storage_state=prepared.request.storage_state,
+        storage_state=session_state or prepared.request.storage_state,
         headless=not prepared.interactive,
     ) as session:
         public = (prepared.environment.start_url, prepared.description, *prepared.request.failure_conditions)
         recorder = Recorder(
-            session.context, salt=salt, on_event=live, public=public, dialogs=prepared.interactive
+            session.context,
+            salt=salt,
+            on_event=live,
+            public=public,
+            url_rule=rule,
+            dialogs=prepared.interactive,
         )
         try:
-            result = await _demonstrate(prepared, session, recorder, until_done, terminal)
+            result = await _demonstrate(prepared, session, recorder, until_done, terminal, on_notice)
         except PlaywrightError as exc:
             raise RecordError(
                 CAPTURE_FAILED, "the browser went away during the recording; nothing was stored"
@@ -483,8 +589,10 @@ def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, 
         failure_conditions=request.failure_conditions,
         sensitive=frozenset(request.sensitive),
     )
-    events = forget_sensitive_digests(captured.events, options.sensitive)
+    events = captured.events
     draft = project(events, options)
+    if request.environments:
+        draft = draft.evolve(environment=_declared(draft.environment, draft.actions, request.environments))
     _refuse_findings(scan(draft, events, captured.typed))
     return draft, events
 
@@ -497,6 +605,41 @@ def store_draft(store: Store, draft: Draft, events: EventsLog) -> StoreEntry:
     if store.find(draft.name) is None:
         return store.insert(new_entry(draft, events, now), note)
     return store.update(draft.name, lambda entry: replace_draft(entry, draft, events, now), note)
+
+
+def _session_state(store: Store, name: str | None) -> SessionState | None:
+    """The body of the vault session ``--session`` names (``SR_RECORD_SESSION_MISSING``)."""
+    if name is None:
+        return None
+    state = SessionVault(store.home).read(name)
+    if state is None:
+        raise TargetError(
+            "SR_RECORD_SESSION_MISSING",
+            f"the vault holds no session {name!r}: run `skillreel session set {name} FILE` first",
+        )
+    return state
+
+
+_STEP_KINDS: Final = {
+    "goto": "navigate",
+    "click": "click",
+    "type": "type",
+    "select": "select",
+    "press": "press",
+}
+
+
+def known_capabilities(prepared: PreparedRecording) -> tuple[Capability, ...]:
+    """The capabilities the draft will surely need, known before any browser starts: navigation
+    (every draft starts by loading its page), and for a scripted demonstration what its steps and
+    assertions do. The policy is checked against them first, so a denied one costs no
+    demonstration; the draft's full manifest is checked again before it is stored."""
+    kinds = {"navigate"}
+    if prepared.script is not None:
+        kinds |= {_STEP_KINDS[step.do] for step in prepared.script.steps if step.do in _STEP_KINDS}
+    if prepared.assertions is not None:
+        kinds |= {spec.kind for spec in prepared.assertions.assertions}
+    return tuple(sorted({CAPABILITY_OF_KIND[kind] for kind in kinds}))
 
 
 def _refuse_enabled(store: Store, name: str) -> None:
@@ -514,17 +657,28 @@ async def record_skill(
     until_done: Callable[[], Awaitable[None]] | None = None,
     on_action: OnAction | None = None,
     terminal: Callable[[Marking], Awaitable[None]] | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> RecordResult:
     """Record, project, scan and store one demonstration. Any failure stores nothing.
 
     ``until_done`` (interactive only) returns when the person finishes; ``terminal`` (interactive,
     instead of ``until_done``) is the terminal's loop, given a :class:`Marking` to mark elements for
     extraction, and returns when the person finishes; ``on_action(id, kind)`` hears of each new
-    action as it is captured.
+    action as it is captured; ``on_notice(text)`` hears what the person should fix before finishing
+    (a ``--sensitive`` name no field typed has produced yet).
     """
     prepared = request if isinstance(request, PreparedRecording) else prepare(request)
     _refuse_enabled(store, prepared.request.name)
-    captured, denied = await capture(prepared, until_done=until_done, on_action=on_action, terminal=terminal)
+    store.policy().require_capabilities(known_capabilities(prepared))
+    state = _session_state(store, prepared.request.session)
+    captured, denied = await capture(
+        prepared,
+        until_done=until_done,
+        on_action=on_action,
+        terminal=terminal,
+        on_notice=on_notice,
+        session_state=state,
+    )
     try:
         draft, events = build_draft(prepared, captured)
     finally:
