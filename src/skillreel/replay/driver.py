@@ -345,13 +345,21 @@ class PlaywrightDriver:
         await self._guard("typing", lambda: target.fill(value, timeout=timeout_ms))
 
     async def select(
-        self, picked: Picked, value: str, *, timeout_ms: int, by_label: bool = False
+        self,
+        picked: Picked,
+        value: str,
+        *,
+        timeout_ms: int,
+        by_label: bool = False,
+        allowed: Sequence[str] | None = None,
     ) -> str | None:
         if by_label:
             found = await self._call("optionByLabel", {"label": value}, api=COLLECT)
             if not isinstance(found, str):
                 return None
             value = found
+        if allowed is not None and value not in allowed:
+            return None
         if not await self._call("hasOption", {"value": value}):
             return None
         target = await self._locator(picked)

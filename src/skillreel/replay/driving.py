@@ -101,10 +101,17 @@ class Driver(Protocol):
     async def click(self, picked: Picked, *, timeout_ms: int) -> None: ...
     async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None: ...
     async def select(
-        self, picked: Picked, value: str, *, timeout_ms: int, by_label: bool = False
+        self,
+        picked: Picked,
+        value: str,
+        *,
+        timeout_ms: int,
+        by_label: bool = False,
+        allowed: Sequence[str] | None = None,
     ) -> str | None:
         """Choose the enabled option whose value (or, ``by_label``, whose visible label: exactly one)
-        is ``value``; the value chosen, or None when there is no such option."""
+        is ``value``; the value chosen, or None when there is no such option or its value is not
+        one of ``allowed`` (then nothing is chosen)."""
         ...
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...

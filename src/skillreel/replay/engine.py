@@ -398,7 +398,11 @@ class ReplayEngine(FlowSteps):
         param = self.params.get(a.value.name) if isinstance(a.value, ParameterRef) else None
         by_label = param is not None and param.name in self.labels
         chosen = await self.driver.select(
-            picked, value, timeout_ms=self._remaining_ms(step), by_label=by_label
+            picked,
+            value,
+            timeout_ms=self._remaining_ms(step),
+            by_label=by_label,
+            allowed=param.values if param is not None else None,  # nothing else is ever chosen
         )
         if (
             param is not None

@@ -283,7 +283,13 @@ class FakeDriver:
         e.value = e.transform(value) if e.transform else value
 
     async def select(
-        self, picked: Picked, value: str, *, timeout_ms: int, by_label: bool = False
+        self,
+        picked: Picked,
+        value: str,
+        *,
+        timeout_ms: int,
+        by_label: bool = False,
+        allowed: Sequence[str] | None = None,
     ) -> str | None:
         index, e = self._element(picked)
         if by_label:
@@ -295,7 +301,7 @@ class FakeDriver:
             if len(matches) != 1:
                 return None
             value = matches[0]
-        if value not in e.options:
+        if value not in e.options or (allowed is not None and value not in allowed):
             return None
         self._act("select", index)
         e.value = value
