@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from skillreel import vault
 from tests.server import LocalServer
 
 pytest_plugins = ["tests.chromium_guard", "pytester"]
@@ -31,6 +32,7 @@ def skillreel_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in list(os.environ):
         if key.startswith("SKILLREEL_SECRET_"):
             monkeypatch.delenv(key)
+    monkeypatch.setattr(vault, "_SEALED", {})  # what a browser session sealed stays in its test
     return home
 
 

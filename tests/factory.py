@@ -36,6 +36,7 @@ from skillreel.model.locators import ElementSet, Fingerprint, LocatorBundle, Loc
 from skillreel.model.refs import TextFilter, ValueRef
 from skillreel.model.report import ReplayReport, StepResult
 from skillreel.model.runs import EndedOutcome, Lease, RunRecord, StepTally, can_act, finish_run, start_run
+from skillreel.skills.package import Launcher
 from skillreel.store import AuditNote, RunFinish, Store
 
 SALT = "0123456789abcdef0123456789abcdef"
@@ -131,6 +132,17 @@ def html_environment(html: str = "<html><body>fixture</body></html>") -> Environ
 
 def url_environment(url: str = "http://127.0.0.1:8000/app", origins: tuple[str, ...] = ()) -> Environment:
     return Environment.build(target=build_url_target(url, origins))
+
+
+LAUNCHER = Launcher(
+    command=("/opt/skillreel/bin/python", "-P", "-m", "skillreel"), home="/srv/skillreel home"
+)
+
+
+def legacy_value_digest(salt: str, value: str) -> str:
+    """The salted value digest events logs carried before issue 11 (``valueDigest``, salted with the
+    log's own ``salt``); logs written since carry none. For building such old logs in tests."""
+    return tagged_digest("skillreel.value/v1", {"salt": salt, "value": value})
 
 
 def events_log(n: int = 1) -> EventsLog:

@@ -117,7 +117,8 @@ class Skillreel:
         wanted = [s.input for s in task.steps if isinstance(s, Fill | Choose)]
         if len(captured) != len(wanted):
             return Recorded(skill, False, f"captured {len(captured)} of {len(wanted)} typed/selected steps")
-        done = self._run(["review", skill, "--reviewer", "realworld", "--approve"])
+        draft = str(done.data["draftDigest"])  # approve exactly the draft that was recorded
+        done = self._run(["review", skill, "--reviewer", "realworld", "--draft-digest", draft, "--approve"])
         if done.status != 0:
             return Recorded(skill, False, "review: " + _code(done.error))
         return Recorded(

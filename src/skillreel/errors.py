@@ -93,6 +93,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "A skill name breaks the Agent Skills naming rule.",
         "Use lower-case letters, digits and single hyphens, at most 64 characters.",
     ),
+    ErrorCode(
+        "SR_RECORD_TOOL_ARGUMENTS_INVALID",
+        2,
+        "An MCP tool was called with arguments that do not fit its input schema; nothing was done.",
+        "Call the tool as its inputSchema says (skills_play: `name` a skill name, `inputs` an object "
+        "of strings); the values given are never repeated in the error.",
+    ),
     ErrorCode("SR_RECORD_NOT_FOUND", 1, "No skill with that name exists.", "Run `skillreel list`."),
     ErrorCode(
         "SR_RECORD_EXISTS",
@@ -119,6 +126,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Read what would change, then repeat the command with --approve.",
     ),
     ErrorCode(
+        "SR_RECORD_REVIEW_UNPINNED",
+        2,
+        "An approval must name what the reviewer read; nothing was approved.",
+        "Run `skillreel show NAME`, then repeat with --expected-revision N or --draft-digest D as "
+        "it printed them (the message names both).",
+    ),
+    ErrorCode(
         "SR_RECORD_APPROVAL_INVALID",
         1,
         "An approval does not match the draft it claims to approve.",
@@ -135,6 +149,20 @@ CODES: dict[str, ErrorCode] = _catalogue(
         1,
         "The store failed an integrity check; it was left untouched.",
         "Inspect $SKILLREEL_HOME/store.db; restore it from a backup or an export.",
+    ),
+    ErrorCode(
+        "SR_RECORD_STORE_HOME_UNSAFE",
+        1,
+        "The store directory is not a private directory of yours; nothing was read or written.",
+        "Run `chmod 700 DIR` on the directory the message names if it is yours (skillreel never "
+        "changes the modes of a directory it did not create), or set SKILLREEL_HOME to a new path.",
+    ),
+    ErrorCode(
+        "SR_RECORD_STORE_MISSING",
+        1,
+        "The store a package's scripts/replay names does not exist; no new store was created.",
+        "Set SKILLREEL_HOME back to the store that enabled the skill, or enable the skill again "
+        "from the store you use now.",
     ),
     ErrorCode(
         "SR_RECORD_STORE_LIMIT",
@@ -266,6 +294,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Check that the skill roots are writable, then retry.",
     ),
     ErrorCode(
+        "SR_RECORD_INSTALL_RECOVERED",
+        1,
+        "A warning: an enable or revoke of this skill was interrupted earlier (the process was killed); "
+        "it was finished or rolled back first, so the disk and the store agree again.",
+        "Nothing to do; check that the result is what you wanted.",
+    ),
+    ErrorCode(
         "SR_RECORD_GRAPH_INVALID",
         2,
         "A skill's step graph breaks a rule of schema v2; the message names the step.",
@@ -290,7 +325,8 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_REPLAY_NOT_APPROVED",
         1,
         "The skill has no approved revision to replay.",
-        "Review it first: `skillreel review NAME --reviewer ID --approve`.",
+        "Review it first: `skillreel show NAME`, then "
+        "`skillreel review NAME --reviewer ID --expected-revision N --approve`.",
     ),
     ErrorCode(
         "SR_REPLAY_SCHEMA_INVALID",

@@ -3,6 +3,13 @@
 The vault is an environment variable ``SKILLREEL_SECRET_<SKILL>_<PARAM>`` (upper-case, ``-`` as
 ``_``) or, failing that, the OS keyring (service ``skillreel``, username ``<skill>/<param>``).
 A keyring without a usable backend, or one that fails, counts as holding nothing.
+
+Child processes never inherit the vault's variables: before skillreel starts a browser (the
+Playwright driver, which starts Chromium), :func:`seal_environment` moves every
+``SKILLREEL_SECRET_*`` variable out of the process environment into this module's memory, where
+:class:`EnvKeyringSecrets` still finds it. Only the values a replay needs are read from there, in
+the process that replays; a page, an extension, a crash dump or a process listing of the browser
+has nothing to show.
 """
 
 from __future__ import annotations
@@ -21,6 +28,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 KEYRING_SERVICE: Final = "skillreel"
+SECRET_PREFIX: Final = "SKILLREEL_SECRET_"  # noqa: S105 - a variable name prefix, not a secret
+# The vault variables moved out of os.environ (process memory only; see seal_environment).
+_SEALED: dict[str, str] = {}
 
 
 class SecretSource(Protocol):
@@ -29,7 +39,16 @@ class SecretSource(Protocol):
 
 def secret_env_name(skill: str, param: str) -> str:
     """``SKILLREEL_SECRET_<SKILL>_<PARAM>``: upper-case, ``-`` as ``_`` (ARCHITECTURE section 11)."""
-    return "SKILLREEL_SECRET_" + f"{skill}_{param}".upper().replace("-", "_")
+    return SECRET_PREFIX + f"{skill}_{param}".upper().replace("-", "_")
+
+
+def seal_environment() -> int:
+    """Move every ``SKILLREEL_SECRET_*`` variable from the process environment into memory, so no
+    child process started from now on inherits it (the vault still reads it). Returns how many."""
+    names = [key for key in os.environ if key.startswith(SECRET_PREFIX)]
+    for key in names:
+        _SEALED[key] = os.environ.pop(key)
+    return len(names)
 
 
 def keyring_username(skill: str, param: str) -> str:
@@ -70,8 +89,11 @@ class EnvKeyringSecrets:
     use_keyring: bool = True
 
     def get(self, skill: str, param: str) -> str | None:
-        env = os.environ if self.environ is None else self.environ
-        value = env.get(secret_env_name(skill, param))
+        name = secret_env_name(skill, param)
+        if self.environ is not None:
+            value = self.environ.get(name)
+        else:
+            value = os.environ.get(name, _SEALED.get(name))
         if value is not None:
             return value
         return _from_keyring(skill, param) if self.use_keyring else None

@@ -46,6 +46,42 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
             data = path.read_bytes()
             assert b"demo-Recorded-Pw" not in data
             assert b"demo-Vault-Pw" not in data
+    assert guessed_values(home) == []
+
+
+def guessed_values(home: Path) -> list[str]:
+    """What an attacker holding the store (or an export) recovers from the events logs' value
+    digests by guessing: every short string, and every word of the site the skill runs on. Logs used
+    to keep a digest of each typed value salted with the log's own salt, stored beside it, so the
+    demo's search and region came straight back (issue 11 item 7); they keep none now."""
+    import itertools
+    import re
+    import string
+
+    import skillreel.demo
+    from skillreel.store import Store
+    from tests.factory import legacy_value_digest
+
+    site = Path(skillreel.demo.__file__).parent
+    words = {
+        w.lower()
+        for f in site.rglob("*.*")
+        if f.is_file()
+        for w in re.findall(r"[A-Za-z0-9]+", f.read_text())
+    }
+    alphabet = string.ascii_lowercase + string.digits
+    words |= {"".join(t) for n in (1, 2, 3) for t in itertools.product(alphabet, repeat=n)}
+    with Store.open(home) as store:
+        logs = {
+            (log := store.revision("approve-invoice", r.revision).events).events_digest: log
+            for r in store.revisions("approve-invoice")
+        }
+    found: set[str] = set()
+    for log in logs.values():
+        digests = {e.value_digest for e in log.events if e.value_digest is not None}
+        if digests:
+            found |= {w for w in words if legacy_value_digest(log.salt, w) in digests}
+    return sorted(found)
 
 
 def test_demo_port_in_use_is_a_clear_error() -> None:

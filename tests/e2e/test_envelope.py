@@ -104,7 +104,8 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     assert case("show", ["show", NAME])["data"]["revision"] == 1
     case("show", ["show", "no-such-skill"], "SR_RECORD_NOT_FOUND")
     case("review", ["review", NAME, "--reviewer", "alice"], "SR_RECORD_APPROVAL_REQUIRED")
-    case("review", ["review", NAME, "--reviewer", "alice", "--approve"])
+    case("review", ["review", NAME, "--reviewer", "alice", "--approve"], "SR_RECORD_REVIEW_UNPINNED")
+    case("review", ["review", NAME, "--reviewer", "alice", "--expected-revision", "1", "--approve"])
 
     failed = case(
         "replay", ["replay", NAME, "--html", str(html), "--input", "nope=1"], "SR_REPLAY_PARAMETER_UNKNOWN"
@@ -114,6 +115,9 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     assert set(replayed["data"]) == set(failed["data"])  # one replay document, success or failure
     assert replayed["data"]["status"] == "succeeded"
     case("replay", ["replay", NAME, "--timeout", "1"], "SR_RECORD_USAGE")  # bad usage: no replay document
+    runs = case("runs", ["runs", NAME])["data"]
+    assert [r["outcome"] for r in runs["runs"]] == ["succeeded"]  # refused before acting: no run
+    case("runs", ["runs", "no-such-skill"], "SR_RECORD_NOT_FOUND")
 
     case("enable", ["enable", "no-such-skill", "--approve"], "SR_RECORD_NOT_FOUND")
     case("enable", ["enable", NAME, "--approve", "--project-dir", str(project_dir)])

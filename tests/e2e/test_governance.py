@@ -39,7 +39,9 @@ def seeded(home: Path, status: str = "draft", name: str = NAME, **kw: Any) -> No
 
 
 def test_list_and_show(skillreel_home: Path) -> None:
-    assert ok(skillreel_home, "list") == {"skills": []}
+    empty = ok(skillreel_home, "list")
+    assert empty["skills"] == []
+    assert empty["store"]["bytes"] <= empty["store"]["limitBytes"] == 32 * 1024 * 1024
     seeded(skillreel_home, "validated")
     seeded(skillreel_home, "draft", "another-skill")
     listed = ok(skillreel_home, "list")["skills"]
@@ -78,7 +80,16 @@ def test_review(skillreel_home: Path) -> None:
     )
     assert (result["status"], result["revision"], result["healProposalAccepted"]) == ("approved", 4, True)
     assert ok(skillreel_home, "show", NAME)["approval"]["reviewer"] == "bob"
-    text = human(skillreel_home, "review", "another-skill", "--reviewer", "alice", "--approve")
+    text = human(
+        skillreel_home,
+        "review",
+        "another-skill",
+        "--reviewer",
+        "alice",
+        "--expected-revision",
+        "1",
+        "--approve",
+    )
     assert "approved another-skill revision 2 (sha256:" in text
 
 
@@ -96,9 +107,10 @@ def test_delete_and_prune(skillreel_home: Path) -> None:
         "pruned": [{"name": "old-draft", "revision": 1}],
         "retentionDays": 90,
         "auditTrimmed": 0,
+        "trimmed": {"healProposals": 0, "interrupted": 0, "revisions": 0, "runs": 0},
     }
     assert "nothing is older than 90 days" in human(skillreel_home, "prune")
-    assert ok(skillreel_home, "list") == {"skills": []}
+    assert ok(skillreel_home, "list")["skills"] == []
 
 
 def test_audit_and_verify(skillreel_home: Path) -> None:
@@ -169,4 +181,4 @@ def test_export_and_import(skillreel_home: Path, tmp_path: Path) -> None:
     assert (replaced["revision"], replaced["replaced"], replaced["signature"]) == (2, True, None)
     third = tmp_path / "third-home"
     text = human(third, "import", str(plain), env={"SKILLREEL_HOME": str(third)})
-    assert f"imported {NAME} as revision 1 (validated)" in text
+    assert f"imported {NAME} as revision 1 (draft); not verified against a trusted key" in text

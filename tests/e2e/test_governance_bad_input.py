@@ -90,3 +90,21 @@ def test_bad_input_is_refused_cleanly(
     assert _snapshot(skillreel_home) == snapshot
     assert sorted(p.name for p in tmp_path.iterdir()) == files
     assert_owner_only(skillreel_home)
+
+
+def test_a_home_open_to_other_users_is_refused_with_its_fix_and_never_chmodded(tmp_path: Path) -> None:
+    home = tmp_path / "shared-home"
+    home.mkdir()
+    home.chmod(0o755)
+    env = {"SKILLREEL_HOME": str(home)}
+    result = run_cli("list", "--json", env=env)
+    error = result.json()["error"]
+    assert (result.exit_code, error["code"]) == (1, "SR_RECORD_STORE_HOME_UNSAFE")
+    assert f"chmod 700 {home}" in error["message"]
+    assert "chmod 700" in error["fix"]
+    human = run_cli("list", env=env)
+    assert "SR_RECORD_STORE_HOME_UNSAFE" in human.stderr
+    assert "Traceback" not in human.stderr
+    assert (home.stat().st_mode & 0o777, list(home.iterdir())) == (0o755, [])
+    home.chmod(0o700)  # the fix the message gives
+    assert run_cli("list", "--json", env=env).data() == {"skills": []}

@@ -20,6 +20,7 @@ from skillreel.skills.package import (
     MANIFEST,
     REPLAY_SCRIPT,
     SKILL_MD,
+    Launcher,
     PackageFile,
     clean_text,
     file_digest,
@@ -31,18 +32,18 @@ from skillreel.skills.package import (
 from skillreel.vault import secret_env_name
 from tests import factory
 from tests.agent_skills import assert_agent_skills_rules, decode_double_quoted, front_matter
-from tests.factory import validated_entry
+from tests.factory import LAUNCHER, validated_entry
 
 
 def files(entry: StoreEntry, revision: int = 4) -> dict[str, bytes]:
-    return {f.path: f.data for f in render_package(entry, revision=revision).files}
+    return {f.path: f.data for f in render_package(entry, revision=revision, launcher=LAUNCHER).files}
 
 
 # --- tests -------------------------------------------------------------------------------------
 
 
 def test_a_package_is_exactly_three_files_and_the_script_alone_is_executable() -> None:
-    package = render_package(validated_entry(), revision=4)
+    package = render_package(validated_entry(), revision=4, launcher=LAUNCHER)
     assert package.paths == (SKILL_MD, MANIFEST, REPLAY_SCRIPT)
     assert [f.executable for f in package.files] == [False, False, True]
     assert package.digest == package_digest(package.files)
@@ -50,9 +51,10 @@ def test_a_package_is_exactly_three_files_and_the_script_alone_is_executable() -
 
 def test_rendering_is_a_pure_function_of_the_entry_and_revision() -> None:
     entry = validated_entry()
-    first, again = render_package(entry, revision=4), render_package(entry, revision=4)
+    first = render_package(entry, revision=4, launcher=LAUNCHER)
+    again = render_package(entry, revision=4, launcher=LAUNCHER)
     assert first == again
-    assert render_package(entry, revision=5).digest != first.digest
+    assert render_package(entry, revision=5, launcher=LAUNCHER).digest != first.digest
 
 
 def test_front_matter_follows_the_agent_skills_rules() -> None:
@@ -179,10 +181,30 @@ def test_a_skill_that_needs_a_file_is_run_from_the_command_line_only() -> None:
     assert "`alice`" in text
 
 
-def test_the_replay_script_defers_to_the_cli() -> None:
+def test_the_replay_script_runs_the_program_and_store_that_enabled_it() -> None:
     script = files(validated_entry())[REPLAY_SCRIPT].decode()
     assert script.startswith("#!/bin/sh\n")
-    assert script.rstrip().endswith('exec skillreel replay search-invoices "$@"')
+    assert "SKILLREEL_HOME='/srv/skillreel home'\n" in script  # quoted: a home may hold a space
+    assert "SKILLREEL_STORE_MUST_EXIST=1\n" in script
+    assert "SKILLREEL_ACTOR=package-script\n" in script  # the audit log names who started the replay
+    assert "export SKILLREEL_HOME SKILLREEL_STORE_MUST_EXIST SKILLREEL_ACTOR\n" in script
+    assert "if [ ! -x /opt/skillreel/bin/python ]; then\n" in script
+    assert script.rstrip().endswith(
+        'exec /opt/skillreel/bin/python -P -m skillreel replay search-invoices "$@"'
+    )
+    assert "exec skillreel" not in script  # never whatever skillreel is first on PATH
+
+
+def test_a_launcher_is_absolute_and_its_parts_are_quoted_for_the_shell() -> None:
+    with pytest.raises(ValueError):
+        Launcher(command=("python", "-m", "skillreel"), home="/srv/home")
+    with pytest.raises(ValueError):
+        Launcher(command=("/usr/bin/python3",), home="relative/home")
+    odd = Launcher(command=("/opt/it's here/python",), home="/srv/$(touch x)")
+    package = render_package(validated_entry(), revision=4, launcher=odd)
+    script = next(f.data for f in package.files if f.path == REPLAY_SCRIPT).decode()
+    assert "SKILLREEL_HOME='/srv/$(touch x)'\n" in script
+    assert "exec '/opt/it'\"'\"'s here/python' replay" in script
 
 
 def test_the_manifest_holds_digests_and_metadata_of_this_entry_only() -> None:

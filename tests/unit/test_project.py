@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from skillreel.errors import InputError, RecordError
 from skillreel.model.actions import HumanAction, NavigateAction
 from skillreel.model.draft import Draft
-from skillreel.model.events import Control, EventsLog, FieldInfo, RecordedEvent, value_digest
-from skillreel.record.project import ProjectionOptions, forget_sensitive_digests, plan, project
-from tests.factory import SALT, bundle, html_environment
-from tests.narrow import narrow, present
+from skillreel.model.events import Control, EventsLog, FieldInfo, RecordedEvent
+from skillreel.record.project import ProjectionOptions, plan, project
+from tests.factory import SALT, bundle, html_environment, legacy_value_digest
+from tests.narrow import narrow
 
 URL = "https://fixture.skillreel.invalid/"
 
@@ -46,7 +46,7 @@ def edit(
         kind,
         target=bundle(selector),
         field=info,
-        value_digest=value_digest(SALT, value) if value is not None else None,
+        value_digest=legacy_value_digest(SALT, value) if value is not None else None,
     )
 
 
@@ -176,14 +176,6 @@ def test_unknown_sensitive_name_is_refused_with_the_known_names() -> None:
     assert info.value.code == "SR_RECORD_PARAMETER_UNKNOWN"
     assert "query" in info.value.message
     assert info.value.exit_status == 2
-
-
-def test_sensitive_business_fields_lose_their_value_digests() -> None:
-    events = log(start(), edit("#c", "card", "1"), edit("#c", "card", "12"), edit("#q", "query", "x"))
-    forgotten = forget_sensitive_digests(events, frozenset({"card"}))
-    assert [e.value_digest is None for e in forgotten.events] == [True, True, True, False]
-    assert present(project(forgotten, options(sensitive=frozenset({"card"}))).parameter("card")).sensitive
-    assert forget_sensitive_digests(events, frozenset()) is events
 
 
 _kinds = st.sampled_from(["click", "input", "select", "press", "human", "navigate"])

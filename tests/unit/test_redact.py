@@ -19,6 +19,7 @@ from skillreel.record.redact import (
     scrub_field,
     scrub_url,
     secret_categories,
+    selector_parts,
     selector_texts,
 )
 from tests import factory
@@ -259,3 +260,111 @@ def test_scan_checks_urls_and_selectors_by_their_parts() -> None:
     # The start URL the user gave on the command line existed before anything was typed.
     url_draft = factory.draft(environment=factory.url_environment("http://127.0.0.1:8000/acme/app"))
     assert scan(url_draft, typed=TypedValues(["acme"])) == []
+
+
+# ---- hostile pages: every page-controlled string, and encoded copies (issue 11 item 7) -------------
+
+SECRET = "Hunter2Secret"
+HEX = SECRET.encode().hex()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        SECRET,
+        f"x-{SECRET.lower()}",  # a custom element named after it
+        HEX,
+        HEX.upper(),
+        f"btn-{HEX}-x",
+        SECRET.lower().encode().hex(),
+        "SHVudGVyMlNlY3JldA",  # base64, unpadded
+    ],
+)
+def test_a_value_echoes_as_typed_and_encoded(text: str) -> None:
+    assert TypedValues([SECRET]).echoes(text)
+
+
+def test_encoded_forms_of_a_short_value_must_match_whole() -> None:
+    typed = TypedValues(["ab"])
+    assert typed.echoes("6162")
+    assert not typed.echoes("ff6162ff")  # a 2-character value is never looked for inside a text
+
+
+def test_selector_parts_are_every_page_controlled_text() -> None:
+    parts = selector_parts(
+        f'x-{SECRET.lower()} > button.{HEX}:nth-of-type(2) > #\\31 23abc[data-{SECRET}="v"]'
+    )
+    assert parts == ["v", f"x-{SECRET.lower()}", HEX, "123abc", f"data-{SECRET}"]
+    # the recorder's own words: standard tags, pseudo-classes, numbers, its attribute names
+    assert selector_parts('form > input[name="q"]:nth-of-type(3)') == ["q"]
+    assert selector_parts('label[for="email"]') == ["email"]
+
+
+def test_scrub_bundle_checks_tags_parent_tags_roles_types_attribute_names_and_hashes() -> None:
+    typed = TypedValues([SECRET])
+    fp = Fingerprint(
+        tag="button",
+        type=HEX[:32],
+        role=f"x{HEX}",
+        parent_path=(f"x-{SECRET.lower()}", "form", "body"),
+        attributes={
+            "class": present(text_hash(SALT, HEX)),  # the hash of an encoded copy
+            "title": present(text_hash(SALT, "Send")),
+        },
+        text_hash=text_hash(SALT, "Send"),
+    )
+    bundle = LocatorBundle(
+        candidates=(
+            candidate(f"x-{SECRET.lower()} > button"),
+            candidate(f'[data-test="{HEX}"]', "testid"),
+            candidate('[data-test="send"]', "testid"),
+        ),
+        fingerprint=fp,
+    )
+    kept = present(scrub_bundle(bundle, typed, SALT))
+    assert [c.selector for c in kept.candidates] == ['[data-test="send"]']
+    assert kept.fingerprint.parent_path == ()
+    assert (kept.fingerprint.type, kept.fingerprint.role) == (None, None)
+    assert set(kept.fingerprint.attributes) == {"title"}
+    assert kept.fingerprint.text_hash == fp.text_hash
+    assert SECRET.lower() not in kept.model_dump_json().lower()
+    assert HEX not in kept.model_dump_json()
+    # The element itself is a custom element named after the value: it cannot be described.
+    custom = LocatorBundle(
+        candidates=(candidate('[data-test="send"]', "testid"),),
+        fingerprint=Fingerprint(tag=f"x-{HEX}"),
+    )
+    assert scrub_bundle(custom, typed, SALT) is None
+
+
+def test_standard_words_are_no_echo() -> None:
+    """Someone who types "button" or "form" still records clicks on buttons inside forms."""
+    typed = TypedValues(["button", "form", "main"])
+    fp = Fingerprint(tag="button", type="submit", role="button", parent_path=("form", "main"))
+    bundle = LocatorBundle(candidates=(candidate("form > button"),), fingerprint=fp)
+    assert scrub_bundle(bundle, typed, SALT) is bundle
+    assert scan(factory.draft(), factory.events_log(), typed) == []
+
+
+def test_scan_checks_page_words_and_attribute_names() -> None:
+    base = factory.draft()
+    first = base.actions[1]
+    target = present(getattr(first, "target", None))
+    hostile = target.model_copy(
+        update={
+            "fingerprint": target.fingerprint.model_copy(
+                update={
+                    "parent_path": (f"x-{SECRET.lower()}",),
+                    "attributes": {f"data-{HEX}": present(text_hash(SALT, "v"))},
+                }
+            )
+        }
+    )
+    actions = (base.actions[0], first.model_copy(update={"target": hostile}), *base.actions[2:])
+    findings = {
+        (f.path, f.category) for f in scan(factory.draft(actions=actions), typed=TypedValues([SECRET]))
+    }
+    assert findings == {
+        ("actions[1].target.fingerprint.parentPath[0]", "typed-value"),
+        ("actions[1].target.fingerprint.attributes[0]", "typed-value"),
+    }

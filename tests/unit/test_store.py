@@ -51,12 +51,70 @@ def test_open_creates_an_owner_only_home(skillreel_home: Path) -> None:
     assert_owner_only(skillreel_home)
 
 
-def test_open_repairs_loose_permissions(skillreel_home: Path) -> None:
+def test_a_created_home_is_0700_whatever_the_umask(skillreel_home: Path) -> None:
+    old = os.umask(0o277)  # would leave the owner without write or search permission
+    try:
+        Store.open().close()
+    finally:
+        os.umask(old)
+    assert_owner_only(skillreel_home)
+
+
+def test_an_existing_private_home_is_used_as_it_is(skillreel_home: Path) -> None:
+    skillreel_home.mkdir(mode=0o700)
+    with Store.open() as store:
+        seed(store)
+    assert_owner_only(skillreel_home)
+
+
+def test_the_database_files_of_a_private_home_are_kept_owner_only(skillreel_home: Path) -> None:
     Store.open().close()
-    skillreel_home.chmod(0o755)
     (skillreel_home / "store.db").chmod(0o644)
     with Store.open():
         assert_owner_only(skillreel_home)
+
+
+@pytest.mark.parametrize("loose", [0o755, 0o750, 0o701, 0o710, 0o720, 0o702, 0o777])
+def test_an_existing_home_open_to_others_is_refused_and_left_as_it_is(
+    skillreel_home: Path, loose: int
+) -> None:
+    """skillreel sets 0700 only on a directory it creates; it never chmods a home it was given."""
+    skillreel_home.mkdir()
+    skillreel_home.chmod(loose)
+    with pytest.raises(StoreError) as err:
+        Store.open()
+    assert err.value.code == "SR_RECORD_STORE_HOME_UNSAFE"
+    assert f"{loose:04o}" in err.value.message
+    assert f"chmod 700 {skillreel_home}" in err.value.message
+    assert skillreel_home.stat().st_mode & 0o777 == loose
+    assert list(skillreel_home.iterdir()) == []  # not even an empty database
+
+
+def test_a_home_that_was_made_loose_after_use_is_refused(skillreel_home: Path) -> None:
+    with Store.open() as store:
+        seed(store)
+    skillreel_home.chmod(0o755)
+    with pytest.raises(StoreError) as err:
+        Store.open()
+    assert err.value.code == "SR_RECORD_STORE_HOME_UNSAFE"
+    assert skillreel_home.stat().st_mode & 0o777 == 0o755
+
+
+def test_a_home_that_is_a_file_is_refused(skillreel_home: Path) -> None:
+    skillreel_home.write_text("not a directory")
+    with pytest.raises(StoreError) as err:
+        Store.open()
+    assert err.value.code == "SR_RECORD_STORE_HOME_UNSAFE"
+    assert skillreel_home.read_text() == "not a directory"
+
+
+def test_a_home_of_another_user_is_refused(skillreel_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    skillreel_home.mkdir(mode=0o700)
+    monkeypatch.setattr(os, "geteuid", lambda: skillreel_home.stat().st_uid + 1)
+    with pytest.raises(StoreError) as err:
+        Store.open()
+    assert err.value.code == "SR_RECORD_STORE_HOME_UNSAFE"
+    assert "another user" in err.value.message
 
 
 def test_the_home_defaults_to_the_platform_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -339,13 +397,13 @@ def test_objects_from_memory_are_revalidated(store: Store) -> None:
 
 
 def test_sqlite_errors_are_translated(tmp_path: Path) -> None:
-    home = tmp_path / "file-not-dir"
-    home.write_text("x")
+    parent = tmp_path / "file-not-dir"
+    parent.write_text("x")
     with pytest.raises(StoreError) as err:
-        Store.open(home)
+        Store.open(parent / "home")
     assert err.value.code == "SR_RECORD_STORE_IO"
     assert isinstance(err.value.__cause__, OSError)
-    assert os.path.isfile(home)
+    assert os.path.isfile(parent)
 
 
 def test_the_event_always_attests_the_entry_it_wrote(store: Store) -> None:

@@ -22,4 +22,9 @@ def command(name: str, expected_revision: int | None, approve: bool, as_json: bo
     """Delete a skill that is not enabled."""
     with Store.open() as store:
         result = delete_skill(store, name, approve=approve, expected_revision=expected_revision)
-    emit(result.to_json(), as_json=as_json, human=f"deleted {result.name} (was revision {result.revision})")
+    emit(
+        result.to_json(),
+        as_json=as_json,
+        human=f"deleted {result.name} (was revision {result.revision})",
+        warnings=result.warnings,
+    )

@@ -55,7 +55,7 @@ def command(
             approve=approve,
             expected_revision=expected_revision,
         )
-    emit(result.to_json(), as_json=as_json, human=lambda out: _human(out, result))
+    emit(result.to_json(), as_json=as_json, human=lambda out: _human(out, result), warnings=result.warnings)
 
 
 def _human(out: Console, result: EnableResult) -> None:

@@ -44,5 +44,10 @@ def command(
     emit(
         result.to_json(),
         as_json=as_json,
-        human=f"{verb} {result.name} as revision {result.revision} ({result.status})",
+        human=f"{verb} {result.name} as revision {result.revision} ({result.status})"
+        + (
+            f"; not verified against a trusted key, so it needs a review here: skillreel show {result.name}"
+            if result.status == "draft" and not result.verified
+            else ""
+        ),
     )

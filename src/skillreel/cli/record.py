@@ -2,7 +2,10 @@
 
 With ``--automation FILE`` a scripted demonstration runs headless; without it a headed window opens,
 the terminal lists each captured step (its kind and action id, never a value) on stderr, Enter
-finishes and Ctrl-C discards (nothing is stored).
+finishes and Ctrl-C discards (nothing is stored). A ``--sensitive`` name that no typed field has
+produced by Enter is named on stderr and the recording goes on; a second Enter ends it (refused).
+A scripted demonstration checks ``--sensitive`` names as soon as its last field is filled, before
+the steps after it run.
 """
 
 from __future__ import annotations
@@ -65,6 +68,10 @@ def _announce(action_id: str, kind: str) -> None:
     click.echo(f"  {action_id:<5} {kind}", err=True)
 
 
+def _notice(text: str) -> None:
+    click.echo(text, err=True)
+
+
 def _human(result: RecordResult) -> Render:
     def render(out: Console) -> None:
         from rich.markup import escape
@@ -94,7 +101,10 @@ def _human(result: RecordResult) -> Render:
                 "sensitive value was typed (a page can hide it in a host name); record once "
                 "without the secret to see them"
             )
-        out.print(f"next: skillreel review {data['name']} --reviewer ID --approve")
+        out.print(
+            f"next: skillreel show {data['name']}, then skillreel review {data['name']} --reviewer ID "
+            f"--expected-revision {data['revision']} --approve"
+        )
 
     return render
 
@@ -173,6 +183,7 @@ def command(
                     prepared,
                     until_done=_enter_pressed if interactive else None,
                     on_action=_announce if interactive else None,
+                    on_notice=_notice if interactive else None,
                 )
             )
     except KeyboardInterrupt:

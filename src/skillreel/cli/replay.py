@@ -162,7 +162,8 @@ def show_success(out: Any, doc: dict[str, Any]) -> None:
     if doc["healProposal"]:
         out.print(
             f"a heal proposal is pending: see `skillreel show {doc['name']}`, accept it with "
-            f"`skillreel review {doc['name']} --heal-proposal --reviewer ID --approve`"
+            f"`skillreel review {doc['name']} --heal-proposal --reviewer ID --draft-digest D --approve` "
+            "(D: the proposal's draft digest `show --json` prints)"
         )
 
 

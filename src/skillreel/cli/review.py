@@ -1,4 +1,5 @@
-"""`skillreel review NAME --reviewer ID --approve`: approve one exact draft revision."""
+"""`skillreel review NAME --reviewer ID --expected-revision N --approve`: approve one exact draft
+revision (or a heal proposal), named by its revision or its draft digest as `show` printed them."""
 
 from __future__ import annotations
 
@@ -15,13 +16,23 @@ from .output import approve_option, emit, json_option
 @click.option(
     "--expected-revision",
     type=click.IntRange(min=1),
-    help="Approve only if the skill is still at this revision (what `show` printed).",
+    help="The revision you reviewed (what `show` printed); --approve needs it or --draft-digest.",
+)
+@click.option(
+    "--draft-digest",
+    help="The draft digest you reviewed (`show`: digests.draft, or the heal proposal's draftDigest).",
 )
 @click.option("--heal-proposal", is_flag=True, help="Accept the pending heal proposal as the new revision.")
 @approve_option
 @json_option
 def command(
-    name: str, reviewer: str, expected_revision: int | None, heal_proposal: bool, approve: bool, as_json: bool
+    name: str,
+    reviewer: str,
+    expected_revision: int | None,
+    draft_digest: str | None,
+    heal_proposal: bool,
+    approve: bool,
+    as_json: bool,
 ) -> None:
     """Approve one exact draft revision (or a heal proposal)."""
     with Store.open() as store:
@@ -31,6 +42,7 @@ def command(
             reviewer,
             approve=approve,
             expected_revision=expected_revision,
+            draft_digest=draft_digest,
             heal_proposal=heal_proposal,
         )
     emit(

@@ -36,7 +36,7 @@ def command(
     """Remove an enabled skill's packages, transactionally."""
     with Store.open() as store:
         result = revoke_skill(store, name, project_dir, approve=approve, expected_revision=expected_revision)
-    emit(result.to_json(), as_json=as_json, human=lambda out: _human(out, result))
+    emit(result.to_json(), as_json=as_json, human=lambda out: _human(out, result), warnings=result.warnings)
 
 
 def _human(out: Console, result: RevokeResult) -> None:

@@ -178,14 +178,27 @@ async def stage_show(ctx: DemoContext) -> StageResult:
         "show",
         True,
         f"draft: {' → '.join(kinds)}; capabilities {', '.join(skill['capabilities'])}",
-        {"kinds": kinds, "sensitive": sensitive},
+        {
+            "kinds": kinds,
+            "sensitive": sensitive,
+            "revision": skill["revision"],
+            "draftDigest": skill["digests"]["draft"],
+        },
     )
 
 
 async def stage_review(ctx: DemoContext) -> StageResult:
     from ..services.reviewing import review_skill
 
-    result = review_skill(ctx.store, SKILL, "demo", approve=True).to_json()
+    shown = next(r.data for r in ctx.results if r.stage == "show")  # approve exactly what was shown
+    result = review_skill(
+        ctx.store,
+        SKILL,
+        "demo",
+        approve=True,
+        expected_revision=shown["revision"],
+        draft_digest=shown["draftDigest"],
+    ).to_json()
     return StageResult("review", True, f"approved revision {result['revision']} as reviewer 'demo'", result)
 
 
@@ -247,7 +260,10 @@ async def stage_heal(ctx: DemoContext) -> StageResult:
 async def stage_refuse(ctx: DemoContext) -> StageResult:
     ctx.desk.use("ambiguous")
     before = len(ctx.desk.approved)
-    outcome = await _replay(ctx, "acme", "north", timeout_ms=3_000)  # it waits this long to be sure
+    # The ambiguous step waits its whole step timeout to be sure; the steps before it (sign-in,
+    # search) share that timeout, so it is the normal one, never a short one a loaded machine
+    # misses (issue 11 item 11: the stage failed with SR_REPLAY_UI_TIMEOUT under load at 3 s).
+    outcome = await _replay(ctx, "acme", "north")
     ctx.desk.use("original")
     if outcome.status != "failed" or outcome.error is None:
         raise DemoStageFailed("refuse", "the replay on an ambiguous page did not fail closed")

@@ -14,7 +14,10 @@ Two tools, and deliberately no more (source document 004: agents may list and pl
 Both return the result envelope of ``model/envelope.py`` (the one ``--json`` prints) as structured
 content, the same JSON as a text block, and ``isError`` when ``ok`` is false; the envelope's JSON
 Schema is each tool's ``outputSchema``. ``skills_play`` puts a short rendering (status, outputs at a
-glance) in a text block before the JSON.
+glance) in a text block before the JSON. Arguments that do not fit a tool's input schema (a number
+for ``name``, a list for ``inputs``, a missing ``name``) are refused in the same envelope with
+``SR_RECORD_TOOL_ARGUMENTS_INVALID``, naming the argument and the kind of mismatch, never the value:
+the SDK's own message quotes the value, and a model may have put a secret there.
 
 Sensitive parameters never come from the model. A sensitive name in ``inputs`` is refused
 (``SR_REPLAY_SENSITIVE_ON_ARGV``). Values come from the vault first (``SKILLREEL_SECRET_<SKILL>_<PARAM>``
@@ -42,11 +45,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.resolve import AcceptedElicitation
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, create_model
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError, create_model
 
-from ..errors import ReplayError, SkillreelError
+from ..errors import InputError, ReplayError, SkillreelError
 from ..model.envelope import Envelope, failed, succeeded
 from ..services.agent_access import PlayCheck, check_play, enabled_skills
 from ..services.preflight import InputValue
@@ -359,8 +363,37 @@ async def skills_play(
     return outcome_result(outcome)
 
 
+def arguments_refused(tool: str, exc: ValidationError) -> CallToolResult:
+    """Arguments that failed the tool's input schema, as an envelope: which argument and what kind
+    of mismatch (pydantic's error types: ``string_type``, ``missing``...), never the value."""
+    names = sorted({str(e["loc"][0]) for e in exc.errors() if e["loc"]}) or ["arguments"]
+    kinds = sorted({str(e["type"]) for e in exc.errors()})
+    error = InputError(
+        "SR_RECORD_TOOL_ARGUMENTS_INVALID",
+        f"{tool}: {', '.join(names)} do(es) not fit the tool's input schema ({', '.join(kinds)}); "
+        "the values are not repeated here; nothing was done",
+    )
+    return tool_result(failed(tool, error))
+
+
+class SkillreelServer(MCPServer[Any]):
+    """The SDK's server with one change: a call whose arguments fail the tool's input schema gets
+    :func:`arguments_refused` instead of the SDK's message, which quotes the values."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
+                raise
+            log.info("%s refused arguments that do not fit its input schema", name)
+            return arguments_refused(name, exc.__cause__)
+
+
 def build_server() -> MCPServer[Any]:
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = SkillreelServer(
         SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING"
     )
     server.add_tool(

@@ -10,9 +10,11 @@ Two documents live here:
   never carries one; a payload that tries is refused.
 * :class:`EventsLog` (``skillreel.events/v1``) — the append-only, value-free log stored with the
   draft. The draft is a pure projection of it (``record.project``). Values never appear: a text or
-  select value is replaced at capture by a parameter hint and a salted value digest
-  (``skillreel.value/v1`` over ``{"salt", "value"}``); password and OTP values never leave the page
-  at all (``valueDigest`` is null for them).
+  select value is replaced at capture by a parameter hint; password and OTP values never leave the
+  page at all. ``valueDigest`` is no longer written: a digest salted with the log's own ``salt``,
+  stored beside it, let anyone with the store or an export recover a short value by guessing
+  (issue 11). Logs written before keep theirs (the field stays valid, so their digests and every
+  digest that covers them are unchanged); a new recording of the skill drops them.
 
 Compatible extension (v1): ``observe`` and ``assert`` events (the user's assertions, resolved at
 the end of a recording) carry ``check`` and ``expected``. Those two keys are left out of the wire
@@ -33,7 +35,6 @@ from pydantic import (
 
 from .actions import AssertCheck, ExpectedText, HumanReason
 from .base import Digest, DigestedDocument, Document
-from .canonical import tagged_digest
 from .draft import Salt
 from .limits import MAX_SELECT_VALUE_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
 from .locators import LocatorBundle
@@ -101,11 +102,6 @@ def _page_event_problem(e: PageEvent) -> str | None:
     if (e.type == "human") != (e.reason is not None):
         return "exactly a human step has a reason"
     return None
-
-
-def value_digest(salt: str, value: str) -> str:
-    """The salted digest that stands for a typed or selected value in the events log."""
-    return tagged_digest("skillreel.value/v1", {"salt": salt, "value": value})
 
 
 _EXTENSION_KEYS = ("check", "expected")

@@ -22,13 +22,18 @@ from .limits import (
     RETENTION_DAYS_RANGE,
 )
 
+UnsignedImports = Literal["draft", "keep"]
+_EXTENSION_KEYS = ("unsignedImports", "unsigned_imports")
+
 
 class PolicySettings(Document):
     """The editable part of a policy: what `policy set FILE` reads (a digest is optional there).
 
-    Compatible extension (v1): ``maxStoreBytes`` (the store's size bound, at most the 32 MiB of
-    source document 000) is left out of the wire form when unset, so every policy written before it
-    existed keeps its digest; unset means 32 MiB.
+    Compatible extensions (v1), each left out of the wire form when unset, so every policy written
+    before it existed keeps its digest: ``unsignedImports`` (what an import not verified against a
+    trusted key becomes: ``draft``, a draft that needs a new review, or ``keep``, the state it was
+    exported in; unset means ``draft``) and ``maxStoreBytes`` (the store's size bound, at most the
+    32 MiB of source document 000; unset means 32 MiB).
     """
 
     schema_: Literal["skillreel.policy/v1"] = Field("skillreel.policy/v1", alias="schema")
@@ -41,15 +46,21 @@ class PolicySettings(Document):
     allowed_capabilities: tuple[Capability, ...] = ALL_CAPABILITIES
     allow_global_install: bool = False
     heal_mode: Literal["off", "runtime"] = "runtime"
+    unsigned_imports: UnsignedImports | None = None
     max_store_bytes: Annotated[int, Field(ge=MIN_STORE_BYTES, le=MAX_STORE_BYTES)] | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in ("maxStoreBytes", "max_store_bytes"):
+        for key in (*_EXTENSION_KEYS, "maxStoreBytes", "max_store_bytes"):
             if key in data and data[key] is None:
                 del data[key]
         return data
+
+    @property
+    def unsigned_import_status(self) -> UnsignedImports:
+        """What an unverified import becomes under this policy (``draft`` when unset)."""
+        return self.unsigned_imports or "draft"
 
     @property
     def store_limit_bytes(self) -> int:

@@ -198,11 +198,22 @@ async def perform(
     *,
     timeout_ms: int,
     between: Callable[[], Awaitable[None]] | None = None,
+    inputs_done: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Perform ``script`` on ``page`` with trusted input; ``between`` runs before each step."""
+    """Perform ``script`` on ``page`` with trusted input; ``between`` runs before each step.
+    ``inputs_done`` runs once, before the step that follows the script's last ``type`` or
+    ``select`` step (before the first step when it has none; never when that is the last step):
+    from then on the recording's parameters are known, and the steps that usually act on the site
+    (a submitting click) have not run yet."""
+    last_input = max(
+        (n for n, step in enumerate(script.steps, start=1) if isinstance(step, TypeStep | SelectStep)),
+        default=0,
+    )
     for n, step in enumerate(script.steps, start=1):
         if between is not None:
             await between()
+        if n == last_input + 1 and inputs_done is not None:
+            await inputs_done()
         try:
             await _perform(page, step, n, timeout_ms)
         except PlaywrightTimeoutError as exc:

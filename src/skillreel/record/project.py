@@ -211,18 +211,3 @@ def project(events: EventsLog, options: ProjectionOptions) -> Draft:
         fingerprint_salt=events.salt,
         events_digest=events.events_digest,
     )
-
-
-def forget_sensitive_digests(events: EventsLog, sensitive: frozenset[str]) -> EventsLog:
-    """The log without the value digests of edits that feed a ``--sensitive`` parameter.
-
-    The page never sends a password's value, so its edits have no digest to begin with; a business
-    field the user marked sensitive did cross (memory only), and its digest is dropped here, before
-    anything is stored. Parameter names do not depend on digests, so the plan is unchanged.
-    """
-    sources = plan(events.events, frozenset()).sources
-    seqs = {seq for name in sensitive for seq in sources.get(name, ())}
-    if not any(e.value_digest for e in events.events if e.seq in seqs):
-        return events
-    kept = tuple(e.model_copy(update={"value_digest": None}) if e.seq in seqs else e for e in events.events)
-    return EventsLog.build(salt=events.salt, events=kept)

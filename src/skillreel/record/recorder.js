@@ -26,9 +26,11 @@
 //   field's name/id, so "show password" flipping the type or swapping the node keeps it secret);
 // * one-time-code fields become a `human` step, without value;
 // * page echo: the values typed in this document (and the non-sensitive ones typed earlier in the
-//   recording, handed in by `configure`) are compared with every text a report would carry — the
-//   texts inside selectors, the sources of parameter names, and what fingerprint hashes are taken
-//   from — and any that contains one is left out;
+//   recording, handed in by `configure`), as typed and hex- or base64-encoded, are compared with every
+//   text a report would carry — every page-controlled part of a selector (values, ids, class names,
+//   attribute names, tag names), every string of the fingerprint (tag, parent tags, role, type,
+//   attribute names), the sources of parameter names, and what fingerprint hashes are taken from —
+//   and any that contains one is left out (a tag that does leaves the element undescribed);
 // * element names: accessible names, row headers and link destinations reach the log only as
 //   salted hashes, never when they echo a typed value; fingerprint.js never reads a field's value,
 //   a <select>'s options or editable content into a name or text hash.
@@ -36,6 +38,7 @@ var SkillreelRecorder = (() => {
   "use strict";
 
   const BINDING = "__skillreelRecorderEmit";
+  const encoder = new TextEncoder();
   const L = SkillreelLocate;
   const send = globalThis[BINDING];
   const isTop = (() => {
@@ -89,34 +92,58 @@ var SkillreelRecorder = (() => {
   }
 
   // ---- echo: typed text must not reach anything reported ---------------------------------------
+  // Each typed value is kept in the forms a page could copy it in (as typed, hex and base64 of its
+  // UTF-8 bytes), with whether containment counts (a value of 4+ characters). Python's
+  // record.redact.encoded_forms is the twin.
   // A value is public when it already appeared, before it was typed, in a text the user gave
   // (start URL, description: `publicTexts`) or in this page's URL (record.redact.TypedValues).
   // Public values still stay out of names, texts and selectors; they do not blot out URLs.
-  function remember(value) {
-    const v = String(value || "").toLowerCase();
-    if (v.length < 2 || typed.includes(v)) return;
-    typed.push(v);
-    if ([...publicTexts, location.href].some((t) => appearsIn(v, t))) publicTyped.add(v);
+  const typedValues = [];
+
+  function hexOf(text) {
+    return Array.from(encoder.encode(text), (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
-  function echoOf(values, text) {
-    if (text === null || text === undefined || !values.length) return false;
+  function formsOf(value) {
+    const forms = [value.toLowerCase(), hexOf(value), hexOf(value.toLowerCase())];
+    try {
+      const b64 = btoa(String.fromCharCode(...encoder.encode(value))).toLowerCase();
+      forms.push(b64, b64.replace(/=+$/, ""));
+    } catch (_) {
+      // a value too long to spread into arguments: its plain and hex forms still count
+    }
+    return Array.from(new Set(forms.filter(Boolean)));
+  }
+
+  function remember(value) {
+    const v = String(value || "");
+    const base = v.toLowerCase();
+    if (base.length < 2 || typedValues.includes(v)) return;
+    typedValues.push(v);
+    for (const form of formsOf(v)) typed.push({form, base, contained: base.length >= 4});
+    if ([...publicTexts, location.href].some((t) => appearsIn(base, t))) publicTyped.add(base);
+    typedHashes = null;
+  }
+
+  function echoOf(forms, text) {
+    if (text === null || text === undefined || !forms.length) return false;
     const hay = String(text).toLowerCase();
     const whole = hay.trim();
-    for (const v of values) {
-      if (whole === v || (v.length >= 4 && hay.includes(v))) return true;
+    for (const t of forms) {
+      if (whole === t.form || (t.contained && hay.includes(t.form))) return true;
     }
     return false;
   }
 
-  // A text echoes a typed value when it equals one (2+ characters) or contains one (4+).
+  // A text echoes a typed value when it equals one (2+ characters) or contains one (4+), as typed
+  // or in one of its encoded forms.
   function echoes(text) {
     return echoOf(typed, text);
   }
 
   // The same, over the values that were not public when typed (for URLs and link destinations).
   function echoesPrivate(text) {
-    return echoOf(typed.filter((v) => !publicTyped.has(v)), text);
+    return echoOf(typed.filter((t) => !publicTyped.has(t.base)), text);
   }
 
   // Twin of record.redact.appears_in: a URL's path segments, query keys and values; another
@@ -138,43 +165,121 @@ var SkillreelRecorder = (() => {
         parts = [text];
       }
     }
-    return parts.some((p) => p && echoOf([value], p));
+    return parts.some((p) => p && echoOf([{form: value, contained: value.length >= 4}], p));
   }
 
-  // The page-derived texts inside a selector: quoted attribute values and #ids.
-  function selectorTexts(selector) {
+  let typedHashes = null;
+  function isTypedHash(value) {
+    if (typedHashes === null) typedHashes = new Set(typed.map((t) => L.textHash(salt, t.form)));
+    return typedHashes.has(value);
+  }
+
+  // A standard element name is the page's choice among a fixed set, not free text.
+  function isStandardTag(name) {
+    if (!/^[a-z][a-z0-9]*$/.test(name)) return false;
+    try {
+      return !(document.createElement(name) instanceof HTMLUnknownElement);
+    } catch (_) {
+      return false;
+    }
+  }
+
+  const OWN_ATTRIBUTES = new Set(["data-testid", "data-test", "data-skillreel", "id", "name", "aria-label", "placeholder", "for"]);
+
+  function unescapeCss(text) {
+    return text.replace(/\\([0-9a-fA-F]{1,6}) ?|\\(.)/g, (_, hex, ch) => {
+      if (!hex) return ch;
+      const code = parseInt(hex, 16);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "\ufffd";
+    });
+  }
+
+  // Every page-controlled text inside a selector (record.redact.selector_parts is the twin): quoted
+  // values, ids, class names, attribute names and tag names; not pseudo-classes, numbers, standard
+  // tag names or the attribute names the recorder writes itself. A scope chain (" >>> ") is split;
+  // a hashed part ("role=ROLE name=HASH", "link=HASH") gives its role word only (hashes are
+  // compared as hashes).
+  const HASHED_PART = /^(?:role=([a-z0-9-]{1,32}) name=[0-9a-f]{16}|link=[0-9a-f]{16})$/;
+  function selectorParts(selector) {
     const out = [];
-    for (const m of selector.matchAll(/"((?:[^"\\]|\\.)*)"/g)) out.push(m[1].replace(/\\(.)/g, "$1"));
-    for (const m of selector.matchAll(/#((?:[^\s>+~.#:[\\]|\\.)+)/g)) out.push(m[1].replace(/\\(.)/g, "$1"));
+    for (const part of selector.split(" >>> ")) {
+      const hashed = HASHED_PART.exec(part);
+      if (hashed) {
+        if (hashed[1] && !isStandardTag(hashed[1])) out.push(hashed[1]);
+        continue;
+      }
+      for (const m of part.matchAll(/"((?:[^"\\]|\\.)*)"/g)) out.push(m[1].replace(/\\(.)/g, "$1"));
+      const rest = part.replace(/"((?:[^"\\]|\\.)*)"/g, '""');
+      for (const m of rest.matchAll(/([#.:[]?)((?:[A-Za-z0-9_\-\u0080-\uffff]|\\[0-9a-fA-F]{1,6} ?|\\.)+)/g)) {
+        const sigil = m[1];
+        const text = unescapeCss(m[2]);
+        if (sigil === ":" || /^\d+$/.test(text)) continue;
+        if (!sigil && isStandardTag(text.toLowerCase())) continue;
+        if (sigil === "[" && OWN_ATTRIBUTES.has(text.toLowerCase())) continue;
+        out.push(text);
+      }
+    }
     return out;
   }
 
-  // The element's description without anything taken from a text that echoes a typed value: no
-  // selector quoting one, no role-name or href candidate whose hashed name or destination holds
-  // one, no hash of such a text (a hash of typed text would let a guess be confirmed).
-  function describeSafe(el) {
-    const d = L.describe(el, salt);
-    if (!typed.length) return d;
-    const name = L.accessibleName(el);
-    const link = L.linkTarget(el);
-    const candidates = d.candidates.filter((c) => {
-      if (selectorTexts(c.selector).some(echoes)) return false;
-      if (c.strategy === "role-name") return !echoes(name);
-      return c.strategy !== "href" || !echoesPrivate(link);
-    });
-    if (!candidates.length) return null;
-    const fp = d.fingerprint;
+  function echoingWord(value) {
+    return typeof value === "string" && (isTypedHash(value) || (!isStandardTag(value.toLowerCase()) && echoes(value)));
+  }
+
+  // Every string of the fingerprint, walked generically (a feature added later is checked too):
+  // hashes whose source echoes (public values only spare link destinations), hashes of a typed
+  // form, and page words (tag, parent tags, role, type, attribute names) that echo are cleared;
+  // null when the tag itself echoes.
+  function scrubFingerprint(fp, el, name, link) {
     if (fp.textHash && echoes(L.ownText(el))) fp.textHash = null;
     if (fp.labelHash && echoes(L.labelText(el))) fp.labelHash = null;
     if (fp.nameHash && echoes(name)) delete fp.nameHash;
     if (fp.valueHash && echoes(L.buttonValue(el))) delete fp.valueHash;
     if (fp.linkHash && echoesPrivate(link)) delete fp.linkHash;
     if (fp.rowHash && echoes(L.rowHeader(el))) delete fp.rowHash;
-    for (const attr of Object.keys(fp.attributes)) {
+    for (const attr of Object.keys(fp.attributes || {})) {
       const value = el.getAttribute(attr);
-      if (attr === "href" ? echoesPrivate(value) : echoes(value)) delete fp.attributes[attr];
+      const echoed = attr === "href" ? echoesPrivate(value) : echoes(value);
+      if (echoed || echoingWord(attr) || isTypedHash(fp.attributes[attr])) delete fp.attributes[attr];
     }
-    return {candidates, fingerprint: fp};
+    for (const key of Object.keys(fp)) {
+      const value = fp[key];
+      if (key === "tag") {
+        if (echoingWord(value)) return null;
+      } else if (Array.isArray(value)) {
+        if (value.some(echoingWord)) fp[key] = [];
+      } else if (echoingWord(value)) {
+        fp[key] = null;
+      }
+    }
+    return fp;
+  }
+
+  // A role-name candidate designates its element by the hash of its accessible name, an href one
+  // by the hash of its link destination (fingerprint.js): neither may be the hash of typed text.
+  function candidateEchoes(c, name, link) {
+    if (selectorParts(c.selector).some(echoes)) return true;
+    const own = c.selector.split(" >>> ").pop();
+    if (c.strategy === "role-name" || c.strategy === "href") {
+      const hash = own.slice(own.lastIndexOf("=") + 1);
+      if (isTypedHash(hash)) return true;
+      return c.strategy === "role-name" ? echoes(name) : echoesPrivate(link);
+    }
+    return false;
+  }
+
+  // The element's description without anything taken from a text that echoes a typed value: no
+  // selector part quoting one, no role-name or href candidate whose hashed name or destination
+  // holds one, no hash of such a text (a hash of typed text would let a guess be confirmed).
+  function describeSafe(el) {
+    const d = L.describe(el, salt);
+    if (!typed.length) return d;
+    const name = L.accessibleName(el);
+    const link = L.linkTarget(el);
+    const candidates = d.candidates.filter((c) => !candidateEchoes(c, name, link));
+    if (!candidates.length) return null;
+    const fingerprint = scrubFingerprint(d.fingerprint, el, name, link);
+    return fingerprint ? {candidates, fingerprint} : null;
   }
 
   // ---- fields -------------------------------------------------------------------------------

@@ -17,11 +17,22 @@ draft is stored; nothing here writes or prints them. Two layers use them:
 
 The echo rule (shared with ``recorder.js``): a text echoes a value when, compared case-blind, it
 equals the value (two characters or more) or contains it (four characters or more). Shorter values
-are not compared, so a "1" in a quantity field does not blot out half the page.
+are not compared, so a "1" in a quantity field does not blot out half the page. A value is also
+compared in its encoded forms (:func:`encoded_forms`: hex and base64 of its UTF-8 bytes), so a page
+cannot slip it past the rule by encoding it first.
+
+Every string a page controls is checked, not only attribute values and ids: the tag names, class
+names and attribute names inside a selector (:func:`selector_parts`), and every string of a
+fingerprint (the tag and the parent path, where a custom element ``x-<value>`` would carry it, the
+role, the type, attribute names; hashes are compared with the hashes of the typed forms). Standard
+HTML tag names, ARIA roles and input types (:data:`VOCABULARY`) are a page's choice among a fixed
+set, not free text, so they never count as an echo (the user who types "button" still records
+clicks on buttons).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -30,13 +41,45 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from ..model.draft import Draft
 from ..model.events import EventsLog, FieldInfo
-from ..model.locators import LocatorBundle, text_hash
+from ..model.locators import SCOPE_SEPARATOR, Fingerprint, LocatorBundle, text_hash
 from ..model.urls import TOKEN_KEYS, has_token
 
-_HASHED_FEATURES: Final = ("text_hash", "label_hash", "name_hash", "value_hash", "link_hash", "row_hash")
 MIN_EQUAL: Final = 2
 MIN_CONTAINED: Final = 4
 FALLBACK_HINTS: Final = ("text", "field", "input", "value", "entry", "param")
+
+
+# Words a page picks from a fixed set (never free text): standard HTML and common SVG tag names, ARIA
+# roles, input and button types, and the recorder's own event kinds. A page can still encode a value
+# in a sequence of such words or in numbers (sibling positions); that structural channel is stated
+# as a limit in docs/security.md.
+_HTML_TAGS: Final = (
+    "a abbr address area article aside audio b base bdi bdo blockquote body br button canvas caption "
+    "cite code col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset "
+    "figcaption figure footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input "
+    "ins kbd label legend li link main map mark menu meta meter nav noscript object ol optgroup "
+    "option output p param picture pre progress q rp rt ruby s samp script search section select "
+    "slot small source span strong style sub summary sup table tbody td template textarea tfoot th "
+    "thead time title tr track u ul var video wbr center font frame frameset marquee nobr tt big "
+    "svg g path circle rect line polyline polygon ellipse text tspan use defs symbol image "
+    "lineargradient radialgradient stop clippath mask foreignobject"
+)
+_ROLES: Final = (
+    "alert alertdialog application article banner blockquote button caption cell checkbox code "
+    "columnheader combobox complementary contentinfo definition deletion dialog directory document "
+    "emphasis feed figure form generic grid gridcell group heading img insertion link list listbox "
+    "listitem log main marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter "
+    "navigation none note option paragraph presentation progressbar radio radiogroup region row "
+    "rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong "
+    "subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar "
+    "tooltip tree treegrid treeitem"
+)
+_TYPES: Final = (
+    "button checkbox color date datetime-local email file hidden image month number password radio "
+    "range reset search submit tel text time url week menu "
+    "navigate click input select press human observe assert"
+)
+VOCABULARY: Final = frozenset(f"{_HTML_TAGS} {_ROLES} {_TYPES}".split())
 
 
 class TypedValues:
@@ -50,10 +93,12 @@ class TypedValues:
     applies to them (names, texts, selectors), so what was typed stays out of the fingerprints.
     """
 
-    __slots__ = ("_public", "_values")
+    __slots__ = ("_encoded", "_originals", "_public", "_values")
 
     def __init__(self, values: Iterable[str] = (), *, public: Iterable[str] = ()) -> None:
         self._values: list[str] = []
+        self._originals: list[str] = []
+        self._encoded: list[tuple[str, str]] = []  # (encoded form, the lower-cased value)
         self._public: set[str] = set()
         for value in values:
             self.add(value)
@@ -67,26 +112,41 @@ class TypedValues:
         if len(folded) < MIN_EQUAL or folded in self._values:
             return
         self._values.append(folded)
+        self._originals.append(value)
+        self._encoded += [(form, folded) for form in encoded_forms(value)]
         if public or any(appears_in(folded, text) for text in seen_in):
             self._public.add(folded)
 
     def echoes(self, text: str | None) -> bool:
-        """True when ``text`` equals (2+ chars) or contains (4+ chars) a typed value."""
-        return _echoes(self._values, text)
+        """True when ``text`` equals (2+ chars) or contains (4+ chars) a typed value, as typed or
+        in one of its encoded forms (a form counts as contained when its value has 4+ chars)."""
+        return _echoes(self._values, text) or _echoes_forms(self._encoded, text)
 
     def echoes_private(self, text: str | None) -> bool:
         """:meth:`echoes` over the values that were not public when typed."""
-        return _echoes([v for v in self._values if v not in self._public], text)
+        private = [v for v in self._values if v not in self._public]
+        forms = [(f, v) for f, v in self._encoded if v not in self._public]
+        return _echoes(private, text) or _echoes_forms(forms, text)
 
     def values(self) -> tuple[str, ...]:
         """The (lower-cased) values, for the recorder script's own echo checks only."""
         return tuple(self._values)
+
+    def originals(self) -> tuple[str, ...]:
+        """The values as typed, for the recorder script's echo checks (it encodes them itself)."""
+        return tuple(self._originals)
+
+    def forms(self) -> tuple[str, ...]:
+        """Every form a value is compared in (lower-cased and encoded), for hash comparisons."""
+        return (*self._values, *(form for form, _ in self._encoded))
 
     def public_values(self) -> tuple[str, ...]:
         return tuple(v for v in self._values if v in self._public)
 
     def clear(self) -> None:
         self._values.clear()
+        self._originals.clear()
+        self._encoded.clear()
         self._public.clear()
 
     def __len__(self) -> int:
@@ -96,12 +156,31 @@ class TypedValues:
         return f"TypedValues({len(self._values)} values)"
 
 
+def encoded_forms(value: str) -> tuple[str, ...]:
+    """The encodings of a typed value a page could copy instead of the value itself (lower-cased):
+    hex of its UTF-8 bytes (as typed and lower-cased) and base64 (with and without padding)."""
+    data = value.encode()
+    b64 = base64.b64encode(data).decode().lower()
+    forms = (data.hex(), value.lower().encode().hex(), b64, b64.rstrip("="))
+    return tuple(dict.fromkeys(f for f in forms if f))
+
+
 def _echoes(values: Iterable[str], text: str | None) -> bool:
     if not text:
         return False
     hay = text.lower()
     whole = hay.strip()
     return any(whole == v or (len(v) >= MIN_CONTAINED and v in hay) for v in values)
+
+
+def _echoes_forms(forms: Iterable[tuple[str, str]], text: str | None) -> bool:
+    """:func:`_echoes` over encoded forms: ``(form, value)``; containment counts for a value of
+    :data:`MIN_CONTAINED` characters or more (the same rule as the value itself)."""
+    if not text:
+        return False
+    hay = text.lower()
+    whole = hay.strip()
+    return any(whole == f or (len(v) >= MIN_CONTAINED and f in hay) for f, v in forms)
 
 
 _WORDS = re.compile(r"[^\w@.+-]+")
@@ -120,6 +199,16 @@ def appears_in(value: str, text: str) -> bool:
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _HASH_ID = re.compile(r"#((?:[^\s>+~.#:\[\\]|\\.)+)")
 _ESCAPE = re.compile(r"\\(.)")
+# A CSS identifier with the sigil before it: "#" id, "." class, "[" attribute name, ":" pseudo-class
+# (ours: never page text), none for a tag name. Escapes are kept and decoded by _unescape.
+_IDENT = re.compile(r"([#.:\[]?)((?:[A-Za-z0-9_\-\u0080-\U0010ffff]|\\[0-9a-fA-F]{1,6} ?|\\.)+)")
+# Attribute names the recorder itself writes into selectors (fingerprint.js), not the page's choice.
+_OWN_ATTRIBUTES: Final = frozenset(
+    {"data-testid", "data-test", "data-skillreel", "id", "name", "aria-label", "placeholder", "for"}
+)
+_HEX_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}) ?|\\(.)")
+# The element's own part of a role-name or href candidate (model.locators._HASHED_SELECTORS).
+_HASHED_PART = re.compile(r"role=([a-z0-9-]{1,32}) name=[0-9a-f]{16}|link=[0-9a-f]{16}")
 
 
 def selector_texts(selector: str) -> list[str]:
@@ -129,26 +218,92 @@ def selector_texts(selector: str) -> list[str]:
     return [_ESCAPE.sub(r"\1", text) for text in found]
 
 
+def selector_parts(selector: str) -> list[str]:
+    """Every page-controlled text inside a selector: quoted attribute values, and the ids, class
+    names, attribute names and tag names (escapes decoded). Pseudo-classes and their arguments are
+    skipped (the recorder writes them), and so are standard tag names (:data:`VOCABULARY`). A scope
+    chain is split; a hashed part (``role=ROLE name=HASH``, ``link=HASH``) gives its role word only
+    (its hash is compared as a hash, :func:`scrub_bundle`)."""
+    found: list[str] = []
+    for part in selector.split(SCOPE_SEPARATOR):
+        hashed = _HASHED_PART.fullmatch(part)
+        if hashed is not None:
+            role = hashed.group(1)
+            if role is not None and role not in VOCABULARY:
+                found.append(role)
+            continue
+        found += [_ESCAPE.sub(r"\1", m.group(1)) for m in _QUOTED.finditer(part)]
+        rest = _QUOTED.sub('""', part)
+        for match in _IDENT.finditer(rest):
+            sigil, raw = match.groups()
+            text = _unescape(raw)
+            if sigil == ":" or text.isdigit() or (not sigil and text.lower() in VOCABULARY):
+                continue
+            if sigil == "[" and text.lower() in _OWN_ATTRIBUTES:
+                continue
+            found.append(text)
+    return found
+
+
+def _unescape(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        if match.group(1) is not None:
+            code = int(match.group(1), 16)
+            return chr(code) if 0 < code <= 0x10FFFF else "\ufffd"
+        return match.group(2)
+
+    return _HEX_ESCAPE.sub(one, text)
+
+
 def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> LocatorBundle | None:
-    """The bundle without candidates or hashes that echo a typed value (None: nothing left)."""
+    """The bundle without candidates, strings or hashes that echo a typed value (None: nothing
+    left, or the element's tag itself echoes one)."""
     if not len(typed):
         return bundle
-    hashes = {h for v in typed.values() if (h := text_hash(salt, v)) is not None}
+    hashes = {h for v in typed.forms() if (h := text_hash(salt, v)) is not None}
     kept = tuple(
         c
         for c in bundle.candidates
-        if c.text_hash not in hashes and not any(typed.echoes(t) for t in selector_texts(c.selector))
+        if c.text_hash not in hashes and not any(typed.echoes(t) for t in selector_parts(c.selector))
     )
     if not kept:
         return None
     fp = bundle.fingerprint
-    changes: dict[str, Any] = {key: None for key in _HASHED_FEATURES if getattr(fp, key) in hashes}
-    attributes = {k: h for k, h in fp.attributes.items() if h not in hashes}
-    if attributes != fp.attributes:
-        changes["attributes"] = attributes
+    changes = page_string_changes(fp, typed, hashes)
+    if changes is None:
+        return None
     if kept == bundle.candidates and not changes:
         return bundle
     return LocatorBundle(candidates=kept, fingerprint=fp.model_copy(update=changes))
+
+
+def page_string_changes(fp: Fingerprint, typed: TypedValues, hashes: set[str]) -> dict[str, Any] | None:
+    """What to clear in a fingerprint so that no string of it echoes a typed value: a hash equal to
+    the hash of a typed form, a string (role, type, a parent's tag) or an attribute name that echoes
+    one. Every field is walked, so a feature added later is checked too. None when a required field
+    (the tag) echoes: the element cannot be described without the value."""
+    changes: dict[str, Any] = {}
+    for name, info in type(fp).model_fields.items():
+        value = getattr(fp, name)
+        if isinstance(value, dict):
+            kept = {k: v for k, v in value.items() if not _echoing(k, typed, hashes) and v not in hashes}
+            if kept != value:
+                changes[name] = kept
+        elif _echoing(value, typed, hashes):
+            if info.is_required():
+                return None
+            changes[name] = info.get_default(call_default_factory=True)
+    return changes
+
+
+def _echoing(value: Any, typed: TypedValues, hashes: set[str]) -> bool:
+    if isinstance(value, str):
+        return value in hashes or (value.lower() not in VOCABULARY and typed.echoes(value))
+    if isinstance(value, list | tuple):
+        return any(_echoing(v, typed, hashes) for v in value)
+    if isinstance(value, dict):
+        return any(_echoing(k, typed, hashes) or _echoing(v, typed, hashes) for k, v in value.items())
+    return False
 
 
 def scrub_field(field: FieldInfo | None, typed: TypedValues) -> FieldInfo | None:
@@ -225,17 +380,12 @@ _NOT_TEXT: Final = frozenset(
         "schema",
         "kind",
         "strategy",
-        "tag",
-        "type",
-        "role",
         "check",
         "reason",
         "key",
         "control",
         "ref",
         "capabilities",
-        "parentPath",
-        "attributes",
         "status",
         "salt",
         "fingerprintSalt",
@@ -250,6 +400,9 @@ _NOT_TEXT: Final = frozenset(
         "id",
     }
 )
+# Keys whose values a page chooses (a tag, a role, an input type, an event kind), usually from a
+# fixed vocabulary: a word of the vocabulary is no echo; anything else is checked like free text.
+_PAGE_WORDS: Final = frozenset({"tag", "type", "role", "parentPath"})
 # Strings given by the user before recording began: checked for secret patterns, not for echo.
 _PRE_RECORDING: Final = ("environment",)
 
@@ -260,9 +413,13 @@ def secret_categories(text: str) -> list[str]:
 
 
 def _strings(value: Any, path: str) -> Iterator[tuple[str, str, str]]:
-    """(path, key, text) for every free-text string under ``value``."""
+    """(path, key, text) for every free-text string under ``value``; the names in an ``attributes``
+    map are page text too (its values are hashes)."""
     if isinstance(value, dict):
         for key, inner in value.items():
+            if key == "attributes" and isinstance(inner, dict):
+                yield from ((f"{path}.{key}[{i}]", key, name) for i, name in enumerate(inner))
+                continue
             if key in _NOT_TEXT or key.endswith(("Digest", "Hash")):
                 continue
             yield from (
@@ -280,7 +437,9 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str, str]]:
 
 def _echo_parts(key: str, text: str) -> list[str]:
     if key == "selector":
-        return selector_texts(text)
+        return selector_parts(text)
+    if key in _PAGE_WORDS and text.lower() in VOCABULARY:
+        return []
     if key == "url":
         try:
             parts = urlsplit(text)

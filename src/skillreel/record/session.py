@@ -17,8 +17,9 @@ page it is typed on, is public; see ``record.redact.TypedValues``).
 CDP notifications are queued in arrival order and handled by one task, so the log keeps the order
 in which things happened. Every binding payload is untrusted input: it is size-bounded and
 validated against :class:`~skillreel.model.events.PageEvent` before it counts. A typed value then
-goes to :class:`~skillreel.record.redact.TypedValues` (memory only) and the log keeps its salted
-digest; the event's selectors, hashes and parameter hint are scrubbed of typed text.
+goes to :class:`~skillreel.record.redact.TypedValues` (memory only) and leaves no trace in the log
+(not even a digest: a salted digest stored beside its salt gives a short value away to anyone who
+guesses); the event's selectors, hashes and parameter hint are scrubbed of typed text.
 
 Navigations of the first page's main frame are recorded when the browser, not the page, started
 them. Chromium announces a renderer-initiated navigation (a link, a form, a script,
@@ -56,7 +57,6 @@ from ..model.events import (
     NavigateReason,
     PageEvent,
     RecordedEvent,
-    value_digest,
 )
 from ..model.limits import MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
 from ..model.locators import LocatorBundle
@@ -403,7 +403,7 @@ class Recorder:
                 tap.worlds[context["id"]] = (context.get("auxData") or {}).get("frameId", "")
                 config = {
                     "salt": self._salt,
-                    "values": list(self._typed.values()),
+                    "values": list(self._typed.originals()),
                     "publicValues": list(self._typed.public_values()),
                     "publicTexts": list(self._public),
                 }
@@ -478,9 +478,7 @@ class Recorder:
         if event.target is not None and target is None:
             fields.update(type="human", reason="other", key=None)
         elif event.field is not None:
-            fields["field"] = scrub_field(event.field, self._typed)
-            if event.value is not None:
-                fields["value_digest"] = value_digest(self._salt, event.value)
+            fields["field"] = scrub_field(event.field, self._typed)  # the value stays in memory only
         self._append(RecordedEvent.model_validate(fields))
 
     def _on_navigated(self, tap: _Tap, frame: dict[str, Any], kind: Any, starting: bool) -> None:

@@ -11,6 +11,9 @@ reporting refusals to one :class:`~skillreel.sandbox.ledger.NetworkLedger`:
    session's proxy has an empty allowlist and its context is emulated offline: nothing leaves
    the machine (routing still fulfils the fixture document).
 
+Before the Playwright driver starts, ``vault.seal_environment`` moves every ``SKILLREEL_SECRET_*``
+variable out of the process environment, so neither the driver nor Chromium inherits one.
+
 Playwright errors are translated here, once: launch problems to ``SR_REPLAY_UI_CHROMIUM_SETUP``,
 a browser or renderer crash to ``SR_REPLAY_UI_BROWSER_CRASHED``.
 """
@@ -47,6 +50,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from skillreel.errors import InputError, ReplayUIError, TargetError
 from skillreel.model.environment import FIXTURE_ORIGIN, FIXTURE_URL, Environment, HtmlTarget
 from skillreel.model.limits import MAX_HTML_CHARS
+from skillreel.vault import seal_environment
 
 from .allowlist import SINKHOLE_SUFFIX, decide
 from .files import fixture_digest, read_storage_state
@@ -337,6 +341,7 @@ async def browser_session(
         proxy = EnforcingProxy(() if fixture is not None else environment.allowed_origins, ledger.refuse)
         await proxy.start()
         stack.push_async_callback(proxy.close)
+        seal_environment()  # the driver and Chromium inherit no SKILLREEL_SECRET_* variable
         try:
             pw = await async_playwright().start()
         except PlaywrightError as exc:

@@ -1,4 +1,10 @@
-"""Use case: delete a skill that is not enabled, with its kept revisions (``skillreel delete``)."""
+"""Use case: delete a skill that is not enabled, with its kept revisions (``skillreel delete``).
+
+Deleting holds the install lock and first finishes or rolls back a package transaction a killed
+``enable`` or ``revoke`` left for the skill (:func:`~skillreel.skills.transaction.package_transaction`):
+otherwise a package published by an enable killed before its commit would stay live on disk for a
+skill the store no longer knows.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,9 @@ from typing import Any
 
 from ..model import lifecycle
 from ..model.base import check_skill_name
+from ..model.envelope import ResultWarning
+from ..skills.install import no_fault
+from ..skills.transaction import package_transaction
 from ..store import AuditNote, Store
 from .guards import approval_required
 
@@ -16,6 +25,7 @@ class DeleteResult:
     name: str
     revision: int
     status: str
+    warnings: tuple[ResultWarning, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"deleted": self.name, "revision": self.revision, "status": self.status}
@@ -34,5 +44,9 @@ def delete_skill(
             f"revision(s)",
             {"name": name, "revision": current.revision, "revisionsKept": kept},
         )
-    removed = store.remove(name, AuditNote(kind="delete"), expected_revision=current.revision)
-    return DeleteResult(removed.name, removed.revision, removed.status)
+    with package_transaction(store, name, no_fault) as (_, warnings):
+        current = store.get(name)  # again, under the lock and after converging
+        lifecycle.check_revision(current, expected_revision)
+        lifecycle.ensure_deletable(current)
+        removed = store.remove(name, AuditNote(kind="delete"), expected_revision=current.revision)
+    return DeleteResult(removed.name, removed.revision, removed.status, warnings)

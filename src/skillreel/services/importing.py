@@ -1,6 +1,10 @@
 """Use case: store an exported skill, re-validating everything (``skillreel import``): a new name
 at revision 1, or (``replace`` + ``approve``) the next revision of an existing skill that is not
-enabled. ``enabled`` becomes ``validated``; with trusted keys only a signed export is accepted."""
+enabled. ``enabled`` becomes ``validated``; with trusted keys only a signed export is accepted.
+
+An import whose signature was not verified against a trusted key (``trust``) arrives as a draft
+that needs a review in this store, unless the policy's ``unsignedImports`` is ``keep``: an approval
+made elsewhere by someone this store cannot identify does not count here."""
 
 from __future__ import annotations
 
@@ -66,10 +70,11 @@ def import_skill(
     if trusted:
         signing.verify_export(document, trusted)
     source = document.entry
+    as_draft = not trusted and store.policy().unsigned_import_status == "draft"
     note = AuditNote(kind="import", digests={"export": document.export_digest}, actor="import")
     existing = store.find(source.name)
     if existing is None:
-        stored = store.insert(imported_entry(source, 1, now), note)
+        stored = store.insert(imported_entry(source, 1, now, as_draft=as_draft), note)
     else:
         stored = _replace(
             store,
@@ -80,6 +85,7 @@ def import_skill(
             approve=approve,
             expected_revision=expected_revision,
             now=now,
+            as_draft=as_draft,
         )
     signer = document.signature.key_id if document.signature else None
     return ImportResult(
@@ -104,6 +110,7 @@ def _replace(
     approve: bool,
     expected_revision: int | None,
     now: str,
+    as_draft: bool,
 ) -> StoreEntry:
     name = existing.name
     if not replace:
@@ -111,7 +118,7 @@ def _replace(
             "SR_RECORD_EXISTS", f"a skill named {name!r} already exists (import with --replace --approve)"
         )
     lifecycle.check_revision(existing, expected_revision)
-    change: Callable[[StoreEntry], StoreEntry] = lambda cur: _replacing(cur, source, now)  # noqa: E731
+    change: Callable[[StoreEntry], StoreEntry] = lambda cur: _replacing(cur, source, now, as_draft)  # noqa: E731
     preview = change(existing)
     if not approve:
         raise approval_required(
@@ -122,10 +129,10 @@ def _replace(
     return store.update(name, change, note, expected_revision=existing.revision)
 
 
-def _replacing(current: StoreEntry, source: StoreEntry, now: str) -> StoreEntry:
+def _replacing(current: StoreEntry, source: StoreEntry, now: str, as_draft: bool) -> StoreEntry:
     if current.status == "enabled":
         raise LifecycleError(
             "SR_RECORD_STATE_INVALID",
             f"cannot replace enabled skill {current.name!r} by an import (revoke it first)",
         )
-    return imported_entry(source, current.revision + 1, max(now, current.updated_at))
+    return imported_entry(source, current.revision + 1, max(now, current.updated_at), as_draft=as_draft)

@@ -9,12 +9,23 @@ Revoke: check the installed bytes against the package digest the store kept, mov
 aside (a rename beside it), commit the state change, then delete the moved-aside copies. If the
 commit fails, the packages are renamed back, byte for byte.
 
+Both hold the store's install lock for the whole transaction and write a journal before they touch
+a skill root (``skills/journal.py``), and both first make the disk agree with the store for a
+transaction of the same skill that a killed process left unfinished (a warning says so). Two racing
+enables therefore never both rely on the same files, and no live package or ``.skillreel-*`` folder
+outlives the next enable or revoke of its skill.
+
+Revoke with ``project_dir`` (a project that moved) looks there and at the recorded paths, so a
+package still at its recorded place is removed, never forgotten.
+
 ``plan_enable`` / ``plan_revoke`` run every check and write nothing: the CLI shows them when
 ``--approve`` is missing.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +37,7 @@ from ..model import lifecycle
 from ..model.base import check_skill_name
 from ..model.canonical import GENESIS_DIGEST
 from ..model.entry import Installation, StoreEntry
+from ..model.envelope import ResultWarning
 from ..skills.install import (
     Fault,
     Scope,
@@ -36,7 +48,8 @@ from ..skills.install import (
     skill_roots,
     stage_removal,
 )
-from ..skills.package import Package, render_package
+from ..skills.package import Launcher, Package, render_package
+from ..skills.transaction import package_transaction
 from ..store import AuditNote, Store
 from .guards import approval_required
 
@@ -65,6 +78,7 @@ class EnableResult:
     scope: Scope
     package_digest: str
     installations: tuple[str, ...]
+    warnings: tuple[ResultWarning, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,6 +115,7 @@ class RevokeResult:
     removed: tuple[str, ...]
     absent: tuple[str, ...]
     leftovers: tuple[str, ...] = ()
+    warnings: tuple[ResultWarning, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,6 +130,17 @@ class RevokeResult:
 
 
 # --- enable ------------------------------------------------------------------------------------
+
+
+def this_launcher(store: Store) -> Launcher:
+    """The program and store running now, for the package's ``scripts/replay``: this Python
+    (``sys.executable`` as invoked, not resolved, so a virtualenv stays itself) with ``-P -m
+    skillreel`` (``-P``: no current directory on the import path, so a project folder cannot shadow
+    the package), and the store's home."""
+    return Launcher(
+        command=(os.path.abspath(sys.executable), "-P", "-m", "skillreel"),
+        home=str(store.home.absolute()),
+    )
 
 
 def plan_enable(
@@ -136,7 +162,7 @@ def plan_enable(
     # The lifecycle's own rule decides (only validated, or revoked again), before anything is rendered.
     lifecycle.enable(entry, _installation(scope, paths, GENESIS_DIGEST, now), now)
     _check_policy(store, entry, scope)
-    package = render_package(entry, revision=entry.revision + 1)
+    package = render_package(entry, revision=entry.revision + 1, launcher=this_launcher(store))
     plan = EnablePlan(entry, scope, package, paths)
     for path in plan.paths:
         check_target(path, package)
@@ -156,8 +182,8 @@ def enable_skill(
 ) -> EnableResult:
     """Install the package into every root of ``scope`` and mark the skill enabled, atomically.
     Without ``approve``: every check, then ``SR_RECORD_APPROVAL_REQUIRED`` saying what would change."""
-    plan = plan_enable(store, name, scope, project_dir, home=home, expected_revision=expected_revision)
     if not approve:
+        plan = plan_enable(store, name, scope, project_dir, home=home, expected_revision=expected_revision)
         raise approval_required(
             plan.describe().removeprefix("would "),
             {
@@ -168,27 +194,33 @@ def enable_skill(
                 "installations": [str(p) for p in plan.paths],
             },
         )
-    now = store.now()
-    installation = _installation(scope, plan.paths, plan.package.digest, now)
-    installed = install(plan.package, tuple(p.parent for p in plan.paths), fault=fault)
+    with package_transaction(store, name, fault) as (journals, warnings):
+        plan = plan_enable(store, name, scope, project_dir, home=home, expected_revision=expected_revision)
+        now = store.now()
+        installation = _installation(scope, plan.paths, plan.package.digest, now)
+        installed = install(plan.package, tuple(p.parent for p in plan.paths), journals=journals, fault=fault)
 
-    def change(current: StoreEntry) -> StoreEntry:
-        if current.entry_digest != plan.entry.entry_digest:
-            raise LifecycleError("SR_RECORD_REVISION_CONFLICT", f"skill {name!r} changed while enabling it")
-        return lifecycle.enable(current, installation, now)
+        def change(current: StoreEntry) -> StoreEntry:
+            if current.entry_digest != plan.entry.entry_digest:
+                raise LifecycleError(
+                    "SR_RECORD_REVISION_CONFLICT", f"skill {name!r} changed while enabling it"
+                )
+            return lifecycle.enable(current, installation, now)
 
-    try:
-        fault("enable.commit")
-        new = store.update(
-            name,
-            change,
-            AuditNote(kind="enable", digests={"package": plan.package.digest}),
-            expected_revision=plan.entry.revision,
-        )
-    except BaseException:
-        installed.rollback()
-        raise
-    return EnableResult(new.name, new.revision, scope, plan.package.digest, installation.paths)
+        try:
+            fault("enable.commit")
+            new = store.update(
+                name,
+                change,
+                AuditNote(kind="enable", digests={"package": plan.package.digest}),
+                expected_revision=plan.entry.revision,
+            )
+        except BaseException:
+            installed.rollback()
+            raise
+        fault("enable.finish")
+        installed.finish()
+    return EnableResult(new.name, new.revision, scope, plan.package.digest, installation.paths, warnings)
 
 
 def _check_policy(store: Store, entry: StoreEntry, scope: Scope) -> None:
@@ -216,11 +248,13 @@ def _installation(scope: Scope, paths: tuple[Path, ...], digest: str, now: str) 
 def installed_paths(
     installation: Installation, name: str, project_dir: Path | None = None
 ) -> tuple[Path, ...]:
-    """Where the enabled package is: as recorded, or, for a project install with ``project_dir``,
-    at the same places under that directory (a project that moved)."""
-    if project_dir is not None and installation.scope == "project":
-        return tuple(root / name for root in skill_roots("project", project_dir))
-    return tuple(Path(p) for p in installation.paths)
+    """Where the enabled package may be: the recorded paths and, for a project install with
+    ``project_dir``, the same places under that directory (a project that moved or was copied)."""
+    recorded = tuple(Path(p) for p in installation.paths)
+    if project_dir is None or installation.scope != "project":
+        return recorded
+    moved = tuple(root / name for root in skill_roots("project", project_dir))
+    return moved + tuple(p for p in recorded if p not in moved)
 
 
 def plan_revoke(
@@ -250,8 +284,8 @@ def revoke_skill(
 ) -> RevokeResult:
     """Move the packages aside, mark the skill revoked, then delete them; restore on any failure.
     Without ``approve``: every check, then ``SR_RECORD_APPROVAL_REQUIRED`` saying what would change."""
-    plan = plan_revoke(store, name, project_dir, expected_revision=expected_revision)
     if not approve:
+        plan = plan_revoke(store, name, project_dir, expected_revision=expected_revision)
         raise approval_required(
             plan.describe().removeprefix("would "),
             {
@@ -262,26 +296,32 @@ def revoke_skill(
                 "alreadyAbsent": [str(p) for p in plan.absent],
             },
         )
-    now = store.now()
-    staged = stage_removal(plan.present + plan.absent, plan.package_digest, fault=fault)
-
-    def change(current: StoreEntry) -> StoreEntry:
-        if current.entry_digest != plan.entry.entry_digest:
-            raise LifecycleError("SR_RECORD_REVISION_CONFLICT", f"skill {name!r} changed while revoking it")
-        return lifecycle.revoke(current, now)
-
-    try:
-        fault("revoke.commit")
-        new = store.update(
-            name,
-            change,
-            AuditNote(kind="revoke", digests={"package": plan.package_digest}),
-            expected_revision=plan.entry.revision,
+    with package_transaction(store, name, fault) as (journals, warnings):
+        plan = plan_revoke(store, name, project_dir, expected_revision=expected_revision)
+        now = store.now()
+        staged = stage_removal(
+            plan.present + plan.absent, plan.package_digest, name=name, journals=journals, fault=fault
         )
-    except BaseException:
-        staged.rollback()
-        raise
-    leftovers = staged.finish(fault)
+
+        def change(current: StoreEntry) -> StoreEntry:
+            if current.entry_digest != plan.entry.entry_digest:
+                raise LifecycleError(
+                    "SR_RECORD_REVISION_CONFLICT", f"skill {name!r} changed while revoking it"
+                )
+            return lifecycle.revoke(current, now)
+
+        try:
+            fault("revoke.commit")
+            new = store.update(
+                name,
+                change,
+                AuditNote(kind="revoke", digests={"package": plan.package_digest}),
+                expected_revision=plan.entry.revision,
+            )
+        except BaseException:
+            staged.rollback()
+            raise
+        leftovers = staged.finish(fault)
     return RevokeResult(
         new.name,
         new.revision,
@@ -289,4 +329,5 @@ def revoke_skill(
         tuple(str(p) for p in staged.removed),
         tuple(str(p) for p in staged.absent),
         tuple(str(p) for p in leftovers),
+        warnings,
     )

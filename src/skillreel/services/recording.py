@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -21,6 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import InputError, RecordError, ReplayUIError, TargetError
+from ..model.actions import CAPABILITY_OF_KIND, Capability
 from ..model.base import ParamName, check_skill_name, is_label
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
@@ -36,7 +37,7 @@ from ..model.limits import (
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
 from ..record.automation import AssertionsFile, AutomationScript, perform
-from ..record.project import ProjectionOptions, forget_sensitive_digests, plan, project
+from ..record.project import ProjectionOptions, plan, project
 from ..record.redact import Finding, scan, scan_texts
 from ..record.session import Capture, Recorder
 from ..sandbox.browser import BrowserSession, browser_session
@@ -339,23 +340,77 @@ def check_target(bundle: LocatorBundle) -> LocatorBundle:
     )
 
 
+def _unknown_sensitive(events: Sequence[RecordedEvent], sensitive: frozenset[str]) -> str | None:
+    """What to say when a ``--sensitive`` name matches none of the parameters recorded so far
+    (None when every name matches): the unknown names and the parameters there are."""
+    parameters = plan(events, sensitive).parameters
+    unknown = sorted(sensitive - {p.name for p in parameters})
+    if not unknown:
+        return None
+    known = ", ".join(p.name for p in parameters) or "none"
+    return f"--sensitive names no recorded parameter: {', '.join(unknown)} (parameters: {known})"
+
+
+def _refuse_unknown_sensitive(events: Sequence[RecordedEvent], sensitive: frozenset[str]) -> None:
+    """``SR_RECORD_PARAMETER_UNKNOWN`` when a ``--sensitive`` name matches none of the parameters
+    recorded so far. A scripted demonstration checks this once its last field is filled, before the
+    steps after it (usually the one that acts on the site) run."""
+    problem = _unknown_sensitive(events, sensitive)
+    if problem is not None:
+        raise InputError(
+            "SR_RECORD_PARAMETER_UNKNOWN",
+            f"{problem}; the demonstration was stopped before the steps after its last field, "
+            "nothing was stored",
+        )
+
+
+async def _until_finished(
+    recorder: Recorder,
+    sensitive: frozenset[str],
+    until_done: Callable[[], Awaitable[None]],
+    on_notice: Callable[[str], None] | None,
+) -> None:
+    """Wait for the person to finish. When a ``--sensitive`` name still matches no field typed,
+    say so and wait once more, so the person can type into that field instead of losing the
+    demonstration (a second finish ends it; the recording is then refused)."""
+    await until_done()
+    if not sensitive or on_notice is None:
+        return
+    await recorder.flush()
+    problem = _unknown_sensitive(recorder.events, sensitive)
+    if problem is not None:
+        on_notice(f"{problem}: type into that field now, or finish again to discard the recording")
+        await until_done()
+
+
 async def _demonstrate(
     prepared: PreparedRecording,
     session: BrowserSession,
     recorder: Recorder,
     until_done: Callable[[], Awaitable[None]] | None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> Capture:
     environment = prepared.environment
     await recorder.start(session.page)
     async with recorder.starting(environment.start_url):
         await session.goto_start(timeout_ms=max(prepared.request.timeout_ms, 10_000))
+    sensitive = frozenset(prepared.request.sensitive)
     if prepared.script is not None:
         script, timeout_ms = prepared.script, prepared.request.timeout_ms
+
+        async def inputs_done() -> None:
+            await recorder.flush()
+            _refuse_unknown_sensitive(recorder.events, sensitive)
+
         await _unless_gone(
-            session, lambda: perform(session.page, script, timeout_ms=timeout_ms, between=recorder.settle)
+            session,
+            lambda: perform(
+                session.page, script, timeout_ms=timeout_ms, between=recorder.settle, inputs_done=inputs_done
+            ),
         )
     elif until_done is not None:
-        await _unless_gone(session, until_done)
+        finish = until_done
+        await _unless_gone(session, lambda: _until_finished(recorder, sensitive, finish, on_notice))
     else:
         raise InputError("SR_RECORD_USAGE", "an interactive recording needs a terminal (or use --automation)")
     await recorder.settle_page(prepared.request.timeout_ms)  # the last action's page, loaded and quiet
@@ -372,6 +427,7 @@ async def capture(
     *,
     until_done: Callable[[], Awaitable[None]] | None = None,
     on_action: OnAction | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> tuple[Capture, tuple[str, ...]]:
     """Run the demonstration in Chromium; the capture and the refused origins (sorted)."""
     salt = secrets.token_hex(16)
@@ -385,7 +441,7 @@ async def capture(
         public = (prepared.environment.start_url, prepared.description, *prepared.request.failure_conditions)
         recorder = Recorder(session.context, salt=salt, on_event=live, public=public)
         try:
-            result = await _demonstrate(prepared, session, recorder, until_done)
+            result = await _demonstrate(prepared, session, recorder, until_done, on_notice)
         except PlaywrightError as exc:
             raise RecordError(
                 CAPTURE_FAILED, "the browser went away during the recording; nothing was stored"
@@ -411,7 +467,7 @@ def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, 
         failure_conditions=request.failure_conditions,
         sensitive=frozenset(request.sensitive),
     )
-    events = forget_sensitive_digests(captured.events, options.sensitive)
+    events = captured.events
     draft = project(events, options)
     _refuse_findings(scan(draft, events, captured.typed))
     return draft, events
@@ -425,6 +481,28 @@ def store_draft(store: Store, draft: Draft, events: EventsLog) -> StoreEntry:
     if store.find(draft.name) is None:
         return store.insert(new_entry(draft, events, now), note)
     return store.update(draft.name, lambda entry: replace_draft(entry, draft, events, now), note)
+
+
+_STEP_KINDS: Final = {
+    "goto": "navigate",
+    "click": "click",
+    "type": "type",
+    "select": "select",
+    "press": "press",
+}
+
+
+def known_capabilities(prepared: PreparedRecording) -> tuple[Capability, ...]:
+    """The capabilities the draft will surely need, known before any browser starts: navigation
+    (every draft starts by loading its page), and for a scripted demonstration what its steps and
+    assertions do. The policy is checked against them first, so a denied one costs no
+    demonstration; the draft's full manifest is checked again before it is stored."""
+    kinds = {"navigate"}
+    if prepared.script is not None:
+        kinds |= {_STEP_KINDS[step.do] for step in prepared.script.steps if step.do in _STEP_KINDS}
+    if prepared.assertions is not None:
+        kinds |= {spec.kind for spec in prepared.assertions.assertions}
+    return tuple(sorted({CAPABILITY_OF_KIND[kind] for kind in kinds}))
 
 
 def _refuse_enabled(store: Store, name: str) -> None:
@@ -441,15 +519,20 @@ async def record_skill(
     *,
     until_done: Callable[[], Awaitable[None]] | None = None,
     on_action: OnAction | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> RecordResult:
     """Record, project, scan and store one demonstration. Any failure stores nothing.
 
     ``until_done`` (interactive only) returns when the person finishes; ``on_action(id, kind)``
-    hears of each new action as it is captured.
+    hears of each new action as it is captured; ``on_notice(text)`` hears what the person should
+    fix before finishing (a ``--sensitive`` name no field typed has produced yet).
     """
     prepared = request if isinstance(request, PreparedRecording) else prepare(request)
     _refuse_enabled(store, prepared.request.name)
-    captured, denied = await capture(prepared, until_done=until_done, on_action=on_action)
+    store.policy().require_capabilities(known_capabilities(prepared))
+    captured, denied = await capture(
+        prepared, until_done=until_done, on_action=on_action, on_notice=on_notice
+    )
     try:
         draft, events = build_draft(prepared, captured)
     finally:

@@ -1,19 +1,28 @@
 """Use case: approve one exact draft revision, or accept the pending heal proposal
 (``skillreel review``). The approval binds the draft's digest and capabilities; the policy must
 allow those capabilities; without ``approve`` nothing changes. The heal proposal accepted is the
-newest one pending for the current draft (``show`` lists them, newest first)."""
+newest one pending for the current draft (``show`` lists them, newest first).
+
+An approval binds to what the reviewer read: with ``approve`` the caller names the revision
+(``expected_revision``, what ``show`` printed) or the draft digest (``draft_digest``, the draft's
+or, for ``heal_proposal``, the proposal's digest that ``show`` printed), or both. Without either it
+is refused (``SR_RECORD_REVIEW_UNPINNED``) with the revision and digest it would approve, so the
+reviewer can check them and repeat the command; a mismatch is ``SR_RECORD_REVISION_CONFLICT``."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import LifecycleError
+from ..errors import InputError, LifecycleError
 from ..model import lifecycle
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..store import AuditNote, Store
 from .guards import approval_required, check_reviewer
+
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -42,31 +51,54 @@ def review_skill(
     *,
     approve: bool,
     expected_revision: int | None = None,
+    draft_digest: str | None = None,
     heal_proposal: bool = False,
 ) -> ReviewResult:
     """Approve the current draft revision (or accept the pending heal proposal)."""
     name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
+    if draft_digest is not None and not DIGEST.fullmatch(draft_digest):
+        raise InputError(
+            "SR_RECORD_USAGE", "--draft-digest takes a digest as `show` prints it: sha256:<64 hex>"
+        )
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
     pending = store.heal_proposals(name)[:1] if heal_proposal else []
 
     def change(entry: StoreEntry) -> StoreEntry:
         if heal_proposal:
-            return lifecycle.accept_heal(entry, reviewer, now, pending[0] if pending else None)
-        return lifecycle.approve(entry, reviewer, now)
+            reviewed = lifecycle.accept_heal(entry, reviewer, now, pending[0] if pending else None)
+        else:
+            reviewed = lifecycle.approve(entry, reviewer, now)
+        if draft_digest is not None and reviewed.draft.draft_digest != draft_digest:
+            raise LifecycleError(
+                "SR_RECORD_REVISION_CONFLICT",
+                f"the {'heal proposal' if heal_proposal else 'draft'} of skill {name!r} is not the one with "
+                f"digest {draft_digest}; run `skillreel show {name}` and review what it prints now",
+            )
+        return reviewed
 
     preview = change(current)
     store.policy().require_capabilities(preview.draft.capabilities)
+    what = "accept the heal proposal of" if heal_proposal else "approve"
+    would = (
+        f"{what} skill {name!r} at revision {current.revision} (draft {preview.draft.draft_digest}) "
+        f"as reviewer {reviewer!r}"
+    )
+    details = {
+        "name": name,
+        "revision": current.revision,
+        "draftDigest": preview.draft.draft_digest,
+        "capabilities": list(preview.draft.capabilities),
+    }
     if not approve:
-        what = "accept the heal proposal of" if heal_proposal else "approve"
-        raise approval_required(
-            f"{what} skill {name!r} at revision {current.revision} as reviewer {reviewer!r}",
-            {
-                "name": name,
-                "revision": current.revision,
-                "draftDigest": preview.draft.draft_digest,
-                "capabilities": list(preview.draft.capabilities),
-            },
+        raise approval_required(would, details)
+    if expected_revision is None and draft_digest is None:
+        raise InputError(
+            "SR_RECORD_REVIEW_UNPINNED",
+            f"say what you reviewed: this would {would}; repeat with --expected-revision "
+            f"{current.revision} (or --draft-digest {preview.draft.draft_digest}) if that is what "
+            "`skillreel show` showed you",
+            details={"wouldApprove": details},
         )
     note = AuditNote(
         kind="review",

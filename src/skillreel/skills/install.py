@@ -19,15 +19,20 @@ Skill roots: project scope ``DIR/.agents/skills`` (Codex and other Agent Skills 
 of DIR (or of the home directory) are taken as the system lays them out (``realpath``); from DIR
 itself downwards every component is checked with ``os.lstat``.
 
+Both can be given a :class:`~skillreel.skills.journal.Journals`: before anything is changed they
+write down what they are about to do, and :meth:`Transaction.finish` (or a complete rollback)
+removes the note. :func:`converge` uses such a note, left by a process that was killed, to make the
+disk agree with the store (see :mod:`skillreel.skills.journal`).
+
 ``fault`` is a test hook called with the name of each step just before it runs; a test raises from
-it to prove that every step rolls back.
+it to prove that every step rolls back, or kills the process there to prove that it converges.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
-import secrets
 import shutil
 import stat
 from collections.abc import Callable, Iterator
@@ -38,12 +43,12 @@ from typing import Literal
 
 from ..errors import InstallError
 from ..model.base import check_skill_name
+from .journal import Journal, Journals, Move, fsync_dir, stage_path
 from .package import PACKAGE_PATHS, Package, PackageFile, package_digest
 
 Fault = Callable[[str], None]
 Scope = Literal["project", "user"]
 ROOT_DIRS = (Path(".agents") / "skills", Path(".claude") / "skills")
-STAGE_PREFIX = ".skillreel-"
 MAX_PACKAGE_FILE_BYTES = 4 * 1024 * 1024
 MAX_PACKAGE_ENTRIES = 16
 
@@ -142,7 +147,7 @@ def installed_digest(path: Path) -> str | None:
     return None if files is None else package_digest(files)
 
 
-def _matches(path: Path, digest: str) -> bool | None:
+def matches(path: Path, digest: str) -> bool | None:
     """True/False whether ``path`` holds exactly the package with ``digest``; None when absent."""
     try:
         found = installed_digest(path)
@@ -163,10 +168,13 @@ def _os_failure(action: str, exc: OSError) -> InstallError:
 
 @dataclass
 class Transaction:
-    """Undo steps recorded as the work is done; ``rollback`` runs them newest first."""
+    """Undo steps recorded as the work is done; ``rollback`` runs them newest first. With a journal,
+    a complete rollback (or :meth:`finish`) also removes the journal the transaction wrote."""
 
     undo: list[Callable[[], None]] = field(default_factory=list)
     leftovers: list[str] = field(default_factory=list)
+    journals: Journals | None = None
+    name: str = ""
 
     def rollback(self) -> None:
         while self.undo:
@@ -179,23 +187,57 @@ class Transaction:
             raise InstallError(
                 "SR_RECORD_INSTALL_FAILED", "the rollback was incomplete: " + "; ".join(self.leftovers)
             )
+        self._settled()
+
+    def _settled(self) -> None:
+        if self.journals is not None:
+            self.journals.remove(self.name)
+
+    def _begin(self, journal: Journal, fault: Fault) -> None:
+        if self.journals is not None:
+            fault(f"{journal.operation}.journal")
+            self.journals.write(journal)
 
 
 @dataclass
 class Installed(Transaction):
     paths: tuple[Path, ...] = ()
 
+    def finish(self) -> None:
+        """The store committed: nothing is undone any more, and the journal goes."""
+        self.undo.clear()
+        self._settled()
 
-def install(package: Package, roots: tuple[Path, ...], *, fault: Fault = no_fault) -> Installed:
+
+def install(
+    package: Package,
+    roots: tuple[Path, ...],
+    *,
+    journals: Journals | None = None,
+    fault: Fault = no_fault,
+) -> Installed:
     """Install ``package`` as ``root/NAME`` in every root. A folder that already holds exactly this
-    package is kept as it is (and left alone by a rollback); any other existing folder refuses."""
+    package is kept as it is (and left alone by a rollback); any other existing folder refuses.
+    With ``journals``, what is about to happen is written down first (see :func:`converge`)."""
     check_skill_name(package.name)
     targets = tuple(root / package.name for root in roots)
     todo = [t for t in targets if check_target(t, package)]
-    txn = Installed(paths=targets)
+    moves = tuple(Move(stage=str(stage_path(t, "stage")), target=str(t)) for t in todo)
+    txn = Installed(journals=journals, name=package.name, paths=targets)
+    created = _missing_dirs(tuple(t.parent for t in todo))
+    txn._begin(
+        Journal(
+            operation="enable",
+            name=package.name,
+            package_digest=package.digest,
+            created_dirs=tuple(str(d) for d in created),
+            moves=moves,
+        ),
+        fault,
+    )
     try:
-        for index, target in enumerate(todo):
-            _install_one(package, target, index, txn, fault)
+        for index, move in enumerate(moves):
+            _install_one(package, move, index, txn, fault)
     except OSError as exc:
         txn.rollback()
         raise _os_failure(f"installing {package.name!r}", exc) from exc
@@ -205,11 +247,24 @@ def install(package: Package, roots: tuple[Path, ...], *, fault: Fault = no_faul
     return txn
 
 
+def _missing_dirs(parents: tuple[Path, ...]) -> list[Path]:
+    """The directories that installing into ``parents`` creates, parents first."""
+    missing: list[Path] = []
+    for path in parents:
+        chain: list[Path] = []
+        current = path
+        while not os.path.lexists(current):
+            chain.append(current)
+            current = current.parent
+        missing += [d for d in reversed(chain) if d not in missing]
+    return missing
+
+
 def check_target(target: Path, package: Package) -> bool:
     """True when ``target`` must be written; False when it already holds exactly this package.
     Refuses a symlink on the way and a folder that is anything else (read-only: nothing is written)."""
     refuse_symlinks(target)
-    found = _matches(target, package.digest)
+    found = matches(target, package.digest)
     if found is None:
         return True
     if found:
@@ -220,11 +275,13 @@ def check_target(target: Path, package: Package) -> bool:
     )
 
 
-def _install_one(package: Package, target: Path, index: int, txn: Installed, fault: Fault) -> None:
+def _install_one(package: Package, move: Move, index: int, txn: Installed, fault: Fault) -> None:
+    target, stage = Path(move.target), Path(move.stage)
     fault(f"install.mkdir:{index}")
     _make_dirs(target.parent, txn)
     fault(f"install.stage:{index}")
-    stage = _new_stage(target.parent, txn)
+    os.mkdir(stage, 0o755)
+    txn.undo.append(lambda: remove_tree(stage))
     for item in package.files:
         fault(f"install.write:{index}:{item.path}")
         _write_file(stage, item, txn)
@@ -235,8 +292,8 @@ def _install_one(package: Package, target: Path, index: int, txn: Installed, fau
             "SR_RECORD_INSTALL_COLLISION", f"{target} appeared while installing; nothing was installed"
         )
     os.rename(stage, target)
-    txn.undo.append(lambda: _remove_tree(target))
-    _fsync_dir(target.parent)
+    txn.undo.append(lambda: remove_tree(target))
+    fsync_dir(target.parent)
 
 
 def _make_dirs(path: Path, txn: Transaction) -> None:
@@ -250,13 +307,6 @@ def _make_dirs(path: Path, txn: Transaction) -> None:
         os.mkdir(directory, 0o755)
         txn.undo.append(partial(os.rmdir, directory))
     refuse_symlinks(path)
-
-
-def _new_stage(parent: Path, txn: Transaction) -> Path:
-    stage = parent / f"{STAGE_PREFIX}stage-{secrets.token_hex(6)}"
-    os.mkdir(stage, 0o755)
-    txn.undo.append(lambda: _remove_tree(stage))
-    return stage
 
 
 def _write_file(stage: Path, item: PackageFile, txn: Transaction) -> None:
@@ -274,17 +324,9 @@ def _write_file(stage: Path, item: PackageFile, txn: Transaction) -> None:
     os.chmod(path, mode)  # the umask must not change the digest
 
 
-def _remove_tree(path: Path) -> None:
+def remove_tree(path: Path) -> None:
     if os.path.lexists(path):
         shutil.rmtree(path)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # --- removal -----------------------------------------------------------------------------------
@@ -299,15 +341,18 @@ class StagedRemoval(Transaction):
     stages: list[Path] = field(default_factory=list)
 
     def finish(self, fault: Fault = no_fault) -> list[Path]:
-        """Delete the stages (after the store committed). Returns stages that could not be deleted."""
+        """Delete the stages (after the store committed). Returns stages that could not be deleted;
+        while there are any, the journal stays, so the next enable or revoke deletes them."""
         self.undo.clear()
         left: list[Path] = []
         for index, stage in enumerate(self.stages):
             try:
                 fault(f"revoke.delete:{index}")
-                _remove_tree(stage)
+                remove_tree(stage)
             except OSError:
                 left.append(stage)
+        if not left:
+            self._settled()
         return left
 
 
@@ -317,7 +362,7 @@ def check_installed(paths: tuple[Path, ...], digest: str) -> tuple[tuple[Path, .
     absent: list[Path] = []
     for path in paths:
         refuse_symlinks(path)
-        found = _matches(path, digest)
+        found = matches(path, digest)
         if found is None:
             absent.append(path)
         elif found:
@@ -330,15 +375,26 @@ def check_installed(paths: tuple[Path, ...], digest: str) -> tuple[tuple[Path, .
     return tuple(present), tuple(absent)
 
 
-def stage_removal(paths: tuple[Path, ...], digest: str, *, fault: Fault = no_fault) -> StagedRemoval:
-    """Move every installed package aside (a rename beside it), after checking its bytes."""
+def stage_removal(
+    paths: tuple[Path, ...],
+    digest: str,
+    *,
+    name: str = "",
+    journals: Journals | None = None,
+    fault: Fault = no_fault,
+) -> StagedRemoval:
+    """Move every installed package aside (a rename beside it), after checking its bytes. With
+    ``journals`` (and the skill's ``name``), the moves are written down first."""
     fault("revoke.verify")
     present, absent = check_installed(paths, digest)
-    txn = StagedRemoval(removed=present, absent=absent)
+    moves = tuple(Move(stage=str(stage_path(p, "revoke")), target=str(p)) for p in present)
+    txn = StagedRemoval(journals=journals, name=name, removed=present, absent=absent)
+    if name:
+        txn._begin(Journal(operation="revoke", name=name, package_digest=digest, moves=moves), fault)
     try:
-        for index, path in enumerate(present):
+        for index, move in enumerate(moves):
+            path, stage = Path(move.target), Path(move.stage)
             fault(f"revoke.stage:{index}")
-            stage = path.parent / f"{STAGE_PREFIX}revoke-{secrets.token_hex(6)}"
             os.rename(path, stage)
             txn.undo.append(partial(os.rename, stage, path))
             txn.stages.append(stage)
@@ -349,3 +405,64 @@ def stage_removal(paths: tuple[Path, ...], digest: str, *, fault: Fault = no_fau
         txn.rollback()
         raise
     return txn
+
+
+# --- convergence after a killed transaction ------------------------------------------------------
+
+
+def converge(journal: Journal, *, live: bool, fault: Fault = no_fault) -> None:
+    """Make the disk agree with the store after a killed transaction (:mod:`skillreel.skills.journal`).
+    ``live``: the store says this skill is enabled with ``journal.package_digest``."""
+    digest = journal.package_digest
+    try:
+        for index, move in enumerate(journal.moves):
+            stage, target = Path(move.stage), Path(move.target)
+            refuse_symlinks(stage)
+            fault(f"recover.{journal.operation}:{index}")
+            _converge_move(journal, stage, target, live=live, digest=digest)
+            if os.path.isdir(target.parent):
+                fsync_dir(target.parent)
+        if journal.operation == "enable" and not live:
+            for directory in reversed(journal.created_dirs):
+                with contextlib.suppress(OSError):  # absent, or not empty: another skill lives there
+                    os.rmdir(directory)
+    except OSError as exc:
+        raise _os_failure(f"finishing an interrupted {journal.operation} of {journal.name!r}", exc) from exc
+
+
+def _converge_move(journal: Journal, stage: Path, target: Path, *, live: bool, digest: str) -> None:
+    if journal.operation == "enable":
+        _discard(stage)
+        if not live and os.path.lexists(target):
+            if not matches(target, digest):
+                raise _changed(journal, target)
+            remove_tree(target)
+        return
+    if not os.path.lexists(stage):
+        return
+    if live and not os.path.lexists(target):
+        os.rename(stage, target)
+    elif live and not matches(target, digest):
+        raise _changed(journal, target)
+    else:
+        _discard(stage)
+
+
+def _discard(stage: Path) -> None:
+    """Delete a stage folder (something else in its place is unlinked, never followed)."""
+    try:
+        mode = os.lstat(stage).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        remove_tree(stage)
+    else:
+        os.unlink(stage)
+
+
+def _changed(journal: Journal, path: Path) -> InstallError:
+    return InstallError(
+        "SR_RECORD_INSTALL_MODIFIED",
+        f"an interrupted {journal.operation} of {journal.name!r} left {path}, which is not the package "
+        "it installed; nothing was deleted (move it away by hand, then retry)",
+    )

@@ -1,6 +1,7 @@
 """Render an Agent Skills package for one enabled revision of a skill (ARCHITECTURE section 9).
 
-A package is three files, rendered as exact bytes by a pure function of the store entry:
+A package is three files, rendered as exact bytes by a pure function of the store entry (and of
+the :class:`Launcher` that ``scripts/replay`` names):
 
 - ``SKILL.md``: YAML front matter (``name`` = the folder name, ``description`` of at most 1,024
   characters saying what the skill does and when to use it) and a body under 500 lines a coding
@@ -9,7 +10,9 @@ A package is three files, rendered as exact bytes by a pure function of the stor
 - ``recorded-skill.json``: digests and metadata only (entry, draft, approval, last replay,
   environment, per-file package digests, parameter flags). No selector, no URL path, no value.
 - ``scripts/replay``: an executable that runs ``skillreel replay NAME "$@"``, so the CLI stays the
-  authority that re-verifies everything before a browser starts.
+  authority that re-verifies everything before a browser starts. It names the exact program and
+  store home that enabled the skill (:class:`Launcher`); a missing program or store is a clear
+  error, never another ``skillreel`` on ``PATH`` or a new empty store.
 
 The **package digest** covers the exact bytes and the executable bit of every file, sorted by path,
 under the ``skillreel.package/v1`` tag. ``recorded-skill.json`` cannot contain the digest of a set
@@ -23,7 +26,9 @@ User text (the description and the failure conditions) is flattened to one line 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -36,6 +41,7 @@ from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
+from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST
 from ..vault import KEYRING_SERVICE, keyring_username, parameter_listing, secret_env_name
 
 PACKAGE_TAG = "skillreel.package/v1"
@@ -396,25 +402,51 @@ def render_manifest(entry: StoreEntry, revision: int, digests: Mapping[str, str]
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def render_replay_script(name: str) -> str:
+@dataclass(frozen=True)
+class Launcher:
+    """What ``scripts/replay`` runs: the exact program (absolute argv prefix, e.g. the Python that
+    ran ``enable`` with ``-P -m skillreel``) and the store home (absolute) that enabled the skill.
+    A package script never falls back to whatever ``skillreel`` is first on ``PATH`` or to a new,
+    empty store (issue 11 item 10)."""
+
+    command: tuple[str, ...]
+    home: str
+
+    def __post_init__(self) -> None:
+        if not self.command or not all(os.path.isabs(p) for p in (self.command[0], self.home)):
+            raise ValueError("a launcher needs an absolute program and an absolute store home")
+
+
+def render_replay_script(name: str, launcher: Launcher) -> str:
     check_skill_name(name)
+    program = shlex.quote(launcher.command[0])
+    command = " ".join(shlex.quote(part) for part in launcher.command)
     return (
         "#!/bin/sh\n"
         f"# Replays the reviewed skill {name} through the skillreel CLI, which stays the authority:\n"
         "# it re-verifies the approval, the digests and the environment before a browser starts.\n"
         "# Sensitive inputs come from the environment or the OS keyring, never from arguments.\n"
+        "# It runs the skillreel and the store that enabled it, never another one or a new store.\n"
         "# The audit log names the replays it starts as coming from a package script.\n"
-        "SKILLREEL_ACTOR=package-script\n"
-        "export SKILLREEL_ACTOR\n"
-        f'exec skillreel replay {name} "$@"\n'
+        f"{ENV_HOME}={shlex.quote(launcher.home)}\n"
+        f"{ENV_MUST_EXIST}=1\n"
+        f"{ENV_ACTOR}=package-script\n"
+        f"export {ENV_HOME} {ENV_MUST_EXIST} {ENV_ACTOR}\n"
+        f"if [ ! -x {program} ]; then\n"
+        f'  echo "scripts/replay: the skillreel program that enabled {name} is gone; enable the skill '
+        f'again with the skillreel you use now" >&2\n'
+        "  exit 127\n"
+        "fi\n"
+        f'exec {command} replay {name} "$@"\n'
     )
 
 
-def render_package(entry: StoreEntry, *, revision: int) -> Package:
-    """The package that enabling ``entry`` as ``revision`` installs. Pure: same entry, same bytes."""
+def render_package(entry: StoreEntry, *, revision: int, launcher: Launcher) -> Package:
+    """The package that enabling ``entry`` as ``revision`` with ``launcher`` installs. Pure: same
+    entry and launcher, same bytes."""
     check_skill_name(entry.name)
     skill_md = PackageFile(SKILL_MD, render_skill_md(entry, revision).encode())
-    script = PackageFile(REPLAY_SCRIPT, render_replay_script(entry.name).encode(), executable=True)
+    script = PackageFile(REPLAY_SCRIPT, render_replay_script(entry.name, launcher).encode(), executable=True)
     digests = {f.path: file_digest(f.data) for f in (skill_md, script)}
     manifest = PackageFile(MANIFEST, render_manifest(entry, revision, digests).encode())
     files = tuple(sorted((manifest, skill_md, script), key=lambda f: f.path))

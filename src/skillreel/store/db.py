@@ -5,9 +5,12 @@ codes (:func:`translated`): a lock held beyond the timeout is ``SR_RECORD_STORE_
 file ``SR_RECORD_STORE_CORRUPT``, anything else ``SR_RECORD_STORE_IO``.
 
 Location: ``$SKILLREEL_HOME/store.db``; ``SKILLREEL_HOME`` defaults to the platform user-data
-directory. The directory is 0700 and the database, ``-wal`` and ``-shm`` files 0600; both are set
-(and repaired) at every open. ``SKILLREEL_STORE_TIMEOUT`` (seconds, default 10) bounds how long a
-writer waits for another one.
+directory. A home skillreel creates is made 0700; an existing one must already be a directory of
+this user that no other user can read, write or enter (``SR_RECORD_STORE_HOME_UNSAFE`` otherwise:
+skillreel never changes the modes of a directory it did not create). The database, ``-wal`` and
+``-shm`` files inside it are skillreel's own and kept 0600. ``SKILLREEL_STORE_TIMEOUT`` (seconds,
+default 10) bounds how long a writer waits for another one. ``SKILLREEL_STORE_MUST_EXIST`` (set by
+a package's ``scripts/replay``) refuses to create a store: ``SR_RECORD_STORE_MISSING``.
 
 Durability: WAL with ``synchronous=NORMAL``. A killed process never leaves a half-written
 transaction (SQLite rolls it back at the next open); a power cut may lose the last commits but
@@ -31,6 +34,8 @@ from ..model.runs import Actor
 
 ENV_HOME: Final = "SKILLREEL_HOME"
 ENV_TIMEOUT: Final = "SKILLREEL_STORE_TIMEOUT"
+# Set by a package's scripts/replay: open the store that enabled the skill, never create one.
+ENV_MUST_EXIST: Final = "SKILLREEL_STORE_MUST_EXIST"
 ENV_ACTOR: Final = "SKILLREEL_ACTOR"
 DB_NAME: Final = "store.db"
 DEFAULT_TIMEOUT: Final = 10.0
@@ -233,10 +238,20 @@ def translated(action: str) -> Iterator[None]:
 
 
 def secure_home(home: Path) -> Path:
-    """Create the home directory (0700) and the database file (0600); repair looser modes."""
+    """Create the home directory (0700) or check an existing one (:func:`check_home`), then the
+    database file (0600)."""
     with translated("preparing the store directory"):
-        home.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-        _restrict(home, DIR_MODE)
+        if os.environ.get(ENV_MUST_EXIST) and not (home / DB_NAME).is_file():
+            raise StoreError(
+                "SR_RECORD_STORE_MISSING",
+                f"there is no store at {home}; the package that called skillreel was enabled from it",
+            )
+        try:
+            home.mkdir(mode=DIR_MODE, parents=True)
+        except FileExistsError:
+            check_home(home)
+        else:
+            os.chmod(home, DIR_MODE)  # ours: exactly 0700, whatever the umask took away
         path = home / DB_NAME
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
         try:
@@ -256,6 +271,26 @@ def secure_files(home: Path) -> None:
             path = home / f"{DB_NAME}{suffix}"
             if path.exists() and not path.is_symlink():
                 _restrict(path, FILE_MODE)
+
+
+def check_home(home: Path) -> None:
+    """An existing home must be a directory of this user with no permission for anyone else."""
+    info = os.stat(home)
+    fix = f"; run `chmod 700 {home}` if it is yours and private, or set SKILLREEL_HOME to such a directory"
+    if not stat.S_ISDIR(info.st_mode):
+        raise StoreError("SR_RECORD_STORE_HOME_UNSAFE", f"{home} is not a directory")
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        raise StoreError(
+            "SR_RECORD_STORE_HOME_UNSAFE",
+            f"{home} belongs to another user; skillreel keeps its store only in a directory of yours",
+        )
+    loose = stat.S_IMODE(info.st_mode) & 0o077
+    if loose:
+        raise StoreError(
+            "SR_RECORD_STORE_HOME_UNSAFE",
+            f"{home} is open to other users (mode {stat.S_IMODE(info.st_mode):04o}); skillreel does not "
+            f"change the modes of a directory it did not create{fix}",
+        )
 
 
 def _restrict(path: Path, mode: int) -> None:

@@ -4,7 +4,9 @@ An export holds the current entry with every nested document; reading one back r
 of it (``user_files.parse_document``). :func:`imported_entry` is the pure rule for what an import
 stores: the same documents as a fresh local history (revision 1, or the next revision of the skill
 it replaces); ``enabled`` becomes ``validated`` and the installation is dropped, because an
-installation on another machine says nothing about this one.
+installation on another machine says nothing about this one. An import whose signature was not
+verified against a trusted key arrives as a draft (unless the policy's ``unsignedImports`` is
+``keep``): an approval made elsewhere, by someone this store cannot identify, does not count here.
 """
 
 from __future__ import annotations
@@ -30,8 +32,20 @@ def export_bytes(document: ExportDocument) -> bytes:
     return document.model_dump_json(by_alias=True, indent=2).encode() + b"\n"
 
 
-def imported_entry(source: StoreEntry, revision: int, now: str) -> StoreEntry:
-    """The entry an import stores (pure): ``revision`` is 1 for a new name, else the next one."""
+def imported_entry(source: StoreEntry, revision: int, now: str, *, as_draft: bool = False) -> StoreEntry:
+    """The entry an import stores (pure): ``revision`` is 1 for a new name, else the next one.
+    ``as_draft``: a draft that needs a new review here (the approval, the last report and any heal
+    proposal of the other store are dropped: this store's reviewer has not seen it)."""
+    if as_draft:
+        return source.evolve(
+            revision=revision,
+            status="draft",
+            approval=None,
+            last_report=None,
+            installation=None,
+            heal_proposal=None,
+            updated_at=max(now, source.updated_at),
+        )
     status = "validated" if source.status == "enabled" else source.status
     proposal = source.heal_proposal
     if proposal is not None:

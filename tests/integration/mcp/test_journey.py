@@ -73,7 +73,7 @@ def enabled(server: LocalServer, tmp_path: Path, project_dir: Path) -> Path:
     )
     params = [(p["name"], p["sensitive"]) for p in recorded["parameters"]]
     assert params == [("customer", False), ("pin", True)]
-    ok("review", NAME, "--reviewer", "alice", "--approve")
+    ok("review", NAME, "--reviewer", "alice", "--expected-revision", "1", "--approve")
     assert ok("replay", NAME, "--input", "customer=ACME", env=VAULT)["status"] == "succeeded"
     enabled = ok("enable", NAME, "--approve", "--project-dir", str(project_dir))
     roots = (".agents", ".claude")

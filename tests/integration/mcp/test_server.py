@@ -154,3 +154,41 @@ async def test_a_missing_sensitive_value_is_asked_of_the_user_who_may_decline(
     assert "SKILLREEL_SECRET_SIGN_IN_QUERY" in question.message
     assert list(question.requested_schema["properties"]) == ["query"]
     assert question.requested_schema["required"] == ["query"]
+
+
+PLANTED = "planted-secret-7q"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "argument", "kind"),
+    [
+        ({"name": 4242, "inputs": {"query": PLANTED}}, "name", "string_type"),
+        ({"name": NAME, "inputs": {"query": 17, "other": PLANTED}}, "inputs", "string_type"),
+        ({"name": NAME, "inputs": PLANTED}, "inputs", "dict_type"),
+        ({"name": [PLANTED], "inputs": {}}, "name", "string_type"),
+        ({"inputs": {"query": PLANTED}}, "name", "missing"),
+        ({"name": PLANTED * 10}, "name", "string_too_long"),
+    ],
+)
+async def test_arguments_of_the_wrong_type_get_a_code_and_never_an_echo(
+    skills: None,
+    skillreel_home: Path,
+    stderr_path: Path,
+    arguments: dict[str, Any],
+    argument: str,
+    kind: str,
+) -> None:
+    """The SDK's own validation message quotes the rejected values (``input_value=...``); a model may
+    have put a secret there. The server answers with the envelope and an SR_* code instead."""
+    async with mcp_session(skillreel_home, stderr_path) as session:
+        result = await session.call("skills_play", arguments)
+    assert result.is_error
+    refusal = error(result)
+    assert refusal["code"] == "SR_RECORD_TOOL_ARGUMENTS_INVALID"
+    assert argument in refusal["message"]
+    assert kind in refusal["message"]
+    dumped = str(result.model_dump())
+    assert PLANTED not in dumped
+    assert "4242" not in dumped
+    assert PLANTED not in stderr_path.read_text()
+    assert session.stray == []

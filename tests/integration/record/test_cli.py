@@ -572,3 +572,45 @@ def test_a_browser_crash_stores_nothing_and_says_so(
     assert "nothing was stored" in json.loads(out)["error"]["message"]
     assert "Traceback" not in err
     assert stored(skillreel_home) == []
+
+
+SIGNUP = page_html("""
+<form id=f method=post action="/save">
+  <label for=email>Email</label><input id=email name=email>
+  <button id=go type=submit>Save</button>
+</form>
+""")
+
+
+def test_an_unknown_sensitive_name_stops_a_scripted_demonstration_before_it_acts(
+    tmp_path: Path, skillreel_home: Path, server: LocalServer
+) -> None:
+    """Issue 11 item 10: a --sensitive name that matches no parameter is refused once the script's
+    last field is filled, before the click that posts the form (it used to post, then refuse)."""
+    server.set_page("/signup", SIGNUP)
+    server.set_page("/save", page_html("<p>saved</p>"))
+    automation = write(
+        tmp_path / "a.json",
+        {
+            "steps": [
+                {"do": "type", "selector": "#email", "text": "ana@example.org"},
+                {"do": "click", "selector": "#go"},
+            ]
+        },
+    )
+
+    def record(sensitive: str) -> CliResult:
+        args = ("--url", server.url("/signup"), "--automation", str(automation), "--json")
+        return run_cli("record", "signup", *args, "--sensitive", sensitive)
+
+    refused = record("card_number")
+    assert_refused(refused, "SR_RECORD_PARAMETER_UNKNOWN")
+    assert "parameters: email" in refused.json()["error"]["message"]
+    assert [r for r in server.requests if r[0] == "POST"] == []  # the form was never posted
+    assert stored(skillreel_home) == []
+    assert "ana@example.org" not in refused.stdout + refused.stderr
+
+    accepted = record("email")
+    assert accepted.exit_code == 0, accepted.stdout + accepted.stderr
+    assert ("POST", "/save") in server.requests
+    assert [p["sensitive"] for p in accepted.data()["parameters"]] == [True]

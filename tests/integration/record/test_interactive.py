@@ -68,14 +68,14 @@ class Session:
 
 
 @contextlib.contextmanager
-def interactive_cli(tmp_path: Path, display: str, url: str, name: str) -> Iterator[Session]:
+def interactive_cli(tmp_path: Path, display: str, url: str, name: str, *extra: str) -> Iterator[Session]:
     port = _free_port()
     wrapper = tmp_path / "chromium-with-devtools"
     wrapper.write_text(f'#!/bin/sh\nexec /usr/bin/chromium --remote-debugging-port={port} "$@"\n')
     wrapper.chmod(0o755)
     env = {**os.environ, "DISPLAY": display, "SKILLREEL_CHROMIUM": str(wrapper)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "skillreel", "record", name, "--url", url, "--json"],
+        [sys.executable, "-m", "skillreel", "record", name, "--url", url, "--json", *extra],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -174,3 +174,49 @@ async def test_ctrl_c_discards_and_stores_nothing(
     assert "Traceback" not in err
     with Store.open(skillreel_home) as store:
         assert store.entries() == []
+
+
+CARD = page_html("""
+<form id=f action="javascript:void 0">
+  <label for=email>Email</label><input id=email name=email>
+  <label for=card>Card</label><input id=card name=card_number>
+  <button id=go type=submit>Pay</button>
+</form>
+""")
+
+
+async def test_enter_with_an_unknown_sensitive_name_keeps_the_recording_going(
+    tmp_path: Path, xvfb_display: str, server: LocalServer, skillreel_home: Path
+) -> None:
+    """Issue 11 item 10: pressing Enter while a --sensitive name matches no field typed yet names
+    it and keeps recording (the demonstration used to end and be refused); typing into that field
+    and pressing Enter again records it as sensitive."""
+    server.set_page("/pay", CARD)
+    url = server.url("/pay")
+    with interactive_cli(tmp_path, xvfb_display, url, "pay", "--sensitive", "card_number") as cli:
+        await cli.wait_for_stderr("press Enter here to finish")
+        async with window(cli, url) as page:
+            await click_centre(page, "#email")
+            await page.keyboard.type("ana@example.org")
+            await click_centre(page, "#go")
+            await cli.wait_for_stderr("a3")
+            assert cli.proc.stdin is not None
+            cli.proc.stdin.write("\n")
+            cli.proc.stdin.flush()
+            await cli.wait_for_stderr("--sensitive names no recorded parameter: card_number")
+            assert cli.proc.poll() is None  # still recording
+            await click_centre(page, "#card")
+            await page.keyboard.type("4111111111111111")
+            await click_centre(page, "#go")
+            await cli.wait_for_stderr("a5")
+            code, out, err = cli.finish("\n")
+    assert code == 0, out + err
+    doc = Envelope.parse(out).data
+    assert doc is not None
+    assert [(p["name"], p["sensitive"]) for p in doc["parameters"]] == [
+        ("email", False),
+        ("card_number", True),
+    ]
+    assert "4111111111111111" not in out + err
+    with Store.open(skillreel_home) as store:
+        assert store.get("pay").revision == 1

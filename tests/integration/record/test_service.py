@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -12,12 +15,15 @@ from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidat
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.record.project import ProjectionOptions, project
 from skillreel.sandbox.files import storage_state_digest
+from skillreel.services import recording
 from skillreel.services.recording import (
     RecordRequest,
     _refuse_enabled,
     check_target,
     default_description,
+    known_capabilities,
     prepare,
+    record_skill,
     store_draft,
 )
 from skillreel.store import Store
@@ -52,6 +58,37 @@ def test_a_policy_that_forbids_a_capability_refuses_the_draft(skillreel_home: Pa
             store_draft(store, draft, log)
         assert info.value.code == "SR_RECORD_POLICY_DENIED"
         assert store.entries() == []
+
+
+def test_a_policy_that_forbids_what_the_script_will_do_refuses_before_any_browser(
+    skillreel_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 11 item 10: what the demonstration will surely need (navigation; a script's clicks and
+    typing; an assertions file's checks) is checked against the policy before a browser starts (it
+    used to be checked after the demonstration had run)."""
+    html = tmp_path / "page.html"
+    html.write_text("<button id=go>Go</button>")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": [{"do": "click", "selector": "#go"}]}))
+
+    async def no_browser(*args: object, **kwargs: object) -> NoReturn:
+        raise AssertionError("a browser was started")
+
+    monkeypatch.setattr(recording, "capture", no_browser)
+    request = RecordRequest(name="clicks", html_path=html, automation=script)
+    assert known_capabilities(prepare(request)) == ("net.navigate", "ui.interact")
+    with Store.open(skillreel_home) as store:
+        settings = PolicySettings(allowed_capabilities=("net.navigate", "ui.observe"))
+        store.set_policy(Policy.from_settings(settings))
+        with pytest.raises(RecordError) as info:
+            asyncio.run(record_skill(store, request))
+        assert info.value.code == "SR_RECORD_POLICY_DENIED"
+        assert store.entries() == []
+
+
+def test_an_interactive_recording_surely_navigates_and_nothing_more_is_known() -> None:
+    prepared = prepare(RecordRequest(name="by-hand", url="https://example.org/"))
+    assert known_capabilities(prepared) == ("net.navigate",)
 
 
 @dataclass

@@ -237,7 +237,10 @@ async def test_record_review_replay_then_heal_and_accept_the_proposal(
         "record", "say-hello", "--url", server.url("/form"), "--automation", str(script), "--json"
     )
     assert recorded.exit_code == 0, recorded.stdout + recorded.stderr
-    reviewed = run_cli("review", "say-hello", "--reviewer", "lead", "--approve", "--json")
+    draft = recorded.json()["data"]["draftDigest"]
+    reviewed = run_cli(
+        "review", "say-hello", "--reviewer", "lead", "--draft-digest", draft, "--approve", "--json"
+    )
     assert reviewed.exit_code == 0, reviewed.stdout
     shown = run_cli("show", "say-hello", "--json").data()
     params = [p["name"] for p in shown["parameters"]]
@@ -265,7 +268,18 @@ async def test_record_review_replay_then_heal_and_accept_the_proposal(
     assert "review --heal-proposal" in before["next"]
     human_show = run_cli("show", "say-hello")
     assert "pending heal proposal" in human_show.stdout
-    accepted = run_cli("review", "say-hello", "--heal-proposal", "--reviewer", "lead", "--approve", "--json")
+    proposal = before["healProposal"]["draftDigest"]
+    accepted = run_cli(
+        "review",
+        "say-hello",
+        "--heal-proposal",
+        "--reviewer",
+        "lead",
+        "--draft-digest",
+        proposal,
+        "--approve",
+        "--json",
+    )
     assert accepted.exit_code == 0, accepted.stdout
     server.requests.clear()
     again = run_cli("replay", "say-hello", "--input", f"{param}=Linus", "--no-heal", "--json")

@@ -59,7 +59,10 @@ def test_no_typed_or_vault_value_leaves_through_refused_host_names(
     human = run_cli("record", "exfil", "--html", str(html), "--automation", str(automation))
     assert human.exit_code == 0, human.stderr
 
-    assert run_cli("review", "exfil", "--reviewer", "rev", "--approve").exit_code == 0
+    assert (
+        run_cli("review", "exfil", "--reviewer", "rev", "--expected-revision", "1", "--approve").exit_code
+        == 0
+    )
     replayed = run_cli(
         "replay",
         "exfil",

@@ -126,6 +126,7 @@ def _review(
     *,
     approve: bool = True,
     expected_revision: int | None = None,
+    draft_digest: str | None = None,
     heal_proposal: bool = False,
 ) -> Call:
     return lambda store, _: review_skill(
@@ -134,6 +135,7 @@ def _review(
         reviewer,
         approve=approve,
         expected_revision=expected_revision,
+        draft_digest=draft_digest,
         heal_proposal=heal_proposal,
     )
 
@@ -244,6 +246,8 @@ CASES: list[tuple[str, Setup, Call, str, int]] = [
     ("review-bad-reviewer", _none, _review(reviewer="alice smith"), "INPUT_MALFORMED", 2),
     ("review-enabled", _none, _review("live-skill"), "STATE_INVALID", 1),
     ("review-no-heal-proposal", _none, _review(heal_proposal=True), "STATE_INVALID", 1),
+    ("review-unpinned", _none, _review(), "REVIEW_UNPINNED", 2),
+    ("review-bad-digest", _none, _review(draft_digest="sha256:xyz"), "USAGE", 2),
     ("delete-unknown", _none, _delete("missing-skill"), "NOT_FOUND", 1),
     ("delete-stale", _none, _delete(expected_revision=3), "REVISION_CONFLICT", 1),
     ("delete-no-approve", _none, _delete(approve=False), "APPROVAL_REQUIRED", 1),

@@ -74,7 +74,9 @@ def test_review_refuses_capabilities_the_policy_forbids(
     path.write_text(json.dumps({**PolicySettings().to_json(), "allowedCapabilities": ["ui.interact"]}))
     set_policy(store, path, approve=True)
     error = refused(
-        skillreel_home, "SR_RECORD_POLICY_DENIED", lambda: review_skill(store, NAME, "alice", approve=True)
+        skillreel_home,
+        "SR_RECORD_POLICY_DENIED",
+        lambda: review_skill(store, NAME, "alice", approve=True, expected_revision=1),
     )
     assert "net.navigate" in error.message
     assert store.get(NAME).status == "draft"
@@ -124,3 +126,59 @@ def test_eight_reviewers_race_for_one_revision(skillreel_home: Path) -> None:
         assert [e.kind for e in store.audit_events()] == ["record", "review"]
         assert store.verify_audit().to_json() == {"ok": True, "events": 2, "brokenAt": None}
     assert_owner_only(skillreel_home)
+
+
+def test_an_approval_must_name_what_the_reviewer_read(store: Store, skillreel_home: Path) -> None:
+    """``--approve`` alone is refused and says which revision and digest it would approve; either the
+    revision or the draft digest that ``show`` printed binds the approval to exactly that."""
+    seed(store)
+    shown = show_skill(store, NAME).to_json()
+    error = refused(
+        skillreel_home,
+        "SR_RECORD_REVIEW_UNPINNED",
+        lambda: review_skill(store, NAME, "alice", approve=True),
+        exit_status=2,
+    )
+    assert "--expected-revision 1" in error.message
+    assert shown["digests"]["draft"] in error.message
+    assert error.details["wouldApprove"]["draftDigest"] == shown["digests"]["draft"]
+    other = "sha256:" + "0" * 64
+    refused(
+        skillreel_home,
+        "SR_RECORD_REVISION_CONFLICT",
+        lambda: review_skill(store, NAME, "alice", approve=True, draft_digest=other),
+    )
+    refused(
+        skillreel_home,
+        "SR_RECORD_REVISION_CONFLICT",
+        lambda: review_skill(store, NAME, "alice", approve=True, expected_revision=1, draft_digest=other),
+    )
+    refused(
+        skillreel_home,
+        "SR_RECORD_USAGE",
+        lambda: review_skill(store, NAME, "alice", approve=True, draft_digest="not-a-digest"),
+        exit_status=2,
+    )
+    result = review_skill(store, NAME, "alice", approve=True, draft_digest=shown["digests"]["draft"])
+    assert (result.revision, result.draft_digest) == (2, shown["digests"]["draft"])
+
+
+def test_a_heal_proposal_is_accepted_by_its_own_draft_digest(store: Store, skillreel_home: Path) -> None:
+    validated = seed(store, status="validated")
+    record_run(store, NAME, healed=True, proposal=proposal_for(validated, T1))
+    proposal = show_skill(store, NAME).to_json()["healProposals"][0]["draftDigest"]
+    refused(  # the approved draft's digest is not what accepting the proposal approves
+        skillreel_home,
+        "SR_RECORD_REVISION_CONFLICT",
+        lambda: review_skill(
+            store, NAME, "bob", approve=True, heal_proposal=True, draft_digest=validated.draft.draft_digest
+        ),
+    )
+    refused(
+        skillreel_home,
+        "SR_RECORD_REVIEW_UNPINNED",
+        lambda: review_skill(store, NAME, "bob", approve=True, heal_proposal=True),
+        exit_status=2,
+    )
+    result = review_skill(store, NAME, "bob", approve=True, heal_proposal=True, draft_digest=proposal)
+    assert (result.heal_proposal, result.draft_digest) == (True, proposal)

@@ -7,10 +7,12 @@ import json
 import sqlite3
 from pathlib import Path
 
+from skillreel.model.policy import Policy, PolicySettings
 from skillreel.services.auditing import verify_audit
 from skillreel.services.exporting import export_skill
 from skillreel.services.importing import import_skill
 from skillreel.services.listing import list_skills
+from skillreel.services.reviewing import review_skill
 from skillreel.services.showing import show_skill
 from skillreel.store import Store
 from tests.factory import seed, write_keys
@@ -35,6 +37,7 @@ def test_export_and_import_round_trip(store: Store, skillreel_home: Path, tmp_pa
 
     other_home = tmp_path / "other-home"
     with Store.open(other_home) as other:
+        other.set_policy(Policy.from_settings(PolicySettings(unsigned_imports="keep")))
         imported = import_skill(other, out, approve=False).to_json()
         assert (imported["name"], imported["revision"], imported["status"], imported["replaced"]) == (
             NAME,
@@ -58,6 +61,7 @@ def test_import_collisions_need_replace_and_approve(
     seed(store, NAME, "validated")
     out = tmp_path / "skill.json"
     export_skill(store, NAME, out)
+    store.set_policy(Policy.from_settings(PolicySettings(unsigned_imports="keep")))
     refused(skillreel_home, "SR_RECORD_EXISTS", lambda: import_skill(store, out, approve=False))
     refused(
         skillreel_home,
@@ -145,3 +149,51 @@ def test_signed_export_and_trusted_import(store: Store, tmp_path: Path) -> None:
         assert list_skills(other).to_json()["skills"] == []
         imported = import_skill(other, signed, approve=False, trust=[stranger, public]).to_json()
         assert imported["signature"] == {"keyId": exported["signedBy"], "verified": True}
+
+
+def test_an_unsigned_import_arrives_as_a_draft_that_needs_a_review_here(
+    store: Store, skillreel_home: Path, tmp_path: Path
+) -> None:
+    """An approval made in another store, by someone this store cannot identify, does not count: an
+    import not verified against a trusted key is a draft (approval, last report, heal proposal
+    dropped) until a reviewer here approves it, unless the policy says ``unsignedImports: keep``."""
+    seed(store, NAME, "enabled")
+    out = tmp_path / "skill.json"
+    export_skill(store, NAME, out)
+    other_home = tmp_path / "other-home"
+    with Store.open(other_home) as other:
+        imported = import_skill(other, out, approve=False).to_json()
+        assert (imported["status"], imported["signature"]) == ("draft", None)
+        shown = show_skill(other, NAME).to_json()
+        assert (shown["approval"], shown["lastReport"], shown["healProposal"]) == (None, None, None)
+        assert shown["digests"]["draft"] == json.loads(out.read_text())["entry"]["draft"]["draftDigest"]
+        assert shown["next"] == ["review", "delete"]
+        reviewed = review_skill(other, NAME, "carol", approve=True, expected_revision=1).to_json()
+        assert (reviewed["status"], reviewed["revision"]) == ("approved", 2)
+        # Replacing with an unsigned export is a new draft revision too.
+        replaced = import_skill(other, out, replace=True, approve=True, expected_revision=2).to_json()
+        assert (replaced["revision"], replaced["status"]) == (3, "draft")
+        assert verify_audit(other).to_json()["ok"] is True
+
+
+def test_a_signed_export_verified_against_a_trusted_key_keeps_its_state(
+    store: Store, skillreel_home: Path, tmp_path: Path
+) -> None:
+    seed(store, NAME, "validated")
+    private, public = write_keys(tmp_path)
+    signed = tmp_path / "signed.json"
+    export_skill(store, NAME, signed, sign_key=private)
+    with Store.open(tmp_path / "other-home") as other:
+        assert import_skill(other, signed, approve=False, trust=[public]).status == "validated"
+    with Store.open(tmp_path / "third-home") as third:  # signed, but nothing to verify it against
+        assert import_skill(third, signed, approve=False).status == "draft"
+
+
+def test_policies_written_before_unsigned_imports_existed_keep_their_digest() -> None:
+    default = Policy.default()
+    assert "unsignedImports" not in default.to_json()
+    assert default.unsigned_import_status == "draft"
+    keep = Policy.from_settings(PolicySettings(unsigned_imports="keep"))
+    assert keep.to_json()["unsignedImports"] == "keep"
+    assert keep.policy_digest != default.policy_digest
+    assert Policy.parse(keep.to_json()) == keep

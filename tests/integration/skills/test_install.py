@@ -14,7 +14,7 @@ import pytest
 
 from skillreel.errors import SkillreelError
 from skillreel.model.policy import Policy, PolicySettings
-from skillreel.services.packaging import enable_skill, revoke_skill
+from skillreel.services.packaging import enable_skill, revoke_skill, this_launcher
 from skillreel.skills.install import install, installed_digest, skill_roots
 from skillreel.skills.package import MANIFEST, REPLAY_SCRIPT, SKILL_MD, file_digest, render_package
 from skillreel.store import Store
@@ -26,6 +26,7 @@ from tests.readback import snapshot
 
 NAME = "search-invoices"
 ENABLE_STEPS = [
+    "enable.journal",
     *(
         step
         for i in (0, 1)
@@ -40,7 +41,7 @@ ENABLE_STEPS = [
     ),
     "enable.commit",
 ]
-REVOKE_STEPS = ["revoke.verify", "revoke.stage:0", "revoke.stage:1", "revoke.commit"]
+REVOKE_STEPS = ["revoke.verify", "revoke.journal", "revoke.stage:0", "revoke.stage:1", "revoke.commit"]
 
 
 class Injected(Exception):
@@ -83,7 +84,7 @@ def test_enable_installs_exactly_the_package_in_both_project_roots(
 ) -> None:
     result = enable_skill(store, NAME, "project", project_dir, approve=True)
     entry = store.get(NAME)
-    package = render_package(validated, revision=validated.revision + 1)
+    package = render_package(validated, revision=validated.revision + 1, launcher=this_launcher(store))
     expected_paths = [str(project_dir / root / "skills" / NAME) for root in (".agents", ".claude")]
     assert result.to_json() == {
         "status": "enabled",
@@ -208,7 +209,7 @@ def test_user_scope_needs_the_policy_and_then_installs_under_home(
 def test_an_identical_package_already_in_place_is_kept_and_survives_a_rollback(
     validated: Any, project_dir: Path
 ) -> None:
-    package = render_package(validated, revision=4)
+    package = render_package(validated, revision=4, launcher=factory.LAUNCHER)
     roots = skill_roots("project", project_dir)
     install(package, roots)
     before = snapshot(project_dir)
@@ -417,7 +418,7 @@ def test_the_enable_steps_are_the_ones_the_rollback_tests_cover(
 ) -> None:
     steps: list[str] = []
     enable_skill(store, NAME, "project", project_dir, fault=recording(steps), approve=True)
-    assert steps == ENABLE_STEPS
+    assert steps == [*ENABLE_STEPS, "enable.finish"]
     steps.clear()
     revoke_skill(store, NAME, fault=recording(steps), approve=True)
     assert steps == [*REVOKE_STEPS, "revoke.delete:0", "revoke.delete:1"]
@@ -433,6 +434,7 @@ def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(
         enable_skill(store, NAME, "project", project_dir, fault=failing_at(step), approve=True)
     assert snapshot(project_dir) == files_before
     assert store_state(store) == store_before
+    assert list((store.home / "installs").glob("*.json")) == []  # a rollback settles its journal
 
 
 @pytest.mark.parametrize("step", REVOKE_STEPS)
@@ -447,6 +449,7 @@ def test_a_failure_at_any_revoke_step_leaves_files_and_store_as_before(
     assert snapshot(project_dir) == files_before
     assert {p: os.lstat(project_dir / p).st_ino for p in files_before} == inodes  # the very same files
     assert store_state(store) == store_before
+    assert list((store.home / "installs").glob("*.json")) == []
 
 
 def test_a_store_commit_that_fails_rolls_the_install_back(

@@ -1,0 +1,253 @@
+"""Installs converge (issue 11 item 4): a real ``kill -9`` at every step of enable and revoke (each
+rename, each unlink, before and after the store commits), then the next enable or revoke of the
+skill: the disk and the store agree, no ``.skillreel-*`` folder and no journal is left. Two racing
+enables never commit "enabled" without its files, and a revoke that looks in another project
+directory removes the recorded packages instead of forgetting them."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillreel.errors import SkillreelError
+from skillreel.services.packaging import EnableResult, enable_skill, revoke_skill
+from skillreel.skills.install import installed_digest
+from skillreel.skills.package import MANIFEST, REPLAY_SCRIPT, SKILL_MD
+from skillreel.store import Store
+from tests import factory
+from tests.cli import cli, ok, refused
+from tests.factory import store_entry
+from tests.killer import killed
+from tests.narrow import present
+
+NAME = "search-invoices"
+ROOTS = (".agents", ".claude")
+ENABLE_KILLS = [
+    "enable.journal",  # before the journal is written
+    "install.mkdir:0",
+    "install.stage:0",
+    f"install.write:0:{MANIFEST}",  # a stage folder half written
+    f"install.write:1:{REPLAY_SCRIPT}",
+    "install.publish:0",  # both stages complete, nothing published
+    "install.publish:1",  # the first package live, the store still says validated
+    "enable.commit",  # both packages live, nothing committed
+    "enable.finish",  # committed, the journal still there
+]
+REVOKE_KILLS = [
+    "revoke.journal",
+    "revoke.stage:0",
+    "revoke.stage:1",  # one package moved aside
+    "revoke.commit",  # both moved aside, the store still says enabled
+    "revoke.delete:0",  # committed, both stages still there
+    "revoke.delete:1",  # committed, one stage deleted
+]
+
+
+@pytest.fixture
+def validated(skillreel_home: Path) -> Any:
+    with Store.open() as store:
+        return store_entry(store, factory.entry(NAME))
+
+
+def packages(project: Path) -> list[Path]:
+    return [project / root / "skills" / NAME for root in ROOTS]
+
+
+def assert_converged(home: Path, project: Path) -> str:
+    """The disk agrees with the store; nothing of an unfinished transaction is left. Returns the status."""
+    with Store.open(home) as store:
+        entry = store.get(NAME)
+    assert sorted(str(p) for p in project.rglob(".skillreel-*")) == []
+    assert sorted(p.name for p in (home / "installs").glob("*") if p.name != ".lock") == []
+    if entry.status == "enabled":
+        installation = present(entry.installation)
+        assert [str(p) for p in packages(project)] == list(installation.paths)
+        for path in packages(project):
+            assert installed_digest(path) == installation.package_digest
+    else:
+        assert [p for p in packages(project) if p.exists()] == []
+    return entry.status
+
+
+def then(call: Any) -> str | None:
+    """Run a later command; its refusal code (None when it succeeded)."""
+    try:
+        call()
+    except SkillreelError as exc:
+        return exc.code
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", ENABLE_KILLS)
+def test_a_killed_enable_converges_at_the_next_revoke_then_enable(
+    skillreel_home: Path, project_dir: Path, validated: Any, step: str
+) -> None:
+    killed(skillreel_home, "enable", NAME, project_dir, step)
+    with Store.open() as store:
+        committed = store.get(NAME).status == "enabled"
+        code = then(lambda: revoke_skill(store, NAME, approve=True))
+    assert code == (None if committed else "SR_RECORD_STATE_INVALID")
+    assert assert_converged(skillreel_home, project_dir) == ("revoked" if committed else "validated")
+    with Store.open() as store:
+        enable_skill(store, NAME, "project", project_dir, approve=True)
+    assert assert_converged(skillreel_home, project_dir) == "enabled"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", REVOKE_KILLS)
+def test_a_killed_revoke_converges_at_the_next_enable_then_revoke(
+    skillreel_home: Path, project_dir: Path, validated: Any, step: str
+) -> None:
+    with Store.open() as store:
+        enable_skill(store, NAME, "project", project_dir, approve=True)
+    killed(skillreel_home, "revoke", NAME, project_dir, step)
+    with Store.open() as store:
+        committed = store.get(NAME).status == "revoked"
+        code = then(lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
+    assert code == (None if committed else "SR_RECORD_STATE_INVALID")
+    assert assert_converged(skillreel_home, project_dir) == "enabled"
+    with Store.open() as store:
+        revoke_skill(store, NAME, approve=True)
+    assert assert_converged(skillreel_home, project_dir) == "revoked"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", ["install.publish:1", "enable.commit"])
+def test_a_killed_enable_is_rolled_back_before_its_skill_is_deleted(
+    skillreel_home: Path, project_dir: Path, validated: Any, step: str
+) -> None:
+    """A package an enable published before it was killed (the store still says validated) must
+    not outlive the skill: delete converges first (it used to leave the package live on disk for
+    a skill the store no longer knew)."""
+    killed(skillreel_home, "enable", NAME, project_dir, step)
+    assert any(p.exists() for p in packages(project_dir))
+    result = cli(skillreel_home, "delete", NAME, "--approve", "--json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert [w["code"] for w in result.json()["warnings"]] == ["SR_RECORD_INSTALL_RECOVERED"]
+    assert [p for p in packages(project_dir) if p.exists()] == []
+    assert sorted(str(p) for p in project_dir.rglob(".skillreel-*")) == []
+    assert sorted(p.name for p in (skillreel_home / "installs").glob("*") if p.name != ".lock") == []
+    with Store.open() as store:
+        assert store.find(NAME) is None
+
+
+@pytest.mark.slow
+def test_a_process_killed_while_converging_is_converged_by_the_next_one(
+    skillreel_home: Path, project_dir: Path, validated: Any
+) -> None:
+    killed(skillreel_home, "enable", NAME, project_dir, "enable.commit")  # two packages, not committed
+    killed(skillreel_home, "enable", NAME, project_dir, "recover.enable:1")  # the rollback, half done
+    assert [p.exists() for p in packages(project_dir)] == [False, True]
+    result = ok(skillreel_home, "enable", NAME, "--project-dir", str(project_dir), "--approve")
+    assert result["status"] == "enabled"
+    assert assert_converged(skillreel_home, project_dir) == "enabled"
+
+
+@pytest.mark.slow
+def test_the_cli_says_it_rolled_back_an_interrupted_enable_first(
+    skillreel_home: Path, project_dir: Path, validated: Any
+) -> None:
+    killed(skillreel_home, "enable", NAME, project_dir, "install.publish:1")
+    from tests.cli import cli
+
+    result = cli(skillreel_home, "revoke", NAME, "--approve").json()
+    assert result["error"]["code"] == "SR_RECORD_STATE_INVALID"
+    assert assert_converged(skillreel_home, project_dir) == "validated"
+    killed(skillreel_home, "enable", NAME, project_dir, "enable.commit")
+    document = cli(skillreel_home, "enable", NAME, "--project-dir", str(project_dir), "--approve").json()
+    assert document["ok"]
+    assert [w["code"] for w in document["warnings"]] == ["SR_RECORD_INSTALL_RECOVERED"]
+    assert "rolled back" in document["warnings"][0]["message"]
+    assert assert_converged(skillreel_home, project_dir) == "enabled"
+
+
+def test_two_racing_enables_never_commit_enabled_without_its_files(
+    skillreel_home: Path, project_dir: Path, validated: Any
+) -> None:
+    """The second enable starts while the first is about to commit (both packages live): it must
+    wait for the first, not take the first's files for its own and commit before it."""
+    settled = threading.Event()  # the other enable is blocked on the lock, or has finished
+    other: dict[str, Any] = {}
+
+    def second() -> None:
+        def note(step: str) -> None:
+            if step == "install.lock-wait":
+                settled.set()
+
+        try:
+            with Store.open() as store:
+                other["result"] = enable_skill(store, NAME, "project", project_dir, approve=True, fault=note)
+        except SkillreelError as exc:
+            other["code"] = exc.code
+        finally:
+            settled.set()
+
+    racer = threading.Thread(target=second)
+
+    def at_commit(step: str) -> None:
+        if step == "enable.commit":
+            racer.start()
+            assert settled.wait(120), "the second enable neither waited nor finished"
+
+    with Store.open() as store:
+        first = then(lambda: enable_skill(store, NAME, "project", project_dir, approve=True, fault=at_commit))
+    racer.join(120)
+    assert first is None
+    assert other == {"code": "SR_RECORD_STATE_INVALID"}
+    assert assert_converged(skillreel_home, project_dir) == "enabled"
+
+
+def test_revoke_in_another_project_dir_removes_the_recorded_packages_instead_of_forgetting_them(
+    skillreel_home: Path, tmp_path: Path, project_dir: Path, validated: Any
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with Store.open() as store:
+        enabled: EnableResult = enable_skill(store, NAME, "project", project_dir, approve=True)
+        result = revoke_skill(store, NAME, elsewhere, approve=True)
+    assert result.removed == enabled.installations
+    assert result.absent == tuple(str(p) for p in packages(elsewhere))
+    assert assert_converged(skillreel_home, project_dir) == "revoked"
+    assert [p.name for p in elsewhere.iterdir()] == []
+
+
+def test_a_moved_project_is_still_revoked_where_it_now_is(
+    skillreel_home: Path, tmp_path: Path, validated: Any
+) -> None:
+    first = tmp_path / "first"
+    first.mkdir()
+    with Store.open() as store:
+        enable_skill(store, NAME, "project", first, approve=True)
+    moved = tmp_path / "moved"
+    first.rename(moved)
+    data = ok(skillreel_home, "revoke", NAME, "--project-dir", str(moved), "--approve")
+    assert data["removed"] == [str(p) for p in packages(moved)]
+    assert data["alreadyAbsent"] == [str(p) for p in packages(first)]
+    assert assert_converged(skillreel_home, moved) == "revoked"
+
+
+def test_a_folder_changed_by_hand_after_a_killed_enable_is_never_deleted(
+    skillreel_home: Path, project_dir: Path, validated: Any
+) -> None:
+    with Store.open() as store:
+        enable_skill(store, NAME, "project", project_dir, approve=True)
+        revoke_skill(store, NAME, approve=True)
+    killed(skillreel_home, "enable", NAME, project_dir, "enable.commit")
+    mine = packages(project_dir)[0] / SKILL_MD
+    mine.write_text("edited by a person after the crash\n")
+    error = refused(
+        skillreel_home,
+        "enable",
+        NAME,
+        "--project-dir",
+        str(project_dir),
+        "--approve",
+        code="SR_RECORD_INSTALL_MODIFIED",
+    )
+    assert str(packages(project_dir)[0]) in error["message"]
+    assert mine.read_text() == "edited by a person after the crash\n"
+    assert (skillreel_home / "installs" / f"{NAME}.json").exists()  # kept for the next attempt

@@ -1,0 +1,57 @@
+"""Run one enable or revoke in a process of its own and SIGKILL that process at a named step: a
+real ``kill -9`` in the middle of a package transaction, for the convergence tests.
+
+    python -m tests.killer enable|revoke NAME PROJECT_DIR STEP      (SKILLREEL_HOME from the env)
+
+The step names are those the use cases pass to their ``fault`` hook. Exit status 3 means the step
+was never reached (the test then fails: it meant to kill there)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from skillreel.services.packaging import enable_skill, revoke_skill
+from skillreel.store import Store
+
+NOT_REACHED = 3
+
+
+def kill_at(step: str) -> Callable[[str], None]:
+    def fault(current: str) -> None:
+        if current == step:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return fault
+
+
+def killed(home: Path, operation: str, name: str, project_dir: Path, step: str) -> None:
+    """Run the transaction in a subprocess and check that it died by SIGKILL at ``step``."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.killer", operation, name, str(project_dir), step],
+        env={**os.environ, "SKILLREEL_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == -signal.SIGKILL, (step, proc.returncode, proc.stderr)
+
+
+def main(argv: list[str]) -> int:
+    operation, name, project, step = argv
+    fault = kill_at(step)
+    with Store.open() as store:
+        if operation == "enable":
+            enable_skill(store, name, "project", Path(project), approve=True, fault=fault)
+        else:
+            revoke_skill(store, name, approve=True, fault=fault)
+    return NOT_REACHED
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
