@@ -1,6 +1,7 @@
-"""Root fixtures: every test gets its own SKILLREEL_HOME and project directory, and only a test marked
-``browser`` may start Chromium (tests/chromium_guard.py). Every test under tests/e2e/ is marked
-``slow``: it runs the console script end to end, so ``make check`` leaves it to ``make test``."""
+"""Root fixtures: every test gets its own SKILLREEL_HOME (and no OS keyring) and project directory,
+and only a test marked ``browser`` may start Chromium (tests/chromium_guard.py). Every test under
+tests/e2e/ is marked ``slow``: it runs the console script end to end, so ``make check`` leaves it
+to ``make test``."""
 
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def skillreel_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("SKILLREEL_HOME", str(home))
+    # Never the user's own OS keyring (the vault's sessions would land there): keyring's "fail"
+    # backend says there is none, so sessions go to a file in this home (subprocesses inherit it).
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     for key in list(os.environ):
         if key.startswith("SKILLREEL_SECRET_"):
             monkeypatch.delenv(key)

@@ -29,13 +29,21 @@ from skillreel.model.actions import (
 from skillreel.model.canonical import bytes_digest, tagged_digest
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.entry import HealProposal, Installation, StoreEntry
-from skillreel.model.environment import Environment, HtmlTarget, build_url_target
+from skillreel.model.environment import (
+    Environment,
+    HtmlTarget,
+    NamedEnvironment,
+    UrlTarget,
+    build_url_target,
+    url_target_digest,
+)
 from skillreel.model.events import EventsLog, RecordedEvent
 from skillreel.model.io import OutputSpec
 from skillreel.model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate, Strategy
 from skillreel.model.refs import TextFilter, ValueRef
 from skillreel.model.report import ReplayReport, StepResult
 from skillreel.model.runs import EndedOutcome, Lease, RunRecord, StepTally, can_act, finish_run, start_run
+from skillreel.model.urls import V1_RULE, normalise_target_url, origin_of
 from skillreel.skills.package import Launcher
 from skillreel.store import AuditNote, RunFinish, Store
 
@@ -132,6 +140,24 @@ def html_environment(html: str = "<html><body>fixture</body></html>") -> Environ
 
 def url_environment(url: str = "http://127.0.0.1:8000/app", origins: tuple[str, ...] = ()) -> Environment:
     return Environment.build(target=build_url_target(url, origins))
+
+
+def v1_url_environment(
+    url: str = "http://127.0.0.1:8000/app", origins: tuple[str, ...] = (), **fields: Any
+) -> Environment:
+    """A URL environment exactly as the first version wrote it: the first query-key rule (no
+    ``query`` key), no session, no named environments."""
+    normal = normalise_target_url(url, V1_RULE)
+    allowed = tuple(sorted({origin_of(normal), *origins}))
+    target = UrlTarget(url=normal, url_digest=url_target_digest(normal), allowed_origins=allowed)
+    return Environment.build(target=target, **fields)
+
+
+def staging(
+    origin: str = "http://127.0.0.1:9000", *, name: str = "staging", session: str | None = None
+) -> NamedEnvironment:
+    """A named environment on ``origin`` whose allowlist is its origin alone."""
+    return NamedEnvironment(name=name, origin=origin, allowed_origins=(origin,), session=session)
 
 
 LAUNCHER = Launcher(

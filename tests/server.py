@@ -4,6 +4,7 @@ srv.set_page("/app", "<html>...</html>")          # served with text/html
 srv.set_page("/app?q=x", "<html>...</html>")      # a route with a query wins over its path's
 srv.set_route("/r", status=302, headers={"Location": "http://..."})
 srv.requests  -> list of (method, path) seen, in order
+srv.cookies   -> the Cookie header of each of those requests ("" when none), in the same order
 gate = srv.hold("/slow")   # requests to /slow wait until gate.release(); gate.reached is set when one arrives
 """
 
@@ -39,6 +40,7 @@ class LocalServer:
         self.routes: dict[str, Route] = {}
         self.gates: dict[str, Gate] = {}
         self.requests: list[tuple[str, str]] = []
+        self.cookies: list[str] = []
         self.bodies: list[bytes] = []
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -92,6 +94,7 @@ class LocalServer:
                 body = self.rfile.read(length) if length else b""
                 with server._lock:
                     server.requests.append((self.command, self.path))
+                    server.cookies.append(self.headers.get("Cookie") or "")
                     server.bodies.append(body)
                     route = server.routes.get(self.path) or server.routes.get(self.path.split("?", 1)[0])
                     gate = server.gates.get(self.path.split("?", 1)[0])

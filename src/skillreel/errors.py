@@ -218,7 +218,28 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_RECORD_CREDENTIAL_DRIFT",
         1,
         "The storage state differs from the recorded one.",
-        "Pass the storage-state file the skill was recorded with, or record again.",
+        "Pass the storage-state file the skill was recorded with, or record again with --session "
+        "NAME so that a refreshed login keeps the skill valid.",
+    ),
+    ErrorCode(
+        "SR_RECORD_ENVIRONMENT_UNKNOWN",
+        2,
+        "The skill declares no environment of that name.",
+        "Run `skillreel show NAME` for its environments; declare one with `skillreel env set`.",
+    ),
+    ErrorCode(
+        "SR_RECORD_ENVIRONMENT_NOT_APPROVED",
+        1,
+        "The approval does not cover that environment.",
+        "Ask a reviewer to approve it: `skillreel review NAME --env ENV --reviewer ID "
+        "--expected-revision N --approve` on a new draft revision (`skillreel env set` makes one).",
+    ),
+    ErrorCode(
+        "SR_RECORD_SESSION_MISSING",
+        1,
+        "The vault holds no session of that name.",
+        "Store the signed-in browser state: `skillreel session set NAME FILE` "
+        "(see `skillreel session list`).",
     ),
     ErrorCode(
         "SR_RECORD_SECRET_FINDING",

@@ -17,6 +17,7 @@ from skillreel.model.audit import AuditEvent
 from skillreel.model.canonical import GENESIS_DIGEST, bytes_digest, canonical_json, tagged_digest
 from skillreel.model.draft import Draft
 from skillreel.model.entry import StoreEntry
+from skillreel.model.environment import Environment, build_url_target, query_keys
 from skillreel.model.export import ExportDocument
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.model.runs import Lease, StepTally, finish_run, start_run
@@ -63,6 +64,8 @@ GOLDEN = {
     "policy": "sha256:0dcd645411035836866d2286fa7dd0c03fcd63f2b199a26aff4d987618281cd2",
     "audit-event": "sha256:2ff925a8f0efa8e500b6a2b386b09d17b5f7be8ab6d7df81178dbf89454a52df",
     "export": "sha256:80b837376abf82102aca3fa8e92107f3a7cc29b460da53c9f61458fcc42c6d65",
+    "portable-environment": "sha256:2449f01e0fad9c36982f0517e0d7f3cc868ed64e4ea98d0fc5449e33047f596d",
+    "approval-with-environments": "sha256:cbdd57820846f6e3627ee7e699ca6a607bb57671ee80cef4fb61ed0c8c1094a2",
     "run": "sha256:27d710c37844f2ecd1edf5b51fd71d48244796abf112570ed05c64cece462269",
     "finished-run": "sha256:e6070d45be034344ab1358abb7d86bd653937c354e0f7f44be389ba43cfdc4f2",
     "audit-event-of-a-run": "sha256:1d5fcc95e4002679a5d0e50512ff60c17d43986e48fbe5b857676e5c1870a8b9",
@@ -118,7 +121,7 @@ def _digests() -> dict[str, str]:
         "audit-event-of-a-run": run_event.event_digest,
         "bounded-policy": Policy.from_settings(PolicySettings(max_store_bytes=1024 * 1024)).policy_digest,
         "html-environment": factory.html_environment().environment_digest,
-        "url-environment": factory.url_environment().environment_digest,
+        "url-environment": factory.v1_url_environment().environment_digest,
         "events": factory.events_log().events_digest,
         "draft": factory.draft().draft_digest,
         "entry": factory.entry().entry_digest,
@@ -128,7 +131,28 @@ def _digests() -> dict[str, str]:
         "policy": Policy.default().policy_digest,
         "audit-event": event.event_digest,
         "export": ExportDocument.build(entry=factory.entry(), exported_at=T1).export_digest,
+        "portable-environment": _portable().environment_digest,
+        "approval-with-environments": _approval_with_environments(),
     }
+
+
+def _portable() -> Environment:
+    """A URL environment with everything added after v1: query-key choices, a session, a named
+    environment."""
+    target = build_url_target("http://127.0.0.1:8000/app?state=open&token=t", (), query_keys(keep=["id"]))
+    return Environment.build(target=target, session="shop-login", environments=(factory.staging(),))
+
+
+def _approval_with_environments() -> str:
+    entry = factory.entry(
+        environment=_portable(),
+        actions=factory.draft().actions[:1],
+        parameters=(),
+        capabilities=("net.navigate",),
+    )
+    approval = lifecycle.approve(entry, "alice", T1).approval
+    assert approval is not None
+    return approval.approval_digest
 
 
 @pytest.mark.parametrize("kind", sorted(GOLDEN))

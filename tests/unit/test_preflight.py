@@ -20,11 +20,13 @@ from skillreel.model.actions import (
 from skillreel.model.canonical import tagged_digest
 from skillreel.model.draft import Parameter
 from skillreel.model.entry import StoreEntry
-from skillreel.model.environment import Environment, build_url_target
+from skillreel.model.environment import Environment, NamedEnvironment, build_url_target
 from skillreel.model.lifecycle import approve, new_entry
 from skillreel.model.policy import Policy, PolicySettings
+from skillreel.model.session import SessionState
 from skillreel.sandbox.files import fixture_digest as html_fixture_digest
 from skillreel.services.preflight import ReplayRequest, run_preflight
+from tests import factory
 from tests.factory import T0, bundle, draft, events_log
 
 HTML = "<html><body><input id=q></body></html>"
@@ -389,3 +391,117 @@ def test_typed_input_refusals_name_the_parameter_never_the_value(
     for value in given.values():
         if isinstance(value, str) and value.strip():
             assert value not in info.value.message
+
+
+# ---- named environments and vault sessions ---------------------------------------------------------
+
+STAGING = "http://127.0.0.1:9000"
+
+
+class Sessions:
+    """A SessionSource holding sessions by name."""
+
+    def __init__(self, **states: dict[str, Any]) -> None:
+        self.states = {name: SessionState(state) for name, state in states.items()}
+        self.read_names: list[str] = []
+
+    def read(self, name: str) -> SessionState | None:
+        self.read_names.append(name)
+        return self.states.get(name)
+
+
+def portable(session: str | None = None, envs: tuple[NamedEnvironment, ...] = ()) -> Environment:
+    return Environment.build(target=build_url_target(URL), session=session, environments=envs)
+
+
+def url_skill(env: Environment, *, environments: tuple[str, ...] | None = None) -> StoreEntry:
+    actions = (
+        NavigateAction(id="a1", url=env.start_url),
+        TypeAction(id="a2", target=bundle("#q"), value=ParameterRef(name="query")),
+        NavigateAction(id="a3", url="http://127.0.0.1:8000/next?x=1", reason="address-bar"),
+    )
+    entry = skill(env, approved=False, params=(Parameter(name="query"),), actions=actions)
+    return approve(entry, "rev", T0, environments)
+
+
+def pre(entry: StoreEntry, sessions: Sessions | None = None, **request: Any) -> Any:
+    req = ReplayRequest(name=entry.name, inputs={"query": "q"}, **request)
+    return run_preflight(entry, Policy.default(), req, Vault(), sessions)
+
+
+def pre_code(entry: StoreEntry, sessions: Sessions | None = None, **request: Any) -> str:
+    with pytest.raises(SkillreelError) as info:
+        pre(entry, sessions, **request)
+    return info.value.code
+
+
+def test_a_named_environment_rebases_target_allowlist_steps_and_sign_in() -> None:
+    staging = factory.staging(STAGING, session="stage-login")
+    entry = url_skill(portable("prod-login", (staging,)))
+    empty: dict[str, Any] = {"cookies": [], "origins": []}
+    sessions = Sessions(**{"prod-login": STATE, "stage-login": empty})
+    checked = pre(entry, sessions, environment="staging")
+    assert checked.target.name == "staging"
+    assert checked.target.environment.start_url == f"{STAGING}/app?x=1"
+    assert checked.target.environment.allowed_origins == (STAGING,)
+    assert [a.url for a in checked.target.actions if isinstance(a, NavigateAction)] == [
+        f"{STAGING}/app?x=1",
+        f"{STAGING}/next?x=1",
+    ]
+    assert checked.storage_state is sessions.states["stage-login"]
+    assert sessions.read_names == ["stage-login"]  # the recorded sign-in never goes to staging
+    recorded = pre(entry, sessions)
+    assert recorded.target.name is None
+    assert recorded.target.actions == entry.draft.actions
+    assert recorded.storage_state is sessions.states["prod-login"]
+    assert pre(entry, sessions, environment="staging", url=f"{STAGING}/app?x=1&token=t").target.name
+    assert pre_code(entry, sessions, environment="staging", url=f"{URL}") == "SR_RECORD_ENVIRONMENT_DRIFT"
+
+
+def test_environment_refusals() -> None:
+    qa = factory.staging("http://127.0.0.1:9100", name="qa")
+    entry = url_skill(portable(envs=(qa, factory.staging(STAGING))), environments=("staging",))
+    pre(entry, environment="staging")
+    assert pre_code(entry, environment="prod") == "SR_RECORD_ENVIRONMENT_UNKNOWN"
+    assert pre_code(entry, environment="qa") == "SR_RECORD_ENVIRONMENT_NOT_APPROVED"
+    assert pre_code(entry, environment="Bad Name") == "SR_RECORD_USAGE"
+    assert pre_code(skill(), environment="staging") == "SR_RECORD_ENVIRONMENT_UNKNOWN"  # an HTML skill
+
+
+def test_a_rebase_that_leaves_the_allowlist_is_refused() -> None:
+    """The declaration check runs again before every replay: a navigate step to a third origin
+    must be on the environment's allowlist (a document made by hand would otherwise slip by)."""
+    env = portable(envs=(factory.staging(STAGING),))
+    actions = (
+        NavigateAction(id="a1", url=env.start_url),
+        TypeAction(id="a2", target=bundle("#q"), value=ParameterRef(name="query")),
+        NavigateAction(id="a3", url="https://cdn.example.com/help", reason="address-bar"),
+    )
+    entry = approve(skill(env, approved=False, params=(Parameter(name="query"),), actions=actions), "r", T0)
+    assert pre_code(entry, environment="staging") == "SR_RECORD_ENVIRONMENT_DRIFT"
+
+
+def test_a_session_is_read_from_the_vault_by_name(tmp_path: Path) -> None:
+    entry = url_skill(portable("shop-login"))
+    sessions = Sessions(**{"shop-login": STATE})
+    assert pre(entry, sessions).storage_state is sessions.states["shop-login"]
+    refreshed = Sessions(**{"shop-login": {**STATE, "cookies": []}})
+    assert pre(entry, refreshed).storage_state is refreshed.states["shop-login"]  # no drift
+    assert pre_code(entry, Sessions()) == "SR_RECORD_SESSION_MISSING"
+    assert pre_code(entry) == "SR_RECORD_SESSION_MISSING"  # no vault given: nothing to sign in with
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(STATE))
+    assert pre_code(entry, sessions, storage_state=state) == "SR_RECORD_CREDENTIAL_DRIFT"
+    with pytest.raises(SkillreelError) as info:
+        pre(entry, Sessions())
+    assert "abc" not in info.value.message
+
+
+def test_a_v1_storage_state_skill_replays_as_before(tmp_path: Path) -> None:
+    digest = tagged_digest("skillreel.storage-state/v1", STATE)
+    entry = url_skill(factory.v1_url_environment(URL, storage_state_digest=digest))
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(STATE))
+    assert pre(entry, storage_state=state).storage_state == state
+    assert pre_code(entry) == "SR_RECORD_CREDENTIAL_DRIFT"
+    assert pre(entry, storage_state=state, url="http://127.0.0.1:8000/app?x=1&state=s").target.name is None

@@ -9,6 +9,7 @@ import pytest
 from skillreel.model.actions import AssertAction, NavigateAction, capability_manifest
 from skillreel.model.events import FieldInfo
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, Strategy, text_hash
+from skillreel.model.urls import V1_RULE, query_rule
 from skillreel.record.redact import (
     Finding,
     TypedValues,
@@ -126,8 +127,15 @@ def test_scrub_field_falls_back_to_a_generic_hint() -> None:
 
 def test_scrub_url_strips_tokens_fragments_and_typed_values() -> None:
     typed = TypedValues(["acme corp"])
-    url = "https://a.test/cb?code=C1&state=S&q=acme+corp&page=2#access_token=T"
+    code, state = "4/0AX4XfWhAbCdEfGhIjKl", "8dce6ced32ad311d9478be5e"
+    url = f"https://a.test/cb?code={code}&state={state}&token=t&q=acme+corp&page=2#access_token=T"
     assert scrub_url(url, typed) == "https://a.test/cb?page=2"
+    business = "https://a.test/orders?state=open&next=/orders&code=FR&key=orders&q=acme+corp"
+    assert scrub_url(business, typed) == "https://a.test/orders?state=open&next=/orders&code=FR&key=orders"
+    assert scrub_url(business, typed, query_rule(strip=["next"], keep=())) == (
+        "https://a.test/orders?state=open&code=FR&key=orders"
+    )
+    assert scrub_url(business, typed, V1_RULE) == "https://a.test/orders?next=%2Forders"
     assert scrub_url("https://a.test/search/acme%20corp", typed) is None
     assert scrub_url("chrome-error://chromewebdata/", typed) is None
     assert scrub_url("https://u:p@a.test/", typed) is None
@@ -208,7 +216,7 @@ def test_a_value_that_appeared_before_it_was_typed_is_public() -> None:
     assert typed.echoes_private("by rhea corder") is True
     # URLs keep a public value; a private one still blots them out.
     assert scrub_url("http://127.0.0.1:8000/admin/library/?next=/admin/", typed) == (
-        "http://127.0.0.1:8000/admin/library/?next=%2Fadmin%2F"
+        "http://127.0.0.1:8000/admin/library/?next=/admin/"  # kept pairs stay as written
     )
     assert scrub_url("http://127.0.0.1:8000/authors/rhea%20corder/", typed) is None
     # Names, texts and selectors still keep it out: public is about secrets and URLs only.

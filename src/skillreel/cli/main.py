@@ -34,6 +34,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "prune": ("prune", "Delete skills past the retention period."),
     "policy": ("policy", "Show or set the store policy."),
     "policy-template": ("policy_template", "Print a policy file to edit."),
+    "session": ("session", "Keep signed-in browser states (sessions) in the vault."),
+    "env": ("env", "Declare the other origins a skill may replay on."),
     "mcp": ("mcp", "Serve enabled skills over MCP (stdio)."),
     "demo": ("demo", "Run the whole journey on a bundled example app."),
 }

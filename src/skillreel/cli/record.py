@@ -39,6 +39,15 @@ def _viewport(text: str | None) -> tuple[int, int] | None:
     return int(match.group(1)), int(match.group(2))
 
 
+def _named_origin(text: str) -> tuple[str, str]:
+    name, sep, origin = text.partition("=")
+    if not sep or not name or not origin:
+        raise InputError(
+            "SR_RECORD_USAGE", "--env takes NAME=ORIGIN, e.g. staging=https://staging.example.com"
+        )
+    return name, origin
+
+
 async def _enter_pressed() -> None:
     """Returns when a line (or end of input) arrives on stdin, without blocking the event loop."""
     click.echo("recording in the browser window: press Enter here to finish, Ctrl-C to discard", err=True)
@@ -83,6 +92,13 @@ def _human(result: RecordResult) -> Render:
         for action in data["actions"]:
             extra = next((action[k] for k in ("parameter", "key", "reason", "check") if k in action), "")
             out.print(f"  {action['id']:<5} {action['kind']:<9} {extra}")
+        if data["strippedQueryKeys"]:
+            out.print(
+                "stripped from the URL (keep one with --keep-query KEY): "
+                + escape(", ".join(data["strippedQueryKeys"]))
+            )
+        for env in data["environments"]:
+            out.print(f"environment {env['name']}: {escape(env['origin'])}")
         if data["parameters"]:
             out.print(
                 "parameters: "
@@ -123,6 +139,16 @@ def _human(result: RecordResult) -> Render:
 @click.option(
     "--storage-state", type=_PATH, help="Playwright storage state to start with (only its digest is kept)."
 )
+@click.option("--session", help="A vault session to start signed in with (`skillreel session set`).")
+@click.option(
+    "--env",
+    "environments",
+    multiple=True,
+    metavar="NAME=ORIGIN",
+    help="Another origin of the same app the skill may replay on (repeat).",
+)
+@click.option("--keep-query", multiple=True, metavar="KEY", help="Keep this query key of the URL (repeat).")
+@click.option("--strip-query", multiple=True, metavar="KEY", help="Strip this query key of the URL (repeat).")
 @click.option(
     "--automation", type=_PATH, help="Perform a scripted demonstration instead of recording a person."
 )
@@ -147,6 +173,10 @@ def command(
     allowed_origins: tuple[str, ...],
     identity: str | None,
     storage_state: Path | None,
+    session: str | None,
+    environments: tuple[str, ...],
+    keep_query: tuple[str, ...],
+    strip_query: tuple[str, ...],
     automation: Path | None,
     assertions: Path | None,
     sensitive: tuple[str, ...],
@@ -165,6 +195,10 @@ def command(
             allowed_origins=allowed_origins,
             identity=identity,
             storage_state=storage_state,
+            session=session,
+            environments=tuple(_named_origin(e) for e in environments),
+            keep_query=keep_query,
+            strip_query=strip_query,
             automation=automation,
             assertions=assertions,
             sensitive=sensitive,

@@ -41,6 +41,12 @@ if TYPE_CHECKING:
     help="The Playwright storage-state file the skill was recorded with.",
 )
 @click.option(
+    "--env",
+    "environment",
+    metavar="NAME",
+    help="Replay on this declared, approved environment (another origin of the same app).",
+)
+@click.option(
     "--input",
     "inputs",
     multiple=True,
@@ -75,6 +81,7 @@ def command(
     html_path: Path | None,
     url: str | None,
     storage_state: Path | None,
+    environment: str | None,
     inputs: tuple[str, ...],
     expected_revision: int | None,
     no_heal: bool,
@@ -93,6 +100,7 @@ def command(
         html_path=html_path,
         url=url,
         storage_state=storage_state,
+        environment=environment,
         expected_revision=expected_revision,
         heal=not no_heal,
         timeout_ms=timeout_ms,
@@ -150,9 +158,10 @@ def show_progress(step: StepProgress) -> None:
 
 def show_success(out: Any, doc: dict[str, Any]) -> None:
     healed = sum(1 for s in doc["steps"] if s["healed"])
+    where = f" on environment {doc['environment']}" if doc.get("environment") else ""
     out.print(
-        f"replayed {doc['name']} revision {doc['revision']}: {len(doc['steps'])} steps, {healed} healed "
-        f"(run {doc['runId']}, report {doc['reportDigest']})"
+        f"replayed {doc['name']} revision {doc['revision']}{where}: {len(doc['steps'])} steps, "
+        f"{healed} healed (run {doc['runId']}, report {doc['reportDigest']})"
     )
     if doc["validatedRevision"] is not None:
         out.print(f"the skill is now validated (revision {doc['validatedRevision']})")

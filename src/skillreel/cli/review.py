@@ -23,6 +23,13 @@ from .output import approve_option, emit, json_option
     help="The draft digest you reviewed (`show`: digests.draft, or the heal proposal's draftDigest).",
 )
 @click.option("--heal-proposal", is_flag=True, help="Accept the pending heal proposal as the new revision.")
+@click.option(
+    "--env",
+    "environments",
+    multiple=True,
+    metavar="NAME",
+    help="Approve only these declared environments (repeat; default: every declared one).",
+)
 @approve_option
 @json_option
 def command(
@@ -31,6 +38,7 @@ def command(
     expected_revision: int | None,
     draft_digest: str | None,
     heal_proposal: bool,
+    environments: tuple[str, ...],
     approve: bool,
     as_json: bool,
 ) -> None:
@@ -44,6 +52,7 @@ def command(
             expected_revision=expected_revision,
             draft_digest=draft_digest,
             heal_proposal=heal_proposal,
+            environments=environments or None,
         )
     emit(
         result.to_json(),

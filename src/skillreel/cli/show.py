@@ -23,6 +23,15 @@ def _human(view: dict[str, Any]) -> Render:
         console.print(escape(view["description"]))
         env = view["environment"]
         console.print(f"environment: {env['kind']}, allowed origins {', '.join(env['allowedOrigins'])}")
+        _sign_in_and_query(console, env)
+        approved = (view["approval"] or {}).get("approvedEnvironments", [])
+        for named in env["environments"]:
+            mark = "approved" if named["name"] in approved else "not approved"
+            session = f", session {named['session']}" if named.get("session") else ""
+            console.print(
+                f"  --env {named['name']}: {escape(named['origin'])} ({mark}), allowed origins "
+                f"{escape(', '.join(named['allowedOrigins']))}{session}"
+            )
         console.print(f"capabilities: {', '.join(view['capabilities'])}")
         for p in view["parameters"]:
             flags = ", ".join(f for f in ("required", "sensitive") if p[f]) or "optional"
@@ -53,6 +62,26 @@ def _human(view: dict[str, Any]) -> Render:
         console.print(f"next: {', '.join(view['next'])}")
 
     return render
+
+
+def _sign_in_and_query(console: Console, env: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    if env.get("session"):
+        console.print(f"signs in with vault session {env['session']}")
+    elif env.get("storageStateDigest"):
+        console.print(f"signs in with the storage-state file of digest {env['storageStateDigest']}")
+    query = env.get("query")
+    if env["kind"] != "url":
+        return
+    if query is None:
+        console.print("query keys: the first rule (every token-like key name stripped)")
+        return
+    for label, key in (("kept", "keep"), ("stripped", "strip")):
+        if query[key]:
+            console.print(f"query keys {label} by the reviewer: {escape(', '.join(query[key]))}")
+    if query["stripped"]:
+        console.print(f"query keys stripped from the recorded URL: {escape(', '.join(query['stripped']))}")
 
 
 def store_line(size: dict[str, int]) -> str:

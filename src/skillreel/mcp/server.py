@@ -4,7 +4,8 @@ Two tools, and deliberately no more (source document 004: agents may list and pl
 
 - ``skills_list`` (read-only): the enabled skills with their description, parameters (a typed one
   with its JSON Schema), the JSON Schema of their outputs, and revision.
-- ``skills_play(name, inputs)``: replays one enabled skill on its recorded environment through
+- ``skills_play(name, inputs, environment=None)``: replays one enabled skill on its recorded
+  environment, or on a named environment its approval covers, through
   ``services.replaying.replay_skill`` and returns its status, run id, report digest, the steps
   that ran (healed, side effects) and ``outputs`` (what the skill read from the page: the caller's
   only), or the error code and message. It cannot record, edit, approve, enable or revoke. Its run
@@ -76,7 +77,8 @@ LIST_DESCRIPTION = (
     "capabilities, allowed origins and parameters (required / sensitive). Read-only."
 )
 PLAY_DESCRIPTION = (
-    "Replay one enabled skillreel skill on its recorded site, with non-sensitive parameters in "
+    "Replay one enabled skillreel skill on its recorded site (or, with `environment`, on one of the "
+    "approved environments skills_list shows), with non-sensitive parameters in "
     '`inputs` ({"param": "value"}). Sensitive parameters must NOT be given: skillreel reads them '
     "from the user's vault or asks the user. Returns {ok, data: {status, runId, reportDigest, steps "
     "(status, healed, sideEffects), sideEffects, outputs: what the skill read from the page (as "
@@ -144,19 +146,19 @@ def play_summary(outcome: ReplayOutcome) -> str:
     return head + "\noutputs: " + "; ".join(shown)
 
 
-def play_refused(exc: SkillreelError, name: str) -> CallToolResult:
+def play_refused(exc: SkillreelError, name: str, environment: str | None = None) -> CallToolResult:
     """A ``skills_play`` refused before any step ran: the same replay document as a failed replay."""
-    outcome = ReplayOutcome("failed", name, error=exc)
-    return tool_result(failed("skills_play", exc, outcome.to_json()), play_summary(outcome))
+    refused = ReplayOutcome("failed", name, error=exc, environment=environment)
+    return tool_result(failed("skills_play", exc, refused.to_json()), play_summary(refused))
 
 
 # --- the question ------------------------------------------------------------------------------
 
 
-def checked_play(name: str, inputs: Mapping[str, InputValue]) -> PlayCheck:
+def checked_play(name: str, inputs: Mapping[str, InputValue], environment: str | None = None) -> PlayCheck:
     """``services.agent_access.check_play`` over the store and the default vault (see there)."""
     with Store.open(actor="mcp") as store:
-        return check_play(store, name, inputs, default_vault())
+        return check_play(store, name, inputs, default_vault(), environment)
 
 
 def can_elicit(ctx: Context) -> bool:
@@ -183,11 +185,11 @@ class NoQuestion(BaseModel):
 
 
 async def ask_for_secrets(
-    name: str, inputs: dict[str, InputValue], ctx: Context
+    name: str, inputs: dict[str, InputValue], ctx: Context, environment: str | None = None
 ) -> Elicit[BaseModel] | NoQuestion:
     """Runs before ``skills_play``: ask the user (never the model) for missing sensitive values."""
     try:
-        check = checked_play(name, inputs)
+        check = checked_play(name, inputs, environment)
     except SkillreelError:
         return NoQuestion()  # the tool body reports the refusal
     except Exception as exc:  # the body meets it again and reports SR_RECORD_INTERNAL; ask nothing
@@ -297,9 +299,13 @@ def human_prompt(ctx: Context) -> HumanPrompt | None:
 
 
 async def play(
-    name: str, inputs: Mapping[str, InputValue], ctx: Context, answer: ElicitationResult[Any]
+    name: str,
+    inputs: Mapping[str, InputValue],
+    ctx: Context,
+    answer: ElicitationResult[Any],
+    environment: str | None = None,
 ) -> ReplayOutcome:
-    check = checked_play(name, inputs)
+    check = checked_play(name, inputs, environment)
     secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing))
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
@@ -309,7 +315,9 @@ async def play(
             f"{', '.join(secret_env_name(name, p) for p in still)} or store it in the OS "
             "keyring (this MCP client cannot ask the user)",
         )
-    request = ReplayRequest(name=name, inputs=dict(inputs), expected_revision=check.entry.revision)
+    request = ReplayRequest(
+        name=name, inputs=dict(inputs), expected_revision=check.entry.revision, environment=environment
+    )
     relay = ProgressRelay(ctx)
     async with anyio.create_task_group() as tg:
         tg.start_soon(relay.run)
@@ -351,15 +359,23 @@ async def skills_play(
         dict[str, InputValue],
         Field(description='Non-sensitive parameters: {"param": value} (typed as skills_list shows).'),
     ] = {},  # noqa: B006 - the SDK builds the schema from this default; it is never mutated
+    environment: Annotated[
+        str | None,
+        Field(
+            description="A named environment the skill's approval covers (skills_list shows them); "
+            "omit it for the recorded site.",
+            max_length=32,
+        ),
+    ] = None,
 ) -> EnvelopeResult:
     try:
-        outcome = await play(name, inputs, ctx, answer)
+        outcome = await play(name, inputs, ctx, answer, environment)
     except SkillreelError as exc:
-        return play_refused(exc, name)
+        return play_refused(exc, name, environment)
     except Exception as exc:  # the last line of defence: a code, never a traceback, reaches the agent
         log.error("skills_play failed unexpectedly: %s", type(exc).__name__)  # never the text: values
         internal = SkillreelError("SR_RECORD_INTERNAL", "unexpected internal error; nothing was stored")
-        return play_refused(internal, name)
+        return play_refused(internal, name, environment)
     return outcome_result(outcome)
 
 

@@ -32,6 +32,8 @@ AuditKind = Literal[
     "run-end",  # a run finished (outcome ok / failed / cancelled) or found interrupted
     "validate",  # the first successful run of an approved revision made it validated
     "replay-refused",  # a replay refused before any run was reserved (coalesced when frequent)
+    "session",
+    "environment",
 ]
 Outcome = Literal["ok", "failed", "cancelled", "interrupted"]
 DigestName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-zA-Z0-9]{0,47}$")]

@@ -11,11 +11,11 @@ the clock: callers pass ``now``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from ..errors import LifecycleError, ReplayError
+from ..errors import LifecycleError, ReplayError, TargetError
 from .approval import Approval
 from .draft import Draft
 from .entry import HealProposal, Installation, Status, StoreEntry
@@ -93,8 +93,26 @@ def replace_draft(entry: StoreEntry, draft: Draft, events: EventsLog, now: str) 
     )
 
 
-def approve(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
-    """Approve the current draft, once. The approval binds its exact digest and capabilities."""
+def approved_environments(draft: Draft, environments: Collection[str] | None) -> tuple[str, ...]:
+    """The environments an approval of ``draft`` covers: those named (each must be declared,
+    ``SR_RECORD_ENVIRONMENT_UNKNOWN``), or every declared one when None."""
+    declared = draft.environment.environment_names
+    if environments is None:
+        return declared
+    unknown = sorted(set(environments) - set(declared))
+    if unknown:
+        raise TargetError(
+            "SR_RECORD_ENVIRONMENT_UNKNOWN",
+            f"skill {draft.name!r} declares no environment {', '.join(map(repr, unknown))}",
+        )
+    return tuple(sorted(set(environments)))
+
+
+def approve(
+    entry: StoreEntry, reviewer: str, now: str, environments: Collection[str] | None = None
+) -> StoreEntry:
+    """Approve the current draft, once. The approval binds its exact digest and capabilities, and
+    the named environments it may replay on (``environments``; every declared one when None)."""
     if entry.status not in ALLOWED["review"]:
         raise _refuse(entry, "approve", "only a draft is approved, and only once")
     approval = Approval.build(
@@ -102,6 +120,7 @@ def approve(entry: StoreEntry, reviewer: str, now: str) -> StoreEntry:
         draft_digest=entry.draft.draft_digest,
         reviewer=reviewer,
         approved_capabilities=entry.draft.capabilities,
+        approved_environments=approved_environments(entry.draft, environments),
         approved_at=now,
     )
     return _next(entry, now, status="approved", approval=approval)
@@ -159,10 +178,15 @@ def is_expired(entry: StoreEntry, now: str, retention_days: int) -> bool:
 
 
 def accept_heal(
-    entry: StoreEntry, reviewer: str, now: str, proposal: HealProposal | None = None
+    entry: StoreEntry,
+    reviewer: str,
+    now: str,
+    proposal: HealProposal | None = None,
+    environments: Collection[str] | None = None,
 ) -> StoreEntry:
     """Adopt a pending heal proposal (``proposal``, from the store's proposals of this draft, or the
-    one an older store kept in the entry) as a new draft revision and approve it (a normal review).
+    one an older store kept in the entry) as a new draft revision and approve it (a normal review),
+    covering ``environments`` (every declared one when None).
 
     The result is ``approved``: it must replay successfully again before it is validated. It is
     one revision (``revision + 1``), like every other transition, so the store's compare-and-set
@@ -180,6 +204,7 @@ def accept_heal(
         draft_digest=proposal.draft.draft_digest,
         reviewer=reviewer,
         approved_capabilities=proposal.draft.capabilities,
+        approved_environments=approved_environments(proposal.draft, environments),
         approved_at=now,
     )
     return _next(

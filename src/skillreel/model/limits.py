@@ -43,3 +43,6 @@ MAX_OUTPUT_ITEMS: Final = MAX_LOOP_ITEMS
 MAX_OUTPUTS_BYTES: Final = 1024 * 1024  # the outputs of one replay, as canonical JSON
 MAX_WAIT_MS: Final = 30_000
 MAX_SCROLL_ROUNDS: Final = 200
+MAX_ENVIRONMENTS: Final = 16
+MAX_QUERY_KEYS: Final = 32
+MAX_SESSIONS: Final = 256

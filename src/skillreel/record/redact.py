@@ -6,9 +6,10 @@ draft is stored; nothing here writes or prints them. Two layers use them:
 * **Scrubbing at capture** (``scrub_*``): before an event from the page enters the events log,
   selector candidates whose texts echo a typed value (or whose salted role-name or link hash is
   the hash of one) are dropped, fingerprint hashes of a typed value are cleared, a parameter hint
-  that echoes one falls back to a generic name, and a navigation URL loses its credential-bearing
-  query keys, its fragment and any query value that echoes a typed value. The recorder script
-  applies the same rule in the page first, with the sensitive values that never leave it.
+  that echoes one falls back to a generic name, and a navigation URL loses the query pairs the
+  target's query-key rule strips (``model.urls``), its fragment and any query pair that echoes a
+  typed value. The recorder script applies the same rule in the page first, with the sensitive
+  values that never leave it.
 * **Scanning before storing** (:func:`scan`): every persisted string of the draft and the events
   log is checked against secret patterns (private keys, JWTs, cloud and VCS tokens, API keys,
   bearer tokens, password assignments, credentials in URLs, token-carrying URLs) and against the
@@ -37,12 +38,13 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
 from ..model.draft import Draft
+from ..model.environment import UrlTarget
 from ..model.events import EventsLog, FieldInfo
 from ..model.locators import SCOPE_SEPARATOR, Fingerprint, LocatorBundle, text_hash
-from ..model.urls import TOKEN_KEYS, has_token
+from ..model.urls import DEFAULT_RULE, QueryRule, has_token, strip_tokens
 
 MIN_EQUAL: Final = 2
 MIN_CONTAINED: Final = 4
@@ -314,10 +316,11 @@ def scrub_field(field: FieldInfo | None, typed: TypedValues) -> FieldInfo | None
     return field.model_copy(update={"param_hint": hint})
 
 
-def scrub_url(url: str, typed: TypedValues) -> str | None:
-    """A navigation URL fit to store: http(s) only, credential keys, fragment and query values that
-    echo typed text dropped. None when it cannot be kept (another scheme, or typed text in the path).
-    A public typed value (one the URLs showed before it was typed) is not typed text here."""
+def scrub_url(url: str, typed: TypedValues, rule: QueryRule = DEFAULT_RULE) -> str | None:
+    """A navigation URL fit to store: http(s) only, the query pairs ``rule`` strips, the fragment
+    and query pairs that echo typed text dropped (kept pairs as written). None when it cannot be
+    kept (another scheme, or typed text in the path). A public typed value (one the URLs showed
+    before it was typed) is not typed text here."""
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -326,12 +329,14 @@ def scrub_url(url: str, typed: TypedValues) -> str | None:
         return None
     if any(typed.echoes_private(unquote(seg)) for seg in parts.path.split("/") if seg):
         return None
-    query = [
-        (k, v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if k.lower() not in TOKEN_KEYS and not typed.echoes_private(v) and not typed.echoes_private(k)
-    ]
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
+    kept = strip_tokens(url, rule)
+    query = "&".join(
+        segment
+        for segment in urlsplit(kept).query.split("&")
+        if segment
+        and not any(typed.echoes_private(unquote_plus(part)) for part in segment.partition("=")[::2])
+    )
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
 
 
 # ---- scanning before storing ---------------------------------------------------------------------
@@ -452,9 +457,9 @@ def _echo_parts(key: str, text: str) -> list[str]:
     return [text]
 
 
-def _check(path: str, key: str, text: str, typed: TypedValues, echo: bool) -> list[Finding]:
+def _check(path: str, key: str, text: str, typed: TypedValues, echo: bool, rule: QueryRule) -> list[Finding]:
     found = [Finding(path, category) for category in secret_categories(text)]
-    if key == "url" and has_token(text):
+    if key == "url" and has_token(text, rule):
         found.append(Finding(path, "url-token"))
     if echo and any(typed.echoes_private(part) for part in _echo_parts(key, text)):
         found.append(Finding(path, "typed-value"))
@@ -462,14 +467,17 @@ def _check(path: str, key: str, text: str, typed: TypedValues, echo: bool) -> li
 
 
 def scan(draft: Draft, events: EventsLog | None = None, typed: TypedValues | None = None) -> list[Finding]:
-    """Every finding in what would be stored: the draft's fields and the events log's events."""
+    """Every finding in what would be stored: the draft's fields and the events log's events.
+    URLs carry a token when the target's query-key rule would strip one of their pairs."""
     typed = typed or TypedValues()
+    target = draft.environment.target
+    rule = target.rule if isinstance(target, UrlTarget) else DEFAULT_RULE
     document = draft.to_json()
     if events is not None:
         document["events"] = events.to_json()["events"]
     findings: list[Finding] = []
     for path, key, text in _strings(document, ""):
-        findings += _check(path, key, text, typed, echo=not path.startswith(_PRE_RECORDING))
+        findings += _check(path, key, text, typed, not path.startswith(_PRE_RECORDING), rule)
     return findings
 
 

@@ -28,8 +28,8 @@ them. Chromium announces a renderer-initiated navigation (a link, a form, a scri
 recorded again. Any other start is the address bar, a reload or back/forward (recorded as an
 address-bar navigation to that URL), classified from its ``navigationType`` when it starts and
 recorded when the same loader commits (``Page.frameNavigated``), with the committed URL. URLs are
-stored only through :func:`~skillreel.record.redact.scrub_url` (no credential keys, no fragment,
-no typed text).
+stored only through :func:`~skillreel.record.redact.scrub_url` (no query pair the target's
+query-key rule strips, no fragment, no typed text).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from ..model.events import (
 )
 from ..model.limits import MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
 from ..model.locators import LocatorBundle
-from ..model.urls import strip_tokens
+from ..model.urls import DEFAULT_RULE, QueryRule, strip_tokens
 from .redact import TypedValues, scrub_bundle, scrub_field, scrub_url
 
 log = logging.getLogger(__name__)
@@ -180,11 +180,13 @@ class Recorder:
         salt: str,
         on_event: Callable[[RecordedEvent], None] | None = None,
         public: Sequence[str] = (),
+        url_rule: QueryRule = DEFAULT_RULE,
     ) -> None:
         self._context = context
         self._salt = salt
         self._public = tuple(public)  # texts the user gave before anything was typed
         self._on_event = on_event
+        self._url_rule = url_rule
         self._events: list[RecordedEvent] = []
         self._typed = TypedValues()
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -220,9 +222,12 @@ class Recorder:
 
     @contextlib.asynccontextmanager
     async def starting(self, url: str) -> AsyncIterator[None]:
-        """Record the start navigation; navigations inside the block (loading it) are not recorded."""
+        """Record the start navigation; navigations inside the block (loading it) are not recorded.
+        ``url`` is the environment's start URL, already normalised with the target's query rule."""
         self._append(
-            RecordedEvent(seq=len(self._events), type="navigate", url=strip_tokens(url), reason="start")
+            RecordedEvent(
+                seq=len(self._events), type="navigate", url=strip_tokens(url, self._url_rule), reason="start"
+            )
         )
         self._starting = True
         try:
@@ -493,7 +498,7 @@ class Recorder:
         url = str(frame.get("url", ""))
         if url.startswith(("chrome-error:", "about:", "data:", "blob:")):
             return
-        kept = scrub_url(url, self._typed)
+        kept = scrub_url(url, self._typed, self._url_rule)
         if kept is None or len(kept) > MAX_URL_CHARS:
             self._append(RecordedEvent(seq=len(self._events), type="human", reason="other"))
             return

@@ -17,6 +17,7 @@ from ..locate import heal
 from ..model.actions import Action, FieldSpec
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
 from ..model.report import Evidence
+from ..model.urls import V1_RULE, QueryRule
 from .evidence import PageSummary
 
 
@@ -260,6 +261,7 @@ class EngineOptions:
     allow_heal: bool = True
     timeout_ms: int = 10_000
     settle_ms: int = 100
+    url_rule: QueryRule = V1_RULE  # the query-key rule ``url_matches`` normalises page URLs with
 
 
 @dataclass

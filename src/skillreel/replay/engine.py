@@ -483,7 +483,7 @@ class ReplayEngine(FlowSteps):
 
     async def _assert_once(self, step: StepState, a: AssertAction) -> bool:
         if a.check == "url_matches":
-            return url_matches(await self.driver.current_url(), a.expected)
+            return url_matches(await self.driver.current_url(), a.expected, self.options.url_rule)
         if a.target is None:
             raise ReplayError(
                 "SR_REPLAY_SCHEMA_INVALID", f"step {a.id}: the assertion has no target", action_id=a.id

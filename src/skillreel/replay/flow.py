@@ -44,7 +44,7 @@ from ..model.io import Scalar, ValueProblem, as_text, compare, outputs_size, typ
 from ..model.limits import MAX_OUTPUTS_BYTES
 from ..model.locators import LocatorBundle
 from ..model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef, ValueRef
-from ..model.urls import URLRuleError, normalise_target_url
+from ..model.urls import V1_RULE, QueryRule, URLRuleError, normalise_target_url
 from . import evidence as ev
 from . import extraction
 from .driving import Frame, Picked, Scope, SkipRest, StepState
@@ -263,7 +263,7 @@ class FlowSteps(Resolver):
         if isinstance(cond, PresentCondition):
             return await self._present(step, cond.target, min(step.deadline, self.clock() + OPTIONAL_WAIT_S))
         if isinstance(cond, UrlCondition):
-            return url_matches(await self.driver.current_url(), cond.expected)
+            return url_matches(await self.driver.current_url(), cond.expected, self.options.url_rule)
         assert isinstance(cond, CompareCondition)
         left = self._raw(cond.value, step.frame)
         right = self._raw(cond.expected, step.frame) if cond.expected is not None else None
@@ -297,7 +297,7 @@ class FlowSteps(Resolver):
 
     async def _wait_once(self, step: StepState, a: WaitAction) -> bool:
         if a.until == "url":
-            return url_matches(await self.driver.current_url(), a.expected)
+            return url_matches(await self.driver.current_url(), a.expected, self.options.url_rule)
         assert a.target is not None
         now = self.clock()
         if a.until in ("appears", "disappears"):
@@ -373,13 +373,13 @@ class FlowSteps(Resolver):
             raise
 
 
-def url_matches(url: str, expected: str | int | None) -> bool:
+def url_matches(url: str, expected: str | int | None, rule: QueryRule = V1_RULE) -> bool:
     """``url_matches``: the normalised page URL equals ``expected`` (a full URL, or a path with
     query when it starts with ``/``); ``*`` in ``expected`` matches any run of characters."""
     if not isinstance(expected, str) or not expected:
         return False
     try:
-        normal = normalise_target_url(url)
+        normal = normalise_target_url(url, rule)
     except URLRuleError:
         return False
     subject = normal

@@ -50,6 +50,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from skillreel.errors import InputError, ReplayUIError, TargetError
 from skillreel.model.environment import FIXTURE_ORIGIN, FIXTURE_URL, Environment, HtmlTarget
 from skillreel.model.limits import MAX_HTML_CHARS
+from skillreel.model.session import SessionState
 from skillreel.vault import seal_environment
 
 from .allowlist import SINKHOLE_SUFFIX, decide
@@ -214,7 +215,9 @@ def crashed_error() -> ReplayUIError:
     return ReplayUIError(CRASHED, "Chromium exited or a page crashed")
 
 
-def _check_target(environment: Environment, html: str | None, storage_state: Path | None) -> str | None:
+def _check_target(
+    environment: Environment, html: str | None, storage_state: Path | SessionState | None
+) -> str | None:
     if isinstance(environment.target, HtmlTarget):
         if html is None:
             raise TargetError("SR_RECORD_TARGET_INVALID", "an HTML fixture target needs its HTML")
@@ -274,7 +277,7 @@ async def _new_context(
     except PlaywrightError as exc:
         if state is not None and browser.is_connected():
             raise InputError(
-                "SR_RECORD_INPUT_MALFORMED", "the storage-state file is not a Playwright storage state"
+                "SR_RECORD_INPUT_MALFORMED", "the storage state is not a Playwright storage state"
             ) from exc
         raise ReplayUIError(SETUP, f"Chromium could not open a browser context; {SETUP_FIX}") from exc
 
@@ -320,19 +323,22 @@ async def browser_session(
     environment: Environment,
     *,
     html: str | None = None,
-    storage_state: Path | None = None,
+    storage_state: Path | SessionState | None = None,
     headless: bool = True,
 ) -> AsyncIterator[BrowserSession]:
     """Launch Chromium for ``environment`` and yield a :class:`BrowserSession`.
 
     ``html`` is the fixture's HTML (required for, and only for, an HTML target; it must match the
-    environment's digest). ``storage_state`` (URL targets only) is read once to start the context.
+    environment's digest). ``storage_state`` (URL targets only: a file, read once, or a vault
+    session's body) starts the context signed in.
     ``headless=False`` opens a window (needs ``DISPLAY``, e.g. under ``xvfb-run``). Everything is
     closed on exit, also after a crash; a Playwright error escaping the body after a crash becomes
     ``SR_REPLAY_UI_BROWSER_CRASHED``.
     """
     fixture = _check_target(environment, html, storage_state)
-    state = read_storage_state(storage_state) if storage_state is not None else None
+    state = storage_state.body if isinstance(storage_state, SessionState) else None
+    if isinstance(storage_state, Path):
+        state = read_storage_state(storage_state)
     executable = find_chromium()
     if not headless:
         _require_display()

@@ -4,8 +4,10 @@ request to play one before anything is asked or started.
 Agents may list and play, never record, edit, approve, enable or revoke (source document 004). What
 they see is metadata only: never a selector, a URL path or a value. A play request is refused unless
 the skill is enabled, replays on a target MCP can reach (no HTML fixture or storage-state file, which
-only the command line can pass) and gets no sensitive value from the model; then the replay's own
-pre-flight runs and lists the sensitive values the vault lacks (the MCP adapter asks the user).
+only the command line can pass; a skill signed in with a vault session is reachable: the session is
+read from the vault by name) and gets no sensitive value from the model; then the replay's own
+pre-flight runs (with the named environment asked for, if any) and lists the sensitive values the
+vault lacks (the MCP adapter asks the user).
 """
 
 from __future__ import annotations
@@ -38,6 +40,12 @@ def skill_summary(entry: StoreEntry) -> dict[str, Any]:
     target = draft.environment.target
     origins = list(target.allowed_origins) if isinstance(target, UrlTarget) else []
     needs = cli_only_inputs(entry)
+    approval = entry.approval
+    environments = [
+        {"name": e.name, "origin": e.origin, "allowedOrigins": list(e.allowed_origins)}
+        for e in draft.environment.environments
+        if approval is not None and approval.covers(e.name)
+    ]
     return {
         "name": entry.name,
         "description": clean_text(draft.description),
@@ -48,6 +56,9 @@ def skill_summary(entry: StoreEntry) -> dict[str, Any]:
         "target": {"kind": "url", "origin": origin_of(target.url), "allowedOrigins": origins}
         if isinstance(target, UrlTarget)
         else {"kind": "html"},
+        "signedIn": draft.environment.session is not None
+        or draft.environment.storage_state_digest is not None,
+        "environments": environments,  # the approved ones: skills_play's `environment`
         "parameters": parameter_listing(entry.name, draft.parameters),
         **({"outputs": outputs_schema(draft.outputs)} if draft.outputs else {}),
     }
@@ -72,10 +83,17 @@ class PlayCheck:
     missing: tuple[str, ...]  # required sensitive parameters the vault has no value for
 
 
-def check_play(store: Store, name: str, inputs: Mapping[str, InputValue], secrets: SecretSource) -> PlayCheck:
+def check_play(
+    store: Store,
+    name: str,
+    inputs: Mapping[str, InputValue],
+    secrets: SecretSource,
+    environment: str | None = None,
+) -> PlayCheck:
     """Everything refused before a question is asked or a browser starts: the name, the state
     (enabled only), a target MCP can reach, sensitive values from the model, then the replay's own
-    pre-flight (inputs, environment, capabilities), which also lists what the vault lacks."""
+    pre-flight (inputs, the named environment, the vault session, capabilities), which also lists
+    what the vault lacks."""
     check_skill_name(name)
     entry = store.get(name)
     if entry.status != "enabled":
@@ -98,6 +116,8 @@ def check_play(store: Store, name: str, inputs: Mapping[str, InputValue], secret
             f"sensitive parameter(s) {', '.join(given)} must not come from the model; "
             "skillreel reads them from the vault or asks the user; nothing was replayed",
         )
-    request = ReplayRequest(name=name, inputs=dict(inputs), expected_revision=entry.revision)
+    request = ReplayRequest(
+        name=name, inputs=dict(inputs), expected_revision=entry.revision, environment=environment
+    )
     checked = preflight(store, request, secrets)
     return PlayCheck(entry, tuple(checked.missing_sensitive))

@@ -16,11 +16,15 @@ In order, each failure raising its own code and changing nothing:
    names the parameter and, for an enum, its allowed values, never the value given; an enum input
    of a ``select`` step may also be an option's visible label, looked up in the page), loop limits
    1-1,000, values within 8,192 (type) / 1,024 (select) characters (``SR_REPLAY_PARAMETER_INVALID``);
-6. the replay environment, recomputed from what this replay would use (the HTML file's digest, or
-   the URL normalised with the recorded allowlist and identity), equals the recorded one —
-   ``SR_RECORD_ENVIRONMENT_DRIFT``; the storage state's digest equals the recorded one —
-   ``SR_RECORD_CREDENTIAL_DRIFT``;
-7. sensitive values are looked up in the vault; required ones it lacks are listed in
+6. a named environment (``--env``) is declared (``SR_RECORD_ENVIRONMENT_UNKNOWN``) and covered by
+   the approval (``SR_RECORD_ENVIRONMENT_NOT_APPROVED``), and the skill rebases onto it: target,
+   allowlist, navigate steps and sign-in (``model.portable``; ``SR_RECORD_ENVIRONMENT_DRIFT``);
+7. the replay environment, recomputed from what this replay would use (the HTML file's digest, or
+   the URL normalised with the target's own query-key rule), equals the recorded (or rebased)
+   one — ``SR_RECORD_ENVIRONMENT_DRIFT``; the sign-in matches: a storage-state file's digest
+   equals the recorded one (``SR_RECORD_CREDENTIAL_DRIFT``), or the vault holds the session the
+   skill is bound to by name (``SR_RECORD_SESSION_MISSING``);
+8. sensitive values are looked up in the vault; required ones it lacks are listed in
    :attr:`Preflight.missing_sensitive` (the caller may ask a person, or fail).
 """
 
@@ -32,11 +36,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, ReplayError, TargetError
-from ..model.actions import CAPABILITY_OF_KIND, LoopAction, SelectAction, TypeAction, capability_manifest
+from ..model.actions import (
+    CAPABILITY_OF_KIND,
+    Action,
+    LoopAction,
+    SelectAction,
+    TypeAction,
+    capability_manifest,
+)
 from ..model.approval import Approval
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
-from ..model.environment import Environment, HtmlTarget, UrlTarget
+from ..model.environment import Environment, HtmlTarget, UrlTarget, replay_url
 from ..model.io import ValueProblem, check_input
 from ..model.lifecycle import check_revision, ensure_replayable
 from ..model.limits import (
@@ -47,11 +58,15 @@ from ..model.limits import (
     TIMEOUT_MS_RANGE,
 )
 from ..model.policy import Policy
+from ..model.portable import rebase
 from ..model.refs import ParameterRef
+from ..model.session import SessionState
+from ..model.urls import V1_RULE, QueryRule, URLRuleError
 from ..sandbox.files import storage_state_file_digest
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource
-from .environments import target_environment
+from ..vault.sessions import NoSessions, SessionSource, SessionVault
+from .environments import check_environment_name, target_environment
 
 _PARAM_SHAPE = r"^[a-z][a-z0-9_]{0,63}$"
 
@@ -69,6 +84,25 @@ class ReplayRequest:
     heal: bool = True
     timeout_ms: int = 10_000
     settle_ms: int = 100
+    environment: str | None = None  # a named environment of the skill (``--env``)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a replay runs: the environment the browser session gets (the recorded one, or rebased
+    onto a named environment), the actions with their URLs moved likewise, and the sign-in."""
+
+    environment: Environment
+    actions: tuple[Action, ...]
+    html: str | None = field(default=None, repr=False)
+    storage_state: Path | SessionState | None = None
+    name: str | None = None  # the named environment, or None for the recorded one
+
+    @property
+    def url_rule(self) -> QueryRule:
+        """The query-key rule page URLs are normalised with (``url_matches`` checks)."""
+        target = self.environment.target
+        return target.rule if isinstance(target, UrlTarget) else V1_RULE
 
 
 @dataclass(frozen=True)
@@ -77,8 +111,7 @@ class Preflight:
 
     entry: StoreEntry
     approval: Approval
-    html: str | None = field(repr=False)
-    storage_state: Path | None
+    target: Target
     values: Mapping[str, str] = field(repr=False)  # canonical text of every input given or defaulted
     missing_sensitive: tuple[str, ...]
     heal: bool
@@ -89,6 +122,14 @@ class Preflight:
     @property
     def draft(self) -> Draft:
         return self.entry.draft
+
+    @property
+    def html(self) -> str | None:
+        return self.target.html
+
+    @property
+    def storage_state(self) -> Path | SessionState | None:
+        return self.target.storage_state
 
 
 def check_options(request: ReplayRequest) -> None:
@@ -206,64 +247,137 @@ def check_values(draft: Draft, values: Mapping[str, str]) -> None:
             )
 
 
-def check_environment(recorded: Environment, request: ReplayRequest) -> str | None:
-    """Recompute this replay's environment and compare; returns the fixture HTML (HTML targets)."""
+def check_environment(
+    draft: Draft, approval: Approval, request: ReplayRequest, sessions: SessionSource
+) -> Target:
+    """Recompute this replay's environment and compare; for a named environment, rebase onto it
+    first. Returns where the replay runs (see :class:`Target`)."""
+    recorded = draft.environment
     if isinstance(recorded.target, HtmlTarget):
-        if request.url is not None:
-            raise TargetError(
-                "SR_RECORD_ENVIRONMENT_DRIFT", "the skill was recorded on an HTML fixture, not a URL"
-            )
-        if request.html_path is None:
-            raise TargetError(
-                "SR_RECORD_TARGET_INVALID", "this skill replays on its HTML fixture: pass --html FILE"
-            )
-        if request.storage_state is not None:
-            raise TargetError("SR_RECORD_TARGET_INVALID", "an HTML fixture takes no storage state")
-        current, html = target_environment(recorded.viewport, html_path=request.html_path)
-    else:
-        if request.html_path is not None:
-            raise TargetError(
-                "SR_RECORD_ENVIRONMENT_DRIFT", "the skill was recorded on a URL, not an HTML fixture"
-            )
-        assert isinstance(recorded.target, UrlTarget)
-        current, html = target_environment(
-            recorded.viewport,
-            url=request.url or recorded.target.url,
-            allowed_origins=recorded.target.allowed_origins,
-            identity=recorded.identity,
-            storage_state_digest=recorded.storage_state_digest,
+        return _fixture_target(draft, request)
+    if request.html_path is not None:
+        raise TargetError(
+            "SR_RECORD_ENVIRONMENT_DRIFT", "the skill was recorded on a URL, not an HTML fixture"
         )
+    environment, actions = recorded, draft.actions
+    if request.environment is not None:
+        environment, actions = _rebased(draft, approval, request.environment)
+    target = environment.target
+    assert isinstance(target, UrlTarget)
+    try:
+        url = replay_url(target, request.url)
+    except URLRuleError as exc:
+        raise TargetError("SR_RECORD_TARGET_INVALID", f"the URL target is not allowed: {exc}") from exc
+    if url != target.url:
+        where = (
+            "the recorded one" if request.environment is None else f"environment {request.environment!r}'s"
+        )
+        raise TargetError(
+            "SR_RECORD_ENVIRONMENT_DRIFT", f"the target URL differs from {where}; nothing was started"
+        )
+    state = _sign_in(environment, request, sessions)
+    return Target(environment, actions, None, state, request.environment)
+
+
+def _fixture_target(draft: Draft, request: ReplayRequest) -> Target:
+    recorded = draft.environment
+    if request.environment is not None:
+        raise TargetError(
+            "SR_RECORD_ENVIRONMENT_UNKNOWN", "a skill recorded on an HTML fixture has no other environments"
+        )
+    if request.url is not None:
+        raise TargetError(
+            "SR_RECORD_ENVIRONMENT_DRIFT", "the skill was recorded on an HTML fixture, not a URL"
+        )
+    if request.html_path is None:
+        raise TargetError(
+            "SR_RECORD_TARGET_INVALID", "this skill replays on its HTML fixture: pass --html FILE"
+        )
+    if request.storage_state is not None:
+        raise TargetError("SR_RECORD_TARGET_INVALID", "an HTML fixture takes no storage state")
+    current, html = target_environment(recorded.viewport, html_path=request.html_path)
     if current.environment_digest != recorded.environment_digest:
         raise TargetError(
             "SR_RECORD_ENVIRONMENT_DRIFT",
             "the target or its allowlist differs from the recorded one; nothing was started",
         )
+    return Target(recorded, draft.actions, html)
+
+
+def _rebased(draft: Draft, approval: Approval, name: str) -> tuple[Environment, tuple[Action, ...]]:
+    """The skill moved onto its declared, approved environment ``name`` (re-checked here)."""
+    check_environment_name(name)
+    if draft.environment.environment(name) is None:
+        declared = ", ".join(draft.environment.environment_names) or "none"
+        raise TargetError(
+            "SR_RECORD_ENVIRONMENT_UNKNOWN",
+            f"skill {draft.name!r} declares no environment {name!r} (declared: {declared})",
+        )
+    if not approval.covers(name):
+        raise TargetError(
+            "SR_RECORD_ENVIRONMENT_NOT_APPROVED",
+            f"the approval of skill {draft.name!r} does not cover environment {name!r}; nothing was started",
+        )
+    try:
+        moved = rebase(draft.environment, draft.actions, name)
+    except URLRuleError as exc:
+        raise TargetError(
+            "SR_RECORD_ENVIRONMENT_DRIFT", f"environment {name!r} cannot be used: {exc}"
+        ) from exc
+    return moved.environment, moved.actions
+
+
+def _sign_in(
+    environment: Environment, request: ReplayRequest, sessions: SessionSource
+) -> Path | SessionState | None:
+    """The browser state to start with: the vault session the environment names, or the
+    storage-state file whose digest it binds (v1), or nothing."""
+    if environment.session is not None:
+        if request.storage_state is not None:
+            raise TargetError(
+                "SR_RECORD_CREDENTIAL_DRIFT",
+                f"this skill signs in with the vault session {environment.session!r}, not a "
+                "storage-state file; nothing was started",
+            )
+        state = sessions.read(environment.session)
+        if state is None:
+            raise TargetError(
+                "SR_RECORD_SESSION_MISSING",
+                f"the vault holds no session {environment.session!r}: run "
+                f"`skillreel session set {environment.session} FILE`; nothing was started",
+            )
+        return state
     given = storage_state_file_digest(request.storage_state) if request.storage_state is not None else None
-    if given != recorded.storage_state_digest:
+    if given != environment.storage_state_digest:
         what = (
             "is missing"
             if given is None
             else (
                 "was not recorded"
-                if recorded.storage_state_digest is None
+                if environment.storage_state_digest is None
                 else "differs from the recorded one"
             )
         )
         raise TargetError("SR_RECORD_CREDENTIAL_DRIFT", f"the storage state {what}; nothing was started")
-    return html
+    return request.storage_state
 
 
 def run_preflight(
-    entry: StoreEntry, policy: Policy, request: ReplayRequest, secrets: SecretSource
+    entry: StoreEntry,
+    policy: Policy,
+    request: ReplayRequest,
+    secrets: SecretSource,
+    sessions: SessionSource | None = None,
 ) -> Preflight:
-    """Every check of the module docstring, over an entry and policy the caller read."""
+    """Every check of the module docstring, over an entry and policy the caller read; sessions
+    come from ``sessions`` (none when not given)."""
     check_options(request)
     check_revision(entry, request.expected_revision)
     approval = ensure_replayable(entry)
     draft = entry.draft
     check_capabilities(draft, approval, policy)
     check_inputs(draft, request.inputs)
-    html = check_environment(draft.environment, request)
+    target = check_environment(draft, approval, request, sessions or NoSessions())
     given = dict(request.inputs)
     missing = []
     for param in draft.parameters:
@@ -279,8 +393,7 @@ def run_preflight(
     return Preflight(
         entry=entry,
         approval=approval,
-        html=html,
-        storage_state=request.storage_state,
+        target=target,
         values=values,
         missing_sensitive=tuple(missing),
         heal=request.heal and policy.heal_mode == "runtime",
@@ -294,4 +407,6 @@ def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None
     """Every check that needs no browser, over the entry and policy the store holds now; raises ``SR_*``."""
     check_options(request)  # bad usage is reported as such, whatever the store holds
     entry = store.get(request.name)
-    return run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
+    return run_preflight(
+        entry, store.policy(), request, secrets or EnvKeyringSecrets(), SessionVault(store.home)
+    )

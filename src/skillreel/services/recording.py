@@ -25,7 +25,7 @@ from ..model.actions import CAPABILITY_OF_KIND, Capability
 from ..model.base import ParamName, check_skill_name, is_label
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
-from ..model.environment import Environment, Viewport
+from ..model.environment import Environment, UrlTarget, Viewport
 from ..model.events import EventsLog, RecordedEvent
 from ..model.lifecycle import new_entry, replace_draft
 from ..model.limits import (
@@ -36,6 +36,8 @@ from ..model.limits import (
     TIMEOUT_MS_RANGE,
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
+from ..model.session import SessionState
+from ..model.urls import DEFAULT_RULE
 from ..record.automation import AssertionsFile, AutomationScript, perform
 from ..record.project import ProjectionOptions, plan, project
 from ..record.redact import Finding, scan, scan_texts
@@ -43,7 +45,8 @@ from ..record.session import Capture, Recorder
 from ..sandbox.browser import BrowserSession, browser_session
 from ..store import AuditNote, Store
 from ..user_files import parse_document, read_user_file
-from .environments import target_environment
+from ..vault.sessions import SessionVault
+from .environments import declare_environment, target_environment, target_query
 
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
@@ -65,6 +68,10 @@ class RecordRequest:
     allowed_origins: tuple[str, ...] = ()
     identity: str | None = None
     storage_state: Path | None = None
+    session: str | None = None  # a vault session to sign in with, bound by its name
+    environments: tuple[tuple[str, str], ...] = ()  # (name, origin) of other environments (--env)
+    keep_query: tuple[str, ...] = ()
+    strip_query: tuple[str, ...] = ()
     automation: Path | None = None
     assertions: Path | None = None
     sensitive: tuple[str, ...] = ()
@@ -115,11 +122,15 @@ class RecordResult:
 
     def to_json(self) -> dict[str, Any]:
         draft = self.entry.draft
+        target = draft.environment.target
+        query = target.query if isinstance(target, UrlTarget) else None
         return {
             "name": self.entry.name,
             "revision": self.entry.revision,
             "status": self.entry.status,
             "draftDigest": draft.draft_digest,
+            "strippedQueryKeys": list(query.stripped) if query is not None else [],
+            "environments": [{"name": e.name, "origin": e.origin} for e in draft.environment.environments],
             "parameters": [p.to_json() for p in draft.parameters],
             "actions": [action_summary(a) for a in draft.actions],
             "deniedOrigins": list(self.denied_origins),
@@ -155,6 +166,7 @@ def prepare(request: RecordRequest) -> PreparedRecording:
     check_skill_name(request.name)
     _check_options(request)
     environment, html = _environment(request)
+    _declared(environment, (), request.environments)  # names and origins, before any browser
     script = _read(AutomationScript, request.automation, "automation file")
     assertions = _read(AssertionsFile, request.assertions, "assertions file")
     description = request.description
@@ -205,20 +217,43 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
     viewport = _viewport(request)
     if (request.html_path is None) == (request.url is None):
         raise TargetError("SR_RECORD_TARGET_INVALID", "give exactly one target: --html FILE or --url URL")
-    offline_only = request.allowed_origins or request.identity or request.storage_state
-    if request.html_path is not None and offline_only:
+    online_only = (
+        request.allowed_origins
+        or request.identity
+        or request.storage_state
+        or request.session
+        or request.environments
+        or request.keep_query
+        or request.strip_query
+    )
+    if request.html_path is not None and online_only:
         raise TargetError(
             "SR_RECORD_TARGET_INVALID",
-            "an HTML fixture takes no --allowed-origin, --identity or --storage-state",
+            "an HTML fixture takes no --allowed-origin, --identity, --storage-state, --session, --env, "
+            "--keep-query or --strip-query",
         )
     return target_environment(
         viewport,
         html_path=request.html_path,
         url=request.url,
         allowed_origins=request.allowed_origins,
+        query=target_query(request.keep_query, request.strip_query) if request.url is not None else None,
         identity=request.identity,
         storage_state=request.storage_state,
+        session=request.session,
     )
+
+
+def _declared(
+    environment: Environment, actions: tuple[Any, ...], environments: tuple[tuple[str, str], ...]
+) -> Environment:
+    """``environment`` declaring each ``--env NAME=ORIGIN`` (allowlist rebased; no session)."""
+    names = [name for name, _ in environments]
+    if len(set(names)) != len(names):
+        raise InputError("SR_RECORD_USAGE", "--env names an environment twice")
+    for name, origin in environments:
+        environment = declare_environment(environment, actions, name, origin)
+    return environment
 
 
 def _read(cls: type[_Input], path: Path | None, what: str) -> _Input | None:
@@ -427,19 +462,23 @@ async def capture(
     *,
     until_done: Callable[[], Awaitable[None]] | None = None,
     on_action: OnAction | None = None,
+    session_state: SessionState | None = None,
     on_notice: Callable[[str], None] | None = None,
 ) -> tuple[Capture, tuple[str, ...]]:
-    """Run the demonstration in Chromium; the capture and the refused origins (sorted)."""
+    """Run the demonstration in Chromium (signed in with ``session_state`` or the request's
+    storage-state file); the capture and the refused origins (sorted)."""
     salt = secrets.token_hex(16)
     live = _LiveSteps(on_action) if on_action is not None else None
+    target = prepared.environment.target
+    rule = target.rule if isinstance(target, UrlTarget) else DEFAULT_RULE
     async with browser_session(
         prepared.environment,
         html=prepared.html,
-        storage_state=prepared.request.storage_state,
+        storage_state=session_state or prepared.request.storage_state,
         headless=not prepared.interactive,
     ) as session:
         public = (prepared.environment.start_url, prepared.description, *prepared.request.failure_conditions)
-        recorder = Recorder(session.context, salt=salt, on_event=live, public=public)
+        recorder = Recorder(session.context, salt=salt, on_event=live, public=public, url_rule=rule)
         try:
             result = await _demonstrate(prepared, session, recorder, until_done, on_notice)
         except PlaywrightError as exc:
@@ -469,6 +508,8 @@ def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, 
     )
     events = captured.events
     draft = project(events, options)
+    if request.environments:
+        draft = draft.evolve(environment=_declared(draft.environment, draft.actions, request.environments))
     _refuse_findings(scan(draft, events, captured.typed))
     return draft, events
 
@@ -481,6 +522,19 @@ def store_draft(store: Store, draft: Draft, events: EventsLog) -> StoreEntry:
     if store.find(draft.name) is None:
         return store.insert(new_entry(draft, events, now), note)
     return store.update(draft.name, lambda entry: replace_draft(entry, draft, events, now), note)
+
+
+def _session_state(store: Store, name: str | None) -> SessionState | None:
+    """The body of the vault session ``--session`` names (``SR_RECORD_SESSION_MISSING``)."""
+    if name is None:
+        return None
+    state = SessionVault(store.home).read(name)
+    if state is None:
+        raise TargetError(
+            "SR_RECORD_SESSION_MISSING",
+            f"the vault holds no session {name!r}: run `skillreel session set {name} FILE` first",
+        )
+    return state
 
 
 _STEP_KINDS: Final = {
@@ -530,8 +584,9 @@ async def record_skill(
     prepared = request if isinstance(request, PreparedRecording) else prepare(request)
     _refuse_enabled(store, prepared.request.name)
     store.policy().require_capabilities(known_capabilities(prepared))
+    state = _session_state(store, prepared.request.session)
     captured, denied = await capture(
-        prepared, until_done=until_done, on_action=on_action, on_notice=on_notice
+        prepared, until_done=until_done, on_action=on_action, on_notice=on_notice, session_state=state
     )
     try:
         draft, events = build_draft(prepared, captured)

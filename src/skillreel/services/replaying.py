@@ -63,6 +63,7 @@ from ..replay.engine import (
 from ..store import AuditNote, Store
 from ..store.lease import current_lease
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..vault.sessions import SessionVault
 from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
 
 if TYPE_CHECKING:
@@ -131,6 +132,7 @@ class ReplayOutcome:
     run_id: str | None = None
     recorded: bool = False
     validated_revision: int | None = None
+    environment: str | None = None  # the named environment replayed on (None: the recorded one)
     # what the skill read from the page: the caller's only (never stored, audited or logged); None
     # when the replay did not succeed (nothing is returned from a failed run) or reads nothing
     outputs: Mapping[str, Any] | None = field(default=None, repr=False)
@@ -157,6 +159,7 @@ class ReplayOutcome:
             "sideEffects": self.side_effects,
             "healed": any(s.healed for s in self.steps),
             "healProposal": self.heal_proposed,
+            "environment": self.environment,
             "validatedRevision": self.validated_revision,
             "outputs": None if self.outputs is None else dict(self.outputs),
         }
@@ -212,7 +215,9 @@ async def replay_skill(
     try:
         check_options(request)
         entry = store.get(request.name)
-        checked = run_preflight(entry, store.policy(), request, secrets or EnvKeyringSecrets())
+        checked = run_preflight(
+            entry, store.policy(), request, secrets or EnvKeyringSecrets(), SessionVault(store.home)
+        )
         if checked.missing_sensitive:
             names = ", ".join(checked.missing_sensitive)
             envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
@@ -224,7 +229,13 @@ async def replay_skill(
     except SkillreelError as exc:
         if exc.code not in _STORE_UNWRITABLE:
             _audit_refusal(store, request, entry, exc)
-        return ReplayOutcome("failed", request.name, entry.revision if entry else None, error=exc)
+        return ReplayOutcome(
+            "failed",
+            request.name,
+            entry.revision if entry else None,
+            error=exc,
+            environment=request.environment,
+        )
     except Exception:  # a defect: still leave the refusal in the audit log, then let it surface
         _audit_refusal(store, request, entry, SkillreelError("SR_RECORD_INTERNAL", "internal error"))
         raise
@@ -257,20 +268,30 @@ async def _play(
 ) -> ReplayOutcome:
     """The browser phase of a reserved run, then its end (module docstring, steps 3 and 4)."""
     ran = _Progress([])
+    where = checked.target.name
     try:
         records, read = await _run(checked, progress, human, session_factory, ran)
         # bounded and masked before anything is stored (a run over the bounds fails)
         outputs, masked = caller_outputs(checked.draft, checked.values, read)
     except SkillreelError as exc:
-        return _end(store, run, "failed", ran, error=exc)
+        return _end(store, run, "failed", ran, error=exc, environment=where)
     except asyncio.CancelledError:
         cancelled = ReplayError(CANCELLED_CODE, "the replay was cancelled; the steps that ran are listed")
-        raise ReplayCancelled(_end(store, run, "cancelled", ran, error=cancelled)) from None
+        raise ReplayCancelled(
+            _end(store, run, "cancelled", ran, error=cancelled, environment=where)
+        ) from None
     except Exception:  # a defect: the run still ends as failed in the store, then it surfaces
-        _end(store, run, "failed", ran, error=SkillreelError("SR_RECORD_INTERNAL", "internal error"))
+        _end(
+            store,
+            run,
+            "failed",
+            ran,
+            error=SkillreelError("SR_RECORD_INTERNAL", "internal error"),
+            environment=where,
+        )
         raise
     report, proposal = _report(store, checked, records)
-    ended = _end(store, run, "succeeded", ran, report=report, proposal=proposal)
+    ended = _end(store, run, "succeeded", ran, report=report, proposal=proposal, environment=where)
     return replace(
         ended,
         warnings=masked + ended.warnings,
@@ -293,25 +314,26 @@ async def _run(
         from ..sandbox.browser import browser_session
 
         session_factory = browser_session
-    draft = checked.draft
+    draft, target = checked.draft, checked.target
     needs_person = human is not None and any(isinstance(a, HumanAction) for a in draft.walk())
     options = EngineOptions(
         salt=draft.fingerprint_salt,
         allow_heal=checked.heal,
         timeout_ms=checked.timeout_ms,
         settle_ms=checked.settle_ms,
+        url_rule=target.url_rule,
     )
     try:
         async with session_factory(
-            draft.environment,
-            html=checked.html,
-            storage_state=checked.storage_state,
+            target.environment,
+            html=target.html,
+            storage_state=target.storage_state,
             headless=not needs_person,
         ) as session:
             engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
             try:
                 records = await engine.run(
-                    draft.actions, checked.values, parameters=draft.parameters, labels=checked.labels
+                    target.actions, checked.values, parameters=draft.parameters, labels=checked.labels
                 )
             finally:
                 ran.done.extend(engine.completed)
@@ -354,8 +376,10 @@ def _end(
     error: SkillreelError | None = None,
     report: ReplayReport | None = None,
     proposal: HealProposal | None = None,
+    environment: str | None = None,
 ) -> ReplayOutcome:
-    """Finish the run in the store and say what happened; a failed write only adds a warning."""
+    """Finish the run in the store and say what happened (on the named ``environment``, None: the
+    recorded one); a failed write only adds a warning."""
     finished = finish_run(
         run,
         ended,
@@ -391,6 +415,7 @@ def _end(
         run.run_id,
         recorded=not warnings,
         validated_revision=validated,
+        environment=environment,
     )
 
 

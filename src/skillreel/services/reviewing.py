@@ -1,7 +1,8 @@
 """Use case: approve one exact draft revision, or accept the pending heal proposal
-(``skillreel review``). The approval binds the draft's digest and capabilities; the policy must
-allow those capabilities; without ``approve`` nothing changes. The heal proposal accepted is the
-newest one pending for the current draft (``show`` lists them, newest first).
+(``skillreel review``). The approval binds the draft's digest, its capabilities and the named
+environments it may replay on (those given, or every declared one); the policy must allow those
+capabilities; without ``approve`` nothing changes. The heal proposal accepted is the newest one
+pending for the current draft (``show`` lists them, newest first).
 
 An approval binds to what the reviewer read: with ``approve`` the caller names the revision
 (``expected_revision``, what ``show`` printed) or the draft digest (``draft_digest``, the draft's
@@ -12,11 +13,13 @@ reviewer can check them and repeat the command; a mismatch is ``SR_RECORD_REVISI
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, LifecycleError
 from ..model import lifecycle
+from ..model.approval import Approval
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..store import AuditNote, Store
@@ -32,6 +35,7 @@ class ReviewResult:
     approval_digest: str
     draft_digest: str
     heal_proposal: bool
+    environments: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -41,6 +45,7 @@ class ReviewResult:
             "approvalDigest": self.approval_digest,
             "draftDigest": self.draft_digest,
             "healProposalAccepted": self.heal_proposal,
+            "approvedEnvironments": list(self.environments),
         }
 
 
@@ -53,8 +58,10 @@ def review_skill(
     expected_revision: int | None = None,
     draft_digest: str | None = None,
     heal_proposal: bool = False,
+    environments: Collection[str] | None = None,
 ) -> ReviewResult:
-    """Approve the current draft revision (or accept the pending heal proposal)."""
+    """Approve the current draft revision (or accept the pending heal proposal), covering the
+    named ``environments`` (every declared one when None)."""
     name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
     if draft_digest is not None and not DIGEST.fullmatch(draft_digest):
         raise InputError(
@@ -66,9 +73,11 @@ def review_skill(
 
     def change(entry: StoreEntry) -> StoreEntry:
         if heal_proposal:
-            reviewed = lifecycle.accept_heal(entry, reviewer, now, pending[0] if pending else None)
+            reviewed = lifecycle.accept_heal(
+                entry, reviewer, now, pending[0] if pending else None, environments
+            )
         else:
-            reviewed = lifecycle.approve(entry, reviewer, now)
+            reviewed = lifecycle.approve(entry, reviewer, now, environments)
         if draft_digest is not None and reviewed.draft.draft_digest != draft_digest:
             raise LifecycleError(
                 "SR_RECORD_REVISION_CONFLICT",
@@ -89,6 +98,7 @@ def review_skill(
         "revision": current.revision,
         "draftDigest": preview.draft.draft_digest,
         "capabilities": list(preview.draft.capabilities),
+        "environments": list(_approval(preview).approved_environments),
     }
     if not approve:
         raise approval_required(would, details)
@@ -106,10 +116,21 @@ def review_skill(
         digests={"draft": preview.draft.draft_digest, "approval": _approval_digest(preview)},
     )
     new = store.update(name, change, note, expected_revision=current.revision)
-    return ReviewResult(new.name, new.revision, _approval_digest(new), new.draft.draft_digest, heal_proposal)
+    return ReviewResult(
+        new.name,
+        new.revision,
+        _approval_digest(new),
+        new.draft.draft_digest,
+        heal_proposal,
+        _approval(new).approved_environments,
+    )
+
+
+def _approval(entry: StoreEntry) -> Approval:
+    if entry.approval is None:  # approve() and accept_heal() always set one; the invariant checks it
+        raise LifecycleError("SR_RECORD_APPROVAL_INVALID", f"skill {entry.name!r} has no approval")
+    return entry.approval
 
 
 def _approval_digest(entry: StoreEntry) -> str:
-    if entry.approval is None:  # approve() and accept_heal() always set one; the invariant checks it
-        raise LifecycleError("SR_RECORD_APPROVAL_INVALID", f"skill {entry.name!r} has no approval")
-    return entry.approval.approval_digest
+    return _approval(entry).approval_digest

@@ -110,6 +110,8 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
     draft, env = entry.draft, entry.draft.environment
     target = env.target.to_json()
     target.pop("kind")
+    if env.target.kind == "url":
+        target.setdefault("query", None)  # absent: the first query-key rule (every token key by name)
     approval, report, inst = entry.approval, entry.last_report, entry.installation
     if proposals is None:
         proposals = (entry.heal_proposal,) if entry.heal_proposal is not None else ()
@@ -139,7 +141,9 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
             "allowedOrigins": list(env.allowed_origins),
             "identity": env.identity,
             "storageStateDigest": env.storage_state_digest,
+            "session": env.session,
             "viewport": env.viewport.to_json(),
+            "environments": [e.to_json() for e in env.environments],
         },
         "approval": None
         if approval is None
@@ -147,6 +151,7 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
             "reviewer": approval.reviewer,
             "approvedAt": approval.approved_at,
             "approvedCapabilities": list(approval.approved_capabilities),
+            "approvedEnvironments": list(approval.approved_environments),
         },
         "lastReport": None
         if report is None

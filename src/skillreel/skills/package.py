@@ -267,7 +267,7 @@ def _parameter_lines(skill: str, params: tuple[Parameter, ...]) -> list[str]:
     return lines
 
 
-def _environment_lines(environment: Environment) -> list[str]:
+def _environment_lines(environment: Environment, approved: tuple[str, ...] = ()) -> list[str]:
     target = environment.target
     if isinstance(target, HtmlTarget):
         return [
@@ -282,7 +282,21 @@ def _environment_lines(environment: Environment) -> list[str]:
     ]
     lines += [f"- `{o}`" for o in target.allowed_origins]
     if environment.identity:
-        lines.append(f"\nIdentity: `{environment.identity}` (a label; its storage state is bound by digest).")
+        lines.append(f"\nIdentity: `{environment.identity}` (a label).")
+    if environment.session:
+        lines.append(
+            f"\nSigned in with the vault session `{environment.session}` (a person refreshes it "
+            f"with `skillreel session set {environment.session} FILE`; a missing one is "
+            "`SR_RECORD_SESSION_MISSING`)."
+        )
+    others = [e for e in environment.environments if e.name in approved]
+    if others:
+        lines += ["", "Approved environments (the same steps on another origin, with its own allowlist):"]
+        lines += [
+            f"- `{e.name}`: `{e.origin}` (`--env {e.name}` on the command line, "
+            f'`"environment": "{e.name}"` over MCP)'
+            for e in others
+        ]
     return lines
 
 
@@ -316,7 +330,9 @@ def render_skill_md(entry: StoreEntry, revision: int) -> str:
         "",
         "## Where it runs",
         "",
-        *_environment_lines(draft.environment),
+        *_environment_lines(
+            draft.environment, entry.approval.approved_environments if entry.approval else ()
+        ),
         "",
         "Another target, allowlist or storage state is refused before a browser starts "
         "(`SR_RECORD_ENVIRONMENT_DRIFT`, `SR_RECORD_CREDENTIAL_DRIFT`).",
@@ -329,7 +345,8 @@ def render_skill_md(entry: StoreEntry, revision: int) -> str:
             - _FIXED_LINES
             - len(draft.parameters)
             - len(draft.failure_conditions)
-            - len(draft.environment.allowed_origins),
+            - len(draft.environment.allowed_origins)
+            - len(draft.environment.environments),
         ),
         "",
         "## When it fails",

@@ -70,7 +70,7 @@ def error(result: types.CallToolResult) -> dict[str, Any]:
 
 def server_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {"SKILLREEL_HOME": str(home), "PYTHONUNBUFFERED": "1"}
-    for key in ("SKILLREEL_CHROMIUM", "PLAYWRIGHT_BROWSERS_PATH", "LANG", "TMPDIR"):
+    for key in ("SKILLREEL_CHROMIUM", "PLAYWRIGHT_BROWSERS_PATH", "LANG", "TMPDIR", "PYTHON_KEYRING_BACKEND"):
         if key in os.environ:
             env[key] = os.environ[key]
     return env | (extra or {})

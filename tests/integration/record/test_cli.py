@@ -91,6 +91,8 @@ def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Pat
         "revision",
         "status",
         "draftDigest",
+        "strippedQueryKeys",
+        "environments",
         "parameters",
         "actions",
         "deniedOrigins",
@@ -98,6 +100,7 @@ def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Pat
         "deniedOriginsHidden",
     }
     assert (doc["name"], doc["revision"], doc["status"]) == ("sign-up", 1, "draft")
+    assert (doc["strippedQueryKeys"], doc["environments"]) == ([], [])  # an HTML fixture has no URL
     assert doc["parameters"] == [
         {"name": "email", "required": True, "sensitive": False},
         {"name": "plan", "required": True, "sensitive": False},

@@ -123,7 +123,7 @@ def test_prepare_builds_the_environment_before_any_browser(tmp_path: Path) -> No
     prepared = prepare(
         RecordRequest(
             name="with-login",
-            url="http://127.0.0.1:8000/app?code=X#y",
+            url="http://127.0.0.1:8000/app?code=X&token=t#y",
             allowed_origins=("https://api.example.test",),
             identity="ops@example",
             storage_state=state,
@@ -131,7 +131,7 @@ def test_prepare_builds_the_environment_before_any_browser(tmp_path: Path) -> No
         )
     )
     environment = prepared.environment
-    assert environment.start_url == "http://127.0.0.1:8000/app"
+    assert environment.start_url == "http://127.0.0.1:8000/app?code=X"  # a business code stays
     assert environment.allowed_origins == ("http://127.0.0.1:8000", "https://api.example.test")
     assert environment.storage_state_digest == storage_state_digest(
         {"cookies": [{"name": "sid", "value": "v", "expires": 1712345678.5}], "origins": []}

@@ -94,6 +94,7 @@ async def test_refusals_before_the_browser_are_audited_and_change_nothing(
         "sideEffects": False,
         "healed": False,
         "healProposal": False,
+        "environment": None,
         "validatedRevision": None,
     }
     assert store.get("service-skill") == before

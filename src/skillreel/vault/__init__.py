@@ -20,10 +20,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from .model.io import value_schema
+from ..model.io import value_schema
 
 if TYPE_CHECKING:
-    from .model.draft import Parameter
+    from ..model.draft import Parameter
 
 log = logging.getLogger(__name__)
 
