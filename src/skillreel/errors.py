@@ -315,6 +315,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Check that the skill roots are writable, then retry.",
     ),
     ErrorCode(
+        "SR_RECORD_INSTALL_RECOVERED",
+        1,
+        "A warning: an enable or revoke of this skill was interrupted earlier (the process was killed); "
+        "it was finished or rolled back first, so the disk and the store agree again.",
+        "Nothing to do; check that the result is what you wanted.",
+    ),
+    ErrorCode(
         "SR_RECORD_GRAPH_INVALID",
         2,
         "A skill's step graph breaks a rule of schema v2; the message names the step.",
@@ -347,13 +354,6 @@ CODES: dict[str, ErrorCode] = _catalogue(
         2,
         "A loop or list extraction has a limit above 1,000 items.",
         "Lower the step's limit to at most 1,000 (split the work into several runs if it needs more).",
-    ),
-    ErrorCode(
-        "SR_RECORD_INSTALL_RECOVERED",
-        1,
-        "A warning: an enable or revoke of this skill was interrupted earlier (the process was killed); "
-        "it was finished or rolled back first, so the disk and the store agree again.",
-        "Nothing to do; check that the result is what you wanted.",
     ),
     # --- SR_REPLAY_*: draft, review, schema, parameter, environment, capability, evidence
     ErrorCode(

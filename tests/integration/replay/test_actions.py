@@ -20,6 +20,7 @@ from skillreel.model.actions import (
 )
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate
 from skillreel.model.report import ReplayReport
+from skillreel.model.runs import can_act
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
@@ -111,7 +112,10 @@ async def test_every_kind_replays_on_a_url_target_with_new_inputs(
     assert [s.action_id for s in outcome.steps] == [a.id for a in draft.actions]
     assert [s.status for s in outcome.steps] == ["done"] * len(draft.actions)
     assert not any(s.healed for s in outcome.steps)
-    assert [s.side_effects for s in outcome.steps] == [a.kind != "navigate" for a in draft.actions]
+    # a step has side effects when it acted: typed, selected, clicked, pressed (not the start
+    # navigation, not an observation or a check)
+    assert [s.side_effects for s in outcome.steps] == [can_act(a) for a in draft.actions]
+    assert [s.side_effects for s in outcome.steps] == [False] + [True] * 5 + [False] * 5
     after = store.get("order-things")
     assert (after.status, after.revision) == ("validated", entry.revision + 1)
     assert (outcome.revision, outcome.validated_revision) == (entry.revision, after.revision)
@@ -145,8 +149,11 @@ async def test_replaying_again_keeps_the_state_and_yields_the_same_evidence(
     second = await replay_skill(store, request)
     assert first.status == second.status == "succeeded"
     assert [s.evidence_digest for s in first.steps] == [s.evidence_digest for s in second.steps]
-    assert store.get("order-things").status == "validated"
-    assert second.revision == present(first.revision)  # a run is a record, not a revision
+    after = store.get("order-things")
+    assert after.status == "validated"
+    # the first run validated the approved revision (one new revision); the second ran that
+    # revision and wrote none: a run is a record, not a revision
+    assert second.revision == after.revision == present(first.revision) + 1
     assert (first.validated_revision, second.validated_revision) == (present(first.revision) + 1, None)
     assert [r.record.run_id for r in store.runs("order-things")] == [second.run_id, first.run_id]
 

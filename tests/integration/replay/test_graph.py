@@ -115,8 +115,7 @@ async def replay(
 
 def succeeded(outcome: ReplayOutcome) -> dict[str, Any]:
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
-    assert outcome.outputs is not None
-    return dict(outcome.outputs)
+    return dict(outcome.outputs or {})  # None for a skill that reads nothing
 
 
 # ---- a target chosen by an input ---------------------------------------------------------------
@@ -259,8 +258,7 @@ async def test_extraction_of_every_type(
     # the heal proposal (redesigned) re-targets the total without any hash of its text
     assert outcome.heal_proposed is redesigned
     if redesigned:
-        proposal = store.get("graph-skill").heal_proposal
-        assert proposal is not None
+        (proposal,) = store.heal_proposals("graph-skill")
         total = proposal.draft.action("a3")
         assert isinstance(total, ExtractAction)
         assert total.target is not None
