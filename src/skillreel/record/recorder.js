@@ -878,7 +878,7 @@ var SkillreelRecorder = (() => {
     const like = likeSelectors(nodes[0]);
     const candidates = [];
     if (like && sameSet(like.nodes, nodes)) for (const s of like.selectors) candidates.push(s);
-    if (!selectorTexts(selector).some(echoes) && !candidates.includes(selector)) candidates.push(selector);
+    if (!selectorParts(selector).some(echoes) && !candidates.includes(selector)) candidates.push(selector);
     const items = {
       candidates: candidates.slice(0, 12).map((s) => ({strategy: "css", selector: s, matchCount: nodes.length})),
       fingerprint: structural(L.features(nodes[0], salt)),
