@@ -386,7 +386,15 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
     finally:
         automation.unlink(missing_ok=True)
     outputs = [o.name for o in recorded.entry.draft.outputs]
-    review_skill(ctx.store, FINDER, "demo", approve=True)
+    recorded_entry = recorded.entry  # approve exactly the revision and draft this stage recorded
+    review_skill(
+        ctx.store,
+        FINDER,
+        "demo",
+        approve=True,
+        expected_revision=recorded_entry.revision,
+        draft_digest=recorded_entry.draft.draft_digest,
+    )
     inputs = {"username": "clerk", "query": "globex"}
     checked = await replay_skill(
         ctx.store, ReplayRequest(name=FINDER, inputs=inputs, settle_ms=ctx.settle_ms)

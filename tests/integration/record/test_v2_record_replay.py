@@ -66,7 +66,7 @@ async def test_a_recorded_input_chosen_click_replays_with_other_values(
     automation.write_text(json.dumps({"steps": STEPS}))
     with Store.open(skillreel_home) as store:
         await record_skill(store, RecordRequest(name="open-order", html_path=html, automation=automation))
-        review_skill(store, "open-order", "alice", approve=True)
+        review_skill(store, "open-order", "alice", approve=True, expected_revision=1)
         for q, row in (("1007", 8), ("1012", 13), ("1017", 18)):
             outcome = await replay_skill(
                 store, ReplayRequest(name="open-order", inputs={"q": q}, html_path=html, timeout_ms=5_000)
