@@ -3,23 +3,30 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+RUNTIME := $(VENV)/.runtime
 STAMP := $(VENV)/.installed
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 # The fast tests: no browser, nothing that takes more than a few seconds. `make test` runs the rest.
 FAST := not slow and not browser
 
-.PHONY: setup demo check lint test bench realworld realworld-subset clean
+.PHONY: setup demo check lint test install-check bench realworld realworld-subset clean
 
-$(STAMP): pyproject.toml
+# The runtime dependencies only (what `make demo` needs); the test tools come on top for the rest.
+$(RUNTIME): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $(RUNTIME)
+
+$(STAMP): $(RUNTIME)
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 setup: $(STAMP)
 	bash scripts/ensure-chromium.sh $(PY)
 
-demo: setup
+demo: $(RUNTIME)
+	bash scripts/ensure-chromium.sh $(PY)
 	$(VENV)/bin/skillreel demo
 
 # Static checks: lint, formatting, types (src and tests), and the syntax of every .js file.
@@ -32,9 +39,14 @@ lint: $(STAMP)
 check: lint
 	$(PYTEST) -m "$(FAST)"
 
-test: check setup realworld-subset
+test: check setup realworld-subset install-check
 	bash scripts/ensure-xvfb.sh
 	$(PYTEST) -m "not ($(FAST))"
+
+# Install the checkout the way users do (pipx / uv tool / pip into a fresh venv, not editable) and
+# check that the console script and every packaged file work (scripts/check-install.sh).
+install-check:
+	bash scripts/check-install.sh $(PYTHON)
 
 bench: setup
 	$(PY) bench/run_all.py

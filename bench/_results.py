@@ -11,6 +11,7 @@ collects into bench/RESULTS.md. Benchmarks are never run by the test suite.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -35,6 +36,7 @@ def report(
         "ratio": None if ratio is None else round(ratio, 2),
         "command": command,
         "met": met,
+        "load": round(os.getloadavg()[0], 1),  # the machine's 1-minute load average when measured
     }
     shown_ratio = "" if ratio is None else f", {ratio:.2f}x {baseline}"
     verdict = "" if met is None else (" [goal met]" if met else " [goal NOT met]")

@@ -3,6 +3,7 @@
 srv.set_page("/app", "<html>...</html>")          # served with text/html
 srv.set_page("/app?q=x", "<html>...</html>")      # a route with a query wins over its path's
 srv.set_route("/r", status=302, headers={"Location": "http://..."})
+srv.set_route("/slow", body=b"...", delay_s=0.5)   # answered half a second late (a slow backend)
 srv.requests  -> list of (method, path) seen, in order
 srv.cookies   -> the Cookie header of each of those requests ("" when none), in the same order
 gate = srv.hold("/slow")   # requests to /slow wait until gate.release(); gate.reached is set when one arrives
@@ -11,6 +12,7 @@ gate = srv.hold("/slow")   # requests to /slow wait until gate.release(); gate.r
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -21,6 +23,7 @@ class Route:
     status: int = 200
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
 
 
 @dataclass
@@ -62,10 +65,16 @@ class LocalServer:
         self.set_route(path, body=html.encode(), headers={"Content-Type": content_type})
 
     def set_route(
-        self, path: str, *, status: int = 200, body: bytes = b"", headers: dict[str, str] | None = None
+        self,
+        path: str,
+        *,
+        status: int = 200,
+        body: bytes = b"",
+        headers: dict[str, str] | None = None,
+        delay_s: float = 0.0,
     ) -> None:
         with self._lock:
-            self.routes[path] = Route(status, body, dict(headers or {}))
+            self.routes[path] = Route(status, body, dict(headers or {}), delay_s)
 
     def hold(self, path: str) -> Gate:
         """Hold every request to ``path`` until the returned gate is released (see :class:`Gate`)."""
@@ -103,11 +112,14 @@ class LocalServer:
                     gate.opened.wait(timeout=300)
                 if route is None:
                     route = Route(404, b"not found", {"Content-Type": "text/plain"})
+                if route.delay_s:
+                    time.sleep(route.delay_s)  # a slow backend: the page waits, never a test
                 self.send_response(route.status)
                 for key, value in route.headers.items():
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(route.body)))
-                self.send_header("Cache-Control", "no-store")
+                if "Cache-Control" not in route.headers:
+                    self.send_header("Cache-Control", "no-store")
                 self.end_headers()
                 if self.command != "HEAD":
                     self.wfile.write(route.body)

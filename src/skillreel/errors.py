@@ -55,7 +55,8 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_RECORD_INPUT_MALFORMED",
         2,
         "An input file or value is not valid for its schema.",
-        "Fix the file: valid JSON, known keys only, values within limits.",
+        "Fix the file or value the message names: valid JSON (UTF-8 text for an HTML fixture), "
+        "known keys only, values within their limits.",
     ),
     ErrorCode(
         "SR_RECORD_INPUT_TOO_LARGE",
@@ -94,6 +95,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Use lower-case letters, digits and single hyphens, at most 64 characters.",
     ),
     ErrorCode(
+        "SR_RECORD_REVIEWER_INVALID",
+        2,
+        "A reviewer id is not valid.",
+        "Pass --reviewer with a non-secret id: letters, digits and . _ @ : - (at most 128 characters), "
+        "for example an email address.",
+    ),
+    ErrorCode(
         "SR_RECORD_TOOL_ARGUMENTS_INVALID",
         2,
         "An MCP tool was called with arguments that do not fit its input schema; nothing was done.",
@@ -112,6 +120,12 @@ CODES: dict[str, ErrorCode] = _catalogue(
         1,
         "The skill changed since the revision you expected.",
         "Run `skillreel show NAME` and retry with the current --expected-revision.",
+    ),
+    ErrorCode(
+        "SR_RECORD_REVISION_NOT_FOUND",
+        1,
+        "The skill has no kept revision with that number (it never existed, or is no longer kept).",
+        "Run `skillreel show NAME` to list the kept revisions, and use one of those.",
     ),
     ErrorCode(
         "SR_RECORD_STATE_INVALID",
@@ -373,13 +387,35 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_REPLAY_PARAMETER_MISSING",
         2,
         "A required input was not given.",
-        "Pass it with --input name=value (sensitive ones through the vault).",
+        "Pass it with --input NAME=VALUE on the command line, or in `inputs` over MCP.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_ARTIFACTS_WRITTEN",
+        1,
+        "A warning: `replay --artifacts` wrote a trace, a screenshot and failure.json (page content).",
+        "Open the trace with `playwright show-trace DIR/trace.zip`; keep the directory private and delete "
+        "it when done (sensitive values were scrubbed, the rest of the page was not).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_ARTIFACTS_WITHHELD",
+        1,
+        "A warning: a debugging artifact was not written (it would have shown a sensitive value, or "
+        "could not be captured or saved); the message says which and why.",
+        "Replay without the sensitive value to get a full trace (e.g. against a test account), or "
+        "check that the --artifacts directory is writable.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_SECRET_MISSING",
+        1,
+        "A required sensitive input has no value in the vault.",
+        "Set the environment variable the message names (SKILLREEL_SECRET_<SKILL>_<PARAM>) or store the "
+        "value in the OS keyring; sensitive values are never passed with --input.",
     ),
     ErrorCode(
         "SR_REPLAY_PARAMETER_UNKNOWN",
         2,
         "An input names no parameter of the skill.",
-        "Run `skillreel show NAME` to list its parameters.",
+        "Use one of the parameters the message lists (`skillreel show NAME` shows them all).",
     ),
     ErrorCode(
         "SR_REPLAY_PARAMETER_INVALID",

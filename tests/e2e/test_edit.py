@@ -133,7 +133,7 @@ def test_a_patch_makes_a_new_draft_revision(tmp_path: Path, skillreel_home: Path
     human = cli_human(skillreel_home, "show", NAME)
     assert "${inputs.invoice}" in human
     assert "-> outputs.total (number)" in human
-    assert "# Open the matching invoice" in human
+    assert "Open the matching invoice" in human  # the written intent, in place of the generated one
 
     skill_md = render_skill_md(entry, entry.revision)
     assert "## Outputs" in skill_md

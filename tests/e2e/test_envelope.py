@@ -22,6 +22,7 @@ from skillreel.cli.main import VERBS, cli
 from skillreel.errors import CODES
 from skillreel.model.envelope import SCHEMA, Envelope
 from tests.cli import run_cli
+from tests.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -36,6 +37,8 @@ PAGE = (
 ELSEWHERE = {
     ("mcp", True): "a running server speaks MCP on stdout, not an envelope (tests/integration/mcp)",
     ("demo", True): "the whole demo, validated by CliResult.json() in tests/e2e/test_demo.py",
+    ("ui", True): "a running server serves the review page, not an envelope (tests/integration/ui)",
+    ("rollback", True): "needs two approved drafts: tests/e2e/test_versions.py (envelope via tests.cli.ok)",
 }
 
 
@@ -44,7 +47,8 @@ def commands() -> set[str]:
     found = set()
     for verb in VERBS:
         command = cli.get_command(click.Context(cli), verb)
-        found.add(verb)
+        if not isinstance(command, click.Group) or command.invoke_without_command:
+            found.add(verb)  # a group that needs a subcommand (``env``) does nothing on its own
         if isinstance(command, click.Group):
             found |= {f"{verb} {sub}" for sub in command.commands}
     return found
@@ -118,6 +122,10 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     runs = case("runs", ["runs", NAME])["data"]
     assert [r["outcome"] for r in runs["runs"]] == ["succeeded"]  # refused before acting: no run
     case("runs", ["runs", "no-such-skill"], "SR_RECORD_NOT_FOUND")
+    assert case("diff", ["diff", NAME])["data"]["to"]["label"] == "approved"
+    case("diff", ["diff", NAME, "40"], "SR_RECORD_REVISION_NOT_FOUND")
+    case("rollback", ["rollback", NAME, "--to", "40", "--approve"], "SR_RECORD_REVISION_NOT_FOUND")
+    case("ui", ["ui", "--port", "70000"], "SR_RECORD_USAGE")
 
     case("enable", ["enable", "no-such-skill", "--approve"], "SR_RECORD_NOT_FOUND")
     case("enable", ["enable", NAME, "--approve", "--project-dir", str(project_dir)])
@@ -156,7 +164,60 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     broken = case("audit", ["audit", "--verify"], "SR_RECORD_STORE_CORRUPT")
     assert (broken["data"]["ok"], broken["data"]["brokenAt"]) == (False, 2)  # what is known, beside the error
 
-    wanted = {(command, ok) for command in commands() for ok in (True, False)} - set(ELSEWHERE)
+    wanted = {
+        (command, ok) for command in commands() if not command.startswith(NEED_A_URL) for ok in (True, False)
+    }
+    wanted -= set(ELSEWHERE)
+    assert not wanted - seen, f"verbs without an envelope check here: {sorted(wanted - seen)}"
+
+
+# Verbs about URL skills (declared environments) and vault sessions: their own journey below.
+NEED_A_URL = ("env ", "session ")
+
+
+def test_environment_and_session_verbs_print_envelopes(
+    tmp_path: Path, skillreel_home: Path, server: LocalServer
+) -> None:
+    server.set_page("/orders", PAGE)
+    automation = tmp_path / "a.json"
+    automation.write_text(
+        json.dumps({"steps": [{"do": "type", "selector": "#email", "text": "a@example.com"}]})
+    )
+    cookie = {"name": "sid", "value": "v", "domain": "127.0.0.1", "path": "/", "expires": -1}
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"cookies": [cookie], "origins": []}))
+    seen: set[tuple[str, bool]] = set()
+
+    def case(command: str, args: list[str], code: str | None = None, **kw: Any) -> dict[str, Any]:
+        seen.add((command, code is None))
+        return envelope(args, command, code, **kw)
+
+    recorded = run_cli("record", "orders", "--url", server.url("/orders"), "--automation", str(automation))
+    assert recorded.exit_code == 0, recorded.stdout + recorded.stderr
+    assert case("session set", ["session", "set", "shop", str(state)])["data"]["name"] == "shop"
+    case(
+        "session set",
+        ["session", "set", "shop", str(tmp_path / "missing.json")],
+        "SR_RECORD_INPUT_NOT_REGULAR",
+    )
+    assert [s["name"] for s in case("session list", ["session", "list"])["data"]["sessions"]] == ["shop"]
+    case("session list", ["session", "list", "extra"], "SR_RECORD_USAGE")
+    case("env list", ["env", "list", "orders"])
+    case("env list", ["env", "list", "no-such-skill"], "SR_RECORD_NOT_FOUND")
+    case("env set", ["env", "set", "orders", "staging", "http://127.0.0.1:1"])
+    case("env set", ["env", "set", "no-such-skill", "staging", "http://127.0.0.1:1"], "SR_RECORD_NOT_FOUND")
+    case("env strip-query", ["env", "strip-query", "orders", "ref"])
+    case("env strip-query", ["env", "strip-query", "no-such-skill", "ref"], "SR_RECORD_NOT_FOUND")
+    case("env remove", ["env", "remove", "orders", "staging"])
+    case("env remove", ["env", "remove", "no-such-skill", "staging"], "SR_RECORD_NOT_FOUND")
+    case("session delete", ["session", "delete", "shop"], "SR_RECORD_APPROVAL_REQUIRED")
+    case("session delete", ["session", "delete", "shop", "--approve"])
+
+    wanted = {
+        (command, ok) for command in commands() if command.startswith(NEED_A_URL) for ok in (True, False)
+    }
+    # success and failure of env: list, set, remove, strip-query; session: set, list, delete
+    assert len(wanted) == 14
     assert not wanted - seen, f"verbs without an envelope check here: {sorted(wanted - seen)}"
 
 

@@ -58,7 +58,7 @@ def test_list_and_show(skillreel_home: Path) -> None:
     older = ok(skillreel_home, "show", NAME, "--revision", "1")
     assert (older["status"], older["current"], older["approval"]) == ("draft", False, None)
     text = human(skillreel_home, "show", NAME)
-    assert f"{NAME} revision 3 - validated" in text
+    assert f"{NAME} 1.0.0, revision 3 - validated" in text
     assert "next: replay, enable, delete" in text
 
 
@@ -90,7 +90,7 @@ def test_review(skillreel_home: Path) -> None:
         "1",
         "--approve",
     )
-    assert "approved another-skill revision 2 (sha256:" in text
+    assert "approved another-skill version 1.0.0 (initial), revision 2 (sha256:" in text
 
 
 def test_delete_and_prune(skillreel_home: Path) -> None:

@@ -107,4 +107,4 @@ def test_a_home_open_to_other_users_is_refused_with_its_fix_and_never_chmodded(t
     assert "Traceback" not in human.stderr
     assert (home.stat().st_mode & 0o777, list(home.iterdir())) == (0o755, [])
     home.chmod(0o700)  # the fix the message gives
-    assert run_cli("list", "--json", env=env).data() == {"skills": []}
+    assert run_cli("list", "--json", env=env).data()["skills"] == []

@@ -190,6 +190,19 @@ def test_skillreel_sinkhole_hosts_are_refused_silently_at_the_proxy(host: str) -
     assert decide(f"https://{host}/x", ()).reason == "not-allowlisted"
 
 
+def test_chromiums_own_dictionary_download_is_refused_silently_at_the_proxy_only() -> None:
+    # Chromium fetches spell-check dictionaries from a compiled-in host when a text area is typed
+    # into: browser traffic, not the page's. Refused, not reported (a replay must not fail on it).
+    assert decide_connect("redirector.gvt1.com", 443, ALLOWED) == EgressDecision(False, None, "sinkhole")
+    assert decide_connect("Redirector.GVT1.com.", 443, ()).reason == "sinkhole"
+    # any other port, a look-alike host or a page's own request is reported as usual
+    assert decide_connect("redirector.gvt1.com", 8443, ()).reason == "not-allowlisted"
+    assert decide_connect("xredirector.gvt1.com", 443, ()).reason == "not-allowlisted"
+    assert decide("https://redirector.gvt1.com/edgedl/x", ()).reason == "not-allowlisted"
+    # an allowlist that admits it admits it
+    assert decide_connect("redirector.gvt1.com", 443, ("https://redirector.gvt1.com",)).allowed
+
+
 def test_sinkhole_suffix_is_not_a_prefix_match() -> None:
     assert decide_connect("evilskillreel.invalid", 443, ()).reason == "not-allowlisted"
 

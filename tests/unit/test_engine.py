@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from skillreel.errors import ReplayUIError, SkillreelError
+from skillreel.locate import heal
 from skillreel.model.actions import (
     Action,
     AssertAction,
@@ -20,7 +21,7 @@ from skillreel.model.actions import (
     SelectAction,
     TypeAction,
 )
-from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
+from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, merge_heal, text_hash
 from skillreel.replay.engine import (
     EngineOptions,
     HumanRequest,
@@ -449,3 +450,66 @@ async def test_settle_runs_after_each_acting_step() -> None:
 )
 def test_url_matches(url: str, expected: Any, ok: bool) -> None:
     assert url_matches(url, expected) is ok
+
+
+# ---- accepted identities (an adopted heal keeps the fingerprint it replaced) --------------------
+
+PERSIST = fp(
+    "button", type_="submit", role="button", id="persist", data_testid="keep", text="Store", sib=(0, 2)
+)
+
+
+def merged() -> LocatorBundle:
+    """Go's bundle after a heal to the redesigned "Store" button was adopted."""
+    return merge_heal(bundle(GO, "#go"), bundle(PERSIST, "#persist"))
+
+
+def with_save_button(element: FakeElement, *others: FakeElement) -> FakePage:
+    return FakePage(URL, [FakeElement(QUERY, {"#q"}), element, *others])
+
+
+@pytest.mark.parametrize(
+    ("element", "index"),
+    [(FakeElement(GO, {"#go"}), 1), (FakeElement(PERSIST, {"#persist"}), 1)],
+    ids=["old-page", "new-page"],
+)
+async def test_a_merged_bundle_finds_both_page_versions_without_healing(
+    element: FakeElement, index: int
+) -> None:
+    assert heal.similarity(PERSIST, heal.compare(PERSIST, GO)) < heal.EXACT_MIN  # the premise
+    driver = driver_for(with_save_button(element))
+    records = await engine(driver, Clock()).run([start(), ClickAction(id="a2", target=merged())], {})
+    assert not records[1].healed
+    assert driver.actions[-1] == ("click", index)
+
+
+async def test_a_merged_bundle_heals_against_its_newest_fingerprint_only_when_no_identity_is_found() -> None:
+    moved = fp(
+        "button", type_="submit", role="button", id="persist-2", data_testid="keep", text="Store", sib=(0, 2)
+    )
+    fresh = (LocatorCandidate(strategy="id", selector="#persist-2", match_count=1),)
+    driver = driver_for(with_save_button(FakeElement(moved, {"#persist-2"}, candidates=fresh)))
+    records = await engine(driver, Clock()).run([start(), ClickAction(id="a2", target=merged())], {})
+    assert records[1].healed
+    assert driver.actions[-1] == ("click", 1)
+    assert records[1].healed_bundle is not None
+    assert records[1].healed_bundle.fingerprint == moved
+    clock = Clock()
+    driver = driver_for(with_save_button(FakeElement(moved, {"#persist-2"})))
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver, clock, allow_heal=False).run(
+            [start(), ClickAction(id="a2", target=merged())], {}
+        )
+    assert info.value.code == "SR_REPLAY_UI_TARGET_NOT_FOUND"
+    assert ("click", 1) not in driver.actions
+
+
+async def test_an_ambiguous_older_identity_stops_the_step() -> None:
+    """The old locator finds one button, but an identical one stands beside it: nothing is clicked."""
+    twin = fp("button", type_="submit", role="button", id="go", text="Go", sib=(0, 3))
+    p = with_save_button(FakeElement(twin, {"#go"}), FakeElement(twin), FakeElement(RESET))
+    driver = driver_for(p)
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver, Clock()).run([start(), ClickAction(id="a2", target=merged())], {})
+    assert info.value.code == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
+    assert all(e.clicks == 0 for e in p.elements)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from skillreel.model.entry import StoreEntry
 from skillreel.model.lifecycle import approve, validate
-from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
+from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, merge_heal, text_hash
 from skillreel.model.report import Evidence, ReplayReport, StepResult
 from skillreel.replay.engine import StepRecord
 from skillreel.services.replaying import heal_proposal
@@ -67,7 +67,12 @@ def test_a_healed_step_gets_fresh_locators_and_the_rest_stays() -> None:
     assert proposal.report_digest == rep.report_digest
     new = {a.id: a for a in proposal.draft.actions}
     old = {a.id: a for a in e.draft.actions}
-    assert target_of(new["a4"]) == bundle
+    # Merged, never replaced: the fresh locators first, the approved ones after them, the approved
+    # fingerprint kept as an accepted identity (model.locators.merge_heal).
+    approved_target = target_of(old["a4"])
+    assert target_of(new["a4"]) == merge_heal(approved_target, bundle)
+    assert target_of(new["a4"]).candidates == bundle.candidates + approved_target.candidates
+    assert target_of(new["a4"]).identities == (approved_target.fingerprint,)
     assert all(new[i] == old[i] for i in ("a1", "a2", "a3"))
     after = validate(e, rep, T0)
     assert after.draft == e.draft  # the approved revision is never rewritten (the store keeps the proposal)
@@ -80,7 +85,8 @@ def test_locators_echoing_typed_values_or_secrets_are_dropped() -> None:
     proposal = heal_proposal(e, recs, report(e, recs), T0, (TYPED,))
     assert proposal is not None
     target = target_of(proposal.draft.action("a4"))
-    assert [c.selector for c in target.candidates] == ["main > button"]
+    approved_selectors = [c.selector for c in target_of(e.draft.action("a4")).candidates]
+    assert [c.selector for c in target.candidates] == ["main > button", *approved_selectors]
     assert target.fingerprint.text_hash is None
     dumped = proposal.model_dump_json()
     assert TYPED not in dumped

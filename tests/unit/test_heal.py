@@ -894,3 +894,15 @@ def test_roles_gate_by_kind(recorded: str | None, observed: str | None, passes: 
     b = fp("a", type_=None, role=observed)
     assert heal.compare(a, b).gates is passes
     assert heal.compare(b, a).gates is passes
+
+
+def test_not_found_says_whether_there_was_any_candidate() -> None:
+    recorded = Fingerprint(tag="button", type="submit")
+    empty = heal.Probe(token="t", hits=(), observed={}, pool=(), scored=0)
+    assert (
+        heal.decide(recorded, empty, allow_heal=True).reason == "no element of the same kind is on the page"
+    )
+    below_floor = heal.Probe(token="t", hits=(), observed={}, pool=(), scored=7)
+    reason = heal.decide(recorded, below_floor, allow_heal=True).reason
+    assert reason == "7 candidate(s) of the same kind, none close enough to the recorded element"
+    assert "same kind is on" not in heal.none_close_enough(1)

@@ -165,6 +165,8 @@ def test_next_steps_follow_the_lifecycle_table(status: str) -> None:
     if status == "draft":
         return
     heal = [] if entry.status == "enabled" else ["review --heal-proposal"]
+    # A pending proposal can be rejected in every replayable state, enabled too (it changes nothing).
+    heal.append("review --heal-proposal --reject")
     assert lifecycle.next_steps(entry, heal_pending=True) == NEXT_STEPS[entry.status] + heal
     legacy = factory.with_legacy_proposal(entry, proposal_for(entry, T2), T2)
     assert lifecycle.next_steps(legacy) == NEXT_STEPS[entry.status] + heal

@@ -64,6 +64,8 @@ GOLDEN = {
     "policy": "sha256:0dcd645411035836866d2286fa7dd0c03fcd63f2b199a26aff4d987618281cd2",
     "audit-event": "sha256:2ff925a8f0efa8e500b6a2b386b09d17b5f7be8ab6d7df81178dbf89454a52df",
     "export": "sha256:80b837376abf82102aca3fa8e92107f3a7cc29b460da53c9f61458fcc42c6d65",
+    # an approval with its version record (issue 13); entries without one keep the digests above
+    "versioned-entry": "sha256:579176a72046b3ad3a1c5db0217dd8e17765bd8c084fac6d872f1da83fd8705f",
     "portable-environment": "sha256:2449f01e0fad9c36982f0517e0d7f3cc868ed64e4ea98d0fc5449e33047f596d",
     "approval-with-environments": "sha256:cbdd57820846f6e3627ee7e699ca6a607bb57671ee80cef4fb61ed0c8c1094a2",
     "run": "sha256:27d710c37844f2ecd1edf5b51fd71d48244796abf112570ed05c64cece462269",
@@ -131,6 +133,7 @@ def _digests() -> dict[str, str]:
         "policy": Policy.default().policy_digest,
         "audit-event": event.event_digest,
         "export": ExportDocument.build(entry=factory.entry(), exported_at=T1).export_digest,
+        "versioned-entry": lifecycle.stamp_version(approved, None, factory.entry()).entry_digest,
         "portable-environment": _portable().environment_digest,
         "approval-with-environments": _approval_with_environments(),
     }

@@ -212,7 +212,7 @@ def test_the_manifest_holds_digests_and_metadata_of_this_entry_only() -> None:
     out = files(entry, revision=4)
     manifest = json.loads(out[MANIFEST])
     assert manifest["schema"] == "skillreel.recorded-skill/v1"
-    assert manifest["entry"] == {"name": entry.name, "revision": 4, "status": "enabled"}
+    assert manifest["entry"] == {"name": entry.name, "revision": 4, "status": "enabled", "version": "1.0.0"}
     assert manifest["draft"]["draftDigest"] == entry.draft.draft_digest
     assert entry.approval
     assert entry.last_report

@@ -248,6 +248,10 @@ def test_every_revision_is_kept(store: Store) -> None:
     assert store.revision("search-invoices", 2).status == "approved"
     with pytest.raises(LifecycleError) as err:
         store.revision("search-invoices", 9)
+    assert err.value.code == "SR_RECORD_REVISION_NOT_FOUND"
+    assert "it is at 5" in err.value.message
+    with pytest.raises(LifecycleError) as err:
+        store.revision("no-such-skill", 1)
     assert err.value.code == "SR_RECORD_NOT_FOUND"
 
 

@@ -6,11 +6,12 @@ import click
 
 from ..services.deleting import delete_skill
 from ..store import Store
+from .completion import complete_skill_name
 from .output import approve_option, emit, json_option
 
 
 @click.command("delete")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option(
     "--expected-revision",
     type=click.IntRange(min=1),

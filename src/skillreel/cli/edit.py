@@ -15,6 +15,7 @@ import click
 from ..errors import InputError
 from ..services.editing import EditResult, edit_skill, editable, patch_from_editable, read_patch
 from ..store import Store
+from .completion import complete_skill_name
 from .output import emit, json_option
 
 
@@ -42,7 +43,7 @@ def _human(result: EditResult) -> str:
 
 
 @click.command("edit")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option(
     "--patch", "patch_path", type=click.Path(path_type=Path), help="A skillreel.edit/v1 patch file."
 )

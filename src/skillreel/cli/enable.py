@@ -9,6 +9,7 @@ import click
 
 from ..services.packaging import EnableResult, enable_skill
 from ..store import Store
+from .completion import complete_skill_name
 from .output import approve_option, emit, json_option
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 
 @click.command("enable")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option(
     "--scope",
     type=click.Choice(["project", "user"]),

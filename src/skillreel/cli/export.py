@@ -8,11 +8,12 @@ import click
 
 from ..services.exporting import export_skill
 from ..store import Store
+from .completion import complete_skill_name
 from .output import emit, json_option
 
 
 @click.command("export")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="The file to write.")
 @click.option("--force", is_flag=True, help="Replace the file if it exists.")
 @click.option(

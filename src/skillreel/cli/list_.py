@@ -25,11 +25,11 @@ def _human(result: SkillList) -> Render:
         from rich.table import Table
 
         table = Table(box=None, expand=True)
-        for column in ("name", "status", "rev", "updated"):
+        for column in ("name", "status", "version", "rev", "updated"):
             table.add_column(column, no_wrap=True)
         table.add_column("description", no_wrap=True, overflow="ellipsis", ratio=1)
         for s in result.skills:
-            table.add_row(s.name, s.status, str(s.revision), s.updated_at, s.description)
+            table.add_row(s.name, s.status, s.version or "-", str(s.revision), s.updated_at, s.description)
         console.print(table)
         console.print(f"[dim]{store}[/]")
 

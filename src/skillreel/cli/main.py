@@ -24,12 +24,14 @@ VERBS: dict[str, tuple[str, str]] = {
     "show": ("show", "Show one skill: actions, parameters, digests, installation."),
     "edit": ("edit", "Make a new draft revision from structured, reviewed edits."),
     "review": ("review", "Approve one exact draft revision (or a heal proposal)."),
+    "diff": ("diff", "Show what changed between two drafts of a skill, step by step."),
     "replay": ("replay", "Replay an approved skill in Chromium with new inputs."),
     "runs": ("runs", "List a skill's replay runs, newest first."),
     "enable": ("enable", "Install a validated skill as an Agent Skills package."),
     "revoke": ("revoke", "Remove an enabled skill's packages, transactionally."),
     "export": ("export", "Write one skill with every document to a JSON file."),
     "import": ("import_", "Read an exported skill, re-validating everything."),
+    "rollback": ("rollback", "Make a new draft from an older revision (it needs a new review)."),
     "delete": ("delete", "Delete a skill that is not enabled."),
     "audit": ("audit", "Show the audit events, or verify their hash chain."),
     "prune": ("prune", "Delete skills past the retention period."),
@@ -38,6 +40,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "session": ("session", "Keep signed-in browser states (sessions) in the vault."),
     "env": ("env", "Declare the other origins a skill may replay on."),
     "mcp": ("mcp", "Serve enabled skills over MCP (stdio)."),
+    "ui": ("ui", "Serve the local review page on 127.0.0.1."),
     "demo": ("demo", "Run the whole journey on a bundled example app."),
 }
 

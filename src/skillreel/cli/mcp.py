@@ -8,13 +8,22 @@ from .output import json_option
 
 
 @click.command("mcp")
+@click.option(
+    "--browser-idle",
+    "browser_idle_s",
+    type=click.IntRange(0, 86_400),
+    default=300,
+    show_default=True,
+    help="Seconds the warm Chromium outlives the last play (0: a new Chromium for every play).",
+)
 @json_option
-def command(as_json: bool) -> None:
+def command(browser_idle_s: int, as_json: bool) -> None:
     """Serve enabled skills over MCP (stdio).
 
     Register it with an agent, e.g. `claude mcp add skillreel -- skillreel mcp`. stdout carries only
-    the protocol; logs go to stderr. `--json` only changes how a startup error is printed.
+    the protocol; logs go to stderr. `--json` only changes how a startup error is printed. One
+    Chromium is kept between plays; every play gets a fresh isolated context and its own proxy.
     """
     from ..mcp.server import serve
 
-    serve()
+    serve(browser_idle_s=float(browser_idle_s))

@@ -21,6 +21,7 @@ from ..errors import InputError, RecordError
 from ..services.recording import DEFAULT_TIMEOUT_MS, RecordRequest, RecordResult, prepare, record_skill
 from ..store import Store
 from . import terminal
+from .completion import complete_skill_name
 from .output import Render, emit, json_option
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def _human(result: RecordResult) -> Render:
 
 
 @click.command("record")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option("--html", "html_path", type=_PATH, help="An HTML fixture file (offline target).")
 @click.option("--url", help="The target URL (https; http on loopback only).")
 @click.option(

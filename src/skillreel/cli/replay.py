@@ -4,6 +4,8 @@ Progress goes to stderr, one line per step; with ``--json`` stdout carries exact
 envelope whose ``data`` is the replay document (``ReplayOutcome.to_json``) on success and failure
 alike, and the exit status is the error's (1 for a failed replay, 2 for bad input). A ``human``
 step asks on the terminal when stdin and stderr are both interactive, and fails closed otherwise.
+``--headed``/``--slow-mo`` show the browser; ``--artifacts DIR`` leaves a scrubbed trace, a
+screenshot and failure.json on failure (``sandbox/artifacts.py``).
 Ctrl-C ends the run as ``cancelled`` (recorded and audited) and prints it like a failure
 (``SR_REPLAY_CANCELLED``, with the steps that ran).
 """
@@ -14,12 +16,13 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
 from ..errors import InputError
 from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
+from .completion import complete_skill_name
 from .output import emit, emit_failure, json_option
 
 if TYPE_CHECKING:
@@ -27,7 +30,7 @@ if TYPE_CHECKING:
 
 
 @click.command("replay")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option(
     "--html",
     "html_path",
@@ -71,9 +74,31 @@ if TYPE_CHECKING:
     "--settle",
     "settle_ms",
     type=click.IntRange(0, 1_000),
-    default=100,
+    default=0,
     show_default=True,
-    help="Milliseconds to let the page settle after each action.",
+    help="An extra minimum wait after each action, in ms, for pages that change late without a "
+    "request (replay already waits for the action's navigation, requests and a quiet DOM).",
+)
+@click.option("--headed", is_flag=True, help="Show the browser window (needs a display).")
+@click.option(
+    "--slow-mo",
+    "slow_mo_ms",
+    type=click.IntRange(0, 5_000),
+    default=0,
+    help="Slow every browser operation down by this many milliseconds (to watch it).",
+)
+@click.option(
+    "--artifacts",
+    "artifacts",
+    type=click.Path(path_type=Path, exists=False),
+    help="On failure, write trace.zip, screenshot.png and failure.json into this directory (mode 0600).",
+)
+@click.option(
+    "--artifacts-on",
+    type=click.Choice(["failure", "always"]),
+    default="failure",
+    show_default=True,
+    help="With --artifacts: write them only when the replay fails, or always.",
 )
 @json_option
 def command(
@@ -87,12 +112,20 @@ def command(
     no_heal: bool,
     timeout_ms: int,
     settle_ms: int,
+    headed: bool,
+    slow_mo_ms: int,
+    artifacts: Path | None,
+    artifacts_on: Literal["failure", "always"],
     as_json: bool,
 ) -> None:
     """Replay an approved skill in Chromium with new inputs."""
+    from ..sandbox.artifacts import DebugOptions
     from ..services.replaying import ReplayRequest, replay_skill
     from ..store import Store
     from ..vault import EnvKeyringSecrets
+
+    if artifacts_on == "always" and artifacts is None:
+        raise InputError("SR_RECORD_USAGE", "--artifacts-on needs --artifacts DIR")
 
     request = ReplayRequest(
         name=name,
@@ -105,6 +138,7 @@ def command(
         heal=not no_heal,
         timeout_ms=timeout_ms,
         settle_ms=settle_ms,
+        debug=DebugOptions(headed, slow_mo_ms, artifacts, artifacts_on),
     )
     from ..services.replaying import ReplayCancelled
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import click
 
-from ..services.reviewing import review_skill
+from ..errors import InputError
+from ..services.reviewing import reject_heal_proposal, review_skill
 from ..store import Store
+from .completion import complete_skill_name
 from .output import approve_option, emit, json_option
 
 
 @click.command("review")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option("--reviewer", required=True, help="Who approves (a non-secret id, e.g. an email).")
 @click.option(
     "--expected-revision",
@@ -23,6 +25,7 @@ from .output import approve_option, emit, json_option
     help="The draft digest you reviewed (`show`: digests.draft, or the heal proposal's draftDigest).",
 )
 @click.option("--heal-proposal", is_flag=True, help="Accept the pending heal proposal as the new revision.")
+@click.option("--reject", is_flag=True, help="With --heal-proposal: reject (drop) the pending heal proposal.")
 @click.option(
     "--env",
     "environments",
@@ -38,11 +41,23 @@ def command(
     expected_revision: int | None,
     draft_digest: str | None,
     heal_proposal: bool,
+    reject: bool,
     environments: tuple[str, ...],
     approve: bool,
     as_json: bool,
 ) -> None:
     """Approve one exact draft revision (or a heal proposal)."""
+    if reject:
+        if not heal_proposal:
+            raise InputError("SR_RECORD_USAGE", "--reject rejects a heal proposal: add --heal-proposal")
+        if environments:
+            raise InputError("SR_RECORD_USAGE", "--env names what an approval covers; a rejection takes none")
+        with Store.open() as store:
+            rejected = reject_heal_proposal(
+                store, name, reviewer, approve=approve, expected_revision=expected_revision
+            )
+        emit(rejected.to_json(), as_json=as_json, human=f"rejected the heal proposal of {rejected.name}")
+        return
     with Store.open() as store:
         result = review_skill(
             store,
@@ -57,5 +72,6 @@ def command(
     emit(
         result.to_json(),
         as_json=as_json,
-        human=f"approved {result.name} revision {result.revision} ({result.approval_digest})",
+        human=f"approved {result.name} version {result.version} ({result.bump}), revision {result.revision} "
+        f"({result.approval_digest})",
     )

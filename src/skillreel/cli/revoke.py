@@ -9,6 +9,7 @@ import click
 
 from ..services.packaging import RevokeResult, revoke_skill
 from ..store import Store
+from .completion import complete_skill_name
 from .output import approve_option, emit, json_option
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 
 @click.command("revoke")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option(
     "--project-dir",
     type=click.Path(exists=True, file_okay=False, path_type=Path),

@@ -8,6 +8,7 @@ import click
 
 from ..services.run_history import DEFAULT_PAGE, MAX_PAGE, RunPage, list_runs
 from ..store import Store
+from .completion import complete_skill_name
 from .output import Render, emit, json_option
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def _human(page: RunPage) -> Render:
 
 
 @click.command("runs")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option(
     "--limit",
     type=click.IntRange(1, MAX_PAGE),

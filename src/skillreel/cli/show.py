@@ -2,90 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..services.showing import show_skill
 from ..store import Store
+from .completion import complete_skill_name
+from .graph_view import io_lines, step_lines
 from .output import Render, emit, json_option
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-
-def _ref(ref: Any) -> str:
-    """A value reference as `show` prints it: ${inputs.q}, ${steps.a5.total}, ${item.f}, a literal."""
-    if not isinstance(ref, dict):
-        return str(ref)
-    kind = ref.get("ref")
-    if kind == "parameter":
-        return "${inputs." + str(ref["name"]) + "}"
-    if kind == "output":
-        return "${steps." + f"{ref['step']}.{ref['field']}" + "}"
-    if kind == "item":
-        return "${item." + str(ref["field"]) + "}"
-    return json.dumps(ref.get("value"))
-
-
-def _bindings(a: dict[str, Any]) -> str:
-    """What a step reads (inputs, outputs, item fields) and writes (its output)."""
-    parts = []
-    if "parameter" in a:
-        parts.append("<- ${inputs." + a["parameter"] + "}")
-    elif isinstance(a.get("value"), dict):
-        parts.append("<- " + _ref(a["value"]))
-    flt = (a.get("target") or {}).get("filter") or (a.get("items") or {}).get("filter")
-    if flt:
-        parts.append("choose by " + _ref(flt["containsToken"]))
-    if a["kind"] == "extract":
-        kind = (
-            "list"
-            if a.get("read") == "list"
-            else a.get("type") or {"presence": "boolean", "count": "integer"}.get(a.get("read", ""), "string")
-        )
-        parts.append(f"-> outputs.{a['output']} ({kind})")
-    if a["kind"] == "loop":
-        limit = a["limit"] if isinstance(a["limit"], int) else _ref(a["limit"])
-        parts.append(f"over {a['items']['candidates'][0]['matchCount']} recorded items, limit {limit}")
-        if a.get("collect"):
-            parts.append(f"-> outputs.{a['collect']} (list)")
-    if a["kind"] == "branch":
-        cond = a["condition"]
-        if cond["kind"] == "compare":
-            expected = " " + _ref(cond["expected"]) if "expected" in cond else ""
-            parts.append(f"if {_ref(cond['value'])} {cond['op']}{expected}")
-        else:
-            parts.append(f"if {cond['kind']}")
-    for flag in ("optional",):
-        if a.get(flag):
-            parts.append(flag)
-    if a.get("onFail") == "skip":
-        parts.append("on fail: skip")
-    return "  ".join(parts)
-
-
-def _step_lines(console: Console, steps: list[dict[str, Any]], depth: int) -> None:
-    from rich.markup import escape
-
-    pad = "  " * depth
-    for a in steps:
-        target = a.get("target") or a.get("items") or {}
-        first = target.get("candidates", [{}])[0].get("selector", "")
-        extra = a.get("url") or a.get("key") or a.get("check") or a.get("until") or ""
-        line = f"  {pad}{a['id']:>4} {a['kind']:<8} {escape(str(extra))} {escape(first)}".rstrip()
-        bindings = _bindings(a)
-        if bindings:
-            line += "  [cyan]" + escape(bindings) + "[/]"
-        if a.get("intent"):
-            line += "  [dim]# " + escape(a["intent"]) + "[/]"
-        console.print(line)
-        for key, label in (("body", None), ("then", None), ("else", "else")):
-            if key in a:
-                if label:
-                    console.print(f"  {pad}     {label}:")
-                _step_lines(console, a[key], depth + 1)
 
 
 def _human(view: dict[str, Any]) -> Render:
@@ -93,8 +21,17 @@ def _human(view: dict[str, Any]) -> Render:
         from rich.markup import escape
 
         current = "" if view["current"] else "  [yellow](not the current revision)[/]"
-        console.print(f"[bold]{view['name']}[/] revision {view['revision']} - {view['status']}{current}")
+        version = view["version"] or (
+            f"draft after {view['lastVersion']}" if view["lastVersion"] else "draft"
+        )
+        console.print(
+            f"[bold]{view['name']}[/] {version}, revision {view['revision']} - {view['status']}{current}"
+        )
         console.print(escape(view["description"]))
+        if view["origin"]:
+            origin = view["origin"]
+            restored = f" ({origin['version']})" if origin["version"] else ""
+            console.print(f"[yellow]this draft is a rollback to revision {origin['revision']}{restored}[/]")
         env = view["environment"]
         console.print(f"environment: {env['kind']}, allowed origins {', '.join(env['allowedOrigins'])}")
         _sign_in_and_query(console, env)
@@ -107,33 +44,25 @@ def _human(view: dict[str, Any]) -> Render:
                 f"{escape(', '.join(named['allowedOrigins']))}{session}"
             )
         console.print(f"capabilities: {', '.join(view['capabilities'])}")
-        for p in view["inputs"]:
-            flags = ", ".join(f for f in ("required", "sensitive") if p[f]) or "optional"
-            schema = p["schema"]
-            kind = schema.get("type", "string") + (
-                " of " + ", ".join(map(str, schema["enum"])) if "enum" in schema else ""
-            )
-            default = f", default {json.dumps(schema['default'])}" if "default" in schema else ""
-            about = f" - {schema['description']}" if "description" in schema else ""
-            console.print(escape(f"input {p['name']}: {kind} ({flags}{default}){about}"))
-        for o in view["outputs"]:
-            kind = o["type"] + (
-                " of {" + ", ".join(f"{f['name']}: {f['type']}" for f in o.get("fields", [])) + "}"
-                if o["type"] == "list"
-                else ""
-            )
-            null = ", may be null" if o.get("nullable") else ""
-            about = f" - {o['description']}" if o.get("description") else ""
-            console.print(escape(f"output {o['name']}: {kind}{null}{about}"))
-        _step_lines(console, view["actions"], 0)
+        io_lines(console, view)
+        console.print(f"steps ({len(view['actions'])}):")
+        step_lines(console, view["actions"])
         for cond in view["failureConditions"]:
             console.print(f"fails when: {escape(cond)}")
+        heal = view["healProposal"]
+        if heal:
+            console.print(f"[yellow]pending heal proposal[/] (from replay report {heal['reportDigest']}):")
+            step_lines(console, heal["actions"])
+            console.print(f"  see it step by step: skillreel diff {view['name']}")
+            if len(view["healProposals"]) > 1:
+                console.print(f"  ({len(view['healProposals']) - 1} older pending proposal(s) of this draft)")
+        for record in view["provenance"]:
+            console.print(
+                f"version {record['version']} ({record['bump']}, {record['source']}) by {record['reviewer']}"
+            )
         for key, digest in view["digests"].items():
             if digest:
                 console.print(f"[dim]{key} digest {digest}[/]")
-        for heal in view["healProposals"]:
-            healed = ", ".join(heal["healedActions"])
-            console.print(f"pending heal proposal {heal['draftDigest']} for actions {healed}")
         revs = ", ".join(f"{r['revision']}:{r['status']}" for r in view["revisions"])
         console.print(f"revisions: {revs}")
         for run in view["lastRuns"]:
@@ -176,7 +105,7 @@ def store_line(size: dict[str, int]) -> str:
 
 
 @click.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_name)
 @click.option("--revision", type=click.IntRange(min=1), help="Show this kept revision, not the current one.")
 @json_option
 def command(name: str, revision: int | None, as_json: bool) -> None:

@@ -498,10 +498,18 @@ def _pool_scores(probe: Probe, scores: Mapping[int, float]) -> list[tuple[int, f
     return sorted(ranked, key=lambda p: -p[1])
 
 
+def none_close_enough(candidates: int) -> str:
+    """Why healing found nothing: no element of the recorded kind at all, or how many there were.
+    ``candidates`` is the probe's count of elements of the recorded tag (``Probe.scored``)."""
+    if candidates == 0:
+        return "no element of the same kind is on the page"
+    return f"{candidates} candidate(s) of the same kind, none close enough to the recorded element"
+
+
 def _heal(probe: Probe, scores: Mapping[int, float]) -> Resolution:
     ranked = _pool_scores(probe, scores)
     if not ranked:
-        return Resolution("not-found", reason="no element of the same kind is visible")
+        return Resolution("not-found", reason=none_close_enough(probe.scored))
     best, best_score = ranked[0]
     second = ranked[1][1] if len(ranked) > 1 else None
     if best_score < HEAL_MIN or not probe.observed[best].comparison.identity_agrees():
@@ -509,7 +517,7 @@ def _heal(probe: Probe, scores: Mapping[int, float]) -> Resolution:
             "not-found",
             score=best_score,
             runner_up=second,
-            reason="no element is similar enough to the fingerprint",
+            reason=none_close_enough(max(probe.scored, len(ranked))),
         )
     if second is not None and second > best_score - MARGIN:
         return Resolution(

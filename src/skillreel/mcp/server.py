@@ -24,7 +24,12 @@ Sensitive parameters never come from the model. A sensitive name in ``inputs`` i
 (``SR_REPLAY_SENSITIVE_ON_ARGV``). Values come from the vault first (``SKILLREEL_SECRET_<SKILL>_<PARAM>``
 or the OS keyring); a missing one is asked of the user through MCP form elicitation when the client
 supports it (the SDK carries the question and the sealed answer on either protocol generation),
-otherwise the call fails closed (``SR_REPLAY_PARAMETER_MISSING``).
+otherwise the call fails closed (``SR_REPLAY_SECRET_MISSING``).
+
+One Chromium is kept warm between plays (``sandbox.browser.WarmBrowser``, started on the first play,
+closed after ``idle_s`` seconds without one): each play gets a fresh isolated browser context behind
+its own fresh enforcing proxy, so nothing (cookies, storage, cache, service workers) survives from
+one play to the next, and a play costs about what its steps cost.
 
 What is listed and what a play request is refused for are use cases (``services.agent_access``);
 this module is the adapter: SDK wiring, the elicitation, the progress relay and the results.
@@ -39,7 +44,8 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -61,10 +67,12 @@ from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 
 if TYPE_CHECKING:
     from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
+    from ..sandbox.browser import WarmBrowser
 
 log = logging.getLogger("skillreel.mcp")
 
 SERVER_NAME = "skillreel"
+BROWSER_IDLE_S = 300.0  # the warm Chromium is closed after this long without a play
 INSTRUCTIONS = (
     "skillreel serves web skills that a person recorded once in a real browser, a reviewer approved "
     "and a replay validated. Call skills_list to see the enabled skills and their parameters, then "
@@ -228,7 +236,8 @@ def elicited_values(answer: ElicitationResult[Any], missing: tuple[str, ...]) ->
         return {p: str(data[p]) for p in missing if isinstance(data.get(p), str)}
     if missing and not isinstance(answer, AcceptedElicitation):
         raise ReplayError(
-            "SR_REPLAY_PARAMETER_MISSING", f"the user did not give {', '.join(missing)}; nothing was replayed"
+            "SR_REPLAY_SECRET_MISSING",
+            f"the user did not give {', '.join(missing)}; nothing was replayed",
         )
     return {}
 
@@ -298,6 +307,14 @@ def human_prompt(ctx: Context) -> HumanPrompt | None:
     return prompt
 
 
+def warm_browser(ctx: Context) -> WarmBrowser | None:
+    """The server's warm Chromium (the lifespan's), or None (a cold Chromium per play)."""
+    from ..sandbox.browser import WarmBrowser
+
+    held = ctx.request_context.lifespan_context
+    return held if isinstance(held, WarmBrowser) else None
+
+
 async def play(
     name: str,
     inputs: Mapping[str, InputValue],
@@ -310,7 +327,7 @@ async def play(
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
         raise ReplayError(
-            "SR_REPLAY_PARAMETER_MISSING",
+            "SR_REPLAY_SECRET_MISSING",
             f"no value for sensitive parameter(s) {', '.join(still)}: set "
             f"{', '.join(secret_env_name(name, p) for p in still)} or store it in the OS "
             "keyring (this MCP client cannot ask the user)",
@@ -318,13 +335,19 @@ async def play(
     request = ReplayRequest(
         name=name, inputs=dict(inputs), expected_revision=check.entry.revision, environment=environment
     )
+    warm = warm_browser(ctx)
     relay = ProgressRelay(ctx)
     async with anyio.create_task_group() as tg:
         tg.start_soon(relay.run)
         try:
             with Store.open(actor="mcp") as store:
                 outcome = await replay_skill(
-                    store, request, secrets=secrets, progress=relay, human=human_prompt(ctx)
+                    store,
+                    request,
+                    secrets=secrets,
+                    progress=relay,
+                    human=human_prompt(ctx),
+                    session_factory=warm.session if warm is not None else None,
                 )
         finally:
             relay.close()
@@ -408,9 +431,35 @@ class SkillreelServer(MCPServer[Any]):
             return arguments_refused(name, exc.__cause__)
 
 
-def build_server() -> MCPServer[Any]:
+def browser_lifespan(
+    idle_s: float,
+) -> Callable[[MCPServer[Any]], AbstractAsyncContextManager[WarmBrowser | None]]:
+    """The server's lifespan: a :class:`~skillreel.sandbox.browser.WarmBrowser` (nothing starts
+    until the first play), closed when the server stops. ``idle_s`` 0: no warm browser."""
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[WarmBrowser | None]:
+        if idle_s <= 0:
+            yield None
+            return
+        from ..sandbox.browser import WarmBrowser
+
+        warm = WarmBrowser(idle_s=idle_s)
+        try:
+            yield warm
+        finally:
+            await warm.close()
+
+    return lifespan
+
+
+def build_server(*, browser_idle_s: float = BROWSER_IDLE_S) -> MCPServer[Any]:
     server: MCPServer[Any] = SkillreelServer(
-        SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING"
+        SERVER_NAME,
+        instructions=INSTRUCTIONS,
+        version=_version(),
+        log_level="WARNING",
+        lifespan=browser_lifespan(browser_idle_s),
     )
     server.add_tool(
         skills_list, name="skills_list", description=LIST_DESCRIPTION, annotations=LIST_ANNOTATIONS
@@ -430,9 +479,10 @@ def _version() -> str:
         return "0"
 
 
-def serve() -> None:
-    """Serve over stdio until the client closes stdin. Logs go to stderr only."""
+def serve(*, browser_idle_s: float = BROWSER_IDLE_S) -> None:
+    """Serve over stdio until the client closes stdin. Logs go to stderr only. ``browser_idle_s``:
+    how long the warm Chromium outlives the last play (0: a new Chromium for every play)."""
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="skillreel-mcp %(levelname)s %(message)s"
     )
-    build_server().run("stdio")
+    build_server(browser_idle_s=browser_idle_s).run("stdio")

@@ -29,6 +29,7 @@ AuditKind = Literal[
     "policy",
     "heal-proposal",
     "edit",  # a new draft revision from structured edits (skillreel edit)
+    "rollback",
     "run-start",  # a run reserved before its browser started
     "run-end",  # a run finished (outcome ok / failed / cancelled) or found interrupted
     "validate",  # the first successful run of an approved revision made it validated

@@ -6,6 +6,7 @@ that breaks them cannot be parsed, so a tampered store row fails closed.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, model_validator
@@ -15,6 +16,7 @@ from .base import ActionId, Digest, DigestedDocument, Document, SkillName, Times
 from .draft import Draft
 from .events import EventsLog
 from .report import ReplayReport
+from .versions import LEGACY_VERSION, MAX_VERSION_RECORDS, DraftOrigin, VersionRecord, parse_version
 
 Status = Literal["draft", "approved", "validated", "enabled", "revoked"]
 STATUSES: tuple[Status, ...] = ("draft", "approved", "validated", "enabled", "revoked")
@@ -58,6 +60,13 @@ class StoreEntry(DigestedDocument):
     installation: Installation | None = None
     heal_proposal: HealProposal | None = None
     was_enabled: bool = False
+    # Provenance (issue 13): left out of the document when empty, so entries written before keep
+    # their bytes and digests. ``versions``: one record per approval, oldest first; ``origin``: where
+    # a pending draft came from when it is not a recording (a rollback).
+    versions: tuple[VersionRecord, ...] = Field(
+        default=(), max_length=MAX_VERSION_RECORDS, exclude_if=lambda records: not records
+    )
+    origin: DraftOrigin | None = Field(default=None, exclude_if=lambda origin: origin is None)
     created_at: Timestamp
     updated_at: Timestamp
     entry_digest: Digest
@@ -68,6 +77,24 @@ class StoreEntry(DigestedDocument):
         if problem:
             raise ValueError(problem)
         return self
+
+    @property
+    def version(self) -> str | None:
+        """The semantic version of the approved draft (None for a draft): its version record's, or
+        :data:`~skillreel.model.versions.LEGACY_VERSION` for a skill approved before versions existed."""
+        if self.approval is None:
+            return None
+        if not self.versions:
+            return LEGACY_VERSION
+        last = self.versions[-1]
+        return last.version if last.draft_digest == self.draft.draft_digest else None
+
+    @property
+    def last_version(self) -> str | None:
+        """The version of the last approved draft, also while a new draft waits for review."""
+        if self.versions:
+            return self.versions[-1].version
+        return LEGACY_VERSION if self.approval is not None else None
 
 
 def _report_fits(e: StoreEntry) -> bool:
@@ -106,6 +133,21 @@ def entry_problem(e: StoreEntry) -> str | None:
             return "the heal proposal is not for this draft"
         if hp.draft.name != e.name:
             return "the heal proposal is for another skill"
+    problem = _provenance_problem(e)
+    if problem:
+        return problem
     if e.updated_at < e.created_at:
         return "updatedAt precedes createdAt"
+    return None
+
+
+def _provenance_problem(e: StoreEntry) -> str | None:
+    versions = [parse_version(r.version) for r in e.versions]
+    if any(a >= b for a, b in pairwise(versions)):
+        return "versions must increase"
+    last = e.versions[-1] if e.versions else None
+    if last is not None and last.revision == e.revision and last.draft_digest != e.draft.draft_digest:
+        return "the version record of this revision is not for its draft"
+    if e.origin is not None and (e.status != "draft" or e.origin.draft_digest != e.draft.draft_digest):
+        return "a draft origin belongs to a pending draft"
     return None

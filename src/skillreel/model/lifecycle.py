@@ -12,6 +12,7 @@ the clock: callers pass ``now``.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -21,17 +22,31 @@ from .draft import Draft
 from .entry import HealProposal, Installation, Status, StoreEntry
 from .events import EventsLog
 from .report import ReplayReport
+from .versions import (
+    MAX_VERSION_RECORDS,
+    DraftOrigin,
+    HealedStep,
+    Source,
+    VersionChange,
+    VersionRecord,
+    bumped,
+    classify,
+    healed_steps,
+)
 
 NOT_ENABLED: Final[tuple[Status, ...]] = ("draft", "approved", "validated", "revoked")
+REPLAYABLE_STATES: Final[tuple[Status, ...]] = ("approved", "validated", "enabled", "revoked")
 # What a person may do to a skill in each state: the one table every transition below checks, and
 # what ``show`` lists as next steps (in this order). Re-recording is allowed unless enabled.
 ALLOWED: Final[Mapping[str, tuple[Status, ...]]] = {
     "review": ("draft",),
-    "replay": ("approved", "validated", "enabled", "revoked"),
+    "replay": REPLAYABLE_STATES,
     "enable": ("validated", "revoked"),
     "revoke": ("enabled",),
     "delete": NOT_ENABLED,
     "review --heal-proposal": NOT_ENABLED,  # and only while a heal proposal is pending
+    "review --heal-proposal --reject": REPLAYABLE_STATES,  # only while a heal proposal is pending
+    "rollback": NOT_ENABLED,  # and (in next_steps) only when an older approved version differs
 }
 REPLAYABLE = ALLOWED["replay"]
 
@@ -90,7 +105,85 @@ def replace_draft(entry: StoreEntry, draft: Draft, events: EventsLog, now: str) 
         last_report=None,
         installation=None,
         heal_proposal=None,
+        origin=None,
     )
+
+
+def rollback(entry: StoreEntry, source: StoreEntry, now: str) -> StoreEntry:
+    """A new draft revision holding the draft (and its events log) of an older revision ``source``:
+    it needs a review like any draft. The pending draft remembers where it came from."""
+    if entry.status not in ALLOWED["rollback"]:
+        raise _refuse(entry, "roll back", "revoke it first")
+    if source.name != entry.name or source.revision >= entry.revision:
+        raise LifecycleError(
+            "SR_RECORD_REVISION_NOT_FOUND", f"skill {entry.name!r} has no earlier revision {source.revision}"
+        )
+    if source.draft.draft_digest == entry.draft.draft_digest:
+        raise _refuse(
+            entry, "roll back", f"revision {source.revision} holds the same draft as the current one"
+        )
+    origin = DraftOrigin(
+        revision=source.revision, draft_digest=source.draft.draft_digest, version=source.version
+    )
+    return _next(
+        entry,
+        now,
+        status="draft",
+        draft=source.draft,
+        events=source.events,
+        approval=None,
+        last_report=None,
+        installation=None,
+        heal_proposal=None,
+        origin=origin,
+    )
+
+
+@dataclass(frozen=True)
+class Released:
+    """The approved version a new approval is compared with: its version and draft (None when that
+    revision is not kept in this store, e.g. after an import: the bump is then counted as major)."""
+
+    version: str
+    draft: Draft | None
+
+
+def stamp_version(
+    approved: StoreEntry, base: Released | None, before: StoreEntry, proposal: HealProposal | None = None
+) -> StoreEntry:
+    """Give the draft ``approved`` (just approved, from ``before``) its version and provenance record:
+    the bump from ``base`` (``model.versions.classify``), where the draft came from (a review, the heal
+    proposal ``before`` held, or ``before``'s rollback origin) and who approved it. Same revision."""
+    if approved.approval is None:
+        raise _refuse(approved, "version", "only an approved draft has a version")
+    if base is not None and base.draft is None:
+        change = VersionChange(
+            "major", ("the previous approved draft is not kept here: counted as incompatible",)
+        )
+    else:
+        change = classify(base.draft if base is not None else None, approved.draft)
+    proposal = proposal if proposal is not None else before.heal_proposal
+    healed: tuple[HealedStep, ...] = ()
+    if proposal is not None and proposal.draft.draft_digest == approved.draft.draft_digest:
+        healed = healed_steps(before.draft, proposal.draft, proposal.healed_actions)
+    else:
+        proposal = None
+    origin = before.origin if before.status == "draft" else None
+    source: Source = "heal" if proposal is not None else "rollback" if origin is not None else "review"
+    record = VersionRecord(
+        version=bumped(base.version if base else None, change.bump),
+        revision=approved.revision,
+        draft_digest=approved.draft.draft_digest,
+        bump=change.bump,
+        source=source,
+        reasons=change.reasons,
+        healed=healed,
+        proposed_by=proposal.report_digest if proposal is not None else None,
+        rolled_back_from=origin.revision if origin is not None else None,
+        reviewer=approved.approval.reviewer,
+        approved_at=approved.approval.approved_at,
+    )
+    return approved.evolve(versions=(*approved.versions, record)[-MAX_VERSION_RECORDS:])
 
 
 def approved_environments(draft: Draft, environments: Collection[str] | None) -> tuple[str, ...]:
@@ -123,7 +216,7 @@ def approve(
         approved_environments=approved_environments(entry.draft, environments),
         approved_at=now,
     )
-    return _next(entry, now, status="approved", approval=approval)
+    return _next(entry, now, status="approved", approval=approval, origin=None)
 
 
 def ensure_replayable(entry: StoreEntry) -> Approval:
@@ -219,6 +312,17 @@ def accept_heal(
     )
 
 
+def reject_heal(entry: StoreEntry, now: str, *, heal_pending: bool | None = None) -> StoreEntry:
+    """Reject the heal proposals pending for the current draft: the approved draft stays as it is (the
+    next replay that heals proposes again). A new revision, so the rejection is compare-and-set and
+    audited; the store drops the proposal rows in the same transaction (``Store.update(...,
+    drop_heal_proposals=True)``) and this clears the one an older store kept in the entry."""
+    pending = entry.heal_proposal is not None if heal_pending is None else heal_pending
+    if not pending or entry.status not in ALLOWED["review --heal-proposal --reject"]:
+        raise _refuse(entry, "reject a heal proposal of", "it has none")
+    return _next(entry, now, heal_proposal=None)
+
+
 def next_steps(entry: StoreEntry, *, heal_pending: bool | None = None) -> list[str]:
     """What can be done to ``entry`` now, from :data:`ALLOWED` (``show`` lists it). ``heal_pending``
     says whether a heal proposal of this draft waits (default: the one the entry itself holds)."""
@@ -226,5 +330,12 @@ def next_steps(entry: StoreEntry, *, heal_pending: bool | None = None) -> list[s
     return [
         step
         for step, states in ALLOWED.items()
-        if entry.status in states and (step != "review --heal-proposal" or pending)
+        if entry.status in states
+        and (not step.startswith("review --heal-proposal") or pending)
+        and (step != "rollback" or _can_go_back(entry))
     ]
+
+
+def _can_go_back(entry: StoreEntry) -> bool:
+    """An older approved version differs from the current draft: two versions, or a pending draft."""
+    return len(entry.versions) >= 2 or (entry.status == "draft" and bool(entry.versions))

@@ -12,6 +12,7 @@ VIEWPORT_MIN: Final = (320, 240)
 VIEWPORT_MAX: Final = (3840, 2160)
 TIMEOUT_MS_RANGE: Final = (100, 30_000)
 SETTLE_MS_RANGE: Final = (0, 1_000)
+SLOW_MO_MS_RANGE: Final = (0, 5_000)  # replay --slow-mo
 MAX_ALLOWED_ORIGINS: Final = 8
 MAX_EVIDENCE_BYTES: Final = 256 * 1024
 DEFAULT_MAX_RECORDS: Final = 500
@@ -43,6 +44,8 @@ MAX_OUTPUT_ITEMS: Final = MAX_LOOP_ITEMS
 MAX_OUTPUTS_BYTES: Final = 1024 * 1024  # the outputs of one replay, as canonical JSON
 MAX_WAIT_MS: Final = 30_000
 MAX_SCROLL_ROUNDS: Final = 200
+# Earlier fingerprints a bundle keeps as accepted identities after adopted heals (newest first).
+MAX_ACCEPTED_IDENTITIES: Final = 4
 MAX_ENVIRONMENTS: Final = 16
 MAX_QUERY_KEYS: Final = 32
 MAX_SESSIONS: Final = 256

@@ -34,7 +34,7 @@ from pydantic import (
 )
 
 from .base import Document
-from .limits import MAX_LOCATOR_CANDIDATES, MAX_SELECTOR_CHARS
+from .limits import MAX_ACCEPTED_IDENTITIES, MAX_LOCATOR_CANDIDATES, MAX_SELECTOR_CHARS
 from .refs import TextFilter
 
 TextHash = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
@@ -179,35 +179,56 @@ def content_features(candidates: tuple[LocatorCandidate, ...], fingerprint: Fing
 class LocatorBundle(Document):
     """Ranked candidates (best first) and the element's fingerprint.
 
+    ``identities`` holds the fingerprints of earlier versions of the page that a reviewer accepted
+    (newest first): adopting a heal puts the healed element's fingerprint first and keeps the one it
+    replaced here, so the step is found without healing on both versions (:func:`merge_heal`). Left
+    out of the wire form when empty: a bundle that never healed keeps its bytes and digests.
+
     Schema v2 extensions, left out of the wire form when unset (a v1 bundle keeps its bytes):
     ``filter`` — the candidates designate a set of like elements and the target is the one whose
     text contains a value as a whole token (``refs.TextFilter``); ``within: "item"`` — the
-    candidates are relative to the current item of the enclosing loop.
+    candidates are relative to the current item of the enclosing loop. Both describe what the
+    target IS, so they survive every heal (:meth:`measured_as`, :func:`merge_heal`).
     """
 
     candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
     fingerprint: Fingerprint
-    filter: TextFilter | None = None
-    within: Literal["item"] | None = None
+    identities: tuple[Fingerprint, ...] = Field(
+        default=(), max_length=MAX_ACCEPTED_IDENTITIES, exclude_if=lambda identities: not identities
+    )
+    filter: TextFilter | None = Field(default=None, exclude_if=lambda value: value is None)
+    within: Literal["item"] | None = Field(default=None, exclude_if=lambda value: value is None)
 
-    @model_serializer(mode="wrap")
-    def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        for key in ("filter", "within"):
-            if data.get(key) is None:
-                data.pop(key, None)
-        return data
+    @property
+    def accepted(self) -> tuple[Fingerprint, ...]:
+        """Every fingerprint the step's element may have, the newest first."""
+        return (self.fingerprint, *self.identities)
+
+    def measured_as(self, fingerprint: Fingerprint) -> LocatorBundle:
+        """The same target judged against one accepted ``fingerprint`` (what ``resolve.js`` gets):
+        the candidates, the filter and the item scope stay, the other identities go."""
+        return LocatorBundle(
+            candidates=self.candidates, fingerprint=fingerprint, filter=self.filter, within=self.within
+        )
 
     def without_content(self, attribute: str | None = None) -> LocatorBundle | None:
-        """This bundle as a content-free target (an extraction target, a field's): no content hash,
-        no role-name or href candidate, and for an attribute read no hash or selector of that
-        attribute. None when no candidate is left."""
-        fingerprint = self.fingerprint.model_copy(
-            update={
-                **dict.fromkeys(CONTENT_HASHES),
-                "attributes": {k: v for k, v in self.fingerprint.attributes.items() if k != attribute},
-            }
-        )
+        """This bundle as a content-free target (an extraction target, a field's): no content hash
+        (in the fingerprint and in every accepted identity), no role-name or href candidate, and for
+        an attribute read no hash or selector of that attribute. None when no candidate is left."""
+
+        def content_free(fingerprint: Fingerprint) -> Fingerprint:
+            return fingerprint.model_copy(
+                update={
+                    **dict.fromkeys(CONTENT_HASHES),
+                    "attributes": {k: v for k, v in fingerprint.attributes.items() if k != attribute},
+                }
+            )
+
+        fingerprint = content_free(self.fingerprint)
+        identities: list[Fingerprint] = []
+        for identity in map(content_free, self.identities):
+            if identity != fingerprint and identity not in identities:
+                identities.append(identity)
         candidates = tuple(
             c
             for c in self.candidates
@@ -217,14 +238,54 @@ class LocatorBundle(Document):
         if not candidates:
             return None
         return LocatorBundle(
-            candidates=candidates, fingerprint=fingerprint, filter=self.filter, within=self.within
+            candidates=candidates,
+            fingerprint=fingerprint,
+            identities=tuple(identities),
+            filter=self.filter,
+            within=self.within,
         )
 
     @model_validator(mode="after")
     def _filtered_without_content(self) -> LocatorBundle:
-        if self.filter is not None and content_features(self.candidates, self.fingerprint):
+        if self.filter is not None and (
+            content_features(self.candidates, self.fingerprint)
+            or any(content_hashes(identity) for identity in self.identities)
+        ):
             raise ValueError("a target chosen by a text filter keeps no hash of its own text")
         return self
+
+
+def merge_heal(approved: LocatorBundle, healed: LocatorBundle) -> LocatorBundle:
+    """The bundle an adopted heal leaves: the healed element's candidates ahead of the approved ones
+    (duplicates once, at their new place) and its fingerprint first, the approved fingerprints kept
+    as accepted identities. Heals merge, never replace: the step still resolves, without healing, on
+    the page it was recorded on.
+
+    When the candidates do not all fit, at least half the room stays for the approved ones (their
+    best first), so the old page keeps a way in; the oldest identities go first when those are full.
+
+    What the target is stays the approved one's: its text filter (the element of the set whose text
+    holds an input) and its item scope (relative to a loop's item). A heal finds the same kind of
+    target on a changed page; it never turns "the row showing ${inputs.q}" into one fixed row nor
+    an item-relative target into a document-wide one.
+    """
+    new = tuple(healed.candidates)
+    seen = {(c.strategy, c.selector) for c in new}
+    old = tuple(c for c in approved.candidates if (c.strategy, c.selector) not in seen)
+    if len(new) + len(old) > MAX_LOCATOR_CANDIDATES:
+        keep_old = min(len(old), MAX_LOCATOR_CANDIDATES // 2)
+        new, old = new[: MAX_LOCATOR_CANDIDATES - keep_old], old[:keep_old]
+    identities: list[Fingerprint] = []
+    for fingerprint in approved.accepted:
+        if fingerprint != healed.fingerprint and fingerprint not in identities:
+            identities.append(fingerprint)
+    return LocatorBundle(
+        candidates=(*new, *old),
+        fingerprint=healed.fingerprint,
+        identities=tuple(identities[:MAX_ACCEPTED_IDENTITIES]),
+        filter=approved.filter,
+        within=approved.within,
+    )
 
 
 class ElementSet(Document):

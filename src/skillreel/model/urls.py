@@ -228,6 +228,19 @@ def strip_tokens(url: str, rule: QueryRule = DEFAULT_RULE) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
 
 
+def token_values(url: str) -> list[str]:
+    """The values of the credential-bearing query parameters and fragment keys of ``url``: those
+    the first rule strips by name and those the default rule strips (token-shaped values too)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    query = parse_qsl(parts.query, keep_blank_values=False)
+    fragment = parse_qsl(parts.fragment, keep_blank_values=False)
+    found = [v for k, v in query if k.lower() in TOKEN_KEYS or DEFAULT_RULE.strip_reason(k, v)]
+    return found + [v for k, v in fragment if k.lower() in TOKEN_KEYS or looks_like_token(v)]
+
+
 SAFE_KEY: Final = re.compile(r"[A-Za-z0-9_.\[\]-]{1,64}")
 UNNAMED_KEY: Final = "?"
 

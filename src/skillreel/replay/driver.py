@@ -17,6 +17,11 @@ Typing uses ``Locator.fill`` (focus, select all, trusted ``Input.insertText``) a
 the isolated world (the field's value must equal the input). Select uses ``select_option`` by
 value, only after checking that an enabled option has exactly that value, and is verified too.
 
+After every action the driver settles on events, not on a clock (``replay/settling.py``): it waits
+for a navigation the action started, for the requests it started, and for a short DOM-quiet window
+measured in the isolated world by ``settle.js``; that window is awaited inside the next page
+measurement (``SkillreelSettle.after``), so settling costs no extra round trip when the page is calm.
+
 Playwright errors are translated here, once, with content-free messages (their own messages
 repeat selectors): a crash of the browser or page is ``SR_REPLAY_UI_BROWSER_CRASHED``, a timeout
 ``SR_REPLAY_UI_TIMEOUT``, anything else ``SR_REPLAY_UI_ACTION_FAILED`` (or
@@ -29,10 +34,14 @@ import asyncio
 import base64
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from typing import Any, Final, Protocol, TypeVar
 
-from playwright.async_api import CDPSession, Dialog, Locator, Page
+from playwright.async_api import BrowserContext, CDPSession, Dialog, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import ValidationError
@@ -43,12 +52,17 @@ from ..model.actions import FieldSpec
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
 from .driving import Choice, DialogSeen, FieldValue, ItemsFound, ListRead, Picked, Scope
 from .evidence import PageSummary
+from .settling import MAX_ROUNDS, NETWORK_CAP_S, QUIET_CAP_MS, QUIET_WINDOW_MS, PageActivity
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-CALL: Final = "SkillreelResolve.call"  # a function expression evaluated in our isolated world
-COLLECT: Final = "SkillreelCollect.call"  # schema v2: sets, items, reads (locate/collect.js)
+CALL: Final = "SkillreelSettle.call"  # a function expression evaluated in our isolated world
+CALL_AFTER: Final = "SkillreelSettle.after"  # the same, once the DOM has been quiet for a moment
+# The in-page API a call goes to (settle.js routes it): resolve.js, or collect.js (schema v2 sets,
+# items, reads): "collect." prefixes the method.
+RESOLVE: Final = ""
+COLLECT: Final = "collect."
 END_QUIET_S: Final = 1.0  # a lazy list that has not grown this long after a scroll is at its end
 RETRIES: Final = 5
 RETRY_DELAY_S: Final = 0.05
@@ -65,10 +79,31 @@ class Session(Protocol):
     @property
     def page(self) -> Page: ...
     @property
+    def context(self) -> BrowserContext: ...
+    @property
     def ledger(self) -> Ledger: ...
     @property
     def crashed(self) -> bool: ...
     async def goto_start(self, *, timeout_ms: int = 30_000) -> None: ...
+
+
+@cache
+def world_script() -> str:
+    """What the isolated world holds: ``fingerprint.js``, ``resolve.js``, then ``settle.js``."""
+    settle = resources.files(__package__).joinpath("settle.js").read_text("utf-8")
+    return resolve_world_script() + "\n;\n" + settle + "\n;\ntrue;\n"
+
+
+@dataclass(frozen=True)
+class _Prefetch:
+    """A probe measured ahead, in the previous step's page-summary call (see :meth:`page_state`)."""
+
+    bundle: LocatorBundle
+    token: str
+    nonce: str
+    data: Any
+    activity: int  # the page activity position when it was measured
+    world: str
 
 
 class _Transient(Exception):
@@ -97,6 +132,10 @@ class PlaywrightDriver:
         self._armed: tuple[bool, str | None, str | None] | None = None
         self._seen: DialogSeen | None = None
         self._dialogs = False
+        self._prefetched: _Prefetch | None = None
+        self._activity = PageActivity(self._page)
+        self._action_mark = 0  # activity position when the last action began
+        self._quiet_deadline: float | None = None  # set: the next measurement waits for a quiet DOM
 
     # ---- errors ----------------------------------------------------------------------------------
 
@@ -164,7 +203,7 @@ class PlaywrightDriver:
             result = await cdp.send(
                 "Runtime.evaluate",
                 {
-                    "expression": resolve_world_script(),
+                    "expression": world_script(),
                     "uniqueContextId": self._unique,
                     "returnByValue": True,
                 },
@@ -176,21 +215,17 @@ class PlaywrightDriver:
             self._installed = self._unique
         return self._unique
 
-    async def _call(self, method: str, arg: Any, *, api: str = CALL) -> Any:
+    async def _call(self, method: str, arg: Any, *, api: str = RESOLVE) -> Any:
         """Call ``SkillreelResolve[method](arg)`` (or, with ``api=COLLECT``, ``SkillreelCollect``'s)
-        in our isolated world; retried across navigations."""
+        in our isolated world, through ``settle.js``; retried across navigations. After an action
+        (:meth:`settle`), the call first waits there for a quiet DOM."""
         for _ in range(RETRIES):
+            quiet = self._quiet_deadline
             try:
                 cdp = await self._session_cdp()
                 unique = await self._context(cdp)
                 result = await cdp.send(
-                    "Runtime.callFunctionOn",
-                    {
-                        "functionDeclaration": api,
-                        "uniqueContextId": unique,
-                        "arguments": [{"value": method}, {"value": arg}],
-                        "returnByValue": True,
-                    },
+                    "Runtime.callFunctionOn", self._call_params(unique, api + method, arg)
                 )
             except _Transient:
                 await asyncio.sleep(RETRY_DELAY_S)
@@ -199,12 +234,37 @@ class PlaywrightDriver:
                 if self._crashed():
                     raise self._translate(exc, "measuring the page") from exc
                 self._unique = None
+                if quiet is not None:  # most likely the page navigated while it was measured
+                    await self._wait_activity(quiet)
                 await asyncio.sleep(RETRY_DELAY_S)
                 continue
             if "exceptionDetails" in result:
                 raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the in-page resolution script failed")
-            return result.get("result", {}).get("value")
+            value = result.get("result", {}).get("value")
+            if quiet is None:
+                return value
+            self._quiet_deadline = None
+            if self._activity.busy(self._action_mark):  # the page started more while it was measured
+                await self._wait_activity(quiet)
+                self._quiet_deadline = quiet  # and the next measurement waits for quiet again
+            return value.get("value") if isinstance(value, dict) else None
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page kept navigating while it was measured")
+
+    def _call_params(self, unique: str, method: str, arg: Any) -> dict[str, Any]:
+        params: dict[str, Any] = {"uniqueContextId": unique, "returnByValue": True}
+        if self._quiet_deadline is None:
+            params["functionDeclaration"] = CALL
+            params["arguments"] = [{"value": method}, {"value": arg}]
+            return params
+        cap = min(QUIET_CAP_MS, max(0, int((self._quiet_deadline - time.monotonic()) * 1000)))
+        params["functionDeclaration"] = CALL_AFTER
+        params["arguments"] = [
+            {"value": {"windowMs": QUIET_WINDOW_MS, "capMs": cap}},
+            {"value": method},
+            {"value": arg},
+        ]
+        params["awaitPromise"] = True
+        return params
 
     async def _locator(self, picked: Picked) -> Locator:
         """Playwright's strict locator for the marked element: in the page (its CSS engine pierces
@@ -222,8 +282,13 @@ class PlaywrightDriver:
 
     # ---- Driver: navigation ----------------------------------------------------------------------
 
+    def _action_begins(self) -> None:
+        self._action_mark = self._activity.mark()
+        self._quiet_deadline = None
+
     async def start(self, *, timeout_ms: int) -> None:
         """Load the start page; the CDP session is set up meanwhile (off the first step's path)."""
+        self._action_begins()
         prepare = asyncio.ensure_future(self._session_cdp())
         try:
             await self._session.goto_start(timeout_ms=timeout_ms)
@@ -235,6 +300,7 @@ class PlaywrightDriver:
                 self._cdp = None
 
     async def goto(self, url: str, *, timeout_ms: int) -> None:
+        self._action_begins()
         await self._guard(
             "loading a page",
             lambda: self._page.goto(url, wait_until="load", timeout=timeout_ms),
@@ -242,6 +308,7 @@ class PlaywrightDriver:
         )
 
     async def reload(self, *, timeout_ms: int) -> None:
+        self._action_begins()
         await self._guard(
             "reloading the page",
             lambda: self._page.reload(wait_until="load", timeout=timeout_ms),
@@ -255,25 +322,45 @@ class PlaywrightDriver:
 
     async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe:
         """Measure the page for ``bundle``; the first unique visible hit is marked speculatively, so
-        that :meth:`pick` costs no round trip when the decision agrees (the mark alone does nothing)."""
+        that :meth:`pick` costs no round trip when the decision agrees (the mark alone does nothing).
+        A measurement taken ahead by :meth:`page_state` serves when nothing happened since."""
+        self._speculative = None
+        ahead, self._prefetched = self._prefetched, None
+        if within is None and ahead is not None and self._still_fresh(ahead, bundle):
+            return self._probe_result(ahead.token, ahead.nonce, ahead.data)
+        token, nonce, arg = self._probe_arg(bundle, salt, within)
+        return self._probe_result(token, nonce, await self._call("probe", arg))
+
+    def _still_fresh(self, ahead: _Prefetch, bundle: LocatorBundle) -> bool:
+        """A measurement taken ahead serves a document-level probe of the same bundle only, and
+        only when nothing happened on the page since (an item-scoped probe never uses one)."""
+        return (
+            (ahead.bundle is bundle or ahead.bundle == bundle)
+            and ahead.activity == self._activity.mark()
+            and ahead.world == self._unique
+            and self._quiet_deadline is None
+        )
+
+    def _probe_arg(
+        self, bundle: LocatorBundle, salt: str, within: Scope | None = None
+    ) -> tuple[str, str, dict[str, Any]]:
         self._probes += 1
         token, nonce = f"p{self._probes}", secrets.token_hex(16)
-        self._speculative = None
-        data = await self._call(
-            "probe",
-            {
-                "token": token,
-                "bundle": bundle.to_json(),
-                "salt": salt,
-                "weights": heal.WEIGHTS.to_json(),
-                "exactMin": heal.EXACT_MIN,
-                "margin": heal.MARGIN,
-                "floor": heal.FLOOR,
-                "topK": heal.TOP_K,
-                "speculate": {"attr": self._attr, "nonce": nonce},
-                "within": None if within is None else {"loop": within.loop, "index": within.index},
-            },
-        )
+        arg = {
+            "token": token,
+            "bundle": bundle.to_json(),
+            "salt": salt,
+            "weights": heal.WEIGHTS.to_json(),
+            "exactMin": heal.EXACT_MIN,
+            "margin": heal.MARGIN,
+            "floor": heal.FLOOR,
+            "topK": heal.TOP_K,
+            "speculate": {"attr": self._attr, "nonce": nonce},
+            "within": None if within is None else {"loop": within.loop, "index": within.index},
+        }
+        return token, nonce, arg
+
+    def _probe_result(self, token: str, nonce: str, data: Any) -> heal.Probe:
         try:
             probe = heal.probe_from_json(data)
         except heal.ProbeShapeError as exc:
@@ -322,9 +409,10 @@ class PlaywrightDriver:
         self._framed = nonce if framed is True else None
 
     async def release(self) -> None:
-        """Remove the mark; never raises (it runs in cleanup, also after a crash)."""
+        """Remove the mark; never raises (it runs in cleanup, also after a crash). A mark that a
+        probe measured ahead left stays for its step (the next summary or pick removes it)."""
         self._speculative = None
-        if not self._marked:
+        if not self._marked or self._prefetched is not None:
             return
         self._marked = False
         if self._unique is None or self._unique != self._installed or self._crashed():
@@ -338,10 +426,12 @@ class PlaywrightDriver:
 
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
         target = await self._locator(picked)
+        self._action_begins()
         await self._guard("the click", lambda: target.click(timeout=timeout_ms))
 
     async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None:
         target = await self._locator(picked)
+        self._action_begins()
         await self._guard("typing", lambda: target.fill(value, timeout=timeout_ms))
 
     async def select(
@@ -363,14 +453,17 @@ class PlaywrightDriver:
         if not await self._call("hasOption", {"value": value}):
             return None
         target = await self._locator(picked)
+        self._action_begins()
         await self._guard("the selection", lambda: target.select_option(value=value, timeout=timeout_ms))
         return value
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
         if picked is None:
+            self._action_begins()
             await self._guard("the key press", lambda: self._page.keyboard.press(key))
         else:
             target = await self._locator(picked)
+            self._action_begins()
             await self._guard("the key press", lambda: target.press(key, timeout=timeout_ms))
 
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool:
@@ -382,15 +475,29 @@ class PlaywrightDriver:
 
     # ---- Driver: observation ---------------------------------------------------------------------
 
-    async def page_state(self, *, salt: str, text: bool, verify: str | None = None) -> PageSummary:
+    async def page_state(
+        self, *, salt: str, text: bool, verify: str | None = None, prefetch: LocatorBundle | None = None
+    ) -> PageSummary:
         """The page summary; checks the marked field's value against ``verify`` (when given) and
-        removes the step's mark in the same call (one round trip, not three)."""
+        removes the step's mark in the same call (one round trip, not three). With ``prefetch``,
+        the same call also probes the page for the next step's target (see :meth:`probe`)."""
         arg: dict[str, Any] = {"salt": salt, "text": text, "verify": verify}
         if self._marked and self._unique is not None and self._unique == self._installed:
             arg["attr"] = self._attr
         self._marked = False
         self._speculative = None
-        data = await self._call("pageState", arg)
+        self._prefetched = None
+        if prefetch is None:
+            data = await self._call("pageState", arg)
+        else:
+            token, nonce, probe_arg = self._probe_arg(prefetch, salt)
+            both = await self._call("batch", [["pageState", arg], ["probe", probe_arg]])
+            data, ahead = both if isinstance(both, list) and len(both) == 2 else (None, None)
+            if self._unique is not None and isinstance(ahead, dict):
+                self._marked = ahead.get("speculative") is not None  # cleaned up by a later call
+                self._prefetched = _Prefetch(
+                    prefetch, token, nonce, ahead, self._activity.mark(), self._unique
+                )
         try:
             verified = data.get("verified")
             return PageSummary(
@@ -399,7 +506,7 @@ class PlaywrightDriver:
                 text=None if data.get("text") is None else str(data["text"]),
                 verified=verified if isinstance(verified, bool) else None,
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page state was malformed") from exc
 
     async def screenshot(self, *, timeout_ms: int) -> bytes:
@@ -420,13 +527,39 @@ class PlaywrightDriver:
         return png
 
     async def settle(self, settle_ms: int, *, timeout_ms: int) -> None:
+        """Wait for what the last action started (``replay/settling.py``): its navigation, its
+        requests; the DOM-quiet window follows in the next measurement. ``settle_ms`` is an extra
+        minimum from now (``--settle``)."""
+        started = time.monotonic()
+        deadline = started + timeout_ms / 1000
+        await self._wait_activity(deadline)
+        self._quiet_deadline = deadline
+        if settle_ms:
+            await asyncio.sleep(max(0.0, started + settle_ms / 1000 - time.monotonic()))
+        if self._crashed():
+            raise ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "Chromium exited or the page crashed")
+
+    async def _wait_activity(self, deadline: float) -> None:
+        """Until the action's navigation has loaded and its requests have finished (bounded)."""
+        activity = self._activity
+        for _ in range(MAX_ROUNDS):
+            await activity.wait_navigation(deadline)
+            if activity.navigating():
+                raise ReplayUIError(
+                    "SR_REPLAY_UI_TIMEOUT", "the browser did not finish loading the page in time"
+                )
+            if activity.unloaded():
+                await self._wait_loaded(max(1, int((deadline - time.monotonic()) * 1000)))
+                activity.loaded()
+            now = time.monotonic()
+            await activity.wait_requests(self._action_mark, now + min(NETWORK_CAP_S, (deadline - now) / 2))
+            if not (activity.navigating() or activity.unloaded()):
+                return
+
+    async def _wait_loaded(self, timeout_ms: int) -> None:
         await self._guard(
             "loading the page", lambda: self._page.wait_for_load_state("load", timeout=timeout_ms)
         )
-        if settle_ms:
-            await asyncio.sleep(settle_ms / 1000)
-        if self._crashed():
-            raise ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "Chromium exited or the page crashed")
 
     def network_mark(self) -> int:
         return self._session.ledger.mark()
@@ -614,6 +747,7 @@ class PlaywrightDriver:
         content or more elements) for at most :data:`END_QUIET_S`; again while it grows, at most
         ``max_rounds`` times. The rounds that made it grow."""
         target = await self._locator(picked)
+        self._action_begins()  # what the scroll loads is settled after it, like an action's
         if to != "end":
             await self._guard("scrolling", lambda: target.scroll_into_view_if_needed(timeout=timeout_ms))
             return 0

@@ -118,9 +118,14 @@ class Driver(Protocol):
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool: ...
     async def count(self, candidate: LocatorCandidate, *, salt: str) -> int: ...
-    async def page_state(self, *, salt: str, text: bool, verify: str | None = None) -> PageSummary:
+    async def page_state(
+        self, *, salt: str, text: bool, verify: str | None = None, prefetch: LocatorBundle | None = None
+    ) -> PageSummary:
         """A content-free summary of the page; also removes any mark :meth:`pick` left. With
-        ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``)."""
+        ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``).
+        With ``prefetch`` (the next step's target), the driver may measure the page for it in the
+        same call; a document-level :meth:`probe` for it right after may then answer without a
+        round trip (never one scoped to a loop item)."""
         ...
 
     async def screenshot(self, *, timeout_ms: int) -> bytes: ...
@@ -260,7 +265,7 @@ class EngineOptions:
     salt: str
     allow_heal: bool = True
     timeout_ms: int = 10_000
-    settle_ms: int = 100
+    settle_ms: int = 0  # an extra minimum after each action (--settle); settling is event-driven
     url_rule: QueryRule = V1_RULE  # the query-key rule ``url_matches`` normalises page URLs with
 
 
@@ -295,6 +300,7 @@ class StepState:
     healed_bundle: LocatorBundle | None = None
     presence_only: bool = False  # an optional step: a missing target skips it (Absent)
     acted: bool = False  # the browser was asked to act (side effects possible)
+    upcoming: LocatorBundle | None = None  # the next step's first target, measured ahead (_after)
 
 
 class SkipRest(Exception):

@@ -210,9 +210,38 @@ class ReplayEngine(FlowSteps):
         for position, action in enumerate(block):
             following = block[position + 1] if position + 1 < len(block) else None
             dialog = following if isinstance(following, DialogAction) else None
-            await self._run_step(action, frame, dialog)
+            await self._run_step(action, frame, dialog, self._first_target(following, frame))
 
-    async def _run_step(self, action: Action, frame: Frame, dialog: DialogAction | None = None) -> None:
+    def _first_target(self, action: Action | None, frame: Frame) -> LocatorBundle | None:
+        """The target ``action`` (the next step of the same list) probes before anything else, for
+        the current step's page summary to measure ahead (the driver serves that measurement only
+        to a probe of the same bundle on an unchanged page).
+
+        None when the next step starts otherwise, or when measuring ahead would measure the wrong
+        thing: the end of a list (what runs next depends on the loop or branch around it), a block
+        (its first step depends on the page), a target chosen by a text filter (found by
+        ``choose``, not a probe), a target inside the loop item (probed in the item's scope), a
+        type or select step whose value is missing (it is skipped). A target with accepted
+        identities is first probed against its newest fingerprint alone, so that is what is
+        measured ahead."""
+        target: LocatorBundle | None = None
+        if isinstance(action, ClickAction | PressAction):
+            target = action.target
+        elif isinstance(action, TypeAction | SelectAction):
+            target = action.target if self._text(action.value, frame) is not None else None
+        elif isinstance(action, ExtractAction) and action.read in ("text", "value", "attribute"):
+            target = action.target
+        if target is None or target.filter is not None or target.within is not None:
+            return None
+        return target.measured_as(target.fingerprint) if target.identities else target
+
+    async def _run_step(
+        self,
+        action: Action,
+        frame: Frame,
+        dialog: DialogAction | None = None,
+        upcoming: LocatorBundle | None = None,
+    ) -> None:
         index = self._index.get(action.id, 0)
         self._executed += 1
         if self._executed > MAX_STEP_RUNS:
@@ -222,7 +251,7 @@ class ReplayEngine(FlowSteps):
                 action_id=action.id,
             )
         self._tell(action, index, "start", frame)
-        step = StepState(action, self.clock() + self.options.timeout_ms / 1000, frame)
+        step = StepState(action, self.clock() + self.options.timeout_ms / 1000, frame, upcoming=upcoming)
         step.presence_only = bool(getattr(action, "optional", False)) and isinstance(action, _ACTS_ON_TARGET)
         skipped_rest = False
         try:
@@ -350,9 +379,12 @@ class ReplayEngine(FlowSteps):
             await self._branch(step, a)
 
     async def _after(self, step: StepState, *, verify: str | None = None) -> ev.PageSummary:
-        """Settle, then summarise the page (the driver removes the step's mark in that call)."""
+        """Settle, then summarise the page (the driver removes the step's mark in that call, and
+        measures the page for the next step's target in it too: the two are pipelined)."""
         await self.driver.settle(self.options.settle_ms, timeout_ms=self._remaining_ms(step))
-        summary = await self.driver.page_state(salt=self.options.salt, text=False, verify=verify)
+        summary = await self.driver.page_state(
+            salt=self.options.salt, text=False, verify=verify, prefetch=step.upcoming
+        )
         step.facts["afterState"] = ev.state_digest(summary)
         return summary
 

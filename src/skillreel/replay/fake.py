@@ -76,6 +76,7 @@ class FakeDriver:
         self.denied: list[str] = []
         self.fail_next: SkillreelError | None = None
         self.settled: list[int] = []
+        self.prefetched: list[LocatorBundle] = []  # what page_state was asked to measure for next
         self._probe_seq = 0
         self._picked: int | None = None
         self._items: dict[str, tuple[list[FakeElement], ElementSet, str | None, Scope | None]] = {}
@@ -323,7 +324,11 @@ class FakeDriver:
     async def count(self, candidate: LocatorCandidate, *, salt: str) -> int:
         return sum(1 for e in self.page.elements if candidate.selector in e.selectors)
 
-    async def page_state(self, *, salt: str, text: bool, verify: str | None = None) -> PageSummary:
+    async def page_state(
+        self, *, salt: str, text: bool, verify: str | None = None, prefetch: LocatorBundle | None = None
+    ) -> PageSummary:
+        if prefetch is not None:
+            self.prefetched.append(prefetch)
         verified = None
         if verify is not None:
             picked = self._picked

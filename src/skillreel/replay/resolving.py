@@ -2,7 +2,9 @@
 driver's in-page probe and applies ``locate.heal.decide`` until the step's deadline.
 
 * A plain target: the rule accepts an element (a healed one only when a second probe 100 ms later
-  agrees) or the step fails closed (``SR_REPLAY_UI_TARGET_NOT_FOUND`` / ``_AMBIGUOUS``).
+  agrees) or the step fails closed (``SR_REPLAY_UI_TARGET_NOT_FOUND`` / ``_AMBIGUOUS``). A target
+  an adopted heal merged keeps earlier fingerprints as accepted identities: each is tried, without
+  healing, before the newest one heals (:meth:`Resolver._measure`).
 * A target inside the current loop item (``within: "item"``): the same, measured inside the item.
 * A target chosen by a whole-token text filter: the driver finds the set the candidates designate
   and keeps the elements whose text holds the value; exactly one is acted on; none or several
@@ -66,8 +68,7 @@ class Resolver:
         confirm: tuple[float, heal.Comparison] | None = None
         overtime = False
         while True:
-            probe = await self._probe(bundle, within)
-            decision = heal.decide(bundle.fingerprint, probe, allow_heal=self.options.allow_heal)
+            probe, decision = await self._measure(bundle, within)
             picked = await self._accept(step, probe, decision, confirm)
             if isinstance(picked, Picked):
                 if within is not None:  # a heal proposal rewrites page-level targets only
@@ -178,8 +179,7 @@ class Resolver:
                 if token and choice.outcome != "none":
                     return True
             else:
-                probe = await self._probe(bundle, within)
-                decision = heal.decide(bundle.fingerprint, probe, allow_heal=self.options.allow_heal)
+                _, decision = await self._measure(bundle, within)
                 await self.driver.release()
                 if decision.accepted or decision.outcome == "ambiguous":
                     return True
@@ -187,6 +187,34 @@ class Resolver:
                 return False
             await self.sleep(delay)
             delay = min(delay * 2, POLL_MAX_S)
+
+    async def _measure(
+        self, bundle: LocatorBundle, within: Scope | None
+    ) -> tuple[heal.Probe, heal.Resolution]:
+        """One measurement of the page (inside ``within``, the current loop item, when given) and
+        the rule's verdict on it.
+
+        A bundle with accepted identities (earlier fingerprints kept by adopted heals) is judged
+        against each, newest first, without healing: the first whose ranked locator finds its
+        element exactly wins; one whose located element has an equally good rival stops (nothing
+        is clicked). Only when none finds it does healing start, against the newest fingerprint
+        alone, on a fresh measurement (the last one is what ``pick`` reads): a heal never lands on
+        an older identity's look-alike. Each measurement keeps the bundle's filter and item scope
+        (:meth:`LocatorBundle.measured_as`).
+        """
+        allow_heal = self.options.allow_heal
+        if not bundle.identities:
+            probe = await self._probe(bundle, within)
+            return probe, heal.decide(bundle.fingerprint, probe, allow_heal=allow_heal)
+        for fingerprint in bundle.accepted:
+            probe = await self._probe(bundle.measured_as(fingerprint), within)
+            decision = heal.decide(fingerprint, probe, allow_heal=False)
+            if decision.outcome != "not-found":
+                return probe, decision
+        if not allow_heal:
+            return probe, heal.Resolution("not-found", reason="no ranked locator agrees and healing is off")
+        probe = await self._probe(bundle.measured_as(bundle.fingerprint), within)
+        return probe, heal.decide(bundle.fingerprint, probe, allow_heal=True)
 
     async def _probe(self, bundle: LocatorBundle, within: Scope | None) -> heal.Probe:
         if within is None:  # the v1 call, unchanged

@@ -20,7 +20,8 @@ Rules (ARCHITECTURE section 7):
   tunnel to an allowlisted host and port can only ever reach that server, which the allowlist
   already trusts.
 
-At the proxy, hosts under :data:`SINKHOLE_SUFFIX` are refused silently (reason ``"sinkhole"``).
+At the proxy, hosts under :data:`SINKHOLE_SUFFIX` and tunnels to :data:`BROWSER_DOWNLOAD_HOSTS` that
+the allowlist does not admit are refused silently (reason ``"sinkhole"``).
 
 Reported origins are origin strings only (never a path, query or credential) so they can name a
 refusal in an error message.
@@ -47,6 +48,11 @@ MAX_AUTHORITY_CHARS: Final = 300
 # (``--gaia-url``, ``--component-updater``) so the browser's own background traffic never looks
 # like the page's. The proxy refuses them without reporting; routing still reports page requests.
 SINKHOLE_SUFFIX: Final = ".skillreel.invalid"
+# Hosts Chromium downloads from with an address compiled in (no switch points them elsewhere): the
+# spell-check dictionaries (``https://redirector.gvt1.com/edgedl/chrome/dict/...``, fetched when a
+# text area is first typed into). A tunnel to one is the browser's own traffic, refused like a
+# sinkhole; a page's own request to such a host still meets routing first and is reported there.
+BROWSER_DOWNLOAD_HOSTS: Final = frozenset({"redirector.gvt1.com"})
 
 
 @dataclass(frozen=True)
@@ -141,6 +147,8 @@ def decide_connect(host: str, port: int, allowed_origins: Iterable[str]) -> Egre
         return EgressDecision(False, None, "malformed")
     if https_origin in allowed or http_origin in allowed:
         return EgressDecision(True, https_origin if https_origin in allowed else http_origin, "allowlisted")
+    if port == _DEFAULT_PORTS["https"] and host.lower().rstrip(".") in BROWSER_DOWNLOAD_HOSTS:
+        return EgressDecision(False, None, "sinkhole")
     reported = http_origin if port == _DEFAULT_PORTS["http"] else https_origin
     return EgressDecision(False, reported, "not-allowlisted")
 

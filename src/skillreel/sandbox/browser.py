@@ -11,6 +11,10 @@ reporting refusals to one :class:`~skillreel.sandbox.ledger.NetworkLedger`:
    session's proxy has an empty allowlist and its context is emulated offline: nothing leaves
    the machine (routing still fulfils the fixture document).
 
+:class:`WarmBrowser` keeps one Chromium between sessions (the MCP server's): each session gets a
+fresh isolated context with its own fresh enforcing proxy (a per-context proxy), routing as above;
+the browser is launched through a proxy that refuses everything.
+
 Before the Playwright driver starts, ``vault.seal_environment`` moves every ``SKILLREEL_SECRET_*``
 variable out of the process environment, so neither the driver nor Chromium inherits one.
 
@@ -39,6 +43,7 @@ from playwright.async_api import (
     BrowserContext,
     Page,
     Playwright,
+    ProxySettings,
     Route,
     StorageState,
     WebSocketRoute,
@@ -233,6 +238,13 @@ def _check_target(
     return None
 
 
+def _sign_in(storage_state: Path | SessionState | None) -> dict[str, Any] | None:
+    """The storage state a session starts with: a vault session's body, or a file read once."""
+    if isinstance(storage_state, SessionState):
+        return storage_state.body
+    return read_storage_state(storage_state) if storage_state is not None else None
+
+
 def _require_display() -> None:
     if sys.platform.startswith("linux") and not (
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
@@ -248,11 +260,21 @@ async def _quietly(close: Callable[[], Awaitable[Any]]) -> None:
         log.debug("ignored while closing: %s", type(exc).__name__)
 
 
-async def _launch(pw: Playwright, executable: Path, headless: bool, proxy_url: str) -> Browser:
+async def _launch(
+    pw: Playwright,
+    executable: Path,
+    headless: bool,
+    proxy_url: str,
+    *,
+    slow_mo_ms: int = 0,
+    traces_dir: Path | None = None,
+) -> Browser:
     try:
         return await pw.chromium.launch(
             executable_path=str(executable),
             headless=headless,
+            slow_mo=slow_mo_ms or None,
+            traces_dir=traces_dir,
             args=launch_args(proxy_url),
             handle_sigint=False,
             handle_sigterm=False,
@@ -263,7 +285,12 @@ async def _launch(pw: Playwright, executable: Path, headless: bool, proxy_url: s
 
 
 async def _new_context(
-    browser: Browser, environment: Environment, state: dict[str, Any] | None, *, offline: bool
+    browser: Browser,
+    environment: Environment,
+    state: dict[str, Any] | None,
+    *,
+    offline: bool,
+    proxy: str | None = None,
 ) -> BrowserContext:
     viewport = environment.viewport
     try:
@@ -273,6 +300,8 @@ async def _new_context(
             accept_downloads=False,
             offline=offline,
             storage_state=cast(StorageState | None, state),
+            # A per-context proxy also carries loopback (Playwright adds <-loopback> to its bypass).
+            proxy=ProxySettings(server=proxy) if proxy is not None else None,
         )
     except PlaywrightError as exc:
         if state is not None and browser.is_connected():
@@ -325,20 +354,22 @@ async def browser_session(
     html: str | None = None,
     storage_state: Path | SessionState | None = None,
     headless: bool = True,
+    slow_mo_ms: int = 0,
+    traces_dir: Path | None = None,
 ) -> AsyncIterator[BrowserSession]:
     """Launch Chromium for ``environment`` and yield a :class:`BrowserSession`.
 
     ``html`` is the fixture's HTML (required for, and only for, an HTML target; it must match the
     environment's digest). ``storage_state`` (URL targets only: a file, read once, or a vault
     session's body) starts the context signed in.
-    ``headless=False`` opens a window (needs ``DISPLAY``, e.g. under ``xvfb-run``). Everything is
+    ``headless=False`` opens a window (needs ``DISPLAY``, e.g. under ``xvfb-run``); ``slow_mo_ms``
+    slows every browser operation down by that much (``replay --slow-mo``); ``traces_dir`` is where
+    Playwright streams a trace (``sandbox.artifacts``: a private scratch directory). Everything is
     closed on exit, also after a crash; a Playwright error escaping the body after a crash becomes
     ``SR_REPLAY_UI_BROWSER_CRASHED``.
     """
     fixture = _check_target(environment, html, storage_state)
-    state = storage_state.body if isinstance(storage_state, SessionState) else None
-    if isinstance(storage_state, Path):
-        state = read_storage_state(storage_state)
+    state = _sign_in(storage_state)
     executable = find_chromium()
     if not headless:
         _require_display()
@@ -347,22 +378,54 @@ async def browser_session(
         proxy = EnforcingProxy(() if fixture is not None else environment.allowed_origins, ledger.refuse)
         await proxy.start()
         stack.push_async_callback(proxy.close)
-        seal_environment()  # the driver and Chromium inherit no SKILLREEL_SECRET_* variable
-        try:
-            pw = await async_playwright().start()
-        except PlaywrightError as exc:
-            raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
+        pw = await _start_playwright()
         stack.push_async_callback(_quietly, pw.stop)
-        browser = await _launch(pw, executable, headless, proxy.server_url)
+        browser = await _launch(
+            pw, executable, headless, proxy.server_url, slow_mo_ms=slow_mo_ms, traces_dir=traces_dir
+        )
         stack.push_async_callback(_quietly, browser.close)
-        context = await _new_context(browser, environment, state, offline=fixture is not None)
-        crashes: list[str] = []
-        context.on("page", lambda p: p.on("crash", lambda _p: crashes.append("page")))
-        browser.on("disconnected", lambda _b: crashes.append("browser"))
+        async with _session(browser, environment, fixture, state, ledger, proxy, None) as session:
+            yield session
+
+
+async def _start_playwright() -> Playwright:
+    seal_environment()  # the driver and Chromium inherit no SKILLREEL_SECRET_* variable
+    try:
+        return await async_playwright().start()
+    except PlaywrightError as exc:
+        raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
+
+
+@asynccontextmanager
+async def _session(
+    browser: Browser,
+    environment: Environment,
+    fixture: str | None,
+    state: dict[str, Any] | None,
+    ledger: NetworkLedger,
+    proxy: EnforcingProxy,
+    context_proxy: str | None,
+) -> AsyncIterator[BrowserSession]:
+    """A fresh context of ``browser`` with routing and its first page. ``context_proxy``: the
+    context's own proxy (a warm browser's; the context is closed on exit, the browser stays);
+    None: the browser's (the browser is closed on exit, and the context with it)."""
+    context = await _new_context(
+        browser, environment, state, offline=fixture is not None, proxy=context_proxy
+    )
+    crashes: list[str] = []
+
+    def disconnected(_browser: Browser) -> None:
+        crashes.append("browser")
+
+    context.on("page", lambda p: p.on("crash", lambda _p: crashes.append("page")))
+    browser.on("disconnected", disconnected)
+    try:
         try:
             await _install_routes(context, ledger, environment, fixture)
             page = await context.new_page()
         except PlaywrightError as exc:
+            if not browser.is_connected():
+                raise crashed_error() from exc
             raise ReplayUIError(SETUP, f"Chromium could not open a page; {SETUP_FIX}") from exc
         session = BrowserSession(environment, browser, context, page, ledger, proxy, crashes)
         try:
@@ -371,3 +434,126 @@ async def browser_session(
             if session.crashed:
                 raise crashed_error() from exc
             raise
+    finally:
+        browser.remove_listener("disconnected", disconnected)
+        if context_proxy is not None:
+            await _quietly(context.close)
+
+
+class WarmBrowser:
+    """One Chromium kept between sessions (the MCP server's): each :meth:`session` gets a fresh
+    isolated context (no cookie, storage, cache or service worker of another session) behind its
+    own fresh enforcing proxy, and shares only the browser process. Closed after ``idle_s`` seconds
+    without a session, and relaunched by the next one; a crashed browser is relaunched too.
+
+    The browser itself is launched through a proxy that refuses everything (its own traffic, and
+    anything outside a context), so what no session's proxy allows never leaves either. Headed
+    sessions (a ``human`` step) are not kept: they get a browser of their own
+    (:func:`browser_session`). ``session`` has :func:`browser_session`'s signature.
+    """
+
+    def __init__(self, *, idle_s: float = 300.0) -> None:
+        self.idle_s = idle_s
+        self.launches = 0  # how many times Chromium was started (for tests and benchmarks)
+        self._lock = asyncio.Lock()
+        self._pw: Playwright | None = None
+        self._browser: Browser | None = None
+        self._guard_proxy: EnforcingProxy | None = None
+        self._active = 0
+        self._idle: asyncio.TimerHandle | None = None
+        self._closing: asyncio.Task[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._browser is not None and self._browser.is_connected()
+
+    @asynccontextmanager
+    async def session(
+        self,
+        environment: Environment,
+        *,
+        html: str | None = None,
+        storage_state: Path | SessionState | None = None,
+        headless: bool = True,
+    ) -> AsyncIterator[BrowserSession]:
+        if not headless:
+            async with browser_session(
+                environment, html=html, storage_state=storage_state, headless=False
+            ) as cold:
+                yield cold
+            return
+        fixture = _check_target(environment, html, storage_state)
+        state = _sign_in(storage_state)
+        self._active += 1
+        self._cancel_idle()
+        try:
+            ledger = NetworkLedger()
+            proxy = EnforcingProxy(() if fixture is not None else environment.allowed_origins, ledger.refuse)
+            await proxy.start()
+            try:
+                browser = await self._browser_up()
+                async with _session(
+                    browser, environment, fixture, state, ledger, proxy, proxy.server_url
+                ) as session:
+                    yield session
+            finally:
+                await proxy.close()
+        finally:
+            self._active -= 1
+            self._schedule_idle()
+
+    async def _browser_up(self) -> Browser:
+        async with self._lock:
+            if self._closing is not None:
+                await self._closing
+            if self._browser is not None and self._browser.is_connected():
+                return self._browser
+            await self._shutdown()
+            executable = find_chromium()
+            guard = EnforcingProxy((), lambda _origin: None)
+            await guard.start()
+            self._guard_proxy = guard
+            self._pw = await _start_playwright()
+            self._browser = await _launch(self._pw, executable, True, guard.server_url)
+            self.launches += 1
+            return self._browser
+
+    def _cancel_idle(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+
+    def _schedule_idle(self) -> None:
+        self._cancel_idle()
+        if self._active == 0 and self._browser is not None:
+            loop = asyncio.get_running_loop()
+            self._idle = loop.call_later(self.idle_s, self._idle_close)
+
+    def _idle_close(self) -> None:
+        self._idle = None
+        if self._active == 0 and self._closing is None:
+            self._closing = asyncio.ensure_future(self._close_when_idle())
+
+    async def _close_when_idle(self) -> None:
+        try:
+            async with self._lock:
+                if self._active == 0:
+                    await self._shutdown()
+        finally:
+            self._closing = None
+
+    async def close(self) -> None:
+        """Close the browser now (the server is stopping); a later session launches it again."""
+        self._cancel_idle()
+        async with self._lock:
+            await self._shutdown()
+
+    async def _shutdown(self) -> None:
+        browser, pw, guard = self._browser, self._pw, self._guard_proxy
+        self._browser = self._pw = self._guard_proxy = None
+        if browser is not None:
+            await _quietly(browser.close)
+        if pw is not None:
+            await _quietly(pw.stop)
+        if guard is not None:
+            await guard.close()

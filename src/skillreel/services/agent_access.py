@@ -50,6 +50,7 @@ def skill_summary(entry: StoreEntry) -> dict[str, Any]:
         "name": entry.name,
         "description": clean_text(draft.description),
         "revision": entry.revision,
+        "version": entry.version,
         "playable": needs is None,  # over MCP; otherwise only `skillreel replay` can pass what it needs
         **({"needs": needs} if needs else {}),
         "capabilities": list(draft.capabilities),

@@ -26,6 +26,6 @@ def approval_required(would: str, details: dict[str, Any]) -> RecordError:
 def check_reviewer(reviewer: str) -> str:
     if not is_label(reviewer):
         raise InputError(
-            "SR_RECORD_INPUT_MALFORMED", "a reviewer id is letters, digits and . _ @ : - (at most 128)"
+            "SR_RECORD_REVIEWER_INVALID", "a reviewer id is letters, digits and . _ @ : - (at most 128)"
         )
     return reviewer

@@ -30,6 +30,7 @@ In order, each failure raising its own code and changing nothing:
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from ..model.actions import (
     capability_manifest,
 )
 from ..model.approval import Approval
+from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget, replay_url
@@ -55,6 +57,7 @@ from ..model.limits import (
     MAX_SELECT_VALUE_CHARS,
     MAX_TYPE_VALUE_CHARS,
     SETTLE_MS_RANGE,
+    SLOW_MO_MS_RANGE,
     TIMEOUT_MS_RANGE,
 )
 from ..model.policy import Policy
@@ -62,6 +65,7 @@ from ..model.portable import rebase
 from ..model.refs import ParameterRef
 from ..model.session import SessionState
 from ..model.urls import V1_RULE, QueryRule, URLRuleError
+from ..sandbox.artifacts import DebugOptions
 from ..sandbox.files import storage_state_file_digest
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource
@@ -83,7 +87,8 @@ class ReplayRequest:
     expected_revision: int | None = None
     heal: bool = True
     timeout_ms: int = 10_000
-    settle_ms: int = 100
+    settle_ms: int = 0
+    debug: DebugOptions = field(default_factory=DebugOptions)  # a window, a trace on failure (CLI)
     environment: str | None = None  # a named environment of the skill (``--env``)
 
 
@@ -118,6 +123,7 @@ class Preflight:
     timeout_ms: int
     settle_ms: int
     labels: frozenset[str] = frozenset()  # enum inputs given as an option's visible label
+    debug: DebugOptions = field(default_factory=DebugOptions)
 
     @property
     def draft(self) -> Draft:
@@ -133,12 +139,15 @@ class Preflight:
 
 
 def check_options(request: ReplayRequest) -> None:
+    check_skill_name(request.name)  # the same refusal of a bad name as every other verb
     if not TIMEOUT_MS_RANGE[0] <= request.timeout_ms <= TIMEOUT_MS_RANGE[1]:
         raise InputError("SR_RECORD_USAGE", "--timeout must be 100 to 30,000 ms")
     if not SETTLE_MS_RANGE[0] <= request.settle_ms <= SETTLE_MS_RANGE[1]:
         raise InputError("SR_RECORD_USAGE", "--settle must be 0 to 1,000 ms")
     if request.html_path is not None and request.url is not None:
         raise TargetError("SR_RECORD_TARGET_INVALID", "give at most one target: --html FILE or --url URL")
+    if not SLOW_MO_MS_RANGE[0] <= request.debug.slow_mo_ms <= SLOW_MO_MS_RANGE[1]:
+        raise InputError("SR_RECORD_USAGE", "--slow-mo must be 0 to 5,000 ms")
 
 
 def check_capabilities(draft: Draft, approval: Approval, policy: Policy) -> None:
@@ -175,13 +184,28 @@ def _shown(name: str) -> str:
     return repr(name) if re.fullmatch(_PARAM_SHAPE, name) else "an input"
 
 
+def unknown_input(draft: Draft, name: str) -> ReplayError:
+    """An input that names no parameter: the skill's parameters, and the closest one when there is one."""
+    names = [p.name for p in draft.parameters]
+    if not names:
+        listing = f"skill {draft.name!r} takes no inputs"
+    else:
+        listing = f"skill {draft.name!r} takes {', '.join(names)}"
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        if close:
+            listing += f"; did you mean {close[0]!r}?"
+    return ReplayError(
+        "SR_REPLAY_PARAMETER_UNKNOWN",
+        f"{_shown(name)} names no parameter: {listing}",
+        details={"parameters": names},
+    )
+
+
 def check_inputs(draft: Draft, inputs: Mapping[str, InputValue]) -> None:
     for name in sorted(inputs):
         param = draft.parameter(name)
         if param is None:
-            raise ReplayError(
-                "SR_REPLAY_PARAMETER_UNKNOWN", f"{_shown(name)} names no parameter of skill {draft.name!r}"
-            )
+            raise unknown_input(draft, name)
         if param.sensitive:
             raise ReplayError(
                 "SR_REPLAY_SENSITIVE_ON_ARGV",
@@ -400,6 +424,7 @@ def run_preflight(
         timeout_ms=request.timeout_ms,
         settle_ms=request.settle_ms,
         labels=labels,
+        debug=request.debug,
     )
 
 

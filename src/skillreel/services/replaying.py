@@ -37,6 +37,7 @@ import secrets as tokens
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
@@ -48,9 +49,10 @@ from ..model.envelope import ResultWarning
 from ..model.graph import replace_steps
 from ..model.io import mask_outputs, outputs_size
 from ..model.limits import MAX_OUTPUTS_BYTES
-from ..model.locators import LocatorBundle
+from ..model.locators import LocatorBundle, merge_heal
 from ..model.report import ReplayReport, StepResult
 from ..model.runs import CANCELLED_CODE, EndedOutcome, RunRecord, StepTally, can_act, finish_run, start_run
+from ..model.session import SessionState
 from ..replay.engine import (
     EngineOptions,
     FailedStep,
@@ -60,6 +62,8 @@ from ..replay.engine import (
     StepProgress,
     StepRecord,
 )
+from ..sandbox.artifacts import ArtifactRecorder, DebugOptions, Failure, Hidden, prepare_directory
+from ..sandbox.files import read_storage_state
 from ..store import AuditNote, Store
 from ..store.lease import current_lease
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
@@ -180,6 +184,7 @@ class _Progress:
 
     done: list[StepRecord]
     stopped: FailedStep | None = None
+    notes: list[ResultWarning] = field(default_factory=list)  # debugging artifacts written or withheld
 
     def reports(self) -> tuple[StepReport, ...]:
         rows = [
@@ -222,9 +227,12 @@ async def replay_skill(
             names = ", ".join(checked.missing_sensitive)
             envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
             raise ReplayError(
-                "SR_REPLAY_PARAMETER_MISSING",
-                f"no value for sensitive parameter(s) {names}: set {envs} or store it in the OS keyring",
+                "SR_REPLAY_SECRET_MISSING",
+                f"no value in the vault for sensitive parameter(s) {names}: set {envs} or store it in the "
+                "OS keyring",
             )
+        if checked.debug.artifacts is not None:
+            prepare_directory(checked.debug.artifacts)
         run = store.reserve_run(_started(store, checked))
     except SkillreelError as exc:
         if exc.code not in _STORE_UNWRITABLE:
@@ -323,24 +331,94 @@ async def _run(
         settle_ms=checked.settle_ms,
         url_rule=target.url_rule,
     )
+    debug = checked.debug
+    recorder = _artifact_recorder(checked)
     try:
         async with session_factory(
             target.environment,
             html=target.html,
             storage_state=target.storage_state,
-            headless=not needs_person,
+            headless=not (needs_person or debug.headed),
+            **_debug_launch(debug, recorder),
         ) as session:
+            if recorder is not None:
+                await recorder.start(session.context)
             engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
             try:
                 records = await engine.run(
                     target.actions, checked.values, parameters=draft.parameters, labels=checked.labels
                 )
+            except SkillreelError as exc:
+                await _finish_artifacts(recorder, session, Failure(exc.action_id, exc.code), ran.notes)
+                raise
+            except PlaywrightError:
+                await _finish_artifacts(
+                    recorder, session, Failure(None, "SR_REPLAY_UI_ACTION_FAILED"), ran.notes
+                )
+                raise
             finally:
                 ran.done.extend(engine.completed)
                 ran.stopped = engine.failed
+            await _finish_artifacts(recorder, session, None, ran.notes)
             return records, engine.outputs
     except PlaywrightError as exc:  # anything the driver did not already translate
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the browser failed during the replay") from exc
+    finally:
+        if recorder is not None:
+            recorder.close()
+
+
+def _artifact_recorder(checked: Preflight) -> ArtifactRecorder | None:
+    """The recorder of ``--artifacts`` (None when not asked), hiding this replay's sensitive values."""
+    if checked.debug.artifacts is None:
+        return None
+    draft = checked.draft
+    sensitive = [
+        v for n, v in checked.values.items() if (p := draft.parameter(n)) is not None and p.sensitive
+    ]
+    signed_in = checked.storage_state
+    state = signed_in.body if isinstance(signed_in, SessionState) else None
+    if isinstance(signed_in, Path):
+        state = read_storage_state(signed_in)
+    return ArtifactRecorder(
+        checked.debug, Hidden.of(sensitive, state), name=checked.entry.name, revision=checked.entry.revision
+    )
+
+
+def _debug_launch(debug: DebugOptions, recorder: ArtifactRecorder | None) -> dict[str, Any]:
+    """Launch options only a debugging replay passes (a replaced session factory need not know them)."""
+    launch: dict[str, Any] = {}
+    if debug.slow_mo_ms:
+        launch["slow_mo_ms"] = debug.slow_mo_ms
+    if recorder is not None:
+        launch["traces_dir"] = recorder.scratch
+    return launch
+
+
+async def _finish_artifacts(
+    recorder: ArtifactRecorder | None, session: Session, failure: Failure | None, notes: list[ResultWarning]
+) -> None:
+    if recorder is None:
+        return
+    report = await recorder.finish(session.context, session.page, failure)
+    if report is None:
+        return
+    if report.written:
+        notes.append(
+            ResultWarning(
+                code="SR_REPLAY_ARTIFACTS_WRITTEN",
+                message=f"debugging artifacts written to {report.directory} ({', '.join(report.written)}), "
+                "mode 0600: they contain page content, keep them private; open the trace with "
+                "`playwright show-trace trace.zip`",
+            )
+        )
+    if report.withheld:
+        notes.append(
+            ResultWarning(
+                code="SR_REPLAY_ARTIFACTS_WITHHELD",
+                message="not written: " + "; ".join(report.withheld),
+            )
+        )
 
 
 def _report(
@@ -389,14 +467,14 @@ def _end(
         report_digest=report.report_digest if report is not None else None,
         heal_proposal_digest=proposal.draft.draft_digest if proposal is not None else None,
     )
-    warnings: tuple[ResultWarning, ...] = ()
+    unrecorded: tuple[ResultWarning, ...] = ()
     validated = None
     try:
         result = store.finish_run(finished, report=report, proposal=proposal)
         validated = result.validated.revision if result.validated is not None else None
     except SkillreelError as exc:
         log.warning("the run's outcome could not be recorded: %s", exc.code)
-        warnings = (
+        unrecorded = (
             ResultWarning(
                 code=UNRECORDED,
                 message=f"the replay {ended}, but its run could not be recorded ({exc.code}); "
@@ -411,9 +489,9 @@ def _end(
         ran.reports(),
         error,
         proposal is not None,
-        warnings,
+        (*ran.notes, *unrecorded),
         run.run_id,
-        recorded=not warnings,
+        recorded=not unrecorded,
         validated_revision=validated,
         environment=environment,
     )
@@ -511,14 +589,18 @@ def _clean_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locat
     return cleaned
 
 
-def _retarget(action: Action, bundle: LocatorBundle) -> Action:
-    """``action`` acting on the healed element; an extraction target stays content-free (no hash
-    of what it reads), so it gets the healed locators without their text hashes."""
+def _retarget(action: Action, healed: LocatorBundle) -> Action:
+    """The step with the healed element's locators merged ahead of its approved ones (never
+    replaced; ``merge_heal`` keeps what the approved target is: its text filter and item scope).
+    An extraction target stays content-free (no hash of what it reads), so it takes the healed
+    locators without their text hashes."""
     if isinstance(action, ExtractAction):
-        bare = bundle.without_content(action.attribute)
+        bare = healed.without_content(action.attribute)
         if bare is None:
             return action  # nothing content-free describes it: the proposal keeps the old target
-        bundle = bare
+        healed = bare
+    approved = getattr(action, "target", None)
+    bundle = merge_heal(approved, healed) if isinstance(approved, LocatorBundle) else healed
     data = {**action.to_json(), "target": bundle.to_json()}
     retargeted: Action = type(action).parse(data)
     return retargeted

@@ -24,6 +24,7 @@ from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..store import AuditNote, Store
 from .guards import approval_required, check_reviewer
+from .revisions import approved_base
 
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
@@ -35,6 +36,8 @@ class ReviewResult:
     approval_digest: str
     draft_digest: str
     heal_proposal: bool
+    version: str | None = None
+    bump: str | None = None
     environments: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -42,6 +45,8 @@ class ReviewResult:
             "name": self.name,
             "status": "approved",
             "revision": self.revision,
+            "version": self.version,
+            "bump": self.bump,
             "approvalDigest": self.approval_digest,
             "draftDigest": self.draft_digest,
             "healProposalAccepted": self.heal_proposal,
@@ -70,12 +75,12 @@ def review_skill(
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
     pending = store.heal_proposals(name)[:1] if heal_proposal else []
+    accepted = pending[0] if pending else None
+    base = approved_base(store, current)
 
     def change(entry: StoreEntry) -> StoreEntry:
         if heal_proposal:
-            reviewed = lifecycle.accept_heal(
-                entry, reviewer, now, pending[0] if pending else None, environments
-            )
+            reviewed = lifecycle.accept_heal(entry, reviewer, now, accepted, environments)
         else:
             reviewed = lifecycle.approve(entry, reviewer, now, environments)
         if draft_digest is not None and reviewed.draft.draft_digest != draft_digest:
@@ -84,20 +89,24 @@ def review_skill(
                 f"the {'heal proposal' if heal_proposal else 'draft'} of skill {name!r} is not the one with "
                 f"digest {draft_digest}; run `skillreel show {name}` and review what it prints now",
             )
-        return reviewed
+        return lifecycle.stamp_version(reviewed, base.released if base else None, entry, accepted)
 
     preview = change(current)
+    record = preview.versions[-1]
     store.policy().require_capabilities(preview.draft.capabilities)
     what = "accept the heal proposal of" if heal_proposal else "approve"
     would = (
         f"{what} skill {name!r} at revision {current.revision} (draft {preview.draft.draft_digest}) "
-        f"as reviewer {reviewer!r}"
+        f"as reviewer {reviewer!r} as version {record.version} ({record.bump})"
     )
     details = {
         "name": name,
         "revision": current.revision,
         "draftDigest": preview.draft.draft_digest,
         "capabilities": list(preview.draft.capabilities),
+        "version": record.version,
+        "bump": record.bump,
+        "reasons": list(record.reasons),
         "environments": list(_approval(preview).approved_environments),
     }
     if not approve:
@@ -115,15 +124,66 @@ def review_skill(
         reviewer=reviewer,
         digests={"draft": preview.draft.draft_digest, "approval": _approval_digest(preview)},
     )
-    new = store.update(name, change, note, expected_revision=current.revision)
+    # An adopted heal consumes the proposals of the draft it replaced: a rollback to that draft must
+    # not offer them again.
+    new = store.update(
+        name, change, note, expected_revision=current.revision, drop_heal_proposals=heal_proposal
+    )
     return ReviewResult(
         new.name,
         new.revision,
         _approval_digest(new),
         new.draft.draft_digest,
         heal_proposal,
+        new.version,
+        new.versions[-1].bump,
         _approval(new).approved_environments,
     )
+
+
+@dataclass(frozen=True)
+class RejectResult:
+    name: str
+    revision: int
+    rejected_draft_digest: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "revision": self.revision,
+            "healProposalRejected": True,
+            "rejectedDraftDigest": self.rejected_draft_digest,
+        }
+
+
+def reject_heal_proposal(
+    store: Store, name: str, reviewer: str, *, approve: bool, expected_revision: int | None = None
+) -> RejectResult:
+    """Reject the heal proposals pending for the current draft (``review --heal-proposal --reject``;
+    ``rejectedDraftDigest`` names the newest, the one ``--heal-proposal`` would have accepted); the
+    approved draft stays."""
+    name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
+    current = store.get(name)
+    lifecycle.check_revision(current, expected_revision)
+    pending = store.heal_proposals(name)
+    # every check before anything is asked: it refuses without a pending proposal
+    lifecycle.reject_heal(current, now, heal_pending=bool(pending))
+    rejected = pending[0].draft.draft_digest
+    if not approve:
+        raise approval_required(
+            f"reject the heal proposal of skill {name!r} at revision {current.revision} "
+            f"as reviewer {reviewer!r}",
+            {"name": name, "revision": current.revision, "rejectedDraftDigest": rejected},
+        )
+    note = AuditNote(kind="review", reviewer=reviewer, digests={"rejected": rejected})
+    new = store.update(
+        name,
+        lambda e: lifecycle.reject_heal(e, now, heal_pending=True),
+        note,
+        expected_revision=current.revision,
+        drop_heal_proposals=True,
+    )
+    return RejectResult(new.name, new.revision, rejected)
 
 
 def _approval(entry: StoreEntry) -> Approval:

@@ -17,12 +17,15 @@ from ..model.actions import Action, walk
 from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
+from ..model.intents import step_intent
 from ..model.io import outputs_schema
 from ..model.locators import ElementSet, LocatorBundle
 from ..store import RevisionSummary, RunView, Store, StoreSize
 from ..vault import input_schema
 
 LAST_RUNS = 5
+
+RUNS_SHOWN = 10  # the review page's list of runs
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,11 @@ class SkillView:
             "runCount": self.run_count,
             "store": self.store_size.to_json() if self.store_size is not None else None,
         }
+
+
+def last_runs(store: Store, name: str, limit: int = RUNS_SHOWN) -> tuple[RunView, ...]:
+    """The last ``limit`` runs of ``name``, oldest first (the review page's list and chart)."""
+    return tuple(reversed(store.runs(name, limit=limit)))
 
 
 def show_skill(store: Store, name: str, revision: int | None = None) -> SkillView:
@@ -83,10 +91,11 @@ def _target(bundle: LocatorBundle | ElementSet | None) -> dict[str, Any] | None:
     return view
 
 
-def _step_view(action: Action) -> dict[str, Any]:
-    """One step as ``show`` projects it: its own fields; targets and item sets as ranked candidates
-    (no hashes); a parameter value as the name it reads (``parameter``); nested blocks the same way."""
-    view = action.to_json()
+def _step_view(action: Action, sensitive: frozenset[str]) -> dict[str, Any]:
+    """One step as ``show`` projects it: its own fields and its intent; targets and item sets as
+    ranked candidates (no hashes); a parameter value as the name it reads (``parameter``); nested
+    blocks the same way."""
+    view = {**action.to_json(), "intent": step_intent(action, sensitive)}
     for key in ("target", "items"):
         if key in view:
             view[key] = _target(getattr(action, key, None))
@@ -100,17 +109,19 @@ def _step_view(action: Action) -> dict[str, Any]:
         view["condition"] = {**cond.to_json(), "target": _target(cond.target)}
     for key, block in (("body", "body"), ("then", "then"), ("else", "otherwise")):
         if key in view:
-            view[key] = [_step_view(a) for a in getattr(action, block)]
+            view[key] = [_step_view(a, sensitive) for a in getattr(action, block)]
     return view
 
 
 def project_actions(draft: Draft, only: Collection[str] | None = None) -> list[dict[str, Any]]:
     """Each step (or, with ``only``, those with these ids, wherever they are in the graph): id,
-    kind, its own fields; a target as its ranked candidates (no hashes); a value as the parameter
-    it reads; loops and branches with their nested steps."""
+    kind, its own fields and its ``intent`` (the reviewer's line, else one generated without page
+    text); a target as its ranked candidates (no hashes); a value as the parameter it reads; loops
+    and branches with their nested steps."""
+    sensitive = frozenset(p.name for p in draft.parameters if p.sensitive)
     if only is not None:
-        return [_step_view(a) for a in walk(draft.actions) if a.id in only]
-    return [_step_view(a) for a in draft.actions]
+        return [_step_view(a, sensitive) for a in walk(draft.actions) if a.id in only]
+    return [_step_view(a, sensitive) for a in draft.actions]
 
 
 def inputs_and_outputs(draft: Draft) -> dict[str, Any]:
@@ -153,6 +164,8 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
         "name": entry.name,
         "status": entry.status,
         "revision": entry.revision,
+        "version": entry.version,
+        "lastVersion": entry.last_version,
         "description": draft.description,
         "createdAt": entry.created_at,
         "updatedAt": entry.updated_at,
@@ -196,5 +209,7 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
         "healProposal": project_proposal(proposals[0]) if proposals else None,
         "healProposals": [project_proposal(p) for p in proposals],
         "wasEnabled": entry.was_enabled,
+        "origin": entry.origin.to_json() if entry.origin is not None else None,
+        "provenance": [record.to_json() for record in entry.versions],
         "next": lifecycle.next_steps(entry, heal_pending=bool(proposals)),
     }

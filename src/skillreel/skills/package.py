@@ -56,6 +56,7 @@ from ..model.io import OutputSpec, outputs_schema
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.refs import ItemRef, LiteralValue, OutputRef
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
+from ..model.versions import VersionRecord
 from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST
 from ..vault import KEYRING_SERVICE, input_schema, keyring_username, parameter_listing, secret_env_name
 
@@ -76,6 +77,7 @@ _TOKEN_PAIR_RE = re.compile(
 # Plain YAML scalars a loader would read as something other than a string.
 _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "null"})
 _FIXED_LINES = 80  # every SKILL.md body line that does not grow with the skill, with room to spare
+MAX_HISTORY_LINES = 10  # the newest version records SKILL.md lists under Provenance
 _CAPABILITY_TEXT = {
     "net.navigate": "loads pages of the allowed origins",
     "ui.interact": "clicks, types, selects and presses keys on the page",
@@ -452,6 +454,27 @@ def _environment_lines(environment: Environment, approved: tuple[str, ...] = ())
     return lines
 
 
+def _history_line(record: VersionRecord) -> str:
+    how = {
+        "review": "a reviewed recording",
+        "heal": "an adopted heal of "
+        + ", ".join(f"`{h.step}` ({' and '.join(h.changed)})" for h in record.healed)
+        + (f", proposed by replay report `{record.proposed_by}`" if record.proposed_by else ""),
+        "rollback": f"a rollback to revision {record.rolled_back_from}",
+    }[record.source]
+    return (
+        f"- {record.version} ({record.bump}): {how}; approved by `{record.reviewer}` at {record.approved_at}."
+    )
+
+
+def _history_lines(entry: StoreEntry) -> list[str]:
+    """The newest version records, newest first (the whole history is in ``recorded-skill.json``)."""
+    if not entry.versions:
+        return []
+    shown = list(reversed(entry.versions))[:MAX_HISTORY_LINES]
+    return ["", "Version history (newest first):", "", *(_history_line(r) for r in shown)]
+
+
 def render_skill_md(entry: StoreEntry, revision: int) -> str:
     draft, name = entry.draft, entry.name
     graph = draft.uses_v2()
@@ -501,7 +524,8 @@ def render_skill_md(entry: StoreEntry, revision: int) -> str:
             - 2 * len(draft.outputs)
             - len(draft.failure_conditions)
             - len(draft.environment.allowed_origins)
-            - len(draft.environment.environments),
+            - len(draft.environment.environments)
+            - MAX_HISTORY_LINES,
             graph=graph,
         ),
         "",
@@ -514,12 +538,15 @@ def render_skill_md(entry: StoreEntry, revision: int) -> str:
         "skillreel also stops, without guessing, when an element is gone or ambiguous "
         "(`SR_REPLAY_UI_TARGET_NOT_FOUND`, `SR_REPLAY_UI_TARGET_AMBIGUOUS`), an assertion does not hold "
         "(`SR_REPLAY_UI_ASSERTION_FAILED`), the page asks for another origin (`SR_REPLAY_UI_NETWORK_DENIED`) "
-        "or an input is missing (`SR_REPLAY_PARAMETER_MISSING`). Report the code; do not retry by hand.",
+        "or an input is missing (`SR_REPLAY_PARAMETER_MISSING`; a sensitive one from the vault: "
+        "`SR_REPLAY_SECRET_MISSING`). Report the code; do not retry by hand.",
         "",
         "## Provenance",
         "",
-        f"Skill revision {revision}. `recorded-skill.json` beside this file holds the digests of its draft, "
-        "approval, last replay report, environment and package files, equal to the store's entry.",
+        f"Version {entry.version or '?'} (skill revision {revision}). `recorded-skill.json` beside this "
+        "file holds the digests of its draft, approval, last replay report, environment and package "
+        "files, equal to the store's entry, and its version history.",
+        *_history_lines(entry),
     ]
     if len(body) > MAX_BODY_LINES:
         raise InstallError("SR_RECORD_INSTALL_FAILED", f"the SKILL.md of {name!r} would exceed 500 lines")
@@ -545,7 +572,7 @@ def render_manifest(entry: StoreEntry, revision: int, digests: Mapping[str, str]
     )
     document = {
         "schema": MANIFEST_SCHEMA,
-        "entry": {"name": entry.name, "revision": revision, "status": "enabled"},
+        "entry": {"name": entry.name, "revision": revision, "status": "enabled", "version": entry.version},
         "draft": {
             "draftDigest": draft.draft_digest,
             "eventsDigest": draft.events_digest,
@@ -570,6 +597,7 @@ def render_manifest(entry: StoreEntry, revision: int, digests: Mapping[str, str]
             "storageStateDigest": env.storage_state_digest,
         },
         "parameters": parameter_listing(entry.name, draft.parameters),
+        "provenance": [record.to_json() for record in entry.versions],
         "package": {"tag": PACKAGE_TAG, "files": dict(sorted(digests.items()))},
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

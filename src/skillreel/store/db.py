@@ -169,6 +169,15 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         ) STRICT;
     """,
     ),
+    # The semantic version of the current approved draft (``StoreEntry.version``), a summary column
+    # for ``list``. A skill approved before versions existed is 1.0.0 (``model.versions.LEGACY_VERSION``).
+    (
+        "0009-entry-version",
+        """
+        ALTER TABLE entries ADD COLUMN version TEXT;
+        UPDATE entries SET version = '1.0.0' WHERE status != 'draft';
+    """,
+    ),
 )
 
 _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}

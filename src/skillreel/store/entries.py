@@ -19,7 +19,7 @@ from ..errors import LifecycleError, StoreError
 from ..model.entry import StoreEntry
 
 _CURRENT = """
-    SELECT e.revision, e.status, e.description, e.created_at, e.updated_at, e.entry_digest,
+    SELECT e.revision, e.status, e.description, e.created_at, e.updated_at, e.entry_digest, e.version,
            r.revision, r.status, r.updated_at, r.entry_digest, r.document
     FROM entries e LEFT JOIN revisions r ON r.name = e.name AND r.revision = e.revision
     WHERE e.name = ?
@@ -37,12 +37,14 @@ class EntrySummary:
     created_at: str
     updated_at: str
     entry_digest: str
+    version: str | None = None  # of the approved draft; None for a draft
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "status": self.status,
             "revision": self.revision,
+            "version": self.version,
             "description": self.description,
             "createdAt": self.created_at,
             "updatedAt": self.updated_at,
@@ -96,10 +98,10 @@ def load(conn: sqlite3.Connection, name: str) -> StoreEntry | None:
     row = conn.execute(_CURRENT, (name,)).fetchone()
     if row is None:
         return None
-    revision, status, description, created_at, updated_at, digest = row[:6]
-    if row[6] is None:
-        raise _corrupt(name, revision, "the current revision's document is missing")
-    entry = parse_document(name, revision, row[10])
+    summary = tuple(row[:7])
+    if row[7] is None:
+        raise _corrupt(name, summary[0], "the current revision's document is missing")
+    entry = parse_document(name, summary[0], row[11])
     expected = (
         entry.revision,
         entry.status,
@@ -107,14 +109,15 @@ def load(conn: sqlite3.Connection, name: str) -> StoreEntry | None:
         entry.created_at,
         entry.updated_at,
         entry.entry_digest,
+        entry.version,
     )
-    if (revision, status, description, created_at, updated_at, digest) != expected or tuple(row[6:10]) != (
+    if summary != expected or tuple(row[7:11]) != (
         entry.revision,
         entry.status,
         entry.updated_at,
         entry.entry_digest,
     ):
-        raise _corrupt(name, revision, "the summary columns do not match the document")
+        raise _corrupt(name, summary[0], "the summary columns do not match the document")
     return entry
 
 
@@ -131,6 +134,11 @@ def load_revision(conn: sqlite3.Connection, name: str, revision: int) -> StoreEn
     return entry
 
 
+def current_revision(conn: sqlite3.Connection, name: str) -> int | None:
+    row = conn.execute("SELECT revision FROM entries WHERE name = ?", (name,)).fetchone()
+    return None if row is None else int(row[0])
+
+
 def names(conn: sqlite3.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT name FROM entries ORDER BY name")]
 
@@ -141,7 +149,7 @@ def count(conn: sqlite3.Connection) -> int:
 
 def summaries(conn: sqlite3.Connection) -> list[EntrySummary]:
     rows = conn.execute(
-        "SELECT name, status, revision, description, created_at, updated_at, entry_digest "
+        "SELECT name, status, revision, description, created_at, updated_at, entry_digest, version "
         "FROM entries ORDER BY name"
     ).fetchall()
     return [EntrySummary(*row) for row in rows]
@@ -184,18 +192,19 @@ def write(conn: sqlite3.Connection, entry: StoreEntry, *, new: bool) -> None:
         entry.created_at,
         entry.updated_at,
         entry.entry_digest,
+        entry.version,
         entry.name,
     )
     if new:
         conn.execute(
             "INSERT INTO entries (revision, status, description, created_at, updated_at, "
-            "entry_digest, name) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "entry_digest, version, name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             summary,
         )
     else:
         cursor = conn.execute(
             "UPDATE entries SET revision = ?, status = ?, description = ?, created_at = ?, "
-            "updated_at = ?, entry_digest = ? WHERE name = ? AND revision = ?",
+            "updated_at = ?, entry_digest = ?, version = ? WHERE name = ? AND revision = ?",
             (*summary, entry.revision - 1),
         )
         if cursor.rowcount != 1:

@@ -188,12 +188,23 @@ class Store:
             return entries.revisions(self._conn, name)
 
     def revision(self, name: str, revision: int) -> StoreEntry:
-        """One kept revision of ``name``, fully re-validated."""
+        """One kept revision of ``name``, fully re-validated; ``SR_RECORD_NOT_FOUND`` for an unknown
+        skill, ``SR_RECORD_REVISION_NOT_FOUND`` for a revision it never had or no longer keeps."""
         with db.translated("reading a revision"):
             entry = entries.load_revision(self._conn, name, revision)
-        if entry is None:
-            raise LifecycleError("SR_RECORD_NOT_FOUND", f"skill {name!r} has no revision {revision}")
-        return entry
+            current = None if entry is not None else entries.current_revision(self._conn, name)
+        if entry is not None:
+            return entry
+        if current is None:
+            raise not_found(name)
+        if revision > current:
+            raise LifecycleError(
+                "SR_RECORD_REVISION_NOT_FOUND",
+                f"skill {name!r} has no revision {revision} (it is at {current})",
+            )
+        raise LifecycleError(
+            "SR_RECORD_REVISION_NOT_FOUND", f"revision {revision} of {name!r} is no longer kept"
+        )
 
     def count(self) -> int:
         with db.translated("counting skills"):
@@ -285,12 +296,16 @@ class Store:
         change: Callable[[StoreEntry], StoreEntry],
         note: AuditNote,
         expected_revision: int | None = None,
+        *,
+        drop_heal_proposals: bool = False,
     ) -> StoreEntry:
         """Apply ``change`` (a pure lifecycle function) to the current entry, compare-and-set.
 
         In one transaction: read and re-validate the current entry, check ``expected_revision``
         (``SR_RECORD_REVISION_CONFLICT``), compute the next entry (which must be the next revision
-        of the same skill), keep it in the history and append the audit event.
+        of the same skill), keep it in the history and append the audit event. With
+        ``drop_heal_proposals`` the heal proposals kept for the current draft are deleted too (a
+        reviewer rejected them: ``review --heal-proposal --reject``).
         """
         with db.atomic(self._conn, "updating a skill"):
             policy = self._policy()
@@ -301,6 +316,8 @@ class Store:
             if new.draft.draft_digest != current.draft.draft_digest:
                 _check_actions(new, policy)
             entries.write(self._conn, new, new=False)
+            if drop_heal_proposals:
+                runs.delete_proposals_of(self._conn, current.name, current.draft.draft_digest)
             self._append(note, new, policy)
         return new
 

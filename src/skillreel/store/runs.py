@@ -15,14 +15,17 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from ..errors import StoreError
+from ..model.base import Document
 from ..model.entry import HealProposal
 from ..model.runs import INTERRUPTED_CODE, RunOutcome, RunRecord, shown_outcome
 from .lease import lease_alive
+
+_D = TypeVar("_D", bound=Document)
 
 _RUN_COLUMNS = "seq, run_id, name, revision, outcome, started_at, finished_at, run_digest, document"
 
@@ -65,15 +68,20 @@ def _corrupt(what: str, why: str) -> StoreError:
     return StoreError("SR_RECORD_STORE_CORRUPT", f"{what}: {why}; the store was left untouched")
 
 
-def _parse_run(row: tuple[Any, ...]) -> tuple[int, RunRecord]:
-    seq, run_id, name, revision, outcome, started_at, finished_at, digest, document = row
-    what = f"run {seq}"
+def _document(kind: type[_D], what: str, document: object) -> _D:
+    """A stored document parsed and re-validated (its digest recomputed), or the store is corrupt."""
     if not isinstance(document, bytes):
         raise _corrupt(what, "the document is not stored as bytes")
     try:
-        run = RunRecord.parse(document)
+        return kind.parse(document)
     except (ValidationError, ValueError, RecursionError) as exc:
         raise _corrupt(what, "the document failed validation") from exc
+
+
+def _parse_run(row: tuple[Any, ...]) -> tuple[int, RunRecord]:
+    seq, run_id, name, revision, outcome, started_at, finished_at, digest, document = row
+    what = f"run {seq}"
+    run = _document(RunRecord, what, document)
     columns = (run_id, name, revision, outcome, started_at, finished_at, digest)
     if columns != (
         run.run_id,
@@ -219,12 +227,7 @@ def proposals(conn: sqlite3.Connection, name: str, draft_digest: str) -> list[He
 def _parse_proposal(row: tuple[Any, ...]) -> HealProposal:
     seq, name, base_revision, base_draft_digest, proposal_digest, proposed_at, document = row
     what = f"heal proposal {seq}"
-    if not isinstance(document, bytes):
-        raise _corrupt(what, "the document is not stored as bytes")
-    try:
-        proposal = HealProposal.parse(document)
-    except (ValidationError, ValueError, RecursionError) as exc:
-        raise _corrupt(what, "the document failed validation") from exc
+    proposal = _document(HealProposal, what, document)
     if (name, base_revision, base_draft_digest, proposal_digest, proposed_at) != (
         proposal.draft.name,
         proposal.base_revision,
@@ -250,6 +253,11 @@ def proposal_bases(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
     """(number, skill name, base draft digest) of every kept proposal."""
     rows = conn.execute("SELECT seq, name, base_draft_digest FROM heal_proposals ORDER BY seq").fetchall()
     return [(int(seq), str(name), str(base)) for seq, name, base in rows]
+
+
+def delete_proposals_of(conn: sqlite3.Connection, name: str, draft_digest: str) -> None:
+    """Drop every proposal kept for ``draft_digest`` of ``name`` (a reviewer rejected them)."""
+    conn.execute("DELETE FROM heal_proposals WHERE name = ? AND base_draft_digest = ?", (name, draft_digest))
 
 
 def delete_proposals(conn: sqlite3.Connection, numbers: list[int]) -> None:

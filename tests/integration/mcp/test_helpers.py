@@ -55,7 +55,7 @@ def test_elicited_values_come_only_from_an_accepted_form() -> None:
     for refusal in (DeclinedElicitation(), CancelledElicitation()):
         with pytest.raises(SkillreelError) as err:
             elicited_values(refusal, ("pin",))
-        assert err.value.code == "SR_REPLAY_PARAMETER_MISSING"
+        assert err.value.code == "SR_REPLAY_SECRET_MISSING"
         assert elicited_values(refusal, ()) == {}
 
 

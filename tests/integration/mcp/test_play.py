@@ -9,7 +9,7 @@ import pytest
 
 from skillreel.store import Store
 from tests.integration.mcp.client import data, error, mcp_session
-from tests.integration.mcp.live_skill import live_skill
+from tests.integration.mcp.live_skill import PAGE, live_skill
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser
@@ -115,7 +115,7 @@ async def test_a_missing_sensitive_value_without_a_way_to_ask_starts_no_browser(
     async with mcp_session(skillreel_home, tmp_path / "stderr.log") as session:
         result = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
     assert result.is_error
-    assert error(result)["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert error(result)["code"] == "SR_REPLAY_SECRET_MISSING"
     assert PIN_ENV in error(result)["message"]
     assert data(result)["steps"] == []
     assert server.request_count() == before
@@ -137,3 +137,50 @@ async def test_a_failed_replay_is_an_error_result_with_the_code(
     # the start page loaded, then a2 failed: nothing acted, so a retry repeats nothing
     assert [(s["actionId"], s["status"]) for s in body["steps"]] == [("a1", "done"), ("a2", "failed")]
     assert body["sideEffects"] is False
+
+
+# The page remembers a visit in a cookie and in localStorage: a second visit in the same browser
+# profile finds nothing, so the second play succeeds only in a fresh context.
+REMEMBERING = PAGE.replace(
+    'const ok = document.getElementById("customer").value.length > 0;',
+    'const seen = document.cookie.includes("seen=1") || localStorage.getItem("seen");'
+    ' document.cookie = "seen=1; max-age=3600"; localStorage.setItem("seen", "1");'
+    ' const ok = !seen && document.getElementById("customer").value.length > 0;',
+)
+
+
+def chromium_browsers(home: Path) -> set[int]:
+    """Process ids of the Chromium browser processes (not their renderers) started for ``home``."""
+    marker = f"SKILLREEL_HOME={home}".encode()
+    found = set()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        name = Path(cmdline[0].decode(errors="replace")).name
+        browser = name.startswith("chrom") and "crashpad" not in name
+        if browser and marker in environ and not any(arg.startswith(b"--type=") for arg in cmdline):
+            found.add(int(proc.name))
+    return found
+
+
+async def test_plays_share_one_chromium_and_nothing_else(
+    server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path
+) -> None:
+    await live_skill(server, NAME, project_dir)
+    server.set_page("/invoices", REMEMBERING)
+    server.requests.clear()
+    async with mcp_session(skillreel_home, tmp_path / "stderr.log") as session:
+        first = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
+        after_first = chromium_browsers(skillreel_home)
+        second = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "Initech"}})
+        after_second = chromium_browsers(skillreel_home)
+    assert_played(first, ["a1", "a2", "a4", "a5"])
+    assert_played(second, ["a1", "a2", "a4", "a5"])  # the page found no cookie and no storage
+    assert len(after_first) == 1  # the warm Chromium outlives the play...
+    assert after_second == after_first  # ...and the second play used it
+    assert server.requests.count(("GET", "/invoices")) == 2

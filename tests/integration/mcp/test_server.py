@@ -58,7 +58,7 @@ async def test_tools_are_list_and_play_with_honest_annotations(
     assert play.open_world_hint is True
     assert play.destructive_hint is True
     schema = tools["skills_play"].input_schema
-    assert set(schema["properties"]) == {"name", "inputs"}
+    assert set(schema["properties"]) == {"name", "inputs", "environment"}  # environment: optional
     assert schema["required"] == ["name"]
     assert session.stray == []
 
@@ -131,7 +131,7 @@ async def test_a_missing_sensitive_value_fails_closed_when_the_client_cannot_ask
         result = await session.call("skills_play", {"name": SECRET_NAME})
     assert result.is_error
     refusal = error(result)
-    assert refusal["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert refusal["code"] == "SR_REPLAY_SECRET_MISSING"
     assert "SKILLREEL_SECRET_SIGN_IN_QUERY" in refusal["message"]
 
 
@@ -146,7 +146,7 @@ async def test_a_missing_sensitive_value_is_asked_of_the_user_who_may_decline(
     async with mcp_session(skillreel_home, stderr_path, answer=answer, mode=mode) as session:
         result = await session.call("skills_play", {"name": SECRET_NAME})
     assert result.is_error
-    assert error(result)["code"] == "SR_REPLAY_PARAMETER_MISSING"
+    assert error(result)["code"] == "SR_REPLAY_SECRET_MISSING"
     assert len(session.elicited) == 1
     question = session.elicited[0]
     assert isinstance(question, types.ElicitRequestFormParams)

@@ -93,8 +93,10 @@ async def test_json_output_is_one_document_and_progress_goes_to_stderr(
         "healProposal",
         "validatedRevision",
         "outputs",
+        "environment",
     }
     assert doc["outputs"] is None  # a skill that reads nothing returns nothing
+    assert doc["environment"] is None  # the recorded environment, not a named one
     # the approved revision 2 was replayed; its first success made revision 3 validated
     assert (doc["status"], doc["name"], doc["revision"], doc["healProposal"], doc["validatedRevision"]) == (
         "succeeded",

@@ -56,11 +56,11 @@ def test_no_typed_or_vault_value_leaves_through_refused_host_names(
     assert doc["deniedOrigins"] == []
     assert doc["deniedOriginsHidden"] is True
     assert doc["deniedOriginCount"] >= 1
-    human = run_cli("record", "exfil", "--html", str(html), "--automation", str(automation))
+    human = run_cli("record", "exfil", "--html", str(html), "--automation", str(automation))  # r2
     assert human.exit_code == 0, human.stderr
 
     assert (
-        run_cli("review", "exfil", "--reviewer", "rev", "--expected-revision", "1", "--approve").exit_code
+        run_cli("review", "exfil", "--reviewer", "rev", "--expected-revision", "2", "--approve").exit_code
         == 0
     )
     replayed = run_cli(

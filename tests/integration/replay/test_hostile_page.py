@@ -179,8 +179,15 @@ def test_a_heal_proposal_made_on_a_page_that_copies_the_vault_value_keeps_none_o
     healed = [a for a in proposal["actions"] if a["kind"] == "click"]
     candidates = healed[0]["target"]["candidates"]
     assert candidates[0]["selector"] == '[data-test="signin"]'
-    # the id and the CSS path (through the x-<value> wrapper) held the value: both were dropped
-    assert not {c["strategy"] for c in candidates} & {"id", "css"}
+    # an adopted heal merges: the recorded (clean page's) candidates follow the fresh ones
+    click_id = healed[0]["id"]
+    approved = next(a for a in shown.data()["actions"] if a["id"] == click_id)
+    recorded_selectors = {c["selector"] for c in approved["target"]["candidates"]}
+    fresh = [c for c in candidates if c["selector"] not in recorded_selectors]
+    assert fresh
+    assert fresh[0] == candidates[0]
+    # the fresh id and CSS path (through the x-<value> wrapper) held the value: both were dropped
+    assert not {c["strategy"] for c in fresh} & {"id", "css"}
     export = tmp_path / "sign-in.json"
     outputs.append(ok(run_cli("export", "sign-in", "--out", str(export), "--json")))
     outputs.append(ok(run_cli("audit", "--json")))

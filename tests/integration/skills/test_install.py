@@ -122,7 +122,12 @@ def test_installed_front_matter_is_valid_and_the_manifest_re_verifies_against_th
         folder = project_dir / root / "skills" / NAME
         assert_agent_skills_rules((folder / SKILL_MD).read_text(), folder.name)
         manifest = json.loads((folder / MANIFEST).read_bytes())
-        assert manifest["entry"] == {"name": entry.name, "revision": entry.revision, "status": entry.status}
+        assert manifest["entry"] == {
+            "name": entry.name,
+            "revision": entry.revision,
+            "status": entry.status,
+            "version": entry.version,
+        }
         assert manifest["draft"]["draftDigest"] == entry.draft.draft_digest
         assert manifest["draft"]["eventsDigest"] == entry.events.events_digest
         assert manifest["approval"]["approvalDigest"] == entry.approval.approval_digest

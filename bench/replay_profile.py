@@ -1,0 +1,134 @@
+"""Where a whole `skillreel replay` process spends its time, phase by phase (a profile, not a goal).
+
+    .venv/bin/python bench/replay_profile.py            # 5 runs, medians per phase
+    .venv/bin/python bench/replay_profile.py --runs 3
+
+The flow is the reference flow (``bench/_flow.py``). Phases: the interpreter and the imports of
+`skillreel replay` (a fresh ``python -c`` importing what the verb imports, against ``python -c
+pass``), then, in process, what ``services.replaying.replay_skill`` does in order: open the store
+and pre-flight; start the enforcing proxy, Playwright and Chromium and open the context (entering
+``browser_session``); the steps; closing the browser; the report and the store update. Each phase
+is timed by wrapping the function that does it. Not a test; the load average is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _flow import NAME, PASSWORD, PASSWORD_ENV, inputs, start_server, store_skill
+
+import skillreel.services.replaying as replaying
+from skillreel.replay.engine import ReplayEngine
+from skillreel.sandbox import browser as sandbox_browser
+from skillreel.services.replaying import ReplayRequest, replay_skill
+from skillreel.store import Store
+
+IMPORTS = (
+    "import skillreel.cli.main, skillreel.cli.replay, skillreel.services.replaying, "
+    "skillreel.replay.driver, skillreel.sandbox.browser, playwright.async_api"
+)
+
+
+def process_start(runs: int) -> tuple[float, float]:
+    """Medians of ``python -c pass`` and of importing what `skillreel replay` imports, in seconds."""
+
+    def timed(code: str) -> float:
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return time.perf_counter() - started
+
+    bare = statistics.median(timed("pass") for _ in range(runs))
+    imports = statistics.median(timed(IMPORTS) for _ in range(runs))
+    return bare, imports
+
+
+async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -> None:
+    marks: dict[str, float] = {}
+    original_session = sandbox_browser.browser_session
+    original_run = ReplayEngine.run
+    original_record = replaying._record_success
+
+    @asynccontextmanager
+    async def session(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        marks["launch"] = time.perf_counter()
+        async with original_session(*args, **kwargs) as opened:
+            marks["launched"] = time.perf_counter()
+            yield opened
+            marks["closing"] = time.perf_counter()
+        marks["closed"] = time.perf_counter()
+
+    async def run_steps(self: ReplayEngine, *args: Any, **kwargs: Any) -> Any:
+        marks["steps"] = time.perf_counter()
+        try:
+            return await original_run(self, *args, **kwargs)
+        finally:
+            marks["stepped"] = time.perf_counter()
+
+    def record(*args: Any, **kwargs: Any) -> Any:
+        marks["record"] = time.perf_counter()
+        try:
+            return original_record(*args, **kwargs)
+        finally:
+            marks["recorded"] = time.perf_counter()
+
+    ReplayEngine.run = run_steps  # type: ignore[method-assign]
+    replaying._record_success = record
+    try:
+        started = time.perf_counter()
+        outcome = await replay_skill(
+            store, ReplayRequest(name=NAME, inputs=inputs(run)), session_factory=session
+        )
+        ended = time.perf_counter()
+    finally:
+        ReplayEngine.run = original_run  # type: ignore[method-assign]
+        replaying._record_success = original_record
+    if outcome.error is not None:
+        raise RuntimeError(f"the replay failed: {outcome.error.code}")
+    phases["pre-flight (store read, checks, vault)"].append(marks["launch"] - started)
+    phases["proxy + Playwright + Chromium + context"].append(marks["launched"] - marks["launch"])
+    phases["steps (18 actions)"].append(marks["stepped"] - marks["steps"])
+    phases["closing the browser"].append(marks["closed"] - marks["closing"])
+    phases["report + store update"].append(marks["recorded"] - marks["record"])
+    phases["whole replay_skill"].append(ended - started)
+
+
+async def main(runs: int) -> None:
+    server = start_server()
+    load_before = os.getloadavg()[0]
+    bare, imports = process_start(runs)
+    phases: dict[str, list[float]] = defaultdict(list)
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["SKILLREEL_HOME"] = home
+        os.environ[PASSWORD_ENV] = PASSWORD
+        await store_skill(server, Path(home))
+        with Store.open(Path(home)) as store:
+            await profile_once(store, 0, defaultdict(list))  # warm-up
+            for run in range(1, runs + 1):
+                await profile_once(store, run, phases)
+    server.stop()
+    sys.stdout.write(f"  python -c pass: {bare * 1000:.0f} ms\n")
+    sys.stdout.write(f"  imports of `skillreel replay`: {(imports - bare) * 1000:.0f} ms on top\n")
+    for name, values in phases.items():
+        sys.stdout.write(f"  {name}: {statistics.median(values) * 1000:.0f} ms\n")
+    sys.stdout.write(f"  load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after\n")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    asyncio.run(main(args.runs))

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Install this checkout the way users do and check that the installed tool works (make install-check,
+# part of make test and CI):
+#   1. pip into a fresh venv, not editable (what `pipx install .` and `uv tool install .` do);
+#   2. `pipx install` and `uv tool install` themselves, when they are on PATH (in throwaway homes).
+# The runtime dependencies come from the package registry, as in a user's install; nothing else is
+# fetched. The checkout is copied first, so the build leaves nothing behind in it.
+set -euo pipefail
+PYTHON="${1:-python3}"
+CHECKOUT="$(cd "$(dirname "$0")/.." && pwd)"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+mkdir "$WORK/src"
+tar -C "$CHECKOUT" --exclude=./.venv --exclude=./.git --exclude='*/__pycache__' --exclude=./build \
+    --exclude='*.egg-info' -cf - . | tar -C "$WORK/src" -xf -
+
+# The console script answers, and reads and writes a store of its own.
+check_tool() {
+    local tool="$1"
+    "$tool" --help >/dev/null
+    "$tool" ui --help >/dev/null
+    SKILLREEL_HOME="$WORK/home-$2" "$tool" list --json | "$PYTHON" -c \
+        'import json, sys; doc = json.load(sys.stdin); assert doc["ok"] and doc["data"]["skills"] == [], doc'
+    echo "install-check: $2: ok"
+}
+
+echo "install-check: pip install into a fresh venv"
+"$PYTHON" -m venv "$WORK/venv"
+"$WORK/venv/bin/python" -m pip install --quiet --upgrade pip
+"$WORK/venv/bin/python" -m pip install --quiet "$WORK/src"
+check_tool "$WORK/venv/bin/skillreel" pip
+# Every file the package ships (scripts, templates, styles) is installed, and no test tool is.
+"$WORK/venv/bin/python" - "$CHECKOUT/src/skillreel" <<'PY'
+import importlib.util
+import sys
+from pathlib import Path
+
+import skillreel
+
+source = Path(sys.argv[1])
+installed = Path(skillreel.__file__).parent
+assert source.resolve() != installed.resolve(), "the check must not run the checkout itself"
+wanted = sorted(
+    p.relative_to(source)
+    for p in source.rglob("*")
+    if p.is_file() and p.suffix != ".pyc" and "__pycache__" not in p.parts
+)
+missing = [str(p) for p in wanted if not (installed / p).is_file()]
+assert not missing, f"not installed: {missing}"
+tools = [m for m in ("pytest", "ruff", "mypy", "hypothesis") if importlib.util.find_spec(m)]
+assert not tools, f"test tools installed with the runtime: {tools}"
+print(f"install-check: {len(wanted)} package files installed")
+PY
+
+if command -v pipx >/dev/null 2>&1; then
+    echo "install-check: pipx install"
+    PIPX_HOME="$WORK/pipx" PIPX_BIN_DIR="$WORK/pipx-bin" pipx install --quiet "$WORK/src"
+    check_tool "$WORK/pipx-bin/skillreel" pipx
+else
+    echo "install-check: pipx is not installed here; skipped"
+fi
+if command -v uv >/dev/null 2>&1; then
+    echo "install-check: uv tool install"
+    UV_TOOL_DIR="$WORK/uv-tools" UV_TOOL_BIN_DIR="$WORK/uv-bin" uv tool install --quiet "$WORK/src"
+    check_tool "$WORK/uv-bin/skillreel" uv
+else
+    echo "install-check: uv is not installed here; skipped"
+fi

@@ -1,0 +1,77 @@
+"""`skillreel diff NAME [A [B]]`: what changed between two drafts, step by step."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..services.diffing import SkillDiff, diff_skill
+from ..store import Store
+from .completion import complete_skill_name
+from .output import Render, emit, json_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+_MARK = {"added": "[green]+[/]", "removed": "[red]-[/]", "changed": "[yellow]~[/]", "moved": "[blue]>[/]"}
+
+
+def _field_line(change: dict[str, Any]) -> str:
+    from rich.markup import escape
+
+    if change["category"] == "fingerprint":
+        return f"fingerprint: {', '.join(change['after'])} changed"
+    if change["category"] == "locators":
+        before = "; ".join(change["before"]) or "none"
+        after = "; ".join(change["after"]) or "none"
+        return f"locators: {escape(before)} -> {escape(after)}"
+    before, after = escape(str(change["before"])), escape(str(change["after"]))
+    return f"{change['category']} {change['field']}: {before} -> {after}"
+
+
+def _human(result: SkillDiff) -> Render:
+    def render(console: Console) -> None:
+        data = result.to_json()
+        head = f"[bold]{result.name}[/]: {result.before.describe()} -> {result.after.describe()}"
+        if result.next_version:
+            head += f" (approving it makes {result.next_version}, {result.change.bump})"
+        console.print(head)
+        if result.diff.empty and not data["steps"]:
+            console.print("no change")
+        for step in data["steps"]:
+            console.print(f"  {_MARK[step['change']]} {step['id']:>4} {step['kind']:<8} {step['change']}")
+            for change in step["changes"]:
+                console.print(f"           {_field_line(change)}")
+        for p in data["parameters"]:
+            console.print(f"input {p['name']}: {p['change']} {p['before'] or ''} -> {p['after'] or ''}")
+        caps = data["capabilities"]
+        for c in caps["added"]:
+            console.print(f"capability added: {c}")
+        for c in caps["removed"]:
+            console.print(f"capability removed: {c}")
+        for part in data["environment"]:
+            console.print(f"environment: {part} changed")
+        for key, what in (("description", "description"), ("failureConditions", "failure conditions")):
+            if data[key]:
+                console.print(f"{what} changed")
+        console.print(
+            f"[dim]{data['unchangedSteps']} step(s) unchanged; {'; '.join(result.change.reasons)}[/]"
+        )
+
+    return render
+
+
+@click.command("diff")
+@click.argument("name", shell_complete=complete_skill_name)
+@click.argument("a", required=False)
+@click.argument("b", required=False)
+@json_option
+def command(name: str, a: str | None, b: str | None, as_json: bool) -> None:
+    """Show what changed between two drafts of a skill, step by step.
+
+    A and B are revision numbers, or approved, current, proposal. Without them: the pending heal
+    proposal or draft against the approved version."""
+    with Store.open() as store:
+        result = diff_skill(store, name, a, b)
+    emit(result.to_json(), as_json=as_json, human=_human(result))

@@ -1,0 +1,179 @@
+"""Semantic versions of approved revisions, and the provenance they leave (ARCHITECTURE 15, issue 13).
+
+Every approval gives the approved draft a version ``MAJOR.MINOR.PATCH``, decided by :func:`classify`,
+a pure function of the previously approved draft and the new one (through ``model.diff``):
+
+* **major** when a caller of the previous version could break: an input removed, a required input
+  added, an input that becomes required or changes whether it is sensitive (it then comes from the
+  vault, not the command line), an output removed or retyped (schema v2);
+* **minor** for compatible additions and changes of behaviour: an optional input or an output added,
+  a step added, removed, moved or changed in more than its locators, a new capability, another
+  target or allowlist;
+* **patch** for an adopted heal or a locator change (only locators or fingerprints differ), a new
+  description or failure condition, or an approval of an unchanged draft.
+
+The first approval is ``1.0.0``. A skill approved before versions existed counts as
+:data:`LEGACY_VERSION` until its next approval. Versions never go back: a rollback to an older
+draft is approved as a new version, bumped against the draft it replaces.
+
+:class:`VersionRecord` keeps, per approval, the version, why it was bumped, where the draft came
+from (a review, an adopted heal with the steps it changed and the replay that proposed it, or a
+rollback), who approved it and when: the skill's provenance, stored in the entry (an optional field,
+left out of documents that have none, so entries written before keep their digests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Final, Literal
+
+from pydantic import Field, StringConstraints
+
+from .base import ActionId, Digest, Document, Label, Timestamp
+from .diff import diff_drafts
+from .draft import Draft
+
+SemVer = Annotated[
+    str, StringConstraints(pattern=r"^(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})$")
+]
+Bump = Literal["initial", "major", "minor", "patch"]
+Source = Literal["review", "heal", "rollback"]
+HealChange = Literal["locators", "fingerprint"]
+Reason = Annotated[str, StringConstraints(min_length=1, max_length=160)]
+
+FIRST_VERSION: Final = "1.0.0"
+LEGACY_VERSION: Final = "1.0.0"  # a skill approved before versions existed
+MAX_VERSION_RECORDS: Final = 64  # the newest are kept
+MAX_REASONS: Final = 24
+
+
+class HealedStep(Document):
+    """One step an adopted heal changed, and what of its target changed."""
+
+    step: ActionId
+    changed: tuple[HealChange, ...] = Field(min_length=1, max_length=2)
+
+
+class VersionRecord(Document):
+    """One approved version: what it is, why, where its draft came from, who approved it."""
+
+    version: SemVer
+    revision: Annotated[
+        int, Field(ge=1)
+    ]  # the revision whose approval carries it (in the store that approved it)
+    draft_digest: Digest
+    bump: Bump
+    source: Source
+    reasons: tuple[Reason, ...] = Field(default=(), max_length=MAX_REASONS)
+    healed: tuple[HealedStep, ...] = Field(default=(), max_length=256)
+    proposed_by: Digest | None = None  # the report of the replay that proposed an adopted heal
+    rolled_back_from: Annotated[int, Field(ge=1)] | None = None  # the revision a rollback restored
+    reviewer: Label
+    approved_at: Timestamp
+
+
+class DraftOrigin(Document):
+    """Where a pending draft came from when it is not a recording: a rollback to revision N."""
+
+    kind: Literal["rollback"] = "rollback"
+    revision: Annotated[int, Field(ge=1)]
+    draft_digest: Digest
+    version: SemVer | None = None  # the version revision N carried, if it was approved
+
+
+def parse_version(version: str) -> tuple[int, int, int]:
+    major, minor, patch = (int(part) for part in version.split("."))
+    return major, minor, patch
+
+
+def bumped(previous: str | None, bump: Bump) -> str:
+    """The version after ``previous`` for this bump (``1.0.0`` first)."""
+    if previous is None or bump == "initial":
+        return FIRST_VERSION
+    major, minor, patch = parse_version(previous)
+    if bump == "major":
+        return f"{major + 1}.0.0"
+    if bump == "minor":
+        return f"{major}.{minor + 1}.0"
+    return f"{major}.{minor}.{patch + 1}"
+
+
+@dataclass(frozen=True)
+class VersionChange:
+    bump: Bump
+    reasons: tuple[str, ...]
+
+
+def outputs_of(draft: Draft) -> Mapping[str, str]:
+    """The outputs a draft declares, by name and type. v1 drafts declare none (schema v2 adds them)."""
+    return {}
+
+
+def _output_reasons(previous: Draft, new: Draft) -> tuple[list[str], list[str]]:
+    old, now = outputs_of(previous), outputs_of(new)
+    major = [f"output {n} removed" for n in sorted(set(old) - set(now))]
+    major += [f"output {n} changed type" for n in sorted(set(old) & set(now)) if old[n] != now[n]]
+    minor = [f"output {n} added" for n in sorted(set(now) - set(old))]
+    return major, minor
+
+
+def classify(previous: Draft | None, new: Draft) -> VersionChange:
+    """The bump from the previously approved draft to ``new`` and the reasons (see the module docstring)."""
+    if previous is None:
+        return VersionChange("initial", ("first approved version",))
+    diff = diff_drafts(previous, new)
+    major, minor = _output_reasons(previous, new)
+    patch: list[str] = []
+    for p in diff.parameters:
+        if p.change == "removed":
+            major.append(f"input {p.name} removed")
+        elif p.change == "added" and p.after is not None:
+            required = p.after["required"]
+            (major if required else minor).append(
+                f"{'required' if required else 'optional'} input {p.name} added"
+            )
+        elif p.before is not None and p.after is not None:
+            if p.after["required"] and not p.before["required"]:
+                major.append(f"input {p.name} became required")
+            elif p.before["required"] and not p.after["required"]:
+                minor.append(f"input {p.name} became optional")
+            if p.before["sensitive"] != p.after["sensitive"]:
+                what = "became sensitive" if p.after["sensitive"] else "is no longer sensitive"
+                major.append(f"input {p.name} {what}")
+    for step in diff.steps:
+        target_only = set(step.categories) <= {"locators", "fingerprint"}
+        if step.change == "changed" and target_only:
+            patch.append(f"step {step.id}: {' and '.join(step.categories)} changed")
+        elif step.change == "changed":
+            minor.append(f"step {step.id}: {', '.join(step.categories)} changed")
+        else:
+            minor.append(f"step {step.id} {step.change}")
+    minor += [f"capability {c} added" for c in diff.capabilities_added]
+    minor += [f"environment: {what} changed" for what in diff.environment]
+    if diff.description:
+        patch.append("description changed")
+    if diff.failure_conditions:
+        patch.append("failure conditions changed")
+    if not (major or minor or patch):
+        patch.append("approved again without a change")
+    bump: Bump = "major" if major else "minor" if minor else "patch"
+    reasons = (*major, *minor, *patch)
+    if len(reasons) > MAX_REASONS:
+        reasons = (*reasons[: MAX_REASONS - 1], f"and {len(reasons) - MAX_REASONS + 1} more changes")
+    return VersionChange(bump, reasons)
+
+
+def healed_steps(base: Draft, healed: Draft, step_ids: tuple[str, ...]) -> tuple[HealedStep, ...]:
+    """What an adopted heal changed in each of its steps (locators, fingerprint or both)."""
+    diff = diff_drafts(base, healed)
+    out = []
+    for step in diff.steps:
+        changed: list[HealChange] = []
+        if "locators" in step.categories:
+            changed.append("locators")
+        if "fingerprint" in step.categories:
+            changed.append("fingerprint")
+        if step.id in step_ids and changed:
+            out.append(HealedStep(step=step.id, changed=tuple(changed)))
+    return tuple(out)

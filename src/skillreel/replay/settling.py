@@ -1,0 +1,140 @@
+"""Event-driven settling after an action: wait for what the action started, not for a fixed time.
+
+After every action the driver waits, each wait capped by the step's deadline:
+
+1. for a **navigation** the action started: a main-frame navigation request until it commits (or
+   fails), then the new document's ``load``;
+2. for the **requests** it started (those Playwright reported after the action began, still in
+   flight), at most :data:`NETWORK_CAP_S` and half the step's remaining time (a long poll must not
+   eat the step); event streams and beacons are not waited for;
+3. for a short **DOM-quiet window** (:data:`QUIET_WINDOW_MS` without a DOM change, at most
+   :data:`QUIET_CAP_MS`), measured by a mutation observer in the isolated world (``settle.js``) as
+   part of the next page measurement (no extra round trip).
+
+When requests start or a navigation begins while the page is measured, the driver waits again and
+measures again (at most :data:`MAX_ROUNDS` times). ``--settle MS`` adds a minimum on top, for odd
+pages that change late without a request (a timer): by default there is none.
+
+:class:`PageActivity` follows the page's requests and main-frame navigations from Playwright's events
+alone (no round trip to the browser); it never sees a request's URL or content beyond its type.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame, Page, Request
+
+QUIET_WINDOW_MS: Final = 30
+QUIET_CAP_MS: Final = 1_500
+NETWORK_CAP_S: Final = 5.0
+MAX_ROUNDS: Final = 4
+# Resource types that may stay open for as long as the page lives: never waited for.
+OPEN_ENDED: Final = frozenset({"eventsource", "websocket", "ping", "beacon", "manifest", "media"})
+
+
+class PageActivity:
+    """The page's in-flight requests and main-frame navigations, from Playwright's events.
+
+    Positions (:meth:`mark`) count events; "since a mark" means "started after that position".
+    """
+
+    def __init__(self, page: Page, clock: Callable[[], float] = time.monotonic) -> None:
+        self._page = page
+        self._clock = clock
+        self._seq = 0
+        self._inflight: dict[Request, int] = {}
+        self._navigating: dict[Request, int] = {}
+        self._committed = 0  # position of the latest main-frame commit
+        self._loaded = 0  # position up to which the main frame is known to have loaded
+        self._changed = asyncio.Event()
+        page.on("request", self._on_request)
+        page.on("requestfinished", self._on_done)
+        page.on("requestfailed", self._on_done)
+        page.on("framenavigated", self._on_navigated)
+        page.on("load", self._on_load)
+
+    # ---- events ------------------------------------------------------------------------------------
+
+    def _bump(self) -> int:
+        self._seq += 1
+        self._changed.set()
+        return self._seq
+
+    def _on_request(self, request: Request) -> None:
+        seq = self._bump()
+        if request.resource_type in OPEN_ENDED:
+            return
+        self._inflight[request] = seq
+        if request.is_navigation_request() and self._is_main(_frame_of(request)):
+            self._navigating[request] = seq
+
+    def _on_done(self, request: Request) -> None:
+        self._inflight.pop(request, None)
+        self._navigating.pop(request, None)
+        self._bump()
+
+    def _on_navigated(self, frame: Frame) -> None:
+        if self._is_main(frame):
+            self._navigating.clear()
+            self._committed = self._bump()
+
+    def _on_load(self, _page: Any) -> None:
+        self._loaded = self._bump()
+
+    def _is_main(self, frame: Frame | None) -> bool:
+        return frame is not None and frame == self._page.main_frame
+
+    # ---- questions -----------------------------------------------------------------------------------
+
+    def mark(self) -> int:
+        return self._seq
+
+    def navigating(self) -> bool:
+        """A main-frame navigation was requested and has neither committed nor failed."""
+        return bool(self._navigating)
+
+    def unloaded(self) -> bool:
+        """The main frame committed a document whose ``load`` has not been seen."""
+        return self._committed > self._loaded
+
+    def loaded(self) -> None:
+        """The caller saw the main frame loaded (``wait_for_load_state`` returned)."""
+        self._loaded = self._seq
+
+    def pending(self, since: int) -> int:
+        """Requests started after ``since`` and still in flight."""
+        return sum(1 for seq in self._inflight.values() if seq > since)
+
+    def busy(self, since: int) -> bool:
+        return self.navigating() or self.unloaded() or self.pending(since) > 0
+
+    async def changed(self, timeout_s: float) -> None:
+        """Return at the next event, or after ``timeout_s``."""
+        self._changed.clear()
+        try:
+            await asyncio.wait_for(self._changed.wait(), max(0.0, timeout_s))
+        except TimeoutError:
+            return
+
+    async def wait_navigation(self, deadline: float) -> None:
+        """Until no main-frame navigation is pending (committed or failed), or the deadline."""
+        while self.navigating() and self._clock() < deadline:
+            await self.changed(deadline - self._clock())
+
+    async def wait_requests(self, since: int, until: float) -> None:
+        """Until every request started after ``since`` has finished, a navigation is pending, or
+        ``until``."""
+        while self.pending(since) and not self.navigating() and self._clock() < until:
+            await self.changed(until - self._clock())
+
+
+def _frame_of(request: Request) -> Frame | None:
+    try:
+        return request.frame
+    except PlaywrightError:  # a service worker's request has no frame
+        return None

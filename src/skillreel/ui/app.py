@@ -1,0 +1,266 @@
+"""The review page's starlette application: four pages and two actions, every one behind ``guard``.
+
+Pages read through the same use cases as the CLI (``list``, ``show``, ``diff``); the approve and
+reject buttons call ``review_skill`` / ``reject_heal_proposal`` / ``rollback_skill`` with the reviewer
+id typed in the form and the revision the page showed (``expected_revision``), so a page that went
+stale is refused with ``SR_RECORD_REVISION_CONFLICT`` exactly as the CLI would refuse it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from ..errors import InputError, SkillreelError
+from ..services.diffing import diff_skill
+from ..services.listing import list_skills
+from ..services.reviewing import reject_heal_proposal, review_skill
+from ..services.rolling_back import rollback_skill
+from ..services.showing import last_runs, show_skill
+from ..store import RunView, Store
+from .chart import run_chart
+from .guard import Guard
+
+MAX_FORM_BYTES = 8 * 1024
+_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",  # keeps Origin on our own form posts; nothing leaves the page
+    "Cache-Control": "no-store",
+}
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+@cache
+def templates() -> Environment:
+    return Environment(
+        loader=PackageLoader("skillreel.ui", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    html = templates().get_template(template).render(**context)
+    return HTMLResponse(html, status_code=status, headers=_HEADERS)
+
+
+def refusal(status: int, why: str) -> HTMLResponse:
+    return page("refused.html", status, why=why)
+
+
+def failure(error: SkillreelError) -> HTMLResponse:
+    return page("error.html", 400 if error.exit_status == 2 else 409, error=error.to_json())
+
+
+def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = None) -> Starlette:
+    """The application for one session (its port and token); ``home`` is the store's home."""
+
+    def store() -> Store:
+        return Store.open(home)
+
+    def guarded(endpoint: Endpoint, *, changes_state: bool = False) -> Endpoint:
+        async def check(request: Request) -> Response:
+            if not guard.host_ok(request.headers.get("host")):
+                return refusal(421, "this page answers only at its own address")
+            query_token = request.query_params.get("token")
+            if request.method == "GET" and query_token is not None:
+                if not guard.token_ok(query_token):
+                    return refusal(403, "the session token is wrong: open the URL `skillreel ui` printed")
+                response = RedirectResponse(request.url.path, status_code=303, headers=_HEADERS)
+                response.set_cookie(guard.cookie, guard.token, httponly=True, samesite="strict", path="/")
+                return response
+            if not guard.token_ok(request.cookies.get(guard.cookie)):
+                return refusal(403, "no session: open the URL `skillreel ui` printed")
+            try:
+                if changes_state:
+                    why = guard.same_origin(request.headers)
+                    if why is not None:
+                        return refusal(403, why)
+                    request.state.form = await _form(request)
+                    if not guard.token_ok(request.state.form.get("token")):
+                        return refusal(403, "the form carries no valid session token")
+                return await endpoint(request)
+            except SkillreelError as exc:
+                return failure(exc)
+
+        return check
+
+    async def index(request: Request) -> Response:
+        with store() as opened:
+            skills = list_skills(opened).skills
+            runs = {s.name: _rows(last_runs(opened, s.name)) for s in skills}
+        return page("list.html", skills=skills, runs=runs, chart=None)
+
+    async def skill(request: Request) -> Response:
+        name = request.path_params["name"]
+        with store() as opened:
+            view = show_skill(opened, name)
+        entry = view.entry
+        healed_last = (
+            {s.action_id for s in entry.last_report.steps if s.healed} if entry.last_report else set()
+        )
+        adopted = {h.step: r.version for r in entry.versions for h in r.healed}
+        return page(
+            "skill.html",
+            skill=view.to_json(),
+            healed_last=healed_last,
+            adopted=adopted,
+            chart=_chart(_rows(view.runs)),
+        )
+
+    async def diff(request: Request) -> Response:
+        name = request.path_params["name"]
+        with store() as opened:
+            result = diff_skill(opened, name)
+            entry = opened.get(name)
+        pending = (
+            "proposal" if result.after.label == "proposal" else "draft" if entry.status == "draft" else None
+        )
+        back_to = result.before.revision if pending == "draft" and result.before.label == "approved" else None
+        return page(
+            "diff.html",
+            name=entry.name,
+            diff=result.to_json(),
+            describe=(result.before.describe(), result.after.describe()),
+            pending=pending,
+            back_to=back_to,
+            revision=entry.revision,
+            token=guard.token,
+            reviewer=reviewer or "",
+        )
+
+    async def runs(request: Request) -> Response:
+        name = request.path_params["name"]
+        with store() as opened:
+            view = show_skill(opened, name)
+            shown = _rows(last_runs(opened, name, limit=200))
+        return page("runs.html", name=view.entry.name, runs=shown, chart=_chart(shown))
+
+    async def approve(request: Request) -> Response:
+        form: dict[str, str] = request.state.form
+        name = request.path_params["name"]
+        with store() as opened:
+            result = review_skill(
+                opened,
+                name,
+                form["reviewer"],
+                approve=True,
+                expected_revision=_revision(form),
+                heal_proposal=_what(form) == "proposal",
+            )
+        return page("done.html", name=result.name, what="approved", result=result.to_json())
+
+    async def reject(request: Request) -> Response:
+        form: dict[str, str] = request.state.form
+        name = request.path_params["name"]
+        with store() as opened:
+            if _what(form) == "proposal":
+                rejected = reject_heal_proposal(
+                    opened, name, form["reviewer"], approve=True, expected_revision=_revision(form)
+                ).to_json()
+            else:
+                to = _int(form.get("back_to", ""), "back_to")
+                rejected = rollback_skill(
+                    opened, name, to, approve=True, expected_revision=_revision(form)
+                ).to_json()
+        return page("done.html", name=name, what="rejected", result=rejected)
+
+    async def css(request: Request) -> Response:
+        data = resources.files("skillreel.ui").joinpath("static/ui.css").read_text(encoding="utf-8")
+        return Response(data, media_type="text/css", headers=_HEADERS)
+
+    routes = [
+        Route("/", guarded(index)),
+        Route("/ui.css", guarded(css)),
+        Route("/skills/{name}", guarded(skill)),
+        Route("/skills/{name}/diff", guarded(diff)),
+        Route("/skills/{name}/runs", guarded(runs)),
+        Route("/skills/{name}/approve", guarded(approve, changes_state=True), methods=["POST"]),
+        Route("/skills/{name}/reject", guarded(reject, changes_state=True), methods=["POST"]),
+    ]
+    return Starlette(routes=routes, max_body_size=MAX_FORM_BYTES)
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One run as the page shows it (content-free: times, outcome, code, counts)."""
+
+    number: int
+    at: str
+    revision: int
+    actor: str
+    outcome: str
+    code: str | None
+    healed: int
+    heal_proposed: bool
+
+
+def _rows(runs: Iterable[RunView]) -> tuple[RunRow, ...]:
+    """Runs as rows, oldest first (``store.runs`` gives them newest first)."""
+    rows = []
+    for run in runs:
+        doc = run.to_json()  # the shown outcome and code (an interrupted run reads as such)
+        rows.append(
+            RunRow(
+                number=doc["number"],
+                at=doc["startedAt"],
+                revision=doc["revision"],
+                actor=doc["actor"],
+                outcome=doc["outcome"],
+                code=doc["code"],
+                healed=len(doc["healedSteps"]),
+                heal_proposed=doc["healProposalDigest"] is not None,
+            )
+        )
+    return tuple(sorted(rows, key=lambda r: r.number))
+
+
+def _chart(runs: tuple[RunRow, ...]) -> Any:
+    return run_chart([(r.at, r.outcome == "succeeded", r.code) for r in runs]) if runs else None
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """The posted form (URL-encoded, small, the last value of each field)."""
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        raise InputError("SR_RECORD_INPUT_TOO_LARGE", "the form is too large")
+    try:
+        fields = parse_qs(body.decode("utf-8"), strict_parsing=False, max_num_fields=16)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the form could not be read") from exc
+    form = {key: values[-1] for key, values in fields.items()}
+    for key in ("reviewer", "what", "expected_revision"):
+        form.setdefault(key, "")
+    return form
+
+
+def _what(form: dict[str, str]) -> str:
+    if form["what"] not in ("draft", "proposal"):
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the form names nothing to review")
+    return form["what"]
+
+
+def _int(value: str, what: str) -> int:
+    if not value.isdigit() or not 0 < int(value) < 10**9:
+        raise InputError("SR_RECORD_INPUT_MALFORMED", f"the form's {what} is not a revision number")
+    return int(value)
+
+
+def _revision(form: dict[str, str]) -> int:
+    return _int(form["expected_revision"], "expected revision")

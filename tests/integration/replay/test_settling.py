@@ -1,0 +1,105 @@
+"""Event-driven settling in real Chromium: a replay waits for what an action started (its requests,
+a navigation they lead to, the DOM changes that follow), so pages that change after a click replay
+as reliably as calm ones, without a fixed pause (``replay/settling.py``, ``replay/settle.js``).
+
+Every page below answers a click with a request the server answers late (a slow backend), then
+changes: the form is re-rendered, the page navigates, the field and button are enabled, or the
+form appears. A replay that acted before the change would type into a field about to vanish (the
+saved text would be empty) or fail to find the field. Each test asserts the outcome, never a time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from skillreel.model.actions import (
+    Action,
+    AssertAction,
+    ClickAction,
+    NavigateAction,
+    ParameterRef,
+    TypeAction,
+)
+from skillreel.model.locators import LocatorBundle
+from skillreel.services.replaying import ReplayRequest, replay_skill
+from skillreel.store import Store
+from tests.describe import describe_url
+from tests.factory import build_draft, store_approved, url_environment
+from tests.server import LocalServer
+
+pytestmark = pytest.mark.browser
+
+SLOW_S = 0.6  # the backend's answer comes this late: longer than the old fixed pause (100 ms)
+
+FORM = """<form id="f"><label for="name">Name</label><input id="name" name="name"{disabled}>
+<button id="save" type="button"{disabled}>Save</button></form>"""
+
+
+def page(script: str, form: str = FORM.format(disabled="")) -> str:
+    return f"""<!doctype html><html><head><title>Profile</title></head><body><main>
+<h1>Profile</h1><button id="edit" type="button">Edit</button>
+<div id="box">{form}</div><p id="result"></p></main>
+<script>
+function wire() {{
+  const save = document.getElementById("save");
+  if (save) save.onclick = () => {{
+    document.getElementById("result").textContent = "Saved " + document.getElementById("name").value;
+  }};
+}}
+wire();
+document.getElementById("edit").onclick = async () => {{
+  const answer = await (await fetch("/api/form")).text();
+  {script}
+}};
+</script></body></html>"""
+
+
+RECORDED = page("")
+PAGES = {
+    # the click's request re-renders the form: a field typed into before would be replaced
+    "re-rendered after a click": (page('document.getElementById("box").innerHTML = answer; wire();'), None),
+    # the click's request leads to a navigation to a page with the same form
+    "navigates after a request": (page('location.href = "/next";'), page("")),
+    # the field and the button are disabled until the click's request answers
+    "enabled late": (
+        page(
+            'for (const id of ["name", "save"]) document.getElementById(id).disabled = false;',
+            FORM.format(disabled=" disabled"),
+        ),
+        None,
+    ),
+    # the form is not there until the click's request answers
+    "rendered late": (page('document.getElementById("box").innerHTML = answer; wire();', ""), None),
+}
+SELECTORS = {"edit": "#edit", "name": "#name", "save": "#save", "result": "#result"}
+
+
+def flow(b: dict[str, LocatorBundle], url: str) -> list[Action]:
+    return [
+        NavigateAction(id="a1", url=url),
+        ClickAction(id="a2", target=b["edit"]),
+        TypeAction(id="a3", target=b["name"], value=ParameterRef(name="name")),
+        ClickAction(id="a4", target=b["save"]),
+        AssertAction(id="a5", check="text_contains", target=b["result"], expected="Saved Ada Lovelace"),
+    ]
+
+
+@pytest.mark.parametrize("case", list(PAGES))
+async def test_a_page_that_changes_after_a_click_replays(
+    case: str, server: LocalServer, store: Store
+) -> None:
+    bundles = await describe_url(server, "/profile", RECORDED, SELECTORS)
+    live, following = PAGES[case]
+    server.set_page("/profile", live)
+    if following is not None:
+        server.set_page("/next", following)
+    server.set_route("/api/form", body=FORM.format(disabled="").encode(), delay_s=SLOW_S)
+    url = server.url("/profile")
+    store_approved(store, build_draft("edit-profile", url_environment(url), flow(bundles, url)))
+
+    outcome = await replay_skill(store, ReplayRequest(name="edit-profile", inputs={"name": "Ada Lovelace"}))
+
+    assert outcome.error is None, outcome.error
+    assert ("GET", "/api/form") in server.requests
+    if following is not None:
+        assert ("GET", "/next") in server.requests

@@ -1,0 +1,215 @@
+"""The local review page in real Chromium: ``skillreel ui`` started as a subprocess on 127.0.0.1,
+pages rendered, a heal proposal approved with the reviewer id and the revision the page showed;
+a cross-origin form post (from a page on another local port), a post without the token, a request
+without the session and a foreign Host header are refused; hostile selector text is shown, never run."""
+
+from __future__ import annotations
+
+import http.client
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.async_api import Browser, Page, async_playwright
+
+from skillreel.model import lifecycle
+from skillreel.model.actions import ClickAction, NavigateAction
+from skillreel.sandbox.browser import find_chromium
+from skillreel.services.reviewing import review_skill
+from skillreel.store import AuditNote, Store
+from tests.factory import (
+    T1,
+    build_draft,
+    bundle,
+    events_log,
+    html_environment,
+    proposal_for,
+    record_run,
+    seed,
+)
+from tests.server import LocalServer
+
+pytestmark = pytest.mark.browser
+
+NAME = "search-invoices"
+HOSTILE_ID = "#go<script>window.pwned=1</script>"
+HOSTILE_CLASS = 'button.x<script>window.pwned=2</script>"><img src=x>'
+
+
+@dataclass(frozen=True)
+class ReviewPage:
+    url: str  # with the session token, as printed
+    origin: str
+    port: int
+    token: str
+
+
+def _seed_with_proposal() -> None:
+    with Store.open() as store:
+        seed(store)
+        review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
+        record_run(store, NAME)
+        record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1, selector=HOSTILE_ID))
+        record_run(store, NAME, "failed")
+        hostile = ClickAction(
+            id="a1", target=bundle(HOSTILE_CLASS, tag="button", type_="submit", strategy="css")
+        )
+        start = NavigateAction(id="a0", url="https://fixture.skillreel.invalid/")
+        draft = build_draft("hostile-page", html_environment(), (start, hostile))
+        store.insert(lifecycle.new_entry(draft, events_log(), T1), AuditNote(kind="record"))
+
+
+@pytest.fixture
+def review_page(skillreel_home: Path) -> Iterator[ReviewPage]:
+    _seed_with_proposal()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillreel", "ui", "--reviewer", "carol"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # the URL is printed once the socket listens
+        assert "http://127.0.0.1:" in line, line + (proc.stderr.read() if proc.stderr else "")
+        url = line.split()[-1]
+        parts = urlsplit(url)
+        yield ReviewPage(
+            url, f"{parts.scheme}://{parts.netloc}", parts.port or 0, parts.query.split("=", 1)[1]
+        )
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)  # waits and closes both pipes
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as pw:
+        launched = await pw.chromium.launch(executable_path=str(find_chromium()))
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def _open(browser: Browser, review: ReviewPage) -> Page:
+    page = await (await browser.new_context()).new_page()
+    response = await page.goto(review.url)
+    assert response is not None
+    assert response.ok
+    assert "?token" not in page.url  # the token became a cookie and left the address bar
+    return page
+
+
+async def test_pages_render_and_approve_works(browser: Browser, review_page: ReviewPage) -> None:
+    page = await _open(browser, review_page)
+    assert await page.locator("table.skills tbody tr").count() == 2
+    assert "1.0.0" in await page.locator("table.skills").inner_text()
+    await page.click(f"text={NAME}")
+    text = await page.locator("main").inner_text()
+    assert "type the input `query` into the field `#q`" in text
+    assert "heal proposal is waiting" in text
+    assert await page.locator("svg.chart circle.mark").count() == 3  # two replays and a failed one
+    assert await page.locator("svg.chart circle.failed").count() == 1
+    await page.goto(f"{review_page.origin}/skills/{NAME}/runs")
+    assert "SR_REPLAY_UI_TARGET_NOT_FOUND" in await page.locator("table").inner_text()
+    await page.goto(f"{review_page.origin}/skills/{NAME}/diff")
+    diff = await page.locator("main").inner_text()
+    assert "approving it makes 1.0.1 (patch)" in diff
+    assert HOSTILE_ID in diff  # shown as text
+    assert await page.evaluate("() => window.pwned") is None
+    assert await page.evaluate("() => document.querySelectorAll('script').length") == 0
+    approve = page.locator("form[action$='/approve']")
+    assert await approve.locator("input[name=reviewer]").input_value() == "carol"
+    await approve.locator("button").click()
+    await page.wait_for_selector("h1.done")
+    assert "version 1.0.1 (patch)" in await page.locator("main").inner_text()
+    with Store.open() as store:
+        entry = store.get(NAME)
+    assert (entry.version, entry.status) == ("1.0.1", "approved")
+    assert entry.versions[-1].reviewer == "carol"
+    assert entry.versions[-1].source == "heal"
+
+
+async def test_a_stale_page_is_refused_like_the_cli(browser: Browser, review_page: ReviewPage) -> None:
+    page = await _open(browser, review_page)
+    await page.goto(f"{review_page.origin}/skills/{NAME}/diff")
+    with Store.open() as store:  # the skill changes after the page was shown
+        review_skill(
+            store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision, heal_proposal=True
+        )
+    await page.locator("form[action$='/approve'] button").click()
+    await page.wait_for_selector("h1.error")
+    assert await page.locator("h1").inner_text() == "SR_RECORD_REVISION_CONFLICT"
+    with Store.open() as store:
+        assert store.get(NAME).versions[-1].reviewer == "alice"
+
+
+async def test_hostile_selectors_are_escaped(browser: Browser, review_page: ReviewPage) -> None:
+    page = await _open(browser, review_page)
+    await page.goto(f"{review_page.origin}/skills/hostile-page")
+    text = await page.locator("main").inner_text()
+    assert HOSTILE_CLASS in text
+    assert await page.evaluate("() => window.pwned") is None
+    assert await page.locator("main img").count() == 0
+    assert await page.evaluate("() => document.querySelectorAll('script').length") == 0
+
+
+async def test_a_cross_origin_post_is_refused(browser: Browser, review_page: ReviewPage) -> None:
+    page = await _open(browser, review_page)  # the victim has a session cookie
+    with LocalServer() as other:  # another local origin: same site (127.0.0.1), another port
+        other.set_page(
+            "/attack",
+            f"""<html><body><form method="post" action="{review_page.origin}/skills/{NAME}/approve">
+            <input name="token" value="{review_page.token}"><input name="what" value="proposal">
+            <input name="reviewer" value="mallory"><input name="expected_revision" value="5">
+            <button id="go">go</button></form></body></html>""",
+        )
+        await page.goto(f"{other.origin}/attack")
+        async with page.expect_response(lambda r: r.url.endswith("/approve")) as info:
+            await page.click("#go")
+        response = await info.value
+    assert response.status == 403
+    assert "another site" in await page.locator("main").inner_text()
+    with Store.open() as store:
+        entry = store.get(NAME)
+        assert store.heal_proposals(NAME)
+    assert entry.version == "1.0.0"
+
+
+async def test_requests_without_the_token_or_session_are_refused(
+    browser: Browser, review_page: ReviewPage
+) -> None:
+    page = await _open(browser, review_page)
+    await page.goto(f"{review_page.origin}/skills/{NAME}/diff")
+    await page.evaluate(
+        "() => document.querySelector(\"form[action$='/approve'] input[name=token]\").remove()"
+    )
+    async with page.expect_response(lambda r: r.url.endswith("/approve")) as info:
+        await page.locator("form[action$='/approve'] button").click()
+    assert (await info.value).status == 403
+    fresh = await (await browser.new_context()).new_page()  # no session cookie
+    response = await fresh.goto(f"{review_page.origin}/skills/{NAME}")
+    assert response is not None
+    assert response.status == 403
+    response = await fresh.goto(f"{review_page.origin}/?token=wrong")
+    assert response is not None
+    assert response.status == 403
+    with Store.open() as store:
+        assert store.heal_proposals(NAME)
+
+
+def test_a_foreign_host_header_is_refused(review_page: ReviewPage) -> None:
+    for host in (f"attacker.example:{review_page.port}", f"localhost:{review_page.port}", "127.0.0.1"):
+        conn = http.client.HTTPConnection("127.0.0.1", review_page.port, timeout=30)
+        try:
+            conn.request("GET", f"/?token={review_page.token}", headers={"Host": host})
+            response = conn.getresponse()
+            assert response.status == 421, host
+            assert b"token" not in response.read()
+        finally:
+            conn.close()
