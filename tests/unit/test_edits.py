@@ -233,6 +233,15 @@ def test_a_patch_with_an_unknown_key_or_op_is_refused() -> None:
             patch(bad)
 
 
+def test_an_intent_is_one_line_of_at_most_200_characters() -> None:
+    """A reviewer's intent replaces the generated line in ``show``: it must stay one line."""
+    for bad in ("", "two\nlines", "tab\there", "x" * 201):
+        with pytest.raises(ValidationError):
+            patch({"op": "set-step", "step": "a3", "intent": bad})
+    edited = apply_edits(desk(), patch({"op": "set-step", "step": "a3", "intent": "x" * 200})).draft
+    assert next(a for a in edited.walk() if a.id == "a3").intent == "x" * 200
+
+
 def test_the_editor_round_trip_turns_changes_into_edits() -> None:
     draft = desk()
     before: dict[str, Any] = {

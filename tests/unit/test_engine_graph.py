@@ -520,3 +520,31 @@ def test_outputs_beyond_their_total_size_are_refused(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(flow_module, "MAX_OUTPUTS_BYTES", 200)
     error, _ = failure(orders_page(NUMBERS), [START, rows_list(limit=50)])
     assert (error.code, error.action_id) == ("SR_REPLAY_OUTPUT_TOO_LARGE", "x1")
+
+
+def test_the_next_step_is_measured_ahead_only_where_that_measures_the_right_element() -> None:
+    """After a step acts, its page summary may measure the page for the next step's target (the
+    driver serves that measurement only to a document-level probe of the same bundle on an
+    unchanged page). The engine asks for it only for the next step of the same list, and never for
+    a target inside the loop's item, one chosen by an input, or across a block boundary."""
+    from skillreel.model.locators import merge_heal
+
+    page = orders_page(["1000", "1001", "1002"])
+    total = target("#total", tag="span")
+    again = ClickAction(id="c1", target=total)
+    in_item = ClickAction(
+        id="c2", target=target("button.approve", tag="button", type_="submit", within="item")
+    )
+    in_body = ClickAction(id="c3", target=total)
+    loop = LoopAction(id="l1", items=element_set("tr.order"), limit=10, body=(in_item, in_body))
+    chosen = ClickAction(id="c4", target=target("a.open", tag="a", token=ParameterRef(name="q"), count=3))
+    merged = merge_heal(target("#gone", tag="span"), total)
+    last = ClickAction(id="c5", target=merged)
+    actions = [START, ClickAction(id="c0", target=total), again, loop, chosen, last]
+    _, driver = run(page, actions, {"q": "1001"})
+    newest = merged.measured_as(merged.fingerprint)
+    assert newest.identities == ()
+    assert newest.candidates == merged.candidates
+    assert driver.prefetched == [total, total, total, total, newest]
+    ahead_of_chosen = [p for p in driver.prefetched if p.filter is not None or p.within is not None]
+    assert ahead_of_chosen == []

@@ -51,7 +51,11 @@ Capability = Literal["ui.observe", "ui.interact", "net.navigate"]
 ALL_CAPABILITIES: tuple[Capability, ...] = ("net.navigate", "ui.interact", "ui.observe")
 
 ExpectedText = Annotated[str, StringConstraints(max_length=1024)]
-Intent = Annotated[str, StringConstraints(min_length=1, max_length=MAX_INTENT_CHARS)]
+# One line a reviewer wrote for a step (``show`` prints it in place of the generated one): no line
+# breaks or other control characters.
+Intent = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_INTENT_CHARS, pattern=r"^[^\x00-\x1f\x7f]+$")
+]
 OnFail = Literal["fail", "skip"]
 
 
