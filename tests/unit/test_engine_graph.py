@@ -540,7 +540,7 @@ def test_the_next_step_is_measured_ahead_only_where_that_measures_the_right_elem
     chosen = ClickAction(id="c4", target=target("a.open", tag="a", token=ParameterRef(name="q"), count=3))
     merged = merge_heal(target("#gone", tag="span"), total)
     last = ClickAction(id="c5", target=merged)
-    actions = [START, ClickAction(id="c0", target=total), again, loop, chosen, last]
+    actions: list[Action] = [START, ClickAction(id="c0", target=total), again, loop, chosen, last]
     _, driver = run(page, actions, {"q": "1001"})
     newest = merged.measured_as(merged.fingerprint)
     assert newest.identities == ()
