@@ -39,12 +39,27 @@ def test_the_first_version_package_is_intact_and_renders_the_same(skillreel_home
     # the package the first version installed is still recognised as intact (revoke can remove it)
     assert installed_digest(GOLDEN / "package") == entry.installation.package_digest
     # and schema v2 changes nothing of what is rendered for a first-version skill: SKILL.md and the
-    # manifest (scripts/replay changed on purpose since: it names its program, store and actor)
+    # manifest (scripts/replay changed on purpose since: it names its program, store and actor).
+    # Issue 13 changed both on purpose too, and only so: the version (1.0.0 for a skill approved
+    # before versions existed) and its history, and the vault's code for a missing secret.
     gold = {p: (GOLDEN / "package" / p).read_bytes() for p in ("SKILL.md", "scripts/replay")}
-    assert render_skill_md(entry, entry.revision).encode() == gold["SKILL.md"]
+    since_v1 = (
+        (
+            "(`SR_REPLAY_PARAMETER_MISSING`)",
+            "(`SR_REPLAY_PARAMETER_MISSING`; a sensitive one from the vault: `SR_REPLAY_SECRET_MISSING`)",
+        ),
+        ("Skill revision 4. ", "Version 1.0.0 (skill revision 4). "),
+        ("equal to the store's entry.", "equal to the store's entry, and its version history."),
+    )
+    expected = gold["SKILL.md"].decode()
+    for before, after in since_v1:
+        assert expected.count(before) == 1
+        expected = expected.replace(before, after)
+    assert render_skill_md(entry, entry.revision) == expected
     digests = {p: file_digest(data) for p, data in gold.items()}
-    manifest = render_manifest(entry, entry.revision, digests).encode()
-    assert manifest == (GOLDEN / "package" / "recorded-skill.json").read_bytes()
+    manifest = json.loads(render_manifest(entry, entry.revision, digests))
+    assert (manifest["entry"].pop("version"), manifest.pop("provenance")) == ("1.0.0", [])
+    assert manifest == json.loads((GOLDEN / "package" / "recorded-skill.json").read_bytes())
 
 
 def test_a_first_version_store_replays_unchanged(skillreel_home: Path) -> None:
