@@ -50,6 +50,7 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
     assert stages["enable"]["data"]["status"] == "enabled"
     assert stages["mcp"]["data"]["listed"] == ["approve-invoice"]
     assert stages["extract"]["data"]["outputs"] == {
+        "total": 1250,
         "invoices": [{"invoice": "INV-1042", "amount": 1250}, {"invoice": "INV-1043", "amount": 310}],
         "matches": 2,
     }

@@ -548,3 +548,34 @@ def test_the_next_step_is_measured_ahead_only_where_that_measures_the_right_elem
     assert driver.prefetched == [total, total, total, total, newest]
     ahead_of_chosen = [p for p in driver.prefetched if p.filter is not None or p.within is not None]
     assert ahead_of_chosen == []
+
+
+def test_an_extraction_reads_the_item_its_ranked_locator_designates_but_a_click_there_stays_ambiguous() -> (
+    None
+):
+    """Every row's amount looks the same to a content-free fingerprint. Reading "the first row's
+    amount" (a positional CSS path, one match) reads it; clicking the first row's button by the same
+    kind of locator still fails closed, nothing clicked."""
+
+    def page() -> FakePage:
+        built = orders_page(NUMBERS[:3])
+        first_row = built.elements[1]
+        assert first_row.selectors == {"tr.order"}
+        for element in built.elements:
+            for own in ("td.amount", "button.approve"):
+                if element.parent == 1 and own in element.selectors:
+                    element.selectors = {*element.selectors, f"tr:nth-of-type(1) > {own}"}
+        return built
+
+    first = target("tr:nth-of-type(1) > td.amount")
+    first = first.model_copy(update={"fingerprint": fp("td", selector="td.amount")})
+    read = ExtractAction(id="x1", output="first", target=first, type="number")
+    engine, _ = run(page(), [START, read])
+    assert engine.outputs == {"first": 100.5}
+    button = target("tr:nth-of-type(1) > button.approve", tag="button", type_="submit")
+    button = button.model_copy(
+        update={"fingerprint": fp("button", type_="submit", selector="button.approve")}
+    )
+    error, driver = failure(page(), [START, ClickAction(id="c1", target=button)])
+    assert (error.code, error.action_id) == ("SR_REPLAY_UI_TARGET_AMBIGUOUS", "c1")
+    assert clicked(driver) == []

@@ -332,8 +332,9 @@ async def stage_mcp(ctx: DemoContext) -> StageResult:
     )
 
 
-# The extraction skill: sign in, search, and read back the matching invoices (each item's number and
-# total amount) and how many there are. The selectors drive the demonstration only.
+# The extraction skill: sign in, search, and read back the invoice total (the amount of the first
+# matching invoice: a read by position in the result list), the matching invoices (each item's number
+# and total amount) and how many there are. The selectors drive the demonstration only.
 _AMOUNT = r"· ([0-9][0-9,.]* [A-Z]{3})$"
 
 
@@ -343,6 +344,13 @@ def _finder_automation() -> dict[str, Any]:
         "steps": [
             *sign_in,
             {"do": "wait", "selector": "#results li:first-child"},
+            {
+                "do": "extract",
+                "selector": "#results li:first-child span",
+                "as": "total",
+                "type": "number",
+                "pattern": _AMOUNT,
+            },
             {
                 "do": "extract",
                 "selector": "#results li",
@@ -361,7 +369,8 @@ def _finder_automation() -> dict[str, Any]:
 
 async def stage_extract(ctx: DemoContext) -> StageResult:
     """Record a skill that reads data back, approve, validate and enable it, and play it over MCP:
-    the agent gets the matching invoices (number and total of each) and their count as outputs."""
+    the agent gets the invoice total (the first match's), the matching invoices (number and total of
+    each) and their count as outputs."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -380,7 +389,8 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
                 url=ctx.desk.start_url,
                 automation=automation,
                 description="Find the supplier invoices matching a search on the Invoice Desk and return "
-                "their numbers and amounts. Use when an agent needs invoice data.",
+                "the first one's total, every match's number and amount, and how many match. Use when "
+                "an agent needs invoice data.",
             ),
         )
     finally:
@@ -417,6 +427,7 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
     envelope = played.structured_content or {}
     got = (envelope.get("data") or {}).get("outputs") or {}
     expected = {
+        "total": 1250,
         "invoices": [{"invoice": "INV-1042", "amount": 1250}, {"invoice": "INV-1043", "amount": 310}],
         "matches": 2,
     }
@@ -427,7 +438,8 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
         "extract",
         True,
         f"extraction: {FINDER!r} (outputs {', '.join(outputs)}) played over MCP returned "
-        f"{got['matches']} matching invoices with the number and total of each",
+        f"the invoice total {got['total']:,} and {got['matches']} matching invoices with the number "
+        "and total of each",
         {"outputs": got},
     )
 

@@ -9,6 +9,8 @@ driver's in-page probe and applies ``locate.heal.decide`` until the step's deadl
 * A target chosen by a whole-token text filter: the driver finds the set the candidates designate
   and keeps the elements whose text holds the value; exactly one is acted on; none or several
   fail closed, nothing clicked (never "Order 10071" for 1007).
+* An extraction reads by position: a look-alike that ties the element its ranked locator
+  designates does not make it ambiguous (content-free targets cannot tell list items apart).
 * An optional step (:attr:`StepState.presence_only`) looks for its target for at most
   :data:`OPTIONAL_WAIT_S`; when it is not there the step is skipped (:class:`Absent`).
 """
@@ -21,6 +23,7 @@ from collections.abc import Awaitable, Callable
 
 from ..errors import ReplayUIError, SkillreelError
 from ..locate import heal
+from ..model.actions import ExtractAction
 from ..model.locators import LocatorBundle
 from . import evidence as ev
 from .driving import Absent, Driver, EngineOptions, Picked, Scope, StepState
@@ -67,8 +70,9 @@ class Resolver:
         last = heal.Resolution("not-found", reason="the page was not measured")
         confirm: tuple[float, heal.Comparison] | None = None
         overtime = False
+        positional = isinstance(step.action, ExtractAction)  # a read, never an action
         while True:
-            probe, decision = await self._measure(bundle, within)
+            probe, decision = await self._measure(bundle, within, positional=positional)
             picked = await self._accept(step, probe, decision, confirm)
             if isinstance(picked, Picked):
                 if within is not None:  # a heal proposal rewrites page-level targets only
@@ -189,7 +193,7 @@ class Resolver:
             delay = min(delay * 2, POLL_MAX_S)
 
     async def _measure(
-        self, bundle: LocatorBundle, within: Scope | None
+        self, bundle: LocatorBundle, within: Scope | None, *, positional: bool = False
     ) -> tuple[heal.Probe, heal.Resolution]:
         """One measurement of the page (inside ``within``, the current loop item, when given) and
         the rule's verdict on it.
@@ -200,15 +204,17 @@ class Resolver:
         is clicked). Only when none finds it does healing start, against the newest fingerprint
         alone, on a fresh measurement (the last one is what ``pick`` reads): a heal never lands on
         an older identity's look-alike. Each measurement keeps the bundle's filter and item scope
-        (:meth:`LocatorBundle.measured_as`).
+        (:meth:`LocatorBundle.measured_as`). ``positional``: an extraction reads the element its
+        ranked locator designates even when a look-alike ties it (``heal`` rule 2).
         """
         allow_heal = self.options.allow_heal
         if not bundle.identities:
             probe = await self._probe(bundle, within)
-            return probe, heal.decide(bundle.fingerprint, probe, allow_heal=allow_heal)
+            decision = heal.decide(bundle.fingerprint, probe, allow_heal=allow_heal, positional=positional)
+            return probe, decision
         for fingerprint in bundle.accepted:
             probe = await self._probe(bundle.measured_as(fingerprint), within)
-            decision = heal.decide(fingerprint, probe, allow_heal=False)
+            decision = heal.decide(fingerprint, probe, allow_heal=False, positional=positional)
             if decision.outcome != "not-found":
                 return probe, decision
         if not allow_heal:
