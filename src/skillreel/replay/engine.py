@@ -2,12 +2,13 @@
 
 Steps run serially, blocks (``loop``, ``branch``) recursively. Each step: resolve its target
 (``replay.resolving``: ``locate.heal.decide`` over the driver's in-page probe, polling until the
-step's deadline), act, settle, check the network ledger (any refused request during the step fails
-it with ``SR_REPLAY_UI_NETWORK_DENIED``, without naming origins), and collect digest-only evidence
-(:mod:`skillreel.replay.evidence`). The first failure stops the run with a
-:class:`~skillreel.errors.SkillreelError` naming the step id; nothing else about the page or the
-inputs reaches the error. The schema v2 kinds (extract, wait, scroll, dialog, loop, branch), data
-flow and outputs are in :mod:`skillreel.replay.flow`.
+step's deadline), act, settle (on events: ``replay/settling.py``), summarise the page (measuring
+ahead for the next step of the same list, :meth:`ReplayEngine._first_target`), check the network
+ledger (any refused request during the step fails it with ``SR_REPLAY_UI_NETWORK_DENIED``, without
+naming origins), and collect digest-only evidence (:mod:`skillreel.replay.evidence`). The first
+failure stops the run with a :class:`~skillreel.errors.SkillreelError` naming the step id; nothing
+else about the page or the inputs reaches the error. The schema v2 kinds (extract, wait, scroll,
+dialog, loop, branch), data flow and outputs are in :mod:`skillreel.replay.flow`.
 
 * An ``optional`` step whose target is not on the page is skipped (evidence ``skipped``).
 * An assertion or wait with ``onFail: "skip"`` that does not hold skips the rest of its block (the
