@@ -651,6 +651,25 @@ class PlaywrightDriver:
             self._current[loop] = index
         return ok
 
+    async def enter_item(
+        self, loop: str, index: int, fields: Sequence[FieldSpec], *, salt: str, allow_heal: bool
+    ) -> tuple[FieldValue, ...] | None:
+        """The item made current and its fields read in one call (settle.js ``batch``); after a
+        navigation or a re-render the two calls of :meth:`item` and :meth:`read_fields` instead."""
+        opened = self._loops.get(loop)
+        if opened is None or index >= opened[1]:
+            return None
+        scope = {"loop": loop, "index": index}
+        read = {"set": _read_arg(salt, allow_heal), "fields": self._fields_arg(fields), "within": scope}
+        both = await self._call("batch", [[COLLECT + "item", scope], [COLLECT + "fields", read]])
+        found, values = both if isinstance(both, list) and len(both) == 2 else (None, None)
+        if isinstance(found, dict) and found.get("ok") is True:
+            self._current[loop] = index
+            return _field_values(values, len(fields))
+        if not await self.item(loop, index):
+            return None
+        return await self.read_fields(fields, salt=salt, within=Scope(loop, index), allow_heal=allow_heal)
+
     async def _reopen(self, loop: str, depth: int = 0) -> bool:
         arg, count, within = self._loops[loop]
         if within is not None:

@@ -162,6 +162,14 @@ class Driver(Protocol):
         the item at that position when the list has as many items as when it was opened."""
         ...
 
+    async def enter_item(
+        self, loop: str, index: int, fields: Sequence[FieldSpec], *, salt: str, allow_heal: bool
+    ) -> tuple[FieldValue, ...] | None:
+        """:meth:`item`, then :meth:`read_fields` of that item (a loop's fields, read as each
+        iteration begins), in one round trip when the item is still where it was; None when it is
+        gone."""
+        ...
+
     async def close_items(self, loop: str) -> None:
         """Remove the marks of ``loop``; never raises."""
         ...

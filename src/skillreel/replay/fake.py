@@ -403,6 +403,13 @@ class FakeDriver:
         self._current[loop] = self._items[loop][0][index]
         return True
 
+    async def enter_item(
+        self, loop: str, index: int, fields: Sequence[FieldSpec], *, salt: str, allow_heal: bool
+    ) -> tuple[FieldValue, ...] | None:
+        if not await self.item(loop, index):
+            return None
+        return await self.read_fields(fields, salt=salt, within=Scope(loop, index), allow_heal=allow_heal)
+
     async def close_items(self, loop: str) -> None:
         self._items.pop(loop, None)
         self._current.pop(loop, None)

@@ -47,7 +47,7 @@ from ..model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef, ValueRe
 from ..model.urls import V1_RULE, QueryRule, URLRuleError, normalise_target_url
 from . import evidence as ev
 from . import extraction
-from .driving import Frame, Picked, Scope, SkipRest, StepState
+from .driving import FieldValue, Frame, Picked, Scope, SkipRest, StepState
 from .resolving import OPTIONAL_WAIT_S, POLL_FIRST_S, POLL_MAX_S, Resolver
 
 
@@ -229,18 +229,22 @@ class FlowSteps(Resolver):
             self._check_size(a.id)
 
     async def _iteration(self, step: StepState, a: LoopAction, index: int) -> dict[str, object]:
-        if not await self.driver.item(a.id, index):
+        scope = Scope(a.id, index)
+        reads: tuple[FieldValue, ...] | None = ()
+        if a.fields:  # the item and its fields in one round trip
+            reads = await self.driver.enter_item(
+                a.id, index, a.fields, salt=self.options.salt, allow_heal=self.options.allow_heal
+            )
+        elif not await self.driver.item(a.id, index):
+            reads = None
+        if reads is None:
             raise ReplayUIError(
                 "SR_REPLAY_UI_TARGET_NOT_FOUND",
                 f"step {a.id}: item {index + 1} of the loop is gone (the list changed while the loop ran)",
                 action_id=a.id,
             )
-        scope = Scope(a.id, index)
         item_values: dict[str, object] = {}
         if a.fields:
-            reads = await self.driver.read_fields(
-                a.fields, salt=self.options.salt, within=scope, allow_heal=self.options.allow_heal
-            )
             step.healed = step.healed or any(r.healed for r in reads)
             item_values = dict(extraction.fields(a.id, a.fields, reads, index))
         collected = dict(item_values) if a.collect is not None else None
