@@ -412,7 +412,9 @@ def arguments_refused(tool: str, exc: ValidationError) -> CallToolResult:
         f"{tool}: {', '.join(names)} do(es) not fit the tool's input schema ({', '.join(kinds)}); "
         "the values are not repeated here; nothing was done",
     )
-    return tool_result(failed(tool, error))
+    # skills_play answers with a short rendering first, refusals included (one shape for callers)
+    summary = f"{tool}: refused: {error.code}" if tool == "skills_play" else None
+    return tool_result(failed(tool, error), summary)
 
 
 class SkillreelServer(MCPServer[Any]):
