@@ -3,7 +3,15 @@ intent and output, typed inputs and outputs; selectors escaped (a page chooses t
 
 from __future__ import annotations
 
-from skillreel.model.actions import Action, ClickAction, ExtractAction, LoopAction, ParameterRef, TypeAction
+from skillreel.model.actions import (
+    Action,
+    ClickAction,
+    ExtractAction,
+    LoopAction,
+    NavigateAction,
+    ParameterRef,
+    TypeAction,
+)
 from skillreel.model.draft import Parameter
 from skillreel.services.showing import inputs_and_outputs, project_actions
 from skillreel.ui.app import templates
@@ -41,6 +49,7 @@ def test_a_loop_nests_its_steps_with_intents_outputs_and_typed_inputs() -> None:
     )
     html = rendered(
         [
+            NavigateAction(id="a0", url="https://shop.example/"),  # a step without a target
             TypeAction(id="a1", target=factory.bundle("#q"), value=ParameterRef(name="q")),
             LoopAction(id="a3", items=factory.element_set(), limit=10, body=body, collect="rows"),
         ],
@@ -55,5 +64,6 @@ def test_a_loop_nests_its_steps_with_intents_outputs_and_typed_inputs() -> None:
     assert "healed in the last replay" in nested
     assert "<code>q</code> string of north, south" in html
     assert "<code>rows</code> list of <code>status</code> string" in html
+    assert 'id="step-a0"' in html
     assert "<script>" not in html
     assert "&lt;script&gt;" in html
