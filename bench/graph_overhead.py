@@ -12,7 +12,9 @@ The page is a table of 100 orders (number, amount, status, an "Approve" button).
   Python.
 * **loop over 100 items**: skillreel runs a `loop` over the rows reading the status field and
   branching on it, clicking "Approve" inside the row when the order is open (50 clicks); the baseline
-  iterates the row locators, reads the status and clicks the row's button.
+  iterates the row locators, reads the status and clicks the row's button. A click posts the
+  approval and, once answered, marks the row approved, as an app does (skillreel settles on that
+  request; the baseline does not wait for it).
 
 Both run the whole use case (pre-flight, Chromium behind the proxy, evidence, report, store) with
 ``--settle 0``. Printed: medians of the whole run and of the steps alone, and their ratios. Goal
@@ -66,7 +68,9 @@ ROWS = 100
 ROW_HTML = (
     '<tr class="order"><td class="number">Order {n}</td><td class="amount">${amount:,}.50</td>'
     '<td class="status">{status}</td><td><button type="button" class="approve" '
-    "onclick=\"fetch('/approve?id={n}')\">Approve</button></td></tr>"
+    "onclick=\"fetch('/approve?id={n}').then((r) => r.text())"
+    ".then(() => {{ this.closest('tr').querySelector('td.status').textContent = 'approved'; }})\">"
+    "Approve</button></td></tr>"
 )
 PAGE = (
     "<!doctype html><html><head><title>Orders</title></head><body><main><h1>Orders</h1><table>"
