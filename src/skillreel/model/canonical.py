@@ -37,6 +37,7 @@ TAGS: Final = frozenset(
         "skillreel.page-state/v1",
         "skillreel.heal-proposal/v1",
         "skillreel.run/v1",
+        "skillreel.batch-rows/v1",
     }
 )
 
