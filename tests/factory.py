@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -38,7 +38,16 @@ from skillreel.model.environment import (
     url_target_digest,
 )
 from skillreel.model.events import EventsLog, RecordedEvent
-from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, Strategy, merge_heal
+from skillreel.model.io import OutputSpec
+from skillreel.model.locators import (
+    ElementSet,
+    Fingerprint,
+    LocatorBundle,
+    LocatorCandidate,
+    Strategy,
+    merge_heal,
+)
+from skillreel.model.refs import TextFilter, ValueRef
 from skillreel.model.report import ReplayReport, StepResult
 from skillreel.model.runs import (
     BatchSlot,
@@ -70,6 +79,71 @@ def bundle(
     return LocatorBundle(
         candidates=(LocatorCandidate(strategy=strategy, selector=selector, match_count=1),),
         fingerprint=Fingerprint(tag=tag, type=type_, parent_path=("html", "body", "form")),
+    )
+
+
+def target(
+    selector: str,
+    *,
+    tag: str = "td",
+    type_: str | None = None,
+    role: str | None = None,
+    within: Literal["item"] | None = None,
+    token: ValueRef | None = None,
+    count: int = 1,
+) -> LocatorBundle:
+    """A CSS-selected target without text hashes (schema v2: an extraction target, a target inside
+    a loop's item with ``within="item"``, or a target chosen by a whole-token ``token`` filter)."""
+    return LocatorBundle(
+        candidates=(LocatorCandidate(strategy="css", selector=selector, match_count=count),),
+        fingerprint=Fingerprint(tag=tag, type=type_, role=role, parent_path=("html", "body", "main")),
+        filter=TextFilter(contains_token=token) if token is not None else None,
+        within=within,
+    )
+
+
+def element_set(
+    selector: str = "tbody tr", *, tag: str = "tr", count: int = 20, token: ValueRef | None = None
+) -> ElementSet:
+    """A repeating structure: ``selector`` designates every item."""
+    return ElementSet(
+        candidates=(LocatorCandidate(strategy="css", selector=selector, match_count=count),),
+        fingerprint=Fingerprint(tag=tag, parent_path=("html", "body", "main", "table", "tbody")),
+        filter=TextFilter(contains_token=token) if token is not None else None,
+    )
+
+
+def content_free(found: LocatorBundle, *, attribute: str | None = None) -> LocatorBundle:
+    """``found`` (a real bundle, as ``tests/describe.py`` gives it) without what would hold a hash of
+    its text (``LocatorBundle.without_content``): an extraction target."""
+    bare = found.without_content(attribute)
+    assert bare is not None, "no content-free candidate"
+    return bare
+
+
+def graph_draft(
+    actions: Sequence[Action],
+    *,
+    name: str = "graph-skill",
+    parameters: Sequence[Parameter] = (),
+    environment: Environment | None = None,
+    outputs: Sequence[OutputSpec] = (),
+) -> Draft:
+    """A draft of exactly these steps (schema v1 or v2, whichever they need). ``parameters`` are
+    used as given; every other parameter the steps refer to is a required untyped one."""
+    given = {p.name: p for p in parameters}
+    params = tuple(given.get(p, Parameter(name=p)) for p in parameter_refs(actions))
+    return Draft.build(
+        name=name,
+        description="A skill under test.",
+        actions=tuple(actions),
+        parameters=params,
+        capabilities=capability_manifest(actions),
+        failure_conditions=(),
+        environment=environment or html_environment(),
+        fingerprint_salt=SALT,
+        events_digest=events_log().events_digest,
+        outputs=tuple(outputs),
     )
 
 

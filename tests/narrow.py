@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from skillreel.model.actions import Action, NavigateAction
+from skillreel.model.actions import Action
 from skillreel.model.locators import LocatorBundle
 
 T = TypeVar("T")
@@ -27,5 +27,6 @@ def narrow(kind: type[T], value: object) -> T:
 def target_of(action: Action | None) -> LocatorBundle:
     """The element an action acts on (asserted to be an action that has one)."""
     assert action is not None
-    assert not isinstance(action, NavigateAction), f"{action.id} is a navigation"
-    return present(action.target)
+    target = getattr(action, "target", None)
+    assert isinstance(target, LocatorBundle | None), f"{action.id} ({action.kind}) has no target"
+    return present(target)

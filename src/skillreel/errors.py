@@ -335,6 +335,40 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "it was finished or rolled back first, so the disk and the store agree again.",
         "Nothing to do; check that the result is what you wanted.",
     ),
+    ErrorCode(
+        "SR_RECORD_GRAPH_INVALID",
+        2,
+        "A skill's step graph breaks a rule of schema v2; the message names the step.",
+        "Fix the named step (ids unique, blocks at most 3 deep, at most 256 steps, outputs as the steps "
+        "produce them); `skillreel show NAME` renders the graph.",
+    ),
+    ErrorCode(
+        "SR_RECORD_GRAPH_REFERENCE",
+        2,
+        "A step refers to a parameter, output or item field that does not exist where it is used.",
+        "Refer only to declared parameters, to outputs of earlier non-optional extract steps of the same "
+        "or an enclosing block, and to fields of the enclosing loop's items.",
+    ),
+    ErrorCode(
+        "SR_RECORD_EDIT_INVALID",
+        2,
+        "An edit of `skillreel edit` cannot be applied as written; the message names the edit and step.",
+        "Fix the named edit (steps to wrap consecutive in one block, moves within a block, a loop over a "
+        "list extraction); `skillreel show NAME` lists the step ids.",
+    ),
+    ErrorCode(
+        "SR_RECORD_EDIT_REFERENCE",
+        2,
+        "An edit names a step, parameter, output or target that the draft does not have.",
+        "Use the ids and names `skillreel show NAME` prints; a wait, assertion or condition reuses the "
+        "target of a recorded step.",
+    ),
+    ErrorCode(
+        "SR_RECORD_LOOP_BOUND",
+        2,
+        "A loop or list extraction has a limit above 1,000 items.",
+        "Lower the step's limit to at most 1,000 (split the work into several runs if it needs more).",
+    ),
     # --- SR_REPLAY_*: draft, review, schema, parameter, environment, capability, evidence
     ErrorCode(
         "SR_REPLAY_NOT_APPROVED",
@@ -386,8 +420,9 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_REPLAY_PARAMETER_INVALID",
         2,
-        "An input value is outside its limits.",
-        "Type values are limited to 8,192 characters, select values to 1,024.",
+        "An input value does not fit its parameter: its type, its allowed values or its length.",
+        "Give a value of the parameter's type (`skillreel show NAME` lists types and allowed values); "
+        "typed values are limited to 8,192 characters, select values to 1,024, loop limits to 1-1,000.",
     ),
     ErrorCode(
         "SR_REPLAY_SENSITIVE_ON_ARGV",
@@ -406,6 +441,37 @@ CODES: dict[str, ErrorCode] = _catalogue(
         1,
         "A step needs a person and nobody can answer.",
         "Run the replay on an interactive terminal (or through an MCP client that can elicit).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_OUTPUT_INVALID",
+        1,
+        "A value read from the page does not fit its output's type or pattern; nothing was returned.",
+        "Check the page shows what the step expects, or change the output's type or pattern "
+        "(`skillreel edit`) and review again.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_LIST_LIMIT",
+        1,
+        "A list or loop on the page has more items than the step's limit; nothing was done with them.",
+        "Narrow the page (inputs that filter it) or raise the step's limit (at most 1,000) and review again.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_OUTPUT_TOO_LARGE",
+        1,
+        "The outputs exceed their bounds (4,096 characters a value, 1 MiB in all); nothing was returned.",
+        "Extract fewer or shorter values (a pattern, a lower limit), then review the skill again.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_OUTPUT_MASKED",
+        1,
+        "A warning on a replay that succeeded: output values that contained a sensitive input were masked.",
+        "Nothing to fix; narrow the extraction (a pattern, another element) if the value is needed.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_STEP_BUDGET",
+        1,
+        "The replay would run more than 50,000 steps (loops included); it was stopped.",
+        "Lower the loops' limits, or split the work into several skills.",
     ),
     ErrorCode(
         "SR_REPLAY_EVIDENCE_TOO_LARGE",
@@ -518,6 +584,18 @@ CODES: dict[str, ErrorCode] = _catalogue(
         1,
         "An assertion of the skill did not hold.",
         "Check the page state the skill expects (see its failure conditions).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_WAIT_FAILED",
+        1,
+        "A wait step's condition did not hold within its timeout.",
+        "Check the page reaches the state the step waits for; a slow page needs a longer step timeout.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_DIALOG_MISMATCH",
+        1,
+        "The dialog a step expects did not open, or another kind of dialog did.",
+        "Check the page still asks for confirmation at that step; record the skill again if it changed.",
     ),
     ErrorCode(
         "SR_REPLAY_UI_NETWORK_DENIED",

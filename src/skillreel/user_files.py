@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .errors import InputError
+from .model.actions import GraphProblem
 from .model.limits import MAX_JSON_INPUT_BYTES
 
 M = TypeVar("M", bound=BaseModel)
@@ -140,6 +141,9 @@ def input_error(exc: ValidationError, *, what: str = "input file") -> InputError
     """The InputError for a ValidationError: its code and a value-free description."""
     problems = exc.errors(include_url=False, include_input=False, include_context=True)
     types = [p["type"] for p in problems]
+    graph = next((p["ctx"]["error"] for p in problems if _graph_problem(p)), None)
+    if graph is not None:  # a rule of the step graph: its own code, the step named
+        return InputError(graph.code, f"the {what} is not valid: {graph}", action_id=graph.step)
     if any(p["type"] == "literal_error" and p["loc"] and p["loc"][-1] == "schema" for p in problems):
         code = "SR_RECORD_SCHEMA_VERSION"
     elif types and all(t == "digest_mismatch" for t in types):
@@ -152,6 +156,11 @@ def input_error(exc: ValidationError, *, what: str = "input file") -> InputError
     )
     more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
     return InputError(code, f"the {what} is not valid: {shown}{more}")
+
+
+def _graph_problem(problem: Any) -> bool:
+    error = (problem.get("ctx") or {}).get("error")
+    return isinstance(error, GraphProblem)
 
 
 def _describe(loc: Sequence[int | str], kind: str, msg: str) -> str:

@@ -14,7 +14,19 @@ from tests.cli import CliResult, run_cli
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-STAGES = ["record", "show", "review", "replay", "heal", "refuse", "enable", "mcp", "revoke", "audit"]
+STAGES = [
+    "record",
+    "show",
+    "review",
+    "replay",
+    "heal",
+    "refuse",
+    "enable",
+    "mcp",
+    "extract",
+    "revoke",
+    "audit",
+]
 
 
 def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
@@ -37,10 +49,18 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
     assert stages["refuse"]["data"]["code"] == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
     assert stages["enable"]["data"]["status"] == "enabled"
     assert stages["mcp"]["data"]["listed"] == ["approve-invoice"]
+    assert stages["extract"]["data"]["outputs"] == {
+        "total": 1250,
+        "invoices": [{"invoice": "INV-1042", "amount": 1250}, {"invoice": "INV-1043", "amount": 310}],
+        "matches": 2,
+    }
     assert stages["audit"]["data"]["ok"] is True
-    # the home the demo used holds the revoked skill and no typed password
+    # the home the demo used holds the revoked skill, the extraction skill and no typed password
     listing = run_cli("list", "--json", env={"SKILLREEL_HOME": str(home)}).data()
-    assert [(s["name"], s["status"]) for s in listing["skills"]] == [("approve-invoice", "revoked")]
+    assert [(s["name"], s["status"]) for s in listing["skills"]] == [
+        ("approve-invoice", "revoked"),
+        ("find-invoices", "enabled"),
+    ]
     for path in home.rglob("*"):
         if path.is_file():
             data = path.read_bytes()

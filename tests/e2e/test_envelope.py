@@ -107,6 +107,22 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     case("record", ["record", "Bad_Name", "--html", str(html)], "SR_RECORD_NAME_INVALID")
     assert case("show", ["show", NAME])["data"]["revision"] == 1
     case("show", ["show", "no-such-skill"], "SR_RECORD_NOT_FOUND")
+    patch = tmp_path / "patch.json"
+    patch.write_text(
+        json.dumps(
+            {
+                "schema": "skillreel.edit/v1",
+                "revision": 1,
+                "edits": [{"op": "set-step", "step": "a3", "intent": "Sign up with the e-mail"}],
+            }
+        )
+    )
+    checked = case("edit", ["edit", NAME, "--patch", str(patch), "--check"])["data"]
+    assert checked["stored"] is False  # --check stores nothing
+    patch.write_text(
+        json.dumps({"schema": "skillreel.edit/v1", "edits": [{"op": "delete-step", "step": "a42"}]})
+    )
+    case("edit", ["edit", NAME, "--patch", str(patch)], "SR_RECORD_EDIT_REFERENCE")
     case("review", ["review", NAME, "--reviewer", "alice"], "SR_RECORD_APPROVAL_REQUIRED")
     case("review", ["review", NAME, "--reviewer", "alice", "--approve"], "SR_RECORD_REVIEW_UNPINNED")
     case("review", ["review", NAME, "--reviewer", "alice", "--expected-revision", "1", "--approve"])

@@ -43,7 +43,10 @@ PURE = (
     "model",
     "record.project",
     "record.redact",
+    "record.edits",
     "locate.heal",
+    "locate.tokens",
+    "replay.extraction",
     "sandbox.allowlist",
 )
 FORBIDDEN_IN_PURE = {"playwright", "sqlite3", "subprocess", "socket", "asyncio", "os", "httpx", "requests"}

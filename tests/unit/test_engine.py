@@ -22,7 +22,14 @@ from skillreel.model.actions import (
     TypeAction,
 )
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, merge_heal, text_hash
-from skillreel.replay.engine import EngineOptions, HumanRequest, ReplayEngine, StepProgress, url_matches
+from skillreel.replay.engine import (
+    EngineOptions,
+    HumanRequest,
+    ReplayEngine,
+    Scope,
+    StepProgress,
+    url_matches,
+)
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
 from tests.factory import SALT
 
@@ -238,10 +245,10 @@ async def test_a_target_that_appears_later_is_waited_for() -> None:
     clock = Clock()
     original = driver.probe
 
-    async def probe(bundle: LocatorBundle, *, salt: str) -> Any:
+    async def probe(bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> Any:
         if clock.now >= 0.2 and go not in p.elements:
             p.elements.append(go)
-        return await original(bundle, salt=salt)
+        return await original(bundle, salt=salt, within=within)
 
     driver.probe = probe  # type: ignore[method-assign]  # wraps the fake page's probe
     await engine(driver, clock).run([start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {})

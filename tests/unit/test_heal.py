@@ -306,6 +306,22 @@ def test_exact_hit_with_an_equal_twin_elsewhere_is_ambiguous() -> None:
     assert decide(b, page).outcome == "ambiguous"
 
 
+def test_a_read_by_position_takes_the_designated_element_despite_a_twin_but_not_a_better_one() -> None:
+    """An extraction (``positional``) reads what its ranked locator designates when a look-alike
+    ties it; an element that beats the hit by more than the margin still means a decoy."""
+    b = bundle(fp(**variant_dict(SAVE, attrs={}, sib=(0, 2))), "form > button:nth-of-type(1)")
+    same = fp(**variant_dict(SAVE, attrs={}, sib=(0, 2)))
+    other = fp(**variant_dict(SAVE, attrs={}, sib=(1, 2)))
+    page = [El(same, {"form > button:nth-of-type(1)"}), El(other)]
+    read = heal.decide(b.fingerprint, probe(b, page), allow_heal=False, positional=True)
+    assert (read.outcome, read.element) == ("exact", 0)
+    cancel_now = variant(CANCEL, sib=(0, 1))
+    decoy = [El(cancel_now, {"#cancel", "form > button:nth-of-type(1)"})]
+    assert heal.decide(
+        SAVE_B.fingerprint, probe(SAVE_B, decoy), allow_heal=True, positional=True
+    ).outcome == ("not-found")
+
+
 def variant_dict(base: Spec, **changes: Unpack[Spec]) -> Spec:
     return {**base, **changes}
 

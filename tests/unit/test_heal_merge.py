@@ -63,3 +63,35 @@ def test_a_bundle_that_never_healed_keeps_its_wire_form_and_digest() -> None:
     merged = merge_heal(plain, bundle("#persist", fingerprint=fp(index=1)))
     assert LocatorBundle.parse(merged.to_json()) == merged
     assert len(merged.to_json()["identities"]) == 1
+
+
+def test_what_the_target_is_survives_a_heal_and_each_measurement() -> None:
+    """A target chosen by an input (``filter``) or inside a loop's item (``within``) stays one: the
+    merged bundle and every bundle measured against an accepted identity keep both."""
+    from skillreel.model.refs import ParameterRef, TextFilter
+
+    chosen = TextFilter(contains_token=ParameterRef(name="q"))
+    old = LocatorBundle(candidates=candidates("#rows a"), fingerprint=fp("a"), filter=chosen, within="item")
+    merged = merge_heal(old, bundle("#results a", fingerprint=fp("a", index=1)))
+    assert (merged.filter, merged.within) == (chosen, "item")
+    assert merged.identities == (old.fingerprint,)
+    for fingerprint in merged.accepted:
+        measured = merged.measured_as(fingerprint)
+        assert (measured.filter, measured.within, measured.identities) == (chosen, "item", ())
+    assert merge_heal(bundle("#a"), bundle("#b", fingerprint=fp(index=1))).to_json().keys() == {
+        "candidates",
+        "fingerprint",
+        "identities",
+    }
+
+
+def test_a_content_free_target_keeps_no_text_hash_in_any_identity() -> None:
+    """An extraction target's accepted identities lose their text hashes too (they are page content)."""
+    texty = Fingerprint(tag="td", text_hash="0123456789abcdef", name_hash="fedcba9876543210")
+    merged = merge_heal(
+        bundle("td.total", fingerprint=texty), bundle("td.sum", fingerprint=fp("td", index=1))
+    )
+    bare = merged.without_content()
+    assert bare is not None
+    assert all(i.text_hash is None and i.name_hash is None for i in bare.accepted)
+    assert bare.identities == (texty.model_copy(update={"text_hash": None, "name_hash": None}),)

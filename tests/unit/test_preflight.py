@@ -311,6 +311,88 @@ def test_a_broken_keyring_counts_as_empty(monkeypatch: pytest.MonkeyPatch) -> No
     assert vault.EnvKeyringSecrets(environ={}).get("order", "pin") is None
 
 
+# ---- typed inputs (schema v2) -------------------------------------------------------------------
+
+
+def typed_skill() -> StoreEntry:
+    from skillreel.model.actions import LoopAction
+    from tests.factory import element_set
+
+    actions = (
+        NavigateAction(id="a1", url="https://fixture.skillreel.invalid/"),
+        TypeAction(id="a2", target=bundle("#q"), value=ParameterRef(name="query")),
+        SelectAction(
+            id="a3", target=bundle("#r", tag="select", type_=None), value=ParameterRef(name="region")
+        ),
+        TypeAction(id="a4", target=bundle("#n"), value=ParameterRef(name="amount")),
+        TypeAction(id="a5", target=bundle("#u"), value=ParameterRef(name="urgent")),
+        LoopAction(
+            id="a6",
+            items=element_set(),
+            limit=ParameterRef(name="limit"),
+            body=(TypeAction(id="a7", target=bundle("#x"), value=ParameterRef(name="query")),),
+        ),
+    )
+    params = (
+        Parameter(name="query", type="string"),
+        Parameter(name="region", type="enum", values=("eu-west", "us-east")),
+        Parameter(name="amount", type="number", required=False, default=10),
+        Parameter(name="urgent", type="boolean", required=False),
+        Parameter(name="limit", type="integer", required=False, default=20),
+    )
+    return skill(params=params, actions=actions)
+
+
+GOOD = {"query": "q", "region": "us-east"}
+
+
+def test_typed_inputs_get_canonical_text_and_defaults(page: Path) -> None:
+    pre = run(
+        typed_skill(), html_path=page, inputs={**GOOD, "amount": "1250.50", "urgent": "True", "limit": 5}
+    )
+    assert dict(pre.values) == {
+        "query": "q",
+        "region": "us-east",
+        "amount": "1250.5",
+        "urgent": "true",
+        "limit": "5",
+    }
+    assert pre.labels == frozenset()
+    defaulted = run(typed_skill(), html_path=page, inputs=GOOD)
+    assert (defaulted.values["amount"], defaulted.values["limit"]) == ("10", "20")
+    assert "urgent" not in defaulted.values
+
+
+def test_an_enum_input_of_a_select_may_be_a_label(page: Path) -> None:
+    pre = run(typed_skill(), html_path=page, inputs={**GOOD, "region": "US East (Virginia)"})
+    assert pre.labels == frozenset({"region"})
+    assert pre.values["region"] == "US East (Virginia)"
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        ({"amount": "ten"}, "'amount'"),
+        ({"urgent": "perhaps"}, "'urgent'"),
+        ({"amount": "1,250"}, "'amount'"),
+        ({"limit": "2.5"}, "'limit'"),
+        ({"limit": 0}, "loop's limit"),
+        ({"limit": 1001}, "loop's limit"),
+        ({"region": "   "}, "'eu-west', 'us-east'"),
+    ],
+)
+def test_typed_input_refusals_name_the_parameter_never_the_value(
+    page: Path, given: dict[str, Any], says: str
+) -> None:
+    with pytest.raises(SkillreelError) as info:
+        run(typed_skill(), html_path=page, inputs={**GOOD, **given})
+    assert info.value.code == "SR_REPLAY_PARAMETER_INVALID"
+    assert says in info.value.message
+    for value in given.values():
+        if isinstance(value, str) and value.strip():
+            assert value not in info.value.message
+
+
 # ---- named environments and vault sessions ---------------------------------------------------------
 
 STAGING = "http://127.0.0.1:9000"

@@ -201,3 +201,58 @@ def test_click_target_change_on_another_kind_is_minor() -> None:
     change = classify(base, with_actions(base, actions))
     assert change.bump == "minor"
     assert change.reasons[0].startswith("step a3: policy")
+
+
+# ---- schema v2: typed inputs, outputs, nested steps, intents -----------------------------------
+
+
+def invoices(
+    *,
+    q: Parameter | None = None,
+    total_type: str = "number",
+    intent: str | None = None,
+    row_selector: str = ":scope td.status",
+    extra_output: bool = False,
+) -> Draft:
+    """A v2 draft: type q, a loop over rows reading each row's status, the total as an output."""
+    from skillreel.model.actions import ExtractAction, LoopAction
+
+    body: tuple[Action, ...] = (
+        ExtractAction(id="a4", output="status", target=factory.target(row_selector, within="item")),
+    )
+    actions: list[Action] = [
+        TypeAction(id="a1", target=bundle("#q"), value=ParameterRef(name="q")),
+        LoopAction(id="a3", items=factory.element_set(), limit=10, body=body, collect="rows", intent=intent),
+        ExtractAction(id="a5", output="total", target=factory.target("#total"), type=total_type),  # type: ignore[arg-type]
+    ]
+    if extra_output:
+        actions.append(ExtractAction(id="a6", output="count", read="count", items=factory.element_set()))
+    return factory.graph_draft(actions, parameters=(q or Parameter(name="q", type="string"),))
+
+
+def test_v2_changes_bump_as_a_caller_would_feel_them() -> None:
+    base = invoices()
+    retyped = classify(base, invoices(total_type="integer"))
+    assert (retyped.bump, retyped.reasons[0]) == ("major", "output total changed type")
+    assert classify(base, invoices(extra_output=True)).bump == "minor"
+    assert classify(invoices(extra_output=True), base).reasons[0] == "output count removed"
+    input_retyped = classify(base, invoices(q=Parameter(name="q", type="integer")))
+    assert (input_retyped.bump, input_retyped.reasons[0]) == ("major", "input q changed type")
+    enum = Parameter(name="q", type="enum", values=("a", "b"))
+    fewer = classify(invoices(q=enum), invoices(q=Parameter(name="q", type="enum", values=("a",))))
+    assert (fewer.bump, fewer.reasons[0]) == ("major", "input q allows fewer values")
+    more = classify(invoices(q=enum), invoices(q=Parameter(name="q", type="enum", values=("a", "b", "c"))))
+    assert (more.bump, more.reasons[0]) == ("minor", "input q allows more values")
+
+
+def test_a_step_inside_a_loop_is_compared_and_an_intent_alone_is_a_patch() -> None:
+    from skillreel.model.diff import diff_drafts
+
+    base = invoices()
+    moved = diff_drafts(base, invoices(row_selector=":scope td.state"))
+    assert [(s.path, s.change, s.categories) for s in moved.steps] == [
+        (("a3", "a4"), "changed", ("locators",))
+    ]
+    assert classify(base, invoices(row_selector=":scope td.state")).bump == "patch"
+    worded = classify(base, invoices(intent="approve every open invoice"))
+    assert (worded.bump, worded.reasons) == ("patch", ("step a3: intent changed",))

@@ -22,6 +22,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "record": ("record", "Record a skill from a demonstration in Chromium."),
     "list": ("list_", "List skills with their state and revision."),
     "show": ("show", "Show one skill: actions, parameters, digests, installation."),
+    "edit": ("edit", "Make a new draft revision from structured, reviewed edits."),
     "review": ("review", "Approve one exact draft revision (or a heal proposal)."),
     "diff": ("diff", "Show what changed between two drafts of a skill, step by step."),
     "replay": ("replay", "Replay an approved skill in Chromium with new inputs."),

@@ -2,18 +2,16 @@
 
 With ``--automation FILE`` a scripted demonstration runs headless; without it a headed window opens,
 the terminal lists each captured step (its kind and action id, never a value) on stderr, Enter
-finishes and Ctrl-C discards (nothing is stored). A ``--sensitive`` name that no typed field has
-produced by Enter is named on stderr and the recording goes on; a second Enter ends it (refused).
-A scripted demonstration checks ``--sensitive`` names as soon as its last field is filled, before
-the steps after it run.
+finishes, Ctrl-C discards (nothing is stored) and ``mark NAME`` marks an element for extraction
+(``cli/terminal.py``). A ``--sensitive`` name that no typed field has produced by Enter is named on
+stderr and the recording goes on; a second Enter ends it (refused). A scripted demonstration checks
+``--sensitive`` names as soon as its last field is filled, before the steps after it run.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +20,7 @@ import click
 from ..errors import InputError, RecordError
 from ..services.recording import DEFAULT_TIMEOUT_MS, RecordRequest, RecordResult, prepare, record_skill
 from ..store import Store
+from . import terminal
 from .completion import complete_skill_name
 from .output import Render, emit, json_option
 
@@ -49,31 +48,6 @@ def _named_origin(text: str) -> tuple[str, str]:
     return name, origin
 
 
-async def _enter_pressed() -> None:
-    """Returns when a line (or end of input) arrives on stdin, without blocking the event loop."""
-    click.echo("recording in the browser window: press Enter here to finish, Ctrl-C to discard", err=True)
-    if sys.stdin is None or sys.stdin.closed:
-        return
-    loop = asyncio.get_running_loop()
-    fd = sys.stdin.fileno()
-    line: asyncio.Future[None] = loop.create_future()
-
-    def readable() -> None:
-        data = os.read(fd, 4096)
-        if (not data or b"\n" in data) and not line.done():
-            line.set_result(None)
-
-    try:
-        loop.add_reader(fd, readable)
-    except (OSError, NotImplementedError, ValueError):  # a regular file: it is readable at once
-        sys.stdin.readline()
-        return
-    try:
-        await line
-    finally:
-        loop.remove_reader(fd)
-
-
 def _announce(action_id: str, kind: str) -> None:
     click.echo(f"  {action_id:<5} {kind}", err=True)
 
@@ -91,7 +65,16 @@ def _human(result: RecordResult) -> Render:
             f"recorded [bold]{data['name']}[/] revision {data['revision']} (draft) {data['draftDigest']}"
         )
         for action in data["actions"]:
-            extra = next((action[k] for k in ("parameter", "key", "reason", "check") if k in action), "")
+            extra = next(
+                (
+                    action[k]
+                    for k in ("parameter", "output", "key", "reason", "check", "until")
+                    if k in action
+                ),
+                "",
+            )
+            if "chosenBy" in action:
+                extra = f"chosen by input {action['chosenBy'].get('name')}"
             out.print(f"  {action['id']:<5} {action['kind']:<9} {extra}")
         if data["strippedQueryKeys"]:
             out.print(
@@ -216,7 +199,7 @@ def command(
                 record_skill(
                     store,
                     prepared,
-                    until_done=_enter_pressed if interactive else None,
+                    terminal=terminal.run if interactive else None,
                     on_action=_announce if interactive else None,
                     on_notice=_notice if interactive else None,
                 )

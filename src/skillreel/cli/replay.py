@@ -14,6 +14,7 @@ run on one Chromium (``cli/batch.py``, ``services/batching.py``).
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -215,9 +216,11 @@ def parse_inputs(pairs: tuple[str, ...]) -> dict[str, str]:
 def show_progress(step: StepProgress) -> None:
     if step.phase == "start":
         return
-    mark = "ok" if step.phase == "done" else f"failed {step.code}"
+    mark = {"done": "ok", "skipped": "skipped"}.get(step.phase, f"failed {step.code}")
     healed = " (healed)" if step.healed else ""
-    sys.stderr.write(f"[{step.index + 1}/{step.total}] {step.action_id} {step.kind}: {mark}{healed}\n")
+    item = f" (item {step.iteration + 1})" if step.iteration is not None else ""
+    line = f"[{step.index + 1}/{step.total}] {step.action_id} {step.kind}{item}: {mark}{healed}\n"
+    sys.stderr.write(line)
     sys.stderr.flush()
 
 
@@ -230,6 +233,9 @@ def show_success(out: Any, doc: dict[str, Any]) -> None:
     )
     if doc["validatedRevision"] is not None:
         out.print(f"the skill is now validated (revision {doc['validatedRevision']})")
+    if doc.get("outputs"):
+        out.print("outputs:")
+        out.print(json.dumps(doc["outputs"], ensure_ascii=False, indent=2), markup=False, highlight=False)
     if doc["healProposal"]:
         out.print(
             f"a heal proposal is pending: see `skillreel show {doc['name']}`, accept it with "

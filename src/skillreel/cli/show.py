@@ -9,21 +9,11 @@ import click
 from ..services.showing import show_skill
 from ..store import Store
 from .completion import complete_skill_name
+from .graph_view import io_lines, step_lines
 from .output import Render, emit, json_option
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-
-def _flags(p: dict[str, Any]) -> str:
-    return ", ".join(f for f in ("required", "sensitive") if p[f]) or "optional"
-
-
-def _steps(console: Console, actions: list[dict[str, Any]]) -> None:
-    from rich.markup import escape
-
-    for a in actions:
-        console.print(f"  {a['id']:>4} {a['kind']:<8} {escape(a['intent'])}")
 
 
 def _human(view: dict[str, Any]) -> Render:
@@ -54,19 +44,15 @@ def _human(view: dict[str, Any]) -> Render:
                 f"{escape(', '.join(named['allowedOrigins']))}{session}"
             )
         console.print(f"capabilities: {', '.join(view['capabilities'])}")
-        console.print("inputs:" + ("" if view["parameters"] else " none"))
-        for p in view["parameters"]:
-            console.print(f"  {p['name']} ({_flags(p)})")
-        if view["outputs"]:
-            console.print("outputs: " + ", ".join(f"{o['name']} ({o['type']})" for o in view["outputs"]))
+        io_lines(console, view)
         console.print(f"steps ({len(view['actions'])}):")
-        _steps(console, view["actions"])
+        step_lines(console, view["actions"])
         for cond in view["failureConditions"]:
             console.print(f"fails when: {escape(cond)}")
         heal = view["healProposal"]
         if heal:
             console.print(f"[yellow]pending heal proposal[/] (from replay report {heal['reportDigest']}):")
-            _steps(console, heal["actions"])
+            step_lines(console, heal["actions"])
             console.print(f"  see it step by step: skillreel diff {view['name']}")
             if len(view["healProposals"]) > 1:
                 console.print(f"  ({len(view['healProposals']) - 1} older pending proposal(s) of this draft)")

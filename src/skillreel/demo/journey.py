@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 SKILL = "approve-invoice"
 SECRET_ENV = "SKILLREEL_SECRET_APPROVE_INVOICE_PASSWORD"  # noqa: S105 (a variable's name)
+FINDER = "find-invoices"
+FINDER_SECRET_ENV = "SKILLREEL_SECRET_FIND_INVOICES_PASSWORD"  # noqa: S105 (a variable's name)
+SECRET_ENVS = (SECRET_ENV, FINDER_SECRET_ENV)
 RECORDED_PASSWORD = "demo-Recorded-Pw-7319"  # noqa: S105 (demo app only; typed while recording, never stored)
 VAULT_PASSWORD = "demo-Vault-Pw-5582"  # noqa: S105 (demo app only; what the vault gives the replays)
 DESCRIPTION = (
@@ -329,6 +332,118 @@ async def stage_mcp(ctx: DemoContext) -> StageResult:
     )
 
 
+# The extraction skill: sign in, search, and read back the invoice total (the amount of the first
+# matching invoice: a read by position in the result list), the matching invoices (each item's number
+# and total amount) and how many there are. The selectors drive the demonstration only.
+_AMOUNT = r"· ([0-9][0-9,.]* [A-Z]{3})$"
+
+
+def _finder_automation() -> dict[str, Any]:
+    sign_in = _automation("")["steps"][:6]
+    return {
+        "steps": [
+            *sign_in,
+            {"do": "wait", "selector": "#results li:first-child"},
+            {
+                "do": "extract",
+                "selector": "#results li:first-child span",
+                "as": "total",
+                "type": "number",
+                "pattern": _AMOUNT,
+            },
+            {
+                "do": "extract",
+                "selector": "#results li",
+                "as": "invoices",
+                "all": True,
+                "limit": 20,
+                "fields": {
+                    "invoice": {"selector": "span", "pattern": r"^(INV-[0-9]+)"},
+                    "amount": {"selector": "span", "type": "number", "pattern": _AMOUNT},
+                },
+            },
+            {"do": "extract", "selector": "#results li", "as": "matches", "all": True, "read": "count"},
+        ]
+    }
+
+
+async def stage_extract(ctx: DemoContext) -> StageResult:
+    """Record a skill that reads data back, approve, validate and enable it, and play it over MCP:
+    the agent gets the invoice total (the first match's), the matching invoices (number and total of
+    each) and their count as outputs."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from ..services.packaging import enable_skill
+    from ..services.recording import RecordRequest, record_skill
+    from ..services.replaying import ReplayRequest, replay_skill
+    from ..services.reviewing import review_skill
+
+    automation = ctx.workdir / "finder.json"
+    automation.write_text(json.dumps(_finder_automation()))
+    try:
+        recorded = await record_skill(
+            ctx.store,
+            RecordRequest(
+                name=FINDER,
+                url=ctx.desk.start_url,
+                automation=automation,
+                description="Find the supplier invoices matching a search on the Invoice Desk and return "
+                "the first one's total, every match's number and amount, and how many match. Use when "
+                "an agent needs invoice data.",
+            ),
+        )
+    finally:
+        automation.unlink(missing_ok=True)
+    outputs = [o.name for o in recorded.entry.draft.outputs]
+    recorded_entry = recorded.entry  # approve exactly the revision and draft this stage recorded
+    review_skill(
+        ctx.store,
+        FINDER,
+        "demo",
+        approve=True,
+        expected_revision=recorded_entry.revision,
+        draft_digest=recorded_entry.draft.draft_digest,
+    )
+    inputs = {"username": "clerk", "query": "globex"}
+    checked = await replay_skill(
+        ctx.store, ReplayRequest(name=FINDER, inputs=inputs, settle_ms=ctx.settle_ms)
+    )
+    if checked.status != "succeeded":
+        raise DemoStageFailed(
+            "extract", "the validating replay of the extraction skill failed", checked.error
+        )
+    enable_skill(ctx.store, FINDER, "project", ctx.project, approve=True)
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "SKILLREEL_CHROMIUM", "TMPDIR")}
+    env |= {"SKILLREEL_HOME": str(ctx.home), FINDER_SECRET_ENV: VAULT_PASSWORD}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "skillreel", "mcp"], env=env, cwd=str(ctx.project)
+    )
+    with (ctx.workdir / "mcp-stderr.log").open("a") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            played = await client.call_tool(
+                "skills_play", {"name": FINDER, "inputs": {"username": "clerk", "query": "acme"}}
+            )
+    envelope = played.structured_content or {}
+    got = (envelope.get("data") or {}).get("outputs") or {}
+    expected = {
+        "total": 1250,
+        "invoices": [{"invoice": "INV-1042", "amount": 1250}, {"invoice": "INV-1043", "amount": 310}],
+        "matches": 2,
+    }
+    if played.is_error or not envelope.get("ok") or got != expected:
+        code = (envelope.get("error") or {}).get("code")
+        raise DemoStageFailed("extract", f"skills_play returned {code or 'other outputs than expected'}")
+    return StageResult(
+        "extract",
+        True,
+        f"extraction: {FINDER!r} (outputs {', '.join(outputs)}) played over MCP returned "
+        f"the invoice total {got['total']:,} and {got['matches']} matching invoices with the number "
+        "and total of each",
+        {"outputs": got},
+    )
+
+
 async def stage_revoke(ctx: DemoContext) -> StageResult:
     from ..services.packaging import revoke_skill
 
@@ -355,10 +470,14 @@ async def stage_audit(ctx: DemoContext) -> StageResult:
     ]
     if leaks:
         raise DemoStageFailed("audit", "a typed password was found in the store")
+    page_content = [p for p in ctx.home.rglob("*") if p.is_file() and b"INV-1043" in p.read_bytes()]
+    if page_content:
+        raise DemoStageFailed("audit", "an extracted value was found in the store")
     return StageResult(
         "audit",
         True,
-        f"audit chain verified ({result['events']} events); no typed password anywhere in the home",
+        f"audit chain verified ({result['events']} events); no typed password and no extracted value "
+        "anywhere in the home",
         result,
     )
 
@@ -372,6 +491,7 @@ STAGES: tuple[tuple[str, Callable[[DemoContext], Awaitable[StageResult]]], ...] 
     ("refuse", stage_refuse),
     ("enable", stage_enable),
     ("mcp", stage_mcp),
+    ("extract", stage_extract),
     ("revoke", stage_revoke),
     ("audit", stage_audit),
 )
@@ -418,8 +538,8 @@ async def run_demo(
     ctx_home = home if home is not None else workdir / "home"
     project = workdir / "project"
     project.mkdir()
-    saved = os.environ.get(SECRET_ENV)
-    os.environ[SECRET_ENV] = VAULT_PASSWORD
+    saved = {name: os.environ.get(name) for name in SECRET_ENVS}
+    os.environ.update(dict.fromkeys(SECRET_ENVS, VAULT_PASSWORD))
     try:
         with InvoiceDesk({RECORDED_PASSWORD, VAULT_PASSWORD}, port=port) as desk:
             ctx = DemoContext(workdir, ctx_home, project, desk, settle_ms)
@@ -433,10 +553,11 @@ async def run_demo(
             exc.message += f" (files kept in {workdir})"
         raise
     finally:
-        if saved is None:
-            os.environ.pop(SECRET_ENV, None)
-        else:
-            os.environ[SECRET_ENV] = saved
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
 

@@ -15,7 +15,7 @@ from importlib import resources
 @cache
 def script(name: str) -> str:
     """The text of one script of this package (``element.js``, ``fingerprint.js`` or ``resolve.js``)."""
-    if name not in ("element.js", "fingerprint.js", "resolve.js"):
+    if name not in ("element.js", "fingerprint.js", "resolve.js", "collect.js"):
         raise ValueError(f"unknown locate script {name!r}")
     return resources.files(__package__).joinpath(name).read_text("utf-8")
 
@@ -29,6 +29,6 @@ def locate_script() -> str:
 
 @cache
 def resolve_world_script() -> str:
-    """:func:`locate_script` then ``resolve.js``: also defines ``SkillreelResolve`` (an isolated
-    world during replay)."""
-    return locate_script() + script("resolve.js") + "\n;\ntrue;\n"
+    """:func:`locate_script` then ``resolve.js`` and ``collect.js``: also defines ``SkillreelResolve``
+    and ``SkillreelCollect`` (schema v2 sets, items and reads) in an isolated world during replay."""
+    return locate_script() + script("resolve.js") + "\n;\n" + script("collect.js") + "\n;\ntrue;\n"

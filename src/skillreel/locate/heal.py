@@ -69,6 +69,11 @@ leads, and no context feature can carry an element past a bar on its own.
    scores below ``hit - MARGIN``. If another element is within the margin the step is
    ``ambiguous`` (two identical buttons: nothing is clicked). If another element beats the hit by
    more than the margin, the hit is treated as a decoy and resolution goes on to healing.
+   *Reading by position* (``positional``, a read-only extraction step): a content-free target
+   (no hash of its text, model rule) cannot tell the items of a list apart, so a look-alike within
+   the margin does not stop the hit; the ranked locator, which designates exactly one visible
+   element, holds the position the person demonstrated ("the first result's amount"). A rival
+   that beats the hit still sends it to healing, and acting steps never read by position.
 3. *Heal* (only when healing is allowed): the best-scoring element is accepted (``healed``) only
    when ``score >= HEAL_MIN``, at least one identity feature agrees (name or alias, label, text,
    button value, link destination, a stable key or a non-context attribute: position, row and
@@ -93,7 +98,7 @@ fingerprint field, not an edit.
 Known limit: elements that are identical in everything the fingerprint holds (rows of identical
 "Delete" buttons told apart by nothing, not even their row header or link) are always
 ``ambiguous``: the rule will not click the row the structural path points to when another row
-looks the same.
+looks the same. (An extraction reads by position instead: rule 2.)
 """
 
 from __future__ import annotations
@@ -460,8 +465,8 @@ def pool(recorded: Fingerprint, observed: Mapping[int, Observed]) -> tuple[int, 
     return tuple(ranked[:TOP_K])
 
 
-def decide(recorded: Fingerprint, probe: Probe, *, allow_heal: bool) -> Resolution:
-    """Apply the rule of the module docstring to one probe."""
+def decide(recorded: Fingerprint, probe: Probe, *, allow_heal: bool, positional: bool = False) -> Resolution:
+    """Apply the rule of the module docstring to one probe (``positional``: reading by position)."""
     scores = {e: similarity(recorded, o.comparison) for e, o in probe.observed.items() if o.visible}
     hit = _first_hit(probe, scores)
     if hit is not None:
@@ -469,6 +474,10 @@ def decide(recorded: Fingerprint, probe: Probe, *, allow_heal: bool) -> Resoluti
         rival = max((s for e, s in _pool_scores(probe, scores) if e != element), default=None)
         if rival is None or rival < scores[element] - MARGIN:
             return Resolution("exact", element, scores[element], rank, rival, "the ranked locator agrees")
+        if rival <= scores[element] + MARGIN and positional:
+            return Resolution(
+                "exact", element, scores[element], rank, rival, "the ranked locator designates it"
+            )
         if rival <= scores[element] + MARGIN:
             return Resolution(
                 "ambiguous",

@@ -8,7 +8,8 @@
 // made in Python (locate/heal.py, which documents the comparison this file twins).
 //
 //   SkillreelResolve.probe({token, bundle, salt, weights, exactMin, margin, floor, topK,
-//                           speculate: {attr, nonce}})
+//                           speculate: {attr, nonce}, within})   within (schema v2): {loop, index},
+//                           measure inside that loop item only (collect.js holds the items)
 //       -> {token, hits: [{rank, total, visible, element}], observed: [{element, visible, comparison}],
 //           pool: [element ids, best first], scored, speculative: {element, fingerprint} | null}
 //   SkillreelResolve.pick({token, element, salt, attr, nonce, describe})
@@ -350,8 +351,14 @@ var SkillreelResolve = (() => {
     let floor = arg.floor;
     // Candidates in rank order, until the first one the rule takes as the hit (one visible element
     // passing the gates with a score of at least exactMin): later ones cannot change the decision.
+    // Inside a loop's current item (schema v2, `within`: {loop, index}): only its descendants.
+    const scope = arg.within ? SkillreelCollect.scopeOf(arg.within) : null;
+    const keep = scope === null ? null : (el) => scope !== undefined && SkillreelCollect.inside(scope, el);
     for (let rank = 0; rank < arg.bundle.candidates.length; rank++) {
-      const nodes = L.resolveCandidate(arg.bundle.candidates[rank], arg.salt, designate);
+      // inside an item, a plain selector is relative to it (`:scope > td.total`)
+      const nodes = keep
+        ? (scope === undefined ? [] : SkillreelCollect.designated(arg.bundle.candidates[rank], arg.salt, scope))
+        : L.resolveCandidate(arg.bundle.candidates[rank], arg.salt, designate);
       const visible = nodes.filter(isVisible);
       const hit = {rank, total: nodes.length, visible: visible.length, element: null};
       hits.push(hit);
@@ -371,7 +378,7 @@ var SkillreelResolve = (() => {
       }
     }
     const scored = [];
-    const all = elementsOf(rec);
+    const all = keep ? Array.prototype.filter.call(elementsOf(rec), keep) : elementsOf(rec);
     for (let i = 0; i < all.length; i++) {
       const c = compare(rec, all[i], ctx, arg.weights, floor);
       if (c) scored.push([all[i], c]);
@@ -503,5 +510,5 @@ var SkillreelResolve = (() => {
     return API[method](arg);
   }
 
-  return Object.freeze({...API, call, compare, context, isVisible});
+  return Object.freeze({...API, call, compare, context, isVisible, mark, picked});
 })();

@@ -2,18 +2,21 @@
 
 Two tools, and deliberately no more (source document 004: agents may list and play, never record):
 
-- ``skills_list`` (read-only): the enabled skills with their description, parameters and revision.
+- ``skills_list`` (read-only): the enabled skills with their description, parameters (a typed one
+  with its JSON Schema), the JSON Schema of their outputs, and revision.
 - ``skills_play(name, inputs, environment=None)``: replays one enabled skill on its recorded
   environment, or on a named environment its approval covers, through
-  ``services.replaying.replay_skill`` and returns its status, run id, report digest and the steps
-  that ran (healed, side effects), or the error code and message. It cannot record, edit, approve,
-  enable or revoke. Its run is recorded with the actor ``mcp``; a client that cancels the call ends
-  the run as ``cancelled`` (recorded and audited, no result is sent, as the protocol says).
+  ``services.replaying.replay_skill`` and returns its status, run id, report digest, the steps
+  that ran (healed, side effects) and ``outputs`` (what the skill read from the page: the caller's
+  only), or the error code and message. It cannot record, edit, approve, enable or revoke. Its run
+  is recorded with the actor ``mcp``; a client that cancels the call ends the run as ``cancelled``
+  (recorded and audited, no result is sent, as the protocol says).
 
 Both return the result envelope of ``model/envelope.py`` (the one ``--json`` prints) as structured
-content, the same JSON as text, and ``isError`` when ``ok`` is false; the envelope's JSON Schema is
-each tool's ``outputSchema``. Arguments that do not fit a tool's input schema (a number for
-``name``, a list for ``inputs``, a missing ``name``) are refused in the same envelope with
+content, the same JSON as a text block, and ``isError`` when ``ok`` is false; the envelope's JSON
+Schema is each tool's ``outputSchema``. ``skills_play`` puts a short rendering (status, outputs at a
+glance) in a text block before the JSON. Arguments that do not fit a tool's input schema (a number
+for ``name``, a list for ``inputs``, a missing ``name``) are refused in the same envelope with
 ``SR_RECORD_TOOL_ARGUMENTS_INVALID``, naming the argument and the kind of mismatch, never the value:
 the SDK's own message quotes the value, and a model may have put a secret there.
 
@@ -57,6 +60,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from ..errors import InputError, ReplayError, SkillreelError
 from ..model.envelope import Envelope, failed, succeeded
 from ..services.agent_access import PlayCheck, check_play, enabled_skills
+from ..services.preflight import InputValue
 from ..services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
@@ -85,7 +89,8 @@ PLAY_DESCRIPTION = (
     "approved environments skills_list shows), with non-sensitive parameters in "
     '`inputs` ({"param": "value"}). Sensitive parameters must NOT be given: skillreel reads them '
     "from the user's vault or asks the user. Returns {ok, data: {status, runId, reportDigest, steps "
-    "(status, healed, sideEffects), sideEffects}, error: {code (SR_*), message, fix} or null}. Acts on a "
+    "(status, healed, sideEffects), sideEffects, outputs: what the skill read from the page (as "
+    "skills_list's outputs schema) or null}, error: {code (SR_*), message, fix} or null}. Acts on a "
     "real website: when a failed play says sideEffects: true, a retry may repeat work."
 )
 LIST_ANNOTATIONS = ToolAnnotations(
@@ -109,26 +114,56 @@ PLAY_ANNOTATIONS = ToolAnnotations(
 EnvelopeResult = Annotated[CallToolResult, Envelope]  # the SDK publishes Envelope's schema as outputSchema
 
 
-def tool_result(envelope: dict[str, Any]) -> CallToolResult:
-    """A result envelope as the tool's structured content, the same JSON as its text block."""
+def tool_result(envelope: dict[str, Any], summary: str | None = None) -> CallToolResult:
+    """A result envelope as the tool's structured content and the same JSON as a text block; with
+    ``summary``, a short rendering comes first (``skills_play``: status and outputs at a glance)."""
     text = json.dumps(envelope, ensure_ascii=False, indent=2)
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=envelope,
-        is_error=not envelope["ok"],
+    blocks = [TextContent(type="text", text=text)]
+    if summary is not None:
+        blocks.insert(0, TextContent(type="text", text=summary))
+    return CallToolResult(content=list(blocks), structured_content=envelope, is_error=not envelope["ok"])
+
+
+SUMMARY_VALUE_CHARS = 80
+SUMMARY_OUTPUTS = 12
+
+
+def play_summary(outcome: ReplayOutcome) -> str:
+    """One or two lines: the play's status, then (when it returned any) each output, a long text
+    cut short and a list as its item count; the whole values are in the structured content."""
+    if outcome.error is not None:
+        where = f" at step {outcome.error.action_id}" if outcome.error.action_id else ""
+        return f"{outcome.name}: failed{where}: {outcome.error.code}"
+    head = f"{outcome.name}: {outcome.status}" + (
+        f" (revision {outcome.revision})" if outcome.revision is not None else ""
     )
+    if not outcome.outputs:
+        return head
+    shown = []
+    for name, value in list(outcome.outputs.items())[:SUMMARY_OUTPUTS]:
+        if isinstance(value, list):
+            shown.append(f"{name}: {len(value)} item(s)")
+            continue
+        text = json.dumps(value, ensure_ascii=False)
+        if len(text) > SUMMARY_VALUE_CHARS:
+            text = text[: SUMMARY_VALUE_CHARS - 1] + "…"
+        shown.append(f"{name} = {text}")
+    more = len(outcome.outputs) - SUMMARY_OUTPUTS
+    if more > 0:
+        shown.append(f"and {more} more")
+    return head + "\noutputs: " + "; ".join(shown)
 
 
 def play_refused(exc: SkillreelError, name: str, environment: str | None = None) -> CallToolResult:
     """A ``skills_play`` refused before any step ran: the same replay document as a failed replay."""
     refused = ReplayOutcome("failed", name, error=exc, environment=environment)
-    return tool_result(failed("skills_play", exc, refused.to_json()))
+    return tool_result(failed("skills_play", exc, refused.to_json()), play_summary(refused))
 
 
 # --- the question ------------------------------------------------------------------------------
 
 
-def checked_play(name: str, inputs: Mapping[str, str], environment: str | None = None) -> PlayCheck:
+def checked_play(name: str, inputs: Mapping[str, InputValue], environment: str | None = None) -> PlayCheck:
     """``services.agent_access.check_play`` over the store and the default vault (see there)."""
     with Store.open(actor="mcp") as store:
         return check_play(store, name, inputs, default_vault(), environment)
@@ -158,7 +193,7 @@ class NoQuestion(BaseModel):
 
 
 async def ask_for_secrets(
-    name: str, inputs: dict[str, str], ctx: Context, environment: str | None = None
+    name: str, inputs: dict[str, InputValue], ctx: Context, environment: str | None = None
 ) -> Elicit[BaseModel] | NoQuestion:
     """Runs before ``skills_play``: ask the user (never the model) for missing sensitive values."""
     try:
@@ -209,7 +244,7 @@ def elicited_values(answer: ElicitationResult[Any], missing: tuple[str, ...]) ->
 
 # --- the replay --------------------------------------------------------------------------------
 
-Note = tuple[float, float, str]
+Note = tuple[float, float | None, str]
 
 
 class ProgressRelay:
@@ -220,18 +255,27 @@ class ProgressRelay:
         self._send: MemoryObjectSendStream[Note]
         self._receive: MemoryObjectReceiveStream[Note]
         self._send, self._receive = anyio.create_memory_object_stream[Note](max_buffer_size=512)
+        self._ran = 0
+        self._looped = False
 
     def __call__(self, step: StepProgress) -> None:
+        """Progress only ever increases (MCP): it counts the steps run, loop iterations included;
+        once a loop runs steps again the total is unknown and left out."""
         if step.phase == "start":
             return
-        done = step.index + 1 if step.phase == "done" else step.index
-        note = f"step {step.index + 1}/{step.total} {step.action_id} ({step.kind}) {step.phase}"
+        if step.phase in ("done", "skipped"):
+            self._ran += 1
+        if step.iteration is not None or self._ran > step.total:
+            self._looped = True
+        total = None if self._looped else float(step.total)
+        item = f" item {step.iteration + 1}" if step.iteration is not None else ""
+        note = f"step {step.index + 1}/{step.total} {step.action_id} ({step.kind}){item} {step.phase}"
         if step.healed:
             note += ", healed"
         if step.code:
             note += f": {step.code}"
         try:
-            self._send.send_nowait((float(done), float(step.total), note))
+            self._send.send_nowait((float(self._ran), total, note))
         except Exception:  # a full buffer only drops a progress note, never the replay
             log.debug("progress note dropped")
 
@@ -273,7 +317,7 @@ def warm_browser(ctx: Context) -> WarmBrowser | None:
 
 async def play(
     name: str,
-    inputs: Mapping[str, str],
+    inputs: Mapping[str, InputValue],
     ctx: Context,
     answer: ElicitationResult[Any],
     environment: str | None = None,
@@ -312,9 +356,10 @@ async def play(
 
 def outcome_result(outcome: ReplayOutcome) -> CallToolResult:
     """The replay's document in the envelope, exactly as ``skillreel replay --json`` prints it."""
+    summary = play_summary(outcome)
     if outcome.error is None:
-        return tool_result(succeeded("skills_play", outcome.to_json(), outcome.warnings))
-    return tool_result(failed("skills_play", outcome.error, outcome.to_json(), outcome.warnings))
+        return tool_result(succeeded("skills_play", outcome.to_json(), outcome.warnings), summary)
+    return tool_result(failed("skills_play", outcome.error, outcome.to_json(), outcome.warnings), summary)
 
 
 # --- the server --------------------------------------------------------------------------------
@@ -334,7 +379,8 @@ async def skills_play(
     ctx: Context,
     answer: Annotated[ElicitationResult[Any], Resolve(ask_for_secrets)],
     inputs: Annotated[
-        dict[str, str], Field(description='Non-sensitive parameters: {"param": "value"}.')
+        dict[str, InputValue],
+        Field(description='Non-sensitive parameters: {"param": value} (typed as skills_list shows).'),
     ] = {},  # noqa: B006 - the SDK builds the schema from this default; it is never mutated
     environment: Annotated[
         str | None,
@@ -366,7 +412,9 @@ def arguments_refused(tool: str, exc: ValidationError) -> CallToolResult:
         f"{tool}: {', '.join(names)} do(es) not fit the tool's input schema ({', '.join(kinds)}); "
         "the values are not repeated here; nothing was done",
     )
-    return tool_result(failed(tool, error))
+    # skills_play answers with a short rendering first, refusals included (one shape for callers)
+    summary = f"{tool}: refused: {error.code}" if tool == "skills_play" else None
+    return tool_result(failed(tool, error), summary)
 
 
 class SkillreelServer(MCPServer[Any]):

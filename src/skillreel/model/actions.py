@@ -1,110 +1,515 @@
-"""The bounded action vocabulary and the capability each action needs (ARCHITECTURE section 5).
+"""The bounded step vocabulary and the capability each step needs (ARCHITECTURE sections 5, 15).
 
-Every action has a stable ``id`` so later schema versions can refer to a step's outputs
-(``${steps.<id>.out.<field>}`` in source document 003). Values are typed references, never string
-templates: a ``type`` or ``select`` action holds ``{"ref": "parameter", "name": ...}``. A future
-schema version adds further reference kinds (a step output) and node kinds (extract, wait, scroll,
-loop, branch) as new members of these discriminated unions; v1 documents stay valid unchanged.
+Every step has a stable ``id``; steps form a list, and the two blocks, ``loop`` and ``branch``, hold
+nested step lists (structured control flow, no jumps). Values are typed references, never string
+templates (``model.refs``). Schema v1 knows the first eight kinds and parameter references only;
+schema v2 adds ``extract``, ``wait``, ``scroll``, ``dialog``, ``loop`` and ``branch``, the step flags
+``optional`` (run only when the target is present), ``onFail`` (an assertion or wait that fails
+skips the rest of its block instead of failing the run) and ``intent`` (the reviewer's words for
+what the step is for). Every v2 field is left out of the wire form when unset, so a v1 document
+keeps its exact bytes and digest. The graph rules (unique ids, depth, references, outputs) are in
+``model.graph``; which schema a draft needs is decided there too.
+
+Capabilities: ``extract``, ``wait`` and ``scroll`` read or move the view and change nothing a site
+keeps, so they need ``ui.observe`` (scrolling may load more items of a lazy list, as a person
+reading would); ``dialog`` answers an alert, confirm or prompt, a decision, so it needs
+``ui.interact``; blocks need nothing of their own (their steps do).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Annotated, Literal
+import re
+from collections.abc import Iterable, Iterator
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    model_serializer,
+    model_validator,
+)
 
-from .base import ActionId, Document, ParamName
-from .limits import MAX_URL_CHARS
-from .locators import LocatorBundle
+from .base import ActionId, Document
+from .io import CompareOp, EnumValues, ValueType
+from .limits import (
+    MAX_ACTIONS,
+    MAX_INTENT_CHARS,
+    MAX_LOOP_ITEMS,
+    MAX_OUTPUT_FIELDS,
+    MAX_PATTERN_CHARS,
+    MAX_SCROLL_ROUNDS,
+    MAX_URL_CHARS,
+    MAX_WAIT_MS,
+    TIMEOUT_MS_RANGE,
+)
+from .locators import ElementSet, LocatorBundle, content_features
+from .refs import DataRef, ItemRef, LiteralValue, OutputName, OutputRef, ValueRef
+from .refs import ParameterRef as ParameterRef  # re-exported: v1 code imports it from here
 
 Capability = Literal["ui.observe", "ui.interact", "net.navigate"]
 ALL_CAPABILITIES: tuple[Capability, ...] = ("net.navigate", "ui.interact", "ui.observe")
 
 ExpectedText = Annotated[str, StringConstraints(max_length=1024)]
+# One line a reviewer wrote for a step (``show`` prints it in place of the generated one): no line
+# breaks or other control characters.
+Intent = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_INTENT_CHARS, pattern=r"^[^\x00-\x1f\x7f]+$")
+]
+OnFail = Literal["fail", "skip"]
 
 
-class ParameterRef(Document):
-    """A reference to a replay input. (v2 adds ``StepOutputRef`` beside it.)"""
+class Step(Document):
+    """What every step has: a stable id and the reviewer's ``intent``. The v2 fields a subclass
+    declares in ``v2_defaults`` (wire key -> default) are left out of the wire form at their default."""
 
-    ref: Literal["parameter"] = "parameter"
-    name: ParamName
-
-
-ValueRef = ParameterRef
-
-
-class NavigateAction(Document):
-    """Load a page: the target's first page, an address-bar navigation or a reload."""
+    v2_defaults: ClassVar[dict[str, Any]] = {"intent": None}
+    # further keys (of the v2 kinds) left out at their default: wire key -> default
+    unset: ClassVar[dict[str, Any]] = {}
 
     id: ActionId
+    intent: Intent | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for defaults in (self.v2_defaults, self.unset):
+            for key, default in defaults.items():
+                if key in data and data[key] == default:
+                    del data[key]
+        return data
+
+    def v2_fields(self) -> list[str]:
+        """The v2 fields this step sets (wire keys); empty for a step v1 can express."""
+        data = self.to_json()
+        return [k for k in self.v2_defaults if k in data]
+
+
+class GraphProblem(ValueError):
+    """A step graph that breaks a rule, found while a draft is built or parsed. ``code`` is an
+    ``SR_RECORD_GRAPH_*`` / ``SR_RECORD_LOOP_BOUND`` code; the message names the step id and never
+    a value. ``user_files.input_error`` reports it with its own code."""
+
+    def __init__(self, code: str, step: str | None, message: str) -> None:
+        super().__init__(f"step {step}: {message}" if step else message)
+        self.code = code
+        self.step = step
+
+
+_FLAGS: dict[str, Any] = {"intent": None, "optional": False}
+
+
+class NavigateAction(Step):
+    """Load a page: the target's first page, an address-bar navigation or a reload."""
+
     kind: Literal["navigate"] = "navigate"
     url: Annotated[str, StringConstraints(min_length=1, max_length=MAX_URL_CHARS)]
     reason: Literal["start", "address-bar", "reload"] = "start"
 
 
-class ClickAction(Document):
-    id: ActionId
+class ClickAction(Step):
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+
     kind: Literal["click"] = "click"
     target: LocatorBundle
+    optional: bool = False
 
 
-class TypeAction(Document):
-    """Set a text field's value to a parameter (the whole final value of one field edit)."""
+class TypeAction(Step):
+    """Set a text field's value (the whole final value of one field edit)."""
 
-    id: ActionId
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+
     kind: Literal["type"] = "type"
     target: LocatorBundle
     value: ValueRef
+    optional: bool = False
 
 
-class SelectAction(Document):
-    id: ActionId
+class SelectAction(Step):
+    """Choose the option with the value (or, at replay, the visible label) the reference gives."""
+
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+
     kind: Literal["select"] = "select"
     target: LocatorBundle
     value: ValueRef
+    optional: bool = False
 
 
-class PressAction(Document):
+class PressAction(Step):
     """Press Enter, Tab or Escape on the focused target (or the page when target is None)."""
 
-    id: ActionId
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+
     kind: Literal["press"] = "press"
     key: Literal["Enter", "Tab", "Escape"]
     target: LocatorBundle | None = None
+    optional: bool = False
+
+    @model_validator(mode="after")
+    def _optional_needs_target(self) -> PressAction:
+        if self.optional and self.target is None:
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, "an optional step needs a target")
+        return self
 
 
-class ObserveAction(Document):
+class ObserveAction(Step):
     """Wait for the target to be visible and record before/after/page/screenshot digests."""
 
-    id: ActionId
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+
     kind: Literal["observe"] = "observe"
     target: LocatorBundle
+    optional: bool = False
 
 
 AssertCheck = Literal["visible", "text_equals", "text_contains", "value_equals", "url_matches", "count"]
 
 
-class AssertAction(Document):
-    """A check the user added. ``url_matches`` needs no target; ``count`` expects an integer."""
+class AssertAction(Step):
+    """A check the user added. ``url_matches`` needs no target; ``count`` expects an integer.
+    ``onFail: "skip"`` (v2): when it does not hold, the rest of its block is skipped."""
 
-    id: ActionId
+    v2_defaults: ClassVar[dict[str, Any]] = {"intent": None, "onFail": "fail"}
+
     kind: Literal["assert"] = "assert"
     check: AssertCheck
     target: LocatorBundle | None = None
     expected: ExpectedText | Annotated[int, Field(ge=0, le=100_000)] | None = None
+    on_fail: OnFail = "fail"
 
 
 HumanReason = Literal["iframe", "closed-shadow", "drag", "upload", "rich-text", "otp", "other"]
 
 
-class HumanAction(Document):
+class HumanAction(Step):
     """A step only a person may perform; replay pauses here or fails closed."""
 
-    id: ActionId
     kind: Literal["human"] = "human"
     reason: HumanReason
     target: LocatorBundle | None = None
+
+
+# ---- schema v2 kinds ----------------------------------------------------------------------------
+
+Read = Literal["text", "value", "attribute", "presence", "count", "list"]
+FieldRead = Literal["text", "value", "attribute", "presence"]
+_ATTRIBUTE = re.compile(r"href|title|datetime|aria-[a-z0-9-]{1,40}|data-[a-z0-9_.:-]{1,60}")
+AttributeName = Annotated[str, StringConstraints(max_length=70)]
+Pattern = Annotated[str, StringConstraints(min_length=1, max_length=MAX_PATTERN_CHARS)]
+Limit = Annotated[int, Field(ge=1, le=10**6)]  # at most MAX_LOOP_ITEMS: checked with a named code
+Overflow = Literal["fail", "first"]
+
+
+def _check_read(
+    step: str, read: str, attribute: str | None, type_: str | None, values: object, pattern: str | None
+) -> None:
+    """The rules of a read shared by ``extract`` and a list field."""
+    if (read == "attribute") != (attribute is not None):
+        raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, "exactly an attribute read names its attribute")
+    if attribute is not None and not _ATTRIBUTE.fullmatch(attribute):
+        raise GraphProblem(
+            "SR_RECORD_GRAPH_INVALID",
+            step,
+            "only href, title, datetime, aria-* and data-* attributes are read",
+        )
+    if (type_ == "enum") != (values is not None):
+        raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, "exactly an enum output lists its values")
+    natural = {"presence": "boolean", "count": "integer"}.get(read)
+    if natural is not None and type_ not in (None, natural):
+        raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, f"a {read} read is {natural}")
+    if pattern is not None:
+        if natural is not None or read == "list":
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, f"a {read} read takes no pattern")
+        try:
+            groups = re.compile(pattern).groups
+        except re.error as exc:
+            raise GraphProblem(
+                "SR_RECORD_GRAPH_INVALID", step, "the pattern is not a valid regular expression"
+            ) from exc
+        if groups != 1:
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, "the pattern has exactly one group")
+
+
+def _check_limit(step: str, limit: int | ParameterRef | None) -> None:
+    if isinstance(limit, int) and limit > MAX_LOOP_ITEMS:
+        raise GraphProblem(
+            "SR_RECORD_LOOP_BOUND",
+            step,
+            f"the limit is {limit:,}; a loop or a list reads at most {MAX_LOOP_ITEMS:,} items",
+        )
+
+
+def _no_content(step: str, bundle: LocatorBundle | None, attribute: str | None = None) -> None:
+    """An extraction target keeps no hash of what it reads: no text hash, no role-name or href
+    candidate, and for an attribute read no hash (nor selector) of that attribute."""
+    if bundle is None:
+        return
+    read_attribute = attribute is not None and (
+        attribute in bundle.fingerprint.attributes
+        or any(f"[{attribute}" in c.selector or c.strategy == attribute for c in bundle.candidates)
+    )
+    if content_features(bundle.candidates, bundle.fingerprint) or read_attribute:
+        raise GraphProblem(
+            "SR_RECORD_GRAPH_INVALID",
+            step,
+            "an extraction target keeps no hash of its text (it is page content)",
+        )
+
+
+class FieldSpec(Document):
+    """One named field of each item of a list (a list extraction or a loop's item fields): read
+    from ``target``, located relative to the item (None: the item element itself). An item without
+    the field gives null when ``optional``; otherwise the step fails."""
+
+    name: OutputName
+    target: LocatorBundle | None = None
+    read: FieldRead = "text"
+    attribute: AttributeName | None = None
+    type: ValueType | None = None
+    values: EnumValues | None = None
+    pattern: Pattern | None = None
+    optional: bool = False
+
+    @property
+    def value_type(self) -> ValueType:
+        return self.type or ("boolean" if self.read == "presence" else "string")
+
+
+class ExtractAction(Step):
+    """Read the page into the output ``output``.
+
+    * ``text``, ``value``, ``attribute`` (href, title, datetime, aria-*, data-*) or ``presence`` of
+      the element ``target``; typed by ``type`` (default string; presence is boolean), optionally
+      through ``pattern`` (a regular expression with one group);
+    * ``count`` of the items of ``items`` (an integer);
+    * ``list``: up to ``limit`` items of ``items``, each an object of ``fields`` read relative to it;
+      a page with more items fails the step unless ``overflow`` is ``"first"`` (read the first
+      ``limit``).
+    """
+
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+    unset: ClassVar[dict[str, Any]] = {
+        **dict.fromkeys(("target", "attribute", "type", "values", "pattern", "items", "limit")),
+        "fields": [],
+        "overflow": "fail",
+    }
+
+    kind: Literal["extract"] = "extract"
+    output: OutputName
+    read: Read = "text"
+    target: LocatorBundle | None = None
+    attribute: AttributeName | None = None
+    type: ValueType | None = None
+    values: EnumValues | None = None
+    pattern: Pattern | None = None
+    items: ElementSet | None = None
+    fields: tuple[FieldSpec, ...] = Field(default=(), max_length=MAX_OUTPUT_FIELDS)
+    limit: Limit | None = None
+    overflow: Overflow = "fail"
+    optional: bool = False
+
+    @model_validator(mode="after")
+    def _shape(self) -> ExtractAction:
+        one = self.read in ("text", "value", "attribute", "presence")
+        if one != (self.target is not None) or one == (self.items is not None):
+            raise GraphProblem(
+                "SR_RECORD_GRAPH_INVALID",
+                self.id,
+                "a text, value, attribute or presence read has a target; a count or list read has items",
+            )
+        if (self.read == "list") != bool(self.fields) or (self.read == "list") != (self.limit is not None):
+            raise GraphProblem(
+                "SR_RECORD_GRAPH_INVALID", self.id, "exactly a list read has fields and a limit"
+            )
+        if self.read == "list" and self.type is not None:
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, "a list read types its fields, not itself")
+        if self.optional and self.read not in ("text", "value", "attribute"):
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, f"a {self.read} read cannot be optional")
+        if self.overflow != "fail" and self.read != "list":
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, "only a list read has an overflow rule")
+        _check_read(self.id, self.read, self.attribute, self.type, self.values, self.pattern)
+        _check_limit(self.id, self.limit)
+        _no_content(self.id, self.target, self.attribute)
+        _check_fields(self.id, self.fields)
+        return self
+
+    @property
+    def value_type(self) -> ValueType | Literal["list"]:
+        if self.read == "list":
+            return "list"
+        return self.type or {"presence": "boolean", "count": "integer"}.get(self.read, "string")  # type: ignore[return-value]
+
+
+def _check_fields(step: str, fields: Iterable[FieldSpec]) -> None:
+    names: set[str] = set()
+    for f in fields:
+        if f.name in names:
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, f"two fields are named {f.name!r}")
+        names.add(f.name)
+        if f.target is not None and f.target.within is not None:
+            raise GraphProblem(
+                "SR_RECORD_GRAPH_INVALID", step, "a field's target is relative to its item already"
+            )
+        _check_read(step, f.read, f.attribute, f.type, f.values, f.pattern)
+        _no_content(step, f.target, f.attribute)
+
+
+WaitUntil = Literal["appears", "disappears", "url", "text"]
+
+
+class WaitAction(Step):
+    """Wait until the target appears or disappears, the URL matches ``expected`` (as an assertion's
+    ``url_matches``), or the target's text contains ``value``; at most ``timeoutMs`` (default: the
+    replay's timeout). ``onFail: "skip"`` skips the rest of its block instead of failing."""
+
+    v2_defaults: ClassVar[dict[str, Any]] = {"intent": None, "onFail": "fail"}
+    unset: ClassVar[dict[str, Any]] = dict.fromkeys(("target", "expected", "value", "timeoutMs"))
+
+    kind: Literal["wait"] = "wait"
+    until: WaitUntil
+    target: LocatorBundle | None = None
+    expected: ExpectedText | None = None
+    value: ValueRef | None = None
+    timeout_ms: Annotated[int, Field(ge=TIMEOUT_MS_RANGE[0], le=MAX_WAIT_MS)] | None = None
+    on_fail: OnFail = "fail"
+
+    @model_validator(mode="after")
+    def _shape(self) -> WaitAction:
+        needs_target = self.until != "url"
+        if needs_target != (self.target is not None):
+            raise GraphProblem(
+                "SR_RECORD_GRAPH_INVALID",
+                self.id,
+                f"a wait until {self.until} {'needs' if needs_target else 'takes no'} target",
+            )
+        if (self.until == "url") != (self.expected is not None) or (self.until == "text") != (
+            self.value is not None
+        ):
+            raise GraphProblem(
+                "SR_RECORD_GRAPH_INVALID",
+                self.id,
+                "a url wait has `expected`, a text wait has `value`, others neither",
+            )
+        return self
+
+
+class ScrollAction(Step):
+    """Scroll ``target`` into view, or scroll it (a scroll container; the page when it is the
+    document's scrolling element) to its end, again while it grows (a lazy list), at most
+    ``maxRounds`` times."""
+
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+
+    kind: Literal["scroll"] = "scroll"
+    target: LocatorBundle
+    to: Literal["into-view", "end"] = "into-view"
+    max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] = 20
+    optional: bool = False
+
+
+class DialogAction(Step):
+    """Answer the alert, confirm or prompt that the previous step opens: accept (a prompt with the
+    text ``text`` gives) or dismiss. Replay arms the answer before the previous step runs; a dialog
+    that does not come fails the step (unless ``optional``). A dialog no step expects is dismissed."""
+
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+    unset: ClassVar[dict[str, Any]] = dict.fromkeys(("expects", "text"))
+
+    kind: Literal["dialog"] = "dialog"
+    accept: bool
+    expects: Literal["alert", "confirm", "prompt", "beforeunload"] | None = None
+    text: ValueRef | None = None
+    optional: bool = False
+
+    @model_validator(mode="after")
+    def _shape(self) -> DialogAction:
+        if self.text is not None and not (self.accept and self.expects in (None, "prompt")):
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, "only an accepted prompt is given text")
+        return self
+
+
+class PresentCondition(Document):
+    """True when the target resolves on the page (it is present); an ambiguous target fails."""
+
+    kind: Literal["present"] = "present"
+    target: LocatorBundle
+
+
+class UrlCondition(Document):
+    """True when the page URL matches ``expected`` (as an assertion's ``url_matches``)."""
+
+    kind: Literal["url"] = "url"
+    expected: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
+
+
+class CompareCondition(Document):
+    """An input, an output or an item field compared with ``expected`` (a literal the reviewer
+    chose, or another reference). Numbers compare as numbers; ``contains`` and ``equals`` on text
+    ignore case and whitespace runs; ``empty``/``not_empty`` take no ``expected``."""
+
+    kind: Literal["compare"] = "compare"
+    value: DataRef
+    op: CompareOp
+    expected: ValueRef | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unused(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("expected") is None:
+            data.pop("expected", None)
+        return data
+
+    @model_validator(mode="after")
+    def _shape(self) -> CompareCondition:
+        if (self.op in ("empty", "not_empty")) == (self.expected is not None):
+            raise ValueError("empty and not_empty take no expected value; every other comparison does")
+        return self
+
+
+Condition = Annotated[PresentCondition | UrlCondition | CompareCondition, Field(discriminator="kind")]
+
+
+class LoopAction(Step):
+    """Run ``body`` once per item of ``items`` (in page order, at most ``limit``: a number up to
+    1,000 or an integer input). A page with more items fails the step unless ``overflow`` is
+    ``"first"``. Each iteration first reads the item's ``fields`` (``{"ref": "item", ...}`` in the
+    body); targets marked ``within: "item"`` resolve inside the item. With ``collect``, the loop's
+    output is a list: one object per iteration, the item's fields and what the body extracted."""
+
+    unset: ClassVar[dict[str, Any]] = {"overflow": "fail", "fields": [], "collect": None}
+
+    kind: Literal["loop"] = "loop"
+    items: ElementSet
+    limit: Limit | ParameterRef
+    overflow: Overflow = "fail"
+    fields: tuple[FieldSpec, ...] = Field(default=(), max_length=MAX_OUTPUT_FIELDS)
+    body: tuple[Action, ...] = Field(min_length=1, max_length=MAX_ACTIONS)
+    collect: OutputName | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> LoopAction:
+        _check_limit(self.id, self.limit if isinstance(self.limit, int) else None)
+        _check_fields(self.id, self.fields)
+        return self
+
+
+class BranchAction(Step):
+    """Run ``then`` when ``condition`` holds, else ``else``; either list may be empty, not both."""
+
+    unset: ClassVar[dict[str, Any]] = {"then": [], "else": []}
+
+    kind: Literal["branch"] = "branch"
+    condition: Condition
+    then: tuple[Action, ...] = Field(default=(), max_length=MAX_ACTIONS)
+    otherwise: tuple[Action, ...] = Field(default=(), max_length=MAX_ACTIONS, alias="else")
+
+    @model_validator(mode="after")
+    def _shape(self) -> BranchAction:
+        if not self.then and not self.otherwise:
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, "a branch has steps in then or else")
+        return self
 
 
 Action = Annotated[
@@ -115,9 +520,20 @@ Action = Annotated[
     | PressAction
     | ObserveAction
     | AssertAction
-    | HumanAction,
+    | HumanAction
+    | ExtractAction
+    | WaitAction
+    | ScrollAction
+    | DialogAction
+    | LoopAction
+    | BranchAction,
     Field(discriminator="kind"),
 ]
+Block = LoopAction | BranchAction
+
+V1_KINDS: frozenset[str] = frozenset(
+    {"navigate", "click", "type", "select", "press", "observe", "assert", "human"}
+)
 
 CAPABILITY_OF_KIND: dict[str, Capability] = {
     "navigate": "net.navigate",
@@ -126,21 +542,66 @@ CAPABILITY_OF_KIND: dict[str, Capability] = {
     "select": "ui.interact",
     "press": "ui.interact",
     "human": "ui.interact",
+    "dialog": "ui.interact",
     "observe": "ui.observe",
     "assert": "ui.observe",
+    "extract": "ui.observe",
+    "wait": "ui.observe",
+    "scroll": "ui.observe",
 }
 
 
+def children(action: Action) -> tuple[tuple[Action, ...], ...]:
+    """The step lists a block holds (a loop's body; a branch's then and else); none for a step."""
+    if isinstance(action, LoopAction):
+        return (action.body,)
+    if isinstance(action, BranchAction):
+        return (action.then, action.otherwise)
+    return ()
+
+
+def walk(actions: Iterable[Action]) -> Iterator[Action]:
+    """Every step of a graph, blocks included, in document order (a block before its steps)."""
+    for action in actions:
+        yield action
+        for block in children(action):
+            yield from walk(block)
+
+
 def capability_manifest(actions: Iterable[Action]) -> tuple[Capability, ...]:
-    """The sorted set of capabilities the actions need."""
-    return tuple(sorted({CAPABILITY_OF_KIND[a.kind] for a in actions}))
+    """The sorted set of capabilities the steps (nested ones included) need."""
+    return tuple(sorted({CAPABILITY_OF_KIND[a.kind] for a in walk(actions) if a.kind in CAPABILITY_OF_KIND}))
+
+
+def value_refs(action: Action) -> list[ValueRef]:
+    """Every value reference a step holds itself (not those of a block's steps), in field order."""
+    refs: list[Any] = []
+    for name in ("value", "text"):
+        ref = getattr(action, name, None)
+        if isinstance(ref, ParameterRef | OutputRef | ItemRef | LiteralValue):
+            refs.append(ref)
+    for bundle in (getattr(action, "target", None), getattr(action, "items", None)):
+        flt = getattr(bundle, "filter", None)
+        if flt is not None:
+            refs.append(flt.contains_token)
+    if isinstance(action, LoopAction) and isinstance(action.limit, ParameterRef):
+        refs.append(action.limit)
+    if isinstance(action, BranchAction):
+        cond = action.condition
+        if isinstance(cond, CompareCondition):
+            refs.append(cond.value)
+            if cond.expected is not None:
+                refs.append(cond.expected)
+        elif isinstance(cond, PresentCondition) and cond.target.filter is not None:
+            refs.append(cond.target.filter.contains_token)
+    return refs
 
 
 def parameter_refs(actions: Iterable[Action]) -> list[str]:
-    """Names of the parameters referenced by the actions, in order of first use."""
+    """Names of the parameters the steps (nested ones included) refer to, in order of first use."""
     seen: dict[str, None] = {}
-    for action in actions:
-        value = getattr(action, "value", None)
-        if isinstance(value, ParameterRef):
-            seen.setdefault(value.name, None)
+    for action in walk(actions):
+        for ref in value_refs(action):
+            if isinstance(ref, ParameterRef):
+                seen.setdefault(ref.name, None)
     return list(seen)

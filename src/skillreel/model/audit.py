@@ -28,6 +28,7 @@ AuditKind = Literal[
     "export",
     "policy",
     "heal-proposal",
+    "edit",  # a new draft revision from structured edits (skillreel edit)
     "rollback",
     "run-start",  # a run reserved before its browser started
     "run-end",  # a run finished (outcome ok / failed / cancelled) or found interrupted

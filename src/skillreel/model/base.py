@@ -128,7 +128,9 @@ class DigestedDocument(Document):
             return self
         if self.digest != self.compute_digest():
             raise PydanticCustomError(
-                "digest_mismatch", "{doc} digest does not match its content", {"doc": self.digest_tag}
+                "digest_mismatch",
+                "{doc} digest does not match its content",
+                {"doc": getattr(self, "schema_", self.digest_tag)},
             )
         return self
 

@@ -205,7 +205,9 @@ def _parse_jsonl(text: str) -> BatchFile:
     return BatchFile("jsonl", tuple(columns.items()), tuple(rows))
 
 
-def check_rows(batch: BatchFile, draft: Draft, shared: Mapping[str, str], limits: Mapping[str, int]) -> None:
+def check_rows(
+    batch: BatchFile, draft: Draft, shared: Mapping[str, object], limits: Mapping[str, int]
+) -> None:
     """Hold every column and row against the skill's parameters: each column names a non-sensitive
     parameter not also given to every row (``shared``, from ``--input``); each row (with ``shared``)
     has every required non-sensitive parameter; no value is longer than ``limits`` allows."""

@@ -19,6 +19,7 @@ GENESIS_DIGEST: Final = "sha256:" + "0" * 64
 TAGS: Final = frozenset(
     {
         "skillreel.draft/v1",
+        "skillreel.draft/v2",
         "skillreel.approval/v1",
         "skillreel.replay-report/v1",
         "skillreel.evidence/v1",

@@ -2,15 +2,17 @@
 
 Pure: two :class:`~skillreel.model.draft.Draft` documents in, a :class:`DraftDiff` out. Steps are
 matched by their stable id through :func:`walk_steps`, the one place that knows how steps nest: a v1
-draft is a flat list; a later schema's blocks (loop, branch) add their nested step lists in
-:func:`children` and every step, at any depth, is compared the same way. A step is compared field by
-field (its JSON without its id and without nested steps), each field falling into one category:
+draft is a flat list; schema v2's blocks (a loop's ``body``, a branch's ``then`` and ``else``) add
+their nested step lists (:func:`children`) and every step, at any depth, is compared the same way.
+A step is compared field by field (its JSON without its id and without nested steps), each field
+falling into one category:
 
 * ``locators`` - the ranked candidates of its target (strategy and selector, before and after);
 * ``fingerprint`` - which recorded features of its element changed (names only, never a hash), and
   how many earlier fingerprints it keeps as accepted identities;
 * ``assertion`` - an assertion's check or expected value;
-* ``parameter`` - which input a value reads;
+* ``parameter`` - which input (or earlier output, or item field) a value reads, and which one
+  chooses a filtered target;
 * ``policy`` - what the step may do: its kind and the capability that needs;
 * ``action`` - other settings of the step (the key it presses, the page it loads, why a person acts);
 * ``other`` - a field this module does not know (a newer schema's), by name.
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .actions import CAPABILITY_OF_KIND, Action
+from .actions import children as block_children
 from .draft import Draft
 from .locators import Fingerprint, LocatorBundle
 
@@ -42,21 +45,48 @@ CATEGORIES: tuple[Category, ...] = (
     "fingerprint",
     "other",
 )
-NESTED_KEYS: frozenset[str] = frozenset({"steps", "branches", "body", "else"})  # block children (v2)
+NESTED_KEYS: frozenset[str] = frozenset({"body", "then", "else"})  # block children (v2)
 _FIELD_CATEGORY: Mapping[str, Category] = {
     "kind": "policy",
+    "optional": "policy",
     "value": "parameter",
+    "text": "parameter",
     "check": "assertion",
     "expected": "assertion",
-    "key": "action",
-    "url": "action",
-    "reason": "action",
+    "onFail": "assertion",
+    "condition": "assertion",
+    "items": "locators",
+    **dict.fromkeys(
+        (
+            "key",
+            "url",
+            "reason",
+            "intent",
+            "output",
+            "read",
+            "attribute",
+            "type",
+            "values",
+            "pattern",
+            "fields",
+            "limit",
+            "overflow",
+            "collect",
+            "until",
+            "timeoutMs",
+            "to",
+            "maxRounds",
+            "accept",
+            "expects",
+        ),
+        "action",
+    ),
 }
 
 
 def children(step: Action) -> Sequence[Sequence[Action]]:
-    """The nested step lists of a block step; v1 has no blocks, so always none."""
-    return ()
+    """The nested step lists of a block step (a loop's body; a branch's then and else)."""
+    return block_children(step)
 
 
 def walk_steps(steps: Sequence[Action], parent: StepPath = ()) -> Iterator[tuple[StepPath, Action]]:
@@ -114,8 +144,8 @@ class StepChange:
 class ParameterChange:
     name: str
     change: Literal["added", "removed", "changed"]
-    before: Mapping[str, bool] | None = None
-    after: Mapping[str, bool] | None = None
+    before: Mapping[str, Any] | None = None
+    after: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -226,12 +256,40 @@ def _target_changes(before: Action, after: Action) -> list[FieldChange]:
     kept = (len(a.identities) if a else 0, len(b.identities) if b else 0)
     if kept[0] != kept[1]:  # earlier fingerprints kept as accepted identities (an adopted heal)
         out.append(FieldChange("fingerprint", "target.identities", kept[0], kept[1]))
+    chosen = [_ref(x.filter.contains_token.to_json()) if x and x.filter else None for x in (a, b)]
+    if chosen[0] != chosen[1]:  # which value chooses the element of a set (schema v2)
+        out.append(FieldChange("parameter", "target.filter", chosen[0], chosen[1]))
+    scope = (a.within if a else None, b.within if b else None)
+    if scope[0] != scope[1]:
+        out.append(FieldChange("locators", "target.within", scope[0], scope[1]))
     return out
 
 
+def _ref(value: Mapping[str, Any]) -> Any:
+    """A value reference as the diff shows it: the parameter's name (as v1 did), ``steps.a5.total``,
+    ``item.status``, or a literal's value (the reviewer chose it; it is no page text)."""
+    kind = value.get("ref", "parameter")
+    if kind == "output":
+        return f"steps.{value.get('step')}.{value.get('field')}"
+    if kind == "item":
+        return f"item.{value.get('field')}"
+    if kind == "literal":
+        return value.get("value")
+    return value.get("name")
+
+
 def _shown_value(key: str, value: Any) -> Any:
-    if key == "value" and isinstance(value, Mapping):
-        return value.get("name")  # the parameter a value reads
+    """A changed field without hashes: references by what they read, targets as candidates."""
+    if isinstance(value, Mapping) and (key in ("value", "text") or "ref" in value):
+        return _ref(value)
+    if key == "items" and isinstance(value, Mapping):
+        return _candidates(value)
+    if key == "fields" and isinstance(value, list):
+        return [f.get("name") for f in value if isinstance(f, Mapping)]
+    if key == "condition" and isinstance(value, Mapping):
+        return {k: _candidates(v) if k == "target" else _shown_value(k, v) for k, v in value.items()}
+    if key == "limit" and isinstance(value, Mapping):
+        return _ref(value)
     return value
 
 
@@ -312,10 +370,17 @@ def _where_removed(i: int, old: Mapping[StepPath, tuple[int, Action]], new: Mapp
 # ---- the whole draft -----------------------------------------------------------------------------
 
 
-def _parameter_flags(draft: Draft | None) -> dict[str, dict[str, bool]]:
+def _parameter_flags(draft: Draft | None) -> dict[str, dict[str, Any]]:
+    """Each input's flags, and (schema v2, only when set) its type, allowed values and default."""
     if draft is None:
         return {}
-    return {p.name: {"required": p.required, "sensitive": p.sensitive} for p in draft.parameters}
+    flags: dict[str, dict[str, Any]] = {}
+    for p in draft.parameters:
+        flags[p.name] = {"required": p.required, "sensitive": p.sensitive}
+        for key in ("type", "values", "default"):
+            if getattr(p, key) is not None:
+                flags[p.name][key] = list(p.values or ()) if key == "values" else getattr(p, key)
+    return flags
 
 
 def diff_parameters(before: Draft | None, after: Draft) -> tuple[ParameterChange, ...]:

@@ -19,6 +19,14 @@ Two documents live here:
 Compatible extension (v1): ``observe`` and ``assert`` events (the user's assertions, resolved at
 the end of a recording) carry ``check`` and ``expected``. Those two keys are left out of the wire
 form when unset, so every log written before they existed keeps its exact canonical form and digest.
+
+Schema v2 extension (same rule: every new key is left out when unset): ``extract`` events (an
+element or a list the person marked for extraction, :class:`Extraction`), ``dialog`` events (an
+alert, confirm or prompt answered: ``accept``, ``dialog``), ``wait`` events (``until`` an element
+appears or disappears), a click's ``chosenBy`` (the ``seq`` of the field edit whose value the
+clicked element showed as a whole token: the target is then chosen by that input, and no text of
+the element is kept) and a select's ``options`` (the option values of the ``<select>``, through the
+recorder's redaction).
 """
 
 from __future__ import annotations
@@ -33,11 +41,24 @@ from pydantic import (
     model_validator,
 )
 
-from .actions import AssertCheck, ExpectedText, HumanReason
+from .actions import (
+    AssertCheck,
+    AttributeName,
+    ExpectedText,
+    ExtractAction,
+    FieldSpec,
+    GraphProblem,
+    HumanReason,
+    Limit,
+    Pattern,
+    Read,
+)
 from .base import Digest, DigestedDocument, Document
 from .draft import Salt
-from .limits import MAX_SELECT_VALUE_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
-from .locators import LocatorBundle
+from .io import EnumValues, ValueType
+from .limits import MAX_OUTPUT_FIELDS, MAX_SELECT_VALUE_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
+from .locators import ElementSet, LocatorBundle
+from .refs import OutputName
 
 MAX_EVENTS = 4096
 # A binding payload larger than this is refused before it is decoded.
@@ -64,16 +85,31 @@ class FieldInfo(Document):
         return self.sensitive or self.control in SENSITIVE_CONTROLS
 
 
+TokenHash = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
+DialogKind = Literal["alert", "confirm", "prompt", "beforeunload"]
+WaitFor = Literal["appears", "disappears"]
+
+
 class PageEvent(Document):
-    """One event as the recorder script reports it (untrusted until validated here)."""
+    """One event as the recorder script reports it (untrusted until validated here).
+
+    v2 keys: a click's ``chosenBy`` (the salted hashes of the typed values the clicked element's
+    text holds as whole tokens; its ``target`` then describes the set of like elements), a
+    select's ``options`` (its option values), and ``mark``: the element the person marked for
+    extraction (only counted when the recorder armed the mark; ``items`` for "all like this one")."""
 
     v: Literal[1]
-    type: Literal["click", "input", "select", "press", "human"]
+    type: Literal["click", "input", "select", "press", "human", "mark"]
     target: LocatorBundle | None = None
     field: FieldInfo | None = None
     value: Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)] | None = None
     key: PressKey | None = None
     reason: HumanReason | None = None
+    chosen_by: tuple[TokenHash, ...] | None = Field(default=None, max_length=64)
+    options: tuple[Annotated[str, StringConstraints(max_length=MAX_SELECT_VALUE_CHARS)], ...] | None = Field(
+        default=None, max_length=256
+    )
+    items: ElementSet | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> PageEvent:
@@ -101,15 +137,73 @@ def _page_event_problem(e: PageEvent) -> str | None:
         return "exactly a press has a key"
     if (e.type == "human") != (e.reason is not None):
         return "exactly a human step has a reason"
+    if e.chosen_by is not None and e.type != "click":
+        return "only a click is chosen by a typed value"
+    if e.options is not None and e.type != "select":
+        return "only a select lists its options"
+    if e.type == "mark" and e.target is not None and e.items is not None:
+        return "a mark names one element or a set, not both"
+    if e.items is not None and e.type != "mark":
+        return "only a mark names a set"
     return None
 
 
-_EXTENSION_KEYS = ("check", "expected")
+class Extraction(Document):
+    """What a person marked for extraction (an ``extract`` step without its id): the rules are
+    :class:`~skillreel.model.actions.ExtractAction`'s, checked when the event is built."""
+
+    output: OutputName
+    read: Read = "text"
+    target: LocatorBundle | None = None
+    attribute: AttributeName | None = None
+    type: ValueType | None = None
+    values: EnumValues | None = None
+    pattern: Pattern | None = None
+    items: ElementSet | None = None
+    fields: tuple[FieldSpec, ...] = Field(default=(), max_length=MAX_OUTPUT_FIELDS)
+    limit: Limit | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in ("target", "attribute", "type", "values", "pattern", "items", "limit"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        if not data.get("fields"):
+            data.pop("fields", None)
+        return data
+
+    @model_validator(mode="after")
+    def _shape(self) -> Extraction:
+        try:
+            self.step("a1")
+        except GraphProblem as exc:
+            raise ValueError(str(exc).removeprefix("step a1: ")) from None
+        return self
+
+    def step(self, action_id: str) -> ExtractAction:
+        """The ``extract`` step this mark projects to."""
+        return ExtractAction(id=action_id, **dict(self))
+
+
+_EXTENSION_KEYS = ("check", "expected", "extraction", "accept", "dialog", "until", "chosenBy", "options")
 
 
 class RecordedEvent(Document):
     seq: Annotated[int, Field(ge=0, le=MAX_EVENTS)]
-    type: Literal["navigate", "click", "input", "select", "press", "human", "observe", "assert"]
+    type: Literal[
+        "navigate",
+        "click",
+        "input",
+        "select",
+        "press",
+        "human",
+        "observe",
+        "assert",
+        "extract",
+        "dialog",
+        "wait",
+    ]
     page: Annotated[int, Field(ge=0, le=64)] = 0
     target: LocatorBundle | None = None
     field: FieldInfo | None = None
@@ -119,6 +213,12 @@ class RecordedEvent(Document):
     key: PressKey | None = None
     check: AssertCheck | None = None
     expected: ExpectedText | Annotated[int, Field(ge=0, le=100_000)] | None = None
+    extraction: Extraction | None = None
+    accept: bool | None = None
+    dialog: DialogKind | None = None
+    until: WaitFor | None = None
+    chosen_by: Annotated[int, Field(ge=0, le=MAX_EVENTS)] | None = None
+    options: EnumValues | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -137,6 +237,9 @@ class RecordedEvent(Document):
                 raise ValueError("an assert event needs its check")
         elif self.check is not None or self.expected is not None:
             raise ValueError("only an assert event has a check or expected value")
+        problem = _v2_problem(self)
+        if problem:
+            raise ValueError(problem)
         if (
             self.field is not None
             and self.field.is_sensitive
@@ -145,6 +248,24 @@ class RecordedEvent(Document):
         ):
             raise ValueError("a password or OTP edit has no value digest")
         return self
+
+
+def _v2_problem(e: RecordedEvent) -> str | None:
+    if (e.type == "extract") != (e.extraction is not None):
+        return "exactly an extract event has its extraction"
+    if (e.type == "dialog") != (e.accept is not None):
+        return "exactly a dialog event says whether it was accepted"
+    if e.dialog is not None and e.type != "dialog":
+        return "only a dialog event names a dialog kind"
+    if e.type == "wait" and (e.until is None or e.target is None):
+        return "a wait event has its target and what it waits for"
+    if e.until is not None and e.type != "wait":
+        return "only a wait event waits"
+    if e.chosen_by is not None and (e.type != "click" or e.chosen_by >= e.seq):
+        return "only a click is chosen by an earlier field edit"
+    if e.options is not None and e.type != "select":
+        return "only a select lists its options"
+    return None
 
 
 class EventsLog(DigestedDocument):

@@ -3,17 +3,31 @@
 Pure and content-free: an intent is made from the step's kind, its element's tag, type and role (from
 the fingerprint), the parameter a value reads and the step's best readable locator (``#q``, or "the
 field labelled by `label[for="q"]`"; a role-name or link candidate holds a salted hash, so it is
-passed over). It never uses page text: no text or label hashes, no typed values,
-no assertion's expected text, no URL path. A step may later carry an intent a person wrote
-(``skillreel edit``, schema v2): :func:`step_intent` prefers it when the step has one.
+passed over). It never uses page text: no text or label hashes, no typed values, no assertion's
+expected text, no URL path, no literal a condition compares with. Schema v2 steps read the same
+way: what an extraction reads into which output, what a wait waits for, a dialog's answer, a loop's
+items and bound, a branch's condition; a target chosen by an input says which input chooses it
+("the link `#results a` whose text holds the input `q`"). A step may carry an intent a person wrote
+(``skillreel edit`` ``set-step``, schema v2): :func:`step_intent` prefers it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .actions import Action
-from .locators import LocatorBundle
+from .actions import (
+    Action,
+    BranchAction,
+    CompareCondition,
+    DialogAction,
+    ExtractAction,
+    LoopAction,
+    PresentCondition,
+    ScrollAction,
+    WaitAction,
+)
+from .locators import ElementSet, LocatorBundle
+from .refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from .urls import URLRuleError, origin_of
 
 # What an element is called, from its role (first) or its tag and type.
@@ -68,7 +82,20 @@ _HUMAN: Mapping[str, str] = {
     "upload": "choose a file to upload",
     "rich-text": "write in a rich-text editor",
     "otp": "enter a one-time code",
+    "closed-shadow": "act inside a closed shadow root",
     "other": "do what the step needs",
+}
+_READS: Mapping[str, str] = {"text": "the text of", "value": "the value of"}
+_OPS: Mapping[str, str] = {
+    "equals": "equals",
+    "not_equals": "does not equal",
+    "contains": "contains",
+    "greater_than": "is greater than",
+    "less_than": "is less than",
+    "at_least": "is at least",
+    "at_most": "is at most",
+    "empty": "is empty",
+    "not_empty": "is not empty",
 }
 
 
@@ -104,15 +131,111 @@ def _origin(url: str) -> str:
 
 
 def _parameter(action: Action, sensitive: frozenset[str]) -> str:
-    value = getattr(action, "value", None)
-    name = getattr(value, "name", "?")
+    return value_phrase(getattr(action, "value", None), sensitive)
+
+
+def value_phrase(ref: object, sensitive: frozenset[str] = frozenset()) -> str:
+    """Where a value comes from, without the value: an input (a secret one from the vault), what
+    an earlier step read, a field of the loop's item, or a fixed value the reviewer chose."""
+    if isinstance(ref, ParameterRef):
+        name = ref.name
+        return f"the secret input `{name}` (from the vault)" if name in sensitive else f"the input `{name}`"
+    if isinstance(ref, OutputRef):
+        return f"what step {ref.step} read (`{ref.field}`)"
+    if isinstance(ref, ItemRef):
+        return f"the item's `{ref.field}`"
+    if isinstance(ref, LiteralValue):
+        return "a fixed value"
+    name = getattr(ref, "name", "?")  # a v1 parameter reference of another class
     return f"the secret input `{name}` (from the vault)" if name in sensitive else f"the input `{name}`"
 
 
+def _chosen(text: str, bundle: LocatorBundle | ElementSet, sensitive: frozenset[str]) -> str:
+    """``text`` narrowed as the target is: in the loop's item, the one holding a value as a token."""
+    if bundle.within == "item":
+        text += " in the current item"
+    if bundle.filter is not None:
+        text += f" whose text holds {value_phrase(bundle.filter.contains_token, sensitive)}"
+    return text
+
+
+def _items(items: ElementSet, sensitive: frozenset[str]) -> str:
+    return _chosen(f"the items `{items.candidates[0].selector}`", items, sensitive)
+
+
+def _extract_intent(action: ExtractAction, t: str, sensitive: frozenset[str]) -> str:
+    into = f"into output `{action.output}`"
+    typed = (
+        f" as {'an' if action.value_type == 'integer' else 'a'} {action.value_type}" if action.type else ""
+    )
+    if action.read == "presence":
+        return f"note whether {t} is present, {into}"
+    if action.read == "attribute":
+        return f"read the `{action.attribute}` attribute of {t}{typed} {into}"
+    if action.read in _READS:
+        return f"read {_READS[action.read]} {t}{typed} {into}"
+    assert action.items is not None
+    if action.read == "count":
+        return f"count {_items(action.items, sensitive)} {into}"
+    names = ", ".join(f"`{f.name}`" for f in action.fields)
+    return f"read up to {action.limit} of {_items(action.items, sensitive)} (fields {names}) {into}"
+
+
+def _wait_intent(action: WaitAction, t: str, sensitive: frozenset[str]) -> str:
+    within = f" (at most {action.timeout_ms / 1000:g} s)" if action.timeout_ms is not None else ""
+    skip = "; else skip the rest of its block" if action.on_fail == "skip" else ""
+    what = {
+        "appears": f"{t} appears",
+        "disappears": f"{t} disappears",
+        "url": "the page address matches the expected pattern",
+        "text": f"the text of {t} contains {value_phrase(action.value, sensitive)}",
+    }[action.until]
+    return f"wait until {what}{within}{skip}"
+
+
+def _dialog_intent(action: DialogAction, sensitive: frozenset[str]) -> str:
+    what = f"the {action.expects}" if action.expects else "the dialog"
+    if not action.accept:
+        return f"dismiss {what} the previous step opens"
+    text = f", answering {value_phrase(action.text, sensitive)}" if action.text is not None else ""
+    return f"accept {what} the previous step opens{text}"
+
+
+def _loop_intent(action: LoopAction, sensitive: frozenset[str]) -> str:
+    limit = action.limit if isinstance(action.limit, int) else value_phrase(action.limit, sensitive)
+    steps = f"{len(action.body)} step(s)"
+    collect = f", collecting each into output `{action.collect}`" if action.collect else ""
+    return f"for each of {_items(action.items, sensitive)} (at most {limit}): {steps}{collect}"
+
+
+def _branch_intent(action: BranchAction, sensitive: frozenset[str]) -> str:
+    cond = action.condition
+    if isinstance(cond, PresentCondition):
+        holds = f"{_target(cond.target, sensitive)} is present"
+    elif isinstance(cond, CompareCondition):
+        expected = f" {value_phrase(cond.expected, sensitive)}" if cond.expected is not None else ""
+        holds = f"{value_phrase(cond.value, sensitive)} {_OPS.get(cond.op, cond.op)}{expected}"
+    else:
+        holds = "the page address matches the expected pattern"
+    then, otherwise = len(action.then), len(action.otherwise)
+    return f"if {holds}: {then} step(s)" + (f", else {otherwise} step(s)" if otherwise else "")
+
+
+def _target(bundle: LocatorBundle | None, sensitive: frozenset[str], *, noun: str | None = None) -> str:
+    text = describe_target(bundle, noun=noun)
+    return text if bundle is None else _chosen(text, bundle, sensitive)
+
+
 def generated_intent(action: Action, sensitive: frozenset[str] = frozenset()) -> str:
-    """The intent made from the step alone (see the module docstring)."""
+    """The intent made from the step alone (see the module docstring). An optional step says
+    that it runs only when its target is there."""
+    line = _generated(action, sensitive)
+    return f"if it is there, {line}" if getattr(action, "optional", False) else line
+
+
+def _generated(action: Action, sensitive: frozenset[str]) -> str:
     target: LocatorBundle | None = getattr(action, "target", None)
-    t = describe_target(target)
+    t = _target(target, sensitive)
     match action.kind:
         case "navigate":
             reason = getattr(action, "reason", "start")
@@ -129,7 +252,7 @@ def generated_intent(action: Action, sensitive: frozenset[str] = frozenset()) ->
         case "type":
             return f"type {_parameter(action, sensitive)} into {t}"
         case "select":
-            return f"choose {_parameter(action, sensitive)} in {describe_target(target, noun='list')}"
+            return f"choose {_parameter(action, sensitive)} in {_target(target, sensitive, noun='list')}"
         case "press":
             key = getattr(action, "key", "a key")
             return f"press {key} in {t}" if target else f"press {key} on the page"
@@ -144,6 +267,20 @@ def generated_intent(action: Action, sensitive: frozenset[str] = frozenset()) ->
         case "human":
             what = _HUMAN.get(getattr(action, "reason", "other"), _HUMAN["other"])
             return f"a person must {what}" + (f" at {t}" if target else "")
+    if isinstance(action, ExtractAction):
+        return _extract_intent(action, t, sensitive)
+    if isinstance(action, WaitAction):
+        return _wait_intent(action, t, sensitive)
+    if isinstance(action, ScrollAction):
+        if action.to == "end":
+            return f"scroll {t} to its end (while it grows, at most {action.max_rounds} times)"
+        return f"scroll {t} into view"
+    if isinstance(action, DialogAction):
+        return _dialog_intent(action, sensitive)
+    if isinstance(action, LoopAction):
+        return _loop_intent(action, sensitive)
+    if isinstance(action, BranchAction):
+        return _branch_intent(action, sensitive)
     return f"{action.kind} {t}"
 
 

@@ -28,6 +28,22 @@ MAX_FAILURE_CONDITIONS: Final = 32
 MAX_FAILURE_CONDITION_CHARS: Final = 512
 MAX_URL_CHARS: Final = 2048
 MAX_LOCATOR_CANDIDATES: Final = 12
+# Schema v2 (skill graph, typed inputs, outputs)
+MAX_GRAPH_DEPTH: Final = 4  # the top level and up to three nested blocks
+MAX_LOOP_ITEMS: Final = 1000  # a loop's or a list extraction's limit
+MAX_STEP_RUNS: Final = 50_000  # steps executed in one replay, loop iterations included
+MAX_ENUM_VALUES: Final = 256
+MAX_ENUM_VALUE_CHARS: Final = 1024
+MAX_PARAM_DESCRIPTION_CHARS: Final = 512
+MAX_INTENT_CHARS: Final = 200
+MAX_PATTERN_CHARS: Final = 256
+MAX_OUTPUTS: Final = 64
+MAX_OUTPUT_FIELDS: Final = 32
+MAX_OUTPUT_STRING_CHARS: Final = 4096
+MAX_OUTPUT_ITEMS: Final = MAX_LOOP_ITEMS
+MAX_OUTPUTS_BYTES: Final = 1024 * 1024  # the outputs of one replay, as canonical JSON
+MAX_WAIT_MS: Final = 30_000
+MAX_SCROLL_ROUNDS: Final = 200
 # Earlier fingerprints a bundle keeps as accepted identities after adopted heals (newest first).
 MAX_ACCEPTED_IDENTITIES: Final = 4
 MAX_ENVIRONMENTS: Final = 16

@@ -35,6 +35,7 @@ from pydantic import (
 
 from .base import Document
 from .limits import MAX_ACCEPTED_IDENTITIES, MAX_LOCATOR_CANDIDATES, MAX_SELECTOR_CHARS
+from .refs import TextFilter
 
 TextHash = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
 TagName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,63}$")]
@@ -154,6 +155,27 @@ class Fingerprint(Document):
         return tuple(h for h in own if h is not None) + tuple(self.attributes.values())
 
 
+# Fingerprint features that come from the element's own text: on a target chosen by a filter, an
+# extraction target or an item of a set they would hold (a hash of) page content, so they are absent.
+CONTENT_HASHES: tuple[str, ...] = ("text_hash", "name_hash", "value_hash", "row_hash", "link_hash")
+
+
+def content_hashes(fingerprint: Fingerprint) -> tuple[str, ...]:
+    """The names of the text-derived hashes ``fingerprint`` holds (see :data:`CONTENT_HASHES`)."""
+    return tuple(n for n in CONTENT_HASHES if getattr(fingerprint, n, None) is not None)
+
+
+# Candidate strategies whose selector is a salted hash of the element's text (accessible name, link
+# destination): like the content hashes, absent from a content-free target.
+CONTENT_STRATEGIES: tuple[str, ...] = ("role-name", "href")
+
+
+def content_features(candidates: tuple[LocatorCandidate, ...], fingerprint: Fingerprint) -> tuple[str, ...]:
+    """What of a target would hold (a hash of) its text: content hashes and hashed candidates."""
+    found = content_hashes(fingerprint)
+    return found + tuple(f"a {c.strategy} candidate" for c in candidates if c.strategy in CONTENT_STRATEGIES)
+
+
 class LocatorBundle(Document):
     """Ranked candidates (best first) and the element's fingerprint.
 
@@ -161,6 +183,12 @@ class LocatorBundle(Document):
     (newest first): adopting a heal puts the healed element's fingerprint first and keeps the one it
     replaced here, so the step is found without healing on both versions (:func:`merge_heal`). Left
     out of the wire form when empty: a bundle that never healed keeps its bytes and digests.
+
+    Schema v2 extensions, left out of the wire form when unset (a v1 bundle keeps its bytes):
+    ``filter`` — the candidates designate a set of like elements and the target is the one whose
+    text contains a value as a whole token (``refs.TextFilter``); ``within: "item"`` — the
+    candidates are relative to the current item of the enclosing loop. Both describe what the
+    target IS, so they survive every heal (:meth:`measured_as`, :func:`merge_heal`).
     """
 
     candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
@@ -168,6 +196,8 @@ class LocatorBundle(Document):
     identities: tuple[Fingerprint, ...] = Field(
         default=(), max_length=MAX_ACCEPTED_IDENTITIES, exclude_if=lambda identities: not identities
     )
+    filter: TextFilter | None = Field(default=None, exclude_if=lambda value: value is None)
+    within: Literal["item"] | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @property
     def accepted(self) -> tuple[Fingerprint, ...]:
@@ -175,8 +205,54 @@ class LocatorBundle(Document):
         return (self.fingerprint, *self.identities)
 
     def measured_as(self, fingerprint: Fingerprint) -> LocatorBundle:
-        """The same candidates judged against one accepted ``fingerprint`` (what ``resolve.js`` gets)."""
-        return LocatorBundle(candidates=self.candidates, fingerprint=fingerprint)
+        """The same target judged against one accepted ``fingerprint`` (what ``resolve.js`` gets):
+        the candidates, the filter and the item scope stay, the other identities go."""
+        return LocatorBundle(
+            candidates=self.candidates, fingerprint=fingerprint, filter=self.filter, within=self.within
+        )
+
+    def without_content(self, attribute: str | None = None) -> LocatorBundle | None:
+        """This bundle as a content-free target (an extraction target, a field's): no content hash
+        (in the fingerprint and in every accepted identity), no role-name or href candidate, and for
+        an attribute read no hash or selector of that attribute. None when no candidate is left."""
+
+        def content_free(fingerprint: Fingerprint) -> Fingerprint:
+            return fingerprint.model_copy(
+                update={
+                    **dict.fromkeys(CONTENT_HASHES),
+                    "attributes": {k: v for k, v in fingerprint.attributes.items() if k != attribute},
+                }
+            )
+
+        fingerprint = content_free(self.fingerprint)
+        identities: list[Fingerprint] = []
+        for identity in map(content_free, self.identities):
+            if identity != fingerprint and identity not in identities:
+                identities.append(identity)
+        candidates = tuple(
+            c
+            for c in self.candidates
+            if c.strategy not in CONTENT_STRATEGIES
+            and (attribute is None or (c.strategy != attribute and f"[{attribute}" not in c.selector))
+        )
+        if not candidates:
+            return None
+        return LocatorBundle(
+            candidates=candidates,
+            fingerprint=fingerprint,
+            identities=tuple(identities),
+            filter=self.filter,
+            within=self.within,
+        )
+
+    @model_validator(mode="after")
+    def _filtered_without_content(self) -> LocatorBundle:
+        if self.filter is not None and (
+            content_features(self.candidates, self.fingerprint)
+            or any(content_hashes(identity) for identity in self.identities)
+        ):
+            raise ValueError("a target chosen by a text filter keeps no hash of its own text")
+        return self
 
 
 def merge_heal(approved: LocatorBundle, healed: LocatorBundle) -> LocatorBundle:
@@ -187,6 +263,11 @@ def merge_heal(approved: LocatorBundle, healed: LocatorBundle) -> LocatorBundle:
 
     When the candidates do not all fit, at least half the room stays for the approved ones (their
     best first), so the old page keeps a way in; the oldest identities go first when those are full.
+
+    What the target is stays the approved one's: its text filter (the element of the set whose text
+    holds an input) and its item scope (relative to a loop's item). A heal finds the same kind of
+    target on a changed page; it never turns "the row showing ${inputs.q}" into one fixed row nor
+    an item-relative target into a document-wide one.
     """
     new = tuple(healed.candidates)
     seen = {(c.strategy, c.selector) for c in new}
@@ -202,7 +283,36 @@ def merge_heal(approved: LocatorBundle, healed: LocatorBundle) -> LocatorBundle:
         candidates=(*new, *old),
         fingerprint=healed.fingerprint,
         identities=tuple(identities[:MAX_ACCEPTED_IDENTITIES]),
+        filter=approved.filter,
+        within=approved.within,
     )
+
+
+class ElementSet(Document):
+    """A repeating structure (table rows, list items, cards): every candidate designates all of its
+    items (``matchCount``: how many at record time); the fingerprint describes one item by its
+    structure only (no hash of its text). ``filter`` keeps the items whose text contains a value
+    as a whole token; ``within: "item"``: the items are inside the current item of the enclosing
+    loop (rows of a card, for example)."""
+
+    candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
+    fingerprint: Fingerprint
+    filter: TextFilter | None = None
+    within: Literal["item"] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in ("filter", "within"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+    @model_validator(mode="after")
+    def _structure_only(self) -> ElementSet:
+        if content_features(self.candidates, self.fingerprint) or self.fingerprint.label_hash is not None:
+            raise ValueError("the items of a set are described by their structure, not their text")
+        return self
 
 
 def text_hash(salt: str, text: str) -> str | None:

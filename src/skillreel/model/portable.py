@@ -8,7 +8,8 @@ recorded skill onto it:
 * the allowlist becomes the environment's own (declared, shown and approved with the draft);
 * navigate steps on the recorded origin move with it; one on another origin stays as recorded
   and must be on the environment's allowlist, or the rebase is refused (nothing starts);
-* a ``url_matches`` check on a full URL of the recorded origin moves too;
+* a ``url_matches`` check (or a branch's URL condition) on a full URL of the recorded origin
+  moves too; steps inside loops and branches (schema v2) move as the top-level ones do;
 * the sign-in is the environment's own session, or none: the recorded sign-in never follows a
   skill to another origin.
 
@@ -23,10 +24,10 @@ lose them, and the target's rule strips them from every page URL a replay compar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .actions import Action, AssertAction, NavigateAction
+from .actions import Action, AssertAction, BranchAction, LoopAction, NavigateAction, UrlCondition
 from .environment import Environment, NamedEnvironment, QueryKeys, UrlTarget, query_keys, url_target_digest
 from .events import EventsLog, RecordedEvent
 from .limits import MAX_ALLOWED_ORIGINS, MAX_ENVIRONMENTS
@@ -71,22 +72,49 @@ def rebase(environment: Environment, actions: Sequence[Action], name: str) -> Re
 def rebase_actions(actions: Sequence[Action], origin: str, named: NamedEnvironment) -> tuple[Action, ...]:
     """``actions`` with URLs on ``origin`` moved onto ``named``; a navigate step to a third origin
     off its allowlist raises :class:`URLRuleError` naming the step."""
-    moved: list[Action] = []
-    for action in actions:
+
+    def move(action: Action) -> Action:
         if isinstance(action, NavigateAction):
             if origin_of(action.url) != origin and origin_of(action.url) not in named.allowed_origins:
                 raise URLRuleError(
                     f"step {action.id} loads a page of an origin off environment {named.name!r}'s allowlist"
                 )
-            action = action.model_copy(update={"url": rebase_url(action.url, origin, named.origin)})
-        elif isinstance(action, AssertAction) and action.check == "url_matches":
+            return action.model_copy(update={"url": rebase_url(action.url, origin, named.origin)})
+        if isinstance(action, AssertAction) and action.check == "url_matches":
             expected = action.expected
             if isinstance(expected, str) and not expected.startswith("/"):
-                action = action.model_copy(
+                return action.model_copy(
                     update={"expected": _rebased_pattern(expected, origin, named.origin)}
                 )
-        moved.append(action)
-    return tuple(moved)
+        if isinstance(action, BranchAction) and isinstance(action.condition, UrlCondition):
+            cond = action.condition
+            if not cond.expected.startswith("/"):
+                moved = cond.model_copy(
+                    update={"expected": _rebased_pattern(cond.expected, origin, named.origin)}
+                )
+                return action.model_copy(update={"condition": moved})
+        return action
+
+    return _each_step(actions, move)
+
+
+def _each_step(actions: Sequence[Action], change: Callable[[Action], Action]) -> tuple[Action, ...]:
+    """``actions`` with ``change`` applied to every step at any depth (a block first, then the
+    steps of its loop body or branch lists, the block rebuilt around them)."""
+    out: list[Action] = []
+    for action in actions:
+        action = change(action)
+        if isinstance(action, LoopAction):
+            action = action.model_copy(update={"body": _each_step(action.body, change)})
+        elif isinstance(action, BranchAction):
+            action = action.model_copy(
+                update={
+                    "then": _each_step(action.then, change),
+                    "otherwise": _each_step(action.otherwise, change),
+                }
+            )
+        out.append(action)
+    return tuple(out)
 
 
 def _rebased_pattern(expected: str, origin: str, onto: str) -> str:
@@ -172,7 +200,7 @@ def strip_query_keys(
     )
     return Stripped(
         environment.evolve(target=moved),
-        tuple(_strip_action(a, rule) for a in actions),
+        _each_step(actions, lambda a: _strip_action(a, rule)),
         events.evolve(events=tuple(_strip_event(e, rule) for e in events.events)),
     )
 
@@ -195,4 +223,9 @@ def _strip_action(action: Action, rule: QueryRule) -> Action:
         and isinstance(action.expected, str)
     ):
         return action.model_copy(update={"expected": strip_tokens(action.expected, rule)})
+    if isinstance(action, BranchAction) and isinstance(action.condition, UrlCondition):
+        cond = action.condition
+        return action.model_copy(
+            update={"condition": cond.model_copy(update={"expected": strip_tokens(cond.expected, rule)})}
+        )
     return action

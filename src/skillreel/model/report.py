@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    model_serializer,
+    model_validator,
+)
 
 from .base import ActionId, Digest, DigestedDocument, Document, SkillName, Timestamp
 from .canonical import canonical_json
-from .limits import MAX_EVIDENCE_BYTES
+from .limits import MAX_EVIDENCE_BYTES, MAX_STEP_RUNS
 
 FactName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-zA-Z0-9]{0,47}$")]
 
@@ -34,9 +40,20 @@ class Evidence(DigestedDocument):
 
 
 class StepResult(Document):
+    """One step of a replay. ``runs`` (schema v2, left out of the wire form when 1): how many
+    times the step ran (in a loop); its evidence then covers every run."""
+
     action_id: ActionId
     evidence_digest: Digest
     healed: bool = False
+    runs: Annotated[int, Field(ge=1, le=MAX_STEP_RUNS)] = 1
+
+    @model_serializer(mode="wrap")
+    def _omit_one_run(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("runs") == 1:
+            del data["runs"]
+        return data
 
 
 class ReplayReport(DigestedDocument):

@@ -131,7 +131,7 @@ def run_problem(r: RunRecord) -> str | None:
     return None
 
 
-ACTING_KINDS: Final = frozenset({"click", "type", "select", "press", "human"})
+ACTING_KINDS: Final = frozenset({"click", "type", "select", "press", "human", "dialog"})
 
 
 def can_act(action: Action) -> bool:

@@ -24,9 +24,9 @@ left out of documents that have none, so entries written before keep their diges
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, StringConstraints
 
@@ -106,8 +106,16 @@ class VersionChange:
 
 
 def outputs_of(draft: Draft) -> Mapping[str, str]:
-    """The outputs a draft declares, by name and type. v1 drafts declare none (schema v2 adds them)."""
-    return {}
+    """The outputs a draft declares, by name and shape: the type, an enum's values, a list's fields
+    and whether it may be null (a caller reading it sees each). v1 drafts declare none."""
+    return {o.name: _shape(o.type, o.values, o.nullable, o.fields) for o in draft.outputs}
+
+
+def _shape(type_: str, values: Sequence[str] | None, nullable: bool, fields: Sequence[Any] = ()) -> str:
+    shape = type_ + (f"[{'|'.join(values)}]" if values else "")
+    if fields:
+        shape += "{" + ",".join(_shape(f.type, f.values, f.nullable) + " " + f.name for f in fields) + "}"
+    return shape + ("?" if nullable else "")
 
 
 def _output_reasons(previous: Draft, new: Draft) -> tuple[list[str], list[str]]:
@@ -141,9 +149,12 @@ def classify(previous: Draft | None, new: Draft) -> VersionChange:
             if p.before["sensitive"] != p.after["sensitive"]:
                 what = "became sensitive" if p.after["sensitive"] else "is no longer sensitive"
                 major.append(f"input {p.name} {what}")
+            _typed_reasons(p.name, p.before, p.after, major, minor)
     for step in diff.steps:
         target_only = set(step.categories) <= {"locators", "fingerprint"}
-        if step.change == "changed" and target_only:
+        if step.change == "changed" and all(c.field == "intent" for c in step.changes):
+            patch.append(f"step {step.id}: intent changed")
+        elif step.change == "changed" and target_only:
             patch.append(f"step {step.id}: {' and '.join(step.categories)} changed")
         elif step.change == "changed":
             minor.append(f"step {step.id}: {', '.join(step.categories)} changed")
@@ -162,6 +173,21 @@ def classify(previous: Draft | None, new: Draft) -> VersionChange:
     if len(reasons) > MAX_REASONS:
         reasons = (*reasons[: MAX_REASONS - 1], f"and {len(reasons) - MAX_REASONS + 1} more changes")
     return VersionChange(bump, reasons)
+
+
+def _typed_reasons(
+    name: str, before: Mapping[str, Any], after: Mapping[str, Any], major: list[str], minor: list[str]
+) -> None:
+    """Schema v2 inputs: another type, or an enum that no longer allows a value, can break a caller
+    (major); a new allowed value, a default added or changed is compatible (minor)."""
+    if before.get("type") != after.get("type"):
+        major.append(f"input {name} changed type")
+    elif set(before.get("values", ())) - set(after.get("values", ())):
+        major.append(f"input {name} allows fewer values")
+    elif set(after.get("values", ())) - set(before.get("values", ())):
+        minor.append(f"input {name} allows more values")
+    if before.get("default") != after.get("default"):
+        minor.append(f"input {name}: default changed")
 
 
 def healed_steps(base: Draft, healed: Draft, step_ids: tuple[str, ...]) -> tuple[HealedStep, ...]:

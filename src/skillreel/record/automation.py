@@ -10,7 +10,21 @@ exactly as it would a person (ARCHITECTURE sections 6 and 11):
 * ``select``: focus the ``<select>`` and move to the option with arrow keys (Playwright's
   ``select_option`` dispatches untrusted events, which the recorder ignores by design);
 * ``press``: ``page.keyboard.press``; ``goto``: ``page.goto`` (an address-bar navigation);
-  ``wait``: a pause.
+  ``wait`` with ``ms``: a pause.
+
+Schema v2 steps (issue 12) mark what a person would mark; they are recorded, not performed on the
+page:
+
+* ``extract``: ``{"do": "extract", "selector": S, "as": NAME}`` with optional ``type``, ``attr``
+  (``href``, ``title``, ``datetime``, ``aria-*``, ``data-*``), ``read`` (``text``, ``value``,
+  ``presence``; ``count`` with ``all``) and ``pattern`` reads the one element S designates; with
+  ``"all": true`` S designates every item of a list and ``fields`` (``{"f": S2}``, S2 relative to
+  an item, ``""`` for the item itself; or ``{"selector": S2, "type", "attr", "pattern",
+  "optional"}``) names what each item gives, up to ``limit`` items (default 100);
+* ``wait`` with ``selector``: waits until the element appears (or, with ``"until":
+  "disappears"``, until it is gone) and records that wait;
+* ``dialog``: ``{"do": "dialog", "accept": true|false}`` answers the alert or confirm the previous
+  step opens (the answer is armed before that step runs).
 
 Selectors in the file drive the demonstration only; the recorder generates its own. A step that
 cannot be performed (no element, several elements, a failed load) is
@@ -23,21 +37,28 @@ isolated world (``SkillreelRecorder.resolve``) and described like any recorded t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Awaitable, Callable
 from importlib import resources
-from typing import Annotated, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Protocol
 
+from playwright.async_api import Dialog, Locator, Page
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
-from pydantic import Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from ..errors import InputError
-from ..model.actions import AssertCheck, ExpectedText
+from ..model.actions import AssertCheck, AttributeName, ExpectedText, FieldSpec, Pattern
 from ..model.base import Document
+from ..model.events import Extraction
+from ..model.io import ValueType
 from ..model.limits import MAX_SELECT_VALUE_CHARS, MAX_SELECTOR_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
+from ..model.refs import OutputName
 from ..model.urls import URLRuleError, check_transport
+
+if TYPE_CHECKING:
+    from .session import Extractable, Resolved
 
 FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 MAX_STEPS: Final = 1024
@@ -83,12 +104,76 @@ class PressStep(Document):
 
 
 class WaitStep(Document):
+    """A pause (``ms``), or a wait until the element ``selector`` appears or disappears."""
+
     do: Literal["wait"]
-    ms: Annotated[int, Field(ge=0, le=30_000)]
+    ms: Annotated[int, Field(ge=0, le=30_000)] | None = None
+    selector: Selector | None = None
+    until: Literal["appears", "disappears"] | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> WaitStep:
+        if (self.ms is None) == (self.selector is None):
+            raise ValueError("a wait takes either ms or a selector")
+        if self.until is not None and self.selector is None:
+            raise ValueError("only a wait on a selector waits until it appears or disappears")
+        return self
+
+
+class FieldSelector(Document):
+    """One field of each item of a list extraction, relative to the item (``""``: the item)."""
+
+    selector: Annotated[str, StringConstraints(max_length=MAX_SELECTOR_CHARS)]
+    type: ValueType | None = None
+    attr: AttributeName | None = None
+    pattern: Pattern | None = None
+    optional: bool = False
+
+
+DEFAULT_LIST_LIMIT: Final = 100
+
+
+class ExtractStep(Document):
+    """Mark an element (or, with ``all``, every item of a list) for extraction into ``as``."""
+
+    do: Literal["extract"]
+    selector: Selector
+    as_: OutputName = Field(alias="as")
+    read: Literal["text", "value", "presence", "count"] | None = None
+    type: ValueType | None = None
+    attr: AttributeName | None = None
+    pattern: Pattern | None = None
+    values: tuple[str, ...] | None = None
+    all: bool = False
+    fields: dict[
+        OutputName, Annotated[str, StringConstraints(max_length=MAX_SELECTOR_CHARS)] | FieldSelector
+    ] = Field(default_factory=dict, max_length=32)
+    limit: Annotated[int, Field(ge=1, le=1000)] | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> ExtractStep:
+        listing = self.all and self.read != "count"
+        if (self.fields or self.limit is not None) and not listing:
+            raise ValueError("fields and limit belong to a list extraction (all: true)")
+        if self.read == "count" and not self.all:
+            raise ValueError("a count reads every item (all: true)")
+        if listing and (self.type is not None or self.attr is not None or self.pattern is not None):
+            raise ValueError("a list extraction types its fields, not itself")
+        if self.attr is not None and self.read is not None:
+            raise ValueError("an attribute read takes no read")
+        return self
+
+
+class DialogStep(Document):
+    """Answer the alert or confirm the previous step opens."""
+
+    do: Literal["dialog"]
+    accept: bool
 
 
 Step = Annotated[
-    GotoStep | ClickStep | TypeStep | SelectStep | PressStep | WaitStep, Field(discriminator="do")
+    GotoStep | ClickStep | TypeStep | SelectStep | PressStep | WaitStep | ExtractStep | DialogStep,
+    Field(discriminator="do"),
 ]
 
 
@@ -192,19 +277,41 @@ async def _choose(page: Page, locator: Locator, value: str, n: int) -> None:
         raise _failed(n, "the option could not be chosen with the keyboard")
 
 
+class Marks(Protocol):
+    """What the scripted v2 steps need from the recorder (``record.session.Recorder``)."""
+
+    async def settle(self) -> None: ...
+
+    async def extractable(
+        self,
+        selector: str,
+        *,
+        all_items: bool,
+        fields: dict[str, str],
+        attributes: dict[str, str | None] | None = None,
+    ) -> Extractable: ...
+
+    async def waitable(self, selector: str) -> Resolved: ...
+
+    def append_event(self, kind: str, **fields: Any) -> None: ...
+
+
 async def perform(
     page: Page,
     script: AutomationScript,
     *,
     timeout_ms: int,
     between: Callable[[], Awaitable[None]] | None = None,
+    marks: Marks | None = None,
     inputs_done: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Perform ``script`` on ``page`` with trusted input; ``between`` runs before each step.
+    """Perform ``script`` on ``page`` with trusted input; ``between`` runs before each step;
+    ``marks`` records the v2 steps (extract, wait on a selector, dialog).
     ``inputs_done`` runs once, before the step that follows the script's last ``type`` or
     ``select`` step (before the first step when it has none; never when that is the last step):
     from then on the recording's parameters are known, and the steps that usually act on the site
     (a submitting click) have not run yet."""
+    answered: asyncio.Future[str] | None = None
     last_input = max(
         (n for n, step in enumerate(script.steps, start=1) if isinstance(step, TypeStep | SelectStep)),
         default=0,
@@ -214,10 +321,162 @@ async def perform(
             await between()
         if n == last_input + 1 and inputs_done is not None:
             await inputs_done()
+        following = script.steps[n] if n < len(script.steps) else None
+        if isinstance(following, DialogStep):
+            answered = _arm_dialog(page, following.accept)
         try:
-            await _perform(page, step, n, timeout_ms)
+            if isinstance(step, DialogStep):
+                await _dialog(step, answered, n, timeout_ms, _need(marks, n))
+                answered = None
+            elif isinstance(step, ExtractStep):
+                await _extract(step, n, _need(marks, n))
+            elif isinstance(step, WaitStep) and step.selector is not None:
+                await _wait(page, step, step.selector, n, timeout_ms, _need(marks, n))
+            else:
+                await _perform(page, step, n, timeout_ms)
         except PlaywrightTimeoutError as exc:
             raise _failed(n, "it did not finish in time") from exc
+
+
+def _need(marks: Marks | None, n: int) -> Marks:
+    if marks is None:
+        raise _failed(n, "this step needs the recorder")
+    return marks
+
+
+def _arm_dialog(page: Page, accept: bool) -> asyncio.Future[str]:
+    """Answer the next dialog the page opens; the future completes with its kind."""
+    answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def answer(dialog: Dialog) -> None:
+        if not answered.done():
+            answered.set_result(dialog.type)
+        with contextlib.suppress(PlaywrightError):
+            await (dialog.accept() if accept else dialog.dismiss())
+
+    page.once("dialog", answer)
+    return answered
+
+
+async def _dialog(
+    step: DialogStep, answered: asyncio.Future[str] | None, n: int, timeout_ms: int, marks: Marks
+) -> None:
+    if answered is None:
+        raise _failed(n, "a dialog step must follow the step that opens the dialog")
+    try:
+        kind = await asyncio.wait_for(answered, timeout_ms / 1000)
+    except TimeoutError as exc:
+        raise _failed(n, "the previous step opened no dialog") from exc
+    if kind == "prompt":
+        raise _failed(n, "a prompt asks for text: record it interactively, a person gives it")
+    await marks.settle()
+    marks.append_event("dialog", accept=step.accept, dialog=kind)
+
+
+def _field_spec(name: str, given: str | FieldSelector) -> tuple[str, FieldSelector]:
+    spec = given if isinstance(given, FieldSelector) else FieldSelector(selector=given)
+    return name, spec
+
+
+async def _extract(step: ExtractStep, n: int, marks: Marks) -> None:
+    specs = dict(_field_spec(k, v) for k, v in step.fields.items())
+    listing = step.all and step.read != "count"
+    if listing and not specs:
+        specs = {"text": FieldSelector(selector="")}
+    found = await marks.extractable(
+        step.selector,
+        all_items=step.all,
+        fields={k: v.selector for k, v in specs.items()},
+        attributes={"": step.attr, **{k: v.attr for k, v in specs.items()}},
+    )
+    if found.count < 0:
+        raise _failed(n, "its selector is not valid CSS")
+    if found.count == 0:
+        raise _failed(n, "its selector matches no element")
+    if found.count > 1 and not step.all:
+        raise _failed(n, f"its selector matches {found.count} elements (use all: true for a list)")
+    limit = step.limit or DEFAULT_LIST_LIMIT
+    if listing and found.count > limit:
+        raise _failed(n, f"its selector matches {found.count} items, more than its limit {limit}")
+    fields = []
+    for name, spec in specs.items():
+        count, target = found.fields.get(name, (0, None))
+        if count != 1:
+            why = "is not valid CSS" if count < 0 else f"matches {count} elements in the first item"
+            raise _failed(n, f"field {name!r}: its selector {why}")
+        if target is None and spec.selector:
+            raise _failed(n, f"field {name!r}: its element cannot be described inside the item")
+        read: Literal["attribute", "text"] = "attribute" if spec.attr is not None else "text"
+        fields.append(
+            FieldSpec(
+                name=name,
+                target=target,
+                read=read,
+                attribute=spec.attr,
+                type=spec.type,
+                pattern=spec.pattern,
+                optional=spec.optional,
+            )
+        )
+    shape: dict[str, Any] = {
+        "output": step.as_,
+        "type": step.type,
+        "values": step.values,
+        "pattern": step.pattern,
+    }
+    if step.all:
+        if found.items is None:
+            raise _failed(n, "its items cannot be described without text typed during the recording")
+        shape.update(items=found.items, read="count")
+        if step.read != "count":
+            shape.update(read="list", fields=tuple(fields), limit=limit)
+    else:
+        if found.target is None:
+            raise _failed(n, "its element cannot be described without text typed during the recording")
+        shape.update(
+            target=found.target, read="attribute" if step.attr else (step.read or "text"), attribute=step.attr
+        )
+    try:
+        extraction = Extraction.model_validate(shape)
+    except (ValidationError, ValueError) as exc:
+        raise _failed(n, _first_problem(exc)) from None
+    await marks.settle()
+    marks.append_event("extract", extraction=extraction)
+
+
+def _first_problem(exc: Exception) -> str:
+    """A content-free reason from a validation failure (its message names rules, not values)."""
+    if isinstance(exc, ValidationError):
+        error = exc.errors(include_input=False, include_url=False)[0]
+        where = ".".join(str(p) for p in error.get("loc", ()))
+        return f"{where}: {error.get('msg', 'invalid')}" if where else str(error.get("msg", "invalid"))
+    return str(exc)
+
+
+async def _wait(page: Page, step: WaitStep, selector: str, n: int, timeout_ms: int, marks: Marks) -> None:
+    gone = step.until == "disappears"
+    if gone:
+        await _one_visible(page, selector, n, timeout_ms)
+        found = await marks.waitable(selector)
+    try:
+        await page.locator(selector).first.wait_for(state="hidden" if gone else "visible", timeout=timeout_ms)
+    except PlaywrightTimeoutError as exc:
+        raise _failed(n, "its element never " + ("went away" if gone else "appeared")) from exc
+    except PlaywrightError as exc:
+        raise _failed(n, "its selector is not valid") from exc
+    if not gone:
+        found = await marks.waitable(selector)
+    if found.count != 1:
+        raise _failed(
+            n,
+            f"its selector matches {found.count} elements"
+            if found.count > 1
+            else "its selector matches no element",
+        )
+    if found.target is None:
+        raise _failed(n, "its element cannot be described without text typed during the recording")
+    await marks.settle()
+    marks.append_event("wait", until="disappears" if gone else "appears", target=found.target)
 
 
 async def _perform(page: Page, step: Step, n: int, timeout_ms: int) -> None:
@@ -227,13 +486,13 @@ async def _perform(page: Page, step: Step, n: int, timeout_ms: int) -> None:
         except PlaywrightError as exc:
             raise _failed(n, "the page could not be loaded") from exc
     elif isinstance(step, WaitStep):
-        await asyncio.sleep(step.ms / 1000)
+        await asyncio.sleep((step.ms or 0) / 1000)
     elif isinstance(step, PressStep):
         try:
             await page.keyboard.press(step.key)
         except PlaywrightError as exc:
             raise _failed(n, "the key is not one Playwright knows") from exc
-    else:
+    elif isinstance(step, ClickStep | TypeStep | SelectStep):
         locator = await _one_visible(page, step.selector, n, timeout_ms)
         if isinstance(step, SelectStep):
             await _choose(page, locator, step.value, n)

@@ -15,6 +15,13 @@ Rules, in order:
 3. Every ``type``/``select`` gets its own parameter, named from the field's hint and made unique
    with ``_2``, ``_3``...; a parameter is sensitive when its field was (password) or the user named
    it with ``--sensitive``. Action ids are ``a1``, ``a2``... in order.
+4. Schema v2 (issue 12): a select whose option values were captured makes an ``enum`` parameter
+   of those values (not when sensitive); a marked element (``extract`` event) becomes an
+   ``extract`` step; a ``wait`` event a ``wait`` step; a ``dialog`` event a ``dialog`` step when
+   it follows the step that opened it (a click, press, type, select or navigation), else a human
+   step. A click chosen by a typed value (``chosenBy``) gets a target filtered by that edit's
+   parameter (whole token), when that edit is the parameter's final value and the parameter is
+   not sensitive; otherwise a person does it (a ``human`` step): never a guess.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from ..model.actions import (
     Action,
     AssertAction,
     ClickAction,
+    DialogAction,
     HumanAction,
     NavigateAction,
     ObserveAction,
@@ -36,6 +44,7 @@ from ..model.actions import (
     PressAction,
     SelectAction,
     TypeAction,
+    WaitAction,
     capability_manifest,
 )
 from ..model.draft import Draft, Parameter
@@ -43,6 +52,7 @@ from ..model.environment import Environment
 from ..model.events import EventsLog, FieldInfo, RecordedEvent
 from ..model.limits import MAX_ACTIONS
 from ..model.locators import LocatorBundle
+from ..model.refs import TextFilter
 
 
 @dataclass(frozen=True)
@@ -86,13 +96,17 @@ def _step(event: RecordedEvent) -> _Step | None:
     if kind in ("type", "select"):
         if event.field is None or event.target is None:
             return _Step("human", event.seq, event.target, extra={"reason": "other"})
-        return _Step(kind, event.seq, event.target, event.field)
+        return _Step(kind, event.seq, event.target, event.field, extra={"options": event.options})
     if kind == "click" and event.target is None:
         return _Step("human", event.seq, extra={"reason": "other"})
     extras: dict[str, dict[str, Any]] = {
         "press": {"key": event.key},
         "human": {"reason": event.reason or "other"},
         "assert": {"check": event.check, "expected": event.expected},
+        "extract": {"extraction": event.extraction},
+        "dialog": {"accept": event.accept, "expects": event.dialog},
+        "wait": {"until": event.until},
+        "click": {"chosen_by": event.chosen_by},
     }
     return _Step(kind, event.seq, event.target, extra=extras.get(kind, {}))
 
@@ -137,6 +151,9 @@ def _unique(hint: str, used: set[str]) -> str:
     return f"{hint[:58]}_{n}"
 
 
+_OPENS_DIALOG = frozenset({"click", "press", "type", "select", "navigate"})
+
+
 def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset()) -> Plan:
     """The actions and parameters of ``events`` (pure; see the module rules)."""
     steps = _coalesce(s for s in map(_step, events) if s is not None)
@@ -150,14 +167,39 @@ def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset(
             assert step.target is not None
             name = _unique(step.info.param_hint, set(sources))
             sources[name] = (*step.merged, step.seq)
-            parameters.append(
-                Parameter(name=name, required=True, sensitive=step.info.is_sensitive or name in sensitive)
-            )
+            is_sensitive = step.info.is_sensitive or name in sensitive
+            options = step.extra.get("options")
+            typed: dict[str, Any] = {}
+            if step.kind == "select" and options and not is_sensitive and len(set(options)) == len(options):
+                typed = {"type": "enum", "values": tuple(options)}
+            parameters.append(Parameter(name=name, required=True, sensitive=is_sensitive, **typed))
             cls = TypeAction if step.kind == "type" else SelectAction
             actions.append(cls(id=action_id, target=step.target, value=ParameterRef(name=name)))
+        elif step.kind == "dialog" and (not actions or actions[-1].kind not in _OPENS_DIALOG):
+            actions.append(HumanAction(id=action_id, reason="other"))
+        elif step.kind == "click" and step.extra.get("chosen_by") is not None:
+            actions.append(_chosen_click(action_id, step, sources, parameters))
         else:
             actions.append(_action(action_id, step))
     return Plan(tuple(actions), tuple(parameters), sources)
+
+
+def _chosen_click(
+    action_id: str, step: _Step, sources: dict[str, tuple[int, ...]], parameters: list[Parameter]
+) -> Action:
+    """A click whose element showed a typed value: its target is the like element whose text holds
+    that edit's parameter as a whole token, when the edit is the parameter's final value and the
+    parameter is not sensitive; otherwise a person does it."""
+    assert step.target is not None
+    seq = step.extra["chosen_by"]
+    name = next((n for n, seqs in sources.items() if seqs[-1] == seq), None)
+    parameter = next((p for p in parameters if p.name == name), None)
+    if parameter is None or parameter.sensitive:
+        return HumanAction(id=action_id, reason="other", target=None)
+    chosen = step.target.model_copy(
+        update={"filter": TextFilter(contains_token=ParameterRef(name=parameter.name))}
+    )
+    return ClickAction(id=action_id, target=LocatorBundle.model_validate(chosen.model_dump()))
 
 
 def _action(action_id: str, step: _Step) -> Action:
@@ -175,6 +217,13 @@ def _action(action_id: str, step: _Step) -> Action:
         return AssertAction(
             id=action_id, check=step.extra["check"], target=step.target, expected=step.extra["expected"]
         )
+    if step.kind == "extract":
+        return step.extra["extraction"].step(action_id)  # type: ignore[no-any-return]
+    if step.kind == "dialog":
+        return DialogAction(id=action_id, accept=step.extra["accept"], expects=step.extra["expects"])
+    if step.kind == "wait":
+        assert step.target is not None
+        return WaitAction(id=action_id, until=step.extra["until"], target=step.target)
     return HumanAction(id=action_id, reason=step.extra["reason"], target=step.target)
 
 

@@ -11,6 +11,19 @@
 //   SkillreelRecorder.flush()                   -> reports every field edit still in progress
 //   SkillreelRecorder.resolve(css, all)         -> {count, target} for an assertion's selector
 //   SkillreelRecorder.quiet({quietMs, timeoutMs}) -> Promise<boolean>: the DOM went quiet
+//   SkillreelRecorder.arm({all})                -> the next trusted click is a mark (swallowed)
+//   SkillreelRecorder.disarm()                  -> no mark pending
+//   SkillreelRecorder.extractable(css, all, fields) -> {count, target | items, fields} (automation)
+//   SkillreelRecorder.waitable(css)              -> {count, target} (automation `wait`)
+//
+// Schema v2 (issue 12): a click on an element whose text shows a value typed earlier as a whole
+// token (search "1003", click "Order 1003") reports `chosenBy` (salted hashes of those values) and
+// a target describing the set of like elements by structure only (no text, no hash of it), when
+// exactly one element of that set shows the value; a select reports its option values; an armed
+// mark swallows the next trusted click (the page never receives its pointer, mouse or click
+// events) and reports the element, or the set of elements like it, described by structure only.
+// Only Python arms a mark (this world is out of the page's reach), and only a trusted click
+// completes one, so the page cannot forge a mark.
 //
 // What it reports (model.events.PageEvent, `v: 1`): a click (retargeted to its interactive
 // ancestor), one `input`/`select` per field edit (not per keystroke) with the edit's final value,
@@ -410,12 +423,17 @@ var SkillreelRecorder = (() => {
     }
     const sensitive = control === "password";
     if (kind !== "select") remember(value);
+    if (kind !== "select" && !sensitive) rememberChoosable(value);
     whenReady(() => {
       const target = describeSafe(el);
       const field = {control, paramHint: paramHint(el, control), sensitive};
       if (!target) return report({type: "human", reason: "other", target: null});
       const event = {type: kind === "select" ? "select" : "input", target, field};
       if (!sensitive) event.value = value;
+      if (kind === "select" && !sensitive) {
+        const options = optionValues(el);
+        if (options) event.options = options;
+      }
       report(event);
     });
   }
@@ -523,6 +541,7 @@ var SkillreelRecorder = (() => {
   function onClick(event) {
     if (!event.isTrusted) return;
     const raw = origin(event);
+    if (armed) return completeMark(raw);
     if (enterTarget && event.detail === 0) return;            // Enter's own activation: the press is recorded
     if (labelControl && raw === labelControl) {                 // the click a label forwards to its control
       labelControl = null;
@@ -545,6 +564,7 @@ var SkillreelRecorder = (() => {
     const kind = fieldKind(control || el);
     if (kind === "file") return human("upload", el);
     if (kind === "text" || kind === "select" || kind === "rich") return; // focusing a field: its edit is recorded
+    if (chooseOrNull(el)) return;
     describeOrHuman("click", el, {});
   }
 
@@ -619,6 +639,17 @@ var SkillreelRecorder = (() => {
     observer.observe(document, {attributes: true, attributeFilter: ["type"], attributeOldValue: true, subtree: true});
   }
 
+  // Marks swallow the pointer, mouse and click events of the marking click: registered first (at
+  // document start, before any page script), so no listener of the page sees them.
+  for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup", "auxclick", "dblclick"]) {
+    window.addEventListener(type, swallow, {capture: true, passive: false});
+  }
+  window.addEventListener("click", (event) => {
+    if (!armed || !event.isTrusted) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    onClick(event);
+  }, {capture: true, passive: false});
   const listen = (target, type, handler) => target.addEventListener(type, handler, {capture: true, passive: true});
   listen(window, "pointerdown", onPointerDown);
   listen(window, "keydown", onKeyDown);
@@ -636,12 +667,265 @@ var SkillreelRecorder = (() => {
   watchTypeFlips();
   scanPasswords();
 
+
+  // ---- schema v2: like elements, input-chosen targets, marks, extraction ----------------------
+  const choosable = [];   // non-sensitive values typed (2+ characters), lower-cased
+
+  function rememberChoosable(value) {
+    const v = String(value || "").replace(/\s+/g, " ").trim().toLowerCase();
+    if (v.length >= 2 && !choosable.includes(v)) choosable.push(v);
+  }
+
+  // The element's visible text (what replay compares a text filter with).
+  function visibleText(el) {
+    const text = typeof el.innerText === "string" ? el.innerText : el.textContent;
+    return String(text || "").replace(/\s+/g, " ").trim().toLowerCase();
+  }
+
+  const WORD = /[\p{L}\p{N}]/u;
+
+  // `value` occurs in `text` with no letter or digit right before or after it (both normalised).
+  function hasToken(text, value) {
+    if (!value) return false;
+    for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+      const before = at > 0 ? text[at - 1] : "";
+      const after = text[at + value.length] || "";
+      if (!(before && WORD.test(before)) && !(after && WORD.test(after))) return true;
+    }
+    return false;
+  }
+
+  const CLASS_OK = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
+
+  // Classes a developer chose (no hash-like or state-looking ones, none that echoes typed text).
+  function stableClasses(el) {
+    const out = [];
+    for (const c of Array.from(el.classList || []).sort()) {
+      if (!CLASS_OK.test(c) || /[0-9a-f]{5,}/i.test(c) || /\d{3,}/.test(c) || echoes(c)) continue;
+      if (/^(is-|has-)?(active|selected|current|hover|focus|open|disabled|checked|odd|even|first|last)$/i.test(c)) continue;
+      out.push("." + CSS.escape(c));
+      if (out.length === 2) break;
+    }
+    return out.join("");
+  }
+
+  function sameSet(nodes, list) {
+    if (nodes.length !== list.length) return false;
+    for (let i = 0; i < nodes.length; i++) if (nodes[i] !== list[i]) return false;
+    return true;
+  }
+
+  function all(selector) {
+    try {
+      return Array.from(document.querySelectorAll(selector));
+    } catch (_) {
+      return null;
+    }
+  }
+
+  // Selectors of the elements "like" el: its path of tags and stable classes up to an ancestor with
+  // a stable id (or the body), without positions; the shortest tail of that path that designates the
+  // same elements first. Top document only (null elsewhere).
+  function likeSelectors(el) {
+    if (L.rootOf(el) !== document || !el.parentElement) return null;
+    const steps = [];
+    for (let node = el; node && node !== document.body && node !== document.documentElement; node = node.parentElement) {
+      if (node !== el && node.id && !L.isGeneratedId(node.id) && !echoes(node.id) && L.count("#" + CSS.escape(node.id)) === 1) {
+        steps.unshift("#" + CSS.escape(node.id));
+        break;
+      }
+      let step = node.localName + stableClasses(node);
+      if ((node.localName === "td" || node.localName === "th") && node.parentElement) {
+        // a table cell is like the cells of its column, not of its row
+        const same = Array.prototype.filter.call(node.parentElement.children, (c) => c.localName === node.localName);
+        step += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
+      steps.unshift(step);
+      if (steps.length >= 8) break;
+    }
+    if (steps[0] && !steps[0].startsWith("#") && steps.length < 8) steps.unshift("body");
+    const full = steps.join(" > ");
+    const nodes = all(full);
+    if (!nodes || !nodes.includes(el)) return null;
+    const out = [];
+    for (let n = 1; n < steps.length; n++) {
+      const tail = steps.slice(steps.length - n).join(" > ");
+      const found = all(tail);
+      if (found && sameSet(found, nodes)) {
+        out.push(tail);
+        break;
+      }
+    }
+    if (!out.includes(full)) out.push(full);
+    return {selectors: out, nodes};
+  }
+
+  // A fingerprint with nothing taken from text: no text-derived hash, no label, no attribute hash.
+  function structural(fp) {
+    const out = Object.assign({}, fp);
+    for (const k of ["textHash", "nameHash", "valueHash", "linkHash", "rowHash", "labelHash"]) delete out[k];
+    out.attributes = {};
+    return out;
+  }
+
+  function setOf(el, nodes) {
+    const like = nodes ? null : likeSelectors(el);
+    const members = nodes || (like && like.nodes);
+    if (!members || !members.length) return null;
+    const selectors = like ? like.selectors : [];
+    return {
+      candidates: selectors.map((selector) => ({strategy: "css", selector, matchCount: members.length})),
+      fingerprint: structural(L.features(el, salt)),
+      members,
+    };
+  }
+
+  // A click on an element showing a typed value as a whole token, exactly one element of its like
+  // set showing it: report the set and which values chose it (salted hashes; Python maps them back
+  // to the field edit). Returns whether it reported.
+  function chooseOrNull(el) {
+    if (!choosable.length || salt === null) return false;
+    const text = visibleText(el);
+    const values = choosable.filter((v) => hasToken(text, v));
+    if (!values.length) return false;
+    const set = setOf(el, null);
+    // A set larger than a loop may read is not a structure to choose from (and reading every
+    // member's text would keep the person waiting on the click).
+    if (!set || !set.candidates.length || set.members.length > 1000) return false;
+    const chosenBy = [];
+    for (const v of values) {
+      const showing = set.members.filter((m) => hasToken(visibleText(m), v));
+      if (showing.length === 1 && showing[0] === el) chosenBy.push(L.textHash(salt, v));
+    }
+    if (!chosenBy.length) return false;
+    report({type: "click", target: {candidates: set.candidates, fingerprint: set.fingerprint}, chosenBy});
+    return true;
+  }
+
+  // The option values of a single <select> (at most 256 of at most 1,024 characters), or null.
+  function optionValues(el) {
+    if (el.localName !== "select" || el.multiple || el.options.length > 256) return null;
+    const values = Array.from(el.options, (o) => String(o.value));
+    if (values.some((v) => v.length > 1024) || new Set(values).size !== values.length || !values.length) return null;
+    return values;
+  }
+
+  // ---- marks --------------------------------------------------------------------------------
+  let armed = null;   // {all} while the next trusted click is a mark
+
+  function swallow(event) {
+    if (!armed || !event.isTrusted) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  }
+
+  function completeMark(raw) {
+    const mode = armed;
+    armed = null;
+    const el = elementOf(raw);
+    if (!el || isPageRoot(el) || !reachable) return report({type: "mark", target: null, items: null});
+    if (mode.all) {
+      const set = setOf(el, null);
+      if (!set || !set.candidates.length) return report({type: "mark", target: null, items: null});
+      return report({type: "mark", items: {candidates: set.candidates, fingerprint: set.fingerprint}});
+    }
+    const d = describeSafe(el);
+    if (!d) return report({type: "mark", target: null, items: null});
+    report({type: "mark", target: {candidates: d.candidates, fingerprint: structural(d.fingerprint)}});
+  }
+
+  function arm(mode) {
+    if (!isTop || salt === null) return false;
+    armed = {all: Boolean(mode && mode.all)};
+    return true;
+  }
+
+  // ---- automation: extraction and wait targets ---------------------------------------------
+  // A selector path from `item` down to `el` (`:scope > tag:nth-of-type(n) > ...`), and a shorter
+  // `:scope tag.class` form when it designates only `el` inside the item.
+  function relativeSelectors(item, el) {
+    const steps = [];
+    for (let node = el; node && node !== item; node = node.parentElement) {
+      const parent = node.parentElement;
+      let step = node.localName;
+      if (parent) {
+        const same = Array.prototype.filter.call(parent.children, (c) => c.localName === node.localName);
+        if (same.length > 1) step += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
+      steps.unshift(step);
+      if (steps.length > 8) return [];
+    }
+    const out = [];
+    const classes = stableClasses(el);
+    if (classes) {
+      const short = ":scope " + el.localName + classes;
+      try {
+        if (item.querySelectorAll(short).length === 1) out.push(short);
+      } catch (_) {}
+    }
+    out.push(":scope > " + steps.join(" > "));
+    return out;
+  }
+
+  function extractable(selector, allItems, fields) {
+    const nodes = all(selector);
+    if (nodes === null) return {count: -1};
+    if (!nodes.length || (nodes.length > 1 && !allItems)) return {count: nodes.length};
+    if (!allItems) {
+      const d = describeSafe(nodes[0]);
+      return {count: 1, target: d && {candidates: d.candidates, fingerprint: structural(d.fingerprint)}};
+    }
+    const like = likeSelectors(nodes[0]);
+    const candidates = [];
+    if (like && sameSet(like.nodes, nodes)) for (const s of like.selectors) candidates.push(s);
+    if (!selectorParts(selector).some(echoes) && !candidates.includes(selector)) candidates.push(selector);
+    const items = {
+      candidates: candidates.slice(0, 12).map((s) => ({strategy: "css", selector: s, matchCount: nodes.length})),
+      fingerprint: structural(L.features(nodes[0], salt)),
+    };
+    const described = {};
+    for (const [name, rel] of Object.entries(fields || {})) {
+      if (!rel) {
+        described[name] = {count: 1, target: null};
+        continue;
+      }
+      let inner;
+      try {
+        inner = nodes[0].querySelectorAll(rel);
+      } catch (_) {
+        described[name] = {count: -1};
+        continue;
+      }
+      if (inner.length !== 1) {
+        described[name] = {count: inner.length};
+        continue;
+      }
+      const sels = relativeSelectors(nodes[0], inner[0]);
+      described[name] = {
+        count: 1,
+        target: sels.length ? {
+          candidates: sels.map((s) => ({strategy: "css", selector: s, matchCount: 1})),
+          fingerprint: structural(L.features(inner[0], salt)),
+        } : null,
+      };
+    }
+    return {count: nodes.length, items: candidates.length ? items : null, fields: described};
+  }
+
+  function waitable(selector) {
+    const nodes = all(selector);
+    if (nodes === null) return {count: -1, target: null};
+    if (nodes.length !== 1) return {count: nodes.length, target: null};
+    return {count: 1, target: describeSafe(nodes[0])};
+  }
+
   // ---- Python's side ------------------------------------------------------------------------
   function configure(config) {
     if (salt !== null) return false;
     publicTexts = (config.publicTexts || []).map(String);
     for (const v of config.publicValues || []) publicTyped.add(String(v).toLowerCase());
     for (const v of config.values || []) remember(v);
+    for (const v of config.choosable || []) rememberChoosable(v);
     salt = String(config.salt);
     while (waiting.length) waiting.shift()();
     return true;
@@ -689,6 +973,13 @@ var SkillreelRecorder = (() => {
       return true;
     },
     resolve,
+    arm,
+    disarm: () => {
+      armed = null;
+      return true;
+    },
+    extractable,
+    waitable,
     ready: () => salt !== null,
   });
 })();

@@ -43,7 +43,15 @@ from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 from ..model.draft import Draft
 from ..model.environment import UrlTarget
 from ..model.events import EventsLog, FieldInfo
-from ..model.locators import SCOPE_SEPARATOR, Fingerprint, LocatorBundle, text_hash
+from ..model.locators import (
+    CONTENT_HASHES,
+    CONTENT_STRATEGIES,
+    SCOPE_SEPARATOR,
+    ElementSet,
+    Fingerprint,
+    LocatorBundle,
+    text_hash,
+)
 from ..model.urls import DEFAULT_RULE, QueryRule, has_token, strip_tokens
 
 MIN_EQUAL: Final = 2
@@ -95,13 +103,14 @@ class TypedValues:
     applies to them (names, texts, selectors), so what was typed stays out of the fingerprints.
     """
 
-    __slots__ = ("_encoded", "_originals", "_public", "_values")
+    __slots__ = ("_edits", "_encoded", "_originals", "_public", "_values")
 
     def __init__(self, values: Iterable[str] = (), *, public: Iterable[str] = ()) -> None:
         self._values: list[str] = []
         self._originals: list[str] = []
         self._encoded: list[tuple[str, str]] = []  # (encoded form, the lower-cased value)
         self._public: set[str] = set()
+        self._edits: dict[str, int] = {}  # normalised value -> seq of its latest field edit
         for value in values:
             self.add(value)
         for value in public:
@@ -145,11 +154,26 @@ class TypedValues:
     def public_values(self) -> tuple[str, ...]:
         return tuple(v for v in self._values if v in self._public)
 
+    def note_edit(self, value: str, seq: int) -> None:
+        """Remember that the field edit ``seq`` ended with ``value`` (for :meth:`edit_shown`)."""
+        norm = " ".join(value.split()).lower()
+        if len(norm) >= MIN_EQUAL:
+            self._edits.pop(norm, None)
+            self._edits[norm] = seq
+
+    def edit_shown(self, hashes: Iterable[str], salt: str) -> int | None:
+        """The latest field edit whose value has one of the salted ``hashes`` (a clicked element
+        showed it), or None."""
+        wanted = set(hashes)
+        found = [seq for norm, seq in self._edits.items() if text_hash(salt, norm) in wanted]
+        return max(found) if found else None
+
     def clear(self) -> None:
         self._values.clear()
         self._originals.clear()
         self._encoded.clear()
         self._public.clear()
+        self._edits.clear()
 
     def __len__(self) -> int:
         return len(self._values)
@@ -277,6 +301,58 @@ def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locato
     if kept == bundle.candidates and not changes:
         return bundle
     return LocatorBundle(candidates=kept, fingerprint=fp.model_copy(update=changes))
+
+
+def structure_only(fingerprint: Fingerprint) -> Fingerprint:
+    """The fingerprint without anything taken from text (text-derived and label hashes, attribute
+    hashes): what a target chosen by a filter, an extraction target or a set of items keeps."""
+    changes: dict[str, Any] = {key: None for key in (*CONTENT_HASHES, "label_hash")}
+    return fingerprint.model_copy(update={**changes, "attributes": {}})
+
+
+def scrub_structural(
+    bundle: LocatorBundle, typed: TypedValues, salt: str, *, attribute: str | None = None
+) -> LocatorBundle | None:
+    """:func:`scrub_bundle`, then by structure only (:func:`structure_only`): no candidate that
+    holds a hash of the element's text (role-name, href) or, for an attribute read, selects by
+    that attribute. None when nothing is left."""
+    scrubbed = scrub_bundle(bundle, typed, salt)
+    if scrubbed is None:
+        return None
+    kept = tuple(
+        c
+        for c in scrubbed.candidates
+        if c.strategy not in CONTENT_STRATEGIES
+        and (attribute is None or (f"[{attribute}" not in c.selector and c.strategy != attribute))
+    )
+    if not kept:
+        return None
+    return LocatorBundle(candidates=kept, fingerprint=structure_only(scrubbed.fingerprint))
+
+
+def scrub_set(items: ElementSet, typed: TypedValues) -> ElementSet | None:
+    """The set without candidates whose selectors echo a typed value in any page-controlled string
+    (:func:`selector_parts`), by structure only, its fingerprint's strings checked like
+    :func:`scrub_bundle`'s (None: nothing left, or the items' tag itself echoes one)."""
+    kept = tuple(c for c in items.candidates if not any(typed.echoes(t) for t in selector_parts(c.selector)))
+    if not kept:
+        return None
+    fingerprint = structure_only(items.fingerprint)
+    changes = page_string_changes(fingerprint, typed, set())
+    if changes is None:
+        return None
+    return ElementSet(candidates=kept, fingerprint=fingerprint.model_copy(update=changes))
+
+
+def scrub_options(options: Iterable[str] | None, typed: TypedValues) -> tuple[str, ...] | None:
+    """A ``<select>``'s option values fit to store, or None (then the parameter stays untyped):
+    none may echo a typed value or look like a secret."""
+    if options is None:
+        return None
+    values = tuple(options)
+    if not values or any(typed.echoes(v) or secret_categories(v) for v in values):
+        return None
+    return values
 
 
 def page_string_changes(fp: Fingerprint, typed: TypedValues, hashes: set[str]) -> dict[str, Any] | None:

@@ -59,9 +59,18 @@ from ..model.events import (
     RecordedEvent,
 )
 from ..model.limits import MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
-from ..model.locators import LocatorBundle
+from ..model.locators import ElementSet, LocatorBundle
 from ..model.urls import DEFAULT_RULE, QueryRule, strip_tokens
-from .redact import TypedValues, scrub_bundle, scrub_field, scrub_url
+from .redact import (
+    TypedValues,
+    scrub_bundle,
+    scrub_field,
+    scrub_options,
+    scrub_set,
+    scrub_structural,
+    scrub_url,
+    structure_only,
+)
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +97,10 @@ _CONFIGURE: Final = "SkillreelRecorder.configure"
 _FLUSH: Final = "SkillreelRecorder.flush"
 _RESOLVE: Final = "SkillreelRecorder.resolve"
 _QUIET: Final = "SkillreelRecorder.quiet"
+_ARM: Final = "SkillreelRecorder.arm"
+_DISARM: Final = "SkillreelRecorder.disarm"
+_EXTRACTABLE: Final = "SkillreelRecorder.extractable"
+_WAITABLE: Final = "SkillreelRecorder.waitable"
 _NOTIFICATIONS: Final = (
     "Runtime.executionContextCreated",
     "Runtime.executionContextDestroyed",
@@ -97,6 +110,8 @@ _NOTIFICATIONS: Final = (
     "Page.frameRequestedNavigation",
     "Page.frameStartedNavigating",
     "Page.frameStoppedLoading",
+    "Page.javascriptDialogOpening",
+    "Page.javascriptDialogClosed",
 )
 QUIET_MS: Final = 200  # the DOM must stay unchanged this long to count as settled
 SETTLE_LIMIT_MS: Final = 5_000  # settling never waits longer than this (or the step timeout)
@@ -148,6 +163,7 @@ class _Tap:
     requested: bool = False
     starts: dict[str, NavigateReason | None] = field(default_factory=dict)  # loaderId -> reason
     loading: bool = False  # a main-frame navigation started and has not committed or stopped
+    dialog: str | None = None  # the kind of the JavaScript dialog open in the page
 
     def top_world(self) -> int | None:
         ids = [ctx for ctx, frame in self.worlds.items() if frame == self.main_frame]
@@ -160,6 +176,26 @@ class Capture:
 
     events: EventsLog
     typed: TypedValues
+
+
+@dataclass(frozen=True)
+class Marked:
+    """The element (or the set of like elements) a person marked, by structure only; both None
+    when the click fell on nothing that can be described."""
+
+    target: LocatorBundle | None
+    items: ElementSet | None
+
+
+@dataclass(frozen=True)
+class Extractable:
+    """What an automation ``extract`` step's selectors designate: how many elements, the one
+    element's description or the set's, and each field's (count inside the first item, target)."""
+
+    count: int
+    target: LocatorBundle | None
+    items: ElementSet | None
+    fields: dict[str, tuple[int, LocatorBundle | None]]
 
 
 @dataclass(frozen=True)
@@ -180,11 +216,15 @@ class Recorder:
         salt: str,
         on_event: Callable[[RecordedEvent], None] | None = None,
         public: Sequence[str] = (),
+        dialogs: bool = False,
         url_rule: QueryRule = DEFAULT_RULE,
     ) -> None:
         self._context = context
         self._salt = salt
         self._public = tuple(public)  # texts the user gave before anything was typed
+        self._dialogs = dialogs  # record the dialogs a person answers (interactive recording)
+        self._mark: asyncio.Future[Marked] | None = None
+        self._mark_all = False
         self._on_event = on_event
         self._url_rule = url_rule
         self._events: list[RecordedEvent] = []
@@ -411,6 +451,7 @@ class Recorder:
                     "values": list(self._typed.originals()),
                     "publicValues": list(self._typed.public_values()),
                     "publicTexts": list(self._public),
+                    "choosable": list(self._typed.values()),
                 }
                 await self._call(tap, context["id"], _CONFIGURE, config)
         elif name == "Runtime.executionContextDestroyed":
@@ -432,6 +473,8 @@ class Recorder:
                 tap.starts[str(params.get("loaderId", ""))] = reason
         elif name == "Page.frameNavigated":
             self._on_navigated(tap, params.get("frame") or {}, params.get("type"), starting)
+        elif name in ("Page.javascriptDialogOpening", "Page.javascriptDialogClosed"):
+            self._on_dialog(tap, name, params)
 
     async def _call(self, tap: _Tap, ctx: int, function: str, *args: Any, await_promise: bool = False) -> Any:
         """Call a recorder function in one world; None when that world is gone."""
@@ -468,9 +511,13 @@ class Recorder:
         self._accept(tap.index, event)
 
     def _accept(self, page: int, event: PageEvent) -> None:
+        if event.type == "mark":
+            self._on_mark(page, event)
+            return
         if event.type == "input" and event.value is not None:
             seen = [*self._public, *(e.url for e in self._events if e.url), self._taps[page].page.url]
             self._typed.add(event.value, seen_in=seen)
+            self._typed.note_edit(event.value, len(self._events))
         target = scrub_bundle(event.target, self._typed, self._salt) if event.target else None
         fields: dict[str, Any] = {
             "seq": len(self._events),
@@ -480,11 +527,142 @@ class Recorder:
             "key": event.key,
             "reason": event.reason,
         }
+        if event.chosen_by is not None and target is not None:
+            # A click on an element showing a value typed earlier: the target is the set of like
+            # elements (structure only) and the edit that typed the value chooses among them. A
+            # value Python never received (a password) chooses nothing: a person does the step.
+            edit = self._typed.edit_shown(event.chosen_by, self._salt)
+            if edit is None:
+                fields.update(type="human", reason="other", target=None)
+            else:
+                chosen = LocatorBundle(
+                    candidates=target.candidates, fingerprint=structure_only(target.fingerprint)
+                )
+                fields.update(target=chosen, chosen_by=edit)
         if event.target is not None and target is None:
             fields.update(type="human", reason="other", key=None)
         elif event.field is not None:
             fields["field"] = scrub_field(event.field, self._typed)  # the value stays in memory only
+            if event.type == "select" and not event.field.is_sensitive:
+                fields["options"] = scrub_options(event.options, self._typed)
         self._append(RecordedEvent.model_validate(fields))
+
+    # -- marks and scripted v2 steps ---------------------------------------------------------------
+
+    async def arm_mark(self, *, all_items: bool) -> asyncio.Future[Marked]:
+        """Arm mark mode in the first page: its next trusted click is swallowed (the page never
+        receives it) and reported as the marked element. The future completes with it; only a
+        mark this method armed counts (the page cannot forge one)."""
+        await self.settle()
+        if self._mark is not None and not self._mark.done():
+            self._mark.cancel()
+        tap = self._taps[0]
+        ctx = tap.top_world()
+        if ctx is None or await self._call(tap, ctx, _ARM, {"all": all_items}) is not True:
+            raise RecordError(CAPTURE_FAILED, "the recorder could not arm a mark in the page")
+        self._mark = asyncio.get_running_loop().create_future()
+        self._mark_all = all_items
+        return self._mark
+
+    def disarm_mark(self) -> None:
+        """Forget a pending mark (the page's armed state is cleared on its next call or click)."""
+        if self._mark is not None and not self._mark.done():
+            self._mark.cancel()
+        self._mark = None
+        for tap in self._taps[:1]:
+            ctx = tap.top_world()
+            if ctx is not None:
+                task = asyncio.get_running_loop().create_task(self._call(tap, ctx, _DISARM))
+                self._attaching.add(task)
+                task.add_done_callback(self._attaching.discard)
+
+    def _on_mark(self, page: int, event: PageEvent) -> None:
+        pending = self._mark
+        if pending is None or pending.done() or page != 0:
+            log.debug("a mark nobody armed was ignored")
+            return
+        self._mark = None
+        if event.items is not None and self._mark_all:
+            items = scrub_set(event.items, self._typed)
+            pending.set_result(Marked(None, items))
+        elif event.target is not None and not self._mark_all:
+            pending.set_result(Marked(scrub_structural(event.target, self._typed, self._salt), None))
+        else:
+            pending.set_result(Marked(None, None))
+
+    async def extractable(
+        self,
+        selector: str,
+        *,
+        all_items: bool,
+        fields: dict[str, str],
+        attributes: dict[str, str | None] | None = None,
+    ) -> Extractable:
+        """Describe what an automation ``extract`` step names, in the first page's top document
+        (``attributes``: the attribute each target reads, by field name, ``""`` for the element)."""
+        reads = attributes or {}
+        result = await self._top_call(_EXTRACTABLE, selector, all_items, fields)
+        count = int(result.get("count", 0))
+        target = items = None
+        described: dict[str, tuple[int, LocatorBundle | None]] = {}
+        try:
+            if result.get("target") is not None:
+                target = scrub_structural(
+                    LocatorBundle.parse(result["target"]), self._typed, self._salt, attribute=reads.get("")
+                )
+            if result.get("items") is not None:
+                items = scrub_set(ElementSet.parse(result["items"]), self._typed)
+            for name, found in (result.get("fields") or {}).items():
+                inner = found.get("target")
+                bundle = (
+                    scrub_structural(LocatorBundle.parse(inner), self._typed, self._salt) if inner else None
+                )
+                described[str(name)] = (int(found.get("count", 0)), bundle)
+        except (ValidationError, ValueError, AttributeError) as exc:
+            raise RecordError(CAPTURE_FAILED, "the recorder described an element badly") from exc
+        return Extractable(count, target, items, described)
+
+    async def waitable(self, selector: str) -> Resolved:
+        """Describe the one element an automation ``wait`` step names."""
+        result = await self._top_call(_WAITABLE, selector)
+        target = None
+        if result.get("target") is not None:
+            try:
+                target = scrub_bundle(LocatorBundle.parse(result["target"]), self._typed, self._salt)
+            except (ValidationError, ValueError) as exc:
+                raise RecordError(CAPTURE_FAILED, "the recorder described an element badly") from exc
+        return Resolved(int(result.get("count", 0)), target)
+
+    async def _top_call(self, function: str, *args: Any) -> dict[str, Any]:
+        await self.settle()
+        tap = self._taps[0]
+        ctx = tap.top_world()
+        if ctx is None:
+            raise RecordError(CAPTURE_FAILED, "the recorder is not running in the page; nothing was stored")
+        result = await self._call(tap, ctx, function, *args)
+        if not isinstance(result, dict):
+            raise RecordError(CAPTURE_FAILED, "the page went away; nothing was stored")
+        return result
+
+    def append_event(self, kind: str, **fields: Any) -> None:
+        """Append a v2 event the demonstration produced outside the page (a mark named at the
+        terminal, a scripted extraction, wait or dialog answer)."""
+        self._append(RecordedEvent.model_validate({"seq": len(self._events), "type": kind, **fields}))
+
+    def _on_dialog(self, tap: _Tap, name: str, params: dict[str, Any]) -> None:
+        if tap.index != 0 or not self._dialogs:
+            return
+        if name == "Page.javascriptDialogOpening":
+            kind = params.get("type")
+            tap.dialog = kind if kind in ("alert", "confirm", "prompt", "beforeunload") else None
+            return
+        kind, tap.dialog = tap.dialog, None
+        accepted = bool(params.get("result"))
+        if kind == "prompt" and accepted and params.get("userInput"):
+            # A prompt's text would be a typed value the page asked for: a person gives it.
+            self._append(RecordedEvent(seq=len(self._events), type="human", reason="other"))
+            return
+        self.append_event("dialog", accept=accepted, dialog=kind)
 
     def _on_navigated(self, tap: _Tap, frame: dict[str, Any], kind: Any, starting: bool) -> None:
         if frame.get("parentId") or frame.get("id") != tap.main_frame:

@@ -35,21 +35,22 @@ import base64
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any, Final, Protocol, TypeVar
 
-from playwright.async_api import BrowserContext, CDPSession, Locator, Page
+from playwright.async_api import BrowserContext, CDPSession, Dialog, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import ValidationError
 
 from ..errors import ReplayUIError
 from ..locate import heal, resolve_world_script
-from ..model.locators import Fingerprint, LocatorBundle, LocatorCandidate
-from .engine import Picked
+from ..model.actions import FieldSpec
+from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
+from .driving import Choice, DialogSeen, FieldValue, ItemsFound, ListRead, Picked, Scope
 from .evidence import PageSummary
 from .settling import MAX_ROUNDS, NETWORK_CAP_S, QUIET_CAP_MS, QUIET_WINDOW_MS, PageActivity
 
@@ -58,6 +59,11 @@ _T = TypeVar("_T")
 
 CALL: Final = "SkillreelSettle.call"  # a function expression evaluated in our isolated world
 CALL_AFTER: Final = "SkillreelSettle.after"  # the same, once the DOM has been quiet for a moment
+# The in-page API a call goes to (settle.js routes it): resolve.js, or collect.js (schema v2 sets,
+# items, reads): "collect." prefixes the method.
+RESOLVE: Final = ""
+COLLECT: Final = "collect."
+END_QUIET_S: Final = 1.0  # a lazy list that has not grown this long after a scroll is at its end
 RETRIES: Final = 5
 RETRY_DELAY_S: Final = 0.05
 
@@ -119,6 +125,13 @@ class PlaywrightDriver:
         self._probes = 0
         self._speculative: tuple[str, int, Picked] | None = None
         self._framed: str | None = None  # the nonce of a marked element inside a frame
+        # schema v2: open loops (the arguments that find their items again after a navigation, the
+        # count when opened, the current index) and the armed answer to the next dialog
+        self._loops: dict[str, tuple[dict[str, Any], int, Scope | None]] = {}
+        self._current: dict[str, int] = {}
+        self._armed: tuple[bool, str | None, str | None] | None = None
+        self._seen: DialogSeen | None = None
+        self._dialogs = False
         self._prefetched: _Prefetch | None = None
         self._activity = PageActivity(self._page)
         self._action_mark = 0  # activity position when the last action began
@@ -202,15 +215,18 @@ class PlaywrightDriver:
             self._installed = self._unique
         return self._unique
 
-    async def _call(self, method: str, arg: Any) -> Any:
-        """Call ``SkillreelResolve[method](arg)`` in our isolated world; retried across navigations.
-        After an action (:meth:`settle`), the call first waits there for a quiet DOM."""
+    async def _call(self, method: str, arg: Any, *, api: str = RESOLVE) -> Any:
+        """Call ``SkillreelResolve[method](arg)`` (or, with ``api=COLLECT``, ``SkillreelCollect``'s)
+        in our isolated world, through ``settle.js``; retried across navigations. After an action
+        (:meth:`settle`), the call first waits there for a quiet DOM."""
         for _ in range(RETRIES):
             quiet = self._quiet_deadline
             try:
                 cdp = await self._session_cdp()
                 unique = await self._context(cdp)
-                result = await cdp.send("Runtime.callFunctionOn", self._call_params(unique, method, arg))
+                result = await cdp.send(
+                    "Runtime.callFunctionOn", self._call_params(unique, api + method, arg)
+                )
             except _Transient:
                 await asyncio.sleep(RETRY_DELAY_S)
                 continue
@@ -304,18 +320,20 @@ class PlaywrightDriver:
 
     # ---- Driver: resolution ----------------------------------------------------------------------
 
-    async def probe(self, bundle: LocatorBundle, *, salt: str) -> heal.Probe:
+    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe:
         """Measure the page for ``bundle``; the first unique visible hit is marked speculatively, so
         that :meth:`pick` costs no round trip when the decision agrees (the mark alone does nothing).
         A measurement taken ahead by :meth:`page_state` serves when nothing happened since."""
         self._speculative = None
         ahead, self._prefetched = self._prefetched, None
-        if ahead is not None and self._still_fresh(ahead, bundle):
+        if within is None and ahead is not None and self._still_fresh(ahead, bundle):
             return self._probe_result(ahead.token, ahead.nonce, ahead.data)
-        token, nonce, arg = self._probe_arg(bundle, salt)
+        token, nonce, arg = self._probe_arg(bundle, salt, within)
         return self._probe_result(token, nonce, await self._call("probe", arg))
 
     def _still_fresh(self, ahead: _Prefetch, bundle: LocatorBundle) -> bool:
+        """A measurement taken ahead serves a document-level probe of the same bundle only, and
+        only when nothing happened on the page since (an item-scoped probe never uses one)."""
         return (
             (ahead.bundle is bundle or ahead.bundle == bundle)
             and ahead.activity == self._activity.mark()
@@ -323,7 +341,9 @@ class PlaywrightDriver:
             and self._quiet_deadline is None
         )
 
-    def _probe_arg(self, bundle: LocatorBundle, salt: str) -> tuple[str, str, dict[str, Any]]:
+    def _probe_arg(
+        self, bundle: LocatorBundle, salt: str, within: Scope | None = None
+    ) -> tuple[str, str, dict[str, Any]]:
         self._probes += 1
         token, nonce = f"p{self._probes}", secrets.token_hex(16)
         arg = {
@@ -336,6 +356,7 @@ class PlaywrightDriver:
             "floor": heal.FLOOR,
             "topK": heal.TOP_K,
             "speculate": {"attr": self._attr, "nonce": nonce},
+            "within": None if within is None else {"loop": within.loop, "index": within.index},
         }
         return token, nonce, arg
 
@@ -413,13 +434,28 @@ class PlaywrightDriver:
         self._action_begins()
         await self._guard("typing", lambda: target.fill(value, timeout=timeout_ms))
 
-    async def select(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
+    async def select(
+        self,
+        picked: Picked,
+        value: str,
+        *,
+        timeout_ms: int,
+        by_label: bool = False,
+        allowed: Sequence[str] | None = None,
+    ) -> str | None:
+        if by_label:
+            found = await self._call("optionByLabel", {"label": value}, api=COLLECT)
+            if not isinstance(found, str):
+                return None
+            value = found
+        if allowed is not None and value not in allowed:
+            return None
         if not await self._call("hasOption", {"value": value}):
-            return False
+            return None
         target = await self._locator(picked)
         self._action_begins()
         await self._guard("the selection", lambda: target.select_option(value=value, timeout=timeout_ms))
-        return True
+        return value
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
         if picked is None:
@@ -530,6 +566,311 @@ class PlaywrightDriver:
 
     def network_denied_since(self, mark: int) -> tuple[str, ...]:
         return self._session.ledger.origins_since(mark)
+
+    # ---- Driver: schema v2 -----------------------------------------------------------------------
+
+    def _set_arg(
+        self,
+        candidates: tuple[LocatorCandidate, ...],
+        fingerprint: Fingerprint,
+        *,
+        salt: str,
+        within: Scope | None,
+        allow_heal: bool,
+    ) -> dict[str, Any]:
+        """What ``collect.js`` needs to find a set (the decision constants come from ``heal``)."""
+        return {
+            **_read_arg(salt, allow_heal),
+            "candidates": [c.to_json() for c in candidates],
+            "fingerprint": fingerprint.to_json(),
+            "identity": _identity(fingerprint),
+            "within": None if within is None else {"loop": within.loop, "index": within.index},
+        }
+
+    async def choose(
+        self, bundle: LocatorBundle, token: str, *, salt: str, within: Scope | None, allow_heal: bool
+    ) -> Choice:
+        nonce = secrets.token_hex(16)
+        self._speculative = None
+        arg = self._set_arg(
+            bundle.candidates, bundle.fingerprint, salt=salt, within=within, allow_heal=allow_heal
+        )
+        arg["mark"] = {"attr": self._attr, "nonce": nonce}
+        data = await self._call("choose", {"set": arg, "token": token}, api=COLLECT)
+        outcome = data.get("outcome") if isinstance(data, dict) else None
+        if outcome in ("none", "many"):
+            return Choice(outcome)
+        if outcome != "one":
+            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed")
+        self._marked = True
+        try:
+            fingerprint = Fingerprint.parse(data["fingerprint"])
+        except (ValidationError, KeyError, TypeError) as exc:
+            raise ReplayUIError(
+                "SR_REPLAY_UI_ACTION_FAILED", "the target element cannot be described"
+            ) from exc
+        self._note_frame(nonce, data.get("framed"))
+        return Choice("one", Picked(nonce, fingerprint), bool(data.get("healed")))
+
+    async def open_items(
+        self,
+        items: ElementSet,
+        *,
+        salt: str,
+        loop: str,
+        token: str | None,
+        within: Scope | None,
+        allow_heal: bool,
+        mark: bool = True,
+    ) -> ItemsFound:
+        arg = {
+            "set": self._set_arg(
+                items.candidates, items.fingerprint, salt=salt, within=within, allow_heal=allow_heal
+            ),
+            "token": token,
+            "loop": loop,
+            "keep": mark,
+        }
+        found = _items_found(await self._call("open", arg, api=COLLECT))
+        if mark:
+            self._loops[loop] = (arg, found.count, within)
+        return found
+
+    async def item(self, loop: str, index: int) -> bool:
+        opened = self._loops.get(loop)
+        if opened is None or index >= opened[1]:
+            return False
+        data = await self._call("item", {"loop": loop, "index": index}, api=COLLECT)
+        if isinstance(data, dict) and not data.get("known"):
+            # a new document (the body navigated): find the items again, the enclosing loop's first
+            if not await self._reopen(loop):
+                return False
+            data = await self._call("item", {"loop": loop, "index": index}, api=COLLECT)
+        ok = isinstance(data, dict) and data.get("ok") is True
+        if ok:
+            self._current[loop] = index
+        return ok
+
+    async def enter_item(
+        self, loop: str, index: int, fields: Sequence[FieldSpec], *, salt: str, allow_heal: bool
+    ) -> tuple[FieldValue, ...] | None:
+        """The item made current and its fields read in one call (settle.js ``batch``); after a
+        navigation or a re-render the two calls of :meth:`item` and :meth:`read_fields` instead."""
+        opened = self._loops.get(loop)
+        if opened is None or index >= opened[1]:
+            return None
+        scope = {"loop": loop, "index": index}
+        read = {"set": _read_arg(salt, allow_heal), "fields": self._fields_arg(fields), "within": scope}
+        both = await self._call("batch", [[COLLECT + "item", scope], [COLLECT + "fields", read]])
+        found, values = both if isinstance(both, list) and len(both) == 2 else (None, None)
+        if isinstance(found, dict) and found.get("ok") is True:
+            self._current[loop] = index
+            return _field_values(values, len(fields))
+        if not await self.item(loop, index):
+            return None
+        return await self.read_fields(fields, salt=salt, within=Scope(loop, index), allow_heal=allow_heal)
+
+    async def _reopen(self, loop: str, depth: int = 0) -> bool:
+        arg, count, within = self._loops[loop]
+        if within is not None:
+            outer = within.loop
+            if depth > 8 or outer not in self._loops or self._current.get(outer) != within.index:
+                return False
+            known = await self._call("item", {"loop": outer, "index": within.index}, api=COLLECT)
+            lost = isinstance(known, dict) and not known.get("known")
+            if lost and not await self._reopen(outer, depth + 1):
+                return False
+        again = _items_found(await self._call("open", arg, api=COLLECT))
+        return again.count == count and again.outcome != "ambiguous"
+
+    async def close_items(self, loop: str) -> None:
+        self._loops.pop(loop, None)
+        self._current.pop(loop, None)
+        if self._unique is None or self._unique != self._installed or self._crashed():
+            return
+        try:
+            await self._call("close", {"loop": loop}, api=COLLECT)
+        except ReplayUIError as exc:
+            log.debug("close_items: %s", exc.code)
+
+    async def read(self, picked: Picked, read: str, attribute: str | None) -> str | None:
+        data = await self._call("read", {"read": read, "attribute": attribute}, api=COLLECT)
+        if not isinstance(data, dict) or not data.get("ok"):
+            raise ReplayUIError("SR_REPLAY_UI_TARGET_NOT_FOUND", "the element went away before it was read")
+        value = data.get("value")
+        if value is None:
+            return None
+        return str(value) if not isinstance(value, bool) else ("true" if value else "false")
+
+    def _fields_arg(self, fields: Sequence[FieldSpec]) -> list[dict[str, Any]]:
+        return [
+            {
+                "target": None
+                if f.target is None
+                else {
+                    "candidates": [c.to_json() for c in f.target.candidates],
+                    "fingerprint": f.target.fingerprint.to_json(),
+                },
+                "identity": [] if f.target is None else _identity(f.target.fingerprint),
+                "read": f.read,
+                "attribute": f.attribute,
+            }
+            for f in fields
+        ]
+
+    async def read_fields(
+        self, fields: Sequence[FieldSpec], *, salt: str, within: Scope, allow_heal: bool
+    ) -> tuple[FieldValue, ...]:
+        arg = {
+            "set": _read_arg(salt, allow_heal),
+            "fields": self._fields_arg(fields),
+            "within": {"loop": within.loop, "index": within.index},
+        }
+        return _field_values(await self._call("fields", arg, api=COLLECT), len(fields))
+
+    async def read_list(
+        self,
+        items: ElementSet,
+        fields: Sequence[FieldSpec],
+        *,
+        salt: str,
+        token: str | None,
+        limit: int,
+        within: Scope | None,
+        allow_heal: bool,
+    ) -> ListRead:
+        arg = {
+            "set": self._set_arg(
+                items.candidates, items.fingerprint, salt=salt, within=within, allow_heal=allow_heal
+            ),
+            "token": token,
+            "fields": self._fields_arg(fields),
+            "limit": limit,
+        }
+        data = await self._call("list", arg, api=COLLECT)
+        try:
+            total = int(data["total"])
+            outcome = data["outcome"]
+            rows = tuple(_field_values(row, len(fields)) for row in data["rows"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed") from exc
+        if outcome not in ("exact", "healed", "ambiguous") or len(rows) > limit:
+            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed")
+        return ListRead(total, rows, outcome)
+
+    async def scroll(
+        self, picked: Picked, to: str, *, max_rounds: int, settle_ms: int, timeout_ms: int
+    ) -> int:
+        """Into view: Playwright's ``scroll_into_view_if_needed``. To the end: scroll the container
+        (the element when it scrolls, else the page) to its end, then wait for it to grow (more
+        content or more elements) for at most :data:`END_QUIET_S`; again while it grows, at most
+        ``max_rounds`` times. The rounds that made it grow."""
+        target = await self._locator(picked)
+        self._action_begins()  # what the scroll loads is settled after it, like an action's
+        if to != "end":
+            await self._guard("scrolling", lambda: target.scroll_into_view_if_needed(timeout=timeout_ms))
+            return 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_ms / 1000
+        rounds = 0
+        before = await self._call("scrollEnd", {}, api=COLLECT)
+        while rounds < max_rounds and isinstance(before, dict):
+            quiet = min(loop.time() + END_QUIET_S, deadline)
+            after = before
+            while after == before and loop.time() < quiet:
+                await asyncio.sleep(0.05)
+                after = await self._call("scrollState", {}, api=COLLECT)
+            if after == before or not isinstance(after, dict):
+                break
+            rounds += 1
+            if loop.time() >= deadline:
+                break
+            if settle_ms:
+                await asyncio.sleep(settle_ms / 1000)
+            before = await self._call("scrollEnd", {}, api=COLLECT)
+        return rounds
+
+    async def _on_dialog(self, dialog: Dialog) -> None:
+        """Every dialog of the page: the armed answer when it is of the kind expected, else
+        dismissed (as the first version did for all of them). Its message is never read."""
+        armed, kind = self._armed, dialog.type
+        try:
+            if armed is not None and armed[2] in (None, kind):
+                accept, text, _ = armed
+                self._armed = None
+                self._seen = DialogSeen(kind, True)
+                if accept and kind == "prompt" and text is not None:
+                    await dialog.accept(text)
+                elif accept:
+                    await dialog.accept()
+                else:
+                    await dialog.dismiss()
+                return
+            if armed is not None:
+                self._armed = None
+                self._seen = DialogSeen(kind, False)
+            await dialog.dismiss()
+        except PlaywrightError as exc:  # the page went away with its dialog
+            log.debug("dialog: %s", type(exc).__name__)
+
+    def _listen_dialogs(self) -> None:
+        if not self._dialogs:
+            self._page.on("dialog", self._on_dialog)
+            self._dialogs = True
+
+    async def arm_dialog(self, *, accept: bool, text: str | None, expects: str | None) -> None:
+        self._listen_dialogs()
+        self._armed = (accept, text, expects)
+        self._seen = None
+
+    async def dialog_seen(self) -> DialogSeen | None:
+        return self._seen
+
+    async def disarm_dialog(self) -> None:
+        self._armed = None
+        self._seen = None
+
+
+def _read_arg(salt: str, allow_heal: bool) -> dict[str, Any]:
+    """What ``collect.js`` needs to find the fields of an item (the rule's constants from ``heal``)."""
+    return {
+        "salt": salt,
+        "weights": heal.WEIGHTS.to_json(),
+        "healMin": heal.HEAL_MIN,
+        "margin": heal.MARGIN,
+        "allowHeal": allow_heal,
+    }
+
+
+def _identity(fingerprint: Fingerprint) -> list[str]:
+    """The recorded attributes that count as identity (twin of ``Comparison.identity_agrees``)."""
+    return sorted(
+        n
+        for n in fingerprint.attributes
+        if n not in heal.CONTEXT_ATTRIBUTES and heal.WEIGHTS.attribute(n) > 0
+    )
+
+
+def _items_found(data: Any) -> ItemsFound:
+    if not isinstance(data, dict) or not isinstance(data.get("count"), int):
+        raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed")
+    outcome = data.get("outcome")
+    if outcome not in ("exact", "healed", "ambiguous"):
+        raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed")
+    return ItemsFound(data["count"], outcome)
+
+
+def _field_values(data: Any, expected: int) -> tuple[FieldValue, ...]:
+    if not isinstance(data, list) or len(data) != expected:
+        raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed")
+    out = []
+    for read in data:
+        outcome = read.get("outcome") if isinstance(read, dict) else None
+        value = read.get("value") if isinstance(read, dict) else None
+        if outcome not in ("ok", "absent", "ambiguous") or not isinstance(value, str | bool | None):
+            raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed")
+        out.append(FieldValue(outcome, value, read.get("healed") is True))
+    return tuple(out)
 
 
 def _candidates(data: Any) -> tuple[LocatorCandidate, ...] | None:

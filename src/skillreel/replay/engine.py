@@ -1,11 +1,22 @@
 """The replay engine: an async step loop over a small :class:`Driver` protocol.
 
-Steps run serially. Each one: resolve its target (``locate.heal.decide`` over the driver's
-in-page probe, polling until the step's deadline), act, settle, check the network ledger (any
-refused request during the step fails it with ``SR_REPLAY_UI_NETWORK_DENIED``, naming origins
-only), and collect digest-only evidence (:mod:`skillreel.replay.evidence`). The first failure
-stops the run with a :class:`~skillreel.errors.SkillreelError` naming the action id; nothing else
-about the page or the inputs reaches the error.
+Steps run serially, blocks (``loop``, ``branch``) recursively. Each step: resolve its target
+(``replay.resolving``: ``locate.heal.decide`` over the driver's in-page probe, polling until the
+step's deadline), act, settle (on events: ``replay/settling.py``), summarise the page (measuring
+ahead for the next step of the same list, :meth:`ReplayEngine._first_target`), check the network
+ledger (any refused request during the step fails it with ``SR_REPLAY_UI_NETWORK_DENIED``, without
+naming origins), and collect digest-only evidence (:mod:`skillreel.replay.evidence`). The first
+failure stops the run with a :class:`~skillreel.errors.SkillreelError` naming the step id; nothing
+else about the page or the inputs reaches the error. The schema v2 kinds (extract, wait, scroll,
+dialog, loop, branch), data flow and outputs are in :mod:`skillreel.replay.flow`.
+
+* An ``optional`` step whose target is not on the page is skipped (evidence ``skipped``).
+* An assertion or wait with ``onFail: "skip"`` that does not hold skips the rest of its block (the
+  iteration of a loop, the list of a branch; at the top level, the rest of the run).
+* A step followed by a ``dialog`` step runs with that dialog's answer armed; dialogs no step
+  expects are dismissed.
+* A step that runs several times (in a loop) leaves one evidence over all its runs in the report;
+  at most 50,000 steps run in one replay (``SR_REPLAY_STEP_BUDGET``).
 
 ``PlaywrightDriver`` (``replay/driver.py``) drives Chromium; ``FakeDriver`` (``replay/fake.py``)
 is an in-memory page for fast tests of this loop. Time is injected (``clock``, ``sleep``) so tests
@@ -15,155 +26,124 @@ need no real waiting.
 from __future__ import annotations
 
 import asyncio
-import fnmatch
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
 
 from ..errors import ReplayError, ReplayUIError, SkillreelError
-from ..locate import heal
 from ..model.actions import (
     Action,
     AssertAction,
+    BranchAction,
     ClickAction,
+    DialogAction,
+    ExtractAction,
     HumanAction,
+    LoopAction,
     NavigateAction,
     ObserveAction,
     PressAction,
+    ScrollAction,
     SelectAction,
     TypeAction,
+    WaitAction,
+    walk,
 )
-from ..model.locators import Fingerprint, LocatorBundle, LocatorCandidate
+from ..model.canonical import tagged_digest
+from ..model.draft import Parameter
+from ..model.io import values_text
+from ..model.limits import MAX_STEP_RUNS
+from ..model.locators import LocatorBundle
+from ..model.refs import ParameterRef
 from ..model.report import Evidence
-from ..model.urls import V1_RULE, QueryRule, URLRuleError, normalise_target_url
 from . import evidence as ev
+from .driving import (
+    Absent,
+    Choice,
+    DialogSeen,
+    Driver,
+    EngineOptions,
+    FailedStep,
+    FieldValue,
+    Frame,
+    HumanPrompt,
+    HumanRequest,
+    ItemsFound,
+    ListRead,
+    Picked,
+    Progress,
+    Scope,
+    SkipRest,
+    StepProgress,
+    StepRecord,
+    StepState,
+)
+from .flow import FlowSteps, url_matches
+from .resolving import HEAL_CONFIRM_S, POLL_FIRST_S, POLL_MAX_S
 
-HEAL_CONFIRM_S = 0.1  # a healed choice must survive a second probe this much later
-POLL_FIRST_S = 0.05
-POLL_MAX_S = 0.25
+__all__ = [
+    "HEAL_CONFIRM_S",
+    "Choice",
+    "DialogSeen",
+    "Driver",
+    "EngineOptions",
+    "FailedStep",
+    "FieldValue",
+    "HumanPrompt",
+    "HumanRequest",
+    "ItemsFound",
+    "ListRead",
+    "Picked",
+    "Progress",
+    "ReplayEngine",
+    "Scope",
+    "StepProgress",
+    "StepRecord",
+    "url_matches",
+]
 
-
-# ---- the driver protocol -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Picked:
-    """The element a step acts on, marked in the page; its fingerprint as it is now, and (when
-    the step healed) its fresh locator candidates for the heal proposal."""
-
-    token: str
-    fingerprint: Fingerprint
-    candidates: tuple[LocatorCandidate, ...] | None = None
-
-
-class Driver(Protocol):
-    """What the engine needs from a browser. Errors are ``SkillreelError``s, already translated."""
-
-    async def start(self, *, timeout_ms: int) -> None: ...
-    async def goto(self, url: str, *, timeout_ms: int) -> None: ...
-    async def reload(self, *, timeout_ms: int) -> None: ...
-    async def current_url(self) -> str: ...
-    async def probe(self, bundle: LocatorBundle, *, salt: str) -> heal.Probe: ...
-    async def pick(self, probe: heal.Probe, element: int, *, salt: str, describe: bool) -> Picked | None: ...
-    async def release(self) -> None: ...
-    async def click(self, picked: Picked, *, timeout_ms: int) -> None: ...
-    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None: ...
-    async def select(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
-        """Choose the option with exactly this value; False when no enabled option has it."""
-        ...
-
-    async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
-    async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool: ...
-    async def count(self, candidate: LocatorCandidate, *, salt: str) -> int: ...
-    async def page_state(
-        self, *, salt: str, text: bool, verify: str | None = None, prefetch: LocatorBundle | None = None
-    ) -> ev.PageSummary:
-        """A content-free summary of the page; also removes any mark :meth:`pick` left. With
-        ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``).
-        With ``prefetch`` (the next step's target), the driver may measure the page for it in the
-        same call; a :meth:`probe` for it right after may then answer without a round trip."""
-        ...
-
-    async def screenshot(self, *, timeout_ms: int) -> bytes: ...
-    async def settle(self, settle_ms: int, *, timeout_ms: int) -> None: ...
-    def network_mark(self) -> int: ...
-    def network_denied_since(self, mark: int) -> tuple[str, ...]: ...
-
-
-# ---- what the engine reports ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StepProgress:
-    index: int
-    total: int
-    action_id: str
-    kind: str
-    phase: Literal["start", "done", "failed"]
-    healed: bool = False
-    code: str | None = None
-
-
-@dataclass(frozen=True)
-class HumanRequest:
-    """A step only a person can do; the prompt returns True once it is done, False to give up."""
-
-    index: int
-    total: int
-    action_id: str
-    reason: str
-
-
-HumanPrompt = Callable[[HumanRequest], Awaitable[bool]]
-Progress = Callable[[StepProgress], None]
-
-
-@dataclass(frozen=True)
-class StepRecord:
-    """A step that finished. ``acted``: the engine asked the browser to act in it (click, type,
-    select, press, a navigation after the start, a person's step), so it may have side effects."""
-
-    action_id: str
-    evidence: Evidence
-    healed: bool = False
-    healed_bundle: LocatorBundle | None = None
-    kind: str = ""
-    acted: bool = False
-
-
-@dataclass(frozen=True)
-class FailedStep:
-    """The step a run stopped at: whether it had already asked the browser to act, and healed."""
-
-    action_id: str
-    kind: str
-    acted: bool
-    healed: bool
-
-
-@dataclass(frozen=True)
-class EngineOptions:
-    salt: str
-    allow_heal: bool = True
-    timeout_ms: int = 10_000
-    settle_ms: int = 0
-    url_rule: QueryRule = V1_RULE  # the query-key rule ``url_matches`` normalises page URLs with
+_ACTS_ON_TARGET = (
+    ClickAction,
+    TypeAction,
+    SelectAction,
+    PressAction,
+    ObserveAction,
+    ExtractAction,
+    ScrollAction,
+)
 
 
 @dataclass
-class _Step:
-    """Per-step working state: deadline, facts collected so far, the healing outcome."""
+class _Runs:
+    """Every run of one step: evidence digests in order, and the first healed bundle."""
 
-    action: Action
-    deadline: float
-    facts: dict[str, str] = field(default_factory=dict)
+    kind: str
+    evidence: list[Evidence] = field(default_factory=list)
     healed: bool = False
     healed_bundle: LocatorBundle | None = None
     acted: bool = False
 
+    def record(self, action_id: str) -> StepRecord:
+        if len(self.evidence) == 1:
+            evidence = self.evidence[0]
+        else:
+            runs = tagged_digest(
+                ev.PAGE_STATE, {"kind": "runs", "evidence": [e.evidence_digest for e in self.evidence]}
+            )
+            evidence = ev.build_evidence(action_id, self.kind, self.healed, {"runs": runs})
+        return StepRecord(
+            action_id,
+            evidence,
+            self.healed,
+            self.healed_bundle,
+            self.kind,
+            self.acted,
+            runs=len(self.evidence),
+        )
 
-class ReplayEngine:
+
+class ReplayEngine(FlowSteps):
     def __init__(
         self,
         driver: Driver,
@@ -174,71 +154,174 @@ class ReplayEngine:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        self.driver = driver
-        self.options = options
+        super().__init__(driver, options, clock=clock, sleep=sleep)
         self.human = human
         self.progress = progress
-        self.clock = clock
-        self.sleep = sleep
-        self.completed: list[StepRecord] = []  # the steps of the last run that finished, even if one failed
-        self.failed: FailedStep | None = None  # the step the last run stopped at (failure or cancellation)
+        self.outputs: dict[str, object] = {}
+        self._runs: dict[str, _Runs] = {}
+        self._index: dict[str, int] = {}
+        self._total = 0
+        self._executed = 0
         self._mark = 0
-        self._upcoming: LocatorBundle | None = None  # the next step's first target (see _after)
+        self.failed: FailedStep | None = None  # the step the last run stopped at (failure or cancellation)
 
-    async def run(self, actions: Sequence[Action], values: Mapping[str, str]) -> tuple[StepRecord, ...]:
-        """Replay every action in order; raise the first step's failure (with its action id).
-        :attr:`completed` holds the steps that finished, also after a failure, and :attr:`failed`
-        the step it stopped at (also when the run was cancelled), with whether it acted.
+    @property
+    def completed(self) -> list[StepRecord]:
+        """The steps of the last run that finished (one record per step, however many runs), even
+        if a later one failed."""
+        return [runs.record(action_id) for action_id, runs in self._runs.items()]
+
+    async def run(
+        self,
+        actions: Sequence[Action],
+        values: Mapping[str, str],
+        *,
+        parameters: Sequence[Parameter] = (),
+        labels: frozenset[str] = frozenset(),
+    ) -> tuple[StepRecord, ...]:
+        """Replay every step; raise the first step's failure (with its id). :attr:`completed` holds
+        the steps that finished, also after a failure; :attr:`failed` the step it stopped at (the
+        innermost, also when the run was cancelled), with whether it acted; :attr:`outputs` what
+        the skill read.
+        ``values`` are the inputs' canonical texts; ``parameters`` type them; ``labels`` names the
+        enum inputs given as an option's visible label (pre-flight allowed them for a select).
 
         Network refusals are counted over contiguous intervals: each step's check covers
         everything since the previous step's check (the first also covers loading the start page
         when the skill does not begin with one), so no refusal falls between two steps."""
-        self.completed = []
+        self._runs = {}
+        self.outputs = {}
+        self.values = values
+        self.params = {p.name: p for p in parameters}
+        self.labels = labels
+        everything = list(walk(actions))
+        self._index = {a.id: i for i, a in enumerate(everything)}
+        self._total = len(everything)
+        self._executed = 0
         self.failed = None
         self._mark = self.driver.network_mark()
         if not actions or not (isinstance(actions[0], NavigateAction) and actions[0].reason == "start"):
             await self.driver.start(timeout_ms=self.options.timeout_ms)
-        for index, action in enumerate(actions):
-            following = actions[index + 1] if index + 1 < len(actions) else None
-            self._upcoming = first_target(following, values) if following is not None else None
-            self.completed.append(await self._run_step(index, len(actions), action, values))
+        with contextlib.suppress(SkipRest):  # an assertion at the top level skipped the rest of the run
+            await self._run_block(tuple(actions), Frame())
         return tuple(self.completed)
 
+    async def _run_block(self, block: tuple[Action, ...], frame: Frame) -> None:
+        """Run a step list in order; :class:`SkipRest` ends it (its caller decides what that ends)."""
+        for position, action in enumerate(block):
+            following = block[position + 1] if position + 1 < len(block) else None
+            dialog = following if isinstance(following, DialogAction) else None
+            await self._run_step(action, frame, dialog, self._first_target(following, frame))
+
+    def _first_target(self, action: Action | None, frame: Frame) -> LocatorBundle | None:
+        """The target ``action`` (the next step of the same list) probes before anything else, for
+        the current step's page summary to measure ahead (the driver serves that measurement only
+        to a probe of the same bundle on an unchanged page).
+
+        None when the next step starts otherwise, or when measuring ahead would measure the wrong
+        thing: the end of a list (what runs next depends on the loop or branch around it), a block
+        (its first step depends on the page), a target chosen by a text filter (found by
+        ``choose``, not a probe), a target inside the loop item (probed in the item's scope), a
+        type or select step whose value is missing (it is skipped). A target with accepted
+        identities is first probed against its newest fingerprint alone, so that is what is
+        measured ahead."""
+        target: LocatorBundle | None = None
+        if isinstance(action, ClickAction | PressAction):
+            target = action.target
+        elif isinstance(action, TypeAction | SelectAction):
+            target = action.target if self._text(action.value, frame) is not None else None
+        elif isinstance(action, ExtractAction) and action.read in ("text", "value", "attribute"):
+            target = action.target
+        if target is None or target.filter is not None or target.within is not None:
+            return None
+        return target.measured_as(target.fingerprint) if target.identities else target
+
     async def _run_step(
-        self, index: int, total: int, action: Action, values: Mapping[str, str]
-    ) -> StepRecord:
-        self._tell(StepProgress(index, total, action.id, action.kind, "start"))
-        step = _Step(action, self.clock() + self.options.timeout_ms / 1000)
+        self,
+        action: Action,
+        frame: Frame,
+        dialog: DialogAction | None = None,
+        upcoming: LocatorBundle | None = None,
+    ) -> None:
+        index = self._index.get(action.id, 0)
+        self._executed += 1
+        if self._executed > MAX_STEP_RUNS:
+            raise ReplayError(
+                "SR_REPLAY_STEP_BUDGET",
+                f"step {action.id}: the replay would run more than {MAX_STEP_RUNS:,} steps",
+                action_id=action.id,
+            )
+        self._tell(action, index, "start", frame)
+        step = StepState(action, self.clock() + self.options.timeout_ms / 1000, frame, upcoming=upcoming)
+        step.presence_only = bool(getattr(action, "optional", False)) and isinstance(action, _ACTS_ON_TARGET)
+        skipped_rest = False
         try:
             try:
-                await self._dispatch(step, values, index, total)
+                if dialog is not None:
+                    await self._arm(action, dialog, frame)
+                await self._dispatch(step)
+            except Absent:
+                step.facts = {"skipped": ev.marker_digest("skipped", action.id)}
+            except SkipRest:
+                skipped_rest = True
             finally:
-                self.failed = FailedStep(action.id, action.kind, step.acted, step.healed)
+                if self.failed is None:  # a step inside a block that failed is the one reported
+                    self.failed = FailedStep(action.id, action.kind, step.acted, step.healed)
                 await self.driver.release()
             self._check_network(step)
             evidence = ev.build_evidence(action.id, action.kind, step.healed, step.facts)
         except SkillreelError as exc:
+            if dialog is not None:
+                await self.driver.disarm_dialog()
             error = self._network_error(step) or exc
             if error.action_id is None:
                 error.action_id = action.id
-            self._tell(StepProgress(index, total, action.id, action.kind, "failed", code=error.code))
+            self._tell(action, index, "failed", frame, code=error.code)
             if error is exc:
                 raise
             raise error from exc
         self.failed = None
-        self._tell(StepProgress(index, total, action.id, action.kind, "done", healed=step.healed))
-        return StepRecord(action.id, evidence, step.healed, step.healed_bundle, action.kind, step.acted)
+        self._record(action, evidence, step)
+        phase = "skipped" if "skipped" in step.facts else "done"
+        self._tell(action, index, phase, frame, healed=step.healed)
+        if skipped_rest:
+            raise SkipRest
 
-    def _tell(self, progress: StepProgress) -> None:
+    def _record(self, action: Action, evidence: Evidence, step: StepState) -> None:
+        runs = self._runs.setdefault(action.id, _Runs(action.kind))
+        runs.evidence.append(evidence)
+        runs.healed = runs.healed or step.healed
+        runs.acted = runs.acted or step.acted
+        if runs.healed_bundle is None:
+            runs.healed_bundle = step.healed_bundle
+
+    def _tell(
+        self,
+        action: Action,
+        index: int,
+        phase: str,
+        frame: Frame,
+        *,
+        healed: bool = False,
+        code: str | None = None,
+    ) -> None:
         if self.progress is not None:
-            self.progress(progress)
-
-    def _remaining_ms(self, step: _Step) -> int:
-        return max(1, int((step.deadline - self.clock()) * 1000))
+            self.progress(
+                StepProgress(
+                    index,
+                    self._total,
+                    action.id,
+                    action.kind,
+                    phase,  # type: ignore[arg-type]
+                    healed=healed,
+                    code=code,
+                    iteration=frame.iteration,
+                )
+            )
 
     # ---- network ---------------------------------------------------------------------------------
 
-    def _network_error(self, step: _Step) -> SkillreelError | None:
+    def _network_error(self, step: StepState) -> SkillreelError | None:
         """The refusals since the last check (and start the next interval)."""
         origins = self.driver.network_denied_since(self._mark)
         self._mark = self.driver.network_mark()
@@ -254,14 +337,14 @@ class ReplayEngine:
             details={"deniedOriginCount": len(origins)},
         )
 
-    def _check_network(self, step: _Step) -> None:
+    def _check_network(self, step: StepState) -> None:
         error = self._network_error(step)
         if error is not None:
             raise error
 
     # ---- dispatch by kind ------------------------------------------------------------------------
 
-    async def _dispatch(self, step: _Step, values: Mapping[str, str], index: int, total: int) -> None:
+    async def _dispatch(self, step: StepState) -> None:
         a = step.action
         if isinstance(a, NavigateAction):
             await self._navigate(step, a)
@@ -271,7 +354,7 @@ class ReplayEngine:
             await self.driver.click(picked, timeout_ms=self._remaining_ms(step))
             await self._after(step)
         elif isinstance(a, TypeAction | SelectAction):
-            await self._set_value(step, a, values.get(a.value.name))
+            await self._set_value(step, a)
         elif isinstance(a, PressAction):
             target = await self._locate(step, a.target) if a.target is not None else None
             step.acted = True
@@ -282,19 +365,31 @@ class ReplayEngine:
         elif isinstance(a, AssertAction):
             await self._assert(step, a)
         elif isinstance(a, HumanAction):
-            await self._human(step, a, index, total)
+            await self._human(step, a)
+        elif isinstance(a, ExtractAction):
+            await self._extract(step, a)
+        elif isinstance(a, WaitAction):
+            await self._wait(step, a)
+        elif isinstance(a, ScrollAction):
+            await self._scroll(step, a)
+        elif isinstance(a, DialogAction):
+            await self._dialog(step, a)
+        elif isinstance(a, LoopAction):
+            await self._loop(step, a)
+        elif isinstance(a, BranchAction):
+            await self._branch(step, a)
 
-    async def _after(self, step: _Step, *, verify: str | None = None) -> ev.PageSummary:
+    async def _after(self, step: StepState, *, verify: str | None = None) -> ev.PageSummary:
         """Settle, then summarise the page (the driver removes the step's mark in that call, and
-        may measure the page for the next step's target in it too: the two are pipelined)."""
+        measures the page for the next step's target in it too: the two are pipelined)."""
         await self.driver.settle(self.options.settle_ms, timeout_ms=self._remaining_ms(step))
         summary = await self.driver.page_state(
-            salt=self.options.salt, text=False, verify=verify, prefetch=self._upcoming
+            salt=self.options.salt, text=False, verify=verify, prefetch=step.upcoming
         )
         step.facts["afterState"] = ev.state_digest(summary)
         return summary
 
-    async def _navigate(self, step: _Step, a: NavigateAction) -> None:
+    async def _navigate(self, step: StepState, a: NavigateAction) -> None:
         timeout = self._remaining_ms(step)
         if a.reason == "start":
             await self.driver.start(timeout_ms=timeout)
@@ -307,8 +402,9 @@ class ReplayEngine:
         await self.driver.settle(self.options.settle_ms, timeout_ms=self._remaining_ms(step))
         step.facts["url"] = ev.url_digest(await self.driver.current_url())
 
-    async def _set_value(self, step: _Step, a: TypeAction | SelectAction, value: str | None) -> None:
-        if value is None:  # an optional parameter nobody gave: the field is left as it is
+    async def _set_value(self, step: StepState, a: TypeAction | SelectAction) -> None:
+        value = self._text(a.value, step.frame)
+        if value is None:  # an optional input nobody gave (or an absent field): the field is left as it is
             step.facts["skipped"] = ev.marker_digest("skipped", a.id)
             return
         picked = await self._locate(step, a.target)
@@ -319,12 +415,7 @@ class ReplayEngine:
             await self.driver.fill(picked, value, timeout_ms=timeout)
         else:
             fact = "selectedCheck"
-            if not await self.driver.select(picked, value, timeout_ms=timeout):
-                raise ReplayUIError(
-                    "SR_REPLAY_UI_ACTION_FAILED",
-                    f"step {a.id} (select): no enabled option has the input's value",
-                    action_id=a.id,
-                )
+            value = await self._select(step, a, picked, value)
         # verified once the page has settled: the field must still hold exactly the input
         if (await self._after(step, verify=value)).verified is not True:
             raise ReplayUIError(
@@ -334,7 +425,41 @@ class ReplayEngine:
             )
         step.facts[fact] = ev.check_digest(fact, step.facts["target"])
 
-    async def _observe(self, step: _Step, a: ObserveAction) -> None:
+    async def _select(self, step: StepState, a: SelectAction, picked: Picked, value: str) -> str:
+        """The option chosen: by value, or (an enum input given as the option's visible label, as
+        pre-flight allowed) by label, which must lead to one of the parameter's allowed values."""
+        param = self.params.get(a.value.name) if isinstance(a.value, ParameterRef) else None
+        by_label = param is not None and param.name in self.labels
+        chosen = await self.driver.select(
+            picked,
+            value,
+            timeout_ms=self._remaining_ms(step),
+            by_label=by_label,
+            allowed=param.values if param is not None else None,  # nothing else is ever chosen
+        )
+        if (
+            param is not None
+            and param.values is not None
+            and chosen is not None
+            and chosen not in param.values
+        ):
+            chosen = None
+        if chosen is None and param is not None and param.values is not None:
+            raise ReplayError(
+                "SR_REPLAY_PARAMETER_INVALID",
+                f"step {a.id} (select): parameter {param.name!r} expects one of {values_text(param.values)} "
+                "(an option's value, or its visible label)",
+                action_id=a.id,
+            )
+        if chosen is None:
+            raise ReplayUIError(
+                "SR_REPLAY_UI_ACTION_FAILED",
+                f"step {a.id} (select): no enabled option has the input's value",
+                action_id=a.id,
+            )
+        return chosen
+
+    async def _observe(self, step: StepState, a: ObserveAction) -> None:
         before = await self.driver.page_state(salt=self.options.salt, text=False)
         step.facts["before"] = ev.state_digest(before)
         await self._locate(step, a.target)
@@ -345,7 +470,8 @@ class ReplayEngine:
         png = await self.driver.screenshot(timeout_ms=self._remaining_ms(step))
         step.facts["screenshot"] = ev.screenshot_digest(png)
 
-    async def _human(self, step: _Step, a: HumanAction, index: int, total: int) -> None:
+    async def _human(self, step: StepState, a: HumanAction) -> None:
+        index, total = self._index[a.id], self._total
         if self.human is None:
             raise ReplayError(
                 "SR_REPLAY_HUMAN_REQUIRED",
@@ -362,14 +488,24 @@ class ReplayEngine:
 
     # ---- assertions ------------------------------------------------------------------------------
 
-    async def _assert(self, step: _Step, a: AssertAction) -> None:
+    async def _assert(self, step: StepState, a: AssertAction) -> None:
         delay = POLL_FIRST_S
         while True:
-            if await self._assert_once(step, a):
+            try:
+                held = await self._assert_once(step, a)
+            except ReplayUIError as exc:  # the target is not there: with onFail skip, it did not hold
+                if a.on_fail != "skip" or exc.code != "SR_REPLAY_UI_TARGET_NOT_FOUND":
+                    raise
+                held = False
+                step.deadline = self.clock()
+            if held:
                 step.facts["check"] = ev.check_digest(a.check, step.facts.get("target"))
                 return
             await self.driver.release()
             if self.clock() >= step.deadline:
+                if a.on_fail == "skip":
+                    step.facts["skippedRest"] = ev.marker_digest("skipped-rest", a.id)
+                    raise SkipRest
                 raise ReplayUIError(
                     "SR_REPLAY_UI_ASSERTION_FAILED",
                     f"step {a.id}: the {a.check} assertion did not hold",
@@ -378,7 +514,7 @@ class ReplayEngine:
             await self.sleep(delay)
             delay = min(delay * 2, POLL_MAX_S)
 
-    async def _assert_once(self, step: _Step, a: AssertAction) -> bool:
+    async def _assert_once(self, step: StepState, a: AssertAction) -> bool:
         if a.check == "url_matches":
             return url_matches(await self.driver.current_url(), a.expected, self.options.url_rule)
         if a.target is None:
@@ -389,128 +525,3 @@ class ReplayEngine:
             return await self.driver.count(a.target.candidates[0], salt=self.options.salt) == a.expected
         picked = await self._locate(step, a.target)
         return a.check == "visible" or await self.driver.check(picked, a.check, a.expected)
-
-    # ---- resolution ------------------------------------------------------------------------------
-
-    async def _locate(self, step: _Step, bundle: LocatorBundle) -> Picked:
-        """Probe until the rule accepts an element (a healed one twice in a row) or time runs out."""
-        delay = POLL_FIRST_S
-        last = heal.Resolution("not-found", reason="the page was not measured")
-        confirm: tuple[float, heal.Comparison] | None = None
-        overtime = False
-        while True:
-            probe, decision = await self._measure(bundle)
-            picked = await self._accept(step, probe, decision, confirm)
-            if isinstance(picked, Picked):
-                return picked
-            confirm = picked
-            # accepted but not yet usable: a heal awaiting confirmation, or an element that went
-            # away before it was marked
-            last = (
-                decision
-                if not decision.accepted
-                else heal.Resolution(
-                    "not-found", reason="the page kept changing while the target was located"
-                )
-            )
-            if self.clock() >= step.deadline:
-                if confirm is None or overtime:
-                    raise self._resolution_error(step, last)
-                overtime = True  # one more probe to confirm a heal found just before the deadline
-            await self.sleep(HEAL_CONFIRM_S if confirm is not None else delay)
-            delay = min(delay * 2, POLL_MAX_S)
-
-    async def _measure(self, bundle: LocatorBundle) -> tuple[heal.Probe, heal.Resolution]:
-        """One measurement of the page and the rule's verdict on it.
-
-        A bundle with accepted identities (earlier fingerprints kept by adopted heals) is judged
-        against each, newest first, without healing: the first whose ranked locator finds its
-        element exactly wins; one whose located element has an equally good rival stops (nothing
-        is clicked). Only when none finds it does healing start, against the newest fingerprint
-        alone, on a fresh measurement (the last one is what ``pick`` reads): a heal never lands on
-        an older identity's look-alike.
-        """
-        salt = self.options.salt
-        if not bundle.identities:
-            probe = await self.driver.probe(bundle, salt=salt)
-            return probe, heal.decide(bundle.fingerprint, probe, allow_heal=self.options.allow_heal)
-        for fingerprint in bundle.accepted:
-            probe = await self.driver.probe(bundle.measured_as(fingerprint), salt=salt)
-            decision = heal.decide(fingerprint, probe, allow_heal=False)
-            if decision.outcome != "not-found":
-                return probe, decision
-        if not self.options.allow_heal:
-            return probe, heal.Resolution("not-found", reason="no ranked locator agrees and healing is off")
-        newest = bundle.measured_as(bundle.fingerprint)
-        probe = await self.driver.probe(newest, salt=salt)
-        return probe, heal.decide(bundle.fingerprint, probe, allow_heal=True)
-
-    async def _accept(
-        self,
-        step: _Step,
-        probe: heal.Probe,
-        decision: heal.Resolution,
-        confirm: tuple[float, heal.Comparison] | None,
-    ) -> Picked | tuple[float, heal.Comparison] | None:
-        """The picked element, or the healed signature still waiting for confirmation, or None."""
-        if not decision.accepted or decision.element is None:
-            return None
-        if decision.healed:
-            signature = (decision.score, probe.observed[decision.element].comparison)
-            if confirm != signature:
-                return signature
-        picked = await self.driver.pick(
-            probe, decision.element, salt=self.options.salt, describe=decision.healed
-        )
-        if picked is None:  # it went away between the probe and the pick: measure again
-            return None
-        step.facts["target"] = ev.target_digest(picked.fingerprint)
-        if decision.healed:
-            step.healed = True
-            if picked.candidates:
-                step.healed_bundle = LocatorBundle(
-                    candidates=picked.candidates, fingerprint=picked.fingerprint
-                )
-        return picked
-
-    def _resolution_error(self, step: _Step, decision: heal.Resolution) -> SkillreelError:
-        a = step.action
-        if decision.outcome == "ambiguous":
-            return ReplayUIError(
-                "SR_REPLAY_UI_TARGET_AMBIGUOUS",
-                f"step {a.id} ({a.kind}): several elements match the target equally well; nothing was done",
-                action_id=a.id,
-            )
-        return ReplayUIError(
-            "SR_REPLAY_UI_TARGET_NOT_FOUND",
-            f"step {a.id} ({a.kind}): no element matches the target ({decision.reason})",
-            action_id=a.id,
-        )
-
-
-def first_target(action: Action, values: Mapping[str, str]) -> LocatorBundle | None:
-    """The target a step locates before anything else it does (None: it starts otherwise)."""
-    if isinstance(action, ClickAction):
-        return action.target
-    if isinstance(action, TypeAction | SelectAction):
-        return action.target if values.get(action.value.name) is not None else None
-    if isinstance(action, PressAction):
-        return action.target
-    return None
-
-
-def url_matches(url: str, expected: str | int | None, rule: QueryRule = V1_RULE) -> bool:
-    """``url_matches``: the normalised page URL equals ``expected`` (a full URL, or a path with
-    query when it starts with ``/``); ``*`` in ``expected`` matches any run of characters."""
-    if not isinstance(expected, str) or not expected:
-        return False
-    try:
-        normal = normalise_target_url(url, rule)
-    except URLRuleError:
-        return False
-    subject = normal
-    if expected.startswith("/"):
-        subject = "/" + normal.partition("://")[2].partition("/")[2]
-    if "*" in expected:
-        return fnmatch.fnmatchcase(subject, expected.replace("[", "[[]").replace("?", "[?]"))
-    return subject == expected

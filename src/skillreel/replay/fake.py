@@ -12,20 +12,34 @@ fake are the decisions ``resolve.js`` would lead to. Everything the driver does 
     assert driver.actions == [("start", None), ("click", 0)]
 
 Hooks: ``FakeElement.on_click(driver)`` (navigate, refuse a request with ``driver.deny(origin)``,
-change the page...), ``FakeDriver.fail_next`` (raise an error from the next action), and
-``FakeDriver.pages`` to swap what a URL shows.
+open a dialog with ``driver.open_dialog("confirm")``, change the page...), ``FakeElement.on_scroll``
+(grow a lazy list; True while it grew), ``FakeDriver.fail_next`` (raise an error from the next
+action), and ``FakeDriver.pages`` to swap what a URL shows.
+
+Schema v2: ``FakeElement.parent`` (the index of its parent element) nests elements, so items of a
+set and the fields inside them can be modelled; ``attributes`` (raw, for attribute reads) and
+``labels`` (the visible labels of ``options``) complete what the page shows. Sets, fields and the
+whole-token filter follow the same rules as ``locate/collect.js`` (the engine tests on the fake and
+the browser tests of ``tests/integration/replay/test_graph.py`` cover the same cases): a set is the
+visible elements of the first candidate that designates any, all passing the gates; failing that
+(healing allowed) the gate-passing elements at or above ``HEAL_MIN`` whose identity features agree
+(``heal.Comparison.identity_agrees``) when they share one parent; a field is the one visible
+gate-passing element of the first candidate inside the item, failing that the most similar element
+of the item (at or above ``HEAL_MIN``, identity agreeing, ahead by ``MARGIN``).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import SkillreelError
 from ..locate import heal
-from ..model.locators import Fingerprint, LocatorBundle, LocatorCandidate
-from .engine import Picked
+from ..locate.tokens import contains_token, normalise
+from ..model.actions import FieldSpec
+from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
+from .driving import Choice, DialogSeen, FieldValue, ItemsFound, ListRead, Picked, Scope, SetOutcome
 from .evidence import PageSummary
 
 
@@ -41,6 +55,10 @@ class FakeElement:
     on_click: Callable[[FakeDriver], None] | None = None
     transform: Callable[[str], str] | None = None  # what the page does to a typed value
     clicks: int = 0
+    parent: int | None = None
+    attributes: dict[str, str] = field(default_factory=dict)
+    labels: tuple[str, ...] = ()  # the visible labels of ``options``, in the same order
+    on_scroll: Callable[[FakeDriver], bool] | None = None
 
 
 @dataclass
@@ -61,6 +79,11 @@ class FakeDriver:
         self.prefetched: list[LocatorBundle] = []  # what page_state was asked to measure for next
         self._probe_seq = 0
         self._picked: int | None = None
+        self._items: dict[str, tuple[list[FakeElement], ElementSet, str | None, Scope | None]] = {}
+        self._current: dict[str, FakeElement] = {}
+        self._armed: tuple[bool, str | None, str | None] | None = None
+        self._seen: DialogSeen | None = None
+        self.dialogs: list[tuple[str, bool, str | None]] = []  # (kind, accepted, prompt text)
 
     # ---- helpers for tests ---------------------------------------------------------------------
 
@@ -81,6 +104,120 @@ class FakeDriver:
         index = int(picked.token)
         return index, self.page.elements[index]
 
+    def open_dialog(self, kind: str) -> None:
+        """What the page does when it calls alert/confirm/prompt: the armed answer, or dismissed."""
+        armed = self._armed
+        if armed is not None and armed[2] in (None, kind):
+            accept, text, _ = armed
+            self.dialogs.append((kind, accept, text if accept and kind == "prompt" else None))
+            self._seen = DialogSeen(kind, True)
+        else:
+            self.dialogs.append((kind, False, None))
+            if armed is not None:
+                self._seen = DialogSeen(kind, False)
+
+    # ---- the element tree (schema v2) ------------------------------------------------------------
+
+    def _inside(self, index: int, root: int | None) -> bool:
+        """Whether element ``index`` is a descendant of element ``root`` (None: the document)."""
+        if root is None:
+            return True
+        seen = 0
+        parent = self.page.elements[index].parent
+        while parent is not None and seen < len(self.page.elements):
+            if parent == root:
+                return True
+            parent = self.page.elements[parent].parent
+            seen += 1
+        return False
+
+    def _root(self, within: Scope | None) -> int | None:
+        if within is None:
+            return None
+        current = self._current.get(within.loop)
+        if current is None or current not in self.page.elements:
+            return -1  # the item is gone: nothing is inside it
+        return self.page.elements.index(current)
+
+    def _scoped(self, root: int | None) -> list[int]:
+        if root == -1:
+            return []
+        return [i for i in range(len(self.page.elements)) if self._inside(i, root)]
+
+    def _set(
+        self, candidates: Sequence[LocatorCandidate], rec: Fingerprint, root: int | None, allow_heal: bool
+    ) -> tuple[list[int], SetOutcome]:
+        """The set rule of the module docstring (twin of ``collect.js``)."""
+        elements = self.page.elements
+        scoped = self._scoped(root)
+        for candidate in candidates:
+            found = [i for i in scoped if candidate.selector in elements[i].selectors and elements[i].visible]
+            if found and all(heal.compare(rec, elements[i].fingerprint).gates for i in found):
+                return found, "exact"
+        if not allow_heal:
+            return [], "exact"
+        similar = [
+            i
+            for i in scoped
+            if elements[i].visible
+            and (c := heal.compare(rec, elements[i].fingerprint)).gates
+            and c.identity_agrees()
+            and heal.similarity(rec, c) >= heal.HEAL_MIN
+        ]
+        parents = {elements[i].parent for i in similar}
+        if len(parents) > 1:
+            return [], "ambiguous"
+        return similar, ("healed" if similar else "exact")
+
+    def _field(self, spec: FieldSpec, item: int, allow_heal: bool) -> tuple[int | None, str]:
+        """The element of one field inside an item: (index, "ok" | "absent" | "ambiguous")."""
+        if spec.target is None:
+            return item, "ok"
+        elements = self.page.elements
+        rec = spec.target.fingerprint
+        inside = [i for i in self._scoped(item) if elements[i].visible]
+        for candidate in spec.target.candidates:
+            found = [i for i in inside if candidate.selector in elements[i].selectors]
+            if len(found) == 1 and heal.compare(rec, elements[found[0]].fingerprint).gates:
+                return found[0], "ok"
+        if not allow_heal:
+            return None, "absent"
+        scored = sorted(
+            (
+                (heal.similarity(rec, c), i, c.identity_agrees())
+                for i in inside
+                if (c := heal.compare(rec, elements[i].fingerprint)).gates
+            ),
+            reverse=True,
+        )
+        if not scored or scored[0][0] < heal.HEAL_MIN or not scored[0][2]:
+            return None, "absent"
+        if len(scored) > 1 and scored[1][0] > scored[0][0] - heal.MARGIN:
+            return None, "ambiguous"
+        return scored[0][1], "healed"
+
+    def _read(self, index: int, read: str, attribute: str | None) -> str | bool | None:
+        e = self.page.elements[index]
+        if read == "presence":
+            return True
+        if read == "value":
+            return e.value
+        if read == "attribute":
+            return e.attributes.get(attribute or "")
+        return e.text
+
+    def _reads(self, fields: Sequence[FieldSpec], item: int, allow_heal: bool) -> tuple[FieldValue, ...]:
+        out = []
+        for spec in fields:
+            index, outcome = self._field(spec, item, allow_heal)
+            if index is None:
+                out.append(FieldValue("ambiguous" if outcome == "ambiguous" else "absent"))
+            else:
+                out.append(
+                    FieldValue("ok", self._read(index, spec.read, spec.attribute), outcome == "healed")
+                )
+        return tuple(out)
+
     # ---- Driver ----------------------------------------------------------------------------------
 
     async def start(self, *, timeout_ms: int) -> None:
@@ -97,18 +234,21 @@ class FakeDriver:
     async def current_url(self) -> str:
         return self.page.url
 
-    async def probe(self, bundle: LocatorBundle, *, salt: str) -> heal.Probe:
+    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe:
         rec = bundle.fingerprint
         elements = self.page.elements
+        scoped = set(self._scoped(self._root(within)))
         hits = []
         for rank, candidate in enumerate(bundle.candidates):
-            found = [i for i, e in enumerate(elements) if candidate.selector in e.selectors]
+            found = [i for i, e in enumerate(elements) if candidate.selector in e.selectors and i in scoped]
             visible = [i for i in found if elements[i].visible]
             hits.append(
                 heal.CandidateHit(rank, len(found), len(visible), visible[0] if len(visible) == 1 else None)
             )
         observed = {
-            i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(elements)
+            i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint))
+            for i, e in enumerate(elements)
+            if i in scoped
         }
         self._probe_seq += 1
         pool = heal.pool(rec, observed)
@@ -143,13 +283,30 @@ class FakeDriver:
         self._act("fill", index)
         e.value = e.transform(value) if e.transform else value
 
-    async def select(self, picked: Picked, value: str, *, timeout_ms: int) -> bool:
+    async def select(
+        self,
+        picked: Picked,
+        value: str,
+        *,
+        timeout_ms: int,
+        by_label: bool = False,
+        allowed: Sequence[str] | None = None,
+    ) -> str | None:
         index, e = self._element(picked)
-        if value not in e.options:
-            return False
+        if by_label:
+            matches = [
+                o
+                for o, label in zip(e.options, e.labels, strict=False)
+                if normalise(label) == normalise(value)
+            ]
+            if len(matches) != 1:
+                return None
+            value = matches[0]
+        if value not in e.options or (allowed is not None and value not in allowed):
+            return None
         self._act("select", index)
         e.value = value
-        return True
+        return value
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
         self._act("press", self._element(picked)[0] if picked is not None else None)
@@ -197,3 +354,115 @@ class FakeDriver:
 
     def network_denied_since(self, mark: int) -> tuple[str, ...]:
         return tuple(sorted(set(self.denied[mark:])))
+
+    # ---- schema v2 ------------------------------------------------------------------------------
+
+    async def choose(
+        self, bundle: LocatorBundle, token: str, *, salt: str, within: Scope | None, allow_heal: bool
+    ) -> Choice:
+        found, outcome = self._set(bundle.candidates, bundle.fingerprint, self._root(within), allow_heal)
+        kept = [i for i in found if contains_token(self.page.elements[i].text, token)]
+        if outcome == "ambiguous" or len(kept) > 1:
+            return Choice("many")
+        if not kept:
+            return Choice("none")
+        self._picked = kept[0]
+        return Choice(
+            "one", Picked(str(kept[0]), self.page.elements[kept[0]].fingerprint), outcome == "healed"
+        )
+
+    async def open_items(
+        self,
+        items: ElementSet,
+        *,
+        salt: str,
+        loop: str,
+        token: str | None,
+        within: Scope | None,
+        allow_heal: bool,
+        mark: bool = True,
+    ) -> ItemsFound:
+        found, outcome = self._set(items.candidates, items.fingerprint, self._root(within), allow_heal)
+        if token is not None:
+            found = [i for i in found if contains_token(self.page.elements[i].text, token)]
+        if mark:
+            self._items[loop] = ([self.page.elements[i] for i in found], items, token, within)
+        return ItemsFound(len(found), outcome)
+
+    async def item(self, loop: str, index: int) -> bool:
+        opened = self._items.get(loop)
+        if opened is None or index >= len(opened[0]):
+            return False
+        elements, items, token, within = opened
+        if elements[index] in self.page.elements:
+            self._current[loop] = elements[index]
+            return True
+        again = await self.open_items(items, salt="", loop=loop, token=token, within=within, allow_heal=True)
+        if again.count != len(elements):
+            return False
+        self._current[loop] = self._items[loop][0][index]
+        return True
+
+    async def enter_item(
+        self, loop: str, index: int, fields: Sequence[FieldSpec], *, salt: str, allow_heal: bool
+    ) -> tuple[FieldValue, ...] | None:
+        if not await self.item(loop, index):
+            return None
+        return await self.read_fields(fields, salt=salt, within=Scope(loop, index), allow_heal=allow_heal)
+
+    async def close_items(self, loop: str) -> None:
+        self._items.pop(loop, None)
+        self._current.pop(loop, None)
+
+    async def read(self, picked: Picked, read: str, attribute: str | None) -> str | None:
+        index, _ = self._element(picked)
+        value = self._read(index, read, attribute)
+        return None if value is None else str(value)
+
+    async def read_fields(
+        self, fields: Sequence[FieldSpec], *, salt: str, within: Scope, allow_heal: bool
+    ) -> tuple[FieldValue, ...]:
+        item = self._root(within)
+        if item is None or item == -1:
+            return tuple(FieldValue("absent") for _ in fields)
+        return self._reads(fields, item, allow_heal)
+
+    async def read_list(
+        self,
+        items: ElementSet,
+        fields: Sequence[FieldSpec],
+        *,
+        salt: str,
+        token: str | None,
+        limit: int,
+        within: Scope | None,
+        allow_heal: bool,
+    ) -> ListRead:
+        found, outcome = self._set(items.candidates, items.fingerprint, self._root(within), allow_heal)
+        if token is not None:
+            found = [i for i in found if contains_token(self.page.elements[i].text, token)]
+        rows = tuple(self._reads(fields, i, allow_heal) for i in found[:limit])
+        return ListRead(len(found), rows, outcome)
+
+    async def scroll(
+        self, picked: Picked, to: str, *, max_rounds: int, settle_ms: int, timeout_ms: int
+    ) -> int:
+        index, e = self._element(picked)
+        self._act("scroll", index)
+        if to != "end" or e.on_scroll is None:
+            return 0
+        rounds = 0
+        while rounds < max_rounds and e.on_scroll(self):
+            rounds += 1
+        return rounds
+
+    async def arm_dialog(self, *, accept: bool, text: str | None, expects: str | None) -> None:
+        self._armed = (accept, text, expects)
+        self._seen = None
+
+    async def dialog_seen(self) -> DialogSeen | None:
+        return self._seen
+
+    async def disarm_dialog(self) -> None:
+        self._armed = None
+        self._seen = None

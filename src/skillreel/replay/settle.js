@@ -1,14 +1,16 @@
 // skillreel replay/settle.js — event-driven settling in the replay's isolated world.
 //
-// Evaluated right after fingerprint.js and resolve.js in the same isolated world (driver.py), once
-// per document. A MutationObserver there notes when the page last changed its DOM; the page shares
+// Evaluated right after fingerprint.js, resolve.js and collect.js in the same isolated world
+// (driver.py), once per document. A MutationObserver there notes when the page last changed its DOM; the page shares
 // the DOM with this world but none of its JavaScript objects, so it cannot silence or fake it.
 // Every call from Python goes through this file:
 //
-//   SkillreelSettle.call(method, arg) -> SkillreelResolve.call(method, arg)
-//       our own DOM changes (the step's mark) are taken out of the observer's queue, so they
-//       never count as the page's; method "batch" takes [[method, arg], ...] and returns the
-//       list of results (a step's page summary and the next step's probe, in one round trip)
+//   SkillreelSettle.call(method, arg) -> SkillreelResolve.call(method, arg), or, for a method
+//       "collect.NAME", SkillreelCollect.call(NAME, arg) (schema v2 sets, loop items, reads);
+//       our own DOM changes (the step's mark, a loop's item marks) are taken out of the
+//       observer's queue, so they never count as the page's; method "batch" takes
+//       [[method, arg], ...] and returns the list of results (a step's page summary and the next
+//       step's probe, in one round trip)
 //   SkillreelSettle.after({windowMs, capMs}, method, arg) -> Promise<{value, waitedMs, quiet}>
 //       after an action: one task turn (the page's immediate follow-up work runs), then wait until
 //       the DOM has not changed for windowMs (at most capMs), then SkillreelSettle.call
@@ -30,10 +32,17 @@ var SkillreelSettle = (() => {
     if (observer.takeRecords().length) last = now();
   }
 
+  const COLLECT = "collect.";
+
+  function route(method, arg) {
+    if (method.startsWith(COLLECT)) return SkillreelCollect.call(method.slice(COLLECT.length), arg);
+    return R.call(method, arg);
+  }
+
   function call(method, arg) {
     notePending();
     try {
-      return method === "batch" ? arg.map((item) => R.call(item[0], item[1])) : R.call(method, arg);
+      return method === "batch" ? arg.map((item) => route(item[0], item[1])) : route(method, arg);
     } finally {
       observer.takeRecords(); // what our call changed (a mark set or removed) is not the page's
     }

@@ -20,11 +20,12 @@ from ..errors import LifecycleError, ReplayError, TargetError
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..model.environment import UrlTarget
+from ..model.io import outputs_schema
 from ..model.urls import origin_of
 from ..skills.package import clean_text, cli_only_file
 from ..store import Store
 from ..vault import SecretSource, parameter_listing
-from .preflight import ReplayRequest, preflight
+from .preflight import InputValue, ReplayRequest, preflight
 
 
 def cli_only_inputs(entry: StoreEntry) -> str | None:
@@ -60,6 +61,7 @@ def skill_summary(entry: StoreEntry) -> dict[str, Any]:
         or draft.environment.storage_state_digest is not None,
         "environments": environments,  # the approved ones: skills_play's `environment`
         "parameters": parameter_listing(entry.name, draft.parameters),
+        **({"outputs": outputs_schema(draft.outputs)} if draft.outputs else {}),
     }
 
 
@@ -85,7 +87,7 @@ class PlayCheck:
 def check_play(
     store: Store,
     name: str,
-    inputs: Mapping[str, str],
+    inputs: Mapping[str, InputValue],
     secrets: SecretSource,
     environment: str | None = None,
 ) -> PlayCheck:

@@ -41,7 +41,7 @@ from ..store import Store
 from ..user_files import read_user_file
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 from ..vault.sessions import SessionVault
-from .preflight import ReplayRequest, check_options, run_preflight, value_limits
+from .preflight import InputValue, ReplayRequest, check_options, run_preflight, value_limits
 from .replaying import ReplayCancelled, ReplayOutcome, SessionFactory, replay_skill
 
 RowStatus = Literal["succeeded", "failed", "cancelled", "interrupted", "skipped", "not-run"]
@@ -79,7 +79,7 @@ class BatchPlan:
     def pending(self) -> tuple[BatchRow, ...]:
         return tuple(r for r in self.rows if r.number not in self.done)
 
-    def inputs(self, row: BatchRow) -> dict[str, str]:
+    def inputs(self, row: BatchRow) -> dict[str, InputValue]:
         """A row's inputs: the values every row shares, then the row's own."""
         return {**self.request.replay.inputs, **row.inputs}
 

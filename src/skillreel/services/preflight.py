@@ -11,8 +11,11 @@ In order, each failure raising its own code and changing nothing:
    ``SR_REPLAY_CAPABILITY_DENIED``;
 5. inputs: no unknown name (``SR_REPLAY_PARAMETER_UNKNOWN``), no sensitive one on the command line
    (``SR_REPLAY_SENSITIVE_ON_ARGV``), every required non-sensitive one given
-   (``SR_REPLAY_PARAMETER_MISSING``), values within 8,192 (type) / 1,024 (select) characters
-   (``SR_REPLAY_PARAMETER_INVALID``);
+   (``SR_REPLAY_PARAMETER_MISSING``; a parameter with a default is not required and gets it),
+   values of their parameter's type (schema v2: string, integer, number, boolean, enum; the code
+   names the parameter and, for an enum, its allowed values, never the value given; an enum input
+   of a ``select`` step may also be an option's visible label, looked up in the page), loop limits
+   1-1,000, values within 8,192 (type) / 1,024 (select) characters (``SR_REPLAY_PARAMETER_INVALID``);
 6. a named environment (``--env``) is declared (``SR_RECORD_ENVIRONMENT_UNKNOWN``) and covered by
    the approval (``SR_RECORD_ENVIRONMENT_NOT_APPROVED``), and the skill rebases onto it: target,
    allowlist, navigate steps and sign-in (``model.portable``; ``SR_RECORD_ENVIRONMENT_DRIFT``);
@@ -34,14 +37,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, ReplayError, TargetError
-from ..model.actions import CAPABILITY_OF_KIND, Action, SelectAction, TypeAction, capability_manifest
+from ..model.actions import (
+    CAPABILITY_OF_KIND,
+    Action,
+    LoopAction,
+    SelectAction,
+    TypeAction,
+    capability_manifest,
+)
 from ..model.approval import Approval
 from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget, replay_url
+from ..model.io import ValueProblem, check_input
 from ..model.lifecycle import check_revision, ensure_replayable
 from ..model.limits import (
+    MAX_LOOP_ITEMS,
     MAX_SELECT_VALUE_CHARS,
     MAX_TYPE_VALUE_CHARS,
     SETTLE_MS_RANGE,
@@ -50,6 +62,7 @@ from ..model.limits import (
 )
 from ..model.policy import Policy
 from ..model.portable import rebase
+from ..model.refs import ParameterRef
 from ..model.session import SessionState
 from ..model.urls import V1_RULE, QueryRule, URLRuleError
 from ..sandbox.artifacts import DebugOptions
@@ -67,7 +80,7 @@ class ReplayRequest:
     """One replay as a caller asks for it; ``inputs`` holds non-sensitive values only."""
 
     name: str
-    inputs: Mapping[str, str] = field(default_factory=dict, repr=False)
+    inputs: Mapping[str, InputValue] = field(default_factory=dict, repr=False)
     html_path: Path | None = None
     url: str | None = None
     storage_state: Path | None = None
@@ -104,11 +117,12 @@ class Preflight:
     entry: StoreEntry
     approval: Approval
     target: Target
-    values: Mapping[str, str] = field(repr=False)
+    values: Mapping[str, str] = field(repr=False)  # canonical text of every input given or defaulted
     missing_sensitive: tuple[str, ...]
     heal: bool
     timeout_ms: int
     settle_ms: int
+    labels: frozenset[str] = frozenset()  # enum inputs given as an option's visible label
     debug: DebugOptions = field(default_factory=DebugOptions)
 
     @property
@@ -144,8 +158,8 @@ def check_capabilities(draft: Draft, approval: Approval, policy: Policy) -> None
     refused = policy.denied_capabilities(needed)
     if refused:
         raise ReplayError("SR_REPLAY_CAPABILITY_DENIED", f"the policy does not allow {', '.join(refused)}")
-    for action in draft.actions:  # the manifest is derived; make sure no action escapes it
-        if CAPABILITY_OF_KIND[action.kind] not in needed:
+    for action in draft.walk():  # the manifest is derived; make sure no action escapes it
+        if action.kind in CAPABILITY_OF_KIND and CAPABILITY_OF_KIND[action.kind] not in needed:
             raise ReplayError(
                 "SR_REPLAY_CAPABILITY_DENIED",
                 f"step {action.id} needs an unapproved capability",
@@ -153,11 +167,14 @@ def check_capabilities(draft: Draft, approval: Approval, policy: Policy) -> None
             )
 
 
+InputValue = str | int | float | bool
+
+
 def value_limits(draft: Draft) -> dict[str, int]:
     """The longest value each parameter may take (the strictest of the actions using it)."""
     limits: dict[str, int] = {}
-    for action in draft.actions:
-        if isinstance(action, TypeAction | SelectAction):
+    for action in draft.walk():
+        if isinstance(action, TypeAction | SelectAction) and isinstance(action.value, ParameterRef):
             bound = MAX_TYPE_VALUE_CHARS if isinstance(action, TypeAction) else MAX_SELECT_VALUE_CHARS
             limits[action.value.name] = min(bound, limits.get(action.value.name, bound))
     return limits
@@ -184,7 +201,7 @@ def unknown_input(draft: Draft, name: str) -> ReplayError:
     )
 
 
-def check_inputs(draft: Draft, inputs: Mapping[str, str]) -> None:
+def check_inputs(draft: Draft, inputs: Mapping[str, InputValue]) -> None:
     for name in sorted(inputs):
         param = draft.parameter(name)
         if param is None:
@@ -195,11 +212,54 @@ def check_inputs(draft: Draft, inputs: Mapping[str, str]) -> None:
                 f"parameter {name!r} is sensitive and was refused on the command line; nothing was replayed",
             )
     for param in draft.parameters:
-        if param.required and not param.sensitive and param.name not in inputs:
+        if param.required and param.default is None and not param.sensitive and param.name not in inputs:
             raise ReplayError(
                 "SR_REPLAY_PARAMETER_MISSING",
                 f"parameter {param.name!r} is required: pass --input {param.name}=VALUE",
             )
+
+
+def _select_params(draft: Draft) -> set[str]:
+    return {
+        a.value.name
+        for a in draft.walk()
+        if isinstance(a, SelectAction) and isinstance(a.value, ParameterRef)
+    }
+
+
+def _loop_limits(draft: Draft) -> set[str]:
+    return {
+        a.limit.name for a in draft.walk() if isinstance(a, LoopAction) and isinstance(a.limit, ParameterRef)
+    }
+
+
+def typed_values(draft: Draft, given: Mapping[str, InputValue]) -> tuple[dict[str, str], frozenset[str]]:
+    """The canonical text of every input given (checked against its parameter's type) or defaulted,
+    and the enum inputs of ``select`` steps given as a label (to look up in the page)."""
+    values: dict[str, str] = {}
+    labels: set[str] = set()
+    selects = _select_params(draft)
+    for param in draft.parameters:
+        raw = given.get(param.name, param.default)
+        if raw is None:
+            continue
+        try:
+            values[param.name] = check_input(param.type, param.values, raw)
+        except ValueProblem as exc:
+            if param.type == "enum" and param.name in selects and isinstance(raw, str) and raw.strip():
+                values[param.name] = raw
+                labels.add(param.name)
+                continue
+            raise ReplayError(
+                "SR_REPLAY_PARAMETER_INVALID", f"parameter {param.name!r} {exc.reason}; nothing was replayed"
+            ) from exc
+    for name in _loop_limits(draft):
+        if name in values and not 1 <= int(values[name]) <= MAX_LOOP_ITEMS:
+            raise ReplayError(
+                "SR_REPLAY_PARAMETER_INVALID",
+                f"parameter {name!r} is a loop's limit: 1 to {MAX_LOOP_ITEMS:,}; nothing was replayed",
+            )
+    return values, frozenset(labels)
 
 
 def check_values(draft: Draft, values: Mapping[str, str]) -> None:
@@ -342,16 +402,17 @@ def run_preflight(
     check_capabilities(draft, approval, policy)
     check_inputs(draft, request.inputs)
     target = check_environment(draft, approval, request, sessions or NoSessions())
-    values = dict(request.inputs)
+    given = dict(request.inputs)
     missing = []
     for param in draft.parameters:
         if not param.sensitive:
             continue
         secret = secrets.get(draft.name, param.name)
         if secret is not None:
-            values[param.name] = secret
+            given[param.name] = secret
         elif param.required:
             missing.append(param.name)
+    values, labels = typed_values(draft, given)
     check_values(draft, values)
     return Preflight(
         entry=entry,
@@ -362,6 +423,7 @@ def run_preflight(
         heal=request.heal and policy.heal_mode == "runtime",
         timeout_ms=request.timeout_ms,
         settle_ms=request.settle_ms,
+        labels=labels,
         debug=request.debug,
     )
 

@@ -21,12 +21,13 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import InputError, RecordError, ReplayUIError, TargetError
-from ..model.actions import CAPABILITY_OF_KIND, Capability
+from ..model.actions import CAPABILITY_OF_KIND, Capability, FieldSpec
 from ..model.base import ParamName, check_skill_name, is_label
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, UrlTarget, Viewport
-from ..model.events import EventsLog, RecordedEvent
+from ..model.events import EventsLog, Extraction, RecordedEvent
+from ..model.io import ValueType
 from ..model.lifecycle import new_entry, replace_draft
 from ..model.limits import (
     MAX_DESCRIPTION_CHARS,
@@ -36,12 +37,13 @@ from ..model.limits import (
     TIMEOUT_MS_RANGE,
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
+from ..model.refs import OutputName
 from ..model.session import SessionState
 from ..model.urls import DEFAULT_RULE
-from ..record.automation import AssertionsFile, AutomationScript, perform
+from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, AutomationScript, perform
 from ..record.project import ProjectionOptions, plan, project
 from ..record.redact import Finding, scan, scan_texts
-from ..record.session import Capture, Recorder
+from ..record.session import Capture, Marked, Recorder
 from ..sandbox.browser import BrowserSession, browser_session
 from ..store import AuditNote, Store
 from ..user_files import parse_document, read_user_file
@@ -53,6 +55,7 @@ AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 DEFAULT_TIMEOUT_MS: Final = 10_000
 # An HTML fixture of 1,000,000 characters is at most 4,000,000 UTF-8 bytes.
 _PARAM = TypeAdapter(ParamName)
+_OUTPUT = TypeAdapter(OutputName)
 
 OnAction = Callable[[str, str], None]
 _Input = TypeVar("_Input", AutomationScript, AssertionsFile)
@@ -146,8 +149,14 @@ def action_summary(action: Any) -> dict[str, Any]:
         if getattr(action, attr, None) is not None:
             out[key] = getattr(action, attr)
     value = getattr(action, "value", None)
-    if value is not None:
+    if value is not None and getattr(value, "ref", None) == "parameter":
         out["parameter"] = value.name
+    for attr, key in (("output", "output"), ("until", "until"), ("accept", "accept")):
+        if getattr(action, attr, None) is not None:
+            out[key] = getattr(action, attr)
+    flt = getattr(getattr(action, "target", None), "filter", None)
+    if flt is not None:
+        out["chosenBy"] = flt.contains_token.to_json()
     return out
 
 
@@ -375,6 +384,57 @@ def check_target(bundle: LocatorBundle) -> LocatorBundle:
     )
 
 
+class Marking:
+    """What the terminal may do while a person records: mark an element (or every element like it)
+    for extraction. Only this object arms a mark, and only the next trusted click completes it,
+    swallowed before the page sees it (``record/recorder.js``); the output's name comes from the
+    terminal, never from the page."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self._recorder = recorder
+
+    def check_name(self, name: str) -> None:
+        """``SR_RECORD_USAGE`` unless ``name`` is a new output name."""
+        try:
+            _OUTPUT.validate_python(name)
+        except ValidationError as exc:
+            raise InputError("SR_RECORD_USAGE", "an output name is like 'total' or 'invoice_ids'") from exc
+        taken = {e.extraction.output for e in self._recorder.events if e.extraction is not None}
+        if name in taken:
+            raise InputError("SR_RECORD_USAGE", f"an output is already named {name!r}")
+
+    async def arm(self, *, all_items: bool) -> asyncio.Future[Marked]:
+        """Arm mark mode; the future completes with what the next click marked."""
+        return await self._recorder.arm_mark(all_items=all_items)
+
+    def cancel(self) -> None:
+        self._recorder.disarm_mark()
+
+    def record(self, name: str, marked: Marked, value_type: ValueType | None = None) -> bool:
+        """Add the extraction of what was marked as output ``name``; False when the click fell on
+        nothing that can be described (nothing is added)."""
+        self.check_name(name)
+        try:
+            if marked.items is not None:
+                field = FieldSpec(name="text", type=value_type)
+                extraction = Extraction(
+                    output=name, read="list", items=marked.items, fields=(field,), limit=DEFAULT_LIST_LIMIT
+                )
+            elif marked.target is not None:
+                extraction = Extraction(output=name, read="text", target=marked.target, type=value_type)
+            else:
+                return False
+        except ValueError:  # the element can only be described by its text: nothing to extract
+            return False
+        self._recorder.append_event("extract", extraction=extraction)
+        return True
+
+
+def _leave_to_the_person(_dialog: Any) -> None:
+    """A dialog listener that does nothing: Playwright then leaves the dialog to the person in the
+    headed window (instead of dismissing it), and the recorder records their answer."""
+
+
 def _unknown_sensitive(events: Sequence[RecordedEvent], sensitive: frozenset[str]) -> str | None:
     """What to say when a ``--sensitive`` name matches none of the parameters recorded so far
     (None when every name matches): the unknown names and the parameters there are."""
@@ -423,6 +483,7 @@ async def _demonstrate(
     session: BrowserSession,
     recorder: Recorder,
     until_done: Callable[[], Awaitable[None]] | None,
+    terminal: Callable[[Marking], Awaitable[None]] | None = None,
     on_notice: Callable[[str], None] | None = None,
 ) -> Capture:
     environment = prepared.environment
@@ -440,10 +501,24 @@ async def _demonstrate(
         await _unless_gone(
             session,
             lambda: perform(
-                session.page, script, timeout_ms=timeout_ms, between=recorder.settle, inputs_done=inputs_done
+                session.page,
+                script,
+                timeout_ms=timeout_ms,
+                between=recorder.settle,
+                marks=recorder,
+                inputs_done=inputs_done,
             ),
         )
+    elif terminal is not None:
+        session.page.on("dialog", _leave_to_the_person)
+        marking, run_terminal = Marking(recorder), terminal
+
+        async def terminal_done() -> None:
+            await run_terminal(marking)
+
+        await _unless_gone(session, lambda: _until_finished(recorder, sensitive, terminal_done, on_notice))
     elif until_done is not None:
+        session.page.on("dialog", _leave_to_the_person)
         finish = until_done
         await _unless_gone(session, lambda: _until_finished(recorder, sensitive, finish, on_notice))
     else:
@@ -462,6 +537,7 @@ async def capture(
     *,
     until_done: Callable[[], Awaitable[None]] | None = None,
     on_action: OnAction | None = None,
+    terminal: Callable[[Marking], Awaitable[None]] | None = None,
     session_state: SessionState | None = None,
     on_notice: Callable[[str], None] | None = None,
 ) -> tuple[Capture, tuple[str, ...]]:
@@ -478,9 +554,16 @@ async def capture(
         headless=not prepared.interactive,
     ) as session:
         public = (prepared.environment.start_url, prepared.description, *prepared.request.failure_conditions)
-        recorder = Recorder(session.context, salt=salt, on_event=live, public=public, url_rule=rule)
+        recorder = Recorder(
+            session.context,
+            salt=salt,
+            on_event=live,
+            public=public,
+            url_rule=rule,
+            dialogs=prepared.interactive,
+        )
         try:
-            result = await _demonstrate(prepared, session, recorder, until_done, on_notice)
+            result = await _demonstrate(prepared, session, recorder, until_done, terminal, on_notice)
         except PlaywrightError as exc:
             raise RecordError(
                 CAPTURE_FAILED, "the browser went away during the recording; nothing was stored"
@@ -573,20 +656,28 @@ async def record_skill(
     *,
     until_done: Callable[[], Awaitable[None]] | None = None,
     on_action: OnAction | None = None,
+    terminal: Callable[[Marking], Awaitable[None]] | None = None,
     on_notice: Callable[[str], None] | None = None,
 ) -> RecordResult:
     """Record, project, scan and store one demonstration. Any failure stores nothing.
 
-    ``until_done`` (interactive only) returns when the person finishes; ``on_action(id, kind)``
-    hears of each new action as it is captured; ``on_notice(text)`` hears what the person should
-    fix before finishing (a ``--sensitive`` name no field typed has produced yet).
+    ``until_done`` (interactive only) returns when the person finishes; ``terminal`` (interactive,
+    instead of ``until_done``) is the terminal's loop, given a :class:`Marking` to mark elements for
+    extraction, and returns when the person finishes; ``on_action(id, kind)`` hears of each new
+    action as it is captured; ``on_notice(text)`` hears what the person should fix before finishing
+    (a ``--sensitive`` name no field typed has produced yet).
     """
     prepared = request if isinstance(request, PreparedRecording) else prepare(request)
     _refuse_enabled(store, prepared.request.name)
     store.policy().require_capabilities(known_capabilities(prepared))
     state = _session_state(store, prepared.request.session)
     captured, denied = await capture(
-        prepared, until_done=until_done, on_action=on_action, on_notice=on_notice, session_state=state
+        prepared,
+        until_done=until_done,
+        on_action=on_action,
+        terminal=terminal,
+        on_notice=on_notice,
+        session_state=state,
     )
     try:
         draft, events = build_draft(prepared, captured)

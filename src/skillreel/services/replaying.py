@@ -34,17 +34,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets as tokens
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError, ReplayError, ReplayUIError, SkillreelError
-from ..model.actions import Action, HumanAction
+from ..model.actions import Action, ExtractAction, HumanAction
 from ..model.base import check_skill_name
+from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
+from ..model.graph import replace_steps
+from ..model.io import mask_outputs, outputs_size
+from ..model.limits import MAX_OUTPUTS_BYTES
 from ..model.locators import LocatorBundle, merge_heal
 from ..model.report import ReplayReport, StepResult
 from ..model.runs import (
@@ -142,6 +146,9 @@ class ReplayOutcome:
     recorded: bool = False
     validated_revision: int | None = None
     environment: str | None = None  # the named environment replayed on (None: the recorded one)
+    # what the skill read from the page: the caller's only (never stored, audited or logged); None
+    # when the replay did not succeed (nothing is returned from a failed run) or reads nothing
+    outputs: Mapping[str, Any] | None = field(default=None, repr=False)
 
     @property
     def exit_status(self) -> int:
@@ -167,6 +174,7 @@ class ReplayOutcome:
             "healProposal": self.heal_proposed,
             "environment": self.environment,
             "validatedRevision": self.validated_revision,
+            "outputs": None if self.outputs is None else dict(self.outputs),
         }
 
 
@@ -255,7 +263,7 @@ async def replay_skill(
 
 def _started(store: Store, checked: Preflight, batch: BatchSlot | None = None) -> RunRecord:
     entry = checked.entry
-    actions = entry.draft.actions
+    actions = entry.draft.walk()  # every step, those inside loops and branches too
     return start_run(
         tokens.token_hex(16),
         entry.name,
@@ -282,7 +290,9 @@ async def _play(
     ran = _Progress([])
     where = checked.target.name
     try:
-        records = await _run(checked, progress, human, session_factory, ran)
+        records, read = await _run(checked, progress, human, session_factory, ran)
+        # bounded and masked before anything is stored (a run over the bounds fails)
+        outputs, masked = caller_outputs(checked.draft, checked.values, read)
     except SkillreelError as exc:
         return _end(store, run, "failed", ran, error=exc, environment=where)
     except asyncio.CancelledError:
@@ -301,7 +311,12 @@ async def _play(
         )
         raise
     report, proposal = _report(store, checked, records)
-    return _end(store, run, "succeeded", ran, report=report, proposal=proposal, environment=where)
+    ended = _end(store, run, "succeeded", ran, report=report, proposal=proposal, environment=where)
+    return replace(
+        ended,
+        warnings=masked + ended.warnings,
+        outputs=outputs if checked.draft.outputs else None,  # a skill that reads nothing: null
+    )
 
 
 async def _run(
@@ -310,7 +325,7 @@ async def _run(
     human: HumanPrompt | None,
     session_factory: SessionFactory | None,
     ran: _Progress,
-) -> tuple[StepRecord, ...]:
+) -> tuple[tuple[StepRecord, ...], dict[str, Any]]:
     from playwright.async_api import Error as PlaywrightError
 
     from ..replay.driver import PlaywrightDriver
@@ -320,7 +335,7 @@ async def _run(
 
         session_factory = browser_session
     draft, target = checked.draft, checked.target
-    needs_person = human is not None and any(isinstance(a, HumanAction) for a in draft.actions)
+    needs_person = human is not None and any(isinstance(a, HumanAction) for a in draft.walk())
     options = EngineOptions(
         salt=draft.fingerprint_salt,
         allow_heal=checked.heal,
@@ -342,7 +357,9 @@ async def _run(
                 await recorder.start(session.context)
             engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
             try:
-                records = await engine.run(target.actions, checked.values)
+                records = await engine.run(
+                    target.actions, checked.values, parameters=draft.parameters, labels=checked.labels
+                )
             except SkillreelError as exc:
                 await _finish_artifacts(recorder, session, Failure(exc.action_id, exc.code), ran.notes)
                 raise
@@ -355,7 +372,7 @@ async def _run(
                 ran.done.extend(engine.completed)
                 ran.stopped = engine.failed
             await _finish_artifacts(recorder, session, None, ran.notes)
-            return records
+            return records, engine.outputs
     except PlaywrightError as exc:  # anything the driver did not already translate
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the browser failed during the replay") from exc
     finally:
@@ -427,7 +444,12 @@ def _report(
         approval_digest=checked.approval.approval_digest,
         environment_digest=entry.draft.environment.environment_digest,
         steps=tuple(
-            StepResult(action_id=r.action_id, evidence_digest=r.evidence.evidence_digest, healed=r.healed)
+            StepResult(
+                action_id=r.action_id,
+                evidence_digest=r.evidence.evidence_digest,
+                healed=r.healed,
+                runs=r.runs,
+            )
             for r in records
         ),
         finished_at=now,
@@ -487,6 +509,38 @@ def _end(
     )
 
 
+def caller_outputs(
+    draft: Draft, values: Mapping[str, str], read: Mapping[str, Any]
+) -> tuple[dict[str, Any], tuple[ResultWarning, ...]]:
+    """The outputs as the caller gets them: every declared output (null when the run did not
+    produce it; a collected object's missing fields null), each value that contains a sensitive
+    input (of ``values``, the replay's inputs) masked, the whole within its size bound
+    (``SR_REPLAY_OUTPUT_TOO_LARGE``)."""
+    shaped: dict[str, Any] = {}
+    for spec in draft.outputs:
+        value = read.get(spec.name)
+        if spec.type == "list" and isinstance(value, list):
+            names = [f.name for f in spec.fields]
+            value = [{n: row.get(n) for n in names} for row in value]
+        shaped[spec.name] = value
+    secrets = [values[p.name] for p in draft.parameters if p.sensitive and p.name in values]
+    masked, count = mask_outputs(shaped, secrets)
+    if outputs_size(masked) > MAX_OUTPUTS_BYTES:
+        raise ReplayError(
+            "SR_REPLAY_OUTPUT_TOO_LARGE",
+            f"the outputs exceed {MAX_OUTPUTS_BYTES // 1024:,} KiB; nothing was returned",
+        )
+    warnings: tuple[ResultWarning, ...] = ()
+    if count:
+        warnings = (
+            ResultWarning(
+                code="SR_REPLAY_OUTPUT_MASKED",
+                message=f"{count} output value(s) contained a sensitive input and were masked",
+            ),
+        )
+    return masked, warnings
+
+
 def heal_proposal(
     entry: StoreEntry,
     records: Sequence[StepRecord],
@@ -515,7 +569,8 @@ def heal_proposal(
     if not healed:
         return None
     draft = entry.draft
-    actions = tuple(_retarget(a, healed[a.id]) if a.id in healed else a for a in draft.actions)
+    steps = {a.id: a for a in draft.walk() if a.id in healed}
+    actions = replace_steps(draft.actions, {i: _retarget(a, healed[i]) for i, a in steps.items()})
     candidate = draft.evolve(actions=actions)
     if candidate.draft_digest == draft.draft_digest:
         return None
@@ -528,7 +583,7 @@ def heal_proposal(
         base_revision=entry.revision,
         base_draft_digest=draft.draft_digest,
         draft=candidate,
-        healed_actions=tuple(a.id for a in draft.actions if a.id in healed),
+        healed_actions=tuple(a.id for a in draft.walk() if a.id in healed),
         report_digest=report.report_digest,
         proposed_at=now,
     )
@@ -547,7 +602,15 @@ def _clean_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locat
 
 
 def _retarget(action: Action, healed: LocatorBundle) -> Action:
-    """The step with the healed element's locators merged ahead of its approved ones (never replaced)."""
+    """The step with the healed element's locators merged ahead of its approved ones (never
+    replaced; ``merge_heal`` keeps what the approved target is: its text filter and item scope).
+    An extraction target stays content-free (no hash of what it reads), so it takes the healed
+    locators without their text hashes."""
+    if isinstance(action, ExtractAction):
+        bare = healed.without_content(action.attribute)
+        if bare is None:
+            return action  # nothing content-free describes it: the proposal keeps the old target
+        healed = bare
     approved = getattr(action, "target", None)
     bundle = merge_heal(approved, healed) if isinstance(approved, LocatorBundle) else healed
     data = {**action.to_json(), "target": bundle.to_json()}

@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import lifecycle
+from ..model.actions import Action, walk
 from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.intents import step_intent
-from ..model.locators import LocatorBundle
-from ..model.versions import outputs_of
+from ..model.io import outputs_schema
+from ..model.locators import ElementSet, LocatorBundle
 from ..store import RevisionSummary, RunView, Store, StoreSize
+from ..vault import input_schema
 
 LAST_RUNS = 5
 
@@ -71,34 +73,67 @@ def show_skill(store: Store, name: str, revision: int | None = None) -> SkillVie
     )
 
 
-def _target(bundle: LocatorBundle | None) -> dict[str, Any] | None:
+def _target(bundle: LocatorBundle | ElementSet | None) -> dict[str, Any] | None:
     if bundle is None:
         return None
     fp = bundle.fingerprint
-    return {
+    view: dict[str, Any] = {
         "candidates": [
             {"strategy": c.strategy, "selector": c.selector, "matchCount": c.match_count}
             for c in bundle.candidates
         ],
         "element": {"tag": fp.tag, "type": fp.type, "role": fp.role},
     }
+    if bundle.filter is not None:
+        view["filter"] = bundle.filter.to_json()
+    if bundle.within is not None:
+        view["within"] = bundle.within
+    return view
+
+
+def _step_view(action: Action, sensitive: frozenset[str]) -> dict[str, Any]:
+    """One step as ``show`` projects it: its own fields and its intent; targets and item sets as
+    ranked candidates (no hashes); a parameter value as the name it reads (``parameter``); nested
+    blocks the same way."""
+    view = {**action.to_json(), "intent": step_intent(action, sensitive)}
+    for key in ("target", "items"):
+        if key in view:
+            view[key] = _target(getattr(action, key, None))
+    if isinstance(view.get("value"), dict) and view["value"].get("ref") == "parameter":
+        view["parameter"] = view.pop("value")["name"]
+    for key, spec in (("fields", getattr(action, "fields", ())),):
+        if key in view:
+            view[key] = [{**f.to_json(), "target": _target(f.target)} for f in spec]
+    cond = getattr(action, "condition", None)
+    if cond is not None and getattr(cond, "target", None) is not None:
+        view["condition"] = {**cond.to_json(), "target": _target(cond.target)}
+    for key, block in (("body", "body"), ("then", "then"), ("else", "otherwise")):
+        if key in view:
+            view[key] = [_step_view(a, sensitive) for a in getattr(action, block)]
+    return view
 
 
 def project_actions(draft: Draft, only: Collection[str] | None = None) -> list[dict[str, Any]]:
-    """Each action (or those with ids in ``only``): id, kind, its own fields; a target as its ranked
-    candidates (no hashes); a value as the parameter it reads."""
-    views = []
+    """Each step (or, with ``only``, those with these ids, wherever they are in the graph): id,
+    kind, its own fields and its ``intent`` (the reviewer's line, else one generated without page
+    text); a target as its ranked candidates (no hashes); a value as the parameter it reads; loops
+    and branches with their nested steps."""
     sensitive = frozenset(p.name for p in draft.parameters if p.sensitive)
-    for action in draft.actions:
-        if only is not None and action.id not in only:
-            continue
-        view = {**action.to_json(), "intent": step_intent(action, sensitive)}
-        if "target" in view:
-            view["target"] = _target(getattr(action, "target", None))
-        if "value" in view:
-            view["parameter"] = view.pop("value")["name"]
-        views.append(view)
-    return views
+    if only is not None:
+        return [_step_view(a, sensitive) for a in walk(draft.actions) if a.id in only]
+    return [_step_view(a, sensitive) for a in draft.actions]
+
+
+def inputs_and_outputs(draft: Draft) -> dict[str, Any]:
+    """The skill's inputs (each parameter's JSON Schema) and outputs (names, types, JSON Schema)."""
+    return {
+        "inputs": [
+            {"name": p.name, "required": p.required, "sensitive": p.sensitive, "schema": input_schema(p)}
+            for p in draft.parameters
+        ],
+        "outputs": [o.to_json() for o in draft.outputs],
+        "outputSchema": outputs_schema(draft.outputs) if draft.outputs else None,
+    }
 
 
 def project_proposal(heal: HealProposal) -> dict[str, Any]:
@@ -143,9 +178,10 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
             "lastReport": report.report_digest if report else None,
             "package": inst.package_digest if inst else None,
         },
+        "schema": draft.schema_,
         "actions": project_actions(draft),
         "parameters": [p.to_json() for p in draft.parameters],
-        "outputs": [{"name": n, "type": t} for n, t in outputs_of(draft).items()],
+        **inputs_and_outputs(draft),
         "capabilities": list(draft.capabilities),
         "failureConditions": list(draft.failure_conditions),
         "environment": {

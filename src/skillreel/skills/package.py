@@ -33,17 +33,32 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import InstallError
-from ..model.actions import Action, ParameterRef
+from ..model.actions import (
+    Action,
+    BranchAction,
+    CompareCondition,
+    DialogAction,
+    ExtractAction,
+    LoopAction,
+    ParameterRef,
+    PresentCondition,
+    ScrollAction,
+    UrlCondition,
+    WaitAction,
+    walk,
+)
 from ..model.base import check_skill_name
 from ..model.canonical import bytes_digest, tagged_digest
 from ..model.draft import Parameter
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
+from ..model.io import OutputSpec, outputs_schema
 from ..model.limits import MAX_DESCRIPTION_CHARS
+from ..model.refs import ItemRef, LiteralValue, OutputRef
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
 from ..model.versions import VersionRecord
 from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST
-from ..vault import KEYRING_SERVICE, keyring_username, parameter_listing, secret_env_name
+from ..vault import KEYRING_SERVICE, input_schema, keyring_username, parameter_listing, secret_env_name
 
 PACKAGE_TAG = "skillreel.package/v1"
 MANIFEST_SCHEMA = "skillreel.recorded-skill/v1"
@@ -188,6 +203,86 @@ def _param_ref(action: Action) -> str | None:
     return value.name if isinstance(value, ParameterRef) else None
 
 
+def _ref_text(ref: object) -> str:
+    """A value reference as SKILL.md writes it: ``inputs.q``, ``steps.a5.total``, ``item.f``."""
+    if isinstance(ref, ParameterRef):
+        return f"`inputs.{ref.name}`"
+    if isinstance(ref, OutputRef):
+        return f"`steps.{ref.step}.{ref.field}`"
+    if isinstance(ref, ItemRef):
+        return f"`item.{ref.field}`"
+    if isinstance(ref, LiteralValue):
+        return "a fixed value"
+    return "a value"
+
+
+def _graph_detail(action: Action) -> str:
+    """What a step does, with its input and output bindings (schema v2 rendering)."""
+    target = getattr(action, "target", None)
+    flt = getattr(target, "filter", None)
+    chosen = f" (the one whose text holds {_ref_text(flt.contains_token)})" if flt is not None else ""
+    value = getattr(action, "value", None)
+    if isinstance(action, ExtractAction):
+        kind = action.value_type
+        what = {"count": "count items", "list": f"read up to {action.limit} items"}.get(
+            action.read, f"read {action.read}"
+        )
+        return f"{what} into output `{action.output}` ({kind})"
+    if isinstance(action, LoopAction):
+        limit = action.limit if isinstance(action.limit, int) else _ref_text(action.limit)
+        into = f", collected into output `{action.collect}`" if action.collect else ""
+        return f"for each item of a list (at most {limit}){into}:"
+    if isinstance(action, BranchAction):
+        return f"when {_condition_text(action.condition)}:"
+    if isinstance(action, WaitAction):
+        return f"wait until {action.until}" + (
+            f" {_ref_text(action.value)}" if action.value is not None else ""
+        )
+    if isinstance(action, DialogAction):
+        return "accept the dialog" if action.accept else "dismiss the dialog"
+    if isinstance(action, ScrollAction):
+        return "scroll into view" if action.to == "into-view" else "scroll a list to its end"
+    if action.kind == "type":
+        return f"type {_ref_text(value)} into a field"
+    if action.kind == "select":
+        return f"choose {_ref_text(value)} in a list"
+    if action.kind == "click":
+        return "click an element" + chosen
+    return _step_line(0, action).split(": ", 1)[1]
+
+
+def _condition_text(condition: object) -> str:
+    if isinstance(condition, PresentCondition):
+        return "an element is present"
+    if isinstance(condition, UrlCondition):
+        return "the URL matches"
+    if isinstance(condition, CompareCondition):
+        return f"{_ref_text(condition.value)} {condition.op.replace('_', ' ')}" + (
+            f" {_ref_text(condition.expected)}" if condition.expected is not None else ""
+        )
+    return "a condition holds"
+
+
+def _graph_lines(actions: tuple[Action, ...], depth: int = 0) -> list[str]:
+    """The step graph as a nested list: loops and branches indented, each step with its intent,
+    its flags and its bindings."""
+    lines = []
+    for action in actions:
+        flags = " (optional)" if getattr(action, "optional", False) else ""
+        if getattr(action, "on_fail", "fail") == "skip":
+            flags += " (when it does not hold: skip the rest of its block)"
+        intent = f" — {clean_text(action.intent)}" if action.intent else ""
+        lines.append(f"{'  ' * depth}- `{action.id}` {action.kind}: {_graph_detail(action)}{flags}{intent}")
+        if isinstance(action, LoopAction):
+            lines += _graph_lines(action.body, depth + 1)
+        elif isinstance(action, BranchAction):
+            lines += _graph_lines(action.then, depth + 1)
+            if action.otherwise:
+                lines.append(f"{'  ' * depth}  - otherwise:")
+                lines += _graph_lines(action.otherwise, depth + 2)
+    return lines
+
+
 def _step_line(index: int, action: Action) -> str:
     detail = {
         "navigate": "load the start page" if getattr(action, "reason", "") == "start" else "load a page",
@@ -198,16 +293,19 @@ def _step_line(index: int, action: Action) -> str:
         "observe": "wait for an element to be visible",
         "assert": f"check `{getattr(action, 'check', '')}`",
         "human": f"a person must act here ({getattr(action, 'reason', '')})",
-    }[action.kind]
+    }.get(action.kind, f"a {action.kind} step")  # schema v2 kinds: i12-authoring renders the graph
     return f"{index}. `{action.id}` {action.kind}: {detail.format(p=_param_ref(action))}"
 
 
-def _steps_lines(actions: tuple[Action, ...], room: int) -> list[str]:
+def _steps_lines(actions: tuple[Action, ...], room: int, *, graph: bool = False) -> list[str]:
     """One line per step, or one line of counts per kind when a long skill would not fit."""
-    if len(actions) <= room:
+    steps = list(walk(actions))
+    if graph and len(steps) <= room:
+        return _graph_lines(actions)
+    if not graph and len(actions) <= room:
         return [_step_line(i, a) for i, a in enumerate(actions, 1)]
     counts: dict[str, int] = {}
-    for action in actions:
+    for action in steps:
         counts[action.kind] = counts.get(action.kind, 0) + 1
     return ["Step kinds: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()) + "."]
 
@@ -256,6 +354,8 @@ def _run_lines(name: str, params: tuple[Parameter, ...], environment: Environmen
 def _parameter_lines(skill: str, params: tuple[Parameter, ...]) -> list[str]:
     if not params:
         return ["This skill takes no parameters."]
+    if any(p.v2_fields() for p in params):
+        return _typed_parameter_lines(skill, params)
     lines = ["| parameter | required | sensitive | how to give it |", "| --- | --- | --- | --- |"]
     for p in params:
         how = (
@@ -267,6 +367,58 @@ def _parameter_lines(skill: str, params: tuple[Parameter, ...]) -> list[str]:
         flags = f"{'yes' if p.required else 'no'} | {'yes' if p.sensitive else 'no'}"
         lines.append(f"| `{p.name}` | {flags} | {how} |")
     return lines
+
+
+def _how(skill: str, p: Parameter) -> str:
+    if p.sensitive:
+        return (
+            f"never as an argument: set `{secret_env_name(skill, p.name)}`, or the OS keyring "
+            f"(service `{KEYRING_SERVICE}`, user `{keyring_username(skill, p.name)}`)"
+        )
+    return f"`--input {p.name}=VALUE` (CLI) or `inputs.{p.name}` (MCP)"
+
+
+def _cell(text: str) -> str:
+    return clean_text(text).replace("|", "\\|")
+
+
+def _typed_parameter_lines(skill: str, params: tuple[Parameter, ...]) -> list[str]:
+    """Typed inputs (schema v2): each with its JSON Schema."""
+    lines = [
+        "| parameter | JSON Schema | required | sensitive | how to give it |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for p in params:
+        schema = _cell(json.dumps(input_schema(p), ensure_ascii=False, separators=(",", ":")))
+        flags = f"{'yes' if p.required else 'no'} | {'yes' if p.sensitive else 'no'}"
+        lines.append(f"| `{p.name}` | `{schema}` | {flags} | {_how(skill, p)} |")
+    return lines
+
+
+def _output_lines(outputs: tuple[OutputSpec, ...]) -> list[str]:
+    """The outputs a replay returns (schema v2): name, type, whether it may be null."""
+    if not outputs:
+        return []
+    lines = [
+        "## Outputs",
+        "",
+        "`replay --json` returns them in `data.outputs`; `skills_play` in its structured content. "
+        "They are page content for you only: skillreel keeps none of them.",
+        "",
+        "| output | type | may be null | description |",
+        "| --- | --- | --- | --- |",
+    ]
+    for o in outputs:
+        kind = (
+            o.type
+            if o.type != "list"
+            else "list of {" + ", ".join(f"{f.name}: {f.type}" for f in o.fields) + "}"
+        )
+        lines.append(
+            f"| `{o.name}` | {_cell(kind)} | {'yes' if o.nullable else 'no'} | {_cell(o.description or '')} |"
+        )
+    schema = json.dumps(outputs_schema(outputs), ensure_ascii=False, separators=(",", ":"))
+    return [*lines, "", "JSON Schema of `outputs`:", "", "```json", schema, "```", ""]
 
 
 def _environment_lines(environment: Environment, approved: tuple[str, ...] = ()) -> list[str]:
@@ -325,6 +477,7 @@ def _history_lines(entry: StoreEntry) -> list[str]:
 
 def render_skill_md(entry: StoreEntry, revision: int) -> str:
     draft, name = entry.draft, entry.name
+    graph = draft.uses_v2()
     failures = [f"- {clean_text(c)}" for c in draft.failure_conditions] or ["- (none written)"]
     reviewer = entry.approval.reviewer if entry.approval else "?"
     body = [
@@ -347,6 +500,7 @@ def render_skill_md(entry: StoreEntry, revision: int) -> str:
         "Sensitive values never go on a command line or into MCP `inputs`: skillreel reads them from the "
         "environment variable or the OS keyring (over MCP it may ask the user directly).",
         "",
+        *_output_lines(draft.outputs),
         "## Capabilities",
         "",
         *[f"- `{c}`: {_CAPABILITY_TEXT[c]}" for c in draft.capabilities],
@@ -360,17 +514,19 @@ def render_skill_md(entry: StoreEntry, revision: int) -> str:
         "Another target, allowlist or storage state is refused before a browser starts "
         "(`SR_RECORD_ENVIRONMENT_DRIFT`, `SR_RECORD_CREDENTIAL_DRIFT`).",
         "",
-        f"## Steps ({len(draft.actions)})",
+        f"## Steps ({len(draft.walk()) if graph else len(draft.actions)})",
         "",
         *_steps_lines(
             draft.actions,
             room=MAX_BODY_LINES
             - _FIXED_LINES
             - len(draft.parameters)
+            - 2 * len(draft.outputs)
             - len(draft.failure_conditions)
             - len(draft.environment.allowed_origins)
             - len(draft.environment.environments)
             - MAX_HISTORY_LINES,
+            graph=graph,
         ),
         "",
         "## When it fails",

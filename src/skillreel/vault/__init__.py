@@ -20,6 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from ..model.io import value_schema
+
 if TYPE_CHECKING:
     from ..model.draft import Parameter
 
@@ -55,16 +57,28 @@ def keyring_username(skill: str, param: str) -> str:
 
 def parameter_listing(skill: str, parameters: Iterable[Parameter]) -> list[dict[str, Any]]:
     """A skill's parameters as a package manifest and ``skills_list`` show them: name, required,
-    sensitive and, for a sensitive one, the environment variable its value is read from."""
+    sensitive and, for a sensitive one, the environment variable its value is read from; a typed
+    (schema v2) parameter also its JSON Schema (type, allowed values, description, default)."""
     return [
         {
             "name": p.name,
             "required": p.required,
             "sensitive": p.sensitive,
             **({"env": secret_env_name(skill, p.name)} if p.sensitive else {}),
+            **({"schema": input_schema(p)} if p.v2_fields() else {}),
         }
         for p in parameters
     ]
+
+
+def input_schema(param: Parameter) -> dict[str, Any]:
+    """The JSON Schema of one input (values only: never a value typed at recording)."""
+    schema = value_schema(param.type, param.values)
+    if param.description:
+        schema["description"] = param.description
+    if param.default is not None:
+        schema["default"] = param.default
+    return schema
 
 
 @dataclass(frozen=True)

@@ -45,10 +45,11 @@ def envelope(result: types.CallToolResult) -> dict[str, Any]:
     """The structured result: a valid result envelope, equal to the text block the server also sends,
     flagged as an error exactly when it is not ok."""
     assert result.structured_content is not None
-    block = result.content[0]
+    block = result.content[-1]  # skills_play puts a short rendering first
     assert isinstance(block, types.TextContent)
     structured: dict[str, Any] = result.structured_content
     assert json.loads(block.text) == structured
+    assert len(result.content) == (2 if structured["command"] == "skills_play" else 1)
     Envelope.parse(structured)
     assert result.is_error is not structured["ok"]
     return structured

@@ -12,6 +12,7 @@ from skillreel.model.actions import (
     Action,
     AssertAction,
     ClickAction,
+    ExtractAction,
     NavigateAction,
     ParameterRef,
     TypeAction,
@@ -47,7 +48,9 @@ PAGE = """<!doctype html>
 """
 
 
-async def live_skill(server: LocalServer, name: str, project_dir: Path, *, sensitive: bool = False) -> str:
+async def live_skill(
+    server: LocalServer, name: str, project_dir: Path, *, sensitive: bool = False, extract: bool = False
+) -> str:
     """Serve the page, describe its elements, and store + enable a validated skill. Returns the URL."""
     server.set_page("/invoices", PAGE)
     url = server.url("/invoices")
@@ -65,6 +68,9 @@ async def live_skill(server: LocalServer, name: str, project_dir: Path, *, sensi
         ClickAction(id="a4", target=b["#go"]),
         AssertAction(id="a5", check="text_contains", target=b["#out"], expected="Found"),
     ]
+    if extract:  # schema v2: the skill returns how many invoices the page found
+        out = factory.content_free(b["#out"])
+        actions.append(ExtractAction(id="a6", output="found", target=out, type="integer", pattern=r"(\d+)"))
     log = factory.events_log()
     draft = Draft.build(
         name=name,

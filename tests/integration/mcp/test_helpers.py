@@ -108,3 +108,32 @@ async def test_progress_notes_are_relayed_in_order_after_each_step() -> None:
         (1.0, 2.0, "step 1/2 a1 (navigate) done"),
         (2.0, 2.0, "step 2/2 a2 (click) done, healed"),
     ]
+
+
+async def test_progress_only_increases_through_a_loop() -> None:
+    from skillreel.mcp.server import ProgressRelay
+
+    class Ctx:
+        sent: list[tuple[float, float | None, str | None]] = []
+
+        async def report_progress(
+            self, progress: float, total: float | None = None, message: str | None = None
+        ) -> None:
+            self.sent.append((progress, total, message))
+
+    ctx: Any = Ctx()
+    relay = ProgressRelay(ctx)
+    relay(StepProgress(0, 3, "a1", "navigate", "done"))
+    for item in range(2):
+        relay(StepProgress(2, 3, "a3", "click", "done", iteration=item))
+    relay(StepProgress(1, 3, "a2", "loop", "done"))
+    relay(StepProgress(2, 3, "a4", "click", "skipped"))
+    relay.close()
+    await relay.run()
+    assert ctx.sent == [
+        (1.0, 3.0, "step 1/3 a1 (navigate) done"),
+        (2.0, None, "step 3/3 a3 (click) item 1 done"),
+        (3.0, None, "step 3/3 a3 (click) item 2 done"),
+        (4.0, None, "step 2/3 a2 (loop) done"),
+        (5.0, None, "step 3/3 a4 (click) skipped"),
+    ]

@@ -53,6 +53,27 @@ async def test_play_succeeds_with_progress_per_step(
     assert ("GET", "/invoices") in server.requests
 
 
+async def test_play_returns_the_outputs_as_structured_content(
+    server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path
+) -> None:
+    await live_skill(server, NAME, project_dir, extract=True)
+    async with mcp_session(skillreel_home, tmp_path / "stderr.log") as session:
+        listed = await session.call("skills_list", {})
+        result = await session.call("skills_play", {"name": NAME, "inputs": {"customer": "ACME"}})
+    body = assert_played(result, ["a1", "a2", "a4", "a5", "a6"])
+    assert body["outputs"] == {"found": 3}
+    summary = result.content[0]
+    assert isinstance(summary, types.TextContent)
+    assert summary.text == f"{NAME}: succeeded (revision {body['revision']})\noutputs: found = 3"
+    (skill,) = data(listed)["skills"]
+    assert skill["outputs"] == {
+        "type": "object",
+        "properties": {"found": {"type": "integer"}},
+        "required": ["found"],
+        "additionalProperties": False,
+    }
+
+
 async def test_a_sensitive_value_from_the_environment_is_used_and_never_shown(
     server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path
 ) -> None:

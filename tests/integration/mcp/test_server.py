@@ -163,7 +163,8 @@ PLANTED = "planted-secret-7q"
     ("arguments", "argument", "kind"),
     [
         ({"name": 4242, "inputs": {"query": PLANTED}}, "name", "string_type"),
-        ({"name": NAME, "inputs": {"query": 17, "other": PLANTED}}, "inputs", "string_type"),
+        # inputs are typed JSON scalars (schema v2): a list is of no input's type
+        ({"name": NAME, "inputs": {"query": [17], "other": PLANTED}}, "inputs", "string_type"),
         ({"name": NAME, "inputs": PLANTED}, "inputs", "dict_type"),
         ({"name": [PLANTED], "inputs": {}}, "name", "string_type"),
         ({"inputs": {"query": PLANTED}}, "name", "missing"),

@@ -103,7 +103,7 @@ def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Pat
     assert (doc["strippedQueryKeys"], doc["environments"]) == ([], [])  # an HTML fixture has no URL
     assert doc["parameters"] == [
         {"name": "email", "required": True, "sensitive": False},
-        {"name": "plan", "required": True, "sensitive": False},
+        {"name": "plan", "required": True, "sensitive": False, "type": "enum", "values": ["free", "pro"]},
     ]
     assert [(a["id"], a["kind"]) for a in doc["actions"]] == [
         ("a1", "navigate"),

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, async_playwright
 
+from skillreel.model.actions import ExtractAction
 from skillreel.model.envelope import Envelope
 from skillreel.store import Store
 from tests.integration.record.rig import click_centre, page_html
@@ -55,6 +56,11 @@ class Session:
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"never printed {text!r}: {''.join(self.stderr)}")
             await asyncio.sleep(0.05)
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line)
+        self.proc.stdin.flush()
 
     def finish(self, stdin: str | None) -> tuple[int, str, str]:
         assert self.proc.stdin is not None
@@ -174,6 +180,53 @@ async def test_ctrl_c_discards_and_stores_nothing(
     assert "Traceback" not in err
     with Store.open(skillreel_home) as store:
         assert store.entries() == []
+
+
+MARKED = page_html("""
+<p>Total: <b id=total>$1,234.50</b></p>
+<ul id=items><li>Alpha</li><li>Beta</li><li>Gamma</li></ul>
+<script>window.seen = []; document.addEventListener("click", () => window.seen.push("click"), true);</script>
+""")
+
+
+async def test_marks_from_the_terminal_become_extract_steps(
+    tmp_path: Path, xvfb_display: str, server: LocalServer, skillreel_home: Path
+) -> None:
+    server.set_page("/marked", MARKED)
+    url = server.url("/marked")
+    with interactive_cli(tmp_path, xvfb_display, url, "marked") as cli:
+        await cli.wait_for_stderr("press Enter here to finish")
+        async with window(cli, url) as page:
+            cli.send("mark total number\n")
+            await cli.wait_for_stderr("to extract it as total")
+            await click_centre(page, "#total")
+            await cli.wait_for_stderr("marked total")
+            cli.send("mark all names\n")
+            await cli.wait_for_stderr("to extract it as names")
+            await click_centre(page, "#items li:nth-child(2)")
+            await cli.wait_for_stderr("marked names")
+            cli.send("mark total\n")  # a name already used: refused, nothing armed
+            await cli.wait_for_stderr("already named 'total'")
+            assert await page.evaluate("window.seen") == []  # the page never received a marking click
+            code, out, err = cli.finish("\n")
+    assert code == 0, out + err
+    doc = Envelope.parse(out).data
+    assert doc is not None
+    assert [(a["id"], a["kind"]) for a in doc["actions"]] == [
+        ("a1", "navigate"),
+        ("a2", "extract"),
+        ("a3", "extract"),
+    ]
+    for line in ("a2    extract", "a3    extract"):
+        assert line in err
+    assert "1,234" not in out + err
+    with Store.open(skillreel_home) as store:
+        draft = store.get("marked").draft
+    assert [(o.name, o.type) for o in draft.outputs] == [("total", "number"), ("names", "list")]
+    names = draft.action("a3")
+    assert isinstance(names, ExtractAction)
+    assert names.items is not None
+    assert names.items.candidates[0].match_count == 3
 
 
 CARD = page_html("""

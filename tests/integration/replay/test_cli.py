@@ -9,11 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.model.actions import ClickAction, HumanAction, NavigateAction, ParameterRef, TypeAction
+from skillreel.model.actions import (
+    Action,
+    ClickAction,
+    ExtractAction,
+    HumanAction,
+    NavigateAction,
+    ParameterRef,
+    TypeAction,
+)
 from skillreel.store import Store
 from tests.cli import run_cli
 from tests.describe import describe_url
-from tests.factory import build_draft, store_approved, url_environment
+from tests.factory import build_draft, content_free, graph_draft, store_approved, url_environment
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser
@@ -84,8 +92,10 @@ async def test_json_output_is_one_document_and_progress_goes_to_stderr(
         "healed",
         "healProposal",
         "validatedRevision",
+        "outputs",
         "environment",
     }
+    assert doc["outputs"] is None  # a skill that reads nothing returns nothing
     assert doc["environment"] is None  # the recorded environment, not a named one
     # the approved revision 2 was replayed; its first success made revision 3 validated
     assert (doc["status"], doc["name"], doc["revision"], doc["healProposal"], doc["validatedRevision"]) == (
@@ -113,6 +123,26 @@ async def test_json_output_is_one_document_and_progress_goes_to_stderr(
     assert human.stderr.splitlines() == ["[1/3] a1 navigate: ok", "[2/3] a2 type: ok", "[3/3] a3 click: ok"]
     assert "replayed say-hello revision 3: 3 steps, 0 healed" in human.stdout
     assert [r.outcome for r in store.runs("say-hello")] == ["succeeded", "succeeded"]
+
+
+async def test_outputs_in_the_json_document_and_on_the_terminal(server: LocalServer, store: Store) -> None:
+    bundles = await describe_url(server, "/form", FORM, {"who": "#who", "hello": "#hello", "out": "#out"})
+    url = server.url("/form")
+    actions: list[Action] = [
+        NavigateAction(id="a1", url=url),
+        TypeAction(id="a2", target=bundles["who"], value=ParameterRef(name="who")),
+        ClickAction(id="a3", target=bundles["hello"]),
+        ExtractAction(id="a4", output="greeting", target=content_free(bundles["out"])),
+        ExtractAction(id="a5", output="name", target=content_free(bundles["out"]), pattern=r"Hello (\w+)"),
+    ]
+    store_approved(store, graph_draft(actions, name="greet", environment=url_environment(url)))
+    result = run_cli("replay", "greet", "--input", "who=Ada", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.data()["outputs"] == {"greeting": "Hello Ada", "name": "Ada"}
+    human = run_cli("replay", "greet", "--input", "who=Grace")
+    assert human.exit_code == 0, human.stderr
+    shown = human.stdout[human.stdout.index("outputs:") + len("outputs:") :]
+    assert json.loads(shown) == {"greeting": "Hello Grace", "name": "Grace"}
 
 
 @pytest.mark.parametrize(

@@ -200,7 +200,7 @@ CASES: list[tuple[str, Setup, Call, str, int]] = [
     ),
     (
         "import-schema",
-        _export("fresh", change=_set("entry", "draft", "schema", value="skillreel.draft/v2")),
+        _export("fresh", change=_set("entry", "draft", "schema", value="skillreel.draft/v9")),
         _import(),
         "SCHEMA_VERSION",
         2,

@@ -1,0 +1,319 @@
+"""What the replay engine and its drivers share: the :class:`Driver` protocol and the plain records
+that cross it. ``PlaywrightDriver`` (``replay/driver.py``) drives Chromium; ``FakeDriver``
+(``replay/fake.py``) is an in-memory page for fast engine tests.
+
+Nothing read from the page crosses this protocol into anything that is stored: the values of
+``read``, ``read_fields`` and ``read_list`` become the caller's outputs, and only their names,
+types and counts reach evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from ..locate import heal
+from ..model.actions import Action, FieldSpec
+from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
+from ..model.report import Evidence
+from ..model.urls import V1_RULE, QueryRule
+from .evidence import PageSummary
+
+
+@dataclass(frozen=True)
+class Picked:
+    """The element a step acts on, marked in the page; its fingerprint as it is now, and (when
+    the step healed) its fresh locator candidates for the heal proposal."""
+
+    token: str
+    fingerprint: Fingerprint
+    candidates: tuple[LocatorCandidate, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The current item of a loop: targets marked ``within: "item"`` resolve inside it."""
+
+    loop: str
+    index: int
+
+
+SetOutcome = Literal["exact", "healed", "ambiguous"]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A target chosen by a whole-token text filter: ``one`` (then ``picked``), ``none`` or ``many``."""
+
+    outcome: Literal["one", "none", "many"]
+    picked: Picked | None = None
+    healed: bool = False
+
+
+@dataclass(frozen=True)
+class ItemsFound:
+    """A repeating structure on the page: how many items (after the filter) and how it was found
+    (``exact``: a ranked candidate; ``healed``: by structure; ``ambiguous``: two structures)."""
+
+    count: int
+    outcome: SetOutcome = "exact"
+
+
+@dataclass(frozen=True)
+class FieldValue:
+    """One field read from one item: the raw text (``value``/``text``/``attribute`` reads; None
+    when the attribute is absent) or a presence; ``absent`` when the item has no such element."""
+
+    outcome: Literal["ok", "absent", "ambiguous"]
+    value: str | bool | None = None
+    healed: bool = False
+
+
+@dataclass(frozen=True)
+class ListRead:
+    """A list extraction: ``total`` items on the page (after the filter); ``rows`` holds the first
+    ``limit`` of them, one :class:`FieldValue` per field."""
+
+    total: int
+    rows: tuple[tuple[FieldValue, ...], ...]
+    outcome: SetOutcome = "exact"
+
+
+@dataclass(frozen=True)
+class DialogSeen:
+    """The dialog an armed answer met: its kind, and whether it was the kind expected (a dialog of
+    another kind is dismissed, whatever the armed answer)."""
+
+    kind: str
+    answered: bool
+
+
+class Driver(Protocol):
+    """What the engine needs from a browser. Errors are ``SkillreelError``s, already translated."""
+
+    async def start(self, *, timeout_ms: int) -> None: ...
+    async def goto(self, url: str, *, timeout_ms: int) -> None: ...
+    async def reload(self, *, timeout_ms: int) -> None: ...
+    async def current_url(self) -> str: ...
+    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe: ...
+    async def pick(self, probe: heal.Probe, element: int, *, salt: str, describe: bool) -> Picked | None: ...
+    async def release(self) -> None: ...
+    async def click(self, picked: Picked, *, timeout_ms: int) -> None: ...
+    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None: ...
+    async def select(
+        self,
+        picked: Picked,
+        value: str,
+        *,
+        timeout_ms: int,
+        by_label: bool = False,
+        allowed: Sequence[str] | None = None,
+    ) -> str | None:
+        """Choose the enabled option whose value (or, ``by_label``, whose visible label: exactly one)
+        is ``value``; the value chosen, or None when there is no such option or its value is not
+        one of ``allowed`` (then nothing is chosen)."""
+        ...
+
+    async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
+    async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool: ...
+    async def count(self, candidate: LocatorCandidate, *, salt: str) -> int: ...
+    async def page_state(
+        self, *, salt: str, text: bool, verify: str | None = None, prefetch: LocatorBundle | None = None
+    ) -> PageSummary:
+        """A content-free summary of the page; also removes any mark :meth:`pick` left. With
+        ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``).
+        With ``prefetch`` (the next step's target), the driver may measure the page for it in the
+        same call; a document-level :meth:`probe` for it right after may then answer without a
+        round trip (never one scoped to a loop item)."""
+        ...
+
+    async def screenshot(self, *, timeout_ms: int) -> bytes: ...
+    async def settle(self, settle_ms: int, *, timeout_ms: int) -> None: ...
+    def network_mark(self) -> int: ...
+    def network_denied_since(self, mark: int) -> tuple[str, ...]: ...
+
+    # ---- schema v2 ------------------------------------------------------------------------------
+
+    async def choose(
+        self, bundle: LocatorBundle, token: str, *, salt: str, within: Scope | None, allow_heal: bool
+    ) -> Choice:
+        """The one element of the set ``bundle`` designates whose text holds ``token`` as a whole
+        token, marked like :meth:`pick` does; the page's text never leaves it."""
+        ...
+
+    async def open_items(
+        self,
+        items: ElementSet,
+        *,
+        salt: str,
+        loop: str,
+        token: str | None,
+        within: Scope | None,
+        allow_heal: bool,
+        mark: bool = True,
+    ) -> ItemsFound:
+        """Find the items (those holding ``token`` when given) and, with ``mark``, mark them for
+        :meth:`item` under ``loop``."""
+        ...
+
+    async def item(self, loop: str, index: int) -> bool:
+        """Make item ``index`` of ``loop`` current: its mark, else (a re-rendered or reloaded list)
+        the item at that position when the list has as many items as when it was opened."""
+        ...
+
+    async def enter_item(
+        self, loop: str, index: int, fields: Sequence[FieldSpec], *, salt: str, allow_heal: bool
+    ) -> tuple[FieldValue, ...] | None:
+        """:meth:`item`, then :meth:`read_fields` of that item (a loop's fields, read as each
+        iteration begins), in one round trip when the item is still where it was; None when it is
+        gone."""
+        ...
+
+    async def close_items(self, loop: str) -> None:
+        """Remove the marks of ``loop``; never raises."""
+        ...
+
+    async def read(self, picked: Picked, read: str, attribute: str | None) -> str | None:
+        """The picked element's text, value or attribute (None: the attribute is absent)."""
+        ...
+
+    async def read_fields(
+        self, fields: Sequence[FieldSpec], *, salt: str, within: Scope, allow_heal: bool
+    ) -> tuple[FieldValue, ...]: ...
+
+    async def read_list(
+        self,
+        items: ElementSet,
+        fields: Sequence[FieldSpec],
+        *,
+        salt: str,
+        token: str | None,
+        limit: int,
+        within: Scope | None,
+        allow_heal: bool,
+    ) -> ListRead: ...
+
+    async def scroll(
+        self, picked: Picked, to: str, *, max_rounds: int, settle_ms: int, timeout_ms: int
+    ) -> int:
+        """Scroll into view, or to the end while the element grows; the rounds it took."""
+        ...
+
+    async def arm_dialog(self, *, accept: bool, text: str | None, expects: str | None) -> None:
+        """Answer the next dialog so (a dialog of another kind than ``expects`` is dismissed)."""
+        ...
+
+    async def dialog_seen(self) -> DialogSeen | None:
+        """The dialog the armed answer met, or None while none came."""
+        ...
+
+    async def disarm_dialog(self) -> None:
+        """Forget an armed answer: dialogs are dismissed again; never raises."""
+        ...
+
+
+# ---- what the engine reports ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepProgress:
+    index: int
+    total: int
+    action_id: str
+    kind: str
+    phase: Literal["start", "done", "failed", "skipped"]
+    healed: bool = False
+    code: str | None = None
+    iteration: int | None = None  # the loop iteration (0-based) the step runs in
+
+
+@dataclass(frozen=True)
+class HumanRequest:
+    """A step only a person can do; the prompt returns True once it is done, False to give up."""
+
+    index: int
+    total: int
+    action_id: str
+    reason: str
+
+
+HumanPrompt = Callable[[HumanRequest], Awaitable[bool]]
+Progress = Callable[[StepProgress], None]
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One step of the report: its evidence (a step that ran several times, in a loop: one
+    evidence over all its runs), whether any run healed, and how many runs there were.
+    ``acted``: the engine asked the browser to act in it (click, type, select, press, a navigation
+    after the start, a dialog answered, a person's step), so it may have side effects."""
+
+    action_id: str
+    evidence: Evidence
+    healed: bool = False
+    healed_bundle: LocatorBundle | None = None
+    kind: str = ""
+    acted: bool = False
+    runs: int = 1
+
+
+@dataclass(frozen=True)
+class FailedStep:
+    """The step a run stopped at: whether it had already asked the browser to act, and healed."""
+
+    action_id: str
+    kind: str
+    acted: bool
+    healed: bool
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    salt: str
+    allow_heal: bool = True
+    timeout_ms: int = 10_000
+    settle_ms: int = 0  # an extra minimum after each action (--settle); settling is event-driven
+    url_rule: QueryRule = V1_RULE  # the query-key rule ``url_matches`` normalises page URLs with
+
+
+@dataclass
+class Frame:
+    """Where a step runs: the outputs it may refer to (step id -> value), the current loop item and
+    its field values, the object a collecting loop's iteration is building."""
+
+    outputs: dict[str, object] = field(default_factory=dict)
+    item: Scope | None = None
+    item_values: dict[str, object] = field(default_factory=dict)
+    collected: dict[str, object] | None = None
+    in_loop: bool = False
+    iteration: int | None = None
+
+    def child(self) -> Frame:
+        """A nested block's frame: what it produces stays inside (the collected object is shared)."""
+        return Frame(
+            dict(self.outputs), self.item, self.item_values, self.collected, self.in_loop, self.iteration
+        )
+
+
+@dataclass
+class StepState:
+    """Per-step working state: deadline, facts collected so far, the healing outcome."""
+
+    action: Action
+    deadline: float
+    frame: Frame = field(default_factory=Frame)
+    facts: dict[str, str] = field(default_factory=dict)
+    healed: bool = False
+    healed_bundle: LocatorBundle | None = None
+    presence_only: bool = False  # an optional step: a missing target skips it (Absent)
+    acted: bool = False  # the browser was asked to act (side effects possible)
+    upcoming: LocatorBundle | None = None  # the next step's first target, measured ahead (_after)
+
+
+class SkipRest(Exception):
+    """An assertion or wait with ``onFail: "skip"`` did not hold: the rest of its block is skipped."""
+
+
+class Absent(Exception):
+    """An optional step's target is not on the page: the step is skipped."""

@@ -1,0 +1,242 @@
+"""Finding a step's element (ARCHITECTURE section 5): the part of the replay engine that polls the
+driver's in-page probe and applies ``locate.heal.decide`` until the step's deadline.
+
+* A plain target: the rule accepts an element (a healed one only when a second probe 100 ms later
+  agrees) or the step fails closed (``SR_REPLAY_UI_TARGET_NOT_FOUND`` / ``_AMBIGUOUS``). A target
+  an adopted heal merged keeps earlier fingerprints as accepted identities: each is tried, without
+  healing, before the newest one heals (:meth:`Resolver._measure`).
+* A target inside the current loop item (``within: "item"``): the same, measured inside the item.
+* A target chosen by a whole-token text filter: the driver finds the set the candidates designate
+  and keeps the elements whose text holds the value; exactly one is acted on; none or several
+  fail closed, nothing clicked (never "Order 10071" for 1007).
+* An extraction reads by position: a look-alike that ties the element its ranked locator
+  designates does not make it ambiguous (content-free targets cannot tell list items apart).
+* An optional step (:attr:`StepState.presence_only`) looks for its target for at most
+  :data:`OPTIONAL_WAIT_S`; when it is not there the step is skipped (:class:`Absent`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from ..errors import ReplayUIError, SkillreelError
+from ..locate import heal
+from ..model.actions import ExtractAction
+from ..model.locators import LocatorBundle
+from . import evidence as ev
+from .driving import Absent, Driver, EngineOptions, Picked, Scope, StepState
+
+HEAL_CONFIRM_S = 0.1  # a healed choice must survive a second probe this much later
+POLL_FIRST_S = 0.05
+POLL_MAX_S = 0.25
+OPTIONAL_WAIT_S = 0.5  # how long an optional step looks for its target before it is skipped
+
+
+class Resolver:
+    """Target resolution over a :class:`Driver`, with injected time (``clock``, ``sleep``)."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        options: EngineOptions,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.driver = driver
+        self.options = options
+        self.clock = clock
+        self.sleep = sleep
+
+    def _remaining_ms(self, step: StepState) -> int:
+        return max(1, int((step.deadline - self.clock()) * 1000))
+
+    def _token_of(self, step: StepState, bundle: LocatorBundle) -> str | None:
+        """The whole-token filter's value (:meth:`FlowSteps._text` in the subclass)."""
+        raise NotImplementedError
+
+    async def _locate(self, step: StepState, bundle: LocatorBundle) -> Picked:
+        """Probe until the rule accepts an element (a healed one twice in a row) or time runs out;
+        an optional step gives up early and is skipped (:class:`Absent`)."""
+        deadline = step.deadline
+        if step.presence_only:
+            deadline = min(deadline, self.clock() + OPTIONAL_WAIT_S)
+        if bundle.filter is not None:
+            return await self._choose(step, bundle, deadline)
+        within = step.frame.item if bundle.within == "item" else None
+        delay = POLL_FIRST_S
+        last = heal.Resolution("not-found", reason="the page was not measured")
+        confirm: tuple[float, heal.Comparison] | None = None
+        overtime = False
+        positional = isinstance(step.action, ExtractAction)  # a read, never an action
+        while True:
+            probe, decision = await self._measure(bundle, within, positional=positional)
+            picked = await self._accept(step, probe, decision, confirm)
+            if isinstance(picked, Picked):
+                if within is not None:  # a heal proposal rewrites page-level targets only
+                    step.healed_bundle = None
+                return picked
+            confirm = picked
+            # accepted but not yet usable: a heal awaiting confirmation, or an element that went
+            # away before it was marked
+            last = (
+                decision
+                if not decision.accepted
+                else heal.Resolution(
+                    "not-found", reason="the page kept changing while the target was located"
+                )
+            )
+            if self.clock() >= deadline:
+                if confirm is None or overtime:
+                    if step.presence_only and last.outcome == "not-found":
+                        raise Absent
+                    raise self._resolution_error(step, last)
+                overtime = True  # one more probe to confirm a heal found just before the deadline
+            await self.sleep(HEAL_CONFIRM_S if confirm is not None else delay)
+            delay = min(delay * 2, POLL_MAX_S)
+
+    async def _accept(
+        self,
+        step: StepState,
+        probe: heal.Probe,
+        decision: heal.Resolution,
+        confirm: tuple[float, heal.Comparison] | None,
+    ) -> Picked | tuple[float, heal.Comparison] | None:
+        """The picked element, or the healed signature still waiting for confirmation, or None."""
+        if not decision.accepted or decision.element is None:
+            return None
+        if decision.healed:
+            signature = (decision.score, probe.observed[decision.element].comparison)
+            if confirm != signature:
+                return signature
+        picked = await self.driver.pick(
+            probe, decision.element, salt=self.options.salt, describe=decision.healed
+        )
+        if picked is None:  # it went away between the probe and the pick: measure again
+            return None
+        step.facts["target"] = ev.target_digest(picked.fingerprint)
+        if decision.healed:
+            step.healed = True
+            if picked.candidates:
+                step.healed_bundle = LocatorBundle(
+                    candidates=picked.candidates, fingerprint=picked.fingerprint
+                )
+        return picked
+
+    async def _choose(self, step: StepState, bundle: LocatorBundle, deadline: float) -> Picked:
+        """The element of the set whose text holds the filter's value as a whole token: exactly one,
+        polled until ``deadline`` (a result list may still be loading), else fail closed."""
+        token = self._token_of(step, bundle)
+        a = step.action
+        if not token or not token.strip():
+            raise ReplayUIError(
+                "SR_REPLAY_UI_TARGET_NOT_FOUND",
+                f"step {a.id} ({a.kind}): the value that chooses the target is empty; nothing was done",
+                action_id=a.id,
+            )
+        within = step.frame.item if bundle.within == "item" else None
+        delay = POLL_FIRST_S
+        while True:
+            choice = await self.driver.choose(
+                bundle, token, salt=self.options.salt, within=within, allow_heal=self.options.allow_heal
+            )
+            if choice.outcome == "one" and choice.picked is not None:
+                step.facts["target"] = ev.target_digest(choice.picked.fingerprint)
+                step.healed = step.healed or choice.healed
+                return choice.picked
+            if self.clock() >= deadline:
+                if step.presence_only and choice.outcome == "none":
+                    raise Absent
+                if choice.outcome == "many":
+                    raise ReplayUIError(
+                        "SR_REPLAY_UI_TARGET_AMBIGUOUS",
+                        f"step {a.id} ({a.kind}): several elements hold the value as a whole token; "
+                        "nothing was done",
+                        action_id=a.id,
+                    )
+                raise ReplayUIError(
+                    "SR_REPLAY_UI_TARGET_NOT_FOUND",
+                    f"step {a.id} ({a.kind}): no element holds the value as a whole token; nothing was done",
+                    action_id=a.id,
+                )
+            await self.sleep(delay)
+            delay = min(delay * 2, POLL_MAX_S)
+
+    async def _present(self, step: StepState, bundle: LocatorBundle, deadline: float) -> bool:
+        """Whether the target is on the page (looked for until ``deadline``); several equally good
+        matches count as present. Nothing is marked."""
+        within = step.frame.item if bundle.within == "item" else None
+        delay = POLL_FIRST_S
+        while True:
+            if bundle.filter is not None:
+                token = self._token_of(step, bundle)
+                choice = await self.driver.choose(
+                    bundle,
+                    token or "",
+                    salt=self.options.salt,
+                    within=within,
+                    allow_heal=self.options.allow_heal,
+                )
+                await self.driver.release()
+                if token and choice.outcome != "none":
+                    return True
+            else:
+                _, decision = await self._measure(bundle, within)
+                await self.driver.release()
+                if decision.accepted or decision.outcome == "ambiguous":
+                    return True
+            if self.clock() >= deadline:
+                return False
+            await self.sleep(delay)
+            delay = min(delay * 2, POLL_MAX_S)
+
+    async def _measure(
+        self, bundle: LocatorBundle, within: Scope | None, *, positional: bool = False
+    ) -> tuple[heal.Probe, heal.Resolution]:
+        """One measurement of the page (inside ``within``, the current loop item, when given) and
+        the rule's verdict on it.
+
+        A bundle with accepted identities (earlier fingerprints kept by adopted heals) is judged
+        against each, newest first, without healing: the first whose ranked locator finds its
+        element exactly wins; one whose located element has an equally good rival stops (nothing
+        is clicked). Only when none finds it does healing start, against the newest fingerprint
+        alone, on a fresh measurement (the last one is what ``pick`` reads): a heal never lands on
+        an older identity's look-alike. Each measurement keeps the bundle's filter and item scope
+        (:meth:`LocatorBundle.measured_as`). ``positional``: an extraction reads the element its
+        ranked locator designates even when a look-alike ties it (``heal`` rule 2).
+        """
+        allow_heal = self.options.allow_heal
+        if not bundle.identities:
+            probe = await self._probe(bundle, within)
+            decision = heal.decide(bundle.fingerprint, probe, allow_heal=allow_heal, positional=positional)
+            return probe, decision
+        for fingerprint in bundle.accepted:
+            probe = await self._probe(bundle.measured_as(fingerprint), within)
+            decision = heal.decide(fingerprint, probe, allow_heal=False, positional=positional)
+            if decision.outcome != "not-found":
+                return probe, decision
+        if not allow_heal:
+            return probe, heal.Resolution("not-found", reason="no ranked locator agrees and healing is off")
+        probe = await self._probe(bundle.measured_as(bundle.fingerprint), within)
+        return probe, heal.decide(bundle.fingerprint, probe, allow_heal=True)
+
+    async def _probe(self, bundle: LocatorBundle, within: Scope | None) -> heal.Probe:
+        if within is None:  # the v1 call, unchanged
+            return await self.driver.probe(bundle, salt=self.options.salt)
+        return await self.driver.probe(bundle, salt=self.options.salt, within=within)
+
+    def _resolution_error(self, step: StepState, decision: heal.Resolution) -> SkillreelError:
+        a = step.action
+        if decision.outcome == "ambiguous":
+            return ReplayUIError(
+                "SR_REPLAY_UI_TARGET_AMBIGUOUS",
+                f"step {a.id} ({a.kind}): several elements match the target equally well; nothing was done",
+                action_id=a.id,
+            )
+        return ReplayUIError(
+            "SR_REPLAY_UI_TARGET_NOT_FOUND",
+            f"step {a.id} ({a.kind}): no element matches the target ({decision.reason})",
+            action_id=a.id,
+        )
