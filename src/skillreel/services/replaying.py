@@ -72,6 +72,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HumanPrompt",
+    "Played",
     "Preflight",
     "ReplayCancelled",
     "ReplayOutcome",
@@ -79,6 +80,7 @@ __all__ = [
     "SecretSource",
     "StepProgress",
     "StepReport",
+    "play_checked",
     "preflight",
     "replay_skill",
     "secret_env_name",
@@ -270,9 +272,9 @@ async def _play(
     ran = _Progress([])
     where = checked.target.name
     try:
-        records = await _run(checked, progress, human, session_factory, ran)
-    except SkillreelError as exc:
-        return _end(store, run, "failed", ran, error=exc, environment=where)
+        played = await play_checked(
+            checked, store.now, progress=progress, human=human, session_factory=session_factory, ran=ran
+        )
     except asyncio.CancelledError:
         cancelled = ReplayError(CANCELLED_CODE, "the replay was cancelled; the steps that ran are listed")
         raise ReplayCancelled(
@@ -288,8 +290,54 @@ async def _play(
             environment=where,
         )
         raise
-    report, proposal = _report(store, checked, records)
-    return _end(store, run, "succeeded", ran, report=report, proposal=proposal, environment=where)
+    return _end(
+        store,
+        run,
+        played.status,
+        ran,
+        error=played.error,
+        report=played.report,
+        proposal=played.proposal,
+        environment=where,
+    )
+
+
+@dataclass(frozen=True)
+class Played:
+    """What the browser phase of a checked replay came to, with no store involved: ``succeeded``
+    with its report (and heal proposal), or ``failed`` with the error; the steps that ran either way."""
+
+    status: Literal["succeeded", "failed"]
+    steps: tuple[StepReport, ...]
+    tally: StepTally
+    error: SkillreelError | None = None
+    report: ReplayReport | None = None
+    proposal: HealProposal | None = None
+    notes: tuple[ResultWarning, ...] = ()
+
+
+async def play_checked(
+    checked: Preflight,
+    now: Callable[[], str],
+    *,
+    progress: Progress | None = None,
+    human: HumanPrompt | None = None,
+    session_factory: SessionFactory | None = None,
+    ran: _Progress | None = None,
+) -> Played:
+    """The browser phase of a replay whose pre-flight passed, without a store: one sandboxed
+    Chromium session (allowlist, proxy), the engine, the report. ``now`` is the clock the report is
+    dated with. A fleet worker calls it on a verified bundle; :func:`replay_skill` on its reserved run.
+    Cancellation and defects propagate (``ran``, when given, holds the steps that ran)."""
+    ran = ran if ran is not None else _Progress([])
+    try:
+        records = await _run(checked, progress, human, session_factory, ran)
+    except SkillreelError as exc:
+        return Played("failed", ran.reports(), ran.tally(), error=exc, notes=tuple(ran.notes))
+    report, proposal = _report(now(), checked, records)
+    return Played(
+        "succeeded", ran.reports(), ran.tally(), report=report, proposal=proposal, notes=tuple(ran.notes)
+    )
 
 
 async def _run(
@@ -405,10 +453,9 @@ async def _finish_artifacts(
 
 
 def _report(
-    store: Store, checked: Preflight, records: Sequence[StepRecord]
+    now: str, checked: Preflight, records: Sequence[StepRecord]
 ) -> tuple[ReplayReport, HealProposal | None]:
     entry = checked.entry
-    now = store.now()
     report = ReplayReport.build(
         name=entry.name,
         draft_digest=entry.draft.draft_digest,
