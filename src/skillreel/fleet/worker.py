@@ -20,7 +20,6 @@ run) or the outcome with the steps that ran and, for a success, the content-free
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import socket
 import sys
@@ -52,8 +51,6 @@ from . import claims
 from .app import check_broker_url, fleet_app, shown_url
 from .bundle import open_bundle
 from .protocol import MAX_MESSAGE_CHARS, TASK_NAME, FleetResult, FleetRow, FleetStep, InputValue
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -93,14 +90,14 @@ def run_row(
             entry, parsed, secrets or EnvKeyringSecrets(), sessions or SessionVault(store_home())
         )
     except SkillreelError as exc:
-        log.warning("row %s refused: %s", task_id[:12], exc.code)
+        _say(f"row {task_id[:12]}: refused {exc.code}")
         return refusal(task_id, exc, worker=config.name, signer=signer)
     conn = claims.client(config.broker)
     if not claims.claim(conn, parsed.run_id, config.name, alive_ttl_s=config.alive_ttl_s):
         raise Duplicate(parsed.run_id)
     with claims.heartbeat(conn, parsed.run_id, config.name, ttl_s=config.alive_ttl_s):
         played = asyncio.run(play_checked(checked, utc_now, session_factory=session_factory))
-    log.warning("row %s %s", parsed.run_id[:12], played.status if played.error is None else played.error.code)
+    _say(f"row {parsed.run_id[:12]}: {played.status}" + (f" {played.error.code}" if played.error else ""))
     return result_of(parsed.run_id, played, worker=config.name, signer=signer)
 
 
@@ -184,7 +181,7 @@ def register(app: Any) -> Any:
         try:
             return run_row(_CONFIG, str(task.request.id), bundle, row).to_wire()
         except Duplicate:
-            log.warning("row %s was claimed before: dropped", str(task.request.id)[:12])
+            _say(f"row {str(task.request.id)[:12]}: claimed before, dropped")
             raise Ignore() from None
 
     return replay_task
@@ -203,11 +200,13 @@ def serve(broker: str, *, concurrency: int, trust: list[Path], alive_ttl_s: floa
     _CONFIG = WorkerConfig(broker, trusted, name, alive_ttl_s or claims.DEFAULT_ALIVE_TTL_S)
     app = fleet_app(broker)
     register(app)
-    sys.stderr.write(
+    _say(
         f"skillreel worker {name}: broker {shown_url(broker)}, {concurrency} process(es), "
-        f"trusts {', '.join(sorted(trusted))}\n"
+        f"trusts {', '.join(sorted(trusted))}"
     )
-    sys.stderr.flush()
+    from celery.signals import worker_ready
+
+    worker_ready.connect(lambda **_: _say(f"skillreel worker {name}: ready"), weak=False)
     worker = app.Worker(
         hostname=name,
         pool_cls="prefork",
@@ -232,3 +231,8 @@ def check_reachable(broker: str) -> None:
             "SR_REPLAY_FLEET_BROKER_UNREACHABLE",
             f"the broker {shown_url(broker)} did not answer ({type(exc).__name__})",
         ) from exc
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
