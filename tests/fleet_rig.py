@@ -137,10 +137,8 @@ class Worker:
         """A warm shutdown (SIGTERM: rows running finish), then the process group goes."""
         if self.proc.poll() is None:
             self.proc.terminate()
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                pass
         self.kill()
 
 

@@ -1,210 +1,117 @@
 """The coordinator of a fleet batch (``skillreel replay NAME --batch FILE --broker URL --sign KEY``).
 
-The coordinating store is the only writer: workers hold no store. In order:
+The batch is planned exactly as a local one (``services.batching.plan_batch``: the file checked
+whole, the pre-flight, ``--resume``), and its rows go through the same scheduling seam
+(``services.batching.run_rows``) with a fleet executor instead of a local browser. The coordinating
+store is the only writer: workers hold no store. In order:
 
-1. **Checks, nothing sent**: the skill is at the expected revision, validated or enabled, on a URL
-   target (:mod:`skillreel.fleet.bundle`); every row passes the replay's pre-flight here (inputs,
-   environment, policy), so a bad row refuses the batch naming it; the broker answers and at least
-   one worker does (``SR_REPLAY_FLEET_BROKER_UNREACHABLE``, ``SR_REPLAY_FLEET_NO_WORKERS``).
+1. **Checks, nothing sent**: the skill is validated or enabled and on a URL target
+   (:mod:`skillreel.fleet.bundle`), the broker answers and at least one worker does
+   (``SR_REPLAY_FLEET_BROKER_UNREACHABLE``, ``SR_REPLAY_FLEET_NO_WORKERS``).
 2. **The bundle**: the skill's export document, Ed25519-signed with ``--sign``, audited as one
    ``export`` event (actor ``fleet``).
-3. **Rows**, at most ``window`` in flight: each row's run is reserved (``run-start``, actor
-   ``fleet``) *before* its task is submitted, and finished (``run-end``) from its result: the worker's
-   outcome, counts and report, re-validated here (a result that does not fit its run is recorded as
-   ``interrupted``: what it did is unknown). Progress is reported per row as results arrive.
+3. **Rows**, ``--workers`` of them in flight: each row's run is reserved (``run-start``, actor
+   ``fleet``, tagged with its runset and row) *before* its task is submitted, and finished
+   (``run-end``) from its result: the worker's outcome, counts and report, checked against the run
+   here (a result that does not fit is recorded ``interrupted``: what the row did is unknown).
 4. **A worker that dies** mid-row leaves its row claimed and its liveness key expired
    (:mod:`skillreel.fleet.claims`): the row's run is recorded ``interrupted`` (it may have acted) and
-   is never run again; ``--resume`` leaves it to the caller. A task Celery reports failed (its
-   process was lost) is recorded the same way.
-5. **Stopping**: Ctrl-C, a broker that stops answering, or no worker left (nothing claimed for
-   ``stall_s`` and no worker answers a ping) give up every row no worker claimed (recorded
-   ``cancelled``, never run afterwards) and report claimed rows as ``interrupted``; rows never
-   submitted are reported ``cancelled`` without a run.
+   is never run again (``--resume`` leaves the choice to the caller). A task Celery reports failed
+   (its pool process was lost) is recorded the same way.
+5. **Stopping**: Ctrl-C gives up every row no worker claimed yet (its run ``cancelled``; a late
+   delivery of it is refused by its claim) and reports the claimed ones ``interrupted``. When nothing
+   was claimed for ``stall_s`` seconds and no worker answers a ping, the rows in flight are given up
+   the same way and no further row is submitted (``not-run``, ``SR_REPLAY_FLEET_NO_WORKERS``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets as tokens
 import time
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from pydantic import ValidationError
 
 from ..errors import CODES, ReplayError, SkillreelError
+from ..model.batch import BatchRow
 from ..model.entry import StoreEntry
-from ..model.lifecycle import check_revision
 from ..model.report import ReplayReport
 from ..model.runs import (
     CANCELLED_CODE,
     INTERRUPTED_CODE,
+    BatchSlot,
     RunRecord,
     StepTally,
     can_act,
     finish_run,
+    interrupt_run,
     start_run,
 )
-from ..model.runs import interrupt_run as interrupted_record
 from ..model.session import SessionState
-from ..services.preflight import ReplayRequest, run_preflight
+from ..services.batching import (
+    BatchCancelled,
+    BatchOutcome,
+    BatchPlan,
+    RowCancelled,
+    RowExecutor,
+    RowListener,
+    RowResult,
+    run_rows,
+)
 from ..store import AuditNote, Store
 from ..store.lease import current_lease
 from ..store.signing import load_signing_key
 from .broker import Broker
 from .bundle import bundle_text, check_runnable, check_target, sign_bundle
-from .protocol import FleetResult, FleetRow, FleetStep
+from .protocol import FleetResult, FleetRow
 
-RowStatus = Literal["succeeded", "failed", "cancelled", "interrupted"]
-WINDOW: Final = 32
-STALL_S: Final = 30.0
+STALL_S: Final = 60.0
 COLLECT_S: Final = 0.5
+NO_WORKERS: Final = "SR_REPLAY_FLEET_NO_WORKERS"
 
 
-@dataclass(frozen=True)
-class FleetRequest:
-    """A batch to run on the fleet: the skill, its rows (non-sensitive inputs each), the options."""
-
-    name: str
-    rows: Sequence[Mapping[str, str]]
-    sign_key: Path
-    environment: str | None = None
-    expected_revision: int | None = None
-    heal: bool = True
-    timeout_ms: int = 10_000
-    settle_ms: int = 0
-    window: int = WINDOW
-    stall_s: float = STALL_S
-
-
-@dataclass(frozen=True)
-class RowResult:
-    """One row's outcome. ``run_id`` is None for a row never submitted; ``recorded``: the store
-    holds its run's end."""
-
-    index: int
-    status: RowStatus
-    run_id: str | None = None
-    code: str | None = None
-    message: str | None = None
-    steps: tuple[FleetStep, ...] = ()
-    side_effects: bool = False
-    recorded: bool = False
-    worker: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "row": self.index + 1,
-            "status": self.status,
-            "runId": self.run_id,
-            "code": self.code,
-            "message": self.message,
-            "steps": [s.to_json() for s in self.steps],
-            "sideEffects": self.side_effects,
-            "recorded": self.recorded,
-            "worker": self.worker,
-        }
-
-
-@dataclass(frozen=True)
-class FleetOutcome:
-    """A whole batch: one :class:`RowResult` per row, in row order; ``error`` when the batch stopped
-    early (cancelled, no worker left, the broker gone)."""
-
-    name: str
-    revision: int
-    signer: str
-    rows: tuple[RowResult, ...]
-    error: SkillreelError | None = None
-
-    def count(self, status: RowStatus) -> int:
-        return sum(1 for r in self.rows if r.status == status)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and all(r.status == "succeeded" for r in self.rows)
-
-    def to_json(self) -> dict[str, Any]:
-        statuses: tuple[RowStatus, ...] = ("succeeded", "failed", "interrupted", "cancelled")
-        return {
-            "name": self.name,
-            "revision": self.revision,
-            "signer": self.signer,
-            "rows": [r.to_json() for r in self.rows],
-            "summary": {"rows": len(self.rows), **{s: self.count(s) for s in statuses}},
-        }
-
-
-Progress = Callable[[RowResult, int, int], None]  # (row, rows finished, rows in the batch)
-
-
-class _Secrets:
-    """The coordinator's pre-flight has no sensitive values: each worker reads its own vault."""
+class WorkerVault:
+    """The coordinator's stand-in for the vault in the batch's pre-flight: sensitive values and
+    sessions live in each worker's vault, never here, so the coordinator checks only that the skill
+    names them (nothing it returns reaches a browser or a task)."""
 
     def get(self, skill: str, param: str) -> str | None:
-        return None
-
-
-class _WorkerSessions:
-    """A vault session lives in the worker's vault; the coordinator checks only that one is named."""
+        return ""
 
     def read(self, name: str) -> SessionState | None:
         return SessionState({})
 
 
-def check_rows(store: Store, entry: StoreEntry, request: FleetRequest) -> list[FleetRow]:
-    """Every row through the replay's pre-flight (nothing sent); a bad row refuses the batch."""
-    policy = store.policy()
-    rows = []
-    for index, inputs in enumerate(request.rows):
-        replay = ReplayRequest(
-            name=entry.name,
-            inputs=dict(inputs),
-            environment=request.environment,
-            expected_revision=request.expected_revision,
-            heal=request.heal,
-            timeout_ms=request.timeout_ms,
-            settle_ms=request.settle_ms,
-        )
-        try:
-            checked = run_preflight(entry, policy, replay, _Secrets(), _WorkerSessions())
-        except SkillreelError as exc:
-            raise type(exc)(
-                exc.code, f"row {index + 1}: {exc.message}", action_id=exc.action_id, details=exc.details
-            ) from exc
-        rows.append(
-            FleetRow(
-                run_id="0" * 32,  # the run id is given when the row's run is reserved
-                inputs=dict(inputs),
-                environment=request.environment,
-                timeout_ms=request.timeout_ms,
-                settle_ms=request.settle_ms,
-                heal=checked.heal,
-            )
-        )
-    return rows
-
-
-def run_fleet(
-    store: Store, request: FleetRequest, broker: Broker, *, progress: Progress | None = None
-) -> FleetOutcome:
-    """Run a batch on the fleet (module docstring). Raises ``SR_*`` for a refusal before anything
-    was recorded; afterwards every row's outcome is in the result."""
-    entry = store.get(request.name)
-    check_revision(entry, request.expected_revision)
+def check_fleet_skill(store: Store, name: str) -> StoreEntry:
+    """The skill a fleet may run: validated or enabled, on a URL target (nothing sent otherwise)."""
+    entry = store.get(name)
     check_runnable(entry)
     check_target(entry)
-    key = load_signing_key(request.sign_key)
-    rows = check_rows(store, entry, request)
-    if broker.workers() == 0:
-        raise ReplayError(
-            "SR_REPLAY_FLEET_NO_WORKERS", "no worker answered on the broker; nothing was submitted"
-        )
+    return entry
+
+
+async def fleet_batch(
+    store: Store,
+    plan: BatchPlan,
+    broker: Broker,
+    *,
+    sign_key: Path,
+    on_row: RowListener | None = None,
+    stall_s: float = STALL_S,
+) -> BatchOutcome:
+    """Run a planned batch on the fleet (module docstring). Raises ``SR_*`` for a refusal before
+    anything was recorded, :class:`~skillreel.services.batching.BatchCancelled` when cancelled."""
+    request = plan.request
+    entry = check_fleet_skill(store, request.replay.name)
+    key = load_signing_key(sign_key)
+    if await asyncio.to_thread(broker.workers) == 0:
+        raise ReplayError(NO_WORKERS, "no worker answered on the broker; nothing was submitted")
     document = sign_bundle(entry, store.now(), key)
-    signer = document.signature.key_id if document.signature is not None else ""
     store.audit(
         AuditNote(
             kind="export",
@@ -214,126 +121,215 @@ def run_fleet(
             actor="fleet",
         )
     )
-    batch = _Batch(store, broker, entry, bundle_text(document), request, rows, progress)
-    error = batch.run()
-    return FleetOutcome(entry.name, entry.revision, signer, batch.ordered(), error)
+    skipped = [
+        RowResult(r.number, r.line, "skipped", run_id=plan.done[r.number])
+        for r in plan.rows
+        if r.number in plan.done
+    ]
+    for result in skipped:
+        if on_row is not None:
+            on_row(result)
+    if not plan.resumed:
+        store.add_runset(plan.runset)
+    watch = _Watch(broker, stall_s)
+    execute = fleet_executor(store, plan, entry, bundle_text(document), broker, watch)
+    watching = asyncio.ensure_future(watch.run())
+    try:
+        ran = await run_rows(
+            plan.pending,
+            execute,
+            workers=request.workers,
+            stop_on_failure=request.stop_on_failure,
+            on_row=on_row,
+        )
+    finally:
+        watching.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watching
+    by_row = {r.row: r for r in (*skipped, *ran.results)}
+    outcome = BatchOutcome(
+        plan.runset.name,
+        plan.runset.runset_id,
+        plan.resumed,
+        request.workers,
+        tuple(by_row[r.number] for r in plan.rows),
+        cancelled=ran.cancelled,
+        stopped=ran.stopped,
+    )
+    if ran.cancelled:
+        raise BatchCancelled(outcome)
+    return outcome
+
+
+# --- watching the broker: results, claims, workers --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Ended:
+    """How the watch saw a row end: its result (Celery's ``{status, result}``), or ``lost`` (claimed,
+    its worker gone), or ``abandoned`` (no worker left: give it up)."""
+
+    meta: Mapping[str, Any] | None = None
+    lost: bool = False
+    abandoned: bool = False
 
 
 @dataclass
-class _Batch:
-    store: Store
+class _Watch:
+    """One loop for every row in flight: it reads results and claims off the event loop (a thread),
+    and resolves each row's future when the row ended."""
+
     broker: Broker
-    entry: StoreEntry
-    bundle: str
-    request: FleetRequest
-    rows: list[FleetRow]
-    progress: Progress | None
-    pending: deque[int] = field(default_factory=deque)
-    flight: dict[str, tuple[int, RunRecord]] = field(default_factory=dict)
-    done: dict[int, RowResult] = field(default_factory=dict)
-    last_sign: float = field(default_factory=time.monotonic)
+    stall_s: float
+    rows: dict[str, asyncio.Future[_Ended]] = field(default_factory=dict)
+    stopped: SkillreelError | None = None
+    _last_sign: float = field(default_factory=time.monotonic)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def run(self) -> SkillreelError | None:
-        """Submit and collect until every row has an outcome; the error that stopped it, if any."""
-        self.pending.extend(range(len(self.rows)))
-        try:
-            while self.pending or self.flight:
-                self._submit()
-                self._collect()
-                self._check_claims()
-        except KeyboardInterrupt:
-            return self._stop(
-                ReplayError(CANCELLED_CODE, "the batch was cancelled; the rows that ran are listed")
-            )
-        except SkillreelError as exc:
-            return self._stop(exc)
-        return None
+    def follow(self, run_id: str) -> asyncio.Future[_Ended]:
+        future: asyncio.Future[_Ended] = asyncio.get_running_loop().create_future()
+        if not self.rows:  # the first row in flight after none: the wait for a claim starts now
+            self._last_sign = time.monotonic()
+        self.rows[run_id] = future
+        self._wake.set()
+        return future
 
-    def ordered(self) -> tuple[RowResult, ...]:
-        return tuple(self.done[i] for i in sorted(self.done))
+    def drop(self, run_id: str) -> None:
+        self.rows.pop(run_id, None)
 
-    # --- submitting ---------------------------------------------------------------------------
-
-    def _submit(self) -> None:
-        while self.pending and len(self.flight) < max(1, self.request.window):
-            index = self.pending[0]
-            run = self.store.reserve_run(self._started())  # refused: the batch stops (see run)
-            self.pending.popleft()
-            row = self.rows[index].model_copy(update={"run_id": run.run_id})
-            try:
-                self.broker.submit(run.run_id, self.bundle, row.to_json())
-            except SkillreelError:
-                self._unsent(index, run)
-                raise
-            self.flight[run.run_id] = (index, run)
-
-    def _started(self) -> RunRecord:
-        actions = self.entry.draft.actions
-        return start_run(
-            tokens.token_hex(16),
-            self.entry.name,
-            self.entry.revision,
-            self.entry.draft.draft_digest,
-            len(actions),
-            sum(1 for a in actions if can_act(a)),
-            "fleet",
-            current_lease(),
-            self.store.now(),
-        )
-
-    def _unsent(self, index: int, run: RunRecord) -> None:
-        """A submit that failed: the message may or may not have reached Redis."""
-        given_up = False
-        with contextlib.suppress(SkillreelError):
-            given_up = self.broker.give_up(run.run_id)
-        if given_up:
-            self._cancelled(
-                index, run, "SR_REPLAY_FLEET_BROKER_UNREACHABLE", "the row could not be submitted"
-            )
-        else:
-            self._interrupted(
-                index, run, "SR_REPLAY_FLEET_BROKER_UNREACHABLE", "the row's submission is unknown"
-            )
-
-    # --- collecting ---------------------------------------------------------------------------
-
-    def _collect(self) -> None:
-        if not self.flight:
-            return
-        for run_id, meta in self.broker.results(list(self.flight), COLLECT_S):
-            found = self.flight.pop(run_id, None)
-            if found is None:
+    async def run(self) -> None:
+        while True:
+            if not self.rows:
+                self._wake.clear()
+                await self._wake.wait()
                 continue
-            self._record(*found, meta)
-            with contextlib.suppress(SkillreelError):
-                self.broker.forget(run_id)
+            ids = list(self.rows)
+            ready = dict(await asyncio.to_thread(_results, self.broker, ids, COLLECT_S))
+            for run_id, meta in ready.items():
+                self._end(run_id, _Ended(meta=meta))
+            await self._check_claims()
 
-    def _record(self, index: int, run: RunRecord, meta: Mapping[str, Any]) -> None:
-        self.last_sign = time.monotonic()
-        if meta.get("status") != "SUCCESS":  # the task's process was lost, or the task broke
-            self._interrupted(index, run, INTERRUPTED_CODE, "the worker's process ended during the row")
+    async def _check_claims(self) -> None:
+        ids = list(self.rows)
+        if not ids:
             return
+        states = await asyncio.to_thread(self.broker.claims, ids)
+        if any(by_worker and alive for by_worker, alive in states.values()):
+            self._last_sign = time.monotonic()
+        lost = [r for r, (by_worker, alive) in states.items() if by_worker and not alive]
+        if lost:  # a result stored just before its liveness key expired still counts
+            ready = dict(await asyncio.to_thread(_results, self.broker, lost, 0.0))
+            for run_id in lost:
+                self._end(run_id, _Ended(meta=ready[run_id]) if run_id in ready else _Ended(lost=True))
+        if self.rows and time.monotonic() - self._last_sign > self.stall_s:
+            if await asyncio.to_thread(self.broker.workers) == 0:
+                self.stopped = ReplayError(NO_WORKERS, "no worker answers on the broker any more")
+                for run_id in list(self.rows):
+                    self._end(run_id, _Ended(abandoned=True))
+            self._last_sign = time.monotonic()
+
+    def _end(self, run_id: str, ended: _Ended) -> None:
+        future = self.rows.pop(run_id, None)
+        if future is not None and not future.done():
+            future.set_result(ended)
+
+
+def _results(broker: Broker, ids: list[str], wait_s: float) -> list[tuple[str, Mapping[str, Any]]]:
+    return list(broker.results(ids, wait_s))
+
+
+# --- one row ----------------------------------------------------------------------------------------
+
+
+def fleet_executor(
+    store: Store, plan: BatchPlan, entry: StoreEntry, bundle: str, broker: Broker, watch: _Watch
+) -> RowExecutor:
+    """The fleet's :data:`~skillreel.services.batching.RowExecutor`: reserve, submit, wait, record."""
+    replay = plan.request.replay
+    heal = replay.heal and store.policy().heal_mode == "runtime"
+    row_of = _RowRecorder(store, entry)
+
+    async def execute(row: BatchRow) -> RowResult:
+        if watch.stopped is not None:
+            return RowResult(
+                row.number, row.line, "not-run", code=watch.stopped.code, message=watch.stopped.message
+            )
+        try:
+            run = store.reserve_run(_started(store, entry, BatchSlot(plan.runset.runset_id, row.number)))
+        except SkillreelError as exc:
+            return RowResult(row.number, row.line, "failed", code=exc.code, message=exc.message)
+        task = FleetRow(
+            run_id=run.run_id,
+            inputs=dict(plan.inputs(row)),
+            environment=replay.environment,
+            timeout_ms=replay.timeout_ms,
+            settle_ms=replay.settle_ms,
+            heal=heal,
+        )
+        try:
+            broker.submit(run.run_id, bundle, task.to_json())
+        except SkillreelError as exc:
+            return row_of.given_up(row, run, broker, exc)
+        waiting = watch.follow(run.run_id)
+        try:
+            ended = await waiting
+        except asyncio.CancelledError:
+            watch.drop(run.run_id)
+            cancelled = ReplayError(CANCELLED_CODE, "the batch was cancelled")
+            raise RowCancelled(row_of.given_up(row, run, broker, cancelled)) from None
+        if ended.abandoned:
+            return row_of.given_up(row, run, broker, watch.stopped or ReplayError(NO_WORKERS, "no worker"))
+        if ended.lost:
+            return row_of.interrupted(row, run, INTERRUPTED_CODE, "the worker running the row is gone")
+        with contextlib.suppress(SkillreelError):
+            broker.forget(run.run_id)
+        return row_of.from_result(row, run, ended.meta or {})
+
+    return execute
+
+
+def _started(store: Store, entry: StoreEntry, slot: BatchSlot) -> RunRecord:
+    actions = entry.draft.actions
+    return start_run(
+        tokens.token_hex(16),
+        entry.name,
+        entry.revision,
+        entry.draft.draft_digest,
+        len(actions),
+        sum(1 for a in actions if can_act(a)),
+        "fleet",
+        current_lease(),
+        store.now(),
+        slot,
+    )
+
+
+@dataclass(frozen=True)
+class _RowRecorder:
+    """Ends a row's run in the store (the only writer) and says how the row went."""
+
+    store: Store
+    entry: StoreEntry
+
+    def from_result(self, row: BatchRow, run: RunRecord, meta: Mapping[str, Any]) -> RowResult:
+        if meta.get("status") != "SUCCESS":  # the task's pool process was lost, or the task broke
+            return self.interrupted(row, run, INTERRUPTED_CODE, "the worker's process ended during the row")
         try:
             result = FleetResult.parse(meta.get("result") or {})
             finished, report = self._finished(run, result)
-        except (ValidationError, ValueError, TypeError, KeyError):
-            self._interrupted(
-                index, run, "SR_REPLAY_FLEET_RESULT_INVALID", "the worker's result does not fit the row's run"
+        except (ValidationError, ValueError, TypeError):
+            return self.interrupted(
+                row, run, "SR_REPLAY_FLEET_RESULT_INVALID", "the worker's result does not fit the row's run"
             )
-            return
-        recorded = self._write(finished, report=report)
-        self._done(
-            RowResult(
-                index,
-                result.status,
-                run.run_id,
-                result.code,
-                result.message,
-                result.steps,
-                finished.side_effects,
-                recorded,
-                result.worker,
-            )
+        recorded = self._write(finished, report)
+        return RowResult(
+            row.number,
+            row.line,
+            result.status,
+            code=result.code,
+            message=_message(result.message, recorded),
+            run_id=run.run_id,
+            side_effects=finished.side_effects,
         )
 
     def _finished(self, run: RunRecord, result: FleetResult) -> tuple[RunRecord, ReplayReport | None]:
@@ -341,100 +337,71 @@ class _Batch:
         if result.run_id != run.run_id or (result.code is not None and result.code not in CODES):
             raise ValueError("the result names another run or an unknown code")
         report = result.report
-        if result.status == "succeeded":
-            approval = self.entry.approval
-            if (
-                report is None
-                or report.name != run.name
-                or report.draft_digest != run.draft_digest
-                or approval is None
-                or report.approval_digest != approval.approval_digest
-                or len(report.steps) != run.steps_total
-            ):
-                raise ValueError("the report is not this run's")
+        approval = self.entry.approval
+        if result.status == "succeeded" and (
+            report is None
+            or approval is None
+            or (report.name, report.draft_digest, report.approval_digest, len(report.steps))
+            != (run.name, run.draft_digest, approval.approval_digest, run.steps_total)
+        ):
+            raise ValueError("the report is not this run's")
+        tally = StepTally(
+            steps_run=result.steps_run, steps_acted=result.steps_acted, healed_steps=result.healed_steps
+        )
         finished = finish_run(
             run,
             result.status,
             self.store.now(),
-            tally=StepTally(
-                steps_run=result.steps_run, steps_acted=result.steps_acted, healed_steps=result.healed_steps
-            ),
+            tally=tally,
             code=result.code,
             report_digest=report.report_digest if report is not None else None,
         )
         return finished, report
 
-    # --- workers that are gone, stopping --------------------------------------------------------
-
-    def _check_claims(self) -> None:
-        if not self.flight:
-            return
-        states = self.broker.claims(list(self.flight))
-        lost = [r for r, (by_worker, alive) in states.items() if by_worker and not alive]
-        if any(by_worker and alive for by_worker, alive in states.values()):
-            self.last_sign = time.monotonic()
-        if lost:
-            ready = dict(self.broker.results(lost, 0.0))  # a result stored just before the key expired
-            for run_id in lost:
-                index, run = self.flight.pop(run_id)
-                if run_id in ready:
-                    self._record(index, run, ready[run_id])
-                else:
-                    self._interrupted(index, run, INTERRUPTED_CODE, "the worker running the row is gone")
-        if self.flight and time.monotonic() - self.last_sign > self.request.stall_s:
-            if self.broker.workers() == 0:
-                raise ReplayError(
-                    "SR_REPLAY_FLEET_NO_WORKERS",
-                    "no worker answers on the broker any more; the batch stopped",
-                )
-            self.last_sign = time.monotonic()
-
-    def _stop(self, error: SkillreelError) -> SkillreelError:
-        """Give up every row no worker claimed (cancelled), report claimed ones as interrupted, and
-        the rows never submitted as cancelled without a run."""
-        for run_id, (index, run) in list(self.flight.items()):
-            given_up = False
-            with contextlib.suppress(SkillreelError):
-                given_up = self.broker.give_up(run_id)
-            if given_up:
-                self._cancelled(index, run, error.code, "the row was cancelled before a worker took it")
-            else:
-                self._interrupted(
-                    index, run, INTERRUPTED_CODE, "the batch stopped while a worker ran the row"
-                )
-        self.flight.clear()
-        while self.pending:
-            index = self.pending.popleft()
-            self._done(RowResult(index, "cancelled", code=error.code, message="the row was not submitted"))
-        return error
-
-    def _cancelled(self, index: int, run: RunRecord, code: str, message: str) -> None:
-        finished = finish_run(run, "cancelled", self.store.now(), tally=StepTally(), code=CANCELLED_CODE)
-        self._done(RowResult(index, "cancelled", run.run_id, code, message, (), False, self._write(finished)))
-
-    def _interrupted(self, index: int, run: RunRecord, code: str, message: str) -> None:
-        finished = interrupted_record(run, self.store.now())
-        self._done(
-            RowResult(
-                index,
-                "interrupted",
-                run.run_id,
-                code,
-                message,
-                (),
-                finished.side_effects,
-                self._write(finished),
+    def given_up(self, row: BatchRow, run: RunRecord, broker: Broker, cause: SkillreelError) -> RowResult:
+        """Take the row back from the broker: cancelled when no worker had claimed it (it never
+        runs), interrupted when one had (it may be running)."""
+        taken = False
+        with contextlib.suppress(SkillreelError):
+            taken = broker.give_up(run.run_id)
+        if not taken:
+            return self.interrupted(
+                row, run, INTERRUPTED_CODE, "a worker had taken the row when the batch stopped"
             )
+        finished = finish_run(run, "cancelled", self.store.now(), tally=StepTally(), code=CANCELLED_CODE)
+        recorded = self._write(finished, None)
+        return RowResult(
+            row.number,
+            row.line,
+            "cancelled",
+            code=cause.code,
+            message=_message(cause.message, recorded),
+            run_id=run.run_id,
         )
 
-    def _write(self, finished: RunRecord, *, report: ReplayReport | None = None) -> bool:
+    def interrupted(self, row: BatchRow, run: RunRecord, code: str, message: str) -> RowResult:
+        finished = interrupt_run(run, self.store.now())
+        recorded = self._write(finished, None)
+        return RowResult(
+            row.number,
+            row.line,
+            "interrupted",
+            code=code,
+            message=_message(message, recorded),
+            run_id=run.run_id,
+            side_effects=finished.side_effects,
+        )
+
+    def _write(self, finished: RunRecord, report: ReplayReport | None) -> bool:
         try:
             self.store.finish_run(finished, report=report)
         except SkillreelError:
             return False
         return True
 
-    def _done(self, row: RowResult) -> None:
-        self.done[row.index] = row
-        if self.progress is not None:
-            self.progress(row, len(self.done), len(self.rows))
+
+def _message(message: str | None, recorded: bool) -> str | None:
+    if recorded:
+        return message
+    note = "its run could not be recorded (`skillreel runs NAME` shows it as started or interrupted)"
+    return f"{message}; {note}" if message else note

@@ -69,7 +69,8 @@ async def test_a_signed_bundle_runs_once_and_returns_the_content_free_report(
     result = FleetResult.parse(value)
     assert (result.status, result.code, result.refused) == ("succeeded", None, False), value
     assert acted(server) == 1
-    assert result.report is not None and result.report.name == NAME
+    assert result.report is not None
+    assert result.report.name == NAME
     assert [s.action_id for s in result.steps] == ["a1", "a2", "a3", "a4"]
     assert (result.steps_run, result.steps_acted) == (4, 2)
     assert TYPED not in json.dumps(value)  # no typed value travels back
