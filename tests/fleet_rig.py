@@ -26,6 +26,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.runs.counting import PAGE
+from tests.server import LocalServer
+
 READY_WAIT_S = 120.0  # a bound on a loaded machine, never a timing assumption
 
 
@@ -187,3 +190,15 @@ def fleet_worker(
     finally:
         worker.stop()
         worker.output.close()
+
+
+# The counting page, except that it reads its order's response. A fetch whose body the page never
+# reads gets no "requestfinished" from Chromium, so replay's settling waits out its network cap
+# after the click (see the notes of i14-fleet); reading it keeps these tests about the fleet.
+READING_PAGE = PAGE.replace("response.ok ?", "(await response.text(), response.ok) ?")
+
+
+def serve_reading_page(server: LocalServer) -> None:
+    """Serve :data:`READING_PAGE` where the counting skill was described (the same elements)."""
+    assert READING_PAGE != PAGE
+    server.set_page("/orders", READING_PAGE)

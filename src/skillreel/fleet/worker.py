@@ -34,6 +34,7 @@ from pydantic import ValidationError
 from ..errors import ReplayError, SkillreelError
 from ..model.entry import StoreEntry
 from ..model.policy import Policy
+from ..sandbox.browser import WarmBrowser
 from ..services.preflight import run_preflight
 from ..services.replaying import (
     Played,
@@ -96,7 +97,7 @@ def run_row(
     if not claims.claim(conn, parsed.run_id, config.name, alive_ttl_s=config.alive_ttl_s):
         raise Duplicate(parsed.run_id)
     with claims.heartbeat(conn, parsed.run_id, config.name, ttl_s=config.alive_ttl_s):
-        played = asyncio.run(play_checked(checked, utc_now, session_factory=session_factory))
+        played = _browsers.play(checked, session_factory)
     _say(f"row {parsed.run_id[:12]}: {played.status}" + (f" {played.error.code}" if played.error else ""))
     return result_of(parsed.run_id, played, worker=config.name, signer=signer)
 
@@ -165,6 +166,37 @@ def _is_run_id(value: str) -> bool:
     return len(value) == 32 and all(c in "0123456789abcdef" for c in value)
 
 
+class _Browsers:
+    """One warm Chromium per pool process (``sandbox.browser.WarmBrowser``: a fresh isolated context
+    behind its own enforcing proxy for every row, the same boundary as a local replay), on one event
+    loop that lives as long as the process. Created on the process's first row, after the fork."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._warm: WarmBrowser | None = None
+
+    def play(self, checked: Preflight, session_factory: SessionFactory | None) -> Played:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        if session_factory is None:
+            if self._warm is None:
+                self._warm = WarmBrowser(idle_s=WARM_IDLE_S)
+            session_factory = self._warm.session
+        return self._loop.run_until_complete(play_checked(checked, utc_now, session_factory=session_factory))
+
+    def close(self) -> None:
+        loop, warm = self._loop, self._warm
+        self._loop = self._warm = None
+        if loop is not None:
+            if warm is not None:
+                loop.run_until_complete(warm.close())
+            loop.close()
+
+
+_browsers = _Browsers()
+WARM_IDLE_S = 3600.0  # the loop runs only during a row; the browser goes with its process
+
+
 # --- the Celery side ---------------------------------------------------------------------------------
 
 _CONFIG: WorkerConfig | None = None  # set before the pool's processes fork; read by every task
@@ -204,9 +236,10 @@ def serve(broker: str, *, concurrency: int, trust: list[Path], alive_ttl_s: floa
         f"skillreel worker {name}: broker {shown_url(broker)}, {concurrency} process(es), "
         f"trusts {', '.join(sorted(trusted))}"
     )
-    from celery.signals import worker_ready
+    from celery.signals import worker_process_shutdown, worker_ready
 
     worker_ready.connect(lambda **_: _say(f"skillreel worker {name}: ready"), weak=False)
+    worker_process_shutdown.connect(lambda **_: _browsers.close(), weak=False)
     worker = app.Worker(
         hostname=name,
         pool_cls="prefork",

@@ -22,7 +22,7 @@ from skillreel.fleet.app import QUEUE
 from skillreel.store import Store
 from tests import factory
 from tests.cli import run_cli
-from tests.fleet_rig import fleet_worker, redis_server
+from tests.fleet_rig import fleet_worker, redis_server, serve_reading_page
 from tests.integration.runs.counting import NAME, acted, cli_command, cli_env, counting_skill
 from tests.server import LocalServer
 
@@ -78,6 +78,7 @@ async def test_twenty_rows_on_two_workers_run_once_each_and_every_run_is_recorde
     server: LocalServer, skillreel_home: Path, tmp_path: Path, broker: str, keys: tuple[Path, Path]
 ) -> None:
     await counting_skill(server)
+    serve_reading_page(server)
     quantities = [f"q{i:02d}" for i in range(1, 21)]
     rows = rows_file(tmp_path, quantities)
     private, public = keys
@@ -86,7 +87,11 @@ async def test_twenty_rows_on_two_workers_run_once_each_and_every_run_is_recorde
         fleet_worker(broker, trust=[public], home=tmp_path / "w2") as second,
     ):
         result = await asyncio.to_thread(
-            run_cli, *fleet_args(rows, broker, private), "--json", env={"SKILLREEL_HOME": str(skillreel_home)}
+            run_cli,
+            *fleet_args(rows, broker, private),
+            "--json",
+            env={"SKILLREEL_HOME": str(skillreel_home)},
+            timeout=SIGNAL_WAIT_S,
         )
         assert result.exit_code == 0, result.stdout + result.stderr
         data = result.data()
@@ -118,6 +123,7 @@ async def test_a_worker_killed_mid_row_leaves_the_row_interrupted_and_never_runs
     import redis
 
     await counting_skill(server)
+    serve_reading_page(server)
     rows = rows_file(tmp_path, ["k1"])
     private, public = keys
     gate = server.hold("/act")
@@ -162,6 +168,7 @@ async def test_a_worker_killed_mid_row_leaves_the_row_interrupted_and_never_runs
             *fleet_args(rows_file(tmp_path, ["k2"]), broker, private),
             "--json",
             env={"SKILLREEL_HOME": str(skillreel_home)},
+            timeout=SIGNAL_WAIT_S,
         )
     assert again.exit_code == 0, again.stdout + again.stderr
     assert placed(server) == Counter({"k1": 1, "k2": 1})
@@ -171,6 +178,7 @@ async def test_a_worker_that_does_not_trust_the_signer_runs_nothing(
     server: LocalServer, skillreel_home: Path, tmp_path: Path, broker: str, keys: tuple[Path, Path]
 ) -> None:
     await counting_skill(server)
+    serve_reading_page(server)
     private, _ = keys
     _, other = factory.write_keys(tmp_path, "someone-else")
     with fleet_worker(broker, trust=[other], home=tmp_path / "w1"):
@@ -179,6 +187,7 @@ async def test_a_worker_that_does_not_trust_the_signer_runs_nothing(
             *fleet_args(rows_file(tmp_path, ["u1", "u2"]), broker, private),
             "--json",
             env={"SKILLREEL_HOME": str(skillreel_home)},
+            timeout=SIGNAL_WAIT_S,
         )
     assert result.exit_code == 1
     data: dict[str, Any] = result.json()["data"]

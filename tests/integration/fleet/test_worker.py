@@ -19,7 +19,7 @@ from skillreel.store import Store
 from skillreel.store.signing import load_signing_key
 from skillreel.store.transfer import export_document
 from tests import factory
-from tests.fleet_rig import Worker, fleet_worker, redis_server
+from tests.fleet_rig import Worker, fleet_worker, redis_server, serve_reading_page
 from tests.integration.runs.counting import NAME, acted, counting_skill
 from tests.server import LocalServer
 
@@ -65,6 +65,7 @@ async def test_a_signed_bundle_runs_once_and_returns_the_content_free_report(
     server: LocalServer, rig: dict[str, Any]
 ) -> None:
     await counting_skill(server)
+    serve_reading_page(server)
     value = send(rig["app"], bundle_of("validated", rig["signing"]))
     result = FleetResult.parse(value)
     assert (result.status, result.code, result.refused) == ("succeeded", None, False), value
@@ -90,6 +91,7 @@ async def test_a_bundle_the_worker_cannot_trust_is_refused_and_nothing_runs(
     server: LocalServer, rig: dict[str, Any], case: str, code: str
 ) -> None:
     await counting_skill(server)
+    serve_reading_page(server)
     visits = server.count("GET", "/orders")  # the test's own description of the page
     with Store.open() as store:
         entry = store.get(NAME)
@@ -119,6 +121,7 @@ async def test_a_bundle_the_worker_cannot_trust_is_refused_and_nothing_runs(
 
 async def test_a_skill_not_validated_is_refused(server: LocalServer, rig: dict[str, Any]) -> None:
     await counting_skill(server, status="approved")
+    serve_reading_page(server)
     visits = server.count("GET", "/orders")
     value = send(rig["app"], bundle_of("approved", rig["signing"]))
     assert (value["refused"], value["code"]) == (True, "SR_REPLAY_FLEET_NOT_VALIDATED")
@@ -131,6 +134,7 @@ async def test_a_row_delivered_again_is_dropped_without_running(
     """What a redelivery after the visibility timeout (or a duplicate publish) would do: the row's
     claim exists, so the worker drops the task; the first result stays, nothing acts twice."""
     await counting_skill(server)
+    serve_reading_page(server)
     bundle = bundle_of("validated", rig["signing"])
     run_id = secrets.token_hex(16)
     first = send(rig["app"], bundle, run_id)
