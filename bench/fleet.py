@@ -84,7 +84,6 @@ def main(rows: int) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         base = Path(scratch)
         home = base / "home"
-        home.mkdir()
         asyncio.run(store_skill(server, home))
         env = {**os.environ, "SKILLREEL_HOME": str(home), PASSWORD_ENV: PASSWORD}
         timed(single_command(0), env)  # warm-up: OS caches, the first (validating) replay
