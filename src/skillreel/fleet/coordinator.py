@@ -144,7 +144,7 @@ async def fleet_batch(
         )
     finally:
         watching.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
+        with contextlib.suppress(asyncio.CancelledError, Exception):  # a broken watch ended its rows
             await watching
     by_row = {r.row: r for r in (*skipped, *ran.results)}
     outcome = BatchOutcome(
@@ -188,6 +188,9 @@ class _Watch:
 
     def follow(self, run_id: str) -> asyncio.Future[_Ended]:
         future: asyncio.Future[_Ended] = asyncio.get_running_loop().create_future()
+        if self.stopped is not None:
+            future.set_result(_Ended(abandoned=True))
+            return future
         if not self.rows:  # the first row in flight after none: the wait for a claim starts now
             self._last_sign = time.monotonic()
         self.rows[run_id] = future
@@ -198,6 +201,25 @@ class _Watch:
         self.rows.pop(run_id, None)
 
     async def run(self) -> None:
+        """Watch until cancelled; if the broker fails (or the watch breaks), every row in flight is
+        given up and no further row is submitted."""
+        try:
+            await self._watch()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the broker stopped answering, or a defect: never leave rows waiting
+            self.stopped = (
+                exc
+                if isinstance(exc, SkillreelError)
+                else ReplayError(
+                    "SR_REPLAY_FLEET_BROKER_UNREACHABLE", f"watching the broker failed ({type(exc).__name__})"
+                )
+            )
+            for run_id in list(self.rows):
+                self._end(run_id, _Ended(abandoned=True))
+            raise
+
+    async def _watch(self) -> None:
         while True:
             if not self.rows:
                 self._wake.clear()
