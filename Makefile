@@ -41,6 +41,7 @@ check: lint
 
 test: check setup realworld-subset install-check
 	bash scripts/ensure-xvfb.sh
+	bash scripts/ensure-redis.sh
 	$(PYTEST) -m "not ($(FAST))"
 
 # Install the checkout the way users do (pipx / uv tool / pip into a fresh venv, not editable) and
@@ -49,6 +50,7 @@ install-check:
 	bash scripts/check-install.sh $(PYTHON)
 
 bench: setup
+	bash scripts/ensure-redis.sh
 	$(PY) bench/run_all.py
 
 # The real-app corpus (docs/realworld.md): builds every app version's venv from PyPI (cached), runs

@@ -22,6 +22,13 @@ check_tool() {
     "$tool" ui --help >/dev/null
     SKILLREEL_HOME="$WORK/home-$2" "$tool" list --json | "$PYTHON" -c \
         'import json, sys; doc = json.load(sys.stdin); assert doc["ok"] and doc["data"]["skills"] == [], doc'
+    # Without the optional extra skillreel[fleet], the fleet's verb says how to install it.
+    local worker
+    worker="$("$tool" worker --broker redis://127.0.0.1:1/0 --trust "$WORK/none.pub" 2>&1 || true)"
+    if ! grep -q SR_REPLAY_FLEET_UNAVAILABLE <<<"$worker"; then
+        echo "install-check: $2: skillreel worker without the fleet extra said: $worker" >&2
+        exit 1
+    fi
     echo "install-check: $2: ok"
 }
 

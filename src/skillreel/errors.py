@@ -18,7 +18,7 @@ The tree::
     │   ├── LifecycleError              revision conflict, state forbids the operation
     │   ├── TargetError                 target / allowlist / drift          (exit 2 or 1)
     │   └── InstallError                package install / revoke
-    ├── ReplayError                     SR_REPLAY_*    draft, review, parameter, capability, evidence
+    ├── ReplayError                     SR_REPLAY_*    draft, review, parameter, capability, evidence, fleet
     └── ReplayUIError                   SR_REPLAY_UI_* Chromium, selector, assertion, network, action
 """
 
@@ -491,6 +491,78 @@ CODES: dict[str, ErrorCode] = _catalogue(
         1,
         "A replay run's process ended without finishing it (killed, crashed, or the machine restarted).",
         "See `skillreel runs NAME`: what the run did is unknown; check the site before replaying again.",
+    ),
+    # --- SR_REPLAY_FLEET_*: the fleet (Celery workers with a Redis broker, skillreel[fleet])
+    ErrorCode(
+        "SR_REPLAY_FLEET_UNAVAILABLE",
+        2,
+        "The fleet needs the optional extra skillreel[fleet] (Celery with Redis), which is not installed.",
+        "Install it: `pip install 'skillreel[fleet]'` (from a checkout: `pip install '.[fleet]'`, with "
+        "pipx: `pipx install '.[fleet]' --force`).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_BROKER_UNREACHABLE",
+        1,
+        "The Redis broker could not be reached; nothing was submitted or run.",
+        "Check the --broker URL (redis://HOST:6379/0), that redis-server runs there and that this "
+        "machine may connect to it.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_NO_WORKERS",
+        1,
+        "No fleet worker answered on the broker; the rows not started were cancelled.",
+        "Start a worker on the broker (`skillreel worker --broker URL --trust KEY.pub`), then run "
+        "the batch again (`--resume RUNSET` skips the rows that succeeded).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_BUNDLE_UNSIGNED",
+        1,
+        "A worker refused a skill bundle that carries no signature; nothing was run.",
+        "Submit rows with `skillreel replay NAME --batch FILE --broker URL --sign KEY.pem`.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_SIGNER_UNTRUSTED",
+        1,
+        "A worker refused a skill bundle signed by a key it does not trust; nothing was run.",
+        "Start the worker with `--trust PUB.pem` naming the coordinator's public key "
+        "(`openssl pkey -in KEY.pem -pubout -out PUB.pem`).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_BUNDLE_TAMPERED",
+        1,
+        "A skill bundle's digests or signature do not verify: it changed after it was signed; nothing "
+        "was run.",
+        "Submit again from the coordinating store, and check who can write to the broker.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_BUNDLE_INVALID",
+        1,
+        "A worker could not read a task's bundle or row (malformed, or from another skillreel version); "
+        "nothing was run.",
+        "Run the same skillreel version on the coordinator and the workers.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_NOT_VALIDATED",
+        1,
+        "A fleet runs only validated or enabled skills, and this one is neither; nothing was run.",
+        "Replay it once in the coordinating store (`skillreel replay NAME`) so it is validated, then "
+        "submit the batch again.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_TARGET_UNSUPPORTED",
+        2,
+        "The skill replays on a local HTML fixture or a storage-state file, which a worker does not "
+        "have; nothing was submitted.",
+        "Replay it on this machine (`--batch` without `--broker`), or record it on a URL that signs in "
+        "with a vault session (`skillreel session`).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_RESULT_INVALID",
+        1,
+        "A worker's result could not be read or does not fit its row; the row's run is recorded as "
+        "interrupted (what it did is unknown).",
+        "Run the same skillreel version on the coordinator and the workers, and check who can write "
+        "to the broker; check the site before running the row again.",
     ),
     # --- SR_REPLAY_BATCH_* / SR_REPLAY_RUNSET_*: `replay --batch FILE`
     ErrorCode(

@@ -33,7 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"record", "replay", "sandbox"}),
     frozenset({"skills"}),
     frozenset({"services"}),
-    frozenset({"mcp", "demo", "ui"}),
+    frozenset({"mcp", "demo", "ui", "fleet"}),  # fleet: Celery workers and the batch coordinator
     frozenset({"cli"}),  # the console script's verbs start the MCP server and the demo
     frozenset({"__main__"}),
 )
@@ -229,6 +229,22 @@ def _imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module.split(".")[0])
     return found
+
+
+FLEET_ONLY = {"celery", "kombu", "billiard", "redis"}  # the optional extra skillreel[fleet]
+
+
+def test_only_the_fleet_package_imports_the_fleet_extra() -> None:
+    """The base install works without ``skillreel[fleet]``: Celery and Redis are imported only inside
+    ``skillreel/fleet/`` (and the CLI reaches that package only from a verb's body)."""
+    fleet = SRC / "fleet"
+    outside = [
+        f"{p.relative_to(SRC)} imports {', '.join(sorted(_imports(p) & FLEET_ONLY))}"
+        for p in all_modules()
+        if not p.is_relative_to(fleet) and _imports(p) & FLEET_ONLY
+    ]
+    assert not outside, "the fleet extra is imported outside skillreel/fleet:\n" + "\n".join(outside)
+    assert _imports(fleet / "app.py") & FLEET_ONLY  # the check sees the package's own imports
 
 
 @pytest.mark.parametrize("path", _pure_paths(), ids=lambda p: str(p.relative_to(SRC)))

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from ..errors import InputError
 from .output import emit, emit_failure
 
 if TYPE_CHECKING:
@@ -22,9 +24,9 @@ if TYPE_CHECKING:
 
     from ..services.batching import BatchOutcome, BatchPlan, RowListener, RowResult
     from ..services.replaying import ReplayRequest
-    from ..store import Store
 
 SHOWN_PROBLEMS = 20
+FLEET_WORKERS: Final = 16  # rows in flight on a fleet when --workers is not given
 
 
 def replay_rows(
@@ -36,14 +38,24 @@ def replay_rows(
     *,
     as_json: bool,
 ) -> None:
-    from ..services.batching import BatchRequest, plan_batch
+    from ..services.batching import BatchRequest, plan_batch, replay_batch
     from ..store import Store
     from ..vault import EnvKeyringSecrets
 
     secrets = EnvKeyringSecrets()
     with Store.open(actor="batch") as store:
         plan = plan_batch(store, BatchRequest(request, batch_file, workers, stop_on_failure, resume), secrets)
-        outcome = asyncio.run(_run(store, plan, secrets, show=not as_json and sys.stderr.isatty()))
+        outcome = asyncio.run(
+            _run(
+                plan,
+                lambda on_row: replay_batch(store, plan, secrets=secrets, on_row=on_row),
+                show=not as_json and sys.stderr.isatty(),
+            )
+        )
+    _report(outcome, as_json=as_json)
+
+
+def _report(outcome: BatchOutcome, *, as_json: bool) -> None:
     doc = outcome.to_json()
     error = outcome.error
     if error is None:
@@ -61,12 +73,57 @@ def replay_rows(
     sys.exit(outcome.exit_status)
 
 
-async def _run(store: Store, plan: BatchPlan, secrets: Any, *, show: bool) -> BatchOutcome:
-    from ..services.batching import BatchCancelled, replay_batch
+def replay_rows_on_fleet(
+    request: ReplayRequest,
+    batch_file: Path,
+    workers: int | None,
+    stop_on_failure: bool,
+    resume: str | None,
+    broker_url: str,
+    sign_key: Path | None,
+    *,
+    as_json: bool,
+) -> None:
+    """``--batch FILE --broker URL --sign KEY``: the same batch, its rows run by fleet workers
+    (``fleet/coordinator.py``); this store records every run."""
+    from ..fleet.app import check_broker_url, require_celery
+
+    require_celery()
+    check_broker_url(broker_url)
+    if sign_key is None:
+        raise InputError("SR_RECORD_USAGE", "--broker needs --sign KEY (the workers trust its public key)")
+    from ..fleet.broker import CeleryBroker
+    from ..fleet.coordinator import WorkerVault, check_fleet_skill, fleet_batch
+    from ..services.batching import BatchRequest, plan_batch
+    from ..store import Store
+
+    vault = WorkerVault()
+    with Store.open(actor="fleet") as store:
+        check_fleet_skill(store, request.name)
+        batch = BatchRequest(request, batch_file, workers or FLEET_WORKERS, stop_on_failure, resume)
+        plan = plan_batch(store, batch, vault, vault)
+        broker = CeleryBroker(broker_url)
+        try:
+            outcome = asyncio.run(
+                _run(
+                    plan,
+                    lambda on_row: fleet_batch(store, plan, broker, sign_key=sign_key, on_row=on_row),
+                    show=not as_json and sys.stderr.isatty(),
+                )
+            )
+        finally:
+            broker.close()
+    _report(outcome, as_json=as_json)
+
+
+async def _run(
+    plan: BatchPlan, start: Callable[[RowListener | None], Awaitable[BatchOutcome]], *, show: bool
+) -> BatchOutcome:
+    from ..services.batching import BatchCancelled
 
     async def run(on_row: RowListener | None) -> BatchOutcome:
         try:
-            return await replay_batch(store, plan, secrets=secrets, on_row=on_row)
+            return await start(on_row)
         except BatchCancelled as cancelled:  # Ctrl-C: the runs are recorded; report it at the edge
             return cancelled.outcome
 

@@ -41,6 +41,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "env": ("env", "Declare the other origins a skill may replay on."),
     "mcp": ("mcp", "Serve enabled skills over MCP (stdio)."),
     "ui": ("ui", "Serve the local review page on 127.0.0.1."),
+    "worker": ("worker", "Run a fleet worker: replay signed skill bundles from a Redis broker."),
     "demo": ("demo", "Run the whole journey on a bundled example app."),
 }
 

@@ -123,6 +123,20 @@ if TYPE_CHECKING:
     metavar="RUNSET",
     help="With --batch: continue this runset, replaying only the rows that did not succeed.",
 )
+@click.option(
+    "--broker",
+    metavar="URL",
+    help="With --batch: run the rows on a fleet of `skillreel worker`s through this Redis broker "
+    "(redis://HOST:6379/0; needs skillreel[fleet]).",
+)
+@click.option(
+    "--sign",
+    "sign_key",
+    type=click.Path(path_type=Path, dir_okay=False, exists=False),
+    metavar="KEY",
+    help="With --broker: the Ed25519 private key (PEM) the skill bundle is signed with; the workers "
+    "trust its public key.",
+)
 @json_option
 def command(
     name: str,
@@ -143,6 +157,8 @@ def command(
     workers: int | None,
     stop_on_failure: bool,
     resume: str | None,
+    broker: str | None,
+    sign_key: Path | None,
     as_json: bool,
 ) -> None:
     """Replay an approved skill in Chromium with new inputs."""
@@ -170,10 +186,22 @@ def command(
     if batch_file is not None:
         from .batch import replay_rows
 
+        if broker is not None:
+            from .batch import replay_rows_on_fleet
+
+            replay_rows_on_fleet(
+                request, batch_file, workers, stop_on_failure, resume, broker, sign_key, as_json=as_json
+            )
+            return
+        if sign_key is not None:
+            raise InputError("SR_RECORD_USAGE", "--sign goes with --broker URL")
         replay_rows(request, batch_file, workers or 4, stop_on_failure, resume, as_json=as_json)
         return
-    if workers is not None or stop_on_failure or resume is not None:
-        raise InputError("SR_RECORD_USAGE", "--workers, --stop-on-failure and --resume go with --batch FILE")
+    if workers is not None or stop_on_failure or resume is not None or broker is not None or sign_key:
+        raise InputError(
+            "SR_RECORD_USAGE",
+            "--workers, --stop-on-failure, --resume, --broker and --sign go with --batch FILE",
+        )
     from ..services.replaying import ReplayCancelled
 
     async def replay_or_cancelled(store: Store) -> ReplayOutcome:

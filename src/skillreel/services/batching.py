@@ -40,7 +40,7 @@ from ..model.runs import BatchSlot
 from ..store import Store
 from ..user_files import read_user_file
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
-from ..vault.sessions import SessionVault
+from ..vault.sessions import SessionSource, SessionVault
 from .preflight import InputValue, ReplayRequest, check_options, run_preflight, value_limits
 from .replaying import ReplayCancelled, ReplayOutcome, SessionFactory, replay_skill
 
@@ -261,8 +261,14 @@ class BatchCancelled(asyncio.CancelledError):
         self.outcome = outcome
 
 
-def plan_batch(store: Store, request: BatchRequest, secrets: SecretSource | None = None) -> BatchPlan:
-    """Every check of step 1 of the module docstring; raises ``SR_*`` and writes nothing."""
+def plan_batch(
+    store: Store,
+    request: BatchRequest,
+    secrets: SecretSource | None = None,
+    sessions: SessionSource | None = None,
+) -> BatchPlan:
+    """Every check of step 1 of the module docstring; raises ``SR_*`` and writes nothing. ``sessions``
+    replaces this store's vault sessions (a fleet's live in each worker's vault)."""
     replay = request.replay
     check_options(replay)
     if not WORKERS_RANGE[0] <= request.workers <= WORKERS_RANGE[1]:
@@ -279,7 +285,7 @@ def plan_batch(store: Store, request: BatchRequest, secrets: SecretSource | None
     check_rows(parsed, draft, replay.inputs, value_limits(draft))
     first = replace(replay, inputs={**replay.inputs, **parsed.rows[0].inputs})
     checked = run_preflight(
-        entry, store.policy(), first, secrets or EnvKeyringSecrets(), SessionVault(store.home)
+        entry, store.policy(), first, secrets or EnvKeyringSecrets(), sessions or SessionVault(store.home)
     )
     if checked.missing_sensitive:
         names = ", ".join(checked.missing_sensitive)

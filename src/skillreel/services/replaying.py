@@ -85,6 +85,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HumanPrompt",
+    "Played",
     "Preflight",
     "ReplayCancelled",
     "ReplayOutcome",
@@ -92,6 +93,7 @@ __all__ = [
     "SecretSource",
     "StepProgress",
     "StepReport",
+    "play_checked",
     "preflight",
     "replay_skill",
     "secret_env_name",
@@ -290,11 +292,9 @@ async def _play(
     ran = _Progress([])
     where = checked.target.name
     try:
-        records, read = await _run(checked, progress, human, session_factory, ran)
-        # bounded and masked before anything is stored (a run over the bounds fails)
-        outputs, masked = caller_outputs(checked.draft, checked.values, read)
-    except SkillreelError as exc:
-        return _end(store, run, "failed", ran, error=exc, environment=where)
+        played = await play_checked(
+            checked, store.now, progress=progress, human=human, session_factory=session_factory, ran=ran
+        )
     except asyncio.CancelledError:
         cancelled = ReplayError(CANCELLED_CODE, "the replay was cancelled; the steps that ran are listed")
         raise ReplayCancelled(
@@ -310,12 +310,68 @@ async def _play(
             environment=where,
         )
         raise
-    report, proposal = _report(store, checked, records)
-    ended = _end(store, run, "succeeded", ran, report=report, proposal=proposal, environment=where)
-    return replace(
-        ended,
-        warnings=masked + ended.warnings,
+    ended = _end(
+        store,
+        run,
+        played.status,
+        ran,
+        error=played.error,
+        report=played.report,
+        proposal=played.proposal,
+        environment=where,
+    )
+    return replace(ended, warnings=played.masked + ended.warnings, outputs=played.outputs)
+
+
+@dataclass(frozen=True)
+class Played:
+    """What the browser phase of a checked replay came to, with no store involved: ``succeeded``
+    with its report (and heal proposal) and the caller's outputs, or ``failed`` with the error; the
+    steps that ran either way. ``outputs`` is None for a skill that reads nothing; ``masked`` warns
+    of the values masked because they held a sensitive input."""
+
+    status: Literal["succeeded", "failed"]
+    steps: tuple[StepReport, ...]
+    tally: StepTally
+    error: SkillreelError | None = None
+    report: ReplayReport | None = None
+    proposal: HealProposal | None = None
+    notes: tuple[ResultWarning, ...] = ()
+    outputs: dict[str, Any] | None = None
+    masked: tuple[ResultWarning, ...] = ()
+
+
+async def play_checked(
+    checked: Preflight,
+    now: Callable[[], str],
+    *,
+    progress: Progress | None = None,
+    human: HumanPrompt | None = None,
+    session_factory: SessionFactory | None = None,
+    ran: _Progress | None = None,
+) -> Played:
+    """The browser phase of a replay whose pre-flight passed, without a store: one sandboxed
+    Chromium session (allowlist, proxy), the engine, the report and the outputs (bounded and masked
+    here, before anything could store them). ``now`` is the clock the report is dated with. A fleet
+    worker calls it on a verified bundle; :func:`replay_skill` on its reserved run.
+    Cancellation and defects propagate (``ran``, when given, holds the steps that ran)."""
+    ran = ran if ran is not None else _Progress([])
+    try:
+        records, read = await _run(checked, progress, human, session_factory, ran)
+        # bounded and masked before anything is stored (a run over the bounds fails)
+        outputs, masked = caller_outputs(checked.draft, checked.values, read)
+    except SkillreelError as exc:
+        return Played("failed", ran.reports(), ran.tally(), error=exc, notes=tuple(ran.notes))
+    report, proposal = _report(now(), checked, records)
+    return Played(
+        "succeeded",
+        ran.reports(),
+        ran.tally(),
+        report=report,
+        proposal=proposal,
+        notes=tuple(ran.notes),
         outputs=outputs if checked.draft.outputs else None,  # a skill that reads nothing: null
+        masked=masked,
     )
 
 
@@ -434,10 +490,9 @@ async def _finish_artifacts(
 
 
 def _report(
-    store: Store, checked: Preflight, records: Sequence[StepRecord]
+    now: str, checked: Preflight, records: Sequence[StepRecord]
 ) -> tuple[ReplayReport, HealProposal | None]:
     entry = checked.entry
-    now = store.now()
     report = ReplayReport.build(
         name=entry.name,
         draft_digest=entry.draft.draft_digest,

@@ -1,0 +1,7 @@
+"""The fleet: replays of a batch's rows on Celery workers through a Redis broker (ARCHITECTURE 15).
+
+Needs the optional extra ``skillreel[fleet]``; this package is the only one that imports Celery or
+Redis, and nothing imports it at module level outside it, so the base install works without them.
+See ``worker`` (``skillreel worker``), ``coordinator`` (``replay --batch FILE --broker URL``),
+``bundle`` (the signed skill bundle), ``claims`` (at most once) and ``app`` (the Celery settings).
+"""

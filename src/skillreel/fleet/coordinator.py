@@ -1,0 +1,438 @@
+"""The coordinator of a fleet batch (``skillreel replay NAME --batch FILE --broker URL --sign KEY``).
+
+The batch is planned exactly as a local one (``services.batching.plan_batch``: the file checked
+whole, the pre-flight, ``--resume``), and its rows go through the same scheduling seam
+(``services.batching.run_rows``) with a fleet executor instead of a local browser. The coordinating
+store is the only writer: workers hold no store. In order:
+
+1. **Checks, nothing sent**: the skill is validated or enabled and on a URL target
+   (:mod:`skillreel.fleet.bundle`), the broker answers and at least one worker does
+   (``SR_REPLAY_FLEET_BROKER_UNREACHABLE``, ``SR_REPLAY_FLEET_NO_WORKERS``).
+2. **The bundle**: the skill's export document, Ed25519-signed with ``--sign``, audited as one
+   ``export`` event (actor ``fleet``).
+3. **Rows**, ``--workers`` of them in flight: each row's run is reserved (``run-start``, actor
+   ``fleet``, tagged with its runset and row) *before* its task is submitted, and finished
+   (``run-end``) from its result: the worker's outcome, counts and report, checked against the run
+   here (a result that does not fit is recorded ``interrupted``: what the row did is unknown).
+4. **A worker that dies** mid-row leaves its row claimed and its liveness key expired
+   (:mod:`skillreel.fleet.claims`): the row's run is recorded ``interrupted`` (it may have acted) and
+   is never run again (``--resume`` leaves the choice to the caller). A task Celery reports failed
+   (its pool process was lost) is recorded the same way.
+5. **Stopping**: Ctrl-C gives up every row no worker claimed yet (its run ``cancelled``; a late
+   delivery of it is refused by its claim) and reports the claimed ones ``interrupted``. When nothing
+   was claimed for ``stall_s`` seconds and no worker answers a ping, the rows in flight are given up
+   the same way and no further row is submitted (``not-run``, ``SR_REPLAY_FLEET_NO_WORKERS``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets as tokens
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from ..errors import CODES, ReplayError, SkillreelError
+from ..model.batch import BatchRow
+from ..model.entry import StoreEntry
+from ..model.io import outputs_size
+from ..model.limits import MAX_OUTPUTS_BYTES
+from ..model.report import ReplayReport
+from ..model.runs import (
+    CANCELLED_CODE,
+    INTERRUPTED_CODE,
+    BatchSlot,
+    RunRecord,
+    StepTally,
+    can_act,
+    finish_run,
+    interrupt_run,
+    start_run,
+)
+from ..model.session import SessionState
+from ..services.batching import (
+    BatchCancelled,
+    BatchOutcome,
+    BatchPlan,
+    RowCancelled,
+    RowExecutor,
+    RowListener,
+    RowResult,
+    run_rows,
+)
+from ..store import AuditNote, Store
+from ..store.lease import current_lease
+from ..store.signing import load_signing_key
+from .broker import Broker
+from .bundle import bundle_text, check_runnable, check_target, sign_bundle
+from .protocol import FleetResult, FleetRow
+
+STALL_S: Final = 60.0
+COLLECT_S: Final = 0.5
+NO_WORKERS: Final = "SR_REPLAY_FLEET_NO_WORKERS"
+
+
+class WorkerVault:
+    """The coordinator's stand-in for the vault in the batch's pre-flight: sensitive values and
+    sessions live in each worker's vault, never here, so the coordinator checks only that the skill
+    names them (nothing it returns reaches a browser or a task)."""
+
+    def get(self, skill: str, param: str) -> str | None:
+        return ""
+
+    def read(self, name: str) -> SessionState | None:
+        return SessionState({})
+
+
+def check_fleet_skill(store: Store, name: str) -> StoreEntry:
+    """The skill a fleet may run: validated or enabled, on a URL target (nothing sent otherwise)."""
+    entry = store.get(name)
+    check_runnable(entry)
+    check_target(entry)
+    return entry
+
+
+async def fleet_batch(
+    store: Store,
+    plan: BatchPlan,
+    broker: Broker,
+    *,
+    sign_key: Path,
+    on_row: RowListener | None = None,
+    stall_s: float = STALL_S,
+) -> BatchOutcome:
+    """Run a planned batch on the fleet (module docstring). Raises ``SR_*`` for a refusal before
+    anything was recorded, :class:`~skillreel.services.batching.BatchCancelled` when cancelled."""
+    request = plan.request
+    entry = check_fleet_skill(store, request.replay.name)
+    key = load_signing_key(sign_key)
+    if await asyncio.to_thread(broker.workers) == 0:
+        raise ReplayError(NO_WORKERS, "no worker answered on the broker; nothing was submitted")
+    document = sign_bundle(entry, store.now(), key)
+    store.audit(
+        AuditNote(
+            kind="export",
+            name=entry.name,
+            revision=entry.revision,
+            digests={"export": document.export_digest, "entry": entry.entry_digest},
+            actor="fleet",
+        )
+    )
+    skipped = [
+        RowResult(r.number, r.line, "skipped", run_id=plan.done[r.number])
+        for r in plan.rows
+        if r.number in plan.done
+    ]
+    for result in skipped:
+        if on_row is not None:
+            on_row(result)
+    if not plan.resumed:
+        store.add_runset(plan.runset)
+    watch = _Watch(broker, stall_s)
+    execute = fleet_executor(store, plan, entry, bundle_text(document), broker, watch)
+    watching = asyncio.ensure_future(watch.run())
+    try:
+        ran = await run_rows(
+            plan.pending,
+            execute,
+            workers=request.workers,
+            stop_on_failure=request.stop_on_failure,
+            on_row=on_row,
+        )
+    finally:
+        watching.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):  # a broken watch ended its rows
+            await watching
+    by_row = {r.row: r for r in (*skipped, *ran.results)}
+    outcome = BatchOutcome(
+        plan.runset.name,
+        plan.runset.runset_id,
+        plan.resumed,
+        request.workers,
+        tuple(by_row[r.number] for r in plan.rows),
+        cancelled=ran.cancelled,
+        stopped=ran.stopped,
+    )
+    if ran.cancelled:
+        raise BatchCancelled(outcome)
+    return outcome
+
+
+# --- watching the broker: results, claims, workers --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Ended:
+    """How the watch saw a row end: its result (Celery's ``{status, result}``), or ``lost`` (claimed,
+    its worker gone), or ``abandoned`` (no worker left: give it up)."""
+
+    meta: Mapping[str, Any] | None = None
+    lost: bool = False
+    abandoned: bool = False
+
+
+@dataclass
+class _Watch:
+    """One loop for every row in flight: it reads results and claims off the event loop (a thread),
+    and resolves each row's future when the row ended."""
+
+    broker: Broker
+    stall_s: float
+    rows: dict[str, asyncio.Future[_Ended]] = field(default_factory=dict)
+    stopped: SkillreelError | None = None
+    _last_sign: float = field(default_factory=time.monotonic)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def follow(self, run_id: str) -> asyncio.Future[_Ended]:
+        future: asyncio.Future[_Ended] = asyncio.get_running_loop().create_future()
+        if self.stopped is not None:
+            future.set_result(_Ended(abandoned=True))
+            return future
+        if not self.rows:  # the first row in flight after none: the wait for a claim starts now
+            self._last_sign = time.monotonic()
+        self.rows[run_id] = future
+        self._wake.set()
+        return future
+
+    def drop(self, run_id: str) -> None:
+        self.rows.pop(run_id, None)
+
+    async def run(self) -> None:
+        """Watch until cancelled; if the broker fails (or the watch breaks), every row in flight is
+        given up and no further row is submitted."""
+        try:
+            await self._watch()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the broker stopped answering, or a defect: never leave rows waiting
+            self.stopped = (
+                exc
+                if isinstance(exc, SkillreelError)
+                else ReplayError(
+                    "SR_REPLAY_FLEET_BROKER_UNREACHABLE", f"watching the broker failed ({type(exc).__name__})"
+                )
+            )
+            for run_id in list(self.rows):
+                self._end(run_id, _Ended(abandoned=True))
+            raise
+
+    async def _watch(self) -> None:
+        while True:
+            if not self.rows:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            ids = list(self.rows)
+            ready = dict(await asyncio.to_thread(_results, self.broker, ids, COLLECT_S))
+            for run_id, meta in ready.items():
+                self._end(run_id, _Ended(meta=meta))
+            await self._check_claims()
+
+    async def _check_claims(self) -> None:
+        ids = list(self.rows)
+        if not ids:
+            return
+        states = await asyncio.to_thread(self.broker.claims, ids)
+        if any(by_worker and alive for by_worker, alive in states.values()):
+            self._last_sign = time.monotonic()
+        lost = [r for r, (by_worker, alive) in states.items() if by_worker and not alive]
+        if lost:  # a result stored just before its liveness key expired still counts
+            ready = dict(await asyncio.to_thread(_results, self.broker, lost, 0.0))
+            for run_id in lost:
+                self._end(run_id, _Ended(meta=ready[run_id]) if run_id in ready else _Ended(lost=True))
+        if self.rows and time.monotonic() - self._last_sign > self.stall_s:
+            if await asyncio.to_thread(self.broker.workers) == 0:
+                self.stopped = ReplayError(NO_WORKERS, "no worker answers on the broker any more")
+                for run_id in list(self.rows):
+                    self._end(run_id, _Ended(abandoned=True))
+            self._last_sign = time.monotonic()
+
+    def _end(self, run_id: str, ended: _Ended) -> None:
+        future = self.rows.pop(run_id, None)
+        if future is not None and not future.done():
+            future.set_result(ended)
+
+
+def _results(broker: Broker, ids: list[str], wait_s: float) -> list[tuple[str, Mapping[str, Any]]]:
+    return list(broker.results(ids, wait_s))
+
+
+# --- one row ----------------------------------------------------------------------------------------
+
+
+def fleet_executor(
+    store: Store, plan: BatchPlan, entry: StoreEntry, bundle: str, broker: Broker, watch: _Watch
+) -> RowExecutor:
+    """The fleet's :data:`~skillreel.services.batching.RowExecutor`: reserve, submit, wait, record."""
+    replay = plan.request.replay
+    heal = replay.heal and store.policy().heal_mode == "runtime"
+    row_of = _RowRecorder(store, entry)
+
+    async def execute(row: BatchRow) -> RowResult:
+        if watch.stopped is not None:
+            return RowResult(
+                row.number, row.line, "not-run", code=watch.stopped.code, message=watch.stopped.message
+            )
+        try:
+            run = store.reserve_run(_started(store, entry, BatchSlot(plan.runset.runset_id, row.number)))
+        except SkillreelError as exc:
+            return RowResult(row.number, row.line, "failed", code=exc.code, message=exc.message)
+        task = FleetRow(
+            run_id=run.run_id,
+            inputs=dict(plan.inputs(row)),
+            environment=replay.environment,
+            timeout_ms=replay.timeout_ms,
+            settle_ms=replay.settle_ms,
+            heal=heal,
+        )
+        try:
+            broker.submit(run.run_id, bundle, task.to_json())
+        except SkillreelError as exc:
+            return row_of.given_up(row, run, broker, exc)
+        waiting = watch.follow(run.run_id)
+        try:
+            ended = await waiting
+        except asyncio.CancelledError:
+            watch.drop(run.run_id)
+            cancelled = ReplayError(CANCELLED_CODE, "the batch was cancelled")
+            raise RowCancelled(row_of.given_up(row, run, broker, cancelled)) from None
+        if ended.abandoned:
+            return row_of.given_up(row, run, broker, watch.stopped or ReplayError(NO_WORKERS, "no worker"))
+        if ended.lost:
+            return row_of.interrupted(row, run, INTERRUPTED_CODE, "the worker running the row is gone")
+        with contextlib.suppress(SkillreelError):
+            broker.forget(run.run_id)
+        return row_of.from_result(row, run, ended.meta or {})
+
+    return execute
+
+
+def _started(store: Store, entry: StoreEntry, slot: BatchSlot) -> RunRecord:
+    actions = entry.draft.actions
+    return start_run(
+        tokens.token_hex(16),
+        entry.name,
+        entry.revision,
+        entry.draft.draft_digest,
+        len(actions),
+        sum(1 for a in actions if can_act(a)),
+        "fleet",
+        current_lease(),
+        store.now(),
+        slot,
+    )
+
+
+@dataclass(frozen=True)
+class _RowRecorder:
+    """Ends a row's run in the store (the only writer) and says how the row went."""
+
+    store: Store
+    entry: StoreEntry
+
+    def from_result(self, row: BatchRow, run: RunRecord, meta: Mapping[str, Any]) -> RowResult:
+        if meta.get("status") != "SUCCESS":  # the task's pool process was lost, or the task broke
+            return self.interrupted(row, run, INTERRUPTED_CODE, "the worker's process ended during the row")
+        try:
+            result = FleetResult.parse(meta.get("result") or {})
+            finished, report = self._finished(run, result)
+        except (ValidationError, ValueError, TypeError):
+            return self.interrupted(
+                row, run, "SR_REPLAY_FLEET_RESULT_INVALID", "the worker's result does not fit the row's run"
+            )
+        recorded = self._write(finished, report)
+        return RowResult(
+            row.number,
+            row.line,
+            result.status,
+            code=result.code,
+            message=_message(result.message, recorded),
+            run_id=run.run_id,
+            side_effects=finished.side_effects,
+            outputs=result.outputs,
+        )
+
+    def _finished(self, run: RunRecord, result: FleetResult) -> tuple[RunRecord, ReplayReport | None]:
+        """The run's finished record from a worker's result, checked against the run (ValueError)."""
+        if result.run_id != run.run_id or (result.code is not None and result.code not in CODES):
+            raise ValueError("the result names another run or an unknown code")
+        report = result.report
+        approval = self.entry.approval
+        if result.status == "succeeded" and (
+            report is None
+            or approval is None
+            or (report.name, report.draft_digest, report.approval_digest, len(report.steps))
+            != (run.name, run.draft_digest, approval.approval_digest, run.steps_total)
+        ):
+            raise ValueError("the report is not this run's")
+        if result.outputs is not None and (
+            result.status != "succeeded"
+            or not set(result.outputs) <= {o.name for o in self.entry.draft.outputs}
+            or outputs_size(result.outputs) > MAX_OUTPUTS_BYTES
+        ):
+            raise ValueError("the outputs are not the skill's")
+        tally = StepTally(
+            steps_run=result.steps_run, steps_acted=result.steps_acted, healed_steps=result.healed_steps
+        )
+        finished = finish_run(
+            run,
+            result.status,
+            self.store.now(),
+            tally=tally,
+            code=result.code,
+            report_digest=report.report_digest if report is not None else None,
+        )
+        return finished, report
+
+    def given_up(self, row: BatchRow, run: RunRecord, broker: Broker, cause: SkillreelError) -> RowResult:
+        """Take the row back from the broker: cancelled when no worker had claimed it (it never
+        runs), interrupted when one had (it may be running)."""
+        taken = False
+        with contextlib.suppress(SkillreelError):
+            taken = broker.give_up(run.run_id)
+        if not taken:
+            return self.interrupted(
+                row, run, INTERRUPTED_CODE, "a worker had taken the row when the batch stopped"
+            )
+        finished = finish_run(run, "cancelled", self.store.now(), tally=StepTally(), code=CANCELLED_CODE)
+        recorded = self._write(finished, None)
+        return RowResult(
+            row.number,
+            row.line,
+            "cancelled",
+            code=cause.code,
+            message=_message(cause.message, recorded),
+            run_id=run.run_id,
+        )
+
+    def interrupted(self, row: BatchRow, run: RunRecord, code: str, message: str) -> RowResult:
+        finished = interrupt_run(run, self.store.now())
+        recorded = self._write(finished, None)
+        return RowResult(
+            row.number,
+            row.line,
+            "interrupted",
+            code=code,
+            message=_message(message, recorded),
+            run_id=run.run_id,
+            side_effects=finished.side_effects,
+        )
+
+    def _write(self, finished: RunRecord, report: ReplayReport | None) -> bool:
+        try:
+            self.store.finish_run(finished, report=report)
+        except SkillreelError:
+            return False
+        return True
+
+
+def _message(message: str | None, recorded: bool) -> str | None:
+    if recorded:
+        return message
+    note = "its run could not be recorded (`skillreel runs NAME` shows it as started or interrupted)"
+    return f"{message}; {note}" if message else note

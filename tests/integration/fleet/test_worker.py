@@ -1,0 +1,147 @@
+"""The fleet worker refuses what it cannot trust before any browser starts (issue 14, item 4): a real
+``skillreel worker`` on a private redis-server, tasks sent to it directly with Celery, and the
+counting page's ``/act`` requests as the proof of what ran."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillreel.fleet.app import QUEUE, fleet_app
+from skillreel.fleet.bundle import bundle_text, sign_bundle
+from skillreel.fleet.protocol import TASK_NAME, FleetResult, FleetRow
+from skillreel.store import Store
+from skillreel.store.signing import load_signing_key
+from skillreel.store.transfer import export_document
+from tests import factory
+from tests.fleet_rig import Worker, fleet_worker, redis_server, serve_reading_page
+from tests.integration.runs.counting import NAME, acted, counting_skill
+from tests.server import LocalServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+RESULT_WAIT_S = 180.0  # a bound on a loaded machine, never a guess at timing
+TYPED = "zq-typed-4821"
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """One redis-server and one worker for the module; the worker trusts ``trusted.pub``."""
+    base = tmp_path_factory.mktemp("fleet")
+    keys = base / "keys"
+    keys.mkdir()
+    signing, public = factory.write_keys(keys, "trusted")
+    stranger, _ = factory.write_keys(keys, "stranger")
+    with (
+        redis_server(base / "redis") as broker,
+        fleet_worker(broker, trust=[public], home=base / "worker") as worker,
+    ):
+        app = fleet_app(broker)
+        yield {"broker": broker, "app": app, "signing": signing, "stranger": stranger, "worker": worker}
+        app.close()
+
+
+def send(app: Any, bundle: str, run_id: str | None = None, **row: Any) -> dict[str, Any]:
+    run_id = run_id or secrets.token_hex(16)
+    document = FleetRow(run_id=run_id, inputs={"qty": TYPED}, **row).to_json()
+    result = app.send_task(TASK_NAME, args=[bundle, document], task_id=run_id, queue=QUEUE)
+    value: dict[str, Any] = result.get(timeout=RESULT_WAIT_S)
+    return value
+
+
+def bundle_of(status: str, key: Path) -> str:
+    with Store.open() as store:
+        entry = store.get(NAME)
+        assert entry.status == status
+        return bundle_text(sign_bundle(entry, store.now(), load_signing_key(key)))
+
+
+async def test_a_signed_bundle_runs_once_and_returns_the_content_free_report(
+    server: LocalServer, rig: dict[str, Any]
+) -> None:
+    await counting_skill(server)
+    serve_reading_page(server)
+    value = send(rig["app"], bundle_of("validated", rig["signing"]))
+    result = FleetResult.parse(value)
+    assert (result.status, result.code, result.refused) == ("succeeded", None, False), value
+    assert acted(server) == 1
+    assert result.report is not None
+    assert result.report.name == NAME
+    assert [s.action_id for s in result.steps] == ["a1", "a2", "a3", "a4"]
+    assert (result.steps_run, result.steps_acted) == (4, 2)
+    assert TYPED not in json.dumps(value)  # no typed value travels back
+
+
+@pytest.mark.parametrize(
+    ("case", "code"),
+    [
+        ("unsigned", "SR_REPLAY_FLEET_BUNDLE_UNSIGNED"),
+        ("untrusted", "SR_REPLAY_FLEET_SIGNER_UNTRUSTED"),
+        ("edited", "SR_REPLAY_FLEET_BUNDLE_TAMPERED"),
+        ("re-digested", "SR_REPLAY_FLEET_BUNDLE_TAMPERED"),
+        ("garbage", "SR_REPLAY_FLEET_BUNDLE_INVALID"),
+    ],
+)
+async def test_a_bundle_the_worker_cannot_trust_is_refused_and_nothing_runs(
+    server: LocalServer, rig: dict[str, Any], case: str, code: str
+) -> None:
+    await counting_skill(server)
+    serve_reading_page(server)
+    visits = server.count("GET", "/orders")  # the test's own description of the page
+    with Store.open() as store:
+        entry = store.get(NAME)
+        signed = sign_bundle(entry, store.now(), load_signing_key(rig["signing"]))
+        if case == "unsigned":
+            bundle = bundle_text(export_document(entry, store.now()))
+        elif case == "untrusted":
+            bundle = bundle_text(sign_bundle(entry, store.now(), load_signing_key(rig["stranger"])))
+        elif case == "edited":  # a value changed, digests left as they were
+            document = json.loads(bundle_text(signed))
+            document["entry"]["draft"]["description"] = "Place an order. Use when someone else says so."
+            bundle = json.dumps(document)
+        elif case == "re-digested":  # changed and every digest recomputed: only the signature tells
+            forged = type(signed).build(  # a later export time: a new digest, the old signature
+                entry=entry, exported_at="2031-01-01T00:00:00Z", signature=signed.signature
+            )
+            bundle = bundle_text(forged)
+        else:
+            bundle = "{not json"
+    value = send(rig["app"], bundle)
+    result = FleetResult.parse(value)
+    assert (result.status, result.refused, result.code) == ("failed", True, code), value
+    assert result.steps == ()
+    assert acted(server) == 0
+    assert server.count("GET", "/orders") == visits  # no browser of the worker reached the page
+
+
+async def test_a_skill_not_validated_is_refused(server: LocalServer, rig: dict[str, Any]) -> None:
+    await counting_skill(server, status="approved")
+    serve_reading_page(server)
+    visits = server.count("GET", "/orders")
+    value = send(rig["app"], bundle_of("approved", rig["signing"]))
+    assert (value["refused"], value["code"]) == (True, "SR_REPLAY_FLEET_NOT_VALIDATED")
+    assert server.count("GET", "/orders") == visits
+
+
+async def test_a_row_delivered_again_is_dropped_without_running(
+    server: LocalServer, rig: dict[str, Any]
+) -> None:
+    """What a redelivery after the visibility timeout (or a duplicate publish) would do: the row's
+    claim exists, so the worker drops the task; the first result stays, nothing acts twice."""
+    await counting_skill(server)
+    serve_reading_page(server)
+    bundle = bundle_of("validated", rig["signing"])
+    run_id = secrets.token_hex(16)
+    first = send(rig["app"], bundle, run_id)
+    assert first["status"] == "succeeded"
+    worker: Worker = rig["worker"]
+    again = FleetRow(run_id=run_id, inputs={"qty": TYPED}).to_json()  # the very same task
+    rig["app"].send_task(TASK_NAME, args=[bundle, again], task_id=run_id, queue=QUEUE)
+    assert worker.output.wait_for(f"row {run_id[:12]}: claimed before, dropped", RESULT_WAIT_S)
+    assert acted(server) == 1
+    assert rig["app"].AsyncResult(run_id).get(timeout=RESULT_WAIT_S) == first
