@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,13 +18,20 @@ from skillreel import vault
 from tests.server import LocalServer
 
 pytest_plugins = ["tests.chromium_guard", "pytester"]
-E2E = Path(__file__).resolve().parent / "e2e"
+ROOT = Path(__file__).resolve().parent
+E2E = ROOT / "e2e"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.is_relative_to(E2E):
             item.add_marker(pytest.mark.slow)
+        # `make check` and `make test` run the tests on several workers (pytest-xdist, --dist
+        # loadgroup): a module's tests stay on one worker, so a module-scoped fixture (a Chromium,
+        # a server, the real-app results) is built once; a test marked xdist_group("NAME") goes
+        # with every other test of that group instead.
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.path.relative_to(ROOT).as_posix()))
 
 
 @pytest.fixture(autouse=True)
@@ -87,3 +95,17 @@ def second_server() -> Iterator[LocalServer]:
     """Another loopback origin, for network tests (it must see zero requests when off the allowlist)."""
     with LocalServer() as srv:
         yield srv
+
+
+@pytest.fixture
+def ctrl_c_reaches_children() -> Iterator[None]:
+    """Children start with SIGINT at its default, as under a terminal, so a test can send them
+    Ctrl-C: a shell starts a background job (``make test &``, a CI runner) with SIGINT ignored,
+    every child inherits that, and Python then installs no KeyboardInterrupt handler at all."""
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # reset to SIG_DFL in a child
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
