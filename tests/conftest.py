@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from skillreel import vault
+from tests.describe import close_describer
 from tests.server import LocalServer
 
 pytest_plugins = ["tests.chromium_guard", "pytester"]
@@ -109,3 +110,11 @@ def ctrl_c_reaches_children() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def describer_closed_at_the_end() -> Iterator[None]:
+    """The one Chromium that describes pages for every test of this process (tests/describe.py)
+    is stopped when the run ends."""
+    yield
+    close_describer()
