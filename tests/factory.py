@@ -38,7 +38,7 @@ from skillreel.model.environment import (
     url_target_digest,
 )
 from skillreel.model.events import EventsLog, RecordedEvent
-from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, Strategy
+from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, Strategy, merge_heal
 from skillreel.model.report import ReplayReport, StepResult
 from skillreel.model.runs import EndedOutcome, Lease, RunRecord, StepTally, can_act, finish_run, start_run
 from skillreel.model.urls import V1_RULE, normalise_target_url, origin_of
@@ -206,22 +206,31 @@ def installation(now: str = T1, name: str = "search-invoices") -> Installation:
     )
 
 
-def healed_draft(draft: Draft, selector: str = "#go-renamed") -> Draft:
-    """The draft with action a4's locator replaced, as a heal would propose."""
-    actions = tuple(
-        a.model_copy(update={"target": bundle(selector, tag="button", type_="submit")}) if a.id == "a4" else a
-        for a in draft.actions
-    )
+def healed_draft(draft: Draft, selector: str = "#go-renamed", *, merged: bool = False) -> Draft:
+    """The draft with action a4's locator replaced, as a heal would propose (``merged``: as an
+    adopted heal merges it, the recorded candidates and fingerprint kept behind the new ones)."""
+
+    def healed(action: Any) -> Any:
+        new = bundle(selector, tag="button", type_="submit")
+        if not merged:
+            return action.model_copy(update={"target": new})
+        moved = Fingerprint(tag="button", type="submit", parent_path=("html", "body", "main", "form"))
+        redesigned = LocatorBundle(candidates=new.candidates, fingerprint=moved)  # the page was redesigned
+        return action.model_copy(update={"target": merge_heal(action.target, redesigned)})
+
+    actions = tuple(healed(a) if a.id == "a4" else a for a in draft.actions)
     fields = {n: getattr(draft, n) for n in Draft.model_fields if n not in ("draft_digest", "schema_")}
     return Draft.build(**{**fields, "actions": actions})
 
 
-def proposal_for(entry: StoreEntry, now: str = T1, selector: str = "#go-renamed") -> HealProposal:
+def proposal_for(
+    entry: StoreEntry, now: str = T1, selector: str = "#go-renamed", *, merged: bool = False
+) -> HealProposal:
     report = report_for(entry, now, healed=True)
     return HealProposal(
         base_revision=entry.revision,
         base_draft_digest=entry.draft.draft_digest,
-        draft=healed_draft(entry.draft, selector),
+        draft=healed_draft(entry.draft, selector, merged=merged),
         healed_actions=("a4",),
         report_digest=report.report_digest,
         proposed_at=now,

@@ -29,6 +29,9 @@ from .spec import App, Version
 
 PIP_TIMEOUT_S = 900
 SERVER_START_S = 60
+# A port an outgoing connection holds for a moment: how often, and how long (growing), to wait it out.
+PORT_BUSY_RETRIES = 5
+PORT_BUSY_WAIT_S = 2.0
 
 
 def cache_root() -> Path:
@@ -150,8 +153,27 @@ class AppServer:
         shutil.copyfile(self.installed.seed, self.db)
 
     def start(self) -> None:
+        """Start the server and wait until it answers. The port is fixed for the run (a recording
+        binds its origin), so a port another process holds for a moment (an outgoing connection
+        took it as its ephemeral port) is waited out, a few times, rather than failing the run."""
+        for attempt in range(PORT_BUSY_RETRIES + 1):
+            why = self._start_once()
+            if why is None:
+                return
+            busy = any(sign in why.lower() for sign in ("already in use", "in use by another program"))
+            if not busy or attempt == PORT_BUSY_RETRIES:
+                raise RuntimeError(why)
+            self.wait_for_port(PORT_BUSY_WAIT_S * (attempt + 1))
+
+    def wait_for_port(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def _start_once(self) -> str | None:
+        """None once the server answers; else why it did not (with this start's own log lines)."""
         app = self.installed.app
-        log = (self.workdir / "server.log").open("ab")
+        path = self.workdir / "server.log"
+        offset = path.stat().st_size if path.exists() else 0
+        log = path.open("ab")
         self._proc = subprocess.Popen(
             [str(self.installed.python), str(app.source / "serve.py"), str(self.port)],
             cwd=app.source,
@@ -164,15 +186,20 @@ class AppServer:
         deadline = time.monotonic() + SERVER_START_S
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
-                raise RuntimeError(
-                    f"{app.name} {self.installed.version.label} exited at start; "
-                    f"see {self.workdir / 'server.log'}"
+                self._proc = None
+                with path.open("rb") as handle:
+                    handle.seek(offset)
+                    tail = handle.read().decode(errors="replace").strip().splitlines()[-5:]
+                return (
+                    f"{app.name} {self.installed.version.label} exited at start on port {self.port}: "
+                    + (" | ".join(tail) or "no output")
+                    + f" (log: {path})"
                 )
             if _answers(self.origin + app.ready_path):
-                return
+                return None
             time.sleep(0.2)
         self.stop()
-        raise RuntimeError(f"{app.name} {self.installed.version.label} did not answer in {SERVER_START_S}s")
+        return f"{app.name} {self.installed.version.label} did not answer in {SERVER_START_S}s"
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None

@@ -142,7 +142,7 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_RECORD_REVIEW_UNPINNED",
         2,
-        "An approval must name what the reviewer read; nothing was approved.",
+        "A review (approval or rejection) must name what the reviewer read; nothing was changed.",
         "Run `skillreel show NAME`, then repeat with --expected-revision N or --draft-digest D as "
         "it printed them (the message names both).",
     ),

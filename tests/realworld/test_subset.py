@@ -10,6 +10,7 @@ before pytest runs: ``python -m bench.realworld --install-only --app flask-admin
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 from pathlib import Path
 
@@ -70,3 +71,42 @@ def test_a_reset_puts_the_seed_back(installed: list[Installed], tmp_path: Path) 
     assert snapshot(server.db, APP, []) != seed
     with server:
         assert snapshot(server.db, APP, []) == seed
+
+
+class _Waits(AppServer):
+    """Counts the waits for a busy port; the first one lets the port go when asked to."""
+
+    def __init__(self, *args: object, held: socket.socket, release: bool) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.held, self.release, self.waits = held, release, 0
+
+    def wait_for_port(self, seconds: float) -> None:
+        self.waits += 1
+        if self.release:
+            self.held.close()
+
+
+@pytest.mark.parametrize("release", [True, False])
+def test_a_port_held_by_another_process_is_waited_out_then_named(
+    installed: list[Installed], tmp_path: Path, release: bool
+) -> None:
+    """The corpus keeps one port per app (recordings bind their origin): a port somebody holds for a
+    moment is waited out; one held for good fails with the app's own words, not "exited at start"
+    with an older run's log."""
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    server = _Waits(installed[-1], held.getsockname()[1], tmp_path / "server", held=held, release=release)
+    server.reset()
+    try:
+        if release:
+            with server:
+                pass
+            assert server.waits == 1
+        else:
+            with pytest.raises(RuntimeError, match="in use"):
+                server.start()
+            assert server.waits == 5
+    finally:
+        held.close()
+        server.stop()

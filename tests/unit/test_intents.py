@@ -93,3 +93,21 @@ def test_a_written_intent_wins() -> None:
         intent = "open the invoice"
 
     assert step_intent(Written()) == "open the invoice"  # type: ignore[arg-type]
+
+
+def test_hashed_candidates_are_passed_over_for_a_readable_one() -> None:
+    """A role-name or link candidate holds a salted hash of the name: the intent names the best
+    candidate a person can read, and says so in words when there is none."""
+    name = LocatorCandidate(strategy="role-name", selector="role=button name=0014974c513cbf2c", match_count=1)
+    css = LocatorCandidate(strategy="css", selector="#login > button", match_count=1)
+    button = Fingerprint(tag="button", type="submit", role="button")
+    both = LocatorBundle(candidates=(name, css), fingerprint=button)
+    assert generated_intent(ClickAction(id="a4", target=both)) == "click the button `#login > button`"
+    only = LocatorBundle(candidates=(name,), fingerprint=button)
+    intent = generated_intent(ClickAction(id="a4", target=only))
+    assert intent == "click the button with the accessible name it had at recording"
+    link = LocatorCandidate(strategy="href", selector="link=0123456789abcdef", match_count=1)
+    anchor = LocatorBundle(candidates=(link,), fingerprint=Fingerprint(tag="a", role="link"))
+    assert generated_intent(ClickAction(id="a5", target=anchor)) == (
+        "follow the link with the destination it had at recording"
+    )

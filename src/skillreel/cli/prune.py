@@ -1,5 +1,6 @@
-"""`skillreel prune --approve`: delete skills past the policy's retention (never enabled ones) and
-trim the oldest audit events when the log is nearly full."""
+"""`skillreel prune --approve`: delete skills past the policy's retention (never enabled ones),
+settle package transactions a killed process left, and trim the oldest audit events when the log
+is nearly full."""
 
 from __future__ import annotations
 
@@ -21,4 +22,6 @@ def command(approve: bool, as_json: bool) -> None:
     human = f"pruned {names}" if names else f"nothing is older than {result.retention_days} days"
     if result.audit_trimmed:
         human += f"; trimmed the {result.audit_trimmed} oldest audit event(s)"
-    emit(result.to_json(), as_json=as_json, human=human)
+    if result.installs_recovered:
+        human += f"; settled the interrupted package transaction(s) of {', '.join(result.installs_recovered)}"
+    emit(result.to_json(), as_json=as_json, human=human, warnings=result.warnings)

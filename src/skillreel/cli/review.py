@@ -54,7 +54,12 @@ def command(
             raise InputError("SR_RECORD_USAGE", "--env names what an approval covers; a rejection takes none")
         with Store.open() as store:
             rejected = reject_heal_proposal(
-                store, name, reviewer, approve=approve, expected_revision=expected_revision
+                store,
+                name,
+                reviewer,
+                approve=approve,
+                expected_revision=expected_revision,
+                draft_digest=draft_digest,
             )
         emit(rejected.to_json(), as_json=as_json, human=f"rejected the heal proposal of {rejected.name}")
         return

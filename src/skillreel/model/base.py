@@ -38,10 +38,14 @@ Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._@:-]{
 Timestamp = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")]
 
 
+def is_skill_name(name: str) -> bool:
+    return len(name) <= 64 and _SKILL_NAME.fullmatch(name) is not None
+
+
 def check_skill_name(name: str) -> str:
     """The Agent Skills naming rule of :data:`SkillName`, checked at every boundary that takes a
     name (CLI, services, install, MCP); ``SR_RECORD_NAME_INVALID`` otherwise."""
-    if len(name) > 64 or not _SKILL_NAME.fullmatch(name):
+    if not is_skill_name(name):
         raise InputError(
             "SR_RECORD_NAME_INVALID",
             "a skill name is 1-64 lower-case letters, digits and single inner hyphens",

@@ -1,8 +1,9 @@
 """One line a reviewer can read for each step: its intent (``show``, the review page).
 
 Pure and content-free: an intent is made from the step's kind, its element's tag, type and role (from
-the fingerprint), the parameter a value reads and the step's best locator (``#q``, or "the field
-labelled by `label[for="q"]`"). It never uses page text: no text or label hashes, no typed values,
+the fingerprint), the parameter a value reads and the step's best readable locator (``#q``, or "the
+field labelled by `label[for="q"]`"; a role-name or link candidate holds a salted hash, so it is
+passed over). It never uses page text: no text or label hashes, no typed values,
 no assertion's expected text, no URL path. A step may later carry an intent a person wrote
 (``skillreel edit``, schema v2): :func:`step_intent` prefers it when the step has one.
 """
@@ -84,10 +85,15 @@ def describe_target(bundle: LocatorBundle | None, *, noun: str | None = None) ->
     """``the field `#q``` (or ``the field labelled by `label[for="q"]```): noun and best locator."""
     if bundle is None:
         return "the page"
-    best = bundle.candidates[0]
+    noun = noun or element_noun(bundle)
+    # A role-name or link candidate holds a salted hash: unreadable, so the best readable one is shown.
+    readable = [c for c in bundle.candidates if c.text_hash is None]
+    if not readable:
+        kept = "destination" if bundle.candidates[0].strategy == "href" else "accessible name"
+        return f"the {noun} with the {kept} it had at recording"
+    best = readable[0]
     how = _LABELLED.get(best.strategy)
-    locator = f"`{best.selector}`"
-    return f"the {noun or element_noun(bundle)} {how + ' ' if how else ''}{locator}"
+    return f"the {noun} {how + ' ' if how else ''}`{best.selector}`"
 
 
 def _origin(url: str) -> str:

@@ -27,6 +27,7 @@ from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.envelope import ResultWarning
 from ..model.environment import UrlTarget
+from ..model.events import EventsLog
 from ..model.portable import strip_query_keys, without_environment
 from ..model.urls import URLRuleError
 from ..store import AuditNote, Store
@@ -138,17 +139,23 @@ def _current(store: Store, name: str, expected_revision: int | None) -> StoreEnt
 def _change(
     store: Store, current: StoreEntry, draft: Draft, warnings: tuple[ResultWarning, ...] = ()
 ) -> EnvironmentChange:
+    updated = _replace_draft(store, current, draft, current.events)
+    return EnvironmentChange(updated or current, updated is not None, warnings)
+
+
+def _replace_draft(store: Store, current: StoreEntry, draft: Draft, events: EventsLog) -> StoreEntry | None:
+    """Store ``draft`` (with ``events``) as the next draft revision, compare-and-set on the revision
+    read; None when it is the draft already (nothing written)."""
     if draft.draft_digest == current.draft.draft_digest:
-        return EnvironmentChange(current, False, warnings)
+        return None
     now = store.now()
     note = AuditNote(kind="environment", digests={"draft": draft.draft_digest})
-    updated = store.update(
+    return store.update(
         current.name,
-        lambda entry: lifecycle.replace_draft(entry, draft, entry.events, now),
+        lambda entry: lifecycle.replace_draft(entry, draft, events, now),
         note,
         expected_revision=current.revision,
     )
-    return EnvironmentChange(updated, True, warnings)
 
 
 @dataclass(frozen=True)
@@ -186,14 +193,5 @@ def strip_query(
         actions=stripped.actions,
         events_digest=stripped.events.events_digest,
     )
-    if changed.draft_digest == draft.draft_digest:
-        return QueryChange(current, False)
-    now = store.now()
-    note = AuditNote(kind="environment", digests={"draft": changed.draft_digest})
-    updated = store.update(
-        current.name,
-        lambda entry: lifecycle.replace_draft(entry, changed, stripped.events, now),
-        note,
-        expected_revision=current.revision,
-    )
-    return QueryChange(updated, True)
+    updated = _replace_draft(store, current, changed, stripped.events)
+    return QueryChange(updated or current, updated is not None)

@@ -1,13 +1,16 @@
 """Use case: remove skills past the policy's retention, trim what runs and changes leave behind
 (finished runs and kept revisions past the retention, heal proposals of drafts no longer current,
 the oldest runs while the store is over 3/4 of its bound; runs left started by a dead process are
-recorded as interrupted), and trim a nearly full audit log (``skillreel prune``)."""
+recorded as interrupted), finish or roll back package transactions a killed process left (their
+journals), and trim a nearly full audit log (``skillreel prune``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model.envelope import ResultWarning
+from ..skills.transaction import converge_interrupted, interrupted_transactions
 from ..store import RunsPruned, Store
 from .guards import approval_required
 
@@ -18,6 +21,8 @@ class PruneResult:
     retention_days: int
     audit_trimmed: int = 0
     trimmed: RunsPruned = field(default_factory=RunsPruned)
+    installs_recovered: tuple[str, ...] = ()
+    warnings: tuple[ResultWarning, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -25,6 +30,7 @@ class PruneResult:
             "retentionDays": self.retention_days,
             "auditTrimmed": self.audit_trimmed,
             "trimmed": self.trimmed.to_json(),
+            "installsRecovered": list(self.installs_recovered),
         }
 
 
@@ -36,9 +42,14 @@ def prune_skills(store: Store, *, approve: bool) -> PruneResult:
     expired = store.prune(now, dry_run=True)
     trim = store.trim_audit(dry_run=True)
     runs = store.prune_runs(now, dry_run=True)
-    if (expired or trim or runs) and not approve:
+    unfinished = interrupted_transactions(store)
+    if (expired or trim or runs or unfinished) and not approve:
         names = [e.name for e in expired]
         would = []
+        if unfinished:
+            would.append(
+                f"finish or roll back the interrupted package transaction(s) of {', '.join(unfinished)}"
+            )
         if names:
             would.append(
                 f"prune {len(names)} skill(s) unchanged for more than {days} days: {', '.join(names)}"
@@ -52,9 +63,24 @@ def prune_skills(store: Store, *, approve: bool) -> PruneResult:
             would.append(f"trim the {trim} oldest audit event(s)")
         raise approval_required(
             " and ".join(would),
-            {"names": names, "retentionDays": days, "auditTrimmed": trim, "trimmed": runs.to_json()},
+            {
+                "names": names,
+                "retentionDays": days,
+                "auditTrimmed": trim,
+                "trimmed": runs.to_json(),
+                "installsRecovered": unfinished,
+            },
         )
+    # first, so a skill pruned below no longer has a package of an unfinished enable on disk
+    recovered = converge_interrupted(store) if unfinished else ()
     trimmed = store.trim_audit() if trim else 0
     removed = store.prune(now) if expired else []
     trimmed_runs = store.prune_runs(now) if runs else RunsPruned()
-    return PruneResult(tuple((e.name, e.revision) for e in removed), days, trimmed, trimmed_runs)
+    return PruneResult(
+        tuple((e.name, e.revision) for e in removed),
+        days,
+        trimmed,
+        trimmed_runs,
+        tuple(unfinished),
+        recovered,
+    )

@@ -68,10 +68,7 @@ def review_skill(
     """Approve the current draft revision (or accept the pending heal proposal), covering the
     named ``environments`` (every declared one when None)."""
     name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
-    if draft_digest is not None and not DIGEST.fullmatch(draft_digest):
-        raise InputError(
-            "SR_RECORD_USAGE", "--draft-digest takes a digest as `show` prints it: sha256:<64 hex>"
-        )
+    _check_digest(draft_digest)
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
     pending = store.heal_proposals(name)[:1] if heal_proposal else []
@@ -157,23 +154,46 @@ class RejectResult:
 
 
 def reject_heal_proposal(
-    store: Store, name: str, reviewer: str, *, approve: bool, expected_revision: int | None = None
+    store: Store,
+    name: str,
+    reviewer: str,
+    *,
+    approve: bool,
+    expected_revision: int | None = None,
+    draft_digest: str | None = None,
 ) -> RejectResult:
     """Reject the heal proposals pending for the current draft (``review --heal-proposal --reject``;
     ``rejectedDraftDigest`` names the newest, the one ``--heal-proposal`` would have accepted); the
-    approved draft stays."""
+    approved draft stays. Like an approval it is pinned to what the reviewer saw: the revision or
+    the proposal's draft digest."""
     name, reviewer, now = check_skill_name(name), check_reviewer(reviewer), store.now()
+    _check_digest(draft_digest)
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
     pending = store.heal_proposals(name)
     # every check before anything is asked: it refuses without a pending proposal
     lifecycle.reject_heal(current, now, heal_pending=bool(pending))
     rejected = pending[0].draft.draft_digest
+    if draft_digest is not None and draft_digest != rejected:
+        raise LifecycleError(
+            "SR_RECORD_REVISION_CONFLICT",
+            f"the heal proposal of skill {name!r} is not the one with digest {draft_digest}; "
+            f"run `skillreel show {name}` and review what it prints now",
+        )
+    would = (
+        f"reject the heal proposal of skill {name!r} at revision {current.revision} "
+        f"(proposal {rejected}) as reviewer {reviewer!r}"
+    )
+    details = {"name": name, "revision": current.revision, "rejectedDraftDigest": rejected}
     if not approve:
-        raise approval_required(
-            f"reject the heal proposal of skill {name!r} at revision {current.revision} "
-            f"as reviewer {reviewer!r}",
-            {"name": name, "revision": current.revision, "rejectedDraftDigest": rejected},
+        raise approval_required(would, details)
+    if expected_revision is None and draft_digest is None:
+        raise InputError(
+            "SR_RECORD_REVIEW_UNPINNED",
+            f"say what you reviewed: this would {would}; repeat with --expected-revision "
+            f"{current.revision} (or --draft-digest {rejected}) if that is what `skillreel show` "
+            "showed you",
+            details={"wouldReject": details},
         )
     note = AuditNote(kind="review", reviewer=reviewer, digests={"rejected": rejected})
     new = store.update(
@@ -184,6 +204,13 @@ def reject_heal_proposal(
         drop_heal_proposals=True,
     )
     return RejectResult(new.name, new.revision, rejected)
+
+
+def _check_digest(draft_digest: str | None) -> None:
+    if draft_digest is not None and not DIGEST.fullmatch(draft_digest):
+        raise InputError(
+            "SR_RECORD_USAGE", "--draft-digest takes a digest as `show` prints it: sha256:<64 hex>"
+        )
 
 
 def _approval(entry: StoreEntry) -> Approval:

@@ -144,6 +144,14 @@ class Journals:
         except (ValidationError, ValueError) as exc:
             raise _unreadable(path) from exc
 
+    def pending(self) -> list[str]:
+        """The skills whose transaction a killed process left unfinished (a journal on disk)."""
+        try:
+            files = sorted(self.directory.glob("*.json"))
+        except OSError as exc:
+            raise _unreadable(self.directory) from exc
+        return [path.stem for path in files if not path.name.startswith(".")]
+
     def remove(self, name: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path(name))

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..model.base import check_skill_name
+from ..model.base import check_skill_name, is_skill_name
 from ..model.envelope import ResultWarning
 from ..store import Store
-from .install import Fault, converge
+from .install import Fault, converge, no_fault
 from .journal import Journals
 
 
@@ -40,3 +40,19 @@ def package_transaction(
                 ),
             )
         yield journals, warnings
+
+
+def interrupted_transactions(store: Store) -> list[str]:
+    """The skills a killed ``enable``/``revoke``/``delete`` left a journal for (a file whose name
+    is no skill name was not written by skillreel and is left alone)."""
+    return [name for name in Journals(store.home).pending() if is_skill_name(name)]
+
+
+def converge_interrupted(store: Store) -> tuple[ResultWarning, ...]:
+    """Make the disk agree with the store for every transaction a killed process left unfinished
+    (``prune`` does this, so a stale journal does not wait for the skill's next enable)."""
+    warnings: list[ResultWarning] = []
+    for name in interrupted_transactions(store):
+        with package_transaction(store, name, no_fault) as (_, recovered):
+            warnings.extend(recovered)
+    return tuple(warnings)

@@ -33,18 +33,21 @@ def test_prune(store: Store, skillreel_home: Path) -> None:
         "retentionDays": 90,
         "auditTrimmed": 0,
         "trimmed": history,
+        "installsRecovered": [],
     }
     assert prune_skills(store, approve=True).to_json() == {
         "pruned": [{"name": "old-draft", "revision": 1}],
         "retentionDays": 90,
         "auditTrimmed": 0,
         "trimmed": history,
+        "installsRecovered": [],
     }
     assert prune_skills(store, approve=False).to_json() == {
         "pruned": [],
         "retentionDays": 90,
         "auditTrimmed": 0,
         "trimmed": NOTHING,
+        "installsRecovered": [],
     }
     assert [s["name"] for s in list_skills(store).to_json()["skills"]] == ["fresh", "old-but-enabled"]
     assert [r.revision for r in store.revisions("old-but-enabled")] == [4]
@@ -73,6 +76,7 @@ def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(
         "retentionDays": 90,
         "auditTrimmed": 16,
         "trimmed": NOTHING,
+        "installsRecovered": [],
     }
     assert "trim the 16 oldest audit event(s)" in error.message
     assert verify_audit(store).to_json() == {"ok": True, "events": 95, "brokenAt": None}
@@ -82,6 +86,7 @@ def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(
         "retentionDays": 90,
         "auditTrimmed": 16,
         "trimmed": NOTHING,
+        "installsRecovered": [],
     }
     assert verify_audit(store).to_json() == {"ok": True, "events": 81, "brokenAt": None}
     listed = audit_log(store, limit=2).to_json()
@@ -92,6 +97,7 @@ def test_prune_trims_a_full_audit_log_and_the_chain_still_verifies(
         "retentionDays": 90,
         "auditTrimmed": 0,
         "trimmed": NOTHING,
+        "installsRecovered": [],
     }
     seed(store, "another-skill", "validated")  # the store changes again
     assert verify_audit(store).to_json() == {"ok": True, "events": 84, "brokenAt": None}

@@ -117,7 +117,24 @@ def test_a_rejected_heal_proposal_is_dropped_and_audited(store: Store, skillreel
         "SR_RECORD_APPROVAL_REQUIRED",
         lambda: reject_heal_proposal(store, NAME, "bob", approve=False),
     )
-    result = reject_heal_proposal(store, NAME, "bob", approve=True, expected_revision=3).to_json()
+    refused(
+        skillreel_home,
+        "SR_RECORD_REVIEW_UNPINNED",
+        lambda: reject_heal_proposal(store, NAME, "bob", approve=True),
+        exit_status=2,
+    )
+    refused(
+        skillreel_home,
+        "SR_RECORD_REVISION_CONFLICT",
+        lambda: reject_heal_proposal(store, NAME, "bob", approve=True, draft_digest="sha256:" + "0" * 64),
+    )
+    refused(
+        skillreel_home,
+        "SR_RECORD_USAGE",
+        lambda: reject_heal_proposal(store, NAME, "bob", approve=True, draft_digest="not-a-digest"),
+        exit_status=2,
+    )
+    result = reject_heal_proposal(store, NAME, "bob", approve=True, draft_digest=rejected_digest).to_json()
     assert result == {
         "name": NAME,
         "revision": 4,

@@ -251,3 +251,34 @@ def test_a_folder_changed_by_hand_after_a_killed_enable_is_never_deleted(
     assert str(packages(project_dir)[0]) in error["message"]
     assert mine.read_text() == "edited by a person after the crash\n"
     assert (skillreel_home / "installs" / f"{NAME}.json").exists()  # kept for the next attempt
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("kind", "step"), [("enable", "install.publish:1"), ("revoke", "revoke.commit")])
+def test_prune_settles_a_transaction_a_killed_process_left(
+    skillreel_home: Path, project_dir: Path, validated: Any, kind: str, step: str
+) -> None:
+    """The journal of a killed enable or revoke does not wait for the skill's next package command:
+    prune asks for it, then settles it (nothing changes without --approve)."""
+    if kind == "revoke":
+        with Store.open() as store:
+            enable_skill(store, NAME, "project", project_dir, approve=True)
+    killed(skillreel_home, kind, NAME, project_dir, step)
+    journals = [p.name for p in (skillreel_home / "installs").glob("*.json")]
+    assert journals == [f"{NAME}.json"]
+    error = refused(skillreel_home, "prune", "--json", code="SR_RECORD_APPROVAL_REQUIRED")
+    assert NAME in error["message"]
+    assert [p.name for p in (skillreel_home / "installs").glob("*.json")] == journals
+    result = cli(skillreel_home, "prune", "--approve", "--json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    document = result.json()
+    assert document["data"]["installsRecovered"] == [NAME]
+    assert [w["code"] for w in document["warnings"]] == ["SR_RECORD_INSTALL_RECOVERED"]
+    if kind == "revoke":  # moved back: the store still said enabled
+        assert assert_converged(skillreel_home, project_dir) == "enabled"
+        return
+    # the factory's skill is older than the retention: rolled back first, then pruned, no package left
+    assert [p["name"] for p in document["data"]["pruned"]] == [NAME]
+    assert [p for p in packages(project_dir) if p.exists()] == []
+    assert sorted(str(p) for p in project_dir.rglob(".skillreel-*")) == []
+    assert sorted(p.name for p in (skillreel_home / "installs").glob("*") if p.name != ".lock") == []

@@ -53,7 +53,12 @@ def _seed_with_proposal() -> None:
         seed(store)
         review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
         record_run(store, NAME)
-        record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1, selector=HOSTILE_ID))
+        record_run(
+            store,
+            NAME,
+            healed=True,
+            proposal=proposal_for(store.get(NAME), T1, selector=HOSTILE_ID, merged=True),
+        )
         record_run(store, NAME, "failed")
         hostile = ClickAction(
             id="a1", target=bundle(HOSTILE_CLASS, tag="button", type_="submit", strategy="css")
@@ -121,6 +126,8 @@ async def test_pages_render_and_approve_works(browser: Browser, review_page: Rev
     diff = await page.locator("main").inner_text()
     assert "approving it makes 1.0.1 (patch)" in diff
     assert HOSTILE_ID in diff  # shown as text
+    assert "parentPath changed" in diff  # a merged heal: what moved, and the recorded identity kept
+    assert "keeps 1 earlier fingerprint(s) as accepted identities (was 0)" in diff
     assert await page.evaluate("() => window.pwned") is None
     assert await page.evaluate("() => document.querySelectorAll('script').length") == 0
     approve = page.locator("form[action$='/approve']")
