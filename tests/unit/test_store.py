@@ -216,7 +216,8 @@ def test_a_store_file_that_is_a_symlink_is_refused_and_left_alone(
     with pytest.raises(StoreError) as err:
         Store.open()
     assert err.value.code == "SR_RECORD_STORE_CORRUPT"
-    assert elsewhere.read_bytes() == b"" and (elsewhere.stat().st_mode & 0o777) == 0o644
+    assert elsewhere.read_bytes() == b""
+    assert (elsewhere.stat().st_mode & 0o777) == 0o644
 
 
 # --- reads and writes -----------------------------------------------------------------------------
