@@ -163,7 +163,7 @@ async def record_then_replay(
     changed: str,
     *,
     heal: bool = True,
-    timeout_ms: int = 5_000,
+    timeout_ms: int = 10_000,  # the default: a replay meant to succeed never races a short deadline
     shape: str = "current",
 ) -> ReplayOutcome:
     bundles = await recorded_bundles(server, shape)

@@ -90,6 +90,6 @@ async def test_the_same_page_without_the_outside_request_replays(server: LocalSe
         ObserveAction(id="a3", target=bundles["done"]),
     ]
     store_approved(store, build_draft("reach-in", url_environment(url), actions))
-    outcome = await replay_skill(store, ReplayRequest(name="reach-in", timeout_ms=3_000))
+    outcome = await replay_skill(store, ReplayRequest(name="reach-in"))
     assert outcome.status == "succeeded", outcome.error
     assert ("GET", "/data") in server.requests
