@@ -6,11 +6,12 @@ describes in one Chromium (skillreel's :class:`~skillreel.sandbox.browser.WarmBr
 isolated context and enforcing proxy per page, as the MCP server plays). That browser lives on a
 thread of its own with its own event loop, so each test's event loop can use it; it starts with
 the first description (only tests marked ``browser`` describe) and ``close_describer`` (a session
-fixture in tests/conftest.py) stops it at the end of the run."""
+fixture in tests/conftest.py) stops it at the end of the run (at exit, for a script in bench/)."""
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import threading
 from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
@@ -54,6 +55,7 @@ class _Describer:
                 thread.start()
                 self._loop, self._thread = loop, thread
                 self._warm = self._run(self._new_warm())
+                atexit.register(self.close)  # a script (bench/) that never closes it
             return self._loop, self._warm
 
     @staticmethod
