@@ -12,7 +12,7 @@ PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadgroup
 # The fast tests: no browser, nothing that takes more than a few seconds. `make test` runs the rest.
 FAST := not slow and not browser
 
-.PHONY: setup demo check lint test bytecode install-check bench realworld realworld-subset clean
+.PHONY: setup demo check lint test suite bytecode install-check bench realworld realworld-subset clean
 
 # The runtime dependencies only (what `make demo` needs); the test tools come on top for the rest.
 $(RUNTIME): pyproject.toml
@@ -42,10 +42,16 @@ lint: $(STAMP)
 check: lint bytecode
 	$(PYTEST) -m "$(FAST)"
 
+# The static checks, then three independent jobs side by side: the install check and the real-app
+# venvs mostly wait on the package registry while the tests keep the cores busy (a realworld test
+# that needs a venv still being built waits for it: bench/realworld/envs.py locks each build).
+test: lint setup bytecode
+	bash scripts/ensure-xvfb.sh
+	$(MAKE) --no-print-directory -j3 -Oline install-check realworld-subset suite
+
 # Every test, the fast ones included, in one pytest run (one collection; the fast tests fill the
 # workers' gaps between browser tests).
-test: lint setup bytecode realworld-subset install-check
-	bash scripts/ensure-xvfb.sh
+suite: setup bytecode
 	$(PYTEST)
 
 # Byte-compile the package once: where PYTHONDONTWRITEBYTECODE is set (this machine's and CI's
