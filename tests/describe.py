@@ -5,13 +5,15 @@ Describing is the tests' scaffolding, not the code under test, so every test of 
 describes in one Chromium (skillreel's :class:`~skillreel.sandbox.browser.WarmBrowser`: a fresh
 isolated context and enforcing proxy per page, as the MCP server plays). That browser lives on a
 thread of its own with its own event loop, so each test's event loop can use it; it starts with
-the first description (only tests marked ``browser`` describe) and ``close_describer`` (a session
-fixture in tests/conftest.py) stops it at the end of the run (at exit, for a script in bench/)."""
+the first description (only tests marked ``browser`` describe), outside any test's
+``SKILLREEL_HOME``, and ``close_describer`` (a session fixture in tests/conftest.py; at exit for a
+script in bench/) stops it. A test that kills every Chromium of its process stops it first."""
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import os
 import threading
 from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
@@ -20,7 +22,8 @@ from skillreel.locate import locate_script
 from skillreel.model.environment import Environment
 from skillreel.model.locators import LocatorBundle
 from skillreel.sandbox.browser import WarmBrowser
-from tests.factory import SALT, url_environment
+from skillreel.store.db import ENV_HOME
+from tests.factory import SALT, html_environment, url_environment
 from tests.server import LocalServer
 
 # Evaluated in the recorded page: describe each selector's element with the shared fingerprint.js.
@@ -54,13 +57,24 @@ class _Describer:
                 thread = threading.Thread(target=loop.run_forever, name="describer", daemon=True)
                 thread.start()
                 self._loop, self._thread = loop, thread
-                self._warm = self._run(self._new_warm())
+                # Launched now, from the test's thread (its loop waits), outside any test's home:
+                # tests that look for the Chromium of their SKILLREEL_HOME never find this one.
+                home = os.environ.pop(ENV_HOME, None)
+                try:
+                    self._warm = self._run(self._launched())
+                finally:
+                    if home is not None:
+                        os.environ[ENV_HOME] = home
                 atexit.register(self.close)  # a script (bench/) that never closes it
             return self._loop, self._warm
 
     @staticmethod
-    async def _new_warm() -> WarmBrowser:
-        return WarmBrowser(idle_s=3600.0)  # created on the describer's loop: its lock lives there
+    async def _launched() -> WarmBrowser:
+        warm = WarmBrowser(idle_s=3600.0)  # created on the describer's loop: its lock lives there
+        blank = "<!doctype html><p>describer</p>"
+        async with warm.session(html_environment(blank), html=blank):
+            pass
+        return warm
 
     def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         assert self._loop is not None
