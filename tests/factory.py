@@ -40,7 +40,16 @@ from skillreel.model.environment import (
 from skillreel.model.events import EventsLog, RecordedEvent
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, Strategy, merge_heal
 from skillreel.model.report import ReplayReport, StepResult
-from skillreel.model.runs import EndedOutcome, Lease, RunRecord, StepTally, can_act, finish_run, start_run
+from skillreel.model.runs import (
+    BatchSlot,
+    EndedOutcome,
+    Lease,
+    RunRecord,
+    StepTally,
+    can_act,
+    finish_run,
+    start_run,
+)
 from skillreel.model.urls import V1_RULE, normalise_target_url, origin_of
 from skillreel.skills.package import Launcher
 from skillreel.store import AuditNote, RunFinish, Store
@@ -329,10 +338,15 @@ def store_approved(store: Store, draft: Draft) -> StoreEntry:
 
 
 def started_run(
-    store: Store, name: str = "search-invoices", *, lease: Lease | None = None, run_id: str | None = None
+    store: Store,
+    name: str = "search-invoices",
+    *,
+    lease: Lease | None = None,
+    run_id: str | None = None,
+    batch: BatchSlot | None = None,
 ) -> RunRecord:
     """A run of ``name``'s current revision reserved in the store, as a replay does before its browser
-    starts (``lease``: the process holding it; default this one)."""
+    starts (``lease``: the process holding it; default this one; ``batch``: a row of a runset)."""
     import secrets
 
     from skillreel.store.lease import current_lease
@@ -348,6 +362,7 @@ def started_run(
         store.actor,
         lease or current_lease(),
         store.now(),
+        batch,
     )
     return store.reserve_run(run)
 
@@ -359,10 +374,11 @@ def record_run(
     *,
     healed: bool = False,
     proposal: HealProposal | None = None,
+    batch: BatchSlot | None = None,
 ) -> RunFinish:
     """A whole run through the store: reserved, then finished as ``outcome`` (every step done on
     success; the first step failed otherwise), with ``proposal`` when given."""
-    run = started_run(store, name)
+    run = started_run(store, name, batch=batch)
     e = store.get(name)
     actions = e.draft.actions
     if outcome == "succeeded":

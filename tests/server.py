@@ -7,6 +7,7 @@ srv.set_route("/slow", body=b"...", delay_s=0.5)   # answered half a second late
 srv.requests  -> list of (method, path) seen, in order
 srv.cookies   -> the Cookie header of each of those requests ("" when none), in the same order
 gate = srv.hold("/slow")   # requests to /slow wait until gate.release(); gate.reached is set when one arrives
+gate = srv.hold("/act", after=3)   # the first 3 requests pass; the 4th and later ones are held
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class Gate:
 
     reached: threading.Event = field(default_factory=threading.Event)
     opened: threading.Event = field(default_factory=threading.Event)
+    after: int = 0  # how many requests pass before the gate holds them
+    passed: int = 0
 
     def release(self) -> None:
         self.opened.set()
@@ -76,9 +79,10 @@ class LocalServer:
         with self._lock:
             self.routes[path] = Route(status, body, dict(headers or {}), delay_s)
 
-    def hold(self, path: str) -> Gate:
-        """Hold every request to ``path`` until the returned gate is released (see :class:`Gate`)."""
-        gate = Gate()
+    def hold(self, path: str, *, after: int = 0) -> Gate:
+        """Hold every request to ``path`` (after the first ``after``) until the returned gate is
+        released (see :class:`Gate`)."""
+        gate = Gate(after=after)
         with self._lock:
             self.gates[path] = gate
         return gate
@@ -107,6 +111,9 @@ class LocalServer:
                     server.bodies.append(body)
                     route = server.routes.get(self.path) or server.routes.get(self.path.split("?", 1)[0])
                     gate = server.gates.get(self.path.split("?", 1)[0])
+                    if gate is not None and gate.passed < gate.after:
+                        gate.passed += 1
+                        gate = None
                 if gate is not None:
                     gate.reached.set()
                     gate.opened.wait(timeout=300)

@@ -426,6 +426,71 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "A replay run's process ended without finishing it (killed, crashed, or the machine restarted).",
         "See `skillreel runs NAME`: what the run did is unknown; check the site before replaying again.",
     ),
+    # --- SR_REPLAY_BATCH_* / SR_REPLAY_RUNSET_*: `replay --batch FILE`
+    ErrorCode(
+        "SR_REPLAY_BATCH_MALFORMED",
+        2,
+        "The batch file is not valid CSV or JSON Lines (bad syntax, a duplicate or empty column name, "
+        "a row with the wrong number of cells, a value that is not text, no rows at all); nothing ran.",
+        "Fix the line the message names. CSV: a header row of parameter names, then one row per replay; "
+        "JSON Lines (.jsonl): one object of NAME: text per line. Name the file .csv, .jsonl or .ndjson.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_BATCH_TOO_MANY_ROWS",
+        2,
+        "The batch file holds more than 100,000 rows; nothing ran.",
+        "Split the file into batches of at most 100,000 rows and run them one after the other.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_BATCH_COLUMN_UNKNOWN",
+        2,
+        "A column (a CSV header cell or a JSON Lines key) names no parameter of the skill; nothing ran.",
+        "Rename or remove the column the message names; `skillreel show NAME` lists the parameters.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_BATCH_COLUMN_SENSITIVE",
+        2,
+        "A column names a sensitive parameter: sensitive values never come from a file; nothing ran.",
+        "Remove the column and put the value in the vault: SKILLREEL_SECRET_<SKILL>_<PARAM> or the OS "
+        "keyring (every row uses it).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_BATCH_INPUT_MISSING",
+        2,
+        "A row has no value for a required parameter (an empty CSV cell, or a missing or null key); "
+        "nothing ran.",
+        "Fill in the cell on the line the message names, or give the value to every row with "
+        "--input NAME=VALUE (and no column of that name).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_BATCH_VALUE_INVALID",
+        2,
+        "A value in the batch file is outside its limits; nothing ran.",
+        "Shorten the value on the line the message names: type values are limited to 8,192 characters, "
+        "select values to 1,024.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_BATCH_FAILED",
+        1,
+        "At least one row of the batch failed (the other rows ran; each row's result says how it ended).",
+        "Look at the failed rows' codes, fix the cause, then run the same command with --resume RUNSET "
+        "to replay only the rows that did not succeed.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_RUNSET_UNKNOWN",
+        2,
+        "--resume names no runset of this skill in the store (mistyped, of another skill, or pruned).",
+        "Use the runset id a batch printed (`runset` in its --json output); a pruned runset cannot be "
+        "resumed: check `skillreel runs NAME` before running the rows again.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_RUNSET_MISMATCH",
+        2,
+        "--resume was given a batch file whose rows differ from the ones the runset started with; "
+        "nothing ran.",
+        "Resume with the same file, unchanged (rows are matched by their number), or start a new batch "
+        "without --resume.",
+    ),
     # --- SR_REPLAY_UI_*: Chromium setup, selector, assertion, network, action
     ErrorCode(
         "SR_REPLAY_UI_CHROMIUM_SETUP",

@@ -387,11 +387,11 @@ def test_an_old_store_gains_runs_and_a_chain_head_and_still_verifies(tmp_path: P
         seed(store, NAME, "validated")
         store.audit(AuditNote(kind="replay", name=NAME, outcome="failed", code="SR_REPLAY_UI_TIMEOUT"))
     with sqlite3.connect(home / "store.db") as conn:  # as the first version left it
-        for table in ("runs", "heal_proposals", "audit_head", "audit_throttle"):
+        for table in ("runs", "runsets", "heal_proposals", "audit_head", "audit_throttle"):
             conn.execute(f"DROP TABLE {table}")
         conn.execute(
             "DELETE FROM schema_migrations WHERE name IN "
-            "('0005-runs', '0006-heal-proposals', '0007-audit-head', '0008-audit-throttle')"
+            "('0005-runs', '0006-heal-proposals', '0007-audit-head', '0008-audit-throttle', '0010-runsets')"
         )
     with Store.open(home) as store:
         assert store.verify_audit().ok

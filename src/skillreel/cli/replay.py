@@ -7,7 +7,8 @@ step asks on the terminal when stdin and stderr are both interactive, and fails 
 ``--headed``/``--slow-mo`` show the browser; ``--artifacts DIR`` leaves a scrubbed trace, a
 screenshot and failure.json on failure (``sandbox/artifacts.py``).
 Ctrl-C ends the run as ``cancelled`` (recorded and audited) and prints it like a failure
-(``SR_REPLAY_CANCELLED``, with the steps that ran).
+(``SR_REPLAY_CANCELLED``, with the steps that ran). ``--batch FILE`` replays one row of inputs per
+run on one Chromium (``cli/batch.py``, ``services/batching.py``).
 """
 
 from __future__ import annotations
@@ -99,6 +100,28 @@ if TYPE_CHECKING:
     show_default=True,
     help="With --artifacts: write them only when the replay fails, or always.",
 )
+@click.option(
+    "--batch",
+    "batch_file",
+    type=click.Path(path_type=Path, dir_okay=True, exists=False),
+    help="Replay once per row of this CSV or JSON Lines file (columns: parameter names).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 16),
+    default=None,
+    help="With --batch: rows replayed at once, each in its own context of one Chromium [default: 4].",
+)
+@click.option(
+    "--stop-on-failure",
+    is_flag=True,
+    help="With --batch: start no further row once a row fails (rows already running finish).",
+)
+@click.option(
+    "--resume",
+    metavar="RUNSET",
+    help="With --batch: continue this runset, replaying only the rows that did not succeed.",
+)
 @json_option
 def command(
     name: str,
@@ -115,6 +138,10 @@ def command(
     slow_mo_ms: int,
     artifacts: Path | None,
     artifacts_on: Literal["failure", "always"],
+    batch_file: Path | None,
+    workers: int | None,
+    stop_on_failure: bool,
+    resume: str | None,
     as_json: bool,
 ) -> None:
     """Replay an approved skill in Chromium with new inputs."""
@@ -139,6 +166,13 @@ def command(
         settle_ms=settle_ms,
         debug=DebugOptions(headed, slow_mo_ms, artifacts, artifacts_on),
     )
+    if batch_file is not None:
+        from .batch import replay_rows
+
+        replay_rows(request, batch_file, workers or 4, stop_on_failure, resume, as_json=as_json)
+        return
+    if workers is not None or stop_on_failure or resume is not None:
+        raise InputError("SR_RECORD_USAGE", "--workers, --stop-on-failure and --resume go with --batch FILE")
     from ..services.replaying import ReplayCancelled
 
     async def replay_or_cancelled(store: Store) -> ReplayOutcome:

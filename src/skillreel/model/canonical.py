@@ -36,6 +36,7 @@ TAGS: Final = frozenset(
         "skillreel.page-state/v1",
         "skillreel.heal-proposal/v1",
         "skillreel.run/v1",
+        "skillreel.batch-rows/v1",
     }
 )
 

@@ -14,9 +14,16 @@ shows a run that is still ``started`` (``interrupted`` once its lease is gone).
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    model_serializer,
+    model_validator,
+)
 
 from .actions import Action, NavigateAction
 from .base import ActionId, Digest, DigestedDocument, Document, SkillName, Timestamp
@@ -29,7 +36,10 @@ RunId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
 BootId = Annotated[str, StringConstraints(pattern=r"^[0-9a-zA-Z-]{1,64}$")]
 ErrorCode = Annotated[str, StringConstraints(pattern=r"^SR_[A-Z_]{1,60}$")]
 StepCount = Annotated[int, Field(ge=0, le=4096)]
+RunsetId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
+RowNumber = Annotated[int, Field(ge=1, le=100_000)]  # model.limits.MAX_BATCH_ROWS
 
+_BATCH_KEYS: Final = ("runset", "row")
 CANCELLED_CODE: Final = "SR_REPLAY_CANCELLED"
 INTERRUPTED_CODE: Final = "SR_REPLAY_INTERRUPTED"
 
@@ -68,7 +78,18 @@ class RunRecord(DigestedDocument):
     side_effects: bool = False
     healed_steps: tuple[ActionId, ...] = Field(default=(), max_length=256)
     heal_proposal_digest: Digest | None = None
+    runset: RunsetId | None = None  # the batch it is a row of (``replay --batch``), and which row
+    row: RowNumber | None = None
     run_digest: Digest
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_batch(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # left out of the wire form when unset: a run written before batches keeps its digest
+        data: dict[str, Any] = handler(self)
+        for key in _BATCH_KEYS:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> RunRecord:
@@ -105,6 +126,8 @@ def run_problem(r: RunRecord) -> str | None:
         return "healed steps are distinct steps that ran"
     if r.heal_proposal_digest is not None and not r.healed_steps:
         return "only a run that healed leaves a heal proposal"
+    if (r.runset is None) != (r.row is None):
+        return "a run of a batch names both its runset and its row"
     return None
 
 
@@ -119,6 +142,14 @@ def can_act(action: Action) -> bool:
     return action.kind in ACTING_KINDS
 
 
+@dataclass(frozen=True)
+class BatchSlot:
+    """Where a run sits in a batch: its runset and its row number (from 1)."""
+
+    runset: str
+    row: int
+
+
 def start_run(
     run_id: str,
     name: str,
@@ -129,9 +160,12 @@ def start_run(
     actor: Actor,
     lease: Lease,
     now: str,
+    batch: BatchSlot | None = None,
 ) -> RunRecord:
-    """The record a replay reserves before its browser starts."""
+    """The record a replay reserves before its browser starts (a row of ``batch`` when given)."""
     return RunRecord.build(
+        runset=batch.runset if batch is not None else None,
+        row=batch.row if batch is not None else None,
         run_id=run_id,
         name=name,
         revision=revision,

@@ -163,6 +163,11 @@ class EnforcingProxy:
             TimeoutError,
         ):
             pass
+        except asyncio.CancelledError:
+            # close() dropped the connection (a request still held upstream when a warm browser's
+            # context closed). Ending quietly: Python 3.11's start_server callback asks a cancelled
+            # handler task for its exception and logs a traceback.
+            pass
         finally:
             self._writers.discard(writer)
             await _close(writer)

@@ -47,7 +47,16 @@ from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
 from ..model.locators import LocatorBundle, merge_heal
 from ..model.report import ReplayReport, StepResult
-from ..model.runs import CANCELLED_CODE, EndedOutcome, RunRecord, StepTally, can_act, finish_run, start_run
+from ..model.runs import (
+    CANCELLED_CODE,
+    BatchSlot,
+    EndedOutcome,
+    RunRecord,
+    StepTally,
+    can_act,
+    finish_run,
+    start_run,
+)
 from ..model.session import SessionState
 from ..replay.engine import (
     EngineOptions,
@@ -205,9 +214,11 @@ async def replay_skill(
     progress: Progress | None = None,
     human: HumanPrompt | None = None,
     session_factory: SessionFactory | None = None,
+    batch: BatchSlot | None = None,
 ) -> ReplayOutcome:
     """Replay one skill; see the module docstring. ``session_factory`` replaces
-    ``sandbox.browser.browser_session`` (tests and benchmarks only)."""
+    ``sandbox.browser.browser_session`` (a batch's warm browser, tests, benchmarks); ``batch`` makes
+    the run a row of a runset (``services.batching``)."""
     entry: StoreEntry | None = None
     try:
         check_options(request)
@@ -225,7 +236,7 @@ async def replay_skill(
             )
         if checked.debug.artifacts is not None:
             prepare_directory(checked.debug.artifacts)
-        run = store.reserve_run(_started(store, checked))
+        run = store.reserve_run(_started(store, checked, batch))
     except SkillreelError as exc:
         if exc.code not in _STORE_UNWRITABLE:
             _audit_refusal(store, request, entry, exc)
@@ -242,7 +253,7 @@ async def replay_skill(
     return await _play(store, checked, run, progress, human, session_factory)
 
 
-def _started(store: Store, checked: Preflight) -> RunRecord:
+def _started(store: Store, checked: Preflight, batch: BatchSlot | None = None) -> RunRecord:
     entry = checked.entry
     actions = entry.draft.actions
     return start_run(
@@ -255,6 +266,7 @@ def _started(store: Store, checked: Preflight) -> RunRecord:
         store.actor,
         current_lease(),
         store.now(),
+        batch,
     )
 
 

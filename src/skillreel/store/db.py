@@ -178,6 +178,24 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         UPDATE entries SET version = '1.0.0' WHERE status != 'draft';
     """,
     ),
+    # Batches (``replay --batch``): a run may be a row of a runset (both in its document too), and a
+    # runset row says which skill and rows it started with, so ``--resume RUNSET`` skips the rows
+    # that already succeeded. Additive: earlier runs have neither.
+    (
+        "0010-runsets",
+        """
+        ALTER TABLE runs ADD COLUMN runset TEXT;
+        ALTER TABLE runs ADD COLUMN batch_row INTEGER;
+        CREATE INDEX runs_by_runset ON runs (runset, batch_row) WHERE runset IS NOT NULL;
+        CREATE TABLE runsets (
+            runset TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            rows INTEGER NOT NULL CHECK (rows >= 1),
+            rows_digest TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        ) STRICT;
+    """,
+    ),
 )
 
 _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from ..errors import LifecycleError, StoreError
 from ..model.audit import AuditEvent, Outcome
 from ..model.base import DigestedDocument
+from ..model.batch import Runset
 from ..model.entry import HealProposal, StoreEntry
 from ..model.lifecycle import (
     check_revision,
@@ -449,6 +450,24 @@ class Store:
                 self._append(replace(note, actor=run.actor), validated, policy, limited=False)
         return RunFinish(run, validated, kept)
 
+    def add_runset(self, runset: Runset) -> Runset:
+        """Keep a new batch's runset (``replay --batch``) before its first run is reserved."""
+        with db.atomic(self._conn, "keeping a runset"):
+            if runs.load_runset(self._conn, runset.runset_id) is not None:
+                raise StoreError("SR_RECORD_INTERNAL", "a runset id was drawn twice")
+            runs.add_runset(self._conn, runset)
+        return runset
+
+    def runset(self, runset_id: str) -> Runset | None:
+        """The runset of that id, or None (never kept, or pruned with its runs)."""
+        with db.translated("reading a runset"):
+            return runs.load_runset(self._conn, runset_id)
+
+    def runset_successes(self, runset_id: str) -> dict[int, str]:
+        """Row number -> the id of a succeeded run of that row, for the rows of a runset that succeeded."""
+        with db.translated("reading a runset's runs"):
+            return runs.runset_successes(self._conn, runset_id)
+
     def settle_runs(self, name: str | None = None) -> list[RunRecord]:
         """Record every started run (of ``name``, or all) whose process is gone as ``interrupted``,
         with its ``run-end`` event; returns them."""
@@ -562,9 +581,10 @@ class Store:
         removed = self._delete_runs([n for n, _ in old_runs], touched)
         while db.used_bytes(self._conn) * 4 > policy.store_limit_bytes * 3:
             batch = runs.oldest_finished(self._conn, PRUNE_RUNS_BATCH)
-            if not batch:
+            deleted = self._delete_runs([n for n, _ in batch], touched) if batch else 0
+            if not deleted:  # nothing left, or only runs of a batch still running
                 break
-            removed += self._delete_runs([n for n, _ in batch], touched)
+            removed += deleted
         revisions = 0
         for name, revision in entries.stale_revisions(self._conn, cutoff):
             if name in expired:
@@ -584,12 +604,19 @@ class Store:
         return RunsPruned(removed, revisions, proposals, len(interrupted))
 
     def _delete_runs(self, numbers: list[int], touched: dict[str, int]) -> int:
-        for number in numbers:
-            row = self._conn.execute("SELECT name FROM runs WHERE seq = ?", (number,)).fetchone()
-            if row is not None:
-                touched[str(row[0])] = touched.get(str(row[0]), 0) + 1
-        runs.delete_numbers(self._conn, numbers)
-        return len(numbers)
+        names = {
+            int(seq): str(name)
+            for n in numbers
+            for seq, name in self._conn.execute(
+                "SELECT seq, name FROM runs WHERE seq = ? OR runset = "
+                "(SELECT runset FROM runs WHERE seq = ?)",
+                (n, n),
+            )
+        }
+        deleted = runs.delete_numbers(self._conn, numbers)
+        for number in deleted:
+            touched[names[number]] = touched.get(names[number], 0) + 1
+        return len(deleted)
 
 
 def _revalidate(document: D) -> D:

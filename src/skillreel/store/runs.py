@@ -5,6 +5,11 @@ from ``started`` to how it ended; nothing else ever rewrites it (``prune`` remov
 ones). Every read re-validates the whole document (``RunRecord.parse``: strict keys, its digest,
 its own rules) and checks it against its row's columns; any failure is ``SR_RECORD_STORE_CORRUPT``.
 
+A run of a batch (``replay --batch``) also names its runset and row, in its document and in two
+columns; a runset row (``runsets``) says which skill and rows the batch started with. Runs of a
+runset are pruned together, never a part of them (so ``--resume`` never runs a row again whose
+success was trimmed away), and a runset goes with its last run.
+
 A heal-proposal row holds one candidate draft with healed locators, bound to the draft (and the
 revision) it heals; identical proposals from concurrent runs coalesce into one row. A proposal is
 pending while its base draft is the skill's current draft.
@@ -21,13 +26,16 @@ from pydantic import ValidationError
 
 from ..errors import StoreError
 from ..model.base import Document
+from ..model.batch import Runset
 from ..model.entry import HealProposal
 from ..model.runs import INTERRUPTED_CODE, RunOutcome, RunRecord, shown_outcome
 from .lease import lease_alive
 
 _D = TypeVar("_D", bound=Document)
 
-_RUN_COLUMNS = "seq, run_id, name, revision, outcome, started_at, finished_at, run_digest, document"
+_RUN_COLUMNS = (
+    "seq, run_id, name, revision, outcome, started_at, finished_at, run_digest, runset, batch_row, document"
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,8 @@ class RunView:
             "sideEffects": r.steps_acting > 0 if found_dead else r.side_effects,
             "healedSteps": list(r.healed_steps),
             "healProposalDigest": r.heal_proposal_digest,
+            "runset": r.runset,
+            "row": r.row,
             "runDigest": r.run_digest,
         }
 
@@ -79,10 +89,10 @@ def _document(kind: type[_D], what: str, document: object) -> _D:
 
 
 def _parse_run(row: tuple[Any, ...]) -> tuple[int, RunRecord]:
-    seq, run_id, name, revision, outcome, started_at, finished_at, digest, document = row
+    seq, run_id, name, revision, outcome, started_at, finished_at, digest, runset, batch_row, document = row
     what = f"run {seq}"
     run = _document(RunRecord, what, document)
-    columns = (run_id, name, revision, outcome, started_at, finished_at, digest)
+    columns = (run_id, name, revision, outcome, started_at, finished_at, digest, runset, batch_row)
     if columns != (
         run.run_id,
         run.name,
@@ -91,6 +101,8 @@ def _parse_run(row: tuple[Any, ...]) -> tuple[int, RunRecord]:
         run.started_at,
         run.finished_at,
         run.run_digest,
+        run.runset,
+        run.row,
     ):
         raise _corrupt(what, "the columns do not match the document")
     return int(seq), run
@@ -105,8 +117,8 @@ def view(row: tuple[Any, ...]) -> RunView:
 def insert(conn: sqlite3.Connection, run: RunRecord) -> int:
     """Add a reserved run; returns its number. Inside ``atomic`` only."""
     cursor = conn.execute(
-        "INSERT INTO runs (run_id, name, revision, outcome, started_at, finished_at, run_digest, document) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO runs (run_id, name, revision, outcome, started_at, finished_at, run_digest, runset, "
+        "batch_row, document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         _values(run),
     )
     return int(cursor.lastrowid or 0)
@@ -116,7 +128,7 @@ def finish(conn: sqlite3.Connection, run: RunRecord) -> None:
     """Replace a started run's row with its finished record, once. Inside ``atomic`` only."""
     cursor = conn.execute(
         "UPDATE runs SET run_id = ?, name = ?, revision = ?, outcome = ?, started_at = ?, finished_at = ?, "
-        "run_digest = ?, document = ? WHERE run_id = ? AND outcome = 'started'",
+        "run_digest = ?, runset = ?, batch_row = ?, document = ? WHERE run_id = ? AND outcome = 'started'",
         (*_values(run), run.run_id),
     )
     if cursor.rowcount != 1:
@@ -132,6 +144,8 @@ def _values(run: RunRecord) -> tuple[object, ...]:
         run.started_at,
         run.finished_at,
         run.run_digest,
+        run.runset,
+        run.row,
         run.model_dump_json(by_alias=True).encode(),
     )
 
@@ -185,12 +199,70 @@ def oldest_finished(conn: sqlite3.Connection, limit: int) -> list[tuple[int, str
     return [(int(seq), str(digest)) for seq, digest in rows]
 
 
-def delete_numbers(conn: sqlite3.Connection, numbers: list[int]) -> None:
-    conn.executemany("DELETE FROM runs WHERE seq = ?", [(n,) for n in numbers])
+def delete_numbers(conn: sqlite3.Connection, numbers: list[int]) -> list[int]:
+    """Delete these finished runs, together with every other finished run of the runsets they belong
+    to; a runset with a run still started keeps all of its runs. Returns the numbers deleted. Inside
+    ``atomic`` only."""
+    wanted = set(numbers)
+    runsets = {
+        str(r)
+        for n in numbers
+        for (r,) in conn.execute("SELECT runset FROM runs WHERE seq = ? AND runset IS NOT NULL", (n,))
+    }
+    for runset in sorted(runsets):
+        rows = conn.execute("SELECT seq, outcome FROM runs WHERE runset = ?", (runset,)).fetchall()
+        members = {int(seq) for seq, _ in rows}
+        if any(outcome == "started" for _, outcome in rows):
+            wanted -= members
+        else:
+            wanted |= members
+    doomed = sorted(wanted)
+    conn.executemany("DELETE FROM runs WHERE seq = ?", [(n,) for n in doomed])
+    conn.execute("DELETE FROM runsets WHERE runset NOT IN (SELECT runset FROM runs WHERE runset IS NOT NULL)")
+    return doomed
 
 
 def digests(conn: sqlite3.Connection) -> list[str]:
     return [str(d) for (d,) in conn.execute("SELECT run_digest FROM runs")]
+
+
+# --- runsets (batches) ---------------------------------------------------------------------------
+
+
+def add_runset(conn: sqlite3.Connection, runset: Runset) -> None:
+    """Keep a new batch's runset. Inside ``atomic`` only."""
+    conn.execute(
+        "INSERT INTO runsets (runset, name, rows, rows_digest, created_at) VALUES (?, ?, ?, ?, ?)",
+        (runset.runset_id, runset.name, runset.rows, runset.rows_digest, runset.created_at),
+    )
+
+
+def load_runset(conn: sqlite3.Connection, runset_id: str) -> Runset | None:
+    row = conn.execute(
+        "SELECT runset, name, rows, rows_digest, created_at FROM runsets WHERE runset = ?", (runset_id,)
+    ).fetchone()
+    if row is None:
+        return None
+    runset, name, rows, digest, created_at = row
+    try:
+        return Runset(runset_id=runset, name=name, rows=rows, rows_digest=digest, created_at=created_at)
+    except ValidationError as exc:
+        raise _corrupt(f"runset {runset_id}", "the row failed validation") from exc
+
+
+def runset_successes(conn: sqlite3.Connection, runset_id: str) -> dict[int, str]:
+    """Row number -> the id of a succeeded run of that row, for every row of the runset that succeeded
+    (each run re-validated)."""
+    rows = conn.execute(
+        f"SELECT {_RUN_COLUMNS} FROM runs WHERE runset = ? AND outcome = 'succeeded' ORDER BY seq",  # noqa: S608
+        (runset_id,),
+    ).fetchall()
+    found: dict[int, str] = {}
+    for row in rows:
+        _, run = _parse_run(row)
+        if run.row is not None:
+            found.setdefault(run.row, run.run_id)
+    return found
 
 
 # --- heal proposals ------------------------------------------------------------------------------
@@ -246,6 +318,7 @@ def proposal_digests(conn: sqlite3.Connection) -> list[str]:
 def delete_skill(conn: sqlite3.Connection, name: str) -> None:
     """Remove a deleted skill's runs and proposals. Inside ``atomic`` only."""
     conn.execute("DELETE FROM runs WHERE name = ?", (name,))
+    conn.execute("DELETE FROM runsets WHERE name = ?", (name,))
     conn.execute("DELETE FROM heal_proposals WHERE name = ?", (name,))
 
 

@@ -1,0 +1,135 @@
+"""`skillreel replay NAME --batch FILE`: the batch half of the replay verb (``cli/replay.py``).
+
+The file is checked whole before any browser starts (``services.batching.plan_batch``); then the
+rows run on ``--workers`` contexts of one Chromium. On a terminal, stderr shows a progress bar and
+one line per row as it ends (nothing when stderr is not a terminal); stdout gets a summary at the
+end, or with ``--json`` one envelope whose ``data`` lists one result per row. Exit status 1 when
+any row did not succeed (``SR_REPLAY_BATCH_FAILED``) or the batch was cancelled (Ctrl-C:
+``SR_REPLAY_CANCELLED``; the rows that were running end as ``cancelled`` runs, the others never start).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .output import emit, emit_failure
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..services.batching import BatchOutcome, BatchPlan, RowListener, RowResult
+    from ..services.replaying import ReplayRequest
+    from ..store import Store
+
+SHOWN_PROBLEMS = 20
+
+
+def replay_rows(
+    request: ReplayRequest,
+    batch_file: Path,
+    workers: int,
+    stop_on_failure: bool,
+    resume: str | None,
+    *,
+    as_json: bool,
+) -> None:
+    from ..services.batching import BatchRequest, plan_batch
+    from ..store import Store
+    from ..vault import EnvKeyringSecrets
+
+    secrets = EnvKeyringSecrets()
+    with Store.open(actor="batch") as store:
+        plan = plan_batch(store, BatchRequest(request, batch_file, workers, stop_on_failure, resume), secrets)
+        outcome = asyncio.run(_run(store, plan, secrets, show=not as_json and sys.stderr.isatty()))
+    doc = outcome.to_json()
+    error = outcome.error
+    if error is None:
+        emit(doc, as_json=as_json, human=lambda out: show_summary(out, doc))
+        return
+    emit_failure(error, as_json=as_json, data=doc, human=lambda out: show_summary(out, doc))
+    if not as_json:
+        from rich.markup import escape
+
+        from .output import console
+
+        err = console(stderr=True)
+        err.print(f"[bold red]error[/] {error.code}: {escape(error.message)}")
+        err.print(f"[dim]fix:[/] {escape(error.fix)}")
+    sys.exit(outcome.exit_status)
+
+
+async def _run(store: Store, plan: BatchPlan, secrets: Any, *, show: bool) -> BatchOutcome:
+    from ..services.batching import BatchCancelled, replay_batch
+
+    async def run(on_row: RowListener | None) -> BatchOutcome:
+        try:
+            return await replay_batch(store, plan, secrets=secrets, on_row=on_row)
+        except BatchCancelled as cancelled:  # Ctrl-C: the runs are recorded; report it at the edge
+            return cancelled.outcome
+
+    if not show:
+        return await run(None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .output import console
+
+    with Progress(
+        TextColumn(f"{plan.runset.name} [dim]runset {plan.runset.runset_id}[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console(stderr=True),
+    ) as bar:
+        task = bar.add_task("rows", total=len(plan.rows))
+
+        def on_row(result: RowResult) -> None:
+            bar.console.print(row_line(result), highlight=False)
+            bar.advance(task)
+
+        return await run(on_row)
+
+
+def row_line(result: RowResult) -> str:
+    mark = {"succeeded": "[green]ok[/]", "skipped": "[dim]skipped (succeeded before)[/]"}.get(
+        result.status, f"[red]{result.status}[/]"
+    )
+    code = f" {result.code}" if result.code else ""
+    run = f" run {result.run_id}" if result.run_id else ""
+    return f"row {result.row} (line {result.line}): {mark}{code}{run}"
+
+
+def show_summary(out: Console, doc: dict[str, Any]) -> None:
+    counts = doc["counts"]
+    parts = [f"{counts[key]} {label}" for key, label in _LABELS if counts[key]]
+    out.print(
+        f"batch of {doc['name']}: {doc['rows']} row(s), runset {doc['runset']}: {', '.join(parts)}",
+        highlight=False,
+    )
+    problems = [r for r in doc["results"] if r["status"] not in ("succeeded", "skipped", "not-run")]
+    for r in problems[:SHOWN_PROBLEMS]:
+        run = f" (run {r['runId']})" if r["runId"] else ""
+        effects = "; it acted on the site" if r["sideEffects"] else ""
+        out.print(
+            f"  row {r['row']} (line {r['line']}): {r['status']} {r['code']}{run}{effects}", highlight=False
+        )
+    if len(problems) > SHOWN_PROBLEMS:
+        out.print(f"  ... and {len(problems) - SHOWN_PROBLEMS} more (--json lists every row)")
+    if problems or counts["notRun"]:
+        out.print(
+            f"replay the rows that did not succeed: skillreel replay {doc['name']} --batch FILE "
+            f"--resume {doc['runset']}",
+            highlight=False,
+        )
+
+
+_LABELS = (
+    ("succeeded", "succeeded"),
+    ("failed", "failed"),
+    ("cancelled", "cancelled"),
+    ("interrupted", "interrupted"),
+    ("skipped", "skipped (succeeded before)"),
+    ("notRun", "not run"),
+)

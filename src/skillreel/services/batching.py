@@ -1,0 +1,424 @@
+"""The batch use case (``skillreel replay NAME --batch FILE``): many rows of inputs, one browser.
+
+    plan = plan_batch(store, BatchRequest(ReplayRequest(name="search"), Path("rows.csv"), workers=4))
+    outcome = await replay_batch(store, plan, on_row=print_row)     # BatchCancelled on Ctrl-C
+    outcome.to_json()   # the `data` of the `replay --batch --json` envelope
+
+In order:
+
+1. **Plan** (:func:`plan_batch`, no browser, nothing written): the file is read with the one reader
+   of user files (regular, no symlink, at most 64 MiB), parsed and held against the skill's
+   parameters (``model.batch``: every bad line refused, naming it), the replay's pre-flight runs once
+   with the first row (approval, target, capabilities, the vault's sensitive values), and a
+   ``--resume RUNSET`` is matched to the runset the store keeps (same skill, same rows) to find the
+   rows that already succeeded.
+2. **Rows** (:func:`run_rows`): the scheduling seam. ``workers`` tasks take the rows in order and hand
+   each to a :data:`RowExecutor`; a failed row never stops the others unless ``stop_on_failure``
+   (then no further row starts; rows already running finish). Cancelling it cancels the rows that
+   are running (each reports itself ``cancelled`` through :class:`RowCancelled`) and starts no other
+   (``not-run``). Another executor (a fleet of workers) plugs in here unchanged.
+3. **The local executor** (:func:`replay_batch`): every row is one run of the replay use case
+   (``services.replaying.replay_skill``, the same pre-flight, reservation, engine and run end as a
+   single replay) with the row's inputs, tagged with the runset and row number; each gets a fresh,
+   isolated context and enforcing proxy of ONE Chromium (``sandbox.browser.WarmBrowser``), closed at
+   the end. The store is opened with ``actor="batch"`` by the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets as tokens
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import InputError, ReplayError, SkillreelError
+from ..model.batch import BatchFile, BatchRow, Runset, batch_format, check_rows, parse_rows, rows_digest
+from ..model.limits import MAX_BATCH_BYTES, WORKERS_RANGE
+from ..model.runs import BatchSlot
+from ..store import Store
+from ..user_files import read_user_file
+from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..vault.sessions import SessionVault
+from .preflight import ReplayRequest, check_options, run_preflight, value_limits
+from .replaying import ReplayCancelled, ReplayOutcome, SessionFactory, replay_skill
+
+RowStatus = Literal["succeeded", "failed", "cancelled", "interrupted", "skipped", "not-run"]
+"""How a row ended: its run ``succeeded``, ``failed`` or was ``cancelled`` (Ctrl-C while it ran);
+``interrupted`` (its worker went away: what it did is unknown); ``skipped`` (it had succeeded in the
+runset resumed); ``not-run`` (cancelled or stopped before it started: nothing was done for it)."""
+
+_NOT_OK: frozenset[RowStatus] = frozenset({"failed", "cancelled", "interrupted", "not-run"})
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """A batch as a caller asks for it: the options every row shares (``replay.inputs``: values given
+    to every row with ``--input``), the file of rows, and how to run them."""
+
+    replay: ReplayRequest
+    batch_file: Path
+    workers: int = 4
+    stop_on_failure: bool = False
+    resume: str | None = None
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """A batch that may start: its runset (new, or the one resumed), every row, and the rows that
+    already succeeded in the resumed runset (row number -> run id)."""
+
+    request: BatchRequest
+    runset: Runset
+    rows: tuple[BatchRow, ...] = field(repr=False)
+    done: Mapping[int, str] = field(default_factory=dict)
+    resumed: bool = False
+
+    @property
+    def pending(self) -> tuple[BatchRow, ...]:
+        return tuple(r for r in self.rows if r.number not in self.done)
+
+    def inputs(self, row: BatchRow) -> dict[str, str]:
+        """A row's inputs: the values every row shares, then the row's own."""
+        return {**self.request.replay.inputs, **row.inputs}
+
+
+@dataclass(frozen=True)
+class RowResult:
+    """One row's outcome: content-free (codes, ids, counts) except ``outputs``, which belong to the
+    caller (whatever the single replay's result carries under ``outputs``, passed through)."""
+
+    row: int
+    line: int
+    status: RowStatus
+    code: str | None = None
+    message: str | None = None
+    run_id: str | None = None
+    side_effects: bool = False
+    outputs: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "row": self.row,
+            "line": self.line,
+            "status": self.status,
+            "code": self.code,
+            "message": self.message,
+            "runId": self.run_id,
+            "sideEffects": self.side_effects,
+            "outputs": self.outputs,
+        }
+
+
+class RowCancelled(asyncio.CancelledError):
+    """Raised by a :data:`RowExecutor` whose row was cancelled while it ran, carrying its result."""
+
+    def __init__(self, result: RowResult) -> None:
+        super().__init__("row cancelled")
+        self.result = result
+
+
+RowExecutor = Callable[[BatchRow], Awaitable[RowResult]]
+"""Runs one row to its end and says how it went (``succeeded`` or ``failed``, never raising a
+:class:`SkillreelError`); cancelled while it runs, it raises :class:`RowCancelled` (or a plain
+``CancelledError`` if nothing started for the row)."""
+RowListener = Callable[[RowResult], None]
+
+
+@dataclass(frozen=True)
+class RowsRun:
+    """What :func:`run_rows` came to: one result per row given, in row order."""
+
+    results: tuple[RowResult, ...]
+    cancelled: bool = False
+    stopped: bool = False  # --stop-on-failure: a row failed and no further row was started
+
+
+async def run_rows(
+    rows: Sequence[BatchRow],
+    execute: RowExecutor,
+    *,
+    workers: int,
+    stop_on_failure: bool = False,
+    on_row: RowListener | None = None,
+) -> RowsRun:
+    """Run ``rows`` on ``workers`` concurrent tasks (see the module docstring, step 2). Cancelled,
+    it waits for the running rows to end as cancelled and returns (``cancelled=True``)."""
+    results: dict[int, RowResult] = {}
+    queue = list(reversed(rows))
+    stop = asyncio.Event()
+
+    def record(result: RowResult) -> None:
+        results[result.row] = result
+        if on_row is not None:
+            on_row(result)
+
+    async def worker() -> None:
+        while queue and not stop.is_set():
+            row = queue.pop()
+            try:
+                result = await execute(row)
+            except RowCancelled as cancelled:
+                record(cancelled.result)
+                raise
+            record(result)
+            if stop_on_failure and result.status in _NOT_OK:
+                stop.set()
+
+    tasks = [asyncio.ensure_future(worker()) for _ in range(max(1, min(workers, len(rows))))]
+    cancelled = False
+    try:
+        await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        cancelled = True
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        current = asyncio.current_task()
+        if current is not None:
+            current.uncancel()  # reported by the result, not raised again
+    for row in rows:
+        if row.number not in results:
+            results[row.number] = RowResult(row.number, row.line, "not-run")
+    ordered = tuple(results[row.number] for row in rows)
+    return RowsRun(ordered, cancelled=cancelled, stopped=stop.is_set() and not cancelled)
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """A whole batch: its runset, one result per row of the file (in row order), and whether it was
+    cancelled or stopped early."""
+
+    name: str
+    runset: str
+    resumed: bool
+    workers: int
+    results: tuple[RowResult, ...]
+    cancelled: bool = False
+    stopped: bool = False
+
+    def count(self, status: RowStatus) -> int:
+        return sum(1 for r in self.results if r.status == status)
+
+    @property
+    def error(self) -> SkillreelError | None:
+        """None when every row succeeded (or had before); otherwise why the batch is not a success."""
+        if self.cancelled:
+            ran = self.count("succeeded") + self.count("failed") + self.count("cancelled")
+            return ReplayError(
+                "SR_REPLAY_CANCELLED",
+                f"the batch was cancelled: {ran} row(s) ran (their runs are recorded), "
+                f"{self.count('not-run')} did not start",
+            )
+        bad = [r for r in self.results if r.status in _NOT_OK]
+        if not bad:
+            return None
+        failed = sum(1 for r in bad if r.status != "not-run")
+        stopped = "; --stop-on-failure started no further row" if self.stopped else ""
+        return ReplayError(
+            "SR_REPLAY_BATCH_FAILED",
+            f"{failed} of {len(self.results)} row(s) did not succeed{stopped}",
+            details={"rows": [r.row for r in bad if r.status != "not-run"][:100]},
+        )
+
+    @property
+    def exit_status(self) -> int:
+        return 0 if self.error is None else self.error.exit_status
+
+    def to_json(self) -> dict[str, Any]:
+        statuses: tuple[RowStatus, ...] = (
+            "succeeded",
+            "failed",
+            "cancelled",
+            "interrupted",
+            "skipped",
+            "not-run",
+        )
+        return {
+            "name": self.name,
+            "runset": self.runset,
+            "resumed": self.resumed,
+            "workers": self.workers,
+            "rows": len(self.results),
+            "counts": {_camel(s): self.count(s) for s in statuses},
+            "cancelled": self.cancelled,
+            "stopped": self.stopped,
+            "results": [r.to_json() for r in self.results],
+        }
+
+
+def _camel(status: str) -> str:
+    head, *rest = status.split("-")
+    return head + "".join(part.title() for part in rest)
+
+
+class BatchCancelled(asyncio.CancelledError):
+    """The batch was cancelled (Ctrl-C); :attr:`outcome` says which rows ran and how."""
+
+    def __init__(self, outcome: BatchOutcome) -> None:
+        super().__init__("batch cancelled")
+        self.outcome = outcome
+
+
+def plan_batch(store: Store, request: BatchRequest, secrets: SecretSource | None = None) -> BatchPlan:
+    """Every check of step 1 of the module docstring; raises ``SR_*`` and writes nothing."""
+    replay = request.replay
+    check_options(replay)
+    if not WORKERS_RANGE[0] <= request.workers <= WORKERS_RANGE[1]:
+        raise InputError("SR_RECORD_USAGE", f"--workers must be {WORKERS_RANGE[0]} to {WORKERS_RANGE[1]}")
+    debug = replay.debug
+    if debug.headed or debug.slow_mo_ms or debug.artifacts is not None:
+        raise InputError(
+            "SR_RECORD_USAGE", "--headed, --slow-mo and --artifacts replay one row: use them without --batch"
+        )
+    data = read_user_file(request.batch_file, what="batch file", limit=MAX_BATCH_BYTES)
+    parsed: BatchFile = parse_rows(data, batch_format(request.batch_file.name))
+    entry = store.get(replay.name)
+    draft = entry.draft
+    check_rows(parsed, draft, replay.inputs, value_limits(draft))
+    first = replace(replay, inputs={**replay.inputs, **parsed.rows[0].inputs})
+    checked = run_preflight(
+        entry, store.policy(), first, secrets or EnvKeyringSecrets(), SessionVault(store.home)
+    )
+    if checked.missing_sensitive:
+        names = ", ".join(checked.missing_sensitive)
+        envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
+        raise ReplayError(
+            "SR_REPLAY_SECRET_MISSING",
+            f"no value in the vault for sensitive parameter(s) {names}: set {envs} or store it in the "
+            "OS keyring; no row was run",
+        )
+    digest = rows_digest(parsed.rows)
+    if request.resume is None:
+        runset = Runset(
+            runset_id=tokens.token_hex(8),
+            name=entry.name,
+            rows=len(parsed.rows),
+            rows_digest=digest,
+            created_at=store.now(),
+        )
+        return BatchPlan(request, runset, parsed.rows)
+    kept = store.runset(request.resume) if _runset_shaped(request.resume) else None
+    if kept is None or kept.name != entry.name:
+        raise ReplayError(
+            "SR_REPLAY_RUNSET_UNKNOWN", f"skill {entry.name!r} has no runset {_shown_runset(request.resume)}"
+        )
+    if (kept.rows, kept.rows_digest) != (len(parsed.rows), digest):
+        raise ReplayError(
+            "SR_REPLAY_RUNSET_MISMATCH",
+            f"the rows differ from the ones runset {kept.runset_id} started with "
+            f"({len(parsed.rows)} row(s) now, {kept.rows} then)",
+        )
+    return BatchPlan(request, kept, parsed.rows, store.runset_successes(kept.runset_id), resumed=True)
+
+
+def _runset_shaped(value: str) -> bool:
+    return len(value) == 16 and all(c in "0123456789abcdef" for c in value)
+
+
+def _shown_runset(value: str) -> str:
+    return repr(value) if _runset_shaped(value) else "(not a runset id: 16 hex digits)"
+
+
+class _Remembered:
+    """A secret source asked once per parameter for the whole batch (a keyring may be slow)."""
+
+    def __init__(self, source: SecretSource) -> None:
+        self._source = source
+        self._seen: dict[tuple[str, str], str | None] = {}
+
+    def get(self, skill: str, param: str) -> str | None:
+        key = (skill, param)
+        if key not in self._seen:
+            self._seen[key] = self._source.get(skill, param)
+        return self._seen[key]
+
+
+def row_result(row: BatchRow, outcome: ReplayOutcome) -> RowResult:
+    """A row's result from the single replay's outcome (``outputs`` passed through when it has them)."""
+    document = outcome.to_json()
+    error = outcome.error
+    return RowResult(
+        row.number,
+        row.line,
+        outcome.status,
+        code=error.code if error is not None else None,
+        message=error.message if error is not None else None,
+        run_id=outcome.run_id,
+        side_effects=outcome.side_effects,
+        outputs=document.get("outputs"),
+    )
+
+
+def replay_executor(
+    store: Store, plan: BatchPlan, secrets: SecretSource, session_factory: SessionFactory
+) -> RowExecutor:
+    """The local executor: each row is one run of the replay use case on ``session_factory``."""
+    runset = plan.runset.runset_id
+
+    async def execute(row: BatchRow) -> RowResult:
+        request = replace(plan.request.replay, inputs=plan.inputs(row))
+        try:
+            outcome = await replay_skill(
+                store,
+                request,
+                secrets=secrets,
+                session_factory=session_factory,
+                batch=BatchSlot(runset, row.number),
+            )
+        except ReplayCancelled as cancelled:
+            raise RowCancelled(row_result(row, cancelled.outcome)) from None
+        return row_result(row, outcome)
+
+    return execute
+
+
+async def replay_batch(
+    store: Store,
+    plan: BatchPlan,
+    *,
+    secrets: SecretSource | None = None,
+    on_row: RowListener | None = None,
+    session_factory: SessionFactory | None = None,
+) -> BatchOutcome:
+    """Run a planned batch on one Chromium (step 3 of the module docstring). ``session_factory``
+    replaces the warm browser's sessions (tests and benchmarks). Raises :class:`BatchCancelled`
+    when cancelled, after the running rows ended as cancelled."""
+    from ..sandbox.browser import WarmBrowser
+
+    request = plan.request
+    skipped = [
+        RowResult(r.number, r.line, "skipped", run_id=plan.done[r.number])
+        for r in plan.rows
+        if r.number in plan.done
+    ]
+    for result in skipped:
+        if on_row is not None:
+            on_row(result)
+    pending = plan.pending
+    if not plan.resumed:
+        store.add_runset(plan.runset)
+    warm = WarmBrowser(idle_s=3600.0)
+    execute = replay_executor(
+        store, plan, _Remembered(secrets or EnvKeyringSecrets()), session_factory or warm.session
+    )
+    try:
+        ran = await run_rows(
+            pending, execute, workers=request.workers, stop_on_failure=request.stop_on_failure, on_row=on_row
+        )
+    finally:
+        await warm.close()
+    by_row = {r.row: r for r in (*skipped, *ran.results)}
+    outcome = BatchOutcome(
+        plan.runset.name,
+        plan.runset.runset_id,
+        plan.resumed,
+        request.workers,
+        tuple(by_row[r.number] for r in plan.rows),
+        cancelled=ran.cancelled,
+        stopped=ran.stopped,
+    )
+    if ran.cancelled:
+        raise BatchCancelled(outcome)
+    return outcome
