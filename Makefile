@@ -5,10 +5,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 RUNTIME := $(VENV)/.runtime
 STAMP := $(VENV)/.installed
-# The tests run on one worker per core (pytest-xdist; --dist loadgroup keeps a module's tests on one
-# worker, tests/conftest.py). `make test JOBS=0` runs them in this one process instead.
+# The tests run on one worker per core (pytest-xdist; --dist loadfile keeps a module's tests on one
+# worker, so a module-scoped fixture is built once). `make test JOBS=0` runs them in one process.
 JOBS ?= auto
-PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadgroup
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile
 # The fast tests: no browser, nothing that takes more than a few seconds. `make test` runs the rest.
 FAST := not slow and not browser
 

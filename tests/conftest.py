@@ -19,20 +19,13 @@ from tests.describe import close_describer
 from tests.server import LocalServer
 
 pytest_plugins = ["tests.chromium_guard", "pytester"]
-ROOT = Path(__file__).resolve().parent
-E2E = ROOT / "e2e"
+E2E = Path(__file__).resolve().parent / "e2e"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.is_relative_to(E2E):
             item.add_marker(pytest.mark.slow)
-        # `make check` and `make test` run the tests on several workers (pytest-xdist, --dist
-        # loadgroup): a module's tests stay on one worker, so a module-scoped fixture (a Chromium,
-        # a server, the real-app results) is built once; a test marked xdist_group("NAME") goes
-        # with every other test of that group instead.
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.path.relative_to(ROOT).as_posix()))
 
 
 @pytest.fixture(autouse=True)
