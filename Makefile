@@ -1,15 +1,18 @@
 # skillreel: `make demo` shows the whole product, `make check` is the quick developer loop (static
-# checks and the fast tests, under a minute), `make test` runs `make check` and then every other test.
+# checks and the fast tests, under a minute), `make test` runs the static checks and every test.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 RUNTIME := $(VENV)/.runtime
 STAMP := $(VENV)/.installed
-PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+# The tests run on one worker per core (pytest-xdist; --dist loadfile keeps a module's tests on one
+# worker, so a module-scoped fixture is built once). `make test JOBS=0` runs them in one process.
+JOBS ?= auto
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile
 # The fast tests: no browser, nothing that takes more than a few seconds. `make test` runs the rest.
 FAST := not slow and not browser
 
-.PHONY: setup demo check lint test install-check bench realworld realworld-subset clean
+.PHONY: setup demo check lint test suite bytecode install-check bench realworld realworld-subset clean
 
 # The runtime dependencies only (what `make demo` needs); the test tools come on top for the rest.
 $(RUNTIME): pyproject.toml
@@ -36,13 +39,27 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(PY) scripts/check_js.py
 
-check: lint
+check: lint bytecode
 	$(PYTEST) -m "$(FAST)"
 
-test: check setup realworld-subset install-check
+# The static checks, then three independent jobs side by side: the install check and the real-app
+# venvs mostly wait on the package registry while the tests keep the cores busy (a realworld test
+# that needs a venv still being built waits for it: bench/realworld/envs.py locks each build).
+test: lint setup bytecode
 	bash scripts/ensure-xvfb.sh
 	bash scripts/ensure-redis.sh
-	$(PYTEST) -m "not ($(FAST))"
+	$(MAKE) --no-print-directory -j3 -Oline install-check realworld-subset suite
+
+# Every test, the fast ones included, in one pytest run (one collection; the fast tests fill the
+# workers' gaps between browser tests).
+suite: setup bytecode
+	$(PYTEST)
+
+# Byte-compile the package once: where PYTHONDONTWRITEBYTECODE is set (this machine's and CI's
+# environment), each of the hundreds of `skillreel` subprocesses the tests start would otherwise
+# compile the modules it imports again (a third of its start-up CPU).
+bytecode: $(STAMP)
+	$(PY) -m compileall -q src
 
 # Install the checkout the way users do (pipx / uv tool / pip into a fresh venv, not editable) and
 # check that the console script and every packaged file work (scripts/check-install.sh).

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from skillreel import vault
+from tests.describe import close_describer
 from tests.server import LocalServer
 
 pytest_plugins = ["tests.chromium_guard", "pytester"]
@@ -87,3 +89,25 @@ def second_server() -> Iterator[LocalServer]:
     """Another loopback origin, for network tests (it must see zero requests when off the allowlist)."""
     with LocalServer() as srv:
         yield srv
+
+
+@pytest.fixture
+def ctrl_c_reaches_children() -> Iterator[None]:
+    """Children start with SIGINT at its default, as under a terminal, so a test can send them
+    Ctrl-C: a shell starts a background job (``make test &``, a CI runner) with SIGINT ignored,
+    every child inherits that, and Python then installs no KeyboardInterrupt handler at all."""
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # reset to SIG_DFL in a child
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def describer_closed_at_the_end() -> Iterator[None]:
+    """The one Chromium that describes pages for every test of this process (tests/describe.py)
+    is stopped when the run ends."""
+    yield
+    close_describer()

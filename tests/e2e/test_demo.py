@@ -86,7 +86,7 @@ def guessed_values(home: Path) -> list[str]:
     words = {
         w.lower()
         for f in site.rglob("*.*")
-        if f.is_file()
+        if f.is_file() and "__pycache__" not in f.parts  # the site's text, not Python's bytecode
         for w in re.findall(r"[A-Za-z0-9]+", f.read_text())
     }
     alphabet = string.ascii_lowercase + string.digits

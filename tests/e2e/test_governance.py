@@ -108,6 +108,7 @@ def test_delete_and_prune(skillreel_home: Path) -> None:
         "retentionDays": 90,
         "auditTrimmed": 0,
         "trimmed": {"healProposals": 0, "interrupted": 0, "revisions": 0, "runs": 0},
+        "installsRecovered": [],
     }
     assert "nothing is older than 90 days" in human(skillreel_home, "prune")
     assert ok(skillreel_home, "list")["skills"] == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -169,6 +171,53 @@ def test_busy_beyond_the_timeout(skillreel_home: Path) -> None:
         holder.execute("ROLLBACK")
         holder.close()
     assert counts(skillreel_home) == (1, 1, 1)
+
+
+def names_seen_by_another_process(home: Path) -> list[str]:
+    """The skills another process finds in the store: it opens its own connection, reads, closes it."""
+    script = (
+        "import sqlite3, sys; conn = sqlite3.connect(sys.argv[1]); "
+        "print(*(n for (n,) in conn.execute('SELECT name FROM entries ORDER BY name'))); conn.close()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(home / "store.db")], capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()
+
+
+def test_a_second_store_in_one_process_never_loses_the_first_ones_commits(skillreel_home: Path) -> None:
+    """The MCP server opens a store per play. Opening the second one once opened (and closed) a
+    descriptor of store.db, which drops every POSIX lock of the process, the first connection's
+    included: another process closing its connection then took the database for unused, deleted
+    the WAL, and the first connection's later commits went into the deleted file (a replay reported
+    ``recorded`` while its run stayed ``started``)."""
+    Store.open().close()
+    with Store.open() as first:
+        assert first.find("one") is None  # the first connection reads: it holds its lock
+        with Store.open() as second:
+            assert names_seen_by_another_process(skillreel_home) == []
+            first.insert(factory.entry("one"), AuditNote(kind="record"))
+            assert names_seen_by_another_process(skillreel_home) == ["one"]
+            second.insert(factory.entry("two"), AuditNote(kind="record"))
+            assert names_seen_by_another_process(skillreel_home) == ["one", "two"]
+    with Store.open() as store:
+        assert [e.name for e in store.entries()] == ["one", "two"]
+        assert store.verify_audit().ok
+
+
+def test_a_store_file_that_is_a_symlink_is_refused_and_left_alone(
+    skillreel_home: Path, tmp_path: Path
+) -> None:
+    skillreel_home.mkdir(mode=0o700)
+    elsewhere = tmp_path / "elsewhere.db"
+    elsewhere.write_bytes(b"")
+    elsewhere.chmod(0o644)
+    (skillreel_home / "store.db").symlink_to(elsewhere)
+    with pytest.raises(StoreError) as err:
+        Store.open()
+    assert err.value.code == "SR_RECORD_STORE_CORRUPT"
+    assert elsewhere.read_bytes() == b""
+    assert (elsewhere.stat().st_mode & 0o777) == 0o644
 
 
 # --- reads and writes -----------------------------------------------------------------------------

@@ -280,15 +280,34 @@ def secure_home(home: Path) -> Path:
         else:
             os.chmod(home, DIR_MODE)  # ours: exactly 0700, whatever the umask took away
         path = home / DB_NAME
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise StoreError("SR_RECORD_STORE_CORRUPT", "store.db is not a regular file")
-            os.fchmod(fd, FILE_MODE)
-        finally:
-            os.close(fd)
+        _create_or_check(path)
         secure_files(home)
     return path
+
+
+def _create_or_check(path: Path) -> None:
+    """Create the database file (0600), or check that the existing one is a regular file, never a
+    symlink, and keep it 0600, without ever opening it.
+
+    Closing any descriptor of a file drops every POSIX lock this process holds on it, the locks of
+    its open SQLite connections included. A second ``Store.open`` in a process (the MCP server
+    plays concurrently) would then leave the first connection unlocked: another process closing
+    its own connection takes the database for unused, checkpoints it and deletes the WAL that the
+    first connection keeps writing into, so its commits are lost while it reports them done.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    except FileExistsError:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            raise StoreError(
+                "SR_RECORD_STORE_CORRUPT", "store.db is a symlink or not a regular file"
+            ) from None
+        _restrict(path, FILE_MODE)
+        return
+    try:  # a new file: no connection of this process holds a lock on it yet
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
 
 
 def secure_files(home: Path) -> None:

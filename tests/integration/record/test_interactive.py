@@ -68,9 +68,11 @@ class Session:
         if stdin is not None:
             self.proc.stdin.write(stdin)
             self.proc.stdin.flush()
-        out = self.proc.stdout.read()
-        self.proc.wait(timeout=WAIT_S)
-        return self.proc.returncode, out, "".join(self.stderr)
+        try:  # its output is one small envelope: it fits the pipe while the process ends
+            self.proc.wait(timeout=WAIT_S)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the recording never ended: {''.join(self.stderr)}") from None
+        return self.proc.returncode, self.proc.stdout.read(), "".join(self.stderr)
 
 
 @contextlib.contextmanager
@@ -162,6 +164,7 @@ async def test_enter_finishes_and_steps_are_listed_live(
         assert store.get("by-hand").revision == 1
 
 
+@pytest.mark.usefixtures("ctrl_c_reaches_children")
 async def test_ctrl_c_discards_and_stores_nothing(
     tmp_path: Path, xvfb_display: str, server: LocalServer, skillreel_home: Path
 ) -> None:

@@ -175,7 +175,7 @@ async def test_an_html_fixture_replays_offline(store: Store, tmp_path: Path) -> 
     )
     assert outcome.status == "succeeded", outcome.error
     failing = await replay_skill(
-        store, ReplayRequest(name="fixture-skill", inputs={"colour": "red"}, html_path=page, timeout_ms=3000)
+        store, ReplayRequest(name="fixture-skill", inputs={"colour": "red"}, html_path=page, timeout_ms=5_000)
     )
     assert failing.error is not None
     assert (failing.error.code, failing.error.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", "a4")

@@ -191,7 +191,7 @@ async def test_create_book_fails_closed_when_the_add_link_is_gone_or_twice(
         "create-book",
         {"username": "operator", "title": "A Replayed Almanac", "author": "Paul Player"},
         monkeypatch,
-        timeout_ms=3_000,
+        timeout_ms=5_000,
     )
     assert outcome.error is not None
     assert outcome.error.code == code

@@ -77,7 +77,7 @@ async def skill_on(server: LocalServer, store: Store) -> None:
 
 def replay(*args: str, env: dict[str, str] | None = None) -> CliResult:
     vault = {secret_env_name(NAME, "apikey"): KEY}
-    return run_cli("replay", NAME, "--timeout", "3000", "--json", *args, env={**vault, **(env or {})})
+    return run_cli("replay", NAME, "--timeout", "5000", "--json", *args, env={**vault, **(env or {})})
 
 
 def mode(path: Path) -> int:

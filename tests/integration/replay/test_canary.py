@@ -98,7 +98,7 @@ async def test_nothing_planted_reaches_any_output(
     seen["report"] = present(store.get("canary-good").last_report).model_dump_json()
 
     failed = await replay_skill(
-        store, ReplayRequest(name="canary-bad", inputs={"query": QUERY}, timeout_ms=3000)
+        store, ReplayRequest(name="canary-bad", inputs={"query": QUERY}, timeout_ms=5_000)
     )
     assert failed.error is not None
     assert failed.error.code == "SR_REPLAY_UI_ASSERTION_FAILED"
@@ -112,7 +112,7 @@ async def test_nothing_planted_reaches_any_output(
     assert refused.error.code == "SR_REPLAY_SENSITIVE_ON_ARGV"
     seen["argv refusal"] = json.dumps(refused.to_json())
 
-    for name, extra in (("canary-good", ()), ("canary-bad", ("--timeout", "3000"))):
+    for name, extra in (("canary-good", ()), ("canary-bad", ("--timeout", "5000"))):
         for mode in (("--json",), ()):
             result = run_cli("replay", name, "--input", f"query={QUERY}", *extra, *mode, env=env)
             seen[f"cli {name} {mode}"] = result.stdout + result.stderr

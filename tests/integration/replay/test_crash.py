@@ -13,7 +13,7 @@ from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, T
 from skillreel.replay.engine import StepProgress
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.describe import describe_url
+from tests.describe import close_describer, describe_url
 from tests.factory import build_draft, store_approved, url_environment
 from tests.server import LocalServer
 
@@ -82,6 +82,7 @@ async def test_a_browser_killed_mid_replay_fails_cleanly(server: LocalServer, st
         ),
     )
     killed: list[int] = []
+    close_describer()  # every Chromium of this process is killed below: not the describing one too
 
     def kill_at_a3(step: StepProgress) -> None:
         if step.action_id == "a3" and step.phase == "start":

@@ -163,7 +163,7 @@ async def record_then_replay(
     changed: str,
     *,
     heal: bool = True,
-    timeout_ms: int = 5_000,
+    timeout_ms: int = 10_000,  # the default: a replay meant to succeed never races a short deadline
     shape: str = "current",
 ) -> ReplayOutcome:
     bundles = await recorded_bundles(server, shape)
@@ -234,7 +234,7 @@ async def test_healing_off_fails_closed_where_healing_would_have_worked(
     server: LocalServer, store: Store
 ) -> None:
     outcome = await record_then_replay(
-        server, store, MUST_HEAL["renamed-and-moved"], heal=False, timeout_ms=3_000, shape="first-version"
+        server, store, MUST_HEAL["renamed-and-moved"], heal=False, timeout_ms=5_000, shape="first-version"
     )
     assert outcome.error is not None
     assert (outcome.error.code, outcome.error.action_id) == ("SR_REPLAY_UI_TARGET_NOT_FOUND", "a3")
@@ -249,7 +249,7 @@ async def test_drift_that_must_fail_closed_clicks_nothing(
     case: str, shape: str, server: LocalServer, store: Store
 ) -> None:
     changed, code = MUST_FAIL[case]
-    outcome = await record_then_replay(server, store, changed, timeout_ms=3_000, shape=shape)
+    outcome = await record_then_replay(server, store, changed, timeout_ms=5_000, shape=shape)
     assert outcome.error is not None, case
     assert (outcome.error.code, outcome.error.action_id) == (code, "a3")
     assert clicks(server) == []

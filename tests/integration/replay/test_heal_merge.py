@@ -69,7 +69,7 @@ def clicks(server: LocalServer) -> list[str]:
 async def replay_on(server: LocalServer, store: Store, html: str) -> ReplayOutcome:
     server.set_page("/settings", html)
     server.requests.clear()
-    return await replay_skill(store, ReplayRequest(name=NAME, inputs={}, timeout_ms=5_000))
+    return await replay_skill(store, ReplayRequest(name=NAME, inputs={}))
 
 
 def healed(outcome: ReplayOutcome) -> set[str]:

@@ -63,7 +63,7 @@ async def test_a_request_off_the_allowlist_fails_the_replay_and_never_arrives(
     ]
     store_approved(store, build_draft("reach-out", url_environment(url), actions))
 
-    outcome = await replay_skill(store, ReplayRequest(name="reach-out", timeout_ms=3_000, settle_ms=200))
+    outcome = await replay_skill(store, ReplayRequest(name="reach-out", timeout_ms=5_000, settle_ms=200))
 
     assert outcome.error is not None, vector
     assert outcome.error.code == "SR_REPLAY_UI_NETWORK_DENIED", (vector, outcome.error.to_json())
@@ -90,6 +90,6 @@ async def test_the_same_page_without_the_outside_request_replays(server: LocalSe
         ObserveAction(id="a3", target=bundles["done"]),
     ]
     store_approved(store, build_draft("reach-in", url_environment(url), actions))
-    outcome = await replay_skill(store, ReplayRequest(name="reach-in", timeout_ms=3_000))
+    outcome = await replay_skill(store, ReplayRequest(name="reach-in"))
     assert outcome.status == "succeeded", outcome.error
     assert ("GET", "/data") in server.requests

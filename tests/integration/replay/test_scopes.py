@@ -94,7 +94,7 @@ async def test_replay_inside_an_open_shadow_root(
     await record_shadow(server, store, tmp_path)
     server.set_page("/find", page)
     server.requests.clear()
-    outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}, timeout_ms=6_000))
+    outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}))
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     assert clicks(server) == [{"which": ["find"], "q": ["second"]}]
     assert any(s.healed for s in outcome.steps) is healed
@@ -106,7 +106,7 @@ async def test_two_identical_shadow_widgets_fail_closed(
     await record_shadow(server, store, tmp_path)
     server.set_page("/find", TWO)
     server.requests.clear()
-    outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}, timeout_ms=3_000))
+    outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}, timeout_ms=5_000))
     assert outcome.error is not None
     assert outcome.error.code == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
     assert outcome.error.action_id == "a2"

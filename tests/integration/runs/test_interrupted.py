@@ -95,6 +95,7 @@ async def test_a_killed_replay_shows_as_interrupted_and_the_next_one_records_it(
     assert events == [("run-end", "interrupted", run["runId"]), ("run-end", "ok", newest.record.run_id)]
 
 
+@pytest.mark.usefixtures("ctrl_c_reaches_children")
 async def test_ctrl_c_ends_the_run_as_cancelled_with_the_steps_that_ran(
     server: LocalServer, skillreel_home: Path
 ) -> None:

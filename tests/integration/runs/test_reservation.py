@@ -261,7 +261,7 @@ async def test_a_target_missing_before_any_acting_step_says_nothing_was_done(
     server.set_page("/orders", WITHOUT_QUANTITY)
     with Store.open() as store:
         outcome = await replay_skill(
-            store, ReplayRequest(name=NAME, inputs={"qty": "3"}, heal=False, timeout_ms=1_500)
+            store, ReplayRequest(name=NAME, inputs={"qty": "3"}, heal=False, timeout_ms=5_000)
         )
     assert outcome.error is not None
     error = outcome.error.to_json()
