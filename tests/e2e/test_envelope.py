@@ -38,6 +38,7 @@ ELSEWHERE = {
     ("mcp", True): "a running server speaks MCP on stdout, not an envelope (tests/integration/mcp)",
     ("demo", True): "the whole demo, validated by CliResult.json() in tests/e2e/test_demo.py",
     ("ui", True): "a running server serves the review page, not an envelope (tests/integration/ui)",
+    ("worker", True): "a running worker serves Celery tasks, not an envelope (tests/integration/fleet)",
     ("rollback", True): "needs two approved drafts: tests/e2e/test_versions.py (envelope via tests.cli.ok)",
 }
 
@@ -171,6 +172,7 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     case("prune", ["prune"])
     case("prune", ["prune", "--days", "1"], "SR_RECORD_USAGE")
     case("mcp", ["mcp", "--port", "1"], "SR_RECORD_USAGE")
+    case("worker", ["worker", "--broker", "redis://127.0.0.1:6379/0"], "SR_RECORD_USAGE")  # no --trust
     case("demo", ["demo", "--port", "99999"], "SR_RECORD_USAGE")
 
     assert case("audit", ["audit", "--name", NAME])["data"]["events"]

@@ -4,6 +4,7 @@ It holds no store: every task carries a skill bundle signed by the coordinating 
 the worker verifies against ``--trust`` (with every digest) before any browser starts; sensitive
 values come from this machine's vault. Needs the extra ``skillreel[fleet]``
 (``SR_REPLAY_FLEET_UNAVAILABLE`` otherwise). Runs until Ctrl-C or SIGTERM (running rows finish).
+Like ``mcp``, ``--json`` only changes how an error that stops it from starting is printed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import sys
 from pathlib import Path
 
 import click
+
+from .output import json_option
 
 
 @click.command("worker")
@@ -40,7 +43,10 @@ import click
     show_default=True,
     help="Seconds after which a row whose worker stopped answering is reported interrupted.",
 )
-def command(broker: str, concurrency: int, trust: tuple[Path, ...], heartbeat_s: float) -> None:
+@json_option
+def command(
+    broker: str, concurrency: int, trust: tuple[Path, ...], heartbeat_s: float, as_json: bool
+) -> None:
     """Run a fleet worker: replay signed skill bundles from a Redis broker."""
     from ..fleet.app import require_celery
 

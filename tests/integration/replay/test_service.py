@@ -96,6 +96,7 @@ async def test_refusals_before_the_browser_are_audited_and_change_nothing(
         "healProposal": False,
         "environment": None,
         "validatedRevision": None,
+        "outputs": None,  # a refused replay read nothing
     }
     assert store.get("service-skill") == before
     assert store.audit_count() == count + 1
