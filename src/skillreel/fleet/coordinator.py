@@ -56,13 +56,14 @@ from ..model.runs import (
 )
 from ..model.session import SessionState
 from ..services.batching import (
-    BatchCancelled,
     BatchOutcome,
     BatchPlan,
     RowCancelled,
     RowExecutor,
     RowListener,
     RowResult,
+    begin_batch,
+    end_batch,
     run_rows,
 )
 from ..store import AuditNote, Store
@@ -123,16 +124,7 @@ async def fleet_batch(
             actor="fleet",
         )
     )
-    skipped = [
-        RowResult(r.number, r.line, "skipped", run_id=plan.done[r.number])
-        for r in plan.rows
-        if r.number in plan.done
-    ]
-    for result in skipped:
-        if on_row is not None:
-            on_row(result)
-    if not plan.resumed:
-        store.add_runset(plan.runset)
+    skipped = begin_batch(store, plan, on_row)
     watch = _Watch(broker, stall_s)
     execute = fleet_executor(store, plan, entry, bundle_text(document), broker, watch)
     watching = asyncio.ensure_future(watch.run())
@@ -148,19 +140,7 @@ async def fleet_batch(
         watching.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):  # a broken watch ended its rows
             await watching
-    by_row = {r.row: r for r in (*skipped, *ran.results)}
-    outcome = BatchOutcome(
-        plan.runset.name,
-        plan.runset.runset_id,
-        plan.resumed,
-        request.workers,
-        tuple(by_row[r.number] for r in plan.rows),
-        cancelled=ran.cancelled,
-        stopped=ran.stopped,
-    )
-    if ran.cancelled:
-        raise BatchCancelled(outcome)
-    return outcome
+    return end_batch(plan, skipped, ran)
 
 
 # --- watching the broker: results, claims, workers --------------------------------------------------

@@ -394,17 +394,8 @@ async def replay_batch(
     from ..sandbox.browser import WarmBrowser
 
     request = plan.request
-    skipped = [
-        RowResult(r.number, r.line, "skipped", run_id=plan.done[r.number])
-        for r in plan.rows
-        if r.number in plan.done
-    ]
-    for result in skipped:
-        if on_row is not None:
-            on_row(result)
+    skipped = begin_batch(store, plan, on_row)
     pending = plan.pending
-    if not plan.resumed:
-        store.add_runset(plan.runset)
     warm = WarmBrowser(idle_s=3600.0)
     execute = replay_executor(
         store, plan, _Remembered(secrets or EnvKeyringSecrets()), session_factory or warm.session
@@ -415,12 +406,34 @@ async def replay_batch(
         )
     finally:
         await warm.close()
+    return end_batch(plan, skipped, ran)
+
+
+def begin_batch(store: Store, plan: BatchPlan, on_row: RowListener | None) -> list[RowResult]:
+    """Report the rows a resumed batch skips (they succeeded before) and, for a new batch, store
+    its runset; the skipped rows' results."""
+    skipped = [
+        RowResult(r.number, r.line, "skipped", run_id=plan.done[r.number])
+        for r in plan.rows
+        if r.number in plan.done
+    ]
+    for result in skipped:
+        if on_row is not None:
+            on_row(result)
+    if not plan.resumed:
+        store.add_runset(plan.runset)
+    return skipped
+
+
+def end_batch(plan: BatchPlan, skipped: Sequence[RowResult], ran: RowsRun) -> BatchOutcome:
+    """The batch's outcome, one result per row in file order; raises :class:`BatchCancelled` with
+    it when the batch was cancelled."""
     by_row = {r.row: r for r in (*skipped, *ran.results)}
     outcome = BatchOutcome(
         plan.runset.name,
         plan.runset.runset_id,
         plan.resumed,
-        request.workers,
+        plan.request.workers,
         tuple(by_row[r.number] for r in plan.rows),
         cancelled=ran.cancelled,
         stopped=ran.stopped,
