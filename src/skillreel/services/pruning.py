@@ -72,7 +72,7 @@ def prune_skills(store: Store, *, approve: bool) -> PruneResult:
             },
         )
     # first, so a skill pruned below no longer has a package of an unfinished enable on disk
-    recovered = converge_interrupted(store) if unfinished else ()
+    recovered = converge_interrupted(store, unfinished)
     trimmed = store.trim_audit() if trim else 0
     removed = store.prune(now) if expired else []
     trimmed_runs = store.prune_runs(now) if runs else RunsPruned()

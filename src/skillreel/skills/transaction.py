@@ -5,7 +5,7 @@ no package the store does not know and no ``.skillreel-*`` folder outlives a ``k
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ..model.base import check_skill_name, is_skill_name
@@ -48,11 +48,12 @@ def interrupted_transactions(store: Store) -> list[str]:
     return [name for name in Journals(store.home).pending() if is_skill_name(name)]
 
 
-def converge_interrupted(store: Store) -> tuple[ResultWarning, ...]:
-    """Make the disk agree with the store for every transaction a killed process left unfinished
-    (``prune`` does this, so a stale journal does not wait for the skill's next enable)."""
+def converge_interrupted(store: Store, names: Sequence[str]) -> tuple[ResultWarning, ...]:
+    """Make the disk agree with the store for the transactions of ``names`` (those
+    :func:`interrupted_transactions` listed) that a killed process left unfinished (``prune`` does
+    this, so a stale journal does not wait for the skill's next enable)."""
     warnings: list[ResultWarning] = []
-    for name in interrupted_transactions(store):
+    for name in names:
         with package_transaction(store, name, no_fault) as (_, recovered):
             warnings.extend(recovered)
     return tuple(warnings)
