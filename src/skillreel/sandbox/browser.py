@@ -590,7 +590,12 @@ class WarmBrowser:
         task, self._spare = self._spare, None
         if task is None:
             return None
-        spare = await asyncio.shield(task)
+        try:
+            spare = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if self._spare is None:
+                self._spare = task  # still the next session's (closed with the browser otherwise)
+            raise
         if spare is None:
             return None
         if not spare.fits(viewport, self._browser):
