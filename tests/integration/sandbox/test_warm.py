@@ -171,7 +171,8 @@ async def test_the_next_session_takes_a_spare_context_opened_ahead_only_when_it_
     assert warm.spares_used == 0
     async with warm.session(environment) as second:
         assert warm.spares_used == 1
-        assert second.context is not first.context and second.proxy is not first.proxy
+        assert second.context is not first.context
+        assert second.proxy is not first.proxy
         assert len(second.context.pages) == 1
         assert second.page.url == "about:blank"
         await second.context.unroute_all(behavior="ignoreErrors")
