@@ -426,10 +426,17 @@ class DriverStart:
         return await self._task
 
     async def close(self) -> None:
-        """Stop the driver if no session took it (a refused replay); a start that failed is not news."""
+        """Stop the driver if no session took it (a refused replay); a start that failed is not news.
+        A start still under way is cancelled rather than awaited (a refusal does not wait for the
+        driver's boot): the driver process is killed when asyncio closes its transport (the CLI's
+        ``asyncio.run`` ends next)."""
         if self._taken:
             return
         self._taken = True
+        if not self._task.done():
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            return
         try:
             pw = await asyncio.wait_for(asyncio.shield(self._task), CLOSE_TIMEOUT_S)
         except (ReplayUIError, TimeoutError) as exc:
