@@ -52,7 +52,14 @@ from ..model.actions import FieldSpec
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
 from .driving import Choice, DialogSeen, FieldValue, ItemsFound, ListRead, Picked, Scope
 from .evidence import PageSummary
-from .settling import MAX_ROUNDS, NETWORK_CAP_S, QUIET_CAP_MS, QUIET_WINDOW_MS, PageActivity
+from .settling import (
+    CALM_WINDOW_MS,
+    MAX_ROUNDS,
+    NETWORK_CAP_S,
+    QUIET_CAP_MS,
+    QUIET_WINDOW_MS,
+    PageActivity,
+)
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -259,12 +266,20 @@ class PlaywrightDriver:
         cap = min(QUIET_CAP_MS, max(0, int((self._quiet_deadline - time.monotonic()) * 1000)))
         params["functionDeclaration"] = CALL_AFTER
         params["arguments"] = [
-            {"value": {"windowMs": QUIET_WINDOW_MS, "capMs": cap}},
+            {"value": self._quiet(cap)},
             {"value": method},
             {"value": arg},
         ]
         params["awaitPromise"] = True
         return params
+
+    def _quiet(self, cap: int) -> dict[str, int]:
+        """The DOM-quiet window of the measurement after an action (``settle.js`` ``after``): after a
+        calm action one animation frame (at most the full window) and the short window, else the
+        full window (``replay/settling.py``)."""
+        if self._activity.calm(self._action_mark):
+            return {"windowMs": CALM_WINDOW_MS, "frameMs": QUIET_WINDOW_MS, "capMs": cap}
+        return {"windowMs": QUIET_WINDOW_MS, "frameMs": 0, "capMs": cap}
 
     async def _locator(self, picked: Picked) -> Locator:
         """Playwright's strict locator for the marked element: in the page (its CSS engine pierces
