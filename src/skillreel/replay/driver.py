@@ -746,6 +746,7 @@ class PlaywrightDriver:
         complete = isinstance(results, list) and len(results) == len(calls)
         if complete and self._entered_from(scope, results, len(fields)):
             self._entered = None
+            self._current[loop] = index
             if ahead is not None:
                 self._ahead(*ahead, data=results[2])
             return _field_values(results[1], len(fields))
