@@ -32,7 +32,7 @@ from skillreel.model.locators import Fingerprint, LocatorBundle, text_hash
 from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from skillreel.replay import engine as engine_module
 from skillreel.replay import flow as flow_module
-from skillreel.replay.engine import EngineOptions, ReplayEngine, StepProgress
+from skillreel.replay.engine import EngineOptions, ItemAhead, ReplayEngine, StepProgress
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
 from tests.factory import SALT, element_set
 from tests.factory import target as factory_target
@@ -525,8 +525,9 @@ def test_outputs_beyond_their_total_size_are_refused(monkeypatch: pytest.MonkeyP
 def test_the_next_step_is_measured_ahead_only_where_that_measures_the_right_element() -> None:
     """After a step acts, its page summary may measure the page for the next step's target (the
     driver serves that measurement only to a document-level probe of the same bundle on an
-    unchanged page). The engine asks for it only for the next step of the same list, and never for
-    a target inside the loop's item, one chosen by an input, or across a block boundary."""
+    unchanged page). The engine asks for it for the next step of the same list (or, at the end of a
+    list, what runs after it: below, nothing measurable), and never for a target inside the loop's
+    item, one chosen by an input, or the first step of a block."""
     from skillreel.model.locators import merge_heal
 
     page = orders_page(["1000", "1001", "1002"])
@@ -546,8 +547,47 @@ def test_the_next_step_is_measured_ahead_only_where_that_measures_the_right_elem
     assert newest.identities == ()
     assert newest.candidates == merged.candidates
     assert driver.prefetched == [total, total, total, total, newest]
-    ahead_of_chosen = [p for p in driver.prefetched if p.filter is not None or p.within is not None]
+    ahead_of_chosen = [
+        p
+        for p in driver.prefetched
+        if not isinstance(p, LocatorBundle) or p.filter is not None or p.within is not None
+    ]
     assert ahead_of_chosen == []
+
+
+def test_a_loop_measures_its_next_item_ahead() -> None:
+    """Entering an item also measures the body's first target inside it (an extraction here, a
+    step that always runs first); the step that ends an iteration measures the next item ahead in
+    its page summary (entering it, its fields, that target), and after the last item the step
+    after the loop. A click that does not end its iteration, or a branch decided by a field,
+    asks for nothing else."""
+    page = orders_page(NUMBERS[:3], statuses=["new", "approved", "new"])
+    total = target("#total", tag="span")
+    loop = approve_loop()
+    amount = loop.body[0]
+    assert isinstance(amount, ExtractAction)
+    assert amount.target is not None
+    engine, driver = run(page, [START, loop, ClickAction(id="c9", target=total)])
+    assert engine.failed is None
+    assert driver.entry_probes == [("l1", index, amount.target) for index in range(3)]
+    assert driver.prefetched == [ItemAhead("l1", 1, loop.fields, True, amount.target), total]
+
+
+def test_a_loop_body_that_begins_with_a_branch_on_a_field_measures_its_first_list_ahead() -> None:
+    """The first list of a branch decided without measuring the page (an item's field) is what the
+    body most likely probes first; a branch on the page (an element present) is not predicted."""
+    page = orders_page(NUMBERS[:2], statuses=["new", "new"])
+    loop = approve_loop()
+    branch = loop.body[1]
+    assert isinstance(branch, BranchAction)
+    click = branch.otherwise[0]
+    assert isinstance(click, ClickAction)
+    on_field = BranchAction(id="b1", condition=branch.condition, then=(click,))
+    _, driver = run(page, [START, loop.model_copy(update={"body": (on_field,)})])
+    assert driver.entry_probes == [("l1", 0, click.target), ("l1", 1, click.target)]
+    on_page = BranchAction(id="b1", condition=PresentCondition(target=click.target), then=(click,))
+    _, driver = run(page, [START, loop.model_copy(update={"body": (on_page,)})])
+    assert driver.entry_probes == []
 
 
 def test_an_extraction_reads_the_item_its_ranked_locator_designates_but_a_click_there_stays_ambiguous() -> (

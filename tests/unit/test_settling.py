@@ -177,3 +177,44 @@ async def test_waiting_for_requests_stops_at_a_navigation_and_at_the_deadline() 
     await asyncio.wait_for(waiting, 60)  # a navigation ends the wait: it is waited for on its own
     await seen.wait_requests(mark, loop.time() - 1)  # a deadline already passed returns at once
     assert seen.pending(mark) == 2
+
+
+def test_an_action_is_calm_when_everything_it_started_has_finished_with_its_body_read() -> None:
+    """A calm action gets the short DOM-quiet window after one animation frame (driver.py
+    ``_quiet``): it started no navigation, and each of its requests finished with its body read.
+    A request still in flight, a body the page left unread (forgotten after the grace) or a
+    navigation keeps the full window."""
+    page = StandInPage()
+    now = [100.0]
+    seen = PageActivity(cast(Page, page), clock=lambda: now[0])
+    earlier = Request("fetch", page.main_frame)
+    page.emit("request", earlier)  # in flight before the action: not the action's
+    mark = seen.mark()
+    assert seen.calm(mark)  # started nothing
+    read = Request("fetch", page.main_frame)
+    page.emit("request", read)
+    assert not seen.calm(mark)
+    page.emit("response", Response(read))
+    assert not seen.calm(mark)  # its body is still coming
+    page.emit("requestfinished", read)
+    assert seen.calm(mark)
+
+    mark = seen.mark()
+    unread = Request("xhr", page.main_frame)
+    page.emit("request", unread)
+    page.emit("response", Response(unread))
+    now[0] += 2 * BODY_GRACE_S
+    assert not seen.busy(mark)  # no longer waited for...
+    assert not seen.calm(mark)  # ...but what its body would render may come late
+    assert seen.calm(seen.mark())  # a later action did not start it
+
+    mark = seen.mark()
+    navigation = Request("document", page.main_frame, navigation=True)
+    page.emit("request", navigation)
+    page.emit("requestfailed", navigation)
+    assert not seen.busy(mark)
+    assert not seen.calm(mark)  # a navigation was requested
+    mark = seen.mark()
+    page.emit("framenavigated", page.main_frame)  # the page navigated on its own
+    page.emit("load", page)
+    assert not seen.calm(mark)

@@ -50,9 +50,26 @@ from ..errors import ReplayUIError
 from ..locate import heal, resolve_world_script
 from ..model.actions import FieldSpec
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
-from .driving import Choice, DialogSeen, FieldValue, ItemsFound, ListRead, Picked, Scope
+from .driving import (
+    Choice,
+    DialogSeen,
+    FieldValue,
+    ItemAhead,
+    ItemsFound,
+    ListRead,
+    Picked,
+    Scope,
+    Upcoming,
+)
 from .evidence import PageSummary
-from .settling import MAX_ROUNDS, NETWORK_CAP_S, QUIET_CAP_MS, QUIET_WINDOW_MS, PageActivity
+from .settling import (
+    CALM_WINDOW_MS,
+    MAX_ROUNDS,
+    NETWORK_CAP_S,
+    QUIET_CAP_MS,
+    QUIET_WINDOW_MS,
+    PageActivity,
+)
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -96,13 +113,27 @@ def world_script() -> str:
 
 @dataclass(frozen=True)
 class _Prefetch:
-    """A probe measured ahead, in the previous step's page-summary call (see :meth:`page_state`)."""
+    """A probe measured ahead, in the previous step's page-summary call (see :meth:`page_state`)
+    or in entering a loop item (:meth:`enter_item`)."""
 
     bundle: LocatorBundle
+    within: Scope | None
     token: str
     nonce: str
     data: Any
     activity: int  # the page activity position when it was measured
+    world: str
+
+
+@dataclass(frozen=True)
+class _Entered:
+    """A loop item entered and its fields read ahead, in the page-summary call of the step that
+    ended the previous iteration (see :meth:`page_state`)."""
+
+    loop: str
+    index: int
+    values: tuple[FieldValue, ...]
+    activity: int
     world: str
 
 
@@ -133,6 +164,7 @@ class PlaywrightDriver:
         self._seen: DialogSeen | None = None
         self._dialogs = False
         self._prefetched: _Prefetch | None = None
+        self._entered: _Entered | None = None
         self._activity = PageActivity(self._page)
         self._action_mark = 0  # activity position when the last action began
         self._quiet_deadline: float | None = None  # set: the next measurement waits for a quiet DOM
@@ -259,12 +291,20 @@ class PlaywrightDriver:
         cap = min(QUIET_CAP_MS, max(0, int((self._quiet_deadline - time.monotonic()) * 1000)))
         params["functionDeclaration"] = CALL_AFTER
         params["arguments"] = [
-            {"value": {"windowMs": QUIET_WINDOW_MS, "capMs": cap}},
+            {"value": self._quiet(cap)},
             {"value": method},
             {"value": arg},
         ]
         params["awaitPromise"] = True
         return params
+
+    def _quiet(self, cap: int) -> dict[str, int]:
+        """The DOM-quiet window of the measurement after an action (``settle.js`` ``after``): after a
+        calm action one animation frame (at most the full window) and the short window, else the
+        full window (``replay/settling.py``)."""
+        if self._activity.calm(self._action_mark):
+            return {"windowMs": CALM_WINDOW_MS, "frameMs": QUIET_WINDOW_MS, "capMs": cap}
+        return {"windowMs": QUIET_WINDOW_MS, "frameMs": 0, "capMs": cap}
 
     async def _locator(self, picked: Picked) -> Locator:
         """Playwright's strict locator for the marked element: in the page (its CSS engine pierces
@@ -326,20 +366,32 @@ class PlaywrightDriver:
         A measurement taken ahead by :meth:`page_state` serves when nothing happened since."""
         self._speculative = None
         ahead, self._prefetched = self._prefetched, None
-        if within is None and ahead is not None and self._still_fresh(ahead, bundle):
+        if ahead is not None and ahead.within == within and self._still_fresh(ahead, bundle):
             return self._probe_result(ahead.token, ahead.nonce, ahead.data)
         token, nonce, arg = self._probe_arg(bundle, salt, within)
         return self._probe_result(token, nonce, await self._call("probe", arg))
 
     def _still_fresh(self, ahead: _Prefetch, bundle: LocatorBundle) -> bool:
-        """A measurement taken ahead serves a document-level probe of the same bundle only, and
-        only when nothing happened on the page since (an item-scoped probe never uses one)."""
-        return (
-            (ahead.bundle is bundle or ahead.bundle == bundle)
-            and ahead.activity == self._activity.mark()
-            and ahead.world == self._unique
-            and self._quiet_deadline is None
+        """A measurement taken ahead serves a probe of the same bundle in the same scope only, and
+        only when nothing happened on the page since."""
+        return (ahead.bundle is bundle or ahead.bundle == bundle) and self._unchanged(
+            ahead.activity, ahead.world
         )
+
+    def _unchanged(self, activity: int, world: str) -> bool:
+        """Nothing happened on the page since a measurement taken at ``activity`` in ``world``: no
+        request, navigation or load since, the same document, no action waiting to be settled."""
+        return activity == self._activity.mark() and world == self._unique and self._quiet_deadline is None
+
+    def _ahead(
+        self, bundle: LocatorBundle, within: Scope | None, token: str, nonce: str, *, data: Any
+    ) -> None:
+        """Keep a probe measured ahead (its element speculatively marked: cleaned up by a later call)."""
+        if self._unique is not None and isinstance(data, dict):
+            self._marked = self._marked or data.get("speculative") is not None
+            self._prefetched = _Prefetch(
+                bundle, within, token, nonce, data, self._activity.mark(), self._unique
+            )
 
     def _probe_arg(
         self, bundle: LocatorBundle, salt: str, within: Scope | None = None
@@ -476,28 +528,37 @@ class PlaywrightDriver:
     # ---- Driver: observation ---------------------------------------------------------------------
 
     async def page_state(
-        self, *, salt: str, text: bool, verify: str | None = None, prefetch: LocatorBundle | None = None
+        self, *, salt: str, text: bool, verify: str | None = None, prefetch: Upcoming | None = None
     ) -> PageSummary:
         """The page summary; checks the marked field's value against ``verify`` (when given) and
         removes the step's mark in the same call (one round trip, not three). With ``prefetch``,
-        the same call also probes the page for the next step's target (see :meth:`probe`)."""
+        the same call also probes the page for the next step's target (see :meth:`probe`), or
+        enters the loop's next item, reads its fields and probes the body's first target in it
+        (see :meth:`enter_item`)."""
         arg: dict[str, Any] = {"salt": salt, "text": text, "verify": verify}
         if self._marked and self._unique is not None and self._unique == self._installed:
             arg["attr"] = self._attr
         self._marked = False
         self._speculative = None
         self._prefetched = None
+        self._entered = None
         if prefetch is None:
             data = await self._call("pageState", arg)
+        elif isinstance(prefetch, ItemAhead):
+            scope = Scope(prefetch.loop, prefetch.index)
+            calls, probe = self._entry_calls(
+                scope, prefetch.fields, salt, prefetch.allow_heal, prefetch.probe
+            )
+            results = await self._call("batch", [["pageState", arg], *calls])
+            ok = isinstance(results, list) and len(results) == len(calls) + 1
+            data = results[0] if ok else None
+            if ok and self._entered_from(scope, results[1:], len(prefetch.fields)) and probe:
+                self._ahead(*probe, data=results[3])
         else:
             token, nonce, probe_arg = self._probe_arg(prefetch, salt)
             both = await self._call("batch", [["pageState", arg], ["probe", probe_arg]])
             data, ahead = both if isinstance(both, list) and len(both) == 2 else (None, None)
-            if self._unique is not None and isinstance(ahead, dict):
-                self._marked = ahead.get("speculative") is not None  # cleaned up by a later call
-                self._prefetched = _Prefetch(
-                    prefetch, token, nonce, ahead, self._activity.mark(), self._unique
-                )
+            self._ahead(prefetch, None, token, nonce, data=ahead)
         try:
             verified = data.get("verified")
             return PageSummary(
@@ -631,6 +692,7 @@ class PlaywrightDriver:
             "loop": loop,
             "keep": mark,
         }
+        self._entered = None
         found = _items_found(await self._call("open", arg, api=COLLECT))
         if mark:
             self._loops[loop] = (arg, found.count, within)
@@ -652,23 +714,78 @@ class PlaywrightDriver:
         return ok
 
     async def enter_item(
-        self, loop: str, index: int, fields: Sequence[FieldSpec], *, salt: str, allow_heal: bool
+        self,
+        loop: str,
+        index: int,
+        fields: Sequence[FieldSpec],
+        *,
+        salt: str,
+        allow_heal: bool,
+        probe: LocatorBundle | None = None,
     ) -> tuple[FieldValue, ...] | None:
-        """The item made current and its fields read in one call (settle.js ``batch``); after a
-        navigation or a re-render the two calls of :meth:`item` and :meth:`read_fields` instead."""
+        """The item made current and its fields read in one call (settle.js ``batch``), with the
+        body's first target (``probe``) measured ahead in it; served without a round trip when the
+        previous step's page summary did all that on a page unchanged since (:meth:`page_state`);
+        after a navigation or a re-render the two calls of :meth:`item` and :meth:`read_fields`."""
         opened = self._loops.get(loop)
         if opened is None or index >= opened[1]:
             return None
-        scope = {"loop": loop, "index": index}
-        read = {"set": _read_arg(salt, allow_heal), "fields": self._fields_arg(fields), "within": scope}
-        both = await self._call("batch", [[COLLECT + "item", scope], [COLLECT + "fields", read]])
-        found, values = both if isinstance(both, list) and len(both) == 2 else (None, None)
-        if isinstance(found, dict) and found.get("ok") is True:
+        entered, self._entered = self._entered, None
+        if (
+            entered is not None
+            and (entered.loop, entered.index) == (loop, index)
+            and len(entered.values) == len(fields)
+            and self._unchanged(entered.activity, entered.world)
+        ):
             self._current[loop] = index
-            return _field_values(values, len(fields))
+            return entered.values
+        scope = Scope(loop, index)
+        self._prefetched = None
+        calls, ahead = self._entry_calls(scope, fields, salt, allow_heal, probe)
+        results = await self._call("batch", calls)
+        complete = isinstance(results, list) and len(results) == len(calls)
+        if complete and self._entered_from(scope, results, len(fields)):
+            self._entered = None
+            self._current[loop] = index
+            if ahead is not None:
+                self._ahead(*ahead, data=results[2])
+            return _field_values(results[1], len(fields))
         if not await self.item(loop, index):
             return None
-        return await self.read_fields(fields, salt=salt, within=Scope(loop, index), allow_heal=allow_heal)
+        return await self.read_fields(fields, salt=salt, within=scope, allow_heal=allow_heal)
+
+    def _entry_calls(
+        self,
+        scope: Scope,
+        fields: Sequence[FieldSpec],
+        salt: str,
+        allow_heal: bool,
+        probe: LocatorBundle | None,
+    ) -> tuple[list[list[Any]], tuple[LocatorBundle, Scope | None, str, str] | None]:
+        """The batch that enters an item: ``collect.item``, ``collect.fields``, and the probe of the
+        body's first target (inside the item when it is ``within: "item"``) with what keeps it."""
+        at = {"loop": scope.loop, "index": scope.index}
+        read = {"set": _read_arg(salt, allow_heal), "fields": self._fields_arg(fields), "within": at}
+        calls: list[list[Any]] = [[COLLECT + "item", at], [COLLECT + "fields", read]]
+        if probe is None:
+            return calls, None
+        within = scope if probe.within == "item" else None
+        token, nonce, probe_arg = self._probe_arg(probe, salt, within)
+        calls.append(["probe", probe_arg])
+        return calls, (probe, within, token, nonce)
+
+    def _entered_from(self, scope: Scope, results: Sequence[Any], count: int) -> bool:
+        """Keep an item entered ahead (``collect.item`` and ``collect.fields`` results) when the item
+        was there and its fields well formed; False otherwise (nothing kept)."""
+        found = results[0]
+        if not isinstance(found, dict) or found.get("ok") is not True or self._unique is None:
+            return False
+        try:
+            values = _field_values(results[1], count)
+        except ReplayUIError:
+            return False
+        self._entered = _Entered(scope.loop, scope.index, values, self._activity.mark(), self._unique)
+        return True
 
     async def _reopen(self, loop: str, depth: int = 0) -> bool:
         arg, count, within = self._loops[loop]
@@ -686,6 +803,11 @@ class PlaywrightDriver:
     async def close_items(self, loop: str) -> None:
         self._loops.pop(loop, None)
         self._current.pop(loop, None)
+        self._entered = None
+        ahead = self._prefetched
+        if ahead is not None and ahead.within is not None and ahead.within.loop == loop:
+            self._prefetched = None  # measured ahead in an item for a step that did not run
+            await self.release()
         if self._unique is None or self._unique != self._installed or self._crashed():
             return
         try:

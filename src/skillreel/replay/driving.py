@@ -39,6 +39,25 @@ class Scope:
     index: int
 
 
+@dataclass(frozen=True)
+class ItemAhead:
+    """What a loop's next iteration begins with, for the page summary of the step that ends the
+    current one to measure ahead (:meth:`Driver.page_state`): entering item ``index`` of ``loop``
+    and reading its ``fields``, and probing ``probe`` (the body's first target, predicted; inside
+    the item when it is ``within: "item"``)."""
+
+    loop: str
+    index: int
+    fields: tuple[FieldSpec, ...]
+    allow_heal: bool
+    probe: LocatorBundle | None = None
+
+
+# What the step after the current one measures first, for the current step's page summary to
+# measure ahead: a document-level target, or the next loop item (see ItemAhead).
+Upcoming = LocatorBundle | ItemAhead
+
+
 SetOutcome = Literal["exact", "healed", "ambiguous"]
 
 
@@ -119,13 +138,14 @@ class Driver(Protocol):
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool: ...
     async def count(self, candidate: LocatorCandidate, *, salt: str) -> int: ...
     async def page_state(
-        self, *, salt: str, text: bool, verify: str | None = None, prefetch: LocatorBundle | None = None
+        self, *, salt: str, text: bool, verify: str | None = None, prefetch: Upcoming | None = None
     ) -> PageSummary:
         """A content-free summary of the page; also removes any mark :meth:`pick` left. With
         ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``).
-        With ``prefetch`` (the next step's target), the driver may measure the page for it in the
-        same call; a document-level :meth:`probe` for it right after may then answer without a
-        round trip (never one scoped to a loop item)."""
+        With ``prefetch`` (the next step's target, or the next loop item), the driver may measure
+        the page for it in the same call; a :meth:`probe` of that target in the same scope (or an
+        :meth:`enter_item` of that item) right after may then answer without a round trip, only
+        while nothing happened on the page since."""
         ...
 
     async def screenshot(self, *, timeout_ms: int) -> bytes: ...
@@ -163,11 +183,20 @@ class Driver(Protocol):
         ...
 
     async def enter_item(
-        self, loop: str, index: int, fields: Sequence[FieldSpec], *, salt: str, allow_heal: bool
+        self,
+        loop: str,
+        index: int,
+        fields: Sequence[FieldSpec],
+        *,
+        salt: str,
+        allow_heal: bool,
+        probe: LocatorBundle | None = None,
     ) -> tuple[FieldValue, ...] | None:
         """:meth:`item`, then :meth:`read_fields` of that item (a loop's fields, read as each
         iteration begins), in one round trip when the item is still where it was; None when it is
-        gone."""
+        gone. With ``probe`` (the body's first target, predicted), the driver may measure it in the
+        same call, inside the item when it is ``within: "item"`` (served like a page summary's
+        measurement ahead)."""
         ...
 
     async def close_items(self, loop: str) -> None:
@@ -308,7 +337,7 @@ class StepState:
     healed_bundle: LocatorBundle | None = None
     presence_only: bool = False  # an optional step: a missing target skips it (Absent)
     acted: bool = False  # the browser was asked to act (side effects possible)
-    upcoming: LocatorBundle | None = None  # the next step's first target, measured ahead (_after)
+    upcoming: Upcoming | None = None  # what the next step measures first, measured ahead (_after)
 
 
 class SkipRest(Exception):

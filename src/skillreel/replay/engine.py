@@ -69,6 +69,7 @@ from .driving import (
     Frame,
     HumanPrompt,
     HumanRequest,
+    ItemAhead,
     ItemsFound,
     ListRead,
     Picked,
@@ -78,6 +79,7 @@ from .driving import (
     StepProgress,
     StepRecord,
     StepState,
+    Upcoming,
 )
 from .flow import FlowSteps, url_matches
 from .resolving import HEAL_CONFIRM_S, POLL_FIRST_S, POLL_MAX_S
@@ -92,6 +94,7 @@ __all__ = [
     "FieldValue",
     "HumanPrompt",
     "HumanRequest",
+    "ItemAhead",
     "ItemsFound",
     "ListRead",
     "Picked",
@@ -206,33 +209,39 @@ class ReplayEngine(FlowSteps):
             await self._run_block(tuple(actions), Frame())
         return tuple(self.completed)
 
-    async def _run_block(self, block: tuple[Action, ...], frame: Frame) -> None:
-        """Run a step list in order; :class:`SkipRest` ends it (its caller decides what that ends)."""
+    async def _run_block(self, block: tuple[Action, ...], frame: Frame, then: Upcoming | None = None) -> None:
+        """Run a step list in order; :class:`SkipRest` ends it (its caller decides what that ends).
+        ``then``: what runs after the list's last step measures first (the step after a branch,
+        a loop's next item), measured ahead by that step's page summary."""
         for position, action in enumerate(block):
             following = block[position + 1] if position + 1 < len(block) else None
             dialog = following if isinstance(following, DialogAction) else None
-            await self._run_step(action, frame, dialog, self._first_target(following, frame))
+            upcoming = then if following is None else self._first_target(following, frame)
+            await self._run_step(action, frame, dialog, upcoming)
 
-    def _first_target(self, action: Action | None, frame: Frame) -> LocatorBundle | None:
+    def _first_target(
+        self, action: Action | None, frame: Frame | None, *, in_item: bool = False
+    ) -> LocatorBundle | None:
         """The target ``action`` (the next step of the same list) probes before anything else, for
         the current step's page summary to measure ahead (the driver serves that measurement only
-        to a probe of the same bundle on an unchanged page).
+        to a probe of the same bundle in the same scope on an unchanged page).
 
         None when the next step starts otherwise, or when measuring ahead would measure the wrong
-        thing: the end of a list (what runs next depends on the loop or branch around it), a block
-        (its first step depends on the page), a target chosen by a text filter (found by
-        ``choose``, not a probe), a target inside the loop item (probed in the item's scope), a
-        type or select step whose value is missing (it is skipped). A target with accepted
-        identities is first probed against its newest fingerprint alone, so that is what is
-        measured ahead."""
+        thing: a block (its first step depends on the page), a target chosen by a text filter
+        (found by ``choose``, not a probe), a target inside the loop item (probed in the item's
+        scope; allowed with ``in_item``, where the measurement is taken inside the next item), a
+        type or select step whose value is missing (it is skipped; without ``frame``, the item's
+        values are not known yet: never measured ahead). A target with accepted identities is first
+        probed against its newest fingerprint alone, so that is what is measured ahead. What runs
+        after the end of a list is the caller's ``then`` (:meth:`_run_block`)."""
         target: LocatorBundle | None = None
         if isinstance(action, ClickAction | PressAction):
             target = action.target
-        elif isinstance(action, TypeAction | SelectAction):
+        elif isinstance(action, TypeAction | SelectAction) and frame is not None:
             target = action.target if self._text(action.value, frame) is not None else None
         elif isinstance(action, ExtractAction) and action.read in ("text", "value", "attribute"):
             target = action.target
-        if target is None or target.filter is not None or target.within is not None:
+        if target is None or target.filter is not None or (target.within is not None and not in_item):
             return None
         return target.measured_as(target.fingerprint) if target.identities else target
 
@@ -241,7 +250,7 @@ class ReplayEngine(FlowSteps):
         action: Action,
         frame: Frame,
         dialog: DialogAction | None = None,
-        upcoming: LocatorBundle | None = None,
+        upcoming: Upcoming | None = None,
     ) -> None:
         index = self._index.get(action.id, 0)
         self._executed += 1

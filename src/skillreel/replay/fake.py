@@ -39,7 +39,17 @@ from ..locate import heal
 from ..locate.tokens import contains_token, normalise
 from ..model.actions import FieldSpec
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
-from .driving import Choice, DialogSeen, FieldValue, ItemsFound, ListRead, Picked, Scope, SetOutcome
+from .driving import (
+    Choice,
+    DialogSeen,
+    FieldValue,
+    ItemsFound,
+    ListRead,
+    Picked,
+    Scope,
+    SetOutcome,
+    Upcoming,
+)
 from .evidence import PageSummary
 
 
@@ -76,7 +86,9 @@ class FakeDriver:
         self.denied: list[str] = []
         self.fail_next: SkillreelError | None = None
         self.settled: list[int] = []
-        self.prefetched: list[LocatorBundle] = []  # what page_state was asked to measure for next
+        self.prefetched: list[Upcoming] = []  # what page_state was asked to measure for next
+        # what enter_item was asked to measure in the item (loop, index, the body's first target)
+        self.entry_probes: list[tuple[str, int, LocatorBundle]] = []
         self._probe_seq = 0
         self._picked: int | None = None
         self._items: dict[str, tuple[list[FakeElement], ElementSet, str | None, Scope | None]] = {}
@@ -325,7 +337,7 @@ class FakeDriver:
         return sum(1 for e in self.page.elements if candidate.selector in e.selectors)
 
     async def page_state(
-        self, *, salt: str, text: bool, verify: str | None = None, prefetch: LocatorBundle | None = None
+        self, *, salt: str, text: bool, verify: str | None = None, prefetch: Upcoming | None = None
     ) -> PageSummary:
         if prefetch is not None:
             self.prefetched.append(prefetch)
@@ -404,8 +416,17 @@ class FakeDriver:
         return True
 
     async def enter_item(
-        self, loop: str, index: int, fields: Sequence[FieldSpec], *, salt: str, allow_heal: bool
+        self,
+        loop: str,
+        index: int,
+        fields: Sequence[FieldSpec],
+        *,
+        salt: str,
+        allow_heal: bool,
+        probe: LocatorBundle | None = None,
     ) -> tuple[FieldValue, ...] | None:
+        if probe is not None:
+            self.entry_probes.append((loop, index, probe))
         if not await self.item(loop, index):
             return None
         return await self.read_fields(fields, salt=salt, within=Scope(loop, index), allow_heal=allow_heal)

@@ -47,7 +47,7 @@ from ..model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef, ValueRe
 from ..model.urls import V1_RULE, QueryRule, URLRuleError, normalise_target_url
 from . import evidence as ev
 from . import extraction
-from .driving import FieldValue, Frame, Picked, Scope, SkipRest, StepState
+from .driving import FieldValue, Frame, ItemAhead, Picked, Scope, SkipRest, StepState, Upcoming
 from .resolving import OPTIONAL_WAIT_S, POLL_FIRST_S, POLL_MAX_S, Resolver
 
 
@@ -64,7 +64,12 @@ class FlowSteps(Resolver):
     labels: frozenset[str] = frozenset()
     outputs: dict[str, Any]
 
-    async def _run_block(self, block: tuple[Action, ...], frame: Frame) -> None:
+    async def _run_block(self, block: tuple[Action, ...], frame: Frame, then: Upcoming | None = None) -> None:
+        raise NotImplementedError
+
+    def _first_target(
+        self, action: Action | None, frame: Frame | None, *, in_item: bool = False
+    ) -> LocatorBundle | None:
         raise NotImplementedError
 
     async def _after(self, step: StepState, *, verify: str | None = None) -> ev.PageSummary:
@@ -217,8 +222,13 @@ class FlowSteps(Resolver):
             self._check_limit(a.id, found.count, limit, a.overflow)
             collected: list[dict[str, object]] = []
             count = min(found.count, limit)
+            first = self._entry_target(a.body) if a.fields else None
             for index in range(count):
-                collected.append(await self._iteration(step, a, index))
+                # what runs after this iteration's last step: the next item, else the loop's next step
+                then = step.upcoming if index + 1 == count else None
+                if index + 1 < count and a.fields:
+                    then = ItemAhead(a.id, index + 1, a.fields, self.options.allow_heal, first)
+                collected.append(await self._iteration(step, a, index, then, first))
         finally:
             await self.driver.close_items(a.id)
         step.facts["items"] = count_digest("items", a.id, count)
@@ -228,12 +238,35 @@ class FlowSteps(Resolver):
             self.outputs[a.collect] = collected
             self._check_size(a.id)
 
-    async def _iteration(self, step: StepState, a: LoopAction, index: int) -> dict[str, object]:
+    def _entry_target(self, body: tuple[Action, ...]) -> LocatorBundle | None:
+        """The target a loop's body most likely probes first in each item, for entering the item to
+        measure ahead (a prediction: the driver serves the measurement only to a probe of that
+        target in that item on an unchanged page): the first step's, or, when the body begins with
+        a branch on a value or the URL (decided without measuring the page), its first list's."""
+        first = body[0] if body else None
+        if isinstance(first, BranchAction) and isinstance(first.condition, CompareCondition | UrlCondition):
+            chosen = first.then or first.otherwise
+            first = chosen[0] if chosen else None
+        return self._first_target(first, None, in_item=True)
+
+    async def _iteration(
+        self,
+        step: StepState,
+        a: LoopAction,
+        index: int,
+        then: Upcoming | None = None,
+        first: LocatorBundle | None = None,
+    ) -> dict[str, object]:
         scope = Scope(a.id, index)
         reads: tuple[FieldValue, ...] | None = ()
-        if a.fields:  # the item and its fields in one round trip
+        if a.fields:  # the item and its fields (and the body's first target) in one round trip
             reads = await self.driver.enter_item(
-                a.id, index, a.fields, salt=self.options.salt, allow_heal=self.options.allow_heal
+                a.id,
+                index,
+                a.fields,
+                salt=self.options.salt,
+                allow_heal=self.options.allow_heal,
+                probe=first,
             )
         elif not await self.driver.item(a.id, index):
             reads = None
@@ -250,7 +283,7 @@ class FlowSteps(Resolver):
         collected = dict(item_values) if a.collect is not None else None
         child = Frame(dict(step.frame.outputs), scope, item_values, collected, in_loop=True, iteration=index)
         with contextlib.suppress(SkipRest):
-            await self._run_block(a.body, child)
+            await self._run_block(a.body, child, then)
         return collected if collected is not None else {}
 
     async def _branch(self, step: StepState, a: BranchAction) -> None:
@@ -260,7 +293,7 @@ class FlowSteps(Resolver):
         if not chosen:
             return
         with contextlib.suppress(SkipRest):
-            await self._run_block(chosen, step.frame.child())
+            await self._run_block(chosen, step.frame.child(), step.upcoming)
 
     async def _condition(self, step: StepState, a: BranchAction) -> bool:
         cond = a.condition

@@ -11,9 +11,11 @@
 //       observer's queue, so they never count as the page's; method "batch" takes
 //       [[method, arg], ...] and returns the list of results (a step's page summary and the next
 //       step's probe, in one round trip)
-//   SkillreelSettle.after({windowMs, capMs}, method, arg) -> Promise<{value, waitedMs, quiet}>
-//       after an action: one task turn (the page's immediate follow-up work runs), then wait until
-//       the DOM has not changed for windowMs (at most capMs), then SkillreelSettle.call
+//   SkillreelSettle.after({windowMs, frameMs, capMs}, method, arg) -> Promise<{value, waitedMs, quiet}>
+//       after an action: one task turn (the page's immediate follow-up work runs); with frameMs,
+//       one animation frame of the page and a task turn after it (the page's frame callbacks
+//       and what they queue run first; at most frameMs, for a page that renders no frames); then
+//       wait until the DOM has not changed for windowMs (at most capMs), then SkillreelSettle.call
 //
 // Install time counts as a change (nothing is known of the document before it), so the first
 // call in a new document waits one window. Data arrives as call arguments, never as script text.
@@ -52,9 +54,22 @@ var SkillreelSettle = (() => {
     return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
   }
 
+  // The page's next animation frame (our callback runs after those it asked for earlier), then a
+  // task turn; at most ms. requestAnimationFrame is this world's own: the page cannot replace it.
+  function frame(ms) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, ms));
+      requestAnimationFrame(() => {
+        clearTimeout(timer);
+        setTimeout(resolve, 0);
+      });
+    });
+  }
+
   async function after(quiet, method, arg) {
     const start = now();
     await turn(0);
+    if (quiet.frameMs > 0) await frame(Math.min(quiet.frameMs, quiet.capMs));
     for (;;) {
       notePending();
       const idle = now() - last;

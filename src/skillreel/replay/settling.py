@@ -14,7 +14,13 @@ After every action the driver waits, each wait capped by the step's deadline:
    DOM-quiet window and the next probe wait for;
 3. for a short **DOM-quiet window** (:data:`QUIET_WINDOW_MS` without a DOM change, at most
    :data:`QUIET_CAP_MS`), measured by a mutation observer in the isolated world (``settle.js``) as
-   part of the next page measurement (no extra round trip).
+   part of the next page measurement (no extra round trip). When the action is **calm**
+   (:meth:`PageActivity.calm`: it started no navigation, and every request it started has finished,
+   its body read by the page), the window is :data:`CALM_WINDOW_MS`, after one animation frame of
+   the page (its rendering callbacks run first; at most :data:`QUIET_WINDOW_MS` when the page
+   renders no frames): what such an action changes, the page changes in its handlers, their
+   promise callbacks (a response's body read), a task they queue or the next frame, all of them
+   before that frame has passed; anything else keeps the full window.
 
 When requests start or a navigation begins while the page is measured, the driver waits again and
 measures again (at most :data:`MAX_ROUNDS` times). ``--settle MS`` adds a minimum on top, for odd
@@ -35,6 +41,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page, Request, Response
 
 QUIET_WINDOW_MS: Final = 30
+# After a calm action (nothing in flight, no navigation): one animation frame, then this long quiet.
+CALM_WINDOW_MS: Final = 10
 QUIET_CAP_MS: Final = 1_500
 NETWORK_CAP_S: Final = 5.0
 # How long a script's request that has its response is still waited for (its body being read).
@@ -60,6 +68,8 @@ class PageActivity:
         self._responded: dict[Request, float] = {}  # scripts' requests with a response: when
         self._navigating: dict[Request, int] = {}
         self._committed = 0  # position of the latest main-frame commit
+        self._navigated = 0  # position of the latest main-frame navigation request or commit
+        self._unread = 0  # position of the latest script request forgotten with its body unread
         self._loaded = 0  # position up to which the main frame is known to have loaded
         self._changed = asyncio.Event()
         page.on("request", self._on_request)
@@ -83,6 +93,7 @@ class PageActivity:
         self._inflight[request] = seq
         if request.is_navigation_request() and self._is_main(_frame_of(request)):
             self._navigating[request] = seq
+            self._navigated = seq
 
     def _on_response(self, response: Response) -> None:
         request = response.request
@@ -99,7 +110,7 @@ class PageActivity:
     def _on_navigated(self, frame: Frame) -> None:
         if self._is_main(frame):
             self._navigating.clear()
-            self._committed = self._bump()
+            self._committed = self._navigated = self._bump()
 
     def _on_load(self, _page: Any) -> None:
         self._loaded = self._bump()
@@ -134,7 +145,7 @@ class PageActivity:
         """Forget the scripts' requests whose body was not read within the grace."""
         now = self._clock()
         for request in [r for r, at in self._responded.items() if now - at >= BODY_GRACE_S]:
-            self._inflight.pop(request, None)
+            self._unread = max(self._unread, self._inflight.pop(request, 0))
             self._responded.pop(request, None)
 
     def _next_expiry(self, since: int) -> float | None:
@@ -148,6 +159,13 @@ class PageActivity:
 
     def busy(self, since: int) -> bool:
         return self.navigating() or self.unloaded() or self.pending(since) > 0
+
+    def calm(self, since: int) -> bool:
+        """Nothing the action started (after position ``since``) can still change the page but its
+        own follow-up work: no main-frame navigation was requested or committed since, and every
+        request started since has finished (a script's request with its body read, not forgotten
+        after the grace)."""
+        return not self.busy(since) and self._navigated <= since and self._unread <= since
 
     async def changed(self, timeout_s: float) -> None:
         """Return at the next event, or after ``timeout_s``."""

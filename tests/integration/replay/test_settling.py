@@ -10,6 +10,7 @@ saved text would be empty) or fail to find the field. Each test asserts the outc
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -38,7 +39,9 @@ FORM = """<form id="f"><label for="name">Name</label><input id="name" name="name
 <button id="save" type="button"{disabled}>Save</button></form>"""
 
 
-def page(script: str, form: str = FORM.format(disabled="")) -> str:
+def page(script: str, form: str = FORM.format(disabled=""), *, request: bool = True) -> str:
+    answer = 'await (await fetch("/api/form")).text()' if request else "FORM"
+    form_json = json.dumps(FORM.format(disabled=""))
     return f"""<!doctype html><html><head><title>Profile</title></head><body><main>
 <h1>Profile</h1><button id="edit" type="button">Edit</button>
 <div id="box">{form}</div><p id="result"></p></main>
@@ -50,13 +53,17 @@ function wire() {{
   }};
 }}
 wire();
+const FORM = {form_json};
 document.getElementById("edit").onclick = async () => {{
-  const answer = await (await fetch("/api/form")).text();
+  const answer = {answer};
   {script}
 }};
 </script></body></html>"""
 
 
+RENDER_IN_FRAME = (
+    'requestAnimationFrame(() => {{ document.getElementById("box").innerHTML = {form}; wire(); }});'
+)
 RECORDED = page("")
 PAGES = {
     # the click's request re-renders the form: a field typed into before would be replaced
@@ -73,6 +80,23 @@ PAGES = {
     ),
     # the form is not there until the click's request answers
     "rendered late": (page('document.getElementById("box").innerHTML = answer; wire();', ""), None),
+    # the answer is rendered in the page's next animation frame, or by a task it queues (a
+    # framework's scheduler): the click is calm once the answer is read (a short quiet window),
+    # and the frame it waits for comes after both
+    "re-rendered in the next frame after the answer": (
+        page(RENDER_IN_FRAME.format(form="answer")),
+        None,
+    ),
+    "re-rendered by a queued task after the answer": (
+        page('setTimeout(() => { document.getElementById("box").innerHTML = answer; wire(); }, 0);'),
+        None,
+    ),
+    # the click starts nothing and changes nothing at once; the page re-renders the form in its
+    # next animation frame (a quiet window alone would end before it: nothing changed yet)
+    "re-rendered in the next frame, no request": (
+        page(RENDER_IN_FRAME.format(form="FORM"), request=False),
+        None,
+    ),
 }
 SELECTORS = {"edit": "#edit", "name": "#name", "save": "#save", "result": "#result"}
 
@@ -103,7 +127,8 @@ async def test_a_page_that_changes_after_a_click_replays(
     outcome = await replay_skill(store, ReplayRequest(name="edit-profile", inputs={"name": "Ada Lovelace"}))
 
     assert outcome.error is None, outcome.error
-    assert ("GET", "/api/form") in server.requests
+    if 'fetch("/api/form")' in live:
+        assert ("GET", "/api/form") in server.requests
     if following is not None:
         assert ("GET", "/next") in server.requests
 
