@@ -25,6 +25,7 @@ class Route:
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    body_delay_s: float = 0.0  # between the headers and the body (a body that streams in late)
 
 
 @dataclass
@@ -75,9 +76,10 @@ class LocalServer:
         body: bytes = b"",
         headers: dict[str, str] | None = None,
         delay_s: float = 0.0,
+        body_delay_s: float = 0.0,
     ) -> None:
         with self._lock:
-            self.routes[path] = Route(status, body, dict(headers or {}), delay_s)
+            self.routes[path] = Route(status, body, dict(headers or {}), delay_s, body_delay_s)
 
     def hold(self, path: str, *, after: int = 0) -> Gate:
         """Hold every request to ``path`` (after the first ``after``) until the returned gate is
@@ -128,6 +130,9 @@ class LocalServer:
                 if "Cache-Control" not in route.headers:
                     self.send_header("Cache-Control", "no-store")
                 self.end_headers()
+                if route.body_delay_s:
+                    self.wfile.flush()
+                    time.sleep(route.body_delay_s)
                 if self.command != "HEAD":
                     self.wfile.write(route.body)
 

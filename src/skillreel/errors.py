@@ -603,9 +603,10 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_REPLAY_BATCH_VALUE_INVALID",
         2,
-        "A value in the batch file is outside its limits; nothing ran.",
-        "Shorten the value on the line the message names: type values are limited to 8,192 characters, "
-        "select values to 1,024.",
+        "A value in the batch file does not fit its parameter (too long, not of its type, or a loop's "
+        "limit out of range); nothing ran.",
+        "Fix the value on the line the message names: it must fit the parameter's type (`skillreel show "
+        "NAME` lists them); type values are limited to 8,192 characters, select values to 1,024.",
     ),
     ErrorCode(
         "SR_REPLAY_BATCH_FAILED",

@@ -5,13 +5,14 @@ emits them. No browser, no clock: waits end on events or on a deadline already p
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from playwright.async_api import Page
 
-from skillreel.replay.settling import PageActivity
+from skillreel.replay.settling import BODY_GRACE_S, PageActivity
 
 
 @dataclass(eq=False)
@@ -69,22 +70,45 @@ class Response:
     request: Request
 
 
-def test_a_scripts_request_is_done_at_its_response_a_documents_when_it_finishes() -> None:
+def test_a_scripts_request_waits_for_its_body_a_short_grace_after_its_response() -> None:
     """Chromium never finishes a fetch body the page does not read: a fire-and-forget fetch must
-    not hold the step until the network cap. A document or image still waits for its body."""
-    page, seen = activity()
+    not hold the step until the network cap, so a script's request stops counting
+    BODY_GRACE_S after its response; a page that reads the body (and re-renders from it) finishes
+    it within the grace and is waited for. A document or image always waits for its body."""
+    page = StandInPage()
+    now = [100.0]
+    seen = PageActivity(cast(Page, page), clock=lambda: now[0])
     mark = seen.mark()
-    fetch, xhr = Request("fetch", page.main_frame), Request("xhr", page.main_frame)
+    read, unread = Request("fetch", page.main_frame), Request("xhr", page.main_frame)
     image = Request("image", page.main_frame)
-    for request in (fetch, xhr, image):
+    for request in (read, unread, image):
         page.emit("request", request)
-    for request in (fetch, xhr, image):
+    for request in (read, unread, image):
         page.emit("response", Response(request))
-    assert seen.pending(mark) == 1  # the image's body is still coming
+    assert seen.pending(mark) == 3  # every body is still coming
+    page.emit("requestfinished", read)
+    now[0] += BODY_GRACE_S / 2
+    assert seen.pending(mark) == 2  # the unread body is waited for within the grace
+    now[0] += BODY_GRACE_S
+    assert seen.pending(mark) == 1  # past the grace, only the image's body counts
     page.emit("requestfinished", image)
-    page.emit("requestfinished", fetch)  # a read body finishes later: nothing counted twice
+    page.emit("requestfinished", unread)  # a body read late: nothing counted twice
     assert seen.pending(mark) == 0
     assert not seen.busy(mark)
+
+
+async def test_waiting_for_a_script_request_ends_when_its_grace_ends() -> None:
+    """The wait wakes up at the grace's end although no event comes (a fetch nobody reads)."""
+    page = StandInPage()
+    seen = PageActivity(cast(Page, page))
+    mark = seen.mark()
+    unread = Request("fetch", page.main_frame)
+    page.emit("request", unread)
+    page.emit("response", Response(unread))
+    until = time.monotonic() + 1000 * BODY_GRACE_S  # far beyond: only the grace can end it
+    await seen.wait_requests(mark, until)
+    assert time.monotonic() < until
+    assert seen.pending(mark) == 0
 
 
 def test_open_ended_requests_are_never_waited_for() -> None:

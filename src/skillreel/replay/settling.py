@@ -6,10 +6,12 @@ After every action the driver waits, each wait capped by the step's deadline:
    fails), then the new document's ``load``;
 2. for the **requests** it started (those Playwright reported after the action began, still in
    flight), at most :data:`NETWORK_CAP_S` and half the step's remaining time (a long poll must not
-   eat the step); event streams and beacons are not waited for, and a script's ``fetch``/XHR is
-   done when its response arrives (Chromium never finishes a response body the page does not
-   read: a fire-and-forget ``fetch`` would otherwise hold every step for the whole cap; what the
-   page then renders from the body is what the DOM-quiet window and the next probe wait for);
+   eat the step); event streams and beacons are not waited for. A script's ``fetch``/XHR is
+   waited for until its body has arrived, but at most :data:`BODY_GRACE_S` after its response:
+   Chromium never finishes a response body the page does not read, so a fire-and-forget
+   ``fetch`` would otherwise hold every step for the whole cap, while a page that reads the body
+   (and re-renders from it) finishes it promptly; what the page then renders is what the
+   DOM-quiet window and the next probe wait for;
 3. for a short **DOM-quiet window** (:data:`QUIET_WINDOW_MS` without a DOM change, at most
    :data:`QUIET_CAP_MS`), measured by a mutation observer in the isolated world (``settle.js``) as
    part of the next page measurement (no extra round trip).
@@ -35,10 +37,12 @@ from playwright.async_api import Frame, Page, Request, Response
 QUIET_WINDOW_MS: Final = 30
 QUIET_CAP_MS: Final = 1_500
 NETWORK_CAP_S: Final = 5.0
+# How long a script's request that has its response is still waited for (its body being read).
+BODY_GRACE_S: Final = 0.3
 MAX_ROUNDS: Final = 4
 # Resource types that may stay open for as long as the page lives: never waited for.
 OPEN_ENDED: Final = frozenset({"eventsource", "websocket", "ping", "beacon", "manifest", "media"})
-# A script's requests: done at their response (their body may never be read, so never "finished").
+# A script's requests: their body may never be read, so they may never "finish" (BODY_GRACE_S).
 SCRIPTED: Final = frozenset({"fetch", "xhr"})
 
 
@@ -53,6 +57,7 @@ class PageActivity:
         self._clock = clock
         self._seq = 0
         self._inflight: dict[Request, int] = {}
+        self._responded: dict[Request, float] = {}  # scripts' requests with a response: when
         self._navigating: dict[Request, int] = {}
         self._committed = 0  # position of the latest main-frame commit
         self._loaded = 0  # position up to which the main frame is known to have loaded
@@ -82,10 +87,12 @@ class PageActivity:
     def _on_response(self, response: Response) -> None:
         request = response.request
         if request.resource_type in SCRIPTED and request in self._inflight:
-            self._on_done(request)
+            self._responded[request] = self._clock()
+            self._bump()
 
     def _on_done(self, request: Request) -> None:
         self._inflight.pop(request, None)
+        self._responded.pop(request, None)
         self._navigating.pop(request, None)
         self._bump()
 
@@ -118,8 +125,26 @@ class PageActivity:
         self._loaded = self._seq
 
     def pending(self, since: int) -> int:
-        """Requests started after ``since`` and still in flight."""
+        """Requests started after ``since`` and still in flight (a script's request only until
+        :data:`BODY_GRACE_S` after its response)."""
+        self._expire()
         return sum(1 for seq in self._inflight.values() if seq > since)
+
+    def _expire(self) -> None:
+        """Forget the scripts' requests whose body was not read within the grace."""
+        now = self._clock()
+        for request in [r for r, at in self._responded.items() if now - at >= BODY_GRACE_S]:
+            self._inflight.pop(request, None)
+            self._responded.pop(request, None)
+
+    def _next_expiry(self, since: int) -> float | None:
+        """When the next responded script request of the action stops counting as pending."""
+        times = [
+            at + BODY_GRACE_S
+            for request, at in self._responded.items()
+            if self._inflight.get(request, 0) > since
+        ]
+        return min(times) if times else None
 
     def busy(self, since: int) -> bool:
         return self.navigating() or self.unloaded() or self.pending(since) > 0
@@ -141,7 +166,8 @@ class PageActivity:
         """Until every request started after ``since`` has finished, a navigation is pending, or
         ``until``."""
         while self.pending(since) and not self.navigating() and self._clock() < until:
-            await self.changed(until - self._clock())
+            expiry = self._next_expiry(since)
+            await self.changed(min(until, expiry if expiry is not None else until) - self._clock())
 
 
 def _frame_of(request: Request) -> Frame | None:

@@ -35,13 +35,21 @@ from typing import Any, Literal
 
 from ..errors import InputError, ReplayError, SkillreelError
 from ..model.batch import BatchFile, BatchRow, Runset, batch_format, check_rows, parse_rows, rows_digest
+from ..model.draft import Draft
 from ..model.limits import MAX_BATCH_BYTES, WORKERS_RANGE
 from ..model.runs import BatchSlot
 from ..store import Store
 from ..user_files import read_user_file
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 from ..vault.sessions import SessionSource, SessionVault
-from .preflight import InputValue, ReplayRequest, check_options, run_preflight, value_limits
+from .preflight import (
+    InputValue,
+    ReplayRequest,
+    check_options,
+    run_preflight,
+    typed_values,
+    value_limits,
+)
 from .replaying import ReplayCancelled, ReplayOutcome, SessionFactory, replay_skill
 
 RowStatus = Literal["succeeded", "failed", "cancelled", "interrupted", "skipped", "not-run"]
@@ -283,6 +291,7 @@ def plan_batch(
     entry = store.get(replay.name)
     draft = entry.draft
     check_rows(parsed, draft, replay.inputs, value_limits(draft))
+    check_row_types(parsed.rows, draft, replay.inputs)
     first = replace(replay, inputs={**replay.inputs, **parsed.rows[0].inputs})
     checked = run_preflight(
         entry, store.policy(), first, secrets or EnvKeyringSecrets(), sessions or SessionVault(store.home)
@@ -317,6 +326,22 @@ def plan_batch(
             f"({len(parsed.rows)} row(s) now, {kept.rows} then)",
         )
     return BatchPlan(request, kept, parsed.rows, store.runset_successes(kept.runset_id), resumed=True)
+
+
+def check_row_types(rows: Sequence[BatchRow], draft: Draft, shared: Mapping[str, InputValue]) -> None:
+    """Every row's values against their parameters' types (an integer, a number, true/false, one
+    of an enum's values, a loop's limit in range), as a single replay's pre-flight checks them, but
+    for every row before any runs, naming the first bad line (never the value)."""
+    for row in rows:
+        try:
+            typed_values(draft, {**shared, **row.inputs})
+        except ReplayError as exc:
+            why = exc.message.removesuffix("; nothing was replayed")
+            raise ReplayError(
+                "SR_REPLAY_BATCH_VALUE_INVALID",
+                f"line {row.line} (row {row.number}): {why}; no row was run",
+                details={"line": row.line, "row": row.number},
+            ) from exc
 
 
 def _runset_shaped(value: str) -> bool:

@@ -13,6 +13,7 @@ import pytest
 from skillreel.errors import SkillreelError
 from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, TypeAction
 from skillreel.model.batch import Runset
+from skillreel.model.draft import Parameter
 from skillreel.services import batching
 from skillreel.services.batching import BatchRequest, plan_batch
 from skillreel.services.preflight import ReplayRequest
@@ -175,3 +176,41 @@ def test_resume_needs_the_runset_of_this_skill_and_the_same_rows(store: Store, t
     )
     store.add_runset(other)
     refused(store, path, "SR_REPLAY_RUNSET_UNKNOWN", None, resume=other.runset_id)
+
+
+def test_a_value_that_does_not_fit_its_parameters_type_is_refused_before_any_row_runs(
+    store: Store, tmp_path: Path
+) -> None:
+    """A typed (schema v2) parameter is checked for every row at planning, as one replay's
+    pre-flight checks it, naming the line: a batch never stops at row 30 of 40 for a typo."""
+    typed = (
+        Parameter(name="qty", type="integer"),
+        Parameter(name="gift", type="boolean", required=False),
+    )
+    actions = (
+        NavigateAction(id="a1", url="http://127.0.0.1:8000/app"),
+        TypeAction(id="a2", target=factory.bundle("#qty"), value=ParameterRef(name="qty")),
+        TypeAction(id="a3", target=factory.bundle("#gift"), value=ParameterRef(name="gift")),
+    )
+    draft = factory.graph_draft(
+        actions, name="typed-order", parameters=typed, environment=factory.url_environment()
+    )
+    factory.store_approved(store, draft)
+    good = write(tmp_path, "good.csv", b"qty,gift\n1,true\n 2 ,false\n3,\n")
+    request = ReplayRequest(name="typed-order", inputs={})
+    assert len(plan_batch(store, BatchRequest(request, good)).rows) == 3
+    for name, data, line, why in (
+        ("qty.csv", b"qty,gift\n1,true\n2,false\ntwelve,true\n", 4, "expects an integer"),
+        ("gift.jsonl", b'{"qty": 1, "gift": "yes"}\n', 1, "expects true or false"),
+    ):
+        before = everything(store.home)
+        with pytest.raises(SkillreelError) as caught:
+            plan_batch(store, BatchRequest(request, write(tmp_path, name, data)))
+        error = caught.value
+        assert error.code == "SR_REPLAY_BATCH_VALUE_INVALID", error.message
+        assert error.details["line"] == line
+        assert f"line {line} " in error.message
+        assert why in error.message
+        assert "twelve" not in error.message
+        assert "yes" not in error.message
+        assert everything(store.home) == before
