@@ -21,7 +21,7 @@ from tests.describe import close_describer
 from tests.server import LocalServer
 from tests.warm import WarmSessions
 
-pytest_plugins = ["tests.chromium_guard", "pytester"]
+pytest_plugins = ["tests.chromium_guard", "tests.longest_first", "pytester"]
 E2E = Path(__file__).resolve().parent / "e2e"
 
 

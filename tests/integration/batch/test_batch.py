@@ -192,6 +192,7 @@ async def test_the_cli_prints_one_envelope_with_one_result_per_row_and_exits_1(
     assert acted(server) == 2
 
 
+@pytest.mark.usefixtures("ctrl_c_reaches_children")  # a background `make test` ignores SIGINT
 async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
     server: LocalServer, skillreel_home: Path, tmp_path: Path
 ) -> None:
