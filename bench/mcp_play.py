@@ -87,12 +87,17 @@ async def main(pairs: int) -> None:
     server = start_server()
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
-        (home / "project").mkdir(parents=True)
+        home.mkdir(mode=0o700)  # the store refuses a home other users can open
+        (home / "project").mkdir()
         os.environ["SKILLREEL_HOME"] = str(home)
         os.environ[PASSWORD_ENV] = PASSWORD
         await prepare(server, home)
         params = StdioServerParameters(
-            command=sys.executable, args=["-m", "skillreel", "mcp"], env=dict(os.environ), cwd=str(home)
+            # the password again: the validating replay above sealed it out of this environment
+            command=sys.executable,
+            args=["-m", "skillreel", "mcp"],
+            env={**os.environ, PASSWORD_ENV: PASSWORD},
+            cwd=str(home),
         )
         ours: list[float] = []
         theirs: list[float] = []

@@ -16,18 +16,20 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
 from ..errors import InputError
-from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
 from .completion import complete_skill_name
 from .output import emit, emit_failure, json_option
 
 if TYPE_CHECKING:
-    from ..services.replaying import ReplayOutcome
+    from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
+    from ..services.replaying import ReplayOutcome, ReplayRequest
 
 
 @click.command("replay")
@@ -162,28 +164,30 @@ def command(
     as_json: bool,
 ) -> None:
     """Replay an approved skill in Chromium with new inputs."""
-    from ..sandbox.artifacts import DebugOptions
-    from ..services.replaying import ReplayRequest, replay_skill
-    from ..store import Store
-    from ..vault import EnvKeyringSecrets
-
     if artifacts_on == "always" and artifacts is None:
         raise InputError("SR_RECORD_USAGE", "--artifacts-on needs --artifacts DIR")
+    values = parse_inputs(inputs)
 
-    request = ReplayRequest(
-        name=name,
-        inputs=parse_inputs(inputs),
-        html_path=html_path,
-        url=url,
-        storage_state=storage_state,
-        environment=environment,
-        expected_revision=expected_revision,
-        heal=not no_heal,
-        timeout_ms=timeout_ms,
-        settle_ms=settle_ms,
-        debug=DebugOptions(headed, slow_mo_ms, artifacts, artifacts_on),
-    )
+    def replay_request() -> ReplayRequest:
+        from ..sandbox.artifacts import DebugOptions
+        from ..services.preflight import ReplayRequest
+
+        return ReplayRequest(
+            name=name,
+            inputs=values,
+            html_path=html_path,
+            url=url,
+            storage_state=storage_state,
+            environment=environment,
+            expected_revision=expected_revision,
+            heal=not no_heal,
+            timeout_ms=timeout_ms,
+            settle_ms=settle_ms,
+            debug=DebugOptions(headed, slow_mo_ms, artifacts, artifacts_on),
+        )
+
     if batch_file is not None:
+        request = replay_request()
         from .batch import replay_rows
 
         if broker is not None:
@@ -202,22 +206,7 @@ def command(
             "SR_RECORD_USAGE",
             "--workers, --stop-on-failure, --resume, --broker and --sign go with --batch FILE",
         )
-    from ..services.replaying import ReplayCancelled
-
-    async def replay_or_cancelled(store: Store) -> ReplayOutcome:
-        try:
-            return await replay_skill(
-                store,
-                request,
-                secrets=EnvKeyringSecrets(),
-                progress=None if as_json else show_progress,
-                human=terminal_prompt(),
-            )
-        except ReplayCancelled as cancelled:  # Ctrl-C: the run is recorded; report it here, at the edge
-            return cancelled.outcome
-
-    with Store.open() as store:
-        outcome = asyncio.run(replay_or_cancelled(store))
+    outcome = asyncio.run(replay_one(replay_request, as_json=as_json))
     if outcome.error is None:
         doc = outcome.to_json()
         emit(doc, as_json=as_json, human=lambda out: show_success(out, doc), warnings=outcome.warnings)
@@ -226,6 +215,35 @@ def command(
     if not as_json:
         show_failure(outcome.to_json())
     sys.exit(outcome.exit_status)  # what was printed above is the whole output
+
+
+async def replay_one(replay_request: Callable[[], ReplayRequest], *, as_json: bool) -> ReplayOutcome:
+    """One replay, its Playwright driver booting while the rest of the verb is imported and the
+    store and pre-flight do their work (``sandbox.browser.DriverStart``: no browser starts before
+    the pre-flight passed); a refused replay stops the driver unused."""
+    from ..sandbox.browser import DriverStart, browser_session
+
+    driver = await DriverStart.begin()
+    try:
+        from ..services.replaying import ReplayCancelled, replay_skill
+        from ..store import Store
+        from ..vault import EnvKeyringSecrets
+
+        request = replay_request()
+        with Store.open() as store:
+            try:
+                return await replay_skill(
+                    store,
+                    request,
+                    secrets=EnvKeyringSecrets(),
+                    progress=None if as_json else show_progress,
+                    human=terminal_prompt(),
+                    session_factory=partial(browser_session, driver=driver),
+                )
+            except ReplayCancelled as cancelled:  # Ctrl-C: the run is recorded; report it here, at the edge
+                return cancelled.outcome
+    finally:
+        await driver.close()
 
 
 def parse_inputs(pairs: tuple[str, ...]) -> dict[str, str]:

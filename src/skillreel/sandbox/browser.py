@@ -52,8 +52,8 @@ from playwright.async_api import (
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-from skillreel.errors import InputError, ReplayUIError, TargetError
-from skillreel.model.environment import FIXTURE_ORIGIN, FIXTURE_URL, Environment, HtmlTarget
+from skillreel.errors import InputError, ReplayUIError, SkillreelError, TargetError
+from skillreel.model.environment import FIXTURE_ORIGIN, FIXTURE_URL, Environment, HtmlTarget, Viewport
 from skillreel.model.limits import MAX_HTML_CHARS
 from skillreel.model.session import SessionState
 from skillreel.vault import seal_environment
@@ -286,13 +286,12 @@ async def _launch(
 
 async def _new_context(
     browser: Browser,
-    environment: Environment,
+    viewport: Viewport,
     state: dict[str, Any] | None,
     *,
     offline: bool,
     proxy: str | None = None,
 ) -> BrowserContext:
-    viewport = environment.viewport
     try:
         return await browser.new_context(
             viewport={"width": viewport.width, "height": viewport.height},
@@ -356,6 +355,7 @@ async def browser_session(
     headless: bool = True,
     slow_mo_ms: int = 0,
     traces_dir: Path | None = None,
+    driver: DriverStart | None = None,
 ) -> AsyncIterator[BrowserSession]:
     """Launch Chromium for ``environment`` and yield a :class:`BrowserSession`.
 
@@ -366,7 +366,8 @@ async def browser_session(
     slows every browser operation down by that much (``replay --slow-mo``); ``traces_dir`` is where
     Playwright streams a trace (``sandbox.artifacts``: a private scratch directory). Everything is
     closed on exit, also after a crash; a Playwright error escaping the body after a crash becomes
-    ``SR_REPLAY_UI_BROWSER_CRASHED``.
+    ``SR_REPLAY_UI_BROWSER_CRASHED``. ``driver``: a Playwright driver started ahead
+    (:class:`DriverStart`); this session takes it over and stops it on exit.
     """
     fixture = _check_target(environment, html, storage_state)
     state = _sign_in(storage_state)
@@ -378,7 +379,7 @@ async def browser_session(
         proxy = EnforcingProxy(() if fixture is not None else environment.allowed_origins, ledger.refuse)
         await proxy.start()
         stack.push_async_callback(proxy.close)
-        pw = await _start_playwright()
+        pw = await (driver.take() if driver is not None else _start_playwright())
         stack.push_async_callback(_quietly, pw.stop)
         browser = await _launch(
             pw, executable, headless, proxy.server_url, slow_mo_ms=slow_mo_ms, traces_dir=traces_dir
@@ -386,6 +387,63 @@ async def browser_session(
         stack.push_async_callback(_quietly, browser.close)
         async with _session(browser, environment, fixture, state, ledger, proxy, None) as session:
             yield session
+
+
+class DriverStart:
+    """The Playwright driver (a Node.js process; no browser) started ahead of the work that must come
+    before any browser starts, so that its boot overlaps that work (a whole `skillreel replay`
+    process: the imports, the store and the pre-flight run while the driver boots).
+
+        driver = await DriverStart.begin()     # the environment is sealed first (no secret inherited)
+        try:
+            ...                                # refusals here: no browser was started
+            async with browser_session(env, driver=driver) as session: ...   # takes the driver over
+        finally:
+            await driver.close()               # stops it when no session took it
+
+    :meth:`begin` returns once the driver process is spawned: Playwright's transport spawns it in the
+    first step of its task, so two turns of the loop let that happen before the caller's synchronous
+    work holds the loop (if it took longer, the boot would only overlap less). A driver that could not
+    start raises ``SR_REPLAY_UI_CHROMIUM_SETUP`` when a session takes it, as without a head start.
+    """
+
+    def __init__(self, task: asyncio.Task[Playwright]) -> None:
+        self._task = task
+        self._taken = False
+
+    @classmethod
+    async def begin(cls) -> DriverStart:
+        task = asyncio.ensure_future(_start_playwright())
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        return cls(task)
+
+    async def take(self) -> Playwright:
+        """The started driver, once (the caller stops it)."""
+        if self._taken:
+            raise ReplayUIError(SETUP, "the Playwright driver started ahead was already taken")
+        self._taken = True
+        return await self._task
+
+    async def close(self) -> None:
+        """Stop the driver if no session took it (a refused replay); a start that failed is not news.
+        A start still under way is cancelled rather than awaited (a refusal does not wait for the
+        driver's boot): the driver process is killed when asyncio closes its transport (the CLI's
+        ``asyncio.run`` ends next)."""
+        if self._taken:
+            return
+        self._taken = True
+        if not self._task.done():
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            return
+        try:
+            pw = await asyncio.wait_for(asyncio.shield(self._task), CLOSE_TIMEOUT_S)
+        except (ReplayUIError, TimeoutError) as exc:
+            log.debug("the driver started ahead did not start: %s", type(exc).__name__)
+            self._task.cancel()
+            return
+        await _quietly(pw.stop)
 
 
 async def _start_playwright() -> Playwright:
@@ -405,24 +463,34 @@ async def _session(
     ledger: NetworkLedger,
     proxy: EnforcingProxy,
     context_proxy: str | None,
+    spare: _Spare | None = None,
 ) -> AsyncIterator[BrowserSession]:
     """A fresh context of ``browser`` with routing and its first page. ``context_proxy``: the
     context's own proxy (a warm browser's; the context is closed on exit, the browser stays);
-    None: the browser's (the browser is closed on exit, and the context with it)."""
-    context = await _new_context(
-        browser, environment, state, offline=fixture is not None, proxy=context_proxy
-    )
+    None: the browser's (the browser is closed on exit, and the context with it). ``spare``: the
+    context and page a warm browser opened ahead for this session (never used before)."""
+    if spare is not None:
+        context = spare.context
+    else:
+        context = await _new_context(
+            browser, environment.viewport, state, offline=fixture is not None, proxy=context_proxy
+        )
     crashes: list[str] = []
 
     def disconnected(_browser: Browser) -> None:
         crashes.append("browser")
 
-    context.on("page", lambda p: p.on("crash", lambda _p: crashes.append("page")))
+    def watch(page: Page) -> None:
+        page.on("crash", lambda _p: crashes.append("page"))
+
+    context.on("page", watch)
+    if spare is not None:
+        watch(spare.page)
     browser.on("disconnected", disconnected)
     try:
         try:
             await _install_routes(context, ledger, environment, fixture)
-            page = await context.new_page()
+            page = spare.page if spare is not None else await context.new_page()
         except PlaywrightError as exc:
             if not browser.is_connected():
                 raise crashed_error() from exc
@@ -450,11 +518,20 @@ class WarmBrowser:
     anything outside a context), so what no session's proxy allows never leaves either. Headed
     sessions (a ``human`` step) are not kept: they get a browser of their own
     (:func:`browser_session`). ``session`` has :func:`browser_session`'s signature.
+
+    After a session ends, the next session's context, page and proxy are opened ahead (a *spare*,
+    :class:`_Spare`), so a session does not wait for a context and its renderer to start. A spare
+    is fresh and used by one session only; until a session takes it, its proxy refuses everything
+    and it has no routing (its page stays on ``about:blank``); taken, its proxy gets the session's
+    allowlist and ledger and the context its routing before anything loads. Only a URL target
+    without storage state at the same viewport takes a spare (an HTML fixture's context is
+    offline, a signed-in one starts with its state); the others open their own as before.
     """
 
-    def __init__(self, *, idle_s: float = 300.0) -> None:
+    def __init__(self, *, idle_s: float = 300.0, spare: bool = True) -> None:
         self.idle_s = idle_s
         self.launches = 0  # how many times Chromium was started (for tests and benchmarks)
+        self.spares_used = 0  # sessions that took a spare (for tests and benchmarks)
         self._lock = asyncio.Lock()
         self._pw: Playwright | None = None
         self._browser: Browser | None = None
@@ -462,6 +539,8 @@ class WarmBrowser:
         self._active = 0
         self._idle: asyncio.TimerHandle | None = None
         self._closing: asyncio.Task[None] | None = None
+        self._spares = spare
+        self._spare: asyncio.Task[_Spare | None] | None = None
 
     @property
     def running(self) -> bool:
@@ -488,19 +567,66 @@ class WarmBrowser:
         self._cancel_idle()
         try:
             ledger = NetworkLedger()
-            proxy = EnforcingProxy(() if fixture is not None else environment.allowed_origins, ledger.refuse)
-            await proxy.start()
+            spare = (
+                await self._take_spare(environment.viewport) if fixture is None and state is None else None
+            )
+            if spare is not None:
+                proxy = spare.proxy
+                spare.hand_over(environment.allowed_origins, ledger)
+            else:
+                proxy = EnforcingProxy(
+                    () if fixture is not None else environment.allowed_origins, ledger.refuse
+                )
+                await proxy.start()
             try:
-                browser = await self._browser_up()
+                browser = spare.browser if spare is not None else await self._browser_up()
                 async with _session(
-                    browser, environment, fixture, state, ledger, proxy, proxy.server_url
+                    browser, environment, fixture, state, ledger, proxy, proxy.server_url, spare
                 ) as session:
                     yield session
             finally:
                 await proxy.close()
         finally:
             self._active -= 1
+            self._open_spare(environment.viewport)
             self._schedule_idle()
+
+    async def _take_spare(self, viewport: Viewport) -> _Spare | None:
+        """The spare opened ahead, if it is ready or being opened, fits ``viewport`` and its browser
+        is the running one; otherwise None (a spare that does not fit is closed)."""
+        task, self._spare = self._spare, None
+        if task is None:
+            return None
+        try:
+            spare = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if self._spare is None:
+                self._spare = task  # still the next session's (closed with the browser otherwise)
+            raise
+        if spare is None:
+            return None
+        if not spare.fits(viewport, self._browser):
+            await spare.close()
+            return None
+        self.spares_used += 1
+        return spare
+
+    def _open_spare(self, viewport: Viewport) -> None:
+        """Open the next session's context ahead, in the background (at most one spare)."""
+        browser = self._browser
+        if not self._spares or self._spare is not None or self._closing is not None:
+            return
+        if browser is None or not browser.is_connected():
+            return
+        self._spare = asyncio.ensure_future(_Spare.open(browser, viewport))
+
+    async def _drop_spare(self) -> None:
+        task, self._spare = self._spare, None
+        if task is None:
+            return
+        spare = await asyncio.shield(task)
+        if spare is not None:
+            await spare.close()
 
     async def _browser_up(self) -> Browser:
         async with self._lock:
@@ -549,6 +675,7 @@ class WarmBrowser:
             await self._shutdown()
 
     async def _shutdown(self) -> None:
+        await self._drop_spare()
         browser, pw, guard = self._browser, self._pw, self._guard_proxy
         self._browser = self._pw = self._guard_proxy = None
         if browser is not None:
@@ -557,3 +684,66 @@ class WarmBrowser:
             await _quietly(pw.stop)
         if guard is not None:
             await guard.close()
+
+
+class _Refusals:
+    """A spare proxy's refusal callback: nowhere until a session takes the spare, then its ledger."""
+
+    def __init__(self) -> None:
+        self.ledger: NetworkLedger | None = None
+
+    def __call__(self, origin: str | None) -> None:
+        if self.ledger is not None:
+            self.ledger.refuse(origin)
+
+
+@dataclass(eq=False)
+class _Spare:
+    """A warm browser's next context, opened ahead: its own proxy (refusing everything until
+    :meth:`hand_over`), no routing yet, one page on ``about:blank`` (see :class:`WarmBrowser`)."""
+
+    browser: Browser
+    viewport: Viewport
+    context: BrowserContext
+    page: Page
+    proxy: EnforcingProxy
+    refusals: _Refusals
+    crashed: list[str] = field(default_factory=list)
+
+    @classmethod
+    async def open(cls, browser: Browser, viewport: Viewport) -> _Spare | None:
+        """A spare, or None when it could not be opened (the browser closing or gone)."""
+        refusals = _Refusals()
+        proxy = EnforcingProxy((), refusals)
+        context: BrowserContext | None = None
+        try:
+            await proxy.start()
+            context = await _new_context(browser, viewport, None, offline=False, proxy=proxy.server_url)
+            page = await context.new_page()
+        except (SkillreelError, PlaywrightError, OSError) as exc:
+            log.debug("no spare context: %s", type(exc).__name__)
+            if context is not None:
+                await _quietly(context.close)
+            await proxy.close()
+            return None
+        spare = cls(browser, viewport, context, page, proxy, refusals)
+        page.on("crash", lambda _p: spare.crashed.append("page"))
+        return spare
+
+    def fits(self, viewport: Viewport, browser: Browser | None) -> bool:
+        return (
+            self.viewport == viewport
+            and self.browser is browser
+            and self.browser.is_connected()
+            and not self.crashed
+            and not self.page.is_closed()
+        )
+
+    def hand_over(self, allowed_origins: tuple[str, ...], ledger: NetworkLedger) -> None:
+        """The session's allowlist and ledger, before its routing is installed and anything loads."""
+        self.proxy.allowed_origins = tuple(allowed_origins)
+        self.refusals.ledger = ledger
+
+    async def close(self) -> None:
+        await _quietly(self.context.close)
+        await self.proxy.close()

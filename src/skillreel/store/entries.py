@@ -5,11 +5,18 @@ lifecycle invariants) and check it against its row's columns; any failure is
 ``SR_RECORD_STORE_CORRUPT`` and nothing is written. Only :func:`summaries` (``list``) trusts the
 summary columns, which are written in the same transaction as the document, so it never parses
 10,000 documents to print a table; everything that acts on an entry reads it through :func:`load`.
+
+Validation is a pure function of the stored bytes, so a process keeps the last few documents it
+validated (:class:`_Validated`, keyed by the exact bytes read, bounded): a replay reads its skill three
+times (pre-flight, reservation, run end) and a batch once more per row; every read still fetches the
+row and checks its columns, and bytes that differ in any way are validated afresh.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,14 +87,56 @@ def _corrupt(name: str, revision: object, why: str) -> StoreError:
     )
 
 
+class _Validated:
+    """The documents this process validated last, by their exact bytes (at most ``items`` of them and
+    ``budget`` bytes together): a document read again byte for byte is the entry validated before
+    (a ``StoreEntry`` is frozen). Only successes are kept; thread-safe (fleet workers use threads)."""
+
+    def __init__(self, *, items: int = 16, budget: int = 16 * 1024 * 1024) -> None:
+        self._items, self._budget = items, budget
+        self._kept: OrderedDict[bytes, StoreEntry] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, document: bytes) -> StoreEntry | None:
+        with self._lock:
+            entry = self._kept.get(document)
+            if entry is not None:
+                self._kept.move_to_end(document)
+            return entry
+
+    def keep(self, document: bytes, entry: StoreEntry) -> None:
+        if len(document) > self._budget // 4:
+            return
+        with self._lock:
+            if document in self._kept:
+                return
+            self._kept[document] = entry
+            self._size += len(document)
+            while len(self._kept) > self._items or self._size > self._budget:
+                dropped, _ = self._kept.popitem(last=False)
+                self._size -= len(dropped)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self._size = 0
+
+
+_VALIDATED = _Validated()
+
+
 def parse_document(name: str, revision: int, document: object) -> StoreEntry:
     """Re-validate one stored document and check that it is the row's name and revision."""
     if not isinstance(document, bytes):
         raise _corrupt(name, revision, "the document is not stored as bytes")
-    try:
-        entry = StoreEntry.parse(document)
-    except (ValidationError, ValueError, RecursionError) as exc:
-        raise _corrupt(name, revision, "the document failed validation") from exc
+    entry = _VALIDATED.get(document)
+    if entry is None:
+        try:
+            entry = StoreEntry.parse(document)
+        except (ValidationError, ValueError, RecursionError) as exc:
+            raise _corrupt(name, revision, "the document failed validation") from exc
+        _VALIDATED.keep(document, entry)
     if entry.name != name or entry.revision != revision:
         raise _corrupt(name, revision, "the document belongs to another row")
     return entry

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from skillreel.model.environment import Environment, Viewport
 from skillreel.sandbox.browser import WarmBrowser
-from tests.factory import url_environment
+from tests.factory import html_environment, url_environment
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser
@@ -155,6 +156,43 @@ async def test_the_proxy_alone_holds_in_a_warm_context(
         await asyncio.wait_for(until(lambda: session.ledger.since(mark) >= 1), WAIT_S)
     assert second_server.requests == []
     assert ("GET", "/app") in server.requests  # loopback goes through the context's proxy
+
+
+async def test_the_next_session_takes_a_spare_context_opened_ahead_only_when_it_fits(
+    warm: WarmBrowser, server: LocalServer, second_server: LocalServer
+) -> None:
+    """After a session, the next one's context is opened ahead; taken, it is as fresh and as fenced as
+    any: its own proxy (here alone, routing removed) refuses the second origin, one page. A session
+    at another viewport or on an HTML fixture does not take it."""
+    server.set_page("/app", f"<!doctype html><script>fetch('{second_server.origin}/x')</script>")
+    environment = url_environment(server.url("/app"))
+    async with warm.session(environment) as first:
+        await first.goto_start()
+    assert warm.spares_used == 0
+    async with warm.session(environment) as second:
+        assert warm.spares_used == 1
+        assert second.context is not first.context
+        assert second.proxy is not first.proxy
+        assert len(second.context.pages) == 1
+        assert second.page.url == "about:blank"
+        await second.context.unroute_all(behavior="ignoreErrors")
+        mark = second.ledger.mark()
+        await second.goto_start()
+        await asyncio.wait_for(until(lambda: second.ledger.since(mark) >= 1), WAIT_S)
+        assert second.ledger.denied_origins == (second_server.origin,)
+    assert ("GET", "/app") in server.requests
+    assert second_server.requests == []
+
+    wide = Environment.build(target=environment.target, viewport=Viewport(width=1000, height=700))
+    async with warm.session(wide) as third:
+        await third.goto_start()
+        assert await third.page.evaluate("() => innerWidth") == 1000
+    html = "<!doctype html><title>fixture</title>"
+    async with warm.session(html_environment(html), html=html) as fourth:
+        await fourth.goto_start()
+        assert await fourth.page.title() == "fixture"
+    assert warm.spares_used == 1
+    assert warm.launches == 1
 
 
 async def test_an_idle_browser_closes_and_the_next_session_relaunches_it(server: LocalServer) -> None:
