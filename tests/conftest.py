@@ -9,16 +9,19 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from skillreel import vault
+from skillreel.sandbox.browser import WarmBrowser
 from tests.describe import close_describer
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
-pytest_plugins = ["tests.chromium_guard", "pytester"]
+pytest_plugins = ["tests.chromium_guard", "tests.longest_first", "pytester"]
 E2E = Path(__file__).resolve().parent / "e2e"
 
 
@@ -26,6 +29,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.is_relative_to(E2E):
             item.add_marker(pytest.mark.slow)
+        if "sessions" in getattr(item, "fixturenames", ()):
+            # the worker's warm Chromium belongs to the session's event loop (tests/warm.py)
+            item.add_marker(pytest.mark.asyncio(loop_scope="session"), append=False)
 
 
 @pytest.fixture(autouse=True)
@@ -103,6 +109,26 @@ def ctrl_c_reaches_children() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def worker_chromium() -> AsyncIterator[WarmSessions]:
+    """The worker's one Chromium for in-process replays (tests/warm.py); use ``sessions``."""
+    warm = WarmSessions(WarmBrowser(idle_s=3600.0))
+    await warm.start()
+    try:
+        yield warm
+    finally:
+        await warm.warm.close()
+
+
+@pytest.fixture
+def sessions(request: pytest.FixtureRequest, worker_chromium: WarmSessions) -> WarmSessions:
+    """A ``session_factory`` for ``replay_skill``: a fresh context and proxy per replay in the
+    worker's one Chromium (tests/warm.py). Only for tests marked ``browser``."""
+    if request.node.get_closest_marker("browser") is None:
+        pytest.fail(f"{request.node.nodeid} uses Chromium but is not marked @pytest.mark.browser")
+    return worker_chromium
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -192,6 +192,7 @@ async def test_the_cli_prints_one_envelope_with_one_result_per_row_and_exits_1(
     assert acted(server) == 2
 
 
+@pytest.mark.usefixtures("ctrl_c_reaches_children")  # a background `make test` ignores SIGINT
 async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
     server: LocalServer, skillreel_home: Path, tmp_path: Path
 ) -> None:
@@ -212,6 +213,9 @@ async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
         out, err = await asyncio.to_thread(proc.communicate, None, SIGNAL_WAIT_S)
     finally:
         gate.release()
+        if proc.poll() is None:  # the test failed: its batch must not outlive it
+            proc.kill()
+            proc.communicate()
     assert "Traceback" not in err, err
     document = json.loads(out)
     assert (proc.returncode, document["ok"], document["error"]["code"]) == (1, False, "SR_REPLAY_CANCELLED")

@@ -29,6 +29,7 @@ from tests.factory import build_draft, html_environment, store_approved, url_env
 from tests.narrow import present
 from tests.readback import audit_json
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
@@ -80,8 +81,11 @@ def flow(b: dict[str, LocatorBundle], url: str) -> list[Action]:
         SelectAction(id="a4", target=b["colour"], value=ParameterRef(name="colour")),
         ClickAction(id="a5", target=b["agree"]),
         PressAction(id="a6", key="Enter", target=b["q"]),
-        ObserveAction(id="a7", target=b["result"]),
-        AssertAction(id="a8", check="text_contains", target=b["result"], expected="Sent"),
+        # The page writes its result after its fetch's body: the check waits for it (an assertion
+        # polls until it holds), so the observation reads the page the submit led to, not a
+        # moment of it (two replays compare its evidence digest).
+        AssertAction(id="a7", check="text_contains", target=b["result"], expected="Sent"),
+        ObserveAction(id="a8", target=b["result"]),
         AssertAction(id="a9", check="url_matches", expected="/order*"),
         AssertAction(id="a10", check="count", target=option_count_bundle(), expected=3),
         AssertAction(id="a11", check="visible", target=b["send"]),
@@ -89,7 +93,7 @@ def flow(b: dict[str, LocatorBundle], url: str) -> list[Action]:
 
 
 async def test_every_kind_replays_on_a_url_target_with_new_inputs(
-    server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch
+    server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch, sessions: WarmSessions
 ) -> None:
     bundles = await describe_url(server, "/order", FORM, SELECTORS)
     url = server.url("/order")
@@ -98,7 +102,9 @@ async def test_every_kind_replays_on_a_url_target_with_new_inputs(
     monkeypatch.setenv(secret_env_name("order-things", "password"), "s3cret-Pw!")
 
     outcome = await replay_skill(
-        store, ReplayRequest(name="order-things", inputs={"query": "new query", "colour": "blue"})
+        store,
+        ReplayRequest(name="order-things", inputs={"query": "new query", "colour": "blue"}),
+        session_factory=sessions,
     )
 
     assert outcome.error is None, outcome.error
@@ -131,7 +137,7 @@ async def test_every_kind_replays_on_a_url_target_with_new_inputs(
 
 
 async def test_replaying_again_keeps_the_state_and_yields_the_same_evidence(
-    server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch
+    server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch, sessions: WarmSessions
 ) -> None:
     bundles = await describe_url(server, "/order", FORM, SELECTORS)
     store_approved(
@@ -145,8 +151,8 @@ async def test_replaying_again_keeps_the_state_and_yields_the_same_evidence(
     )
     monkeypatch.setenv(secret_env_name("order-things", "password"), "pw")
     request = ReplayRequest(name="order-things", inputs={"query": "x", "colour": "green"})
-    first = await replay_skill(store, request)
-    second = await replay_skill(store, request)
+    first = await replay_skill(store, request, session_factory=sessions)
+    second = await replay_skill(store, request, session_factory=sessions)
     assert first.status == second.status == "succeeded"
     assert [s.evidence_digest for s in first.steps] == [s.evidence_digest for s in second.steps]
     after = store.get("order-things")
@@ -158,7 +164,7 @@ async def test_replaying_again_keeps_the_state_and_yields_the_same_evidence(
     assert [r.record.run_id for r in store.runs("order-things")] == [second.run_id, first.run_id]
 
 
-async def test_an_html_fixture_replays_offline(store: Store, tmp_path: Path) -> None:
+async def test_an_html_fixture_replays_offline(store: Store, tmp_path: Path, sessions: WarmSessions) -> None:
     env = html_environment(FORM)
     bundles = await describe_on(env, SELECTORS, html=FORM)
     actions: list[Action] = [
@@ -171,11 +177,15 @@ async def test_an_html_fixture_replays_offline(store: Store, tmp_path: Path) -> 
     page = tmp_path / "form.html"
     page.write_text(FORM, encoding="utf-8")
     outcome = await replay_skill(
-        store, ReplayRequest(name="fixture-skill", inputs={"colour": "green"}, html_path=page)
+        store,
+        ReplayRequest(name="fixture-skill", inputs={"colour": "green"}, html_path=page),
+        session_factory=sessions,
     )
     assert outcome.status == "succeeded", outcome.error
     failing = await replay_skill(
-        store, ReplayRequest(name="fixture-skill", inputs={"colour": "red"}, html_path=page, timeout_ms=5_000)
+        store,
+        ReplayRequest(name="fixture-skill", inputs={"colour": "red"}, html_path=page, timeout_ms=5_000),
+        session_factory=sessions,
     )
     assert failing.error is not None
     assert (failing.error.code, failing.error.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", "a4")

@@ -22,6 +22,7 @@ from skillreel.store import AuditNote, Store, utc_now
 from skillreel.vault import secret_env_name
 from tests.integration.adminsite import AdminSite, posts
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
@@ -121,11 +122,14 @@ async def replay(
     monkeypatch: pytest.MonkeyPatch,
     *,
     timeout_ms: int = 6_000,
+    sessions: WarmSessions,
 ) -> ReplayOutcome:
     monkeypatch.setenv(secret_env_name(task, "password"), "Other-pass-2")
     server.requests.clear()
     server.bodies.clear()
-    return await replay_skill(store, ReplayRequest(name=task, inputs=inputs, timeout_ms=timeout_ms))
+    return await replay_skill(
+        store, ReplayRequest(name=task, inputs=inputs, timeout_ms=timeout_ms), session_factory=sessions
+    )
 
 
 def signed_in(found: list[tuple[str, dict[str, list[str]]]]) -> bool:
@@ -148,7 +152,12 @@ def store(skillreel_home: Path) -> Any:
 
 @pytest.mark.parametrize("version", ["old", "new"])
 async def test_create_book_on_both_versions(
-    version: str, server: LocalServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    version: str,
+    server: LocalServer,
+    store: Store,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sessions: WarmSessions,
 ) -> None:
     await record(server, store, tmp_path, "create-book")
     AdminSite(server, version).serve(added="A Replayed Almanac")
@@ -158,6 +167,7 @@ async def test_create_book_on_both_versions(
         "create-book",
         {"username": "operator", "title": "A Replayed Almanac", "author": "Paul Player"},
         monkeypatch,
+        sessions=sessions,
     )
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     found = posts(server)
@@ -179,7 +189,13 @@ async def test_create_book_on_both_versions(
     ("books", "code"), [("gone", "SR_REPLAY_UI_TARGET_NOT_FOUND"), ("twice", "SR_REPLAY_UI_TARGET_AMBIGUOUS")]
 )
 async def test_create_book_fails_closed_when_the_add_link_is_gone_or_twice(
-    books: str, code: str, server: LocalServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    books: str,
+    code: str,
+    server: LocalServer,
+    store: Store,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sessions: WarmSessions,
 ) -> None:
     """The book model's row is missing (only other models' "Add" links remain, one of them in the
     same table) or listed twice: no add form is ever opened, nothing is posted after signing in."""
@@ -192,6 +208,7 @@ async def test_create_book_fails_closed_when_the_add_link_is_gone_or_twice(
         {"username": "operator", "title": "A Replayed Almanac", "author": "Paul Player"},
         monkeypatch,
         timeout_ms=5_000,
+        sessions=sessions,
     )
     assert outcome.error is not None
     assert outcome.error.code == code
@@ -203,7 +220,12 @@ async def test_create_book_fails_closed_when_the_add_link_is_gone_or_twice(
 
 @pytest.mark.parametrize("version", ["old", "new"])
 async def test_bulk_delete_with_confirmation_on_both_versions(
-    version: str, server: LocalServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    version: str,
+    server: LocalServer,
+    store: Store,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sessions: WarmSessions,
 ) -> None:
     """Recorded with one matching book; replayed with a query that matches two, so the confirmation
     page holds one more hidden input before "Yes, I'm sure" (its position moves), and in the new
@@ -216,6 +238,7 @@ async def test_bulk_delete_with_confirmation_on_both_versions(
         "bulk-delete",
         {"username": "operator", "q": "Walden", "action": "delete_selected"},
         monkeypatch,
+        sessions=sessions,
     )
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     found = posts(server)
@@ -228,7 +251,12 @@ async def test_bulk_delete_with_confirmation_on_both_versions(
 
 @pytest.mark.parametrize("version", ["old", "new"])
 async def test_open_a_search_result_named_after_the_query(
-    version: str, server: LocalServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    version: str,
+    server: LocalServer,
+    store: Store,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sessions: WarmSessions,
 ) -> None:
     """The result link's text is the searched title (redacted at recording): the recorder makes it
     an input-chosen target (the result link whose text holds the query `q` as a whole token, a
@@ -242,6 +270,8 @@ async def test_open_a_search_result_named_after_the_query(
     assert (fingerprint.name_hash, fingerprint.text_hash, fingerprint.row_hash) == (None, None, None)
     assert click.to_json()["target"]["filter"] == {"containsToken": {"ref": "parameter", "name": "q"}}
     AdminSite(server, version).serve(query="Emma")
-    outcome = await replay(server, store, "open-result", {"username": "operator", "q": "Emma"}, monkeypatch)
+    outcome = await replay(
+        server, store, "open-result", {"username": "operator", "q": "Emma"}, monkeypatch, sessions=sessions
+    )
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     assert ("GET", "/admin/library/book/9/change/?_changelist_filters=q%3DEmma") in server.requests

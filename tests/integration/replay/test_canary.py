@@ -31,6 +31,7 @@ from tests.factory import build_draft, store_approved, url_environment
 from tests.narrow import present
 from tests.readback import audit_json
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
@@ -70,7 +71,7 @@ def assert_clean(where: str, text: str) -> None:
 
 @pytest.mark.slow
 async def test_nothing_planted_reaches_any_output(
-    server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch
+    server: LocalServer, store: Store, monkeypatch: pytest.MonkeyPatch, sessions: WarmSessions
 ) -> None:
     bundles = await describe_url(
         server, PATH, PAGE, {"q": f"#{SELECTOR}", "pw": "#pw", "go": "#go", "echo": "#echo"}
@@ -92,13 +93,17 @@ async def test_nothing_planted_reaches_any_output(
         monkeypatch.setenv(key, value)
 
     seen: dict[str, str] = {}
-    ok = await replay_skill(store, ReplayRequest(name="canary-good", inputs={"query": QUERY}))
+    ok = await replay_skill(
+        store, ReplayRequest(name="canary-good", inputs={"query": QUERY}), session_factory=sessions
+    )
     assert ok.status == "succeeded", ok.error
     seen["success document"] = json.dumps(ok.to_json())
     seen["report"] = present(store.get("canary-good").last_report).model_dump_json()
 
     failed = await replay_skill(
-        store, ReplayRequest(name="canary-bad", inputs={"query": QUERY}, timeout_ms=5_000)
+        store,
+        ReplayRequest(name="canary-bad", inputs={"query": QUERY}, timeout_ms=5_000),
+        session_factory=sessions,
     )
     assert failed.error is not None
     assert failed.error.code == "SR_REPLAY_UI_ASSERTION_FAILED"
@@ -106,7 +111,9 @@ async def test_nothing_planted_reaches_any_output(
     seen["failure repr"] = repr(failed.error) + str(failed.error)
 
     refused = await replay_skill(
-        store, ReplayRequest(name="canary-good", inputs={"query": QUERY, "password": PASSWORD})
+        store,
+        ReplayRequest(name="canary-good", inputs={"query": QUERY, "password": PASSWORD}),
+        session_factory=sessions,
     )
     assert refused.error is not None
     assert refused.error.code == "SR_REPLAY_SENSITIVE_ON_ARGV"

@@ -29,6 +29,7 @@ from tests.describe import describe_url
 from tests.factory import build_draft, first_version, store_approved, url_environment
 from tests.narrow import target_of
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
@@ -160,6 +161,7 @@ async def recorded_bundles(server: LocalServer, shape: str) -> dict[str, Locator
 async def record_then_replay(
     server: LocalServer,
     store: Store,
+    sessions: WarmSessions,
     changed: str,
     *,
     heal: bool = True,
@@ -176,13 +178,16 @@ async def record_then_replay(
         ReplayRequest(
             name="save-settings", inputs={"email": "new@example.org"}, heal=heal, timeout_ms=timeout_ms
         ),
+        session_factory=sessions,
     )
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("case", sorted(MUST_HEAL))
-async def test_drift_that_must_heal(case: str, shape: str, server: LocalServer, store: Store) -> None:
-    outcome = await record_then_replay(server, store, MUST_HEAL[case], shape=shape)
+async def test_drift_that_must_heal(
+    case: str, shape: str, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
+    outcome = await record_then_replay(server, store, sessions, MUST_HEAL[case], shape=shape)
     assert outcome.status == "succeeded", (case, outcome.error and outcome.error.to_json())
     assert clicks(server) == [{"which": ["save"], "email": ["new@example.org"]}]
     entry = store.get("save-settings")
@@ -196,9 +201,11 @@ async def test_drift_that_must_heal(case: str, shape: str, server: LocalServer, 
 
 
 async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(
-    server: LocalServer, store: Store
+    server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
-    outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"], shape="first-version")
+    outcome = await record_then_replay(
+        server, store, sessions, MUST_HEAL["renamed-and-moved"], shape="first-version"
+    )
     assert outcome.status == "succeeded", outcome.error
     assert {s.action_id for s in outcome.steps if s.healed} == {"a3"}  # a2 has its placeholder locator
     assert outcome.to_json()["healProposal"] is True
@@ -217,13 +224,13 @@ async def test_a_heal_leaves_a_proposal_and_never_rewrites_the_approved_draft(
 
 
 async def test_a_role_and_name_locator_needs_no_heal_where_the_first_version_healed(
-    server: LocalServer, store: Store
+    server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
     """Id renamed and moved: the first version's bundle heals (above); today's bundle holds a
     role-name candidate (a role and a salted hash of "Save") that still designates the button."""
     bundles = await recorded_bundles(server, "current")
     assert [c.strategy for c in bundles["save"].candidates][:3] == ["id", "role-name", "css"]
-    outcome = await record_then_replay(server, store, MUST_HEAL["renamed-and-moved"], heal=False)
+    outcome = await record_then_replay(server, store, sessions, MUST_HEAL["renamed-and-moved"], heal=False)
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     assert clicks(server) == [{"which": ["save"], "email": ["new@example.org"]}]
     assert not any(s.healed for s in outcome.steps)
@@ -231,10 +238,16 @@ async def test_a_role_and_name_locator_needs_no_heal_where_the_first_version_hea
 
 
 async def test_healing_off_fails_closed_where_healing_would_have_worked(
-    server: LocalServer, store: Store
+    server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
     outcome = await record_then_replay(
-        server, store, MUST_HEAL["renamed-and-moved"], heal=False, timeout_ms=5_000, shape="first-version"
+        server,
+        store,
+        sessions,
+        MUST_HEAL["renamed-and-moved"],
+        heal=False,
+        timeout_ms=5_000,
+        shape="first-version",
     )
     assert outcome.error is not None
     assert (outcome.error.code, outcome.error.action_id) == ("SR_REPLAY_UI_TARGET_NOT_FOUND", "a3")
@@ -246,10 +259,10 @@ async def test_healing_off_fails_closed_where_healing_would_have_worked(
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("case", sorted(MUST_FAIL))
 async def test_drift_that_must_fail_closed_clicks_nothing(
-    case: str, shape: str, server: LocalServer, store: Store
+    case: str, shape: str, server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
     changed, code = MUST_FAIL[case]
-    outcome = await record_then_replay(server, store, changed, timeout_ms=5_000, shape=shape)
+    outcome = await record_then_replay(server, store, sessions, changed, timeout_ms=5_000, shape=shape)
     assert outcome.error is not None, case
     assert (outcome.error.code, outcome.error.action_id) == (code, "a3")
     assert clicks(server) == []

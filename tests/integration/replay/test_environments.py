@@ -25,6 +25,7 @@ from tests.describe import describe_url
 from tests.factory import build_draft, store_approved, v1_url_environment
 from tests.narrow import narrow
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -104,8 +105,9 @@ async def record(store: Store, tmp_path: Path, production: LocalServer, **reques
     assert result.entry.status == "draft"
 
 
-async def replay(store: Store, **request: object) -> ReplayOutcome:
-    return await replay_skill(store, ReplayRequest(name=NAME, inputs={"q": "B-2002"}, **request))  # type: ignore[arg-type]
+async def replay(store: Store, *, sessions: WarmSessions, **request: object) -> ReplayOutcome:
+    request_ = ReplayRequest(name=NAME, inputs={"q": "B-2002"}, **request)  # type: ignore[arg-type]
+    return await replay_skill(store, request_, session_factory=sessions)
 
 
 def succeeded(outcome: ReplayOutcome) -> ReplayOutcome:
@@ -121,7 +123,7 @@ def failed(outcome: ReplayOutcome, code: str) -> ReplayOutcome:
 
 
 async def test_a_replay_on_staging_acts_on_staging_only(
-    store: Store, tmp_path: Path, server: LocalServer, second_server: LocalServer
+    store: Store, tmp_path: Path, server: LocalServer, second_server: LocalServer, sessions: WarmSessions
 ) -> None:
     production, staging = server, second_server
     production.set_page("/orders", page(APP))
@@ -136,7 +138,7 @@ async def test_a_replay_on_staging_acts_on_staging_only(
     review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     production_seen = production.request_count()
 
-    outcome = succeeded(await replay(store, environment="staging"))
+    outcome = succeeded(await replay(store, environment="staging", sessions=sessions))
 
     assert outcome.environment == "staging"
     assert production.request_count() == production_seen  # production saw nothing at all
@@ -144,13 +146,13 @@ async def test_a_replay_on_staging_acts_on_staging_only(
     assert store.get(NAME).status == "validated"
     assert [s.action_id for s in outcome.steps] == [a.id for a in entry.draft.actions]
     staging_seen = staging.request_count()
-    succeeded(await replay(store))  # the recorded environment is still the default
+    succeeded(await replay(store, sessions=sessions))  # the recorded environment is still the default
     assert staging.request_count() == staging_seen
     assert production.request_count() > production_seen
 
 
 async def test_a_request_off_the_rebased_allowlist_fails_the_replay(
-    store: Store, tmp_path: Path, server: LocalServer, second_server: LocalServer
+    store: Store, tmp_path: Path, server: LocalServer, second_server: LocalServer, sessions: WarmSessions
 ) -> None:
     production, staging = server, second_server
     production.set_page("/orders", page(APP))
@@ -160,14 +162,16 @@ async def test_a_request_off_the_rebased_allowlist_fails_the_replay(
     # A staging build that still calls production: off the staging allowlist, so refused.
     staging.set_page("/orders", page(APP, f'<img id="pixel" src="{production.url("/pixel.png")}">'))
     seen = production.request_count()
-    outcome = failed(await replay(store, environment="staging"), "SR_REPLAY_UI_NETWORK_DENIED")
+    outcome = failed(
+        await replay(store, environment="staging", sessions=sessions), "SR_REPLAY_UI_NETWORK_DENIED"
+    )
     assert production.request_count() == seen
     assert outcome.error is not None
     assert production.origin not in outcome.error.message  # counted, never named
 
 
 async def test_a_refreshed_session_keeps_a_signed_in_skill_replayable(
-    store: Store, tmp_path: Path, server: LocalServer
+    store: Store, tmp_path: Path, server: LocalServer, sessions: WarmSessions
 ) -> None:
     server.set_page("/orders", page(SIGNED_IN))
     set_session(store, "shop", state(tmp_path, "first-login-4Kd9", "first.json"))
@@ -176,23 +180,23 @@ async def test_a_refreshed_session_keeps_a_signed_in_skill_replayable(
     assert recorded.environment.session == "shop"
     assert recorded.environment.storage_state_digest is None
     review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
-    succeeded(await replay(store))
+    succeeded(await replay(store, sessions=sessions))
     assert server.cookies[-1] == "sid=first-login-4Kd9"
 
     set_session(store, "shop", state(tmp_path, "second-login-8Pq2", "second.json"))  # the login was refreshed
     mark = server.request_count()
-    succeeded(await replay(store))
+    succeeded(await replay(store, sessions=sessions))
     assert set(server.cookies[mark:]) == {"sid=second-login-8Pq2"}
     assert store.get(NAME).draft == recorded  # the skill did not change, nor need a new review
 
     delete_session(store, "shop", approve=True)
     mark = server.request_count()
-    failed(await replay(store), "SR_RECORD_SESSION_MISSING")
+    failed(await replay(store, sessions=sessions), "SR_RECORD_SESSION_MISSING")
     assert server.request_count() == mark
 
 
 async def test_a_staging_environment_signs_in_with_its_own_session_only(
-    store: Store, tmp_path: Path, server: LocalServer, second_server: LocalServer
+    store: Store, tmp_path: Path, server: LocalServer, second_server: LocalServer, sessions: WarmSessions
 ) -> None:
     production, staging = server, second_server
     production.set_page("/orders", page(SIGNED_IN))
@@ -202,12 +206,12 @@ async def test_a_staging_environment_signs_in_with_its_own_session_only(
     review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     # Declared without a session, staging gets no cookie (both servers share the host 127.0.0.1,
     # so production's cookie would otherwise reach staging): it asks to sign in, nothing is found.
-    failed(await replay(store, environment="staging"), "SR_REPLAY_UI_TARGET_NOT_FOUND")
+    failed(await replay(store, environment="staging", sessions=sessions), "SR_REPLAY_UI_TARGET_NOT_FOUND")
     assert set(staging.cookies) == {""}
 
 
 async def test_a_skill_recorded_with_a_storage_state_file_still_replays(
-    store: Store, tmp_path: Path, server: LocalServer
+    store: Store, tmp_path: Path, server: LocalServer, sessions: WarmSessions
 ) -> None:
     """A v1 skill: a URL environment exactly as the first version wrote it, bound to the digest of
     a storage-state file; it loads and replays with that file, unchanged."""
@@ -223,8 +227,8 @@ async def test_a_skill_recorded_with_a_storage_state_file_still_replays(
     )
     store_approved(store, build_draft(NAME, environment, actions))
     assert environment.start_url == server.url("/orders?next=%2Forders")  # the first rule's URL
-    succeeded(await replay(store, storage_state=path))
+    succeeded(await replay(store, storage_state=path, sessions=sessions))
     assert server.cookies[-1] == "sid=v1-cookie-2Hs"
-    failed(await replay(store), "SR_RECORD_CREDENTIAL_DRIFT")
+    failed(await replay(store, sessions=sessions), "SR_RECORD_CREDENTIAL_DRIFT")
     other = state(tmp_path, "another-cookie", "other.json")
-    failed(await replay(store, storage_state=other), "SR_RECORD_CREDENTIAL_DRIFT")
+    failed(await replay(store, storage_state=other, sessions=sessions), "SR_RECORD_CREDENTIAL_DRIFT")

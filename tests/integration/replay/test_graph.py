@@ -42,6 +42,7 @@ from skillreel.store import Store
 from tests.describe import describe_url
 from tests.factory import content_free, element_set, graph_draft, store_approved, target, url_environment
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
@@ -105,11 +106,17 @@ def paths(server: LocalServer, prefix: str) -> list[dict[str, list[str]]]:
 
 
 async def replay(
-    store: Store, draft_actions: Sequence[Action], inputs: dict[str, Any] | None = None, **draft: Any
+    store: Store,
+    sessions: WarmSessions,
+    draft_actions: Sequence[Action],
+    inputs: dict[str, Any] | None = None,
+    **draft: Any,
 ) -> ReplayOutcome:
     store_approved(store, graph_draft(draft_actions, **draft))
     return await replay_skill(
-        store, ReplayRequest(name=draft.get("name", "graph-skill"), inputs=inputs or {}, timeout_ms=4_000)
+        store,
+        ReplayRequest(name=draft.get("name", "graph-skill"), inputs=inputs or {}, timeout_ms=4_000),
+        session_factory=sessions,
     )
 
 
@@ -144,12 +151,14 @@ async def order_bundles(server: LocalServer, html: str = ORDER) -> dict[str, Loc
 
 
 @pytest.mark.parametrize("q", [1003, 1012, 10071])
-async def test_an_input_chooses_the_row_to_open(q: int, server: LocalServer, store: Store) -> None:
+async def test_an_input_chooses_the_row_to_open(
+    q: int, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     order = await order_bundles(server)
     server.set_page("/orders", orders_page())
     env = url_environment(server.url("/orders"))
     outcome = await replay(
-        store, open_order_actions(server.url("/orders"), order), {"q": str(q)}, environment=env
+        store, sessions, open_order_actions(server.url("/orders"), order), {"q": str(q)}, environment=env
     )
     assert succeeded(outcome) == {"title": f"Order {q}", "number": q}
     assert paths(server, "/order?") == [{"id": [str(q)]}]
@@ -163,19 +172,25 @@ async def test_an_input_chooses_the_row_to_open(q: int, server: LocalServer, sto
         ("1007", "SR_REPLAY_UI_TARGET_NOT_FOUND"),  # only "Order 10071"
     ],
 )
-async def test_a_chosen_target_fails_closed(q: str, code: str, server: LocalServer, store: Store) -> None:
+async def test_a_chosen_target_fails_closed(
+    q: str, code: str, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     order = await order_bundles(server)
     server.set_page("/orders", orders_page())
     server.requests.clear()
     env = url_environment(server.url("/orders"))
-    outcome = await replay(store, open_order_actions(server.url("/orders"), order), {"q": q}, environment=env)
+    outcome = await replay(
+        store, sessions, open_order_actions(server.url("/orders"), order), {"q": q}, environment=env
+    )
     assert outcome.error is not None
     assert (outcome.error.code, outcome.error.action_id) == (code, "a2")
     assert outcome.outputs is None
     assert paths(server, "/order?") == []
 
 
-async def test_a_value_read_by_one_step_chooses_a_later_target(server: LocalServer, store: Store) -> None:
+async def test_a_value_read_by_one_step_chooses_a_later_target(
+    server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     html = orders_page().replace("<h1>Orders</h1>", '<h1>Orders</h1><p id="next">Next up: order 1012.</p>')
     found = await describe_url(server, "/orders", html, {"next": "#next"})
     server.requests.clear()
@@ -190,7 +205,7 @@ async def test_a_value_read_by_one_step_chooses_a_later_target(server: LocalServ
             ),
         ),
     ]
-    outputs = succeeded(await replay(store, actions, environment=url_environment(url)))
+    outputs = succeeded(await replay(store, sessions, actions, environment=url_environment(url)))
     assert outputs == {"next_order": "1012"}
     assert paths(server, "/order?") == [{"id": ["1012"]}]
 
@@ -245,12 +260,12 @@ def assert_not_in_home(home: Path, values: Sequence[str]) -> None:
 
 @pytest.mark.parametrize("redesigned", [False, True])
 async def test_extraction_of_every_type(
-    redesigned: bool, server: LocalServer, store: Store, skillreel_home: Path
+    redesigned: bool, server: LocalServer, store: Store, skillreel_home: Path, sessions: WarmSessions
 ) -> None:
     order = await order_bundles(server)
     server.set_page("/order", REDESIGNED if redesigned else ORDER)
     url = server.url("/order?id=77")
-    outcome = await replay(store, extraction_actions(url, order), environment=url_environment(url))
+    outcome = await replay(store, sessions, extraction_actions(url, order), environment=url_environment(url))
     outputs = succeeded(outcome)
     assert outputs == {**EXPECTED, "pdf": server.url("/files/invoice.pdf")}
     healed = {s.action_id for s in outcome.steps if s.healed}
@@ -267,7 +282,11 @@ async def test_extraction_of_every_type(
 
 
 async def test_outputs_reach_the_caller_and_nothing_in_the_home(
-    server: LocalServer, store: Store, skillreel_home: Path, caplog: pytest.LogCaptureFixture
+    server: LocalServer,
+    store: Store,
+    skillreel_home: Path,
+    caplog: pytest.LogCaptureFixture,
+    sessions: WarmSessions,
 ) -> None:
     caplog.set_level(logging.DEBUG)
     order = await order_bundles(server)
@@ -280,7 +299,7 @@ async def test_outputs_reach_the_caller_and_nothing_in_the_home(
         ExtractAction(id="a3", output="state", target=order["state"]),
         ExtractAction(id="a4", output="total", target=order["total"], type="number"),
     ]
-    outputs = succeeded(await replay(store, actions, environment=url_environment(url)))
+    outputs = succeeded(await replay(store, sessions, actions, environment=url_environment(url)))
     assert outputs == {"title": "Order 4321", "state": planted, "total": 98765.25}
     assert_not_in_home(skillreel_home, [planted, "98765.25", "98,765.25", "Order 4321"])
     assert planted not in caplog.text
@@ -297,7 +316,9 @@ GO = '<button id="go" type="button" onclick="fetch(\'/go\')">Go</button>'
 
 
 @pytest.mark.parametrize("banner", [True, False])
-async def test_an_optional_cookie_banner(banner: bool, server: LocalServer, store: Store) -> None:
+async def test_an_optional_cookie_banner(
+    banner: bool, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     bundles = await describe_url(server, "/home", page(BANNER + GO), {"ok": "#ok-cookies", "go": "#go"})
     server.set_page("/home", page((BANNER if banner else "") + GO))
     server.requests.clear()
@@ -307,7 +328,7 @@ async def test_an_optional_cookie_banner(banner: bool, server: LocalServer, stor
         ClickAction(id="a2", target=bundles["ok"], optional=True),
         ClickAction(id="a3", target=bundles["go"]),
     ]
-    succeeded(await replay(store, actions, environment=url_environment(url)))
+    succeeded(await replay(store, sessions, actions, environment=url_environment(url)))
     done = [p for _, p in server.requests if p in ("/cookies", "/go")]
     assert done == (["/cookies", "/go"] if banner else ["/go"])
 
@@ -323,7 +344,9 @@ PROMPT = (
 
 
 @pytest.mark.parametrize("accept", [True, False])
-async def test_a_confirm_dialog_is_answered(accept: bool, server: LocalServer, store: Store) -> None:
+async def test_a_confirm_dialog_is_answered(
+    accept: bool, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     bundles = await describe_url(server, "/confirm", page(CONFIRM), {"delete": "#delete"})
     server.requests.clear()
     url = server.url("/confirm")
@@ -333,12 +356,14 @@ async def test_a_confirm_dialog_is_answered(accept: bool, server: LocalServer, s
         DialogAction(id="a3", accept=accept, expects="confirm"),
         WaitAction(id="a4", until="url", expected="/confirm"),
     ]
-    succeeded(await replay(store, actions, environment=url_environment(url)))
+    succeeded(await replay(store, sessions, actions, environment=url_environment(url)))
     server_paths = [p for _, p in server.requests if p in ("/deleted", "/kept")]
     assert server_paths == (["/deleted"] if accept else ["/kept"])
 
 
-async def test_a_prompt_gets_its_text_from_an_input(server: LocalServer, store: Store) -> None:
+async def test_a_prompt_gets_its_text_from_an_input(
+    server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     bundles = await describe_url(server, "/prompt", page(PROMPT), {"rename": "#rename"})
     server.requests.clear()
     url = server.url("/prompt")
@@ -347,11 +372,15 @@ async def test_a_prompt_gets_its_text_from_an_input(server: LocalServer, store: 
         ClickAction(id="a2", target=bundles["rename"]),
         DialogAction(id="a3", accept=True, expects="prompt", text=ParameterRef(name="name")),
     ]
-    succeeded(await replay(store, actions, {"name": "Spring sale"}, environment=url_environment(url)))
+    succeeded(
+        await replay(store, sessions, actions, {"name": "Spring sale"}, environment=url_environment(url))
+    )
     assert paths(server, "/renamed") == [{"to": ["Spring sale"]}]
 
 
-async def test_an_unexpected_dialog_kind_fails_and_is_dismissed(server: LocalServer, store: Store) -> None:
+async def test_an_unexpected_dialog_kind_fails_and_is_dismissed(
+    server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     bundles = await describe_url(server, "/confirm", page(CONFIRM), {"delete": "#delete"})
     server.requests.clear()
     url = server.url("/confirm")
@@ -360,7 +389,7 @@ async def test_an_unexpected_dialog_kind_fails_and_is_dismissed(server: LocalSer
         ClickAction(id="a2", target=bundles["delete"]),
         DialogAction(id="a3", accept=True, expects="prompt"),
     ]
-    outcome = await replay(store, actions, environment=url_environment(url))
+    outcome = await replay(store, sessions, actions, environment=url_environment(url))
     assert outcome.error is not None
     assert (outcome.error.code, outcome.error.action_id) == ("SR_REPLAY_UI_DIALOG_MISMATCH", "a3")
     assert [p for _, p in server.requests if p in ("/deleted", "/kept")] == ["/kept"]
@@ -390,7 +419,9 @@ LAZY = page(
 )
 
 
-async def test_a_lazy_list_is_scrolled_to_its_end(server: LocalServer, store: Store) -> None:
+async def test_a_lazy_list_is_scrolled_to_its_end(
+    server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     bundles = await describe_url(server, "/feed", LAZY, {"feed": "#feed"})
     url = server.url("/feed")
     entries = element_set("#feed li.entry", tag="li", count=10)
@@ -400,7 +431,7 @@ async def test_a_lazy_list_is_scrolled_to_its_end(server: LocalServer, store: St
         ScrollAction(id="a3", target=bundles["feed"], to="end", max_rounds=10),
         ExtractAction(id="a4", output="after", read="count", items=entries),
     ]
-    outputs = succeeded(await replay(store, actions, environment=url_environment(url)))
+    outputs = succeeded(await replay(store, sessions, actions, environment=url_environment(url)))
     assert outputs == {"before": 10, "after": 50}
 
 
@@ -411,7 +442,9 @@ LATE = page(
 )
 
 
-async def test_a_wait_for_an_element_that_appears_later(server: LocalServer, store: Store) -> None:
+async def test_a_wait_for_an_element_that_appears_later(
+    server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     bundles = await describe_url(server, "/late", LATE, {"load": "#load"})
     url = server.url("/late")
     result = target("#result", tag="p")
@@ -426,14 +459,14 @@ async def test_a_wait_for_an_element_that_appears_later(server: LocalServer, sto
             items=element_set("main p#result", tag="p", count=1),
         ),
     ]
-    assert succeeded(await replay(store, actions, environment=url_environment(url))) == {"found": 1}
+    assert succeeded(await replay(store, sessions, actions, environment=url_environment(url))) == {"found": 1}
 
 
 # ---- loops and branches ------------------------------------------------------------------------
 
 
 async def test_a_loop_reads_each_row_and_branches_on_already_approved(
-    server: LocalServer, store: Store
+    server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
     numbers = NUMBERS[:8]
     found = await describe_url(
@@ -468,6 +501,7 @@ async def test_a_loop_reads_each_row_and_branches_on_already_approved(
     )
     outcome = await replay(
         store,
+        sessions,
         [NavigateAction(id="a1", url=url), loop],
         {"limit": 10},
         parameters=[Parameter(name="limit", type="integer", default=20, required=False)],
@@ -491,7 +525,7 @@ def in_item(found: LocatorBundle, selector: str) -> LocatorBundle:
 
 
 async def test_a_loop_over_more_rows_than_its_limit_fails_before_any_click(
-    server: LocalServer, store: Store
+    server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
     server.set_page("/orders", orders_page())
     server.requests.clear()
@@ -500,7 +534,9 @@ async def test_a_loop_over_more_rows_than_its_limit_fails_before_any_click(
         id="a3", target=target("button.approve", tag="button", type_="button", role="button", within="item")
     )
     loop = LoopAction(id="a2", items=element_set("tbody tr.order"), limit=5, body=(approve,))
-    outcome = await replay(store, [NavigateAction(id="a1", url=url), loop], environment=url_environment(url))
+    outcome = await replay(
+        store, sessions, [NavigateAction(id="a1", url=url), loop], environment=url_environment(url)
+    )
     assert outcome.error is not None
     assert (outcome.error.code, outcome.error.action_id) == ("SR_REPLAY_LIST_LIMIT", "a2")
     assert paths(server, "/approve") == []
@@ -518,7 +554,9 @@ SELECT = page(
 
 
 @pytest.mark.parametrize("given", ["us-east", "US East (Virginia)"])
-async def test_a_select_input_by_value_or_label(given: str, server: LocalServer, store: Store) -> None:
+async def test_a_select_input_by_value_or_label(
+    given: str, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     bundles = await describe_url(server, "/region", SELECT, {"region": "#region", "save": "#save"})
     server.requests.clear()
     url = server.url("/region")
@@ -529,7 +567,7 @@ async def test_a_select_input_by_value_or_label(given: str, server: LocalServer,
     ]
     region = Parameter(name="region", type="enum", values=("eu-west", "us-east"))
     outcome = await replay(
-        store, actions, {"region": given}, parameters=[region], environment=url_environment(url)
+        store, sessions, actions, {"region": given}, parameters=[region], environment=url_environment(url)
     )
     succeeded(outcome)
     assert paths(server, "/saved") == [{"region": ["us-east"]}]

@@ -26,6 +26,7 @@ from tests.describe import describe_url
 from tests.factory import build_draft, store_approved, url_environment
 from tests.narrow import target_of
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
@@ -66,10 +67,10 @@ def clicks(server: LocalServer) -> list[str]:
     ]
 
 
-async def replay_on(server: LocalServer, store: Store, html: str) -> ReplayOutcome:
+async def replay_on(server: LocalServer, store: Store, html: str, *, sessions: WarmSessions) -> ReplayOutcome:
     server.set_page("/settings", html)
     server.requests.clear()
-    return await replay_skill(store, ReplayRequest(name=NAME, inputs={}))
+    return await replay_skill(store, ReplayRequest(name=NAME, inputs={}), session_factory=sessions)
 
 
 def healed(outcome: ReplayOutcome) -> set[str]:
@@ -77,7 +78,7 @@ def healed(outcome: ReplayOutcome) -> set[str]:
 
 
 async def test_an_adopted_heal_replays_without_healing_on_the_old_and_the_new_page(
-    server: LocalServer, store: Store
+    server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
     old = await describe_url(server, "/settings", OLD, {"save": "#save", "ack": "#ack"})
     new = await describe_url(server, "/settings", NEW, {"save": "#persist"})
@@ -96,7 +97,7 @@ async def test_an_adopted_heal_replays_without_healing_on_the_old_and_the_new_pa
     ]
     store_approved(store, build_draft(NAME, url_environment(url), steps))
 
-    first = await replay_on(server, store, NEW)
+    first = await replay_on(server, store, NEW, sessions=sessions)
     assert first.status == "succeeded", first.error and first.error.to_json()
     assert (healed(first), clicks(server)) == ({"a2"}, ["save"])
     assert first.heal_proposed
@@ -116,7 +117,7 @@ async def test_an_adopted_heal_replays_without_healing_on_the_old_and_the_new_pa
     assert bundle.identities == (old["save"].fingerprint,)
 
     for html in (NEW, OLD, NEW):
-        outcome = await replay_on(server, store, html)
+        outcome = await replay_on(server, store, html, sessions=sessions)
         assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
         assert (healed(outcome), outcome.heal_proposed, clicks(server)) == (set(), False, ["save"])
     assert store.get(NAME).status == "validated"

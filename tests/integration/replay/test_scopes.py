@@ -23,6 +23,7 @@ from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
 from tests.factory import SALT, build_draft, store_approved, url_environment
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
@@ -89,24 +90,28 @@ async def record_shadow(server: LocalServer, store: Store, tmp_path: Path) -> No
 
 @pytest.mark.parametrize(("page", "healed"), [(RECORDED, False), (CHANGED, True)])
 async def test_replay_inside_an_open_shadow_root(
-    page: str, healed: bool, server: LocalServer, store: Store, tmp_path: Path
+    page: str, healed: bool, server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
 ) -> None:
     await record_shadow(server, store, tmp_path)
     server.set_page("/find", page)
     server.requests.clear()
-    outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}))
+    outcome = await replay_skill(
+        store, ReplayRequest(name="find", inputs={"q": "second"}), session_factory=sessions
+    )
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     assert clicks(server) == [{"which": ["find"], "q": ["second"]}]
     assert any(s.healed for s in outcome.steps) is healed
 
 
 async def test_two_identical_shadow_widgets_fail_closed(
-    server: LocalServer, store: Store, tmp_path: Path
+    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
 ) -> None:
     await record_shadow(server, store, tmp_path)
     server.set_page("/find", TWO)
     server.requests.clear()
-    outcome = await replay_skill(store, ReplayRequest(name="find", inputs={"q": "second"}, timeout_ms=5_000))
+    outcome = await replay_skill(
+        store, ReplayRequest(name="find", inputs={"q": "second"}, timeout_ms=5_000), session_factory=sessions
+    )
     assert outcome.error is not None
     assert outcome.error.code == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
     assert outcome.error.action_id == "a2"
@@ -155,7 +160,9 @@ async def describe_in_frame(server: LocalServer) -> dict[str, LocatorBundle]:
 
 
 @pytest.mark.parametrize("case", ["recorded", "frame-renamed", "two-frames"])
-async def test_replay_inside_a_same_origin_frame(case: str, server: LocalServer, store: Store) -> None:
+async def test_replay_inside_a_same_origin_frame(
+    case: str, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
     bundles = await describe_in_frame(server)
     assert bundles["title"].candidates[0].selector == "#editor >>> #t"
     assert bundles["title"].fingerprint.boundaries == 1
@@ -174,7 +181,9 @@ async def test_replay_inside_a_same_origin_frame(case: str, server: LocalServer,
     server.set_page("/edit", changed[case])
     server.requests.clear()
     outcome = await replay_skill(
-        store, ReplayRequest(name="edit-title", inputs={"title": "Framed"}, timeout_ms=5_000)
+        store,
+        ReplayRequest(name="edit-title", inputs={"title": "Framed"}, timeout_ms=5_000),
+        session_factory=sessions,
     )
     if case == "two-frames":
         assert outcome.error is not None
