@@ -21,6 +21,8 @@
 //   SkillreelResolve.check({check, expected}) -> boolean   on the picked element
 //   SkillreelResolve.hasOption({value}) -> boolean          on the picked <select>
 //   SkillreelResolve.count({candidate, salt}) -> number
+//   SkillreelResolve.caret({hide}) -> boolean   hide (true) or show again (false) every text caret,
+//       so a screenshot does not depend on where a focused field's caret is in its blink
 var SkillreelResolve = (() => {
   "use strict";
   const L = SkillreelLocate;
@@ -502,7 +504,23 @@ var SkillreelResolve = (() => {
     return L.resolveCandidate(arg.candidate, arg.salt).length;
   }
 
-  const API = {probe, pick, release, pageState, check, hasOption, count};
+  // A constructed style sheet (no element in the DOM, so no mutation the page observes, and no
+  // inline style a Content-Security-Policy would refuse), adopted only around a screenshot; the
+  // way Playwright's screenshots hide the caret.
+  let caretSheet = null;
+  function caret(arg) {
+    const sheets = document.adoptedStyleSheets;
+    if (caretSheet !== null) document.adoptedStyleSheets = sheets.filter((s) => s !== caretSheet);
+    caretSheet = null;
+    if (!arg.hide) return true;
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync("*, *::before, *::after { caret-color: transparent !important; }");
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    caretSheet = sheet;
+    return true;
+  }
+
+  const API = {probe, pick, release, pageState, check, hasOption, count, caret};
 
   // The one entry point Python calls (Runtime.callFunctionOn "SkillreelResolve.call").
   function call(method, arg) {

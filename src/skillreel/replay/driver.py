@@ -571,7 +571,9 @@ class PlaywrightDriver:
             raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page state was malformed") from exc
 
     async def screenshot(self, *, timeout_ms: int) -> bytes:
-        """The viewport as PNG bytes (CDP, optimised for speed: only its digest is kept)."""
+        """The viewport as PNG bytes (CDP, optimised for speed: only its digest is kept). Text
+        carets are hidden meanwhile: a focused field's blinking caret made two replays of the same
+        page leave two screenshot digests."""
         params = {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False}
 
         async def capture() -> bytes:
@@ -579,12 +581,19 @@ class PlaywrightDriver:
             shot = await asyncio.wait_for(cdp.send("Page.captureScreenshot", params), timeout_ms / 1000)
             return base64.b64decode(shot["data"])
 
+        await self._call("caret", {"hide": True})
         try:
             png: bytes = await self._guard("the screenshot", capture)
         except TimeoutError as exc:
             raise ReplayUIError(
                 "SR_REPLAY_UI_TIMEOUT", "the browser did not finish the screenshot in time"
             ) from exc
+        finally:
+            if not self._crashed():
+                try:
+                    await self._call("caret", {"hide": False})
+                except ReplayUIError as exc:  # the page navigated meanwhile: nothing of ours is left
+                    log.debug("caret: %s", exc.code)
         return png
 
     async def settle(self, settle_ms: int, *, timeout_ms: int) -> None:
