@@ -23,7 +23,8 @@ What each digest covers (all under ``skillreel.page-state/v1`` unless said other
   text, so neither typed values nor page text can be recovered from it by guessing.
 * ``page`` — SHA-256 of the page's normalised visible text under the draft's fingerprint salt (the
   same salted-hash rule fingerprints use for text).
-* ``screenshot`` — the PNG bytes of the viewport, digested; the bytes are dropped at once.
+* ``screenshot`` — the PNG bytes of the viewport (text carets hidden, so a blinking caret never
+  changes it), digested; the bytes are dropped at once.
 * ``valueCheck``/``selectedCheck``/``check`` — that the check held, bound to the target digest;
   never a digest of the value itself (a short value could be recovered from its digest).
 """
