@@ -42,7 +42,10 @@ from playwright.async_api import Frame, Page, Request, Response
 
 QUIET_WINDOW_MS: Final = 30
 # After a calm action (nothing in flight, no navigation): one animation frame, then this long quiet.
-CALM_WINDOW_MS: Final = 10
+# Not shorter than QUIET_WINDOW_MS: a request the page starts right after a click (or after the
+# answer to a dialog) reaches Python through the proxy's routing later than the page's own answer,
+# so a 10 ms window let a replay end before it saw the request (CI: a confirm dialog's fetch).
+CALM_WINDOW_MS: Final = QUIET_WINDOW_MS
 QUIET_CAP_MS: Final = 1_500
 NETWORK_CAP_S: Final = 5.0
 # How long a script's request that has its response is still waited for (its body being read).
