@@ -519,8 +519,9 @@ class WarmBrowser:
     sessions (a ``human`` step) are not kept: they get a browser of their own
     (:func:`browser_session`). ``session`` has :func:`browser_session`'s signature.
 
-    After a session ends, the next session's context, page and proxy are opened ahead (a *spare*,
-    :class:`_Spare`), so a session does not wait for a context and its renderer to start. A spare
+    While a session runs (once its own context is set up), the next session's context, page and
+    proxy are opened ahead (a *spare*, :class:`_Spare`), so a session, even one that follows the
+    previous at once, does not wait for a context and its renderer to start. A spare
     is fresh and used by one session only; until a session takes it, its proxy refuses everything
     and it has no routing (its page stays on ``about:blank``); taken, its proxy gets the session's
     allowlist and ledger and the context its routing before anything loads. Only a URL target
@@ -545,6 +546,11 @@ class WarmBrowser:
     @property
     def running(self) -> bool:
         return self._browser is not None and self._browser.is_connected()
+
+    @property
+    def spare_pending(self) -> bool:
+        """True while a spare is open or being opened for the next session (for tests)."""
+        return self._spare is not None
 
     @asynccontextmanager
     async def session(
@@ -583,6 +589,7 @@ class WarmBrowser:
                 async with _session(
                     browser, environment, fixture, state, ledger, proxy, proxy.server_url, spare
                 ) as session:
+                    self._open_spare(environment.viewport)  # the next session's, while this one runs
                     yield session
             finally:
                 await proxy.close()
