@@ -375,10 +375,11 @@ async def browser_session(
     async with AsyncExitStack() as stack:
         proxy = EnforcingProxy(() if fixture is not None else environment.allowed_origins, ledger.refuse)
         await proxy.start()
-        stack.push_async_callback(proxy.close)
+        if driver is None:
+            stack.push_async_callback(proxy.close)
         pw = await (driver.take() if driver is not None else start_playwright())
         if driver is not None:  # closed by the driver's owner, after the work that needs no browser
-            stack.push_async_callback(driver.hand_back, pw)
+            stack.push_async_callback(driver.hand_back, pw, proxy.close)
         else:
             stack.push_async_callback(quietly, pw.stop)
         browser = await _launch(

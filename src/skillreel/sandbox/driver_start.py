@@ -78,15 +78,20 @@ class DriverStart:
         """The session's Chromium, closed when the session hands the driver back."""
         self._browser = browser
 
-    async def hand_back(self, pw: Playwright) -> None:
-        """The session is over: start closing its Chromium, then the driver, in the background
-        (:meth:`close` awaits it). Returns once the close request is on its way to the driver."""
+    async def hand_back(self, pw: Playwright, *after: Callable[[], Awaitable[Any]]) -> None:
+        """The session is over: start closing its Chromium, then the driver, then ``after`` (the
+        session's proxy: it outlives the browser it serves), in the background (:meth:`close`
+        awaits it). Returns once the close request is on its way to the driver."""
         browser, self._browser = self._browser, None
 
         async def closing() -> None:
-            if browser is not None:
-                await quietly(browser.close)
-            await quietly(pw.stop)
+            try:
+                if browser is not None:
+                    await quietly(browser.close)
+                await quietly(pw.stop)
+            finally:
+                for close in after:
+                    await close()
 
         self._closing = asyncio.ensure_future(closing())
         await asyncio.sleep(0)
