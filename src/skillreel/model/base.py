@@ -108,7 +108,9 @@ class Document(BaseModel):
                 nested = sorted(_nested_documents(cls), key=lambda doc: not doc.__pydantic_fields_complete__)
                 for document in nested:
                     if not document.__pydantic_complete__:
-                        document.model_rebuild(raise_errors=False)
+                        document.model_rebuild(
+                            raise_errors=False, _parent_namespace_depth=0
+                        )  # own module's names
             finally:
                 _BUILDING.discard(cls)
         return super().model_rebuild(
