@@ -107,13 +107,15 @@ def measured(
     started = time.perf_counter()
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     last: dict[int, tuple[str, float]] = {}
-    stable: dict[int, str] = {}  # Chromium's kinds do not change once seen (no exec follows)
+    # Chromium's kinds do not change once seen, but for the zygote's: a process it forks shows the
+    # zygote's command line until it takes its own
+    stable: dict[int, str] = {}
     while proc.poll() is None:
         for pid in _tree(proc.pid):
             cpu = _cpu(pid)
             # the latest kind: a process forked to exec shows its parent's command line at first
             kind = stable.get(pid) or _kind(pid) or last.get(pid, ("other", 0.0))[0]
-            if kind in ("browser", "renderer", "gpu", "utility", "zygote"):
+            if kind in ("browser", "renderer", "gpu", "utility"):
                 stable[pid] = kind
             if cpu is not None:
                 last[pid] = (kind, cpu)
