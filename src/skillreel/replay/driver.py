@@ -82,6 +82,9 @@ RESOLVE: Final = ""
 COLLECT: Final = "collect."
 END_QUIET_S: Final = 1.0  # a lazy list that has not grown this long after a scroll is at its end
 RETRIES: Final = 5
+# Network on the driver's session (settling.py, PageActivity.watch): no response body is buffered
+# for it, and no request body is sent on it (0 would mean Chromium's default, 64 KiB: 1 byte at most)
+NETWORK_ENABLE: Final = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 1}
 RETRY_DELAY_S: Final = 0.05
 
 
@@ -199,9 +202,15 @@ class PlaywrightDriver:
             cdp.on("Runtime.executionContextCreated", self._on_created)
             cdp.on("Runtime.executionContextDestroyed", self._on_destroyed)
             cdp.on("Runtime.executionContextsCleared", self._on_cleared)
+            self._activity.watch(cdp)
             tree = await cdp.send("Page.getFrameTree")
             self._frame_id = tree["frameTree"]["frame"]["id"]
-            await cdp.send("Runtime.enable")
+            await asyncio.gather(
+                cdp.send("Runtime.enable"),
+                # the page's script requests, announced on this session before its answers to our
+                # calls (settling.py); no body or post data is kept or sent on this session
+                cdp.send("Network.enable", NETWORK_ENABLE),
+            )
             self._cdp = cdp
         return self._cdp
 
@@ -220,6 +229,7 @@ class PlaywrightDriver:
     def _on_cleared(self, _event: dict[str, Any]) -> None:
         self._contexts.clear()
         self._unique = None
+        self._activity.document_replaced()
 
     async def _context(self, cdp: CDPSession) -> str:
         if self._unique is None:
