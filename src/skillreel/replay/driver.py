@@ -619,6 +619,24 @@ class PlaywrightDriver:
         if self._crashed():
             raise ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "Chromium exited or the page crashed")
 
+    async def drain(self) -> None:
+        """See :meth:`Driver.drain`. Never raises: the replay's outcome is already decided."""
+        deadline = self._quiet_deadline
+        if deadline is None or self._crashed():
+            return
+        self._quiet_deadline = None
+        try:
+            # a round trip to the renderer on our session (no quiet window, nothing installed): its
+            # answer comes after every request the page had announced there (settling.py)
+            cdp = await self._session_cdp()
+            await cdp.send("Runtime.evaluate", {"expression": "0", "returnByValue": True})
+            if self._activity.busy(self._action_mark):
+                await self._wait_activity(deadline)
+        except PlaywrightError as exc:
+            log.debug("drain: %s", type(exc).__name__)
+        except ReplayUIError as exc:
+            log.debug("drain: %s", exc.code)
+
     async def _wait_activity(self, deadline: float) -> None:
         """Until the action's navigation has loaded and its requests have finished (bounded)."""
         activity = self._activity
