@@ -82,9 +82,6 @@ RESOLVE: Final = ""
 COLLECT: Final = "collect."
 END_QUIET_S: Final = 1.0  # a lazy list that has not grown this long after a scroll is at its end
 RETRIES: Final = 5
-# Network on the driver's session (settling.py, PageActivity.watch): no response body is buffered
-# for it, and no request body is sent on it (0 would mean Chromium's default, 64 KiB: 1 byte at most)
-NETWORK_ENABLE: Final = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 1}
 RETRY_DELAY_S: Final = 0.05
 
 
@@ -208,8 +205,10 @@ class PlaywrightDriver:
             await asyncio.gather(
                 cdp.send("Runtime.enable"),
                 # the page's script requests, announced on this session before its answers to our
-                # calls (settling.py); no body or post data is kept or sent on this session
-                cdp.send("Network.enable", NETWORK_ENABLE),
+                # calls (settling.py). Chromium's defaults: with no response buffer and no post data
+                # (maxTotalBufferSize/maxResourceBufferSize 0, maxPostDataSize 1) replays of
+                # password-form POSTs timed out in the real-app corpus (4 of 5; 0 of 4 with these)
+                cdp.send("Network.enable"),
             )
             self._cdp = cdp
         return self._cdp

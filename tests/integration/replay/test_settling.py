@@ -24,7 +24,6 @@ from skillreel.model.actions import (
     TypeAction,
 )
 from skillreel.model.locators import LocatorBundle
-from skillreel.replay.driver import NETWORK_ENABLE
 from skillreel.replay.settling import BODY_GRACE_S
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
@@ -209,7 +208,7 @@ async def test_a_script_request_is_known_when_the_page_answers_however_late_play
             activity = unreported_activity("/held")(session.page)
             cdp = await session.page.context.new_cdp_session(session.page)
             activity.watch(cdp)
-            await cdp.send("Network.enable", NETWORK_ENABLE)
+            await cdp.send("Network.enable")
             for round_ in range(40):
                 mark = activity.mark()
                 answer = await cdp.send(
