@@ -7,11 +7,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from skillreel.model.envelope import Envelope
+from tests.cli_fork import ForkServer
 from tests.readback import assert_owner_only
 
 
@@ -38,19 +41,66 @@ def run_cli(
     cwd: Path | None = None,
     input: str | None = None,
     timeout: float = 180,
+    fresh: bool = False,
 ) -> CliResult:
-    """Run the real console entry point in a subprocess (as a user would)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "skillreel", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        cwd=cwd,
-        input=input,
-        timeout=timeout,
-        check=False,
-    )
-    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+    """Run the real console entry point in a child process (as a user would).
+
+    The child is a fork of a pre-imported interpreter (tests/cli_fork.py: the same entry point,
+    environment, working directory and standard streams, without paying the imports again);
+    ``fresh=True`` (or ``SKILLREEL_TEST_FRESH_CLI=1``) starts a new interpreter instead, for a test
+    whose subject is the process's own start-up."""
+    environment = {**os.environ, **(env or {})}
+    if fresh or os.environ.get(FRESH_CLI) == "1":
+        proc = subprocess.run(
+            [sys.executable, "-m", "skillreel", *args],
+            capture_output=True,
+            text=True,
+            env=environment,
+            cwd=cwd,
+            input=input,
+            timeout=timeout,
+            check=False,
+        )
+        return CliResult(proc.returncode, proc.stdout, proc.stderr)
+    with (
+        tempfile.TemporaryFile() as stdin,
+        tempfile.TemporaryFile() as stdout,
+        tempfile.TemporaryFile() as stderr,
+    ):
+        stdin.write((input or "").encode())
+        stdin.seek(0)
+        try:
+            code = _fork_server().run(
+                list(args),
+                env=environment,
+                cwd=str(cwd or Path.cwd()),
+                stdin=stdin.fileno(),
+                stdout=stdout.fileno(),
+                stderr=stderr.fileno(),
+                timeout=timeout,
+            )
+        except TimeoutError:
+            raise subprocess.TimeoutExpired(["skillreel", *args], timeout) from None
+        return CliResult(code, _text(stdout), _text(stderr))
+
+
+FRESH_CLI = "SKILLREEL_TEST_FRESH_CLI"
+_server: ForkServer | None = None
+_server_lock = threading.Lock()
+
+
+def _fork_server() -> ForkServer:
+    global _server
+    with _server_lock:
+        if _server is None or _server.process.poll() is not None:
+            _server = ForkServer(Path(tempfile.mkdtemp(prefix="sr-fork-")))
+        return _server
+
+
+def _text(stream: IO[bytes]) -> str:
+    """What ``subprocess.run(text=True)`` gives: decoded, universal newlines."""
+    stream.seek(0)
+    return stream.read().decode().replace("\r\n", "\n").replace("\r", "\n")
 
 
 def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> CliResult:

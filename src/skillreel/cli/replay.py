@@ -219,12 +219,14 @@ def command(
 
 async def replay_one(replay_request: Callable[[], ReplayRequest], *, as_json: bool) -> ReplayOutcome:
     """One replay, its Playwright driver booting while the rest of the verb is imported and the
-    store and pre-flight do their work (``sandbox.browser.DriverStart``: no browser starts before
-    the pre-flight passed); a refused replay stops the driver unused."""
-    from ..sandbox.browser import DriverStart, browser_session
+    store and pre-flight do their work (``sandbox.driver_start.DriverStart``, a light import: no
+    browser starts before the pre-flight passed); a refused replay stops the driver unused. The
+    session's Chromium and the driver are closed after the run's final write, while it is made."""
+    from ..sandbox.driver_start import DriverStart
 
     driver = await DriverStart.begin()
     try:
+        from ..sandbox.browser import browser_session
         from ..services.replaying import ReplayCancelled, replay_skill
         from ..store import Store
         from ..vault import EnvKeyringSecrets

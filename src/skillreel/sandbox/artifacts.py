@@ -35,7 +35,6 @@ import re
 import secrets
 import shutil
 import tempfile
-import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +45,8 @@ from ..errors import RecordError
 from ..model.urls import strip_tokens, token_values
 
 if TYPE_CHECKING:
+    import zipfile  # imported where a trace is read: a replay without --artifacts never loads it
+
     from playwright.async_api import BrowserContext, Page
 
 log = logging.getLogger(__name__)
@@ -210,6 +211,8 @@ def scrub_trace(data: bytes, hidden: Hidden) -> bytes | None:
     """The trace zip with every hidden value (and every credential value found in its URLs) replaced
     and cookie or authorization headers blanked, or None when it cannot be made clean (a value too
     short to scrub, or one still present after scrubbing)."""
+    import zipfile
+
     if not hidden.scrubbable:
         return None
     with zipfile.ZipFile(io.BytesIO(data)) as source:
@@ -230,6 +233,8 @@ def scrub_trace(data: bytes, hidden: Hidden) -> bytes | None:
 
 def leaks(trace: bytes, hidden: Hidden) -> bool:
     """True when any entry of the zip still holds a hidden value in any of its forms."""
+    import zipfile
+
     forms = [f.encode("utf-8") for f in hidden.forms()]
     with zipfile.ZipFile(io.BytesIO(trace)) as archive:
         for info in archive.infolist():

@@ -15,8 +15,9 @@ reporting refusals to one :class:`~skillreel.sandbox.ledger.NetworkLedger`:
 fresh isolated context with its own fresh enforcing proxy (a per-context proxy), routing as above;
 the browser is launched through a proxy that refuses everything.
 
-Before the Playwright driver starts, ``vault.seal_environment`` moves every ``SKILLREEL_SECRET_*``
-variable out of the process environment, so neither the driver nor Chromium inherits one.
+Before the Playwright driver starts (``sandbox.driver_start``), ``vault.seal_environment`` moves every
+``SKILLREEL_SECRET_*`` variable out of the process environment, so neither the driver nor Chromium
+inherits one.
 
 Playwright errors are translated here, once: launch problems to ``SR_REPLAY_UI_CHROMIUM_SETUP``,
 a browser or renderer crash to ``SR_REPLAY_UI_BROWSER_CRASHED``.
@@ -32,7 +33,7 @@ import re
 import shutil
 import stat
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +48,6 @@ from playwright.async_api import (
     Route,
     StorageState,
     WebSocketRoute,
-    async_playwright,
 )
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
@@ -56,20 +56,23 @@ from skillreel.errors import InputError, ReplayUIError, SkillreelError, TargetEr
 from skillreel.model.environment import FIXTURE_ORIGIN, FIXTURE_URL, Environment, HtmlTarget, Viewport
 from skillreel.model.limits import MAX_HTML_CHARS
 from skillreel.model.session import SessionState
-from skillreel.vault import seal_environment
 
 from .allowlist import SINKHOLE_SUFFIX, decide
+from .driver_start import (
+    SETUP,
+    SETUP_FIX,
+    DriverStart,
+    quietly,
+    start_playwright,
+)
 from .files import fixture_digest, read_storage_state
 from .ledger import NetworkLedger
 from .proxy import EnforcingProxy
 
 log = logging.getLogger(__name__)
 
-SETUP: Final = "SR_REPLAY_UI_CHROMIUM_SETUP"
 CRASHED: Final = "SR_REPLAY_UI_BROWSER_CRASHED"
 CHROMIUM_NAMES: Final = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-SETUP_FIX: Final = "install Chromium (`apt-get install chromium`) or set SKILLREEL_CHROMIUM to its path"
-CLOSE_TIMEOUT_S: Final = 15.0
 # The fixture origin's favicon is asked for by the browser itself (headed), not by the page.
 _FIXTURE_FAVICON: Final = FIXTURE_ORIGIN + "/favicon.ico"
 
@@ -252,14 +255,6 @@ def _require_display() -> None:
         raise ReplayUIError(SETUP, "a headed window needs a display; set DISPLAY or run under xvfb-run")
 
 
-async def _quietly(close: Callable[[], Awaitable[Any]]) -> None:
-    """Run a close step, bounded in time; a failure to close a dead browser is not news."""
-    try:
-        await asyncio.wait_for(close(), CLOSE_TIMEOUT_S)
-    except (PlaywrightError, OSError, TimeoutError) as exc:
-        log.debug("ignored while closing: %s", type(exc).__name__)
-
-
 async def _launch(
     pw: Playwright,
     executable: Path,
@@ -367,7 +362,9 @@ async def browser_session(
     Playwright streams a trace (``sandbox.artifacts``: a private scratch directory). Everything is
     closed on exit, also after a crash; a Playwright error escaping the body after a crash becomes
     ``SR_REPLAY_UI_BROWSER_CRASHED``. ``driver``: a Playwright driver started ahead
-    (:class:`DriverStart`); this session takes it over and stops it on exit.
+    (:class:`DriverStart`); this session takes it over, and on exit starts closing Chromium and the
+    driver without waiting (the proxy is closed, no page is left to act): ``driver.close()`` awaits
+    that, so the caller's last work (the run's final write) overlaps Chromium's shutdown.
     """
     fixture = _check_target(environment, html, storage_state)
     state = _sign_in(storage_state)
@@ -378,80 +375,22 @@ async def browser_session(
     async with AsyncExitStack() as stack:
         proxy = EnforcingProxy(() if fixture is not None else environment.allowed_origins, ledger.refuse)
         await proxy.start()
-        stack.push_async_callback(proxy.close)
-        pw = await (driver.take() if driver is not None else _start_playwright())
-        stack.push_async_callback(_quietly, pw.stop)
+        if driver is None:
+            stack.push_async_callback(proxy.close)
+        pw = await (driver.take() if driver is not None else start_playwright())
+        if driver is not None:  # closed by the driver's owner, after the work that needs no browser
+            stack.push_async_callback(driver.hand_back, pw, proxy.close)
+        else:
+            stack.push_async_callback(quietly, pw.stop)
         browser = await _launch(
             pw, executable, headless, proxy.server_url, slow_mo_ms=slow_mo_ms, traces_dir=traces_dir
         )
-        stack.push_async_callback(_quietly, browser.close)
+        if driver is not None:
+            driver.owns(browser)
+        else:
+            stack.push_async_callback(quietly, browser.close)
         async with _session(browser, environment, fixture, state, ledger, proxy, None) as session:
             yield session
-
-
-class DriverStart:
-    """The Playwright driver (a Node.js process; no browser) started ahead of the work that must come
-    before any browser starts, so that its boot overlaps that work (a whole `skillreel replay`
-    process: the imports, the store and the pre-flight run while the driver boots).
-
-        driver = await DriverStart.begin()     # the environment is sealed first (no secret inherited)
-        try:
-            ...                                # refusals here: no browser was started
-            async with browser_session(env, driver=driver) as session: ...   # takes the driver over
-        finally:
-            await driver.close()               # stops it when no session took it
-
-    :meth:`begin` returns once the driver process is spawned: Playwright's transport spawns it in the
-    first step of its task, so two turns of the loop let that happen before the caller's synchronous
-    work holds the loop (if it took longer, the boot would only overlap less). A driver that could not
-    start raises ``SR_REPLAY_UI_CHROMIUM_SETUP`` when a session takes it, as without a head start.
-    """
-
-    def __init__(self, task: asyncio.Task[Playwright]) -> None:
-        self._task = task
-        self._taken = False
-
-    @classmethod
-    async def begin(cls) -> DriverStart:
-        task = asyncio.ensure_future(_start_playwright())
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
-        return cls(task)
-
-    async def take(self) -> Playwright:
-        """The started driver, once (the caller stops it)."""
-        if self._taken:
-            raise ReplayUIError(SETUP, "the Playwright driver started ahead was already taken")
-        self._taken = True
-        return await self._task
-
-    async def close(self) -> None:
-        """Stop the driver if no session took it (a refused replay); a start that failed is not news.
-        A start still under way is cancelled rather than awaited (a refusal does not wait for the
-        driver's boot): the driver process is killed when asyncio closes its transport (the CLI's
-        ``asyncio.run`` ends next)."""
-        if self._taken:
-            return
-        self._taken = True
-        if not self._task.done():
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            return
-        try:
-            pw = await asyncio.wait_for(asyncio.shield(self._task), CLOSE_TIMEOUT_S)
-        except (ReplayUIError, TimeoutError) as exc:
-            log.debug("the driver started ahead did not start: %s", type(exc).__name__)
-            self._task.cancel()
-            return
-        await _quietly(pw.stop)
-
-
-async def _start_playwright() -> Playwright:
-    seal_environment()  # the driver and Chromium inherit no SKILLREEL_SECRET_* variable
-    try:
-        return await async_playwright().start()
-    except PlaywrightError as exc:
-        raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
 
 
 @asynccontextmanager
@@ -505,7 +444,7 @@ async def _session(
     finally:
         browser.remove_listener("disconnected", disconnected)
         if context_proxy is not None:
-            await _quietly(context.close)
+            await quietly(context.close)
 
 
 class WarmBrowser:
@@ -519,8 +458,9 @@ class WarmBrowser:
     sessions (a ``human`` step) are not kept: they get a browser of their own
     (:func:`browser_session`). ``session`` has :func:`browser_session`'s signature.
 
-    After a session ends, the next session's context, page and proxy are opened ahead (a *spare*,
-    :class:`_Spare`), so a session does not wait for a context and its renderer to start. A spare
+    While a session runs (once its own context is set up), the next session's context, page and
+    proxy are opened ahead (a *spare*, :class:`_Spare`), so a session, even one that follows the
+    previous at once, does not wait for a context and its renderer to start. A spare
     is fresh and used by one session only; until a session takes it, its proxy refuses everything
     and it has no routing (its page stays on ``about:blank``); taken, its proxy gets the session's
     allowlist and ledger and the context its routing before anything loads. Only a URL target
@@ -545,6 +485,11 @@ class WarmBrowser:
     @property
     def running(self) -> bool:
         return self._browser is not None and self._browser.is_connected()
+
+    @property
+    def spare_pending(self) -> bool:
+        """True while a spare is open or being opened for the next session (for tests)."""
+        return self._spare is not None
 
     @asynccontextmanager
     async def session(
@@ -583,6 +528,7 @@ class WarmBrowser:
                 async with _session(
                     browser, environment, fixture, state, ledger, proxy, proxy.server_url, spare
                 ) as session:
+                    self._open_spare(environment.viewport)  # the next session's, while this one runs
                     yield session
             finally:
                 await proxy.close()
@@ -639,7 +585,7 @@ class WarmBrowser:
             guard = EnforcingProxy((), lambda _origin: None)
             await guard.start()
             self._guard_proxy = guard
-            self._pw = await _start_playwright()
+            self._pw = await start_playwright()
             self._browser = await _launch(self._pw, executable, True, guard.server_url)
             self.launches += 1
             return self._browser
@@ -679,9 +625,9 @@ class WarmBrowser:
         browser, pw, guard = self._browser, self._pw, self._guard_proxy
         self._browser = self._pw = self._guard_proxy = None
         if browser is not None:
-            await _quietly(browser.close)
+            await quietly(browser.close)
         if pw is not None:
-            await _quietly(pw.stop)
+            await quietly(pw.stop)
         if guard is not None:
             await guard.close()
 
@@ -723,7 +669,7 @@ class _Spare:
         except (SkillreelError, PlaywrightError, OSError) as exc:
             log.debug("no spare context: %s", type(exc).__name__)
             if context is not None:
-                await _quietly(context.close)
+                await quietly(context.close)
             await proxy.close()
             return None
         spare = cls(browser, viewport, context, page, proxy, refusals)
@@ -745,5 +691,5 @@ class _Spare:
         self.refusals.ledger = ledger
 
     async def close(self) -> None:
-        await _quietly(self.context.close)
+        await quietly(self.context.close)
         await self.proxy.close()

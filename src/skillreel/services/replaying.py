@@ -610,6 +610,8 @@ def heal_proposal(
     fingerprint hashes of typed values cleared (``record.redact``). A proposal that would still add
     a finding to the draft is not made (the replay's report says which steps healed either way).
     """
+    if not any(r.healed and r.healed_bundle is not None for r in records):
+        return None  # nothing healed (the common case): the recorder's redaction is not even loaded
     from ..record.redact import TypedValues, scan
 
     typed = TypedValues(values)

@@ -20,8 +20,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from ..model.io import value_schema
-
 if TYPE_CHECKING:
     from ..model.draft import Parameter
 
@@ -73,6 +71,8 @@ def parameter_listing(skill: str, parameters: Iterable[Parameter]) -> list[dict[
 
 def input_schema(param: Parameter) -> dict[str, Any]:
     """The JSON Schema of one input (values only: never a value typed at recording)."""
+    from ..model.io import value_schema  # here: `seal_environment` callers load no pydantic model
+
     schema = value_schema(param.type, param.values)
     if param.description:
         schema["description"] = param.description

@@ -18,6 +18,7 @@ from skillreel.model.actions import (
     ParameterRef,
     TypeAction,
 )
+from skillreel.sandbox.browser import find_chromium
 from skillreel.store import Store
 from tests.cli import run_cli
 from tests.describe import describe_url
@@ -168,11 +169,14 @@ async def test_outputs_in_the_json_document_and_on_the_terminal(server: LocalSer
     ],
 )
 async def test_refusals_before_the_browser(
-    server: LocalServer, store: Store, args: list[str], code: str, status: int
+    server: LocalServer, store: Store, args: list[str], code: str, status: int, tmp_path: Path
 ) -> None:
     await skill_on(server, store)
     before = server.request_count()
-    result = run_cli(*args)
+    chromium, launched = counted_chromium(tmp_path)
+    # the Playwright driver boots ahead of the pre-flight; Chromium is never started for a refusal
+    result = run_cli(*args, env={"SKILLREEL_CHROMIUM": str(chromium)})
+    assert not launched.exists()
     assert result.exit_code == status, result.stdout + result.stderr
     doc = result.json()
     assert (doc["ok"], doc["data"]["status"], doc["error"]["code"]) == (False, "failed", code)
@@ -180,6 +184,31 @@ async def test_refusals_before_the_browser(
     assert server.request_count() == before  # no browser went to the page
     assert store.get("say-hello").revision == 2
     assert (doc["data"]["runId"], store.run_count("say-hello")) == (None, 0)  # refused before a run
+
+
+def counted_chromium(tmp_path: Path) -> tuple[Path, Path]:
+    """A Chromium that leaves a mark when it is started: (the executable, the mark)."""
+    mark = tmp_path / "chromium-started"
+    wrapper = tmp_path / "chromium"
+    wrapper.write_text(f'#!/bin/sh\necho started >> "{mark}"\nexec "{find_chromium()}" "$@"\n')
+    wrapper.chmod(0o700)
+    return wrapper, mark
+
+
+async def test_chromium_starts_once_the_pre_flight_passed_and_the_run_is_final_before_the_output(
+    server: LocalServer, store: Store, tmp_path: Path
+) -> None:
+    """The check above can fail: an allowed replay starts the counted Chromium (once). The run's end
+    is in the store when the process reports (Chromium and the driver close after that write)."""
+    await skill_on(server, store)
+    chromium, launched = counted_chromium(tmp_path)
+    result = run_cli(
+        "replay", "say-hello", "--input", "who=Ada", "--json", env={"SKILLREEL_CHROMIUM": str(chromium)}
+    )
+    assert result.exit_code == 0, result.stderr
+    assert launched.read_text() == "started\n"
+    (run,) = store.runs("say-hello")
+    assert (run.record.run_id, run.outcome) == (result.data()["runId"], "succeeded")
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from skillreel.errors import InputError, ReplayUIError, TargetError
 from skillreel.sandbox.browser import BrowserSession, browser_session, find_chromium
+from skillreel.sandbox.driver_start import DriverStart
 from tests.factory import html_environment, url_environment
 from tests.integration.sandbox.netpeers import HeadRecorder
 from tests.server import LocalServer
@@ -75,6 +76,33 @@ async def test_session_closes_chromium(server: LocalServer) -> None:
         assert pids
     assert await wait_until_gone(pids) == set()
     assert not session.browser.is_connected()
+
+
+async def test_a_session_on_a_driver_started_ahead_leaves_nothing_once_the_driver_is_closed(
+    server: LocalServer,
+) -> None:
+    """The session hands Chromium and the driver back to close in the background (the CLI makes the
+    run's final write meanwhile); closing the driver waits for both."""
+    server.set_page("/app", "<p>app</p>")
+    driver = await DriverStart.begin()
+    try:
+        async with browser_session(url_environment(server.url("/app")), driver=driver) as session:
+            await session.goto_start()
+            pids = chromium_tree(session)
+            assert pids
+    finally:
+        await driver.close()
+    assert not session.browser.is_connected()
+    assert await wait_until_gone(pids) == set()
+
+
+async def test_a_driver_started_ahead_and_never_taken_is_stopped() -> None:
+    """A refused replay: the driver booting ahead is stopped unused (its start cancelled, nothing
+    raised), and no session can take it afterwards."""
+    unused = await DriverStart.begin()
+    await unused.close()
+    with pytest.raises(ReplayUIError):
+        await unused.take()
 
 
 async def crash_browser_mid_session(server: LocalServer, pids: set[int]) -> None:

@@ -1,0 +1,190 @@
+"""A fork server for the tests' ``skillreel`` subprocesses: one pre-imported interpreter per pytest
+process that forks a fresh child for every :func:`tests.cli.run_cli` call.
+
+The suite runs the real console script hundreds of times (every end-to-end verb, every refusal).
+Each of those processes spent most of its CPU importing the package (pydantic models, click, rich,
+Playwright's client): about half a CPU-second per call on this 2-core machine, minutes over the
+suite. Here the imports happen once, in a server started with a clean environment; each call is a
+``fork()`` of it that then becomes exactly what ``python -m skillreel ARGS`` is after its imports:
+the caller's environment (``os.environ`` replaced, so ``putenv`` reaches every grandchild: the
+Playwright driver, Chromium), working directory, ``sys.argv``, stdin/stdout/stderr (the caller's
+file descriptors, passed over a Unix socket), default signal handlers, and at the end the
+interpreter's own shutdown steps (non-daemon threads joined, ``atexit`` handlers, streams flushed)
+before the exit status goes back to the caller.
+
+What a fork cannot be, and where the suite keeps a real ``subprocess`` (``run_cli(fresh=True)``, or
+``SKILLREEL_TEST_FRESH_CLI=1`` for the whole run): the process's start-up itself (``/proc/PID/
+environ`` shows the server's environment, the cold start is ``bench/cli_cold_start.py``'s and
+``make install-check``'s subject), and anything a test sends a signal to (those tests use
+``subprocess.Popen`` directly).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib
+import json
+import os
+import runpy
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Any
+
+_INT = struct.Struct("!i")
+_READY = b"ready\n"
+
+
+def _preload() -> None:
+    """Import everything a verb imports, in the server, so no child pays for it."""
+    from skillreel.cli import main as cli_main
+
+    for module, _ in cli_main.VERBS.values():
+        with contextlib.suppress(ImportError):  # an optional extra (the fleet) that is not installed
+            importlib.import_module(f"skillreel.cli.{module}")
+
+
+def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    head, fds, _, _ = socket.recv_fds(connection, _INT.size, 3)
+    (length,) = _INT.unpack(head)
+    body = b""
+    while len(body) < length:
+        chunk = connection.recv(length - len(body))
+        if not chunk:
+            raise EOFError("the caller went away")
+        body += chunk
+    return json.loads(body), list(fds)
+
+
+def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
+    """Become ``python -m skillreel ARGS`` (after its imports) and never return."""
+    code = 1
+    try:
+        for target, fd in zip((0, 1, 2), fds, strict=True):
+            os.dup2(fd, target)
+            os.close(fd)
+        for number in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGTERM):
+            signal.signal(number, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        connection.sendall(_INT.pack(os.getpid()))
+        sys.argv = ["skillreel", *request["args"]]
+        try:
+            runpy.run_module("skillreel", run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as ended:
+            if ended.code is None:
+                code = 0
+            elif isinstance(ended.code, int):
+                code = ended.code
+            else:
+                print(ended.code, file=sys.stderr)
+                code = 1
+        except BaseException:  # what the interpreter prints for an uncaught exception
+            traceback.print_exc()
+            code = 1
+        threading._shutdown()  # type: ignore[attr-defined]  # join non-daemon threads, as at exit
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        connection.sendall(_INT.pack(code & 0xFF))
+    finally:
+        os._exit(code & 0xFF)
+
+
+def serve(path: str) -> None:
+    """The server: import once, then fork one child per connection, forever."""
+    _preload()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    sys.stdout.buffer.write(_READY)
+    sys.stdout.flush()
+    while True:
+        connection, _ = listener.accept()
+        try:
+            request, fds = _receive(connection)
+        except (OSError, EOFError, ValueError):
+            connection.close()
+            continue
+        if os.fork() == 0:
+            listener.close()
+            _child(connection, request, fds)
+        for fd in fds:
+            os.close(fd)
+        connection.close()
+
+
+class ForkServer:
+    """The caller's side: start the server on first use, then one connection per run."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = str(directory / "skillreel-fork.sock")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SKILLREEL_", "PYTEST_"))}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.cli_fork", self.path],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            env=env,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        assert self.process.stdout is not None
+        if self.process.stdout.readline() != _READY:
+            raise RuntimeError("the skillreel fork server did not start")
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def run(
+        self,
+        args: list[str],
+        *,
+        env: dict[str, str],
+        cwd: str,
+        stdin: int,
+        stdout: int,
+        stderr: int,
+        timeout: float,
+    ) -> int:
+        body = json.dumps({"args": args, "env": env, "cwd": cwd}).encode()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.connect(self.path)
+            socket.send_fds(connection, [_INT.pack(len(body))], [stdin, stdout, stderr])
+            connection.sendall(body)
+            connection.settimeout(timeout)
+            pid = _read_int(connection)
+            try:
+                return _read_int(connection)
+            except TimeoutError:
+                os.kill(pid, signal.SIGKILL)
+                raise
+            except EOFError:  # the child died without saying how it ended (killed by a signal)
+                return -signal.SIGKILL
+
+
+def _read_int(connection: socket.socket) -> int:
+    data = b""
+    while len(data) < _INT.size:
+        chunk = connection.recv(_INT.size - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    (value,) = _INT.unpack(data)
+    return int(value)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
