@@ -513,3 +513,20 @@ async def test_an_ambiguous_older_identity_stops_the_step() -> None:
         await engine(driver, Clock()).run([start(), ClickAction(id="a2", target=merged())], {})
     assert info.value.code == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
     assert all(e.clicks == 0 for e in p.elements)
+
+
+async def test_a_replay_drains_once_when_it_ends_and_not_after_a_failure() -> None:
+    """The driver measures once more at the end (a navigation as the last step is not measured
+    otherwise): what the last action started is known and waited for before the context closes."""
+    driver = driver_for(page())
+    actions: list[Action] = [start(), ClickAction(id="a2", target=bundle(GO, "#go"))]
+    await engine(driver, Clock()).run(actions, {})
+    assert driver.drained == 1
+    p = page()
+    del p.elements[3]  # the reset button: a3 fails
+    failing = driver_for(p)
+    with pytest.raises(SkillreelError):
+        await engine(failing, Clock()).run(
+            [*actions, ClickAction(id="a3", target=bundle(RESET, "#reset"))], {}
+        )
+    assert failing.drained == 0

@@ -1,6 +1,7 @@
 """PageActivity (replay/settling.py) follows a page's requests and main-frame navigations from
-Playwright's events alone; here the events come from a stand-in page, in the order Playwright
-emits them. No browser, no clock: waits end on events or on a deadline already passed."""
+Playwright's events and the renderer's announcements on the driver's CDP session; here they come from
+stand-ins, in the order Playwright and Chromium emit them. No browser, no clock: waits end on events
+or on a deadline already passed."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from playwright.async_api import Page
+from playwright.async_api import CDPSession, Page
 
 from skillreel.replay.settling import BODY_GRACE_S, PageActivity
 
@@ -218,3 +219,94 @@ def test_an_action_is_calm_when_everything_it_started_has_finished_with_its_body
     page.emit("framenavigated", page.main_frame)  # the page navigated on its own
     page.emit("load", page)
     assert not seen.calm(mark)
+
+
+# ---- the renderer's own announcements (PageActivity.watch) -----------------------------------------
+
+
+@dataclass
+class StandInSession:
+    """The driver's CDP session: the Network notifications the renderer sends on it."""
+
+    handlers: dict[str, list[Callable[[Any], None]]] = field(default_factory=dict)
+
+    def on(self, event: str, handler: Callable[[Any], None]) -> None:
+        self.handlers.setdefault(event, []).append(handler)
+
+    def emit(self, event: str, **params: Any) -> None:
+        for handler in self.handlers.get("Network." + event, []):
+            handler(params)
+
+
+def watched(clock: Callable[[], float] = time.monotonic) -> tuple[StandInPage, StandInSession, PageActivity]:
+    page, session = StandInPage(), StandInSession()
+    seen = PageActivity(cast(Page, page), clock=clock)
+    seen.watch(cast(CDPSession, session))
+    return page, session, seen
+
+
+def test_a_script_request_the_renderer_announced_is_pending_before_playwright_reports_it() -> None:
+    """Playwright reports a request once routing has paused it, which can come after the page
+    answered the measurement that followed the action; the renderer's announcement on the driver's
+    session comes before that answer. Announced alone, the request keeps the action busy and not
+    calm until the renderer reports it finished or failed."""
+    page, session, seen = watched()
+    mark = seen.mark()
+    session.emit("requestWillBeSent", requestId="1", type="Fetch")
+    assert seen.pending(mark) == 1
+    assert seen.busy(mark)
+    assert not seen.calm(mark)
+    session.emit("requestWillBeSent", requestId="1", type="Fetch")  # a redirect: the same request
+    session.emit("requestWillBeSent", requestId="2", type="XHR")
+    assert seen.pending(mark) == 2
+    session.emit("responseReceived", requestId="1", type="Fetch")
+    session.emit("loadingFinished", requestId="1")
+    session.emit("loadingFailed", requestId="2")
+    assert seen.pending(mark) == 0
+    assert seen.calm(mark)
+    # Playwright's report of the same request arrives later: it counts on its own, as before
+    late = Request("fetch", page.main_frame)
+    page.emit("request", late)
+    assert seen.busy(mark)
+    page.emit("requestfinished", late)
+    assert not seen.busy(mark)
+
+
+def test_an_announced_request_whose_body_is_never_read_ends_a_grace_after_its_response() -> None:
+    now = [100.0]
+    _, session, seen = watched(clock=lambda: now[0])
+    mark = seen.mark()
+    session.emit("requestWillBeSent", requestId="7", type="Fetch")
+    session.emit("responseReceived", requestId="7", type="Fetch")
+    now[0] += BODY_GRACE_S / 2
+    assert seen.pending(mark) == 1
+    now[0] += BODY_GRACE_S
+    assert seen.pending(mark) == 0
+    assert not seen.calm(mark)  # forgotten with its body unread: what it renders may come late
+
+
+def test_only_a_scripts_requests_are_taken_from_the_renderer() -> None:
+    """Documents (navigations: Playwright's events), images, styles, event streams and preflights
+    are not: some are never reported finished on the page's session."""
+    _, session, seen = watched()
+    mark = seen.mark()
+    for kind in ("Document", "Image", "Stylesheet", "EventSource", "WebSocket", "Ping", "Preflight", None):
+        session.emit("requestWillBeSent", requestId=f"r-{kind}", type=kind)
+    session.emit("loadingFinished", requestId="unknown")  # never announced: nothing happens
+    assert seen.pending(mark) == 0
+    assert seen.calm(mark)
+
+
+def test_a_replaced_document_forgets_what_the_renderer_announced_for_the_old_one() -> None:
+    """After a cross-process navigation the old renderer never reports its requests finished;
+    Playwright's view of them stays."""
+    page, session, seen = watched()
+    mark = seen.mark()
+    session.emit("requestWillBeSent", requestId="old", type="Fetch")
+    also = Request("fetch", page.main_frame)
+    page.emit("request", also)
+    assert seen.pending(mark) == 2
+    seen.document_replaced()
+    assert seen.pending(mark) == 1
+    session.emit("loadingFinished", requestId="old")  # late: nothing counted twice
+    assert seen.pending(mark) == 1

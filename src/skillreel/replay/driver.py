@@ -199,9 +199,17 @@ class PlaywrightDriver:
             cdp.on("Runtime.executionContextCreated", self._on_created)
             cdp.on("Runtime.executionContextDestroyed", self._on_destroyed)
             cdp.on("Runtime.executionContextsCleared", self._on_cleared)
+            self._activity.watch(cdp)
             tree = await cdp.send("Page.getFrameTree")
             self._frame_id = tree["frameTree"]["frame"]["id"]
-            await cdp.send("Runtime.enable")
+            await asyncio.gather(
+                cdp.send("Runtime.enable"),
+                # the page's script requests, announced on this session before its answers to our
+                # calls (settling.py). Chromium's defaults: with no response buffer and no post data
+                # (maxTotalBufferSize/maxResourceBufferSize 0, maxPostDataSize 1) replays of
+                # password-form POSTs timed out in the real-app corpus (4 of 5; 0 of 4 with these)
+                cdp.send("Network.enable"),
+            )
             self._cdp = cdp
         return self._cdp
 
@@ -220,6 +228,7 @@ class PlaywrightDriver:
     def _on_cleared(self, _event: dict[str, Any]) -> None:
         self._contexts.clear()
         self._unique = None
+        self._activity.document_replaced()
 
     async def _context(self, cdp: CDPSession) -> str:
         if self._unique is None:
@@ -608,6 +617,24 @@ class PlaywrightDriver:
             await asyncio.sleep(max(0.0, started + settle_ms / 1000 - time.monotonic()))
         if self._crashed():
             raise ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "Chromium exited or the page crashed")
+
+    async def drain(self) -> None:
+        """See :meth:`Driver.drain`. Never raises: the replay's outcome is already decided."""
+        deadline = self._quiet_deadline
+        if deadline is None or self._crashed():
+            return
+        self._quiet_deadline = None
+        try:
+            # a round trip to the renderer on our session (no quiet window, nothing installed): its
+            # answer comes after every request the page had announced there (settling.py)
+            cdp = await self._session_cdp()
+            await cdp.send("Runtime.evaluate", {"expression": "0", "returnByValue": True})
+            if self._activity.busy(self._action_mark):
+                await self._wait_activity(deadline)
+        except PlaywrightError as exc:
+            log.debug("drain: %s", type(exc).__name__)
+        except ReplayUIError as exc:
+            log.debug("drain: %s", exc.code)
 
     async def _wait_activity(self, deadline: float) -> None:
         """Until the action's navigation has loaded and its requests have finished (bounded)."""

@@ -207,6 +207,7 @@ class ReplayEngine(FlowSteps):
             await self.driver.start(timeout_ms=self.options.timeout_ms)
         with contextlib.suppress(SkipRest):  # an assertion at the top level skipped the rest of the run
             await self._run_block(tuple(actions), Frame())
+        await self.driver.drain()  # what the last action started is known and waited for
         return tuple(self.completed)
 
     async def _run_block(self, block: tuple[Action, ...], frame: Frame, then: Upcoming | None = None) -> None:

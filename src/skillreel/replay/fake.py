@@ -86,6 +86,7 @@ class FakeDriver:
         self.denied: list[str] = []
         self.fail_next: SkillreelError | None = None
         self.settled: list[int] = []
+        self.drained = 0
         self.prefetched: list[Upcoming] = []  # what page_state was asked to measure for next
         # what enter_item was asked to measure in the item (loop, index, the body's first target)
         self.entry_probes: list[tuple[str, int, LocatorBundle]] = []
@@ -360,6 +361,9 @@ class FakeDriver:
 
     async def settle(self, settle_ms: int, *, timeout_ms: int) -> None:
         self.settled.append(settle_ms)
+
+    async def drain(self) -> None:
+        self.drained += 1
 
     def network_mark(self) -> int:
         return len(self.denied)

@@ -28,6 +28,18 @@ pages that change late without a request (a timer): by default there is none.
 
 :class:`PageActivity` follows the page's requests and main-frame navigations from Playwright's events
 alone (no round trip to the browser); it never sees a request's URL or content beyond its type.
+
+**A request the page started is never seen late.** Playwright reports a request when the browser
+process has paused it for routing (``Fetch.requestPaused``), which comes after the renderer's own
+announcement and can come after the page has answered the measurement that followed: under load a
+replay could decide a page was calm, end and close its context before it learnt of the request a
+click (or a dialog's answer) had started. So :meth:`PageActivity.watch` also follows the script
+requests (``fetch``, XHR) the renderer announces on the driver's own CDP session
+(``Network.requestWillBeSent`` ... ``loadingFinished``/``loadingFailed``): the renderer sends those
+notifications on that session in order, before its answer to any later call there, so when a
+measurement's answer arrives every script request the page started before answering is already
+known and counts as pending (with the same body grace) until the renderer reports it finished. Both
+views count; either one keeps the page busy.
 """
 
 from __future__ import annotations
@@ -37,15 +49,14 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
+from playwright.async_api import CDPSession, Frame, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Frame, Page, Request, Response
 
 QUIET_WINDOW_MS: Final = 30
 # After a calm action (nothing in flight, no navigation): one animation frame, then this long quiet.
-# Not shorter than QUIET_WINDOW_MS: a request the page starts right after a click (or after the
-# answer to a dialog) reaches Python through the proxy's routing later than the page's own answer,
-# so a 10 ms window let a replay end before it saw the request (CI: a confirm dialog's fetch).
-CALM_WINDOW_MS: Final = QUIET_WINDOW_MS
+# It covers the page's own follow-up work only, not the delivery of a request it started: that is
+# known before the page's answer (PageActivity.watch), however late routing reports it.
+CALM_WINDOW_MS: Final = 10
 QUIET_CAP_MS: Final = 1_500
 NETWORK_CAP_S: Final = 5.0
 # How long a script's request that has its response is still waited for (its body being read).
@@ -55,6 +66,10 @@ MAX_ROUNDS: Final = 4
 OPEN_ENDED: Final = frozenset({"eventsource", "websocket", "ping", "beacon", "manifest", "media"})
 # A script's requests: their body may never be read, so they may never "finish" (BODY_GRACE_S).
 SCRIPTED: Final = frozenset({"fetch", "xhr"})
+# The requests the renderer announces on the driver's own CDP session (Network.requestWillBeSent,
+# in CDP's spelling): a script's, the ones a page starts from its handlers. The renderer sends them
+# on that session before its answer to any later call there (PageActivity.watch).
+ANNOUNCED: Final = frozenset({"Fetch", "XHR"})
 
 
 class PageActivity:
@@ -67,8 +82,9 @@ class PageActivity:
         self._page = page
         self._clock = clock
         self._seq = 0
-        self._inflight: dict[Request, int] = {}
-        self._responded: dict[Request, float] = {}  # scripts' requests with a response: when
+        # a request in flight: Playwright's Request, or ("cdp", requestId) announced by the renderer
+        self._inflight: dict[Request | tuple[str, str], int] = {}
+        self._responded: dict[Request | tuple[str, str], float] = {}  # scripts' with a response: when
         self._navigating: dict[Request, int] = {}
         self._committed = 0  # position of the latest main-frame commit
         self._navigated = 0  # position of the latest main-frame navigation request or commit
@@ -110,6 +126,28 @@ class PageActivity:
         self._navigating.pop(request, None)
         self._bump()
 
+    # the renderer's own announcements on the driver's CDP session (watch)
+
+    def _on_announced(self, event: dict[str, Any]) -> None:
+        if event.get("type") not in ANNOUNCED:
+            return
+        key = ("cdp", str(event.get("requestId")))
+        seq = self._bump()
+        self._inflight.setdefault(key, seq)  # a redirect keeps its first position
+
+    def _on_announced_response(self, event: dict[str, Any]) -> None:
+        key = ("cdp", str(event.get("requestId")))
+        if key in self._inflight:
+            self._responded[key] = self._clock()
+            self._bump()
+
+    def _on_announced_done(self, event: dict[str, Any]) -> None:
+        key = ("cdp", str(event.get("requestId")))
+        if key in self._inflight:
+            self._inflight.pop(key, None)
+            self._responded.pop(key, None)
+            self._bump()
+
     def _on_navigated(self, frame: Frame) -> None:
         if self._is_main(frame):
             self._navigating.clear()
@@ -120,6 +158,26 @@ class PageActivity:
 
     def _is_main(self, frame: Frame | None) -> bool:
         return frame is not None and frame == self._page.main_frame
+
+    # ---- the renderer's view ------------------------------------------------------------------------
+
+    def watch(self, cdp: CDPSession) -> None:
+        """Follow the script requests the renderer announces on ``cdp`` (the session the driver
+        measures the page on; the caller enables its ``Network`` domain after this). Only the
+        request's type and id are read."""
+        cdp.on("Network.requestWillBeSent", self._on_announced)
+        cdp.on("Network.responseReceived", self._on_announced_response)
+        cdp.on("Network.loadingFinished", self._on_announced_done)
+        cdp.on("Network.loadingFailed", self._on_announced_done)
+
+    def document_replaced(self) -> None:
+        """The main frame's document was replaced (the session's execution contexts were cleared):
+        what the renderer announced for the old one will not be reported finished when its renderer
+        went away with it. Forgetting it never hides a request of the action: Playwright's view of
+        the same requests stays."""
+        for key in [k for k in self._inflight if isinstance(k, tuple)]:
+            self._inflight.pop(key, None)
+            self._responded.pop(key, None)
 
     # ---- questions -----------------------------------------------------------------------------------
 

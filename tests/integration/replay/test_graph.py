@@ -41,6 +41,7 @@ from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_sk
 from skillreel.store import Store
 from tests.describe import describe_url
 from tests.factory import content_free, element_set, graph_draft, store_approved, target, url_environment
+from tests.late_routing import unreported
 from tests.server import LocalServer
 from tests.warm import WarmSessions
 
@@ -359,6 +360,43 @@ async def test_a_confirm_dialog_is_answered(
     succeeded(await replay(store, sessions, actions, environment=url_environment(url)))
     server_paths = [p for _, p in server.requests if p in ("/deleted", "/kept")]
     assert server_paths == (["/deleted"] if accept else ["/kept"])
+
+
+CONFIRM_ANSWERED = (
+    '<button id="delete" type="button" onclick="fetch(confirm(\'Delete the order?\') ? \'/deleted\' : '
+    "'/kept').then((r) => r.text()).then((t) => { document.getElementById('out').textContent = t; })\">"
+    'Delete</button><p id="out">Not yet</p>'
+)
+
+
+async def test_a_request_a_dialogs_answer_starts_is_waited_for_however_late_playwright_reports_it(
+    monkeypatch: pytest.MonkeyPatch, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
+    """CI once saw no /deleted: the request the accepted dialog started reached Python through
+    routing after the page had answered the measurement that followed, and the replay ended and
+    closed its context first. Here Playwright never reports it at all, and the backend answers
+    late: the replay still waits for the request (the renderer announced it before its answer),
+    and reads what the page rendered from the answer."""
+    bundles = await describe_url(server, "/confirm", page(CONFIRM_ANSWERED), {"delete": "#delete"})
+    server.requests.clear()
+    # the backend answers far later than the replay's next steps take under load (within the
+    # network cap of a step with a 20 s timeout)
+    server.set_route("/deleted", body=b"deleted", headers={"Content-Type": "text/plain"}, delay_s=3.0)
+    unreported(monkeypatch, "/deleted")
+    url = server.url("/confirm")
+    actions: list[Action] = [
+        NavigateAction(id="a1", url=url),
+        ClickAction(id="a2", target=bundles["delete"]),
+        DialogAction(id="a3", accept=True, expects="confirm"),
+        ExtractAction(id="a4", output="said", target=target("#out", tag="p")),
+    ]
+    store_approved(store, graph_draft(actions, environment=url_environment(url)))
+    outcome = await replay_skill(
+        store, ReplayRequest(name="graph-skill", timeout_ms=20_000), session_factory=sessions
+    )
+    outputs = succeeded(outcome)
+    assert [p for _, p in server.requests if p in ("/deleted", "/kept")] == ["/deleted"]
+    assert outputs == {"said": "deleted"}
 
 
 async def test_a_prompt_gets_its_text_from_an_input(

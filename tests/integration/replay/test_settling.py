@@ -29,11 +29,13 @@ from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 from tests.describe import describe_url
 from tests.factory import build_draft, store_approved, url_environment
+from tests.late_routing import unreported, unreported_activity
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser
 
 SLOW_S = 0.6  # the backend's answer comes this late: longer than the old fixed pause (100 ms)
+LATE_S = 3.0  # longer than a replay's next steps take on a loaded machine, within NETWORK_CAP_S
 
 FORM = """<form id="f"><label for="name">Name</label><input id="name" name="name"{disabled}>
 <button id="save" type="button"{disabled}>Save</button></form>"""
@@ -183,3 +185,67 @@ async def test_a_fetch_whose_body_the_page_never_reads_ends_a_grace_after_its_re
             assert responded == [server.url("/api/ping")]
             assert activity.pending(mark) == 0
             assert not activity.busy(mark)
+
+
+# ---- a request Playwright reports late (routing) is known from the renderer -----------------------
+
+STARTS = """<!doctype html><html><body><p id="n">0</p></body></html>"""
+
+
+async def test_a_script_request_is_known_when_the_page_answers_however_late_playwright_reports_it() -> None:
+    """The renderer announces a script's request on the driver's CDP session before it answers a
+    later call there: right after the answer to a call that started a fetch, the request is pending,
+    though Playwright never reported it (its report comes after routing paused the request; here it
+    never comes) and the server holds it unanswered. Many rounds, each a new request: an ordering,
+    not a race that happens to be won."""
+    from skillreel.sandbox.browser import browser_session
+
+    with LocalServer() as server:
+        server.set_page("/", STARTS)
+        held = server.hold("/held")
+        async with browser_session(url_environment(server.url("/"))) as session:
+            await session.goto_start()
+            activity = unreported_activity("/held")(session.page)
+            cdp = await session.page.context.new_cdp_session(session.page)
+            activity.watch(cdp)
+            await cdp.send("Network.enable")
+            for round_ in range(40):
+                mark = activity.mark()
+                answer = await cdp.send(
+                    "Runtime.evaluate",
+                    {
+                        "expression": f"fetch('/held?{round_}'); document.getElementById('n').textContent = "
+                        f"'{round_}'; {round_}",
+                        "returnByValue": True,
+                    },
+                )
+                assert answer["result"]["value"] == round_
+                assert activity.pending(mark) == 1, f"round {round_}: the page's request is not known"
+                assert not activity.calm(mark)
+            held.release()
+
+
+async def test_a_request_playwright_reports_late_is_waited_for(
+    monkeypatch: pytest.MonkeyPatch, server: LocalServer, store: Store
+) -> None:
+    """The click's request re-renders the form; Playwright never reports it (routing late beyond
+    any window) and the backend answers late. The replay still waits for it, from the renderer's
+    announcement: it types into the re-rendered form, which holds the input at the end; a replay
+    that did not wait typed into the form about to be replaced (the new field is empty)."""
+    bundles = await describe_url(server, "/profile", RECORDED, SELECTORS)
+    server.set_page("/profile", PAGES["re-rendered after a click"][0])
+    # far later than the replay's next steps take under load, within the network cap
+    server.set_route("/api/form", body=FORM.format(disabled="").encode(), delay_s=LATE_S)
+    url = server.url("/profile")
+    actions = [
+        *flow(bundles, url),
+        AssertAction(id="a6", check="value_equals", target=bundles["name"], expected="Ada Lovelace"),
+    ]
+    store_approved(store, build_draft("edit-profile", url_environment(url), actions))
+    unreported(monkeypatch, "/api/form")
+
+    request = ReplayRequest(name="edit-profile", inputs={"name": "Ada Lovelace"}, timeout_ms=20_000)
+    outcome = await replay_skill(store, request)
+
+    assert outcome.error is None, outcome.error
+    assert ("GET", "/api/form") in server.requests
