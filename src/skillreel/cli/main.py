@@ -9,6 +9,7 @@ the same result envelope a success prints (``model/envelope.py``), naming the ve
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import NoReturn
 
@@ -85,6 +86,9 @@ def command_of(args: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
+    # No third-party pydantic plugin observes skillreel's validation (documents may carry inputs),
+    # and none is looked for: discovering them scans every installed package's metadata (~50 ms).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
 

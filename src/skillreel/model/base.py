@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Annotated, Any, ClassVar, Self
+from typing import Annotated, Any, ClassVar, Self, get_args
 
 from pydantic import (
     BaseModel,
@@ -70,6 +70,7 @@ def is_label(value: str) -> bool:
 
 
 _PLACEHOLDER = "sha256:" + "f" * 64
+_BUILDING: set[type[BaseModel]] = set()  # documents whose nested documents are being built
 
 
 class Document(BaseModel):
@@ -87,6 +88,39 @@ class Document(BaseModel):
     )
 
     @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: Any = None,
+    ) -> bool | None:
+        """Build the documents this one nests first, each once, then this one, which reuses their
+        schemas. Builds are deferred to first use; built top-down, a store entry's schema generated
+        the draft's, every action's and the events log's inline, and each was generated again on its
+        own first use (a nested digest check dumps it). Same schemas, same validation, made once."""
+        if not cls.__pydantic_complete__ and cls not in _BUILDING:
+            _BUILDING.add(cls)
+            try:
+                # documents whose field types were all resolved at class creation first: a recursive
+                # one (a branch's actions) then reuses them instead of generating them inline
+                nested = sorted(_nested_documents(cls), key=lambda doc: not doc.__pydantic_fields_complete__)
+                for document in nested:
+                    if not document.__pydantic_complete__:
+                        document.model_rebuild(
+                            raise_errors=False, _parent_namespace_depth=0
+                        )  # own module's names
+            finally:
+                _BUILDING.discard(cls)
+        return super().model_rebuild(
+            force=force,
+            raise_errors=raise_errors,
+            _parent_namespace_depth=_parent_namespace_depth + 1,  # this frame is one more
+            _types_namespace=_types_namespace,
+        )
+
+    @classmethod
     def parse(cls, data: bytes | str | Mapping[str, Any]) -> Self:
         """Validate a document from JSON text/bytes or an already decoded mapping."""
         if isinstance(data, Mapping):
@@ -96,6 +130,20 @@ class Document(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The JSON-compatible form, with wire (camelCase) keys."""
         return self.model_dump(mode="json", by_alias=True)
+
+
+def _nested_documents(cls: type[Document]) -> Iterator[type[Document]]:
+    """The document classes named in ``cls``'s field types (unions, tuples, ``Annotated``...)."""
+    seen: set[type[Document]] = {cls}
+    pending: list[Any] = [field.annotation for field in cls.model_fields.values()]
+    while pending:
+        annotation = pending.pop()
+        if isinstance(annotation, type) and not get_args(annotation):
+            if issubclass(annotation, Document) and annotation not in seen:
+                seen.add(annotation)
+                yield annotation
+            continue
+        pending.extend(get_args(annotation))
 
 
 class DigestedDocument(Document):

@@ -26,7 +26,6 @@ a problem becomes a warning.
 
 from __future__ import annotations
 
-import html
 import io
 import json
 import logging
@@ -91,6 +90,8 @@ class Hidden:
 
     def forms(self) -> tuple[str, ...]:
         """Every form a hidden value takes in a trace: as typed, URL-encoded, JSON- and HTML-escaped."""
+        import html  # here: only a trace being scrubbed needs it, not every replay
+
         out: set[str] = set()
         for value in self.values:
             out.update(
