@@ -458,9 +458,10 @@ class WarmBrowser:
     sessions (a ``human`` step) are not kept: they get a browser of their own
     (:func:`browser_session`). ``session`` has :func:`browser_session`'s signature.
 
-    While a session runs (once its own context is set up), the next session's context, page and
-    proxy are opened ahead (a *spare*, :class:`_Spare`), so a session, even one that follows the
-    previous at once, does not wait for a context and its renderer to start. A spare
+    After a session ends, the next session's context, page and proxy are opened ahead (a *spare*,
+    :class:`_Spare`), so a session does not wait for a context and its renderer to start. (Not while
+    a session runs: on 2 cores opening a context beside a play's steps slowed the play by ~0.6 s,
+    1.00x -> 1.66x the hand-written script's steps, `bench/mcp_play.py --pairs 7`, load ~5.) A spare
     is fresh and used by one session only; until a session takes it, its proxy refuses everything
     and it has no routing (its page stays on ``about:blank``); taken, its proxy gets the session's
     allowlist and ledger and the context its routing before anything loads. Only a URL target
@@ -528,7 +529,6 @@ class WarmBrowser:
                 async with _session(
                     browser, environment, fixture, state, ledger, proxy, proxy.server_url, spare
                 ) as session:
-                    self._open_spare(environment.viewport)  # the next session's, while this one runs
                     yield session
             finally:
                 await proxy.close()
