@@ -28,11 +28,14 @@ from tests.server import LocalServer
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SIGNAL_WAIT_S = 180  # a bound on waiting for a signal on a loaded machine, never a guess at timing
-# The same page, except that it refuses the quantity "fail" without placing an order.
+# The same page, except that the quantity "fail" places no order: the click asks a host off the
+# allowlist instead, so that row fails at once (SR_REPLAY_UI_NETWORK_DENIED; an assertion that
+# does not hold would wait out the whole step timeout first).
 REFUSING_PAGE = PAGE.replace(
     "const response = await fetch(",
     'if (document.getElementById("qty").value === "fail") {'
-    ' document.getElementById("out").textContent = "Refused"; return; }\n    const response = await fetch(',
+    ' await fetch("http://refused.invalid/order").catch(() => null); return; }\n'
+    "    const response = await fetch(",
 )
 
 
@@ -110,7 +113,7 @@ async def test_a_failed_row_does_not_stop_the_others_and_resume_replays_only_it(
     outcome, _ = await run_batch(path, workers=2)
     assert acted(server) == 5
     statuses = [(r.row, r.status, r.code) for r in outcome.results]
-    assert statuses[2] == (3, "failed", "SR_REPLAY_UI_ASSERTION_FAILED")
+    assert statuses[2] == (3, "failed", "SR_REPLAY_UI_NETWORK_DENIED")
     assert [s for _, s, _ in statuses] == ["succeeded"] * 2 + ["failed"] + ["succeeded"] * 3
     error = outcome.error
     assert error is not None
@@ -174,7 +177,7 @@ async def test_the_cli_prints_one_envelope_with_one_result_per_row_and_exits_1(
     ] * 3
     assert [(r["row"], r["line"], r["status"], r["code"]) for r in data["results"]] == [
         (1, 1, "succeeded", None),
-        (2, 2, "failed", "SR_REPLAY_UI_ASSERTION_FAILED"),
+        (2, 2, "failed", "SR_REPLAY_UI_NETWORK_DENIED"),
         (3, 3, "succeeded", None),
     ]
     with Store.open() as store:
@@ -185,7 +188,7 @@ async def test_the_cli_prints_one_envelope_with_one_result_per_row_and_exits_1(
     human = await asyncio.to_thread(run_cli, *args, "--resume", data["runset"], env=env)
     assert human.exit_code == 1  # the page still refuses row 2
     assert f"batch of {NAME}: 3 row(s), runset {data['runset']}: 1 failed, 2 skipped" in human.stdout
-    assert "row 2 (line 2): failed SR_REPLAY_UI_ASSERTION_FAILED" in human.stdout
+    assert "row 2 (line 2): failed SR_REPLAY_UI_NETWORK_DENIED" in human.stdout
     assert f"--resume {data['runset']}" in human.stdout
     assert "error SR_REPLAY_BATCH_FAILED" in human.stderr
     assert "row 1 (line 1)" not in human.stderr  # no progress lines when stderr is not a terminal
