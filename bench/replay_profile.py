@@ -60,7 +60,7 @@ async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -
     marks: dict[str, float] = {}
     original_session = sandbox_browser.browser_session
     original_run = ReplayEngine.run
-    original_record = replaying._record_success
+    original_record = replaying._end
 
     @asynccontextmanager
     async def session(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
@@ -86,7 +86,7 @@ async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -
             marks["recorded"] = time.perf_counter()
 
     ReplayEngine.run = run_steps  # type: ignore[method-assign]
-    replaying._record_success = record
+    replaying._end = record
     try:
         started = time.perf_counter()
         outcome = await replay_skill(
@@ -95,7 +95,7 @@ async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -
         ended = time.perf_counter()
     finally:
         ReplayEngine.run = original_run  # type: ignore[method-assign]
-        replaying._record_success = original_record
+        replaying._end = original_record
     if outcome.error is not None:
         raise RuntimeError(f"the replay failed: {outcome.error.code}")
     phases["pre-flight (store read, checks, vault)"].append(marks["launch"] - started)
