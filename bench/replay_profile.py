@@ -17,8 +17,9 @@ process, a fresh context per run). The actions themselves (``click``, ``fill``, 
 the same in both; what skillreel adds per step shows as ``page_state`` (the step's content-free
 page summary, measured after the DOM-quiet window of ``replay/settle.js``), ``probe`` (resolving
 the next target in our isolated world), ``settle`` (waiting for what the action started) and the
-evidence. Measured on a quiet machine, 2026-12-01 (``--runs 4``): steps 1.83 s against 1.30 s;
-``page_state`` 387 ms for 17 calls, ``probe`` 93 ms, ``settle`` 88 ms, the actions within ~5%.
+evidence. Measured on a quiet machine, 2026-12-01 (``--runs 4``, load 2.3): steps 1.86 s against
+1.37 s; ``page_state`` 397 ms for 17 calls, ``probe`` 90 ms, ``settle`` 100 ms; the actions cost
+the same (click 539 vs 568 ms, fill 404 vs 500 ms per run).
 """
 
 from __future__ import annotations
