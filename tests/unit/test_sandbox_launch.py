@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 
 import pytest
+from playwright._impl._driver import compute_driver_executable
 
 from skillreel.sandbox.allowlist import is_sinkhole_host
-from skillreel.sandbox.browser import launch_args
+from skillreel.sandbox.browser import DISABLE_FEATURES, launch_args
 
 PROXY = "http://127.0.0.1:4321"
 
@@ -26,8 +29,28 @@ def test_channels_an_http_proxy_cannot_see_are_closed() -> None:
     assert "--disable-background-networking" in args
 
 
-def test_no_disable_features_switch_overrides_playwrights_own() -> None:
-    assert not [a for a in launch_args(PROXY) if a.startswith(("--disable-features", "--enable-features"))]
+def _playwright_disabled_features() -> set[str]:
+    """The features the installed Playwright driver disables, read from its own source."""
+    package = Path(compute_driver_executable()[1]).parent
+    for source in (package / "lib/server/chromium/chromiumSwitches.js", package / "lib/coreBundle.js"):
+        if source.is_file():
+            found = re.search(r"disabledFeatures = \[(.*?)\]", source.read_text("utf-8"), re.DOTALL)
+            if found:
+                without_comments = re.sub(r"//[^\n]*", "", found.group(1))
+                return set(re.findall(r"[\"']([A-Za-z0-9]+)[\"']", without_comments))
+    raise AssertionError("the Playwright driver's list of disabled features was not found")
+
+
+def test_the_one_disable_features_switch_carries_playwrights_list_and_ours() -> None:
+    # Chromium reads only the last --disable-features; Playwright's comes first, ours replaces it.
+    switches = [a for a in launch_args(PROXY) if a.startswith("--disable-features=")]
+    assert switches == [DISABLE_FEATURES]
+    ours = set(DISABLE_FEATURES.split("=", 1)[1].split(","))
+    playwrights = _playwright_disabled_features()
+    assert len(playwrights) >= 5  # the parse found the list, not a stray bracket
+    assert playwrights <= ours, f"update PLAYWRIGHT_DISABLED_FEATURES: {sorted(playwrights - ours)}"
+    assert {"WebUIOmniboxPopup", "WebUIOmniboxAimPopup"} <= ours
+    assert not [a for a in launch_args(PROXY) if a.startswith("--enable-features")]
 
 
 def test_browser_services_point_at_the_sinkhole() -> None:

@@ -118,6 +118,38 @@ _SERVICE_SWITCHES: Final = (
 )
 
 
+# Chromium takes the *last* ``--disable-features`` switch and ignores the others, and Playwright
+# passes one of its own before ours: the one this module passes must carry Playwright's list too.
+# PLAYWRIGHT_DISABLED_FEATURES is Playwright 1.65's (chromiumSwitches.ts); tests/unit/
+# test_sandbox_launch.py fails when the installed driver disables a feature missing here.
+PLAYWRIGHT_DISABLED_FEATURES: Final = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+# The full browser's address bar preloads its suggestion popup as a WebUI page, in a renderer of
+# its own, for every window (one per context): ~1 CPU-second per launch and ~0.4 per context,
+# for a popup no replay ever opens (measured, bench/RESULTS.md note 9). With these off, the
+# address bar uses its native popup (a recording's headed window still has one).
+SKILLREEL_DISABLED_FEATURES: Final = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+DISABLE_FEATURES: Final = "--disable-features=" + ",".join(
+    (*PLAYWRIGHT_DISABLED_FEATURES, *SKILLREEL_DISABLED_FEATURES)
+)
+
+
 def find_chromium() -> Path:
     """The Chromium to launch: ``SKILLREEL_CHROMIUM``, else the system's, else Playwright's own."""
     configured = os.environ.get("SKILLREEL_CHROMIUM")
@@ -160,6 +192,7 @@ def launch_args(proxy_url: str) -> list[str]:
     """Chromium's command-line switches for a session whose enforcing proxy is ``proxy_url``."""
     args = [
         *BASE_ARGS,
+        DISABLE_FEATURES,
         f"--proxy-server={proxy_url}",
         "--proxy-bypass-list=<-loopback>",
         *_SERVICE_SWITCHES,

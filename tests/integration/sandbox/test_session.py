@@ -94,3 +94,19 @@ async def test_start_page_that_cannot_load_is_a_navigation_error(server: LocalSe
     assert "net::ERR_" in info.value.message
     assert str(port) not in info.value.message
     assert "127.0.0.1" not in info.value.message
+
+
+async def test_no_address_bar_popup_page_is_preloaded(server: LocalServer) -> None:
+    # The full browser preloads its address bar's popup as a WebUI page for every window, in a
+    # renderer of its own (about a CPU-second per launch); launch_args turns that off.
+    server.set_page("/app", "<html><body><h1 id=t>app</h1></body></html>")
+    async with browser_session(url_environment(server.url("/app"))) as session:
+        await session.goto_start()
+        second = await session.browser.new_context()  # every context gets a window of its own
+        await (await second.new_page()).goto("about:blank")
+        cdp = await session.browser.new_browser_cdp_session()
+        targets = (await cdp.send("Target.getTargets", {"filter": [{}]}))["targetInfos"]
+        await second.close()
+    pages = [t for t in targets if t["type"] == "page"]
+    assert len(pages) == 2  # the listing sees every page: the session's and the second context's
+    assert [t["url"] for t in targets if t["url"].startswith("chrome://")] == []
