@@ -57,8 +57,10 @@ async def baseline_steps(page: Any, base: str, values: dict[str, str], password:
 
 
 def chromium_args() -> list[str]:
-    """What a hand-written script on this machine needs: no sandbox when running as root."""
-    return ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+    """What a hand-written script on this machine needs: no sandbox when running as root; plus
+    ``BENCH_BASELINE_ARGS`` (space-separated) where a benchmark tunes the script's launch too."""
+    extra = os.environ.get("BENCH_BASELINE_ARGS", "").split()
+    return (["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []) + extra
 
 
 async def main(base: str, run: int, chromium: str) -> None:

@@ -10,7 +10,10 @@ Each pair starts both as fresh processes, in alternating order, and times them f
   the enforcing proxy, Chromium, every step with isolated-world resolution, verification, evidence
   and network checks, the report and the store update; the password comes from the vault variable;
 - ``python bench/_flow_baseline.py``: the same 18 actions in plain Playwright, the same Chromium,
-  headless, no proxy and no request routing (see that file).
+  headless, no proxy and no request routing (see that file), launched with Playwright's defaults
+  (what a hand-written script passes). ``--tuned`` adds a third process per pair: the same script
+  given skillreel's ``--disable-features`` switch too (the address bar's preloaded popup off, see
+  ``sandbox/browser.py``), to show how much of the ratio that one switch makes.
 
 Printed per pair: both wall times, their ratio, both CPU times (user + system of the whole process
 tree: Python, the Playwright driver, Chromium and its helpers, as reaped by ``wait``) and the load
@@ -39,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _flow import NAME, PASSWORD, PASSWORD_ENV, inputs, start_server, store_skill
 from _results import report
 
-from skillreel.sandbox.browser import find_chromium
+from skillreel.sandbox.browser import DISABLE_FEATURES, find_chromium
 
 GOAL = 1.10
 BENCH = Path(__file__).resolve().parent
@@ -71,7 +74,7 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return elapsed, cpu
 
 
-def main(pairs: int) -> None:
+def main(pairs: int, tuned: bool) -> None:
     server = start_server()
     base = server.origin
     with tempfile.TemporaryDirectory() as home:
@@ -81,12 +84,19 @@ def main(pairs: int) -> None:
         timed(baseline_command(base, 0), env)
         ours: list[tuple[float, float]] = []
         theirs: list[tuple[float, float]] = []
+        tuned_runs: list[tuple[float, float]] = []
+        tuned_env = {**env, "BENCH_BASELINE_ARGS": DISABLE_FEATURES}
         loads: list[float] = []
         for run in range(1, pairs + 1):
             loads.append(os.getloadavg()[0])
             jobs = [("skillreel", skillreel_command(run)), ("playwright", baseline_command(base, run))]
+            if tuned:
+                jobs.append(("tuned", baseline_command(base, run)))
             for label, command in jobs if run % 2 else reversed(jobs):
-                (ours if label == "skillreel" else theirs).append(timed(command, env))
+                if label == "tuned":
+                    tuned_runs.append(timed(command, tuned_env))
+                else:
+                    (ours if label == "skillreel" else theirs).append(timed(command, env))
             (wall, cpu), (base_wall, base_cpu) = ours[-1], theirs[-1]
             sys.stdout.write(
                 f"  pair {run}: wall skillreel {wall:.2f} s, playwright {base_wall:.2f} s "
@@ -106,6 +116,12 @@ def main(pairs: int) -> None:
         f"  load average (1 min) {loads[0]:.1f} first, {statistics.median(loads):.1f} median, "
         f"{loads[-1]:.1f} last\n"
     )
+    if tuned_runs:
+        t, cpu_t = statistics.median(w for w, _ in tuned_runs), statistics.median(c for _, c in tuned_runs)
+        sys.stdout.write(
+            f"  the script given skillreel's --disable-features too: wall {t:.2f} s, cpu {cpu_t:.2f} s; "
+            f"skillreel against it: {a / t:.2f}x wall, {cpu_a / cpu_t:.2f}x cpu\n"
+        )
     report(
         "`skillreel replay` process, 18 actions / 4 pages",
         goal=f"<= {GOAL}x hand-written Playwright process",
@@ -121,5 +137,6 @@ def main(pairs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=9)
+    parser.add_argument("--tuned", action="store_true", help="also time the script given skillreel's switch")
     args = parser.parse_args()
-    main(args.pairs)
+    main(args.pairs, args.tuned)
