@@ -141,7 +141,7 @@ PLAYWRIGHT_DISABLED_FEATURES: Final = (
     "msEdgeUpdateLaunchServicesPreferredVersion",
 )
 # The full browser's address bar preloads its suggestion popup as a WebUI page, in a renderer of
-# its own, for every window (one per context): ~1 CPU-second per launch and ~0.4 per context,
+# its own, for every window (one per context): ~1 CPU-second per launch and ~0.7 per context,
 # for a popup no replay ever opens (measured, bench/RESULTS.md note 9). With these off, the
 # address bar uses its native popup (a recording's headed window still has one).
 SKILLREEL_DISABLED_FEATURES: Final = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
