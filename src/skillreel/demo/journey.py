@@ -296,6 +296,16 @@ async def stage_enable(ctx: DemoContext) -> StageResult:
     )
 
 
+def play_failure(envelope: dict[str, Any]) -> str | None:
+    """What an MCP play's failed envelope says, in one line: the code, the step and the message
+    (all content-free by the envelope's contract), or None when it carries no error."""
+    error = envelope.get("error") or {}
+    if not error.get("code"):
+        return None
+    step = f" at step {error['actionId']}" if error.get("actionId") else ""
+    return f"{error['code']}{step}: {error.get('message') or 'no message'}"
+
+
 async def stage_mcp(ctx: DemoContext) -> StageResult:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -319,8 +329,7 @@ async def stage_mcp(ctx: DemoContext) -> StageResult:
     if SKILL not in names or played.is_error or not envelope.get("ok"):
         raise DemoStageFailed(
             "mcp",
-            f"skills_list saw {names}; skills_play returned "
-            f"{(envelope.get('error') or {}).get('code') or result.get('status')}",
+            f"skills_list saw {names}; skills_play returned {play_failure(envelope) or result.get('status')}",
         )
     if ctx.desk.approved[before:] != ["INV-3310"]:
         raise DemoStageFailed("mcp", "the MCP play approved the wrong invoice")
@@ -432,8 +441,8 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
         "matches": 2,
     }
     if played.is_error or not envelope.get("ok") or got != expected:
-        code = (envelope.get("error") or {}).get("code")
-        raise DemoStageFailed("extract", f"skills_play returned {code or 'other outputs than expected'}")
+        failure = play_failure(envelope) or "other outputs than expected"
+        raise DemoStageFailed("extract", f"skills_play returned {failure}")
     return StageResult(
         "extract",
         True,
