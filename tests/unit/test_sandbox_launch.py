@@ -53,6 +53,14 @@ def test_the_one_disable_features_switch_carries_playwrights_list_and_ours() -> 
     assert not [a for a in launch_args(PROXY) if a.startswith("--enable-features")]
 
 
+def test_a_headed_window_keeps_playwrights_features_and_the_address_bar_as_shipped() -> None:
+    headed = launch_args(PROXY, headless=False)
+    assert not [a for a in headed if a.startswith(("--disable-features", "--enable-features"))]
+    assert [a for a in headed if a != DISABLE_FEATURES] == [
+        a for a in launch_args(PROXY) if a != DISABLE_FEATURES
+    ]
+
+
 def test_browser_services_point_at_the_sinkhole() -> None:
     services = [a for a in launch_args(PROXY) if a.startswith(("--gaia-url", "--component-updater"))]
     assert len(services) == 2

@@ -142,8 +142,8 @@ PLAYWRIGHT_DISABLED_FEATURES: Final = (
 )
 # The full browser's address bar preloads its suggestion popup as a WebUI page, in a renderer of
 # its own, for every window (one per context): ~1 CPU-second per launch and ~0.7 per context,
-# for a popup no replay ever opens (measured, bench/RESULTS.md note 9). With these off, the
-# address bar uses its native popup (a recording's headed window still has one).
+# for a popup no headless session ever opens (measured, bench/RESULTS.md note 9). A headed
+# window keeps Chromium's defaults (``launch_args``).
 SKILLREEL_DISABLED_FEATURES: Final = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 DISABLE_FEATURES: Final = "--disable-features=" + ",".join(
     (*PLAYWRIGHT_DISABLED_FEATURES, *SKILLREEL_DISABLED_FEATURES)
@@ -188,11 +188,15 @@ def _is_executable(path: Path) -> bool:
     return stat.S_ISREG(info.st_mode) and bool(info.st_mode & 0o111) and os.access(path, os.X_OK)
 
 
-def launch_args(proxy_url: str) -> list[str]:
-    """Chromium's command-line switches for a session whose enforcing proxy is ``proxy_url``."""
+def launch_args(proxy_url: str, *, headless: bool = True) -> list[str]:
+    """Chromium's command-line switches for a session whose enforcing proxy is ``proxy_url``.
+
+    A headed window (a recording, ``replay --headed``) keeps the address bar as Chromium ships it:
+    a person may type into it, and one launch is not worth a popup that behaves differently.
+    """
     args = [
         *BASE_ARGS,
-        DISABLE_FEATURES,
+        *((DISABLE_FEATURES,) if headless else ()),
         f"--proxy-server={proxy_url}",
         "--proxy-bypass-list=<-loopback>",
         *_SERVICE_SWITCHES,
@@ -303,7 +307,7 @@ async def _launch(
             headless=headless,
             slow_mo=slow_mo_ms or None,
             traces_dir=traces_dir,
-            args=launch_args(proxy_url),
+            args=launch_args(proxy_url, headless=headless),
             handle_sigint=False,
             handle_sigterm=False,
             handle_sighup=False,
