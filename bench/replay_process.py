@@ -89,14 +89,11 @@ def main(pairs: int, tuned: bool) -> None:
         loads: list[float] = []
         for run in range(1, pairs + 1):
             loads.append(os.getloadavg()[0])
-            jobs = [("skillreel", skillreel_command(run)), ("playwright", baseline_command(base, run))]
+            jobs = [(ours, skillreel_command(run), env), (theirs, baseline_command(base, run), env)]
             if tuned:
-                jobs.append(("tuned", baseline_command(base, run)))
-            for label, command in jobs if run % 2 else reversed(jobs):
-                if label == "tuned":
-                    tuned_runs.append(timed(command, tuned_env))
-                else:
-                    (ours if label == "skillreel" else theirs).append(timed(command, env))
+                jobs.append((tuned_runs, baseline_command(base, run), tuned_env))
+            for times, command, job_env in jobs if run % 2 else reversed(jobs):
+                times.append(timed(command, job_env))
             (wall, cpu), (base_wall, base_cpu) = ours[-1], theirs[-1]
             sys.stdout.write(
                 f"  pair {run}: wall skillreel {wall:.2f} s, playwright {base_wall:.2f} s "
