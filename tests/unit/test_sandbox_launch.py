@@ -26,6 +26,8 @@ def test_channels_an_http_proxy_cannot_see_are_closed() -> None:
     args = launch_args(PROXY)
     assert "--disable-quic" in args
     assert "--webrtc-ip-handling-policy=disable_non_proxied_udp" in args
+    # the content layer's spelling: a headless shell reads only this one (no chrome layer)
+    assert "--force-webrtc-ip-handling-policy=disable_non_proxied_udp" in args
     assert "--disable-background-networking" in args
 
 

@@ -45,6 +45,7 @@ from playwright.async_api import (
     Page,
     Playwright,
     ProxySettings,
+    Response,
     Route,
     StorageState,
     WebSocketRoute,
@@ -67,12 +68,19 @@ from .driver_start import (
 )
 from .files import fixture_digest, read_storage_state
 from .ledger import NetworkLedger
-from .proxy import EnforcingProxy
+from .proxy import UNREACHABLE_HEADER, EnforcingProxy
 
 log = logging.getLogger(__name__)
 
 CRASHED: Final = "SR_REPLAY_UI_BROWSER_CRASHED"
 CHROMIUM_NAMES: Final = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+# Chromium's headless build (Debian's chromium-headless-shell; what Playwright itself runs
+# headless): the same engine without the browser's UI, about a CPU-second cheaper a launch and
+# half a CPU-second a context (bench/RESULTS.md note 10). Debian's binary first: the package's
+# /usr/bin wrapper runs it as a child instead of exec'ing it, so a signal meant for the browser
+# (a forced close, a crash test) would reach the wrapper.
+HEADLESS_SHELL_PATHS: tuple[Path, ...] = (Path("/usr/lib/chromium/chromium-headless-shell"),)
+HEADLESS_SHELL_NAMES: Final = ("chromium-headless-shell",)
 # The fixture origin's favicon is asked for by the browser itself (headed), not by the page.
 _FIXTURE_FAVICON: Final = FIXTURE_ORIGIN + "/favicon.ico"
 
@@ -94,6 +102,7 @@ BASE_ARGS: Final = (
     "--no-pings",
     "--metrics-recording-only",
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
 
 
@@ -150,8 +159,9 @@ DISABLE_FEATURES: Final = "--disable-features=" + ",".join(
 )
 
 
-def find_chromium() -> Path:
-    """The Chromium to launch: ``SKILLREEL_CHROMIUM``, else the system's, else Playwright's own."""
+def find_chromium(*, headless: bool = False) -> Path:
+    """The Chromium to launch: ``SKILLREEL_CHROMIUM``, else the system's (for a ``headless``
+    launch its headless shell when installed), else Playwright's own."""
     configured = os.environ.get("SKILLREEL_CHROMIUM")
     if configured:
         path = Path(configured)
@@ -160,19 +170,31 @@ def find_chromium() -> Path:
         raise ReplayUIError(
             SETUP, "SKILLREEL_CHROMIUM does not name an executable file; point it at Chromium or unset it"
         )
-    for name in CHROMIUM_NAMES:
+    if headless:
+        shell = next((p for p in HEADLESS_SHELL_PATHS if _is_executable(p)), None)
+        if shell is not None:
+            return shell
+    for name in (*(HEADLESS_SHELL_NAMES if headless else ()), *CHROMIUM_NAMES):
         found = shutil.which(name)
         if found:
             return Path(found)
-    bundled = _playwright_chromium()
+    bundled = _playwright_chromium(headless=headless)
     if bundled is not None:
         return bundled
     raise ReplayUIError(SETUP, f"Chromium was not found; {SETUP_FIX}")
 
 
-def _playwright_chromium() -> Path | None:
+def _playwright_chromium(*, headless: bool) -> Path | None:
     root = os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or str(Path.home() / ".cache" / "ms-playwright")
-    candidates = sorted(Path(root).glob("chromium-*/chrome-linux*/chrome"), reverse=True)
+    candidates = (
+        sorted(
+            Path(root).glob("chromium_headless_shell-*/chrome-headless-shell-*/chrome-headless-shell"),
+            reverse=True,
+        )
+        if headless
+        else []
+    )
+    candidates += sorted(Path(root).glob("chromium-*/chrome-linux*/chrome"), reverse=True)
     candidates += sorted(
         Path(root).glob("chromium-*/chrome-mac*/Chromium.app/Contents/MacOS/Chromium"), reverse=True
     )
@@ -232,7 +254,7 @@ class BrowserSession:
         ``SR_REPLAY_UI_NAVIGATION_FAILED`` (the page did not load: refused, unreachable, aborted).
         """
         try:
-            await self.page.goto(self.environment.start_url, wait_until="load", timeout=timeout_ms)
+            response = await self.page.goto(self.environment.start_url, wait_until="load", timeout=timeout_ms)
         except PlaywrightTimeoutError as exc:
             raise ReplayUIError("SR_REPLAY_UI_TIMEOUT", "the start page did not load in time") from exc
         except PlaywrightError as exc:
@@ -241,6 +263,19 @@ class BrowserSession:
             raise ReplayUIError(
                 "SR_REPLAY_UI_NAVIGATION_FAILED", f"the start page could not be loaded{net_error_code(exc)}"
             ) from exc
+        if response is not None and response.status == 502 and await _unreachable(response):
+            raise ReplayUIError(
+                "SR_REPLAY_UI_NAVIGATION_FAILED",
+                "the start page could not be loaded (its server cannot be reached)",
+            )
+
+
+async def _unreachable(response: Response) -> bool:
+    """The enforcing proxy's own answer: the start page's server could not be reached."""
+    try:
+        return await response.header_value(UNREACHABLE_HEADER) == "unreachable"
+    except PlaywrightError:
+        return False
 
 
 def net_error_code(exc: Exception) -> str:
@@ -405,7 +440,7 @@ async def browser_session(
     """
     fixture = _check_target(environment, html, storage_state)
     state = _sign_in(storage_state)
-    executable = find_chromium()
+    executable = find_chromium(headless=headless)
     if not headless:
         _require_display()
     ledger = NetworkLedger()
@@ -618,7 +653,7 @@ class WarmBrowser:
             if self._browser is not None and self._browser.is_connected():
                 return self._browser
             await self._shutdown()
-            executable = find_chromium()
+            executable = find_chromium(headless=True)
             guard = EnforcingProxy((), lambda _origin: None)
             await guard.start()
             self._guard_proxy = guard

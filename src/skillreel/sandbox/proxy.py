@@ -78,12 +78,19 @@ def _render_head(first_line: str, headers: list[tuple[str, str]]) -> bytes:
     return "\r\n".join(lines).encode("latin-1")
 
 
-def _response(status: str, body: str = "") -> bytes:
+def _response(status: str, body: str = "", *, extra: str = "") -> bytes:
     data = body.encode()
     return (
         f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        f"Content-Length: {len(data)}\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"
+        f"Content-Length: {len(data)}\r\nConnection: close\r\nCache-Control: no-store\r\n{extra}\r\n"
     ).encode() + data
+
+
+# The proxy's own answer when an allowlisted upstream cannot be reached (refused, timed out): a
+# full Chromium turns it into net::ERR_HTTP_RESPONSE_CODE_FAILURE, its headless shell shows it as
+# a page; the header lets the session tell it from a server's own 502 either way.
+UNREACHABLE_HEADER: Final = "x-skillreel-proxy"
+UNREACHABLE: Final = _response("502 Bad Gateway", extra=f"{UNREACHABLE_HEADER}: unreachable\r\n")
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -211,7 +218,7 @@ class EnforcingProxy:
                 asyncio.open_connection(host, port, limit=MAX_HEAD_BYTES), CONNECT_TIMEOUT_S
             )
         except (OSError, TimeoutError):
-            writer.write(_response("502 Bad Gateway"))
+            writer.write(UNREACHABLE)
             return None
         self._writers.add(up_writer)
         return up_reader, up_writer

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import AsyncIterator
 
 import pytest
@@ -253,3 +254,25 @@ async def test_close_drops_open_tunnels() -> None:
         writer.close()
         await writer.wait_closed()
         await upstream.close()
+
+
+@pytest.mark.parametrize("method", ["GET", "CONNECT"])
+async def test_an_allowlisted_server_that_cannot_be_reached_gets_the_proxys_own_502(method: str) -> None:
+    # Nobody listens on the port: the proxy answers 502 marked as its own, so a session can tell it
+    # from a server's 502 whichever Chromium build shows it (net error, or a page).
+    with contextlib.closing(socket.socket()) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    refusals = Refusals()
+    proxy = await started((f"http://127.0.0.1:{port}", f"https://127.0.0.1:{port}"), refusals)
+    try:
+        target = f"http://127.0.0.1:{port}/gone" if method == "GET" else f"127.0.0.1:{port}"
+        answer = await exchange(
+            proxy, f"{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+        )
+    finally:
+        await proxy.close()
+    head = answer.split(b"\r\n\r\n", 1)[0].decode().lower()
+    assert head.startswith("http/1.1 502 ")
+    assert "\r\nx-skillreel-proxy: unreachable" in head
+    assert refusals == []  # allowlisted: not a refusal

@@ -6,7 +6,7 @@ import pytest
 
 from skillreel.errors import ReplayUIError
 from skillreel.model.environment import FIXTURE_ORIGIN
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.browser import browser_session, find_chromium
 from tests.factory import html_environment, url_environment
 from tests.integration.sandbox.netpeers import TcpListener
 from tests.server import LocalServer
@@ -90,15 +90,20 @@ async def test_start_page_that_cannot_load_is_a_navigation_error(server: LocalSe
     with pytest.raises(ReplayUIError) as info:
         await start()
     assert info.value.code == "SR_REPLAY_UI_NAVIGATION_FAILED"
-    # why it failed, content-free: Chromium's net error code, never the URL
-    assert "net::ERR_" in info.value.message
+    # why it failed, content-free: Chromium's net error code (the browser turns the proxy's 502
+    # into one) or the proxy's own word (the headless shell shows the 502), never the URL
+    assert "net::ERR_" in info.value.message or "cannot be reached" in info.value.message
     assert str(port) not in info.value.message
     assert "127.0.0.1" not in info.value.message
 
 
-async def test_no_address_bar_popup_page_is_preloaded(server: LocalServer) -> None:
+async def test_no_address_bar_popup_page_is_preloaded(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The full browser preloads its address bar's popup as a WebUI page for every window, in a
-    # renderer of its own (about a CPU-second per launch); launch_args turns that off.
+    # renderer of its own (about a CPU-second per launch); launch_args turns that off. (A headless
+    # launch takes the headless shell when installed, which has no address bar: use the browser.)
+    monkeypatch.setenv("SKILLREEL_CHROMIUM", str(find_chromium(headless=False)))
     server.set_page("/app", "<html><body><h1 id=t>app</h1></body></html>")
     async with browser_session(url_environment(server.url("/app"))) as session:
         await session.goto_start()
