@@ -2,7 +2,10 @@
 loopback server (not on the allowlist) fails the replay with ``SR_REPLAY_UI_NETWORK_DENIED``,
 naming that origin only, and the second server sees zero requests.
 
-The target layer tests each vector against the browser session; here the whole replay runs.
+The target layer tests each vector against the browser session a ``skillreel replay`` launches
+(tests/integration/sandbox/test_boundary.py); here the whole replay runs, in a context of a warm
+Chromium with its own proxy (the MCP server's and a batch's path), and the page without the
+outside request replays on the cold path.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from skillreel.store import Store
 from tests.describe import describe_url
 from tests.factory import build_draft, store_approved, url_environment
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
@@ -50,7 +54,7 @@ document.getElementById("go").addEventListener("click", () => {{
 
 @pytest.mark.parametrize("vector", sorted(VECTORS))
 async def test_a_request_off_the_allowlist_fails_the_replay_and_never_arrives(
-    vector: str, server: LocalServer, second_server: LocalServer, store: Store
+    vector: str, server: LocalServer, second_server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
     html = page(vector, second_server.origin)
     server.set_route("/bounce", status=302, headers={"Location": second_server.url("/landing")})
@@ -63,7 +67,8 @@ async def test_a_request_off_the_allowlist_fails_the_replay_and_never_arrives(
     ]
     store_approved(store, build_draft("reach-out", url_environment(url), actions))
 
-    outcome = await replay_skill(store, ReplayRequest(name="reach-out", timeout_ms=5_000, settle_ms=200))
+    request = ReplayRequest(name="reach-out", timeout_ms=5_000, settle_ms=200)
+    outcome = await replay_skill(store, request, session_factory=sessions)
 
     assert outcome.error is not None, vector
     assert outcome.error.code == "SR_REPLAY_UI_NETWORK_DENIED", (vector, outcome.error.to_json())

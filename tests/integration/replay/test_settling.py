@@ -31,6 +31,7 @@ from tests.describe import describe_url
 from tests.factory import build_draft, store_approved, url_environment
 from tests.late_routing import unreported, unreported_activity
 from tests.server import LocalServer
+from tests.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
@@ -115,7 +116,7 @@ def flow(b: dict[str, LocatorBundle], url: str) -> list[Action]:
 
 @pytest.mark.parametrize("case", list(PAGES))
 async def test_a_page_that_changes_after_a_click_replays(
-    case: str, server: LocalServer, store: Store
+    case: str, server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
     bundles = await describe_url(server, "/profile", RECORDED, SELECTORS)
     live, following = PAGES[case]
@@ -126,7 +127,9 @@ async def test_a_page_that_changes_after_a_click_replays(
     url = server.url("/profile")
     store_approved(store, build_draft("edit-profile", url_environment(url), flow(bundles, url)))
 
-    outcome = await replay_skill(store, ReplayRequest(name="edit-profile", inputs={"name": "Ada Lovelace"}))
+    outcome = await replay_skill(
+        store, ReplayRequest(name="edit-profile", inputs={"name": "Ada Lovelace"}), session_factory=sessions
+    )
 
     assert outcome.error is None, outcome.error
     if 'fetch("/api/form")' in live:
@@ -136,7 +139,7 @@ async def test_a_page_that_changes_after_a_click_replays(
 
 
 async def test_a_form_re_rendered_from_a_body_that_streams_in_late_replays(
-    server: LocalServer, store: Store
+    server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
     """The response's headers come at once, its body a moment later, and the page re-renders the
     form from the body: a replay that stopped waiting at the response typed into the form about
@@ -147,7 +150,9 @@ async def test_a_form_re_rendered_from_a_body_that_streams_in_late_replays(
     url = server.url("/profile")
     store_approved(store, build_draft("edit-profile", url_environment(url), flow(bundles, url)))
 
-    outcome = await replay_skill(store, ReplayRequest(name="edit-profile", inputs={"name": "Ada Lovelace"}))
+    outcome = await replay_skill(
+        store, ReplayRequest(name="edit-profile", inputs={"name": "Ada Lovelace"}), session_factory=sessions
+    )
 
     assert outcome.error is None, outcome.error
     assert outcome.status == "succeeded"
@@ -159,19 +164,20 @@ document.getElementById("send").onclick = () => { fetch("/api/ping", {method: "P
 </script></body></html>"""
 
 
-async def test_a_fetch_whose_body_the_page_never_reads_ends_a_grace_after_its_response() -> None:
+async def test_a_fetch_whose_body_the_page_never_reads_ends_a_grace_after_its_response(
+    sessions: WarmSessions,
+) -> None:
     """Chromium never reports a fetch finished while the page leaves its body unread (analytics,
     fire-and-forget posts): settling stops waiting for a script's request a short grace after its
     response, else every such click held the step for the whole network cap. The wait below ends
     on page events or at the grace; its bound is far beyond the cap, so without the rule it fails
     rather than passing slowly."""
     from skillreel.replay.settling import NETWORK_CAP_S, PageActivity
-    from skillreel.sandbox.browser import browser_session
 
     with LocalServer() as server:
         server.set_page("/", FIRE_AND_FORGET)
         server.set_route("/api/ping", body=b"noted", headers={"Content-Type": "text/plain"})
-        async with browser_session(url_environment(server.url("/"))) as session:
+        async with sessions(url_environment(server.url("/"))) as session:
             await session.goto_start()
             activity = PageActivity(session.page)
             responded: list[str] = []
@@ -192,18 +198,19 @@ async def test_a_fetch_whose_body_the_page_never_reads_ends_a_grace_after_its_re
 STARTS = """<!doctype html><html><body><p id="n">0</p></body></html>"""
 
 
-async def test_a_script_request_is_known_when_the_page_answers_however_late_playwright_reports_it() -> None:
+async def test_a_script_request_is_known_when_the_page_answers_however_late_playwright_reports_it(
+    sessions: WarmSessions,
+) -> None:
     """The renderer announces a script's request on the driver's CDP session before it answers a
     later call there: right after the answer to a call that started a fetch, the request is pending,
     though Playwright never reported it (its report comes after routing paused the request; here it
     never comes) and the server holds it unanswered. Many rounds, each a new request: an ordering,
     not a race that happens to be won."""
-    from skillreel.sandbox.browser import browser_session
 
     with LocalServer() as server:
         server.set_page("/", STARTS)
         held = server.hold("/held")
-        async with browser_session(url_environment(server.url("/"))) as session:
+        async with sessions(url_environment(server.url("/"))) as session:
             await session.goto_start()
             activity = unreported_activity("/held")(session.page)
             cdp = await session.page.context.new_cdp_session(session.page)
@@ -226,7 +233,7 @@ async def test_a_script_request_is_known_when_the_page_answers_however_late_play
 
 
 async def test_a_request_playwright_reports_late_is_waited_for(
-    monkeypatch: pytest.MonkeyPatch, server: LocalServer, store: Store
+    monkeypatch: pytest.MonkeyPatch, server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
     """The click's request re-renders the form; Playwright never reports it (routing late beyond
     any window) and the backend answers late. The replay still waits for it, from the renderer's
@@ -245,7 +252,7 @@ async def test_a_request_playwright_reports_late_is_waited_for(
     unreported(monkeypatch, "/api/form")
 
     request = ReplayRequest(name="edit-profile", inputs={"name": "Ada Lovelace"}, timeout_ms=20_000)
-    outcome = await replay_skill(store, request)
+    outcome = await replay_skill(store, request, session_factory=sessions)
 
     assert outcome.error is None, outcome.error
     assert ("GET", "/api/form") in server.requests
