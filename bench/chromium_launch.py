@@ -75,7 +75,7 @@ async def one_round(args: list[str], contexts: int) -> tuple[float, float]:
     """CPU-seconds of (a launch with its first page, one more context on average)."""
     with TreeCpu() as cpu:
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=str(find_chromium()), args=args)
+            browser = await pw.chromium.launch(executable_path=str(find_chromium(headless=True)), args=args)
             page = await (await browser.new_context()).new_page()
             await page.goto(PAGE)
             await asyncio.sleep(1.0)

@@ -206,7 +206,7 @@ async def run_playwright(server: LocalServer, name: str) -> tuple[float, float]:
     start = time.perf_counter()
     async with async_playwright() as pw:
         args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-        browser = await pw.chromium.launch(executable_path=str(find_chromium()), args=args)
+        browser = await pw.chromium.launch(executable_path=str(find_chromium(headless=True)), args=args)
         page = await browser.new_page()
         steps_start = time.perf_counter()
         await page.goto(server.url("/orders"), wait_until="load")

@@ -106,7 +106,9 @@ async def main(pairs: int) -> None:
                 Client(stdio_client(params, errlog=errlog)) as client,
                 async_playwright() as pw,
             ):
-                browser = await pw.chromium.launch(executable_path=str(find_chromium()), args=chromium_args())
+                browser = await pw.chromium.launch(
+                    executable_path=str(find_chromium(headless=True)), args=chromium_args()
+                )
                 await play(client, 0)  # starts the warm Chromium
                 await hand_written(browser, server.origin, 0)
                 load_before = os.getloadavg()[0]

@@ -54,7 +54,7 @@ async def bare(url: str, proxy: bool) -> float:
         args = launch_args(enforcing.server_url)
         if not proxy:
             args = [a for a in args if not a.startswith(("--proxy-", "--host-resolver-rules"))]
-        browser = await pw.chromium.launch(executable_path=str(find_chromium()), args=args)
+        browser = await pw.chromium.launch(executable_path=str(find_chromium(headless=True)), args=args)
         try:
             page = await (await browser.new_context(service_workers="block")).new_page()
             await load(page, url)  # warm up

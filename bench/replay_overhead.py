@@ -74,7 +74,9 @@ async def run_playwright(base: str, run: int) -> tuple[float, float]:
     """The hand-written baseline: the same actions, plain Playwright, the same Chromium."""
     start = time.perf_counter()
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=str(find_chromium()), args=chromium_args())
+        browser = await pw.chromium.launch(
+            executable_path=str(find_chromium(headless=True)), args=chromium_args()
+        )
         page = await browser.new_page()
         steps_start = time.perf_counter()
         await baseline_steps(page, base, inputs(run), PASSWORD)

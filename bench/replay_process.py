@@ -56,7 +56,13 @@ def skillreel_command(run: int) -> list[str]:
 
 
 def baseline_command(base: str, run: int) -> list[str]:
-    return [sys.executable, str(BENCH / "_flow_baseline.py"), base, str(run), str(find_chromium())]
+    return [
+        sys.executable,
+        str(BENCH / "_flow_baseline.py"),
+        base,
+        str(run),
+        str(find_chromium(headless=True)),
+    ]
 
 
 def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:

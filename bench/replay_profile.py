@@ -188,7 +188,9 @@ async def baseline_calls(base: str, runs: int) -> tuple[CallTimes, float]:
     times = CallTimes()
     steps: list[float] = []
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=str(find_chromium()), args=chromium_args())
+        browser = await pw.chromium.launch(
+            executable_path=str(find_chromium(headless=True)), args=chromium_args()
+        )
         for run in range(runs + 1):
             if run == 1:
                 times.clear()

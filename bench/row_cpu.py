@@ -174,7 +174,7 @@ def main(rows: int, workers: int, pairs: int, sequential: int) -> None:
 
     from skillreel.sandbox.browser import find_chromium
 
-    chromium = str(find_chromium())
+    chromium = str(find_chromium(headless=True))
     server = start_server()
     figures: dict[str, list[float]] = collections.defaultdict(list)
     with tempfile.TemporaryDirectory() as home:

@@ -71,7 +71,7 @@ def parameterise(code: str, inputs: Mapping[str, str], sensitive: frozenset[str]
 
 
 def _browser_page(playwright: Playwright) -> tuple[Browser, Page]:
-    browser = playwright.chromium.launch(executable_path=str(find_chromium()), headless=True)
+    browser = playwright.chromium.launch(executable_path=str(find_chromium(headless=True)), headless=True)
     page = browser.new_context(viewport=VIEWPORT).new_page()
     page.set_default_timeout(TIMEOUT_MS)
     expect.set_options(timeout=TIMEOUT_MS)
