@@ -42,13 +42,14 @@ lint: $(STAMP)
 check: lint bytecode
 	$(PYTEST) -m "$(FAST)"
 
-# The static checks, then three independent jobs side by side: the install check and the real-app
-# venvs mostly wait on the package registry while the tests keep the cores busy (a realworld test
-# that needs a venv still being built waits for it: bench/realworld/envs.py locks each build).
-test: lint setup bytecode
+# Four independent jobs side by side: the static checks (~30 CPU-s, mostly mypy) fill the gaps the
+# tests leave while they wait on pages and deadlines; the install check and the real-app venvs
+# mostly wait on the package registry (a realworld test that needs a venv still being built waits
+# for it: bench/realworld/envs.py locks each build). Any job failing fails `make test`.
+test: setup bytecode
 	bash scripts/ensure-xvfb.sh
 	bash scripts/ensure-redis.sh
-	$(MAKE) --no-print-directory -j3 -Oline install-check realworld-subset suite
+	$(MAKE) --no-print-directory -j4 -Oline lint install-check realworld-subset suite
 
 # Every test, the fast ones included, in one pytest run (one collection; the fast tests fill the
 # workers' gaps between browser tests).
