@@ -19,7 +19,10 @@ What it speaks:
 Every refusal answers ``403`` (``400`` for garbage), never opens an upstream connection, and
 calls ``on_refused(origin)`` with an origin string only; except that hosts under
 ``allowlist.SINKHOLE_SUFFIX`` (the fixture's origin, and where Chromium's own account and update
-services are pointed) are refused without a report. The proxy runs on the caller's event
+services are pointed) are refused without a report. An allowlisted server that cannot be reached
+gets the proxy's own ``502`` marked ``x-skillreel-proxy: unreachable`` (:data:`UNREACHABLE`): the
+browser turns it into a net error, the headless shell shows it as a page, and the session tells
+it from a server's own 502 by the mark. The proxy runs on the caller's event
 loop, in-process, on 127.0.0.1 with an ephemeral port.
 """
 
