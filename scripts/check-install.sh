@@ -13,7 +13,8 @@ trap 'rm -rf "$WORK"' EXIT
 
 mkdir "$WORK/src"
 tar -C "$CHECKOUT" --exclude=./.venv --exclude=./.git --exclude='*/__pycache__' --exclude=./build \
-    --exclude='*.egg-info' -cf - . | tar -C "$WORK/src" -xf -
+    --exclude='*.egg-info' \
+    --exclude=./.mypy_cache --exclude=./.ruff_cache --exclude=./.pytest_cache -cf - . | tar -C "$WORK/src" -xf -
 
 # The console script answers, and reads and writes a store of its own.
 check_tool() {
