@@ -42,11 +42,10 @@ for candidate in chromium chromium-browser google-chrome; do
 done
 
 if can_apt; then
-    echo "chromium: installing Debian's chromium and chromium-headless-shell with apt-get"
+    echo "chromium: installing Debian's chromium with apt-get"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq chromium >/dev/null
-    apt-get install -y -qq chromium-headless-shell >/dev/null || true
     if command -v chromium >/dev/null 2>&1; then
         echo "chromium: using $(command -v chromium)"
         headless_shell
