@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from skillreel.model.envelope import Envelope
+from tests import cli_fork
 from tests.cli_fork import ForkServer
 from tests.readback import assert_owner_only
 
@@ -42,17 +43,19 @@ def run_cli(
     input: str | None = None,
     timeout: float = 180,
     fresh: bool = False,
+    module: str = "skillreel",
 ) -> CliResult:
     """Run the real console entry point in a child process (as a user would).
 
     The child is a fork of a pre-imported interpreter (tests/cli_fork.py: the same entry point,
     environment, working directory and standard streams, without paying the imports again);
     ``fresh=True`` (or ``SKILLREEL_TEST_FRESH_CLI=1``) starts a new interpreter instead, for a test
-    whose subject is the process's own start-up."""
+    whose subject is the process's own start-up. ``module`` runs ``python -m MODULE ARGS`` instead
+    of the console script (a test's helper, such as ``tests.killer``)."""
     environment = {**os.environ, **(env or {})}
     if fresh or os.environ.get(FRESH_CLI) == "1":
         proc = subprocess.run(
-            [sys.executable, "-m", "skillreel", *args],
+            [sys.executable, "-m", module, *args],
             capture_output=True,
             text=True,
             env=environment,
@@ -78,10 +81,21 @@ def run_cli(
                 stdout=stdout.fileno(),
                 stderr=stderr.fileno(),
                 timeout=timeout,
+                module=module,
             )
         except TimeoutError:
-            raise subprocess.TimeoutExpired(["skillreel", *args], timeout) from None
+            raise subprocess.TimeoutExpired([module, *args], timeout) from None
         return CliResult(code, _text(stdout), _text(stderr))
+
+
+def cli_command(*args: str, fresh: bool = False) -> list[str]:
+    """A command line that runs ``skillreel ARGS``, for a test that must hand one to something that
+    spawns the process itself (the MCP SDK's stdio client, asyncio's subprocesses): a stand-in that
+    runs a fork of the pre-imported interpreter (``tests/cli_fork.py`` ``stand_in``), or, with
+    ``fresh=True`` or ``SKILLREEL_TEST_FRESH_CLI=1``, ``python -m skillreel ARGS`` itself."""
+    if fresh or os.environ.get(FRESH_CLI) == "1":
+        return [sys.executable, "-m", "skillreel", *args]
+    return [sys.executable, str(Path(cli_fork.__file__).resolve()), "--exec", _fork_server().path, *args]
 
 
 FRESH_CLI = "SKILLREEL_TEST_FRESH_CLI"

@@ -12,11 +12,16 @@ file descriptors, passed over a Unix socket), default signal handlers, and at th
 interpreter's own shutdown steps (non-daemon threads joined, ``atexit`` handlers, streams flushed)
 before the exit status goes back to the caller.
 
+Where something other than the test spawns the process (the MCP SDK's stdio client starts its
+server from a command line), ``python tests/cli_fork.py --exec SOCKET ARGS`` is a bare interpreter
+that stands in for the fork (:func:`stand_in`): it hands its own streams, environment and
+directory to a child of the server, passes signals on, and exits with the child's status.
+
 What a fork cannot be, and where the suite keeps a real ``subprocess`` (``run_cli(fresh=True)``, or
 ``SKILLREEL_TEST_FRESH_CLI=1`` for the whole run): the process's start-up itself (``/proc/PID/
 environ`` shows the server's environment, the cold start is ``bench/cli_cold_start.py``'s and
-``make install-check``'s subject), and anything a test sends a signal to (those tests use
-``subprocess.Popen`` directly).
+``make install-check``'s subject), and a process whose group a test signals or kills (a fork is
+in the server's process group, not the stand-in's).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import subprocess
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +48,21 @@ _READY = b"ready\n"
 
 
 def _preload() -> None:
-    """Import everything a verb imports, in the server, so no child pays for it."""
-    from skillreel.cli import main as cli_main
+    """Import, in the server, everything a verb imports, so no child pays for it: every module of
+    the package (the verbs import most of theirs when they run, to keep ``skillreel --help`` fast)
+    but ``__main__`` and the fleet (Celery is imported by the few calls that use it), and the parts
+    of rich the verbs import when they print."""
+    import pkgutil
 
-    for module, _ in cli_main.VERBS.values():
-        with contextlib.suppress(ImportError):  # an optional extra (the fleet) that is not installed
-            importlib.import_module(f"skillreel.cli.{module}")
+    import skillreel
+
+    for info in pkgutil.walk_packages(skillreel.__path__, "skillreel."):
+        if info.name.endswith(".__main__") or info.name.startswith("skillreel.fleet"):
+            continue
+        with contextlib.suppress(ImportError):  # an optional extra that is not installed
+            importlib.import_module(info.name)
+    for module in ("rich.console", "rich.markup", "rich.progress", "rich.table"):
+        importlib.import_module(module)
 
 
 def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
@@ -76,9 +91,10 @@ def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -
         os.environ.clear()
         os.environ.update(request["env"])
         connection.sendall(_INT.pack(os.getpid()))
-        sys.argv = ["skillreel", *request["args"]]
+        module = request.get("module", "skillreel")
+        sys.argv = [module, *request["args"]]
         try:
-            runpy.run_module("skillreel", run_name="__main__", alter_sys=True)
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as ended:
             if ended.code is None:
@@ -158,21 +174,71 @@ class ForkServer:
         stdout: int,
         stderr: int,
         timeout: float,
+        module: str = "skillreel",
     ) -> int:
-        body = json.dumps({"args": args, "env": env, "cwd": cwd}).encode()
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-            connection.connect(self.path)
-            socket.send_fds(connection, [_INT.pack(len(body))], [stdin, stdout, stderr])
-            connection.sendall(body)
-            connection.settimeout(timeout)
-            pid = _read_int(connection)
-            try:
-                return _read_int(connection)
-            except TimeoutError:
-                os.kill(pid, signal.SIGKILL)
-                raise
-            except EOFError:  # the child died without saying how it ended (killed by a signal)
-                return -signal.SIGKILL
+        return call(
+            self.path, args, env=env, cwd=cwd, fds=[stdin, stdout, stderr], timeout=timeout, module=module
+        )
+
+
+def call(
+    path: str,
+    args: list[str],
+    *,
+    env: dict[str, str],
+    cwd: str,
+    fds: list[int],
+    timeout: float | None = None,
+    started: Callable[[int], None] | None = None,
+    module: str = "skillreel",
+) -> int:
+    """One child of the server at ``path``: ``python -m MODULE ARGS`` (``skillreel`` by default) on the
+    streams ``fds`` (stdin, stdout, stderr); its exit status (``-SIGKILL`` when it died without
+    saying). ``started`` gets its pid."""
+    body = json.dumps({"args": args, "env": env, "cwd": cwd, "module": module}).encode()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.connect(path)
+        socket.send_fds(connection, [_INT.pack(len(body))], fds)
+        connection.sendall(body)
+        connection.settimeout(timeout)
+        pid = _read_int(connection)
+        if started is not None:
+            started(pid)
+        try:
+            return _read_int(connection)
+        except TimeoutError:
+            os.kill(pid, signal.SIGKILL)
+            raise
+        except EOFError:  # the child died without saying how it ended (killed by a signal)
+            return -signal.SIGKILL
+
+
+def stand_in(path: str, args: list[str]) -> int:
+    """``python tests/cli_fork.py --exec SOCKET ARGS``: a process that stands in for ``python -m
+    skillreel ARGS`` where a test needs a command line, not a function call (the MCP SDK's stdio
+    client spawns its server itself). It costs a bare interpreter's start: the child is a fork of the
+    server at ``path`` on this process's streams, environment and directory; SIGTERM, SIGINT and
+    SIGHUP are passed on to it, and its exit status is this process's."""
+    child: list[int] = []
+
+    def forward(number: int, _frame: object) -> None:
+        if child:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child[0], number)
+
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, forward)
+
+    def handed_over(pid: int) -> None:
+        child.append(pid)
+        # the child has the streams now: an end of file reaches the reader when the child ends
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1):
+            os.dup2(devnull, fd)
+        os.close(devnull)
+
+    code = call(path, args, env=dict(os.environ), cwd=os.getcwd(), fds=[0, 1, 2], started=handed_over)
+    return 128 + signal.SIGKILL if code < 0 else code
 
 
 def _read_int(connection: socket.socket) -> int:
@@ -187,4 +253,6 @@ def _read_int(connection: socket.socket) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "--exec":
+        sys.exit(stand_in(sys.argv[2], sys.argv[3:]))
     serve(sys.argv[1])

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from skillreel.services.packaging import enable_skill, revoke_skill
 from skillreel.store import Store
+from tests.cli import run_cli
 
 NOT_REACHED = 3
 
@@ -30,16 +30,18 @@ def kill_at(step: str) -> Callable[[str], None]:
 
 
 def killed(home: Path, operation: str, name: str, project_dir: Path, step: str) -> None:
-    """Run the transaction in a subprocess and check that it died by SIGKILL at ``step``."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "tests.killer", operation, name, str(project_dir), step],
-        env={**os.environ, "SKILLREEL_HOME": str(home)},
-        capture_output=True,
-        text=True,
+    """Run the transaction in a process of its own (a fork of the tests' pre-imported interpreter,
+    ``tests.cli.run_cli``) and check that it died by SIGKILL at ``step``."""
+    ran = run_cli(
+        operation,
+        name,
+        str(project_dir),
+        step,
+        module="tests.killer",
+        env={"SKILLREEL_HOME": str(home)},
         timeout=300,
-        check=False,
     )
-    assert proc.returncode == -signal.SIGKILL, (step, proc.returncode, proc.stderr)
+    assert ran.exit_code == -signal.SIGKILL, (step, ran.exit_code, ran.stderr)
 
 
 def main(argv: list[str]) -> int:

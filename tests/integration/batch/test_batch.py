@@ -21,8 +21,8 @@ from skillreel.sandbox.browser import WarmBrowser
 from skillreel.services.batching import BatchOutcome, BatchRequest, RowResult, plan_batch, replay_batch
 from skillreel.services.preflight import ReplayRequest
 from skillreel.store import Store
-from tests.cli import run_cli
-from tests.integration.runs.counting import NAME, PAGE, acted, cli_command, cli_env, counting_skill
+from tests.cli import cli_command, run_cli
+from tests.integration.runs.counting import NAME, PAGE, acted, cli_env, counting_skill
 from tests.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -203,7 +203,10 @@ async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
     gate = server.hold("/act", after=3)  # three orders go through; the fourth is held
     path = rows_file(tmp_path, [str(i) for i in range(1, 13)])
     proc = subprocess.Popen(
-        cli_command("replay", NAME, "--batch", str(path), "--workers", "2", "--timeout", "30000", "--json"),
+        # fresh: the test signals this process and its group (a fork is in the server's group)
+        cli_command(
+            "replay", NAME, "--batch", str(path), "--workers", "2", "--timeout", "30000", "--json", fresh=True
+        ),
         env=cli_env(skillreel_home),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

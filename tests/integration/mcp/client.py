@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from skillreel.model.envelope import Envelope
+from tests.cli import cli_command
 
 Elicitation = Callable[[types.ElicitRequestParams], Awaitable[types.ElicitResult]]
 
@@ -85,10 +85,12 @@ async def mcp_session(
     answer: Callable[[types.ElicitRequestParams], types.ElicitResult] | None = None,
     mode: str = "auto",
 ) -> AsyncIterator[Session]:
-    """A connected session to a fresh server process; it is stopped when the block ends."""
+    """A connected session to a new server process (``skillreel mcp``: a fork of the pre-imported
+    interpreter, ``tests.cli.cli_command``); it is stopped when the block ends."""
+    command = cli_command("mcp")
     params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "skillreel", "mcp"],
+        command=command[0],
+        args=command[1:],
         env=server_env(home, env),
         cwd=str(home.parent),
     )

@@ -7,7 +7,6 @@ and the skill's state from the model API and the real store (tests/factory.py)."
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 from skillreel.model import lifecycle
@@ -74,10 +73,6 @@ async def counting_skill(
 def acted(server: LocalServer) -> int:
     """How many orders were placed: the side effects replays really had."""
     return server.count("POST", "/act")
-
-
-def cli_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "skillreel", *args]
 
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from skillreel.store import Store
+from tests.cli import cli_command
 from tests.integration.mcp.client import envelope, mcp_session
-from tests.integration.runs.counting import NAME, STEPS, acted, cli_command, cli_env, counting_skill
+from tests.integration.runs.counting import NAME, STEPS, acted, cli_env, counting_skill
 from tests.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

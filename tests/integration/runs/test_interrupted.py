@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from skillreel.store import RunView, Store
-from tests.cli import run_cli
+from tests.cli import cli_command, run_cli
 from tests.integration.mcp.client import mcp_session
-from tests.integration.runs.counting import NAME, acted, cli_command, cli_env, counting_skill
+from tests.integration.runs.counting import NAME, acted, cli_env, counting_skill
 from tests.server import Gate, LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -35,7 +35,8 @@ async def reached(gate: Gate) -> None:
 
 def start_replay(home: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        cli_command("replay", NAME, "--input", "qty=1", "--timeout", "30000", "--json"),
+        # fresh: the test signals this process and its group (a fork is in the server's group)
+        cli_command("replay", NAME, "--input", "qty=1", "--timeout", "30000", "--json", fresh=True),
         env=cli_env(home),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
