@@ -14,7 +14,7 @@ PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile
 # The fast tests: no browser, nothing that takes more than a few seconds. `make test` runs the rest.
 FAST := not slow and not browser
 
-.PHONY: setup demo check lint test suite bytecode install-check bench realworld realworld-subset clean
+.PHONY: setup system demo check lint test suite bytecode install-check bench realworld realworld-subset clean
 
 # The runtime dependencies only (what `make demo` needs); the test tools come on top for the rest.
 $(RUNTIME): pyproject.toml
@@ -44,14 +44,21 @@ lint: $(STAMP)
 check: lint bytecode
 	$(PYTEST) -m "$(FAST)"
 
-# Four independent jobs side by side: the static checks (~30 CPU-s, mostly mypy) fill the gaps the
+# First the system packages beside the venv's install (apt-get and pip, each mostly waiting on its
+# registry), then four independent jobs side by side: the static checks (~30 CPU-s, mostly mypy) fill the gaps the
 # tests leave while they wait on pages and deadlines; the install check and the real-app venvs
 # mostly wait on the package registry (a realworld test that needs a venv still being built waits
 # for it: bench/realworld/envs.py locks each build). Any job failing fails `make test`.
-test: setup bytecode
+test:
+	$(MAKE) --no-print-directory -j2 -Oline system $(STAMP)
+	$(MAKE) --no-print-directory -j4 -Oline lint install-check realworld-subset suite
+
+# The system packages (apt-get, where it can): Chromium, Xvfb for the headed tests, redis-server for
+# the fleet's. `make test` runs this beside pip's install: on a fresh machine both take tens of seconds.
+system:
+	bash scripts/ensure-chromium.sh --system
 	bash scripts/ensure-xvfb.sh
 	bash scripts/ensure-redis.sh
-	$(MAKE) --no-print-directory -j4 -Oline lint install-check realworld-subset suite
 
 # Every test, the fast ones included, in one pytest run (one collection; the fast tests fill the
 # workers' gaps between browser tests).

@@ -5,7 +5,15 @@
 #      chromium-headless-shell beside it where apt-get can add it (headless launches use it: the
 #      same engine without the browser's UI, a CPU-second cheaper a launch; optional),
 #   3. Playwright's own browser download, where the network allows it.
+# With --system, only the first two (what apt-get does; `make test` runs it beside pip, before the
+# venv that the download needs exists); without a Chromium it then says nothing and leaves the rest
+# to the call without it.
 set -euo pipefail
+SYSTEM_ONLY=0
+if [[ "${1:-}" == "--system" ]]; then
+    SYSTEM_ONLY=1
+    shift
+fi
 VENV_PY="${1:-.venv/bin/python}"
 
 if [[ -n "${SKILLREEL_CHROMIUM:-}" ]]; then
@@ -53,6 +61,9 @@ if can_apt; then
     fi
 fi
 
+if [[ "$SYSTEM_ONLY" == "1" ]]; then
+    exit 0
+fi
 echo "chromium: trying Playwright's own browser download"
 if "$VENV_PY" -m playwright install chromium; then
     exit 0
