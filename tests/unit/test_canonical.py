@@ -75,7 +75,7 @@ def test_the_corners_agree(value: Any) -> None:
 
 
 def test_a_store_like_document_takes_the_fast_path() -> None:
-    document = {"kind": "x", "steps": [{"id": "a1", "n": 3, "ok": True, "v": None}], "é": "ü"}
+    document: dict[str, Any] = {"kind": "x", "steps": [{"id": "a1", "n": 3, "ok": True, "v": None}], "é": "ü"}
     assert _plain(document)
     assert canonical_json(document) == bytes(rfc8785.dumps(document))
     assert not _plain({"\U0001f600": 1})
