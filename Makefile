@@ -5,11 +5,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 RUNTIME := $(VENV)/.runtime
 STAMP := $(VENV)/.installed
-# The tests run on one pytest-xdist worker more than there are cores: a worker waiting on a page or
+# The tests run on two pytest-xdist workers more than there are cores: a worker waiting on a page or
 # a step's deadline leaves its core to the others (on 2 cores, 3 workers: 543 s against 661 s with 2,
-# the same CPU). --dist loadfile keeps a module's tests on one worker, so a module-scoped fixture is
-# built once. `make test JOBS=0` runs them in one process.
-JOBS ?= $(shell $(PYTHON) -c "import os; print(len(getattr(os, 'sched_getaffinity', lambda _: range(os.cpu_count() or 1))(0)) + 1)")
+# the same CPU; 4 workers kept both cores busy where 3 left ~15% idle: docs/dev/CONTRACTS.md).
+# --dist loadfile keeps a module's tests on one worker, so a module-scoped fixture is built once.
+# `make test JOBS=0` runs them in one process.
+JOBS ?= $(shell $(PYTHON) -c "import os; print(len(getattr(os, 'sched_getaffinity', lambda _: range(os.cpu_count() or 1))(0)) + 2)")
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile
 # The fast tests: no browser, nothing that takes more than a few seconds. `make test` runs the rest.
 FAST := not slow and not browser
