@@ -11,10 +11,25 @@ CHECKOUT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-mkdir "$WORK/src"
-tar -C "$CHECKOUT" --exclude=./.venv --exclude=./.git --exclude='*/__pycache__' --exclude=./build \
-    --exclude='*.egg-info' \
-    --exclude=./.mypy_cache --exclude=./.ruff_cache --exclude=./.pytest_cache -cf - . | tar -C "$WORK/src" -xf -
+# The copy leaves out what is not the project's (the venv, git, build output, the tools' caches). It
+# runs beside the suite and the static checks (make test), which create their caches in the checkout
+# meanwhile: tar failed when a folder changed while it read it; copytree does not mind.
+"$PYTHON" - "$CHECKOUT" "$WORK/src" <<'PY'
+import shutil
+import sys
+from pathlib import Path
+
+source, target = Path(sys.argv[1]), Path(sys.argv[2])
+TOP = {".venv", ".git", "build", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis"}
+
+
+def ignore(folder: str, names: list[str]) -> set[str]:
+    skip = {n for n in names if n == "__pycache__" or n.endswith(".egg-info")}
+    return skip | (TOP & set(names) if Path(folder) == source else set())
+
+
+shutil.copytree(source, target, symlinks=True, ignore=ignore)
+PY
 
 # The console script answers, and reads and writes a store of its own.
 check_tool() {
