@@ -46,12 +46,11 @@ check: lint bytecode
 	$(PYTEST) -m "$(FAST)"
 
 # First the system packages beside the venv's install and byte-compilation (apt-get and pip, each
-# mostly waiting on its registry; the install check copies the checkout, so nothing may write in
-# it while it does), then four independent jobs side by side: the static checks (~30 CPU-s, mostly mypy)
-# fill the gaps the tests leave while they wait on pages and deadlines; the install check and the
-# real-app venvs mostly wait on the package registry (a realworld test that needs a venv still
-# being built waits for it: bench/realworld/envs.py locks each build). Any job failing fails
-# `make test`.
+# mostly waiting on its registry), then four independent jobs side by side: the static checks
+# (~30 CPU-s, mostly mypy) fill the gaps the tests leave while they wait on pages and deadlines;
+# the install check and the real-app venvs mostly wait on the package registry (a realworld test
+# that needs a venv still being built waits for it: bench/realworld/envs.py locks each build).
+# Any job failing fails `make test`.
 test:
 	$(MAKE) --no-print-directory -j2 -Oline system bytecode
 	$(MAKE) --no-print-directory -j4 -Oline lint install-check realworld-subset suite

@@ -203,7 +203,8 @@ async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
     gate = server.hold("/act", after=3)  # three orders go through; the fourth is held
     path = rows_file(tmp_path, [str(i) for i in range(1, 13)])
     proc = subprocess.Popen(
-        # fresh: the test signals this process and its group (a fork is in the server's group)
+        # fresh: the test sends Ctrl-C to this very process, and kills it if it fails (a fork
+        # would outlive the kill of a stand-in)
         cli_command(
             "replay", NAME, "--batch", str(path), "--workers", "2", "--timeout", "30000", "--json", fresh=True
         ),
