@@ -29,6 +29,7 @@ from .output import emit, emit_failure, json_option
 
 if TYPE_CHECKING:
     from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
+    from ..sandbox.driver_start import EarlyDriver
     from ..services.replaying import ReplayOutcome, ReplayRequest
 
 
@@ -206,7 +207,14 @@ def command(
             "SR_RECORD_USAGE",
             "--workers, --stop-on-failure, --resume, --broker and --sign go with --batch FILE",
         )
-    outcome = asyncio.run(replay_one(replay_request, as_json=as_json))
+    from ..sandbox.driver_start import EarlyDriver
+
+    early = EarlyDriver.spawn()  # the driver boots while Playwright's API and the verb are imported
+    try:
+        outcome = asyncio.run(replay_one(replay_request, as_json=as_json, early=early))
+    finally:
+        if early is not None:
+            early.discard()  # only when the run ended before adopting it
     if outcome.error is None:
         doc = outcome.to_json()
         emit(doc, as_json=as_json, human=lambda out: show_success(out, doc), warnings=outcome.warnings)
@@ -217,14 +225,17 @@ def command(
     sys.exit(outcome.exit_status)  # what was printed above is the whole output
 
 
-async def replay_one(replay_request: Callable[[], ReplayRequest], *, as_json: bool) -> ReplayOutcome:
+async def replay_one(
+    replay_request: Callable[[], ReplayRequest], *, as_json: bool, early: EarlyDriver | None = None
+) -> ReplayOutcome:
     """One replay, its Playwright driver booting while the rest of the verb is imported and the
     store and pre-flight do their work (``sandbox.driver_start.DriverStart``, a light import: no
-    browser starts before the pre-flight passed); a refused replay stops the driver unused. The
-    session's Chromium and the driver are closed after the run's final write, while it is made."""
+    browser starts before the pre-flight passed; ``early``: the driver's process, spawned before
+    this); a refused replay stops the driver unused. The session's Chromium and the driver are
+    closed after the run's final write, while it is made."""
     from ..sandbox.driver_start import DriverStart
 
-    driver = await DriverStart.begin()
+    driver = await DriverStart.begin(early)
     try:
         from ..sandbox.browser import browser_session
         from ..services.replaying import ReplayCancelled, replay_skill

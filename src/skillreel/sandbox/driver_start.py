@@ -1,9 +1,11 @@
 """The Playwright driver (a Node.js process; no browser) started ahead, and how every Playwright
 object is closed (``quietly``).
 
-Kept apart from ``sandbox.browser`` and light to import (Playwright, ``errors`` and the vault's
-environment sealing only; no pydantic, no model): ``skillreel replay`` spawns the driver first and
-imports the rest of the verb, opens the store and runs the pre-flight while the driver boots.
+Kept apart from ``sandbox.browser`` and light to import (``errors``, the vault's environment sealing
+and ``platformdirs``; Playwright's Python API is imported when first used, no pydantic, no model):
+``skillreel replay`` spawns the driver's process first (:meth:`EarlyDriver.spawn`, before even
+Playwright's Python API is imported, ~0.3 s of a whole process) and imports the rest of the verb,
+opens the store and runs the pre-flight while the driver boots.
 
 The driver keeps its compiled JavaScript between runs (:func:`node_compile_cache`): Node.js compiles
 Playwright's ~100 modules at every start otherwise (a driver's start: ~650 -> ~490 ms and ~790 ->
@@ -16,16 +18,18 @@ import asyncio
 import logging
 import os
 import stat
+import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import platformdirs
-from playwright.async_api import Browser, Playwright, async_playwright
-from playwright.async_api import Error as PlaywrightError
 
 from skillreel.errors import ReplayUIError
 from skillreel.vault import seal_environment
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, Playwright
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +43,8 @@ NODE_CACHE_FOLDER: Final = "node-compile-cache"
 
 async def quietly(close: Callable[[], Awaitable[Any]]) -> None:
     """Run a close step, bounded in time; a failure to close a dead browser is not news."""
+    from playwright.async_api import Error as PlaywrightError
+
     try:
         await asyncio.wait_for(close(), CLOSE_TIMEOUT_S)
     except (PlaywrightError, OSError, TimeoutError) as exc:
@@ -72,8 +78,10 @@ class DriverStart:
         self._closing: asyncio.Task[None] | None = None
 
     @classmethod
-    async def begin(cls) -> DriverStart:
-        task = asyncio.ensure_future(start_playwright())
+    async def begin(cls, early: EarlyDriver | None = None) -> DriverStart:
+        """``early``: the driver's process, spawned before this (:meth:`EarlyDriver.spawn`); this
+        start takes it over (and stops it when it goes unused)."""
+        task = asyncio.ensure_future(early.adopt() if early is not None else start_playwright())
         await asyncio.sleep(0)
         await asyncio.sleep(0)
         return cls(task)
@@ -134,12 +142,169 @@ class DriverStart:
 
 
 async def start_playwright() -> Playwright:
+    from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import async_playwright
+
     seal_environment()  # the driver and Chromium inherit no SKILLREEL_SECRET_* variable
     node_compile_cache()
     try:
         return await async_playwright().start()
     except PlaywrightError as exc:
         raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
+
+
+class EarlyDriver:
+    """The Playwright driver's Node.js process, spawned before Playwright's Python API is imported
+    (importing it takes ~0.3 s; the driver boots in ~0.5 s meanwhile), then adopted by Playwright's
+    client in place of the process it would spawn (:meth:`adopt`).
+
+        early = EarlyDriver.spawn()            # None when it cannot: the usual start then
+        driver = await DriverStart.begin(early)
+
+    The process is the one Playwright spawns (its own command line and environment, from its own
+    functions), after the same preparation as :func:`start_playwright`: the vault's variables are
+    sealed first, the compile cache is set. Adopting it uses two internals of Playwright's client
+    (``out_of_process.PlaywrightClient`` builds its pipe transport from the module's
+    ``PipeTransport``): when they are not there (another Playwright), the process is stopped and
+    the usual start runs, so a different Playwright costs the head start, never the run. Like the
+    usual driver, the process ends when its standard input closes (also when this process dies).
+    """
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self._process: subprocess.Popen[bytes] | None = process
+
+    @classmethod
+    def spawn(cls) -> EarlyDriver | None:
+        seal_environment()  # the driver and Chromium inherit no SKILLREEL_SECRET_* variable
+        node_compile_cache()
+        try:
+            from playwright._impl._driver import compute_driver_executable, get_driver_env
+
+            executable, entry = compute_driver_executable()
+            process = subprocess.Popen(
+                [executable, entry, "run-driver"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=get_driver_env(),
+            )
+        except Exception as exc:  # any failure here: the usual start reports it
+            log.debug("no early driver: %s", type(exc).__name__)
+            return None
+        return cls(process)
+
+    async def adopt(self) -> Playwright:
+        """Playwright's client on this process (taken once); the usual start when it cannot be."""
+        process, self._process = self._process, None
+        if process is None:
+            raise ReplayUIError(SETUP, "the Playwright driver spawned ahead was already taken")
+        try:
+            client, owned = _client_on(process)
+        except (ImportError, AttributeError) as exc:  # another Playwright: no adoption
+            log.debug("the early driver cannot be adopted: %s", type(exc).__name__)
+            _kill(process, owned=[])
+            return await start_playwright()
+        try:
+            return await client
+        except BaseException:  # cancelled (a refused replay) or failed: no browser was started
+            _kill(process, owned=owned)
+            raise
+
+    def discard(self) -> None:
+        """Stop the process if nobody adopted it (it has started no browser)."""
+        process, self._process = self._process, None
+        if process is not None:
+            _kill(process, owned=[])
+
+
+def _client_on(
+    process: subprocess.Popen[bytes],
+) -> tuple[Awaitable[Playwright], list[asyncio.BaseTransport]]:
+    """Playwright's client (as ``async_playwright().start()`` builds it) on ``process``'s pipes, and
+    the transports that own the pipes once attached (:meth:`_Pipes.attach`)."""
+    from playwright._impl import out_of_process
+    from playwright._impl.transport import PipeTransport
+    from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import Playwright as AsyncPlaywright
+    from playwright.async_api._context_manager import PlaywrightContextManager
+
+    if getattr(out_of_process, "PipeTransport", None) is not PipeTransport:
+        raise AttributeError("PipeTransport")
+    owned: list[asyncio.BaseTransport] = []
+
+    class AdoptedTransport(PipeTransport):
+        """The standard pipe transport, on a process already running."""
+
+        async def connect(self) -> None:
+            self._stopped_future = asyncio.Future()
+            try:
+                pipes = await _Pipes.attach(process, owned)
+            except Exception as exc:
+                self.on_error_future.set_exception(exc)
+                raise
+            self._proc = pipes  # type: ignore[assignment]
+            self._output = pipes.stdin  # type: ignore[assignment]
+
+    manager = PlaywrightContextManager()
+    setattr(out_of_process, "PipeTransport", AdoptedTransport)  # read once, just below  # noqa: B010
+    try:
+        client = out_of_process.PlaywrightClient()
+    finally:
+        setattr(out_of_process, "PipeTransport", PipeTransport)  # noqa: B010
+    manager._client = client
+
+    async def started() -> Playwright:
+        try:
+            impl = await client._playwright
+        except PlaywrightError as exc:
+            raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
+        playwright = AsyncPlaywright(impl)
+        playwright.stop = manager.__aexit__  # type: ignore[method-assign]
+        return playwright
+
+    return started(), owned
+
+
+class _Pipes:
+    """What the pipe transport uses of an asyncio process: ``stdout`` to read, ``stdin`` to write and
+    close, ``communicate()`` to wait for the end."""
+
+    def __init__(
+        self, process: subprocess.Popen[bytes], reader: asyncio.StreamReader, writer: asyncio.WriteTransport
+    ) -> None:
+        self._process = process
+        self.stdout = reader
+        self.stdin = writer
+
+    @classmethod
+    async def attach(cls, process: subprocess.Popen[bytes], owned: list[asyncio.BaseTransport]) -> _Pipes:
+        """Our ends of the process's pipes on the running loop; each transport is added to ``owned``
+        once it owns its pipe (asyncio closes the pipe of one it could not finish)."""
+        loop = asyncio.get_running_loop()
+        if process.stdout is None or process.stdin is None:
+            raise OSError("the driver's pipes are gone")
+        reader = asyncio.StreamReader(limit=32_768, loop=loop)
+        read, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader, loop=loop), process.stdout
+        )
+        owned.append(read)
+        writer, _ = await loop.connect_write_pipe(asyncio.Protocol, process.stdin)
+        owned.append(writer)
+        return cls(process, reader, writer)
+
+    async def communicate(self) -> None:
+        await asyncio.to_thread(self._process.wait)
+
+
+def _kill(process: subprocess.Popen[bytes], *, owned: list[asyncio.BaseTransport]) -> None:
+    """End a driver that has started no browser, and close our ends of its pipes: through the
+    transports that own them, else the files themselves."""
+    process.kill()
+    process.wait()
+    for transport in owned:
+        transport.close()
+    for stream in (process.stdout, process.stdin)[len(owned) :]:
+        if stream is not None:
+            stream.close()
 
 
 def node_compile_cache(base: Path | None = None) -> Path | None:

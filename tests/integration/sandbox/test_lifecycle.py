@@ -14,7 +14,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from skillreel.errors import InputError, ReplayUIError, TargetError
 from skillreel.sandbox.browser import BrowserSession, browser_session, find_chromium
-from skillreel.sandbox.driver_start import DriverStart
+from skillreel.sandbox.driver_start import DriverStart, EarlyDriver
 from tests.factory import html_environment, url_environment
 from tests.integration.sandbox.netpeers import HeadRecorder
 from tests.server import LocalServer
@@ -103,6 +103,93 @@ async def test_a_driver_started_ahead_and_never_taken_is_stopped() -> None:
     await unused.close()
     with pytest.raises(ReplayUIError):
         await unused.take()
+
+
+def _early_pid(early: EarlyDriver) -> int:
+    process = early._process
+    assert process is not None
+    return process.pid
+
+
+async def test_a_driver_spawned_early_is_adopted_and_leaves_nothing(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`skillreel replay` spawns the driver's process before Playwright's API is imported; the
+    session runs on that very process (no second driver), which inherits no vault variable, and
+    closing the driver ends it and Chromium."""
+    monkeypatch.setenv("SKILLREEL_SECRET_EARLY_PASSWORD", "EarlyCanary71")
+    server.set_page("/app", "<p>app</p>")
+    early = EarlyDriver.spawn()
+    assert early is not None
+    pid = _early_pid(early)
+    assert b"EarlyCanary71" not in Path(f"/proc/{pid}/environ").read_bytes()
+    assert "SKILLREEL_SECRET_EARLY_PASSWORD" not in os.environ
+    driver = await DriverStart.begin(early)
+    try:
+        async with browser_session(url_environment(server.url("/app")), driver=driver) as session:
+            await session.goto_start()
+            assert await session.page.text_content("p") == "app"
+            pids = chromium_tree(session)
+            table = _proc_table()
+            # Chromium is a child of the early process: the session did not start another driver
+            assert any(table[p][0] == pid for p in pids if p in table)
+    finally:
+        await driver.close()
+    early.discard()  # adopted: nothing left to stop
+    assert await wait_until_gone(pids | {pid}) == set()
+
+
+async def test_a_driver_spawned_early_and_never_taken_is_stopped() -> None:
+    """A refused replay: the early driver's adoption is cancelled and its process ended."""
+    early = EarlyDriver.spawn()
+    assert early is not None
+    pid = _early_pid(early)
+    unused = await DriverStart.begin(early)
+    await unused.close()
+    assert await wait_until_gone({pid}) == set()
+    with pytest.raises(ReplayUIError):
+        await unused.take()
+
+
+def test_a_driver_spawned_early_and_discarded_is_stopped() -> None:
+    """The run ended before any start took the process (the CLI discards it after its loop)."""
+    early = EarlyDriver.spawn()
+    assert early is not None
+    process = early._process
+    assert process is not None
+    early.discard()
+    assert process.returncode is not None
+    assert process.stdin is not None and process.stdin.closed
+    early.discard()  # twice is harmless
+
+
+async def test_a_driver_spawned_early_falls_back_to_the_usual_start_on_another_playwright(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When Playwright's client is not built the way the adoption expects, the early process is
+    ended and the usual start runs: the head start is lost, never the run."""
+    from playwright._impl import transport
+
+    early = EarlyDriver.spawn()
+    assert early is not None
+    process = early._process
+    assert process is not None
+    # the client's module no longer takes its transport from where the adoption replaces it
+    monkeypatch.setattr(transport, "PipeTransport", type("Other", (transport.PipeTransport,), {}))
+    driver = await DriverStart.begin(early)
+    server.set_page("/app", "<p>app</p>")
+    try:
+        async with browser_session(url_environment(server.url("/app")), driver=driver) as session:
+            await session.goto_start()
+            assert await session.page.text_content("p") == "app"
+            assert process.returncode is not None  # the early process was ended, unused
+    finally:
+        await driver.close()
+
+
+def test_a_driver_that_cannot_be_spawned_early_means_the_usual_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLAYWRIGHT_NODEJS_PATH", "/nonexistent/node")
+    assert EarlyDriver.spawn() is None
 
 
 async def crash_browser_mid_session(server: LocalServer, pids: set[int]) -> None:
