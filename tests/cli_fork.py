@@ -94,7 +94,12 @@ def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -
         module = request.get("module", "skillreel")
         sys.argv = [module, *request["args"]]
         try:
-            runpy.run_module(module, run_name="__main__", alter_sys=True)
+            if module == "skillreel":  # its __main__ ends the process itself (cli.main.leave)
+                from skillreel.cli.main import main
+
+                main()
+            else:
+                runpy.run_module(module, run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as ended:
             if ended.code is None:

@@ -1,3 +1,3 @@
-from skillreel.cli.main import main
+from skillreel.cli.main import run
 
-main()
+run()
