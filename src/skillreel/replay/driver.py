@@ -1,12 +1,17 @@
 """``PlaywrightDriver``: the engine's :class:`~skillreel.replay.engine.Driver` over a real Chromium.
 
-Measurement runs in an **isolated world** of the page's main frame, created over CDP
-(``Page.createIsolatedWorld``) and addressed by its ``uniqueContextId`` (an execution context id
-alone may be reused after a cross-process navigation; the unique id may not). The locate scripts
-(``element.js``, ``fingerprint.js``, ``resolve.js``) are installed there once per document; every
-call passes its data as a call argument. The page shares the DOM with that world but none of its
-JavaScript objects, so patched prototypes or a fake ``SkillreelResolve`` in the page cannot
-influence a decision.
+Measurement runs in an **isolated world** of the page's main frame, addressed by its
+``uniqueContextId`` (an execution context id alone may be reused after a cross-process navigation;
+the unique id may not). The locate scripts (``element.js``, ``fingerprint.js``, ``resolve.js``,
+``collect.js``) and ``settle.js`` are in it once per document: registered over CDP to run as every
+new document of the main frame starts (``Page.addScriptToEvaluateOnNewDocument`` with the world's
+name; the first call in a new document then needs no round trip to set it up, and the DOM-quiet
+window counts from the document's own changes), else, for a document that script did not reach
+(the first one, loading while the registration is made), in a world created with
+``Page.createIsolatedWorld`` and installed on first use (a call that finds them missing installs
+them and is made again). Every call passes its data as a call argument. The page shares the DOM
+with that world but none of its JavaScript objects, so patched prototypes or a fake
+``SkillreelResolve`` in the page cannot influence a decision.
 
 The element the rule chose is marked by ``resolve.js`` with a per-session random attribute name
 and a per-step random value; the action then goes through Playwright's strict locator for exactly
@@ -74,8 +79,9 @@ from .settling import (
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-CALL: Final = "SkillreelSettle.call"  # a function expression evaluated in our isolated world
-CALL_AFTER: Final = "SkillreelSettle.after"  # the same, once the DOM has been quiet for a moment
+# What ``call.js`` returns in a world our scripts are not (yet) in (a new document the registered
+# script did not reach: installed then, and the call made again).
+MISSING: Final = "skillreel:not-installed"
 # The in-page API a call goes to (settle.js routes it): resolve.js, or collect.js (schema v2 sets,
 # items, reads): "collect." prefixes the method.
 RESOLVE: Final = ""
@@ -109,6 +115,19 @@ def world_script() -> str:
     """What the isolated world holds: ``fingerprint.js``, ``resolve.js``, then ``settle.js``."""
     settle = resources.files(__package__).joinpath("settle.js").read_text("utf-8")
     return resolve_world_script() + "\n;\n" + settle + "\n;\ntrue;\n"
+
+
+@cache
+def call_script() -> str:
+    """``call.js``: the function every call runs in our world (to settle.js's call or after)."""
+    return resources.files(__package__).joinpath("call.js").read_text("utf-8")
+
+
+@cache
+def document_script() -> str:
+    """The same, registered to run as each new document of the page starts: in the main frame only
+    (every top-level declaration of the scripts is a ``var``: the block does not scope them)."""
+    return "if (window.top === window) {\n" + world_script() + "\n}\n"
 
 
 @dataclass(frozen=True)
@@ -203,6 +222,15 @@ class PlaywrightDriver:
             tree = await cdp.send("Page.getFrameTree")
             self._frame_id = tree["frameTree"]["frame"]["id"]
             await asyncio.gather(
+                # our world and scripts in every later document of the main frame as it starts: its
+                # mutation observer sees the document's changes from the start, and the first call
+                # there needs no world created and no script installed (round trips, a compile);
+                # Chromium runs such a script only for a session that enabled the Page domain
+                cdp.send(
+                    "Page.addScriptToEvaluateOnNewDocument",
+                    {"source": document_script(), "worldName": self._world},
+                ),
+                cdp.send("Page.enable"),
                 cdp.send("Runtime.enable"),
                 # the page's script requests, announced on this session before its answers to our
                 # calls (settling.py). Chromium's defaults: with no response buffer and no post data
@@ -231,6 +259,10 @@ class PlaywrightDriver:
         self._activity.document_replaced()
 
     async def _context(self, cdp: CDPSession) -> str:
+        """Our world in the current document: the newest one announced (a document our registered
+        script reached), else one created now."""
+        if self._unique is None and self._contexts:
+            self._unique = self._contexts[max(self._contexts)]
         if self._unique is None:
             world = await cdp.send(
                 "Page.createIsolatedWorld",
@@ -240,6 +272,11 @@ class PlaywrightDriver:
             if unique is None:
                 raise _Transient
             self._unique = unique
+            await self._install(cdp)
+        return self._unique
+
+    async def _install(self, cdp: CDPSession) -> None:
+        """Install our scripts in the current world (created by us, or a call found them missing)."""
         if self._installed != self._unique:
             result = await cdp.send(
                 "Runtime.evaluate",
@@ -254,7 +291,6 @@ class PlaywrightDriver:
                     "SR_REPLAY_UI_ACTION_FAILED", "the resolution script could not be installed"
                 )
             self._installed = self._unique
-        return self._unique
 
     async def _call(self, method: str, arg: Any, *, api: str = RESOLVE) -> Any:
         """Call ``SkillreelResolve[method](arg)`` (or, with ``api=COLLECT``, ``SkillreelCollect``'s)
@@ -282,6 +318,16 @@ class PlaywrightDriver:
             if "exceptionDetails" in result:
                 raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the in-page resolution script failed")
             value = result.get("result", {}).get("value")
+            if value == MISSING:  # a document our registered script did not reach: install, call again
+                self._installed = None
+                try:
+                    await self._install(cdp)
+                except PlaywrightError as exc:
+                    if self._crashed():
+                        raise self._translate(exc, "measuring the page") from exc
+                    self._unique = None
+                continue
+            self._installed = unique
             if quiet is None:
                 return value
             self._quiet_deadline = None
@@ -292,13 +338,15 @@ class PlaywrightDriver:
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page kept navigating while it was measured")
 
     def _call_params(self, unique: str, method: str, arg: Any) -> dict[str, Any]:
-        params: dict[str, Any] = {"uniqueContextId": unique, "returnByValue": True}
+        params: dict[str, Any] = {
+            "uniqueContextId": unique,
+            "returnByValue": True,
+            "functionDeclaration": call_script(),
+        }
         if self._quiet_deadline is None:
-            params["functionDeclaration"] = CALL
-            params["arguments"] = [{"value": method}, {"value": arg}]
+            params["arguments"] = [{"value": None}, {"value": method}, {"value": arg}]
             return params
         cap = min(QUIET_CAP_MS, max(0, int((self._quiet_deadline - time.monotonic()) * 1000)))
-        params["functionDeclaration"] = CALL_AFTER
         params["arguments"] = [
             {"value": self._quiet(cap)},
             {"value": method},

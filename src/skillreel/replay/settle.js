@@ -1,9 +1,11 @@
 // skillreel replay/settle.js — event-driven settling in the replay's isolated world.
 //
 // Evaluated right after fingerprint.js, resolve.js and collect.js in the same isolated world
-// (driver.py), once per document. A MutationObserver there notes when the page last changed its DOM; the page shares
-// the DOM with this world but none of its JavaScript objects, so it cannot silence or fake it.
-// Every call from Python goes through this file:
+// (driver.py), once per document: as the document starts (a script registered for every new
+// document of the main frame), or on first use in a document that script did not reach. A
+// MutationObserver there notes when the page last changed its DOM; the page shares the DOM with
+// this world but none of its JavaScript objects, so it cannot silence or fake it.
+// Every call from Python goes through this file (call.js hands it over):
 //
 //   SkillreelSettle.call(method, arg) -> SkillreelResolve.call(method, arg), or, for a method
 //       "collect.NAME", SkillreelCollect.call(NAME, arg) (schema v2 sets, loop items, reads);
@@ -17,8 +19,10 @@
 //       and what they queue run first; at most frameMs, for a page that renders no frames); then
 //       wait until the DOM has not changed for windowMs (at most capMs), then SkillreelSettle.call
 //
-// Install time counts as a change (nothing is known of the document before it), so the first
-// call in a new document waits one window. Data arrives as call arguments, never as script text.
+// Install time counts as a change (nothing is known of the document before it): installed as the
+// document starts, the window counts from the document's own last change (its parsing, its
+// scripts); installed on first use, the first call waits one whole window. Data arrives as call
+// arguments, never as script text.
 var SkillreelSettle = (() => {
   "use strict";
   const R = SkillreelResolve;
