@@ -384,17 +384,16 @@ class PlaywrightDriver:
         self._quiet_deadline = None
 
     async def start(self, *, timeout_ms: int) -> None:
-        """Load the start page; the CDP session is set up meanwhile (off the first step's path)."""
+        """Load the start page, once the CDP session is set up: the start page then begins with our
+        world in it too (a few round trips first, against a world created, the scripts installed and
+        a whole DOM-quiet window after it loaded)."""
         self._action_begins()
-        prepare = asyncio.ensure_future(self._session_cdp())
         try:
-            await self._session.goto_start(timeout_ms=timeout_ms)
-        finally:
-            try:
-                await prepare
-            except PlaywrightError as exc:  # set up again on first use; a crash shows up there
-                log.debug("CDP session setup: %s", type(exc).__name__)
-                self._cdp = None
+            await self._session_cdp()
+        except PlaywrightError as exc:  # set up again on first use; a crash shows up there
+            log.debug("CDP session setup: %s", type(exc).__name__)
+            self._cdp = None
+        await self._session.goto_start(timeout_ms=timeout_ms)
 
     async def goto(self, url: str, *, timeout_ms: int) -> None:
         self._action_begins()
