@@ -12,6 +12,7 @@ gate = srv.hold("/act", after=3)   # the first 3 requests pass; the 4th and late
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -42,6 +43,18 @@ class Gate:
         self.opened.set()
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """Threaded, and quiet when a client closes its connection mid-response (a page that navigated
+    away or closed: not news); any other error in a handler is printed as usual."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipeError, ConnectionResetError
+            return
+        super().handle_error(request, client_address)
+
+
 class LocalServer:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
@@ -50,7 +63,7 @@ class LocalServer:
         self.cookies: list[str] = []
         self.bodies: list[bytes] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: _QuietServer | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -141,8 +154,7 @@ class LocalServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
 
