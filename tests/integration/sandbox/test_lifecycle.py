@@ -159,7 +159,8 @@ def test_a_driver_spawned_early_and_discarded_is_stopped() -> None:
     assert process is not None
     early.discard()
     assert process.returncode is not None
-    assert process.stdin is not None and process.stdin.closed
+    assert process.stdin is not None
+    assert process.stdin.closed
     early.discard()  # twice is harmless
 
 
