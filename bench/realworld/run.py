@@ -206,6 +206,25 @@ def _commit() -> str:
 
 
 SHORT = {RIGHT: "right", FAILED_CLOSED: "failed closed", WRONG: "**WRONG**"}
+# The sections markdown() writes; any other section of an earlier file was written by hand.
+GENERATED = ("## Totals", "## Per app and version", "## Every run", "## Apps and tasks")
+
+
+def kept_sections(previous: str) -> str:
+    """The sections of an earlier REALWORLD.md that this script does not write (a history of runs
+    kept by hand), verbatim: a new run carries them over instead of dropping them."""
+    kept: list[str] = []
+    keep = False
+    for line in previous.splitlines():
+        if line.startswith("## "):
+            keep = line.strip() not in GENERATED
+        if keep:
+            kept.append(line)
+    return "\n".join(kept).strip()
+
+
+def _previous(target: Path) -> str:
+    return kept_sections(target.read_text()) if target.exists() else ""
 
 
 def markdown(
@@ -215,6 +234,7 @@ def markdown(
     seconds: float,
     commit: str,
     provenance: str = "",
+    kept: str = "",
 ) -> str:
     tools = [t for t in TOOLS if any(r.tool == t for r in results)]
     lines = [
@@ -233,6 +253,7 @@ def markdown(
         f"Python {platform.python_version()}, {seconds / 60:.1f} min: `{command}`",
         "",
         *([provenance, ""] if provenance else []),
+        *([kept, ""] if kept else []),
         "## Totals",
         "",
         "| tool | runs | right | failed closed | wrong |",
@@ -310,6 +331,7 @@ def _table_from(files: Sequence[Path], target: Path, note: str) -> int:
             seconds,
             _commit(),
             provenance,
+            _previous(target),
         )
     )
     print(f"[realworld] wrote {target}", file=sys.stderr)
@@ -381,7 +403,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     filtered = bool(args.app or args.task or args.version or args.tool)
     target = args.markdown or (None if filtered else REPO / "bench" / "REALWORLD.md")
     if target is not None:
-        target.write_text(markdown(results, apps, command, time.monotonic() - started, commit))
+        kept = _previous(target)  # a history kept by hand stays (add this run's row to it)
+        target.write_text(markdown(results, apps, command, time.monotonic() - started, commit, kept=kept))
         log(f"[realworld] wrote {target}")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")

@@ -13,6 +13,7 @@ import pytest
 from bench.realworld import codegen_tool, skillreel_tool
 from bench.realworld.corpus import APPS
 from bench.realworld.dbcheck import FAILED_CLOSED, RIGHT, WRONG, classify, diff, snapshot, verify_password
+from bench.realworld.run import Result, kept_sections, markdown
 from bench.realworld.spec import App, Change, Check, Choose, Click, Fill, Press, Task
 
 pytestmark = pytest.mark.realworld
@@ -225,3 +226,26 @@ def test_the_skillreel_reply_is_read_in_both_json_shapes() -> None:
     )
     assert ok.error is None
     assert ok.data == {"name": "x"}
+
+
+def test_a_new_table_keeps_the_sections_written_by_hand() -> None:
+    """``python -m bench.realworld`` rewrites bench/REALWORLD.md; a history kept there by hand (a
+    section it does not write) is carried over, before its own sections, and its own are not."""
+    previous = (
+        "# Real-app corpus\n\nRun long ago.\n\n## Before and after (issue 10)\n\n"
+        "| commit | skillreel |\n| --- | --- |\n| d137fbf | 5 / 19 / 0 |\n\nA paragraph.\n\n"
+        "## Totals\n\n| tool | runs |\n| old | 1 |\n\n## Every run\n\nold rows\n"
+    )
+    kept = kept_sections(previous)
+    assert kept.startswith("## Before and after (issue 10)")
+    assert "| d137fbf | 5 / 19 / 0 |" in kept
+    assert kept.endswith("A paragraph.")
+    assert "old rows" not in kept
+    assert "| old | 1 |" not in kept
+    app = APPS[0]
+    result = Result(app.name, app.tasks[0].name, app.versions[0].label, "skillreel", RIGHT, "exact", 1.0)
+    text = markdown([result], [app], "python -m bench.realworld", 60.0, "abc1234", kept=kept)
+    assert text.index("## Before and after (issue 10)") < text.index("## Totals")
+    assert text.count("## Totals") == 1
+    assert "old rows" not in text
+    assert kept_sections(text) == kept  # a later run keeps it again, once
