@@ -102,13 +102,9 @@ def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -
                 runpy.run_module(module, run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as ended:
-            if ended.code is None:
-                code = 0
-            elif isinstance(ended.code, int):
-                code = ended.code
-            else:
-                print(ended.code, file=sys.stderr)
-                code = 1
+            from skillreel.cli.main import exit_status
+
+            code = exit_status(ended.code)
         except BaseException:  # what the interpreter prints for an uncaught exception
             traceback.print_exc()
             code = 1

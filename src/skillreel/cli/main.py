@@ -134,13 +134,7 @@ def leave(code: object) -> NoReturn:
     as Python's). With a thread still running, the usual exit (it waits for the thread)."""
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         sys.exit(code)  # type: ignore[arg-type]
-    if code is None:
-        status = 0
-    elif isinstance(code, int):
-        status = code & 0xFF
-    else:  # what sys.exit("text") does
-        sys.stderr.write(f"{code}\n")
-        status = 1
+    status = exit_status(code)
     atexit._run_exitfuncs()
     try:
         sys.stdout.flush()
@@ -149,3 +143,14 @@ def leave(code: object) -> NoReturn:
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.flush()
     os._exit(status)
+
+
+def exit_status(code: object) -> int:
+    """The process's status for a ``SystemExit``'s code, as the interpreter makes it: None is 0, an
+    int its low byte, anything else is written to stderr and is 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    sys.stderr.write(f"{code}\n")
+    return 1

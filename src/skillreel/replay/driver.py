@@ -304,6 +304,11 @@ class PlaywrightDriver:
                 result = await cdp.send(
                     "Runtime.callFunctionOn", self._call_params(unique, api + method, arg)
                 )
+                if result.get("result", {}).get("value") == MISSING:
+                    # a document our registered script did not reach: install, call again
+                    self._installed = None
+                    await self._install(cdp)
+                    continue
             except _Transient:
                 await asyncio.sleep(RETRY_DELAY_S)
                 continue
@@ -318,15 +323,6 @@ class PlaywrightDriver:
             if "exceptionDetails" in result:
                 raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the in-page resolution script failed")
             value = result.get("result", {}).get("value")
-            if value == MISSING:  # a document our registered script did not reach: install, call again
-                self._installed = None
-                try:
-                    await self._install(cdp)
-                except PlaywrightError as exc:
-                    if self._crashed():
-                        raise self._translate(exc, "measuring the page") from exc
-                    self._unique = None
-                continue
             self._installed = unique
             if quiet is None:
                 return value

@@ -145,12 +145,18 @@ async def start_playwright() -> Playwright:
     from playwright.async_api import Error as PlaywrightError
     from playwright.async_api import async_playwright
 
-    seal_environment()  # the driver and Chromium inherit no SKILLREEL_SECRET_* variable
-    node_compile_cache()
+    _driver_environment()
     try:
         return await async_playwright().start()
     except PlaywrightError as exc:
         raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
+
+
+def _driver_environment() -> None:
+    """What the driver's process inherits, set before any is spawned: no SKILLREEL_SECRET_*
+    variable (nor does Chromium), and the compile cache."""
+    seal_environment()
+    node_compile_cache()
 
 
 class EarlyDriver:
@@ -162,10 +168,10 @@ class EarlyDriver:
         driver = await DriverStart.begin(early)
 
     The process is the one Playwright spawns (its own command line and environment, from its own
-    functions), after the same preparation as :func:`start_playwright`: the vault's variables are
-    sealed first, the compile cache is set. Adopting it uses two internals of Playwright's client
-    (``out_of_process.PlaywrightClient`` builds its pipe transport from the module's
-    ``PipeTransport``): when they are not there (another Playwright), the process is stopped and
+    functions), after the same preparation as :func:`start_playwright` (:func:`_driver_environment`:
+    the vault's variables sealed first, the compile cache set). Adopting it uses two internals of
+    Playwright's client (``out_of_process.PlaywrightClient`` builds its pipe transport from the
+    module's ``PipeTransport``): when they are not there (another Playwright), the process is stopped and
     the usual start runs, so a different Playwright costs the head start, never the run. Like the
     usual driver, the process ends when its standard input closes (also when this process dies).
     """
@@ -175,8 +181,7 @@ class EarlyDriver:
 
     @classmethod
     def spawn(cls) -> EarlyDriver | None:
-        seal_environment()  # the driver and Chromium inherit no SKILLREEL_SECRET_* variable
-        node_compile_cache()
+        _driver_environment()
         try:
             from playwright._impl._driver import compute_driver_executable, get_driver_env
 
