@@ -5,12 +5,11 @@ Measurement runs in an **isolated world** of the page's main frame, addressed by
 the unique id may not). The locate scripts (``element.js``, ``fingerprint.js``, ``resolve.js``,
 ``collect.js``) and ``settle.js`` are in it once per document: registered over CDP to run as every
 new document of the main frame starts (``Page.addScriptToEvaluateOnNewDocument`` with the world's
-name; the first call in a new document then needs no round trip to set it up, and the DOM-quiet
-window counts from the document's own changes), else, for a document that script did not reach
-(the first one, loading while the registration is made), in a world created with
-``Page.createIsolatedWorld`` and installed on first use (a call that finds them missing installs
-them and is made again). Every call passes its data as a call argument. The page shares the DOM
-with that world but none of its JavaScript objects, so patched prototypes or a fake
+name; the first call in a new document then needs no round trip to set it up), else, for a document
+that script did not reach (the first one, loading while the registration is made), in a world
+created with ``Page.createIsolatedWorld`` and installed on first use (a call that finds them
+missing installs them and is made again). Every call passes its data as a call argument. The page
+shares the DOM with that world but none of its JavaScript objects, so patched prototypes or a fake
 ``SkillreelResolve`` in the page cannot influence a decision.
 
 The element the rule chose is marked by ``resolve.js`` with a per-session random attribute name
@@ -222,9 +221,9 @@ class PlaywrightDriver:
             tree = await cdp.send("Page.getFrameTree")
             self._frame_id = tree["frameTree"]["frame"]["id"]
             await asyncio.gather(
-                # our world and scripts in every later document of the main frame as it starts: its
-                # mutation observer sees the document's changes from the start, and the first call
-                # there needs no world created and no script installed (round trips, a compile);
+                # our world and scripts in every later document of the main frame as it starts: the
+                # first call there needs no world created and no script installed (round trips, a
+                # compile);
                 # Chromium runs such a script only for a session that enabled the Page domain
                 cdp.send(
                     "Page.addScriptToEvaluateOnNewDocument",

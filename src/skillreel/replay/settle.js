@@ -19,15 +19,23 @@
 //       and what they queue run first; at most frameMs, for a page that renders no frames); then
 //       wait until the DOM has not changed for windowMs (at most capMs), then SkillreelSettle.call
 //
-// Install time counts as a change (nothing is known of the document before it): installed as the
-// document starts, the window counts from the document's own last change (its parsing, its
-// scripts); installed on first use, the first call waits one whole window. Data arrives as call
-// arguments, never as script text.
+// The first call in a document counts as a change, however early the scripts were installed
+// (as the document started, or on first use): nothing was measured there before, and the page's
+// own work right after it loaded gets one whole window. Data arrives as call arguments, never as
+// script text.
 var SkillreelSettle = (() => {
   "use strict";
   const R = SkillreelResolve;
   const now = () => performance.now();
   let last = now();
+  let first = true; // no call yet in this document
+
+  function firstCall() {
+    if (first) {
+      first = false;
+      last = Math.max(last, now());
+    }
+  }
 
   const observer = new MutationObserver(() => {
     last = now();
@@ -46,6 +54,7 @@ var SkillreelSettle = (() => {
   }
 
   function call(method, arg) {
+    firstCall();
     notePending();
     try {
       return method === "batch" ? arg.map((item) => route(item[0], item[1])) : route(method, arg);
@@ -71,6 +80,7 @@ var SkillreelSettle = (() => {
   }
 
   async function after(quiet, method, arg) {
+    firstCall();
     const start = now();
     await turn(0);
     if (quiet.frameMs > 0) await frame(Math.min(quiet.frameMs, quiet.capMs));
