@@ -653,6 +653,15 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "more distinctive target.",
     ),
     ErrorCode(
+        "SR_REPLAY_UI_TARGET_REPLACED",
+        1,
+        "The page kept replacing the step's target (re-rendering it) before the action reached it; "
+        "nothing was done there.",
+        "Check that the page settles after the step before it (a list that re-renders on a timer "
+        "needs --settle MS); if it re-renders that element all the time, record the step on a "
+        "steadier element.",
+    ),
+    ErrorCode(
         "SR_REPLAY_UI_ASSERTION_FAILED",
         1,
         "An assertion of the skill did not hold.",

@@ -530,3 +530,58 @@ async def test_a_replay_drains_once_when_it_ends_and_not_after_a_failure() -> No
             [*actions, ClickAction(id="a3", target=bundle(RESET, "#reset"))], {}
         )
     assert failing.drained == 0
+
+
+# ---- a target the page replaced before the action reached it -----------------------------------
+
+
+async def test_a_target_replaced_before_the_action_is_located_again_and_acted_on_once() -> None:
+    """The driver says the element left the page before any input reached it (TargetReplaced):
+    nothing was done, so the step locates its target again and acts on what it finds then."""
+    p = page()
+    for index in (0, 1, 2):
+        p.elements[index].replaced = 2
+    p.elements[2].on_click = lambda d: d.show(NEXT)
+    driver = driver_for(p, FakePage(NEXT, []))
+    actions: list[Action] = [
+        start(),
+        TypeAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="query")),
+        SelectAction(id="a3", target=bundle(COLOUR, "#colour"), value=ParameterRef(name="colour")),
+        ClickAction(id="a4", target=bundle(GO, "#go")),
+    ]
+
+    records = await engine(driver, Clock()).run(actions, {"query": "abc", "colour": "green"})
+
+    replaced = [("replaced", 0)] * 2 + [("fill", 0)] + [("replaced", 1)] * 2 + [("select", 1)]
+    assert driver.actions[1:] == [*replaced, ("replaced", 2), ("replaced", 2), ("click", 2)]
+    assert (p.elements[0].value, p.elements[1].value, p.elements[2].clicks) == ("abc", "green", 1)
+    assert [r.action_id for r in records] == ["a1", "a2", "a3", "a4"]
+    assert all(r.acted for r in records[1:])
+
+
+async def test_a_target_the_page_keeps_replacing_fails_the_step_with_nothing_done() -> None:
+    from skillreel.replay.engine import MAX_REPLACED
+
+    p = page()
+    p.elements[2].replaced = MAX_REPLACED + 1
+    driver = driver_for(p)
+    eng = engine(driver, Clock())
+
+    with pytest.raises(ReplayUIError) as info:
+        await eng.run([start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {})
+
+    assert (info.value.code, info.value.action_id) == ("SR_REPLAY_UI_TARGET_REPLACED", "a2")
+    assert driver.actions[1:] == [("replaced", 2)] * (MAX_REPLACED + 1)
+    assert p.elements[2].clicks == 0
+    assert eng.failed is not None
+    assert eng.failed.acted is False  # nothing reached the page: no side effect to report
+
+
+async def test_a_key_press_on_a_replaced_target_is_located_again() -> None:
+    p = page()
+    p.elements[0].replaced = 1
+    driver = driver_for(p)
+    await engine(driver, Clock()).run(
+        [start(), PressAction(id="a2", key="Enter", target=bundle(QUERY, "#q"))], {}
+    )
+    assert driver.actions[1:] == [("replaced", 0), ("press", 0)]

@@ -16,6 +16,8 @@
 //       -> {ok, reason, fingerprint, candidates, framed}   marks the element with attr=nonce for the
 //          action (framed: it lives in a same-origin frame's document)
 //   SkillreelResolve.release({attr}) -> {held}       removes the mark (held: still on our element)
+//   SkillreelResolve.held() -> {el, attr, nonce} | null   the element marked for the next action
+//       and its mark, connected or not (replay/settle.js watches it until the action reaches it)
 //   SkillreelResolve.pageState({salt, text, verify, attr}) -> {elements, structure, text, verified}
 //       content-free summary; verify checks the marked field's value first, attr removes the mark
 //   SkillreelResolve.check({check, expected}) -> boolean   on the picked element
@@ -411,10 +413,20 @@ var SkillreelResolve = (() => {
     return {token: arg.token, hits, observed: measured, pool, scored: all.length, speculative};
   }
 
+  // The mark of the element the next action is for (state.picked): its attribute and value.
+  let markedAs = null;
+
   function mark(el, arg) {
     el.setAttribute(arg.attr, arg.nonce);
     state.picked = el;
     state.marked.add(el);
+    markedAs = {attr: arg.attr, nonce: arg.nonce};
+  }
+
+  function held() {
+    const el = state.picked;
+    if (el === null || markedAs === null || el.getAttribute(markedAs.attr) !== markedAs.nonce) return null;
+    return {el, attr: markedAs.attr, nonce: markedAs.nonce};
   }
 
   // Removes our mark from every element that carries it (marked elements inside shadow roots and
@@ -424,6 +436,7 @@ var SkillreelResolve = (() => {
     for (const el of document.querySelectorAll("[" + arg.attr + "]")) el.removeAttribute(arg.attr);
     for (const el of state.marked) el.removeAttribute(arg.attr);
     state.marked.clear();
+    markedAs = null;
   }
 
   function pick(arg) {
@@ -528,5 +541,5 @@ var SkillreelResolve = (() => {
     return API[method](arg);
   }
 
-  return Object.freeze({...API, call, compare, context, isVisible, mark, picked});
+  return Object.freeze({...API, call, compare, context, held, isVisible, mark, picked});
 })();

@@ -63,6 +63,7 @@ from .driving import (
     ListRead,
     Picked,
     Scope,
+    TargetReplaced,
     Upcoming,
 )
 from .evidence import PageSummary
@@ -85,6 +86,9 @@ MISSING: Final = "skillreel:not-installed"
 # items, reads): "collect." prefixes the method.
 RESOLVE: Final = ""
 COLLECT: Final = "collect."
+# The binding our world calls with a mark's nonce when the marked element left the page before any
+# input reached it (settle.js; exposed to our world only: Runtime.addBinding with its name).
+REPLACED_BINDING: Final = "skillreelReplaced"
 END_QUIET_S: Final = 1.0  # a lazy list that has not grown this long after a scroll is at its end
 RETRIES: Final = 5
 RETRY_DELAY_S: Final = 0.05
@@ -186,6 +190,9 @@ class PlaywrightDriver:
         self._activity = PageActivity(self._page)
         self._action_mark = 0  # activity position when the last action began
         self._quiet_deadline: float | None = None  # set: the next measurement waits for a quiet DOM
+        # the nonces of marked elements the page replaced before an action reached them (settle.js)
+        self._replaced: set[str] = set()
+        self._replacing: tuple[str, asyncio.Future[None]] | None = None  # the action that waits
 
     # ---- errors ----------------------------------------------------------------------------------
 
@@ -217,6 +224,7 @@ class PlaywrightDriver:
             cdp.on("Runtime.executionContextCreated", self._on_created)
             cdp.on("Runtime.executionContextDestroyed", self._on_destroyed)
             cdp.on("Runtime.executionContextsCleared", self._on_cleared)
+            cdp.on("Runtime.bindingCalled", self._on_replaced)
             self._activity.watch(cdp)
             tree = await cdp.send("Page.getFrameTree")
             self._frame_id = tree["frameTree"]["frame"]["id"]
@@ -231,6 +239,10 @@ class PlaywrightDriver:
                 ),
                 cdp.send("Page.enable"),
                 cdp.send("Runtime.enable"),
+                # how our world tells that an action's target was replaced before the action reached it
+                cdp.send(
+                    "Runtime.addBinding", {"name": REPLACED_BINDING, "executionContextName": self._world}
+                ),
                 # the page's script requests, announced on this session before its answers to our
                 # calls (settling.py). Chromium's defaults: with no response buffer and no post data
                 # (maxTotalBufferSize/maxResourceBufferSize 0, maxPostDataSize 1) replays of
@@ -251,6 +263,18 @@ class PlaywrightDriver:
         gone = self._contexts.pop(event.get("executionContextId", -1), None)
         if self._unique is not None and self._unique in (unique, gone):
             self._unique = None
+
+    def _on_replaced(self, event: dict[str, Any]) -> None:
+        """Our world says the element marked ``payload`` left the page before any input reached it."""
+        if event.get("name") != REPLACED_BINDING or event.get("executionContextId") not in self._contexts:
+            return
+        nonce = event.get("payload")
+        if not isinstance(nonce, str):
+            return
+        self._replaced.add(nonce)
+        waiting = self._replacing
+        if waiting is not None and waiting[0] == nonce and not waiting[1].done():
+            waiting[1].set_result(None)
 
     def _on_cleared(self, _event: dict[str, Any]) -> None:
         self._contexts.clear()
@@ -527,15 +551,62 @@ class PlaywrightDriver:
 
     # ---- Driver: actions -------------------------------------------------------------------------
 
+    async def _act(
+        self,
+        picked: Picked,
+        doing: str,
+        work: Callable[[], Awaitable[None]],
+        timeout_ms: int,
+        *,
+        race: bool = True,
+    ) -> None:
+        """Playwright's action on the marked element, raced against that element leaving the page
+        before any input reached it (``settle.js`` says so; its mark is gone then, so the action
+        could only wait for it until the timeout): then the action is cancelled (Playwright aborts
+        it) and :class:`TargetReplaced` raised, with the next measurement waiting for a quiet DOM.
+
+        Only actions that cannot reach another element once theirs is gone are raced: a click
+        (Playwright's hit-target check holds back pointer events that would land on something
+        else), typing (focus, select all, insert: made again, it leaves the same value) and a
+        selection (one evaluation on the element). A key press (``race=False``) focuses its element
+        and then sends the key to whatever holds the focus, which a page that replaced the element
+        may have moved to the new one: it is given up only when the element was replaced before it
+        began."""
+        self._action_begins()
+        if picked.token in self._replaced:
+            self._replaced_before(timeout_ms)
+        if not race:
+            await self._guard(doing, work)
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._replacing = (picked.token, waiter)
+        action = asyncio.ensure_future(self._guard(doing, work))
+        try:
+            await asyncio.wait((action, waiter), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self._replacing = None
+            waiter.cancel()
+            if not action.done():
+                action.cancel()
+                await asyncio.wait((action,))
+        if not action.cancelled():
+            return action.result()  # done, or failed: whatever the element's fate, it ran
+        self._replaced_before(timeout_ms)
+
+    def _replaced_before(self, timeout_ms: int) -> None:
+        self._marked = False
+        self._prefetched = None
+        self._speculative = None
+        self._quiet_deadline = time.monotonic() + timeout_ms / 1000
+        raise TargetReplaced
+
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
         target = await self._locator(picked)
-        self._action_begins()
-        await self._guard("the click", lambda: target.click(timeout=timeout_ms))
+        await self._act(picked, "the click", lambda: target.click(timeout=timeout_ms), timeout_ms)
 
     async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None:
         target = await self._locator(picked)
-        self._action_begins()
-        await self._guard("typing", lambda: target.fill(value, timeout=timeout_ms))
+        await self._act(picked, "typing", lambda: target.fill(value, timeout=timeout_ms), timeout_ms)
 
     async def select(
         self,
@@ -554,10 +625,16 @@ class PlaywrightDriver:
         if allowed is not None and value not in allowed:
             return None
         if not await self._call("hasOption", {"value": value}):
+            if picked.token in self._replaced:  # not the field's options: the field is gone
+                self._action_begins()
+                self._replaced_before(timeout_ms)
             return None
         target = await self._locator(picked)
-        self._action_begins()
-        await self._guard("the selection", lambda: target.select_option(value=value, timeout=timeout_ms))
+
+        async def choose() -> None:
+            await target.select_option(value=value, timeout=timeout_ms)
+
+        await self._act(picked, "the selection", choose, timeout_ms)
         return value
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
@@ -566,8 +643,9 @@ class PlaywrightDriver:
             await self._guard("the key press", lambda: self._page.keyboard.press(key))
         else:
             target = await self._locator(picked)
-            self._action_begins()
-            await self._guard("the key press", lambda: target.press(key, timeout=timeout_ms))
+            await self._act(
+                picked, "the key press", lambda: target.press(key, timeout=timeout_ms), timeout_ms, race=False
+            )
 
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool:
         return bool(await self._call("check", {"check": check, "expected": expected}))

@@ -109,7 +109,9 @@ class DialogSeen:
 
 
 class Driver(Protocol):
-    """What the engine needs from a browser. Errors are ``SkillreelError``s, already translated."""
+    """What the engine needs from a browser. Errors are ``SkillreelError``s, already translated.
+    ``click``, ``fill``, ``select`` and ``press`` on a picked element raise :class:`TargetReplaced`
+    when the page replaced that element before any input reached it (nothing was done)."""
 
     async def start(self, *, timeout_ms: int) -> None: ...
     async def goto(self, url: str, *, timeout_ms: int) -> None: ...
@@ -352,3 +354,8 @@ class SkipRest(Exception):
 
 class Absent(Exception):
     """An optional step's target is not on the page: the step is skipped."""
+
+
+class TargetReplaced(Exception):
+    """The element chosen for an action left the page before any input reached it (the page
+    re-rendered it): nothing was done there; the step locates its target again."""

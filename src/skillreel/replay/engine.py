@@ -11,6 +11,9 @@ else about the page or the inputs reaches the error. The schema v2 kinds (extrac
 dialog, loop, branch), data flow and outputs are in :mod:`skillreel.replay.flow`.
 
 * An ``optional`` step whose target is not on the page is skipped (evidence ``skipped``).
+* A click, type, select or key press whose element the page replaced before any input reached it
+  (a re-render; the driver raises :class:`TargetReplaced`, nothing done) locates its target again
+  and acts on what it finds then, at most ``MAX_REPLACED`` times (``SR_REPLAY_UI_TARGET_REPLACED``).
 * An assertion or wait with ``onFail: "skip"`` that does not hold skips the rest of its block (the
   iteration of a loop, the list of a branch; at the top level, the rest of the run).
 * A step followed by a ``dialog`` step runs with that dialog's answer armed; dialogs no step
@@ -30,6 +33,7 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final, TypeVar
 
 from ..errors import ReplayError, ReplayUIError, SkillreelError
 from ..model.actions import (
@@ -79,6 +83,7 @@ from .driving import (
     StepProgress,
     StepRecord,
     StepState,
+    TargetReplaced,
     Upcoming,
 )
 from .flow import FlowSteps, url_matches
@@ -105,6 +110,11 @@ __all__ = [
     "StepRecord",
     "url_matches",
 ]
+
+# How many times one step locates its target again after the page replaced it before the action
+# reached it (a re-render: nothing was done), within the step's deadline.
+MAX_REPLACED: Final = 5
+_T = TypeVar("_T")
 
 _ACTS_ON_TARGET = (
     ClickAction,
@@ -359,16 +369,20 @@ class ReplayEngine(FlowSteps):
         if isinstance(a, NavigateAction):
             await self._navigate(step, a)
         elif isinstance(a, ClickAction):
-            picked = await self._locate(step, a.target)
-            step.acted = True
-            await self.driver.click(picked, timeout_ms=self._remaining_ms(step))
+            await self._act_on(
+                step, a.target, lambda p: self.driver.click(p, timeout_ms=self._remaining_ms(step))
+            )
             await self._after(step)
         elif isinstance(a, TypeAction | SelectAction):
             await self._set_value(step, a)
         elif isinstance(a, PressAction):
-            target = await self._locate(step, a.target) if a.target is not None else None
-            step.acted = True
-            await self.driver.press(target, a.key, timeout_ms=self._remaining_ms(step))
+            if a.target is None:
+                step.acted = True
+                await self.driver.press(None, a.key, timeout_ms=self._remaining_ms(step))
+            else:
+                await self._act_on(
+                    step, a.target, lambda p: self.driver.press(p, a.key, timeout_ms=self._remaining_ms(step))
+                )
             await self._after(step)
         elif isinstance(a, ObserveAction):
             await self._observe(step, a)
@@ -388,6 +402,30 @@ class ReplayEngine(FlowSteps):
             await self._loop(step, a)
         elif isinstance(a, BranchAction):
             await self._branch(step, a)
+
+    async def _act_on(
+        self, step: StepState, bundle: LocatorBundle, act: Callable[[Picked], Awaitable[_T]]
+    ) -> _T:
+        """Locate ``bundle`` and act on the element chosen. When the page replaced that element
+        before any input reached it (:class:`TargetReplaced`: nothing was done; a re-render), the
+        target is located again and the action made on the element found then: at most
+        :data:`MAX_REPLACED` times, within the step's deadline."""
+        replaced = 0
+        while True:
+            picked = await self._locate(step, bundle)
+            acted, step.acted = step.acted, True
+            try:
+                return await act(picked)
+            except TargetReplaced:
+                step.acted = acted
+                replaced += 1
+                if replaced > MAX_REPLACED or self.clock() >= step.deadline:
+                    raise ReplayUIError(
+                        "SR_REPLAY_UI_TARGET_REPLACED",
+                        f"step {step.action.id} ({step.action.kind}): the page replaced the target "
+                        f"{replaced} times before the action reached it; nothing was done there",
+                        action_id=step.action.id,
+                    ) from None
 
     async def _after(self, step: StepState, *, verify: str | None = None) -> ev.PageSummary:
         """Settle, then summarise the page (the driver removes the step's mark in that call, and
@@ -417,15 +455,16 @@ class ReplayEngine(FlowSteps):
         if value is None:  # an optional input nobody gave (or an absent field): the field is left as it is
             step.facts["skipped"] = ev.marker_digest("skipped", a.id)
             return
-        picked = await self._locate(step, a.target)
-        timeout = self._remaining_ms(step)
-        step.acted = True
         if isinstance(a, TypeAction):
             fact = "valueCheck"
-            await self.driver.fill(picked, value, timeout_ms=timeout)
+            typed = value
+            await self._act_on(
+                step, a.target, lambda p: self.driver.fill(p, typed, timeout_ms=self._remaining_ms(step))
+            )
         else:
             fact = "selectedCheck"
-            value = await self._select(step, a, picked, value)
+            wanted = value
+            value = await self._act_on(step, a.target, lambda p: self._select(step, a, p, wanted))
         # verified once the page has settled: the field must still hold exactly the input
         if (await self._after(step, verify=value)).verified is not True:
             raise ReplayUIError(

@@ -13,7 +13,8 @@ fake are the decisions ``resolve.js`` would lead to. Everything the driver does 
 
 Hooks: ``FakeElement.on_click(driver)`` (navigate, refuse a request with ``driver.deny(origin)``,
 open a dialog with ``driver.open_dialog("confirm")``, change the page...), ``FakeElement.on_scroll``
-(grow a lazy list; True while it grew), ``FakeDriver.fail_next`` (raise an error from the next
+(grow a lazy list; True while it grew), ``FakeElement.replaced`` (the page replaces the element
+that many times before an action reaches it), ``FakeDriver.fail_next`` (raise an error from the next
 action), and ``FakeDriver.pages`` to swap what a URL shows.
 
 Schema v2: ``FakeElement.parent`` (the index of its parent element) nests elements, so items of a
@@ -48,6 +49,7 @@ from .driving import (
     Picked,
     Scope,
     SetOutcome,
+    TargetReplaced,
     Upcoming,
 )
 from .evidence import PageSummary
@@ -69,6 +71,9 @@ class FakeElement:
     attributes: dict[str, str] = field(default_factory=dict)
     labels: tuple[str, ...] = ()  # the visible labels of ``options``, in the same order
     on_scroll: Callable[[FakeDriver], bool] | None = None
+    # how many more times the page replaces this element before an action reaches it (the action
+    # raises TargetReplaced, nothing done, as the real driver's does; logged as "replaced")
+    replaced: int = 0
 
 
 @dataclass
@@ -116,6 +121,15 @@ class FakeDriver:
     def _element(self, picked: Picked) -> tuple[int, FakeElement]:
         index = int(picked.token)
         return index, self.page.elements[index]
+
+    def _target(self, picked: Picked) -> tuple[int, FakeElement]:
+        """The element an action is for; raises TargetReplaced while the page still replaces it."""
+        index, e = self._element(picked)
+        if e.replaced > 0:
+            e.replaced -= 1
+            self.actions.append(("replaced", index))
+            raise TargetReplaced
+        return index, e
 
     def open_dialog(self, kind: str) -> None:
         """What the page does when it calls alert/confirm/prompt: the armed answer, or dismissed."""
@@ -285,14 +299,14 @@ class FakeDriver:
         self._picked = None
 
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
-        index, e = self._element(picked)
+        index, e = self._target(picked)
         self._act("click", index)
         e.clicks += 1
         if e.on_click is not None:
             e.on_click(self)
 
     async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None:
-        index, e = self._element(picked)
+        index, e = self._target(picked)
         self._act("fill", index)
         e.value = e.transform(value) if e.transform else value
 
@@ -305,7 +319,7 @@ class FakeDriver:
         by_label: bool = False,
         allowed: Sequence[str] | None = None,
     ) -> str | None:
-        index, e = self._element(picked)
+        index, e = self._target(picked)
         if by_label:
             matches = [
                 o
@@ -322,7 +336,7 @@ class FakeDriver:
         return value
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
-        self._act("press", self._element(picked)[0] if picked is not None else None)
+        self._act("press", self._target(picked)[0] if picked is not None else None)
 
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool:
         e = self._element(picked)[1]

@@ -19,6 +19,16 @@
 //       and what they queue run first; at most frameMs, for a page that renders no frames); then
 //       wait until the DOM has not changed for windowMs (at most capMs), then SkillreelSettle.call
 //
+// The element marked for the next action (SkillreelResolve.held) is watched from the call that
+// marked it until the next call: if it leaves the document (the page re-rendered it) before any
+// input event reached the page, its mark is taken off (Playwright's action, which waits for the
+// mark, can then never reach that node) and the driver is told through this world's binding
+// skillreelReplaced(nonce) (Runtime.addBinding with this world's name: the page cannot call or see
+// it). Nothing had been done there, so the driver cancels the action and the step locates its target
+// again. Once any input event of an action (a pointer press, a key, an input, a change) has been
+// dispatched anywhere in the page, nothing is reported: the action may have begun, and it goes on
+// (or times out) as Playwright sees it. Elements in a child frame are not watched.
+//
 // The first call in a document counts as a change, however early the scripts were installed
 // (as the document started, or on first use): nothing was measured there before, and the page's
 // own work right after it loaded gets one whole window. Data arrives as call arguments, never as
@@ -46,6 +56,47 @@ var SkillreelSettle = (() => {
     if (observer.takeRecords().length) last = now();
   }
 
+  // ---- the action's target replaced before the action reached it --------------------------------
+  const BINDING = "skillreelReplaced"; // driver.py REPLACED_BINDING
+  // Input that may mean an action has begun: a press, a key, a change of a field's value.
+  const ACTING = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick",
+                  "contextmenu", "keydown", "keypress", "keyup", "beforeinput", "input", "change",
+                  "paste", "drop", "submit", "reset"];
+  let watched = null; // {el, attr, nonce, reached}
+  const watcher = new MutationObserver(() => {
+    const w = watched;
+    if (w === null || w.el.isConnected) return;
+    unwatch();
+    if (w.reached) return;
+    if (w.el.getAttribute(w.attr) === w.nonce) w.el.removeAttribute(w.attr);
+    const tell = globalThis[BINDING];
+    if (typeof tell === "function") tell(w.nonce);
+  });
+  for (const type of ACTING) {
+    window.addEventListener(type, () => {
+      if (watched !== null) watched.reached = true;
+    }, {capture: true});
+  }
+
+  function unwatch() {
+    watched = null;
+    watcher.disconnect();
+  }
+
+  // After every call: watch the element marked for the next action, if it is a new one.
+  function watch() {
+    const held = R.held();
+    if (held !== null && watched !== null && held.el === watched.el && held.nonce === watched.nonce) return;
+    unwatch();
+    if (held === null || !held.el.isConnected || held.el.ownerDocument !== document) return;
+    watched = {el: held.el, attr: held.attr, nonce: held.nonce, reached: false};
+    const options = {childList: true, subtree: true};
+    watcher.observe(document, options);
+    for (let root = held.el.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) {
+      watcher.observe(root, options);
+    }
+  }
+
   const COLLECT = "collect.";
 
   function route(method, arg) {
@@ -60,6 +111,7 @@ var SkillreelSettle = (() => {
       return method === "batch" ? arg.map((item) => route(item[0], item[1])) : route(method, arg);
     } finally {
       observer.takeRecords(); // what our call changed (a mark set or removed) is not the page's
+      watch();
     }
   }
 

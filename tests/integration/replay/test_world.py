@@ -30,10 +30,13 @@ def serve(server: LocalServer) -> None:
     server.set_page("/second", SECOND)
 
 
-async def worlds(session: BrowserSession, name: str) -> dict[str, list[Any]]:
-    """``typeof SkillreelSettle`` in every execution context of the page, by kind: our world in the
-    main frame, our world in a child frame, the page's own (main) world. Read on a session of its
-    own, which is told about every existing context when it enables the Runtime domain."""
+async def worlds(
+    session: BrowserSession, name: str, expression: str = "typeof SkillreelSettle"
+) -> dict[str, list[Any]]:
+    """``expression`` (``typeof SkillreelSettle``) in every execution context of the page, by kind:
+    our world in the main frame, our world in a child frame, the page's own (main) world. Read on a
+    session of its own, which is told about every existing context when it enables the Runtime
+    domain."""
     cdp = await session.page.context.new_cdp_session(session.page)
     contexts: list[dict[str, Any]] = []
     cdp.on("Runtime.executionContextCreated", lambda event: contexts.append(event["context"]))
@@ -50,7 +53,7 @@ async def worlds(session: BrowserSession, name: str) -> dict[str, list[Any]]:
             continue
         result = await cdp.send(
             "Runtime.evaluate",
-            {"expression": "typeof SkillreelSettle", "contextId": context["id"], "returnByValue": True},
+            {"expression": expression, "contextId": context["id"], "returnByValue": True},
         )
         found[kind].append(result["result"]["value"])
     await cdp.detach()
@@ -86,6 +89,10 @@ async def test_a_new_document_starts_with_our_world_in_its_main_frame_only(
         assert found["ours"] == ["object"]  # there before any call of ours in this document
         assert found["ours in a child frame"] in ([], ["undefined"])  # the guard: main frame only
         assert found["the page's"] == ["undefined"]
+        # the binding our world tells a replaced target by: in our world only, never in the page's
+        binding = await worlds(session, driver._world, f"typeof {driver_module.REPLACED_BINDING}")
+        assert binding["ours"] == ["function"]
+        assert binding["the page's"] == ["undefined"]
         summary = await driver.page_state(salt="s", text=True)
         assert summary.elements > 0
         assert len(installs) == before  # the first call found the scripts: nothing installed

@@ -1,0 +1,223 @@
+"""A target the page replaces before the action reaches it (``replay/settle.js``, ``_act`` in
+``replay/driver.py``, ``_act_on`` in ``replay/engine.py``).
+
+The replay marks the element it chose and Playwright acts on exactly that mark. A page that
+re-renders the element in between (a list redrawn by a debounce, a row redrawn on hover) leaves the
+mark on a node that is gone: the action used to wait for it until the step's timeout
+(``SR_REPLAY_UI_TIMEOUT``; 13 of 16 runs of the debounce page below, before). Now our world sees
+the node leave the document before any input reached the page, takes the mark off and tells the
+driver; the action is cancelled and the step locates its target again on the page as it is then.
+Once input has reached the page the action is never made again: a button whose own click redraws
+it is clicked once. A page that never stops replacing the target fails the step with
+``SR_REPLAY_UI_TARGET_REPLACED``, nothing clicked. Each test asserts outcomes and what the server
+saw, never a time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillreel.model.actions import (
+    Action,
+    AssertAction,
+    ClickAction,
+    NavigateAction,
+    ParameterRef,
+    TypeAction,
+)
+from skillreel.model.lifecycle import approve
+from skillreel.model.locators import LocatorBundle
+from skillreel.services.recording import RecordRequest, record_skill
+from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
+from skillreel.store import AuditNote, Store, utc_now
+from tests.describe import describe_url
+from tests.factory import build_draft, store_approved, url_environment
+from tests.server import LocalServer
+from tests.warm import WarmSessions
+
+pytestmark = pytest.mark.browser
+
+# A list of one row with an Approve button. ``redraw(label)`` replaces the row with a new one (a new
+# button, the same look); each button posts to /api/approve/<label> and shows "Approved <label>".
+DESK = """<!doctype html><html><head><title>Desk</title></head><body><main>
+<label for="q">Search</label><input id="q">
+<ul id="results"></ul><p id="result"></p></main>
+<script>
+const results = document.getElementById("results");
+let drawn = 0;
+function redraw(label) {
+  drawn += 1;
+  const item = document.createElement("li");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "approve";
+  button.textContent = "Approve";
+  button.onclick = async () => {
+    await fetch("/api/approve/" + label, {method: "POST"});
+    document.getElementById("result").textContent = "Approved " + label;
+  };
+  WIRE
+  item.append("Invoice ", button);
+  results.replaceChildren(item);
+}
+redraw("first");
+SCRIPT
+</script></body></html>"""
+
+
+def desk(*, script: str = "", wire: str = "") -> str:
+    return DESK.replace("SCRIPT", script).replace("WIRE", wire)
+
+
+SELECTORS = {"q": "#q", "approve": "#results button", "result": "#result"}
+
+
+def approve_flow(b: dict[str, LocatorBundle], url: str, *, typed: bool = False) -> list[Action]:
+    steps: list[Action] = [NavigateAction(id="a1", url=url)]
+    if typed:
+        steps.append(TypeAction(id="a2", target=b["q"], value=ParameterRef(name="q")))
+    steps += [
+        ClickAction(id="a3", target=b["approve"]),
+        AssertAction(id="a4", check="text_contains", target=b["result"], expected="Approved"),
+    ]
+    return steps
+
+
+async def replay(
+    server: LocalServer, store: Store, sessions: WarmSessions, live: str, *, typed: bool = False
+) -> ReplayOutcome:
+    bundles = await describe_url(server, "/desk", desk(), SELECTORS)
+    server.set_page("/desk", live)
+    url = server.url("/desk")
+    store_approved(
+        store, build_draft("approve", url_environment(url), approve_flow(bundles, url, typed=typed))
+    )
+    inputs = {"q": "acme"} if typed else {}
+    return await replay_skill(store, ReplayRequest(name="approve", inputs=inputs), session_factory=sessions)
+
+
+def approvals(server: LocalServer) -> list[str]:
+    return [path for method, path in server.requests if method == "POST" and path.startswith("/api/approve/")]
+
+
+async def test_a_button_redrawn_when_the_pointer_reaches_it_is_found_again_and_clicked_once(
+    server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
+    """The row redraws itself the first time the pointer enters the button: Playwright's click
+    moves the pointer there first, so the marked button is always gone before its press."""
+    hover = 'button.addEventListener("mouseover", () => { if (drawn === 1) redraw("second"); });'
+    server.set_route("/api/approve/first", body=b"ok")
+    server.set_route("/api/approve/second", body=b"ok")
+
+    outcome = await replay(server, store, sessions, desk(wire=hover))
+
+    assert outcome.error is None, outcome.error
+    assert approvals(server) == ["/api/approve/second"]
+
+
+@pytest.mark.parametrize("delay_ms", [20, 35, 50])
+async def test_a_list_redrawn_by_a_debounce_after_typing_replays(
+    delay_ms: int, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
+    """Typing redraws the list a moment later, without a request (a debounced filter): whether the
+    redraw comes before the probe, between the probe and the click, or after the click, the step
+    clicks one button, once (before, the middle case waited for the gone mark until the timeout)."""
+    debounce = (
+        'let timer = null; document.getElementById("q").addEventListener("input", () => {'
+        f' clearTimeout(timer); timer = setTimeout(() => redraw("filtered"), {delay_ms}); }});'
+    )
+    server.set_route("/api/approve/first", body=b"ok")
+    server.set_route("/api/approve/filtered", body=b"ok")
+
+    outcome = await replay(server, store, sessions, desk(script=debounce), typed=True)
+
+    assert outcome.error is None, outcome.error
+    assert len(approvals(server)) == 1
+
+
+async def test_a_button_whose_own_click_redraws_it_is_clicked_once(
+    server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
+    """Input reached the page before the button left it (the click's own handler redraws the row
+    while Playwright's click is under way): the action is not made again, although an identical
+    button is there at once."""
+    server.set_route("/api/approve/first", body=b"ok")
+    server.set_route("/api/approve/again", body=b"ok")
+
+    redraw = 'button.addEventListener("click", () => redraw("again"));'  # within the click's dispatch
+
+    outcome = await replay(server, store, sessions, desk(wire=redraw))
+
+    assert outcome.error is None, outcome.error
+    assert approvals(server) == ["/api/approve/first"]
+
+
+async def test_a_button_redrawn_whenever_the_pointer_reaches_it_fails_the_step_and_is_never_clicked(
+    server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
+    hover = 'button.addEventListener("mouseover", () => redraw("again"));'
+    server.set_route("/api/approve/first", body=b"ok")
+    server.set_route("/api/approve/again", body=b"ok")
+
+    outcome = await replay(server, store, sessions, desk(wire=hover))
+
+    error = outcome.error
+    assert error is not None
+    assert error.code == "SR_REPLAY_UI_TARGET_REPLACED"
+    assert error.action_id == "a3"
+    assert approvals(server) == []
+
+
+SHADOW = """<!doctype html><html><head><title>Desk</title></head><body><main>
+<approve-row id="row"></approve-row><p id="result"></p></main>
+<script>
+customElements.define("approve-row", class extends HTMLElement {
+  connectedCallback() {
+    const root = this.attachShadow({mode: "open"});
+    let drawn = 0;
+    const redraw = (label) => {
+      drawn += 1;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = "Approve";
+      button.onclick = async () => {
+        await fetch("/api/approve/" + label, {method: "POST"});
+        document.getElementById("result").textContent = "Approved " + label;
+      };
+      WIRE
+      root.replaceChildren(button);
+    };
+    redraw("first");
+  }
+});
+</script></body></html>"""
+
+
+async def test_a_button_redrawn_inside_a_shadow_root_is_found_again(
+    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+) -> None:
+    """The redraw happens inside the component's shadow root, which an observer of the document
+    does not see: the shadow roots around the marked element are watched too. Recorded by the real
+    recorder (its selectors pierce the shadow root), on the page before it redrew on hover."""
+    server.set_page("/row", SHADOW.replace("WIRE", ""))
+    automation = tmp_path / "a.json"
+    automation.write_text(json.dumps({"steps": [{"do": "click", "selector": "approve-row button"}]}))
+    server.set_route("/api/approve/first", body=b"ok")
+    server.set_route("/api/approve/second", body=b"ok")
+    result = await record_skill(
+        store, RecordRequest(name="row", url=server.url("/row"), automation=automation)
+    )
+    assert [a.kind for a in result.entry.draft.actions] == ["navigate", "click"]
+    store.update(
+        "row", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
+    )
+    hover = 'button.addEventListener("mouseover", () => { if (drawn === 1) redraw("second"); });'
+    server.set_page("/row", SHADOW.replace("WIRE", hover))
+    server.requests.clear()
+
+    outcome = await replay_skill(store, ReplayRequest(name="row", inputs={}), session_factory=sessions)
+
+    assert outcome.error is None, outcome.error
+    assert approvals(server) == ["/api/approve/second"]
