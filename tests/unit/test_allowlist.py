@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from skillreel.sandbox.allowlist import (
@@ -9,6 +11,7 @@ from skillreel.sandbox.allowlist import (
     decide,
     decide_connect,
     decide_forward,
+    routed_pattern,
     split_authority,
 )
 from skillreel.sandbox.ledger import MAX_DISTINCT_ORIGINS, OVERFLOW_ORIGIN, UNKNOWN_ORIGIN, NetworkLedger
@@ -229,3 +232,71 @@ def test_ledger_memory_is_bounded() -> None:
     assert ledger.denied_count == MAX_DISTINCT_ORIGINS + 50
     assert len(ledger.denied_origins) == MAX_DISTINCT_ORIGINS + 1
     assert OVERFLOW_ORIGIN in ledger.denied_origins
+
+
+# ---- routed_pattern: the URLs routing must decide (the others skip the round trip to Python) ------
+
+# URLs around the allowlisted origins: other ports, hosts that begin the same, credentials, a port
+# written out, other schemes, case, IPv6, local schemes.
+URLS = (
+    "http://127.0.0.1:8000/",
+    "http://127.0.0.1:8000/a/b?q=1#frag",
+    "http://127.0.0.1:80001/",
+    "http://127.0.0.1:800/",
+    "http://127.0.0.1:8000@evil.example/",
+    "http://user:pw@127.0.0.1:8000/",
+    "http://127.0.0.1:8000.evil.example/",
+    "http://127.0.0.10:8000/",
+    "HTTP://127.0.0.1:8000/x",
+    "https://127.0.0.1:8000/",
+    "ws://127.0.0.1:8000/socket",
+    "https://app.example/path",
+    "https://app.example:443/",
+    "https://app.example.evil/",
+    "https://app.example@evil/",
+    "https://appxexample/",
+    "https://APP.example/",
+    "http://app.example/",
+    "http://[::1]:8000/",
+    "data:text/plain,hi",
+    "blob:http://127.0.0.1:8000/uuid",
+    "about:blank",
+    "file:///etc/passwd",
+    "ftp://127.0.0.1:8000/",
+    "javascript:alert(1)",
+    "not a url",
+)
+
+
+def test_a_url_routing_skips_is_one_decide_allows() -> None:
+    pattern = routed_pattern(ALLOWED)
+    assert pattern is not None
+    skipped = [url for url in URLS if not re.search(pattern, url)]
+    assert skipped == [
+        "http://127.0.0.1:8000/",
+        "http://127.0.0.1:8000/a/b?q=1#frag",
+        "https://app.example/path",
+    ]
+    assert all(decide(url, ALLOWED).allowed for url in skipped)
+
+
+def test_an_origin_not_written_as_origin_of_writes_it_is_not_skipped() -> None:
+    """decide never allows an origin written otherwise (case, a default port): none is named."""
+    assert routed_pattern(["HTTPS://App.example", "https://app.example:443", "http://[::1]:80"]) is None
+    assert routed_pattern([]) is None
+    pattern = routed_pattern(["https://app.example", "https://App.example"])
+    assert pattern is not None
+    assert not re.search(pattern, "https://app.example/x")
+    assert re.search(pattern, "https://App.example/x")
+
+
+def test_dots_in_an_origin_match_only_dots() -> None:
+    pattern = routed_pattern(["http://127.0.0.1:8000"])
+    assert pattern is not None
+    assert re.search(pattern, "http://127a0b0c1:8000/")
+    assert re.search(pattern, "http://[::1]:8000/")
+    assert not re.search(pattern, "http://127.0.0.1:8000/")
+    v6 = routed_pattern(["http://[::1]:8000"])
+    assert v6 is not None
+    assert not re.search(v6, "http://[::1]:8000/x")
+    assert re.search(v6, "http://:1:8000/x")

@@ -29,6 +29,7 @@ refusal in an error message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -98,6 +99,33 @@ def decide(url: str, allowed_origins: Iterable[str]) -> EgressDecision:
     if http_origin in allowed:
         return EgressDecision(True, origin, "allowlisted")
     return EgressDecision(False, origin, "not-allowlisted")
+
+
+# The characters an origin may hold for :func:`routed_pattern` to name it (what ``origin_of``
+# writes for a host name, an IPv4 or a bracketed IPv6 address, and a port).
+_PLAIN_ORIGIN: Final = re.compile(r"^https?://[a-z0-9.\-]+(:[0-9]+)?$|^https?://\[[0-9a-f:.]+\](:[0-9]+)?$")
+
+
+def routed_pattern(allowed_origins: Iterable[str]) -> str | None:
+    """The regular expression (its source, the same in Python and JavaScript) of the request URLs
+    the routing layer must decide: every URL except those that begin with exactly an allowlisted
+    origin and a slash (the form Chromium writes such a URL in). A URL left out is one
+    :func:`decide` allows, so it is continued without a round trip to Python; every other URL
+    (another origin, a local or refused scheme, credentials, a port written out) still meets
+    :func:`decide`. None (route everything) when no origin can be named so."""
+    prefixes = []
+    for origin in sorted(set(allowed_origins)):
+        if not _PLAIN_ORIGIN.match(origin):
+            continue
+        try:
+            if origin_of(origin + "/") != origin:  # not as origin_of writes it: decide never allows it
+                continue
+        except URLRuleError:
+            continue
+        prefixes.append(re.sub(r"([.\[\]])", r"\\\1", origin) + "/")
+    if not prefixes:
+        return None
+    return "^(?!(?:" + "|".join(prefixes) + "))"
 
 
 def split_authority(authority: str) -> tuple[str, int]:

@@ -58,7 +58,7 @@ from skillreel.model.environment import FIXTURE_ORIGIN, FIXTURE_URL, Environment
 from skillreel.model.limits import MAX_HTML_CHARS
 from skillreel.model.session import SessionState
 
-from .allowlist import SINKHOLE_SUFFIX, decide
+from .allowlist import SINKHOLE_SUFFIX, decide, routed_pattern
 from .driver_start import (
     SETUP,
     SETUP_FIX,
@@ -409,7 +409,11 @@ async def _install_routes(
         with contextlib.suppress(PlaywrightError):
             await ws.close(code=1008, reason="refused by skillreel")
 
-    await context.route("**/*", on_request)
+    # Requests that begin with exactly an allowlisted origin are continued by Playwright's driver
+    # without a round trip to this handler (routed_pattern: decide would allow each of them; the
+    # proxy still judges every request); every other request meets decide here.
+    routed = None if fixture is not None else routed_pattern(allowed)
+    await context.route(re.compile(routed) if routed is not None else "**/*", on_request)
     await context.route_web_socket(lambda _url: True, on_web_socket)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from skillreel.errors import ReplayUIError
@@ -115,3 +117,44 @@ async def test_no_address_bar_popup_page_is_preloaded(
     pages = [t for t in targets if t["type"] == "page"]
     assert len(pages) == 2  # the listing sees every page: the session's and the second context's
     assert [t["url"] for t in targets if t["url"].startswith("chrome://")] == []
+
+
+async def test_routing_decides_every_request_but_those_of_an_allowlisted_origin(
+    server: LocalServer, second_server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests to an allowlisted origin are continued by Playwright's driver without a round trip
+    to the routing handler (``allowlist.routed_pattern``); a request anywhere else still meets the
+    handler's decision and is refused there, in the ledger. Chromium's JavaScript reads the pattern
+    as Python does (Playwright's driver matches it in JavaScript)."""
+    from skillreel.sandbox import browser as browser_module
+    from skillreel.sandbox.allowlist import decide, routed_pattern
+    from tests.unit.test_allowlist import URLS
+
+    decided: list[str] = []
+
+    def recorded(url: str, allowed: object) -> object:
+        decided.append(url)
+        return decide(url, allowed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(browser_module, "decide", recorded)
+    away = second_server.url("/away.png")
+    server.set_page(
+        "/app",
+        "<!doctype html><h1 id=t>app</h1><img src='/local.png'>"
+        "<script>fetch('/api'); const i = new Image(); i.onerror = () => { window.refused = true; };"
+        f" i.src = '{away}';</script>",
+    )
+    async with browser_session(url_environment(server.url("/app"))) as session:
+        mark = session.ledger.mark()
+        await session.goto_start()
+        await session.page.wait_for_function("window.refused === true", timeout=WAIT_MS)
+        pattern = routed_pattern([server.origin])
+        assert pattern is not None
+        in_js = await session.page.evaluate(
+            "([source, urls]) => urls.map((u) => new RegExp(source).test(u))", [pattern, list(URLS)]
+        )
+        assert in_js == [re.search(pattern, url) is not None for url in URLS]
+        assert session.ledger.origins_since(mark) == (second_server.origin,)
+    assert decided == [away]
+    assert sorted(server.requests) == [("GET", "/api"), ("GET", "/app"), ("GET", "/local.png")]
+    assert second_server.requests == []
