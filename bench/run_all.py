@@ -8,7 +8,8 @@ never part of the test suite (no timed assertions in tests).
     .venv/bin/python bench/run_all.py            # all scripts
     .venv/bin/python bench/run_all.py store_scale cli_cold_start
 
-With scripts named, only their figures are replaced; the other rows of bench/RESULTS.md stay.
+With scripts named, only their figures are replaced; the other rows of bench/RESULTS.md stay. The
+notes after the table (written by hand) always stay.
 Each row says the machine's 1-minute load average when it was measured (2 cores: above 2, both
 sides of a ratio are slowed, and the ratio is what to compare).
 """
@@ -56,13 +57,47 @@ def kept_rows(rerun: list[Path]) -> list[str]:
     if not path.exists():
         return []
     names = {f"bench/{p.name}" for p in rerun}
-    lines = path.read_text(encoding="utf-8").splitlines()
-    rows = [line for line in lines if line.startswith("| ") and "`python bench/" in line]
+    rows = [line for line in table_lines(path.read_text(encoding="utf-8")) if "`python bench/" in line]
     kept = [line for line in rows if not any(f"`python {name}" in line for name in names)]
     return [line if line.count(" | ") >= 6 else line[:-1] + "|  |" for line in kept]
 
 
-def table(rows: list[dict[str, object]], failures: list[str], kept: Sequence[str] = ()) -> str:
+def _table_span(lines: list[str]) -> tuple[int, int]:
+    """Where the figures' table is: the first run of lines that begin with ``| `` (a table inside
+    the notes is theirs)."""
+    start = next((i for i, line in enumerate(lines) if line.startswith("| ")), len(lines))
+    end = start
+    while end < len(lines) and lines[end].startswith("| "):
+        end += 1
+    return start, end
+
+
+def table_lines(text: str) -> list[str]:
+    lines = text.splitlines()
+    start, end = _table_span(lines)
+    return lines[start:end]
+
+
+def kept_notes(text: str) -> list[str]:
+    """What bench/RESULTS.md says after its table (the notes, written by hand): every line after
+    the table, but the line a run writes itself (the scripts that failed)."""
+    lines = text.splitlines()
+    start, end = _table_span(lines)
+    if start == end:
+        return []
+    after = lines[end:]
+    notes = [line for line in after if not line.startswith("Scripts that failed: ")]
+    while notes and not notes[0].strip():
+        notes.pop(0)
+    return notes
+
+
+def table(
+    rows: list[dict[str, object]],
+    failures: list[str],
+    kept: Sequence[str] = (),
+    notes: Sequence[str] = (),
+) -> str:
     lines = [
         "# Benchmark results",
         "",
@@ -83,7 +118,9 @@ def table(rows: list[dict[str, object]], failures: list[str], kept: Sequence[str
         )
     if failures:
         lines += ["", "Scripts that failed: " + ", ".join(failures)]
-    return "\n".join(lines) + "\n"
+    if notes:
+        lines += ["", *notes]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def main() -> int:
@@ -99,7 +136,9 @@ def main() -> int:
         if status != 0:
             failures.append(script.name)
         sys.stdout.write(f"== {script.name}: exit {status}, {len(found)} figure(s), {seconds:.0f} s\n")
-    (BENCH / "RESULTS.md").write_text(table(rows, failures, kept), encoding="utf-8")
+    path = BENCH / "RESULTS.md"
+    notes = kept_notes(path.read_text(encoding="utf-8")) if path.exists() else []
+    path.write_text(table(rows, failures, kept, notes), encoding="utf-8")
     sys.stdout.write(f"wrote bench/RESULTS.md ({len(rows)} figures)\n")
     return 1 if failures else 0
 
