@@ -15,6 +15,7 @@ from skillreel.sandbox.allowlist import (
     split_authority,
 )
 from skillreel.sandbox.ledger import MAX_DISTINCT_ORIGINS, OVERFLOW_ORIGIN, UNKNOWN_ORIGIN, NetworkLedger
+from tests.lookalike_urls import URLS
 
 APP = "http://127.0.0.1:8000"
 SECURE = "https://app.example"
@@ -235,37 +236,6 @@ def test_ledger_memory_is_bounded() -> None:
 
 
 # ---- routed_pattern: the URLs routing must decide (the others skip the round trip to Python) ------
-
-# URLs around the allowlisted origins: other ports, hosts that begin the same, credentials, a port
-# written out, other schemes, case, IPv6, local schemes.
-URLS = (
-    "http://127.0.0.1:8000/",
-    "http://127.0.0.1:8000/a/b?q=1#frag",
-    "http://127.0.0.1:80001/",
-    "http://127.0.0.1:800/",
-    "http://127.0.0.1:8000@evil.example/",
-    "http://user:pw@127.0.0.1:8000/",
-    "http://127.0.0.1:8000.evil.example/",
-    "http://127.0.0.10:8000/",
-    "HTTP://127.0.0.1:8000/x",
-    "https://127.0.0.1:8000/",
-    "ws://127.0.0.1:8000/socket",
-    "https://app.example/path",
-    "https://app.example:443/",
-    "https://app.example.evil/",
-    "https://app.example@evil/",
-    "https://appxexample/",
-    "https://APP.example/",
-    "http://app.example/",
-    "http://[::1]:8000/",
-    "data:text/plain,hi",
-    "blob:http://127.0.0.1:8000/uuid",
-    "about:blank",
-    "file:///etc/passwd",
-    "ftp://127.0.0.1:8000/",
-    "javascript:alert(1)",
-    "not a url",
-)
 
 
 def test_a_url_routing_skips_is_one_decide_allows() -> None:

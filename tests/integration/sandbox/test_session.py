@@ -128,7 +128,7 @@ async def test_routing_decides_every_request_but_those_of_an_allowlisted_origin(
     as Python does (Playwright's driver matches it in JavaScript)."""
     from skillreel.sandbox import browser as browser_module
     from skillreel.sandbox.allowlist import decide, routed_pattern
-    from tests.unit.test_allowlist import URLS
+    from tests.lookalike_urls import ORIGINS, URLS
 
     decided: list[str] = []
 
@@ -148,7 +148,7 @@ async def test_routing_decides_every_request_but_those_of_an_allowlisted_origin(
         mark = session.ledger.mark()
         await session.goto_start()
         await session.page.wait_for_function("window.refused === true", timeout=WAIT_MS)
-        pattern = routed_pattern([server.origin])
+        pattern = routed_pattern(ORIGINS)
         assert pattern is not None
         in_js = await session.page.evaluate(
             "([source, urls]) => urls.map((u) => new RegExp(source).test(u))", [pattern, list(URLS)]
