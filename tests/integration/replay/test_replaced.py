@@ -7,8 +7,9 @@ mark on a node that is gone: the action used to wait for it until the step's tim
 (``SR_REPLAY_UI_TIMEOUT``; 13 of 16 runs of the debounce page below, before). Now our world sees
 the node leave the document before any input reached the page, takes the mark off and tells the
 driver; the action is cancelled and the step locates its target again on the page as it is then.
-Once input has reached the page the action is never made again: a button whose own click redraws
-it is clicked once. A page that never stops replacing the target fails the step with
+A field swapped in when the old one is focused gets the text once (ae5186a typed into the new
+field and then failed verifying the old one). Once input has reached the page the action is never
+made again: a button whose own click redraws it is clicked once. A page that never stops replacing the target fails the step with
 ``SR_REPLAY_UI_TARGET_REPLACED``, nothing clicked. Each test asserts outcomes and what the server
 saw, never a time."""
 
@@ -221,3 +222,54 @@ async def test_a_button_redrawn_inside_a_shadow_root_is_found_again(
 
     assert outcome.error is None, outcome.error
     assert approvals(server) == ["/api/approve/second"]
+
+
+FORM = """<!doctype html><html><head><title>Profile</title></head><body><main>
+<div id="box"><label for="name">Name</label><input id="name" name="name"></div>
+<button id="save" type="button">Save</button><p id="result"></p></main>
+<script>
+let swapped = false;
+document.getElementById("name").addEventListener("focus", () => {
+  if (swapped) return;
+  swapped = true;  // a component that swaps in its editing field when focused, and focuses it
+  const field = document.createElement("input");
+  field.id = "name";
+  field.name = "name";
+  document.getElementById("name").replaceWith(field);
+  field.focus();
+});
+document.getElementById("save").onclick = async () => {
+  const value = document.getElementById("name").value;
+  await fetch("/api/save?name=" + encodeURIComponent(value), {method: "POST"});
+  document.getElementById("result").textContent = "Saved " + value;
+};
+</script></body></html>"""
+
+
+async def test_a_field_swapped_in_when_focused_is_typed_into_once(
+    server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
+    """Typing focuses the field, and the page swaps in a new one: nothing typed had reached the page
+    when the old field left it, so the step types into the new field. Typing made again leaves the
+    same value: the saved name is exactly the input, not doubled."""
+    selectors = {"name": "#name", "save": "#save", "result": "#result"}
+    recorded = FORM.replace("if (swapped) return;", "return;")
+    bundles = await describe_url(server, "/profile", recorded, selectors)
+    server.set_page("/profile", FORM)
+    server.set_route("/api/save", body=b"ok")
+    url = server.url("/profile")
+    actions: list[Action] = [
+        NavigateAction(id="a1", url=url),
+        TypeAction(id="a2", target=bundles["name"], value=ParameterRef(name="name")),
+        ClickAction(id="a3", target=bundles["save"]),
+        AssertAction(id="a4", check="text_equals", target=bundles["result"], expected="Saved Ada Lovelace"),
+    ]
+    store_approved(store, build_draft("profile", url_environment(url), actions))
+
+    outcome = await replay_skill(
+        store, ReplayRequest(name="profile", inputs={"name": "Ada Lovelace"}), session_factory=sessions
+    )
+
+    assert outcome.error is None, outcome.error
+    saved = [path for method, path in server.requests if method == "POST"]
+    assert saved == ["/api/save?name=Ada%20Lovelace"]
