@@ -9,9 +9,9 @@ the node leave the document before any input reached the page, takes the mark of
 driver; the action is cancelled and the step locates its target again on the page as it is then.
 A field swapped in when the old one is focused gets the text once (ae5186a typed into the new
 field and then failed verifying the old one). Once input has reached the page the action is never
-made again: a button whose own click redraws it is clicked once. A page that never stops replacing the target fails the step with
-``SR_REPLAY_UI_TARGET_REPLACED``, nothing clicked. Each test asserts outcomes and what the server
-saw, never a time."""
+made again: a button whose own click redraws it is clicked once. A page that never stops replacing
+the target fails the step with ``SR_REPLAY_UI_TARGET_REPLACED``, nothing clicked. Each test asserts
+outcomes and what the server saw, never a time."""
 
 from __future__ import annotations
 
