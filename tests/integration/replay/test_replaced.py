@@ -40,25 +40,31 @@ from tests.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
+# The Approve button of row ``label``: it posts to /api/approve/<label> and shows "Approved <label>".
+BUTTON = """function approveButton(label) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = "Approve";
+  button.onclick = async () => {
+    await fetch("/api/approve/" + label, {method: "POST"});
+    document.getElementById("result").textContent = "Approved " + label;
+  };
+  return button;
+}"""
+
 # A list of one row with an Approve button. ``redraw(label)`` replaces the row with a new one (a new
 # button, the same look); each button posts to /api/approve/<label> and shows "Approved <label>".
 DESK = """<!doctype html><html><head><title>Desk</title></head><body><main>
 <label for="q">Search</label><input id="q">
 <ul id="results"></ul><p id="result"></p></main>
 <script>
+BUTTON
 const results = document.getElementById("results");
 let drawn = 0;
 function redraw(label) {
   drawn += 1;
   const item = document.createElement("li");
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "approve";
-  button.textContent = "Approve";
-  button.onclick = async () => {
-    await fetch("/api/approve/" + label, {method: "POST"});
-    document.getElementById("result").textContent = "Approved " + label;
-  };
+  const button = approveButton(label);
   WIRE
   item.append("Invoice ", button);
   results.replaceChildren(item);
@@ -69,7 +75,7 @@ SCRIPT
 
 
 def desk(*, script: str = "", wire: str = "") -> str:
-    return DESK.replace("SCRIPT", script).replace("WIRE", wire)
+    return DESK.replace("BUTTON", BUTTON).replace("SCRIPT", script).replace("WIRE", wire)
 
 
 SELECTORS = {"q": "#q", "approve": "#results button", "result": "#result"}
@@ -174,19 +180,14 @@ async def test_a_button_redrawn_whenever_the_pointer_reaches_it_fails_the_step_a
 SHADOW = """<!doctype html><html><head><title>Desk</title></head><body><main>
 <approve-row id="row"></approve-row><p id="result"></p></main>
 <script>
+BUTTON
 customElements.define("approve-row", class extends HTMLElement {
   connectedCallback() {
     const root = this.attachShadow({mode: "open"});
     let drawn = 0;
     const redraw = (label) => {
       drawn += 1;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.textContent = "Approve";
-      button.onclick = async () => {
-        await fetch("/api/approve/" + label, {method: "POST"});
-        document.getElementById("result").textContent = "Approved " + label;
-      };
+      const button = approveButton(label);
       WIRE
       root.replaceChildren(button);
     };
@@ -202,7 +203,8 @@ async def test_a_button_redrawn_inside_a_shadow_root_is_found_again(
     """The redraw happens inside the component's shadow root, which an observer of the document
     does not see: the shadow roots around the marked element are watched too. Recorded by the real
     recorder (its selectors pierce the shadow root), on the page before it redrew on hover."""
-    server.set_page("/row", SHADOW.replace("WIRE", ""))
+    shadow = SHADOW.replace("BUTTON", BUTTON)
+    server.set_page("/row", shadow.replace("WIRE", ""))
     automation = tmp_path / "a.json"
     automation.write_text(json.dumps({"steps": [{"do": "click", "selector": "approve-row button"}]}))
     server.set_route("/api/approve/first", body=b"ok")
@@ -215,7 +217,7 @@ async def test_a_button_redrawn_inside_a_shadow_root_is_found_again(
         "row", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
     )
     hover = 'button.addEventListener("mouseover", () => { if (drawn === 1) redraw("second"); });'
-    server.set_page("/row", SHADOW.replace("WIRE", hover))
+    server.set_page("/row", shadow.replace("WIRE", hover))
     server.requests.clear()
 
     outcome = await replay_skill(store, ReplayRequest(name="row", inputs={}), session_factory=sessions)
