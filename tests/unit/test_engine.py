@@ -585,3 +585,27 @@ async def test_a_key_press_on_a_replaced_target_is_located_again() -> None:
         [start(), PressAction(id="a2", key="Enter", target=bundle(QUERY, "#q"))], {}
     )
     assert driver.actions[1:] == [("replaced", 0), ("press", 0)]
+
+
+@pytest.mark.parametrize(("transform", "holds"), [(None, True), (str.upper, False)])
+async def test_a_field_the_page_swaps_after_the_input_is_checked_where_it_is_found_again(
+    transform: Any, holds: bool
+) -> None:
+    """The node typed into left the page once the input reached it (a form re-rendered from the
+    server's answer): the field found again, exactly as recorded, must hold the input."""
+    p = page()
+    p.elements[0].swapped = True
+    p.elements[0].transform = transform
+    driver = driver_for(p)
+    run = engine(driver, Clock()).run(
+        [start(), TypeAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="query"))],
+        {"query": "abc"},
+    )
+    if holds:
+        records = await run
+        assert set(records[1].evidence.facts) == {"target", "valueCheck", "afterState"}
+    else:
+        with pytest.raises(ReplayUIError) as info:
+            await run
+        assert info.value.code == "SR_REPLAY_UI_ACTION_FAILED"
+    assert [a for a, _ in driver.actions] == ["start", "fill"]

@@ -19,7 +19,8 @@
 //   SkillreelResolve.held() -> {el, attr, nonce} | null   the element marked for the next action
 //       and its mark, connected or not (replay/settle.js watches it until the action reaches it)
 //   SkillreelResolve.pageState({salt, text, verify, attr}) -> {elements, structure, text, verified}
-//       content-free summary; verify checks the marked field's value first, attr removes the mark
+//       content-free summary; verify checks the marked field's value first (verified: null when the
+//       field has left the page: the page swapped it), attr removes the mark
 //   SkillreelResolve.check({check, expected}) -> boolean   on the picked element
 //   SkillreelResolve.hasOption({value}) -> boolean          on the picked <select>
 //   SkillreelResolve.count({candidate, salt}) -> number
@@ -479,7 +480,8 @@ var SkillreelResolve = (() => {
   // Also checks the marked field (arg.verify: its expected value) and removes the step's mark
   // (arg.attr), saving round trips after each action.
   function pageState(arg) {
-    const verified = arg.verify == null ? null : check({check: "value_equals", expected: arg.verify});
+    const gone = state.picked !== null && !state.picked.isConnected;
+    const verified = arg.verify == null || gone ? null : check({check: "value_equals", expected: arg.verify});
     if (arg.attr) release(arg);
     const all = document.getElementsByTagName("*");
     const out = {elements: all.length, structure: structureHash(all), text: null, verified};

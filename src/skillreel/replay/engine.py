@@ -14,6 +14,8 @@ dialog, loop, branch), data flow and outputs are in :mod:`skillreel.replay.flow`
 * A click, type, select or key press whose element the page replaced before any input reached it
   (a re-render; the driver raises :class:`TargetReplaced`, nothing done) locates its target again
   and acts on what it finds then, at most ``MAX_REPLACED`` times (``SR_REPLAY_UI_TARGET_REPLACED``).
+* A typed or chosen value is verified in the field; when the page swapped the field after the input
+  reached it, in the field found again exactly as recorded (``_holds``).
 * An assertion or wait with ``onFail: "skip"`` that does not hold skips the rest of its block (the
   iteration of a loop, the list of a branch; at the top level, the rest of the run).
 * A step followed by a ``dialog`` step runs with that dialog's answer armed; dialogs no step
@@ -466,13 +468,35 @@ class ReplayEngine(FlowSteps):
             wanted = value
             value = await self._act_on(step, a.target, lambda p: self._select(step, a, p, wanted))
         # verified once the page has settled: the field must still hold exactly the input
-        if (await self._after(step, verify=value)).verified is not True:
+        verified = (await self._after(step, verify=value)).verified
+        if verified is None:  # the page swapped the field once the input had reached it
+            verified = await self._holds(step, a.target, value)
+        if verified is not True:
             raise ReplayUIError(
                 "SR_REPLAY_UI_ACTION_FAILED",
                 f"step {a.id} ({a.kind}): the field does not hold the input",
                 action_id=a.id,
             )
         step.facts[fact] = ev.check_digest(fact, step.facts["target"])
+
+    async def _holds(self, step: StepState, bundle: LocatorBundle, value: str) -> bool:
+        """Whether the field found again now holds ``value``: the page swapped the field it was
+        typed into (or chosen in) for another once the input had reached it (a form re-rendered
+        from the server's answer). One measurement, no healing and no filter: only a field its
+        ranked locator finds exactly counts, and nothing about the step changes."""
+        if bundle.filter is not None:
+            return False
+        within = step.frame.item if bundle.within == "item" else None
+        probe, decision = await self._measure(bundle, within)
+        if not decision.accepted or decision.healed or decision.element is None:
+            return False
+        picked = await self.driver.pick(probe, decision.element, salt=self.options.salt, describe=False)
+        if picked is None:
+            return False
+        try:
+            return await self.driver.check(picked, "value_equals", value)
+        finally:
+            await self.driver.release()
 
     async def _select(self, step: StepState, a: SelectAction, picked: Picked, value: str) -> str:
         """The option chosen: by value, or (an enum input given as the option's visible label, as

@@ -53,7 +53,8 @@ class PageSummary:
     elements: int
     structure: str
     text: str | None = None
-    verified: bool | None = None  # the marked field held the expected value (when asked)
+    # the marked field held the expected value (when asked; None then: the field had left the page)
+    verified: bool | None = None
 
 
 def target_digest(fingerprint: Fingerprint) -> str:

@@ -14,7 +14,8 @@ fake are the decisions ``resolve.js`` would lead to. Everything the driver does 
 Hooks: ``FakeElement.on_click(driver)`` (navigate, refuse a request with ``driver.deny(origin)``,
 open a dialog with ``driver.open_dialog("confirm")``, change the page...), ``FakeElement.on_scroll``
 (grow a lazy list; True while it grew), ``FakeElement.replaced`` (the page replaces the element
-that many times before an action reaches it), ``FakeDriver.fail_next`` (raise an error from the next
+that many times before an action reaches it), ``FakeElement.swapped`` (the page swaps a field for a
+copy once the input reached it), ``FakeDriver.fail_next`` (raise an error from the next
 action), and ``FakeDriver.pages`` to swap what a URL shows.
 
 Schema v2: ``FakeElement.parent`` (the index of its parent element) nests elements, so items of a
@@ -74,6 +75,9 @@ class FakeElement:
     # how many more times the page replaces this element before an action reaches it (the action
     # raises TargetReplaced, nothing done, as the real driver's does; logged as "replaced")
     replaced: int = 0
+    # the page swaps the field for a copy once an input reached it: the node typed into has left the
+    # page (page_state's verify says None); the copy, found again, is this element
+    swapped: bool = False
 
 
 @dataclass
@@ -359,7 +363,8 @@ class FakeDriver:
         verified = None
         if verify is not None:
             picked = self._picked
-            verified = picked is not None and self.page.elements[picked].value == verify
+            gone = picked is not None and self.page.elements[picked].swapped
+            verified = None if gone else picked is not None and self.page.elements[picked].value == verify
         self._picked = None
         tags = " ".join(e.fingerprint.tag for e in self.page.elements)
         texts = "\0".join(e.text for e in self.page.elements)

@@ -8,7 +8,8 @@ mark on a node that is gone: the action used to wait for it until the step's tim
 the node leave the document before any input reached the page, takes the mark off and tells the
 driver; the action is cancelled and the step locates its target again on the page as it is then.
 A field swapped in when the old one is focused gets the text once (ae5186a typed into the new
-field and then failed verifying the old one). Once input has reached the page the action is never
+field and then failed verifying the old one); a field the page swaps once the text reached it is
+verified where it is found again. Once input has reached the page the action is never
 made again: a button whose own click redraws it is clicked once. A page that never stops replacing
 the target fails the step with ``SR_REPLAY_UI_TARGET_REPLACED``, nothing clicked. Each test asserts
 outcomes and what the server saw, never a time."""
@@ -275,3 +276,63 @@ async def test_a_field_swapped_in_when_focused_is_typed_into_once(
     assert outcome.error is None, outcome.error
     saved = [path for method, path in server.requests if method == "POST"]
     assert saved == ["/api/save?name=Ada%20Lovelace"]
+
+
+SWAP_AFTER_INPUT = """<!doctype html><html><head><title>Profile</title></head><body><main>
+<div id="box"><label for="name">Name</label><input id="name" name="name"></div>
+<button id="save" type="button">Save</button><p id="result"></p></main>
+<script>
+// a form re-rendered from the server's answer to each input: a new field, holding what it keeps
+function wire(field) {
+  field.addEventListener("input", () => {
+    setTimeout(() => {
+      const copy = document.createElement("input");
+      copy.id = "name";
+      copy.name = "name";
+      copy.value = (KEEP)(field.value);
+      wire(copy);
+      field.replaceWith(copy);
+    }, 0);
+  });
+}
+wire(document.getElementById("name"));
+document.getElementById("save").onclick = async () => {
+  const value = document.getElementById("name").value;
+  await fetch("/api/save?name=" + encodeURIComponent(value), {method: "POST"});
+  document.getElementById("result").textContent = "Saved " + value;
+};
+</script></body></html>"""
+
+
+@pytest.mark.parametrize(("keep", "holds"), [("(v) => v", True), ("(v) => v.toUpperCase()", False)])
+async def test_a_field_swapped_after_the_input_is_verified_where_it_is_found_again(
+    keep: str, holds: bool, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
+    """The page replaces the field once the text reached it (the field typed into is gone when the
+    step verifies): the field found again, exactly as recorded, must hold the input. Before, the
+    step failed verifying the node that had left the page, although the new field held the input."""
+    selectors = {"name": "#name", "save": "#save", "result": "#result"}
+    bundles = await describe_url(server, "/profile", SWAP_AFTER_INPUT.replace("KEEP", "(v) => v"), selectors)
+    server.set_page("/profile", SWAP_AFTER_INPUT.replace("KEEP", keep))
+    server.set_route("/api/save", body=b"ok")
+    url = server.url("/profile")
+    actions: list[Action] = [
+        NavigateAction(id="a1", url=url),
+        TypeAction(id="a2", target=bundles["name"], value=ParameterRef(name="name")),
+        ClickAction(id="a3", target=bundles["save"]),
+    ]
+    store_approved(store, build_draft("profile", url_environment(url), actions))
+
+    outcome = await replay_skill(
+        store, ReplayRequest(name="profile", inputs={"name": "Ada Lovelace"}), session_factory=sessions
+    )
+
+    saved = [path for method, path in server.requests if method == "POST"]
+    if holds:
+        assert outcome.error is None, outcome.error
+        assert saved == ["/api/save?name=Ada%20Lovelace"]
+    else:
+        assert outcome.error is not None
+        assert (outcome.error.code, outcome.error.action_id) == ("SR_REPLAY_UI_ACTION_FAILED", "a2")
+        assert "Ada" not in outcome.error.message
+        assert saved == []
