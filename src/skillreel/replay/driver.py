@@ -589,9 +589,9 @@ class PlaywrightDriver:
             if not action.done():
                 action.cancel()
                 await asyncio.wait((action,))
-        if not action.cancelled():
-            return action.result()  # done, or failed: whatever the element's fate, it ran
-        self._replaced_before(timeout_ms)
+        if action.cancelled():
+            self._replaced_before(timeout_ms)
+        action.result()  # it ran, done or failed (raised here), whatever the element's fate
 
     def _replaced_before(self, timeout_ms: int) -> None:
         self._marked = False

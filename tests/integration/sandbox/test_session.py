@@ -8,9 +8,12 @@ import pytest
 
 from skillreel.errors import ReplayUIError
 from skillreel.model.environment import FIXTURE_ORIGIN
+from skillreel.sandbox import browser as browser_module
+from skillreel.sandbox.allowlist import decide, routed_pattern
 from skillreel.sandbox.browser import browser_session, find_chromium
 from tests.factory import html_environment, url_environment
 from tests.integration.sandbox.netpeers import TcpListener
+from tests.lookalike_urls import ORIGINS, URLS
 from tests.server import LocalServer
 
 pytestmark = pytest.mark.browser
@@ -126,10 +129,6 @@ async def test_routing_decides_every_request_but_those_of_an_allowlisted_origin(
     to the routing handler (``allowlist.routed_pattern``); a request anywhere else still meets the
     handler's decision and is refused there, in the ledger. Chromium's JavaScript reads the pattern
     as Python does (Playwright's driver matches it in JavaScript)."""
-    from skillreel.sandbox import browser as browser_module
-    from skillreel.sandbox.allowlist import decide, routed_pattern
-    from tests.lookalike_urls import ORIGINS, URLS
-
     decided: list[str] = []
 
     def recorded(url: str, allowed: object) -> object:
