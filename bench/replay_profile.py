@@ -17,7 +17,12 @@ process, a fresh context per run). The actions themselves (``click``, ``fill``, 
 the same in both; what skillreel adds per step shows as ``page_state`` (the step's content-free
 page summary, measured after the DOM-quiet window of ``replay/settle.js``), ``probe`` (resolving
 the next target in our isolated world), ``settle`` (waiting for what the action started) and the
-evidence. Measured on a quiet machine, 2026-12-01 (``--runs 4``, load 2.3): steps 1.86 s against
+evidence. With ``--no-quiet-waits`` the replay's DOM-quiet windows and its animation-frame wait after each
+action are set to zero (``PlaywrightDriver._quiet``; a what-if, not a mode of the product: the
+replay then acts on pages still changing): what the steps cost with the page measured, probed and
+settled for navigations and requests, but not waited on for quiet.
+
+Measured on a quiet machine, 2026-12-01 (``--runs 4``, load 2.3): steps 1.86 s against
 1.37 s; ``page_state`` 397 ms for 17 calls, ``probe`` 90 ms, ``settle`` 100 ms; the actions cost
 the same (click 539 vs 568 ms, fill 404 vs 500 ms per run).
 """
@@ -205,7 +210,19 @@ async def baseline_calls(base: str, runs: int) -> tuple[CallTimes, float]:
     return times, statistics.median(steps)
 
 
-async def main(runs: int) -> None:
+def no_quiet_waits() -> None:
+    """Every measurement after an action without a DOM-quiet window or a frame wait (a what-if)."""
+
+    def quiet(self: replay_driver.PlaywrightDriver, cap: int) -> dict[str, int]:
+        return {"windowMs": 0, "frameMs": 0, "capMs": cap}
+
+    replay_driver.PlaywrightDriver._quiet = quiet  # type: ignore[method-assign]
+
+
+async def main(runs: int, *, quiet_waits: bool = True) -> None:
+    if not quiet_waits:
+        no_quiet_waits()
+        sys.stdout.write("  what-if: no DOM-quiet window and no frame wait after the actions\n")
     server = start_server()
     load_before = os.getloadavg()[0]
     bare, imports = process_start(runs)
@@ -236,5 +253,10 @@ async def main(runs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--no-quiet-waits",
+        action="store_true",
+        help="a what-if: no DOM-quiet window and no frame wait after the actions",
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.runs))
+    asyncio.run(main(args.runs, quiet_waits=not args.no_quiet_waits))
