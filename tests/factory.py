@@ -8,6 +8,8 @@ run by a test at the current time never moves an entry's clock backwards.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -62,6 +64,7 @@ from skillreel.model.runs import (
 from skillreel.model.urls import V1_RULE, normalise_target_url, origin_of
 from skillreel.skills.package import Launcher
 from skillreel.store import AuditNote, RunFinish, Store
+from skillreel.store.lease import boot_id
 
 SALT = "0123456789abcdef0123456789abcdef"
 T0 = "2026-01-02T03:04:05Z"
@@ -513,3 +516,11 @@ def first_version(bundle: LocatorBundle) -> LocatorBundle:
     )
     kept = tuple(c for c in bundle.candidates if c.strategy in FIRST_VERSION_STRATEGIES)
     return LocatorBundle(candidates=kept, fingerprint=fingerprint)
+
+
+def dead_lease() -> Lease:
+    """The lease of a process that has exited and been reaped."""
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    return Lease(pid=int(child.stdout), boot_id=boot_id())

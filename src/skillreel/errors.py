@@ -630,6 +630,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Resume with the same file, unchanged (rows are matched by their number), or start a new batch "
         "without --resume.",
     ),
+    ErrorCode(
+        "SR_REPLAY_RUNSET_BUSY",
+        1,
+        "--resume names a runset that another batch is running now (a live process holds it); "
+        "nothing ran, so no row is run twice at once.",
+        "Wait for that batch to end (or stop it with Ctrl-C), then resume: the rows it completed are "
+        "skipped.",
+    ),
     # --- SR_REPLAY_UI_*: Chromium setup, selector, assertion, network, action
     ErrorCode(
         "SR_REPLAY_UI_CHROMIUM_SETUP",

@@ -6,8 +6,6 @@ run rows are re-validated, attested by the chain, paged, pruned; heal proposals 
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,9 +17,9 @@ from skillreel.model.policy import Policy, PolicySettings
 from skillreel.model.runs import Lease, StepTally, finish_run, start_run
 from skillreel.store import AuditNote, Store
 from skillreel.store import audit as store_audit
-from skillreel.store.lease import boot_id, current_lease, lease_alive
+from skillreel.store.lease import current_lease, lease_alive
 from tests import factory
-from tests.factory import T1, T2, proposal_for, record_run, seed, started_run
+from tests.factory import T1, T2, dead_lease, proposal_for, record_run, seed, started_run
 from tests.readback import sql
 
 NAME = "search-invoices"
@@ -46,14 +44,6 @@ def clock() -> Clock:
 def store(skillreel_home: Path, clock: Clock) -> Iterator[Store]:
     with Store.open(clock=clock) as opened:
         yield opened
-
-
-def dead_lease() -> Lease:
-    """The lease of a process that has exited and been reaped."""
-    child = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
-    )
-    return Lease(pid=int(child.stdout), boot_id=boot_id())
 
 
 def kinds(store: Store, since: int = 0) -> list[str]:

@@ -4,17 +4,20 @@ pruned together so ``--resume`` never replays a row whose success was trimmed aw
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from skillreel.errors import StoreError
-from skillreel.model.batch import Runset
+from skillreel.model.batch import Runset, RunsetClaim
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.model.runs import BatchSlot, RunRecord
 from skillreel.store import AuditNote, Store
-from tests.factory import T1, record_run, seed, started_run
+from skillreel.store.lease import current_lease
+from skillreel.store.registry import RunsetHolding
+from tests.factory import T1, dead_lease, record_run, seed, started_run
 from tests.readback import sql
 
 NAME = "search-invoices"
@@ -143,3 +146,63 @@ def test_a_runset_id_is_kept_once(store: Store) -> None:
     with pytest.raises(StoreError) as caught:
         runset(store)
     assert caught.value.code == "SR_RECORD_INTERNAL"
+
+
+def claim() -> RunsetClaim:
+    return RunsetClaim(lease=current_lease(), token=secrets.token_hex(16))
+
+
+def planned(runset_id: str = "0123456789abcdef") -> Runset:
+    return Runset(runset_id=runset_id, name=NAME, rows=3, rows_digest=DIGEST, created_at=T1)
+
+
+def test_a_new_runset_is_kept_held_and_a_second_batch_of_it_is_refused_while_the_holder_lives(
+    store: Store,
+) -> None:
+    first = claim()
+    assert store.claim_runset(planned(), first, new=True) == RunsetHolding(held=True)
+    assert store.runset("0123456789abcdef") == planned()
+    second = store.claim_runset(planned(), claim(), new=False)
+    assert (second.held, second.held_by) == (False, first)  # this process is alive: refused
+    store.release_runset("0123456789abcdef", first)
+    assert store.claim_runset(planned(), claim(), new=False).held  # let go: taken
+
+
+def test_a_resumed_runset_is_taken_from_a_dead_holder_with_the_rows_that_succeeded_meanwhile(
+    store: Store,
+) -> None:
+    gone = RunsetClaim(lease=dead_lease(), token=secrets.token_hex(16))
+    store.claim_runset(planned(), gone, new=True)  # its process died without letting go
+    done = record_run(store, NAME, batch=BatchSlot("0123456789abcdef", 2)).run
+    mine = claim()
+    taken = store.claim_runset(planned(), mine, new=False)
+    assert (taken.held, taken.done) == (True, {2: done.run_id})
+    store.release_runset("0123456789abcdef", gone)  # only the holder lets go
+    assert not store.claim_runset(planned(), claim(), new=False).held
+
+
+def test_claiming_a_pruned_runset_changes_nothing(store: Store) -> None:
+    assert store.claim_runset(planned(), claim(), new=False) == RunsetHolding(held=False)
+    assert store.runset("0123456789abcdef") is None
+
+
+def test_a_held_runset_without_runs_yet_is_not_pruned_but_a_dead_holders_is(
+    store: Store, clock: Clock
+) -> None:
+    store.claim_runset(planned(), claim(), new=True)  # its batch has not reserved a run yet
+    store.claim_runset(
+        planned("fedcba9876543210"), RunsetClaim(lease=dead_lease(), token=secrets.token_hex(16)), new=True
+    )
+    record_run(store, NAME)
+    clock.now = "2027-01-01T00:00:00Z"
+    assert store.prune_runs().runs == 1
+    assert store.runset("0123456789abcdef") is not None
+    assert store.runset("fedcba9876543210") is None
+
+
+def test_a_tampered_holder_is_refused_on_read(store: Store) -> None:
+    store.claim_runset(planned(), claim(), new=True)
+    sql(store.home, 'UPDATE runsets SET owner = \'{"lease": {"pid": 0}}\'')
+    with pytest.raises(StoreError) as caught:
+        store.claim_runset(planned(), claim(), new=False)
+    assert caught.value.code == "SR_RECORD_STORE_CORRUPT"

@@ -62,8 +62,8 @@ from ..services.batching import (
     RowExecutor,
     RowListener,
     RowResult,
-    begin_batch,
     end_batch,
+    holding_runset,
     run_rows,
 )
 from ..store import AuditNote, Store
@@ -114,32 +114,32 @@ async def fleet_batch(
     key = load_signing_key(sign_key)
     if await asyncio.to_thread(broker.workers) == 0:
         raise ReplayError(NO_WORKERS, "no worker answered on the broker; nothing was submitted")
-    document = sign_bundle(entry, store.now(), key)
-    store.audit(
-        AuditNote(
-            kind="export",
-            name=entry.name,
-            revision=entry.revision,
-            digests={"export": document.export_digest, "entry": entry.entry_digest},
-            actor="fleet",
+    with holding_runset(store, plan, on_row) as (plan, skipped):
+        document = sign_bundle(entry, store.now(), key)
+        store.audit(
+            AuditNote(
+                kind="export",
+                name=entry.name,
+                revision=entry.revision,
+                digests={"export": document.export_digest, "entry": entry.entry_digest},
+                actor="fleet",
+            )
         )
-    )
-    skipped = begin_batch(store, plan, on_row)
-    watch = _Watch(broker, stall_s)
-    execute = fleet_executor(store, plan, entry, bundle_text(document), broker, watch)
-    watching = asyncio.ensure_future(watch.run())
-    try:
-        ran = await run_rows(
-            plan.pending,
-            execute,
-            workers=request.workers,
-            stop_on_failure=request.stop_on_failure,
-            on_row=on_row,
-        )
-    finally:
-        watching.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):  # a broken watch ended its rows
-            await watching
+        watch = _Watch(broker, stall_s)
+        execute = fleet_executor(store, plan, entry, bundle_text(document), broker, watch)
+        watching = asyncio.ensure_future(watch.run())
+        try:
+            ran = await run_rows(
+                plan.pending,
+                execute,
+                workers=request.workers,
+                stop_on_failure=request.stop_on_failure,
+                on_row=on_row,
+            )
+        finally:
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):  # a broken watch ended its rows
+                await watching
     return end_batch(plan, skipped, ran)
 
 

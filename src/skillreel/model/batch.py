@@ -12,6 +12,8 @@ Blank lines are skipped. Rows are numbered from 1 in file order; ``line`` is whe
 
 A :class:`Runset` names one batch in the store (``--resume RUNSET``): its id, the skill, how many
 rows, and :func:`rows_digest` of the rows it started with, so a resume with another file is refused.
+While a batch runs it holds its runset with a :class:`RunsetClaim` (the process's lease and a token
+of its own): another batch of the same runset is refused while that process lives.
 """
 
 from __future__ import annotations
@@ -23,14 +25,16 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from ..errors import InputError, ReplayError
 from .base import Digest, Document, SkillName, Timestamp
 from .canonical import tagged_digest
 from .draft import Draft
 from .limits import MAX_BATCH_ROWS
-from .runs import RowNumber, RunsetId
+from .runs import Lease, RowNumber, RunsetId
 
 BatchFormat = Literal["csv", "jsonl"]
 
@@ -65,6 +69,14 @@ class Runset(Document):
     rows: RowNumber
     rows_digest: Digest
     created_at: Timestamp
+
+
+class RunsetClaim(Document):
+    """A batch holding its runset while it runs: the lease of its process (``store.lease``) and a
+    token of this batch, so two batches of one process do not take each other for the same."""
+
+    lease: Lease
+    token: Annotated[str, Field(pattern=r"^[0-9a-f]{32}$")]
 
 
 def batch_format(filename: str) -> BatchFormat:

@@ -28,17 +28,28 @@ from __future__ import annotations
 
 import asyncio
 import secrets as tokens
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import InputError, ReplayError, SkillreelError
-from ..model.batch import BatchFile, BatchRow, Runset, batch_format, check_rows, parse_rows, rows_digest
+from ..model.batch import (
+    BatchFile,
+    BatchRow,
+    Runset,
+    RunsetClaim,
+    batch_format,
+    check_rows,
+    parse_rows,
+    rows_digest,
+)
 from ..model.draft import Draft
 from ..model.limits import MAX_BATCH_BYTES, WORKERS_RANGE
 from ..model.runs import BatchSlot
 from ..store import Store
+from ..store.lease import current_lease
 from ..user_files import read_user_file
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 from ..vault.sessions import SessionSource, SessionVault
@@ -419,35 +430,60 @@ async def replay_batch(
     from ..sandbox.browser import WarmBrowser
 
     request = plan.request
-    skipped = begin_batch(store, plan, on_row)
-    pending = plan.pending
-    warm = WarmBrowser(idle_s=3600.0)
-    execute = replay_executor(
-        store, plan, _Remembered(secrets or EnvKeyringSecrets()), session_factory or warm.session
-    )
-    try:
-        ran = await run_rows(
-            pending, execute, workers=request.workers, stop_on_failure=request.stop_on_failure, on_row=on_row
+    with holding_runset(store, plan, on_row) as (plan, skipped):
+        warm = WarmBrowser(idle_s=3600.0)
+        execute = replay_executor(
+            store, plan, _Remembered(secrets or EnvKeyringSecrets()), session_factory or warm.session
         )
-    finally:
-        await warm.close()
+        try:
+            ran = await run_rows(
+                plan.pending,
+                execute,
+                workers=request.workers,
+                stop_on_failure=request.stop_on_failure,
+                on_row=on_row,
+            )
+        finally:
+            await warm.close()
     return end_batch(plan, skipped, ran)
 
 
-def begin_batch(store: Store, plan: BatchPlan, on_row: RowListener | None) -> list[RowResult]:
-    """Report the rows a resumed batch skips (they succeeded before) and, for a new batch, store
-    its runset; the skipped rows' results."""
-    skipped = [
-        RowResult(r.number, r.line, "skipped", run_id=plan.done[r.number])
-        for r in plan.rows
-        if r.number in plan.done
-    ]
-    for result in skipped:
-        if on_row is not None:
-            on_row(result)
-    if not plan.resumed:
-        store.add_runset(plan.runset)
-    return skipped
+@contextmanager
+def holding_runset(
+    store: Store, plan: BatchPlan, on_row: RowListener | None
+) -> Iterator[tuple[BatchPlan, list[RowResult]]]:
+    """Hold the batch's runset while the block runs (a new one is kept): a resume of a runset that
+    another live batch holds is refused (``SR_REPLAY_RUNSET_BUSY``), so no row runs twice at once.
+    Yields the plan with the rows that succeeded re-read as the runset was taken (a batch that ended
+    meanwhile counts), and the results of the rows a resumed batch skips (reported first)."""
+    claim = RunsetClaim(lease=current_lease(), token=tokens.token_hex(16))
+    runset = plan.runset.runset_id
+    holding = store.claim_runset(plan.runset, claim, new=not plan.resumed)
+    if not holding.held:
+        if holding.held_by is None:
+            raise ReplayError(
+                "SR_REPLAY_RUNSET_UNKNOWN", f"runset {runset} was pruned before the batch began; nothing ran"
+            )
+        raise ReplayError(
+            "SR_REPLAY_RUNSET_BUSY",
+            f"runset {runset} is being run by another batch (process {holding.held_by.lease.pid}); "
+            "nothing ran",
+            details={"pid": holding.held_by.lease.pid},
+        )
+    try:
+        if plan.resumed:
+            plan = replace(plan, done=holding.done)
+        skipped = [
+            RowResult(r.number, r.line, "skipped", run_id=plan.done[r.number])
+            for r in plan.rows
+            if r.number in plan.done
+        ]
+        for result in skipped:
+            if on_row is not None:
+                on_row(result)
+        yield plan, skipped
+    finally:
+        store.release_runset(runset, claim)
 
 
 def end_batch(plan: BatchPlan, skipped: Sequence[RowResult], ran: RowsRun) -> BatchOutcome:

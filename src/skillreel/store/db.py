@@ -196,6 +196,14 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         ) STRICT;
     """,
     ),
+    # Which batch holds a runset while it runs (``model.batch.RunsetClaim``, JSON): a ``--resume``
+    # of a runset a live process holds is refused, so no row is run twice at once. NULL: none.
+    (
+        "0011-runset-owner",
+        """
+        ALTER TABLE runsets ADD COLUMN owner TEXT;
+    """,
+    ),
 )
 
 _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from ..errors import LifecycleError, StoreError
 from ..model.audit import AuditEvent, Outcome
 from ..model.base import DigestedDocument
-from ..model.batch import Runset
+from ..model.batch import Runset, RunsetClaim
 from ..model.entry import HealProposal, StoreEntry
 from ..model.lifecycle import (
     check_revision,
@@ -46,6 +46,7 @@ from ..model.runs import Actor, RunRecord, interrupt_run
 from . import audit, db, entries, runs
 from .audit import AuditNote, AuditVerification
 from .entries import EntrySummary, RevisionSummary, not_found
+from .lease import lease_alive
 from .runs import RunView
 
 Clock = Callable[[], str]
@@ -65,6 +66,16 @@ _RUN_END_OUTCOME: dict[str, Outcome] = {
 }
 RUNS_PAGE = 20
 PRUNE_RUNS_BATCH = 16
+
+
+@dataclass(frozen=True)
+class RunsetHolding:
+    """What :meth:`Store.claim_runset` came to: whether the batch now holds its runset, who holds
+    it instead (a live batch; None when the runset is gone), the rows that already succeeded."""
+
+    held: bool
+    held_by: RunsetClaim | None = None
+    done: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -457,6 +468,30 @@ class Store:
                 raise StoreError("SR_RECORD_INTERNAL", "a runset id was drawn twice")
             runs.add_runset(self._conn, runset)
         return runset
+
+    def claim_runset(self, runset: Runset, claim: RunsetClaim, *, new: bool) -> RunsetHolding:
+        """Hold a runset for one batch while it runs, in one transaction: a new one is kept held; a
+        kept one is taken unless another batch whose process lives holds it (then nothing changes
+        and :attr:`RunsetHolding.held_by` says which). Also the rows that already succeeded, read in
+        the same transaction (a batch that ended just before is counted)."""
+        with db.atomic(self._conn, "claiming a runset"):
+            if new:
+                if runs.load_runset(self._conn, runset.runset_id) is not None:
+                    raise StoreError("SR_RECORD_INTERNAL", "a runset id was drawn twice")
+                runs.add_runset(self._conn, runset, claim)
+                return RunsetHolding(held=True)
+            if runs.load_runset(self._conn, runset.runset_id) is None:
+                return RunsetHolding(held=False)  # pruned since it was planned
+            holder = runs.runset_owner(self._conn, runset.runset_id)
+            if holder is not None and holder.token != claim.token and lease_alive(holder.lease):
+                return RunsetHolding(held=False, held_by=holder)
+            runs.set_runset_owner(self._conn, runset.runset_id, claim)
+            return RunsetHolding(held=True, done=runs.runset_successes(self._conn, runset.runset_id))
+
+    def release_runset(self, runset_id: str, claim: RunsetClaim) -> None:
+        """Let a runset go at the end of its batch (only when ``claim`` still holds it)."""
+        with db.atomic(self._conn, "releasing a runset"):
+            runs.set_runset_owner(self._conn, runset_id, None, was=claim)
 
     def runset(self, runset_id: str) -> Runset | None:
         """The runset of that id, or None (never kept, or pruned with its runs)."""

@@ -24,9 +24,10 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from ..errors import StoreError
+from ..errors import SkillreelError, StoreError
 from ..model.base import Document
-from ..model.batch import Runset
+from ..model.batch import Runset, RunsetClaim
+from ..model.canonical import canonical_json
 from ..model.entry import HealProposal
 from ..model.runs import INTERRUPTED_CODE, RunOutcome, RunRecord, shown_outcome
 from .lease import lease_alive
@@ -218,7 +219,18 @@ def delete_numbers(conn: sqlite3.Connection, numbers: list[int]) -> list[int]:
             wanted |= members
     doomed = sorted(wanted)
     conn.executemany("DELETE FROM runs WHERE seq = ?", [(n,) for n in doomed])
-    conn.execute("DELETE FROM runsets WHERE runset NOT IN (SELECT runset FROM runs WHERE runset IS NOT NULL)")
+    held = _held(conn)  # a batch that has not reserved its first run yet keeps its runset
+    conn.executemany(
+        "DELETE FROM runsets WHERE runset = ?",
+        [
+            (r,)
+            for (r,) in conn.execute(
+                "SELECT runset FROM runsets WHERE runset NOT IN "
+                "(SELECT runset FROM runs WHERE runset IS NOT NULL)"
+            ).fetchall()
+            if str(r) not in held
+        ],
+    )
     return doomed
 
 
@@ -229,12 +241,59 @@ def digests(conn: sqlite3.Connection) -> list[str]:
 # --- runsets (batches) ---------------------------------------------------------------------------
 
 
-def add_runset(conn: sqlite3.Connection, runset: Runset) -> None:
-    """Keep a new batch's runset. Inside ``atomic`` only."""
+def add_runset(conn: sqlite3.Connection, runset: Runset, owner: RunsetClaim | None = None) -> None:
+    """Keep a new batch's runset (held by ``owner``). Inside ``atomic`` only."""
     conn.execute(
-        "INSERT INTO runsets (runset, name, rows, rows_digest, created_at) VALUES (?, ?, ?, ?, ?)",
-        (runset.runset_id, runset.name, runset.rows, runset.rows_digest, runset.created_at),
+        "INSERT INTO runsets (runset, name, rows, rows_digest, created_at, owner) VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            runset.runset_id,
+            runset.name,
+            runset.rows,
+            runset.rows_digest,
+            runset.created_at,
+            None if owner is None else _owner_text(owner),
+        ),
     )
+
+
+def _owner_text(owner: RunsetClaim) -> str:
+    return canonical_json(owner.to_json()).decode()
+
+
+def runset_owner(conn: sqlite3.Connection, runset_id: str) -> RunsetClaim | None:
+    """The batch that holds a runset, alive or not (None: no batch holds it)."""
+    row = conn.execute("SELECT owner FROM runsets WHERE runset = ?", (runset_id,)).fetchone()
+    if row is None or row[0] is None:
+        return None
+    try:
+        return RunsetClaim.parse(str(row[0]))
+    except (SkillreelError, ValidationError) as exc:
+        raise _corrupt(f"runset {runset_id}", "its owner failed validation") from exc
+
+
+def set_runset_owner(
+    conn: sqlite3.Connection, runset_id: str, owner: RunsetClaim | None, *, was: RunsetClaim | None = None
+) -> None:
+    """Hold a runset for ``owner`` (None: let it go, only when ``was`` holds it). Inside ``atomic``."""
+    if owner is not None:
+        conn.execute("UPDATE runsets SET owner = ? WHERE runset = ?", (_owner_text(owner), runset_id))
+    elif was is not None:
+        conn.execute(
+            "UPDATE runsets SET owner = NULL WHERE runset = ? AND owner = ?", (runset_id, _owner_text(was))
+        )
+
+
+def _held(conn: sqlite3.Connection) -> set[str]:
+    """The runsets a live batch holds."""
+    held = set()
+    for runset_id, text in conn.execute("SELECT runset, owner FROM runsets WHERE owner IS NOT NULL"):
+        try:
+            alive = lease_alive(RunsetClaim.parse(str(text)).lease)
+        except (SkillreelError, ValidationError):
+            alive = False  # a held runset that cannot be read holds nothing
+        if alive:
+            held.add(str(runset_id))
+    return held
 
 
 def load_runset(conn: sqlite3.Connection, runset_id: str) -> Runset | None:

@@ -13,10 +13,12 @@ import os
 import signal
 import subprocess
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from skillreel.errors import ReplayError
 from skillreel.sandbox.browser import WarmBrowser
 from skillreel.services.batching import BatchOutcome, BatchRequest, RowResult, plan_batch, replay_batch
 from skillreel.services.preflight import ReplayRequest
@@ -245,3 +247,32 @@ async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
         assert (view.outcome, view.record.row) == (r["status"], r["row"])
         assert (events[(r["runId"], "run-start")], events[(r["runId"], "run-end")]) == (1, 1)
     assert all(r["runId"] is None for r in results if r["status"] == "not-run")
+
+
+async def test_a_resume_of_a_runset_its_batch_is_still_running_is_refused_and_acts_on_nothing(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    await counting_skill(server)
+    gate = server.hold("/act", after=1)  # row 1's order goes through; row 2's is held
+    path = rows_file(tmp_path, ["1", "2", "3"])
+    request = BatchRequest(ReplayRequest(name=NAME, timeout_ms=30_000), path, workers=1)
+    with Store.open(actor="batch") as store:
+        plan = plan_batch(store, request)
+        first = asyncio.ensure_future(replay_batch(store, plan))
+        try:
+            assert await asyncio.to_thread(gate.reached.wait, SIGNAL_WAIT_S), "row 2 placed no order"
+            resume = replace(request, resume=plan.runset.runset_id)
+            with Store.open(actor="batch") as other:
+                runs = other.run_count(NAME)
+                with pytest.raises(ReplayError) as caught:
+                    await replay_batch(other, plan_batch(other, resume))
+                assert other.run_count(NAME) == runs  # nothing reserved, nothing ran
+        finally:
+            gate.release()
+        outcome = await first
+    assert caught.value.code == "SR_REPLAY_RUNSET_BUSY"
+    assert f"process {os.getpid()}" in caught.value.message
+    assert (outcome.error, acted(server)) == (None, 3)  # each row acted once
+    again, _ = await run_batch(path, workers=1, resume=plan.runset.runset_id)
+    assert [r.status for r in again.results] == ["skipped"] * 3
+    assert acted(server) == 3
