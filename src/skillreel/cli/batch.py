@@ -10,13 +10,13 @@ any row did not succeed (``SR_REPLAY_BATCH_FAILED``) or the batch was cancelled 
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ..errors import InputError
+from .interrupt import run_cancellable
 from .output import emit, emit_failure
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def replay_rows(
     secrets = EnvKeyringSecrets()
     with Store.open(actor="batch") as store:
         plan = plan_batch(store, BatchRequest(request, batch_file, workers, stop_on_failure, resume), secrets)
-        outcome = asyncio.run(
+        outcome = run_cancellable(
             _run(
                 plan,
                 lambda on_row: replay_batch(store, plan, secrets=secrets, on_row=on_row),
@@ -104,7 +104,7 @@ def replay_rows_on_fleet(
         plan = plan_batch(store, batch, vault, vault)
         broker = CeleryBroker(broker_url)
         try:
-            outcome = asyncio.run(
+            outcome = run_cancellable(
                 _run(
                     plan,
                     lambda on_row: fleet_batch(store, plan, broker, sign_key=sign_key, on_row=on_row),

@@ -25,6 +25,7 @@ import click
 
 from ..errors import InputError
 from .completion import complete_skill_name
+from .interrupt import run_cancellable
 from .output import emit, emit_failure, json_option
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ def command(
 
     early = EarlyDriver.spawn()  # the driver boots while Playwright's API and the verb are imported
     try:
-        outcome = asyncio.run(replay_one(replay_request, as_json=as_json, early=early))
+        outcome = run_cancellable(replay_one(replay_request, as_json=as_json, early=early))
     finally:
         if early is not None:
             early.discard()  # only when the run ended before adopting it

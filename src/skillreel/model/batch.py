@@ -41,6 +41,7 @@ BatchFormat = Literal["csv", "jsonl"]
 _SUFFIXES: dict[str, BatchFormat] = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 _PARAM_SHAPE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _ROWS_TAG = "skillreel.batch-rows/v1"
+_LONGEST_INT = 4_000  # digits: below Python's int/str conversion limit (4,300)
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,13 @@ def _parse_csv(text: str) -> BatchFile:
         except StopIteration:
             break
         except csv.Error as exc:
+            if "field larger than field limit" in str(exc):
+                raise ReplayError(
+                    "SR_REPLAY_BATCH_VALUE_INVALID",
+                    f"line {reader.line_num or line}: a cell is longer than {csv.field_size_limit():,} "
+                    "characters, more than any parameter takes",
+                    details={"line": reader.line_num or line},
+                ) from None
             raise _malformed(
                 reader.line_num or line, "the CSV is malformed (a stray or unclosed quote)"
             ) from exc
@@ -186,6 +194,12 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
+def _integer(digits: str) -> int | str:
+    """A JSON integer; one too long for Python's conversion (4,300 digits) stays its text, which the
+    value checks then hold against the parameter (its length, its type)."""
+    return int(digits) if len(digits) <= _LONGEST_INT else digits
+
+
 def _parse_jsonl(text: str) -> BatchFile:
     columns: dict[str, int] = {}
     rows: list[BatchRow] = []
@@ -194,7 +208,7 @@ def _parse_jsonl(text: str) -> BatchFile:
         if not raw.strip():
             continue
         try:
-            document = json.loads(raw, object_pairs_hook=_object)
+            document = json.loads(raw, object_pairs_hook=_object, parse_int=_integer)
         except _DuplicateKey as exc:
             raise _malformed(line, f"the object names {_shown(exc.key)} twice") from None
         except (ValueError, RecursionError):

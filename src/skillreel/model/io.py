@@ -71,9 +71,26 @@ def values_text(values: Sequence[str], limit: int = 8) -> str:
 # ---- inputs -------------------------------------------------------------------------------------
 
 
+class NotText(ValueProblem):
+    """A string that is not Unicode text: it cannot be typed, digested or written."""
+
+
+def is_text(value: str) -> bool:
+    """Whether ``value`` is Unicode text (no lone surrogate): what UTF-8 can encode."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_input(type_: ValueType | None, values: Sequence[str] | None, raw: Scalar) -> str:
     """The canonical text of input ``raw`` for a parameter of ``type_`` (None: an untyped v1
-    parameter, any text). Raises :class:`ValueProblem` naming the rule, never the value."""
+    parameter, any text). Raises :class:`ValueProblem` naming the rule, never the value (text that
+    is not Unicode, a lone surrogate from JSON's ``\\ud800`` or an undecodable command-line byte:
+    :class:`NotText`)."""
+    if isinstance(raw, str) and not is_text(raw):
+        raise NotText("is not valid Unicode text (it holds a lone surrogate or an undecodable byte)")
     if type_ is None or type_ == "string":
         if not isinstance(raw, str):
             raise ValueProblem("expects a string")

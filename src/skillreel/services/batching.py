@@ -234,7 +234,8 @@ class BatchOutcome:
         if not bad:
             return None
         failed = sum(1 for r in bad if r.status != "not-run")
-        stopped = "; --stop-on-failure started no further row" if self.stopped else ""
+        not_run = len(bad) - failed
+        stopped = f"; --stop-on-failure started no further row ({not_run} not run)" if self.stopped else ""
         return ReplayError(
             "SR_REPLAY_BATCH_FAILED",
             f"{failed} of {len(self.results)} row(s) did not succeed{stopped}",

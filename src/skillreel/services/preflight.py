@@ -50,7 +50,7 @@ from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget, replay_url
-from ..model.io import ValueProblem, check_input
+from ..model.io import NotText, ValueProblem, check_input
 from ..model.lifecycle import check_revision, ensure_replayable
 from ..model.limits import (
     MAX_LOOP_ITEMS,
@@ -246,7 +246,13 @@ def typed_values(draft: Draft, given: Mapping[str, InputValue]) -> tuple[dict[st
         try:
             values[param.name] = check_input(param.type, param.values, raw)
         except ValueProblem as exc:
-            if param.type == "enum" and param.name in selects and isinstance(raw, str) and raw.strip():
+            if (
+                param.type == "enum"
+                and param.name in selects
+                and isinstance(raw, str)
+                and raw.strip()
+                and not isinstance(exc, NotText)
+            ):
                 values[param.name] = raw
                 labels.add(param.name)
                 continue

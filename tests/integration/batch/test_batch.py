@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +26,7 @@ from skillreel.services.preflight import ReplayRequest
 from skillreel.store import Store
 from tests.cli import cli_command, run_cli
 from tests.integration.runs.counting import NAME, PAGE, acted, cli_env, counting_skill
+from tests.readback import sql
 from tests.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -69,6 +71,15 @@ async def run_batch(
             store, plan, on_row=seen.append, session_factory=warm.session if warm is not None else None
         )
     return outcome, seen
+
+
+def cancelled_run_recorded(home: Path) -> bool:
+    """Wait until the store holds a cancelled run (at most SIGNAL_WAIT_S)."""
+    for _ in range(SIGNAL_WAIT_S * 20):
+        if sql(home, "SELECT count(*) FROM runs WHERE outcome = 'cancelled'")[0][0]:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def events_by_run(store: Store) -> Counter[tuple[str | None, str]]:
@@ -198,9 +209,12 @@ async def test_the_cli_prints_one_envelope_with_one_result_per_row_and_exits_1(
 
 
 @pytest.mark.usefixtures("ctrl_c_reaches_children")  # a background `make test` ignores SIGINT
+@pytest.mark.parametrize("presses", [1, 2], ids=["once", "twice"])
 async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
-    server: LocalServer, skillreel_home: Path, tmp_path: Path
+    server: LocalServer, skillreel_home: Path, tmp_path: Path, presses: int
 ) -> None:
+    """Pressed twice, the second press comes while the first one's cancellation runs: it is ignored,
+    so the result (the runset id that --resume needs) is not lost."""
     await counting_skill(server)
     gate = server.hold("/act", after=3)  # three orders go through; the fourth is held
     path = rows_file(tmp_path, [str(i) for i in range(1, 13)])
@@ -219,6 +233,9 @@ async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
     try:
         assert await asyncio.to_thread(gate.reached.wait, SIGNAL_WAIT_S), "no fourth order was placed"
         os.kill(proc.pid, signal.SIGINT)  # Ctrl-C reaches the skillreel process
+        if presses == 2:  # again, once the first press is being acted on: a run ended cancelled
+            assert await asyncio.to_thread(cancelled_run_recorded, skillreel_home), "no run was cancelled"
+            os.kill(proc.pid, signal.SIGINT)
         out, err = await asyncio.to_thread(proc.communicate, None, SIGNAL_WAIT_S)
     finally:
         gate.release()
@@ -228,6 +245,7 @@ async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
     assert "Traceback" not in err, err
     document = json.loads(out)
     assert (proc.returncode, document["ok"], document["error"]["code"]) == (1, False, "SR_REPLAY_CANCELLED")
+    assert document["data"]["runset"]
     results = document["data"]["results"]
     statuses = Counter(r["status"] for r in results)
     assert document["data"]["cancelled"] is True

@@ -1,0 +1,46 @@
+"""Ctrl-C during a verb that drives a browser (a replay, a batch): the first press cancels the work,
+which then ends as it does (the runs that started are recorded as cancelled) and reports what ran;
+further presses are ignored until that report is printed, so a second press does not throw away the
+result (a batch's runset id, which ``--resume`` needs) halfway through its cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+NOTICE = "skillreel: cancelling; what ran is being recorded (Ctrl-C is ignored until it is)\n"
+
+
+def run_cancellable(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(main)`` where only the first Ctrl-C counts (see the module docstring)."""
+    return asyncio.run(_first_press_cancels(main))
+
+
+async def _first_press_cancels(main: Coroutine[Any, Any, T]) -> T:
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    pressed = 0
+
+    def on_sigint() -> None:
+        nonlocal pressed
+        pressed += 1
+        if pressed == 1 and task is not None:
+            task.cancel()
+        elif pressed == 2:
+            sys.stderr.write(NOTICE)
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError, ValueError):  # no signals here (not the main thread)
+        return await main
+    try:
+        return await main
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        if pressed:  # the outcome is decided: let it be printed whole
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
