@@ -249,3 +249,21 @@ def test_environment_and_session_verbs_print_envelopes(
 )
 def test_errors_before_any_verb_runs_are_envelopes_too(args: list[str], command: str | None) -> None:
     envelope(args, command, "SR_RECORD_USAGE", status=2)
+
+
+HUGE = "99999999999999999999"  # past SQLite's largest integer
+
+
+@pytest.mark.parametrize(
+    ("args", "command"),
+    [
+        (["audit", "--limit", HUGE], "audit"),
+        (["show", NAME, "--revision", HUGE], "show"),
+        (["runs", NAME, "--before", HUGE], "runs"),
+        (["rollback", NAME, "--to", HUGE], "rollback"),
+    ],
+)
+def test_a_number_past_what_the_store_holds_is_bad_usage_not_an_internal_error(
+    args: list[str], command: str
+) -> None:
+    envelope(args, command, "SR_RECORD_USAGE", status=2)

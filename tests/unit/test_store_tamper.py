@@ -14,7 +14,7 @@ from skillreel.errors import StoreError
 from skillreel.model import lifecycle
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import AuditNote, Store
-from tests.factory import T1, seed
+from tests.factory import T1, record_run, seed
 from tests.readback import sql
 
 NAME = "search-invoices"
@@ -182,3 +182,48 @@ def test_events_cut_off_the_end_are_detected(home: Path) -> None:
     sql(home, "DELETE FROM audit WHERE seq = (SELECT MAX(seq) FROM audit)")
     with Store.open() as store:
         assert store.verify_audit().to_json() == {"ok": False, "events": 3, "brokenAt": 4}
+
+
+@pytest.mark.parametrize(
+    ("table", "where", "old", "new", "names"),
+    [
+        ("revisions", f"name = '{NAME}' AND revision = 1", b"Search", b"Seerch", f"{NAME!r} revision 1"),
+        ("runs", "seq = 1", b'"succeeded"', b'"cancelled"', "run 1"),
+    ],
+)
+def test_verify_finds_a_kept_document_that_no_longer_matches_its_attested_digest(
+    home: Path, table: str, where: str, old: bytes, new: bytes, names: str
+) -> None:
+    """The chain attests each revision's and run's digest; verify also recomputes each document's:
+    an older revision nothing reads, or a run, changed in place, with the chain itself intact."""
+    with Store.open() as store:
+        record_run(store, NAME)
+        assert store.verify_audit().ok
+    edit(home, table, where, old, new)
+    before = dump(home)
+    with Store.open() as store:
+        result = store.verify_audit()
+    assert (result.ok, result.broken_at) == (False, None)
+    assert result.mismatch is not None
+    assert names in result.mismatch
+    assert result.to_json()["mismatch"] == result.mismatch
+    assert dump(home) == before
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        f"UPDATE entries SET status = 'enabled' WHERE name = '{NAME}'",
+        f"UPDATE revisions SET status = 'approved' WHERE name = '{NAME}' AND revision = 1",
+        f"UPDATE runs SET outcome = 'failed' WHERE name = '{NAME}'",
+    ],
+)
+def test_verify_finds_a_column_that_disagrees_with_its_document(home: Path, statement: str) -> None:
+    with Store.open() as store:
+        record_run(store, NAME)
+    sql(home, statement)
+    with Store.open() as store:
+        result = store.verify_audit()
+    assert (result.ok, result.broken_at) == (False, None)
+    assert result.mismatch is not None
+    assert "do not match" in result.mismatch

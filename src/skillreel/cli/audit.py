@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import StoreError
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.auditing import DEFAULT_AUDIT_LIMIT, AuditLog, audit_log, verify_audit
 from ..store import Store
 from .output import Render, emit, emit_failure, json_option
@@ -37,7 +38,7 @@ def _events(log: AuditLog) -> Render:
 @click.option("--name", help="Only events about this skill.")
 @click.option(
     "--limit",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
     default=DEFAULT_AUDIT_LIMIT,
     show_default=True,
     help="Show at most this many (the most recent).",
@@ -55,6 +56,9 @@ def command(name: str | None, limit: int, verify: bool, as_json: bool) -> None:
     if result.ok:
         emit(result.to_json(), as_json=as_json, human=f"audit chain ok: {result.events} events")
         return
-    error = StoreError("SR_RECORD_STORE_CORRUPT", f"the audit chain breaks at event {result.broken_at}")
+    if result.mismatch is not None:
+        error = StoreError("SR_RECORD_STORE_CORRUPT", f"a kept document does not match: {result.mismatch}")
+    else:
+        error = StoreError("SR_RECORD_STORE_CORRUPT", f"the audit chain breaks at event {result.broken_at}")
     emit_failure(error, as_json=as_json, data=result.to_json(), human=f"{error.code}: {error.message}")
     sys.exit(error.exit_status)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.deleting import delete_skill
 from ..store import Store
 from .completion import complete_skill_name
@@ -14,7 +15,7 @@ from .output import approve_option, emit, json_option
 @click.argument("name", shell_complete=complete_skill_name)
 @click.option(
     "--expected-revision",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
     help="Delete only if the skill is still at this revision.",
 )
 @approve_option

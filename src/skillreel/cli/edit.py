@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.editing import EditResult, edit_skill, editable, patch_from_editable, read_patch
 from ..store import Store
 from .completion import complete_skill_name
@@ -49,7 +50,7 @@ def _human(result: EditResult) -> str:
 )
 @click.option(
     "--expected-revision",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
     help="Edit only if the skill is still at this revision (what `show` printed).",
 )
 @click.option("--check", is_flag=True, help="Validate the edits and show the result; store nothing.")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.packaging import EnableResult, enable_skill
 from ..store import Store
 from .completion import complete_skill_name
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--expected-revision",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
     help="Enable only if the skill is still at this revision.",
 )
 @approve_option

@@ -8,13 +8,14 @@ from typing import Any
 
 import click
 
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.declaring import list_environments, remove_environment, set_environment, strip_query
 from ..store import Store
 from .output import emit, json_option
 
 _REVISION = click.option(
     "--expected-revision",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
     help="Change the skill only if it is still at this revision.",
 )
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.importing import import_skill
 from ..store import Store
 from .output import approve_option, emit, json_option
@@ -16,7 +17,7 @@ from .output import approve_option, emit, json_option
 @click.option("--replace", is_flag=True, help="Replace an existing skill of the same name (needs --approve).")
 @click.option(
     "--expected-revision",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
     help="Replace only if the existing skill is still at this revision.",
 )
 @click.option(

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import click
 
 from ..errors import InputError
+from ..model.limits import MAX_OPTION_NUMBER
 from .completion import complete_skill_name
 from .interrupt import run_cancellable
 from .output import emit, emit_failure, json_option
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--expected-revision",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
     help="Replay only if the skill is still at this revision.",
 )
 @click.option("--no-heal", is_flag=True, help="Fail instead of healing a locator that no longer agrees.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from ..errors import InputError
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.reviewing import reject_heal_proposal, review_skill
 from ..store import Store
 from .completion import complete_skill_name
@@ -17,7 +18,7 @@ from .output import approve_option, emit, json_option
 @click.option("--reviewer", required=True, help="Who approves (a non-secret id, e.g. an email).")
 @click.option(
     "--expected-revision",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
     help="The revision you reviewed (what `show` printed); --approve needs it or --draft-digest.",
 )
 @click.option(

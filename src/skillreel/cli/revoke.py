@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.packaging import RevokeResult, revoke_skill
 from ..store import Store
 from .completion import complete_skill_name
@@ -21,12 +22,12 @@ if TYPE_CHECKING:
 @click.option(
     "--project-dir",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Look for a project install under this directory instead of where it was installed "
+    help="Also look for a project install under this directory, as well as where it was installed "
     "(for a project that moved).",
 )
 @click.option(
     "--expected-revision",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
     help="Revoke only if the skill is still at this revision.",
 )
 @approve_option

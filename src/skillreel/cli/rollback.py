@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.rolling_back import rollback_skill
 from ..store import Store
 from .completion import complete_skill_name
@@ -13,11 +14,15 @@ from .output import approve_option, emit, json_option
 @click.command("rollback")
 @click.argument("name", shell_complete=complete_skill_name)
 @click.option(
-    "--to", "to", type=click.IntRange(min=1), required=True, help="The kept revision to go back to."
+    "--to",
+    "to",
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
+    required=True,
+    help="The kept revision to go back to.",
 )
 @click.option(
     "--expected-revision",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
     help="Roll back only if the skill is still at this revision.",
 )
 @approve_option

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.run_history import DEFAULT_PAGE, MAX_PAGE, RunPage, list_runs
 from ..store import Store
 from .completion import complete_skill_name
@@ -45,7 +46,11 @@ def _human(page: RunPage) -> Render:
     show_default=True,
     help="Show at most this many runs (the newest first).",
 )
-@click.option("--before", type=click.IntRange(min=1), help="Only runs numbered below this (the next page).")
+@click.option(
+    "--before",
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
+    help="Only runs numbered below this (the next page).",
+)
 @json_option
 def command(name: str, limit: int, before: int | None, as_json: bool) -> None:
     """List a skill's replay runs, newest first."""

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..model.limits import MAX_OPTION_NUMBER
 from ..services.showing import show_skill
 from ..store import Store
 from .completion import complete_skill_name
@@ -106,7 +107,11 @@ def store_line(size: dict[str, int]) -> str:
 
 @click.command("show")
 @click.argument("name", shell_complete=complete_skill_name)
-@click.option("--revision", type=click.IntRange(min=1), help="Show this kept revision, not the current one.")
+@click.option(
+    "--revision",
+    type=click.IntRange(1, MAX_OPTION_NUMBER),
+    help="Show this kept revision, not the current one.",
+)
 @json_option
 def command(name: str, revision: int | None, as_json: bool) -> None:
     """Show one skill: actions, parameters, digests, installation."""

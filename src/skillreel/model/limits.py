@@ -53,3 +53,6 @@ MAX_SESSIONS: Final = 256
 MAX_BATCH_ROWS: Final = 100_000
 MAX_BATCH_BYTES: Final = 64 * 1024 * 1024
 WORKERS_RANGE: Final = (1, 16)
+# The largest number an option may name (a revision, a run number, a count): SQLite's largest
+# integer. Larger ones are bad usage, not an overflow deep in the store.
+MAX_OPTION_NUMBER: Final = 2**63 - 1

@@ -35,7 +35,8 @@ def export_skill(
     store: Store, name: str, out: Path, *, force: bool = False, sign_key: Path | None = None
 ) -> ExportResult:
     """Write the current entry as one export file (0600, atomic), Ed25519-signed with ``sign_key``
-    if given; audited as ``export``."""
+    if given; audited as ``export`` once written (a failed write as a failed ``export``; a file
+    whose event cannot be written is removed)."""
     key = signing.load_signing_key(sign_key) if sign_key is not None else None
     entry = store.get(check_skill_name(name))
     document = export_document(entry, store.now())
@@ -43,14 +44,6 @@ def export_skill(
         document = signing.sign_export(document, key)
     check_output(out, force=force)
     digests = {"export": document.export_digest}
-    store.audit(
-        AuditNote(
-            kind="export",
-            name=name,
-            revision=entry.revision,
-            digests={**digests, "entry": entry.entry_digest},
-        )
-    )
     try:
         write_private(out, export_bytes(document), force=force)
     except RecordError as exc:
@@ -64,6 +57,18 @@ def export_skill(
                 digests=digests,
             )
         )
+        raise
+    try:  # the export is audited once it exists; a file the log cannot record does not stay
+        store.audit(
+            AuditNote(
+                kind="export",
+                name=name,
+                revision=entry.revision,
+                digests={**digests, "entry": entry.entry_digest},
+            )
+        )
+    except BaseException:
+        out.unlink(missing_ok=True)
         raise
     signer = document.signature.key_id if document.signature else None
     return ExportResult(name, entry.revision, out, document.export_digest, signer)

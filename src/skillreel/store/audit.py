@@ -118,14 +118,20 @@ class AuditNote:
 
 @dataclass(frozen=True)
 class AuditVerification:
-    """The result of recomputing the chain: ``broken_at`` is the first bad ``seq`` (or None)."""
+    """The result of recomputing the chain: ``broken_at`` is the first bad ``seq`` (or None);
+    ``mismatch`` says which kept document does not match its digest or its row (content-free), with
+    the chain itself intact."""
 
     ok: bool
     events: int
     broken_at: int | None
+    mismatch: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "events": self.events, "brokenAt": self.broken_at}
+        found: dict[str, Any] = {"ok": self.ok, "events": self.events, "brokenAt": self.broken_at}
+        if self.mismatch is not None:
+            found["mismatch"] = self.mismatch
+        return found
 
 
 @dataclass(frozen=True)

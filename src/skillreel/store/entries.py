@@ -183,6 +183,17 @@ def load_revision(conn: sqlite3.Connection, name: str, revision: int) -> StoreEn
     return entry
 
 
+def check_all(conn: sqlite3.Connection) -> None:
+    """Every kept revision re-validated against its digest and its row's columns, and every entry's
+    summary columns against its current revision; ``SR_RECORD_STORE_CORRUPT`` at the first that is
+    not (``audit --verify``)."""
+    keys = conn.execute("SELECT name, revision FROM revisions ORDER BY name, revision").fetchall()
+    for name, revision in keys:
+        load_revision(conn, str(name), int(revision))
+    for name in names(conn):
+        load(conn, name)
+
+
 def current_revision(conn: sqlite3.Connection, name: str) -> int | None:
     row = conn.execute("SELECT revision FROM entries WHERE name = ?", (name,)).fetchone()
     return None if row is None else int(row[0])

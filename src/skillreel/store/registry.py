@@ -241,9 +241,20 @@ class Store:
             return audit.event_count(self._conn, name)
 
     def verify_audit(self) -> AuditVerification:
-        """Recompute the whole audit chain (``{"ok", "events", "brokenAt"}``)."""
+        """Recompute the whole audit chain (``{"ok", "events", "brokenAt", "mismatch"}``), then
+        every kept revision, run and heal proposal from its stored bytes: the chain attests their
+        digests, and each document must still be the one its digest names (and its row's columns
+        the document's). One read transaction."""
         with db.snapshot(self._conn, "verifying the audit log"):
-            return audit.verify_chain(self._conn)
+            result = audit.verify_chain(self._conn)
+            if not result.ok:
+                return result
+            try:
+                entries.check_all(self._conn)
+                runs.check_all(self._conn)
+            except StoreError as exc:
+                return replace(result, ok=False, mismatch=exc.message)
+            return result
 
     def unlogged_refusals(self) -> int:
         """Refused calls counted but not yet reported by a written ``replay-refused`` event."""

@@ -355,6 +355,20 @@ def proposals(conn: sqlite3.Connection, name: str, draft_digest: str) -> list[He
     return [_parse_proposal(row) for row in rows]
 
 
+def check_all(conn: sqlite3.Connection) -> None:
+    """Every kept run and heal proposal re-validated against its digest and its row's columns;
+    ``SR_RECORD_STORE_CORRUPT`` at the first that is not (``audit --verify``)."""
+    cursor = conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY seq")  # noqa: S608
+    while rows := cursor.fetchmany(1024):
+        for row in rows:
+            _parse_run(row)
+    for row in conn.execute(
+        "SELECT seq, name, base_revision, base_draft_digest, proposal_digest, proposed_at, document "
+        "FROM heal_proposals ORDER BY seq"
+    ).fetchall():
+        _parse_proposal(row)
+
+
 def _parse_proposal(row: tuple[Any, ...]) -> HealProposal:
     seq, name, base_revision, base_draft_digest, proposal_digest, proposed_at, document = row
     what = f"heal proposal {seq}"

@@ -7,7 +7,11 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from skillreel.errors import RecordError, StoreError
 from skillreel.model.policy import Policy, PolicySettings
+from skillreel.services import exporting
 from skillreel.services.auditing import verify_audit
 from skillreel.services.exporting import export_skill
 from skillreel.services.importing import import_skill
@@ -197,3 +201,35 @@ def test_policies_written_before_unsigned_imports_existed_keep_their_digest() ->
     assert keep.to_json()["unsignedImports"] == "keep"
     assert keep.policy_digest != default.policy_digest
     assert Policy.parse(keep.to_json()) == keep
+
+
+def test_an_export_that_cannot_be_written_leaves_one_failed_event_and_no_ok_one(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed(store, NAME, "enabled")
+    before = len(store.audit_events())
+
+    def unwritable(*args: object, **kwargs: object) -> None:
+        raise RecordError("SR_RECORD_OUTPUT_FAILED", "the output directory is not writable")
+
+    monkeypatch.setattr(exporting, "write_private", unwritable)
+    with pytest.raises(RecordError):
+        export_skill(store, NAME, tmp_path / "skill.json")
+    added = [(e.kind, e.outcome, e.code) for e in store.audit_events()[before:]]
+    assert added == [("export", "failed", "SR_RECORD_OUTPUT_FAILED")]
+    assert verify_audit(store).ok
+
+
+def test_an_export_whose_event_cannot_be_written_does_not_stay(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed(store, NAME, "enabled")
+    out = tmp_path / "skill.json"
+
+    def refused_write(note: object) -> None:
+        raise StoreError("SR_RECORD_STORE_BUSY", "the store is locked")
+
+    monkeypatch.setattr(store, "audit", refused_write)
+    with pytest.raises(StoreError):
+        export_skill(store, NAME, out)
+    assert not out.exists()
