@@ -73,6 +73,10 @@ from .proxy import UNREACHABLE_HEADER, EnforcingProxy
 log = logging.getLogger(__name__)
 
 CRASHED: Final = "SR_REPLAY_UI_BROWSER_CRASHED"
+# How long a context and its first page may take to open. Playwright 1.65 never answers a new page
+# of a browser that is killed while the page opens: without a bound, a warm browser killed then
+# held every later MCP play forever (the spare opened ahead was awaited).
+OPEN_S: Final = 10.0
 CHROMIUM_NAMES: Final = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # Chromium's headless build (Debian's chromium-headless-shell; what Playwright itself runs
 # headless): the same engine without the browser's UI, about a CPU-second cheaper a launch and
@@ -469,6 +473,13 @@ async def browser_session(
             yield session
 
 
+def _not_opened(browser: Browser) -> ReplayUIError:
+    """A context or page that did not open within OPEN_S: the browser died, or it is stuck."""
+    if not browser.is_connected():
+        return crashed_error()
+    return ReplayUIError(SETUP, f"Chromium did not open a page in time; {SETUP_FIX}")
+
+
 @asynccontextmanager
 async def _session(
     browser: Browser,
@@ -487,9 +498,15 @@ async def _session(
     if spare is not None:
         context = spare.context
     else:
-        context = await _new_context(
-            browser, environment.viewport, state, offline=fixture is not None, proxy=context_proxy
-        )
+        try:
+            context = await asyncio.wait_for(
+                _new_context(
+                    browser, environment.viewport, state, offline=fixture is not None, proxy=context_proxy
+                ),
+                OPEN_S,
+            )
+        except TimeoutError as exc:
+            raise _not_opened(browser) from exc
     crashes: list[str] = []
 
     def disconnected(_browser: Browser) -> None:
@@ -505,7 +522,9 @@ async def _session(
     try:
         try:
             await _install_routes(context, ledger, environment, fixture)
-            page = spare.page if spare is not None else await context.new_page()
+            page = spare.page if spare is not None else await asyncio.wait_for(context.new_page(), OPEN_S)
+        except TimeoutError as exc:
+            raise _not_opened(browser) from exc
         except PlaywrightError as exc:
             if not browser.is_connected():
                 raise crashed_error() from exc
@@ -619,10 +638,13 @@ class WarmBrowser:
         task, self._spare = self._spare, None
         if task is None:
             return None
+        if self._browser is None or not self._browser.is_connected():
+            task.cancel()  # its browser is gone: opening it may never end (OPEN_S)
+            return None
         try:
             spare = await asyncio.shield(task)
         except asyncio.CancelledError:
-            if self._spare is None:
+            if self._spare is None and not task.done():
                 self._spare = task  # still the next session's (closed with the browser otherwise)
             raise
         if spare is None:
@@ -663,8 +685,16 @@ class WarmBrowser:
             self._guard_proxy = guard
             self._pw = await start_playwright()
             self._browser = await _launch(self._pw, executable, True, guard.server_url)
+            self._browser.on("disconnected", self._gone)
             self.launches += 1
             return self._browser
+
+    def _gone(self, browser: Browser) -> None:
+        """The browser exited (killed, crashed): a spare being opened in it is given up at once."""
+        task = self._spare
+        if task is not None and browser is self._browser and not task.done():
+            self._spare = None
+            task.cancel()
 
     def _cancel_idle(self) -> None:
         if self._idle is not None:
@@ -740,13 +770,17 @@ class _Spare:
         context: BrowserContext | None = None
         try:
             await proxy.start()
-            context = await _new_context(browser, viewport, None, offline=False, proxy=proxy.server_url)
-            page = await context.new_page()
-        except (SkillreelError, PlaywrightError, OSError) as exc:
+            context = await asyncio.wait_for(
+                _new_context(browser, viewport, None, offline=False, proxy=proxy.server_url), OPEN_S
+            )
+            page = await asyncio.wait_for(context.new_page(), OPEN_S)
+        except (SkillreelError, PlaywrightError, OSError, TimeoutError, asyncio.CancelledError) as exc:
             log.debug("no spare context: %s", type(exc).__name__)
             if context is not None:
                 await quietly(context.close)
             await proxy.close()
+            if isinstance(exc, asyncio.CancelledError):
+                raise
             return None
         spare = cls(browser, viewport, context, page, proxy, refusals)
         page.on("crash", lambda _p: spare.crashed.append("page"))

@@ -6,11 +6,15 @@ relaunched by the next session."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from skillreel.errors import ReplayUIError
 from skillreel.model.environment import Environment, Viewport
 from skillreel.sandbox.browser import WarmBrowser
 from tests.factory import html_environment, url_environment
@@ -232,3 +236,56 @@ async def test_a_crashed_browser_is_relaunched(warm: WarmBrowser, server: LocalS
 async def until(condition: Any) -> None:
     while not condition():
         await asyncio.sleep(0.02)
+
+
+def chromium_browser_pids() -> set[int]:
+    """Chromium's browser processes among this test process's descendants (not its renderers)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            children.setdefault(int(stat.rpartition(")")[2].split()[1]), []).append(int(entry.name))
+    found, pending = set(), list(children.get(os.getpid(), []))
+    while pending:
+        pid = pending.pop()
+        pending.extend(children.get(pid, []))
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(b"--remote-debugging-pipe" in a for a in argv) and not any(
+            a.startswith(b"--type=") for a in argv
+        ):
+            found.add(pid)
+    return found
+
+
+async def test_a_browser_killed_as_a_session_ends_never_holds_the_next_one(
+    warm: WarmBrowser, server: LocalServer
+) -> None:
+    """Killed while the next session's context is being opened ahead (Playwright never answers a
+    new page of a browser killed then): the next session gets a relaunched browser, or the crash,
+    never a wait without end (the MCP server's plays all hung so)."""
+    server.set_page("/app", "<!doctype html><title>app</title>")
+    environment = url_environment(server.url("/app"))
+    codes = []
+    for _ in range(4):
+        async with warm.session(environment) as session:
+            await session.goto_start()
+        for pid in chromium_browser_pids():
+            os.kill(pid, signal.SIGKILL)  # the spare is being opened now
+        try:
+            async with asyncio.timeout(WAIT_S * 3):  # a bound on a hang, not a measured duration
+                async with warm.session(environment) as session:
+                    await session.goto_start()
+            codes.append(None)
+        except ReplayUIError as exc:
+            codes.append(exc.code)
+    assert set(codes) <= {None, "SR_REPLAY_UI_BROWSER_CRASHED"}
+    async with warm.session(environment) as session:
+        await session.goto_start()
+        assert await session.page.title() == "app"
+    assert warm.launches >= 2
