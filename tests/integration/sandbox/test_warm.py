@@ -271,7 +271,7 @@ async def test_a_browser_killed_as_a_session_ends_never_holds_the_next_one(
     never a wait without end (the MCP server's plays all hung so)."""
     server.set_page("/app", "<!doctype html><title>app</title>")
     environment = url_environment(server.url("/app"))
-    codes = []
+    codes: list[str | None] = []
     for _ in range(4):
         async with warm.session(environment) as session:
             await session.goto_start()

@@ -113,7 +113,7 @@ def test_a_good_file_plans_every_row_and_writes_nothing(store: Store, tmp_path: 
         ("surrogate.jsonl", b'{"qty": "1"}\n{"qty": "\\ud800"}\n', "SR_REPLAY_BATCH_VALUE_INVALID", 2),
         # a cell past the csv module's field limit is too long, not a quoting problem
         ("huge.csv", b"qty\n1\n" + b"9" * 140_000 + b"\n", "SR_REPLAY_BATCH_VALUE_INVALID", 3),
-        ('huge-quoted.csv', b'qty\n"' + b"9" * 140_000 + b'"\n', "SR_REPLAY_BATCH_VALUE_INVALID", 2),
+        ("huge-quoted.csv", b'qty\n"' + b"9" * 140_000 + b'"\n', "SR_REPLAY_BATCH_VALUE_INVALID", 2),
         # an integer past Python's conversion limit is a value too long, not "not a JSON object"
         ("huge.jsonl", b'{"qty": 1}\n{"qty": ' + b"9" * 9_000 + b"}\n", "SR_REPLAY_BATCH_VALUE_INVALID", 2),
     ],
