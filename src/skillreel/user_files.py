@@ -139,7 +139,7 @@ def parse_document(cls: type[M], data: bytes | str, *, what: str = "input file")
 
 def input_error(exc: ValidationError, *, what: str = "input file") -> InputError:
     """The InputError for a ValidationError: its code and a value-free description."""
-    problems = exc.errors(include_url=False, include_input=False, include_context=True)
+    problems = _own(exc.errors(include_url=False, include_input=False, include_context=True))
     types = [p["type"] for p in problems]
     graph = next((p["ctx"]["error"] for p in problems if _graph_problem(p)), None)
     if graph is not None:  # a rule of the step graph: its own code, the step named
@@ -156,6 +156,21 @@ def input_error(exc: ValidationError, *, what: str = "input file") -> InputError
     )
     more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
     return InputError(code, f"the {what} is not valid: {shown}{more}")
+
+
+def _own(problems: list[Any]) -> list[Any]:
+    """The problems without a list's "too short" that only counts its items that failed themselves
+    (pydantic checks a length after dropping them: one bad edit read as "not 0" items too)."""
+
+    def inside(outer: tuple[Any, ...], problem: Any) -> bool:
+        loc = tuple(problem["loc"])
+        return len(loc) > len(outer) and loc[: len(outer)] == outer
+
+    return [
+        p
+        for p in problems
+        if not (p["type"] == "too_short" and any(inside(tuple(p["loc"]), q) for q in problems))
+    ] or problems
 
 
 def _graph_problem(problem: Any) -> bool:

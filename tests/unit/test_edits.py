@@ -233,6 +233,19 @@ def test_a_patch_with_an_unknown_key_or_op_is_refused() -> None:
             patch(bad)
 
 
+def test_a_bad_edit_is_the_one_problem_named_not_also_an_empty_list_of_edits() -> None:
+    """pydantic counts a tuple's length after dropping its items that failed: the one bad edit
+    also read as "at least 1 item ..., not 0"; an empty list of edits still says so."""
+    with pytest.raises(ValidationError) as info:
+        patch({"op": "delete-step", "step": "a1", "zzz": 1})
+    assert input_error(info.value, what="edit file").message == (
+        "the edit file is not valid: edits.0.<key>: an unknown key is not permitted"
+    )
+    with pytest.raises(ValidationError) as empty:
+        EditPatch.parse({"schema": "skillreel.edit/v1", "edits": []})
+    assert "at least 1 item" in input_error(empty.value, what="edit file").message
+
+
 def test_an_intent_is_one_line_of_at_most_200_characters() -> None:
     """A reviewer's intent replaces the generated line in ``show``: it must stay one line."""
     for bad in ("", "two\nlines", "tab\there", "x" * 201):

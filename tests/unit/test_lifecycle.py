@@ -198,3 +198,10 @@ def test_every_transition_allows_exactly_the_states_of_the_table(status: str, st
     else:
         with pytest.raises(LifecycleError):
             lifecycle.replace_draft(entry, redraft, entry.events, T2)
+
+
+def test_enabling_an_enabled_skill_says_so_and_an_approved_one_needs_a_replay() -> None:
+    for status, why in (("enabled", "it is enabled already"), ("approved", "replay it successfully first")):
+        with pytest.raises(LifecycleError) as err:
+            step_enable(advance(factory.entry(), status))
+        assert why in err.value.message

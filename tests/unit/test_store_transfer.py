@@ -83,3 +83,17 @@ def test_write_private_refuses_symlinks_and_missing_directories(tmp_path: Path) 
     assert target.read_bytes() == b"keep"
     assert link.is_symlink()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "target.json"]
+
+
+def test_an_output_that_is_a_directory_or_a_symlink_is_not_sent_to_force(tmp_path: Path) -> None:
+    """--force could not help there: the refusal says what the path is, not "pass --force"."""
+    (tmp_path / "target.json").write_bytes(b"keep")
+    (tmp_path / "link.json").symlink_to(tmp_path / "target.json")
+    for path in (tmp_path, tmp_path / "link.json"):
+        for force in (False, True):
+            with pytest.raises(RecordError) as err:
+                write_private(path, b"x", force=force)
+            assert (err.value.code, err.value.message) == (
+                "SR_RECORD_OUTPUT_FAILED",
+                "the output path exists and is not a regular file",
+            )

@@ -247,7 +247,8 @@ def validates(entry: StoreEntry, revision: int, draft_digest: str) -> bool:
 def enable(entry: StoreEntry, installation: Installation, now: str) -> StoreEntry:
     """Only a validated skill is enabled the first time; a revoked one may be enabled again."""
     if entry.status not in ALLOWED["enable"]:
-        raise _refuse(entry, "enable", "replay it successfully first")
+        why = "it is enabled already" if entry.status == "enabled" else "replay it successfully first"
+        raise _refuse(entry, "enable", why)
     return _next(entry, now, status="enabled", installation=installation, was_enabled=True)
 
 

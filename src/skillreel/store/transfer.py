@@ -67,10 +67,10 @@ def check_output(path: Path, *, force: bool) -> None:
         info = None
     except OSError as exc:
         raise RecordError("SR_RECORD_OUTPUT_FAILED", "the output path cannot be inspected") from exc
+    if info is not None and not stat.S_ISREG(info.st_mode):  # --force would not help
+        raise RecordError("SR_RECORD_OUTPUT_FAILED", "the output path exists and is not a regular file")
     if info is not None and not force:
         raise RecordError("SR_RECORD_OUTPUT_EXISTS", "the output file already exists (pass --force)")
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        raise RecordError("SR_RECORD_OUTPUT_FAILED", "the output path exists and is not a regular file")
     if not path.parent.is_dir():
         raise RecordError("SR_RECORD_OUTPUT_FAILED", "the output directory does not exist")
 
