@@ -16,7 +16,7 @@ from ..model import lifecycle
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..store import AuditNote, Store
-from .guards import approval_required
+from .guards import approval_required, check_reviewer
 
 
 @dataclass(frozen=True)
@@ -39,9 +39,18 @@ class RollbackResult:
 
 
 def rollback_skill(
-    store: Store, name: str, to: int, *, approve: bool, expected_revision: int | None = None
+    store: Store,
+    name: str,
+    to: int,
+    *,
+    approve: bool,
+    expected_revision: int | None = None,
+    reviewer: str | None = None,
 ) -> RollbackResult:
+    """Make a new draft holding revision ``to``'s draft; ``reviewer``: who asked for it, when a
+    reviewer rejected a draft so (the review page), recorded in the ``rollback`` event."""
     name, now = check_skill_name(name), store.now()
+    reviewer = check_reviewer(reviewer) if reviewer is not None else None
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
     source = store.revision(name, to)
@@ -65,6 +74,7 @@ def rollback_skill(
     note = AuditNote(
         kind="rollback",
         digests={"from": source.entry_digest, "draft": source.draft.draft_digest},
+        reviewer=reviewer,
     )
     new = store.update(name, change, note, expected_revision=current.revision)
     return RollbackResult(new.name, new.revision, to, source.version, new.draft.draft_digest)

@@ -23,6 +23,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..errors import InputError, SkillreelError
+from ..model.canonical import DIGEST_RE
 from ..services.diffing import diff_skill
 from ..services.listing import list_skills
 from ..services.reviewing import reject_heal_proposal, review_skill
@@ -132,7 +133,14 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
         pending = (
             "proposal" if result.after.label == "proposal" else "draft" if entry.status == "draft" else None
         )
-        back_to = result.before.revision if pending == "draft" and result.before.label == "approved" else None
+        # rejecting a draft that equals the approved one (after a rejection) would undo nothing
+        old, new = result.before.draft, result.after.draft
+        differs = old is None or new is None or old.draft_digest != new.draft_digest
+        back_to = (
+            result.before.revision
+            if pending == "draft" and result.before.label == "approved" and differs
+            else None
+        )
         return page(
             "diff.html",
             name=entry.name,
@@ -162,6 +170,7 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
                 form["reviewer"],
                 approve=True,
                 expected_revision=_revision(form),
+                draft_digest=_digest(form),
                 heal_proposal=_what(form) == "proposal",
             )
         return page("done.html", name=result.name, what="approved", result=result.to_json())
@@ -172,12 +181,22 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
         with store() as opened:
             if _what(form) == "proposal":
                 rejected = reject_heal_proposal(
-                    opened, name, form["reviewer"], approve=True, expected_revision=_revision(form)
+                    opened,
+                    name,
+                    form["reviewer"],
+                    approve=True,
+                    expected_revision=_revision(form),
+                    draft_digest=_digest(form),
                 ).to_json()
             else:
                 to = _int(form.get("back_to", ""), "back_to")
                 rejected = rollback_skill(
-                    opened, name, to, approve=True, expected_revision=_revision(form)
+                    opened,
+                    name,
+                    to,
+                    approve=True,
+                    expected_revision=_revision(form),
+                    reviewer=form["reviewer"],
                 ).to_json()
         return page("done.html", name=name, what="rejected", result=rejected)
 
@@ -245,7 +264,7 @@ async def _form(request: Request) -> dict[str, str]:
     except (UnicodeDecodeError, ValueError) as exc:
         raise InputError("SR_RECORD_INPUT_MALFORMED", "the form could not be read") from exc
     form = {key: values[-1] for key, values in fields.items()}
-    for key in ("reviewer", "what", "expected_revision"):
+    for key in ("reviewer", "what", "expected_revision", "expected_digest"):
         form.setdefault(key, "")
     return form
 
@@ -264,3 +283,12 @@ def _int(value: str, what: str) -> int:
 
 def _revision(form: dict[str, str]) -> int:
     return _int(form["expected_revision"], "expected revision")
+
+
+def _digest(form: dict[str, str]) -> str:
+    """The digest of the draft (or heal proposal) the page showed: a proposal never changes the
+    revision, so the revision alone let a page approve a newer proposal it never showed."""
+    value = form["expected_digest"]
+    if not DIGEST_RE.fullmatch(value):
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the form does not name the draft it showed")
+    return value

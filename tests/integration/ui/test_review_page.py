@@ -25,6 +25,7 @@ from tests.factory import (
     T1,
     build_draft,
     bundle,
+    draft,
     events_log,
     html_environment,
     proposal_for,
@@ -154,6 +155,58 @@ async def test_a_stale_page_is_refused_like_the_cli(browser: Browser, review_pag
     assert await page.locator("h1").inner_text() == "SR_RECORD_REVISION_CONFLICT"
     with Store.open() as store:
         assert store.get(NAME).versions[-1].reviewer == "alice"
+
+
+@pytest.mark.parametrize("button", ["approve", "reject"])
+async def test_a_page_never_decides_on_a_heal_proposal_it_did_not_show(
+    browser: Browser, review_page: ReviewPage, button: str
+) -> None:
+    """A proposal never changes the revision: a newer one left by a replay after the page was shown
+    must not be approved (or rejected) by that page's form, which names the draft it showed."""
+    page = await _open(browser, review_page)
+    await page.goto(f"{review_page.origin}/skills/{NAME}/diff")
+    with Store.open() as store:  # a later replay heals the step again, another way
+        revision = store.get(NAME).revision
+        newer = proposal_for(store.get(NAME), T1, selector="#newer")
+        record_run(store, NAME, healed=True, proposal=newer)
+        assert store.get(NAME).revision == revision
+        assert store.heal_proposals(NAME)[0].draft.draft_digest == newer.draft.draft_digest
+    await page.locator(f"form[action$='/{button}'] button").click()
+    await page.wait_for_selector("h1.error")
+    assert await page.locator("h1").inner_text() == "SR_RECORD_REVISION_CONFLICT"
+    with Store.open() as store:
+        entry = store.get(NAME)
+        assert (entry.revision, entry.version) == (revision, "1.0.0")
+        assert len(store.heal_proposals(NAME)) == 2  # neither decided on
+
+
+async def test_rejecting_a_draft_records_the_reviewer_and_is_not_offered_again(
+    browser: Browser, review_page: ReviewPage
+) -> None:
+    """Rejecting a draft (back to the approved revision's draft) takes a valid reviewer id, names it
+    in the ``rollback`` event, and the page then offers no second rejection that could only fail."""
+    with Store.open() as store:  # recorded again: a draft waits for review beside the approved one
+        redraft = draft(description="Recorded again.")
+        store.update(
+            NAME, lambda e: lifecycle.replace_draft(e, redraft, e.events, T1), AuditNote(kind="record")
+        )
+    page = await _open(browser, review_page)
+    await page.goto(f"{review_page.origin}/skills/{NAME}/diff")
+    reject = page.locator("form[action$='/reject']")
+    await reject.locator("input[name=reviewer]").fill("NOT A VALID ID <x>")
+    await reject.locator("button").click()
+    await page.wait_for_selector("h1.error")
+    assert await page.locator("h1").inner_text() == "SR_RECORD_REVIEWER_INVALID"
+    await page.goto(f"{review_page.origin}/skills/{NAME}/diff")
+    await page.locator("form[action$='/reject'] button").click()  # the page's reviewer, carol
+    await page.wait_for_selector("h1.done")
+    with Store.open() as store:
+        event = store.audit_events(NAME)[-1]
+        assert (event.kind, event.reviewer) == ("rollback", "carol")
+        assert store.get(NAME).status == "draft"
+    await page.goto(f"{review_page.origin}/skills/{NAME}/diff")
+    assert await page.locator("form[action$='/approve']").count() == 1
+    assert await page.locator("form[action$='/reject']").count() == 0
 
 
 async def test_hostile_selectors_are_escaped(browser: Browser, review_page: ReviewPage) -> None:
