@@ -304,8 +304,12 @@ async def perform(
     between: Callable[[], Awaitable[None]] | None = None,
     marks: Marks | None = None,
     inputs_done: Callable[[], Awaitable[None]] | None = None,
+    leaving: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Perform ``script`` on ``page`` with trusted input; ``between`` runs before each step;
+    ``leaving`` before each ``goto`` (an address-bar navigation leaves the page without its field
+    losing focus: the recorder reports the edits in progress first, or the last value typed there
+    was lost, and with it the knowledge that it was typed);
     ``marks`` records the v2 steps (extract, wait on a selector, dialog).
     ``inputs_done`` runs once, before the step that follows the script's last ``type`` or
     ``select`` step (before the first step when it has none; never when that is the last step):
@@ -321,6 +325,8 @@ async def perform(
             await between()
         if n == last_input + 1 and inputs_done is not None:
             await inputs_done()
+        if isinstance(step, GotoStep) and leaving is not None:
+            await leaving()
         following = script.steps[n] if n < len(script.steps) else None
         if isinstance(following, DialogStep):
             answered = _arm_dialog(page, following.accept)

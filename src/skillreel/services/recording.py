@@ -507,6 +507,7 @@ async def _demonstrate(
                 between=recorder.settle,
                 marks=recorder,
                 inputs_done=inputs_done,
+                leaving=recorder.flush,
             ),
         )
     elif terminal is not None:
