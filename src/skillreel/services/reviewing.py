@@ -116,6 +116,8 @@ def review_skill(
             "`skillreel show` showed you",
             details={"wouldApprove": details},
         )
+    if heal_proposal and draft_digest is None:
+        _one_proposal_pending(store, name, current.revision, preview.draft.draft_digest)
     note = AuditNote(
         kind="review",
         reviewer=reviewer,
@@ -195,6 +197,8 @@ def reject_heal_proposal(
             "showed you",
             details={"wouldReject": details},
         )
+    if draft_digest is None:
+        _one_proposal_pending(store, name, current.revision, rejected)
     note = AuditNote(kind="review", reviewer=reviewer, digests={"rejected": rejected})
     new = store.update(
         name,
@@ -204,6 +208,20 @@ def reject_heal_proposal(
         drop_heal_proposals=True,
     )
     return RejectResult(new.name, new.revision, rejected)
+
+
+def _one_proposal_pending(store: Store, name: str, revision: int, newest: str) -> None:
+    """A heal proposal never changes the revision: with more than one pending, ``--expected-revision``
+    cannot tell which one the reviewer read (a later replay may have left the newest after it)."""
+    pending = len(store.heal_proposals(name))
+    if pending > 1:
+        raise LifecycleError(
+            "SR_RECORD_REVISION_CONFLICT",
+            f"{pending} heal proposals of skill {name!r} are pending at revision {revision}: the revision "
+            f"does not say which one you reviewed; run `skillreel show {name}` and repeat with "
+            f"--draft-digest {newest} if that is the one it shows",
+            details={"pending": pending, "draftDigest": newest},
+        )
 
 
 def _check_digest(draft_digest: str | None) -> None:

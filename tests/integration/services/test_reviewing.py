@@ -10,7 +10,7 @@ from typing import Any
 
 from skillreel.errors import SkillreelError
 from skillreel.model.policy import PolicySettings
-from skillreel.services.reviewing import review_skill
+from skillreel.services.reviewing import reject_heal_proposal, review_skill
 from skillreel.services.showing import show_skill
 from skillreel.services.store_policy import set_policy
 from skillreel.store import Store
@@ -57,7 +57,10 @@ def test_review_accepts_a_heal_proposal(store: Store, skillreel_home: Path) -> N
         "SR_RECORD_APPROVAL_REQUIRED",
         lambda: review_skill(store, NAME, "bob", approve=False, heal_proposal=True),
     )
-    result = review_skill(store, NAME, "bob", approve=True, heal_proposal=True, expected_revision=3).to_json()
+    newest = show_skill(store, NAME).to_json()["healProposals"][0]["draftDigest"]  # two pending: by digest
+    result = review_skill(
+        store, NAME, "bob", approve=True, heal_proposal=True, expected_revision=3, draft_digest=newest
+    ).to_json()
     assert (result["status"], result["revision"], result["healProposalAccepted"]) == ("approved", 4, True)
     shown = show_skill(store, NAME).to_json()
     assert shown["healProposal"] is None  # the others healed the old draft: no longer pending
@@ -182,3 +185,24 @@ def test_a_heal_proposal_is_accepted_by_its_own_draft_digest(store: Store, skill
     )
     result = review_skill(store, NAME, "bob", approve=True, heal_proposal=True, draft_digest=proposal)
     assert (result.heal_proposal, result.draft_digest) == (True, proposal)
+
+
+def test_the_revision_alone_does_not_pin_one_of_several_pending_heal_proposals(
+    store: Store, skillreel_home: Path
+) -> None:
+    """A proposal never changes the revision: a reviewer who read the first one, then pinned the
+    revision after a later replay left a second one, must not approve or reject that second one."""
+    validated = seed(store, status="validated")
+    record_run(store, NAME, healed=True, proposal=proposal_for(validated, T1))
+    record_run(store, NAME, healed=True, proposal=proposal_for(validated, T1, selector="#newer"))
+    newest = show_skill(store, NAME).to_json()["healProposals"][0]["draftDigest"]
+    for decide in (
+        lambda: review_skill(store, NAME, "bob", approve=True, heal_proposal=True, expected_revision=3),
+        lambda: reject_heal_proposal(store, NAME, "bob", approve=True, expected_revision=3),
+    ):
+        error = refused(skillreel_home, "SR_RECORD_REVISION_CONFLICT", decide)
+        assert f"--draft-digest {newest}" in error.message
+    result = review_skill(
+        store, NAME, "bob", approve=True, heal_proposal=True, expected_revision=3, draft_digest=newest
+    )
+    assert (result.heal_proposal, result.draft_digest) == (True, newest)
