@@ -65,3 +65,35 @@ def test_diff_review_and_rollback(skillreel_home: Path) -> None:
     refused(skillreel_home, "diff", NAME, "40", code="SR_RECORD_REVISION_NOT_FOUND")
     human = run_cli("list")
     assert "1.0.2" in human.stdout
+
+
+def test_the_text_diff_of_a_merged_heal_and_of_its_rollback_reads_as_the_json_does(
+    skillreel_home: Path,
+) -> None:
+    """A merged heal keeps earlier fingerprints (``target.identities``, a count): the text diff
+    crashed there (SR_RECORD_INTERNAL), and printed Python's None/True where JSON says null/true."""
+    with Store.open() as store:
+        seed(store)
+    ok(skillreel_home, "review", NAME, "--reviewer", "alice", "--expected-revision", "1", "--approve")
+    with Store.open() as store:
+        record_run(store, NAME)
+        record_run(store, NAME, healed=True, proposal=proposal_for(store.get(NAME), T1, merged=True))
+    text = run_cli("diff", NAME)
+    assert text.exit_code == 0, text.stdout + text.stderr
+    assert "keeps 1 earlier fingerprint(s) as accepted identities (was 0)" in text.stdout
+    ok(
+        skillreel_home,
+        "review",
+        NAME,
+        "--reviewer",
+        "bob",
+        "--heal-proposal",
+        "--expected-revision",
+        "3",
+        "--approve",
+    )
+    ok(skillreel_home, "rollback", NAME, "--to", "2", "--approve")
+    back = run_cli("diff", NAME)
+    assert back.exit_code == 0, back.stdout + back.stderr
+    assert "(was 1)" in back.stdout
+    assert "None" not in back.stdout

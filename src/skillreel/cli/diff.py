@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -17,16 +18,26 @@ if TYPE_CHECKING:
 _MARK = {"added": "[green]+[/]", "removed": "[red]-[/]", "changed": "[yellow]~[/]", "moved": "[blue]>[/]"}
 
 
+def _shown(value: Any) -> str:
+    """A changed value as the JSON output shows it (``null``, ``true``, objects), not as Python."""
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
 def _field_line(change: dict[str, Any]) -> str:
     from rich.markup import escape
 
+    if change["field"] == "target.identities":  # an adopted heal keeps earlier fingerprints
+        return (
+            f"fingerprint: keeps {change['after']} earlier fingerprint(s) as accepted identities "
+            f"(was {change['before']})"
+        )
     if change["category"] == "fingerprint":
         return f"fingerprint: {', '.join(change['after'])} changed"
     if change["category"] == "locators":
         before = "; ".join(change["before"]) or "none"
         after = "; ".join(change["after"]) or "none"
         return f"locators: {escape(before)} -> {escape(after)}"
-    before, after = escape(str(change["before"])), escape(str(change["after"]))
+    before, after = escape(_shown(change["before"])), escape(_shown(change["after"]))
     return f"{change['category']} {change['field']}: {before} -> {after}"
 
 
