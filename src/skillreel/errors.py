@@ -464,7 +464,8 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_REPLAY_OUTPUT_MASKED",
         1,
-        "A warning on a replay that succeeded: output values that contained a sensitive input were masked.",
+        "A warning on a replay that succeeded: output values that contained a sensitive input (or a value "
+        "of the session it signed in with) were masked.",
         "Nothing to fix; narrow the extraction (a pattern, another element) if the value is needed.",
     ),
     ErrorCode(

@@ -359,7 +359,9 @@ async def play_checked(
     try:
         records, read = await _run(checked, progress, human, session_factory, ran)
         # bounded and masked before anything is stored (a run over the bounds fails)
-        outputs, masked = caller_outputs(checked.draft, checked.values, read)
+        state = _signed_in(checked) if read else None
+        session = Hidden.of((), state).values if state is not None else ()
+        outputs, masked = caller_outputs(checked.draft, checked.values, read, session=session)
     except SkillreelError as exc:
         return Played("failed", ran.reports(), ran.tally(), error=exc, notes=tuple(ran.notes))
     report, proposal = _report(now(), checked, records)
@@ -444,13 +446,22 @@ def _artifact_recorder(checked: Preflight) -> ArtifactRecorder | None:
     sensitive = [
         v for n, v in checked.values.items() if (p := draft.parameter(n)) is not None and p.sensitive
     ]
-    signed_in = checked.storage_state
-    state = signed_in.body if isinstance(signed_in, SessionState) else None
-    if isinstance(signed_in, Path):
-        state = read_storage_state(signed_in)
     return ArtifactRecorder(
-        checked.debug, Hidden.of(sensitive, state), name=checked.entry.name, revision=checked.entry.revision
+        checked.debug,
+        Hidden.of(sensitive, _signed_in(checked)),
+        name=checked.entry.name,
+        revision=checked.entry.revision,
     )
+
+
+def _signed_in(checked: Preflight) -> Mapping[str, Any] | None:
+    """The storage state the replay starts with (a vault session's body, or a file's), if any."""
+    signed_in = checked.storage_state
+    if isinstance(signed_in, SessionState):
+        return signed_in.body
+    if isinstance(signed_in, Path):
+        return read_storage_state(signed_in)
+    return None
 
 
 def _debug_launch(debug: DebugOptions, recorder: ArtifactRecorder | None) -> dict[str, Any]:
@@ -565,12 +576,13 @@ def _end(
 
 
 def caller_outputs(
-    draft: Draft, values: Mapping[str, str], read: Mapping[str, Any]
+    draft: Draft, values: Mapping[str, str], read: Mapping[str, Any], *, session: Sequence[str] = ()
 ) -> tuple[dict[str, Any], tuple[ResultWarning, ...]]:
     """The outputs as the caller gets them: every declared output (null when the run did not
     produce it; a collected object's missing fields null), each value that contains a sensitive
-    input (of ``values``, the replay's inputs) masked, the whole within its size bound
-    (``SR_REPLAY_OUTPUT_TOO_LARGE``)."""
+    input (of ``values``, the replay's inputs) or a value of the signed-in state the replay started
+    with (``session``: its cookie and local-storage values, long enough to be told) masked, the
+    whole within its size bound (``SR_REPLAY_OUTPUT_TOO_LARGE``)."""
     shaped: dict[str, Any] = {}
     for spec in draft.outputs:
         value = read.get(spec.name)
@@ -579,7 +591,7 @@ def caller_outputs(
             value = [{n: row.get(n) for n in names} for row in value]
         shaped[spec.name] = value
     secrets = [values[p.name] for p in draft.parameters if p.sensitive and p.name in values]
-    masked, count = mask_outputs(shaped, secrets)
+    masked, count = mask_outputs(shaped, [*secrets, *session])
     if outputs_size(masked) > MAX_OUTPUTS_BYTES:
         raise ReplayError(
             "SR_REPLAY_OUTPUT_TOO_LARGE",
@@ -590,7 +602,8 @@ def caller_outputs(
         warnings = (
             ResultWarning(
                 code="SR_REPLAY_OUTPUT_MASKED",
-                message=f"{count} output value(s) contained a sensitive input and were masked",
+                message=f"{count} output value(s) contained a sensitive input or a session value and "
+                "were masked",
             ),
         )
     return masked, warnings

@@ -15,6 +15,7 @@ import pytest
 
 from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, TypeAction
 from skillreel.model.environment import UrlTarget
+from skillreel.model.io import MASK
 from skillreel.sandbox.files import storage_state_file_digest
 from skillreel.services.recording import RecordRequest, record_skill
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
@@ -232,3 +233,35 @@ async def test_a_skill_recorded_with_a_storage_state_file_still_replays(
     failed(await replay(store, sessions=sessions), "SR_RECORD_CREDENTIAL_DRIFT")
     other = state(tmp_path, "another-cookie", "other.json")
     failed(await replay(store, storage_state=other, sessions=sessions), "SR_RECORD_CREDENTIAL_DRIFT")
+
+
+async def test_a_page_that_shows_the_sessions_cookie_gets_it_masked_in_the_outputs(
+    store: Store, tmp_path: Path, server: LocalServer, sessions: WarmSessions
+) -> None:
+    """A session's cookie is a credential like a sensitive input: an output that holds it (a page
+    echoing document.cookie) is masked with the same warning, never returned."""
+    cookie = "session-Cookie-7Wq3Zx"
+    shows = (
+        "<p id=who></p>"
+        "<script>document.getElementById('who').textContent = 'you: ' + document.cookie;</script>"
+    )
+    server.set_page("/orders", SIGNED_IN.replace("</main>", shows + "</main>"))
+    set_session(store, "shop", state(tmp_path, cookie, "s.json"))
+    automation = {"steps": [*AUTOMATION["steps"], {"do": "extract", "selector": "#who", "as": "who"}]}
+    write(tmp_path / "automation.json", automation)
+    result = await record_skill(
+        store,
+        RecordRequest(
+            name=NAME,
+            url=server.url(START),
+            automation=tmp_path / "automation.json",
+            session="shop",
+        ),
+    )
+    assert [o.name for o in result.entry.draft.outputs] == ["who"]
+    review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
+    outcome = succeeded(await replay(store, sessions=sessions))
+    document = json.dumps(outcome.to_json())
+    assert cookie not in document
+    assert outcome.to_json()["outputs"] == {"who": MASK}
+    assert [w.code for w in outcome.warnings] == ["SR_REPLAY_OUTPUT_MASKED"]
