@@ -10,12 +10,13 @@ any row did not succeed (``SR_REPLAY_BATCH_FAILED``) or the batch was cancelled 
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from ..errors import InputError
+from ..errors import InputError, ReplayError
 from .interrupt import run_cancellable
 from .output import emit, emit_failure
 
@@ -126,6 +127,10 @@ async def _run(
             return await start(on_row)
         except BatchCancelled as cancelled:  # Ctrl-C: the runs are recorded; report it at the edge
             return cancelled.outcome
+        except asyncio.CancelledError:  # Ctrl-C before any row started (asking the broker for workers)
+            raise ReplayError(
+                "SR_REPLAY_CANCELLED", "the batch was cancelled before any row started; nothing ran"
+            ) from None
 
     if not show:
         return await run(None)
