@@ -1,7 +1,10 @@
 """Ctrl-C during a verb that drives a browser (a replay, a batch): the first press cancels the work,
-which then ends as it does (the runs that started are recorded as cancelled) and reports what ran;
-further presses are ignored until that report is printed, so a second press does not throw away the
-result (a batch's runset id, which ``--resume`` needs) halfway through its cancellation."""
+which then ends as it does (the runs that started are recorded as cancelled, a fleet's rows no
+worker took are given up) and reports what ran; further presses are ignored until that report is
+printed, so a second press does not throw away the result (a batch's runset id, which ``--resume``
+needs) halfway through its cancellation. ``SIGTERM`` (a service manager, ``kill``) and ``SIGHUP``
+(the terminal closed, an SSH session dropped) cancel the same way: killed outright instead, a
+batch left its runs started and a fleet's queued rows to run after it, unrecorded."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 NOTICE = "skillreel: cancelling; what ran is being recorded (Ctrl-C is ignored until it is)\n"
+STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def run_cancellable(main: Coroutine[Any, Any, T]) -> T:
@@ -35,12 +39,15 @@ async def _first_press_cancels(main: Coroutine[Any, Any, T]) -> T:
             sys.stderr.write(NOTICE)
 
     try:
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
+        for signum in STOPPING:
+            loop.add_signal_handler(signum, on_sigint)
     except (NotImplementedError, RuntimeError, ValueError):  # no signals here (not the main thread)
         return await main
     try:
         return await main
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
+        for signum in STOPPING:
+            loop.remove_signal_handler(signum)
         if pressed:  # the outcome is decided: let it be printed whole
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            for signum in STOPPING:
+                signal.signal(signum, signal.SIG_IGN)

@@ -209,12 +209,17 @@ async def test_the_cli_prints_one_envelope_with_one_result_per_row_and_exits_1(
 
 
 @pytest.mark.usefixtures("ctrl_c_reaches_children")  # a background `make test` ignores SIGINT
-@pytest.mark.parametrize("presses", [1, 2], ids=["once", "twice"])
+@pytest.mark.parametrize(
+    ("presses", "stop"),
+    [(1, signal.SIGINT), (2, signal.SIGINT), (1, signal.SIGTERM)],
+    ids=["once", "twice", "sigterm"],
+)
 async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
-    server: LocalServer, skillreel_home: Path, tmp_path: Path, presses: int
+    server: LocalServer, skillreel_home: Path, tmp_path: Path, presses: int, stop: signal.Signals
 ) -> None:
     """Pressed twice, the second press comes while the first one's cancellation runs: it is ignored,
-    so the result (the runset id that --resume needs) is not lost."""
+    so the result (the runset id that --resume needs) is not lost. SIGTERM (and SIGHUP) cancel the
+    same way: killed outright, a batch left its runs started (and a fleet its queued rows)."""
     await counting_skill(server)
     gate = server.hold("/act", after=3)  # three orders go through; the fourth is held
     path = rows_file(tmp_path, [str(i) for i in range(1, 13)])
@@ -232,7 +237,7 @@ async def test_ctrl_c_cancels_the_running_rows_and_starts_no_other(
     )
     try:
         assert await asyncio.to_thread(gate.reached.wait, SIGNAL_WAIT_S), "no fourth order was placed"
-        os.kill(proc.pid, signal.SIGINT)  # Ctrl-C reaches the skillreel process
+        os.kill(proc.pid, stop)  # Ctrl-C (or a stop) reaches the skillreel process
         if presses == 2:  # again, once the first press is being acted on: a run ended cancelled
             assert await asyncio.to_thread(cancelled_run_recorded, skillreel_home), "no run was cancelled"
             os.kill(proc.pid, signal.SIGINT)
