@@ -170,6 +170,13 @@ def test_the_keyring_can_be_turned_off(tmp_path: Path, memory_keyring: MemoryKey
         ({"cookies": {}}, "'cookies' must be a list of objects"),
         ({"cookies": [{"name": "a"}]}, "string name and value"),
         ({"origins": [{"localStorage": []}]}, "with an 'origin'"),
+        # what Chromium refuses at the first replay (it was accepted by `session set`)
+        ({"origins": [{"origin": "https://a.test", "localStorage": "x"}]}, "'localStorage' must be a list"),
+        ({"origins": [{"origin": "https://a.test", "localStorage": [{"name": "k"}]}]}, "'localStorage'"),
+        ({"cookies": [{"name": "a", "value": "b", "expires": "tomorrow"}]}, "'expires' has the wrong type"),
+        ({"cookies": [{"name": "a", "value": "b", "expires": True}]}, "'expires' has the wrong type"),
+        ({"cookies": [{"name": "a", "value": "b", "secure": "yes"}]}, "'secure' has the wrong type"),
+        ({"cookies": [{"name": "a", "value": "b", "sameSite": "lax"}]}, "'sameSite' must be"),
     ],
 )
 def test_what_is_no_storage_state(state: dict[str, object], problem: str) -> None:

@@ -73,10 +73,40 @@ def state_problem(state: Mapping[str, Any]) -> str | None:
         return "'cookies' must be a list of objects"
     if not all(isinstance(c.get("name"), str) and isinstance(c.get("value"), str) for c in cookies):
         return "every cookie needs a string name and value"
+    for cookie in cookies:  # the types Chromium takes: a state it refuses would fail every replay
+        problem = _cookie_problem(cookie)
+        if problem is not None:
+            return problem
     if not isinstance(origins, list) or not all(
         isinstance(o, dict) and isinstance(o.get("origin"), str) for o in origins
     ):
         return "'origins' must be a list of objects with an 'origin'"
+    for origin in origins:
+        items = origin.get("localStorage", [])
+        if not isinstance(items, list) or not all(
+            isinstance(i, dict) and isinstance(i.get("name"), str) and isinstance(i.get("value"), str)
+            for i in items
+        ):
+            return "an origin's 'localStorage' must be a list of objects with a string name and value"
+    return None
+
+
+_COOKIE_TYPES: dict[str, type | tuple[type, ...]] = {
+    "domain": str,
+    "path": str,
+    "expires": (int, float),
+    "httpOnly": bool,
+    "secure": bool,
+}
+
+
+def _cookie_problem(cookie: Mapping[str, Any]) -> str | None:
+    for key, kind in _COOKIE_TYPES.items():
+        value = cookie.get(key)
+        if key in cookie and (not isinstance(value, kind) or (kind is not bool and isinstance(value, bool))):
+            return f"a cookie's {key!r} has the wrong type"
+    if "sameSite" in cookie and cookie["sameSite"] not in ("Strict", "Lax", "None"):
+        return "a cookie's 'sameSite' must be Strict, Lax or None"
     return None
 
 
