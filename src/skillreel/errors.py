@@ -634,10 +634,10 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_REPLAY_RUNSET_BUSY",
         1,
-        "--resume names a runset that another batch is running now (a live process holds it); "
-        "nothing ran, so no row is run twice at once.",
-        "Wait for that batch to end (or stop it with Ctrl-C), then resume: the rows it completed are "
-        "skipped.",
+        "--resume names a runset that another batch is running now (a live process holds it), or one "
+        "of whose rows a fleet worker is still running; nothing ran, so no row is run twice at once.",
+        "Wait for that batch (or that worker's row) to end, or stop the batch with Ctrl-C, then resume: "
+        "the rows that completed are skipped.",
     ),
     # --- SR_REPLAY_UI_*: Chromium setup, selector, assertion, network, action
     ErrorCode(

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from skillreel.errors import ReplayError
 from skillreel.fleet.bundle import bundle_text, sign_bundle
 from skillreel.fleet.coordinator import WorkerVault, fleet_batch
 from skillreel.fleet.protocol import FleetResult, FleetRow, FleetStep
@@ -97,7 +98,7 @@ class FakeBroker:
                 yield run_id, meta
 
     def claims(self, run_ids: list[str]) -> Mapping[str, tuple[bool, bool]]:
-        return {r: (self.submitted[r][0] == "lost", False) for r in run_ids}
+        return {r: (r in self.submitted and self.submitted[r][0] == "lost", False) for r in run_ids}
 
     def give_up(self, run_id: str) -> bool:
         self.given_up.append(run_id)
@@ -236,3 +237,33 @@ def test_the_worker_refuses_before_anything_runs(tmp_path: Path, case: str, code
     config = WorkerConfig("redis://127.0.0.1:1/0", load_trusted_keys([public]), "w1")  # never contacted
     result = run_row(config, run_id, bundle, row)
     assert (result.status, result.refused, result.code, result.steps) == ("failed", True, code, ())
+
+
+class StillRunning(FakeBroker):
+    """The rows of an earlier batch are still claimed by a live worker (its liveness key fresh)."""
+
+    def claims(self, run_ids: list[str]) -> Mapping[str, tuple[bool, bool]]:
+        return {r: (True, True) if r not in self.submitted else (False, False) for r in run_ids}
+
+
+async def test_a_resume_never_runs_again_a_row_a_live_worker_is_still_running(
+    skill: tuple[Path, Path],
+) -> None:
+    """The earlier batch stopped while a worker ran row 3 (its run never ended here): resuming then
+    would run row 3 twice at once. Refused until that worker is done; then only row 3 runs."""
+    rows, key = skill
+    first, _ = await run(rows, key, ["ok", "ok", "lost", "ok"])
+    assert [r.status for r in first.results] == ["succeeded", "succeeded", "interrupted", "succeeded"]
+    vault = WorkerVault()
+    request = BatchRequest(ReplayRequest(name=NAME), rows, workers=4, resume=first.runset)
+    with Store.open(actor="fleet") as store:
+        runs_before = len(store.runs(NAME))
+        busy = StillRunning(store, [])
+        with pytest.raises(ReplayError) as caught:
+            await fleet_batch(store, plan_batch(store, request, vault, vault), busy, sign_key=key)
+        assert (caught.value.code, caught.value.details["rows"]) == ("SR_REPLAY_RUNSET_BUSY", [3])
+        assert busy.submitted == {}
+        assert len(store.runs(NAME)) == runs_before
+        done = FakeBroker(store, ["ok"])  # the worker is gone now: the row may run again
+        again = await fleet_batch(store, plan_batch(store, request, vault, vault), done, sign_key=key)
+    assert [r.status for r in again.results] == ["skipped", "skipped", "succeeded", "skipped"]

@@ -115,6 +115,8 @@ async def fleet_batch(
     if await asyncio.to_thread(broker.workers) == 0:
         raise ReplayError(NO_WORKERS, "no worker answered on the broker; nothing was submitted")
     with holding_runset(store, plan, on_row) as (plan, skipped):
+        if plan.resumed:
+            await _none_still_running(store, plan, broker)
         document = sign_bundle(entry, store.now(), key)
         store.audit(
             AuditNote(
@@ -141,6 +143,27 @@ async def fleet_batch(
             with contextlib.suppress(asyncio.CancelledError, Exception):  # a broken watch ended its rows
                 await watching
     return end_batch(plan, skipped, ran)
+
+
+async def _none_still_running(store: Store, plan: BatchPlan, broker: Broker) -> None:
+    """A resumed runset whose earlier batch stopped (Ctrl-C, a signal, a crash) while a worker ran one
+    of its rows: that row's run never ended in the store, but the worker may still be acting. Running
+    it again now would act twice at once: refused (``SR_REPLAY_RUNSET_BUSY``) until it is over."""
+    pending = {r.number for r in plan.pending}
+    unfinished = {
+        row: run for row, run in store.runset_unfinished(plan.runset.runset_id).items() if row in pending
+    }
+    if not unfinished:
+        return
+    states = await asyncio.to_thread(broker.claims, list(unfinished.values()))
+    busy = sorted(row for row, run in unfinished.items() if states.get(run, (False, False)) == (True, True))
+    if busy:
+        raise ReplayError(
+            "SR_REPLAY_RUNSET_BUSY",
+            f"a fleet worker is still running row {busy[0]} of runset {plan.runset.runset_id} "
+            f"({len(busy)} row(s) in all); nothing ran: resume once it is over",
+            details={"rows": busy[:100]},
+        )
 
 
 # --- watching the broker: results, claims, workers --------------------------------------------------

@@ -509,6 +509,11 @@ class Store:
         with db.translated("reading a runset"):
             return runs.load_runset(self._conn, runset_id)
 
+    def runset_unfinished(self, runset_id: str) -> dict[int, str]:
+        """Row number -> the id of a run of that row that never ended (a fleet worker may run it)."""
+        with db.translated("reading a runset's runs"):
+            return runs.runset_unfinished(self._conn, runset_id)
+
     def runset_successes(self, runset_id: str) -> dict[int, str]:
         """Row number -> the id of a succeeded run of that row, for the rows of a runset that succeeded."""
         with db.translated("reading a runset's runs"):

@@ -309,6 +309,22 @@ def load_runset(conn: sqlite3.Connection, runset_id: str) -> Runset | None:
         raise _corrupt(f"runset {runset_id}", "the row failed validation") from exc
 
 
+def runset_unfinished(conn: sqlite3.Connection, runset_id: str) -> dict[int, str]:
+    """Row number -> the id of a run of that row that never ended (started, or interrupted since):
+    a row a fleet worker may still be running."""
+    rows = conn.execute(
+        f"SELECT {_RUN_COLUMNS} FROM runs WHERE runset = ? AND outcome IN ('started', 'interrupted') "  # noqa: S608
+        "ORDER BY seq",
+        (runset_id,),
+    ).fetchall()
+    found: dict[int, str] = {}
+    for row in rows:
+        _, run = _parse_run(row)
+        if run.row is not None:
+            found[run.row] = run.run_id
+    return found
+
+
 def runset_successes(conn: sqlite3.Connection, runset_id: str) -> dict[int, str]:
     """Row number -> the id of a succeeded run of that row, for every row of the runset that succeeded
     (each run re-validated)."""
