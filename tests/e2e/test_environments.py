@@ -91,6 +91,9 @@ def test_sessions_environments_and_query_keys_end_to_end(
     )
     staged = out.ok("session", "set", "shop-staging", str(state(tmp_path, SECOND_COOKIE)))
     assert staged["skills"] == []
+    audit_text = out.keep(run_cli("audit")).stdout
+    assert "session" in audit_text
+    assert "rNone" not in audit_text  # a session event names no revision
 
     order_id = str(uuid.uuid4())
     url = production.url(f"/orders?state=open&code=FR&key=orders&id={order_id}&token=abc123")

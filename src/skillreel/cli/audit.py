@@ -22,7 +22,7 @@ def _events(log: AuditLog) -> Render:
         for e in log.events:
             who = f" by {e.reviewer}" if e.reviewer else ""
             who += f" ({e.actor})" if e.actor else ""
-            where = f" {e.name} r{e.revision}" if e.name else ""
+            where = (f" {e.name}" + (f" r{e.revision}" if e.revision is not None else "")) if e.name else ""
             code = f" {e.code}" if e.code else ""
             console.print(f"{e.seq:>6} {e.at} {e.kind:<13}{where}{who} {e.outcome}{code}")
         console.print(f"[dim]{len(log.events)} shown of {log.total} events[/]")

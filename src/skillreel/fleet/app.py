@@ -51,14 +51,19 @@ def check_broker_url(url: str) -> str:
         raise InputError("SR_RECORD_USAGE", "--broker takes redis://HOST:6379/0") from exc
     if parts.scheme not in SCHEMES or not parts.hostname:
         raise InputError("SR_RECORD_USAGE", "--broker takes redis://HOST:6379/0 (or rediss:// for TLS)")
+    if parts.query or parts.fragment:  # ?password=... would be shown in logs; kombu also breaks on it
+        raise InputError(
+            "SR_RECORD_USAGE",
+            "--broker takes no query or fragment: give a password as redis://:PASSWORD@HOST:6379/0",
+        )
     return url
 
 
 def shown_url(url: str) -> str:
     """The broker URL without its password (for messages and logs)."""
-    parts = urlsplit(url)
+    parts = urlsplit(url)._replace(query="", fragment="")  # a query may hold a password too
     if parts.password is None:
-        return url
+        return parts.geturl()
     netloc = parts.netloc.rpartition("@")[2]
     user = f"{parts.username}:***@" if parts.username else ":***@"
     return parts._replace(netloc=user + netloc).geturl()

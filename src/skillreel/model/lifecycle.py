@@ -114,7 +114,9 @@ def rollback(entry: StoreEntry, source: StoreEntry, now: str) -> StoreEntry:
     it needs a review like any draft. The pending draft remembers where it came from."""
     if entry.status not in ALLOWED["rollback"]:
         raise _refuse(entry, "roll back", "revoke it first")
-    if source.name != entry.name or source.revision >= entry.revision:
+    if source.name == entry.name and source.revision == entry.revision:
+        raise _refuse(entry, "roll back", f"revision {source.revision} is the current one")
+    if source.name != entry.name or source.revision > entry.revision:
         raise LifecycleError(
             "SR_RECORD_REVISION_NOT_FOUND", f"skill {entry.name!r} has no earlier revision {source.revision}"
         )

@@ -223,12 +223,14 @@ class BatchOutcome:
     @property
     def error(self) -> SkillreelError | None:
         """None when every row succeeded (or had before); otherwise why the batch is not a success."""
-        if self.cancelled:
-            ran = self.count("succeeded") + self.count("failed") + self.count("cancelled")
+        if self.cancelled:  # every row counted once, by how it ended (a given-up fleet row never ran)
+            ended = ", ".join(
+                f"{self.count(status)} {status.replace('-', ' ')}"
+                for status in ("succeeded", "failed", "cancelled", "interrupted", "skipped", "not-run")
+                if self.count(status)
+            )
             return ReplayError(
-                "SR_REPLAY_CANCELLED",
-                f"the batch was cancelled: {ran} row(s) ran (their runs are recorded), "
-                f"{self.count('not-run')} did not start",
+                "SR_REPLAY_CANCELLED", f"the batch was cancelled ({ended}); every run it started is recorded"
             )
         bad = [r for r in self.results if r.status in _NOT_OK]
         if not bad:

@@ -77,6 +77,8 @@ def test_an_unreachable_broker_runs_and_records_nothing(batch: tuple[Path, Path]
         (["--broker", "redis://127.0.0.1:1/0"], "SR_RECORD_USAGE"),  # no --sign
         (["--sign", "KEY"], "SR_RECORD_USAGE"),  # --sign without --broker
         (["--broker", "http://127.0.0.1:1/0", "--sign", "KEY"], "SR_RECORD_USAGE"),  # not redis://
+        # a password in the query was echoed in messages, then broke kombu (SR_RECORD_INTERNAL)
+        (["--broker", "redis://127.0.0.1:1/0?password=Hunter2pw", "--sign", "KEY"], "SR_RECORD_USAGE"),
     ],
 )
 def test_fleet_options_are_checked_first(batch: tuple[Path, Path], extra: list[str], code: str) -> None:
@@ -85,6 +87,7 @@ def test_fleet_options_are_checked_first(batch: tuple[Path, Path], extra: list[s
     args = [str(key) if a == "KEY" else a for a in extra]
     result = run_cli("replay", NAME, "--batch", str(rows), *args, "--json")
     assert (result.exit_code, result.json()["error"]["code"]) == (2, code)
+    assert "Hunter2pw" not in result.stdout + result.stderr
     nothing_recorded()
 
 

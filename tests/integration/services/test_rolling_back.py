@@ -65,9 +65,10 @@ def test_a_rollback_to_a_missing_revision_is_refused(store: Store, skillreel_hom
     refused(
         skillreel_home, "SR_RECORD_REVISION_NOT_FOUND", lambda: rollback_skill(store, NAME, 9, approve=True)
     )
-    refused(
-        skillreel_home, "SR_RECORD_REVISION_NOT_FOUND", lambda: rollback_skill(store, NAME, 4, approve=True)
+    current = refused(  # kept, and the current one: not "no earlier revision" (the guide's code)
+        skillreel_home, "SR_RECORD_STATE_INVALID", lambda: rollback_skill(store, NAME, 4, approve=True)
     )
+    assert "revision 4 is the current one" in current.message
     refused(
         skillreel_home,
         "SR_RECORD_REVISION_CONFLICT",
