@@ -112,6 +112,7 @@ def engine(driver: FakeDriver, clock: Clock, **kw: Any) -> ReplayEngine:
         allow_heal=kw.pop("allow_heal", True),
         timeout_ms=kw.pop("timeout_ms", 1000),
         settle_ms=kw.pop("settle_ms", 50),
+        hidden=kw.pop("hidden", ()),
     )
     return ReplayEngine(driver, options, clock=clock, sleep=clock.sleep, **kw)
 
@@ -197,6 +198,23 @@ async def test_healed_step_is_confirmed_marked_and_proposes_fresh_locators() -> 
     assert records[1].healed_bundle.fingerprint == renamed
     assert driver.actions[-1] == ("click", 2)
     assert clock.sleeps == [0.1]  # one confirmation probe before acting
+
+
+async def test_a_healed_element_whose_text_holds_a_sensitive_input_proposes_no_locators() -> None:
+    """Its fresh candidates and fingerprint would carry salted hashes of a text holding the secret
+    (a button named "Approve <password>"): the step heals and acts, but proposes nothing."""
+    p = page()
+    renamed = fp("button", type_="submit", role="button", id="submit", text="Go", sib=(0, 2))
+    fresh = (LocatorCandidate(strategy="id", selector="#submit", match_count=1),)
+    p.elements[2] = FakeElement(renamed, {"#submit"}, candidates=fresh, text="Go Secret-Pw-77")
+    records = await engine(driver_for(p), Clock(), hidden=("secret-pw-77",)).run(
+        [start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {}
+    )
+    assert (records[1].healed, records[1].healed_bundle) == (True, None)
+    again = await engine(driver_for(p), Clock(), hidden=("another-value",)).run(
+        [start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {}
+    )
+    assert again[1].healed_bundle is not None  # a text that holds no hidden value still proposes
 
 
 async def test_healing_off_fails_closed_after_the_deadline() -> None:

@@ -12,8 +12,8 @@
 //                           measure inside that loop item only (collect.js holds the items)
 //       -> {token, hits: [{rank, total, visible, element}], observed: [{element, visible, comparison}],
 //           pool: [element ids, best first], scored, speculative: {element, fingerprint} | null}
-//   SkillreelResolve.pick({token, element, salt, attr, nonce, describe})
-//       -> {ok, reason, fingerprint, candidates, framed}   marks the element with attr=nonce for the
+//   SkillreelResolve.pick({token, element, salt, attr, nonce, describe, hide})
+//       -> {ok, reason, fingerprint, candidates, echoes, framed}   marks the element with attr=nonce for the
 //          action (framed: it lives in a same-origin frame's document)
 //   SkillreelResolve.release({attr}) -> {held}       removes the mark (held: still on our element)
 //   SkillreelResolve.held() -> {el, attr, nonce} | null   the element marked for the next action
@@ -448,8 +448,22 @@ var SkillreelResolve = (() => {
     unmark(arg);
     const candidates = arg.describe ? L.describe(el, arg.salt).candidates : null;
     const fingerprint = L.features(el, arg.salt);
+    const echoes = Array.isArray(arg.hide) && arg.hide.length > 0 && holdsHidden(el, arg.hide);
     mark(el, arg);
-    return {ok: true, reason: null, fingerprint, candidates, framed: el.ownerDocument !== document};
+    return {ok: true, reason: null, fingerprint, candidates, echoes, framed: el.ownerDocument !== document};
+  }
+
+  // Whether a text the element's description may hash (its accessible name, its text, an attribute,
+  // a label, its row) holds one of the lower-cased values of ``hide`` (a healed step's sensitive
+  // inputs): only the answer leaves the page, and the step then proposes no locators.
+  function holdsHidden(el, hide) {
+    const texts = [L.accessibleName(el), el.textContent || ""];
+    for (const attribute of Array.from(el.attributes)) texts.push(attribute.value);
+    for (const label of Array.from(el.labels || [])) texts.push(label.textContent || "");
+    const row = el.closest("tr");
+    if (row !== null) texts.push(row.textContent || "");
+    const all = texts.join("\u0000").toLowerCase();
+    return hide.some((value) => typeof value === "string" && value.length > 0 && all.includes(value));
   }
 
   function release(arg) {

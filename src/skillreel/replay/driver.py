@@ -503,7 +503,12 @@ class PlaywrightDriver:
             self._note_frame(nonce, guess.get("framed"))
         return probe
 
-    async def pick(self, probe: heal.Probe, element: int, *, salt: str, describe: bool) -> Picked | None:
+    async def pick(
+        self, probe: heal.Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
+    ) -> Picked | None:
+        """Mark ``element`` for the action; ``describe``: also its fresh locator candidates (a healed
+        step), and whether one of its texts holds a value of ``hide`` (checked in the page; only a
+        yes or no comes back)."""
         guess, self._speculative = self._speculative, None
         if guess is not None and not describe and guess[:2] == (probe.token, element):
             return guess[2]
@@ -517,6 +522,7 @@ class PlaywrightDriver:
                 "attr": self._attr,
                 "nonce": nonce,
                 "describe": describe,
+                "hide": [h.lower() for h in hide if len(h) >= 2] if describe else [],
             },
         )
         if not isinstance(data, dict) or not data.get("ok"):
@@ -529,7 +535,9 @@ class PlaywrightDriver:
                 "SR_REPLAY_UI_ACTION_FAILED", "the target element cannot be described"
             ) from exc
         self._note_frame(nonce, data.get("framed"))
-        return Picked(nonce, fingerprint, _candidates(data.get("candidates")))
+        return Picked(
+            nonce, fingerprint, _candidates(data.get("candidates")), echoes=data.get("echoes") is True
+        )
 
     def _note_frame(self, nonce: str, framed: Any) -> None:
         """Remember that the element marked ``nonce`` lives in a same-origin frame's document."""

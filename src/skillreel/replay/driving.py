@@ -29,6 +29,9 @@ class Picked:
     token: str
     fingerprint: Fingerprint
     candidates: tuple[LocatorCandidate, ...] | None = None
+    # a text of the element (its name, text, an attribute, a label) holds a value the replay was
+    # asked to hide (``pick(hide=...)``): its text hashes must not go into a heal proposal
+    echoes: bool = False
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,9 @@ class Driver(Protocol):
     async def reload(self, *, timeout_ms: int) -> None: ...
     async def current_url(self) -> str: ...
     async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe: ...
-    async def pick(self, probe: heal.Probe, element: int, *, salt: str, describe: bool) -> Picked | None: ...
+    async def pick(
+        self, probe: heal.Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
+    ) -> Picked | None: ...
     async def release(self) -> None: ...
     async def click(self, picked: Picked, *, timeout_ms: int) -> None: ...
     async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None: ...
@@ -312,6 +317,8 @@ class EngineOptions:
     timeout_ms: int = 10_000
     settle_ms: int = 0  # an extra minimum after each action (--settle); settling is event-driven
     url_rule: QueryRule = V1_RULE  # the query-key rule ``url_matches`` normalises page URLs with
+    # the replay's sensitive values: a healed element whose texts hold one proposes no locators
+    hidden: tuple[str, ...] = field(default=(), repr=False)
 
 
 @dataclass

@@ -285,7 +285,9 @@ class FakeDriver:
         pool = heal.pool(rec, observed)
         return heal.Probe(str(self._probe_seq), tuple(hits), observed, pool, len(elements))
 
-    async def pick(self, probe: heal.Probe, element: int, *, salt: str, describe: bool) -> Picked | None:
+    async def pick(
+        self, probe: heal.Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
+    ) -> Picked | None:
         if probe.token != str(self._probe_seq) or element >= len(self.page.elements):
             return None
         e = self.page.elements[element]
@@ -297,7 +299,9 @@ class FakeDriver:
             if describe
             else None
         )
-        return Picked(str(element), e.fingerprint, candidates)
+        texts = " ".join((e.text, *e.attributes.values(), *e.labels)).lower()
+        echoes = describe and any(h and h.lower() in texts for h in hide)
+        return Picked(str(element), e.fingerprint, candidates, echoes=echoes)
 
     async def release(self) -> None:
         self._picked = None

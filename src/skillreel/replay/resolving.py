@@ -112,14 +112,18 @@ class Resolver:
             if confirm != signature:
                 return signature
         picked = await self.driver.pick(
-            probe, decision.element, salt=self.options.salt, describe=decision.healed
+            probe,
+            decision.element,
+            salt=self.options.salt,
+            describe=decision.healed,
+            hide=self.options.hidden if decision.healed else (),
         )
         if picked is None:  # it went away between the probe and the pick: measure again
             return None
         step.facts["target"] = ev.target_digest(picked.fingerprint)
         if decision.healed:
             step.healed = True
-            if picked.candidates:
+            if picked.candidates and not picked.echoes:  # no hash of a text holding a secret
                 step.healed_bundle = LocatorBundle(
                     candidates=picked.candidates, fingerprint=picked.fingerprint
                 )

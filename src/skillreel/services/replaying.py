@@ -400,6 +400,9 @@ async def _run(
         timeout_ms=checked.timeout_ms,
         settle_ms=checked.settle_ms,
         url_rule=target.url_rule,
+        hidden=tuple(
+            v for n, v in checked.values.items() if (p := draft.parameter(n)) is not None and p.sensitive
+        ),
     )
     debug = checked.debug
     recorder = _artifact_recorder(checked)
