@@ -267,3 +267,26 @@ async def test_a_resume_never_runs_again_a_row_a_live_worker_is_still_running(
         done = FakeBroker(store, ["ok"])  # the worker is gone now: the row may run again
         again = await fleet_batch(store, plan_batch(store, request, vault, vault), done, sign_key=key)
     assert [r.status for r in again.results] == ["skipped", "skipped", "succeeded", "skipped"]
+
+
+async def test_a_row_the_broker_cannot_be_asked_about_is_not_reported_as_taken(
+    skill: tuple[Path, Path],
+) -> None:
+    """The batch stops (no worker left) and giving its rows up fails too (the broker went away):
+    whether a worker took them is unknown, and the result says so, not 'a worker had taken it'."""
+    rows, key = skill
+    with Store.open(actor="fleet") as store:
+        vault = WorkerVault()
+        plan = plan_batch(store, BatchRequest(ReplayRequest(name=NAME), rows, workers=2), vault, vault)
+        broker = FakeBroker(store, ["unclaimed"] * 4)
+        calls = iter([1])
+        broker.workers = lambda: next(calls, 0)  # type: ignore[method-assign]
+
+        def unreachable(run_id: str) -> bool:
+            raise ReplayError("SR_REPLAY_FLEET_BROKER_UNREACHABLE", "the broker did not answer")
+
+        broker.give_up = unreachable  # type: ignore[method-assign]
+        outcome = await fleet_batch(store, plan, broker, sign_key=key, stall_s=0.0)
+    ran = [r for r in outcome.results if r.status != "not-run"]
+    assert [(r.status, r.code) for r in ran] == [("interrupted", "SR_REPLAY_FLEET_BROKER_UNREACHABLE")] * 2
+    assert all("unknown" in (r.message or "") for r in ran)

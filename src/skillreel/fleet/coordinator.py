@@ -395,9 +395,15 @@ class _RowRecorder:
     def given_up(self, row: BatchRow, run: RunRecord, broker: Broker, cause: SkillreelError) -> RowResult:
         """Take the row back from the broker: cancelled when no worker had claimed it (it never
         runs), interrupted when one had (it may be running)."""
-        taken = False
-        with contextlib.suppress(SkillreelError):
+        try:
             taken = broker.give_up(run.run_id)
+        except SkillreelError as exc:  # the broker does not answer: whether a worker took it is unknown
+            return self.interrupted(
+                row,
+                run,
+                exc.code,
+                "the broker did not answer when the batch stopped: whether a worker took the row is unknown",
+            )
         if not taken:
             return self.interrupted(
                 row, run, INTERRUPTED_CODE, "a worker had taken the row when the batch stopped"
