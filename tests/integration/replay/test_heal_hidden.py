@@ -40,10 +40,12 @@ async def test_the_page_says_only_whether_a_healed_element_holds_a_hidden_value(
         driver = PlaywrightDriver(session)
         probe = await driver.probe(bundle, salt=SALT)
         assert probe.hits, "the element was not found"
-        picked = await driver.pick(probe, probe.hits[0].element, salt=SALT, describe=True, hide=hide)
+        element = probe.hits[0].element
+        assert element is not None
+        picked = await driver.pick(probe, element, salt=SALT, describe=True, hide=hide)
         assert picked is not None
         assert picked.echoes is echoes
         assert picked.candidates  # the candidates still come back: the step acts as before
-        plain = await driver.pick(probe, probe.hits[0].element, salt=SALT, describe=False, hide=hide)
+        plain = await driver.pick(probe, element, salt=SALT, describe=False, hide=hide)
         assert plain is not None
         assert plain.echoes is False  # no description asked: nothing checked
