@@ -64,7 +64,7 @@ from ..services.batching import (
     RowResult,
     end_batch,
     holding_runset,
-    run_rows,
+    run_pending,
 )
 from ..store import AuditNote, Store
 from ..store.lease import current_lease
@@ -131,13 +131,7 @@ async def fleet_batch(
         execute = fleet_executor(store, plan, entry, bundle_text(document), broker, watch)
         watching = asyncio.ensure_future(watch.run())
         try:
-            ran = await run_rows(
-                plan.pending,
-                execute,
-                workers=request.workers,
-                stop_on_failure=request.stop_on_failure,
-                on_row=on_row,
-            )
+            ran = await run_pending(plan, execute, on_row)
         finally:
             watching.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):  # a broken watch ended its rows

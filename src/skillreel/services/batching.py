@@ -432,20 +432,13 @@ async def replay_batch(
     when cancelled, after the running rows ended as cancelled."""
     from ..sandbox.browser import WarmBrowser
 
-    request = plan.request
     with holding_runset(store, plan, on_row) as (plan, skipped):
         warm = WarmBrowser(idle_s=3600.0)
         execute = replay_executor(
             store, plan, _Remembered(secrets or EnvKeyringSecrets()), session_factory or warm.session
         )
         try:
-            ran = await run_rows(
-                plan.pending,
-                execute,
-                workers=request.workers,
-                stop_on_failure=request.stop_on_failure,
-                on_row=on_row,
-            )
+            ran = await run_pending(plan, execute, on_row)
         finally:
             await warm.close()
     return end_batch(plan, skipped, ran)
@@ -487,6 +480,18 @@ def holding_runset(
         yield plan, skipped
     finally:
         store.release_runset(runset, claim)
+
+
+async def run_pending(plan: BatchPlan, execute: RowExecutor, on_row: RowListener | None) -> RowsRun:
+    """:func:`run_rows` over the plan's rows still to run, with the request's workers and stop rule."""
+    request = plan.request
+    return await run_rows(
+        plan.pending,
+        execute,
+        workers=request.workers,
+        stop_on_failure=request.stop_on_failure,
+        on_row=on_row,
+    )
 
 
 def end_batch(plan: BatchPlan, skipped: Sequence[RowResult], ran: RowsRun) -> BatchOutcome:

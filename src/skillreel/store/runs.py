@@ -310,33 +310,31 @@ def load_runset(conn: sqlite3.Connection, runset_id: str) -> Runset | None:
 
 
 def runset_unfinished(conn: sqlite3.Connection, runset_id: str) -> dict[int, str]:
-    """Row number -> the id of a run of that row that never ended (started, or interrupted since):
-    a row a fleet worker may still be running."""
-    rows = conn.execute(
-        f"SELECT {_RUN_COLUMNS} FROM runs WHERE runset = ? AND outcome IN ('started', 'interrupted') "  # noqa: S608
-        "ORDER BY seq",
-        (runset_id,),
-    ).fetchall()
-    found: dict[int, str] = {}
-    for row in rows:
-        _, run = _parse_run(row)
-        if run.row is not None:
-            found[run.row] = run.run_id
-    return found
+    """Row number -> the id of the newest run of that row that never ended (started, or interrupted
+    since): a row a fleet worker may still be running."""
+    return _rows_with(conn, runset_id, ("started", "interrupted"), newest=True)
 
 
 def runset_successes(conn: sqlite3.Connection, runset_id: str) -> dict[int, str]:
     """Row number -> the id of a succeeded run of that row, for every row of the runset that succeeded
     (each run re-validated)."""
+    return _rows_with(conn, runset_id, ("succeeded",), newest=False)
+
+
+def _rows_with(
+    conn: sqlite3.Connection, runset_id: str, outcomes: tuple[str, ...], *, newest: bool
+) -> dict[int, str]:
+    """Row number -> the id of its first (or newest) run with one of ``outcomes`` (each re-validated)."""
+    marks = ", ".join("?" for _ in outcomes)
     rows = conn.execute(
-        f"SELECT {_RUN_COLUMNS} FROM runs WHERE runset = ? AND outcome = 'succeeded' ORDER BY seq",  # noqa: S608
-        (runset_id,),
+        f"SELECT {_RUN_COLUMNS} FROM runs WHERE runset = ? AND outcome IN ({marks}) ORDER BY seq",  # noqa: S608
+        (runset_id, *outcomes),
     ).fetchall()
     found: dict[int, str] = {}
     for row in rows:
         _, run = _parse_run(row)
-        if run.row is not None:
-            found.setdefault(run.row, run.run_id)
+        if run.row is not None and (newest or run.row not in found):
+            found[run.row] = run.run_id
     return found
 
 
