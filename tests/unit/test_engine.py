@@ -21,7 +21,14 @@ from skillreel.model.actions import (
     SelectAction,
     TypeAction,
 )
-from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, merge_heal, text_hash
+from skillreel.model.locators import (
+    Fingerprint,
+    LocatorBundle,
+    LocatorCandidate,
+    merge_heal,
+    structure_only,
+    text_hash,
+)
 from skillreel.replay.engine import (
     EngineOptions,
     HumanRequest,
@@ -200,9 +207,10 @@ async def test_healed_step_is_confirmed_marked_and_proposes_fresh_locators() -> 
     assert clock.sleeps == [0.1]  # one confirmation probe before acting
 
 
-async def test_a_healed_element_whose_text_holds_a_sensitive_input_proposes_no_locators() -> None:
+async def test_a_healed_element_whose_text_holds_a_sensitive_input_proposes_its_structure_only() -> None:
     """Its fresh candidates and fingerprint would carry salted hashes of a text holding the secret
-    (a button named "Approve <password>"): the step heals and acts, but proposes nothing."""
+    (a button named "Approve <password>"): the step heals and acts, and proposes nothing taken from
+    text (a hash cannot be searched for what it holds)."""
     p = page()
     renamed = fp("button", type_="submit", role="button", id="submit", text="Go", sib=(0, 2))
     fresh = (LocatorCandidate(strategy="id", selector="#submit", match_count=1),)
@@ -210,11 +218,16 @@ async def test_a_healed_element_whose_text_holds_a_sensitive_input_proposes_no_l
     records = await engine(driver_for(p), Clock(), hidden=("secret-pw-77",)).run(
         [start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {}
     )
-    assert (records[1].healed, records[1].healed_bundle) == (True, None)
+    healed = records[1].healed_bundle
+    assert records[1].healed
+    assert healed is not None  # the structure only: no candidate or hash taken from text
+    assert healed.candidates == fresh
+    assert healed.fingerprint == structure_only(renamed)
     again = await engine(driver_for(p), Clock(), hidden=("another-value",)).run(
         [start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {}
     )
-    assert again[1].healed_bundle is not None  # a text that holds no hidden value still proposes
+    assert again[1].healed_bundle is not None
+    assert again[1].healed_bundle.fingerprint == renamed  # a text holding no hidden value: all of it
 
 
 async def test_healing_off_fails_closed_after_the_deadline() -> None:

@@ -170,6 +170,13 @@ def content_hashes(fingerprint: Fingerprint) -> tuple[str, ...]:
 CONTENT_STRATEGIES: tuple[str, ...] = ("role-name", "href")
 
 
+def structure_only(fingerprint: Fingerprint) -> Fingerprint:
+    """The fingerprint without anything taken from text (text-derived and label hashes, attribute
+    hashes): what a target chosen by a filter, an extraction target or a set of items keeps."""
+    changes: dict[str, Any] = {key: None for key in (*CONTENT_HASHES, "label_hash")}
+    return fingerprint.model_copy(update={**changes, "attributes": {}})
+
+
 def content_features(candidates: tuple[LocatorCandidate, ...], fingerprint: Fingerprint) -> tuple[str, ...]:
     """What of a target would hold (a hash of) its text: content hashes and hashed candidates."""
     found = content_hashes(fingerprint)

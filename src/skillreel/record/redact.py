@@ -44,12 +44,12 @@ from ..model.draft import Draft
 from ..model.environment import UrlTarget
 from ..model.events import EventsLog, FieldInfo
 from ..model.locators import (
-    CONTENT_HASHES,
     CONTENT_STRATEGIES,
     SCOPE_SEPARATOR,
     ElementSet,
     Fingerprint,
     LocatorBundle,
+    structure_only,
     text_hash,
 )
 from ..model.urls import DEFAULT_RULE, QueryRule, has_token, strip_tokens
@@ -301,13 +301,6 @@ def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locato
     if kept == bundle.candidates and not changes:
         return bundle
     return LocatorBundle(candidates=kept, fingerprint=fp.model_copy(update=changes))
-
-
-def structure_only(fingerprint: Fingerprint) -> Fingerprint:
-    """The fingerprint without anything taken from text (text-derived and label hashes, attribute
-    hashes): what a target chosen by a filter, an extraction target or a set of items keeps."""
-    changes: dict[str, Any] = {key: None for key in (*CONTENT_HASHES, "label_hash")}
-    return fingerprint.model_copy(update={**changes, "attributes": {}})
 
 
 def scrub_structural(

@@ -59,7 +59,7 @@ from ..model.events import (
     RecordedEvent,
 )
 from ..model.limits import MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
-from ..model.locators import ElementSet, LocatorBundle
+from ..model.locators import ElementSet, LocatorBundle, structure_only
 from ..model.urls import DEFAULT_RULE, QueryRule, strip_tokens
 from .redact import (
     TypedValues,
@@ -69,7 +69,6 @@ from .redact import (
     scrub_set,
     scrub_structural,
     scrub_url,
-    structure_only,
 )
 
 log = logging.getLogger(__name__)

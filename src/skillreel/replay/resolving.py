@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from ..errors import ReplayUIError, SkillreelError
 from ..locate import heal
 from ..model.actions import ExtractAction
-from ..model.locators import LocatorBundle
+from ..model.locators import CONTENT_STRATEGIES, LocatorBundle, structure_only
 from . import evidence as ev
 from .driving import Absent, Driver, EngineOptions, Picked, Scope, StepState
 
@@ -123,10 +123,8 @@ class Resolver:
         step.facts["target"] = ev.target_digest(picked.fingerprint)
         if decision.healed:
             step.healed = True
-            if picked.candidates and not picked.echoes:  # no hash of a text holding a secret
-                step.healed_bundle = LocatorBundle(
-                    candidates=picked.candidates, fingerprint=picked.fingerprint
-                )
+            if picked.candidates:
+                step.healed_bundle = _proposable(picked)
         return picked
 
     async def _choose(self, step: StepState, bundle: LocatorBundle, deadline: float) -> Picked:
@@ -244,3 +242,14 @@ class Resolver:
             f"step {a.id} ({a.kind}): no element matches the target ({decision.reason})",
             action_id=a.id,
         )
+
+
+def _proposable(picked: Picked) -> LocatorBundle | None:
+    """The healed element's fresh locators for the heal proposal. When one of its texts holds a
+    sensitive input (``picked.echoes``; a hash cannot be searched for what it holds), only what is
+    not taken from text: no role-name or href candidate, a structure-only fingerprint (None when
+    no candidate is left)."""
+    if not picked.echoes:
+        return LocatorBundle(candidates=picked.candidates or (), fingerprint=picked.fingerprint)
+    kept = tuple(c for c in picked.candidates or () if c.strategy not in CONTENT_STRATEGIES)
+    return LocatorBundle(candidates=kept, fingerprint=structure_only(picked.fingerprint)) if kept else None
