@@ -317,7 +317,7 @@ class EngineOptions:
     timeout_ms: int = 10_000
     settle_ms: int = 0  # an extra minimum after each action (--settle); settling is event-driven
     url_rule: QueryRule = V1_RULE  # the query-key rule ``url_matches`` normalises page URLs with
-    # the replay's sensitive values: a healed element whose texts hold one proposes no locators
+    # the replay's sensitive values: a healed element whose texts hold one proposes its structure only
     hidden: tuple[str, ...] = field(default=(), repr=False)
 
 

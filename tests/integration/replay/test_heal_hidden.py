@@ -1,7 +1,7 @@
 """A healed step's element whose texts hold a sensitive input of the replay (a button the page named
 "Approve <password>") is described in the page with only a yes or no about that: the driver's
-``pick(describe=True, hide=...)`` says it echoes, and the step then proposes no locators (whose
-salted text hashes a guess could test offline). Real Chromium, through the replay's own driver."""
+``pick(describe=True, hide=...)`` says it echoes, and the step then proposes only its structure (no
+salted text hash a guess could test offline). Real Chromium, through the replay's own driver."""
 
 from __future__ import annotations
 
