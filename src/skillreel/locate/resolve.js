@@ -455,7 +455,7 @@ var SkillreelResolve = (() => {
 
   // Whether a text the element's description may hash (its accessible name, its text, an attribute,
   // a label, its row) holds one of the lower-cased values of ``hide`` (a healed step's sensitive
-  // inputs): only the answer leaves the page, and the step then proposes no locators.
+  // inputs): only the answer leaves the page, and the step then proposes its structure only.
   function holdsHidden(el, hide) {
     const texts = [L.accessibleName(el), el.textContent || ""];
     for (const attribute of Array.from(el.attributes)) texts.push(attribute.value);
