@@ -23,6 +23,7 @@ frames, each followed by `` >>> ``, then the element's own selector.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
@@ -175,6 +176,17 @@ def structure_only(fingerprint: Fingerprint) -> Fingerprint:
     hashes): what a target chosen by a filter, an extraction target or a set of items keeps."""
     changes: dict[str, Any] = {key: None for key in (*CONTENT_HASHES, "label_hash")}
     return fingerprint.model_copy(update={**changes, "attributes": {}})
+
+
+def structural(
+    bundle: LocatorBundle, keep: Callable[[LocatorCandidate], bool] | None = None
+) -> LocatorBundle | None:
+    """The bundle by structure only: no candidate holding a hash of text (role-name, href), none
+    ``keep`` refuses, a :func:`structure_only` fingerprint; None when no candidate is left."""
+    kept = tuple(
+        c for c in bundle.candidates if c.strategy not in CONTENT_STRATEGIES and (keep is None or keep(c))
+    )
+    return LocatorBundle(candidates=kept, fingerprint=structure_only(bundle.fingerprint)) if kept else None
 
 
 def content_features(candidates: tuple[LocatorCandidate, ...], fingerprint: Fingerprint) -> tuple[str, ...]:

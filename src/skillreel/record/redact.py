@@ -44,11 +44,11 @@ from ..model.draft import Draft
 from ..model.environment import UrlTarget
 from ..model.events import EventsLog, FieldInfo
 from ..model.locators import (
-    CONTENT_STRATEGIES,
     SCOPE_SEPARATOR,
     ElementSet,
     Fingerprint,
     LocatorBundle,
+    structural,
     structure_only,
     text_hash,
 )
@@ -312,15 +312,9 @@ def scrub_structural(
     scrubbed = scrub_bundle(bundle, typed, salt)
     if scrubbed is None:
         return None
-    kept = tuple(
-        c
-        for c in scrubbed.candidates
-        if c.strategy not in CONTENT_STRATEGIES
-        and (attribute is None or (f"[{attribute}" not in c.selector and c.strategy != attribute))
-    )
-    if not kept:
-        return None
-    return LocatorBundle(candidates=kept, fingerprint=structure_only(scrubbed.fingerprint))
+    if attribute is None:
+        return structural(scrubbed)
+    return structural(scrubbed, lambda c: f"[{attribute}" not in c.selector and c.strategy != attribute)
 
 
 def scrub_set(items: ElementSet, typed: TypedValues) -> ElementSet | None:

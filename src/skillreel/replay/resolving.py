@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from ..errors import ReplayUIError, SkillreelError
 from ..locate import heal
 from ..model.actions import ExtractAction
-from ..model.locators import CONTENT_STRATEGIES, LocatorBundle, structure_only
+from ..model.locators import LocatorBundle, structural
 from . import evidence as ev
 from .driving import Absent, Driver, EngineOptions, Picked, Scope, StepState
 
@@ -249,7 +249,5 @@ def _proposable(picked: Picked) -> LocatorBundle | None:
     sensitive input (``picked.echoes``; a hash cannot be searched for what it holds), only what is
     not taken from text: no role-name or href candidate, a structure-only fingerprint (None when
     no candidate is left)."""
-    if not picked.echoes:
-        return LocatorBundle(candidates=picked.candidates or (), fingerprint=picked.fingerprint)
-    kept = tuple(c for c in picked.candidates or () if c.strategy not in CONTENT_STRATEGIES)
-    return LocatorBundle(candidates=kept, fingerprint=structure_only(picked.fingerprint)) if kept else None
+    bundle = LocatorBundle(candidates=picked.candidates or (), fingerprint=picked.fingerprint)
+    return structural(bundle) if picked.echoes else bundle

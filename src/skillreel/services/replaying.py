@@ -400,9 +400,7 @@ async def _run(
         timeout_ms=checked.timeout_ms,
         settle_ms=checked.settle_ms,
         url_rule=target.url_rule,
-        hidden=tuple(
-            v for n, v in checked.values.items() if (p := draft.parameter(n)) is not None and p.sensitive
-        ),
+        hidden=sensitive_values(draft, checked.values),
     )
     debug = checked.debug
     recorder = _artifact_recorder(checked)
@@ -445,16 +443,17 @@ def _artifact_recorder(checked: Preflight) -> ArtifactRecorder | None:
     """The recorder of ``--artifacts`` (None when not asked), hiding this replay's sensitive values."""
     if checked.debug.artifacts is None:
         return None
-    draft = checked.draft
-    sensitive = [
-        v for n, v in checked.values.items() if (p := draft.parameter(n)) is not None and p.sensitive
-    ]
     return ArtifactRecorder(
         checked.debug,
-        Hidden.of(sensitive, _signed_in(checked)),
+        Hidden.of(sensitive_values(checked.draft, checked.values), _signed_in(checked)),
         name=checked.entry.name,
         revision=checked.entry.revision,
     )
+
+
+def sensitive_values(draft: Draft, values: Mapping[str, str]) -> tuple[str, ...]:
+    """The replay's values of sensitive parameters (what no output, artifact or proposal may hold)."""
+    return tuple(values[p.name] for p in draft.parameters if p.sensitive and p.name in values)
 
 
 def _signed_in(checked: Preflight) -> Mapping[str, Any] | None:
@@ -593,8 +592,7 @@ def caller_outputs(
             names = [f.name for f in spec.fields]
             value = [{n: row.get(n) for n in names} for row in value]
         shaped[spec.name] = value
-    secrets = [values[p.name] for p in draft.parameters if p.sensitive and p.name in values]
-    masked, count = mask_outputs(shaped, [*secrets, *session])
+    masked, count = mask_outputs(shaped, [*sensitive_values(draft, values), *session])
     if outputs_size(masked) > MAX_OUTPUTS_BYTES:
         raise ReplayError(
             "SR_REPLAY_OUTPUT_TOO_LARGE",

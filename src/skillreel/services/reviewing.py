@@ -71,7 +71,7 @@ def review_skill(
     _check_digest(draft_digest)
     current = store.get(name)
     lifecycle.check_revision(current, expected_revision)
-    pending = store.heal_proposals(name)[:1] if heal_proposal else []
+    pending = store.heal_proposals(name) if heal_proposal else []
     accepted = pending[0] if pending else None
     base = approved_base(store, current)
 
@@ -117,7 +117,7 @@ def review_skill(
             details={"wouldApprove": details},
         )
     if heal_proposal and draft_digest is None:
-        _one_proposal_pending(store, name, current.revision, preview.draft.draft_digest)
+        _one_proposal_pending(len(pending), name, current.revision, preview.draft.draft_digest)
     note = AuditNote(
         kind="review",
         reviewer=reviewer,
@@ -198,7 +198,7 @@ def reject_heal_proposal(
             details={"wouldReject": details},
         )
     if draft_digest is None:
-        _one_proposal_pending(store, name, current.revision, rejected)
+        _one_proposal_pending(len(pending), name, current.revision, rejected)
     note = AuditNote(kind="review", reviewer=reviewer, digests={"rejected": rejected})
     new = store.update(
         name,
@@ -210,10 +210,9 @@ def reject_heal_proposal(
     return RejectResult(new.name, new.revision, rejected)
 
 
-def _one_proposal_pending(store: Store, name: str, revision: int, newest: str) -> None:
+def _one_proposal_pending(pending: int, name: str, revision: int, newest: str) -> None:
     """A heal proposal never changes the revision: with more than one pending, ``--expected-revision``
     cannot tell which one the reviewer read (a later replay may have left the newest after it)."""
-    pending = len(store.heal_proposals(name))
     if pending > 1:
         raise LifecycleError(
             "SR_RECORD_REVISION_CONFLICT",

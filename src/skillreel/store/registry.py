@@ -496,13 +496,13 @@ class Store:
             holder = runs.runset_owner(self._conn, runset.runset_id)
             if holder is not None and holder.token != claim.token and lease_alive(holder.lease):
                 return RunsetHolding(held=False, held_by=holder)
-            runs.set_runset_owner(self._conn, runset.runset_id, claim)
+            runs.hold_runset(self._conn, runset.runset_id, claim)
             return RunsetHolding(held=True, done=runs.runset_successes(self._conn, runset.runset_id))
 
     def release_runset(self, runset_id: str, claim: RunsetClaim) -> None:
         """Let a runset go at the end of its batch (only when ``claim`` still holds it)."""
         with db.atomic(self._conn, "releasing a runset"):
-            runs.set_runset_owner(self._conn, runset_id, None, was=claim)
+            runs.let_go_runset(self._conn, runset_id, claim)
 
     def runset(self, runset_id: str) -> Runset | None:
         """The runset of that id, or None (never kept, or pruned with its runs)."""

@@ -271,16 +271,16 @@ def runset_owner(conn: sqlite3.Connection, runset_id: str) -> RunsetClaim | None
         raise _corrupt(f"runset {runset_id}", "its owner failed validation") from exc
 
 
-def set_runset_owner(
-    conn: sqlite3.Connection, runset_id: str, owner: RunsetClaim | None, *, was: RunsetClaim | None = None
-) -> None:
-    """Hold a runset for ``owner`` (None: let it go, only when ``was`` holds it). Inside ``atomic``."""
-    if owner is not None:
-        conn.execute("UPDATE runsets SET owner = ? WHERE runset = ?", (_owner_text(owner), runset_id))
-    elif was is not None:
-        conn.execute(
-            "UPDATE runsets SET owner = NULL WHERE runset = ? AND owner = ?", (runset_id, _owner_text(was))
-        )
+def hold_runset(conn: sqlite3.Connection, runset_id: str, owner: RunsetClaim) -> None:
+    """Hold a runset for ``owner``. Inside ``atomic`` only."""
+    conn.execute("UPDATE runsets SET owner = ? WHERE runset = ?", (_owner_text(owner), runset_id))
+
+
+def let_go_runset(conn: sqlite3.Connection, runset_id: str, owner: RunsetClaim) -> None:
+    """Let a runset go, only when ``owner`` still holds it. Inside ``atomic`` only."""
+    conn.execute(
+        "UPDATE runsets SET owner = NULL WHERE runset = ? AND owner = ?", (runset_id, _owner_text(owner))
+    )
 
 
 def _held(conn: sqlite3.Connection) -> set[str]:
