@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _flow_baseline import baseline_steps, chromium_args, inputs  # noqa: F401 - shared with the benches
-from tests.factory import SALT, events_log, url_environment
-from tests.server import LocalServer
+from tests.support.factory import SALT, events_log, url_environment
+from tests.support.server import LocalServer
 
 NAME = "pay-invoice"
 PASSWORD = "correct horse battery staple"

@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _flow import NAME, PASSWORD, PASSWORD_ENV, inputs, start_server, store_skill
 from _results import report
-from tests import factory
-from tests.fleet_rig import fleet_worker, redis_server
+from tests.support import factory
+from tests.support.fleet_rig import fleet_worker, redis_server
 
 
 def skillreel() -> list[str]:

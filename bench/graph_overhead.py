@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _results import report
 from playwright.async_api import Page, async_playwright
-from tests.factory import SALT, events_log, url_environment
-from tests.server import LocalServer
+from tests.support.factory import SALT, events_log, url_environment
+from tests.support.server import LocalServer
 
 from skillreel.locate import locate_script
 from skillreel.model.actions import (

@@ -22,8 +22,8 @@ from playwright.async_api import Page, async_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _results import report
-from tests.factory import url_environment
-from tests.server import LocalServer
+from tests.support.factory import url_environment
+from tests.support.server import LocalServer
 
 from skillreel.sandbox.browser import browser_session, find_chromium, launch_args
 from skillreel.sandbox.ledger import NetworkLedger

@@ -31,7 +31,7 @@ from _results import report as report_figure
 from playwright.async_api import Page
 
 from skillreel.model.environment import Environment, build_url_target
-from skillreel.record.session import Recorder
+from skillreel.record.recorder import Recorder
 from skillreel.sandbox.browser import browser_session
 
 GOAL_MS = 5.0

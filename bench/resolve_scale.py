@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _results import report
-from tests.factory import SALT, url_environment
-from tests.server import LocalServer
+from tests.support.factory import SALT, url_environment
+from tests.support.server import LocalServer
 
 from skillreel.locate import heal, locate_script
 from skillreel.model.locators import LocatorBundle

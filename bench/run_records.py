@@ -37,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _results import report
-from tests import factory
 from tests.integration.runs.counting import NAME, cli_command, cli_env, counting_skill
-from tests.server import LocalServer
+from tests.support import factory
+from tests.support.server import LocalServer
 
 from skillreel.model import lifecycle
 from skillreel.model.limits import MAX_STORE_BYTES

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _results import report
-from tests import factory
+from tests.support import factory
 
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.services.auditing import verify_audit

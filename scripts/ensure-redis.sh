@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fleet's tests start a private redis-server (tests/fleet_rig.py). Install Debian's
+# The fleet's tests start a private redis-server (tests/support/fleet_rig.py). Install Debian's
 # redis-server when root and missing; otherwise those tests skip and say why. Only the binary is
 # needed: the tests start their own server on a free 127.0.0.1 port, so a system service that the
 # package may start is neither used nor needed.

@@ -1,5 +1,5 @@
 """Root fixtures: every test gets its own SKILLREEL_HOME (and no OS keyring) and project directory,
-and only a test marked ``browser`` may start Chromium (tests/chromium_guard.py). Every test under
+and only a test marked ``browser`` may start Chromium (tests/plugins/chromium_guard.py). Every test under
 tests/e2e/ is marked ``slow``: it runs the console script end to end, so ``make check`` leaves it
 to ``make test``."""
 
@@ -17,11 +17,11 @@ import pytest_asyncio
 
 from skillreel import vault
 from skillreel.sandbox.browser import WarmBrowser
-from tests.describe import close_describer
-from tests.server import LocalServer
-from tests.warm import WarmSessions
+from tests.support.describe import close_describer
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
 
-pytest_plugins = ["tests.chromium_guard", "tests.longest_first", "pytester"]
+pytest_plugins = ["tests.plugins.chromium_guard", "tests.plugins.longest_first", "pytester"]
 E2E = Path(__file__).resolve().parent / "e2e"
 
 
@@ -30,7 +30,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.path.is_relative_to(E2E):
             item.add_marker(pytest.mark.slow)
         if "sessions" in getattr(item, "fixturenames", ()):
-            # the worker's warm Chromium belongs to the session's event loop (tests/warm.py)
+            # the worker's warm Chromium belongs to the session's event loop (tests/support/warm.py)
             item.add_marker(pytest.mark.asyncio(loop_scope="session"), append=False)
 
 
@@ -113,7 +113,7 @@ def ctrl_c_reaches_children() -> Iterator[None]:
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def worker_chromium() -> AsyncIterator[WarmSessions]:
-    """The worker's one Chromium for in-process replays (tests/warm.py); use ``sessions``."""
+    """The worker's one Chromium for in-process replays (tests/support/warm.py); use ``sessions``."""
     warm = WarmSessions(WarmBrowser(idle_s=3600.0))
     await warm.start()
     try:
@@ -125,7 +125,7 @@ async def worker_chromium() -> AsyncIterator[WarmSessions]:
 @pytest.fixture
 def sessions(request: pytest.FixtureRequest, worker_chromium: WarmSessions) -> WarmSessions:
     """A ``session_factory`` for ``replay_skill``: a fresh context and proxy per replay in the
-    worker's one Chromium (tests/warm.py). Only for tests marked ``browser``."""
+    worker's one Chromium (tests/support/warm.py). Only for tests marked ``browser``."""
     if request.node.get_closest_marker("browser") is None:
         pytest.fail(f"{request.node.nodeid} uses Chromium but is not marked @pytest.mark.browser")
     return worker_chromium
@@ -133,7 +133,7 @@ def sessions(request: pytest.FixtureRequest, worker_chromium: WarmSessions) -> W
 
 @pytest.fixture(scope="session", autouse=True)
 def describer_closed_at_the_end() -> Iterator[None]:
-    """The one Chromium that describes pages for every test of this process (tests/describe.py)
+    """The one Chromium that describes pages for every test of this process (tests/support/describe.py)
     is stopped when the run ends."""
     yield
     close_describer()

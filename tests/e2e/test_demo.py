@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import CliResult, run_cli
+from tests.support.cli import CliResult, run_cli
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -80,7 +80,7 @@ def guessed_values(home: Path) -> list[str]:
 
     import skillreel.demo
     from skillreel.store import Store
-    from tests.factory import legacy_value_digest
+    from tests.support.factory import legacy_value_digest
 
     site = Path(skillreel.demo.__file__).parent
     words = {

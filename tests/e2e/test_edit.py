@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from skillreel.agent_skills.package import render_skill_md
 from skillreel.model import lifecycle
 from skillreel.model.actions import (
     ClickAction,
@@ -21,10 +22,9 @@ from skillreel.model.actions import (
 )
 from skillreel.model.draft import Parameter
 from skillreel.model.refs import ParameterRef
-from skillreel.skills.package import render_skill_md
 from skillreel.store import AuditNote, Store
-from tests import factory
-from tests.cli import CliResult, cli
+from tests.support import factory
+from tests.support.cli import CliResult, cli
 
 pytestmark = pytest.mark.slow  # a dozen console-script runs
 
@@ -144,7 +144,7 @@ def test_a_patch_makes_a_new_draft_revision(tmp_path: Path, skillreel_home: Path
 
 
 def cli_human(home: Path, *args: str) -> str:
-    from tests.cli import run_cli
+    from tests.support.cli import run_cli
 
     result = run_cli(*args, env={"SKILLREEL_HOME": str(home), "COLUMNS": "300"})
     assert result.exit_code == 0, result.stderr

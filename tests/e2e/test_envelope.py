@@ -21,8 +21,8 @@ import pytest
 from skillreel.cli.main import VERBS, cli
 from skillreel.errors import CODES
 from skillreel.model.envelope import SCHEMA, Envelope
-from tests.cli import run_cli
-from tests.server import LocalServer
+from tests.support.cli import run_cli
+from tests.support.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -39,7 +39,10 @@ ELSEWHERE = {
     ("demo", True): "the whole demo, validated by CliResult.json() in tests/e2e/test_demo.py",
     ("ui", True): "a running server serves the review page, not an envelope (tests/integration/ui)",
     ("worker", True): "a running worker serves Celery tasks, not an envelope (tests/integration/fleet)",
-    ("rollback", True): "needs two approved drafts: tests/e2e/test_versions.py (envelope via tests.cli.ok)",
+    (
+        "rollback",
+        True,
+    ): ("needs two approved drafts: tests/e2e/test_versions.py (envelope via tests.support.cli.ok)"),
 }
 
 

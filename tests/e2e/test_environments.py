@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli import CliResult, cli, run_cli
-from tests.server import LocalServer
+from tests.support.cli import CliResult, cli, run_cli
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

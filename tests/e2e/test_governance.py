@@ -6,7 +6,7 @@ every command the home directory and the database files are owner-only.
 What the use cases decide is tested as functions over a temporary store in
 ``tests/integration/services/``; each verb's refusals in JSON and human form are in
 ``test_governance_bad_input.py``. Skills are seeded in-process through the Store API
-(``tests.factory.seed``) and then driven with the CLI, as a user would after recording.
+(``tests.support.factory.seed``) and then driven with the CLI, as a user would after recording.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from skillreel.store import Store
-from tests.cli import cli, ok, run_cli
-from tests.factory import T1, proposal_for, record_run, seed, write_keys
-from tests.readback import assert_owner_only
+from tests.support.cli import cli, ok, run_cli
+from tests.support.factory import T1, proposal_for, record_run, seed, write_keys
+from tests.support.readback import assert_owner_only
 
 NAME = "search-invoices"
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from skillreel.store import Store
-from tests.cli import run_cli
-from tests.factory import seed
-from tests.readback import assert_owner_only
+from tests.support.cli import run_cli
+from tests.support.factory import seed
+from tests.support.readback import assert_owner_only
 
 NAME = "search-invoices"
 Setup = Callable[[Path], list[str]]

@@ -11,9 +11,9 @@ import pytest
 
 from skillreel.model import lifecycle
 from skillreel.store import AuditNote, Store
-from tests import factory
-from tests.cli import cli
-from tests.readback import sql
+from tests.support import factory
+from tests.support.cli import cli
+from tests.support.readback import sql
 
 NAME = "find-invoice"
 

@@ -10,8 +10,8 @@ import pytest
 
 from skillreel.model import lifecycle
 from skillreel.store import AuditNote, Store
-from tests import factory
-from tests.cli import run_cli
+from tests.support import factory
+from tests.support.cli import run_cli
 
 
 def approve(name: str, **kw: Any) -> str:

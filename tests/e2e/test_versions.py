@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from skillreel.store import Store
-from tests.cli import ok, refused, run_cli
-from tests.factory import T1, proposal_for, record_run, seed
+from tests.support.cli import ok, refused, run_cli
+from tests.support.factory import T1, proposal_for, record_run, seed
 
 NAME = "search-invoices"
 HOSTILE = "#go-[bold]x[/bold]<script>"

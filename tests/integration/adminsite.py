@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import parse_qs, quote
 
-from tests.server import LocalServer
+from tests.support.server import LocalServer
 
 HEAD = "<!doctype html><html lang=en><head><meta charset=utf-8><title>Site administration</title></head>"
 

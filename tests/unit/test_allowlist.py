@@ -15,7 +15,7 @@ from skillreel.sandbox.allowlist import (
     split_authority,
 )
 from skillreel.sandbox.ledger import MAX_DISTINCT_ORIGINS, OVERFLOW_ORIGIN, UNKNOWN_ORIGIN, NetworkLedger
-from tests.lookalike_urls import URLS
+from tests.support.lookalike_urls import URLS
 
 APP = "http://127.0.0.1:8000"
 SECURE = "https://app.example"

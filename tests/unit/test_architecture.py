@@ -31,7 +31,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"store"}),
     frozenset({"locate"}),
     frozenset({"record", "replay", "sandbox"}),
-    frozenset({"skills"}),
+    frozenset({"agent_skills"}),
     frozenset({"services"}),
     frozenset({"mcp", "demo", "ui", "fleet"}),  # fleet: Celery workers and the batch coordinator
     frozenset({"cli"}),  # the console script's verbs start the MCP server and the demo
@@ -132,10 +132,10 @@ def test_every_package_is_in_a_layer() -> None:
         ("skillreel.store.entries", "def f():\n    from skillreel.mcp import server\n"),
         ("skillreel.model.draft", "from ..store import Store\n"),
         ("skillreel.replay.engine", "from ..sandbox.browser import browser_session\n"),  # same layer
-        ("skillreel.locate.heal", "from . import x\nfrom ..record import session\n"),
+        ("skillreel.locate.heal", "from . import x\nfrom ..record import recorder\n"),
         ("skillreel.errors", "import skillreel.model\n"),
         (
-            "skillreel.skills.package",
+            "skillreel.agent_skills.package",
             "from typing import TYPE_CHECKING\n"
             "if TYPE_CHECKING:\n    from ..services.preflight import Preflight\n",
         ),
@@ -151,7 +151,7 @@ def test_a_planted_back_edge_fails_the_rule(module: str, source: str) -> None:
     [
         ("skillreel.services.replaying", "from ..store import Store\nfrom . import preflight\n"),
         ("skillreel.cli.replay", "def f():\n    from ..services.replaying import replay_skill\n"),
-        ("skillreel.record.session", "from ..locate import script\n"),
+        ("skillreel.record.recorder", "from ..locate import script\n"),
     ],
 )
 def test_downward_imports_pass_the_rule(module: str, source: str) -> None:

@@ -10,7 +10,7 @@ from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, S
 from skillreel.model.batch import BatchFile, batch_format, check_rows, parse_rows, rows_digest
 from skillreel.model.draft import Draft
 from skillreel.model.limits import MAX_BATCH_ROWS
-from tests import factory
+from tests.support import factory
 
 SECRET = "hunter2-do-not-echo"
 

@@ -1,4 +1,4 @@
-"""tests/chromium_guard.py: a test without the ``browser`` marker that starts Chromium fails."""
+"""tests/plugins/chromium_guard.py: a test without the ``browser`` marker that starts Chromium fails."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.chromium_guard import LAUNCHED
+from tests.plugins.chromium_guard import LAUNCHED
 
 NESTED = """
 import os
@@ -42,7 +42,9 @@ def test_an_unmarked_test_that_starts_chromium_fails_and_names_the_marker(
         "markers =\n    browser: drives a real Chromium\n"
     )
     pytester.makepyfile(test_nested=NESTED)
-    result = pytester.runpytest_inprocess("-p", "tests.chromium_guard", "-p", "no:cacheprovider", "-rA")
+    result = pytester.runpytest_inprocess(
+        "-p", "tests.plugins.chromium_guard", "-p", "no:cacheprovider", "-rA"
+    )
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(
         [

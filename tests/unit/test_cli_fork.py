@@ -1,4 +1,4 @@
-"""The tests' fork server (tests/cli_fork.py) gives a child what ``python -m skillreel`` gets: the
+"""The tests' fork server (tests/support/cli_fork.py) gives a child what ``python -m skillreel`` gets: the
 caller's arguments, environment, working directory, stdin, and its exit status and output."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import run_cli
+from tests.support.cli import run_cli
 
 
 def test_a_forked_run_and_a_fresh_interpreter_print_the_same_document(tmp_path: Path) -> None:

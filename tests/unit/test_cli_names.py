@@ -65,7 +65,7 @@ def test_every_name_argument_completes_skill_names_from_the_store(skillreel_home
     """Shell completion (click's protocol, docs/guide.md "Shell completion") offers the store's skill
     names for every verb's NAME argument, and nothing (no error, no store created) without a store."""
     from skillreel.store import Store
-    from tests.factory import seed
+    from tests.support.factory import seed
 
     arguments = [
         (verb, param)

@@ -16,8 +16,8 @@ from skillreel.model.diff import diff_drafts, fingerprint_changes, walk_steps
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.environment import Viewport
 from skillreel.model.locators import LocatorBundle, LocatorCandidate
-from tests import factory
-from tests.factory import bundle, healed_draft
+from tests.support import factory
+from tests.support.factory import bundle, healed_draft
 
 
 def with_actions(draft: Draft, actions: tuple[Action, ...], **changes: object) -> Draft:

@@ -287,7 +287,7 @@ def test_guide_names_every_automation_step_and_assert_check() -> None:
 
 
 def test_package_page_names_every_package_file() -> None:
-    from skillreel.skills.package import PACKAGE_PATHS, PACKAGE_TAG
+    from skillreel.agent_skills.package import PACKAGE_PATHS, PACKAGE_TAG
 
     text = PACKAGE_DOC.read_text(encoding="utf-8")
     missing = [p for p in (*PACKAGE_PATHS, PACKAGE_TAG) if f"`{p}`" not in text]

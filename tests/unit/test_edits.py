@@ -24,7 +24,7 @@ from skillreel.model.refs import ItemRef, ParameterRef
 from skillreel.record.edits import EditPatch, EditProblem, apply_edits
 from skillreel.services.editing import patch_from_editable
 from skillreel.user_files import input_error
-from tests import factory
+from tests.support import factory
 
 
 def desk() -> Draft:

@@ -38,7 +38,7 @@ from skillreel.replay.engine import (
     url_matches,
 )
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
-from tests.factory import SALT
+from tests.support.factory import SALT
 
 URL = "https://app.test/form"
 NEXT = "https://app.test/done"

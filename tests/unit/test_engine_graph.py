@@ -34,8 +34,8 @@ from skillreel.replay import engine as engine_module
 from skillreel.replay import flow as flow_module
 from skillreel.replay.engine import EngineOptions, ItemAhead, ReplayEngine, StepProgress
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
-from tests.factory import SALT, element_set
-from tests.factory import target as factory_target
+from tests.support.factory import SALT, element_set
+from tests.support.factory import target as factory_target
 
 URL = "https://app.test/orders"
 START = NavigateAction(id="a1", url=URL)

@@ -8,8 +8,8 @@ from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidat
 from skillreel.model.report import Evidence, ReplayReport, StepResult
 from skillreel.replay.engine import StepRecord
 from skillreel.services.replaying import heal_proposal
-from tests.factory import SALT, T0, entry
-from tests.narrow import present, target_of
+from tests.support.factory import SALT, T0, entry
+from tests.support.narrow import present, target_of
 
 TYPED = "alice@example.org"
 TOKEN = "ghp_" + "A1b2C3d4E5" * 4

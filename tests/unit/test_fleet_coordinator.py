@@ -24,7 +24,7 @@ from skillreel.services.preflight import ReplayRequest
 from skillreel.store import Store
 from skillreel.store.signing import load_signing_key, load_trusted_keys
 from skillreel.store.transfer import export_document
-from tests import factory
+from tests.support import factory
 
 NAME = "search-invoices"
 

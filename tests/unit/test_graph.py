@@ -36,12 +36,12 @@ from skillreel.model.actions import (
 from skillreel.model.canonical import tagged_digest
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.entry import StoreEntry
-from skillreel.model.io import OutputSpec, outputs_schema
 from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
+from skillreel.model.values import OutputSpec, outputs_schema
 from skillreel.user_files import input_error, parse_document
-from tests import factory
-from tests.factory import element_set, graph_draft, target
-from tests.narrow import target_of
+from tests.support import factory
+from tests.support.factory import element_set, graph_draft, target
+from tests.support.narrow import target_of
 
 START = NavigateAction(id="a1", url="https://fixture.skillreel.invalid/")
 

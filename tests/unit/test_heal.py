@@ -17,7 +17,7 @@ import pytest
 
 from skillreel.locate import heal
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
-from tests.factory import SALT
+from tests.support.factory import SALT
 
 
 def h(text: str) -> str:

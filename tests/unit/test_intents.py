@@ -28,7 +28,7 @@ from skillreel.model.actions import (
 from skillreel.model.intents import generated_intent, step_intent
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
 from skillreel.model.refs import ItemRef, LiteralValue, OutputRef
-from tests.factory import SALT, bundle, element_set, target
+from tests.support.factory import SALT, bundle, element_set, target
 
 
 def labelled(selector: str = 'label[for="q"]') -> LocatorBundle:

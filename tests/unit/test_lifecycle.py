@@ -1,5 +1,5 @@
 """The lifecycle state machine (ARCHITECTURE section 4), one transition at a time (the states
-themselves are built by tests/factory.py)."""
+themselves are built by tests/support/factory.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from skillreel.errors import LifecycleError, ReplayError
 from skillreel.model import lifecycle
 from skillreel.model.entry import StoreEntry, entry_problem
-from tests import factory
-from tests.factory import (
+from tests.support import factory
+from tests.support.factory import (
     STEPS_TO,
     T1,
     T2,

@@ -19,8 +19,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from skillreel.errors import LifecycleError, ReplayError
 from skillreel.model import lifecycle
 from skillreel.model.entry import HealProposal, StoreEntry, entry_problem
-from tests import factory
-from tests.factory import healed_draft, installation, proposal_for, report_for
+from tests.support import factory
+from tests.support.factory import healed_draft, installation, proposal_for, report_for
 
 pytestmark = pytest.mark.slow  # a few hundred random walks
 

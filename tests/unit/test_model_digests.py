@@ -2,7 +2,7 @@
 
 If one of these changes, every stored skill, export and audit chain written before would stop
 verifying: that needs a new schema version (and a digest tag ``/v2``), never a silent edit.
-The documents are built with fixed inputs through ``tests/factory.py`` and the model API.
+The documents are built with fixed inputs through ``tests/support/factory.py`` and the model API.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from skillreel.model.environment import Environment, build_url_target, query_key
 from skillreel.model.export import ExportDocument
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.model.runs import Lease, StepTally, finish_run, start_run
-from tests import factory
-from tests.factory import T1, report_for
+from tests.support import factory
+from tests.support.factory import T1, report_for
 
 
 def test_canonical_json_is_rfc8785() -> None:

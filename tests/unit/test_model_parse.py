@@ -24,8 +24,8 @@ from skillreel.model.events import EventsLog
 from skillreel.model.export import ExportDocument
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.model.report import ReplayReport
-from tests import factory
-from tests.factory import T1, advance, proposal_for, report_for
+from tests.support import factory
+from tests.support.factory import T1, advance, proposal_for, report_for
 
 
 def _documents() -> dict[str, DigestedDocument]:

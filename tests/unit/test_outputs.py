@@ -20,12 +20,12 @@ from skillreel.model.actions import (
     TypeAction,
 )
 from skillreel.model.draft import Draft, Parameter
-from skillreel.model.io import MASK
 from skillreel.model.refs import ParameterRef
+from skillreel.model.values import MASK
 from skillreel.services.agent_access import skill_summary
 from skillreel.services.replaying import ReplayOutcome, caller_outputs
 from skillreel.vault import parameter_listing
-from tests.factory import bundle, element_set, entry, graph_draft, target
+from tests.support.factory import bundle, element_set, entry, graph_draft, target
 
 
 def reading_draft() -> Draft:

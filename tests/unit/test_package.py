@@ -9,14 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillreel.errors import InputError
-from skillreel.model.actions import NavigateAction, ParameterRef, TypeAction, capability_manifest
-from skillreel.model.base import check_skill_name
-from skillreel.model.canonical import tagged_digest
-from skillreel.model.draft import Parameter
-from skillreel.model.entry import StoreEntry
-from skillreel.model.environment import Environment
-from skillreel.skills.package import (
+from skillreel.agent_skills.package import (
     MANIFEST,
     REPLAY_SCRIPT,
     SKILL_MD,
@@ -29,10 +22,17 @@ from skillreel.skills.package import (
     skill_description,
     yaml_quote,
 )
+from skillreel.errors import InputError
+from skillreel.model.actions import NavigateAction, ParameterRef, TypeAction, capability_manifest
+from skillreel.model.base import check_skill_name
+from skillreel.model.canonical import tagged_digest
+from skillreel.model.draft import Parameter
+from skillreel.model.entry import StoreEntry
+from skillreel.model.environment import Environment
 from skillreel.vault import secret_env_name
-from tests import factory
-from tests.agent_skills import assert_agent_skills_rules, decode_double_quoted, front_matter
-from tests.factory import LAUNCHER, validated_entry
+from tests.support import factory
+from tests.support.agent_skills import assert_agent_skills_rules, decode_double_quoted, front_matter
+from tests.support.factory import LAUNCHER, validated_entry
 
 
 def files(entry: StoreEntry, revision: int = 4) -> dict[str, bytes]:

@@ -20,9 +20,9 @@ from skillreel.model.environment import (
 )
 from skillreel.model.portable import declare, rebase, strip_query_keys, with_environment, without_environment
 from skillreel.model.urls import URLRuleError
-from tests import factory
-from tests.factory import T0, T1, bundle
-from tests.narrow import narrow
+from tests.support import factory
+from tests.support.factory import T0, T1, bundle
+from tests.support.narrow import narrow
 
 PROD = "http://127.0.0.1:8000"
 STAGING = "http://127.0.0.1:9000"

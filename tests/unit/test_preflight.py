@@ -26,8 +26,8 @@ from skillreel.model.policy import Policy, PolicySettings
 from skillreel.model.session import SessionState
 from skillreel.sandbox.files import fixture_digest as html_fixture_digest
 from skillreel.services.preflight import ReplayRequest, run_preflight
-from tests import factory
-from tests.factory import T0, bundle, draft, events_log
+from tests.support import factory
+from tests.support.factory import T0, bundle, draft, events_log
 
 HTML = "<html><body><input id=q></body></html>"
 URL = "http://127.0.0.1:8000/app?x=1"
@@ -316,7 +316,7 @@ def test_a_broken_keyring_counts_as_empty(monkeypatch: pytest.MonkeyPatch) -> No
 
 def typed_skill() -> StoreEntry:
     from skillreel.model.actions import LoopAction
-    from tests.factory import element_set
+    from tests.support.factory import element_set
 
     actions = (
         NavigateAction(id="a1", url="https://fixture.skillreel.invalid/"),

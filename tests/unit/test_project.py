@@ -13,8 +13,8 @@ from skillreel.model.actions import HumanAction, NavigateAction
 from skillreel.model.draft import Draft
 from skillreel.model.events import Control, EventsLog, FieldInfo, RecordedEvent
 from skillreel.record.project import ProjectionOptions, plan, project
-from tests.factory import SALT, bundle, html_environment, legacy_value_digest
-from tests.narrow import narrow
+from tests.support.factory import SALT, bundle, html_environment, legacy_value_digest
+from tests.support.narrow import narrow
 
 URL = "https://fixture.skillreel.invalid/"
 

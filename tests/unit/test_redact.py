@@ -23,9 +23,9 @@ from skillreel.record.redact import (
     selector_parts,
     selector_texts,
 )
-from tests import factory
-from tests.factory import SALT
-from tests.narrow import present
+from tests.support import factory
+from tests.support.factory import SALT
+from tests.support.narrow import present
 
 
 def candidate(selector: str, strategy: Strategy = "css") -> LocatorCandidate:

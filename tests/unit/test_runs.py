@@ -25,8 +25,8 @@ from skillreel.model.runs import (
     shown_outcome,
     start_run,
 )
-from tests import factory
-from tests.factory import T1, T2, bundle
+from tests.support import factory
+from tests.support.factory import T1, T2, bundle
 
 DRAFT = factory.draft().draft_digest
 REPORT = factory.report_for(factory.advance(factory.entry(), "approved")).report_digest

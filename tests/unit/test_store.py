@@ -1,5 +1,5 @@
 """The SQLite store: CAS, history, audit events in the same transaction, limits, permissions.
-Skills reach each state through ``tests.factory.seed``, as the real verbs would bring them."""
+Skills reach each state through ``tests.support.factory.seed``, as the real verbs would bring them."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from skillreel.model import lifecycle
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import AuditNote, Store
 from skillreel.store import db as store_db
-from tests import factory
-from tests.factory import T1, T2, seed
-from tests.readback import assert_owner_only
+from tests.support import factory
+from tests.support.factory import T1, T2, seed
+from tests.support.readback import assert_owner_only
 
 
 @pytest.fixture

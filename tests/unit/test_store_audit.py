@@ -12,7 +12,7 @@ from skillreel.model.audit import AuditEvent
 from skillreel.model.canonical import GENESIS_DIGEST, canonical_json
 from skillreel.store import AuditNote, Store
 from skillreel.store.audit import _canonical
-from tests.factory import T1
+from tests.support.factory import T1
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=20),

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from skillreel.store import AuditNote, Store
-from tests.factory import record_run, seed
-from tests.readback import sql
+from tests.support.factory import record_run, seed
+from tests.support.readback import sql
 
 NAME = "search-invoices"
 

@@ -15,8 +15,8 @@ from skillreel.model import lifecycle
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import AuditNote, Store
 from skillreel.store import audit as store_audit
-from tests.factory import T1, seed
-from tests.readback import sql
+from tests.support.factory import T1, seed
+from tests.support.readback import sql
 
 NAME = "search-invoices"
 LIMIT = 100  # the smallest maxAuditEvents a policy allows: trims above 90 events, down to 80

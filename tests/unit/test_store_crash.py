@@ -22,8 +22,8 @@ import pytest
 
 from skillreel.model import lifecycle
 from skillreel.store import AuditNote, Store
-from tests import factory
-from tests.factory import report_for
+from tests.support import factory
+from tests.support.factory import report_for
 
 KILLS = 30
 NAMES = [f"crash-{i}" for i in range(4)]

@@ -18,9 +18,9 @@ from skillreel.model.runs import Lease, StepTally, finish_run, start_run
 from skillreel.store import AuditNote, Store
 from skillreel.store import audit as store_audit
 from skillreel.store.lease import current_lease, lease_alive
-from tests import factory
-from tests.factory import T1, T2, dead_lease, proposal_for, record_run, seed, started_run
-from tests.readback import sql
+from tests.support import factory
+from tests.support.factory import T1, T2, dead_lease, proposal_for, record_run, seed, started_run
+from tests.support.readback import sql
 
 NAME = "search-invoices"
 

@@ -17,8 +17,8 @@ from skillreel.model.runs import BatchSlot, RunRecord
 from skillreel.store import AuditNote, Store
 from skillreel.store.lease import current_lease
 from skillreel.store.registry import RunsetHolding
-from tests.factory import T1, dead_lease, record_run, seed, started_run
-from tests.readback import sql
+from tests.support.factory import T1, dead_lease, record_run, seed, started_run
+from tests.support.readback import sql
 
 NAME = "search-invoices"
 DIGEST = "sha256:" + "ab" * 32

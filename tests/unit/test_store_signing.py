@@ -13,8 +13,8 @@ from skillreel.errors import InputError, RecordError
 from skillreel.model.export import ExportDocument, Signature
 from skillreel.store.signing import key_id, load_signing_key, load_trusted_keys, sign_export, verify_export
 from skillreel.store.transfer import export_document
-from tests import factory
-from tests.factory import T1, write_keys
+from tests.support import factory
+from tests.support.factory import T1, write_keys
 
 
 def signed(tmp_path: Path) -> tuple[ExportDocument, Path]:

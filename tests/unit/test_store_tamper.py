@@ -14,8 +14,8 @@ from skillreel.errors import StoreError
 from skillreel.model import lifecycle
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.store import AuditNote, Store
-from tests.factory import T1, record_run, seed
-from tests.readback import sql
+from tests.support.factory import T1, record_run, seed
+from tests.support.readback import sql
 
 NAME = "search-invoices"
 

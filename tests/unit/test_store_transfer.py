@@ -12,9 +12,9 @@ from skillreel.model import lifecycle
 from skillreel.model.entry import StoreEntry
 from skillreel.model.export import ExportDocument
 from skillreel.store.transfer import export_bytes, export_document, imported_entry, write_private
-from tests import factory
-from tests.factory import T1, T2, advance, proposal_for
-from tests.narrow import present
+from tests.support import factory
+from tests.support.factory import T1, T2, advance, proposal_for
+from tests.support.narrow import present
 
 
 def test_an_export_round_trips_with_every_nested_document() -> None:

@@ -9,7 +9,7 @@ from skillreel.errors import StoreError
 from skillreel.model.entry import StoreEntry
 from skillreel.store import entries
 from skillreel.store.entries import _Validated, parse_document
-from tests.factory import entry
+from tests.support.factory import entry
 
 
 def document(name: str = "search-invoices") -> tuple[bytes, StoreEntry]:

@@ -1,4 +1,4 @@
-"""The test suite's own layout: shared builders live in helper modules (tests/factory.py and friends),
+"""The test suite's own layout: shared builders live in helper modules (tests/support/factory.py and friends),
 never in a test module or a conftest.py, so no test depends on another test's module and a fixture
 file holds fixtures only."""
 
@@ -49,14 +49,14 @@ def test_no_test_module_or_conftest_is_imported() -> None:
 def test_the_import_check_sees_every_form_of_import() -> None:
     planted = (
         "from .conftest import store\nfrom tests.unit import test_store\n"
-        "from ..skills.test_install import NAME\nimport tests.integration.mcp.test_play\n"
-        "from . import test_cli\nimport tests.factory\nfrom tests.cli import run_cli\n"
+        "from ..agent_skills.test_install import NAME\nimport tests.integration.mcp.test_play\n"
+        "from . import test_cli\nimport tests.support.factory\nfrom tests.support.cli import run_cli\n"
     )
     found = {m for m in _imports(planted, "tests.integration.replay.planted") if _is_test_or_conftest(m)}
     assert found == {
         "tests.integration.replay.conftest",
         "tests.unit.test_store",
-        "tests.integration.skills.test_install",
+        "tests.integration.agent_skills.test_install",
         "tests.integration.mcp.test_play",
         "tests.integration.replay.test_cli",
     }

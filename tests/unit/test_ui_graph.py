@@ -15,7 +15,7 @@ from skillreel.model.actions import (
 from skillreel.model.draft import Parameter
 from skillreel.services.showing import inputs_and_outputs, project_actions
 from skillreel.ui.app import templates
-from tests import factory
+from tests.support import factory
 
 
 def rendered(actions: list[Action], parameters: tuple[Parameter, ...] = ()) -> str:

@@ -16,8 +16,8 @@ from skillreel.model.export import ExportDocument
 from skillreel.model.limits import MAX_JSON_INPUT_BYTES
 from skillreel.model.policy import PolicySettings
 from skillreel.user_files import decode_json_object, parse_document, read_user_file
-from tests import factory
-from tests.factory import T1
+from tests.support import factory
+from tests.support.factory import T1
 
 
 def code_of(call: Callable[[], object]) -> str:

@@ -16,7 +16,7 @@ from keyring.backends.null import Keyring as NullKeyring
 from skillreel.errors import SkillreelError
 from skillreel.model.session import SessionRecord, SessionState, earliest_expiry, state_problem
 from skillreel.vault.sessions import KEYRING_SERVICE, SessionVault, state_digest
-from tests.factory import T0, T1
+from tests.support.factory import T0, T1
 
 COOKIE = "cookie-canary-7Qx2"
 STATE = {

@@ -11,8 +11,8 @@ from skillreel.model.actions import Action, AssertAction, ClickAction, Parameter
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.entry import StoreEntry
 from skillreel.model.versions import LEGACY_VERSION, bumped, classify
-from tests import factory
-from tests.factory import REVIEWER, T1, T2, bundle, healed_draft, proposal_for, report_for
+from tests.support import factory
+from tests.support.factory import REVIEWER, T1, T2, bundle, healed_draft, proposal_for, report_for
 
 
 def with_actions(

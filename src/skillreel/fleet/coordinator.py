@@ -40,7 +40,6 @@ from pydantic import ValidationError
 from ..errors import CODES, ReplayError, SkillreelError
 from ..model.batch import BatchRow
 from ..model.entry import StoreEntry
-from ..model.io import outputs_size
 from ..model.limits import MAX_OUTPUTS_BYTES
 from ..model.report import ReplayReport
 from ..model.runs import (
@@ -55,6 +54,7 @@ from ..model.runs import (
     start_run,
 )
 from ..model.session import SessionState
+from ..model.values import outputs_size
 from ..services.batching import (
     BatchOutcome,
     BatchPlan,

@@ -31,7 +31,6 @@ from pydantic import (
 )
 
 from .base import ActionId, Document
-from .io import CompareOp, EnumValues, ValueType
 from .limits import (
     MAX_ACTIONS,
     MAX_INTENT_CHARS,
@@ -46,6 +45,7 @@ from .limits import (
 from .locators import ElementSet, LocatorBundle, content_features
 from .refs import DataRef, ItemRef, LiteralValue, OutputName, OutputRef, ValueRef
 from .refs import ParameterRef as ParameterRef  # re-exported: v1 code imports it from here
+from .values import CompareOp, EnumValues, ValueType
 
 Capability = Literal["ui.observe", "ui.interact", "net.navigate"]
 ALL_CAPABILITIES: tuple[Capability, ...] = ("net.navigate", "ui.interact", "ui.observe")

@@ -31,8 +31,6 @@ from .base import Digest, DigestedDocument, Document, ParamName, SkillName
 from .canonical import tagged_digest
 from .environment import Environment
 from .graph import check_graph, derive_outputs, v2_features
-from .io import Description as ParamDescription
-from .io import EnumValues, OutputSpec, ValueProblem, ValueType, check_input
 from .limits import (
     MAX_ACTIONS,
     MAX_DESCRIPTION_CHARS,
@@ -41,6 +39,8 @@ from .limits import (
     MAX_OUTPUTS,
     MAX_TYPE_VALUE_CHARS,
 )
+from .values import Description as ParamDescription
+from .values import EnumValues, OutputSpec, ValueProblem, ValueType, check_input
 
 Description = Annotated[str, StringConstraints(min_length=1, max_length=MAX_DESCRIPTION_CHARS)]
 FailureCondition = Annotated[str, StringConstraints(min_length=1, max_length=MAX_FAILURE_CONDITION_CHARS)]

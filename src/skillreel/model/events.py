@@ -3,7 +3,7 @@
 Two documents live here:
 
 * :class:`PageEvent` — what ``record/recorder.js`` sends from the isolated world over the CDP
-  binding (``v: 1``). It is untrusted input: ``record.session`` validates every payload against it
+  binding (``v: 1``). It is untrusted input: ``record.recorder`` validates every payload against it
   (strict keys, bounded sizes) before anything else happens. It is the only shape that may carry
   a value: the final value of one non-sensitive field edit. A sensitive field (password, OTP,
   ``autocomplete=current-password|new-password|one-time-code``, or a field once seen as a password)
@@ -55,10 +55,10 @@ from .actions import (
 )
 from .base import Digest, DigestedDocument, Document
 from .draft import Salt
-from .io import EnumValues, ValueType
 from .limits import MAX_OUTPUT_FIELDS, MAX_SELECT_VALUE_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
 from .locators import ElementSet, LocatorBundle
 from .refs import OutputName
+from .values import EnumValues, ValueType
 
 MAX_EVENTS = 4096
 # A binding payload larger than this is refused before it is decoded.

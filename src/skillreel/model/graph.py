@@ -42,10 +42,10 @@ from .actions import (
     value_refs,
     walk,
 )
-from .io import OutputField, OutputSpec, ValueType
 from .limits import MAX_ACTIONS, MAX_GRAPH_DEPTH, MAX_OUTPUTS
 from .locators import ElementSet, LocatorBundle
 from .refs import ItemRef, OutputRef, ParameterRef
+from .values import OutputField, OutputSpec, ValueType
 
 INVALID = "SR_RECORD_GRAPH_INVALID"
 REFERENCE = "SR_RECORD_GRAPH_REFERENCE"

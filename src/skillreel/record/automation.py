@@ -52,13 +52,13 @@ from ..errors import InputError
 from ..model.actions import AssertCheck, AttributeName, ExpectedText, FieldSpec, Pattern
 from ..model.base import Document
 from ..model.events import Extraction
-from ..model.io import ValueType
 from ..model.limits import MAX_SELECT_VALUE_CHARS, MAX_SELECTOR_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
 from ..model.refs import OutputName
 from ..model.urls import URLRuleError, check_transport
+from ..model.values import ValueType
 
 if TYPE_CHECKING:
-    from .session import Extractable, Resolved
+    from .recorder import Extractable, Resolved
 
 FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 MAX_STEPS: Final = 1024

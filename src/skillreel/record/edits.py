@@ -52,9 +52,9 @@ from ..model.actions import (
 )
 from ..model.base import ActionId, Document, ParamName
 from ..model.draft import DefaultValue, Draft, Parameter
-from ..model.io import Description, EnumValues, OutputSpec, ValueType
 from ..model.limits import MAX_WAIT_MS, TIMEOUT_MS_RANGE
 from ..model.refs import DataRef, OutputName, ValueRef
+from ..model.values import Description, EnumValues, OutputSpec, ValueType
 
 EDIT_SCHEMA: Final = "skillreel.edit/v1"
 MAX_EDITS = 256

@@ -58,11 +58,11 @@ from ..model.actions import (
 )
 from ..model.canonical import tagged_digest
 from ..model.draft import Parameter
-from ..model.io import values_text
 from ..model.limits import MAX_STEP_RUNS
 from ..model.locators import LocatorBundle
 from ..model.refs import ParameterRef
 from ..model.report import Evidence
+from ..model.values import values_text
 from . import evidence as ev
 from .driving import (
     Absent,

@@ -1,7 +1,7 @@
 """What an ``extract`` step or a loop's item fields turn the page's raw text into (pure).
 
 The driver reads raw text (or a presence) in the page; these functions type it with
-:func:`skillreel.model.io.coerce` and build the output value: a scalar, or a list of flat objects.
+:func:`skillreel.model.values.coerce` and build the output value: a scalar, or a list of flat objects.
 A value that does not fit is ``SR_REPLAY_OUTPUT_INVALID`` (a value over its bounds
 ``SR_REPLAY_OUTPUT_TOO_LARGE``), naming the step, the field and the item index, never the value.
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ..errors import ReplayError, ReplayUIError
 from ..model.actions import ExtractAction, FieldSpec
-from ..model.io import Scalar, ValueProblem, coerce
+from ..model.values import Scalar, ValueProblem, coerce
 from .driving import FieldValue, ListRead
 
 

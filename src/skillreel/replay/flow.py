@@ -40,11 +40,11 @@ from ..model.actions import (
 )
 from ..model.canonical import tagged_digest
 from ..model.draft import Parameter
-from ..model.io import Scalar, ValueProblem, as_text, compare, outputs_size, typed_input
 from ..model.limits import MAX_OUTPUTS_BYTES
 from ..model.locators import LocatorBundle
 from ..model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef, ValueRef
 from ..model.urls import V1_RULE, QueryRule, URLRuleError, normalise_target_url
+from ..model.values import Scalar, ValueProblem, as_text, compare, outputs_size, typed_input
 from . import evidence as ev
 from . import extraction
 from .driving import FieldValue, Frame, ItemAhead, Picked, Scope, SkipRest, StepState, Upcoming

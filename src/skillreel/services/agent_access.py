@@ -16,13 +16,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..agent_skills.package import clean_text, cli_only_file
 from ..errors import LifecycleError, ReplayError, TargetError
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..model.environment import UrlTarget
-from ..model.io import outputs_schema
 from ..model.urls import origin_of
-from ..skills.package import clean_text, cli_only_file
+from ..model.values import outputs_schema
 from ..store import Store
 from ..vault import SecretSource, parameter_listing
 from .preflight import InputValue, ReplayRequest, preflight

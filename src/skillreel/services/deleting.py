@@ -1,7 +1,7 @@
 """Use case: delete a skill that is not enabled, with its kept revisions (``skillreel delete``).
 
 Deleting holds the install lock and first finishes or rolls back a package transaction a killed
-``enable`` or ``revoke`` left for the skill (:func:`~skillreel.skills.transaction.package_transaction`):
+``enable`` or ``revoke`` left for the skill (:func:`~skillreel.agent_skills.transaction.package_transaction`):
 otherwise a package published by an enable killed before its commit would stay live on disk for a
 skill the store no longer knows.
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..agent_skills.install import no_fault
+from ..agent_skills.transaction import package_transaction
 from ..model import lifecycle
 from ..model.base import check_skill_name
 from ..model.envelope import ResultWarning
-from ..skills.install import no_fault
-from ..skills.transaction import package_transaction
 from ..store import AuditNote, Store
 from .guards import approval_required
 

@@ -10,7 +10,7 @@ aside (a rename beside it), commit the state change, then delete the moved-aside
 commit fails, the packages are renamed back, byte for byte.
 
 Both hold the store's install lock for the whole transaction and write a journal before they touch
-a skill root (``skills/journal.py``), and both first make the disk agree with the store for a
+a skill root (``agent_skills/journal.py``), and both first make the disk agree with the store for a
 transaction of the same skill that a killed process left unfinished (a warning says so). Two racing
 enables therefore never both rely on the same files, and no live package or ``.skillreel-*`` folder
 outlives the next enable or revoke of its skill.
@@ -32,13 +32,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InstallError, LifecycleError, RecordError
-from ..model import lifecycle
-from ..model.base import check_skill_name
-from ..model.canonical import GENESIS_DIGEST
-from ..model.entry import Installation, StoreEntry
-from ..model.envelope import ResultWarning
-from ..skills.install import (
+from ..agent_skills.install import (
     Fault,
     Scope,
     check_installed,
@@ -48,8 +42,14 @@ from ..skills.install import (
     skill_roots,
     stage_removal,
 )
-from ..skills.package import Launcher, Package, render_package
-from ..skills.transaction import package_transaction
+from ..agent_skills.package import Launcher, Package, render_package
+from ..agent_skills.transaction import package_transaction
+from ..errors import InstallError, LifecycleError, RecordError
+from ..model import lifecycle
+from ..model.base import check_skill_name
+from ..model.canonical import GENESIS_DIGEST
+from ..model.entry import Installation, StoreEntry
+from ..model.envelope import ResultWarning
 from ..store import AuditNote, Store
 from .guards import approval_required
 

@@ -50,7 +50,6 @@ from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget, replay_url
-from ..model.io import NotText, ValueProblem, check_input
 from ..model.lifecycle import check_revision, ensure_replayable
 from ..model.limits import (
     MAX_LOOP_ITEMS,
@@ -65,6 +64,7 @@ from ..model.portable import rebase
 from ..model.refs import ParameterRef
 from ..model.session import SessionState
 from ..model.urls import V1_RULE, QueryRule, URLRuleError
+from ..model.values import NotText, ValueProblem, check_input
 from ..sandbox.artifacts import DebugOptions
 from ..sandbox.files import storage_state_file_digest
 from ..store import Store

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..agent_skills.transaction import converge_interrupted, interrupted_transactions
 from ..model.envelope import ResultWarning
-from ..skills.transaction import converge_interrupted, interrupted_transactions
 from ..store import RunsPruned, Store
 from .guards import approval_required
 

@@ -27,7 +27,6 @@ from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, UrlTarget, Viewport
 from ..model.events import EventsLog, Extraction, RecordedEvent
-from ..model.io import ValueType
 from ..model.lifecycle import new_entry, replace_draft
 from ..model.limits import (
     MAX_DESCRIPTION_CHARS,
@@ -40,10 +39,11 @@ from ..model.locators import LocatorBundle, LocatorCandidate
 from ..model.refs import OutputName
 from ..model.session import SessionState
 from ..model.urls import DEFAULT_RULE
+from ..model.values import ValueType
 from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, AutomationScript, perform
 from ..record.project import ProjectionOptions, plan, project
+from ..record.recorder import Capture, Marked, Recorder
 from ..record.redact import Finding, scan, scan_texts
-from ..record.session import Capture, Marked, Recorder
 from ..sandbox.browser import BrowserSession, browser_session
 from ..store import AuditNote, Store
 from ..user_files import parse_document, read_user_file

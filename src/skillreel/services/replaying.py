@@ -47,7 +47,6 @@ from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
 from ..model.graph import replace_steps
-from ..model.io import mask_outputs, outputs_size
 from ..model.limits import MAX_OUTPUTS_BYTES
 from ..model.locators import LocatorBundle, merge_heal
 from ..model.report import ReplayReport, StepResult
@@ -62,6 +61,7 @@ from ..model.runs import (
     start_run,
 )
 from ..model.session import SessionState
+from ..model.values import mask_outputs, outputs_size
 from ..replay.engine import (
     EngineOptions,
     FailedStep,

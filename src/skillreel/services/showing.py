@@ -18,8 +18,8 @@ from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.intents import step_intent
-from ..model.io import outputs_schema
 from ..model.locators import ElementSet, LocatorBundle
+from ..model.values import outputs_schema
 from ..store import RevisionSummary, RunView, Store, StoreSize
 from ..vault import input_schema
 

@@ -71,7 +71,7 @@ def parameter_listing(skill: str, parameters: Iterable[Parameter]) -> list[dict[
 
 def input_schema(param: Parameter) -> dict[str, Any]:
     """The JSON Schema of one input (values only: never a value typed at recording)."""
-    from ..model.io import value_schema  # here: `seal_environment` callers load no pydantic model
+    from ..model.values import value_schema  # here: `seal_environment` callers load no pydantic model
 
     schema = value_schema(param.type, param.values)
     if param.description:

@@ -24,10 +24,10 @@ from skillreel.sandbox.browser import WarmBrowser
 from skillreel.services.batching import BatchOutcome, BatchRequest, RowResult, plan_batch, replay_batch
 from skillreel.services.preflight import ReplayRequest
 from skillreel.store import Store
-from tests.cli import cli_command, run_cli
 from tests.integration.runs.counting import NAME, PAGE, acted, cli_env, counting_skill
-from tests.readback import sql
-from tests.server import LocalServer
+from tests.support.cli import cli_command, run_cli
+from tests.support.readback import sql
+from tests.support.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

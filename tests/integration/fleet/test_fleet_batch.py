@@ -20,11 +20,11 @@ import pytest
 
 from skillreel.fleet.app import QUEUE
 from skillreel.store import Store
-from tests import factory
-from tests.cli import cli_command, run_cli
-from tests.fleet_rig import fleet_worker, redis_server, serve_reading_page
 from tests.integration.runs.counting import NAME, acted, cli_env, counting_skill
-from tests.server import LocalServer
+from tests.support import factory
+from tests.support.cli import cli_command, run_cli
+from tests.support.fleet_rig import fleet_worker, redis_server, serve_reading_page
+from tests.support.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

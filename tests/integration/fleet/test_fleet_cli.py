@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from skillreel.store import Store
-from tests import factory
-from tests.cli import run_cli
-from tests.fleet_rig import free_port
+from tests.support import factory
+from tests.support.cli import run_cli
+from tests.support.fleet_rig import free_port
 
 NAME = "search-invoices"
 

@@ -18,10 +18,10 @@ from skillreel.fleet.protocol import TASK_NAME, FleetResult, FleetRow
 from skillreel.store import Store
 from skillreel.store.signing import load_signing_key
 from skillreel.store.transfer import export_document
-from tests import factory
-from tests.fleet_rig import Worker, fleet_worker, redis_server, serve_reading_page
 from tests.integration.runs.counting import NAME, acted, counting_skill
-from tests.server import LocalServer
+from tests.support import factory
+from tests.support.fleet_rig import Worker, fleet_worker, redis_server, serve_reading_page
+from tests.support.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

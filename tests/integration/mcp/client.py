@@ -15,7 +15,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from skillreel.model.envelope import Envelope
-from tests.cli import cli_command
+from tests.support.cli import cli_command
 
 Elicitation = Callable[[types.ElicitRequestParams], Awaitable[types.ElicitResult]]
 
@@ -86,7 +86,7 @@ async def mcp_session(
     mode: str = "auto",
 ) -> AsyncIterator[Session]:
     """A connected session to a new server process (``skillreel mcp``: a fork of the pre-imported
-    interpreter, ``tests.cli.cli_command``); it is stopped when the block ends."""
+    interpreter, ``tests.support.cli.cli_command``); it is stopped when the block ends."""
     command = cli_command("mcp")
     params = StdioServerParameters(
         command=command[0],

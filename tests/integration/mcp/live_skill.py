@@ -1,5 +1,5 @@
 """A real, playable skill on a page served on 127.0.0.1: locator bundles come from
-``locate/fingerprint.js`` evaluated on the page itself (tests/describe.py), the draft and approval
+``locate/fingerprint.js`` evaluated on the page itself (tests/support/describe.py), the draft and approval
 from the model API, so a replay through MCP runs the real engine in real Chromium against real
 bundles."""
 
@@ -21,9 +21,9 @@ from skillreel.model.actions import (
 from skillreel.model.draft import Draft, Parameter
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
-from tests import factory
-from tests.describe import describe_on
-from tests.server import LocalServer
+from tests.support import factory
+from tests.support.describe import describe_on
+from tests.support.server import LocalServer
 
 PAGE = """<!doctype html>
 <html><head><title>Invoices</title></head><body>

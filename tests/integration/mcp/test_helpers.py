@@ -16,8 +16,8 @@ from skillreel.errors import SkillreelError
 from skillreel.mcp.server import VaultThenUser, elicited_values, secrets_model
 from skillreel.replay.engine import StepProgress
 from skillreel.services.agent_access import skill_summary
-from tests import factory
-from tests.factory import validated_entry
+from tests.support import factory
+from tests.support.factory import validated_entry
 
 
 class DictVault:

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.cli import run_cli
 from tests.integration.mcp.client import data, error, mcp_session
 from tests.integration.mcp.live_skill import PAGE
-from tests.server import LocalServer
+from tests.support.cli import run_cli
+from tests.support.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -10,7 +10,7 @@ import pytest
 from skillreel.store import Store
 from tests.integration.mcp.client import data, error, mcp_session
 from tests.integration.mcp.live_skill import PAGE, live_skill
-from tests.server import LocalServer
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

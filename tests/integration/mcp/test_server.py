@@ -10,9 +10,9 @@ import pytest
 
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
-from tests import factory
-from tests.factory import store_entry
 from tests.integration.mcp.client import data, error, mcp_session
+from tests.support import factory
+from tests.support.factory import store_entry
 
 pytestmark = pytest.mark.slow  # an MCP server subprocess per test
 

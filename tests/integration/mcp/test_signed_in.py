@@ -15,10 +15,10 @@ from skillreel.model.environment import Environment, NamedEnvironment, build_url
 from skillreel.services.packaging import enable_skill
 from skillreel.services.sessions import set_session
 from skillreel.store import Store
-from tests import factory
-from tests.describe import describe_url
 from tests.integration.mcp.client import data, error, mcp_session
-from tests.server import LocalServer
+from tests.support import factory
+from tests.support.describe import describe_url
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from skillreel.store import Store
-from tests import factory
-from tests.factory import store_entry
 from tests.integration.mcp.client import server_env
 from tests.integration.mcp.live_skill import live_skill
-from tests.server import LocalServer
+from tests.support import factory
+from tests.support.factory import store_entry
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser  # the live skill's page is described in Chromium
 

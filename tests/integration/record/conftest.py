@@ -11,7 +11,7 @@ import pytest_asyncio
 from skillreel.model.environment import Environment, build_url_target
 from skillreel.sandbox.browser import browser_session
 from tests.integration.record.rig import Rig
-from tests.server import LocalServer
+from tests.support.server import LocalServer
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,9 @@ from typing import Any
 from playwright.async_api import Browser, BrowserContext, Page
 
 from skillreel.model.events import RecordedEvent
-from skillreel.record.session import Capture, Recorder
-from tests.factory import SALT
-from tests.server import LocalServer
+from skillreel.record.recorder import Capture, Recorder
+from tests.support.factory import SALT
+from tests.support.server import LocalServer
 
 
 def page_html(body: str, head: str = "") -> str:

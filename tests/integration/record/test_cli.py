@@ -15,10 +15,10 @@ import pytest
 
 from skillreel.model.actions import HumanAction, NavigateAction
 from skillreel.store import Store
-from tests.cli import CliResult, run_cli
 from tests.integration.record.rig import page_html
-from tests.narrow import narrow
-from tests.server import LocalServer
+from tests.support.cli import CliResult, run_cli
+from tests.support.narrow import narrow
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

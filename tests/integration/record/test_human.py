@@ -8,7 +8,7 @@ import pytest
 from skillreel.model.actions import HumanAction
 from skillreel.record.project import plan
 from tests.integration.record.rig import Rig, click_centre, page_html
-from tests.narrow import narrow
+from tests.support.narrow import narrow
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

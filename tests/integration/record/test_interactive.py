@@ -26,7 +26,7 @@ from skillreel.model.actions import ExtractAction
 from skillreel.model.envelope import Envelope
 from skillreel.store import Store
 from tests.integration.record.rig import click_centre, page_html
-from tests.server import LocalServer
+from tests.support.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

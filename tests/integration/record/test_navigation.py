@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skillreel.record.session import classify_start
+from skillreel.record.recorder import classify_start
 from tests.integration.record.rig import Rig, click_centre, page_html
 
 pytestmark = [pytest.mark.browser]

@@ -27,8 +27,8 @@ from skillreel.services.recording import (
     store_draft,
 )
 from skillreel.store import Store
-from tests import factory
-from tests.factory import T0
+from tests.support import factory
+from tests.support.factory import T0
 
 
 def test_store_draft_inserts_then_replaces(skillreel_home: Path) -> None:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from skillreel.errors import RecordError
-from skillreel.record.session import BINDING
+from skillreel.record.recorder import BINDING
 from tests.integration.record.rig import Rig, page_html
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]

@@ -1,5 +1,5 @@
 """Fixtures for replay tests: a store in the test's home. Bundles come from
-tests/describe.py, drafts and stored skills from tests/factory.py."""
+tests/support/describe.py, drafts and stored skills from tests/support/factory.py."""
 
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_sk
 from skillreel.store import AuditNote, Store, utc_now
 from skillreel.vault import secret_env_name
 from tests.integration.adminsite import AdminSite, posts
-from tests.server import LocalServer
-from tests.warm import WarmSessions
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 

@@ -22,10 +22,10 @@ import pytest
 from skillreel.model.actions import Action, ClickAction, NavigateAction, ParameterRef, TypeAction
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
-from tests.cli import CliResult, run_cli
-from tests.describe import describe_url
-from tests.factory import build_draft, store_approved, url_environment
-from tests.server import LocalServer
+from tests.support.cli import CliResult, run_cli
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, store_approved, url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

@@ -25,13 +25,13 @@ from skillreel.model.actions import (
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
-from tests.cli import run_cli
-from tests.describe import describe_url
-from tests.factory import build_draft, store_approved, url_environment
-from tests.narrow import present
-from tests.readback import audit_json
-from tests.server import LocalServer
-from tests.warm import WarmSessions
+from tests.support.cli import run_cli
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, store_approved, url_environment
+from tests.support.narrow import present
+from tests.support.readback import audit_json
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 

@@ -20,10 +20,10 @@ from skillreel.model.actions import (
 )
 from skillreel.sandbox.browser import find_chromium
 from skillreel.store import Store
-from tests.cli import run_cli
-from tests.describe import describe_url
-from tests.factory import build_draft, content_free, graph_draft, store_approved, url_environment
-from tests.server import LocalServer
+from tests.support.cli import run_cli
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, content_free, graph_draft, store_approved, url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

@@ -13,9 +13,9 @@ from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, T
 from skillreel.replay.engine import StepProgress
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.describe import close_describer, describe_url
-from tests.factory import build_draft, store_approved, url_environment
-from tests.server import LocalServer
+from tests.support.describe import close_describer, describe_url
+from tests.support.factory import build_draft, store_approved, url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

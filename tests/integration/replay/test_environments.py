@@ -15,18 +15,18 @@ import pytest
 
 from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, TypeAction
 from skillreel.model.environment import UrlTarget
-from skillreel.model.io import MASK
+from skillreel.model.values import MASK
 from skillreel.sandbox.files import storage_state_file_digest
 from skillreel.services.recording import RecordRequest, record_skill
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.services.sessions import delete_session, set_session
 from skillreel.store import Store
-from tests.describe import describe_url
-from tests.factory import build_draft, store_approved, v1_url_environment
-from tests.narrow import narrow
-from tests.server import LocalServer
-from tests.warm import WarmSessions
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, store_approved, v1_url_environment
+from tests.support.narrow import narrow
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

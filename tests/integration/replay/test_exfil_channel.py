@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import run_cli
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.browser
 

@@ -39,11 +39,18 @@ from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from skillreel.sandbox.browser import browser_session
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.describe import describe_url
-from tests.factory import content_free, element_set, graph_draft, store_approved, target, url_environment
-from tests.late_routing import unreported
-from tests.server import LocalServer
-from tests.warm import WarmSessions
+from tests.support.describe import describe_url
+from tests.support.factory import (
+    content_free,
+    element_set,
+    graph_draft,
+    store_approved,
+    target,
+    url_environment,
+)
+from tests.support.late_routing import unreported
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 

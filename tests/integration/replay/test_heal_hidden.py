@@ -9,9 +9,9 @@ import pytest
 
 from skillreel.replay.driver import PlaywrightDriver
 from skillreel.sandbox.browser import browser_session
-from tests.describe import describe_url
-from tests.factory import SALT, url_environment
-from tests.server import LocalServer
+from tests.support.describe import describe_url
+from tests.support.factory import SALT, url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

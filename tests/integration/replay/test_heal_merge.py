@@ -22,11 +22,11 @@ from skillreel.model.locators import LocatorBundle
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
-from tests.describe import describe_url
-from tests.factory import build_draft, store_approved, url_environment
-from tests.narrow import target_of
-from tests.server import LocalServer
-from tests.warm import WarmSessions
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, store_approved, url_environment
+from tests.support.narrow import target_of
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 

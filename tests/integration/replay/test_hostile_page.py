@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import CliResult, run_cli
-from tests.server import LocalServer
+from tests.support.cli import CliResult, run_cli
+from tests.support.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -9,9 +9,9 @@ from skillreel.model.actions import ClickAction, HumanAction, NavigateAction
 from skillreel.replay.engine import HumanRequest
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.describe import describe_url
-from tests.factory import build_draft, store_approved, url_environment
-from tests.server import LocalServer
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, store_approved, url_environment
+from tests.support.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -15,10 +15,10 @@ import pytest
 from skillreel.model.actions import Action, ClickAction, NavigateAction, ObserveAction
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.describe import describe_url
-from tests.factory import build_draft, store_approved, url_environment
-from tests.server import LocalServer
-from tests.warm import WarmSessions
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, store_approved, url_environment
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 

@@ -34,10 +34,10 @@ from skillreel.model.locators import LocatorBundle
 from skillreel.services.recording import RecordRequest, record_skill
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
-from tests.describe import describe_url
-from tests.factory import build_draft, store_approved, url_environment
-from tests.server import LocalServer
-from tests.warm import WarmSessions
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, store_approved, url_environment
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 

@@ -12,8 +12,8 @@ from skillreel.locate import heal, resolve_world_script
 from skillreel.model.locators import Fingerprint, LocatorBundle
 from skillreel.replay.driver import PlaywrightDriver
 from skillreel.sandbox.browser import browser_session
-from tests.factory import SALT, url_environment
-from tests.server import LocalServer
+from tests.support.factory import SALT, url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

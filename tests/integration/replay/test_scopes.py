@@ -21,9 +21,9 @@ from skillreel.sandbox.browser import browser_session
 from skillreel.services.recording import RecordRequest, record_skill
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
-from tests.factory import SALT, build_draft, store_approved, url_environment
-from tests.server import LocalServer
-from tests.warm import WarmSessions
+from tests.support.factory import SALT, build_draft, store_approved, url_environment
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 

@@ -13,8 +13,8 @@ import pytest
 from skillreel.replay.driver import PlaywrightDriver
 from skillreel.replay.evidence import screenshot_digest
 from skillreel.sandbox.browser import browser_session
-from tests.factory import url_environment
-from tests.server import LocalServer
+from tests.support.factory import url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

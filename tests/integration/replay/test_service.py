@@ -11,9 +11,9 @@ from skillreel.replay.engine import StepProgress
 from skillreel.services import replaying
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
-from tests.describe import describe_url
-from tests.factory import build_draft, events_log, store_approved, url_environment
-from tests.server import LocalServer
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, events_log, store_approved, url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser  # every test describes its page's elements in Chromium
 

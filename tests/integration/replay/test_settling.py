@@ -27,11 +27,11 @@ from skillreel.model.locators import LocatorBundle
 from skillreel.replay.settling import BODY_GRACE_S
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.describe import describe_url
-from tests.factory import build_draft, store_approved, url_environment
-from tests.late_routing import unreported, unreported_activity
-from tests.server import LocalServer
-from tests.warm import WarmSessions
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, store_approved, url_environment
+from tests.support.late_routing import unreported, unreported_activity
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 

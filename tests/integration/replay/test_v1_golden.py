@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.skills.install import installed_digest
-from skillreel.skills.package import file_digest, render_manifest, render_skill_md
+from skillreel.agent_skills.install import installed_digest
+from skillreel.agent_skills.package import file_digest, render_manifest, render_skill_md
 from skillreel.store import Store
-from tests.cli import run_cli
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.browser
 

@@ -12,8 +12,8 @@ import pytest
 from skillreel.replay import driver as driver_module
 from skillreel.replay.driver import PlaywrightDriver
 from skillreel.sandbox.browser import BrowserSession, browser_session
-from tests.factory import url_environment
-from tests.server import LocalServer
+from tests.support.factory import url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

@@ -1,8 +1,8 @@
 """A page that counts what replays do to it: a real skill on 127.0.0.1 whose click posts to ``/act``
 (the "business system"), so a test knows exactly how many replays acted, whatever they reported.
 
-Locator bundles come from ``locate/fingerprint.js`` on the page itself (tests/describe.py); the draft
-and the skill's state from the model API and the real store (tests/factory.py)."""
+Locator bundles come from ``locate/fingerprint.js`` on the page itself (tests/support/describe.py); the draft
+and the skill's state from the model API and the real store (tests/support/factory.py)."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from skillreel.model.actions import (
 )
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
-from tests import factory
-from tests.describe import describe_on
-from tests.server import LocalServer
+from tests.support import factory
+from tests.support.describe import describe_on
+from tests.support.server import LocalServer
 
 NAME = "place-order"
 PAGE = """<!doctype html>

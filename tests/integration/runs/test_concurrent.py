@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from skillreel.store import Store
-from tests.cli import cli_command
 from tests.integration.mcp.client import envelope, mcp_session
 from tests.integration.runs.counting import NAME, STEPS, acted, cli_env, counting_skill
-from tests.server import LocalServer
+from tests.support.cli import cli_command
+from tests.support.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

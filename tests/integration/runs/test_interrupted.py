@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from skillreel.store import RunView, Store
-from tests.cli import cli_command, run_cli
 from tests.integration.mcp.client import mcp_session
 from tests.integration.runs.counting import NAME, acted, cli_env, counting_skill
-from tests.server import Gate, LocalServer
+from tests.support.cli import cli_command, run_cli
+from tests.support.server import Gate, LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

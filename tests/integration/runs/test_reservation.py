@@ -19,10 +19,10 @@ from skillreel.errors import StoreError
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store
-from tests.cli import CliResult, run_cli
-from tests.factory import record_run
 from tests.integration.runs.counting import NAME, WITHOUT_QUANTITY, acted, counting_skill
-from tests.server import LocalServer
+from tests.support.cli import CliResult, run_cli
+from tests.support.factory import record_run
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

@@ -22,9 +22,9 @@ from skillreel.errors import ReplayUIError
 from skillreel.sandbox.browser import BrowserSession, browser_session, find_chromium, launch_args
 from skillreel.sandbox.ledger import NetworkLedger
 from skillreel.sandbox.proxy import EnforcingProxy
-from tests.factory import url_environment
 from tests.integration.sandbox.netpeers import EchoWebSocketServer, TcpListener
-from tests.server import LocalServer
+from tests.support.factory import url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

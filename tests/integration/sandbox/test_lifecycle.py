@@ -15,9 +15,9 @@ from playwright.async_api import Error as PlaywrightError
 from skillreel.errors import InputError, ReplayUIError, TargetError
 from skillreel.sandbox.browser import BrowserSession, browser_session, find_chromium
 from skillreel.sandbox.driver_start import DriverStart, EarlyDriver
-from tests.factory import html_environment, url_environment
 from tests.integration.sandbox.netpeers import HeadRecorder
-from tests.server import LocalServer
+from tests.support.factory import html_environment, url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ import pytest
 
 from skillreel.sandbox.proxy import EnforcingProxy
 from tests.integration.sandbox.netpeers import EchoWebSocketServer, HeadRecorder, TcpListener
-from tests.server import LocalServer
+from tests.support.server import LocalServer
 
 WAIT_S = 20.0
 

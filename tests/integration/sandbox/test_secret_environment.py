@@ -12,7 +12,7 @@ import pytest
 
 from skillreel.sandbox.browser import browser_session
 from skillreel.vault import EnvKeyringSecrets
-from tests.factory import html_environment
+from tests.support.factory import html_environment
 
 pytestmark = [
     pytest.mark.browser,

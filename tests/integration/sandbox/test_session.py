@@ -11,10 +11,10 @@ from skillreel.model.environment import FIXTURE_ORIGIN
 from skillreel.sandbox import browser as browser_module
 from skillreel.sandbox.allowlist import decide, routed_pattern
 from skillreel.sandbox.browser import browser_session, find_chromium
-from tests.factory import html_environment, url_environment
 from tests.integration.sandbox.netpeers import TcpListener
-from tests.lookalike_urls import ORIGINS, URLS
-from tests.server import LocalServer
+from tests.support.factory import html_environment, url_environment
+from tests.support.lookalike_urls import ORIGINS, URLS
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

@@ -17,8 +17,8 @@ import pytest
 from skillreel.errors import ReplayUIError
 from skillreel.model.environment import Environment, Viewport
 from skillreel.sandbox.browser import WarmBrowser
-from tests.factory import html_environment, url_environment
-from tests.server import LocalServer
+from tests.support.factory import html_environment, url_environment
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from skillreel.store import Store
-from tests.readback import assert_owner_only
+from tests.support.readback import assert_owner_only
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from skillreel.errors import SkillreelError
 from skillreel.services.agent_access import check_play, enabled_skills
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
-from tests import factory
-from tests.factory import store_entry
+from tests.support import factory
+from tests.support.factory import store_entry
 
 SITE = "http://127.0.0.1:9/app"  # never started: nothing here is played
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from skillreel.services.auditing import audit_log, verify_audit
 from skillreel.store import Store
-from tests.factory import seed
+from tests.support.factory import seed
 
 
 def test_audit_and_verify(store: Store) -> None:

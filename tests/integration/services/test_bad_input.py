@@ -24,8 +24,8 @@ from skillreel.services.showing import show_skill
 from skillreel.services.store_policy import set_policy
 from skillreel.store import Store
 from skillreel.store.transfer import export_bytes, export_document
-from tests.factory import T1, seed
 from tests.integration.services.store_checks import NAME, refused
+from tests.support.factory import T1, seed
 
 Setup = Callable[[Path], list[Path]]
 Call = Callable[[Store, list[Path]], object]

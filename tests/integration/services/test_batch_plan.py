@@ -1,6 +1,6 @@
 """A batch's plan (services/batching.plan_batch): every bad input is refused before any browser
 starts, with its code and line, and the store is left exactly as it was. These tests are not marked
-``browser``: a Chromium start here would fail them (tests/chromium_guard.py)."""
+``browser``: a Chromium start here would fail them (tests/plugins/chromium_guard.py)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from skillreel.services.batching import BatchRequest, plan_batch
 from skillreel.services.preflight import ReplayRequest
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
-from tests import factory
-from tests.readback import sql
+from tests.support import factory
+from tests.support.readback import sql
 
 NAME = "place-order"
 SECRET = "pin-value-never-echoed"

@@ -15,7 +15,8 @@ from skillreel.services.declaring import list_environments, remove_environment, 
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
-from tests.factory import (
+from tests.integration.services.store_checks import refused
+from tests.support.factory import (
     SALT,
     T0,
     build_draft,
@@ -26,8 +27,7 @@ from tests.factory import (
     url_environment,
     v1_url_environment,
 )
-from tests.integration.services.store_checks import refused
-from tests.server import LocalServer
+from tests.support.server import LocalServer
 
 NAME = "orders"
 PROD = "http://127.0.0.1:8000"

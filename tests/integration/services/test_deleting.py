@@ -8,8 +8,8 @@ from skillreel.services.deleting import delete_skill
 from skillreel.services.listing import list_skills
 from skillreel.services.showing import show_skill
 from skillreel.store import Store
-from tests.factory import seed
 from tests.integration.services.store_checks import NAME, refused
+from tests.support.factory import seed
 
 
 def test_delete(store: Store, skillreel_home: Path) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 from skillreel.services.diffing import diff_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
-from tests.factory import T1, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME, refused
+from tests.support.factory import T1, proposal_for, record_run, seed
 
 
 def _validated_with_proposal(store: Store) -> None:

@@ -12,10 +12,10 @@ from skillreel.services.preflight import ReplayRequest
 from skillreel.services.replaying import replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
-from tests.factory import seed
 from tests.integration.services.store_checks import NAME, refused
+from tests.support.factory import seed
 
-FIXTURE = "<html><body>fixture</body></html>"  # what tests.factory.html_environment binds
+FIXTURE = "<html><body>fixture</body></html>"  # what tests.support.factory.html_environment binds
 
 
 def test_fix_lines_fit_their_codes() -> None:

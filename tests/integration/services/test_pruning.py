@@ -15,8 +15,8 @@ from skillreel.services.auditing import audit_log, verify_audit
 from skillreel.services.listing import list_skills
 from skillreel.services.pruning import prune_skills
 from skillreel.store import AuditNote, Store
-from tests.factory import seed
 from tests.integration.services.store_checks import NAME, refused
+from tests.support.factory import seed
 
 NOTHING = {"runs": 0, "revisions": 0, "healProposals": 0, "interrupted": 0}
 

@@ -14,9 +14,9 @@ from skillreel.services.reviewing import reject_heal_proposal, review_skill
 from skillreel.services.showing import show_skill
 from skillreel.services.store_policy import set_policy
 from skillreel.store import Store
-from tests.factory import T1, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME, refused
-from tests.readback import assert_owner_only
+from tests.support.factory import T1, proposal_for, record_run, seed
+from tests.support.readback import assert_owner_only
 
 RACERS = 8
 

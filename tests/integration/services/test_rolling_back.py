@@ -10,8 +10,8 @@ from skillreel.services.reviewing import review_skill
 from skillreel.services.rolling_back import rollback_skill
 from skillreel.services.showing import show_skill
 from skillreel.store import Store
-from tests.factory import T1, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME, refused
+from tests.support.factory import T1, proposal_for, record_run, seed
 
 
 def _healed(store: Store) -> None:

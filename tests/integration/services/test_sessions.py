@@ -10,9 +10,9 @@ from skillreel.model.environment import Environment, build_url_target
 from skillreel.services.sessions import delete_session, list_sessions, set_session
 from skillreel.store import Store
 from skillreel.vault.sessions import SessionVault
-from tests.factory import seed
 from tests.integration.services.store_checks import refused
-from tests.readback import sql
+from tests.support.factory import seed
+from tests.support.readback import sql
 
 COOKIE = "planted-cookie-3kQ9z"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from skillreel.services.listing import list_skills
 from skillreel.services.showing import show_skill
 from skillreel.store import Store
-from tests.factory import T1, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME
+from tests.support.factory import T1, proposal_for, record_run, seed
 
 
 def test_list_shows_every_skill_with_its_state_and_revision(store: Store) -> None:

@@ -9,8 +9,8 @@ import pytest
 
 from skillreel.services.store_policy import policy_template, set_policy, show_policy
 from skillreel.store import Store
-from tests.factory import seed
 from tests.integration.services.store_checks import NAME, refused
+from tests.support.factory import seed
 
 
 def test_policy_template_show_and_set(store: Store, skillreel_home: Path, tmp_path: Path) -> None:

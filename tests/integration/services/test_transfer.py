@@ -19,9 +19,9 @@ from skillreel.services.listing import list_skills
 from skillreel.services.reviewing import review_skill
 from skillreel.services.showing import show_skill
 from skillreel.store import Store
-from tests.factory import seed, write_keys
 from tests.integration.services.store_checks import NAME, refused
-from tests.readback import assert_owner_only
+from tests.support.factory import seed, write_keys
+from tests.support.readback import assert_owner_only
 
 
 def test_export_and_import_round_trip(store: Store, skillreel_home: Path, tmp_path: Path) -> None:

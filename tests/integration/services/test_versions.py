@@ -14,9 +14,9 @@ from skillreel.services.listing import list_skills
 from skillreel.services.reviewing import review_skill
 from skillreel.services.showing import show_skill
 from skillreel.store import AuditNote, Store
-from tests import factory
-from tests.factory import T1, bundle, proposal_for, record_run, seed
 from tests.integration.services.store_checks import NAME, refused
+from tests.support import factory
+from tests.support.factory import T1, bundle, proposal_for, record_run, seed
 
 
 def _record_again(store: Store, draft_change: dict[str, Any]) -> None:

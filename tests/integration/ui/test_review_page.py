@@ -21,7 +21,7 @@ from skillreel.model.actions import ClickAction, NavigateAction
 from skillreel.sandbox.browser import find_chromium
 from skillreel.services.reviewing import review_skill
 from skillreel.store import AuditNote, Store
-from tests.factory import (
+from tests.support.factory import (
     T1,
     build_draft,
     bundle,
@@ -32,7 +32,7 @@ from tests.factory import (
     record_run,
     seed,
 )
-from tests.server import LocalServer
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
 

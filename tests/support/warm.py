@@ -30,7 +30,7 @@ from skillreel.model.environment import Environment
 from skillreel.model.session import SessionState
 from skillreel.sandbox.browser import BrowserSession, WarmBrowser, browser_session
 from skillreel.store.db import ENV_HOME
-from tests.factory import html_environment
+from tests.support.factory import html_environment
 
 
 class WarmSessions:
@@ -62,7 +62,7 @@ class WarmSessions:
 
     async def start(self) -> None:
         """Launch the browser now, outside any test's ``SKILLREEL_HOME`` (tests that look for the
-        Chromium of their home never find this one), as tests/describe.py does."""
+        Chromium of their home never find this one), as tests/support/describe.py does."""
         home = os.environ.pop(ENV_HOME, None)
         try:
             blank = "<!doctype html><p>warm</p>"

@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
+from skillreel.agent_skills.install import installed_digest
+from skillreel.agent_skills.package import MANIFEST, REPLAY_SCRIPT, SKILL_MD
 from skillreel.errors import SkillreelError
 from skillreel.services.packaging import EnableResult, enable_skill, revoke_skill
-from skillreel.skills.install import installed_digest
-from skillreel.skills.package import MANIFEST, REPLAY_SCRIPT, SKILL_MD
 from skillreel.store import Store
-from tests import factory
-from tests.cli import cli, ok, refused
-from tests.factory import store_entry
-from tests.killer import killed
-from tests.narrow import present
+from tests.support import factory
+from tests.support.cli import cli, ok, refused
+from tests.support.factory import store_entry
+from tests.support.killer import killed
+from tests.support.narrow import present
 
 NAME = "search-invoices"
 ROOTS = (".agents", ".claude")
@@ -152,7 +152,7 @@ def test_the_cli_says_it_rolled_back_an_interrupted_enable_first(
     skillreel_home: Path, project_dir: Path, validated: Any
 ) -> None:
     killed(skillreel_home, "enable", NAME, project_dir, "install.publish:1")
-    from tests.cli import cli
+    from tests.support.cli import cli
 
     result = cli(skillreel_home, "revoke", NAME, "--approve").json()
     assert result["error"]["code"] == "SR_RECORD_STATE_INVALID"

@@ -1,7 +1,7 @@
 """Journals of package transactions, so that a killed ``enable`` or ``revoke`` converges.
 
 A package transaction changes two things that cannot share one commit: the skill roots on disk
-and the store. :mod:`skillreel.skills.install` orders the work so that an exception rolls back
+and the store. :mod:`skillreel.agent_skills.install` orders the work so that an exception rolls back
 exactly; a process killed with SIGKILL (or a power cut) runs no rollback. So before an enable or
 a revoke touches a skill root, it writes a journal into the store's home (0700), one per skill,
 ``installs/NAME.json``: the package digest, the directories it will create, and every move it

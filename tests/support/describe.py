@@ -23,8 +23,8 @@ from skillreel.model.environment import Environment
 from skillreel.model.locators import LocatorBundle
 from skillreel.sandbox.browser import WarmBrowser
 from skillreel.store.db import ENV_HOME
-from tests.factory import SALT, html_environment, url_environment
-from tests.server import LocalServer
+from tests.support.factory import SALT, html_environment, url_environment
+from tests.support.server import LocalServer
 
 # Evaluated in the recorded page: describe each selector's element with the shared fingerprint.js.
 DESCRIBE = """([src, selectors, salt]) => {

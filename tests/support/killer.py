@@ -1,7 +1,7 @@
 """Run one enable or revoke in a process of its own and SIGKILL that process at a named step: a
 real ``kill -9`` in the middle of a package transaction, for the convergence tests.
 
-    python -m tests.killer enable|revoke NAME PROJECT_DIR STEP      (SKILLREEL_HOME from the env)
+    python -m tests.support.killer enable|revoke NAME PROJECT_DIR STEP      (SKILLREEL_HOME from the env)
 
 The step names are those the use cases pass to their ``fault`` hook. Exit status 3 means the step
 was never reached (the test then fails: it meant to kill there)."""
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from skillreel.services.packaging import enable_skill, revoke_skill
 from skillreel.store import Store
-from tests.cli import run_cli
+from tests.support.cli import run_cli
 
 NOT_REACHED = 3
 
@@ -31,13 +31,13 @@ def kill_at(step: str) -> Callable[[str], None]:
 
 def killed(home: Path, operation: str, name: str, project_dir: Path, step: str) -> None:
     """Run the transaction in a process of its own (a fork of the tests' pre-imported interpreter,
-    ``tests.cli.run_cli``) and check that it died by SIGKILL at ``step``."""
+    ``tests.support.cli.run_cli``) and check that it died by SIGKILL at ``step``."""
     ran = run_cli(
         operation,
         name,
         str(project_dir),
         step,
-        module="tests.killer",
+        module="tests.support.killer",
         env={"SKILLREEL_HOME": str(home)},
         timeout=300,
     )

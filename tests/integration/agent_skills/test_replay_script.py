@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from skillreel.agent_skills.install import install, skill_roots
+from skillreel.agent_skills.package import REPLAY_SCRIPT, Launcher, render_package
 from skillreel.services.packaging import enable_skill
-from skillreel.skills.install import install, skill_roots
-from skillreel.skills.package import REPLAY_SCRIPT, Launcher, render_package
 from skillreel.store import Store
-from tests import factory
-from tests.factory import store_entry
+from tests.support import factory
+from tests.support.factory import store_entry
 
 NAME = "search-invoices"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from skillreel.model.envelope import Envelope
-from tests import cli_fork
-from tests.cli_fork import ForkServer
-from tests.readback import assert_owner_only
+from tests.support import cli_fork
+from tests.support.cli_fork import ForkServer
+from tests.support.readback import assert_owner_only
 
 
 @dataclass
@@ -47,11 +47,11 @@ def run_cli(
 ) -> CliResult:
     """Run the real console entry point in a child process (as a user would).
 
-    The child is a fork of a pre-imported interpreter (tests/cli_fork.py: the same entry point,
+    The child is a fork of a pre-imported interpreter (tests/support/cli_fork.py: the same entry point,
     environment, working directory and standard streams, without paying the imports again);
     ``fresh=True`` (or ``SKILLREEL_TEST_FRESH_CLI=1``) starts a new interpreter instead, for a test
     whose subject is the process's own start-up. ``module`` runs ``python -m MODULE ARGS`` instead
-    of the console script (a test's helper, such as ``tests.killer``)."""
+    of the console script (a test's helper, such as ``tests.support.killer``)."""
     environment = {**os.environ, **(env or {})}
     if fresh or os.environ.get(FRESH_CLI) == "1":
         proc = subprocess.run(
@@ -91,7 +91,7 @@ def run_cli(
 def cli_command(*args: str, fresh: bool = False) -> list[str]:
     """A command line that runs ``skillreel ARGS``, for a test that must hand one to something that
     spawns the process itself (the MCP SDK's stdio client, asyncio's subprocesses): a stand-in that
-    runs a fork of the pre-imported interpreter (``tests/cli_fork.py`` ``stand_in``), or, with
+    runs a fork of the pre-imported interpreter (``tests/support/cli_fork.py`` ``stand_in``), or, with
     ``fresh=True`` or ``SKILLREEL_TEST_FRESH_CLI=1``, ``python -m skillreel ARGS`` itself."""
     if fresh or os.environ.get(FRESH_CLI) == "1":
         return [sys.executable, "-m", "skillreel", *args]

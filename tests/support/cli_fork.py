@@ -1,5 +1,5 @@
 """A fork server for the tests' ``skillreel`` subprocesses: one pre-imported interpreter per pytest
-process that forks a fresh child for every :func:`tests.cli.run_cli` call.
+process that forks a fresh child for every :func:`tests.support.cli.run_cli` call.
 
 The suite runs the real console script hundreds of times (every end-to-end verb, every refusal).
 Each of those processes spent most of its CPU importing the package (pydantic models, click, rich,
@@ -13,7 +13,7 @@ interpreter's own shutdown steps (non-daemon threads joined, ``atexit`` handlers
 before the exit status goes back to the caller.
 
 Where something other than the test spawns the process (the MCP SDK's stdio client starts its
-server from a command line), ``python tests/cli_fork.py --exec SOCKET ARGS`` is a bare interpreter
+server from a command line), ``python tests/support/cli_fork.py --exec SOCKET ARGS`` is a bare interpreter
 that stands in for the fork (:func:`stand_in`): it hands its own streams, environment and
 directory to a child of the server, passes signals on, and exits with the child's status.
 
@@ -149,11 +149,11 @@ class ForkServer:
         self.path = str(directory / "skillreel-fork.sock")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SKILLREEL_", "PYTEST_"))}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.cli_fork", self.path],
+            [sys.executable, "-m", "tests.support.cli_fork", self.path],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             env=env,
-            cwd=Path(__file__).resolve().parents[1],
+            cwd=Path(__file__).resolve().parents[2],
         )
         assert self.process.stdout is not None
         if self.process.stdout.readline() != _READY:
@@ -215,7 +215,7 @@ def call(
 
 
 def stand_in(path: str, args: list[str]) -> int:
-    """``python tests/cli_fork.py --exec SOCKET ARGS``: a process that stands in for ``python -m
+    """``python tests/support/cli_fork.py --exec SOCKET ARGS``: a process that stands in for ``python -m
     skillreel ARGS`` where a test needs a command line, not a function call (the MCP SDK's stdio
     client spawns its server itself). It costs a bare interpreter's start: the child is a fork of the
     server at ``path`` on this process's streams, environment and directory; SIGTERM, SIGINT and

@@ -52,10 +52,10 @@ from ..model.canonical import bytes_digest, tagged_digest
 from ..model.draft import Parameter
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
-from ..model.io import OutputSpec, outputs_schema
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.refs import ItemRef, LiteralValue, OutputRef
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
+from ..model.values import OutputSpec, outputs_schema
 from ..model.versions import VersionRecord
 from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST
 from ..vault import KEYRING_SERVICE, input_schema, keyring_username, parameter_listing, secret_env_name

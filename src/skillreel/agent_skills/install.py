@@ -19,10 +19,10 @@ Skill roots: project scope ``DIR/.agents/skills`` (Codex and other Agent Skills 
 of DIR (or of the home directory) are taken as the system lays them out (``realpath``); from DIR
 itself downwards every component is checked with ``os.lstat``.
 
-Both can be given a :class:`~skillreel.skills.journal.Journals`: before anything is changed they
+Both can be given a :class:`~skillreel.agent_skills.journal.Journals`: before anything is changed they
 write down what they are about to do, and :meth:`Transaction.finish` (or a complete rollback)
 removes the note. :func:`converge` uses such a note, left by a process that was killed, to make the
-disk agree with the store (see :mod:`skillreel.skills.journal`).
+disk agree with the store (see :mod:`skillreel.agent_skills.journal`).
 
 ``fault`` is a test hook called with the name of each step just before it runs; a test raises from
 it to prove that every step rolls back, or kills the process there to prove that it converges.
@@ -411,7 +411,7 @@ def stage_removal(
 
 
 def converge(journal: Journal, *, live: bool, fault: Fault = no_fault) -> None:
-    """Make the disk agree with the store after a killed transaction (:mod:`skillreel.skills.journal`).
+    """Make the disk agree with the store after a killed transaction (:mod:`skillreel.agent_skills.journal`).
     ``live``: the store says this skill is enabled with ``journal.package_digest``."""
     digest = journal.package_digest
     try:

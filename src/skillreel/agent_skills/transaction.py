@@ -1,6 +1,6 @@
 """The one way into a package transaction of a skill: hold the store's install lock, and first make
 the disk agree with the store for a transaction of that skill that a killed process left unfinished
-(:mod:`skillreel.skills.journal` says how). ``enable``, ``revoke`` and ``delete`` all enter here, so
+(:mod:`skillreel.agent_skills.journal` says how). ``enable``, ``revoke`` and ``delete`` all enter here, so
 no package the store does not know and no ``.skillreel-*`` folder outlives a ``kill -9``."""
 
 from __future__ import annotations

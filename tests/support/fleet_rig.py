@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.runs.counting import PAGE
-from tests.server import LocalServer
+from tests.support.server import LocalServer
 
 READY_WAIT_S = 120.0  # a bound on a loaded machine, never a timing assumption
 

@@ -12,17 +12,17 @@ from typing import Any
 
 import pytest
 
+from skillreel.agent_skills.install import install, installed_digest, skill_roots
+from skillreel.agent_skills.package import MANIFEST, REPLAY_SCRIPT, SKILL_MD, file_digest, render_package
 from skillreel.errors import SkillreelError
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.services.packaging import enable_skill, revoke_skill, this_launcher
-from skillreel.skills.install import install, installed_digest, skill_roots
-from skillreel.skills.package import MANIFEST, REPLAY_SCRIPT, SKILL_MD, file_digest, render_package
 from skillreel.store import Store
-from tests import factory
-from tests.agent_skills import assert_agent_skills_rules
-from tests.factory import store_entry
-from tests.narrow import present
-from tests.readback import snapshot
+from tests.support import factory
+from tests.support.agent_skills import assert_agent_skills_rules
+from tests.support.factory import store_entry
+from tests.support.narrow import present
+from tests.support.readback import snapshot
 
 NAME = "search-invoices"
 ENABLE_STEPS = [
@@ -463,7 +463,7 @@ def test_a_store_commit_that_fails_rolls_the_install_back(
     """A real commit failure: another writer changes the skill between the checks and the commit."""
     from skillreel.model import lifecycle
     from skillreel.store import AuditNote
-    from tests.factory import T2, events_log
+    from tests.support.factory import T2, events_log
 
     def concurrent_rerecord(step: str) -> None:
         if step == "enable.commit":

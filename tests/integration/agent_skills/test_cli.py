@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from skillreel.store import Store
-from tests import factory
-from tests.cli import CliResult, run_cli
-from tests.factory import store_entry
-from tests.readback import snapshot
+from tests.support import factory
+from tests.support.cli import CliResult, run_cli
+from tests.support.factory import store_entry
+from tests.support.readback import snapshot
 
 pytestmark = pytest.mark.slow  # the console script in a subprocess, several times per test
 

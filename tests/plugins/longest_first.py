@@ -1,6 +1,6 @@
 """A pytest plugin (loaded by tests/conftest.py): with ``--dist loadfile`` (``make test``), the
 test files go to the xdist workers longest first, by the seconds each took in a measured run
-(``tests/file_costs.json``); a file not listed there counts a fraction of a second per test.
+(``tests/plugins/file_costs.json``); a file not listed there counts a fraction of a second per test.
 
 pytest-xdist hands out files largest first by *number of tests*, so the files that take minutes
 with few tests (the real-app subset, the CLI and MCP end-to-end files) came last and one worker
@@ -9,7 +9,7 @@ order changes only when a file starts, never what runs or where a file's tests r
 (module-scoped fixtures are still built once).
 
 Refresh the table after the suite changed much (any load: only the order matters):
-``pytest -n auto --dist loadfile --file-costs-out tests/file_costs.json``.
+``pytest -n auto --dist loadfile --file-costs-out tests/plugins/file_costs.json``.
 """
 
 from __future__ import annotations

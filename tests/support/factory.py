@@ -17,6 +17,7 @@ from typing import Any, Literal
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from skillreel.agent_skills.package import Launcher
 from skillreel.model import lifecycle
 from skillreel.model.actions import (
     Action,
@@ -40,7 +41,6 @@ from skillreel.model.environment import (
     url_target_digest,
 )
 from skillreel.model.events import EventsLog, RecordedEvent
-from skillreel.model.io import OutputSpec
 from skillreel.model.locators import (
     ElementSet,
     Fingerprint,
@@ -62,7 +62,7 @@ from skillreel.model.runs import (
     start_run,
 )
 from skillreel.model.urls import V1_RULE, normalise_target_url, origin_of
-from skillreel.skills.package import Launcher
+from skillreel.model.values import OutputSpec
 from skillreel.store import AuditNote, RunFinish, Store
 from skillreel.store.lease import boot_id
 
@@ -117,7 +117,7 @@ def element_set(
 
 
 def content_free(found: LocatorBundle, *, attribute: str | None = None) -> LocatorBundle:
-    """``found`` (a real bundle, as ``tests/describe.py`` gives it) without what would hold a hash of
+    """``found`` (a real bundle, as ``tests/support/describe.py`` gives it) without what would hold a hash of
     its text (``LocatorBundle.without_content``): an extraction target."""
     bare = found.without_content(attribute)
     assert bare is not None, "no content-free candidate"

@@ -1,0 +1,1 @@
+"""pytest plugins loaded by tests/conftest.py."""

@@ -1,0 +1,1 @@
+"""Test helpers (imported explicitly by tests and bench/)."""
