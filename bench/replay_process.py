@@ -13,7 +13,7 @@ Each pair starts both as fresh processes, in alternating order, and times them f
   headless, no proxy and no request routing (see that file), launched with Playwright's defaults
   (what a hand-written script passes). ``--tuned`` adds a third process per pair: the same script
   given skillreel's ``--disable-features`` switch too (the address bar's preloaded popup off, see
-  ``sandbox/browser.py``), to show how much of the ratio that one switch makes.
+  ``sandbox/chromium.py``), to show how much of the ratio that one switch makes.
 
 Printed per pair: both wall times, their ratio, both CPU times (user + system of the whole process
 tree: Python, the Playwright driver, Chromium and its helpers, as reaped by ``wait``) and the load
@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _flow import NAME, PASSWORD, PASSWORD_ENV, inputs, start_server, store_skill
 from _results import report
 
-from skillreel.sandbox.browser import DISABLE_FEATURES, find_chromium
+from skillreel.sandbox.chromium import DISABLE_FEATURES, find_chromium
 
 GOAL = 1.10
 BENCH = Path(__file__).resolve().parent

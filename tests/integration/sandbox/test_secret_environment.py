@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.cold import browser_session
 from skillreel.vault import EnvKeyringSecrets
 from tests.support.factory import html_environment
 
