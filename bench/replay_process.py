@@ -16,7 +16,7 @@ Each pair starts both as fresh processes, in alternating order, and times them f
   ``sandbox/chromium.py``), to show how much of the ratio that one switch makes.
 
 Printed per pair: both wall times, their ratio, both CPU times (user + system of the whole process
-tree: Python, the Playwright driver, Chromium and its helpers, as reaped by ``wait``) and the load
+tree: Python, Playwright's process, Chromium and its helpers, as reaped by ``wait``) and the load
 average; then the medians and their ratios. Goal (issue 14): at most 1.10x, on wall time. The wall
 ratio of one pair swings widely on a loaded machine (the two processes of a pair meet different
 load); the CPU ratio is far steadier and says what the extra work costs, the wall ratio how much of

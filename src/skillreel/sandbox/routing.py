@@ -60,7 +60,7 @@ async def install_routes(
         with contextlib.suppress(PlaywrightError):
             await ws.close(code=1008, reason="refused by skillreel")
 
-    # Requests that begin with exactly an allowlisted origin are continued by Playwright's driver
+    # Requests that begin with exactly an allowlisted origin are continued by Playwright's process
     # without a round trip to this handler (routed_pattern: decide would allow each of them; the
     # proxy still judges every request); every other request meets decide here.
     routed = None if fixture is not None else routed_pattern(allowed)
