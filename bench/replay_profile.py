@@ -60,14 +60,14 @@ from _flow import (
 import skillreel.services.replaying as replaying
 from skillreel.replay import driver as replay_driver
 from skillreel.replay.engine import ReplayEngine
-from skillreel.sandbox import browser as sandbox_browser
-from skillreel.sandbox.browser import find_chromium
+from skillreel.sandbox import cold as cold_session
+from skillreel.sandbox.chromium import find_chromium
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 
 IMPORTS = (
     "import skillreel.cli.main, skillreel.cli.replay, skillreel.services.replaying, "
-    "skillreel.replay.driver, skillreel.sandbox.browser, playwright.async_api"
+    "skillreel.replay.driver, skillreel.sandbox.cold, playwright.async_api"
 )
 
 
@@ -86,7 +86,7 @@ def process_start(runs: int) -> tuple[float, float]:
 
 async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -> None:
     marks: dict[str, float] = {}
-    original_session = sandbox_browser.browser_session
+    original_session = cold_session.browser_session
     original_run = ReplayEngine.run
     original_record = replaying._end
 

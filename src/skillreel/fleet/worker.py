@@ -11,7 +11,7 @@ It holds no store. For each task ``(bundle, row)``, before any browser starts:
 4. the row is claimed in Redis (:mod:`skillreel.fleet.claims`): a row claimed before (a redelivery,
    or a row the coordinator gave up) is dropped without a result.
 
-Then the replay runs with the same network boundary as a local one (``sandbox.browser``: the
+Then the replay runs with the same network boundary as a local one (``sandbox.context``: the
 allowlist in the context routes and the enforcing proxy), its liveness key kept fresh, and the task
 returns a :class:`~skillreel.fleet.protocol.FleetResult`: a refusal (with its ``SR_*`` code, nothing
 run) or the outcome with the steps that ran and, for a success, the content-free report.
@@ -34,7 +34,7 @@ from pydantic import ValidationError
 from ..errors import ReplayError, SkillreelError
 from ..model.entry import StoreEntry
 from ..model.policy import Policy
-from ..sandbox.browser import WarmBrowser
+from ..sandbox.warm import WarmBrowser
 from ..services.preflight import run_preflight
 from ..services.replaying import (
     Played,
@@ -168,7 +168,7 @@ def _is_run_id(value: str) -> bool:
 
 
 class _Browsers:
-    """One warm Chromium per pool process (``sandbox.browser.WarmBrowser``: a fresh isolated context
+    """One warm Chromium per pool process (``sandbox.warm.WarmBrowser``: a fresh isolated context
     behind its own enforcing proxy for every row, the same boundary as a local replay), on one event
     loop that lives as long as the process. Created on the process's first row, after the fork."""
 

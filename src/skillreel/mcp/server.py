@@ -26,7 +26,7 @@ or the OS keyring); a missing one is asked of the user through MCP form elicitat
 supports it (the SDK carries the question and the sealed answer on either protocol generation),
 otherwise the call fails closed (``SR_REPLAY_SECRET_MISSING``).
 
-One Chromium is kept warm between plays (``sandbox.browser.WarmBrowser``, started on the first play,
+One Chromium is kept warm between plays (``sandbox.warm.WarmBrowser``, started on the first play,
 closed after ``idle_s`` seconds without one): each play gets a fresh isolated browser context behind
 its own fresh enforcing proxy, so nothing (cookies, storage, cache, service workers) survives from
 one play to the next, and a play costs about what its steps cost.
@@ -67,7 +67,7 @@ from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 
 if TYPE_CHECKING:
     from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
-    from ..sandbox.browser import WarmBrowser
+    from ..sandbox.warm import WarmBrowser
 
 log = logging.getLogger("skillreel.mcp")
 
@@ -309,7 +309,7 @@ def human_prompt(ctx: Context) -> HumanPrompt | None:
 
 def warm_browser(ctx: Context) -> WarmBrowser | None:
     """The server's warm Chromium (the lifespan's), or None (a cold Chromium per play)."""
-    from ..sandbox.browser import WarmBrowser
+    from ..sandbox.warm import WarmBrowser
 
     held = ctx.request_context.lifespan_context
     return held if isinstance(held, WarmBrowser) else None
@@ -436,7 +436,7 @@ class SkillreelServer(MCPServer[Any]):
 def browser_lifespan(
     idle_s: float,
 ) -> Callable[[MCPServer[Any]], AbstractAsyncContextManager[WarmBrowser | None]]:
-    """The server's lifespan: a :class:`~skillreel.sandbox.browser.WarmBrowser` (nothing starts
+    """The server's lifespan: a :class:`~skillreel.sandbox.warm.WarmBrowser` (nothing starts
     until the first play), closed when the server stops. ``idle_s`` 0: no warm browser."""
 
     @asynccontextmanager
@@ -444,7 +444,7 @@ def browser_lifespan(
         if idle_s <= 0:
             yield None
             return
-        from ..sandbox.browser import WarmBrowser
+        from ..sandbox.warm import WarmBrowser
 
         warm = WarmBrowser(idle_s=idle_s)
         try:

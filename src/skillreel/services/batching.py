@@ -20,7 +20,7 @@ In order:
 3. **The local executor** (:func:`replay_batch`): every row is one run of the replay use case
    (``services.replaying.replay_skill``, the same pre-flight, reservation, engine and run end as a
    single replay) with the row's inputs, tagged with the runset and row number; each gets a fresh,
-   isolated context and enforcing proxy of ONE Chromium (``sandbox.browser.WarmBrowser``), closed at
+   isolated context and enforcing proxy of ONE Chromium (``sandbox.warm.WarmBrowser``), closed at
    the end. The store is opened with ``actor="batch"`` by the caller.
 """
 
@@ -430,7 +430,7 @@ async def replay_batch(
     """Run a planned batch on one Chromium (step 3 of the module docstring). ``session_factory``
     replaces the warm browser's sessions (tests and benchmarks). Raises :class:`BatchCancelled`
     when cancelled, after the running rows ended as cancelled."""
-    from ..sandbox.browser import WarmBrowser
+    from ..sandbox.warm import WarmBrowser
 
     with holding_runset(store, plan, on_row) as (plan, skipped):
         warm = WarmBrowser(idle_s=3600.0)

@@ -227,7 +227,7 @@ async def replay_skill(
     batch: BatchSlot | None = None,
 ) -> ReplayOutcome:
     """Replay one skill; see the module docstring. ``session_factory`` replaces
-    ``sandbox.browser.browser_session`` (a batch's warm browser, tests, benchmarks); ``batch`` makes
+    ``sandbox.cold.browser_session`` (a batch's warm browser, tests, benchmarks); ``batch`` makes
     the run a row of a runset (``services.batching``)."""
     entry: StoreEntry | None = None
     try:
@@ -389,7 +389,7 @@ async def _run(
     from ..replay.driver import PlaywrightDriver
 
     if session_factory is None:
-        from ..sandbox.browser import browser_session
+        from ..sandbox.cold import browser_session
 
         session_factory = browser_session
     draft, target = checked.draft, checked.target
