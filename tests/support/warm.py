@@ -1,6 +1,6 @@
 """One Chromium per pytest worker for in-process replays whose subject is not the browser launch.
 
-Launching Chromium (and the Playwright driver) costs seconds of CPU on a loaded 2-core machine,
+Launching Chromium (and Playwright's Node.js process) costs seconds of CPU on a loaded 2-core machine,
 and most replay tests test the engine, healing, settling, the store's bookkeeping, not the
 launch. Such a test asks for the ``sessions`` fixture (tests/conftest.py) and passes it to
 ``replay_skill(..., session_factory=sessions)``: every replay then gets a fresh isolated browser

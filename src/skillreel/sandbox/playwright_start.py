@@ -93,7 +93,7 @@ class PlaywrightStart:
     async def take(self) -> Playwright:
         """The started Playwright, once (the caller stops it)."""
         if self._taken:
-            raise ReplayUIError(SETUP, "the Playwright driver started ahead was already taken")
+            raise ReplayUIError(SETUP, "Playwright's process started ahead was already taken")
         self._taken = True
         return await self._task
 
@@ -153,7 +153,7 @@ async def start_playwright() -> Playwright:
     try:
         return await async_playwright().start()
     except PlaywrightError as exc:
-        raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
+        raise ReplayUIError(SETUP, f"Playwright's Node.js process could not start; {SETUP_FIX}") from exc
 
 
 def _playwright_environment() -> None:
@@ -205,7 +205,7 @@ class EarlyPlaywright:
         """Playwright's client on this process (taken once); the usual start when it cannot be."""
         process, self._process = self._process, None
         if process is None:
-            raise ReplayUIError(SETUP, "the Playwright driver spawned ahead was already taken")
+            raise ReplayUIError(SETUP, "Playwright's process spawned ahead was already taken")
         try:
             client, owned = _client_on(process)
         except (ImportError, AttributeError) as exc:  # another Playwright: no adoption
@@ -265,7 +265,7 @@ def _client_on(
         try:
             impl = await client._playwright
         except PlaywrightError as exc:
-            raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
+            raise ReplayUIError(SETUP, f"Playwright's Node.js process could not start; {SETUP_FIX}") from exc
         playwright = AsyncPlaywright(impl)
         playwright.stop = manager.__aexit__  # type: ignore[method-assign]
         return playwright
