@@ -45,6 +45,7 @@ PURE = (
     "record.redact",
     "record.edits",
     "locate.heal",
+    "locate.proposals",
     "locate.tokens",
     "replay.extraction",
     "sandbox.allowlist",
@@ -161,7 +162,7 @@ def test_downward_imports_pass_the_rule(module: str, source: str) -> None:
 # Inside services/ every module is one use case, except these, which every use case may share. A use
 # case never imports another use case (what two need goes into a shared module), and a shared module
 # imports only shared modules.
-SHARED_SERVICES = frozenset({"guards", "preflight", "environments", "revisions"})
+SHARED_SERVICES = frozenset({"guards", "preflight", "environments", "revisions", "runs"})
 # The one composed use case: a batch is many runs of the replay use case (never a fork of it).
 COMPOSED_SERVICES = {"skillreel.services.batching": frozenset({"replaying"})}
 

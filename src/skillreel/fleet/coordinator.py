@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets as tokens
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,17 +40,12 @@ from ..errors import CODES, ReplayError, SkillreelError
 from ..model.batch import BatchRow
 from ..model.entry import StoreEntry
 from ..model.limits import MAX_OUTPUTS_BYTES
-from ..model.report import ReplayReport
 from ..model.runs import (
     CANCELLED_CODE,
     INTERRUPTED_CODE,
     BatchSlot,
     RunRecord,
     StepTally,
-    can_act,
-    finish_run,
-    interrupt_run,
-    start_run,
 )
 from ..model.session import SessionState
 from ..model.values import outputs_size
@@ -66,8 +60,8 @@ from ..services.batching import (
     holding_runset,
     run_pending,
 )
+from ..services.runs import end_run, interrupt, reserve_run
 from ..store import AuditNote, Store
-from ..store.lease import current_lease
 from ..store.signing import load_signing_key
 from .broker import Broker
 from .bundle import bundle_text, check_runnable, check_target, sign_bundle
@@ -276,7 +270,7 @@ def fleet_executor(
                 row.number, row.line, "not-run", code=watch.stopped.code, message=watch.stopped.message
             )
         try:
-            run = store.reserve_run(_started(store, entry, BatchSlot(plan.runset.runset_id, row.number)))
+            run = reserve_run(store, entry, BatchSlot(plan.runset.runset_id, row.number), actor="fleet")
         except SkillreelError as exc:
             return RowResult(row.number, row.line, "failed", code=exc.code, message=exc.message)
         task = FleetRow(
@@ -309,22 +303,6 @@ def fleet_executor(
     return execute
 
 
-def _started(store: Store, entry: StoreEntry, slot: BatchSlot) -> RunRecord:
-    actions = entry.draft.actions
-    return start_run(
-        tokens.token_hex(16),
-        entry.name,
-        entry.revision,
-        entry.draft.draft_digest,
-        len(actions),
-        sum(1 for a in actions if can_act(a)),
-        "fleet",
-        current_lease(),
-        store.now(),
-        slot,
-    )
-
-
 @dataclass(frozen=True)
 class _RowRecorder:
     """Ends a row's run in the store (the only writer) and says how the row went."""
@@ -337,25 +315,30 @@ class _RowRecorder:
             return self.interrupted(row, run, INTERRUPTED_CODE, "the worker's process ended during the row")
         try:
             result = FleetResult.parse(meta.get("result") or {})
-            finished, report = self._finished(run, result)
+            tally = self._tally(run, result)
         except (ValidationError, ValueError, TypeError):
             return self.interrupted(
                 row, run, "SR_REPLAY_FLEET_RESULT_INVALID", "the worker's result does not fit the row's run"
             )
-        recorded = self._write(finished, report)
+        try:
+            ended = end_run(self.store, run, result.status, tally, code=result.code, report=result.report)
+        except ValueError:  # counts the run's rules refuse (more steps than it has...)
+            return self.interrupted(
+                row, run, "SR_REPLAY_FLEET_RESULT_INVALID", "the worker's result does not fit the row's run"
+            )
         return RowResult(
             row.number,
             row.line,
             result.status,
             code=result.code,
-            message=_message(result.message, recorded),
+            message=_message(result.message, ended.recorded),
             run_id=run.run_id,
-            side_effects=finished.side_effects,
+            side_effects=ended.run.side_effects,
             outputs=result.outputs,
         )
 
-    def _finished(self, run: RunRecord, result: FleetResult) -> tuple[RunRecord, ReplayReport | None]:
-        """The run's finished record from a worker's result, checked against the run (ValueError)."""
+    def _tally(self, run: RunRecord, result: FleetResult) -> StepTally:
+        """The run's end counts from a worker's result, checked against the run (ValueError)."""
         if result.run_id != run.run_id or (result.code is not None and result.code not in CODES):
             raise ValueError("the result names another run or an unknown code")
         report = result.report
@@ -373,18 +356,9 @@ class _RowRecorder:
             or outputs_size(result.outputs) > MAX_OUTPUTS_BYTES
         ):
             raise ValueError("the outputs are not the skill's")
-        tally = StepTally(
+        return StepTally(
             steps_run=result.steps_run, steps_acted=result.steps_acted, healed_steps=result.healed_steps
         )
-        finished = finish_run(
-            run,
-            result.status,
-            self.store.now(),
-            tally=tally,
-            code=result.code,
-            report_digest=report.report_digest if report is not None else None,
-        )
-        return finished, report
 
     def given_up(self, row: BatchRow, run: RunRecord, broker: Broker, cause: SkillreelError) -> RowResult:
         """Take the row back from the broker: cancelled when no worker had claimed it (it never
@@ -402,36 +376,27 @@ class _RowRecorder:
             return self.interrupted(
                 row, run, INTERRUPTED_CODE, "a worker had taken the row when the batch stopped"
             )
-        finished = finish_run(run, "cancelled", self.store.now(), tally=StepTally(), code=CANCELLED_CODE)
-        recorded = self._write(finished, None)
+        ended = end_run(self.store, run, "cancelled", StepTally(), code=CANCELLED_CODE)
         return RowResult(
             row.number,
             row.line,
             "cancelled",
             code=cause.code,
-            message=_message(cause.message, recorded),
+            message=_message(cause.message, ended.recorded),
             run_id=run.run_id,
         )
 
     def interrupted(self, row: BatchRow, run: RunRecord, code: str, message: str) -> RowResult:
-        finished = interrupt_run(run, self.store.now())
-        recorded = self._write(finished, None)
+        ended = interrupt(self.store, run)
         return RowResult(
             row.number,
             row.line,
             "interrupted",
             code=code,
-            message=_message(message, recorded),
+            message=_message(message, ended.recorded),
             run_id=run.run_id,
-            side_effects=finished.side_effects,
+            side_effects=ended.run.side_effects,
         )
-
-    def _write(self, finished: RunRecord, report: ReplayReport | None) -> bool:
-        try:
-            self.store.finish_run(finished, report=report)
-        except SkillreelError:
-            return False
-        return True
 
 
 def _message(message: str | None, recorded: bool) -> str | None:

@@ -46,7 +46,7 @@ from ..services.replaying import (
 from ..store import utc_now
 from ..store.db import store_home
 from ..store.signing import load_trusted_keys
-from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..vault import EnvKeyringSecrets, SecretSource
 from ..vault.sessions import SessionSource, SessionVault
 from . import claims
 from .app import check_broker_url, fleet_app, shown_url
@@ -122,13 +122,7 @@ def _preflight(entry: StoreEntry, row: FleetRow, secrets: SecretSource, sessions
         settle_ms=row.settle_ms,
     )
     checked = run_preflight(entry, Policy.default(), request, secrets, sessions)
-    if checked.missing_sensitive:
-        envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
-        raise ReplayError(
-            "SR_REPLAY_SECRET_MISSING",
-            f"this worker's vault has no value for sensitive parameter(s) "
-            f"{', '.join(checked.missing_sensitive)}: set {envs} where the worker runs",
-        )
+    checked.require_secrets("worker")
     return checked
 
 
