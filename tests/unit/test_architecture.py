@@ -164,7 +164,11 @@ def test_downward_imports_pass_the_rule(module: str, source: str) -> None:
 # imports only shared modules.
 SHARED_SERVICES = frozenset({"guards", "preflight", "environments", "revisions", "runs"})
 # The one composed use case: a batch is many runs of the replay use case (never a fork of it).
-COMPOSED_SERVICES = {"skillreel.services.batching": frozenset({"replaying"})}
+# A fleet batch is a batch whose rows run on workers (the same plan, scheduling seam and runset hold).
+COMPOSED_SERVICES = {
+    "skillreel.services.batching": frozenset({"replaying"}),
+    "skillreel.services.fleet_batching": frozenset({"batching"}),
+}
 
 
 def service_edges(source: str, module: str) -> list[str]:

@@ -2,7 +2,7 @@
 
 It holds no store. For each task ``(bundle, row)``, before any browser starts:
 
-1. the row is read (:class:`~skillreel.fleet.protocol.FleetRow`; its run id is the task's id);
+1. the row is read (:class:`~skillreel.model.fleet.FleetRow`; its run id is the task's id);
 2. the bundle is opened (:func:`skillreel.fleet.bundle.open_bundle`): parsed with every digest
    recomputed, signed by a key this worker trusts (``--trust``), the signature verified, the skill
    validated or enabled, on a URL target;
@@ -13,7 +13,7 @@ It holds no store. For each task ``(bundle, row)``, before any browser starts:
 
 Then the replay runs with the same network boundary as a local one (``sandbox.browser``: the
 allowlist in the context routes and the enforcing proxy), its liveness key kept fresh, and the task
-returns a :class:`~skillreel.fleet.protocol.FleetResult`: a refusal (with its ``SR_*`` code, nothing
+returns a :class:`~skillreel.model.fleet.FleetResult`: a refusal (with its ``SR_*`` code, nothing
 run) or the outcome with the steps that ran and, for a success, the content-free report.
 """
 
@@ -33,6 +33,7 @@ from pydantic import ValidationError
 
 from ..errors import ReplayError, SkillreelError
 from ..model.entry import StoreEntry
+from ..model.fleet import MAX_MESSAGE_CHARS, FleetResult, FleetRow, FleetStep, InputValue
 from ..model.policy import Policy
 from ..sandbox.browser import WarmBrowser
 from ..services.preflight import run_preflight
@@ -49,9 +50,8 @@ from ..store.signing import load_trusted_keys
 from ..vault import EnvKeyringSecrets, SecretSource
 from ..vault.sessions import SessionSource, SessionVault
 from . import claims
-from .app import check_broker_url, fleet_app, shown_url
+from .app import TASK_NAME, check_broker_url, fleet_app, shown_url
 from .bundle import open_bundle
-from .protocol import MAX_MESSAGE_CHARS, TASK_NAME, FleetResult, FleetRow, FleetStep, InputValue
 
 
 @dataclass(frozen=True)

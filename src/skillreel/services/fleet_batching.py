@@ -1,12 +1,17 @@
 """The coordinator of a fleet batch (``skillreel replay NAME --batch FILE --broker URL --sign KEY``).
 
+    outcome = await fleet_batch(store, plan, CeleryBroker(url), bundles=SignedBundles(), sign_key=key)
+
 The batch is planned exactly as a local one (``services.batching.plan_batch``: the file checked
 whole, the pre-flight, ``--resume``), and its rows go through the same scheduling seam
 (``services.batching.run_rows``) with a fleet executor instead of a local browser. The coordinating
-store is the only writer: workers hold no store. In order:
+store is the only writer: workers hold no store; each row's run is reserved and ended by
+``services.runs``, as every run is. The transport is passed in: a :class:`Broker` (``fleet/broker.py``
+is Celery's) and the :class:`Bundler` that checks and signs what a worker gets (``fleet/bundle.py``).
+In order:
 
 1. **Checks, nothing sent**: the skill is validated or enabled and on a URL target
-   (:mod:`skillreel.fleet.bundle`), the broker answers and at least one worker does
+   (:meth:`Bundler.check`, as a worker checks it), the broker answers and at least one worker does
    (``SR_REPLAY_FLEET_BROKER_UNREACHABLE``, ``SR_REPLAY_FLEET_NO_WORKERS``).
 2. **The bundle**: the skill's export document, Ed25519-signed with ``--sign``, audited as one
    ``export`` event (actor ``fleet``).
@@ -15,7 +20,7 @@ store is the only writer: workers hold no store. In order:
    (``run-end``) from its result: the worker's outcome, counts and report, checked against the run
    here (a result that does not fit is recorded ``interrupted``: what the row did is unknown).
 4. **A worker that dies** mid-row leaves its row claimed and its liveness key expired
-   (:mod:`skillreel.fleet.claims`): the row's run is recorded ``interrupted`` (it may have acted) and
+   (``fleet/claims.py``): the row's run is recorded ``interrupted`` (it may have acted) and
    is never run again (``--resume`` leaves the choice to the caller). A task Celery reports failed
    (its pool process was lost) is recorded the same way.
 5. **Stopping**: Ctrl-C gives up every row no worker claimed yet (its run ``cancelled``; a late
@@ -29,16 +34,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..errors import CODES, ReplayError, SkillreelError
 from ..model.batch import BatchRow
 from ..model.entry import StoreEntry
+from ..model.export import ExportDocument
+from ..model.fleet import FleetResult, FleetRow
 from ..model.limits import MAX_OUTPUTS_BYTES
 from ..model.runs import (
     CANCELLED_CODE,
@@ -49,7 +59,9 @@ from ..model.runs import (
 )
 from ..model.session import SessionState
 from ..model.values import outputs_size
-from ..services.batching import (
+from ..store import AuditNote, Store
+from ..store.signing import load_signing_key
+from .batching import (
     BatchOutcome,
     BatchPlan,
     RowCancelled,
@@ -60,16 +72,46 @@ from ..services.batching import (
     holding_runset,
     run_pending,
 )
-from ..services.runs import end_run, interrupt, reserve_run
-from ..store import AuditNote, Store
-from ..store.signing import load_signing_key
-from .broker import Broker
-from .bundle import bundle_text, check_runnable, check_target, sign_bundle
-from .protocol import FleetResult, FleetRow
+from .runs import end_run, interrupt, reserve_run
 
 STALL_S: Final = 60.0
 COLLECT_S: Final = 0.5
 NO_WORKERS: Final = "SR_REPLAY_FLEET_NO_WORKERS"
+
+
+class Broker(Protocol):
+    """What the coordinator needs from the broker (``Meta``: Celery's result ``{status, result, ...}``)."""
+
+    def workers(self) -> int:
+        """How many workers answer now (0: none)."""
+        ...
+
+    def submit(self, run_id: str, bundle: str, row: Mapping[str, Any]) -> None: ...
+
+    def results(self, run_ids: list[str], wait_s: float) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        """The results that are ready among ``run_ids``, waiting at most about ``wait_s`` for one."""
+        ...
+
+    def claims(self, run_ids: list[str]) -> Mapping[str, tuple[bool, bool]]:
+        """For each run id: (a worker claimed it, its liveness key is present)."""
+        ...
+
+    def give_up(self, run_id: str) -> bool:
+        """Take a row no worker claimed, so none ever runs it; False when a worker claimed it first."""
+        ...
+
+    def forget(self, run_id: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Bundler(Protocol):
+    """How a skill travels to the workers: the checks a worker makes on it (raising ``SR_*``), and
+    the signed bundle (its export document, and the text a task carries)."""
+
+    def check(self, entry: StoreEntry) -> None: ...
+
+    def sign(self, entry: StoreEntry, now: str, key: Ed25519PrivateKey) -> tuple[ExportDocument, str]: ...
 
 
 class WorkerVault:
@@ -84,19 +126,12 @@ class WorkerVault:
         return SessionState({})
 
 
-def check_fleet_skill(store: Store, name: str) -> StoreEntry:
-    """The skill a fleet may run: validated or enabled, on a URL target (nothing sent otherwise)."""
-    entry = store.get(name)
-    check_runnable(entry)
-    check_target(entry)
-    return entry
-
-
 async def fleet_batch(
     store: Store,
     plan: BatchPlan,
     broker: Broker,
     *,
+    bundles: Bundler,
     sign_key: Path,
     on_row: RowListener | None = None,
     stall_s: float = STALL_S,
@@ -104,14 +139,15 @@ async def fleet_batch(
     """Run a planned batch on the fleet (module docstring). Raises ``SR_*`` for a refusal before
     anything was recorded, :class:`~skillreel.services.batching.BatchCancelled` when cancelled."""
     request = plan.request
-    entry = check_fleet_skill(store, request.replay.name)
+    entry = store.get(request.replay.name)
+    bundles.check(entry)
     key = load_signing_key(sign_key)
     if await asyncio.to_thread(broker.workers) == 0:
         raise ReplayError(NO_WORKERS, "no worker answered on the broker; nothing was submitted")
     with holding_runset(store, plan, on_row) as (plan, skipped):
         if plan.resumed:
             await _none_still_running(store, plan, broker)
-        document = sign_bundle(entry, store.now(), key)
+        document, bundle = bundles.sign(entry, store.now(), key)
         store.audit(
             AuditNote(
                 kind="export",
@@ -122,7 +158,7 @@ async def fleet_batch(
             )
         )
         watch = _Watch(broker, stall_s)
-        execute = fleet_executor(store, plan, entry, bundle_text(document), broker, watch)
+        execute = fleet_executor(store, plan, entry, bundle, broker, watch)
         watching = asyncio.ensure_future(watch.run())
         try:
             ran = await run_pending(plan, execute, on_row)
