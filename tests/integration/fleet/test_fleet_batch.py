@@ -59,10 +59,10 @@ def placed(server: LocalServer) -> Counter[str]:
     )
 
 
-def fleet_args(rows: Path, broker: str, key: Path) -> list[str]:
+def fleet_args(rows: Path, broker: str, key: Path, name: str = NAME) -> list[str]:
     return [
         "replay",
-        NAME,
+        name,
         "--batch",
         str(rows),
         "--broker",

@@ -28,6 +28,7 @@ from skillreel.model.locators import LocatorBundle, LocatorCandidate
 from skillreel.model.refs import ItemRef, LiteralValue, ParameterRef
 from skillreel.model.runs import RunRecord
 from skillreel.store import Store
+from tests.integration.fleet.test_fleet_batch import fleet_args
 from tests.support import factory
 from tests.support.cli import run_cli
 from tests.support.describe import describe_url
@@ -146,20 +147,7 @@ async def test_a_looping_branching_skill_records_the_same_counts_locally_in_a_ba
         fleet_worker(broker, trust=[public], home=tmp_path / "w1"),
     ):
         fleet = await asyncio.to_thread(
-            run_cli,
-            "replay",
-            NAME,
-            "--batch",
-            str(rows),
-            "--broker",
-            broker,
-            "--sign",
-            str(private),
-            "--timeout",
-            "30000",
-            "--json",
-            env=env,
-            timeout=SIGNAL_WAIT_S,
+            run_cli, *fleet_args(rows, broker, private, NAME), "--json", env=env, timeout=SIGNAL_WAIT_S
         )
     assert fleet.exit_code == 0, fleet.stdout + fleet.stderr
 
