@@ -33,7 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"record", "replay", "sandbox"}),
     frozenset({"agent_skills"}),
     frozenset({"services"}),
-    frozenset({"mcp", "demo", "ui", "fleet"}),  # fleet: Celery workers and the batch coordinator
+    frozenset({"mcp", "demo", "ui", "fleet"}),  # fleet: Celery workers and the broker
     frozenset({"cli"}),  # the console script's verbs start the MCP server and the demo
     frozenset({"__main__"}),
 )

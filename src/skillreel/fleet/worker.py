@@ -37,13 +37,8 @@ from ..model.fleet import MAX_MESSAGE_CHARS, FleetResult, FleetRow, FleetStep, I
 from ..model.policy import Policy
 from ..sandbox.browser import WarmBrowser
 from ..services.preflight import run_preflight
-from ..services.replaying import (
-    Played,
-    Preflight,
-    ReplayRequest,
-    SessionFactory,
-    play_checked,
-)
+from ..services.replaying import Preflight, ReplayRequest, SessionFactory, play_checked
+from ..services.runs import Played
 from ..store import utc_now
 from ..store.db import store_home
 from ..store.signing import load_trusted_keys

@@ -62,14 +62,18 @@ __all__ = [
     "ReplayOutcome",
     "StepReport",
     "StepsRan",
+    "audit_refusal",
+    "cancelled_error",
     "end_played",
     "end_run",
     "end_stopped",
     "heal_proposal",
     "interrupt",
     "refuse",
+    "refused_outcome",
     "reserve_run",
     "started_run",
+    "tally_of",
 ]
 
 log = logging.getLogger(__name__)
