@@ -28,7 +28,7 @@ from skillreel.model.locators import LocatorBundle, LocatorCandidate
 from skillreel.model.refs import ItemRef, LiteralValue, ParameterRef
 from skillreel.model.runs import RunRecord
 from skillreel.store import Store
-from tests.integration.fleet.test_fleet_batch import fleet_args
+from tests.integration.runs.counting import fleet_args
 from tests.support import factory
 from tests.support.cli import run_cli
 from tests.support.describe import describe_url
