@@ -251,13 +251,11 @@ def refuse(
     request: ReplayRequest,
     entry: StoreEntry | None,
     error: SkillreelError,
-    *,
-    audit: bool = True,
 ) -> ReplayOutcome:
     """A replay refused before a run was reserved: one content-free ``replay-refused`` event
     (coalesced when refusals come fast; not when the store itself could not be written), and the
     failed outcome that says so."""
-    if audit and error.code not in _STORE_UNWRITABLE:
+    if error.code not in _STORE_UNWRITABLE:
         audit_refusal(store, request, entry, error)
     return refused_outcome(request.name, error, entry.revision if entry else None, request.environment)
 
