@@ -88,7 +88,7 @@ async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -
     marks: dict[str, float] = {}
     original_session = cold_session.browser_session
     original_run = ReplayEngine.run
-    original_record = replaying._end
+    original_record = replaying.end_played
 
     @asynccontextmanager
     async def session(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
@@ -114,7 +114,7 @@ async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -
             marks["recorded"] = time.perf_counter()
 
     ReplayEngine.run = run_steps  # type: ignore[method-assign]
-    replaying._end = record
+    replaying.end_played = record
     try:
         started = time.perf_counter()
         outcome = await replay_skill(
@@ -123,7 +123,7 @@ async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -
         ended = time.perf_counter()
     finally:
         ReplayEngine.run = original_run  # type: ignore[method-assign]
-        replaying._end = original_record
+        replaying.end_played = original_record
     if outcome.error is not None:
         raise RuntimeError(f"the replay failed: {outcome.error.code}")
     phases["pre-flight (store read, checks, vault)"].append(marks["launch"] - started)

@@ -51,7 +51,7 @@ from ..model.runs import BatchSlot
 from ..store import Store
 from ..store.lease import current_lease
 from ..user_files import read_user_file
-from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..vault import EnvKeyringSecrets, SecretSource
 from ..vault.sessions import SessionSource, SessionVault
 from .preflight import (
     InputValue,
@@ -310,14 +310,7 @@ def plan_batch(
     checked = run_preflight(
         entry, store.policy(), first, secrets or EnvKeyringSecrets(), sessions or SessionVault(store.home)
     )
-    if checked.missing_sensitive:
-        names = ", ".join(checked.missing_sensitive)
-        envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
-        raise ReplayError(
-            "SR_REPLAY_SECRET_MISSING",
-            f"no value in the vault for sensitive parameter(s) {names}: set {envs} or store it in the "
-            "OS keyring; no row was run",
-        )
+    checked.require_secrets("batch")
     digest = rows_digest(parsed.rows)
     if request.resume is None:
         runset = Runset(
