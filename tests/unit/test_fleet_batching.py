@@ -31,9 +31,10 @@ NAME = "search-invoices"
 
 class FakeBroker:
     """Each submitted row behaves as ``behaviours`` says, in submission order: ``ok`` (a worker ran
-    it), ``refused`` (a worker refused it), ``lost`` (claimed, its worker gone), ``broken`` (Celery
-    says the task failed), ``garbage`` (a result that is no fleet result), ``unclaimed`` (nobody
-    takes it)."""
+    it), ``partial`` (it ran, the last step on a path not taken), ``stranger`` (its report names a
+    step the skill does not have), ``refused`` (a worker refused it), ``lost`` (claimed, its worker
+    gone), ``broken`` (Celery says the task failed), ``garbage`` (a result that is no fleet
+    result), ``unclaimed`` (nobody takes it)."""
 
     def __init__(self, store: Store, behaviours: list[str], workers: int = 1) -> None:
         self.store = store
@@ -52,8 +53,14 @@ class FakeBroker:
         self.submitted[run_id] = (self.behaviours.pop(0), dict(row))
 
     def _meta(self, run_id: str, behaviour: str) -> dict[str, Any] | None:
-        if behaviour == "ok":
+        if behaviour in ("ok", "partial", "stranger"):
             report = factory.report_for(self.entry)
+            if behaviour == "partial":  # a branch's other arm, a loop over no items: not run
+                report = report.evolve(steps=report.steps[:3])
+            elif behaviour == "stranger":  # a step the skill does not have
+                report = report.evolve(
+                    steps=(*report.steps[:3], report.steps[3].model_copy(update={"action_id": "a99"}))
+                )
             steps = tuple(
                 FleetStep(
                     action_id=s.action_id,
@@ -69,8 +76,8 @@ class FakeBroker:
                 run_id=run_id,
                 status="succeeded",
                 steps=steps,
-                steps_run=4,
-                steps_acted=3,
+                steps_run=len(steps),
+                steps_acted=min(3, len(steps)),
                 report=report,
                 worker="w1",
             )
@@ -166,6 +173,20 @@ async def test_a_result_that_does_not_fit_its_run_is_recorded_interrupted(skill:
     first = outcome.results[0]
     assert (first.status, first.code) == ("interrupted", "SR_REPLAY_FLEET_RESULT_INVALID")
     assert [r.status for r in outcome.results[1:]] == ["succeeded"] * 3
+
+
+async def test_a_report_may_leave_out_steps_not_taken_but_never_names_a_step_the_skill_lacks(
+    skill: tuple[Path, Path],
+) -> None:
+    rows, key = skill
+    outcome, _ = await run(rows, key, ["partial", "stranger", "ok", "ok"])
+    assert [(r.status, r.code) for r in outcome.results[:2]] == [
+        ("succeeded", None),
+        ("interrupted", "SR_REPLAY_FLEET_RESULT_INVALID"),
+    ]
+    with Store.open() as store:
+        first = next(v.record for v in store.runs(NAME) if v.record.row == 1)
+    assert (first.outcome, first.steps_total, first.steps_run) == ("succeeded", 4, 3)
 
 
 async def test_no_worker_left_gives_the_rows_up_and_submits_no_more(skill: tuple[Path, Path]) -> None:

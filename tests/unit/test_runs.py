@@ -59,6 +59,15 @@ def test_a_run_starts_with_nothing_done_and_finishes_once() -> None:
         interrupt_run(done, T2)
 
 
+def test_a_success_counts_the_steps_its_path_ran_not_every_step_it_has() -> None:
+    """A branch's other arm and a loop over no items do not run: the run still succeeded."""
+    done = finish_run(
+        started(), "succeeded", T2, tally=StepTally(steps_run=2, steps_acted=1), report_digest=REPORT
+    )
+    assert (done.outcome, done.steps_total, done.steps_run) == ("succeeded", 4, 2)
+    assert RunRecord.parse(done.to_json()) == done
+
+
 def test_a_failure_before_any_acting_step_has_no_side_effects() -> None:
     failed = finish_run(
         started(), "failed", T2, tally=StepTally(steps_run=2), code="SR_REPLAY_UI_TARGET_NOT_FOUND"
@@ -73,6 +82,7 @@ def test_a_failure_before_any_acting_step_has_no_side_effects() -> None:
 BROKEN: dict[str, dict[str, Any]] = {
     "a started run with a finish time": {"finished_at": T2},
     "a success without a report": {"outcome": "succeeded", "finished_at": T2, "steps_run": 4},
+    "a success that ran no step": {"outcome": "succeeded", "finished_at": T2, "report_digest": REPORT},
     "a failure without a code": {"outcome": "failed", "finished_at": T2},
     "a started run with a code": {"code": "SR_REPLAY_UI_TIMEOUT"},
     "more steps acted than ran": {

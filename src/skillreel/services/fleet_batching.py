@@ -346,6 +346,11 @@ class _RowRecorder:
     store: Store
     entry: StoreEntry
 
+    @property
+    def step_ids(self) -> set[str]:
+        """Every step of the skill, those inside loops and branches too: a report names only these."""
+        return {a.id for a in self.entry.draft.walk()}
+
     def from_result(self, row: BatchRow, run: RunRecord, meta: Mapping[str, Any]) -> RowResult:
         if meta.get("status") != "SUCCESS":  # the task's pool process was lost, or the task broke
             return self.interrupted(row, run, INTERRUPTED_CODE, "the worker's process ended during the row")
@@ -383,7 +388,8 @@ class _RowRecorder:
             report is None
             or approval is None
             or (report.name, report.draft_digest, report.approval_digest, len(report.steps))
-            != (run.name, run.draft_digest, approval.approval_digest, run.steps_total)
+            != (run.name, run.draft_digest, approval.approval_digest, result.steps_run)
+            or not {s.action_id for s in report.steps} <= self.step_ids
         ):
             raise ValueError("the report is not this run's")
         if result.outputs is not None and (

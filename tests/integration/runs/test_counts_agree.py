@@ -42,12 +42,12 @@ SIGNAL_WAIT_S = 300  # a bound on waiting for a signal on a loaded machine, neve
 STATUSES = ["open", "approved", "open", "approved"]
 
 
-def orders_page() -> str:
+def orders_page(statuses: list[str]) -> str:
     rows = "".join(
         f'<tr class="order"><td class="number">Order {n}</td><td class="status">{status}</td>'
         f'<td><button type="button" class="approve" onclick="act(\'/approve?id={n}\')">Approve</button>'
         f'<button type="button" class="archive" onclick="act(\'/archive?id={n}\')">Archive</button></td></tr>'
-        for n, status in enumerate(STATUSES, start=1)
+        for n, status in enumerate(statuses, start=1)
     )
     # the page reads each response, so the replay's settling sees every request end
     script = "async function act(path) { await (await fetch(path)).text(); }"
@@ -62,13 +62,13 @@ def in_item(found: LocatorBundle, selector: str) -> LocatorBundle:
     return LocatorBundle(candidates=(candidate,), fingerprint=found.fingerprint, within="item")
 
 
-async def looping_skill(server: LocalServer) -> None:
+async def looping_skill(server: LocalServer, statuses: list[str] = STATUSES) -> None:
     """A validated skill: open the orders, then for each row archive it when approved, else approve
-    it (a loop whose body is a branch with a step in each arm: every step runs)."""
+    it (a loop whose body is a branch with a step in each arm: with both statuses, every step runs)."""
     found = await describe_url(
         server,
         "/orders",
-        orders_page(),
+        orders_page(statuses),
         {
             "approve": "tbody tr:nth-child(1) button.approve",
             "archive": "tbody tr:nth-child(1) button.archive",
@@ -87,7 +87,7 @@ async def looping_skill(server: LocalServer) -> None:
     )
     loop = LoopAction(
         id="a2",
-        items=factory.element_set("tbody tr.order", count=len(STATUSES)),
+        items=factory.element_set("tbody tr.order", count=len(statuses)),
         limit=ParameterRef(name="limit"),
         fields=(
             FieldSpec(
@@ -163,3 +163,32 @@ async def test_a_looping_branching_skill_records_the_same_counts_locally_in_a_ba
     assert (local_counts["stepsRun"], local_counts["stepsActing"], local_counts["stepsActed"]) == (5, 2, 2)
     assert counts(runs["batch"]) == local_counts
     assert counts(runs["fleet"]) == local_counts
+
+
+async def test_a_branch_arm_that_no_row_takes_leaves_a_succeeded_run_of_the_steps_that_ran(
+    server: LocalServer, skillreel_home: Path
+) -> None:
+    """Every order is open: the ``then`` arm (archive) never runs. The run succeeds and counts the
+    four steps that ran of the five the skill has (once "a succeeded run ran every step" refused to
+    record it: the run stayed started and read as interrupted)."""
+    await looping_skill(server, ["open", "open"])
+    local = await asyncio.to_thread(
+        run_cli, "replay", NAME, "--json", env={"SKILLREEL_HOME": str(skillreel_home)}, timeout=SIGNAL_WAIT_S
+    )
+    assert local.exit_code == 0, local.stdout + local.stderr
+    assert (server.count("GET", "/approve"), server.count("GET", "/archive")) == (2, 0)
+    with Store.open() as store:
+        (run,) = [v.record for v in store.runs(NAME, limit=10)]
+        assert store.verify_audit().ok
+    recorded = counts(run)
+    assert {
+        k: recorded[k] for k in ("outcome", "code", "stepsTotal", "stepsActing", "stepsRun", "stepsActed")
+    } == {
+        "outcome": "succeeded",
+        "code": None,
+        "stepsTotal": 5,
+        "stepsActing": 2,
+        "stepsRun": 4,
+        "stepsActed": 1,
+    }
+    assert (recorded["sideEffects"], recorded["healedSteps"]) == (True, ())
