@@ -45,6 +45,8 @@ PURE = (
     "record.redact",
     "record.edits",
     "locate.heal",
+    "locate.similarity",
+    "locate.probe",
     "locate.proposals",
     "locate.tokens",
     "replay.extraction",
