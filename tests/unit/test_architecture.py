@@ -43,6 +43,7 @@ PURE = (
     "model",
     "record.project",
     "record.redact",
+    "record.capture",
     "record.edits",
     "locate.heal",
     "locate.similarity",
