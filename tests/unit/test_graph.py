@@ -19,13 +19,10 @@ from skillreel.model.actions import (
     AssertAction,
     BranchAction,
     ClickAction,
-    CompareCondition,
     DialogAction,
     ExtractAction,
-    FieldSpec,
     LoopAction,
     NavigateAction,
-    PresentCondition,
     ScrollAction,
     TypeAction,
     WaitAction,
@@ -34,8 +31,10 @@ from skillreel.model.actions import (
     walk,
 )
 from skillreel.model.canonical import tagged_digest
+from skillreel.model.conditions import CompareCondition, PresentCondition
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.entry import StoreEntry
+from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from skillreel.model.values import OutputSpec, outputs_schema
 from skillreel.user_files import input_error, parse_document
