@@ -9,61 +9,20 @@ these cases run in tests/integration/replay/test_drift.py.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypedDict, Unpack
+from typing import Any, Unpack
 
 import pytest
 
 from skillreel.locate import heal
 from skillreel.locate import probe as probe_module
 from skillreel.locate import similarity as similarity_module
-from skillreel.locate.probe import CandidateHit, Observed, Probe, ProbeShapeError, probe_from_json
-from skillreel.locate.similarity import WEIGHTS, compare, lcs_length, name_weight, similarity
-from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
-from tests.support.factory import SALT
-
-
-def h(text: str) -> str:
-    value = text_hash(SALT, text)
-    assert value is not None
-    return value
-
-
-def fp(
-    tag: str = "button",
-    *,
-    type_: str | None = "submit",
-    role: str | None = "button",
-    attrs: dict[str, str] | None = None,
-    path: tuple[str, ...] = ("form", "main", "body", "html"),
-    sib: tuple[int, int] = (0, 1),
-    label: str | None = None,
-    text: str | None = None,
-    name: str | None = None,
-    value: str | None = None,
-    link: str | None = None,
-    row: str | None = None,
-    stable: bool = False,
-) -> Fingerprint:
-    return Fingerprint(
-        tag=tag,
-        type=type_,
-        role=role,
-        attributes={k: h(v) for k, v in (attrs or {}).items()},
-        parent_path=path,
-        sibling_index=sib[0],
-        sibling_count=sib[1],
-        label_hash=h(label) if label else None,
-        text_hash=h(text) if text else None,
-        name_hash=h(name) if name else None,
-        value_hash=h(value) if value else None,
-        link_hash=h(link) if link else None,
-        row_hash=h(row) if row else None,
-        stable_id=True if stable else None,
-    )
+from skillreel.locate.probe import CandidateHit, Observed, Probe
+from skillreel.locate.similarity import WEIGHTS, compare, name_weight, similarity
+from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate
+from tests.support.fingerprints import CANCEL, EMAIL, PASSWORD, SAVE, Spec, fp, h, variant
 
 
 def bundle(recorded: Fingerprint, *selectors: str) -> LocatorBundle:
@@ -105,66 +64,7 @@ def decide(b: LocatorBundle, page: list[El], allow_heal: bool = True) -> heal.Re
     return heal.decide(b.fingerprint, probe(b, page), allow_heal=allow_heal)
 
 
-# ---- a small page: an e-mail field, a password field, Save and Cancel buttons -------------------
-
-
-class Shape(TypedDict, total=False):
-    """Keyword arguments of :func:`fp` but the attributes."""
-
-    tag: str
-    type_: str | None
-    role: str | None
-    path: tuple[str, ...]
-    sib: tuple[int, int]
-    label: str | None
-    text: str | None
-    name: str | None
-    value: str | None
-    link: str | None
-    row: str | None
-    stable: bool
-
-
-class Spec(Shape, total=False):
-    """Every keyword argument of :func:`fp`: one element of the page."""
-
-    attrs: dict[str, str]
-
-
-EMAIL = Spec(
-    tag="input",
-    type_="text",
-    role="textbox",
-    label="Email",
-    attrs={"id": "email", "name": "email", "class": "field", "placeholder": "Email", "type": "text"},
-    sib=(0, 2),
-)
-PASSWORD = Spec(
-    tag="input",
-    type_="password",
-    role="textbox",
-    label="Password",
-    attrs={"id": "pw", "name": "pw", "class": "field", "type": "password"},
-    sib=(1, 2),
-)
-SAVE = Spec(attrs={"id": "save", "class": "btn primary"}, text="Save", sib=(0, 2))
-CANCEL = Spec(attrs={"id": "cancel", "class": "btn"}, text="Cancel", sib=(1, 2))
-
-
-def variant(
-    base: Spec, *, attrs: Mapping[str, str | None] | None = None, **changes: Unpack[Shape]
-) -> Fingerprint:
-    """``base`` with these changes; an attribute changed to None is removed."""
-    merged: Spec = {**base, **changes}
-    if attrs is not None:
-        kept = dict(base.get("attrs", {}))
-        for k, v in attrs.items():
-            if v is None:
-                kept.pop(k, None)
-            else:
-                kept[k] = v
-        merged["attrs"] = kept
-    return fp(**merged)
+# ---- a small page (tests/support/fingerprints.py): e-mail, password, Save and Cancel -------------
 
 
 SAVE_B = bundle(fp(**SAVE), "#save", "form > button:nth-of-type(1)")
@@ -402,66 +302,9 @@ def test_gates_type_and_role() -> None:
     assert decide(SAVE_B, [El(reset, {"#save"})]).outcome == "not-found"
 
 
-def test_similarity_bounds() -> None:
-    rec = fp(**SAVE)
-    assert similarity(rec, compare(rec, rec)) == 1.0
-    other = fp("a", type_=None, role="link")
-    assert similarity(rec, compare(rec, other)) == 0.0
-
-
 def test_floor_is_below_every_bar() -> None:
     assert pytest.approx(min(heal.EXACT_MIN, heal.HEAL_MIN) - heal.MARGIN) == heal.FLOOR
     assert heal.HEAL_MIN >= heal.EXACT_MIN
-
-
-@pytest.mark.parametrize(
-    ("a", "b", "n"),
-    [
-        ((), (), 0),
-        (("a",), ("a",), 1),
-        (("div", "form", "body"), ("form", "body"), 2),
-        (("a", "b", "c"), ("c", "b", "a"), 1),
-    ],
-)
-def test_lcs(a: tuple[str, ...], b: tuple[str, ...], n: int) -> None:
-    assert lcs_length(a, b) == n
-
-
-def test_probe_from_json_round_trip_and_refusals() -> None:
-    data: dict[str, Any] = {
-        "token": "p1",
-        "hits": [{"rank": 0, "total": 1, "visible": 1, "element": 0}],
-        "observed": [
-            {
-                "element": 0,
-                "visible": True,
-                "comparison": {
-                    "tag": True,
-                    "type": True,
-                    "role": True,
-                    "attributes": {"id": "same"},
-                    "label": None,
-                    "text": "changed",
-                    "pathCommon": 3,
-                    "pathLength": 4,
-                    "siblingIndex": True,
-                    "siblingCount": False,
-                },
-            }
-        ],
-        "pool": [0],
-        "scored": 5,
-    }
-    p = probe_from_json(data)
-    assert p.hits[0].element == 0
-    assert p.observed[0].comparison.text == "changed"
-    with pytest.raises(ProbeShapeError):
-        probe_from_json({**data, "pool": [3]})
-    with pytest.raises(ProbeShapeError):
-        probe_from_json({**data, "hits": [{"rank": -1, "total": 1, "visible": 1}]})
-    bad = {**data, "observed": [{**data["observed"][0], "comparison": {"tag": "yes"}}]}
-    with pytest.raises(ProbeShapeError):
-        probe_from_json(bad)
 
 
 @pytest.mark.parametrize("module", [heal, similarity_module, probe_module])
@@ -767,78 +610,6 @@ def test_an_aria_label_added_to_a_named_button_is_an_alias_of_its_name() -> None
     assert (d.outcome, d.element) == ("healed", 1)
 
 
-def test_features_not_recorded_weigh_nothing_either_way() -> None:
-    bare = fp(attrs={"id": "go"}, sib=(0, 1))
-    rich = fp(
-        attrs={"id": "go", "class": "x", "aria-label": "Go"},
-        name="Go",
-        text="Go",
-        value="Go",
-        link="/x",
-        row="Row",
-        label="Go",
-        stable=True,
-        sib=(0, 1),
-    )
-    c = compare(bare, rich)
-    assert (c.name, c.text, c.label, c.value, c.link, c.row, c.stable_id) == (None,) * 7
-    assert dict(c.attributes) == {"id": "same"}
-    assert similarity(bare, c) == 1.0
-
-
-def test_the_name_weighs_most_and_its_sources_support_it() -> None:
-    w = WEIGHTS
-    assert w.name >= max(w.attributes.values()) * 2
-    assert w.support < w.name
-    assert w.alias < 1.0
-    # Beside a recorded name, a changed own text costs the support weight, not the v1 text weight.
-    recorded = fp(name="Save", text="Save", sib=(0, 1))
-    c = compare(recorded, fp(name="Save", text="Save now", sib=(0, 1)))
-    den = w.name + w.support + w.path + w.sibling_index + w.sibling_count
-    assert similarity(recorded, c) == pytest.approx(1 - w.support / den, abs=1e-6)
-
-
-def test_probe_from_json_reads_the_identity_comparisons() -> None:
-    data: dict[str, Any] = {
-        "token": "p",
-        "hits": [],
-        "pool": [0],
-        "observed": [
-            {
-                "element": 0,
-                "visible": True,
-                "comparison": {
-                    "tag": True,
-                    "type": True,
-                    "role": True,
-                    "attributes": {"id": "same"},
-                    "label": None,
-                    "text": None,
-                    "name": "alias",
-                    "value": "same",
-                    "link": "changed",
-                    "row": "absent",
-                    "stableId": True,
-                    "pathCommon": 1,
-                    "pathLength": 1,
-                    "siblingIndex": True,
-                    "siblingCount": True,
-                },
-            }
-        ],
-    }
-    c = probe_from_json(data).observed[0].comparison
-    assert (c.name, c.value, c.link, c.row, c.stable_id) == ("alias", "same", "changed", "absent", True)
-    bad = {
-        **data,
-        "observed": [
-            {**data["observed"][0], "comparison": {**data["observed"][0]["comparison"], "link": "alias"}}
-        ],
-    }  # alias is a name state only
-    with pytest.raises(ProbeShapeError):
-        probe_from_json(bad)
-
-
 def test_a_search_box_that_became_a_text_field_is_the_same_kind() -> None:
     """Flask-Admin 1.6 -> 2.x: ``<input type=search name=search>`` became ``type=text``."""
     recorded = fp(
@@ -896,27 +667,6 @@ def test_a_search_field_with_a_reworded_placeholder_is_kept_by_its_unique_form_n
     # The same field recorded with a real label keeps the full weight of its name.
     labelled = recorded.model_copy(update={"name_hash": h("Search")})
     assert name_weight(labelled) == WEIGHTS.name
-
-
-@pytest.mark.parametrize(
-    ("recorded", "observed", "passes"),
-    [
-        ("link", "button", True),  # Flask-Admin 2.x: <a class="dropdown-toggle" role="button">
-        ("button", "menuitem", True),
-        (None, "alert", True),  # a message container that gained role="alert"
-        ("region", None, True),
-        ("textbox", "searchbox", True),
-        ("link", "checkbox", False),
-        ("button", "textbox", False),
-        ("checkbox", "radio", False),
-        ("switch", "checkbox", False),
-    ],
-)
-def test_roles_gate_by_kind(recorded: str | None, observed: str | None, passes: bool) -> None:
-    a = fp("a", type_=None, role=recorded)
-    b = fp("a", type_=None, role=observed)
-    assert compare(a, b).gates is passes
-    assert compare(b, a).gates is passes
 
 
 def test_not_found_says_whether_there_was_any_candidate() -> None:
