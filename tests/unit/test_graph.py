@@ -279,35 +279,6 @@ def test_a_dialog_follows_the_step_that_opens_it() -> None:
         DialogAction(id="d1", accept=False, text=ParameterRef(name="reason"))
 
 
-def test_extract_shapes() -> None:
-    ok = ExtractAction(
-        id="x1", output="when", target=target("time", tag="time"), read="attribute", attribute="datetime"
-    )
-    assert ok.value_type == "string"
-    for bad in (
-        {"read": "attribute", "attribute": "onclick"},
-        {"read": "attribute"},
-        {"read": "text", "pattern": "no group"},
-        {"read": "text", "pattern": "(a)(b)"},
-        {"read": "text", "pattern": "(unclosed"},
-        {"read": "presence", "type": "string"},
-        {"read": "count"},  # a count has items, not a target
-        {"read": "text", "type": "enum"},  # without values
-    ):
-        with pytest.raises(ValidationError):
-            ExtractAction.model_validate({"id": "x1", "output": "v", "target": target("#v").to_json(), **bad})
-    with pytest.raises(ValidationError, match="keeps no hash of its text"):
-        ExtractAction(
-            id="x1",
-            output="v",
-            target=factory.bundle("#v").model_copy(
-                update={
-                    "fingerprint": factory.bundle("#v").fingerprint.model_copy(update={"text_hash": "0" * 16})
-                }
-            ),
-        )
-
-
 def test_parameters_are_typed() -> None:
     Parameter(name="region", type="enum", values=("eu", "us"), required=False, default="eu")
     for bad in (
