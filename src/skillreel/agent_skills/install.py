@@ -221,7 +221,7 @@ def install(
     With ``journals``, what is about to happen is written down first (see :func:`converge`)."""
     check_skill_name(package.name)
     targets = tuple(root / package.name for root in roots)
-    todo = [t for t in targets if check_target(t, package)]
+    todo = [t for t in targets if check_install_target(t, package)]
     moves = tuple(Move(stage=str(stage_path(t, "stage")), target=str(t)) for t in todo)
     txn = Installed(journals=journals, name=package.name, paths=targets)
     created = _missing_dirs(tuple(t.parent for t in todo))
@@ -260,7 +260,7 @@ def _missing_dirs(parents: tuple[Path, ...]) -> list[Path]:
     return missing
 
 
-def check_target(target: Path, package: Package) -> bool:
+def check_install_target(target: Path, package: Package) -> bool:
     """True when ``target`` must be written; False when it already holds exactly this package.
     Refuses a symlink on the way and a folder that is anything else (read-only: nothing is written)."""
     refuse_symlinks(target)

@@ -44,7 +44,7 @@ def bundle_text(document: ExportDocument) -> str:
     return export_bytes(document).decode()
 
 
-def check_target(entry: StoreEntry) -> None:
+def check_fleet_target(entry: StoreEntry) -> None:
     """A worker can replay only a skill on a URL target signed in by nothing or by a vault session."""
     environment = entry.draft.environment
     if isinstance(environment.target, HtmlTarget):
@@ -98,5 +98,5 @@ def open_bundle(text: str, trusted: Mapping[str, Ed25519PublicKey]) -> tuple[Sto
         ) from exc
     entry = document.entry
     check_runnable(entry)
-    check_target(entry)
+    check_fleet_target(entry)
     return entry, signer

@@ -70,7 +70,7 @@ from ..store import AuditNote, Store
 from ..store.lease import current_lease
 from ..store.signing import load_signing_key
 from .broker import Broker
-from .bundle import bundle_text, check_runnable, check_target, sign_bundle
+from .bundle import bundle_text, check_fleet_target, check_runnable, sign_bundle
 from .protocol import FleetResult, FleetRow
 
 STALL_S: Final = 60.0
@@ -94,7 +94,7 @@ def check_fleet_skill(store: Store, name: str) -> StoreEntry:
     """The skill a fleet may run: validated or enabled, on a URL target (nothing sent otherwise)."""
     entry = store.get(name)
     check_runnable(entry)
-    check_target(entry)
+    check_fleet_target(entry)
     return entry
 
 
