@@ -299,7 +299,7 @@ def crashed_error() -> ReplayUIError:
     return ReplayUIError(CRASHED, "Chromium exited or a page crashed")
 
 
-def _check_target(
+def _checked_fixture(
     environment: Environment, html: str | None, storage_state: Path | SessionState | None
 ) -> str | None:
     if isinstance(environment.target, HtmlTarget):
@@ -446,7 +446,7 @@ async def browser_session(
     driver without waiting (the proxy is closed, no page is left to act): ``driver.close()`` awaits
     that, so the caller's last work (the run's final write) overlaps Chromium's shutdown.
     """
-    fixture = _check_target(environment, html, storage_state)
+    fixture = _checked_fixture(environment, html, storage_state)
     state = _sign_in(storage_state)
     executable = find_chromium(headless=headless)
     if not headless:
@@ -602,7 +602,7 @@ class WarmBrowser:
             ) as cold:
                 yield cold
             return
-        fixture = _check_target(environment, html, storage_state)
+        fixture = _checked_fixture(environment, html, storage_state)
         state = _sign_in(storage_state)
         self._active += 1
         self._cancel_idle()
