@@ -187,9 +187,9 @@ class Transaction:
             raise InstallError(
                 "SR_RECORD_INSTALL_FAILED", "the rollback was incomplete: " + "; ".join(self.leftovers)
             )
-        self._settled()
+        self._drop_journal()
 
-    def _settled(self) -> None:
+    def _drop_journal(self) -> None:
         if self.journals is not None:
             self.journals.remove(self.name)
 
@@ -206,7 +206,7 @@ class Installed(Transaction):
     def finish(self) -> None:
         """The store committed: nothing is undone any more, and the journal goes."""
         self.undo.clear()
-        self._settled()
+        self._drop_journal()
 
 
 def install(
@@ -352,7 +352,7 @@ class StagedRemoval(Transaction):
             except OSError:
                 left.append(stage)
         if not left:
-            self._settled()
+            self._drop_journal()
         return left
 
 

@@ -6,7 +6,7 @@ exactly; a process killed with SIGKILL (or a power cut) runs no rollback. So bef
 a revoke touches a skill root, it writes a journal into the store's home (0700), one per skill,
 ``installs/NAME.json``: the package digest, the directories it will create, and every move it
 will make (a ``.skillreel-stage-*`` folder that becomes the package, or the package that becomes a
-``.skillreel-revoke-*`` folder). The journal is removed once the transaction has settled
+``.skillreel-revoke-*`` folder). The journal is removed once the transaction has ended
 (committed and cleaned up, or rolled back).
 
 Every enable and revoke first takes the install lock (``installs/.lock``; one transaction at a
