@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -69,7 +70,7 @@ def test_a_symlink_planted_at_the_temporary_name_is_refused(
 ) -> None:
     outside = tmp_path / "outside"
     outside.write_bytes(b"keep")
-    monkeypatch.setattr(private_files.secrets, "token_hex", lambda n: "planted")
+    monkeypatch.setattr(secrets, "token_hex", lambda n: "planted")
     (tmp_path / ".out.planted.tmp").symlink_to(outside)
     with pytest.raises(TemporaryFileError):
         write_private(tmp_path / "out", b"x")
@@ -91,7 +92,7 @@ def test_nothing_is_left_when_a_write_fails(
     def full_disk(fd: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(private_files.os, "fsync", full_disk)
+    monkeypatch.setattr(os, "fsync", full_disk)
     with pytest.raises(OSError, match="No space left"):
         write_private(tmp_path / "out", b"x", replace=replace)
     assert os.listdir(tmp_path) == []
