@@ -1,25 +1,29 @@
 """One error root for skillreel, with a catalogue of stable codes.
 
 Every failure a user can see is a :class:`SkillreelError` carrying a stable ``code`` from
-:data:`CODES`, a content-free ``message`` and the process exit status the CLI uses
-(1: a refused or failed operation, 2: bad usage or a bad input file). Library errors
+:data:`CODES`, a content-free ``message`` and the process exit status the CLI uses, which belongs
+to the code, not to the class (1: a refused or failed operation, 2: bad usage or a bad input: a
+file, an option, a parameter value, a batch row). Library errors
 (Playwright, sqlite3, OS errors) are translated once, at the boundary that met them,
 with ``raise ... from exc``.
 
 Messages never contain selectors, typed values, page text, storage state, cookies or raw
 URLs; :func:`assert_content_free` is a cheap guard the boundaries use on dynamic parts.
 
-The tree::
+The tree (a class accepts only the codes of its family: its prefix)::
 
-    SkillreelError                      code, message, exit_status, action_id
-    ├── RecordError                     SR_RECORD_*    CLI input, store, policy, target, package
-    │   ├── InputError                  bad input file or option            (exit 2)
-    │   ├── StoreError                  busy, corrupt, limit, I/O
-    │   ├── LifecycleError              revision conflict, state forbids the operation
-    │   ├── TargetError                 target / allowlist / drift          (exit 2 or 1)
-    │   └── InstallError                package install / revoke
-    ├── ReplayError                     SR_REPLAY_*    draft, review, parameter, capability, evidence, fleet
-    └── ReplayUIError                   SR_REPLAY_UI_* Chromium, selector, assertion, network, action
+    SkillreelError                      SR_*     code, message, action_id, details; exit_status, fix
+    ├── RecordError                     SR_RECORD_*     CLI input, store, policy, target, credential,
+    │   │                                               package, approval, output
+    │   ├── InputError                  bad input file, option, name or edit   (mostly exit 2)
+    │   ├── StoreError                  busy, corrupt, limit, I/O, unsafe home, policy
+    │   ├── LifecycleError              not found, exists, revision conflict, state forbids it
+    │   ├── TargetError                 target / environment / session / drift (exit 2 or 1)
+    │   └── InstallError                package install / revoke                (exit 1)
+    └── ReplayError                     SR_REPLAY_*     draft, review, schema, parameter, capability,
+        │                                               evidence, batch, runset, fleet (exit 2 or 1)
+        └── ReplayUIError               SR_REPLAY_UI_*  Chromium, selector, assertion, network, action
+                                                        (exit 1)
 """
 
 from __future__ import annotations
@@ -768,11 +772,13 @@ class InputError(RecordError):
 
 
 class StoreError(RecordError):
-    """The store is busy, corrupt, full or unreadable."""
+    """The store is busy, corrupt, full, unreadable, missing or in an unsafe home; or its policy
+    refuses the change."""
 
 
 class LifecycleError(RecordError):
-    """A revision conflict, or a state that does not allow the operation."""
+    """A skill that is not there (or already is), a revision conflict, an invalid approval, or a
+    state that does not allow the operation."""
 
 
 class TargetError(RecordError):

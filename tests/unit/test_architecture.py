@@ -25,7 +25,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "skillreel"
 
 # Lowest first. A unit is a top-level module or package of skillreel.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"errors"}),
+    frozenset({"errors", "private_files"}),  # leaves: they import nothing of skillreel
     frozenset({"model"}),
     frozenset({"vault", "user_files"}),
     frozenset({"store"}),
@@ -39,20 +39,19 @@ LAYERS: tuple[frozenset[str], ...] = (
 )
 ROOT_UNIT = "__init__"  # skillreel/__init__.py: imports nothing of skillreel
 
-PURE = (
-    "model",
-    "record.project",
-    "record.redact",
-    "record.capture",
-    "record.edits",
-    "locate.heal",
-    "locate.similarity",
-    "locate.probe",
-    "locate.proposals",
-    "locate.tokens",
-    "replay.extraction",
-    "sandbox.allowlist",
-)
+DOCS = SRC.parents[1] / "docs" / "dev"
+_PURE_BLOCK = re.compile(r"^```pure\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def pure_list(architecture: str) -> tuple[str, ...]:
+    """The pure modules: the one ```` ```pure ```` block of docs/dev/ARCHITECTURE.md, a path under
+    ``src/skillreel`` a line (``pkg/`` for every module of a package)."""
+    blocks = _PURE_BLOCK.findall(architecture)
+    assert len(blocks) == 1, "docs/dev/ARCHITECTURE.md must hold exactly one ```pure block"
+    return tuple(line.strip() for line in blocks[0].splitlines() if line.strip())
+
+
+PURE = pure_list((DOCS / "ARCHITECTURE.md").read_text(encoding="utf-8"))
 FORBIDDEN_IN_PURE = {"playwright", "sqlite3", "subprocess", "socket", "asyncio", "os", "httpx", "requests"}
 
 
@@ -215,17 +214,47 @@ def test_the_use_case_rule_catches_a_planted_edge(module: str, source: str, brok
     assert bool(service_edges(source, module)) is broken
 
 
-def _pure_paths() -> list[Path]:
+def _pure_paths(listed: tuple[str, ...] = PURE) -> list[Path]:
     paths = []
-    for name in PURE:
-        base = SRC.joinpath(*name.split("."))
-        paths += sorted(base.glob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+    for entry in listed:
+        base = SRC / entry
+        paths += sorted(base.glob("*.py")) if entry.endswith("/") else [base]
     return paths
 
 
+def _is_module(path: Path) -> bool:
+    return path.suffix == ".py" and path.is_file()
+
+
 def test_pure_modules_exist() -> None:
-    missing = [p for p in _pure_paths() if not p.is_file()]
-    assert not missing, f"a pure module moved or vanished: {missing} (update PURE)"
+    missing = [e for e in PURE if not ((SRC / e).is_dir() if e.endswith("/") else _is_module(SRC / e))]
+    assert not missing, f"a pure module moved or vanished: {missing} (update the ```pure block)"
+    assert len(set(PURE)) == len(PURE), "a pure module is listed twice"
+
+
+def test_the_pure_list_reader_takes_the_one_block() -> None:
+    doc = "# Page\n\n```python\nnot/this.py\n```\n\n```pure\nmodel/\n\nlocate/heal.py\n```\n"
+    assert pure_list(doc) == ("model/", "locate/heal.py")
+    assert [p.relative_to(SRC).as_posix() for p in _pure_paths(("locate/heal.py",))] == ["locate/heal.py"]
+    assert SRC / "model" / "base.py" in _pure_paths(("model/",))
+    with pytest.raises(AssertionError):
+        pure_list(doc + doc)
+
+
+_CALLED_PURE = re.compile(r"`((?:[a-z_]+/)+[a-z_]+\.py)`\s*\(pure\)")
+
+
+def test_the_docs_call_pure_only_what_the_list_holds() -> None:
+    """One list: a module the dev pages call ``(pure)`` by its path is on it (or in a listed package)."""
+    pure = {p.relative_to(SRC).as_posix() for p in _pure_paths()}
+    called = {
+        (page, path)
+        for page in ("ARCHITECTURE.md", "CONTRACTS.md")
+        for path in _CALLED_PURE.findall((DOCS / page).read_text(encoding="utf-8"))
+    }
+    assert called, "the check finds no module called (pure)"
+    unlisted = sorted(f"{page}: {path}" for page, path in called if path not in pure)
+    assert not unlisted, "called pure but not on the ```pure list of ARCHITECTURE.md:\n" + "\n".join(unlisted)
 
 
 def _imports(path: Path) -> set[str]:

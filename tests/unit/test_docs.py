@@ -7,6 +7,7 @@ Each failure names exactly what is missing, so the fix is to document it (not to
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import difflib
 import importlib
@@ -299,6 +300,44 @@ def _source_units() -> set[str]:
     units = {p.name for p in src.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     units |= {p.stem for p in src.glob("*.py") if p.stem not in ("__init__", "__main__")}
     return units
+
+
+_VERB_ROW = re.compile(r"^\| `skillreel ([a-z-]+)[^`]*` \| (.*?) \| `((?:[a-z_]+/)+[a-z_]+\.py)` \|$", re.M)
+
+
+def verb_rows(text: str) -> list[tuple[str, list[str], str]]:
+    """(verb, functions, module) of each row of the code map's verb table: the functions are the
+    code spans of the middle cell before any parenthesis."""
+    rows = []
+    for verb, cell, module in _VERB_ROW.findall(text):
+        rows.append((verb, re.findall(r"`([a-z_]+)`", cell.split("(")[0]), module))
+    return rows
+
+
+def _defined(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def test_the_code_map_names_every_verbs_use_case_and_module() -> None:
+    rows = verb_rows((DOCS / "dev" / "ARCHITECTURE.md").read_text())
+    missing = sorted(set(VERBS) - {verb for verb, _, _ in rows})
+    assert not missing, "verbs without a row in docs/dev/ARCHITECTURE.md's verb table: " + ", ".join(missing)
+    src = REPO / "src" / "skillreel"
+    wrong = [
+        f"{verb}: {module}:{name}"
+        for verb, names, module in rows
+        for name in (names or ["(no function)"])
+        if verb not in VERBS or name not in _defined(src / module)
+    ]
+    assert not wrong, "verb table rows naming an unknown verb or a function its module lacks:\n" + "\n".join(
+        wrong
+    )
+
+
+def test_the_verb_table_reader_reads_a_row() -> None:
+    row = "| `skillreel replay --batch` | `plan_batch`, `replay_batch` (then `x`) | `services/batching.py` |"
+    assert verb_rows(f"text\n{row}\n") == [("replay", ["plan_batch", "replay_batch"], "services/batching.py")]
 
 
 def test_the_code_map_names_every_package_and_only_real_ones() -> None:

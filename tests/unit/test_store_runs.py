@@ -176,7 +176,7 @@ def test_a_run_whose_process_is_gone_reads_as_interrupted_and_is_recorded_so(sto
         True,
     )
     before = store.audit_count()
-    started_run(store, NAME)  # the next reservation of the skill settles it first
+    started_run(store, NAME)  # the next reservation of the skill ends it first
     interrupted = next(v for v in store.runs(NAME) if v.record.run_id == gone.run_id)
     assert (interrupted.record.outcome, interrupted.record.code) == ("interrupted", "SR_REPLAY_INTERRUPTED")
     events = store.audit_events()[before:]

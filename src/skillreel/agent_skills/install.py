@@ -43,7 +43,8 @@ from typing import Literal
 
 from ..errors import InstallError
 from ..model.base import check_skill_name
-from .journal import Journal, Journals, Move, fsync_dir, stage_path
+from ..private_files import fsync_directory, write_private
+from .journal import Journal, Journals, Move, stage_path
 from .package import PACKAGE_PATHS, Package, PackageFile, package_digest
 
 Fault = Callable[[str], None]
@@ -187,9 +188,9 @@ class Transaction:
             raise InstallError(
                 "SR_RECORD_INSTALL_FAILED", "the rollback was incomplete: " + "; ".join(self.leftovers)
             )
-        self._settled()
+        self._drop_journal()
 
-    def _settled(self) -> None:
+    def _drop_journal(self) -> None:
         if self.journals is not None:
             self.journals.remove(self.name)
 
@@ -206,7 +207,7 @@ class Installed(Transaction):
     def finish(self) -> None:
         """The store committed: nothing is undone any more, and the journal goes."""
         self.undo.clear()
-        self._settled()
+        self._drop_journal()
 
 
 def install(
@@ -221,7 +222,7 @@ def install(
     With ``journals``, what is about to happen is written down first (see :func:`converge`)."""
     check_skill_name(package.name)
     targets = tuple(root / package.name for root in roots)
-    todo = [t for t in targets if check_target(t, package)]
+    todo = [t for t in targets if check_install_target(t, package)]
     moves = tuple(Move(stage=str(stage_path(t, "stage")), target=str(t)) for t in todo)
     txn = Installed(journals=journals, name=package.name, paths=targets)
     created = _missing_dirs(tuple(t.parent for t in todo))
@@ -260,7 +261,7 @@ def _missing_dirs(parents: tuple[Path, ...]) -> list[Path]:
     return missing
 
 
-def check_target(target: Path, package: Package) -> bool:
+def check_install_target(target: Path, package: Package) -> bool:
     """True when ``target`` must be written; False when it already holds exactly this package.
     Refuses a symlink on the way and a folder that is anything else (read-only: nothing is written)."""
     refuse_symlinks(target)
@@ -293,7 +294,7 @@ def _install_one(package: Package, move: Move, index: int, txn: Installed, fault
         )
     os.rename(stage, target)
     txn.undo.append(lambda: remove_tree(target))
-    fsync_dir(target.parent)
+    fsync_directory(target.parent)
 
 
 def _make_dirs(path: Path, txn: Transaction) -> None:
@@ -315,13 +316,8 @@ def _write_file(stage: Path, item: PackageFile, txn: Transaction) -> None:
         raise InstallError("SR_RECORD_INSTALL_FAILED", f"{item.path!r} is not a package file")
     if not path.parent.exists():
         os.mkdir(path.parent, 0o755)
-    mode = 0o755 if item.executable else 0o644
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(item.data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.chmod(path, mode)  # the umask must not change the digest
+    # exactly this mode (the umask must not change the digest); a new file, never an existing one
+    write_private(path, item.data, mode=0o755 if item.executable else 0o644, replace=False)
 
 
 def remove_tree(path: Path) -> None:
@@ -352,7 +348,7 @@ class StagedRemoval(Transaction):
             except OSError:
                 left.append(stage)
         if not left:
-            self._settled()
+            self._drop_journal()
         return left
 
 
@@ -421,7 +417,7 @@ def converge(journal: Journal, *, live: bool, fault: Fault = no_fault) -> None:
             fault(f"recover.{journal.operation}:{index}")
             _converge_move(journal, stage, target, live=live, digest=digest)
             if os.path.isdir(target.parent):
-                fsync_dir(target.parent)
+                fsync_directory(target.parent)
         if journal.operation == "enable" and not live:
             for directory in reversed(journal.created_dirs):
                 with contextlib.suppress(OSError):  # absent, or not empty: another skill lives there

@@ -6,7 +6,7 @@ exactly; a process killed with SIGKILL (or a power cut) runs no rollback. So bef
 a revoke touches a skill root, it writes a journal into the store's home (0700), one per skill,
 ``installs/NAME.json``: the package digest, the directories it will create, and every move it
 will make (a ``.skillreel-stage-*`` folder that becomes the package, or the package that becomes a
-``.skillreel-revoke-*`` folder). The journal is removed once the transaction has settled
+``.skillreel-revoke-*`` folder). The journal is removed once the transaction has ended
 (committed and cleaned up, or rolled back).
 
 Every enable and revoke first takes the install lock (``installs/.lock``; one transaction at a
@@ -39,6 +39,7 @@ from pydantic import Field, StringConstraints, ValidationError, model_validator
 
 from ..errors import InstallError, StoreError
 from ..model.base import Digest, Document, SkillName
+from ..private_files import fsync_directory, write_private
 from ..store.db import store_timeout
 
 STAGE_PREFIX: Final = ".skillreel-"
@@ -113,20 +114,8 @@ class Journals:
     def write(self, journal: Journal) -> None:
         """Write the journal atomically and durably (a temporary file renamed into place)."""
         self._ensure_directory()
-        final = self.path(journal.name)
-        tmp = self.directory / f".{journal.name}.{secrets.token_hex(6)}.tmp"
         data = journal.model_dump_json(by_alias=True).encode()
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, final)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-        fsync_dir(self.directory)
+        write_private(self.path(journal.name), data, mode=FILE_MODE, sync_directory=True)
 
     def read(self, name: str) -> Journal | None:
         """The journal a killed transaction left for ``name``, or None."""
@@ -155,7 +144,7 @@ class Journals:
     def remove(self, name: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path(name))
-        fsync_dir(self.directory)
+        fsync_directory(self.directory)
 
     def _ensure_directory(self) -> None:
         try:
@@ -191,11 +180,3 @@ def _acquire(fd: int, timeout: float, on_wait: OnWait | None) -> None:
                 "another enable or revoke of this store is running; nothing was changed",
             )
         time.sleep(LOCK_POLL_S)
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -26,11 +26,11 @@ User text (the description and the failure conditions) is flattened to one line 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from ..errors import InstallError
 from ..model.actions import (
@@ -614,7 +614,7 @@ class Launcher:
     home: str
 
     def __post_init__(self) -> None:
-        if not self.command or not all(os.path.isabs(p) for p in (self.command[0], self.home)):
+        if not self.command or not all(PurePath(p).is_absolute() for p in (self.command[0], self.home)):
             raise ValueError("a launcher needs an absolute program and an absolute store home")
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..model.limits import ANY_FREE_PORT, PORT_RANGE
 from .output import console, emit, json_option
 
 if TYPE_CHECKING:
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
 @click.option("--keep", is_flag=True, help="Keep the temporary directory (home, project, logs).")
 @click.option(
     "--port",
-    type=click.IntRange(0, 65535),
-    default=0,
+    type=click.IntRange(*PORT_RANGE),
+    default=ANY_FREE_PORT,
     show_default=True,
     help="Port for the demo app on 127.0.0.1 (0: any free port).",
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..model.limits import BROWSER_IDLE_S_RANGE, DEFAULT_BROWSER_IDLE_S
 from .output import json_option
 
 
@@ -11,8 +12,8 @@ from .output import json_option
 @click.option(
     "--browser-idle",
     "browser_idle_s",
-    type=click.IntRange(0, 86_400),
-    default=300,
+    type=click.IntRange(*BROWSER_IDLE_S_RANGE),
+    default=DEFAULT_BROWSER_IDLE_S,
     show_default=True,
     help="Seconds the warm Chromium outlives the last play (0: a new Chromium for every play).",
 )

@@ -1,5 +1,5 @@
 """`skillreel prune --approve`: delete skills past the policy's retention (never enabled ones),
-settle package transactions a killed process left, and trim the oldest audit events when the log
+finish or roll back package transactions a killed process left, and trim the oldest audit events when the log
 is nearly full."""
 
 from __future__ import annotations

@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING, Any, Literal
 import click
 
 from ..errors import InputError
-from ..model.limits import MAX_OPTION_NUMBER
+from ..model.limits import (
+    DEFAULT_SETTLE_MS,
+    DEFAULT_SLOW_MO_MS,
+    DEFAULT_TIMEOUT_MS,
+    DEFAULT_WORKERS,
+    MAX_OPTION_NUMBER,
+    SETTLE_MS_RANGE,
+    SLOW_MO_MS_RANGE,
+    TIMEOUT_MS_RANGE,
+    WORKERS_RANGE,
+)
 from .completion import complete_skill_name
 from .interrupt import run_cancellable
 from .output import emit, emit_failure, json_option
@@ -71,16 +81,16 @@ if TYPE_CHECKING:
 @click.option(
     "--timeout",
     "timeout_ms",
-    type=click.IntRange(100, 30_000),
-    default=10_000,
+    type=click.IntRange(*TIMEOUT_MS_RANGE),
+    default=DEFAULT_TIMEOUT_MS,
     show_default=True,
     help="Per-step timeout in milliseconds.",
 )
 @click.option(
     "--settle",
     "settle_ms",
-    type=click.IntRange(0, 1_000),
-    default=0,
+    type=click.IntRange(*SETTLE_MS_RANGE),
+    default=DEFAULT_SETTLE_MS,
     show_default=True,
     help="An extra minimum wait after each action, in ms, for pages that change late without a "
     "request (replay already waits for the action's navigation, requests and a quiet DOM).",
@@ -89,8 +99,8 @@ if TYPE_CHECKING:
 @click.option(
     "--slow-mo",
     "slow_mo_ms",
-    type=click.IntRange(0, 5_000),
-    default=0,
+    type=click.IntRange(*SLOW_MO_MS_RANGE),
+    default=DEFAULT_SLOW_MO_MS,
     help="Slow every browser operation down by this many milliseconds (to watch it).",
 )
 @click.option(
@@ -114,9 +124,10 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--workers",
-    type=click.IntRange(1, 16),
+    type=click.IntRange(*WORKERS_RANGE),
     default=None,
-    help="With --batch: rows replayed at once, each in its own context of one Chromium [default: 4].",
+    help="With --batch: rows replayed at once, each in its own context of one Chromium "
+    f"[default: {DEFAULT_WORKERS}].",
 )
 @click.option(
     "--stop-on-failure",
@@ -202,7 +213,7 @@ def command(
             return
         if sign_key is not None:
             raise InputError("SR_RECORD_USAGE", "--sign goes with --broker URL")
-        replay_rows(request, batch_file, workers or 4, stop_on_failure, resume, as_json=as_json)
+        replay_rows(request, batch_file, workers or DEFAULT_WORKERS, stop_on_failure, resume, as_json=as_json)
         return
     if workers is not None or stop_on_failure or resume is not None or broker is not None or sign_key:
         raise InputError(

@@ -6,14 +6,15 @@ import click
 
 from ..errors import InputError
 from ..model.base import is_label
+from ..model.limits import ANY_FREE_PORT, PORT_RANGE
 from .output import console
 
 
 @click.command("ui")
 @click.option(
     "--port",
-    type=click.IntRange(0, 65535),
-    default=0,
+    type=click.IntRange(*PORT_RANGE),
+    default=ANY_FREE_PORT,
     show_default=True,
     help="Port on 127.0.0.1 (0: any free one).",
 )

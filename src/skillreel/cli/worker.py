@@ -14,6 +14,12 @@ from pathlib import Path
 
 import click
 
+from ..model.limits import (
+    DEFAULT_HEARTBEAT_S,
+    DEFAULT_WORKER_CONCURRENCY,
+    HEARTBEAT_S_RANGE,
+    WORKER_CONCURRENCY_RANGE,
+)
 from .output import json_option
 
 
@@ -21,8 +27,8 @@ from .output import json_option
 @click.option("--broker", required=True, metavar="URL", help="The Redis broker: redis://HOST:6379/0.")
 @click.option(
     "--concurrency",
-    type=click.IntRange(1, 64),
-    default=1,
+    type=click.IntRange(*WORKER_CONCURRENCY_RANGE),
+    default=DEFAULT_WORKER_CONCURRENCY,
     show_default=True,
     help="How many rows this worker replays at once (one Chromium each).",
 )
@@ -38,8 +44,8 @@ from .output import json_option
 @click.option(
     "--heartbeat",
     "heartbeat_s",
-    type=click.FloatRange(1.0, 600.0),
-    default=30.0,
+    type=click.FloatRange(*HEARTBEAT_S_RANGE),
+    default=DEFAULT_HEARTBEAT_S,
     show_default=True,
     help="Seconds after which a row whose worker stopped answering is reported interrupted.",
 )

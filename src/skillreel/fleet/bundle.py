@@ -44,7 +44,7 @@ def bundle_text(document: ExportDocument) -> str:
     return export_bytes(document).decode()
 
 
-def check_target(entry: StoreEntry) -> None:
+def check_fleet_target(entry: StoreEntry) -> None:
     """A worker can replay only a skill on a URL target signed in by nothing or by a vault session."""
     environment = entry.draft.environment
     if isinstance(environment.target, HtmlTarget):
@@ -62,11 +62,11 @@ def check_target(entry: StoreEntry) -> None:
 
 class SignedBundles:
     """The fleet's ``services.fleet_batching.Bundler``: a skill checked as a worker will check it
-    (:func:`check_runnable`, :func:`check_target`), signed into the bundle a task carries."""
+    (:func:`check_runnable`, :func:`check_fleet_target`), signed into the bundle a task carries."""
 
     def check(self, entry: StoreEntry) -> None:
         check_runnable(entry)
-        check_target(entry)
+        check_fleet_target(entry)
 
     def sign(self, entry: StoreEntry, now: str, key: Ed25519PrivateKey) -> tuple[ExportDocument, str]:
         document = sign_bundle(entry, now, key)
@@ -118,5 +118,5 @@ def open_bundle(text: str, trusted: Mapping[str, Ed25519PublicKey]) -> tuple[Sto
         ) from exc
     entry = document.entry
     check_runnable(entry)
-    check_target(entry)
+    check_fleet_target(entry)
     return entry, signer

@@ -11,8 +11,11 @@ MAX_SELECT_VALUE_CHARS: Final = 1024
 VIEWPORT_MIN: Final = (320, 240)
 VIEWPORT_MAX: Final = (3840, 2160)
 TIMEOUT_MS_RANGE: Final = (100, 30_000)
+DEFAULT_TIMEOUT_MS: Final = 10_000  # replay --timeout
 SETTLE_MS_RANGE: Final = (0, 1_000)
+DEFAULT_SETTLE_MS: Final = 0  # replay --settle: no extra wait beyond the events
 SLOW_MO_MS_RANGE: Final = (0, 5_000)  # replay --slow-mo
+DEFAULT_SLOW_MO_MS: Final = 0
 MAX_ALLOWED_ORIGINS: Final = 8
 MAX_EVIDENCE_BYTES: Final = 256 * 1024
 DEFAULT_MAX_RECORDS: Final = 500
@@ -53,6 +56,17 @@ MAX_SESSIONS: Final = 256
 MAX_BATCH_ROWS: Final = 100_000
 MAX_BATCH_BYTES: Final = 64 * 1024 * 1024
 WORKERS_RANGE: Final = (1, 16)
+DEFAULT_WORKERS: Final = 4
+# The edges' own options: a local port (`demo`, `ui`; 0 asks the system for any free one), how long
+# the MCP server's warm Chromium outlives the last play, and a fleet worker's processes and heartbeat.
+PORT_RANGE: Final = (0, 65535)
+ANY_FREE_PORT: Final = 0
+BROWSER_IDLE_S_RANGE: Final = (0, 86_400)  # mcp --browser-idle; 0: a new Chromium for every play
+DEFAULT_BROWSER_IDLE_S: Final = 300
+WORKER_CONCURRENCY_RANGE: Final = (1, 64)  # worker --concurrency
+DEFAULT_WORKER_CONCURRENCY: Final = 1
+HEARTBEAT_S_RANGE: Final = (1.0, 600.0)  # worker --heartbeat
+DEFAULT_HEARTBEAT_S: Final = 30.0
 # The largest number an option may name (a revision, a run number, a count): SQLite's largest
 # integer. Larger ones are bad usage, not an overflow deep in the store.
 MAX_OPTION_NUMBER: Final = 2**63 - 1

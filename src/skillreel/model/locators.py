@@ -143,18 +143,6 @@ class Fingerprint(Document):
             raise ValueError("siblingIndex must be below siblingCount")
         return self
 
-    def text_hashes(self) -> tuple[str, ...]:
-        """Every salted text hash the fingerprint holds (attributes included)."""
-        own = (
-            self.label_hash,
-            self.text_hash,
-            self.name_hash,
-            self.value_hash,
-            self.link_hash,
-            self.row_hash,
-        )
-        return tuple(h for h in own if h is not None) + tuple(self.attributes.values())
-
 
 # Fingerprint features that come from the element's own text: on a target chosen by a filter, an
 # extraction target or an item of a set they would hold (a hash of) page content, so they are absent.

@@ -42,6 +42,7 @@ from urllib.parse import quote, quote_plus
 
 from ..errors import RecordError
 from ..model.urls import strip_tokens, token_values
+from ..private_files import write_private
 
 if TYPE_CHECKING:
     import zipfile  # imported where a trace is read: a replay without --artifacts never loads it
@@ -268,23 +269,6 @@ def _output_failed(message: str) -> RecordError:
     return RecordError("SR_RECORD_OUTPUT_FAILED", f"--artifacts: {message}")
 
 
-def write_private(directory: Path, name: str, data: bytes) -> Path:
-    """Write ``data`` to ``directory/name`` with mode 0600, atomically, never following a symlink."""
-    target = directory / name
-    temporary = directory / f".{name}.{secrets.token_hex(6)}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    return target
-
-
 def private_scratch() -> Path:
     """A new owner-only directory for Playwright's raw trace (``tracesDir``), memory-backed
     (``/dev/shm``) where the system has one, so the unscrubbed trace never reaches a disk."""
@@ -409,7 +393,7 @@ class ArtifactRecorder:
 
     def _write(self, report: ArtifactReport, name: str, data: bytes) -> None:
         try:
-            write_private(self.directory, name, data)
+            write_private(self.directory / name, data)
         except OSError as exc:
             report.withheld.append(f"{name} (it could not be written: {exc.strerror or type(exc).__name__})")
             return

@@ -35,8 +35,8 @@ from pydantic import ValidationError
 from ..agent_skills.install import (
     Fault,
     Scope,
+    check_install_target,
     check_installed,
-    check_target,
     install,
     no_fault,
     skill_roots,
@@ -165,7 +165,7 @@ def plan_enable(
     package = render_package(entry, revision=entry.revision + 1, launcher=this_launcher(store))
     plan = EnablePlan(entry, scope, package, paths)
     for path in plan.paths:
-        check_target(path, package)
+        check_install_target(path, package)
     return plan
 
 

@@ -357,7 +357,7 @@ async def _add_assertions(recorder: Recorder, assertions: AssertionsFile) -> Non
                 f"assertion {n}: its element cannot be described without text typed during the recording",
             )
         if spec.check != "text_equals":
-            target = check_target(target)
+            target = content_free_target(target)
         # The user's own selector is what the check means: it is the first candidate (the only one
         # for a count), before the ones the recorder generated.
         own = LocatorCandidate(strategy="css", selector=spec.selector, match_count=resolved.count)
@@ -368,7 +368,7 @@ async def _add_assertions(recorder: Recorder, assertions: AssertionsFile) -> Non
         recorder.append_check(spec.kind, target, spec.check, spec.expected)
 
 
-def check_target(bundle: LocatorBundle) -> LocatorBundle:
+def content_free_target(bundle: LocatorBundle) -> LocatorBundle:
     """The target of an ``observe`` or ``assert`` without what its content says: a check is about
     content that changes with the data ("Successfully deleted 2 books." after recording "... 1
     book."), so the element is found by its selector, attributes and place, never refused for its

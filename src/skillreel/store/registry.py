@@ -418,7 +418,7 @@ class Store:
                 raise LifecycleError(
                     "SR_RECORD_REVISION_CONFLICT", f"skill {run.name!r} changed since the pre-flight"
                 )
-            self._settle(run.name, policy)
+            self._end_abandoned_runs(run.name, policy)
             runs.insert(self._conn, run)
             note = AuditNote(
                 kind="run-start",
@@ -519,18 +519,13 @@ class Store:
         with db.translated("reading a runset's runs"):
             return runs.runset_successes(self._conn, runset_id)
 
-    def settle_runs(self, name: str | None = None) -> list[RunRecord]:
-        """Record every started run (of ``name``, or all) whose process is gone as ``interrupted``,
-        with its ``run-end`` event; returns them."""
-        with db.atomic(self._conn, "settling runs"):
-            return self._settle(name, self._policy())
-
     def prune_runs(self, now: str | None = None, *, dry_run: bool = False) -> RunsPruned:
-        """Trim what replays and changes leave behind, in one transaction: settle interrupted runs;
-        remove finished runs that ended before the retention cutoff, kept revisions (never the current
-        one) last changed before it, and heal proposals of drafts that are no longer current; then,
-        while the store holds more than 3/4 of its bound, the oldest finished runs. One ``prune``
-        event per skill touched. ``dry_run`` measures the same change and rolls it back."""
+        """Trim what replays and changes leave behind, in one transaction: end abandoned runs (started
+        runs whose process is gone, as interrupted); remove finished runs that ended before the
+        retention cutoff, kept revisions (never the current one) last changed before it, and heal
+        proposals of drafts that are no longer current; then, while the store holds more than 3/4 of
+        its bound, the oldest finished runs. One ``prune`` event per skill touched. ``dry_run``
+        measures the same change and rolls it back."""
         now = now or self._clock()
         found = RunsPruned()
         try:
@@ -605,22 +600,24 @@ class Store:
             run=run.run_id,
         )
 
-    def _settle(self, name: str | None, policy: Policy) -> list[RunRecord]:
+    def _end_abandoned_runs(self, name: str | None, policy: Policy) -> list[RunRecord]:
+        """Record every started run (of ``name``, or all) whose process is gone as ``interrupted``,
+        with its ``run-end`` event; returns them."""
         now = self._clock()
-        settled = []
+        ended = []
         for found in runs.started(self._conn, name):
             if found.outcome != "interrupted":
                 continue
             run = _revalidate(interrupt_run(found.record, now))
             runs.finish(self._conn, run)
             audit.append(self._conn, self._run_end(run), now, policy, limited=False)
-            settled.append(run)
-        return settled
+            ended.append(run)
+        return ended
 
     def _prune_runs(self, now: str) -> RunsPruned:
         policy = self._policy()
         cutoff = timestamp(parse_timestamp(now) - timedelta(days=policy.retention_days))
-        interrupted = self._settle(None, policy)
+        interrupted = self._end_abandoned_runs(None, policy)
         # skills past retention go whole with ``prune``: what they hold is not counted twice here
         expired = {
             name

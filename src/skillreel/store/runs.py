@@ -398,10 +398,6 @@ def _parse_proposal(row: tuple[Any, ...]) -> HealProposal:
     return proposal
 
 
-def proposal_digests(conn: sqlite3.Connection) -> list[str]:
-    return [str(d) for (d,) in conn.execute("SELECT proposal_digest FROM heal_proposals")]
-
-
 def delete_skill(conn: sqlite3.Connection, name: str) -> None:
     """Remove a deleted skill's runs and proposals. Inside ``atomic`` only."""
     conn.execute("DELETE FROM runs WHERE name = ?", (name,))

@@ -11,12 +11,10 @@ verified against a trusted key arrives as a draft (unless the policy's ``unsigne
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
 import stat
 from pathlib import Path
 
+from .. import private_files
 from ..errors import RecordError
 from ..model.entry import StoreEntry
 from ..model.export import ExportDocument
@@ -76,31 +74,14 @@ def check_output(path: Path, *, force: bool) -> None:
 
 
 def write_private(path: Path, data: bytes, *, force: bool) -> None:
-    """Write ``data`` to ``path`` atomically with mode 0600.
-
-    The bytes go to a fresh temporary file beside ``path`` (created exclusively, fsynced) that is
-    then linked into place (refusing an existing file) or, with ``force``, renamed over it. On any
-    failure nothing is left behind.
-    """
+    """Write the export ``data`` to ``path`` atomically with mode 0600 (``private_files``): linked
+    into place (refusing an existing file) or, with ``force``, renamed over it. On any failure
+    nothing is left behind; every failure is an output code."""
     check_output(path, force=force)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, EXPORT_MODE)
-    except OSError as exc:
+        private_files.write_private(path, data, mode=EXPORT_MODE, replace=force)
+    except private_files.TemporaryFileError as exc:
         raise RecordError("SR_RECORD_OUTPUT_FAILED", "the output directory is not writable") from exc
-    try:
-        try:
-            os.fchmod(fd, EXPORT_MODE)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if force:
-            os.replace(tmp, path)
-        else:
-            os.link(tmp, path)
     except FileExistsError as exc:
         raise RecordError("SR_RECORD_OUTPUT_EXISTS", "the output file already exists (pass --force)") from exc
     except OSError as exc:
@@ -108,6 +89,3 @@ def write_private(path: Path, data: bytes, *, force: bool) -> None:
             "SR_RECORD_OUTPUT_FAILED",
             f"the output file could not be written ({exc.strerror or type(exc).__name__})",
         ) from exc
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()

@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from ..errors import RecordError, StoreError
 from ..model.canonical import canonical_json, tagged_digest
 from ..model.session import Backend, SessionRecord, SessionState, cookies_of, earliest_expiry
+from ..private_files import write_private
 
 log = logging.getLogger(__name__)
 
@@ -201,21 +202,8 @@ class SessionVault:
     def _write(self, path: Path, data: bytes) -> None:
         """Write ``path`` whole or not at all: a 0600 temporary file, synced, then renamed."""
         self._prepare()
-        temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
         with _io("writing the session"):
-            fd = os.open(
-                temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE
-            )
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(data)
-                    out.flush()
-                    os.fsync(out.fileno())
-                os.replace(temporary, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    temporary.unlink()
-                raise
+            write_private(path, data, mode=FILE_MODE)
 
     def _read(self, path: Path, limit: int) -> bytes | None:
         try:

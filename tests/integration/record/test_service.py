@@ -19,7 +19,7 @@ from skillreel.services import recording
 from skillreel.services.recording import (
     RecordRequest,
     _refuse_enabled,
-    check_target,
+    content_free_target,
     default_description,
     known_capabilities,
     prepare,
@@ -142,7 +142,7 @@ def test_prepare_builds_the_environment_before_any_browser(tmp_path: Path) -> No
     assert prepared.interactive
 
 
-def test_a_check_target_keeps_no_content_features() -> None:
+def test_a_content_free_target_keeps_no_content_features() -> None:
     """A check is about content that changes with the data ("Successfully deleted 2 books." after
     recording "... 1 book."): its target is found by selector, attributes and place."""
     said = text_hash(factory.SALT, "Successfully deleted 1 book.")
@@ -159,11 +159,11 @@ def test_a_check_target_keeps_no_content_features() -> None:
         ),
         fingerprint=fp,
     )
-    checked = check_target(bundle)
+    checked = content_free_target(bundle)
     assert [c.strategy for c in checked.candidates] == ["css"]
     assert (checked.fingerprint.text_hash, checked.fingerprint.name_hash) == (None, None)
     assert checked.fingerprint.attributes == fp.attributes
     labelled = bundle.model_copy(
         update={"fingerprint": fp.model_copy(update={"name_hash": text_hash(factory.SALT, "Status")})}
     )
-    assert check_target(labelled).fingerprint.name_hash == text_hash(factory.SALT, "Status")
+    assert content_free_target(labelled).fingerprint.name_hash == text_hash(factory.SALT, "Status")
