@@ -1,16 +1,9 @@
-"""``PlaywrightDriver``: the engine's :class:`~skillreel.replay.engine.Driver` over a real Chromium.
+"""``PlaywrightDriver``: the engine's :class:`~skillreel.replay.driving.Driver` over a real Chromium.
 
-Measurement runs in an **isolated world** of the page's main frame, addressed by its
-``uniqueContextId`` (an execution context id alone may be reused after a cross-process navigation;
-the unique id may not). The locate scripts (``element.js``, ``fingerprint.js``, ``resolve.js``,
-``collect.js``) and ``settle.js`` are in it once per document: registered over CDP to run as every
-new document of the main frame starts (``Page.addScriptToEvaluateOnNewDocument`` with the world's
-name; the first call in a new document then needs no round trip to set it up), else, for a document
-that script did not reach (the first one, loading while the registration is made), in a world
-created with ``Page.createIsolatedWorld`` and installed on first use (a call that finds them
-missing installs them and is made again). Every call passes its data as a call argument. The page
-shares the DOM with that world but none of its JavaScript objects, so patched prototypes or a fake
-``SkillreelResolve`` in the page cannot influence a decision.
+Every measurement is a call into our scripts in an isolated world of the page's main frame,
+through the one channel of ``replay/world.py`` (:class:`~skillreel.replay.world.World`: script
+registration, calls, reinstall after a navigation, the settle state between an action and the
+next call). The page's dialogs are answered by ``replay/dialogs.py``.
 
 The element the rule chose is marked by ``resolve.js`` with a per-session random attribute name
 and a per-step random value; the action then goes through Playwright's strict locator for exactly
@@ -26,8 +19,8 @@ for a navigation the action started, for the requests it started, and for a shor
 measured in the isolated world by ``settle.js``; that window is awaited inside the next page
 measurement (``SkillreelSettle.after``), so settling costs no extra round trip when the page is calm.
 
-Playwright errors are translated here, once, with content-free messages (their own messages
-repeat selectors): a crash of the browser or page is ``SR_REPLAY_UI_BROWSER_CRASHED``, a timeout
+Playwright errors are translated once (:meth:`World.translate`), with content-free messages (their
+own messages repeat selectors): a crash of the browser or page is ``SR_REPLAY_UI_BROWSER_CRASHED``, a timeout
 ``SR_REPLAY_UI_TIMEOUT``, anything else ``SR_REPLAY_UI_ACTION_FAILED`` (or
 ``SR_REPLAY_UI_NAVIGATION_FAILED`` for page loads).
 """
@@ -41,19 +34,17 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any, Final, Protocol, TypeVar
 
-from playwright.async_api import BrowserContext, CDPSession, Dialog, Locator, Page
+from playwright.async_api import BrowserContext, Locator, Page
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import ValidationError
 
 from ..errors import ReplayUIError
-from ..locate import heal, resolve_world_script
+from ..locate import heal
 from ..model.actions import FieldSpec
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
+from .dialogs import PageDialogs
 from .driving import (
     Choice,
     DialogSeen,
@@ -68,30 +59,14 @@ from .driving import (
 )
 from .evidence import PageSummary
 from .settling import (
-    CALM_WINDOW_MS,
-    MAX_ROUNDS,
-    NETWORK_CAP_S,
-    QUIET_CAP_MS,
-    QUIET_WINDOW_MS,
     PageActivity,
 )
+from .world import COLLECT, World
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-# What ``call.js`` returns in a world our scripts are not (yet) in (a new document the registered
-# script did not reach: installed then, and the call made again).
-MISSING: Final = "skillreel:not-installed"
-# The in-page API a call goes to (settle.js routes it): resolve.js, or collect.js (schema v2 sets,
-# items, reads): "collect." prefixes the method.
-RESOLVE: Final = ""
-COLLECT: Final = "collect."
-# The binding our world calls with a mark's nonce when the marked element left the page before any
-# input reached it (settle.js; exposed to our world only: Runtime.addBinding with its name).
-REPLACED_BINDING: Final = "skillreelReplaced"
 END_QUIET_S: Final = 1.0  # a lazy list that has not grown this long after a scroll is at its end
-RETRIES: Final = 5
-RETRY_DELAY_S: Final = 0.05
 
 
 class Ledger(Protocol):
@@ -111,26 +86,6 @@ class Session(Protocol):
     @property
     def crashed(self) -> bool: ...
     async def goto_start(self, *, timeout_ms: int = 30_000) -> None: ...
-
-
-@cache
-def world_script() -> str:
-    """What the isolated world holds: ``fingerprint.js``, ``resolve.js``, then ``settle.js``."""
-    settle = resources.files(__package__).joinpath("settle.js").read_text("utf-8")
-    return resolve_world_script() + "\n;\n" + settle + "\n;\ntrue;\n"
-
-
-@cache
-def call_script() -> str:
-    """``call.js``: the function every call runs in our world (to settle.js's call or after)."""
-    return resources.files(__package__).joinpath("call.js").read_text("utf-8")
-
-
-@cache
-def document_script() -> str:
-    """The same, registered to run as each new document of the page starts: in the main frame only
-    (every top-level declaration of the scripts is a ``var``: the block does not scope them)."""
-    return "if (window.top === window) {\n" + world_script() + "\n}\n"
 
 
 @dataclass(frozen=True)
@@ -159,228 +114,24 @@ class _Entered:
     world: str
 
 
-class _Transient(Exception):
-    """The isolated world went away (a navigation); measure again in the new document."""
-
-
 class PlaywrightDriver:
     def __init__(self, session: Session) -> None:
         self._session = session
         self._page = session.page
-        self._cdp: CDPSession | None = None
-        self._frame_id: str | None = None
-        self._world = "skillreel-" + secrets.token_hex(8)
+        # the isolated-world channel: every call into the page's scripts, and the settle state
+        self._world = World(self._page, lambda: session.crashed, PageActivity(self._page))
+        self._dialogs = PageDialogs(self._page)
         self._attr = "data-sr-" + secrets.token_hex(6)
-        self._contexts: dict[int, str] = {}  # our world's execution context id -> unique id
-        self._unique: str | None = None
-        self._installed: str | None = None
         self._marked = False
         self._probes = 0
         self._speculative: tuple[str, int, Picked] | None = None
         self._framed: str | None = None  # the nonce of a marked element inside a frame
         # schema v2: open loops (the arguments that find their items again after a navigation, the
-        # count when opened, the current index) and the armed answer to the next dialog
+        # count when opened, the current index)
         self._loops: dict[str, tuple[dict[str, Any], int, Scope | None]] = {}
         self._current: dict[str, int] = {}
-        self._armed: tuple[bool, str | None, str | None] | None = None
-        self._seen: DialogSeen | None = None
-        self._dialogs = False
         self._prefetched: _Prefetch | None = None
         self._entered: _Entered | None = None
-        self._activity = PageActivity(self._page)
-        self._action_mark = 0  # activity position when the last action began
-        self._quiet_deadline: float | None = None  # set: the next measurement waits for a quiet DOM
-        # the nonces of marked elements the page replaced before an action reached them (settle.js)
-        self._replaced: set[str] = set()
-        self._replacing: tuple[str, asyncio.Future[None]] | None = None  # the action that waits
-
-    # ---- errors ----------------------------------------------------------------------------------
-
-    def _crashed(self) -> bool:
-        return self._session.crashed or self._page.is_closed()
-
-    def _translate(
-        self, exc: Exception, doing: str, *, code: str = "SR_REPLAY_UI_ACTION_FAILED"
-    ) -> ReplayUIError:
-        if self._crashed():
-            return ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "Chromium exited or the page crashed")
-        if isinstance(exc, PlaywrightTimeoutError):
-            return ReplayUIError("SR_REPLAY_UI_TIMEOUT", f"the browser did not finish {doing} in time")
-        return ReplayUIError(code, f"the browser could not finish {doing}")
-
-    async def _guard(
-        self, doing: str, work: Callable[[], Awaitable[_T]], code: str = "SR_REPLAY_UI_ACTION_FAILED"
-    ) -> _T:
-        try:
-            return await work()
-        except PlaywrightError as exc:
-            raise self._translate(exc, doing, code=code) from exc
-
-    # ---- the isolated world ----------------------------------------------------------------------
-
-    async def _session_cdp(self) -> CDPSession:
-        if self._cdp is None:
-            cdp = await self._page.context.new_cdp_session(self._page)
-            cdp.on("Runtime.executionContextCreated", self._on_created)
-            cdp.on("Runtime.executionContextDestroyed", self._on_destroyed)
-            cdp.on("Runtime.executionContextsCleared", self._on_cleared)
-            cdp.on("Runtime.bindingCalled", self._on_replaced)
-            self._activity.watch(cdp)
-            tree = await cdp.send("Page.getFrameTree")
-            self._frame_id = tree["frameTree"]["frame"]["id"]
-            await asyncio.gather(
-                # our world and scripts in every later document of the main frame as it starts: the
-                # first call there needs no world created and no script installed (round trips, a
-                # compile);
-                # Chromium runs such a script only for a session that enabled the Page domain
-                cdp.send(
-                    "Page.addScriptToEvaluateOnNewDocument",
-                    {"source": document_script(), "worldName": self._world},
-                ),
-                cdp.send("Page.enable"),
-                cdp.send("Runtime.enable"),
-                # how our world tells that an action's target was replaced before the action reached it
-                cdp.send(
-                    "Runtime.addBinding", {"name": REPLACED_BINDING, "executionContextName": self._world}
-                ),
-                # the page's script requests, announced on this session before its answers to our
-                # calls (settling.py). Chromium's defaults: with no response buffer and no post data
-                # (maxTotalBufferSize/maxResourceBufferSize 0, maxPostDataSize 1) replays of
-                # password-form POSTs timed out in the real-app corpus (4 of 5; 0 of 4 with these)
-                cdp.send("Network.enable"),
-            )
-            self._cdp = cdp
-        return self._cdp
-
-    def _on_created(self, event: dict[str, Any]) -> None:
-        context = event.get("context", {})
-        aux = context.get("auxData") or {}
-        if context.get("name") == self._world and aux.get("frameId") == self._frame_id:
-            self._contexts[context["id"]] = context["uniqueId"]
-
-    def _on_destroyed(self, event: dict[str, Any]) -> None:
-        unique = event.get("executionContextUniqueId")
-        gone = self._contexts.pop(event.get("executionContextId", -1), None)
-        if self._unique is not None and self._unique in (unique, gone):
-            self._unique = None
-
-    def _on_replaced(self, event: dict[str, Any]) -> None:
-        """Our world says the element marked ``payload`` left the page before any input reached it."""
-        if event.get("name") != REPLACED_BINDING or event.get("executionContextId") not in self._contexts:
-            return
-        nonce = event.get("payload")
-        if not isinstance(nonce, str):
-            return
-        self._replaced.add(nonce)
-        waiting = self._replacing
-        if waiting is not None and waiting[0] == nonce and not waiting[1].done():
-            waiting[1].set_result(None)
-
-    def _on_cleared(self, _event: dict[str, Any]) -> None:
-        self._contexts.clear()
-        self._unique = None
-        self._activity.document_replaced()
-
-    async def _context(self, cdp: CDPSession) -> str:
-        """Our world in the current document: the newest one announced (a document our registered
-        script reached), else one created now."""
-        if self._unique is None and self._contexts:
-            self._unique = self._contexts[max(self._contexts)]
-        if self._unique is None:
-            world = await cdp.send(
-                "Page.createIsolatedWorld",
-                {"frameId": self._frame_id, "worldName": self._world, "grantUniveralAccess": False},
-            )
-            unique = self._contexts.get(world["executionContextId"])
-            if unique is None:
-                raise _Transient
-            self._unique = unique
-            await self._install(cdp)
-        return self._unique
-
-    async def _install(self, cdp: CDPSession) -> None:
-        """Install our scripts in the current world (created by us, or a call found them missing)."""
-        if self._installed != self._unique:
-            result = await cdp.send(
-                "Runtime.evaluate",
-                {
-                    "expression": world_script(),
-                    "uniqueContextId": self._unique,
-                    "returnByValue": True,
-                },
-            )
-            if "exceptionDetails" in result:
-                raise ReplayUIError(
-                    "SR_REPLAY_UI_ACTION_FAILED", "the resolution script could not be installed"
-                )
-            self._installed = self._unique
-
-    async def _call(self, method: str, arg: Any, *, api: str = RESOLVE) -> Any:
-        """Call ``SkillreelResolve[method](arg)`` (or, with ``api=COLLECT``, ``SkillreelCollect``'s)
-        in our isolated world, through ``settle.js``; retried across navigations. After an action
-        (:meth:`settle`), the call first waits there for a quiet DOM."""
-        for _ in range(RETRIES):
-            quiet = self._quiet_deadline
-            try:
-                cdp = await self._session_cdp()
-                unique = await self._context(cdp)
-                result = await cdp.send(
-                    "Runtime.callFunctionOn", self._call_params(unique, api + method, arg)
-                )
-                if result.get("result", {}).get("value") == MISSING:
-                    # a document our registered script did not reach: install, call again
-                    self._installed = None
-                    await self._install(cdp)
-                    continue
-            except _Transient:
-                await asyncio.sleep(RETRY_DELAY_S)
-                continue
-            except PlaywrightError as exc:
-                if self._crashed():
-                    raise self._translate(exc, "measuring the page") from exc
-                self._unique = None
-                if quiet is not None:  # most likely the page navigated while it was measured
-                    await self._wait_activity(quiet)
-                await asyncio.sleep(RETRY_DELAY_S)
-                continue
-            if "exceptionDetails" in result:
-                raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the in-page resolution script failed")
-            value = result.get("result", {}).get("value")
-            self._installed = unique
-            if quiet is None:
-                return value
-            self._quiet_deadline = None
-            if self._activity.busy(self._action_mark):  # the page started more while it was measured
-                await self._wait_activity(quiet)
-                self._quiet_deadline = quiet  # and the next measurement waits for quiet again
-            return value.get("value") if isinstance(value, dict) else None
-        raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page kept navigating while it was measured")
-
-    def _call_params(self, unique: str, method: str, arg: Any) -> dict[str, Any]:
-        params: dict[str, Any] = {
-            "uniqueContextId": unique,
-            "returnByValue": True,
-            "functionDeclaration": call_script(),
-        }
-        if self._quiet_deadline is None:
-            params["arguments"] = [{"value": None}, {"value": method}, {"value": arg}]
-            return params
-        cap = min(QUIET_CAP_MS, max(0, int((self._quiet_deadline - time.monotonic()) * 1000)))
-        params["arguments"] = [
-            {"value": self._quiet(cap)},
-            {"value": method},
-            {"value": arg},
-        ]
-        params["awaitPromise"] = True
-        return params
-
-    def _quiet(self, cap: int) -> dict[str, int]:
-        """The DOM-quiet window of the measurement after an action (``settle.js`` ``after``): after a
-        calm action one animation frame (at most the full window) and the short window, else the
-        full window (``replay/settling.py``)."""
-        if self._activity.calm(self._action_mark):
-            return {"windowMs": CALM_WINDOW_MS, "frameMs": QUIET_WINDOW_MS, "capMs": cap}
-        return {"windowMs": QUIET_WINDOW_MS, "frameMs": 0, "capMs": cap}
 
     async def _locator(self, picked: Picked) -> Locator:
         """Playwright's strict locator for the marked element: in the page (its CSS engine pierces
@@ -398,33 +149,29 @@ class PlaywrightDriver:
 
     # ---- Driver: navigation ----------------------------------------------------------------------
 
-    def _action_begins(self) -> None:
-        self._action_mark = self._activity.mark()
-        self._quiet_deadline = None
-
     async def start(self, *, timeout_ms: int) -> None:
         """Load the start page, once the CDP session is set up: the start page then begins with our
         world in it too (a few round trips first, against a world created, the scripts installed and
         a whole DOM-quiet window after it loaded)."""
-        self._action_begins()
+        self._world.action_begins()
         try:
-            await self._session_cdp()
+            await self._world.session()
         except PlaywrightError as exc:  # set up again on first use; a crash shows up there
             log.debug("CDP session setup: %s", type(exc).__name__)
-            self._cdp = None
+            self._world.cdp = None
         await self._session.goto_start(timeout_ms=timeout_ms)
 
     async def goto(self, url: str, *, timeout_ms: int) -> None:
-        self._action_begins()
-        await self._guard(
+        self._world.action_begins()
+        await self._world.guard(
             "loading a page",
             lambda: self._page.goto(url, wait_until="load", timeout=timeout_ms),
             "SR_REPLAY_UI_NAVIGATION_FAILED",
         )
 
     async def reload(self, *, timeout_ms: int) -> None:
-        self._action_begins()
-        await self._guard(
+        self._world.action_begins()
+        await self._world.guard(
             "reloading the page",
             lambda: self._page.reload(wait_until="load", timeout=timeout_ms),
             "SR_REPLAY_UI_NAVIGATION_FAILED",
@@ -444,7 +191,7 @@ class PlaywrightDriver:
         if ahead is not None and ahead.within == within and self._still_fresh(ahead, bundle):
             return self._probe_result(ahead.token, ahead.nonce, ahead.data)
         token, nonce, arg = self._probe_arg(bundle, salt, within)
-        return self._probe_result(token, nonce, await self._call("probe", arg))
+        return self._probe_result(token, nonce, await self._world.call("probe", arg))
 
     def _still_fresh(self, ahead: _Prefetch, bundle: LocatorBundle) -> bool:
         """A measurement taken ahead serves a probe of the same bundle in the same scope only, and
@@ -456,16 +203,20 @@ class PlaywrightDriver:
     def _unchanged(self, activity: int, world: str) -> bool:
         """Nothing happened on the page since a measurement taken at ``activity`` in ``world``: no
         request, navigation or load since, the same document, no action waiting to be settled."""
-        return activity == self._activity.mark() and world == self._unique and self._quiet_deadline is None
+        return (
+            activity == self._world.activity.mark()
+            and world == self._world.unique
+            and self._world.quiet_deadline is None
+        )
 
     def _ahead(
         self, bundle: LocatorBundle, within: Scope | None, token: str, nonce: str, *, data: Any
     ) -> None:
         """Keep a probe measured ahead (its element speculatively marked: cleaned up by a later call)."""
-        if self._unique is not None and isinstance(data, dict):
+        if self._world.unique is not None and isinstance(data, dict):
             self._marked = self._marked or data.get("speculative") is not None
             self._prefetched = _Prefetch(
-                bundle, within, token, nonce, data, self._activity.mark(), self._unique
+                bundle, within, token, nonce, data, self._world.activity.mark(), self._world.unique
             )
 
     def _probe_arg(
@@ -513,7 +264,7 @@ class PlaywrightDriver:
         if guess is not None and not describe and guess[:2] == (probe.token, element):
             return guess[2]
         nonce = secrets.token_hex(16)
-        data = await self._call(
+        data = await self._world.call(
             "pick",
             {
                 "token": probe.token,
@@ -550,10 +301,10 @@ class PlaywrightDriver:
         if not self._marked or self._prefetched is not None:
             return
         self._marked = False
-        if self._unique is None or self._unique != self._installed or self._crashed():
+        if self._world.unique is None or self._world.unique != self._world.installed or self._world.crashed():
             return  # a new document: nothing of ours is marked in it
         try:
-            await self._call("release", {"attr": self._attr})
+            await self._world.call("release", {"attr": self._attr})
         except ReplayUIError as exc:
             log.debug("release: %s", exc.code)
 
@@ -580,19 +331,19 @@ class PlaywrightDriver:
         and then sends the key to whatever holds the focus, which a page that replaced the element
         may have moved to the new one: it is given up only when the element was replaced before it
         began."""
-        self._action_begins()
-        if picked.token in self._replaced:
+        self._world.action_begins()
+        if picked.token in self._world.replaced:
             self._replaced_before(timeout_ms)
         if not race:
-            await self._guard(doing, work)
+            await self._world.guard(doing, work)
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._replacing = (picked.token, waiter)
-        action = asyncio.ensure_future(self._guard(doing, work))
+        self._world.replacing = (picked.token, waiter)
+        action = asyncio.ensure_future(self._world.guard(doing, work))
         try:
             await asyncio.wait((action, waiter), return_when=asyncio.FIRST_COMPLETED)
         finally:
-            self._replacing = None
+            self._world.replacing = None
             waiter.cancel()
             if not action.done():
                 action.cancel()
@@ -605,7 +356,7 @@ class PlaywrightDriver:
         self._marked = False
         self._prefetched = None
         self._speculative = None
-        self._quiet_deadline = time.monotonic() + timeout_ms / 1000
+        self._world.quiet_deadline = time.monotonic() + timeout_ms / 1000
         raise TargetReplaced
 
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
@@ -626,15 +377,15 @@ class PlaywrightDriver:
         allowed: Sequence[str] | None = None,
     ) -> str | None:
         if by_label:
-            found = await self._call("optionByLabel", {"label": value}, api=COLLECT)
+            found = await self._world.call("optionByLabel", {"label": value}, api=COLLECT)
             if not isinstance(found, str):
                 return None
             value = found
         if allowed is not None and value not in allowed:
             return None
-        if not await self._call("hasOption", {"value": value}):
-            if picked.token in self._replaced:  # not the field's options: the field is gone
-                self._action_begins()
+        if not await self._world.call("hasOption", {"value": value}):
+            if picked.token in self._world.replaced:  # not the field's options: the field is gone
+                self._world.action_begins()
                 self._replaced_before(timeout_ms)
             return None
         target = await self._locator(picked)
@@ -647,8 +398,8 @@ class PlaywrightDriver:
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
         if picked is None:
-            self._action_begins()
-            await self._guard("the key press", lambda: self._page.keyboard.press(key))
+            self._world.action_begins()
+            await self._world.guard("the key press", lambda: self._page.keyboard.press(key))
         else:
             target = await self._locator(picked)
             await self._act(
@@ -656,10 +407,10 @@ class PlaywrightDriver:
             )
 
     async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool:
-        return bool(await self._call("check", {"check": check, "expected": expected}))
+        return bool(await self._world.call("check", {"check": check, "expected": expected}))
 
     async def count(self, candidate: LocatorCandidate, *, salt: str) -> int:
-        value = await self._call("count", {"candidate": candidate.to_json(), "salt": salt})
+        value = await self._world.call("count", {"candidate": candidate.to_json(), "salt": salt})
         return value if isinstance(value, int) else -1
 
     # ---- Driver: observation ---------------------------------------------------------------------
@@ -673,27 +424,27 @@ class PlaywrightDriver:
         enters the loop's next item, reads its fields and probes the body's first target in it
         (see :meth:`enter_item`)."""
         arg: dict[str, Any] = {"salt": salt, "text": text, "verify": verify}
-        if self._marked and self._unique is not None and self._unique == self._installed:
+        if self._marked and self._world.unique is not None and self._world.unique == self._world.installed:
             arg["attr"] = self._attr
         self._marked = False
         self._speculative = None
         self._prefetched = None
         self._entered = None
         if prefetch is None:
-            data = await self._call("pageState", arg)
+            data = await self._world.call("pageState", arg)
         elif isinstance(prefetch, ItemAhead):
             scope = Scope(prefetch.loop, prefetch.index)
             calls, probe = self._entry_calls(
                 scope, prefetch.fields, salt, prefetch.allow_heal, prefetch.probe
             )
-            results = await self._call("batch", [["pageState", arg], *calls])
+            results = await self._world.call("batch", [["pageState", arg], *calls])
             ok = isinstance(results, list) and len(results) == len(calls) + 1
             data = results[0] if ok else None
             if ok and self._entered_from(scope, results[1:], len(prefetch.fields)) and probe:
                 self._ahead(*probe, data=results[3])
         else:
             token, nonce, probe_arg = self._probe_arg(prefetch, salt)
-            both = await self._call("batch", [["pageState", arg], ["probe", probe_arg]])
+            both = await self._world.call("batch", [["pageState", arg], ["probe", probe_arg]])
             data, ahead = both if isinstance(both, list) and len(both) == 2 else (None, None)
             self._ahead(prefetch, None, token, nonce, data=ahead)
         try:
@@ -714,21 +465,21 @@ class PlaywrightDriver:
         params = {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False}
 
         async def capture() -> bytes:
-            cdp = await self._session_cdp()
+            cdp = await self._world.session()
             shot = await asyncio.wait_for(cdp.send("Page.captureScreenshot", params), timeout_ms / 1000)
             return base64.b64decode(shot["data"])
 
-        await self._call("caret", {"hide": True})
+        await self._world.call("caret", {"hide": True})
         try:
-            png: bytes = await self._guard("the screenshot", capture)
+            png: bytes = await self._world.guard("the screenshot", capture)
         except TimeoutError as exc:
             raise ReplayUIError(
                 "SR_REPLAY_UI_TIMEOUT", "the browser did not finish the screenshot in time"
             ) from exc
         finally:
-            if not self._crashed():
+            if not self._world.crashed():
                 try:
-                    await self._call("caret", {"hide": False})
+                    await self._world.call("caret", {"hide": False})
                 except ReplayUIError as exc:  # the page navigated meanwhile: nothing of ours is left
                     log.debug("caret: %s", exc.code)
         return png
@@ -739,52 +490,30 @@ class PlaywrightDriver:
         minimum from now (``--settle``)."""
         started = time.monotonic()
         deadline = started + timeout_ms / 1000
-        await self._wait_activity(deadline)
-        self._quiet_deadline = deadline
+        await self._world.wait_activity(deadline)
+        self._world.quiet_deadline = deadline
         if settle_ms:
             await asyncio.sleep(max(0.0, started + settle_ms / 1000 - time.monotonic()))
-        if self._crashed():
+        if self._world.crashed():
             raise ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "Chromium exited or the page crashed")
 
     async def drain(self) -> None:
         """See :meth:`Driver.drain`. Never raises: the replay's outcome is already decided."""
-        deadline = self._quiet_deadline
-        if deadline is None or self._crashed():
+        deadline = self._world.quiet_deadline
+        if deadline is None or self._world.crashed():
             return
-        self._quiet_deadline = None
+        self._world.quiet_deadline = None
         try:
             # a round trip to the renderer on our session (no quiet window, nothing installed): its
             # answer comes after every request the page had announced there (settling.py)
-            cdp = await self._session_cdp()
+            cdp = await self._world.session()
             await cdp.send("Runtime.evaluate", {"expression": "0", "returnByValue": True})
-            if self._activity.busy(self._action_mark):
-                await self._wait_activity(deadline)
+            if self._world.activity.busy(self._world.action_mark):
+                await self._world.wait_activity(deadline)
         except PlaywrightError as exc:
             log.debug("drain: %s", type(exc).__name__)
         except ReplayUIError as exc:
             log.debug("drain: %s", exc.code)
-
-    async def _wait_activity(self, deadline: float) -> None:
-        """Until the action's navigation has loaded and its requests have finished (bounded)."""
-        activity = self._activity
-        for _ in range(MAX_ROUNDS):
-            await activity.wait_navigation(deadline)
-            if activity.navigating():
-                raise ReplayUIError(
-                    "SR_REPLAY_UI_TIMEOUT", "the browser did not finish loading the page in time"
-                )
-            if activity.unloaded():
-                await self._wait_loaded(max(1, int((deadline - time.monotonic()) * 1000)))
-                activity.loaded()
-            now = time.monotonic()
-            await activity.wait_requests(self._action_mark, now + min(NETWORK_CAP_S, (deadline - now) / 2))
-            if not (activity.navigating() or activity.unloaded()):
-                return
-
-    async def _wait_loaded(self, timeout_ms: int) -> None:
-        await self._guard(
-            "loading the page", lambda: self._page.wait_for_load_state("load", timeout=timeout_ms)
-        )
 
     def network_mark(self) -> int:
         return self._session.ledger.mark()
@@ -821,7 +550,7 @@ class PlaywrightDriver:
             bundle.candidates, bundle.fingerprint, salt=salt, within=within, allow_heal=allow_heal
         )
         arg["mark"] = {"attr": self._attr, "nonce": nonce}
-        data = await self._call("choose", {"set": arg, "token": token}, api=COLLECT)
+        data = await self._world.call("choose", {"set": arg, "token": token}, api=COLLECT)
         outcome = data.get("outcome") if isinstance(data, dict) else None
         if outcome in ("none", "many"):
             return Choice(outcome)
@@ -857,7 +586,7 @@ class PlaywrightDriver:
             "keep": mark,
         }
         self._entered = None
-        found = _items_found(await self._call("open", arg, api=COLLECT))
+        found = _items_found(await self._world.call("open", arg, api=COLLECT))
         if mark:
             self._loops[loop] = (arg, found.count, within)
         return found
@@ -866,12 +595,12 @@ class PlaywrightDriver:
         opened = self._loops.get(loop)
         if opened is None or index >= opened[1]:
             return False
-        data = await self._call("item", {"loop": loop, "index": index}, api=COLLECT)
+        data = await self._world.call("item", {"loop": loop, "index": index}, api=COLLECT)
         if isinstance(data, dict) and not data.get("known"):
             # a new document (the body navigated): find the items again, the enclosing loop's first
             if not await self._reopen(loop):
                 return False
-            data = await self._call("item", {"loop": loop, "index": index}, api=COLLECT)
+            data = await self._world.call("item", {"loop": loop, "index": index}, api=COLLECT)
         ok = isinstance(data, dict) and data.get("ok") is True
         if ok:
             self._current[loop] = index
@@ -906,7 +635,7 @@ class PlaywrightDriver:
         scope = Scope(loop, index)
         self._prefetched = None
         calls, ahead = self._entry_calls(scope, fields, salt, allow_heal, probe)
-        results = await self._call("batch", calls)
+        results = await self._world.call("batch", calls)
         complete = isinstance(results, list) and len(results) == len(calls)
         if complete and self._entered_from(scope, results, len(fields)):
             self._entered = None
@@ -942,13 +671,15 @@ class PlaywrightDriver:
         """Keep an item entered ahead (``collect.item`` and ``collect.fields`` results) when the item
         was there and its fields well formed; False otherwise (nothing kept)."""
         found = results[0]
-        if not isinstance(found, dict) or found.get("ok") is not True or self._unique is None:
+        if not isinstance(found, dict) or found.get("ok") is not True or self._world.unique is None:
             return False
         try:
             values = _field_values(results[1], count)
         except ReplayUIError:
             return False
-        self._entered = _Entered(scope.loop, scope.index, values, self._activity.mark(), self._unique)
+        self._entered = _Entered(
+            scope.loop, scope.index, values, self._world.activity.mark(), self._world.unique
+        )
         return True
 
     async def _reopen(self, loop: str, depth: int = 0) -> bool:
@@ -957,11 +688,11 @@ class PlaywrightDriver:
             outer = within.loop
             if depth > 8 or outer not in self._loops or self._current.get(outer) != within.index:
                 return False
-            known = await self._call("item", {"loop": outer, "index": within.index}, api=COLLECT)
+            known = await self._world.call("item", {"loop": outer, "index": within.index}, api=COLLECT)
             lost = isinstance(known, dict) and not known.get("known")
             if lost and not await self._reopen(outer, depth + 1):
                 return False
-        again = _items_found(await self._call("open", arg, api=COLLECT))
+        again = _items_found(await self._world.call("open", arg, api=COLLECT))
         return again.count == count and again.outcome != "ambiguous"
 
     async def close_items(self, loop: str) -> None:
@@ -972,15 +703,15 @@ class PlaywrightDriver:
         if ahead is not None and ahead.within is not None and ahead.within.loop == loop:
             self._prefetched = None  # measured ahead in an item for a step that did not run
             await self.release()
-        if self._unique is None or self._unique != self._installed or self._crashed():
+        if self._world.unique is None or self._world.unique != self._world.installed or self._world.crashed():
             return
         try:
-            await self._call("close", {"loop": loop}, api=COLLECT)
+            await self._world.call("close", {"loop": loop}, api=COLLECT)
         except ReplayUIError as exc:
             log.debug("close_items: %s", exc.code)
 
     async def read(self, picked: Picked, read: str, attribute: str | None) -> str | None:
-        data = await self._call("read", {"read": read, "attribute": attribute}, api=COLLECT)
+        data = await self._world.call("read", {"read": read, "attribute": attribute}, api=COLLECT)
         if not isinstance(data, dict) or not data.get("ok"):
             raise ReplayUIError("SR_REPLAY_UI_TARGET_NOT_FOUND", "the element went away before it was read")
         value = data.get("value")
@@ -1012,7 +743,7 @@ class PlaywrightDriver:
             "fields": self._fields_arg(fields),
             "within": {"loop": within.loop, "index": within.index},
         }
-        return _field_values(await self._call("fields", arg, api=COLLECT), len(fields))
+        return _field_values(await self._world.call("fields", arg, api=COLLECT), len(fields))
 
     async def read_list(
         self,
@@ -1033,7 +764,7 @@ class PlaywrightDriver:
             "fields": self._fields_arg(fields),
             "limit": limit,
         }
-        data = await self._call("list", arg, api=COLLECT)
+        data = await self._world.call("list", arg, api=COLLECT)
         try:
             total = int(data["total"])
             outcome = data["outcome"]
@@ -1052,20 +783,22 @@ class PlaywrightDriver:
         content or more elements) for at most :data:`END_QUIET_S`; again while it grows, at most
         ``max_rounds`` times. The rounds that made it grow."""
         target = await self._locator(picked)
-        self._action_begins()  # what the scroll loads is settled after it, like an action's
+        self._world.action_begins()  # what the scroll loads is settled after it, like an action's
         if to != "end":
-            await self._guard("scrolling", lambda: target.scroll_into_view_if_needed(timeout=timeout_ms))
+            await self._world.guard(
+                "scrolling", lambda: target.scroll_into_view_if_needed(timeout=timeout_ms)
+            )
             return 0
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_ms / 1000
         rounds = 0
-        before = await self._call("scrollEnd", {}, api=COLLECT)
+        before = await self._world.call("scrollEnd", {}, api=COLLECT)
         while rounds < max_rounds and isinstance(before, dict):
             quiet = min(loop.time() + END_QUIET_S, deadline)
             after = before
             while after == before and loop.time() < quiet:
                 await asyncio.sleep(0.05)
-                after = await self._call("scrollState", {}, api=COLLECT)
+                after = await self._world.call("scrollState", {}, api=COLLECT)
             if after == before or not isinstance(after, dict):
                 break
             rounds += 1
@@ -1073,48 +806,17 @@ class PlaywrightDriver:
                 break
             if settle_ms:
                 await asyncio.sleep(settle_ms / 1000)
-            before = await self._call("scrollEnd", {}, api=COLLECT)
+            before = await self._world.call("scrollEnd", {}, api=COLLECT)
         return rounds
 
-    async def _on_dialog(self, dialog: Dialog) -> None:
-        """Every dialog of the page: the armed answer when it is of the kind expected, else
-        dismissed (as the first version did for all of them). Its message is never read."""
-        armed, kind = self._armed, dialog.type
-        try:
-            if armed is not None and armed[2] in (None, kind):
-                accept, text, _ = armed
-                self._armed = None
-                self._seen = DialogSeen(kind, True)
-                if accept and kind == "prompt" and text is not None:
-                    await dialog.accept(text)
-                elif accept:
-                    await dialog.accept()
-                else:
-                    await dialog.dismiss()
-                return
-            if armed is not None:
-                self._armed = None
-                self._seen = DialogSeen(kind, False)
-            await dialog.dismiss()
-        except PlaywrightError as exc:  # the page went away with its dialog
-            log.debug("dialog: %s", type(exc).__name__)
-
-    def _listen_dialogs(self) -> None:
-        if not self._dialogs:
-            self._page.on("dialog", self._on_dialog)
-            self._dialogs = True
-
     async def arm_dialog(self, *, accept: bool, text: str | None, expects: str | None) -> None:
-        self._listen_dialogs()
-        self._armed = (accept, text, expects)
-        self._seen = None
+        await self._dialogs.arm(accept=accept, text=text, expects=expects)
 
     async def dialog_seen(self) -> DialogSeen | None:
-        return self._seen
+        return self._dialogs.seen
 
     async def disarm_dialog(self) -> None:
-        self._armed = None
-        self._seen = None
+        self._dialogs.disarm()
 
 
 def _read_arg(salt: str, allow_heal: bool) -> dict[str, Any]:
