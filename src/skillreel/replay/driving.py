@@ -1,5 +1,7 @@
 """What the replay engine and its drivers share: the :class:`Driver` protocol and the plain records
-that cross it. ``PlaywrightDriver`` (``replay/driver.py``) drives Chromium; ``FakeDriver``
+that cross it. ``Driver`` is the union of role protocols (:class:`Navigating`, :class:`Locating`,
+:class:`Acting`, :class:`Reading`, :class:`Dialogs`): a collaborator or a test fake names only the
+roles it needs. ``PlaywrightDriver`` (``replay/driver.py``) drives Chromium; ``FakeDriver``
 (``replay/fake.py``) is an in-memory page for fast engine tests.
 
 Nothing read from the page crosses this protocol into anything that is stored: the values of

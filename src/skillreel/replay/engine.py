@@ -3,7 +3,7 @@
 Steps run serially, blocks (``loop``, ``branch``) recursively. Each step: resolve its target
 (``replay.resolving``: ``locate.heal.decide`` over the driver's in-page probe, polling until the
 step's deadline), act, settle (on events: ``replay/settling.py``), summarise the page (measuring
-ahead for the next step of the same list, :meth:`ReplayEngine._first_target`), check the network
+ahead for the next step of the same list, ``replay.steps.ahead.first_target``), check the network
 ledger (any refused request during the step fails it with ``SR_REPLAY_UI_NETWORK_DENIED``, without
 naming origins), and collect digest-only evidence (:mod:`skillreel.replay.evidence`). The first
 failure stops the run with a :class:`~skillreel.errors.SkillreelError` naming the step id; nothing
@@ -18,7 +18,7 @@ records, progress, network checks).
   (a re-render; the driver raises :class:`TargetReplaced`, nothing done) locates its target again
   and acts on what it finds then, at most ``MAX_REPLACED`` times (``SR_REPLAY_UI_TARGET_REPLACED``).
 * A typed or chosen value is verified in the field; when the page swapped the field after the input
-  reached it, in the field found again exactly as recorded (``_holds``).
+  reached it, in the field found again exactly as recorded (``replay.steps.acting``).
 * An assertion or wait with ``onFail: "skip"`` that does not hold skips the rest of its block (the
   iteration of a loop, the list of a branch; at the top level, the rest of the run).
 * A step followed by a ``dialog`` step runs with that dialog's answer armed; dialogs no step
