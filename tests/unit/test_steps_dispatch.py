@@ -19,6 +19,7 @@ from skillreel.replay.resolving import POLL_FIRST_S, POLL_MAX_S, Resolver
 from skillreel.replay.steps import acting, checking, data, page
 from skillreel.replay.steps.checking import poll_check
 from skillreel.replay.steps.context import Inputs, RunContext, StepContext
+from tests.support.clock import Clock
 from tests.support.factory import SALT
 
 FAMILIES = (acting, checking, data, page)
@@ -71,19 +72,6 @@ async def test_the_engine_stops_at_a_kind_without_a_handler(monkeypatch: pytest.
 
 
 # ---- the poll loop ----------------------------------------------------------------------------------
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 class Releases:

@@ -34,22 +34,12 @@ from skillreel.replay import engine as engine_module
 from skillreel.replay.engine import EngineOptions, ItemAhead, ReplayEngine, StepProgress
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
 from skillreel.replay.steps import data as data_module
+from tests.support.clock import Clock
 from tests.support.factory import SALT, element_set
 from tests.support.factory import target as factory_target
 
 URL = "https://app.test/orders"
 START = NavigateAction(id="a1", url=URL)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def _hash(text: str) -> str:
