@@ -187,6 +187,14 @@ class PageLocating:
         )
         if not isinstance(data, dict) or not data.get("ok"):
             return None
+        fingerprint = self._marked_as(nonce, data)
+        return Picked(
+            nonce, fingerprint, _candidates(data.get("candidates")), echoes=data.get("echoes") is True
+        )
+
+    def _marked_as(self, nonce: str, data: dict[str, Any]) -> Fingerprint:
+        """The page marked an element with ``nonce`` (``pick`` or ``choose``): its fingerprint as
+        it is now, and whether it lives in a frame's document."""
         self._marked = True
         try:
             fingerprint = Fingerprint.parse(data["fingerprint"])
@@ -195,9 +203,7 @@ class PageLocating:
                 "SR_REPLAY_UI_ACTION_FAILED", "the target element cannot be described"
             ) from exc
         self._note_frame(nonce, data.get("framed"))
-        return Picked(
-            nonce, fingerprint, _candidates(data.get("candidates")), echoes=data.get("echoes") is True
-        )
+        return fingerprint
 
     def _note_frame(self, nonce: str, framed: Any) -> None:
         """Remember that the element marked ``nonce`` lives in a same-origin frame's document."""
@@ -230,14 +236,7 @@ class PageLocating:
             return Choice(outcome)
         if outcome != "one":
             raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed")
-        self._marked = True
-        try:
-            fingerprint = Fingerprint.parse(data["fingerprint"])
-        except (ValidationError, KeyError, TypeError) as exc:
-            raise ReplayUIError(
-                "SR_REPLAY_UI_ACTION_FAILED", "the target element cannot be described"
-            ) from exc
-        self._note_frame(nonce, data.get("framed"))
+        fingerprint = self._marked_as(nonce, data)
         return Choice("one", Picked(nonce, fingerprint), bool(data.get("healed")))
 
     async def open_items(

@@ -1,4 +1,4 @@
-"""The replay's isolated world in each new document (``replay/driver.py``): registered to start
+"""The replay's isolated world in each new document (``replay/world.py``): registered to start
 with every document of the main frame (``Page.addScriptToEvaluateOnNewDocument``), so the first
 call there costs no world creation and no install; never in a child frame, never visible to the
 page; a document the registered script did not reach gets the scripts installed on first use."""
