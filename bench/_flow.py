@@ -151,7 +151,7 @@ async def describe_flow(server: LocalServer) -> dict[str, Any]:
     """Every target's locator bundle, described on the live pages as the recorder would."""
     from skillreel.locate import locate_script
     from skillreel.model.locators import LocatorBundle
-    from skillreel.sandbox.browser import browser_session
+    from skillreel.sandbox.cold import browser_session
 
     found: dict[str, Any] = {}
 

@@ -32,7 +32,7 @@ from _flow_baseline import chromium_args
 from _results import report
 from row_cpu import _cpu, _tree
 
-from skillreel.sandbox.browser import DISABLE_FEATURES, find_chromium, launch_args
+from skillreel.sandbox.chromium import DISABLE_FEATURES, find_chromium, launch_args
 
 COMMAND = "python bench/chromium_launch.py"
 PAGE = "data:text/html,<p>hello</p>"

@@ -58,7 +58,8 @@ from skillreel.model.lifecycle import approve, new_entry
 from skillreel.model.locators import ElementSet, LocatorBundle, LocatorCandidate
 from skillreel.model.refs import ItemRef, LiteralValue
 from skillreel.replay.engine import StepProgress
-from skillreel.sandbox.browser import browser_session, find_chromium
+from skillreel.sandbox.chromium import find_chromium
+from skillreel.sandbox.cold import browser_session
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
 

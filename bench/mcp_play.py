@@ -45,7 +45,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from playwright.async_api import Browser, async_playwright
 
-from skillreel.sandbox.browser import find_chromium
+from skillreel.sandbox.chromium import find_chromium
 from skillreel.services.packaging import enable_skill
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store

@@ -25,7 +25,8 @@ from _results import report
 from tests.support.factory import url_environment
 from tests.support.server import LocalServer
 
-from skillreel.sandbox.browser import browser_session, find_chromium, launch_args
+from skillreel.sandbox.chromium import find_chromium, launch_args
+from skillreel.sandbox.cold import browser_session
 from skillreel.sandbox.ledger import NetworkLedger
 from skillreel.sandbox.proxy import EnforcingProxy
 

@@ -32,7 +32,7 @@ from playwright.async_api import Page
 
 from skillreel.model.environment import Environment, build_url_target
 from skillreel.record.recorder import Recorder
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.cold import browser_session
 
 GOAL_MS = 5.0
 SALT = "0123456789abcdef0123456789abcdef"

@@ -45,7 +45,7 @@ from _results import report
 from playwright.async_api import async_playwright
 
 from skillreel.replay.engine import StepProgress
-from skillreel.sandbox.browser import find_chromium
+from skillreel.sandbox.chromium import find_chromium
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 

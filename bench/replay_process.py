@@ -13,10 +13,10 @@ Each pair starts both as fresh processes, in alternating order, and times them f
   headless, no proxy and no request routing (see that file), launched with Playwright's defaults
   (what a hand-written script passes). ``--tuned`` adds a third process per pair: the same script
   given skillreel's ``--disable-features`` switch too (the address bar's preloaded popup off, see
-  ``sandbox/browser.py``), to show how much of the ratio that one switch makes.
+  ``sandbox/chromium.py``), to show how much of the ratio that one switch makes.
 
 Printed per pair: both wall times, their ratio, both CPU times (user + system of the whole process
-tree: Python, the Playwright driver, Chromium and its helpers, as reaped by ``wait``) and the load
+tree: Python, Playwright's process, Chromium and its helpers, as reaped by ``wait``) and the load
 average; then the medians and their ratios. Goal (issue 14): at most 1.10x, on wall time. The wall
 ratio of one pair swings widely on a loaded machine (the two processes of a pair meet different
 load); the CPU ratio is far steadier and says what the extra work costs, the wall ratio how much of
@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _flow import NAME, PASSWORD, PASSWORD_ENV, inputs, start_server, store_skill
 from _results import report
 
-from skillreel.sandbox.browser import DISABLE_FEATURES, find_chromium
+from skillreel.sandbox.chromium import DISABLE_FEATURES, find_chromium
 
 GOAL = 1.10
 BENCH = Path(__file__).resolve().parent

@@ -61,14 +61,14 @@ import skillreel.services.replaying as replaying
 from skillreel.replay import driver as replay_driver
 from skillreel.replay import world as replay_world
 from skillreel.replay.engine import ReplayEngine
-from skillreel.sandbox import browser as sandbox_browser
-from skillreel.sandbox.browser import find_chromium
+from skillreel.sandbox import cold as cold_session
+from skillreel.sandbox.chromium import find_chromium
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 
 IMPORTS = (
     "import skillreel.cli.main, skillreel.cli.replay, skillreel.services.replaying, "
-    "skillreel.replay.driver, skillreel.sandbox.browser, playwright.async_api"
+    "skillreel.replay.driver, skillreel.sandbox.cold, playwright.async_api"
 )
 
 
@@ -87,9 +87,9 @@ def process_start(runs: int) -> tuple[float, float]:
 
 async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -> None:
     marks: dict[str, float] = {}
-    original_session = sandbox_browser.browser_session
+    original_session = cold_session.browser_session
     original_run = ReplayEngine.run
-    original_record = replaying._end
+    original_record = replaying.end_played
 
     @asynccontextmanager
     async def session(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
@@ -115,7 +115,7 @@ async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -
             marks["recorded"] = time.perf_counter()
 
     ReplayEngine.run = run_steps  # type: ignore[method-assign]
-    replaying._end = record
+    replaying.end_played = record
     try:
         started = time.perf_counter()
         outcome = await replay_skill(
@@ -124,7 +124,7 @@ async def profile_once(store: Store, run: int, phases: dict[str, list[float]]) -
         ended = time.perf_counter()
     finally:
         ReplayEngine.run = original_run  # type: ignore[method-assign]
-        replaying._end = original_record
+        replaying.end_played = original_record
     if outcome.error is not None:
         raise RuntimeError(f"the replay failed: {outcome.error.code}")
     phases["pre-flight (store read, checks, vault)"].append(marks["launch"] - started)

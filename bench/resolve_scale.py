@@ -37,7 +37,7 @@ from tests.support.server import LocalServer
 from skillreel.locate import heal, locate_script
 from skillreel.model.locators import LocatorBundle
 from skillreel.replay.driver import PlaywrightDriver
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.cold import browser_session
 
 SIZES = (1_000, 5_000, 20_000)
 GOAL_MS = 30.0

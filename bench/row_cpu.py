@@ -172,7 +172,7 @@ def show(label: str, rows: int, wall: float, by_kind: dict[str, float]) -> float
 def main(rows: int, workers: int, pairs: int, sequential: int) -> None:
     from _flow import NAME, PASSWORD, PASSWORD_ENV, inputs, start_server, store_skill
 
-    from skillreel.sandbox.browser import find_chromium
+    from skillreel.sandbox.chromium import find_chromium
 
     chromium = str(find_chromium(headless=True))
     server = start_server()

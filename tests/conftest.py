@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 
 from skillreel import vault
-from skillreel.sandbox.browser import WarmBrowser
+from skillreel.sandbox.warm import WarmBrowser
 from tests.support.describe import close_describer
 from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions

@@ -28,7 +28,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, Locator, Page, Playwright, ViewportSize, expect, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
-from skillreel.sandbox.browser import find_chromium
+from skillreel.sandbox.chromium import find_chromium
 
 from .skillreel_tool import DEMO_END_MS, DEMO_PAUSE_MS
 from .spec import Choose, Click, Fill, Press, Task

@@ -7,7 +7,7 @@ Playwright's client): about half a CPU-second per call on this 2-core machine, m
 suite. Here the imports happen once, in a server started with a clean environment; each call is a
 ``fork()`` of it that then becomes exactly what ``python -m skillreel ARGS`` is after its imports:
 the caller's environment (``os.environ`` replaced, so ``putenv`` reaches every grandchild: the
-Playwright driver, Chromium), working directory, ``sys.argv``, stdin/stdout/stderr (the caller's
+Playwright Node.js process, Chromium), working directory, ``sys.argv``, stdin/stdout/stderr (the caller's
 file descriptors, passed over a Unix socket), default signal handlers, and at the end the
 interpreter's own shutdown steps (non-daemon threads joined, ``atexit`` handlers, streams flushed)
 before the exit status goes back to the caller.

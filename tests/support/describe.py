@@ -2,7 +2,7 @@
 page version, as the recorder would describe it.
 
 Describing is the tests' scaffolding, not the code under test, so every test of a pytest process
-describes in one Chromium (skillreel's :class:`~skillreel.sandbox.browser.WarmBrowser`: a fresh
+describes in one Chromium (skillreel's :class:`~skillreel.sandbox.warm.WarmBrowser`: a fresh
 isolated context and enforcing proxy per page, as the MCP server plays). That browser lives on a
 thread of its own with its own event loop, so each test's event loop can use it; it starts with
 the first description (only tests marked ``browser`` describe), outside any test's
@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from skillreel.locate import locate_script
 from skillreel.model.environment import Environment
 from skillreel.model.locators import LocatorBundle
-from skillreel.sandbox.browser import WarmBrowser
+from skillreel.sandbox.warm import WarmBrowser
 from skillreel.store.db import ENV_HOME
 from tests.support.factory import SALT, html_environment, url_environment
 from tests.support.server import LocalServer

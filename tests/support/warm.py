@@ -1,16 +1,16 @@
 """One Chromium per pytest worker for in-process replays whose subject is not the browser launch.
 
-Launching Chromium (and the Playwright driver) costs seconds of CPU on a loaded 2-core machine,
+Launching Chromium (and Playwright's Node.js process) costs seconds of CPU on a loaded 2-core machine,
 and most replay tests test the engine, healing, settling, the store's bookkeeping, not the
 launch. Such a test asks for the ``sessions`` fixture (tests/conftest.py) and passes it to
 ``replay_skill(..., session_factory=sessions)``: every replay then gets a fresh isolated browser
 context behind its own fresh enforcing proxy in the worker's one Chromium -- the product's own
-:class:`~skillreel.sandbox.browser.WarmBrowser`, exactly as the MCP server and a batch play -- and
+:class:`~skillreel.sandbox.warm.WarmBrowser`, exactly as the MCP server and a batch play -- and
 shares nothing with another test but the browser process.
 
 What this leaves to the tests that do not use it (and there are many: every ``skillreel``
 subprocess, tests/integration/sandbox/, the crash and lifecycle tests): the cold path
-(``sandbox.browser.browser_session``: one Chromium launched through the session's proxy).
+(``sandbox.cold.browser_session``: one Chromium launched through the session's proxy).
 
 A debugging replay (headed, slow motion, a trace) still gets a browser of its own, as
 :meth:`WarmBrowser.session` gives a headed one: the warm browser is headless and launched without
@@ -28,7 +28,9 @@ from typing import Any
 
 from skillreel.model.environment import Environment
 from skillreel.model.session import SessionState
-from skillreel.sandbox.browser import BrowserSession, WarmBrowser, browser_session
+from skillreel.sandbox.cold import browser_session
+from skillreel.sandbox.context import BrowserSession
+from skillreel.sandbox.warm import WarmBrowser
 from skillreel.store.db import ENV_HOME
 from tests.support.factory import html_environment
 

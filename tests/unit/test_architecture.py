@@ -33,7 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"record", "replay", "sandbox"}),
     frozenset({"agent_skills"}),
     frozenset({"services"}),
-    frozenset({"mcp", "demo", "ui", "fleet"}),  # fleet: Celery workers and the batch coordinator
+    frozenset({"mcp", "demo", "ui", "fleet"}),  # fleet: Celery workers and the broker
     frozenset({"cli"}),  # the console script's verbs start the MCP server and the demo
     frozenset({"__main__"}),
 )
@@ -45,6 +45,7 @@ PURE = (
     "record.redact",
     "record.edits",
     "locate.heal",
+    "locate.proposals",
     "locate.tokens",
     "replay.extraction",
     "sandbox.allowlist",
@@ -161,9 +162,13 @@ def test_downward_imports_pass_the_rule(module: str, source: str) -> None:
 # Inside services/ every module is one use case, except these, which every use case may share. A use
 # case never imports another use case (what two need goes into a shared module), and a shared module
 # imports only shared modules.
-SHARED_SERVICES = frozenset({"guards", "preflight", "environments", "revisions"})
+SHARED_SERVICES = frozenset({"guards", "preflight", "environments", "revisions", "runs"})
 # The one composed use case: a batch is many runs of the replay use case (never a fork of it).
-COMPOSED_SERVICES = {"skillreel.services.batching": frozenset({"replaying"})}
+# A fleet batch is a batch whose rows run on workers (the same plan, scheduling seam and runset hold).
+COMPOSED_SERVICES = {
+    "skillreel.services.batching": frozenset({"replaying"}),
+    "skillreel.services.fleet_batching": frozenset({"batching"}),
+}
 
 
 def service_edges(source: str, module: str) -> list[str]:

@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from skillreel.sandbox.browser import find_chromium
+from skillreel.sandbox.chromium import find_chromium
 
 
 def test_unmarked_starts_chromium():

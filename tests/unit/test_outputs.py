@@ -1,4 +1,4 @@
-"""What a caller gets of a skill's outputs (services.replaying.caller_outputs): every declared output,
+"""What a caller gets of a skill's outputs (model.outputs.caller_outputs): every declared output,
 masked where it contains a sensitive input, bounded; the MCP short rendering of a play; typed inputs
 and outputs as skills_list shows them. No browser: the outputs are given as the engine returns them."""
 
@@ -20,10 +20,11 @@ from skillreel.model.actions import (
     TypeAction,
 )
 from skillreel.model.draft import Draft, Parameter
+from skillreel.model.outputs import caller_outputs
 from skillreel.model.refs import ParameterRef
 from skillreel.model.values import MASK
 from skillreel.services.agent_access import skill_summary
-from skillreel.services.replaying import ReplayOutcome, caller_outputs
+from skillreel.services.runs import ReplayOutcome
 from skillreel.vault import parameter_listing
 from tests.support.factory import bundle, element_set, entry, graph_draft, target
 

@@ -25,7 +25,7 @@ from skillreel.model.lifecycle import approve, new_entry
 from skillreel.model.policy import Policy, PolicySettings
 from skillreel.model.session import SessionState
 from skillreel.sandbox.files import fixture_digest as html_fixture_digest
-from skillreel.services.preflight import ReplayRequest, run_preflight
+from skillreel.services.preflight import ReplayRequest, run_preflight, secret_missing
 from tests.support import factory
 from tests.support.factory import T0, bundle, draft, events_log
 
@@ -509,3 +509,28 @@ def test_a_v1_storage_state_skill_replays_as_before(tmp_path: Path) -> None:
     assert pre(entry, storage_state=state).storage_state == state
     assert pre_code(entry) == "SR_RECORD_CREDENTIAL_DRIFT"
     assert pre(entry, storage_state=state, url="http://127.0.0.1:8000/app?x=1&state=s").target.name is None
+
+
+def test_a_missing_secret_is_refused_once_worded_for_who_looked(page: Path) -> None:
+    pre = run(skill(), vault_=Vault(), inputs={"query": "q"}, html_path=page)
+    with pytest.raises(SkillreelError) as info:
+        pre.require_secrets()
+    env = vault.secret_env_name("order", "password")
+    assert (info.value.code, info.value.message) == (
+        "SR_REPLAY_SECRET_MISSING",
+        f"no value in the vault for sensitive parameter(s) password: set {env} or store it in the OS keyring",
+    )
+    run(skill(), vault_=Vault(password="pw"), inputs={"query": "q"}, html_path=page).require_secrets()
+    worded = {
+        asker: secret_missing("order", ("password",), asker).message
+        for asker in ("batch", "worker", "mcp", "declined")
+    }
+    assert worded == {
+        "batch": f"no value in the vault for sensitive parameter(s) password: set {env} or store it in the "
+        "OS keyring; no row was run",
+        "worker": f"this worker's vault has no value for sensitive parameter(s) password: set {env} where "
+        "the worker runs",
+        "mcp": f"no value for sensitive parameter(s) password: set {env} or store it in the OS keyring (this "
+        "MCP client cannot ask the user)",
+        "declined": "the user did not give password; nothing was replayed",
+    }

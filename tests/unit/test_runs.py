@@ -1,6 +1,6 @@
 """Replay runs as pure documents (``model.runs``): the rules a run record keeps, one finish, how an
 interrupted run reads, which steps can act; and the audit event's optional keys that leave every
-older event's bytes and digest as they were."""
+older event's bytes and digest as they were. And how every run starts (``services.runs.started_run``)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,15 @@ def test_a_run_starts_with_nothing_done_and_finishes_once() -> None:
         interrupt_run(done, T2)
 
 
+def test_a_success_counts_the_steps_its_path_ran_not_every_step_it_has() -> None:
+    """A branch's other arm and a loop over no items do not run: the run still succeeded."""
+    done = finish_run(
+        started(), "succeeded", T2, tally=StepTally(steps_run=2, steps_acted=1), report_digest=REPORT
+    )
+    assert (done.outcome, done.steps_total, done.steps_run) == ("succeeded", 4, 2)
+    assert RunRecord.parse(done.to_json()) == done
+
+
 def test_a_failure_before_any_acting_step_has_no_side_effects() -> None:
     failed = finish_run(
         started(), "failed", T2, tally=StepTally(steps_run=2), code="SR_REPLAY_UI_TARGET_NOT_FOUND"
@@ -73,6 +82,7 @@ def test_a_failure_before_any_acting_step_has_no_side_effects() -> None:
 BROKEN: dict[str, dict[str, Any]] = {
     "a started run with a finish time": {"finished_at": T2},
     "a success without a report": {"outcome": "succeeded", "finished_at": T2, "steps_run": 4},
+    "a success that ran no step": {"outcome": "succeeded", "finished_at": T2, "report_digest": REPORT},
     "a failure without a code": {"outcome": "failed", "finished_at": T2},
     "a started run with a code": {"code": "SR_REPLAY_UI_TIMEOUT"},
     "more steps acted than ran": {
@@ -164,3 +174,31 @@ def test_the_store_bound_is_optional_in_a_policy_and_at_most_32_mib() -> None:
     for wrong in (32 * 1024 * 1024 + 1, 1024):
         with pytest.raises(ValidationError):
             PolicySettings(max_store_bytes=wrong)
+
+
+def test_a_run_starts_counting_every_step_nested_ones_too() -> None:
+    """``services.runs.started_run``, the one start of every run (local, batch row, fleet row, MCP
+    play): its totals are what its end counts, one per step however deep (``Draft.walk``)."""
+    from skillreel.model.actions import BranchAction, CompareCondition, FieldSpec, LoopAction
+    from skillreel.model.lifecycle import new_entry
+    from skillreel.model.refs import ItemRef, LiteralValue
+    from skillreel.services.runs import started_run
+
+    click = ClickAction(id="a4", target=factory.target("button", tag="button", within="item"))
+    branch = BranchAction(
+        id="a3",
+        condition=CompareCondition(value=ItemRef(field="s"), op="equals", expected=LiteralValue(value="x")),
+        then=(click,),
+        otherwise=(),
+    )
+    field = FieldSpec(name="s", target=factory.target(":scope > td"), type="string")
+    loop = LoopAction(
+        id="a2", items=factory.element_set("tbody tr"), limit=5, fields=(field,), body=(branch,)
+    )
+    draft = factory.graph_draft(
+        [NavigateAction(id="a1", url="http://127.0.0.1:8000/app"), loop],
+        environment=factory.url_environment(),
+    )
+    run = started_run(new_entry(draft, factory.events_log(), factory.T0), "fleet", T1)
+    assert (run.steps_total, run.steps_acting, run.actor) == (4, 1, "fleet")
+    assert not run.finished

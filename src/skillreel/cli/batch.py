@@ -86,7 +86,7 @@ def replay_rows_on_fleet(
     as_json: bool,
 ) -> None:
     """``--batch FILE --broker URL --sign KEY``: the same batch, its rows run by fleet workers
-    (``fleet/coordinator.py``); this store records every run."""
+    (``services/fleet_batching.py``); this store records every run."""
     from ..fleet.app import check_broker_url, require_celery
 
     require_celery()
@@ -94,8 +94,9 @@ def replay_rows_on_fleet(
     if sign_key is None:
         raise InputError("SR_RECORD_USAGE", "--broker needs --sign KEY (the workers trust its public key)")
     from ..fleet.broker import CeleryBroker
-    from ..fleet.coordinator import WorkerVault, check_fleet_skill, fleet_batch
+    from ..fleet.bundle import SignedBundles, check_fleet_skill
     from ..services.batching import BatchRequest, plan_batch
+    from ..services.fleet_batching import WorkerVault, fleet_batch
     from ..store import Store
 
     vault = WorkerVault()
@@ -108,7 +109,9 @@ def replay_rows_on_fleet(
             outcome = run_cancellable(
                 _run(
                     plan,
-                    lambda on_row: fleet_batch(store, plan, broker, sign_key=sign_key, on_row=on_row),
+                    lambda on_row: fleet_batch(
+                        store, plan, broker, bundles=SignedBundles(), sign_key=sign_key, on_row=on_row
+                    ),
                     show=not as_json and sys.stderr.isatty(),
                 )
             )

@@ -31,7 +31,7 @@ from .output import emit, emit_failure, json_option
 
 if TYPE_CHECKING:
     from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
-    from ..sandbox.driver_start import EarlyDriver
+    from ..sandbox.playwright_start import EarlyPlaywright
     from ..services.replaying import ReplayOutcome, ReplayRequest
 
 
@@ -209,9 +209,9 @@ def command(
             "SR_RECORD_USAGE",
             "--workers, --stop-on-failure, --resume, --broker and --sign go with --batch FILE",
         )
-    from ..sandbox.driver_start import EarlyDriver
+    from ..sandbox.playwright_start import EarlyPlaywright
 
-    early = EarlyDriver.spawn()  # the driver boots while Playwright's API and the verb are imported
+    early = EarlyPlaywright.spawn()  # it boots while Playwright's API and the verb are imported
     try:
         outcome = run_cancellable(replay_one(replay_request, as_json=as_json, early=early))
     finally:
@@ -228,18 +228,18 @@ def command(
 
 
 async def replay_one(
-    replay_request: Callable[[], ReplayRequest], *, as_json: bool, early: EarlyDriver | None = None
+    replay_request: Callable[[], ReplayRequest], *, as_json: bool, early: EarlyPlaywright | None = None
 ) -> ReplayOutcome:
-    """One replay, its Playwright driver booting while the rest of the verb is imported and the
-    store and pre-flight do their work (``sandbox.driver_start.DriverStart``, a light import: no
-    browser starts before the pre-flight passed; ``early``: the driver's process, spawned before
-    this); a refused replay stops the driver unused. The session's Chromium and the driver are
+    """One replay, Playwright's process booting while the rest of the verb is imported and the
+    store and pre-flight do their work (``sandbox.playwright_start.PlaywrightStart``, a light
+    import: no browser starts before the pre-flight passed; ``early``: Playwright's process, spawned
+    before this); a refused replay stops it unused. The session's Chromium and Playwright are
     closed after the run's final write, while it is made."""
-    from ..sandbox.driver_start import DriverStart
+    from ..sandbox.playwright_start import PlaywrightStart
 
-    driver = await DriverStart.begin(early)
+    playwright = await PlaywrightStart.begin(early)
     try:
-        from ..sandbox.browser import browser_session
+        from ..sandbox.cold import browser_session
         from ..services.replaying import ReplayCancelled, replay_skill
         from ..store import Store
         from ..vault import EnvKeyringSecrets
@@ -253,12 +253,12 @@ async def replay_one(
                     secrets=EnvKeyringSecrets(),
                     progress=None if as_json else show_progress,
                     human=terminal_prompt(),
-                    session_factory=partial(browser_session, driver=driver),
+                    session_factory=partial(browser_session, playwright=playwright),
                 )
             except ReplayCancelled as cancelled:  # Ctrl-C: the run is recorded; report it here, at the edge
                 return cancelled.outcome
     finally:
-        await driver.close()
+        await playwright.close()
 
 
 def parse_inputs(pairs: tuple[str, ...]) -> dict[str, str]:

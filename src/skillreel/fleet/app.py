@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from ..errors import InputError, ReplayError
 
 QUEUE: Final = "skillreel"
+TASK_NAME: Final = "skillreel.fleet.replay"
 VISIBILITY_TIMEOUT_S: Final = 3600
 RESULT_EXPIRES_S: Final = 7 * 24 * 3600
 SCHEMES: Final = ("redis", "rediss")

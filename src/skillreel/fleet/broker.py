@@ -1,7 +1,7 @@
-"""The coordinator's view of the broker: submit a row, collect results, read claims, count workers.
+"""The broker a fleet batch runs on: submit a row, collect results, read claims, count workers.
 
-:class:`Broker` is the small protocol the coordinator (:mod:`skillreel.fleet.coordinator`) runs on;
-:class:`CeleryBroker` is the real one (Celery on Redis), and tests give the coordinator a fake.
+:class:`CeleryBroker` (Celery on Redis) is the real implementation of the small ``Broker`` protocol
+the coordinator (``services/fleet_batching.py``) runs on; tests give the coordinator a fake.
 Every broker failure becomes ``SR_REPLAY_FLEET_BROKER_UNREACHABLE`` here, once.
 """
 
@@ -10,41 +10,14 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Mapping
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from ..errors import ReplayError
 from . import claims
-from .app import QUEUE, check_broker_url, fleet_app, shown_url
-from .protocol import TASK_NAME
+from .app import QUEUE, TASK_NAME, check_broker_url, fleet_app, shown_url
 
 POLL_S: Final = 0.05
 PING_TIMEOUT_S: Final = 3.0
-
-
-class Broker(Protocol):
-    """What the coordinator needs from the broker (``Meta``: Celery's result ``{status, result, ...}``)."""
-
-    def workers(self) -> int:
-        """How many workers answer now (0: none)."""
-        ...
-
-    def submit(self, run_id: str, bundle: str, row: Mapping[str, Any]) -> None: ...
-
-    def results(self, run_ids: list[str], wait_s: float) -> Iterator[tuple[str, Mapping[str, Any]]]:
-        """The results that are ready among ``run_ids``, waiting at most about ``wait_s`` for one."""
-        ...
-
-    def claims(self, run_ids: list[str]) -> Mapping[str, tuple[bool, bool]]:
-        """For each run id: (a worker claimed it, its liveness key is present)."""
-        ...
-
-    def give_up(self, run_id: str) -> bool:
-        """Take a row no worker claimed, so none ever runs it; False when a worker claimed it first."""
-        ...
-
-    def forget(self, run_id: str) -> None: ...
-
-    def close(self) -> None: ...
 
 
 def unreachable(url: str, exc: BaseException) -> ReplayError:

@@ -26,7 +26,7 @@ from ..errors import ReplayError, SkillreelError
 from ..model.entry import StoreEntry
 from ..model.environment import HtmlTarget
 from ..model.export import ExportDocument
-from ..store import signing
+from ..store import Store, signing
 from ..store.transfer import export_bytes, export_document
 from ..user_files import parse_document
 
@@ -58,6 +58,26 @@ def check_target(entry: StoreEntry) -> None:
             f"skill {entry.name!r} signs in with a storage-state file, which a worker does not have "
             "(bind it to a vault session: `skillreel session`)",
         )
+
+
+class SignedBundles:
+    """The fleet's ``services.fleet_batching.Bundler``: a skill checked as a worker will check it
+    (:func:`check_runnable`, :func:`check_target`), signed into the bundle a task carries."""
+
+    def check(self, entry: StoreEntry) -> None:
+        check_runnable(entry)
+        check_target(entry)
+
+    def sign(self, entry: StoreEntry, now: str, key: Ed25519PrivateKey) -> tuple[ExportDocument, str]:
+        document = sign_bundle(entry, now, key)
+        return document, bundle_text(document)
+
+
+def check_fleet_skill(store: Store, name: str) -> StoreEntry:
+    """The skill a fleet may run: validated or enabled, on a URL target (nothing sent otherwise)."""
+    entry = store.get(name)
+    SignedBundles().check(entry)
+    return entry
 
 
 def check_runnable(entry: StoreEntry) -> None:

@@ -2,7 +2,7 @@
 
 It holds no store. For each task ``(bundle, row)``, before any browser starts:
 
-1. the row is read (:class:`~skillreel.fleet.protocol.FleetRow`; its run id is the task's id);
+1. the row is read (:class:`~skillreel.model.fleet.FleetRow`; its run id is the task's id);
 2. the bundle is opened (:func:`skillreel.fleet.bundle.open_bundle`): parsed with every digest
    recomputed, signed by a key this worker trusts (``--trust``), the signature verified, the skill
    validated or enabled, on a URL target;
@@ -11,9 +11,9 @@ It holds no store. For each task ``(bundle, row)``, before any browser starts:
 4. the row is claimed in Redis (:mod:`skillreel.fleet.claims`): a row claimed before (a redelivery,
    or a row the coordinator gave up) is dropped without a result.
 
-Then the replay runs with the same network boundary as a local one (``sandbox.browser``: the
+Then the replay runs with the same network boundary as a local one (``sandbox.context``: the
 allowlist in the context routes and the enforcing proxy), its liveness key kept fresh, and the task
-returns a :class:`~skillreel.fleet.protocol.FleetResult`: a refusal (with its ``SR_*`` code, nothing
+returns a :class:`~skillreel.model.fleet.FleetResult`: a refusal (with its ``SR_*`` code, nothing
 run) or the outcome with the steps that ran and, for a success, the content-free report.
 """
 
@@ -33,25 +33,20 @@ from pydantic import ValidationError
 
 from ..errors import ReplayError, SkillreelError
 from ..model.entry import StoreEntry
+from ..model.fleet import MAX_MESSAGE_CHARS, FleetResult, FleetRow, FleetStep, InputValue
 from ..model.policy import Policy
-from ..sandbox.browser import WarmBrowser
+from ..sandbox.warm import WarmBrowser
 from ..services.preflight import run_preflight
-from ..services.replaying import (
-    Played,
-    Preflight,
-    ReplayRequest,
-    SessionFactory,
-    play_checked,
-)
+from ..services.replaying import Preflight, ReplayRequest, SessionFactory, play_checked
+from ..services.runs import Played
 from ..store import utc_now
 from ..store.db import store_home
 from ..store.signing import load_trusted_keys
-from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..vault import EnvKeyringSecrets, SecretSource
 from ..vault.sessions import SessionSource, SessionVault
 from . import claims
-from .app import check_broker_url, fleet_app, shown_url
+from .app import TASK_NAME, check_broker_url, fleet_app, shown_url
 from .bundle import open_bundle
-from .protocol import MAX_MESSAGE_CHARS, TASK_NAME, FleetResult, FleetRow, FleetStep, InputValue
 
 
 @dataclass(frozen=True)
@@ -122,13 +117,7 @@ def _preflight(entry: StoreEntry, row: FleetRow, secrets: SecretSource, sessions
         settle_ms=row.settle_ms,
     )
     checked = run_preflight(entry, Policy.default(), request, secrets, sessions)
-    if checked.missing_sensitive:
-        envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
-        raise ReplayError(
-            "SR_REPLAY_SECRET_MISSING",
-            f"this worker's vault has no value for sensitive parameter(s) "
-            f"{', '.join(checked.missing_sensitive)}: set {envs} where the worker runs",
-        )
+    checked.require_secrets("worker")
     return checked
 
 
@@ -168,7 +157,7 @@ def _is_run_id(value: str) -> bool:
 
 
 class _Browsers:
-    """One warm Chromium per pool process (``sandbox.browser.WarmBrowser``: a fresh isolated context
+    """One warm Chromium per pool process (``sandbox.warm.WarmBrowser``: a fresh isolated context
     behind its own enforcing proxy for every row, the same boundary as a local replay), on one event
     loop that lives as long as the process. Created on the process's first row, after the fork."""
 

@@ -26,7 +26,7 @@ or the OS keyring); a missing one is asked of the user through MCP form elicitat
 supports it (the SDK carries the question and the sealed answer on either protocol generation),
 otherwise the call fails closed (``SR_REPLAY_SECRET_MISSING``).
 
-One Chromium is kept warm between plays (``sandbox.browser.WarmBrowser``, started on the first play,
+One Chromium is kept warm between plays (``sandbox.warm.WarmBrowser``, started on the first play,
 closed after ``idle_s`` seconds without one): each play gets a fresh isolated browser context behind
 its own fresh enforcing proxy, so nothing (cookies, storage, cache, service workers) survives from
 one play to the next, and a play costs about what its steps cost.
@@ -57,17 +57,18 @@ from mcp.server.mcpserver.resolve import AcceptedElicitation
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError, create_model
 
-from ..errors import InputError, ReplayError, SkillreelError
+from ..errors import InputError, SkillreelError
 from ..model.envelope import Envelope, failed, succeeded
 from ..services.agent_access import PlayCheck, check_play, enabled_skills
-from ..services.preflight import InputValue
+from ..services.preflight import InputValue, secret_missing
 from ..services.replaying import ReplayOutcome, ReplayRequest, replay_skill
+from ..services.runs import refused_outcome
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 
 if TYPE_CHECKING:
     from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
-    from ..sandbox.browser import WarmBrowser
+    from ..sandbox.warm import WarmBrowser
 
 log = logging.getLogger("skillreel.mcp")
 
@@ -156,7 +157,7 @@ def play_summary(outcome: ReplayOutcome) -> str:
 
 def play_refused(exc: SkillreelError, name: str, environment: str | None = None) -> CallToolResult:
     """A ``skills_play`` refused before any step ran: the same replay document as a failed replay."""
-    refused = ReplayOutcome("failed", name, error=exc, environment=environment)
+    refused = refused_outcome(name, exc, environment=environment)
     return tool_result(failed("skills_play", exc, refused.to_json()), play_summary(refused))
 
 
@@ -230,15 +231,14 @@ class VaultThenUser:
         return value if value is not None else self.answers.get(param)
 
 
-def elicited_values(answer: ElicitationResult[Any], missing: tuple[str, ...]) -> dict[str, str]:
+def elicited_values(
+    answer: ElicitationResult[Any], missing: tuple[str, ...], skill: str = ""
+) -> dict[str, str]:
     if isinstance(answer, AcceptedElicitation) and isinstance(answer.data, BaseModel) and missing:
         data = answer.data.model_dump(by_alias=True)
         return {p: str(data[p]) for p in missing if isinstance(data.get(p), str)}
     if missing and not isinstance(answer, AcceptedElicitation):
-        raise ReplayError(
-            "SR_REPLAY_SECRET_MISSING",
-            f"the user did not give {', '.join(missing)}; nothing was replayed",
-        )
+        raise secret_missing(skill, missing, "declined")
     return {}
 
 
@@ -309,7 +309,7 @@ def human_prompt(ctx: Context) -> HumanPrompt | None:
 
 def warm_browser(ctx: Context) -> WarmBrowser | None:
     """The server's warm Chromium (the lifespan's), or None (a cold Chromium per play)."""
-    from ..sandbox.browser import WarmBrowser
+    from ..sandbox.warm import WarmBrowser
 
     held = ctx.request_context.lifespan_context
     return held if isinstance(held, WarmBrowser) else None
@@ -323,15 +323,10 @@ async def play(
     environment: str | None = None,
 ) -> ReplayOutcome:
     check = checked_play(name, inputs, environment)
-    secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing))
+    secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing, name))
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
-        raise ReplayError(
-            "SR_REPLAY_SECRET_MISSING",
-            f"no value for sensitive parameter(s) {', '.join(still)}: set "
-            f"{', '.join(secret_env_name(name, p) for p in still)} or store it in the OS "
-            "keyring (this MCP client cannot ask the user)",
-        )
+        raise secret_missing(name, still, "mcp")
     request = ReplayRequest(
         name=name, inputs=dict(inputs), expected_revision=check.entry.revision, environment=environment
     )
@@ -436,7 +431,7 @@ class SkillreelServer(MCPServer[Any]):
 def browser_lifespan(
     idle_s: float,
 ) -> Callable[[MCPServer[Any]], AbstractAsyncContextManager[WarmBrowser | None]]:
-    """The server's lifespan: a :class:`~skillreel.sandbox.browser.WarmBrowser` (nothing starts
+    """The server's lifespan: a :class:`~skillreel.sandbox.warm.WarmBrowser` (nothing starts
     until the first play), closed when the server stops. ``idle_s`` 0: no warm browser."""
 
     @asynccontextmanager
@@ -444,7 +439,7 @@ def browser_lifespan(
         if idle_s <= 0:
             yield None
             return
-        from ..sandbox.browser import WarmBrowser
+        from ..sandbox.warm import WarmBrowser
 
         warm = WarmBrowser(idle_s=idle_s)
         try:

@@ -113,8 +113,9 @@ def run_problem(r: RunRecord) -> str | None:
         return "exactly a succeeded run has a report"
     if (r.outcome in ("started", "succeeded")) != (r.code is None):
         return "exactly a run that did not succeed (and is not running) has a code"
-    if r.outcome == "succeeded" and r.steps_run != r.steps_total:
-        return "a succeeded run ran every step"
+    if r.outcome == "succeeded" and r.steps_total and not r.steps_run:
+        # not "every step": a branch's other arm and a loop over no items do not run
+        return "a succeeded run ran a step"
     if r.steps_acted > min(r.steps_run, r.steps_acting) or max(r.steps_run, r.steps_acting) > r.steps_total:
         return "a run acts only on steps that ran and can act, and runs at most the steps it has"
     if r.outcome == "interrupted":

@@ -74,7 +74,7 @@ class Ledger(Protocol):
 
 
 class Session(Protocol):
-    """What the driver needs of ``sandbox.browser.BrowserSession``."""
+    """What the driver needs of ``sandbox.context.BrowserSession``."""
 
     @property
     def page(self) -> Page: ...

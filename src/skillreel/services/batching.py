@@ -20,7 +20,7 @@ In order:
 3. **The local executor** (:func:`replay_batch`): every row is one run of the replay use case
    (``services.replaying.replay_skill``, the same pre-flight, reservation, engine and run end as a
    single replay) with the row's inputs, tagged with the runset and row number; each gets a fresh,
-   isolated context and enforcing proxy of ONE Chromium (``sandbox.browser.WarmBrowser``), closed at
+   isolated context and enforcing proxy of ONE Chromium (``sandbox.warm.WarmBrowser``), closed at
    the end. The store is opened with ``actor="batch"`` by the caller.
 """
 
@@ -51,7 +51,7 @@ from ..model.runs import BatchSlot
 from ..store import Store
 from ..store.lease import current_lease
 from ..user_files import read_user_file
-from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
+from ..vault import EnvKeyringSecrets, SecretSource
 from ..vault.sessions import SessionSource, SessionVault
 from .preflight import (
     InputValue,
@@ -310,14 +310,7 @@ def plan_batch(
     checked = run_preflight(
         entry, store.policy(), first, secrets or EnvKeyringSecrets(), sessions or SessionVault(store.home)
     )
-    if checked.missing_sensitive:
-        names = ", ".join(checked.missing_sensitive)
-        envs = ", ".join(secret_env_name(entry.name, p) for p in checked.missing_sensitive)
-        raise ReplayError(
-            "SR_REPLAY_SECRET_MISSING",
-            f"no value in the vault for sensitive parameter(s) {names}: set {envs} or store it in the "
-            "OS keyring; no row was run",
-        )
+    checked.require_secrets("batch")
     digest = rows_digest(parsed.rows)
     if request.resume is None:
         runset = Runset(
@@ -430,7 +423,7 @@ async def replay_batch(
     """Run a planned batch on one Chromium (step 3 of the module docstring). ``session_factory``
     replaces the warm browser's sessions (tests and benchmarks). Raises :class:`BatchCancelled`
     when cancelled, after the running rows ended as cancelled."""
-    from ..sandbox.browser import WarmBrowser
+    from ..sandbox.warm import WarmBrowser
 
     with holding_runset(store, plan, on_row) as (plan, skipped):
         warm = WarmBrowser(idle_s=3600.0)

@@ -26,15 +26,20 @@ In order, each failure raising its own code and changing nothing:
    skill is bound to by name (``SR_RECORD_SESSION_MISSING``);
 8. sensitive values are looked up in the vault; required ones it lacks are listed in
    :attr:`Preflight.missing_sensitive` (the caller may ask a person, or fail).
+
+A required sensitive value still missing is refused in one place, :meth:`Preflight.require_secrets`
+(:func:`secret_missing` builds that refusal, ``SR_REPLAY_SECRET_MISSING``, for every caller: a
+replay, a batch, a fleet worker, the MCP server), worded for where the value was looked for.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from ..errors import InputError, ReplayError, TargetError
 from ..model.actions import (
@@ -68,11 +73,34 @@ from ..model.values import NotText, ValueProblem, check_input
 from ..sandbox.artifacts import DebugOptions
 from ..sandbox.files import storage_state_file_digest
 from ..store import Store
-from ..vault import EnvKeyringSecrets, SecretSource
+from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 from ..vault.sessions import NoSessions, SessionSource, SessionVault
 from .environments import check_environment_name, target_environment
 
 _PARAM_SHAPE = r"^[a-z][a-z0-9_]{0,63}$"
+
+SecretsAsker = Literal["replay", "batch", "worker", "mcp", "declined"]
+"""Who refuses a missing sensitive value: a single replay, a batch (before any row), a fleet worker
+(its own vault), the MCP server (its client cannot ask the user), or a user who declined to give it."""
+_SECRET_MISSING: dict[SecretsAsker, str] = {
+    "replay": "no value in the vault for sensitive parameter(s) {names}: set {envs} or store it in the "
+    "OS keyring",
+    "batch": "no value in the vault for sensitive parameter(s) {names}: set {envs} or store it in the "
+    "OS keyring; no row was run",
+    "worker": "this worker's vault has no value for sensitive parameter(s) {names}: set {envs} where the "
+    "worker runs",
+    "mcp": "no value for sensitive parameter(s) {names}: set {envs} or store it in the OS keyring (this "
+    "MCP client cannot ask the user)",
+    "declined": "the user did not give {names}; nothing was replayed",
+}
+
+
+def secret_missing(skill: str, missing: Sequence[str], asker: SecretsAsker = "replay") -> ReplayError:
+    """The one refusal of a replay whose required sensitive values ``missing`` have no value
+    (``SR_REPLAY_SECRET_MISSING``), naming each vault variable, worded for ``asker``."""
+    template = _SECRET_MISSING[asker]
+    envs = ", ".join(secret_env_name(skill, p) for p in missing) if "{envs}" in template else ""
+    return ReplayError("SR_REPLAY_SECRET_MISSING", template.format(names=", ".join(missing), envs=envs))
 
 
 @dataclass(frozen=True)
@@ -128,6 +156,11 @@ class Preflight:
     @property
     def draft(self) -> Draft:
         return self.entry.draft
+
+    def require_secrets(self, asker: SecretsAsker = "replay") -> None:
+        """Refuse (:func:`secret_missing`) when a required sensitive value is still missing."""
+        if self.missing_sensitive:
+            raise secret_missing(self.entry.name, self.missing_sensitive, asker)
 
     @property
     def html(self) -> str | None:

@@ -44,7 +44,8 @@ from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, AutomationSc
 from ..record.project import ProjectionOptions, plan, project
 from ..record.recorder import Capture, Marked, Recorder
 from ..record.redact import Finding, scan, scan_texts
-from ..sandbox.browser import BrowserSession, browser_session
+from ..sandbox.cold import browser_session
+from ..sandbox.context import BrowserSession
 from ..store import AuditNote, Store
 from ..user_files import parse_document, read_user_file
 from ..vault.sessions import SessionVault

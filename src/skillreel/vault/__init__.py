@@ -5,7 +5,7 @@ The vault is an environment variable ``SKILLREEL_SECRET_<SKILL>_<PARAM>`` (upper
 A keyring without a usable backend, or one that fails, counts as holding nothing.
 
 Child processes never inherit the vault's variables: before skillreel starts a browser (the
-Playwright driver, which starts Chromium), :func:`seal_environment` moves every
+Playwright Node.js process, which starts Chromium), :func:`seal_environment` moves every
 ``SKILLREEL_SECRET_*`` variable out of the process environment into this module's memory, where
 :class:`EnvKeyringSecrets` still finds it. Only the values a replay needs are read from there, in
 the process that replays; a page, an extension, a crash dump or a process listing of the browser

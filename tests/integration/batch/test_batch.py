@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from skillreel.errors import ReplayError
-from skillreel.sandbox.browser import WarmBrowser
+from skillreel.sandbox.warm import WarmBrowser
 from skillreel.services.batching import BatchOutcome, BatchRequest, RowResult, plan_batch, replay_batch
 from skillreel.services.preflight import ReplayRequest
 from skillreel.store import Store

@@ -20,7 +20,7 @@ import pytest
 
 from skillreel.fleet.app import QUEUE
 from skillreel.store import Store
-from tests.integration.runs.counting import NAME, acted, cli_env, counting_skill
+from tests.integration.runs.counting import NAME, acted, cli_env, counting_skill, fleet_args
 from tests.support import factory
 from tests.support.cli import cli_command, run_cli
 from tests.support.fleet_rig import fleet_worker, redis_server, serve_reading_page
@@ -57,21 +57,6 @@ def placed(server: LocalServer) -> Counter[str]:
         for (method, path), body in zip(server.requests, server.bodies, strict=True)
         if (method, path) == ("POST", "/act")
     )
-
-
-def fleet_args(rows: Path, broker: str, key: Path) -> list[str]:
-    return [
-        "replay",
-        NAME,
-        "--batch",
-        str(rows),
-        "--broker",
-        broker,
-        "--sign",
-        str(key),
-        "--timeout",
-        "30000",
-    ]
 
 
 async def test_twenty_rows_on_two_workers_run_once_each_and_every_run_is_recorded(

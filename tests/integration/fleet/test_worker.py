@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from skillreel.fleet.app import QUEUE, fleet_app
+from skillreel.fleet.app import QUEUE, TASK_NAME, fleet_app
 from skillreel.fleet.bundle import bundle_text, sign_bundle
-from skillreel.fleet.protocol import TASK_NAME, FleetResult, FleetRow
+from skillreel.model.fleet import FleetResult, FleetRow
 from skillreel.store import Store
 from skillreel.store.signing import load_signing_key
 from skillreel.store.transfer import export_document

@@ -9,7 +9,7 @@ import pytest
 import pytest_asyncio
 
 from skillreel.model.environment import Environment, build_url_target
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.cold import browser_session
 from tests.integration.record.rig import Rig
 from tests.support.server import LocalServer
 

@@ -18,7 +18,7 @@ from skillreel.model.actions import (
     ParameterRef,
     TypeAction,
 )
-from skillreel.sandbox.browser import find_chromium
+from skillreel.sandbox.chromium import find_chromium
 from skillreel.store import Store
 from tests.support.cli import run_cli
 from tests.support.describe import describe_url

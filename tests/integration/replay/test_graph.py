@@ -36,7 +36,7 @@ from skillreel.model.actions import (
 from skillreel.model.draft import Parameter
 from skillreel.model.locators import LocatorBundle, LocatorCandidate
 from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.cold import browser_session
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
 from tests.support.describe import describe_url

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from skillreel.replay.driver import PlaywrightDriver
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.cold import browser_session
 from tests.support.describe import describe_url
 from tests.support.factory import SALT, url_environment
 from tests.support.server import LocalServer

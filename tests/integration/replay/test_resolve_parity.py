@@ -11,7 +11,7 @@ import pytest
 from skillreel.locate import heal, resolve_world_script
 from skillreel.model.locators import Fingerprint, LocatorBundle
 from skillreel.replay.driver import PlaywrightDriver
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.cold import browser_session
 from tests.support.factory import SALT, url_environment
 from tests.support.server import LocalServer
 

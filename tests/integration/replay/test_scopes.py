@@ -17,7 +17,7 @@ from skillreel.locate import locate_script
 from skillreel.model.actions import Action, ClickAction, NavigateAction, ParameterRef, TypeAction
 from skillreel.model.lifecycle import approve
 from skillreel.model.locators import LocatorBundle
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.cold import browser_session
 from skillreel.services.recording import RecordRequest, record_skill
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now

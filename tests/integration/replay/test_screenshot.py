@@ -12,7 +12,7 @@ import pytest
 
 from skillreel.replay.driver import PlaywrightDriver
 from skillreel.replay.evidence import screenshot_digest
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.cold import browser_session
 from tests.support.factory import url_environment
 from tests.support.server import LocalServer
 

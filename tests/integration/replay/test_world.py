@@ -12,7 +12,8 @@ import pytest
 from skillreel.replay import world as world_module
 from skillreel.replay.driver import PlaywrightDriver
 from skillreel.replay.world import World
-from skillreel.sandbox.browser import BrowserSession, browser_session
+from skillreel.sandbox.cold import browser_session
+from skillreel.sandbox.context import BrowserSession
 from tests.support.factory import url_environment
 from tests.support.server import LocalServer
 

@@ -77,3 +77,19 @@ def acted(server: LocalServer) -> int:
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "SKILLREEL_HOME": str(home), **extra}
+
+
+def fleet_args(rows: Path, broker: str, key: Path, name: str = NAME) -> list[str]:
+    """``skillreel replay NAME --batch ROWS --broker URL --sign KEY`` (a fleet batch), a long timeout."""
+    return [
+        "replay",
+        name,
+        "--batch",
+        str(rows),
+        "--broker",
+        broker,
+        "--sign",
+        str(key),
+        "--timeout",
+        "30000",
+    ]

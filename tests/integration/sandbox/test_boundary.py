@@ -19,7 +19,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
 from skillreel.errors import ReplayUIError
-from skillreel.sandbox.browser import BrowserSession, browser_session, find_chromium, launch_args
+from skillreel.sandbox.chromium import find_chromium, launch_args
+from skillreel.sandbox.cold import browser_session
+from skillreel.sandbox.context import BrowserSession
 from skillreel.sandbox.ledger import NetworkLedger
 from skillreel.sandbox.proxy import EnforcingProxy
 from tests.integration.sandbox.netpeers import EchoWebSocketServer, TcpListener

@@ -1,5 +1,5 @@
 """No child process inherits the vault (issue 11 item 7): while a browser session is open, neither
-the Playwright driver nor any Chromium process has a ``SKILLREEL_SECRET_*`` variable or its value
+Playwright's process nor any Chromium process has a ``SKILLREEL_SECRET_*`` variable or its value
 in its environment, and the vault in the replaying process still reads the value."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.sandbox.browser import browser_session
+from skillreel.sandbox.cold import browser_session
 from skillreel.vault import EnvKeyringSecrets
 from tests.support.factory import html_environment
 
@@ -57,7 +57,7 @@ def command_of(pid: int) -> bytes | None:
         return None
 
 
-async def test_neither_the_driver_nor_chromium_inherits_a_vault_variable(
+async def test_neither_playwright_nor_chromium_inherits_a_vault_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(VARIABLE, SECRET)
@@ -68,7 +68,7 @@ async def test_neither_the_driver_nor_chromium_inherits_a_vault_variable(
         environments = [env for pid in descendants(os.getpid()) if (env := environment_of(pid)) is not None]
         names = {b"chromium", b"chrome", b"node"}
         commands = {command_of(pid) for pid in descendants(os.getpid())}
-    assert len(environments) >= 2  # the driver and at least the browser process
+    assert len(environments) >= 2  # Playwright's process and at least the browser process
     assert commands & names, commands
     for env in environments:
         assert b"SKILLREEL_SECRET_" not in env

@@ -1,4 +1,4 @@
-"""The warm browser (``sandbox.browser.WarmBrowser``, the MCP server's): one Chromium, a fresh
+"""The warm browser (``sandbox.warm.WarmBrowser``, the MCP server's): one Chromium, a fresh
 isolated context and a fresh enforcing proxy per session. Nothing a page stores survives into the
 next session; the network boundary holds as in a cold session; an idle or crashed browser is
 relaunched by the next session."""
@@ -16,7 +16,7 @@ import pytest
 
 from skillreel.errors import ReplayUIError
 from skillreel.model.environment import Environment, Viewport
-from skillreel.sandbox.browser import WarmBrowser
+from skillreel.sandbox.warm import WarmBrowser
 from tests.support.factory import html_environment, url_environment
 from tests.support.server import LocalServer
 

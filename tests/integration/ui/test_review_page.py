@@ -18,7 +18,7 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from skillreel.model import lifecycle
 from skillreel.model.actions import ClickAction, NavigateAction
-from skillreel.sandbox.browser import find_chromium
+from skillreel.sandbox.chromium import find_chromium
 from skillreel.services.reviewing import review_skill
 from skillreel.store import AuditNote, Store
 from tests.support.factory import (

@@ -1,4 +1,5 @@
-"""Heal proposals (services.replaying.heal_proposal): fresh locators, redacted, never the approved draft."""
+"""Heal proposals (services.runs.heal_proposal; the retargeting in locate.proposals): fresh locators,
+redacted, never the approved draft."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from skillreel.model.lifecycle import approve, validate
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, merge_heal, text_hash
 from skillreel.model.report import Evidence, ReplayReport, StepResult
 from skillreel.replay.engine import StepRecord
-from skillreel.services.replaying import heal_proposal
+from skillreel.services.runs import heal_proposal
 from tests.support.factory import SALT, T0, entry
 from tests.support.narrow import present, target_of
 

@@ -1,15 +1,18 @@
-"""The Playwright driver (a Node.js process; no browser) started ahead, and how every Playwright
-object is closed (``quietly``).
+"""Playwright's Node.js process (no browser; what Playwright calls its driver) started ahead, and how
+every Playwright object is closed (``quietly``).
 
-Kept apart from ``sandbox.browser`` and light to import (``errors``, the vault's environment sealing
-and ``platformdirs``; Playwright's Python API is imported when first used, no pydantic, no model):
-``skillreel replay`` spawns the driver's process first (:meth:`EarlyDriver.spawn`, before even
-Playwright's Python API is imported, ~0.3 s of a whole process) and imports the rest of the verb,
-opens the store and runs the pre-flight while the driver boots.
+In skillreel "driver" means the replay driver only (``replay.driving.Driver``); the process that
+Playwright's Python API talks to is called "Playwright's process" here.
 
-The driver keeps its compiled JavaScript between runs (:func:`node_compile_cache`): Node.js compiles
-Playwright's ~100 modules at every start otherwise (a driver's start: ~650 -> ~490 ms and ~790 ->
-~630 CPU-ms on this 2-core machine).
+Kept apart from the modules that launch Chromium and light to import (``errors``, the vault's
+environment sealing and ``platformdirs``; Playwright's Python API is imported when first used, no
+pydantic, no model): ``skillreel replay`` spawns Playwright's process first
+(:meth:`EarlyPlaywright.spawn`, before even Playwright's Python API is imported) and imports the
+rest of the verb, opens the store and runs the pre-flight while the process boots.
+
+The process keeps its compiled JavaScript between runs (:func:`node_compile_cache`): Node.js
+compiles Playwright's ~100 modules at every start otherwise (bench/RESULTS.md, "The sandbox's
+figures").
 """
 
 from __future__ import annotations
@@ -51,24 +54,25 @@ async def quietly(close: Callable[[], Awaitable[Any]]) -> None:
         log.debug("ignored while closing: %s", type(exc).__name__)
 
 
-class DriverStart:
-    """The Playwright driver (a Node.js process; no browser) started ahead of the work that must come
-    before any browser starts, so that its boot overlaps that work (a whole `skillreel replay`
-    process: the imports, the store and the pre-flight run while the driver boots).
+class PlaywrightStart:
+    """Playwright's process (Node.js; no browser) started ahead of the work that must come before
+    any browser starts, so that its boot overlaps that work (a whole `skillreel replay` process: the
+    imports, the store and the pre-flight run while Playwright's process boots).
 
-        driver = await DriverStart.begin()     # the environment is sealed first (no secret inherited)
+        playwright = await PlaywrightStart.begin()   # the environment is sealed first (no secret inherited)
         try:
             ...                                # refusals here: no browser was started
-            async with browser_session(env, driver=driver) as session: ...   # takes the driver over
+            async with browser_session(env, playwright=playwright) as session: ...   # takes it over
             ...                                # the run's final write, while Chromium closes
         finally:
-            await driver.close()               # stops it when no session took it, else awaits the
-                                               # closing of the session's Chromium and the driver
+            await playwright.close()           # stops it when no session took it, else awaits the
+                                               # closing of the session's Chromium and of Playwright
 
-    :meth:`begin` returns once the driver process is spawned: Playwright's transport spawns it in the
-    first step of its task, so two turns of the loop let that happen before the caller's synchronous
-    work holds the loop (if it took longer, the boot would only overlap less). A driver that could not
-    start raises ``SR_REPLAY_UI_CHROMIUM_SETUP`` when a session takes it, as without a head start.
+    :meth:`begin` returns once Playwright's process is spawned: Playwright's transport spawns it in
+    the first step of its task, so two turns of the loop let that happen before the caller's
+    synchronous work holds the loop (if it took longer, the boot would only overlap less). A
+    Playwright that could not start raises ``SR_REPLAY_UI_CHROMIUM_SETUP`` when a session takes it, as
+    without a head start.
     """
 
     def __init__(self, task: asyncio.Task[Playwright]) -> None:
@@ -78,8 +82,8 @@ class DriverStart:
         self._closing: asyncio.Task[None] | None = None
 
     @classmethod
-    async def begin(cls, early: EarlyDriver | None = None) -> DriverStart:
-        """``early``: the driver's process, spawned before this (:meth:`EarlyDriver.spawn`); this
+    async def begin(cls, early: EarlyPlaywright | None = None) -> PlaywrightStart:
+        """``early``: Playwright's process, spawned before this (:meth:`EarlyPlaywright.spawn`); this
         start takes it over (and stops it when it goes unused)."""
         task = asyncio.ensure_future(early.adopt() if early is not None else start_playwright())
         await asyncio.sleep(0)
@@ -87,20 +91,20 @@ class DriverStart:
         return cls(task)
 
     async def take(self) -> Playwright:
-        """The started driver, once (the caller stops it)."""
+        """The started Playwright, once (the caller stops it)."""
         if self._taken:
-            raise ReplayUIError(SETUP, "the Playwright driver started ahead was already taken")
+            raise ReplayUIError(SETUP, "Playwright's process started ahead was already taken")
         self._taken = True
         return await self._task
 
     def owns(self, browser: Browser) -> None:
-        """The session's Chromium, closed when the session hands the driver back."""
+        """The session's Chromium, closed when the session hands Playwright back."""
         self._browser = browser
 
     async def hand_back(self, pw: Playwright, *after: Callable[[], Awaitable[Any]]) -> None:
-        """The session is over: start closing its Chromium, then the driver, then ``after`` (the
+        """The session is over: start closing its Chromium, then Playwright, then ``after`` (the
         session's proxy: it outlives the browser it serves), in the background (:meth:`close`
-        awaits it). Returns once the close request is on its way to the driver."""
+        awaits it). Returns once the close request is on its way to Playwright's process."""
         browser, self._browser = self._browser, None
 
         async def closing() -> None:
@@ -117,10 +121,10 @@ class DriverStart:
         await asyncio.sleep(0)
 
     async def close(self) -> None:
-        """Stop the driver if no session took it (a refused replay); a start that failed is not news.
-        A start still under way is cancelled rather than awaited (a refusal does not wait for the
-        driver's boot): the driver process is killed when asyncio closes its transport (the CLI's
-        ``asyncio.run`` ends next). After a session: wait until its Chromium and the driver closed."""
+        """Stop Playwright if no session took it (a refused replay); a start that failed is not news.
+        A start still under way is cancelled rather than awaited (a refusal does not wait for its
+        boot): Playwright's process is killed when asyncio closes its transport (the CLI's
+        ``asyncio.run`` ends next). After a session: wait until its Chromium and Playwright closed."""
         if self._closing is not None:
             closing, self._closing = self._closing, None
             await asyncio.shield(closing)
@@ -135,7 +139,7 @@ class DriverStart:
         try:
             pw = await asyncio.wait_for(asyncio.shield(self._task), CLOSE_TIMEOUT_S)
         except (ReplayUIError, TimeoutError) as exc:
-            log.debug("the driver started ahead did not start: %s", type(exc).__name__)
+            log.debug("Playwright started ahead did not start: %s", type(exc).__name__)
             self._task.cancel()
             return
         await quietly(pw.stop)
@@ -145,43 +149,43 @@ async def start_playwright() -> Playwright:
     from playwright.async_api import Error as PlaywrightError
     from playwright.async_api import async_playwright
 
-    _driver_environment()
+    _playwright_environment()
     try:
         return await async_playwright().start()
     except PlaywrightError as exc:
-        raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
+        raise ReplayUIError(SETUP, f"Playwright's Node.js process could not start; {SETUP_FIX}") from exc
 
 
-def _driver_environment() -> None:
-    """What the driver's process inherits, set before any is spawned: no SKILLREEL_SECRET_*
+def _playwright_environment() -> None:
+    """What Playwright's process inherits, set before any is spawned: no SKILLREEL_SECRET_*
     variable (nor does Chromium), and the compile cache."""
     seal_environment()
     node_compile_cache()
 
 
-class EarlyDriver:
-    """The Playwright driver's Node.js process, spawned before Playwright's Python API is imported
-    (importing it takes ~0.3 s; the driver boots in ~0.5 s meanwhile), then adopted by Playwright's
-    client in place of the process it would spawn (:meth:`adopt`).
+class EarlyPlaywright:
+    """Playwright's Node.js process, spawned before Playwright's Python API is imported (it boots
+    while that import runs), then adopted by Playwright's client in place of the process it would
+    spawn (:meth:`adopt`).
 
-        early = EarlyDriver.spawn()            # None when it cannot: the usual start then
-        driver = await DriverStart.begin(early)
+        early = EarlyPlaywright.spawn()        # None when it cannot: the usual start then
+        playwright = await PlaywrightStart.begin(early)
 
     The process is the one Playwright spawns (its own command line and environment, from its own
-    functions), after the same preparation as :func:`start_playwright` (:func:`_driver_environment`:
+    functions), after the same preparation as :func:`start_playwright` (:func:`_playwright_environment`:
     the vault's variables sealed first, the compile cache set). Adopting it uses two internals of
     Playwright's client (``out_of_process.PlaywrightClient`` builds its pipe transport from the
     module's ``PipeTransport``): when they are not there (another Playwright), the process is stopped and
     the usual start runs, so a different Playwright costs the head start, never the run. Like the
-    usual driver, the process ends when its standard input closes (also when this process dies).
+    usual start, the process ends when its standard input closes (also when this process dies).
     """
 
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self._process: subprocess.Popen[bytes] | None = process
 
     @classmethod
-    def spawn(cls) -> EarlyDriver | None:
-        _driver_environment()
+    def spawn(cls) -> EarlyPlaywright | None:
+        _playwright_environment()
         try:
             from playwright._impl._driver import compute_driver_executable, get_driver_env
 
@@ -193,7 +197,7 @@ class EarlyDriver:
                 env=get_driver_env(),
             )
         except Exception as exc:  # any failure here: the usual start reports it
-            log.debug("no early driver: %s", type(exc).__name__)
+            log.debug("no early Playwright: %s", type(exc).__name__)
             return None
         return cls(process)
 
@@ -201,11 +205,11 @@ class EarlyDriver:
         """Playwright's client on this process (taken once); the usual start when it cannot be."""
         process, self._process = self._process, None
         if process is None:
-            raise ReplayUIError(SETUP, "the Playwright driver spawned ahead was already taken")
+            raise ReplayUIError(SETUP, "Playwright's process spawned ahead was already taken")
         try:
             client, owned = _client_on(process)
         except (ImportError, AttributeError) as exc:  # another Playwright: no adoption
-            log.debug("the early driver cannot be adopted: %s", type(exc).__name__)
+            log.debug("the early Playwright cannot be adopted: %s", type(exc).__name__)
             _kill(process, owned=[])
             return await start_playwright()
         try:
@@ -261,7 +265,7 @@ def _client_on(
         try:
             impl = await client._playwright
         except PlaywrightError as exc:
-            raise ReplayUIError(SETUP, f"the Playwright driver could not start; {SETUP_FIX}") from exc
+            raise ReplayUIError(SETUP, f"Playwright's Node.js process could not start; {SETUP_FIX}") from exc
         playwright = AsyncPlaywright(impl)
         playwright.stop = manager.__aexit__  # type: ignore[method-assign]
         return playwright
@@ -286,7 +290,7 @@ class _Pipes:
         once it owns its pipe (asyncio closes the pipe of one it could not finish)."""
         loop = asyncio.get_running_loop()
         if process.stdout is None or process.stdin is None:
-            raise OSError("the driver's pipes are gone")
+            raise OSError("Playwright's pipes are gone")
         reader = asyncio.StreamReader(limit=32_768, loop=loop)
         read, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader, loop=loop), process.stdout
@@ -301,7 +305,7 @@ class _Pipes:
 
 
 def _kill(process: subprocess.Popen[bytes], *, owned: list[asyncio.BaseTransport]) -> None:
-    """End a driver that has started no browser, and close our ends of its pipes: through the
+    """End a Playwright process that has started no browser, and close our ends of its pipes: through the
     transports that own them, else the files themselves."""
     process.kill()
     process.wait()
@@ -313,14 +317,14 @@ def _kill(process: subprocess.Popen[bytes], *, owned: list[asyncio.BaseTransport
 
 
 def node_compile_cache(base: Path | None = None) -> Path | None:
-    """Point the driver at a compile cache (``NODE_COMPILE_CACHE``) in skillreel's cache folder
+    """Point Playwright's process at a compile cache (``NODE_COMPILE_CACHE``) in skillreel's cache folder
     (``platformdirs``' user cache, or ``base``), so Node.js compiles Playwright's modules once, not
     at every start; returns the folder, or None when this call set up no cache.
 
     Node.js runs the code it finds there, so the folder is used only when it and every folder above
     it up to the user's home (or to ``/``), symbolic links resolved, is owned by this user (or root
     above it) and writable by no one else; a folder it creates is 0700. Anything else means no
-    cache, never a failure: the driver then compiles as before. A ``NODE_COMPILE_CACHE`` or
+    cache, never a failure: Playwright's process then compiles as before. A ``NODE_COMPILE_CACHE`` or
     ``NODE_DISABLE_COMPILE_CACHE`` the caller set is left as it is."""
     if NODE_CACHE_ENV in os.environ or NODE_CACHE_OFF_ENV in os.environ:
         return None
@@ -331,7 +335,7 @@ def node_compile_cache(base: Path | None = None) -> Path | None:
         if not _private(folder):
             return None
     except OSError as exc:
-        log.debug("no compile cache for the driver: %s", type(exc).__name__)
+        log.debug("no compile cache for Playwright: %s", type(exc).__name__)
         return None
     os.environ[NODE_CACHE_ENV] = str(folder)
     return folder

@@ -1,12 +1,17 @@
 """The coordinator of a fleet batch (``skillreel replay NAME --batch FILE --broker URL --sign KEY``).
 
+    outcome = await fleet_batch(store, plan, CeleryBroker(url), bundles=SignedBundles(), sign_key=key)
+
 The batch is planned exactly as a local one (``services.batching.plan_batch``: the file checked
 whole, the pre-flight, ``--resume``), and its rows go through the same scheduling seam
 (``services.batching.run_rows``) with a fleet executor instead of a local browser. The coordinating
-store is the only writer: workers hold no store. In order:
+store is the only writer: workers hold no store; each row's run is reserved and ended by
+``services.runs``, as every run is. The transport is passed in: a :class:`Broker` (``fleet/broker.py``
+is Celery's) and the :class:`Bundler` that checks and signs what a worker gets (``fleet/bundle.py``).
+In order:
 
 1. **Checks, nothing sent**: the skill is validated or enabled and on a URL target
-   (:mod:`skillreel.fleet.bundle`), the broker answers and at least one worker does
+   (:meth:`Bundler.check`, as a worker checks it), the broker answers and at least one worker does
    (``SR_REPLAY_FLEET_BROKER_UNREACHABLE``, ``SR_REPLAY_FLEET_NO_WORKERS``).
 2. **The bundle**: the skill's export document, Ed25519-signed with ``--sign``, audited as one
    ``export`` event (actor ``fleet``).
@@ -15,7 +20,7 @@ store is the only writer: workers hold no store. In order:
    (``run-end``) from its result: the worker's outcome, counts and report, checked against the run
    here (a result that does not fit is recorded ``interrupted``: what the row did is unknown).
 4. **A worker that dies** mid-row leaves its row claimed and its liveness key expired
-   (:mod:`skillreel.fleet.claims`): the row's run is recorded ``interrupted`` (it may have acted) and
+   (``fleet/claims.py``): the row's run is recorded ``interrupted`` (it may have acted) and
    is never run again (``--resume`` leaves the choice to the caller). A task Celery reports failed
    (its pool process was lost) is recorded the same way.
 5. **Stopping**: Ctrl-C gives up every row no worker claimed yet (its run ``cancelled``; a late
@@ -28,34 +33,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets as tokens
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..errors import CODES, ReplayError, SkillreelError
 from ..model.batch import BatchRow
 from ..model.entry import StoreEntry
+from ..model.export import ExportDocument
+from ..model.fleet import FleetResult, FleetRow
 from ..model.limits import MAX_OUTPUTS_BYTES
-from ..model.report import ReplayReport
 from ..model.runs import (
     CANCELLED_CODE,
     INTERRUPTED_CODE,
     BatchSlot,
     RunRecord,
     StepTally,
-    can_act,
-    finish_run,
-    interrupt_run,
-    start_run,
 )
 from ..model.session import SessionState
 from ..model.values import outputs_size
-from ..services.batching import (
+from ..store import AuditNote, Store
+from ..store.signing import load_signing_key
+from .batching import (
     BatchOutcome,
     BatchPlan,
     RowCancelled,
@@ -66,16 +72,46 @@ from ..services.batching import (
     holding_runset,
     run_pending,
 )
-from ..store import AuditNote, Store
-from ..store.lease import current_lease
-from ..store.signing import load_signing_key
-from .broker import Broker
-from .bundle import bundle_text, check_runnable, check_target, sign_bundle
-from .protocol import FleetResult, FleetRow
+from .runs import end_run, interrupt, reserve_run
 
 STALL_S: Final = 60.0
 COLLECT_S: Final = 0.5
 NO_WORKERS: Final = "SR_REPLAY_FLEET_NO_WORKERS"
+
+
+class Broker(Protocol):
+    """What the coordinator needs from the broker (``Meta``: Celery's result ``{status, result, ...}``)."""
+
+    def workers(self) -> int:
+        """How many workers answer now (0: none)."""
+        ...
+
+    def submit(self, run_id: str, bundle: str, row: Mapping[str, Any]) -> None: ...
+
+    def results(self, run_ids: list[str], wait_s: float) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        """The results that are ready among ``run_ids``, waiting at most about ``wait_s`` for one."""
+        ...
+
+    def claims(self, run_ids: list[str]) -> Mapping[str, tuple[bool, bool]]:
+        """For each run id: (a worker claimed it, its liveness key is present)."""
+        ...
+
+    def give_up(self, run_id: str) -> bool:
+        """Take a row no worker claimed, so none ever runs it; False when a worker claimed it first."""
+        ...
+
+    def forget(self, run_id: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Bundler(Protocol):
+    """How a skill travels to the workers: the checks a worker makes on it (raising ``SR_*``), and
+    the signed bundle (its export document, and the text a task carries)."""
+
+    def check(self, entry: StoreEntry) -> None: ...
+
+    def sign(self, entry: StoreEntry, now: str, key: Ed25519PrivateKey) -> tuple[ExportDocument, str]: ...
 
 
 class WorkerVault:
@@ -90,19 +126,12 @@ class WorkerVault:
         return SessionState({})
 
 
-def check_fleet_skill(store: Store, name: str) -> StoreEntry:
-    """The skill a fleet may run: validated or enabled, on a URL target (nothing sent otherwise)."""
-    entry = store.get(name)
-    check_runnable(entry)
-    check_target(entry)
-    return entry
-
-
 async def fleet_batch(
     store: Store,
     plan: BatchPlan,
     broker: Broker,
     *,
+    bundles: Bundler,
     sign_key: Path,
     on_row: RowListener | None = None,
     stall_s: float = STALL_S,
@@ -110,14 +139,15 @@ async def fleet_batch(
     """Run a planned batch on the fleet (module docstring). Raises ``SR_*`` for a refusal before
     anything was recorded, :class:`~skillreel.services.batching.BatchCancelled` when cancelled."""
     request = plan.request
-    entry = check_fleet_skill(store, request.replay.name)
+    entry = store.get(request.replay.name)
+    bundles.check(entry)
     key = load_signing_key(sign_key)
     if await asyncio.to_thread(broker.workers) == 0:
         raise ReplayError(NO_WORKERS, "no worker answered on the broker; nothing was submitted")
     with holding_runset(store, plan, on_row) as (plan, skipped):
         if plan.resumed:
             await _none_still_running(store, plan, broker)
-        document = sign_bundle(entry, store.now(), key)
+        document, bundle = bundles.sign(entry, store.now(), key)
         store.audit(
             AuditNote(
                 kind="export",
@@ -128,7 +158,7 @@ async def fleet_batch(
             )
         )
         watch = _Watch(broker, stall_s)
-        execute = fleet_executor(store, plan, entry, bundle_text(document), broker, watch)
+        execute = fleet_executor(store, plan, entry, bundle, broker, watch)
         watching = asyncio.ensure_future(watch.run())
         try:
             ran = await run_pending(plan, execute, on_row)
@@ -276,7 +306,7 @@ def fleet_executor(
                 row.number, row.line, "not-run", code=watch.stopped.code, message=watch.stopped.message
             )
         try:
-            run = store.reserve_run(_started(store, entry, BatchSlot(plan.runset.runset_id, row.number)))
+            run = reserve_run(store, entry, BatchSlot(plan.runset.runset_id, row.number), actor="fleet")
         except SkillreelError as exc:
             return RowResult(row.number, row.line, "failed", code=exc.code, message=exc.message)
         task = FleetRow(
@@ -309,22 +339,6 @@ def fleet_executor(
     return execute
 
 
-def _started(store: Store, entry: StoreEntry, slot: BatchSlot) -> RunRecord:
-    actions = entry.draft.actions
-    return start_run(
-        tokens.token_hex(16),
-        entry.name,
-        entry.revision,
-        entry.draft.draft_digest,
-        len(actions),
-        sum(1 for a in actions if can_act(a)),
-        "fleet",
-        current_lease(),
-        store.now(),
-        slot,
-    )
-
-
 @dataclass(frozen=True)
 class _RowRecorder:
     """Ends a row's run in the store (the only writer) and says how the row went."""
@@ -332,30 +346,40 @@ class _RowRecorder:
     store: Store
     entry: StoreEntry
 
+    @property
+    def step_ids(self) -> set[str]:
+        """Every step of the skill, those inside loops and branches too: a report names only these."""
+        return {a.id for a in self.entry.draft.walk()}
+
     def from_result(self, row: BatchRow, run: RunRecord, meta: Mapping[str, Any]) -> RowResult:
         if meta.get("status") != "SUCCESS":  # the task's pool process was lost, or the task broke
             return self.interrupted(row, run, INTERRUPTED_CODE, "the worker's process ended during the row")
         try:
             result = FleetResult.parse(meta.get("result") or {})
-            finished, report = self._finished(run, result)
+            tally = self._tally(run, result)
         except (ValidationError, ValueError, TypeError):
             return self.interrupted(
                 row, run, "SR_REPLAY_FLEET_RESULT_INVALID", "the worker's result does not fit the row's run"
             )
-        recorded = self._write(finished, report)
+        try:
+            ended = end_run(self.store, run, result.status, tally, code=result.code, report=result.report)
+        except ValueError:  # counts the run's rules refuse (more steps than it has...)
+            return self.interrupted(
+                row, run, "SR_REPLAY_FLEET_RESULT_INVALID", "the worker's result does not fit the row's run"
+            )
         return RowResult(
             row.number,
             row.line,
             result.status,
             code=result.code,
-            message=_message(result.message, recorded),
+            message=_message(result.message, ended.recorded),
             run_id=run.run_id,
-            side_effects=finished.side_effects,
+            side_effects=ended.run.side_effects,
             outputs=result.outputs,
         )
 
-    def _finished(self, run: RunRecord, result: FleetResult) -> tuple[RunRecord, ReplayReport | None]:
-        """The run's finished record from a worker's result, checked against the run (ValueError)."""
+    def _tally(self, run: RunRecord, result: FleetResult) -> StepTally:
+        """The run's end counts from a worker's result, checked against the run (ValueError)."""
         if result.run_id != run.run_id or (result.code is not None and result.code not in CODES):
             raise ValueError("the result names another run or an unknown code")
         report = result.report
@@ -364,7 +388,8 @@ class _RowRecorder:
             report is None
             or approval is None
             or (report.name, report.draft_digest, report.approval_digest, len(report.steps))
-            != (run.name, run.draft_digest, approval.approval_digest, run.steps_total)
+            != (run.name, run.draft_digest, approval.approval_digest, result.steps_run)
+            or not {s.action_id for s in report.steps} <= self.step_ids
         ):
             raise ValueError("the report is not this run's")
         if result.outputs is not None and (
@@ -373,18 +398,9 @@ class _RowRecorder:
             or outputs_size(result.outputs) > MAX_OUTPUTS_BYTES
         ):
             raise ValueError("the outputs are not the skill's")
-        tally = StepTally(
+        return StepTally(
             steps_run=result.steps_run, steps_acted=result.steps_acted, healed_steps=result.healed_steps
         )
-        finished = finish_run(
-            run,
-            result.status,
-            self.store.now(),
-            tally=tally,
-            code=result.code,
-            report_digest=report.report_digest if report is not None else None,
-        )
-        return finished, report
 
     def given_up(self, row: BatchRow, run: RunRecord, broker: Broker, cause: SkillreelError) -> RowResult:
         """Take the row back from the broker: cancelled when no worker had claimed it (it never
@@ -402,36 +418,27 @@ class _RowRecorder:
             return self.interrupted(
                 row, run, INTERRUPTED_CODE, "a worker had taken the row when the batch stopped"
             )
-        finished = finish_run(run, "cancelled", self.store.now(), tally=StepTally(), code=CANCELLED_CODE)
-        recorded = self._write(finished, None)
+        ended = end_run(self.store, run, "cancelled", StepTally(), code=CANCELLED_CODE)
         return RowResult(
             row.number,
             row.line,
             "cancelled",
             code=cause.code,
-            message=_message(cause.message, recorded),
+            message=_message(cause.message, ended.recorded),
             run_id=run.run_id,
         )
 
     def interrupted(self, row: BatchRow, run: RunRecord, code: str, message: str) -> RowResult:
-        finished = interrupt_run(run, self.store.now())
-        recorded = self._write(finished, None)
+        ended = interrupt(self.store, run)
         return RowResult(
             row.number,
             row.line,
             "interrupted",
             code=code,
-            message=_message(message, recorded),
+            message=_message(message, ended.recorded),
             run_id=run.run_id,
-            side_effects=finished.side_effects,
+            side_effects=ended.run.side_effects,
         )
-
-    def _write(self, finished: RunRecord, report: ReplayReport | None) -> bool:
-        try:
-            self.store.finish_run(finished, report=report)
-        except SkillreelError:
-            return False
-        return True
 
 
 def _message(message: str | None, recorded: bool) -> str | None:

@@ -1,5 +1,6 @@
-"""The Playwright driver's compile cache (``sandbox.driver_start.node_compile_cache``): a folder only
-this user can change, or no cache at all; never a failure, never over the caller's own setting."""
+"""The compile cache of Playwright's process (``sandbox.playwright_start.node_compile_cache``): a
+folder only this user can change, or no cache at all; never a failure, never over the caller's own
+setting."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.sandbox.driver_start import (
+from skillreel.sandbox.playwright_start import (
     NODE_CACHE_ENV,
     NODE_CACHE_FOLDER,
     NODE_CACHE_OFF_ENV,
@@ -29,7 +30,7 @@ def home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return folder
 
 
-def test_the_cache_is_a_new_owner_only_folder_the_driver_is_pointed_at(home: Path) -> None:
+def test_the_cache_is_a_new_owner_only_folder_playwright_is_pointed_at(home: Path) -> None:
     folder = node_compile_cache(home / "cache")
     assert folder == (home / "cache" / NODE_CACHE_FOLDER).resolve()
     assert folder.is_dir()
@@ -101,13 +102,13 @@ def test_a_cache_that_cannot_be_created_means_no_cache(home: Path) -> None:
     assert NODE_CACHE_ENV not in os.environ
 
 
-async def test_the_driver_fills_the_cache_and_starts_from_it(home: Path) -> None:
-    """The real driver (Node.js, no browser): its first start writes compiled code into the cache;
+async def test_playwrights_process_fills_the_cache_and_starts_from_it(home: Path) -> None:
+    """Playwright's real process (Node.js, no browser): its first start writes compiled code into the cache;
     the next one starts with it there and works."""
     for _ in range(2):
         playwright = await start_playwright()
         try:
-            assert playwright.chromium.name == "chromium"  # the driver answers
+            assert playwright.chromium.name == "chromium"  # Playwright's process answers
         finally:
             await playwright.stop()
         folder = Path(os.environ.pop(NODE_CACHE_ENV))

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from skillreel.errors import ReplayError
-from skillreel.fleet.bundle import bundle_text, sign_bundle
-from skillreel.fleet.coordinator import WorkerVault, fleet_batch
-from skillreel.fleet.protocol import FleetResult, FleetRow, FleetStep
+from skillreel.fleet.bundle import SignedBundles, bundle_text, sign_bundle
 from skillreel.fleet.worker import WorkerConfig, run_row
+from skillreel.model.fleet import FleetResult, FleetRow, FleetStep
 from skillreel.services.batching import BatchRequest, plan_batch
+from skillreel.services.fleet_batching import WorkerVault, fleet_batch
 from skillreel.services.preflight import ReplayRequest
 from skillreel.store import Store
 from skillreel.store.signing import load_signing_key, load_trusted_keys
@@ -31,9 +31,10 @@ NAME = "search-invoices"
 
 class FakeBroker:
     """Each submitted row behaves as ``behaviours`` says, in submission order: ``ok`` (a worker ran
-    it), ``refused`` (a worker refused it), ``lost`` (claimed, its worker gone), ``broken`` (Celery
-    says the task failed), ``garbage`` (a result that is no fleet result), ``unclaimed`` (nobody
-    takes it)."""
+    it), ``partial`` (it ran, the last step on a path not taken), ``stranger`` (its report names a
+    step the skill does not have), ``refused`` (a worker refused it), ``lost`` (claimed, its worker
+    gone), ``broken`` (Celery says the task failed), ``garbage`` (a result that is no fleet
+    result), ``unclaimed`` (nobody takes it)."""
 
     def __init__(self, store: Store, behaviours: list[str], workers: int = 1) -> None:
         self.store = store
@@ -52,8 +53,14 @@ class FakeBroker:
         self.submitted[run_id] = (self.behaviours.pop(0), dict(row))
 
     def _meta(self, run_id: str, behaviour: str) -> dict[str, Any] | None:
-        if behaviour == "ok":
+        if behaviour in ("ok", "partial", "stranger"):
             report = factory.report_for(self.entry)
+            if behaviour == "partial":  # a branch's other arm, a loop over no items: not run
+                report = report.evolve(steps=report.steps[:3])
+            elif behaviour == "stranger":  # a step the skill does not have
+                report = report.evolve(
+                    steps=(*report.steps[:3], report.steps[3].model_copy(update={"action_id": "a99"}))
+                )
             steps = tuple(
                 FleetStep(
                     action_id=s.action_id,
@@ -69,8 +76,8 @@ class FakeBroker:
                 run_id=run_id,
                 status="succeeded",
                 steps=steps,
-                steps_run=4,
-                steps_acted=3,
+                steps_run=len(steps),
+                steps_acted=min(3, len(steps)),
                 report=report,
                 worker="w1",
             )
@@ -128,7 +135,7 @@ async def run(rows: Path, key: Path, behaviours: list[str], **options: Any) -> t
     with Store.open(actor="fleet") as store:
         plan = plan_batch(store, BatchRequest(ReplayRequest(name=NAME), rows, workers=4), vault, vault)
         broker = FakeBroker(store, behaviours, options.pop("workers", 1))
-        outcome = await fleet_batch(store, plan, broker, sign_key=key, **options)
+        outcome = await fleet_batch(store, plan, broker, bundles=SignedBundles(), sign_key=key, **options)
     return outcome, broker
 
 
@@ -168,6 +175,20 @@ async def test_a_result_that_does_not_fit_its_run_is_recorded_interrupted(skill:
     assert [r.status for r in outcome.results[1:]] == ["succeeded"] * 3
 
 
+async def test_a_report_may_leave_out_steps_not_taken_but_never_names_a_step_the_skill_lacks(
+    skill: tuple[Path, Path],
+) -> None:
+    rows, key = skill
+    outcome, _ = await run(rows, key, ["partial", "stranger", "ok", "ok"])
+    assert [(r.status, r.code) for r in outcome.results[:2]] == [
+        ("succeeded", None),
+        ("interrupted", "SR_REPLAY_FLEET_RESULT_INVALID"),
+    ]
+    with Store.open() as store:
+        first = next(v.record for v in store.runs(NAME) if v.record.row == 1)
+    assert (first.outcome, first.steps_total, first.steps_run) == ("succeeded", 4, 3)
+
+
 async def test_no_worker_left_gives_the_rows_up_and_submits_no_more(skill: tuple[Path, Path]) -> None:
     rows, key = skill
     with Store.open(actor="fleet") as store:
@@ -177,7 +198,7 @@ async def test_no_worker_left_gives_the_rows_up_and_submits_no_more(skill: tuple
         original = broker.workers
         calls = iter([1])  # one worker answers at the start, none afterwards
         broker.workers = lambda: next(calls, 0)  # type: ignore[method-assign]
-        outcome = await fleet_batch(store, plan, broker, sign_key=key, stall_s=0.0)
+        outcome = await fleet_batch(store, plan, broker, bundles=SignedBundles(), sign_key=key, stall_s=0.0)
         assert original() == 1
     assert [(r.status, r.code) for r in outcome.results] == [
         ("cancelled", "SR_REPLAY_FLEET_NO_WORKERS"),
@@ -260,12 +281,16 @@ async def test_a_resume_never_runs_again_a_row_a_live_worker_is_still_running(
         runs_before = len(store.runs(NAME))
         busy = StillRunning(store, [])
         with pytest.raises(ReplayError) as caught:
-            await fleet_batch(store, plan_batch(store, request, vault, vault), busy, sign_key=key)
+            await fleet_batch(
+                store, plan_batch(store, request, vault, vault), busy, bundles=SignedBundles(), sign_key=key
+            )
         assert (caught.value.code, caught.value.details["rows"]) == ("SR_REPLAY_RUNSET_BUSY", [3])
         assert busy.submitted == {}
         assert len(store.runs(NAME)) == runs_before
         done = FakeBroker(store, ["ok"])  # the worker is gone now: the row may run again
-        again = await fleet_batch(store, plan_batch(store, request, vault, vault), done, sign_key=key)
+        again = await fleet_batch(
+            store, plan_batch(store, request, vault, vault), done, bundles=SignedBundles(), sign_key=key
+        )
     assert [r.status for r in again.results] == ["skipped", "skipped", "succeeded", "skipped"]
 
 
@@ -286,7 +311,7 @@ async def test_a_row_the_broker_cannot_be_asked_about_is_not_reported_as_taken(
             raise ReplayError("SR_REPLAY_FLEET_BROKER_UNREACHABLE", "the broker did not answer")
 
         broker.give_up = unreachable  # type: ignore[method-assign]
-        outcome = await fleet_batch(store, plan, broker, sign_key=key, stall_s=0.0)
+        outcome = await fleet_batch(store, plan, broker, bundles=SignedBundles(), sign_key=key, stall_s=0.0)
     ran = [r for r in outcome.results if r.status != "not-run"]
     assert [(r.status, r.code) for r in ran] == [("interrupted", "SR_REPLAY_FLEET_BROKER_UNREACHABLE")] * 2
     assert all("unknown" in (r.message or "") for r in ran)

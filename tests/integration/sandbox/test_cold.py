@@ -1,4 +1,5 @@
-"""Session lifecycle: no Chromium left behind, crashes translated, storage state, setup errors."""
+"""The cold session's lifecycle (``sandbox.cold.browser_session``): no Chromium left behind, crashes
+translated, storage state, setup errors."""
 
 from __future__ import annotations
 
@@ -13,59 +14,15 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 
 from skillreel.errors import InputError, ReplayUIError, TargetError
-from skillreel.sandbox.browser import BrowserSession, browser_session, find_chromium
-from skillreel.sandbox.driver_start import DriverStart, EarlyDriver
+from skillreel.sandbox.chromium import find_chromium
+from skillreel.sandbox.cold import browser_session
+from skillreel.sandbox.context import BrowserSession
 from tests.integration.sandbox.netpeers import HeadRecorder
+from tests.integration.sandbox.processes import WAIT_S, chromium_tree, wait_until_gone
 from tests.support.factory import html_environment, url_environment
 from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
-
-WAIT_S = 20.0
-
-
-def _proc_table() -> dict[int, tuple[int, str]]:
-    """pid -> (parent pid, state) for every process we can see."""
-    table: dict[int, tuple[int, str]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            table[int(entry.name)] = (int(fields[1]), fields[0])
-    return table
-
-
-def chromium_tree(session: BrowserSession) -> set[int]:
-    """The session's Chromium process and all its descendants (found by its proxy switch)."""
-    marker = f"--proxy-server={session.proxy.server_url}".encode()
-    roots = set()
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError):
-            if entry.name.isdigit() and marker in (entry / "cmdline").read_bytes().split(b"\0"):
-                roots.add(int(entry.name))
-    table = _proc_table()
-    tree = set(roots)
-    grew = True
-    while grew:
-        children = {pid for pid, (ppid, _) in table.items() if ppid in tree} - tree
-        tree |= children
-        grew = bool(children)
-    return tree
-
-
-async def wait_until_gone(pids: set[int]) -> set[int]:
-    """The pids still alive (not zombies) once they are gone or the wait is over."""
-
-    def alive() -> set[int]:
-        table = _proc_table()
-        return {pid for pid in pids if pid in table and table[pid][1] != "Z"}
-
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT_S
-    while alive() and loop.time() < deadline:
-        await asyncio.sleep(0.05)
-    return alive()
 
 
 async def test_session_closes_chromium(server: LocalServer) -> None:
@@ -76,121 +33,6 @@ async def test_session_closes_chromium(server: LocalServer) -> None:
         assert pids
     assert await wait_until_gone(pids) == set()
     assert not session.browser.is_connected()
-
-
-async def test_a_session_on_a_driver_started_ahead_leaves_nothing_once_the_driver_is_closed(
-    server: LocalServer,
-) -> None:
-    """The session hands Chromium and the driver back to close in the background (the CLI makes the
-    run's final write meanwhile); closing the driver waits for both."""
-    server.set_page("/app", "<p>app</p>")
-    driver = await DriverStart.begin()
-    try:
-        async with browser_session(url_environment(server.url("/app")), driver=driver) as session:
-            await session.goto_start()
-            pids = chromium_tree(session)
-            assert pids
-    finally:
-        await driver.close()
-    assert not session.browser.is_connected()
-    assert await wait_until_gone(pids) == set()
-
-
-async def test_a_driver_started_ahead_and_never_taken_is_stopped() -> None:
-    """A refused replay: the driver booting ahead is stopped unused (its start cancelled, nothing
-    raised), and no session can take it afterwards."""
-    unused = await DriverStart.begin()
-    await unused.close()
-    with pytest.raises(ReplayUIError):
-        await unused.take()
-
-
-def _early_pid(early: EarlyDriver) -> int:
-    process = early._process
-    assert process is not None
-    return process.pid
-
-
-async def test_a_driver_spawned_early_is_adopted_and_leaves_nothing(
-    server: LocalServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`skillreel replay` spawns the driver's process before Playwright's API is imported; the
-    session runs on that very process (no second driver), which inherits no vault variable, and
-    closing the driver ends it and Chromium."""
-    monkeypatch.setenv("SKILLREEL_SECRET_EARLY_PASSWORD", "EarlyCanary71")
-    server.set_page("/app", "<p>app</p>")
-    early = EarlyDriver.spawn()
-    assert early is not None
-    pid = _early_pid(early)
-    assert b"EarlyCanary71" not in Path(f"/proc/{pid}/environ").read_bytes()
-    assert "SKILLREEL_SECRET_EARLY_PASSWORD" not in os.environ
-    driver = await DriverStart.begin(early)
-    try:
-        async with browser_session(url_environment(server.url("/app")), driver=driver) as session:
-            await session.goto_start()
-            assert await session.page.text_content("p") == "app"
-            pids = chromium_tree(session)
-            table = _proc_table()
-            # Chromium is a child of the early process: the session did not start another driver
-            assert any(table[p][0] == pid for p in pids if p in table)
-    finally:
-        await driver.close()
-    early.discard()  # adopted: nothing left to stop
-    assert await wait_until_gone(pids | {pid}) == set()
-
-
-async def test_a_driver_spawned_early_and_never_taken_is_stopped() -> None:
-    """A refused replay: the early driver's adoption is cancelled and its process ended."""
-    early = EarlyDriver.spawn()
-    assert early is not None
-    pid = _early_pid(early)
-    unused = await DriverStart.begin(early)
-    await unused.close()
-    assert await wait_until_gone({pid}) == set()
-    with pytest.raises(ReplayUIError):
-        await unused.take()
-
-
-def test_a_driver_spawned_early_and_discarded_is_stopped() -> None:
-    """The run ended before any start took the process (the CLI discards it after its loop)."""
-    early = EarlyDriver.spawn()
-    assert early is not None
-    process = early._process
-    assert process is not None
-    early.discard()
-    assert process.returncode is not None
-    assert process.stdin is not None
-    assert process.stdin.closed
-    early.discard()  # twice is harmless
-
-
-async def test_a_driver_spawned_early_falls_back_to_the_usual_start_on_another_playwright(
-    server: LocalServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """When Playwright's client is not built the way the adoption expects, the early process is
-    ended and the usual start runs: the head start is lost, never the run."""
-    from playwright._impl import transport
-
-    early = EarlyDriver.spawn()
-    assert early is not None
-    process = early._process
-    assert process is not None
-    # the client's module no longer takes its transport from where the adoption replaces it
-    monkeypatch.setattr(transport, "PipeTransport", type("Other", (transport.PipeTransport,), {}))
-    driver = await DriverStart.begin(early)
-    server.set_page("/app", "<p>app</p>")
-    try:
-        async with browser_session(url_environment(server.url("/app")), driver=driver) as session:
-            await session.goto_start()
-            assert await session.page.text_content("p") == "app"
-            assert process.returncode is not None  # the early process was ended, unused
-    finally:
-        await driver.close()
-
-
-def test_a_driver_that_cannot_be_spawned_early_means_the_usual_start(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PLAYWRIGHT_NODEJS_PATH", "/nonexistent/node")
-    assert EarlyDriver.spawn() is None
 
 
 async def crash_browser_mid_session(server: LocalServer, pids: set[int]) -> None:

@@ -1,7 +1,8 @@
-"""What travels over the broker besides the signed bundle: one row's task and one row's result.
+"""The fleet's wire documents (pure): what travels over the broker besides the signed bundle, one
+row's task and one row's result.
 
 A task is ``(bundle, row)``: the bundle is the signed export document as its JSON text (verified
-by the worker, :mod:`skillreel.fleet.bundle`), the row a :class:`FleetRow` (the coordinating store's
+by the worker, ``fleet/bundle.py``), the row a :class:`FleetRow` (the coordinating store's
 run id, the row's non-sensitive inputs and the replay options). A result is a :class:`FleetResult`:
 the run's outcome, counts, the steps that ran (ids, kinds, flags, evidence digests) and, for a
 success, the content-free :class:`~skillreel.model.report.ReplayReport`. Never a sensitive value,
@@ -17,12 +18,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from ..model.base import ActionId, Document, Label, ParamName
-from ..model.limits import MAX_ACTIONS, MAX_TYPE_VALUE_CHARS, SETTLE_MS_RANGE, TIMEOUT_MS_RANGE
-from ..model.report import ReplayReport
-from ..model.runs import ErrorCode, RunId, StepCount
+from .base import ActionId, Document, Label, ParamName
+from .limits import MAX_ACTIONS, MAX_TYPE_VALUE_CHARS, SETTLE_MS_RANGE, TIMEOUT_MS_RANGE
+from .report import ReplayReport
+from .runs import ErrorCode, RunId, StepCount
 
-TASK_NAME = "skillreel.fleet.replay"
 MAX_MESSAGE_CHARS = 500
 
 # a typed input as a replay takes it (services.preflight.InputValue), a text one bounded
@@ -44,7 +44,7 @@ class FleetRow(Document):
 
 
 class FleetStep(Document):
-    """One step that ran on the worker (``services.replaying.StepReport`` on the wire)."""
+    """One step that ran on the worker (``services.runs.StepReport`` on the wire)."""
 
     action_id: ActionId
     kind: Annotated[str, StringConstraints(pattern=r"^[a-z]{1,16}$")]

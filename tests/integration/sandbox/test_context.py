@@ -1,4 +1,5 @@
-"""browser_session basics: the offline HTML fixture and a plain URL target."""
+"""A session's context, routing and start page (``sandbox.context``, ``sandbox.routing``), through
+``browser_session``: the offline HTML fixture and a plain URL target."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import pytest
 
 from skillreel.errors import ReplayUIError
 from skillreel.model.environment import FIXTURE_ORIGIN
-from skillreel.sandbox import browser as browser_module
+from skillreel.sandbox import routing as routing_module
 from skillreel.sandbox.allowlist import decide, routed_pattern
-from skillreel.sandbox.browser import browser_session, find_chromium
+from skillreel.sandbox.chromium import find_chromium
+from skillreel.sandbox.cold import browser_session
 from tests.integration.sandbox.netpeers import TcpListener
 from tests.support.factory import html_environment, url_environment
 from tests.support.lookalike_urls import ORIGINS, URLS
@@ -125,17 +127,17 @@ async def test_no_address_bar_popup_page_is_preloaded(
 async def test_routing_decides_every_request_but_those_of_an_allowlisted_origin(
     server: LocalServer, second_server: LocalServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Requests to an allowlisted origin are continued by Playwright's driver without a round trip
+    """Requests to an allowlisted origin are continued by Playwright's process without a round trip
     to the routing handler (``allowlist.routed_pattern``); a request anywhere else still meets the
     handler's decision and is refused there, in the ledger. Chromium's JavaScript reads the pattern
-    as Python does (Playwright's driver matches it in JavaScript)."""
+    as Python does (Playwright's process matches it in JavaScript)."""
     decided: list[str] = []
 
     def recorded(url: str, allowed: object) -> object:
         decided.append(url)
         return decide(url, allowed)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(browser_module, "decide", recorded)
+    monkeypatch.setattr(routing_module, "decide", recorded)
     away = second_server.url("/away.png")
     server.set_page(
         "/app",

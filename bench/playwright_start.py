@@ -1,12 +1,13 @@
-"""What the Playwright driver's start costs with skillreel's compile cache and without it.
+"""What starting Playwright's process costs with skillreel's compile cache and without it.
 
-    .venv/bin/python bench/driver_start.py [--runs 8]
+    .venv/bin/python bench/playwright_start.py [--runs 8]
 
-Each run starts a fresh interpreter that starts the driver the way skillreel does
-(``sandbox.driver_start.start_playwright``: Node.js, no browser) and stops it, twice, interleaved:
-with the compile cache (``NODE_COMPILE_CACHE`` in the user's cache folder, warmed by one start
-first) and with ``NODE_DISABLE_COMPILE_CACHE=1``. Wall time of the start and the driver's CPU
-(the interpreter's children, after it exited). Medians are printed. Not a test: nothing is asserted.
+Each run starts a fresh interpreter that starts Playwright the way skillreel does
+(``sandbox.playwright_start.start_playwright``: its Node.js process, no browser) and stops it, twice,
+interleaved: with the compile cache (``NODE_COMPILE_CACHE`` in the user's cache folder, warmed by one
+start first) and with ``NODE_DISABLE_COMPILE_CACHE=1``. Wall time of the start and the CPU of
+Playwright's process (the interpreter's children, after it exited). Medians are printed. Not a
+test: nothing is asserted. (Until issue 27: ``bench/driver_start.py``, the same measure.)
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _results import report
 
-COMMAND = "python bench/driver_start.py"
+COMMAND = "python bench/playwright_start.py"
 PROBE = """
 import asyncio, json, resource, time
-from skillreel.sandbox.driver_start import start_playwright
+from skillreel.sandbox.playwright_start import start_playwright
 async def main():
     started = time.perf_counter()
     playwright = await start_playwright()
@@ -68,15 +69,15 @@ def main() -> None:
     cpu_with, cpu_without = median(True, "cpu"), median(False, "cpu")
     load = os.getloadavg()[0]
     sys.stdout.write(
-        f"driver start: {with_cache:.0f} ms with the compile cache, {without:.0f} ms without; "
-        f"driver CPU {cpu_with:.0f} vs {cpu_without:.0f} ms (load {load_before:.1f} -> {load:.1f})\n"
+        f"Playwright start: {with_cache:.0f} ms with the compile cache, {without:.0f} ms without; "
+        f"its CPU {cpu_with:.0f} vs {cpu_without:.0f} ms (load {load_before:.1f} -> {load:.1f})\n"
     )
     report(
-        figure="Playwright driver start (Node.js, no browser), skillreel's compile cache",
+        figure="Playwright's process start (Node.js, no browser), skillreel's compile cache",
         goal="information",
         measured=with_cache,
         unit="ms",
-        baseline=f"without the cache {without:.0f} ms (driver CPU {cpu_with:.0f} vs {cpu_without:.0f} ms)",
+        baseline=f"without the cache {without:.0f} ms (its CPU {cpu_with:.0f} vs {cpu_without:.0f} ms)",
         ratio=with_cache / without,
         command=f"{COMMAND} --runs {args.runs}",
     )

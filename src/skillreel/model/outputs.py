@@ -1,0 +1,58 @@
+"""What a caller gets of a replay's outputs (pure): shaped as declared, masked, bounded.
+
+    outputs, warnings = caller_outputs(draft, values, engine.outputs, session=signed_in_values)
+
+Nothing here is stored, audited or logged: outputs are the caller's alone. Masking happens before
+anything could keep them (a local replay, a fleet worker: ``services.replaying.play_checked``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import ReplayError
+from .draft import Draft
+from .envelope import ResultWarning
+from .limits import MAX_OUTPUTS_BYTES
+from .values import mask_outputs, outputs_size
+
+__all__ = ["caller_outputs", "sensitive_values"]
+
+
+def sensitive_values(draft: Draft, values: Mapping[str, str]) -> tuple[str, ...]:
+    """The replay's values of sensitive parameters (what no output, artifact or proposal may hold)."""
+    return tuple(values[p.name] for p in draft.parameters if p.sensitive and p.name in values)
+
+
+def caller_outputs(
+    draft: Draft, values: Mapping[str, str], read: Mapping[str, Any], *, session: Sequence[str] = ()
+) -> tuple[dict[str, Any], tuple[ResultWarning, ...]]:
+    """The outputs as the caller gets them: every declared output (null when the run did not
+    produce it; a collected object's missing fields null), each value that contains a sensitive
+    input (of ``values``, the replay's inputs) or a value of the signed-in state the replay started
+    with (``session``: its cookie and local-storage values, long enough to be told) masked, the
+    whole within its size bound (``SR_REPLAY_OUTPUT_TOO_LARGE``)."""
+    shaped: dict[str, Any] = {}
+    for spec in draft.outputs:
+        value = read.get(spec.name)
+        if spec.type == "list" and isinstance(value, list):
+            names = [f.name for f in spec.fields]
+            value = [{n: row.get(n) for n in names} for row in value]
+        shaped[spec.name] = value
+    masked, count = mask_outputs(shaped, [*sensitive_values(draft, values), *session])
+    if outputs_size(masked) > MAX_OUTPUTS_BYTES:
+        raise ReplayError(
+            "SR_REPLAY_OUTPUT_TOO_LARGE",
+            f"the outputs exceed {MAX_OUTPUTS_BYTES // 1024:,} KiB; nothing was returned",
+        )
+    warnings: tuple[ResultWarning, ...] = ()
+    if count:
+        warnings = (
+            ResultWarning(
+                code="SR_REPLAY_OUTPUT_MASKED",
+                message=f"{count} output value(s) contained a sensitive input or a session value and "
+                "were masked",
+            ),
+        )
+    return masked, warnings
