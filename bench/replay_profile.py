@@ -18,7 +18,7 @@ the same in both; what skillreel adds per step shows as ``page_state`` (the step
 page summary, measured after the DOM-quiet window of ``replay/settle.js``), ``probe`` (resolving
 the next target in our isolated world), ``settle`` (waiting for what the action started) and the
 evidence. With ``--no-quiet-waits`` the replay's DOM-quiet windows and its animation-frame wait after each
-action are set to zero (``PlaywrightDriver._quiet``; a what-if, not a mode of the product: the
+action are set to zero (``World._quiet``; a what-if, not a mode of the product: the
 replay then acts on pages still changing): what the steps cost with the page measured, probed and
 settled for navigations and requests, but not waited on for quiet.
 
@@ -59,6 +59,7 @@ from _flow import (
 
 import skillreel.services.replaying as replaying
 from skillreel.replay import driver as replay_driver
+from skillreel.replay import world as replay_world
 from skillreel.replay.engine import ReplayEngine
 from skillreel.sandbox import cold as cold_session
 from skillreel.sandbox.chromium import find_chromium
@@ -213,10 +214,10 @@ async def baseline_calls(base: str, runs: int) -> tuple[CallTimes, float]:
 def no_quiet_waits() -> None:
     """Every measurement after an action without a DOM-quiet window or a frame wait (a what-if)."""
 
-    def quiet(self: replay_driver.PlaywrightDriver, cap: int) -> dict[str, int]:
+    def quiet(self: replay_world.World, cap: int) -> dict[str, int]:
         return {"windowMs": 0, "frameMs": 0, "capMs": cap}
 
-    replay_driver.PlaywrightDriver._quiet = quiet  # type: ignore[method-assign]
+    replay_world.World._quiet = quiet  # type: ignore[method-assign]
 
 
 async def main(runs: int, *, quiet_waits: bool = True) -> None:

@@ -38,6 +38,7 @@ from skillreel.replay.engine import (
     url_matches,
 )
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
+from tests.support.clock import Clock
 from tests.support.factory import SALT
 
 URL = "https://app.test/form"
@@ -98,19 +99,6 @@ def page() -> FakePage:
             FakeElement(RESULT, {"#result"}, text="3 results"),
         ],
     )
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 def engine(driver: FakeDriver, clock: Clock, **kw: Any) -> ReplayEngine:

@@ -23,5 +23,6 @@ def command(approve: bool, as_json: bool) -> None:
     if result.audit_trimmed:
         human += f"; trimmed the {result.audit_trimmed} oldest audit event(s)"
     if result.installs_recovered:
-        human += f"; settled the interrupted package transaction(s) of {', '.join(result.installs_recovered)}"
+        recovered = ", ".join(result.installs_recovered)
+        human += f"; finished or rolled back the interrupted package transaction(s) of {recovered}"
     emit(result.to_json(), as_json=as_json, human=human, warnings=result.warnings)

@@ -1,5 +1,7 @@
 """What the replay engine and its drivers share: the :class:`Driver` protocol and the plain records
-that cross it. ``PlaywrightDriver`` (``replay/driver.py``) drives Chromium; ``FakeDriver``
+that cross it. ``Driver`` is the union of role protocols (:class:`Navigating`, :class:`Locating`,
+:class:`Acting`, :class:`Reading`, :class:`Dialogs`): a collaborator or a test fake names only the
+roles it needs. ``PlaywrightDriver`` (``replay/driver.py``) drives Chromium; ``FakeDriver``
 (``replay/fake.py``) is an in-memory page for fast engine tests.
 
 Nothing read from the page crosses this protocol into anything that is stored: the values of
@@ -111,51 +113,13 @@ class DialogSeen:
     answered: bool
 
 
-class Driver(Protocol):
-    """What the engine needs from a browser. Errors are ``SkillreelError``s, already translated.
-    ``click``, ``fill``, ``select`` and ``press`` on a picked element raise :class:`TargetReplaced`
-    when the page replaced that element before any input reached it (nothing was done)."""
+class Navigating(Protocol):
+    """The page as a whole: loading it, waiting for it to settle, and the network ledger."""
 
     async def start(self, *, timeout_ms: int) -> None: ...
     async def goto(self, url: str, *, timeout_ms: int) -> None: ...
     async def reload(self, *, timeout_ms: int) -> None: ...
     async def current_url(self) -> str: ...
-    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe: ...
-    async def pick(
-        self, probe: heal.Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
-    ) -> Picked | None: ...
-    async def release(self) -> None: ...
-    async def click(self, picked: Picked, *, timeout_ms: int) -> None: ...
-    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None: ...
-    async def select(
-        self,
-        picked: Picked,
-        value: str,
-        *,
-        timeout_ms: int,
-        by_label: bool = False,
-        allowed: Sequence[str] | None = None,
-    ) -> str | None:
-        """Choose the enabled option whose value (or, ``by_label``, whose visible label: exactly one)
-        is ``value``; the value chosen, or None when there is no such option or its value is not
-        one of ``allowed`` (then nothing is chosen)."""
-        ...
-
-    async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
-    async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool: ...
-    async def count(self, candidate: LocatorCandidate, *, salt: str) -> int: ...
-    async def page_state(
-        self, *, salt: str, text: bool, verify: str | None = None, prefetch: Upcoming | None = None
-    ) -> PageSummary:
-        """A content-free summary of the page; also removes any mark :meth:`pick` left. With
-        ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``).
-        With ``prefetch`` (the next step's target, or the next loop item), the driver may measure
-        the page for it in the same call; a :meth:`probe` of that target in the same scope (or an
-        :meth:`enter_item` of that item) right after may then answer without a round trip, only
-        while nothing happened on the page since."""
-        ...
-
-    async def screenshot(self, *, timeout_ms: int) -> bytes: ...
     async def settle(self, settle_ms: int, *, timeout_ms: int) -> None: ...
     async def drain(self) -> None:
         """Before the replay ends: when the last action settled but the page was not measured
@@ -166,8 +130,15 @@ class Driver(Protocol):
     def network_mark(self) -> int: ...
     def network_denied_since(self, mark: int) -> tuple[str, ...]: ...
 
-    # ---- schema v2 ------------------------------------------------------------------------------
 
+class Locating(Protocol):
+    """Finding elements: measuring a target, marking the element chosen, loop items."""
+
+    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe: ...
+    async def pick(
+        self, probe: heal.Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
+    ) -> Picked | None: ...
+    async def release(self) -> None: ...
     async def choose(
         self, bundle: LocatorBundle, token: str, *, salt: str, within: Scope | None, allow_heal: bool
     ) -> Choice:
@@ -216,6 +187,41 @@ class Driver(Protocol):
         """Remove the marks of ``loop``; never raises."""
         ...
 
+
+class Acting(Protocol):
+    """Input on a picked element. ``click``, ``fill``, ``select`` and ``press`` raise
+    :class:`TargetReplaced` when the page replaced that element before any input reached it
+    (nothing was done)."""
+
+    async def click(self, picked: Picked, *, timeout_ms: int) -> None: ...
+    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None: ...
+    async def select(
+        self,
+        picked: Picked,
+        value: str,
+        *,
+        timeout_ms: int,
+        by_label: bool = False,
+        allowed: Sequence[str] | None = None,
+    ) -> str | None:
+        """Choose the enabled option whose value (or, ``by_label``, whose visible label: exactly one)
+        is ``value``; the value chosen, or None when there is no such option or its value is not
+        one of ``allowed`` (then nothing is chosen)."""
+        ...
+
+    async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
+    async def scroll(
+        self, picked: Picked, to: str, *, max_rounds: int, settle_ms: int, timeout_ms: int
+    ) -> int:
+        """Scroll into view, or to the end while the element grows; the rounds it took."""
+        ...
+
+
+class Reading(Protocol):
+    """What the page holds: checks, counts, reads, content-free summaries, screenshots."""
+
+    async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool: ...
+    async def count(self, candidate: LocatorCandidate, *, salt: str) -> int: ...
     async def read(self, picked: Picked, read: str, attribute: str | None) -> str | None:
         """The picked element's text, value or attribute (None: the attribute is absent)."""
         ...
@@ -223,7 +229,6 @@ class Driver(Protocol):
     async def read_fields(
         self, fields: Sequence[FieldSpec], *, salt: str, within: Scope, allow_heal: bool
     ) -> tuple[FieldValue, ...]: ...
-
     async def read_list(
         self,
         items: ElementSet,
@@ -235,12 +240,22 @@ class Driver(Protocol):
         within: Scope | None,
         allow_heal: bool,
     ) -> ListRead: ...
-
-    async def scroll(
-        self, picked: Picked, to: str, *, max_rounds: int, settle_ms: int, timeout_ms: int
-    ) -> int:
-        """Scroll into view, or to the end while the element grows; the rounds it took."""
+    async def page_state(
+        self, *, salt: str, text: bool, verify: str | None = None, prefetch: Upcoming | None = None
+    ) -> PageSummary:
+        """A content-free summary of the page; also removes any mark :meth:`pick` left. With
+        ``verify``, first checks that the marked field's value equals it (``PageSummary.verified``).
+        With ``prefetch`` (the next step's target, or the next loop item), the driver may measure
+        the page for it in the same call; a :meth:`probe` of that target in the same scope (or an
+        :meth:`enter_item` of that item) right after may then answer without a round trip, only
+        while nothing happened on the page since."""
         ...
+
+    async def screenshot(self, *, timeout_ms: int) -> bytes: ...
+
+
+class Dialogs(Protocol):
+    """Answering the dialogs a step opens."""
 
     async def arm_dialog(self, *, accept: bool, text: str | None, expects: str | None) -> None:
         """Answer the next dialog so (a dialog of another kind than ``expects`` is dismissed)."""
@@ -253,6 +268,12 @@ class Driver(Protocol):
     async def disarm_dialog(self) -> None:
         """Forget an armed answer: dialogs are dismissed again; never raises."""
         ...
+
+
+class Driver(Navigating, Locating, Acting, Reading, Dialogs, Protocol):
+    """What the engine needs from a browser: every role. Errors are ``SkillreelError``s, already
+    translated. A fake (``replay/fake.py``) or a collaborator needs only the roles it uses
+    (:class:`~skillreel.replay.resolving.Resolver`: :class:`Locating`)."""
 
 
 # ---- what the engine reports ---------------------------------------------------------------------

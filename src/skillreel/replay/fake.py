@@ -1,4 +1,6 @@
-"""An in-memory :class:`~skillreel.replay.engine.Driver` for fast, browser-free tests.
+"""An in-memory :class:`~skillreel.replay.driving.Driver` for fast, browser-free tests: every role
+(navigating, locating, acting, reading, dialogs), in that order. A test of one collaborator may use
+a smaller fake serving only the role it needs (the resolver: :class:`~skillreel.replay.driving.Locating`).
 
 A :class:`FakePage` is a list of :class:`FakeElement` (a fingerprint, the selectors that designate
 it, visibility, a value). Resolution uses the same comparison and pool rule as the real page
@@ -249,7 +251,7 @@ class FakeDriver:
                 )
         return tuple(out)
 
-    # ---- Driver ----------------------------------------------------------------------------------
+    # ---- Navigating ----------------------------------------------------------------------------
 
     async def start(self, *, timeout_ms: int) -> None:
         self._act("start")
@@ -264,6 +266,20 @@ class FakeDriver:
 
     async def current_url(self) -> str:
         return self.page.url
+
+    async def settle(self, settle_ms: int, *, timeout_ms: int) -> None:
+        self.settled.append(settle_ms)
+
+    async def drain(self) -> None:
+        self.drained += 1
+
+    def network_mark(self) -> int:
+        return len(self.denied)
+
+    def network_denied_since(self, mark: int) -> tuple[str, ...]:
+        return tuple(sorted(set(self.denied[mark:])))
+
+    # ---- Locating ------------------------------------------------------------------------------
 
     async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe:
         rec = bundle.fingerprint
@@ -305,96 +321,6 @@ class FakeDriver:
 
     async def release(self) -> None:
         self._picked = None
-
-    async def click(self, picked: Picked, *, timeout_ms: int) -> None:
-        index, e = self._target(picked)
-        self._act("click", index)
-        e.clicks += 1
-        if e.on_click is not None:
-            e.on_click(self)
-
-    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None:
-        index, e = self._target(picked)
-        self._act("fill", index)
-        e.value = e.transform(value) if e.transform else value
-
-    async def select(
-        self,
-        picked: Picked,
-        value: str,
-        *,
-        timeout_ms: int,
-        by_label: bool = False,
-        allowed: Sequence[str] | None = None,
-    ) -> str | None:
-        index, e = self._target(picked)
-        if by_label:
-            matches = [
-                o
-                for o, label in zip(e.options, e.labels, strict=False)
-                if normalise(label) == normalise(value)
-            ]
-            if len(matches) != 1:
-                return None
-            value = matches[0]
-        if value not in e.options or (allowed is not None and value not in allowed):
-            return None
-        self._act("select", index)
-        e.value = value
-        return value
-
-    async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
-        self._act("press", self._target(picked)[0] if picked is not None else None)
-
-    async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool:
-        e = self._element(picked)[1]
-        if check == "text_equals":
-            return e.text == expected
-        if check == "text_contains":
-            return isinstance(expected, str) and expected in e.text
-        if check == "value_equals":
-            return e.value == expected
-        return check == "visible" and e.visible
-
-    async def count(self, candidate: LocatorCandidate, *, salt: str) -> int:
-        return sum(1 for e in self.page.elements if candidate.selector in e.selectors)
-
-    async def page_state(
-        self, *, salt: str, text: bool, verify: str | None = None, prefetch: Upcoming | None = None
-    ) -> PageSummary:
-        if prefetch is not None:
-            self.prefetched.append(prefetch)
-        verified = None
-        if verify is not None:
-            picked = self._picked
-            gone = picked is not None and self.page.elements[picked].swapped
-            verified = None if gone else picked is not None and self.page.elements[picked].value == verify
-        self._picked = None
-        tags = " ".join(e.fingerprint.tag for e in self.page.elements)
-        texts = "\0".join(e.text for e in self.page.elements)
-        return PageSummary(
-            elements=len(self.page.elements),
-            structure=hashlib.sha256(tags.encode()).hexdigest(),
-            text=hashlib.sha256((salt + "\0" + texts).encode()).hexdigest() if text else None,
-            verified=verified,
-        )
-
-    async def screenshot(self, *, timeout_ms: int) -> bytes:
-        return b"\x89PNG fake " + str(len(self.page.elements)).encode()
-
-    async def settle(self, settle_ms: int, *, timeout_ms: int) -> None:
-        self.settled.append(settle_ms)
-
-    async def drain(self) -> None:
-        self.drained += 1
-
-    def network_mark(self) -> int:
-        return len(self.denied)
-
-    def network_denied_since(self, mark: int) -> tuple[str, ...]:
-        return tuple(sorted(set(self.denied[mark:])))
-
-    # ---- schema v2 ------------------------------------------------------------------------------
 
     async def choose(
         self, bundle: LocatorBundle, token: str, *, salt: str, within: Scope | None, allow_heal: bool
@@ -462,6 +388,75 @@ class FakeDriver:
         self._items.pop(loop, None)
         self._current.pop(loop, None)
 
+    # ---- Acting --------------------------------------------------------------------------------
+
+    async def click(self, picked: Picked, *, timeout_ms: int) -> None:
+        index, e = self._target(picked)
+        self._act("click", index)
+        e.clicks += 1
+        if e.on_click is not None:
+            e.on_click(self)
+
+    async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None:
+        index, e = self._target(picked)
+        self._act("fill", index)
+        e.value = e.transform(value) if e.transform else value
+
+    async def select(
+        self,
+        picked: Picked,
+        value: str,
+        *,
+        timeout_ms: int,
+        by_label: bool = False,
+        allowed: Sequence[str] | None = None,
+    ) -> str | None:
+        index, e = self._target(picked)
+        if by_label:
+            matches = [
+                o
+                for o, label in zip(e.options, e.labels, strict=False)
+                if normalise(label) == normalise(value)
+            ]
+            if len(matches) != 1:
+                return None
+            value = matches[0]
+        if value not in e.options or (allowed is not None and value not in allowed):
+            return None
+        self._act("select", index)
+        e.value = value
+        return value
+
+    async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
+        self._act("press", self._target(picked)[0] if picked is not None else None)
+
+    async def scroll(
+        self, picked: Picked, to: str, *, max_rounds: int, settle_ms: int, timeout_ms: int
+    ) -> int:
+        index, e = self._element(picked)
+        self._act("scroll", index)
+        if to != "end" or e.on_scroll is None:
+            return 0
+        rounds = 0
+        while rounds < max_rounds and e.on_scroll(self):
+            rounds += 1
+        return rounds
+
+    # ---- Reading -------------------------------------------------------------------------------
+
+    async def check(self, picked: Picked, check: str, expected: str | int | None) -> bool:
+        e = self._element(picked)[1]
+        if check == "text_equals":
+            return e.text == expected
+        if check == "text_contains":
+            return isinstance(expected, str) and expected in e.text
+        if check == "value_equals":
+            return e.value == expected
+        return check == "visible" and e.visible
+
+    async def count(self, candidate: LocatorCandidate, *, salt: str) -> int:
+        return sum(1 for e in self.page.elements if candidate.selector in e.selectors)
+
     async def read(self, picked: Picked, read: str, attribute: str | None) -> str | None:
         index, _ = self._element(picked)
         value = self._read(index, read, attribute)
@@ -492,17 +487,30 @@ class FakeDriver:
         rows = tuple(self._reads(fields, i, allow_heal) for i in found[:limit])
         return ListRead(len(found), rows, outcome)
 
-    async def scroll(
-        self, picked: Picked, to: str, *, max_rounds: int, settle_ms: int, timeout_ms: int
-    ) -> int:
-        index, e = self._element(picked)
-        self._act("scroll", index)
-        if to != "end" or e.on_scroll is None:
-            return 0
-        rounds = 0
-        while rounds < max_rounds and e.on_scroll(self):
-            rounds += 1
-        return rounds
+    async def page_state(
+        self, *, salt: str, text: bool, verify: str | None = None, prefetch: Upcoming | None = None
+    ) -> PageSummary:
+        if prefetch is not None:
+            self.prefetched.append(prefetch)
+        verified = None
+        if verify is not None:
+            picked = self._picked
+            gone = picked is not None and self.page.elements[picked].swapped
+            verified = None if gone else picked is not None and self.page.elements[picked].value == verify
+        self._picked = None
+        tags = " ".join(e.fingerprint.tag for e in self.page.elements)
+        texts = "\0".join(e.text for e in self.page.elements)
+        return PageSummary(
+            elements=len(self.page.elements),
+            structure=hashlib.sha256(tags.encode()).hexdigest(),
+            text=hashlib.sha256((salt + "\0" + texts).encode()).hexdigest() if text else None,
+            verified=verified,
+        )
+
+    async def screenshot(self, *, timeout_ms: int) -> bytes:
+        return b"\x89PNG fake " + str(len(self.page.elements)).encode()
+
+    # ---- Dialogs -------------------------------------------------------------------------------
 
     async def arm_dialog(self, *, accept: bool, text: str | None, expects: str | None) -> None:
         self._armed = (accept, text, expects)

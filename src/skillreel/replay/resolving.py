@@ -4,15 +4,19 @@ driver's in-page probe and applies ``locate.heal.decide`` until the step's deadl
 * A plain target: the rule accepts an element (a healed one only when a second probe 100 ms later
   agrees) or the step fails closed (``SR_REPLAY_UI_TARGET_NOT_FOUND`` / ``_AMBIGUOUS``). A target
   an adopted heal merged keeps earlier fingerprints as accepted identities: each is tried, without
-  healing, before the newest one heals (:meth:`Resolver._measure`).
+  healing, before the newest one heals (:meth:`Resolver.measure`).
 * A target inside the current loop item (``within: "item"``): the same, measured inside the item.
 * A target chosen by a whole-token text filter: the driver finds the set the candidates designate
-  and keeps the elements whose text holds the value; exactly one is acted on; none or several
-  fail closed, nothing clicked (never "Order 10071" for 1007).
+  and keeps the elements whose text holds the value (``token``: the caller resolves the filter's
+  value where the step runs); exactly one is acted on; none or several fail closed, nothing
+  clicked (never "Order 10071" for 1007).
 * An extraction reads by position: a look-alike that ties the element its ranked locator
   designates does not make it ambiguous (content-free targets cannot tell list items apart).
 * An optional step (:attr:`StepState.presence_only`) looks for its target for at most
   :data:`OPTIONAL_WAIT_S`; when it is not there the step is skipped (:class:`Absent`).
+
+:class:`Resolver` is a collaborator of the engine and of the step handlers (``replay/steps/``),
+built once per engine over its driver and options; it keeps no state between calls.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from ..locate import heal
 from ..model.actions import ExtractAction
 from ..model.locators import LocatorBundle, structural
 from . import evidence as ev
-from .driving import Absent, Driver, EngineOptions, Picked, Scope, StepState
+from .driving import Absent, EngineOptions, Locating, Picked, Scope, StepState
 
 HEAL_CONFIRM_S = 0.1  # a healed choice must survive a second probe this much later
 POLL_FIRST_S = 0.05
@@ -35,11 +39,13 @@ OPTIONAL_WAIT_S = 0.5  # how long an optional step looks for its target before i
 
 
 class Resolver:
-    """Target resolution over a :class:`Driver`, with injected time (``clock``, ``sleep``)."""
+    """Target resolution over a driver's :class:`Locating` role, with injected time (``clock``, ``sleep``)."""
+
+    driver: Locating
 
     def __init__(
         self,
-        driver: Driver,
+        driver: Locating,
         options: EngineOptions,
         *,
         clock: Callable[[], float] = time.monotonic,
@@ -50,21 +56,18 @@ class Resolver:
         self.clock = clock
         self.sleep = sleep
 
-    def _remaining_ms(self, step: StepState) -> int:
+    def remaining_ms(self, step: StepState) -> int:
         return max(1, int((step.deadline - self.clock()) * 1000))
 
-    def _token_of(self, step: StepState, bundle: LocatorBundle) -> str | None:
-        """The whole-token filter's value (:meth:`FlowSteps._text` in the subclass)."""
-        raise NotImplementedError
-
-    async def _locate(self, step: StepState, bundle: LocatorBundle) -> Picked:
+    async def locate(self, step: StepState, bundle: LocatorBundle, *, token: str | None = None) -> Picked:
         """Probe until the rule accepts an element (a healed one twice in a row) or time runs out;
-        an optional step gives up early and is skipped (:class:`Absent`)."""
+        an optional step gives up early and is skipped (:class:`Absent`). ``token``: the value of
+        the bundle's whole-token filter, where the step runs."""
         deadline = step.deadline
         if step.presence_only:
             deadline = min(deadline, self.clock() + OPTIONAL_WAIT_S)
         if bundle.filter is not None:
-            return await self._choose(step, bundle, deadline)
+            return await self._choose(step, bundle, deadline, token)
         within = step.frame.item if bundle.within == "item" else None
         delay = POLL_FIRST_S
         last = heal.Resolution("not-found", reason="the page was not measured")
@@ -72,7 +75,7 @@ class Resolver:
         overtime = False
         positional = isinstance(step.action, ExtractAction)  # a read, never an action
         while True:
-            probe, decision = await self._measure(bundle, within, positional=positional)
+            probe, decision = await self.measure(bundle, within, positional=positional)
             picked = await self._accept(step, probe, decision, confirm)
             if isinstance(picked, Picked):
                 if within is not None:  # a heal proposal rewrites page-level targets only
@@ -127,10 +130,11 @@ class Resolver:
                 step.healed_bundle = _proposable(picked)
         return picked
 
-    async def _choose(self, step: StepState, bundle: LocatorBundle, deadline: float) -> Picked:
+    async def _choose(
+        self, step: StepState, bundle: LocatorBundle, deadline: float, token: str | None
+    ) -> Picked:
         """The element of the set whose text holds the filter's value as a whole token: exactly one,
         polled until ``deadline`` (a result list may still be loading), else fail closed."""
-        token = self._token_of(step, bundle)
         a = step.action
         if not token or not token.strip():
             raise ReplayUIError(
@@ -166,14 +170,15 @@ class Resolver:
             await self.sleep(delay)
             delay = min(delay * 2, POLL_MAX_S)
 
-    async def _present(self, step: StepState, bundle: LocatorBundle, deadline: float) -> bool:
+    async def present(
+        self, step: StepState, bundle: LocatorBundle, deadline: float, *, token: str | None = None
+    ) -> bool:
         """Whether the target is on the page (looked for until ``deadline``); several equally good
-        matches count as present. Nothing is marked."""
+        matches count as present. Nothing is marked. ``token`` as for :meth:`locate`."""
         within = step.frame.item if bundle.within == "item" else None
         delay = POLL_FIRST_S
         while True:
             if bundle.filter is not None:
-                token = self._token_of(step, bundle)
                 choice = await self.driver.choose(
                     bundle,
                     token or "",
@@ -185,7 +190,7 @@ class Resolver:
                 if token and choice.outcome != "none":
                     return True
             else:
-                _, decision = await self._measure(bundle, within)
+                _, decision = await self.measure(bundle, within)
                 await self.driver.release()
                 if decision.accepted or decision.outcome == "ambiguous":
                     return True
@@ -194,7 +199,7 @@ class Resolver:
             await self.sleep(delay)
             delay = min(delay * 2, POLL_MAX_S)
 
-    async def _measure(
+    async def measure(
         self, bundle: LocatorBundle, within: Scope | None, *, positional: bool = False
     ) -> tuple[heal.Probe, heal.Resolution]:
         """One measurement of the page (inside ``within``, the current loop item, when given) and

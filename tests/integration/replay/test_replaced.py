@@ -1,5 +1,5 @@
 """A target the page replaces before the action reaches it (``replay/settle.js``, ``_act`` in
-``replay/driver.py``, ``_act_on`` in ``replay/engine.py``).
+``replay/driver.py``, ``act_on`` in ``replay/steps/acting.py``).
 
 The replay marks the element it chose and Playwright acts on exactly that mark. A page that
 re-renders the element in between (a list redrawn by a debounce, a row redrawn on hover) leaves the

@@ -153,7 +153,7 @@ async def test_a_hostile_page_cannot_steer_resolution(server: LocalServer) -> No
         picked = await driver.pick(probe, decision.element, salt=SALT, describe=False)
         assert picked is not None
         assert picked.fingerprint == bundle.fingerprint
-        marked = session.page.locator(f"[{driver._attr}]")  # Playwright's own (utility) world
+        marked = session.page.locator(f"[{driver._locating.attr}]")  # Playwright's own (utility) world
         assert await marked.count() == 1
         assert await marked.get_attribute("id") == "save"
         await driver.release()

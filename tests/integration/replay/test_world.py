@@ -1,4 +1,4 @@
-"""The replay's isolated world in each new document (``replay/driver.py``): registered to start
+"""The replay's isolated world in each new document (``replay/world.py``): registered to start
 with every document of the main frame (``Page.addScriptToEvaluateOnNewDocument``), so the first
 call there costs no world creation and no install; never in a child frame, never visible to the
 page; a document the registered script did not reach gets the scripts installed on first use."""
@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from skillreel.replay import driver as driver_module
+from skillreel.replay import world as world_module
 from skillreel.replay.driver import PlaywrightDriver
+from skillreel.replay.world import World
 from skillreel.sandbox.cold import browser_session
 from skillreel.sandbox.context import BrowserSession
 from tests.support.factory import url_environment
@@ -63,14 +64,14 @@ async def worlds(
 
 def count_installs(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
     installs: list[str | None] = []
-    original = PlaywrightDriver._install
+    original = World.install
 
-    async def counted(self: PlaywrightDriver, cdp: Any) -> None:
-        if self._installed != self._unique:
-            installs.append(self._unique)
+    async def counted(self: World, cdp: Any) -> None:
+        if self.installed != self.unique:
+            installs.append(self.unique)
         await original(self, cdp)
 
-    monkeypatch.setattr(PlaywrightDriver, "_install", counted)
+    monkeypatch.setattr(World, "install", counted)
     return installs
 
 
@@ -86,12 +87,12 @@ async def test_a_new_document_starts_with_our_world_in_its_main_frame_only(
         before = len(installs)
         await driver.goto(server.url("/second"), timeout_ms=TIMEOUT_MS)
         await session.page.wait_for_function("document.getElementById('child').contentDocument.body")
-        found = await worlds(session, driver._world)
+        found = await worlds(session, driver._world.name)
         assert found["ours"] == ["object"]  # there before any call of ours in this document
         assert found["ours in a child frame"] in ([], ["undefined"])  # the guard: main frame only
         assert found["the page's"] == ["undefined"]
         # the binding our world tells a replaced target by: in our world only, never in the page's
-        binding = await worlds(session, driver._world, f"typeof {driver_module.REPLACED_BINDING}")
+        binding = await worlds(session, driver._world.name, f"typeof {world_module.REPLACED_BINDING}")
         assert binding["ours"] == ["function"]
         assert binding["the page's"] == ["undefined"]
         summary = await driver.page_state(salt="s", text=True)
@@ -106,7 +107,7 @@ async def test_a_document_the_registered_script_did_not_reach_gets_the_scripts_o
     there (a world once created in a frame is created again for its next document): a call finds
     the scripts missing, installs them and is made again."""
     serve(server)
-    monkeypatch.setattr(driver_module, "document_script", lambda: "true;")  # registers nothing useful
+    monkeypatch.setattr(world_module, "document_script", lambda: "true;")  # registers nothing useful
     installs = count_installs(monkeypatch)
     async with browser_session(url_environment(server.url("/first"))) as session:
         driver = PlaywrightDriver(session)
@@ -114,7 +115,7 @@ async def test_a_document_the_registered_script_did_not_reach_gets_the_scripts_o
         await driver.page_state(salt="s", text=False)
         before = len(installs)
         await driver.goto(server.url("/second"), timeout_ms=TIMEOUT_MS)
-        found = await worlds(session, driver._world)
+        found = await worlds(session, driver._world.name)
         assert found["ours"] in ([], ["undefined"])
         summary = await driver.page_state(salt="s", text=True)
         assert summary.elements > 0

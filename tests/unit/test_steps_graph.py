@@ -31,25 +31,15 @@ from skillreel.model.draft import Parameter
 from skillreel.model.locators import Fingerprint, LocatorBundle, text_hash
 from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from skillreel.replay import engine as engine_module
-from skillreel.replay import flow as flow_module
 from skillreel.replay.engine import EngineOptions, ItemAhead, ReplayEngine, StepProgress
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
+from skillreel.replay.steps import data as data_module
+from tests.support.clock import Clock
 from tests.support.factory import SALT, element_set
 from tests.support.factory import target as factory_target
 
 URL = "https://app.test/orders"
 START = NavigateAction(id="a1", url=URL)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def _hash(text: str) -> str:
@@ -517,7 +507,7 @@ def test_the_step_budget_stops_a_runaway_replay(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_outputs_beyond_their_total_size_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(flow_module, "MAX_OUTPUTS_BYTES", 200)
+    monkeypatch.setattr(data_module, "MAX_OUTPUTS_BYTES", 200)
     error, _ = failure(orders_page(NUMBERS), [START, rows_list(limit=50)])
     assert (error.code, error.action_id) == ("SR_REPLAY_OUTPUT_TOO_LARGE", "x1")
 

@@ -1,0 +1,170 @@
+"""Steps that look without acting: assert, wait, observe.
+
+An assertion and a wait share one poll loop (:func:`poll_check`): measure, and while the check
+does not hold release any mark, then retry with a growing pause (``POLL_FIRST_S`` doubling up to
+``POLL_MAX_S``) until the step's deadline (a wait's own timeout when it has one). At the deadline,
+``onFail: "skip"`` skips the rest of the block (:class:`SkipRest`, fact ``skippedRest``); otherwise
+the step fails (``SR_REPLAY_UI_ASSERTION_FAILED`` / ``SR_REPLAY_UI_WAIT_FAILED``). An observation
+records the page before and after locating its target, its text digest and a screenshot digest.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Awaitable, Callable
+
+from ...errors import ReplayError, ReplayUIError, SkillreelError
+from ...model.actions import AssertAction, ObserveAction, WaitAction
+from ...model.locators import LocatorBundle
+from ...model.urls import V1_RULE, QueryRule, URLRuleError, normalise_target_url
+from .. import evidence as ev
+from ..driving import Picked, SkipRest, StepState
+from ..resolving import POLL_FIRST_S, POLL_MAX_S
+from .context import Handler, StepContext
+
+
+async def poll_check(
+    ctx: StepContext,
+    holds: Callable[[], Awaitable[bool]],
+    *,
+    on_fail: str,
+    failure: Callable[[], SkillreelError],
+) -> None:
+    """Ask ``holds`` until it answers True; between tries release the driver's mark and pause
+    (backing off). At the step's deadline (read after every try: a try may move it), skip the rest
+    of the block when ``on_fail`` is ``skip``, else raise ``failure()``."""
+    step = ctx.step
+    delay = POLL_FIRST_S
+    while not await holds():
+        await ctx.driver.release()
+        if ctx.clock() >= step.deadline:
+            if on_fail == "skip":
+                step.facts["skippedRest"] = ev.marker_digest("skipped-rest", step.action.id)
+                raise SkipRest
+            raise failure()
+        await ctx.sleep(delay)
+        delay = min(delay * 2, POLL_MAX_S)
+
+
+# ---- assert ---------------------------------------------------------------------------------------
+
+
+async def check(ctx: StepContext, a: AssertAction) -> None:
+    async def holds() -> bool:
+        try:
+            return await _assert_once(ctx, a)
+        except ReplayUIError as exc:  # the target is not there: with onFail skip, it did not hold
+            if a.on_fail != "skip" or exc.code != "SR_REPLAY_UI_TARGET_NOT_FOUND":
+                raise
+            ctx.step.deadline = ctx.clock()
+            return False
+
+    await poll_check(
+        ctx,
+        holds,
+        on_fail=a.on_fail,
+        failure=lambda: ReplayUIError(
+            "SR_REPLAY_UI_ASSERTION_FAILED",
+            f"step {a.id}: the {a.check} assertion did not hold",
+            action_id=a.id,
+        ),
+    )
+    ctx.step.facts["check"] = ev.check_digest(a.check, ctx.step.facts.get("target"))
+
+
+async def _assert_once(ctx: StepContext, a: AssertAction) -> bool:
+    driver = ctx.driver
+    if a.check == "url_matches":
+        return url_matches(await driver.current_url(), a.expected, ctx.options.url_rule)
+    if a.target is None:
+        raise ReplayError(
+            "SR_REPLAY_SCHEMA_INVALID", f"step {a.id}: the assertion has no target", action_id=a.id
+        )
+    if a.check == "count":
+        return await driver.count(a.target.candidates[0], salt=ctx.options.salt) == a.expected
+    picked = await ctx.locate(a.target)
+    return a.check == "visible" or await driver.check(picked, a.check, a.expected)
+
+
+# ---- wait -----------------------------------------------------------------------------------------
+
+
+async def wait(ctx: StepContext, a: WaitAction) -> None:
+    if a.timeout_ms is not None:
+        ctx.step.deadline = ctx.clock() + a.timeout_ms / 1000
+    await poll_check(
+        ctx,
+        lambda: _wait_once(ctx, a),
+        on_fail=a.on_fail,
+        failure=lambda: ReplayUIError(
+            "SR_REPLAY_UI_WAIT_FAILED",
+            f"step {a.id}: the page did not reach the state the wait expects ({a.until}) in time",
+            action_id=a.id,
+        ),
+    )
+    ctx.step.facts["check"] = ev.check_digest(f"wait-{a.until}", ctx.step.facts.get("target"))
+
+
+async def _wait_once(ctx: StepContext, a: WaitAction) -> bool:
+    if a.until == "url":
+        return url_matches(await ctx.driver.current_url(), a.expected, ctx.options.url_rule)
+    assert a.target is not None
+    now = ctx.clock()
+    if a.until in ("appears", "disappears"):
+        present = await ctx.present(a.target, now)
+        return present if a.until == "appears" else not present
+    picked = await _try_locate(ctx, a.target)
+    if picked is None:
+        return False
+    expected = ctx.text(a.value)
+    return expected is not None and await ctx.driver.check(picked, "text_contains", expected)
+
+
+async def _try_locate(ctx: StepContext, bundle: LocatorBundle) -> Picked | None:
+    """The target now (one measurement, a heal confirmed once), or None when it is not there."""
+    step = ctx.step
+    probe_step = StepState(step.action, ctx.clock(), step.frame, step.facts)
+    try:
+        picked = await ctx.run.resolver.locate(probe_step, bundle, token=ctx.token(bundle))
+    except ReplayUIError as exc:
+        if exc.code == "SR_REPLAY_UI_TARGET_NOT_FOUND":
+            return None
+        raise
+    step.healed = step.healed or probe_step.healed
+    return picked
+
+
+# ---- observe --------------------------------------------------------------------------------------
+
+
+async def observe(ctx: StepContext, a: ObserveAction) -> None:
+    driver, salt, facts = ctx.driver, ctx.options.salt, ctx.step.facts
+    before = await driver.page_state(salt=salt, text=False)
+    facts["before"] = ev.state_digest(before)
+    await ctx.locate(a.target)
+    await driver.release()
+    summary = await driver.page_state(salt=salt, text=True)
+    facts["after"] = ev.state_digest(summary)
+    facts["page"] = ev.text_digest(summary)
+    png = await driver.screenshot(timeout_ms=ctx.remaining_ms())
+    facts["screenshot"] = ev.screenshot_digest(png)
+
+
+def url_matches(url: str, expected: str | int | None, rule: QueryRule = V1_RULE) -> bool:
+    """``url_matches``: the normalised page URL equals ``expected`` (a full URL, or a path with
+    query when it starts with ``/``); ``*`` in ``expected`` matches any run of characters."""
+    if not isinstance(expected, str) or not expected:
+        return False
+    try:
+        normal = normalise_target_url(url, rule)
+    except URLRuleError:
+        return False
+    subject = normal
+    if expected.startswith("/"):
+        subject = "/" + normal.partition("://")[2].partition("/")[2]
+    if "*" in expected:
+        return fnmatch.fnmatchcase(subject, expected.replace("[", "[[]").replace("?", "[?]"))
+    return subject == expected
+
+
+HANDLERS: dict[str, Handler] = {"assert": check, "wait": wait, "observe": observe}
