@@ -46,16 +46,16 @@ from skillreel.model.actions import (
     Action,
     BranchAction,
     ClickAction,
-    CompareCondition,
     ExtractAction,
-    FieldSpec,
     LoopAction,
     NavigateAction,
     capability_manifest,
 )
+from skillreel.model.conditions import CompareCondition
 from skillreel.model.draft import Draft
 from skillreel.model.lifecycle import approve, new_entry
 from skillreel.model.locators import ElementSet, LocatorBundle, LocatorCandidate
+from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ItemRef, LiteralValue
 from skillreel.replay.engine import StepProgress
 from skillreel.sandbox.chromium import find_chromium

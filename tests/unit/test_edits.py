@@ -12,7 +12,6 @@ from skillreel.model.actions import (
     BranchAction,
     ClickAction,
     ExtractAction,
-    FieldSpec,
     HumanAction,
     LoopAction,
     NavigateAction,
@@ -20,6 +19,7 @@ from skillreel.model.actions import (
     WaitAction,
 )
 from skillreel.model.draft import V1, V2, Draft, Parameter
+from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ItemRef, ParameterRef
 from skillreel.record.edits import EditPatch, EditProblem, apply_edits
 from skillreel.services.editing import patch_from_editable

@@ -19,13 +19,10 @@ from skillreel.model.actions import (
     AssertAction,
     BranchAction,
     ClickAction,
-    CompareCondition,
     DialogAction,
     ExtractAction,
-    FieldSpec,
     LoopAction,
     NavigateAction,
-    PresentCondition,
     ScrollAction,
     TypeAction,
     WaitAction,
@@ -34,8 +31,10 @@ from skillreel.model.actions import (
     walk,
 )
 from skillreel.model.canonical import tagged_digest
+from skillreel.model.conditions import CompareCondition, PresentCondition
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.entry import StoreEntry
+from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from skillreel.model.values import OutputSpec, outputs_schema
 from skillreel.user_files import input_error, parse_document
@@ -278,35 +277,6 @@ def test_a_dialog_follows_the_step_that_opens_it() -> None:
     assert (error.code, error.action_id) == ("SR_RECORD_GRAPH_INVALID", "d1")
     with pytest.raises(ValidationError):
         DialogAction(id="d1", accept=False, text=ParameterRef(name="reason"))
-
-
-def test_extract_shapes() -> None:
-    ok = ExtractAction(
-        id="x1", output="when", target=target("time", tag="time"), read="attribute", attribute="datetime"
-    )
-    assert ok.value_type == "string"
-    for bad in (
-        {"read": "attribute", "attribute": "onclick"},
-        {"read": "attribute"},
-        {"read": "text", "pattern": "no group"},
-        {"read": "text", "pattern": "(a)(b)"},
-        {"read": "text", "pattern": "(unclosed"},
-        {"read": "presence", "type": "string"},
-        {"read": "count"},  # a count has items, not a target
-        {"read": "text", "type": "enum"},  # without values
-    ):
-        with pytest.raises(ValidationError):
-            ExtractAction.model_validate({"id": "x1", "output": "v", "target": target("#v").to_json(), **bad})
-    with pytest.raises(ValidationError, match="keeps no hash of its text"):
-        ExtractAction(
-            id="x1",
-            output="v",
-            target=factory.bundle("#v").model_copy(
-                update={
-                    "fingerprint": factory.bundle("#v").fingerprint.model_copy(update={"text_hash": "0" * 16})
-                }
-            ),
-        )
 
 
 def test_parameters_are_typed() -> None:

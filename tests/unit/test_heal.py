@@ -1,4 +1,5 @@
-"""The pure decision rule of replay resolution (locate/heal.py), on hand-built fingerprints.
+"""The pure decision rule of replay resolution (locate/heal.py, over locate/similarity.py and
+locate/probe.py), on hand-built fingerprints.
 
 Each drift case of issue 4 is modelled as the recorded fingerprint plus the page after the change
 (a list of elements with the bundle selectors that still designate them). The real-page twins of
@@ -8,56 +9,20 @@ these cases run in tests/integration/replay/test_drift.py.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from types import ModuleType
+from typing import Any, Unpack
 
 import pytest
 
 from skillreel.locate import heal
-from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
-from tests.support.factory import SALT
-
-
-def h(text: str) -> str:
-    value = text_hash(SALT, text)
-    assert value is not None
-    return value
-
-
-def fp(
-    tag: str = "button",
-    *,
-    type_: str | None = "submit",
-    role: str | None = "button",
-    attrs: dict[str, str] | None = None,
-    path: tuple[str, ...] = ("form", "main", "body", "html"),
-    sib: tuple[int, int] = (0, 1),
-    label: str | None = None,
-    text: str | None = None,
-    name: str | None = None,
-    value: str | None = None,
-    link: str | None = None,
-    row: str | None = None,
-    stable: bool = False,
-) -> Fingerprint:
-    return Fingerprint(
-        tag=tag,
-        type=type_,
-        role=role,
-        attributes={k: h(v) for k, v in (attrs or {}).items()},
-        parent_path=path,
-        sibling_index=sib[0],
-        sibling_count=sib[1],
-        label_hash=h(label) if label else None,
-        text_hash=h(text) if text else None,
-        name_hash=h(name) if name else None,
-        value_hash=h(value) if value else None,
-        link_hash=h(link) if link else None,
-        row_hash=h(row) if row else None,
-        stable_id=True if stable else None,
-    )
+from skillreel.locate import probe as probe_module
+from skillreel.locate import similarity as similarity_module
+from skillreel.locate.probe import CandidateHit, Observed, Probe
+from skillreel.locate.similarity import WEIGHTS, compare, name_weight, similarity
+from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate
+from tests.support.fingerprints import CANCEL, EMAIL, PASSWORD, SAVE, Spec, fp, h, variant
 
 
 def bundle(recorded: Fingerprint, *selectors: str) -> LocatorBundle:
@@ -82,7 +47,7 @@ class El:
     visible: bool = True
 
 
-def probe(b: LocatorBundle, page: list[El]) -> heal.Probe:
+def probe(b: LocatorBundle, page: list[El]) -> Probe:
     """What resolve.js reports for this page (the same computation as FakeDriver.probe)."""
     rec = b.fingerprint
     hits = []
@@ -90,75 +55,16 @@ def probe(b: LocatorBundle, page: list[El]) -> heal.Probe:
         found = [i for i, e in enumerate(page) if c.selector in e.selectors]
         visible = [i for i in found if page[i].visible]
         only = visible[0] if len(visible) == 1 else None
-        hits.append(heal.CandidateHit(rank, len(found), len(visible), only))
-    observed = {i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(page)}
-    return heal.Probe("t", tuple(hits), observed, heal.pool(rec, observed), len(page))
+        hits.append(CandidateHit(rank, len(found), len(visible), only))
+    observed = {i: Observed(i, e.visible, compare(rec, e.fingerprint)) for i, e in enumerate(page)}
+    return Probe("t", tuple(hits), observed, heal.pool(rec, observed), len(page))
 
 
 def decide(b: LocatorBundle, page: list[El], allow_heal: bool = True) -> heal.Resolution:
     return heal.decide(b.fingerprint, probe(b, page), allow_heal=allow_heal)
 
 
-# ---- a small page: an e-mail field, a password field, Save and Cancel buttons -------------------
-
-
-class Shape(TypedDict, total=False):
-    """Keyword arguments of :func:`fp` but the attributes."""
-
-    tag: str
-    type_: str | None
-    role: str | None
-    path: tuple[str, ...]
-    sib: tuple[int, int]
-    label: str | None
-    text: str | None
-    name: str | None
-    value: str | None
-    link: str | None
-    row: str | None
-    stable: bool
-
-
-class Spec(Shape, total=False):
-    """Every keyword argument of :func:`fp`: one element of the page."""
-
-    attrs: dict[str, str]
-
-
-EMAIL = Spec(
-    tag="input",
-    type_="text",
-    role="textbox",
-    label="Email",
-    attrs={"id": "email", "name": "email", "class": "field", "placeholder": "Email", "type": "text"},
-    sib=(0, 2),
-)
-PASSWORD = Spec(
-    tag="input",
-    type_="password",
-    role="textbox",
-    label="Password",
-    attrs={"id": "pw", "name": "pw", "class": "field", "type": "password"},
-    sib=(1, 2),
-)
-SAVE = Spec(attrs={"id": "save", "class": "btn primary"}, text="Save", sib=(0, 2))
-CANCEL = Spec(attrs={"id": "cancel", "class": "btn"}, text="Cancel", sib=(1, 2))
-
-
-def variant(
-    base: Spec, *, attrs: Mapping[str, str | None] | None = None, **changes: Unpack[Shape]
-) -> Fingerprint:
-    """``base`` with these changes; an attribute changed to None is removed."""
-    merged: Spec = {**base, **changes}
-    if attrs is not None:
-        kept = dict(base.get("attrs", {}))
-        for k, v in attrs.items():
-            if v is None:
-                kept.pop(k, None)
-            else:
-                kept[k] = v
-        merged["attrs"] = kept
-    return fp(**merged)
+# ---- a small page (tests/support/fingerprints.py): e-mail, password, Save and Cancel -------------
 
 
 SAVE_B = bundle(fp(**SAVE), "#save", "form > button:nth-of-type(1)")
@@ -356,7 +262,7 @@ def test_a_better_element_beating_the_hit_by_the_margin_sends_resolution_to_heal
     real = variant(EMAIL, attrs={"id": "e-mail"})
     page = [El(real), El(weak, {"#email"})]
     rec = EMAIL_B.fingerprint
-    assert heal.similarity(rec, heal.compare(rec, weak)) >= heal.EXACT_MIN
+    assert similarity(rec, compare(rec, weak)) >= heal.EXACT_MIN
     d = decide(EMAIL_B, page)
     assert (d.outcome, d.element) == ("healed", 0)
     assert decide(EMAIL_B, page, allow_heal=False).outcome == "not-found"
@@ -396,70 +302,14 @@ def test_gates_type_and_role() -> None:
     assert decide(SAVE_B, [El(reset, {"#save"})]).outcome == "not-found"
 
 
-def test_similarity_bounds() -> None:
-    rec = fp(**SAVE)
-    assert heal.similarity(rec, heal.compare(rec, rec)) == 1.0
-    other = fp("a", type_=None, role="link")
-    assert heal.similarity(rec, heal.compare(rec, other)) == 0.0
-
-
 def test_floor_is_below_every_bar() -> None:
     assert pytest.approx(min(heal.EXACT_MIN, heal.HEAL_MIN) - heal.MARGIN) == heal.FLOOR
     assert heal.HEAL_MIN >= heal.EXACT_MIN
 
 
-@pytest.mark.parametrize(
-    ("a", "b", "n"),
-    [
-        ((), (), 0),
-        (("a",), ("a",), 1),
-        (("div", "form", "body"), ("form", "body"), 2),
-        (("a", "b", "c"), ("c", "b", "a"), 1),
-    ],
-)
-def test_lcs(a: tuple[str, ...], b: tuple[str, ...], n: int) -> None:
-    assert heal.lcs_length(a, b) == n
-
-
-def test_probe_from_json_round_trip_and_refusals() -> None:
-    data: dict[str, Any] = {
-        "token": "p1",
-        "hits": [{"rank": 0, "total": 1, "visible": 1, "element": 0}],
-        "observed": [
-            {
-                "element": 0,
-                "visible": True,
-                "comparison": {
-                    "tag": True,
-                    "type": True,
-                    "role": True,
-                    "attributes": {"id": "same"},
-                    "label": None,
-                    "text": "changed",
-                    "pathCommon": 3,
-                    "pathLength": 4,
-                    "siblingIndex": True,
-                    "siblingCount": False,
-                },
-            }
-        ],
-        "pool": [0],
-        "scored": 5,
-    }
-    p = heal.probe_from_json(data)
-    assert p.hits[0].element == 0
-    assert p.observed[0].comparison.text == "changed"
-    with pytest.raises(heal.ProbeShapeError):
-        heal.probe_from_json({**data, "pool": [3]})
-    with pytest.raises(heal.ProbeShapeError):
-        heal.probe_from_json({**data, "hits": [{"rank": -1, "total": 1, "visible": 1}]})
-    bad = {**data, "observed": [{**data["observed"][0], "comparison": {"tag": "yes"}}]}
-    with pytest.raises(heal.ProbeShapeError):
-        heal.probe_from_json(bad)
-
-
-def test_heal_module_is_pure() -> None:
-    source = Path(heal.__file__).read_text()
+@pytest.mark.parametrize("module", [heal, similarity_module, probe_module])
+def test_heal_module_is_pure(module: ModuleType) -> None:
+    source = Path(module.__file__ or "").read_text()
     imported = {
         alias.name.split(".")[0]
         for node in ast.walk(ast.parse(source))
@@ -483,11 +333,11 @@ def test_pool_is_the_visible_gate_passing_elements_above_the_floor_best_first() 
         El(fp(**SAVE)),
         El(fp("a", type_=None, role="link", text="Save")),
     ]
-    observed = {i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint)) for i, e in enumerate(page)}
-    scores = {i: heal.similarity(rec, o.comparison) for i, o in observed.items()}
+    observed = {i: Observed(i, e.visible, compare(rec, e.fingerprint)) for i, e in enumerate(page)}
+    scores = {i: similarity(rec, o.comparison) for i, o in observed.items()}
     assert scores[3] > scores[1] > heal.FLOOR > scores[0]
     assert heal.pool(rec, observed) == (3, 1)
-    many = {i: heal.Observed(i, True, heal.compare(rec, rec)) for i in range(heal.TOP_K + 3)}
+    many = {i: Observed(i, True, compare(rec, rec)) for i in range(heal.TOP_K + 3)}
     assert heal.pool(rec, many) == tuple(range(heal.TOP_K))
 
 
@@ -724,7 +574,7 @@ def test_links_that_differ_only_by_their_target() -> None:
     page[0].selectors.add("tr:nth-of-type(1) a")
     d = decide(bundle(recorded, "tr:nth-of-type(1) a"), page)
     assert (d.outcome, d.element, d.runner_up) == ("healed", 1, None)
-    assert not heal.compare(recorded, page[0].fingerprint).gates
+    assert not compare(recorded, page[0].fingerprint).gates
 
 
 def test_the_only_add_link_left_leads_elsewhere_and_is_not_clicked() -> None:
@@ -753,83 +603,11 @@ def test_an_aria_label_added_to_a_named_button_is_an_alias_of_its_name() -> None
     )
     other = fp(attrs={"class": "default"}, name="Delete", text="Delete", sib=(1, 2))
     rec = recorded
-    assert heal.compare(rec, labelled).name == "alias"
-    assert heal.compare(labelled, recorded).name == "alias"  # and the other way round
-    assert heal.compare(rec, other).name == "changed"
+    assert compare(rec, labelled).name == "alias"
+    assert compare(labelled, recorded).name == "alias"  # and the other way round
+    assert compare(rec, other).name == "changed"
     d = decide(bundle(recorded, "#gone"), [El(other), El(labelled)])
     assert (d.outcome, d.element) == ("healed", 1)
-
-
-def test_features_not_recorded_weigh_nothing_either_way() -> None:
-    bare = fp(attrs={"id": "go"}, sib=(0, 1))
-    rich = fp(
-        attrs={"id": "go", "class": "x", "aria-label": "Go"},
-        name="Go",
-        text="Go",
-        value="Go",
-        link="/x",
-        row="Row",
-        label="Go",
-        stable=True,
-        sib=(0, 1),
-    )
-    c = heal.compare(bare, rich)
-    assert (c.name, c.text, c.label, c.value, c.link, c.row, c.stable_id) == (None,) * 7
-    assert dict(c.attributes) == {"id": "same"}
-    assert heal.similarity(bare, c) == 1.0
-
-
-def test_the_name_weighs_most_and_its_sources_support_it() -> None:
-    w = heal.WEIGHTS
-    assert w.name >= max(w.attributes.values()) * 2
-    assert w.support < w.name
-    assert w.alias < 1.0
-    # Beside a recorded name, a changed own text costs the support weight, not the v1 text weight.
-    recorded = fp(name="Save", text="Save", sib=(0, 1))
-    c = heal.compare(recorded, fp(name="Save", text="Save now", sib=(0, 1)))
-    den = w.name + w.support + w.path + w.sibling_index + w.sibling_count
-    assert heal.similarity(recorded, c) == pytest.approx(1 - w.support / den, abs=1e-6)
-
-
-def test_probe_from_json_reads_the_identity_comparisons() -> None:
-    data: dict[str, Any] = {
-        "token": "p",
-        "hits": [],
-        "pool": [0],
-        "observed": [
-            {
-                "element": 0,
-                "visible": True,
-                "comparison": {
-                    "tag": True,
-                    "type": True,
-                    "role": True,
-                    "attributes": {"id": "same"},
-                    "label": None,
-                    "text": None,
-                    "name": "alias",
-                    "value": "same",
-                    "link": "changed",
-                    "row": "absent",
-                    "stableId": True,
-                    "pathCommon": 1,
-                    "pathLength": 1,
-                    "siblingIndex": True,
-                    "siblingCount": True,
-                },
-            }
-        ],
-    }
-    c = heal.probe_from_json(data).observed[0].comparison
-    assert (c.name, c.value, c.link, c.row, c.stable_id) == ("alias", "same", "changed", "absent", True)
-    bad = {
-        **data,
-        "observed": [
-            {**data["observed"][0], "comparison": {**data["observed"][0]["comparison"], "link": "alias"}}
-        ],
-    }  # alias is a name state only
-    with pytest.raises(heal.ProbeShapeError):
-        heal.probe_from_json(bad)
 
 
 def test_a_search_box_that_became_a_text_field_is_the_same_kind() -> None:
@@ -838,11 +616,11 @@ def test_a_search_box_that_became_a_text_field_is_the_same_kind() -> None:
         "input", type_="search", role="searchbox", attrs={"name": "search", "type": "search"}, sib=(0, 1)
     )
     newer = fp("input", type_="text", role="textbox", attrs={"name": "search", "type": "text"}, sib=(0, 1))
-    assert heal.compare(recorded, newer).gates
+    assert compare(recorded, newer).gates
     password = fp("input", type_="password", role="textbox", attrs={"name": "search"}, sib=(0, 1))
-    assert not heal.compare(fp("input", type_="text", role="textbox"), password).gates
-    assert not heal.compare(password, fp("input", type_="text", role="textbox")).gates
-    assert not heal.compare(recorded, fp("input", type_="number", role="textbox")).gates
+    assert not compare(fp("input", type_="text", role="textbox"), password).gates
+    assert not compare(password, fp("input", type_="text", role="textbox")).gates
+    assert not compare(recorded, fp("input", type_="number", role="textbox")).gates
 
 
 def test_a_search_field_with_a_reworded_placeholder_is_kept_by_its_unique_form_name() -> None:
@@ -885,40 +663,19 @@ def test_a_search_field_with_a_reworded_placeholder_is_kept_by_its_unique_form_n
     )
     d = decide(bundle(recorded, 'input[name="search"]'), [El(page_size), El(newer, {'input[name="search"]'})])
     assert (d.outcome, d.element) == ("exact", 1)
-    assert heal.name_weight(recorded) == heal.WEIGHTS.support
+    assert name_weight(recorded) == WEIGHTS.support
     # The same field recorded with a real label keeps the full weight of its name.
     labelled = recorded.model_copy(update={"name_hash": h("Search")})
-    assert heal.name_weight(labelled) == heal.WEIGHTS.name
-
-
-@pytest.mark.parametrize(
-    ("recorded", "observed", "passes"),
-    [
-        ("link", "button", True),  # Flask-Admin 2.x: <a class="dropdown-toggle" role="button">
-        ("button", "menuitem", True),
-        (None, "alert", True),  # a message container that gained role="alert"
-        ("region", None, True),
-        ("textbox", "searchbox", True),
-        ("link", "checkbox", False),
-        ("button", "textbox", False),
-        ("checkbox", "radio", False),
-        ("switch", "checkbox", False),
-    ],
-)
-def test_roles_gate_by_kind(recorded: str | None, observed: str | None, passes: bool) -> None:
-    a = fp("a", type_=None, role=recorded)
-    b = fp("a", type_=None, role=observed)
-    assert heal.compare(a, b).gates is passes
-    assert heal.compare(b, a).gates is passes
+    assert name_weight(labelled) == WEIGHTS.name
 
 
 def test_not_found_says_whether_there_was_any_candidate() -> None:
     recorded = Fingerprint(tag="button", type="submit")
-    empty = heal.Probe(token="t", hits=(), observed={}, pool=(), scored=0)
+    empty = Probe(token="t", hits=(), observed={}, pool=(), scored=0)
     assert (
         heal.decide(recorded, empty, allow_heal=True).reason == "no element of the same kind is on the page"
     )
-    below_floor = heal.Probe(token="t", hits=(), observed={}, pool=(), scored=7)
+    below_floor = Probe(token="t", hits=(), observed={}, pool=(), scored=7)
     reason = heal.decide(recorded, below_floor, allow_heal=True).reason
     assert reason == "7 candidate(s) of the same kind, none close enough to the recorded element"
     assert "same kind is on" not in heal.none_close_enough(1)

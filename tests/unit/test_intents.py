@@ -9,24 +9,23 @@ from skillreel.model.actions import (
     AssertAction,
     BranchAction,
     ClickAction,
-    CompareCondition,
     DialogAction,
     ExtractAction,
-    FieldSpec,
     HumanAction,
     LoopAction,
     NavigateAction,
     ObserveAction,
     ParameterRef,
-    PresentCondition,
     PressAction,
     ScrollAction,
     SelectAction,
     TypeAction,
     WaitAction,
 )
+from skillreel.model.conditions import CompareCondition, PresentCondition
 from skillreel.model.intents import generated_intent, step_intent
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
+from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ItemRef, LiteralValue, OutputRef
 from tests.support.factory import SALT, bundle, element_set, target
 

@@ -10,17 +10,11 @@ import pytest
 
 from skillreel.errors import SkillreelError
 from skillreel.mcp.server import play_summary
-from skillreel.model.actions import (
-    BranchAction,
-    ExtractAction,
-    FieldSpec,
-    LoopAction,
-    NavigateAction,
-    PresentCondition,
-    TypeAction,
-)
+from skillreel.model.actions import BranchAction, ExtractAction, LoopAction, NavigateAction, TypeAction
+from skillreel.model.conditions import PresentCondition
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.outputs import caller_outputs
+from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ParameterRef
 from skillreel.model.values import MASK
 from skillreel.services.agent_access import skill_summary

@@ -1,6 +1,7 @@
 """Element location: the shared element description (``element.js`` then ``fingerprint.js``, also
 used by the recorder), in-page measurement for replay (``resolve.js``) and the pure decision rule
-(:mod:`skillreel.locate.heal`).
+(:mod:`skillreel.locate.heal`, over the comparison of :mod:`skillreel.locate.similarity` and the
+probe :mod:`skillreel.locate.probe` validates).
 
 The scripts are real ``.js`` files read with :mod:`importlib.resources`; callers pass data to them as
 evaluation arguments, never as script text.

@@ -7,8 +7,10 @@ schema v2 adds ``extract``, ``wait``, ``scroll``, ``dialog``, ``loop`` and ``bra
 ``optional`` (run only when the target is present), ``onFail`` (an assertion or wait that fails
 skips the rest of its block instead of failing the run) and ``intent`` (the reviewer's words for
 what the step is for). Every v2 field is left out of the wire form when unset, so a v1 document
-keeps its exact bytes and digest. The graph rules (unique ids, depth, references, outputs) are in
-``model.graph``; which schema a draft needs is decided there too.
+keeps its exact bytes and digest. What an ``extract`` or a ``loop`` reads (its fields and the rules
+of a read) is ``model.reads``; what a ``branch`` tests is ``model.conditions``; a step that breaks a
+rule raises ``model.graph_problem.GraphProblem``. The graph rules (unique ids, depth, references,
+outputs) are in ``model.graph``; which schema a draft needs is decided there too.
 
 Capabilities: ``extract``, ``wait`` and ``scroll`` read or move the view and change nothing a site
 keeps, so they need ``ui.observe`` (scrolling may load more items of a lazy list, as a person
@@ -18,7 +20,6 @@ reading would); ``dialog`` answers an alert, confirm or prompt, a decision, so i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -31,21 +32,40 @@ from pydantic import (
 )
 
 from .base import ActionId, Document
+from .conditions import CompareCondition as CompareCondition
+from .conditions import Condition
+from .conditions import PresentCondition as PresentCondition
+from .conditions import UrlCondition as UrlCondition
+from .graph_problem import GraphProblem as GraphProblem
 from .limits import (
     MAX_ACTIONS,
     MAX_INTENT_CHARS,
-    MAX_LOOP_ITEMS,
     MAX_OUTPUT_FIELDS,
-    MAX_PATTERN_CHARS,
     MAX_SCROLL_ROUNDS,
     MAX_URL_CHARS,
     MAX_WAIT_MS,
     TIMEOUT_MS_RANGE,
 )
-from .locators import ElementSet, LocatorBundle, content_features
-from .refs import DataRef, ItemRef, LiteralValue, OutputName, OutputRef, ValueRef
+from .locators import ElementSet, LocatorBundle
+from .reads import (
+    AttributeName,
+    Limit,
+    Overflow,
+    Pattern,
+    Read,
+    check_fields,
+    check_limit,
+    check_read,
+    no_content,
+)
+from .reads import FieldSpec as FieldSpec
+from .refs import ItemRef, LiteralValue, OutputName, OutputRef, ValueRef
 from .refs import ParameterRef as ParameterRef  # re-exported: v1 code imports it from here
-from .values import CompareOp, EnumValues, ValueType
+from .values import EnumValues, ValueType
+
+# The ``X as X`` imports above are re-exported for callers on other branches (replay/, services/,
+# agent_skills/, user_files.py) that import them from here; new code imports them from their own
+# modules (``model.conditions``, ``model.reads``, ``model.graph_problem``).
 
 Capability = Literal["ui.observe", "ui.interact", "net.navigate"]
 ALL_CAPABILITIES: tuple[Capability, ...] = ("net.navigate", "ui.interact", "ui.observe")
@@ -83,17 +103,6 @@ class Step(Document):
         """The v2 fields this step sets (wire keys); empty for a step v1 can express."""
         data = self.to_json()
         return [k for k in self.v2_defaults if k in data]
-
-
-class GraphProblem(ValueError):
-    """A step graph that breaks a rule, found while a draft is built or parsed. ``code`` is an
-    ``SR_RECORD_GRAPH_*`` / ``SR_RECORD_LOOP_BOUND`` code; the message names the step id and never
-    a value. ``user_files.input_error`` reports it with its own code."""
-
-    def __init__(self, code: str, step: str | None, message: str) -> None:
-        super().__init__(f"step {step}: {message}" if step else message)
-        self.code = code
-        self.step = step
 
 
 _FLAGS: dict[str, Any] = {"intent": None, "optional": False}
@@ -193,89 +202,6 @@ class HumanAction(Step):
 
 # ---- schema v2 kinds ----------------------------------------------------------------------------
 
-Read = Literal["text", "value", "attribute", "presence", "count", "list"]
-FieldRead = Literal["text", "value", "attribute", "presence"]
-_ATTRIBUTE = re.compile(r"href|title|datetime|aria-[a-z0-9-]{1,40}|data-[a-z0-9_.:-]{1,60}")
-AttributeName = Annotated[str, StringConstraints(max_length=70)]
-Pattern = Annotated[str, StringConstraints(min_length=1, max_length=MAX_PATTERN_CHARS)]
-Limit = Annotated[int, Field(ge=1, le=10**6)]  # at most MAX_LOOP_ITEMS: checked with a named code
-Overflow = Literal["fail", "first"]
-
-
-def _check_read(
-    step: str, read: str, attribute: str | None, type_: str | None, values: object, pattern: str | None
-) -> None:
-    """The rules of a read shared by ``extract`` and a list field."""
-    if (read == "attribute") != (attribute is not None):
-        raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, "exactly an attribute read names its attribute")
-    if attribute is not None and not _ATTRIBUTE.fullmatch(attribute):
-        raise GraphProblem(
-            "SR_RECORD_GRAPH_INVALID",
-            step,
-            "only href, title, datetime, aria-* and data-* attributes are read",
-        )
-    if (type_ == "enum") != (values is not None):
-        raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, "exactly an enum output lists its values")
-    natural = {"presence": "boolean", "count": "integer"}.get(read)
-    if natural is not None and type_ not in (None, natural):
-        raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, f"a {read} read is {natural}")
-    if pattern is not None:
-        if natural is not None or read == "list":
-            raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, f"a {read} read takes no pattern")
-        try:
-            groups = re.compile(pattern).groups
-        except re.error as exc:
-            raise GraphProblem(
-                "SR_RECORD_GRAPH_INVALID", step, "the pattern is not a valid regular expression"
-            ) from exc
-        if groups != 1:
-            raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, "the pattern has exactly one group")
-
-
-def _check_limit(step: str, limit: int | ParameterRef | None) -> None:
-    if isinstance(limit, int) and limit > MAX_LOOP_ITEMS:
-        raise GraphProblem(
-            "SR_RECORD_LOOP_BOUND",
-            step,
-            f"the limit is {limit:,}; a loop or a list reads at most {MAX_LOOP_ITEMS:,} items",
-        )
-
-
-def _no_content(step: str, bundle: LocatorBundle | None, attribute: str | None = None) -> None:
-    """An extraction target keeps no hash of what it reads: no text hash, no role-name or href
-    candidate, and for an attribute read no hash (nor selector) of that attribute."""
-    if bundle is None:
-        return
-    read_attribute = attribute is not None and (
-        attribute in bundle.fingerprint.attributes
-        or any(f"[{attribute}" in c.selector or c.strategy == attribute for c in bundle.candidates)
-    )
-    if content_features(bundle.candidates, bundle.fingerprint) or read_attribute:
-        raise GraphProblem(
-            "SR_RECORD_GRAPH_INVALID",
-            step,
-            "an extraction target keeps no hash of its text (it is page content)",
-        )
-
-
-class FieldSpec(Document):
-    """One named field of each item of a list (a list extraction or a loop's item fields): read
-    from ``target``, located relative to the item (None: the item element itself). An item without
-    the field gives null when ``optional``; otherwise the step fails."""
-
-    name: OutputName
-    target: LocatorBundle | None = None
-    read: FieldRead = "text"
-    attribute: AttributeName | None = None
-    type: ValueType | None = None
-    values: EnumValues | None = None
-    pattern: Pattern | None = None
-    optional: bool = False
-
-    @property
-    def value_type(self) -> ValueType:
-        return self.type or ("boolean" if self.read == "presence" else "string")
-
 
 class ExtractAction(Step):
     """Read the page into the output ``output``.
@@ -329,10 +255,10 @@ class ExtractAction(Step):
             raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, f"a {self.read} read cannot be optional")
         if self.overflow != "fail" and self.read != "list":
             raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, "only a list read has an overflow rule")
-        _check_read(self.id, self.read, self.attribute, self.type, self.values, self.pattern)
-        _check_limit(self.id, self.limit)
-        _no_content(self.id, self.target, self.attribute)
-        _check_fields(self.id, self.fields)
+        check_read(self.id, self.read, self.attribute, self.type, self.values, self.pattern)
+        check_limit(self.id, self.limit)
+        no_content(self.id, self.target, self.attribute)
+        check_fields(self.id, self.fields)
         return self
 
     @property
@@ -340,20 +266,6 @@ class ExtractAction(Step):
         if self.read == "list":
             return "list"
         return self.type or {"presence": "boolean", "count": "integer"}.get(self.read, "string")  # type: ignore[return-value]
-
-
-def _check_fields(step: str, fields: Iterable[FieldSpec]) -> None:
-    names: set[str] = set()
-    for f in fields:
-        if f.name in names:
-            raise GraphProblem("SR_RECORD_GRAPH_INVALID", step, f"two fields are named {f.name!r}")
-        names.add(f.name)
-        if f.target is not None and f.target.within is not None:
-            raise GraphProblem(
-                "SR_RECORD_GRAPH_INVALID", step, "a field's target is relative to its item already"
-            )
-        _check_read(step, f.read, f.attribute, f.type, f.values, f.pattern)
-        _no_content(step, f.target, f.attribute)
 
 
 WaitUntil = Literal["appears", "disappears", "url", "text"]
@@ -430,47 +342,6 @@ class DialogAction(Step):
         return self
 
 
-class PresentCondition(Document):
-    """True when the target resolves on the page (it is present); an ambiguous target fails."""
-
-    kind: Literal["present"] = "present"
-    target: LocatorBundle
-
-
-class UrlCondition(Document):
-    """True when the page URL matches ``expected`` (as an assertion's ``url_matches``)."""
-
-    kind: Literal["url"] = "url"
-    expected: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
-
-
-class CompareCondition(Document):
-    """An input, an output or an item field compared with ``expected`` (a literal the reviewer
-    chose, or another reference). Numbers compare as numbers; ``contains`` and ``equals`` on text
-    ignore case and whitespace runs; ``empty``/``not_empty`` take no ``expected``."""
-
-    kind: Literal["compare"] = "compare"
-    value: DataRef
-    op: CompareOp
-    expected: ValueRef | None = None
-
-    @model_serializer(mode="wrap")
-    def _omit_unused(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if data.get("expected") is None:
-            data.pop("expected", None)
-        return data
-
-    @model_validator(mode="after")
-    def _shape(self) -> CompareCondition:
-        if (self.op in ("empty", "not_empty")) == (self.expected is not None):
-            raise ValueError("empty and not_empty take no expected value; every other comparison does")
-        return self
-
-
-Condition = Annotated[PresentCondition | UrlCondition | CompareCondition, Field(discriminator="kind")]
-
-
 class LoopAction(Step):
     """Run ``body`` once per item of ``items`` (in page order, at most ``limit``: a number up to
     1,000 or an integer input). A page with more items fails the step unless ``overflow`` is
@@ -490,8 +361,8 @@ class LoopAction(Step):
 
     @model_validator(mode="after")
     def _shape(self) -> LoopAction:
-        _check_limit(self.id, self.limit if isinstance(self.limit, int) else None)
-        _check_fields(self.id, self.fields)
+        check_limit(self.id, self.limit if isinstance(self.limit, int) else None)
+        check_fields(self.id, self.fields)
         return self
 
 

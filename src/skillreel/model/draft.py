@@ -26,11 +26,12 @@ from pydantic import (
     model_validator,
 )
 
-from .actions import Action, Capability, GraphProblem, capability_manifest, parameter_refs
+from .actions import Action, Capability, capability_manifest, parameter_refs
 from .base import Digest, DigestedDocument, Document, ParamName, SkillName
 from .canonical import tagged_digest
 from .environment import Environment
 from .graph import check_graph, derive_outputs, v2_features
+from .graph_problem import GraphProblem
 from .limits import (
     MAX_ACTIONS,
     MAX_DESCRIPTION_CHARS,

@@ -41,22 +41,13 @@ from pydantic import (
     model_validator,
 )
 
-from .actions import (
-    AssertCheck,
-    AttributeName,
-    ExpectedText,
-    ExtractAction,
-    FieldSpec,
-    GraphProblem,
-    HumanReason,
-    Limit,
-    Pattern,
-    Read,
-)
+from .actions import AssertCheck, ExpectedText, ExtractAction, HumanReason
 from .base import Digest, DigestedDocument, Document
 from .draft import Salt
+from .graph_problem import GraphProblem
 from .limits import MAX_OUTPUT_FIELDS, MAX_SELECT_VALUE_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
 from .locators import ElementSet, LocatorBundle
+from .reads import AttributeName, FieldSpec, Limit, Pattern, Read
 from .refs import OutputName
 from .values import EnumValues, ValueType
 

@@ -33,17 +33,17 @@ from .actions import (
     BranchAction,
     DialogAction,
     ExtractAction,
-    FieldSpec,
-    GraphProblem,
     LoopAction,
-    PresentCondition,
     WaitAction,
     children,
     value_refs,
     walk,
 )
+from .conditions import PresentCondition
+from .graph_problem import GraphProblem
 from .limits import MAX_ACTIONS, MAX_GRAPH_DEPTH, MAX_OUTPUTS
 from .locators import ElementSet, LocatorBundle
+from .reads import FieldSpec
 from .refs import ItemRef, OutputRef, ParameterRef
 from .values import OutputField, OutputSpec, ValueType
 

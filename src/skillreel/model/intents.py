@@ -15,17 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .actions import (
-    Action,
-    BranchAction,
-    CompareCondition,
-    DialogAction,
-    ExtractAction,
-    LoopAction,
-    PresentCondition,
-    ScrollAction,
-    WaitAction,
-)
+from .actions import Action, BranchAction, DialogAction, ExtractAction, LoopAction, ScrollAction, WaitAction
+from .conditions import CompareCondition, PresentCondition
 from .locators import ElementSet, LocatorBundle
 from .refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from .urls import URLRuleError, origin_of

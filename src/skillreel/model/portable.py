@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .actions import Action, AssertAction, BranchAction, LoopAction, NavigateAction, UrlCondition
+from .actions import Action, AssertAction, BranchAction, LoopAction, NavigateAction
+from .conditions import UrlCondition
 from .environment import Environment, NamedEnvironment, QueryKeys, UrlTarget, query_keys, url_target_digest
 from .events import EventsLog, RecordedEvent
 from .limits import MAX_ALLOWED_ORIGINS, MAX_ENVIRONMENTS

@@ -49,10 +49,11 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from ..errors import InputError
-from ..model.actions import AssertCheck, AttributeName, ExpectedText, FieldSpec, Pattern
+from ..model.actions import AssertCheck, ExpectedText
 from ..model.base import Document
 from ..model.events import Extraction
 from ..model.limits import MAX_SELECT_VALUE_CHARS, MAX_SELECTOR_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
+from ..model.reads import AttributeName, FieldSpec, Pattern
 from ..model.refs import OutputName
 from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType

@@ -1,5 +1,6 @@
-"""Playwright/CDP glue for recording: install the capture script, receive its events, classify
-navigations, and build the value-free events log (ARCHITECTURE section 6).
+"""Playwright/CDP glue for recording: install the capture script in every page's isolated world,
+receive its events and the browser's notifications, and hand them to the events log
+(:mod:`skillreel.record.capture`) in the order they happened (ARCHITECTURE section 6).
 
 For every page the context opens, :class:`Recorder` opens its own CDP session and, in this order,
 enables ``Page`` and ``Runtime`` (without them the isolated script never runs), adds the binding
@@ -15,21 +16,13 @@ description, failure conditions: a value typed that already appears in them, or 
 page it is typed on, is public; see ``record.redact.TypedValues``).
 
 CDP notifications are queued in arrival order and handled by one task, so the log keeps the order
-in which things happened. Every binding payload is untrusted input: it is size-bounded and
-validated against :class:`~skillreel.model.events.PageEvent` before it counts. A typed value then
-goes to :class:`~skillreel.record.redact.TypedValues` (memory only) and leaves no trace in the log
-(not even a digest: a salted digest stored beside its salt gives a short value away to anyone who
-guesses); the event's selectors, hashes and parameter hint are scrubbed of typed text.
-
-Navigations of the first page's main frame are recorded when the browser, not the page, started
-them. Chromium announces a renderer-initiated navigation (a link, a form, a script,
-``location.reload()``) with ``Page.frameRequestedNavigation`` just before its
-``Page.frameStartedNavigating``; such a navigation is a consequence of a recorded action and is not
-recorded again. Any other start is the address bar, a reload or back/forward (recorded as an
-address-bar navigation to that URL), classified from its ``navigationType`` when it starts and
-recorded when the same loader commits (``Page.frameNavigated``), with the committed URL. URLs are
-stored only through :func:`~skillreel.record.redact.scrub_url` (no query pair the target's
-query-key rule strips, no fragment, no typed text).
+in which things happened. What a payload or a navigation becomes in the value-free events log (and
+what is refused) is :mod:`skillreel.record.capture`: :class:`Recorder` tracks the pages, their
+worlds and their navigations, and hands what they report to its
+:class:`~skillreel.record.capture.CaptureLog`. Navigations of the first page's main frame are
+classified when they start (``Page.frameStartedNavigating``, after a
+``Page.frameRequestedNavigation`` for the page's own) and recorded when the same loader commits
+(``Page.frameNavigated``).
 """
 
 from __future__ import annotations
@@ -37,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -50,45 +42,18 @@ from pydantic import ValidationError
 
 from ..errors import RecordError
 from ..locate import locate_script
-from ..model.events import (
-    MAX_EVENTS,
-    MAX_PAGE_EVENT_BYTES,
-    EventsLog,
-    NavigateReason,
-    PageEvent,
-    RecordedEvent,
-)
-from ..model.limits import MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
-from ..model.locators import ElementSet, LocatorBundle, structure_only
-from ..model.urls import DEFAULT_RULE, QueryRule, strip_tokens
-from .redact import (
-    TypedValues,
-    scrub_bundle,
-    scrub_field,
-    scrub_options,
-    scrub_set,
-    scrub_structural,
-    scrub_url,
-)
+from ..model.events import NavigateReason, PageEvent, RecordedEvent
+from ..model.locators import ElementSet, LocatorBundle
+from ..model.urls import DEFAULT_RULE, QueryRule
+from .capture import CAPTURE_FAILED, CaptureLog, classify_start
+from .capture import Capture as Capture  # services/recording.py imports it from here
+from .redact import scrub_bundle, scrub_set, scrub_structural
 
 log = logging.getLogger(__name__)
 
 WORLD: Final = "skillreel-recorder"
 BINDING: Final = "__skillreelRecorderEmit"
-CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 MAX_PAGES: Final = 64
-
-ADDRESS_BAR_TRANSITIONS: Final = frozenset(
-    {
-        "typed",
-        "address_bar",
-        "generated",
-        "auto_bookmark",
-        "keyword",
-        "keyword_generated",
-        "auto_toplevel",
-    }
-)
 
 # ``Runtime.callFunctionOn`` evaluates its declaration to a function in the target world and calls
 # it with the arguments: naming the recorder's own functions keeps every script in the .js files.
@@ -124,29 +89,6 @@ def capture_script() -> str:
     return locate_script() + recorder
 
 
-# ---- navigation classification (pure) ------------------------------------------------------------
-
-_START_REASONS: Final[dict[str, NavigateReason]] = {
-    "differentDocument": "address-bar",
-    "historyDifferentDocument": "address-bar",
-    "restore": "address-bar",
-    "restoreWithPost": "address-bar",
-    "reload": "reload",
-    "reloadBypassingCache": "reload",
-}
-
-
-def classify_start(navigation_type: str, page_requested: bool) -> NavigateReason | None:
-    """Whether a main-frame navigation that starts is recorded, and as what.
-
-    ``page_requested``: Chromium announced it as the page's own (``frameRequestedNavigation``).
-    Same-document navigations (``sameDocument``, ``historySameDocument``) are never recorded.
-    """
-    if page_requested:
-        return None
-    return _START_REASONS.get(navigation_type)
-
-
 # ---- the recorder --------------------------------------------------------------------------------
 
 
@@ -167,14 +109,6 @@ class _Tap:
     def top_world(self) -> int | None:
         ids = [ctx for ctx, frame in self.worlds.items() if frame == self.main_frame]
         return max(ids) if ids else None
-
-
-@dataclass(frozen=True)
-class Capture:
-    """What a recording captured: the value-free log, and the typed values (memory only)."""
-
-    events: EventsLog
-    typed: TypedValues
 
 
 @dataclass(frozen=True)
@@ -219,19 +153,13 @@ class Recorder:
         url_rule: QueryRule = DEFAULT_RULE,
     ) -> None:
         self._context = context
-        self._salt = salt
-        self._public = tuple(public)  # texts the user gave before anything was typed
+        self._log = CaptureLog(salt=salt, public=public, url_rule=url_rule, on_event=on_event)
         self._dialogs = dialogs  # record the dialogs a person answers (interactive recording)
         self._mark: asyncio.Future[Marked] | None = None
         self._mark_all = False
-        self._on_event = on_event
-        self._url_rule = url_rule
-        self._events: list[RecordedEvent] = []
-        self._typed = TypedValues()
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._taps: list[_Tap] = []
         self._attaching: set[asyncio.Task[None]] = set()
-        self._problems: list[str] = []
         self._starting = False
         self._consumer: asyncio.Task[None] | None = None
         self._closed = False
@@ -263,11 +191,7 @@ class Recorder:
     async def starting(self, url: str) -> AsyncIterator[None]:
         """Record the start navigation; navigations inside the block (loading it) are not recorded.
         ``url`` is the environment's start URL, already normalised with the target's query rule."""
-        self._append(
-            RecordedEvent(
-                seq=len(self._events), type="navigate", url=strip_tokens(url, self._url_rule), reason="start"
-            )
-        )
+        self._log.start(url)
         self._starting = True
         try:
             yield
@@ -297,14 +221,11 @@ class Recorder:
 
     def finish(self) -> Capture:
         """The events log (``SR_RECORD_CAPTURE_FAILED`` if anything from the page was refused)."""
-        if self._problems:
-            raise RecordError(CAPTURE_FAILED, f"{self._problems[0]}; nothing was stored")
-        events = EventsLog.build(salt=self._salt, events=tuple(self._events))
-        return Capture(events, self._typed)
+        return self._log.finish()
 
     @property
     def events(self) -> tuple[RecordedEvent, ...]:
-        return tuple(self._events)
+        return self._log.events
 
     # -- settling ---------------------------------------------------------------------------------
 
@@ -360,7 +281,7 @@ class Recorder:
                 bundle = LocatorBundle.parse(result["target"])
             except (ValidationError, ValueError) as exc:
                 raise RecordError(CAPTURE_FAILED, "the recorder described an element badly") from exc
-            target = scrub_bundle(bundle, self._typed, self._salt)
+            target = scrub_bundle(bundle, self._log.typed, self._log.salt)
         return Resolved(int(result.get("count", 0)), target)
 
     def append_check(
@@ -371,17 +292,7 @@ class Recorder:
         expected: str | int | None = None,
     ) -> None:
         """Append an ``observe`` or ``assert`` event (the user's assertions, at the end)."""
-        self._append(
-            RecordedEvent.model_validate(
-                {
-                    "seq": len(self._events),
-                    "type": kind,
-                    "target": target,
-                    "check": check,
-                    "expected": expected,
-                }
-            )
-        )
+        self._log.append_event(kind, target=target, check=check, expected=expected)
 
     # -- attaching --------------------------------------------------------------------------------
 
@@ -392,7 +303,7 @@ class Recorder:
 
     async def _attach(self, page: Page) -> None:
         if len(self._taps) >= MAX_PAGES:
-            self._problems.append(f"the recording opened more than {MAX_PAGES} pages")
+            self._log.problem(f"the recording opened more than {MAX_PAGES} pages")
             return
         try:
             cdp = await self._context.new_cdp_session(page)
@@ -413,7 +324,7 @@ class Recorder:
             if page.is_closed() and self._taps and self._taps[0].page is not page:
                 log.debug("a popup closed while attaching: %s", type(exc).__name__)
                 return
-            self._problems.append("the recorder could not attach to a page")
+            self._log.problem("the recorder could not attach to a page")
 
     def _enqueue(self, tap: _Tap, name: str, params: dict[str, Any]) -> None:
         self._queue.put_nowait((tap, name, params, self._starting))
@@ -436,7 +347,7 @@ class Recorder:
                 # Malformed input from the browser: the recording fails (nothing is stored), but the
                 # queue keeps draining so nobody waiting on it hangs.
                 log.debug("while handling %s: %s", name, type(exc).__name__)
-                self._problems.append("the browser reported something the recorder could not use")
+                self._log.problem("the browser reported something the recorder could not use")
 
     async def _handle(self, tap: _Tap, name: str, params: dict[str, Any], starting: bool) -> None:
         if name == "Runtime.bindingCalled":
@@ -445,14 +356,7 @@ class Recorder:
             context = params.get("context") or {}
             if context.get("name") == WORLD:
                 tap.worlds[context["id"]] = (context.get("auxData") or {}).get("frameId", "")
-                config = {
-                    "salt": self._salt,
-                    "values": list(self._typed.originals()),
-                    "publicValues": list(self._typed.public_values()),
-                    "publicTexts": list(self._public),
-                    "choosable": list(self._typed.values()),
-                }
-                await self._call(tap, context["id"], _CONFIGURE, config)
+                await self._call(tap, context["id"], _CONFIGURE, self._log.world_config())
         elif name == "Runtime.executionContextDestroyed":
             tap.worlds.pop(params.get("executionContextId", -1), None)
         elif name == "Runtime.executionContextsCleared":
@@ -498,53 +402,13 @@ class Recorder:
     def _on_binding(self, tap: _Tap, params: dict[str, Any]) -> None:
         if params.get("name") != BINDING or params.get("executionContextId") not in tap.worlds:
             return
-        payload = params.get("payload")
-        if not isinstance(payload, str) or len(payload) > MAX_PAGE_EVENT_BYTES:
-            self._problems.append("the page sent an event larger than the recorder allows")
+        event = self._log.validate(params.get("payload"))
+        if event is None:
             return
-        try:
-            event = PageEvent.parse(payload)
-        except (ValidationError, ValueError):
-            self._problems.append(_why_invalid(payload))
-            return
-        self._accept(tap.index, event)
-
-    def _accept(self, page: int, event: PageEvent) -> None:
         if event.type == "mark":
-            self._on_mark(page, event)
+            self._on_mark(tap.index, event)
             return
-        if event.type == "input" and event.value is not None:
-            seen = [*self._public, *(e.url for e in self._events if e.url), self._taps[page].page.url]
-            self._typed.add(event.value, seen_in=seen)
-            self._typed.note_edit(event.value, len(self._events))
-        target = scrub_bundle(event.target, self._typed, self._salt) if event.target else None
-        fields: dict[str, Any] = {
-            "seq": len(self._events),
-            "type": event.type,
-            "page": page,
-            "target": target,
-            "key": event.key,
-            "reason": event.reason,
-        }
-        if event.chosen_by is not None and target is not None:
-            # A click on an element showing a value typed earlier: the target is the set of like
-            # elements (structure only) and the edit that typed the value chooses among them. A
-            # value Python never received (a password) chooses nothing: a person does the step.
-            edit = self._typed.edit_shown(event.chosen_by, self._salt)
-            if edit is None:
-                fields.update(type="human", reason="other", target=None)
-            else:
-                chosen = LocatorBundle(
-                    candidates=target.candidates, fingerprint=structure_only(target.fingerprint)
-                )
-                fields.update(target=chosen, chosen_by=edit)
-        if event.target is not None and target is None:
-            fields.update(type="human", reason="other", key=None)
-        elif event.field is not None:
-            fields["field"] = scrub_field(event.field, self._typed)  # the value stays in memory only
-            if event.type == "select" and not event.field.is_sensitive:
-                fields["options"] = scrub_options(event.options, self._typed)
-        self._append(RecordedEvent.model_validate(fields))
+        self._log.accept(tap.index, event, tap.page.url)
 
     # -- marks and scripted v2 steps ---------------------------------------------------------------
 
@@ -582,10 +446,10 @@ class Recorder:
             return
         self._mark = None
         if event.items is not None and self._mark_all:
-            items = scrub_set(event.items, self._typed)
+            items = scrub_set(event.items, self._log.typed)
             pending.set_result(Marked(None, items))
         elif event.target is not None and not self._mark_all:
-            pending.set_result(Marked(scrub_structural(event.target, self._typed, self._salt), None))
+            pending.set_result(Marked(scrub_structural(event.target, self._log.typed, self._log.salt), None))
         else:
             pending.set_result(Marked(None, None))
 
@@ -607,14 +471,19 @@ class Recorder:
         try:
             if result.get("target") is not None:
                 target = scrub_structural(
-                    LocatorBundle.parse(result["target"]), self._typed, self._salt, attribute=reads.get("")
+                    LocatorBundle.parse(result["target"]),
+                    self._log.typed,
+                    self._log.salt,
+                    attribute=reads.get(""),
                 )
             if result.get("items") is not None:
-                items = scrub_set(ElementSet.parse(result["items"]), self._typed)
+                items = scrub_set(ElementSet.parse(result["items"]), self._log.typed)
             for name, found in (result.get("fields") or {}).items():
                 inner = found.get("target")
                 bundle = (
-                    scrub_structural(LocatorBundle.parse(inner), self._typed, self._salt) if inner else None
+                    scrub_structural(LocatorBundle.parse(inner), self._log.typed, self._log.salt)
+                    if inner
+                    else None
                 )
                 described[str(name)] = (int(found.get("count", 0)), bundle)
         except (ValidationError, ValueError, AttributeError) as exc:
@@ -627,7 +496,7 @@ class Recorder:
         target = None
         if result.get("target") is not None:
             try:
-                target = scrub_bundle(LocatorBundle.parse(result["target"]), self._typed, self._salt)
+                target = scrub_bundle(LocatorBundle.parse(result["target"]), self._log.typed, self._log.salt)
             except (ValidationError, ValueError) as exc:
                 raise RecordError(CAPTURE_FAILED, "the recorder described an element badly") from exc
         return Resolved(int(result.get("count", 0)), target)
@@ -646,7 +515,7 @@ class Recorder:
     def append_event(self, kind: str, **fields: Any) -> None:
         """Append a v2 event the demonstration produced outside the page (a mark named at the
         terminal, a scripted extraction, wait or dialog answer)."""
-        self._append(RecordedEvent.model_validate({"seq": len(self._events), "type": kind, **fields}))
+        self._log.append_event(kind, **fields)
 
     def _on_dialog(self, tap: _Tap, name: str, params: dict[str, Any]) -> None:
         if tap.index != 0 or not self._dialogs:
@@ -656,12 +525,7 @@ class Recorder:
             tap.dialog = kind if kind in ("alert", "confirm", "prompt", "beforeunload") else None
             return
         kind, tap.dialog = tap.dialog, None
-        accepted = bool(params.get("result"))
-        if kind == "prompt" and accepted and params.get("userInput"):
-            # A prompt's text would be a typed value the page asked for: a person gives it.
-            self._append(RecordedEvent(seq=len(self._events), type="human", reason="other"))
-            return
-        self.append_event("dialog", accept=accepted, dialog=kind)
+        self._log.dialog_closed(kind, bool(params.get("result")), params.get("userInput"))
 
     def _on_navigated(self, tap: _Tap, frame: dict[str, Any], kind: Any, starting: bool) -> None:
         if frame.get("parentId") or frame.get("id") != tap.main_frame:
@@ -672,29 +536,4 @@ class Recorder:
             reason = "address-bar"
         if starting or tap.index != 0 or reason is None:
             return
-        url = str(frame.get("url", ""))
-        if url.startswith(("chrome-error:", "about:", "data:", "blob:")):
-            return
-        kept = scrub_url(url, self._typed, self._url_rule)
-        if kept is None or len(kept) > MAX_URL_CHARS:
-            self._append(RecordedEvent(seq=len(self._events), type="human", reason="other"))
-            return
-        self._append(RecordedEvent(seq=len(self._events), type="navigate", url=kept, reason=reason))
-
-    def _append(self, event: RecordedEvent) -> None:
-        if len(self._events) >= MAX_EVENTS:
-            if not self._problems:
-                self._problems.append(f"the recording exceeded {MAX_EVENTS} events")
-            return
-        self._events.append(event)
-        if self._on_event is not None:
-            self._on_event(event)
-
-
-def _why_invalid(payload: str) -> str:
-    """A content-free reason for a refused payload (the payload itself is never repeated)."""
-    with contextlib.suppress(ValueError, TypeError, AttributeError):
-        value = json.loads(payload).get("value")
-        if isinstance(value, str) and len(value) > MAX_TYPE_VALUE_CHARS:
-            return "a typed value was longer than 8,192 characters"
-    return "the page sent an event the recorder could not validate"
+        self._log.navigated(str(frame.get("url", "")), reason)

@@ -13,7 +13,8 @@ from typing import Any
 from playwright.async_api import Browser, BrowserContext, Page
 
 from skillreel.model.events import RecordedEvent
-from skillreel.record.recorder import Capture, Recorder
+from skillreel.record.capture import Capture
+from skillreel.record.recorder import Recorder
 from tests.support.factory import SALT
 from tests.support.server import LocalServer
 

@@ -4,21 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from skillreel.record.recorder import classify_start
 from tests.integration.record.rig import Rig, click_centre, page_html
 
 pytestmark = [pytest.mark.browser]
-
-
-def test_classification_rules() -> None:
-    assert classify_start("differentDocument", page_requested=False) == "address-bar"
-    assert classify_start("historyDifferentDocument", page_requested=False) == "address-bar"
-    assert classify_start("reload", page_requested=False) == "reload"
-    assert classify_start("reloadBypassingCache", page_requested=False) == "reload"
-    assert classify_start("reload", page_requested=True) is None  # location.reload()
-    assert classify_start("differentDocument", page_requested=True) is None  # a link, a form, a script
-    assert classify_start("sameDocument", page_requested=False) is None
-    assert classify_start("historySameDocument", page_requested=False) is None
 
 
 LINKS = page_html("""

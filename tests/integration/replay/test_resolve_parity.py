@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from skillreel.locate import heal, resolve_world_script
+from skillreel.locate.probe import comparison_from_json
+from skillreel.locate.similarity import WEIGHTS, compare, similarity
 from skillreel.model.locators import Fingerprint, LocatorBundle
 from skillreel.replay.driver import PlaywrightDriver
 from skillreel.sandbox.cold import browser_session
@@ -74,7 +76,7 @@ async def evaluate(server: LocalServer, html: str, expression: str, arg: Any) ->
 
 
 async def test_in_page_comparison_equals_the_python_twin(server: LocalServer) -> None:
-    arg = [resolve_world_script(), SALT, heal.WEIGHTS.to_json(), heal.FLOOR]
+    arg = [resolve_world_script(), SALT, WEIGHTS.to_json(), heal.FLOOR]
     rows = await evaluate(server, PAGE, PAIRS, arg)
     assert len(rows) > 400
     states = {
@@ -93,9 +95,9 @@ async def test_in_page_comparison_equals_the_python_twin(server: LocalServer) ->
     } <= states
     for row in rows:
         rec, observed = Fingerprint.parse(row["rec"]), Fingerprint.parse(row["observed"])
-        expected = heal.compare(rec, observed)
-        assert heal.comparison_from_json(row["comparison"]) == expected, (row["rec"], row["observed"])
-        assert row["score"] == pytest.approx(heal.similarity(rec, expected), abs=1e-6)
+        expected = compare(rec, observed)
+        assert comparison_from_json(row["comparison"]) == expected, (row["rec"], row["observed"])
+        assert row["score"] == pytest.approx(similarity(rec, expected), abs=1e-6)
         if row["score"] >= heal.FLOOR:  # pruning never drops an element that can matter
             assert row["pruned"] == pytest.approx(row["score"], abs=1e-9)
         else:
@@ -114,7 +116,7 @@ async def test_resolve_js_compares_every_attribute_fingerprint_js_hashes(server:
         server,
         f"<html><body>{ALL_ATTRIBUTES}</body></html>",
         expression,
-        [resolve_world_script(), SALT, heal.WEIGHTS.to_json()],
+        [resolve_world_script(), SALT, WEIGHTS.to_json()],
     )
     assert len(hashed) == 15
     assert compared == dict.fromkeys(hashed, "same")

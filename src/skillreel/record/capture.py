@@ -1,0 +1,238 @@
+"""What a recording captures: page payloads validated, and the value-free events log built from
+them and from what the browser reports (ARCHITECTURE section 6). Pure: the Playwright/CDP glue
+that receives the payloads and notifications is :mod:`skillreel.record.recorder`.
+
+Every binding payload is untrusted input: it is size-bounded and validated against
+:class:`~skillreel.model.events.PageEvent` before it counts (:meth:`CaptureLog.validate`). A typed
+value then goes to :class:`~skillreel.record.redact.TypedValues` (memory only) and leaves no trace
+in the log (not even a digest: a salted digest stored beside its salt gives a short value away to
+anyone who guesses); the event's selectors, hashes and parameter hint are scrubbed of typed text
+(:meth:`CaptureLog.accept`).
+
+Navigations of the first page's main frame are recorded when the browser, not the page, started
+them (:func:`classify_start`): Chromium announces a renderer-initiated navigation (a link, a form,
+a script, ``location.reload()``) with ``Page.frameRequestedNavigation`` just before its
+``Page.frameStartedNavigating``; such a navigation is a consequence of a recorded action and is
+not recorded again. Any other start is the address bar, a reload or back/forward (recorded as an
+address-bar navigation to that URL), classified from its ``navigationType`` when it starts and
+recorded when the same loader commits, with the committed URL (:meth:`CaptureLog.navigated`).
+URLs are stored only through :func:`~skillreel.record.redact.scrub_url` (no query pair the
+target's query-key rule strips, no fragment, no typed text).
+
+Anything from the page that is refused is kept as a content-free problem: :meth:`CaptureLog.finish`
+then fails the recording (``SR_RECORD_CAPTURE_FAILED``) and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from ..errors import RecordError
+from ..model.events import (
+    MAX_EVENTS,
+    MAX_PAGE_EVENT_BYTES,
+    EventsLog,
+    NavigateReason,
+    PageEvent,
+    RecordedEvent,
+)
+from ..model.limits import MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
+from ..model.locators import LocatorBundle, structure_only
+from ..model.urls import DEFAULT_RULE, QueryRule, strip_tokens
+from .redact import TypedValues, scrub_bundle, scrub_field, scrub_options, scrub_url
+
+CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
+
+ADDRESS_BAR_TRANSITIONS: Final = frozenset(
+    {
+        "typed",
+        "address_bar",
+        "generated",
+        "auto_bookmark",
+        "keyword",
+        "keyword_generated",
+        "auto_toplevel",
+    }
+)
+
+_START_REASONS: Final[dict[str, NavigateReason]] = {
+    "differentDocument": "address-bar",
+    "historyDifferentDocument": "address-bar",
+    "restore": "address-bar",
+    "restoreWithPost": "address-bar",
+    "reload": "reload",
+    "reloadBypassingCache": "reload",
+}
+
+
+def classify_start(navigation_type: str, page_requested: bool) -> NavigateReason | None:
+    """Whether a main-frame navigation that starts is recorded, and as what.
+
+    ``page_requested``: Chromium announced it as the page's own (``frameRequestedNavigation``).
+    Same-document navigations (``sameDocument``, ``historySameDocument``) are never recorded.
+    """
+    if page_requested:
+        return None
+    return _START_REASONS.get(navigation_type)
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What a recording captured: the value-free log, and the typed values (memory only)."""
+
+    events: EventsLog
+    typed: TypedValues
+
+
+class CaptureLog:
+    """The events log of one recording as it grows, the typed values (memory only) and the
+    problems that will fail it. Every event the recorder keeps goes through :meth:`append`."""
+
+    def __init__(
+        self,
+        *,
+        salt: str,
+        public: Sequence[str] = (),
+        url_rule: QueryRule = DEFAULT_RULE,
+        on_event: Callable[[RecordedEvent], None] | None = None,
+    ) -> None:
+        self.salt = salt
+        self.public = tuple(public)  # texts the user gave before anything was typed
+        self.url_rule = url_rule
+        self.typed = TypedValues()
+        self.problems: list[str] = []
+        self._events: list[RecordedEvent] = []
+        self._on_event = on_event
+
+    @property
+    def events(self) -> tuple[RecordedEvent, ...]:
+        return tuple(self._events)
+
+    def problem(self, reason: str) -> None:
+        """Note a content-free reason the recording must fail."""
+        self.problems.append(reason)
+
+    def finish(self) -> Capture:
+        """The events log (``SR_RECORD_CAPTURE_FAILED`` if anything from the page was refused)."""
+        if self.problems:
+            raise RecordError(CAPTURE_FAILED, f"{self.problems[0]}; nothing was stored")
+        events = EventsLog.build(salt=self.salt, events=tuple(self._events))
+        return Capture(events, self.typed)
+
+    def world_config(self) -> dict[str, Any]:
+        """What each isolated world is configured with: the fingerprint salt, the values typed so
+        far (which of them were public when typed, which a click may choose by) and the texts the
+        user gave before recording."""
+        return {
+            "salt": self.salt,
+            "values": list(self.typed.originals()),
+            "publicValues": list(self.typed.public_values()),
+            "publicTexts": list(self.public),
+            "choosable": list(self.typed.values()),
+        }
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def append(self, event: RecordedEvent) -> None:
+        if len(self._events) >= MAX_EVENTS:
+            if not self.problems:
+                self.problems.append(f"the recording exceeded {MAX_EVENTS} events")
+            return
+        self._events.append(event)
+        if self._on_event is not None:
+            self._on_event(event)
+
+    def append_event(self, kind: str, **fields: Any) -> None:
+        """Append an event of ``kind`` with the next sequence number."""
+        self.append(RecordedEvent.model_validate({"seq": len(self._events), "type": kind, **fields}))
+
+    def start(self, url: str) -> None:
+        """Record the start navigation (``url`` already normalised with the target's query rule)."""
+        self.append(
+            RecordedEvent(
+                seq=len(self._events), type="navigate", url=strip_tokens(url, self.url_rule), reason="start"
+            )
+        )
+
+    def human(self) -> None:
+        """A step only a person may perform (what the page did cannot be kept as it was)."""
+        self.append(RecordedEvent(seq=len(self._events), type="human", reason="other"))
+
+    def validate(self, payload: object) -> PageEvent | None:
+        """A binding payload as a page event; None (and a problem noted) when it is refused."""
+        if not isinstance(payload, str) or len(payload) > MAX_PAGE_EVENT_BYTES:
+            self.problems.append("the page sent an event larger than the recorder allows")
+            return None
+        try:
+            return PageEvent.parse(payload)
+        except (ValidationError, ValueError):
+            self.problems.append(_why_invalid(payload))
+            return None
+
+    def accept(self, page: int, event: PageEvent, page_url: str) -> None:
+        """Append a validated page event (not a mark) from page ``page``, now at ``page_url``."""
+        if event.type == "input" and event.value is not None:
+            seen = [*self.public, *(e.url for e in self._events if e.url), page_url]
+            self.typed.add(event.value, seen_in=seen)
+            self.typed.note_edit(event.value, len(self._events))
+        target = scrub_bundle(event.target, self.typed, self.salt) if event.target else None
+        fields: dict[str, Any] = {
+            "seq": len(self._events),
+            "type": event.type,
+            "page": page,
+            "target": target,
+            "key": event.key,
+            "reason": event.reason,
+        }
+        if event.chosen_by is not None and target is not None:
+            # A click on an element showing a value typed earlier: the target is the set of like
+            # elements (structure only) and the edit that typed the value chooses among them. A
+            # value Python never received (a password) chooses nothing: a person does the step.
+            edit = self.typed.edit_shown(event.chosen_by, self.salt)
+            if edit is None:
+                fields.update(type="human", reason="other", target=None)
+            else:
+                chosen = LocatorBundle(
+                    candidates=target.candidates, fingerprint=structure_only(target.fingerprint)
+                )
+                fields.update(target=chosen, chosen_by=edit)
+        if event.target is not None and target is None:
+            fields.update(type="human", reason="other", key=None)
+        elif event.field is not None:
+            fields["field"] = scrub_field(event.field, self.typed)  # the value stays in memory only
+            if event.type == "select" and not event.field.is_sensitive:
+                fields["options"] = scrub_options(event.options, self.typed)
+        self.append(RecordedEvent.model_validate(fields))
+
+    def navigated(self, url: str, reason: NavigateReason) -> None:
+        """Record a committed navigation the browser started (see the module docstring)."""
+        if url.startswith(("chrome-error:", "about:", "data:", "blob:")):
+            return
+        kept = scrub_url(url, self.typed, self.url_rule)
+        if kept is None or len(kept) > MAX_URL_CHARS:
+            self.human()
+            return
+        self.append(RecordedEvent(seq=len(self._events), type="navigate", url=kept, reason=reason))
+
+    def dialog_closed(self, kind: str | None, accepted: bool, user_input: Any) -> None:
+        """Record how a person answered a JavaScript dialog of ``kind``."""
+        if kind == "prompt" and accepted and user_input:
+            # A prompt's text would be a typed value the page asked for: a person gives it.
+            self.human()
+            return
+        self.append_event("dialog", accept=accepted, dialog=kind)
+
+
+def _why_invalid(payload: str) -> str:
+    """A content-free reason for a refused payload (the payload itself is never repeated)."""
+    with contextlib.suppress(ValueError, TypeError, AttributeError):
+        value = json.loads(payload).get("value")
+        if isinstance(value, str) and len(value) > MAX_TYPE_VALUE_CHARS:
+            return "a typed value was longer than 8,192 characters"
+    return "the page sent an event the recorder could not validate"
