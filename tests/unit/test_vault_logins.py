@@ -191,3 +191,36 @@ def test_expiry_and_records() -> None:
     assert earliest_expiry({"cookies": [{"expires": -1}]}) is None
     with pytest.raises(ValueError):
         LoginRecord.parse({"schema": "skillreel.session/v1", "name": "Bad Name"})
+
+
+@pytest.mark.parametrize("backend", ["file", "keyring"])
+def test_a_login_stored_before_the_rename_is_still_found(
+    backend: str, tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    """The vault's storage kept its names when sessions became logins: a body in ``sessions/`` or
+    under the keyring service ``skillreel-session``, its record ``skillreel.session/v1`` beside it."""
+    from skillreel.model.canonical import canonical_json
+
+    slot, body = "0" * 32, canonical_json(STATE)
+    old = tmp_path / "sessions"
+    old.mkdir(mode=0o700)
+    if backend == "file":
+        (old / f"{slot}.state").write_bytes(body)
+    else:
+        memory_keyring.entries[("skillreel-session", slot)] = body.decode()
+    record = {
+        "schema": "skillreel.session/v1",
+        "name": "shop",
+        "stateDigest": state_digest(LoginState(STATE)),
+        "backend": backend,
+        "slot": slot,
+        "cookies": 2,
+        "origins": 1,
+        "setAt": T0,
+    }
+    (old / "shop.json").write_text(json.dumps(record))
+    vault = LoginVault(tmp_path)
+    assert [r.name for r in vault.records()] == ["shop"]
+    found = vault.read("shop")
+    assert found is not None
+    assert found.body == STATE

@@ -2,7 +2,7 @@
 
 A named environment is another origin of the same application the skill may replay on (``replay
 --env NAME``, ``skills_play`` with ``environment``): its origin, its exact allowlist and the vault
-session it signs in with. Declaring one at record time is ``record --env NAME=ORIGIN``; later it
+login it signs in with. Declaring one at record time is ``record --env NAME=ORIGIN``; later it
 is ``env set`` / ``env remove``, and every change is a new draft revision that needs a review like
 any draft (the approval names exactly the environments it covers). An enabled skill is revoked
 first, as for a new recording. Nothing changes when the declaration is already what was asked.
