@@ -215,23 +215,15 @@ def test_environment_and_login_verbs_print_envelopes(
 
     recorded = run_cli("record", "orders", "--url", server.url("/orders"), "--automation", str(automation))
     assert recorded.exit_code == 0, recorded.stdout + recorded.stderr
-    assert case("login set", ["login", "set", "shop", str(state)])["data"]["name"] == "shop"
-    case(
-        "login set",
-        ["login", "set", "shop", str(tmp_path / "missing.json")],
-        "SR_RECORD_INPUT_NOT_REGULAR",
-    )
-    assert [s["name"] for s in case("login list", ["login", "list"])["data"]["sessions"]] == ["shop"]
-    case("login list", ["login", "list", "extra"], "SR_RECORD_USAGE")
-    # the old verb, an alias for one version: the same envelopes, naming the verb as typed
-    assert case("session set", ["session", "set", "shop", str(state)])["data"]["replaced"] is True
-    case(
-        "session set",
-        ["session", "set", "shop", str(tmp_path / "missing.json")],
-        "SR_RECORD_INPUT_NOT_REGULAR",
-    )
-    assert [s["name"] for s in case("session list", ["session", "list"])["data"]["sessions"]] == ["shop"]
-    case("session list", ["session", "list", "extra"], "SR_RECORD_USAGE")
+    for verb in ("login", "session"):  # the verb, then its old name (an alias): named as typed
+        assert case(f"{verb} set", [verb, "set", "shop", str(state)])["data"]["name"] == "shop"
+        case(
+            f"{verb} set",
+            [verb, "set", "shop", str(tmp_path / "missing.json")],
+            "SR_RECORD_INPUT_NOT_REGULAR",
+        )
+        assert [s["name"] for s in case(f"{verb} list", [verb, "list"])["data"]["sessions"]] == ["shop"]
+        case(f"{verb} list", [verb, "list", "extra"], "SR_RECORD_USAGE")
     case("env list", ["env", "list", "orders"])
     case("env list", ["env", "list", "no-such-skill"], "SR_RECORD_NOT_FOUND")
     case("env set", ["env", "set", "orders", "staging", "http://127.0.0.1:1"])
