@@ -236,7 +236,7 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_RECORD_CREDENTIAL_DRIFT",
         1,
         "The storage state differs from the recorded one.",
-        "Pass the storage-state file the skill was recorded with, or record again with --session "
+        "Pass the storage-state file the skill was recorded with, or record again with --login "
         "NAME so that a refreshed login keeps the skill valid.",
     ),
     ErrorCode(
@@ -255,9 +255,8 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_RECORD_SESSION_MISSING",
         1,
-        "The vault holds no session of that name.",
-        "Store the signed-in browser state: `skillreel session set NAME FILE` "
-        "(see `skillreel session list`).",
+        "The vault holds no login of that name.",
+        "Store the signed-in browser state: `skillreel login set NAME FILE` (see `skillreel login list`).",
     ),
     ErrorCode(
         "SR_RECORD_SECRET_FINDING",
@@ -469,7 +468,7 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_REPLAY_OUTPUT_MASKED",
         1,
         "A warning on a replay that succeeded: output values that contained a sensitive input (or a value "
-        "of the session it signed in with) were masked.",
+        "of the login it signed in with) were masked.",
         "Nothing to fix; narrow the extraction (a pattern, another element) if the value is needed.",
     ),
     ErrorCode(
@@ -559,7 +558,7 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "The skill replays on a local HTML fixture or a storage-state file, which a worker does not "
         "have; nothing was submitted.",
         "Replay it on this machine (`--batch` without `--broker`), or record it on a URL that signs in "
-        "with a vault session (`skillreel session`).",
+        "with a vault login (`skillreel login`).",
     ),
     ErrorCode(
         "SR_REPLAY_FLEET_RESULT_INVALID",

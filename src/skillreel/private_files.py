@@ -8,7 +8,7 @@ is removed and ``path`` is as it was. With ``sync_directory`` the directory is s
 rename itself survives a power cut.
 
 It imports nothing of skillreel (layer 0 beside ``errors``): every layer that writes its own files
-(the vault's sessions, the store's exports, the artifacts of a replay, the package transactions)
+(the vault's logins, the store's exports, the artifacts of a replay, the package transactions)
 uses it and translates the ``OSError`` it raises into its own code.
 """
 

@@ -192,11 +192,11 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     assert not wanted - seen, f"verbs without an envelope check here: {sorted(wanted - seen)}"
 
 
-# Verbs about URL skills (declared environments) and vault sessions: their own journey below.
-NEED_A_URL = ("env ", "session ")
+# Verbs about URL skills (declared environments) and vault logins: their own journey below.
+NEED_A_URL = ("env ", "login ")
 
 
-def test_environment_and_session_verbs_print_envelopes(
+def test_environment_and_login_verbs_print_envelopes(
     tmp_path: Path, skillreel_home: Path, server: LocalServer
 ) -> None:
     server.set_page("/orders", PAGE)
@@ -215,14 +215,15 @@ def test_environment_and_session_verbs_print_envelopes(
 
     recorded = run_cli("record", "orders", "--url", server.url("/orders"), "--automation", str(automation))
     assert recorded.exit_code == 0, recorded.stdout + recorded.stderr
-    assert case("session set", ["session", "set", "shop", str(state)])["data"]["name"] == "shop"
-    case(
-        "session set",
-        ["session", "set", "shop", str(tmp_path / "missing.json")],
-        "SR_RECORD_INPUT_NOT_REGULAR",
-    )
-    assert [s["name"] for s in case("session list", ["session", "list"])["data"]["sessions"]] == ["shop"]
-    case("session list", ["session", "list", "extra"], "SR_RECORD_USAGE")
+    for verb in ("login", "session"):  # the verb, then its old name (an alias): named as typed
+        assert case(f"{verb} set", [verb, "set", "shop", str(state)])["data"]["name"] == "shop"
+        case(
+            f"{verb} set",
+            [verb, "set", "shop", str(tmp_path / "missing.json")],
+            "SR_RECORD_INPUT_NOT_REGULAR",
+        )
+        assert [s["name"] for s in case(f"{verb} list", [verb, "list"])["data"]["sessions"]] == ["shop"]
+        case(f"{verb} list", [verb, "list", "extra"], "SR_RECORD_USAGE")
     case("env list", ["env", "list", "orders"])
     case("env list", ["env", "list", "no-such-skill"], "SR_RECORD_NOT_FOUND")
     case("env set", ["env", "set", "orders", "staging", "http://127.0.0.1:1"])
@@ -232,12 +233,14 @@ def test_environment_and_session_verbs_print_envelopes(
     case("env remove", ["env", "remove", "orders", "staging"])
     case("env remove", ["env", "remove", "no-such-skill", "staging"], "SR_RECORD_NOT_FOUND")
     case("session delete", ["session", "delete", "shop"], "SR_RECORD_APPROVAL_REQUIRED")
-    case("session delete", ["session", "delete", "shop", "--approve"])
+    case("login delete", ["login", "delete", "shop"], "SR_RECORD_APPROVAL_REQUIRED")
+    case("login delete", ["login", "delete", "shop", "--approve"])
+    case("session delete", ["session", "delete", "shop", "--approve"], "SR_RECORD_SESSION_MISSING")
 
     wanted = {
         (command, ok) for command in commands() if command.startswith(NEED_A_URL) for ok in (True, False)
     }
-    # success and failure of env: list, set, remove, strip-query; session: set, list, delete
+    # success and failure of env: list, set, remove, strip-query; login: set, list, delete
     assert len(wanted) == 14
     assert not wanted - seen, f"verbs without an envelope check here: {sorted(wanted - seen)}"
 

@@ -1,5 +1,6 @@
-"""Environments, sessions and query keys through the console script, end to end: a planted cookie
-value reaches the vault and nothing else (store, audit, export, package, any output)."""
+"""Environments, logins (the `login` verb and its old name `session`, an alias) and query keys through
+the console script, end to end: a planted cookie value reaches the vault and nothing else (store,
+audit, export, package, any output)."""
 
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ def hits(canaries: tuple[str, ...], texts: list[str], root: Path, skip: Path) ->
     return sorted(set(found))
 
 
-def test_sessions_environments_and_query_keys_end_to_end(
+def test_logins_environments_and_query_keys_end_to_end(
     skillreel_home: Path, project_dir: Path, tmp_path: Path, server: LocalServer, second_server: LocalServer
 ) -> None:
     production, staging = server, second_server
@@ -82,7 +83,7 @@ def test_sessions_environments_and_query_keys_end_to_end(
     out = Outputs(skillreel_home)
     home = skillreel_home
 
-    stored = out.ok("session", "set", "shop", str(state(tmp_path, FIRST_COOKIE)))
+    stored = out.ok("login", "set", "shop", str(state(tmp_path, FIRST_COOKIE)))
     assert (stored["name"], stored["cookies"], stored["replaced"], stored["backend"]) == (
         "shop",
         1,
@@ -93,7 +94,7 @@ def test_sessions_environments_and_query_keys_end_to_end(
     assert staged["skills"] == []
     audit_text = out.keep(run_cli("audit")).stdout
     assert "session" in audit_text
-    assert "rNone" not in audit_text  # a session event names no revision
+    assert "rNone" not in audit_text  # a login event (audit kind "session") names no revision
 
     order_id = str(uuid.uuid4())
     url = production.url(f"/orders?state=open&code=FR&key=orders&id={order_id}&token=abc123")
@@ -107,7 +108,7 @@ def test_sessions_environments_and_query_keys_end_to_end(
             "orders",
             "--url",
             url,
-            "--session",
+            "--login",
             "shop",
             "--env",
             f"staging={staging.origin}",
@@ -130,7 +131,7 @@ def test_sessions_environments_and_query_keys_end_to_end(
     assert (shown["session"], shown["storageStateDigest"]) == ("shop", None)
     human = out.keep(run_cli("show", "orders"))
     assert "query keys kept by the reviewer: id" in human.stdout
-    assert "signs in with vault session shop" in human.stdout
+    assert "signs in with vault login shop" in human.stdout
 
     env_set = out.keep(
         run_cli("env", "set", "orders", "staging", staging.origin, "--session", "shop-staging", "--json")
@@ -179,20 +180,20 @@ def test_sessions_environments_and_query_keys_end_to_end(
         exit_code=2,
     )
 
-    refreshed = out.ok("session", "set", "shop", str(state(tmp_path, FIRST_COOKIE + "-2")))
+    refreshed = out.ok("login", "set", "shop", str(state(tmp_path, FIRST_COOKIE + "-2")))
     assert (refreshed["replaced"], refreshed["skills"]) == (True, ["orders"])
     again = out.keep(run_cli("replay", "orders", "--input", "q=B-4", "--json"))
     assert again.exit_code == 0, again.stdout
     assert production.cookies[-1] == f"sid={FIRST_COOKIE}-2"
 
-    listed = out.keep(run_cli("session", "list", "--json")).data()["sessions"]
+    listed = out.keep(run_cli("login", "list", "--json")).data()["sessions"]
     assert [(s["name"], s["skills"]) for s in listed] == [("shop", ["orders"]), ("shop-staging", ["orders"])]
     out.keep(run_cli("session", "list"))
     out.keep(run_cli("env", "list", "orders"))
     enabled = out.keep(run_cli("enable", "orders", "--project-dir", str(project_dir), "--approve", "--json"))
     assert enabled.exit_code == 0, enabled.stdout
     skill_md = (project_dir / ".agents" / "skills" / "orders" / "SKILL.md").read_text()
-    assert "Signed in with the vault session `shop`" in skill_md
+    assert "Signed in with the vault login `shop`" in skill_md
     assert f"- `staging`: `{staging.origin}`" in skill_md
     assert "`qa`" not in skill_md  # not approved
     export = tmp_path / "orders.export.json"
@@ -200,9 +201,9 @@ def test_sessions_environments_and_query_keys_end_to_end(
     out.keep(run_cli("audit", "--json"))
     out.keep(run_cli("audit", "--verify", "--json"))
 
-    out.refused("session", "delete", "shop", code="SR_RECORD_APPROVAL_REQUIRED")
+    out.refused("login", "delete", "shop", code="SR_RECORD_APPROVAL_REQUIRED")
     out.keep(run_cli("revoke", "orders", "--project-dir", str(project_dir), "--approve", "--json"))
-    out.ok("session", "delete", "shop", "--approve")
+    out.ok("login", "delete", "shop", "--approve")
     out.refused("replay", "orders", "--input", "q=x", code="SR_RECORD_SESSION_MISSING")
 
     canaries = (FIRST_COOKIE, SECOND_COOKIE)

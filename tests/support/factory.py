@@ -173,10 +173,10 @@ def v1_url_environment(
 
 
 def staging(
-    origin: str = "http://127.0.0.1:9000", *, name: str = "staging", session: str | None = None
+    origin: str = "http://127.0.0.1:9000", *, name: str = "staging", login: str | None = None
 ) -> NamedEnvironment:
     """A named environment on ``origin`` whose allowlist is its origin alone."""
-    return NamedEnvironment(name=name, origin=origin, allowed_origins=(origin,), session=session)
+    return NamedEnvironment(name=name, origin=origin, allowed_origins=(origin,), login=login)
 
 
 LAUNCHER = Launcher(

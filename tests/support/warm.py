@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from skillreel.model.environment import Environment
-from skillreel.model.session import SessionState
+from skillreel.model.login import LoginState
 from skillreel.sandbox.cold import browser_session
 from skillreel.sandbox.context import BrowserSession
 from skillreel.sandbox.warm import WarmBrowser
@@ -47,7 +47,7 @@ class WarmSessions:
         environment: Environment,
         *,
         html: str | None = None,
-        storage_state: Path | SessionState | None = None,
+        storage_state: Path | LoginState | None = None,
         headless: bool = True,
         **launch: Any,
     ) -> AsyncIterator[BrowserSession]:

@@ -123,5 +123,5 @@ def test_declared_environments_and_session_are_environment_changes() -> None:
     base = factory.draft(environment=factory.url_environment())
     declared = base.evolve(environment=base.environment.evolve(environments=(factory.staging(),)))
     assert diff_drafts(base, declared).environment == ("environments",)
-    signed_in = base.evolve(environment=base.environment.evolve(session="billing-login"))
+    signed_in = base.evolve(environment=base.environment.evolve(login="billing-login"))
     assert diff_drafts(base, signed_in).environment == ("session",)

@@ -20,7 +20,7 @@ from types import ModuleType
 
 import click
 
-from skillreel.cli.main import VERBS
+from skillreel.cli.main import ALIASES, VERBS, cli
 from skillreel.errors import CODES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -121,6 +121,21 @@ def test_every_verb_has_a_section_in_the_guide() -> None:
     assert not missing, (
         "docs/guide.md has no '## ' or '### ' heading naming `skillreel VERB` for: " + ", ".join(missing)
     )
+
+
+def test_every_alias_is_a_hidden_name_of_a_verb_its_section_mentions() -> None:
+    """An old verb kept for a version (``ALIASES``) runs its verb, is not listed by ``--help`` nor
+    offered by shell completion, and the verb's section of the guide says so."""
+    text = GUIDE.read_text(encoding="utf-8")
+    ctx = click.Context(cli)
+    for alias, verb in ALIASES.items():
+        assert verb in VERBS, alias
+        assert alias not in VERBS, alias
+        assert cli.get_command(ctx, alias) is cli.get_command(ctx, verb)
+        assert alias not in cli.list_commands(ctx)
+        assert alias not in [item.value for item in cli.shell_complete(ctx, alias[:2])]
+        body = "\n".join(s.body for s in verb_sections(text, verb))
+        assert mentions(body, f"skillreel {alias}"), f"docs/guide.md's `skillreel {verb}` section: {alias}"
 
 
 def test_every_option_is_documented_in_its_verbs_section() -> None:

@@ -96,6 +96,8 @@ def test_both_mcp_tools_publish_the_envelope_as_their_output_schema() -> None:
         (["policy", "--json"], "policy"),
         (["policy", "nope"], "policy"),
         (["policy-template"], "policy-template"),
+        (["login", "set", "shop", "f.json"], "login set"),
+        (["session", "set", "shop", "f.json"], "session set"),  # the old verb, an alias: named as typed
         (["nope", "--json"], None),
         (["--json"], None),
     ],

@@ -143,7 +143,7 @@ def _portable() -> Environment:
     """A URL environment with everything added after v1: query-key choices, a session, a named
     environment."""
     target = build_url_target("http://127.0.0.1:8000/app?state=open&token=t", (), query_keys(keep=["id"]))
-    return Environment.build(target=target, session="shop-login", environments=(factory.staging(),))
+    return Environment.build(target=target, login="shop-login", environments=(factory.staging(),))
 
 
 def _approval_with_environments() -> str:

@@ -50,7 +50,7 @@ def test_declare_rebases_the_recorded_allowlist_by_default() -> None:
     own = declare(prod(), ACTIONS[:3], "staging", "http://LOCALHOST:9000/", ["https://cdn2.example.com"], "s")
     assert own.origin == "http://localhost:9000"
     assert own.allowed_origins == ("http://localhost:9000", "https://cdn2.example.com")
-    assert own.session == "s"
+    assert own.login == "s"
 
 
 @pytest.mark.parametrize(
@@ -70,13 +70,13 @@ def test_declare_refuses(origin: str, allowed: tuple[str, ...], rule: str) -> No
 
 def test_rebase_moves_target_navigations_and_url_checks() -> None:
     staging = NamedEnvironment(
-        name="staging", origin=STAGING, allowed_origins=(STAGING, CDN), session="stage-login"
+        name="staging", origin=STAGING, allowed_origins=(STAGING, CDN), login="stage-login"
     )
-    environment = with_environment(prod(session="prod-login"), staging)
+    environment = with_environment(prod(login="prod-login"), staging)
     moved = rebase(environment, ACTIONS, "staging")
     assert moved.environment.start_url == f"{STAGING}/orders?state=open"  # path and query stay
     assert moved.environment.allowed_origins == (STAGING, CDN)
-    assert moved.environment.session == "stage-login"  # its own, never the recorded one
+    assert moved.environment.login == "stage-login"  # its own, never the recorded one
     assert moved.environment.environments == ()
     target = narrow(UrlTarget, moved.environment.target)
     assert target.query == narrow(UrlTarget, environment.target).query  # the same query rule
@@ -95,9 +95,9 @@ def test_rebase_refuses_a_navigation_off_the_environments_allowlist() -> None:
         rebase(environment, ACTIONS, "nowhere")
 
 
-def test_an_environment_without_a_session_signs_in_nowhere() -> None:
-    environment = with_environment(prod(session="prod-login"), factory.staging(STAGING))
-    assert rebase(environment, ACTIONS[:3], "staging").environment.session is None
+def test_an_environment_without_a_login_signs_in_nowhere() -> None:
+    environment = with_environment(prod(login="prod-login"), factory.staging(STAGING))
+    assert rebase(environment, ACTIONS[:3], "staging").environment.login is None
 
 
 def test_environment_documents_keep_their_rules() -> None:
@@ -109,9 +109,9 @@ def test_environment_documents_keep_their_rules() -> None:
     with pytest.raises(ValidationError, match="unique and sorted"):
         prod().evolve(environments=(factory.staging(STAGING), factory.staging(STAGING)))
     with pytest.raises(ValidationError, match="not both"):
-        prod(session="a", storage_state_digest=bytes_digest("skillreel.storage-state/v1", b"{}"))
+        prod(login="a", storage_state_digest=bytes_digest("skillreel.storage-state/v1", b"{}"))
     with pytest.raises(ValidationError, match="HTML fixture"):
-        factory.html_environment().evolve(session="a")
+        factory.html_environment().evolve(login="a")
     with pytest.raises(ValidationError):
         NamedEnvironment(name="staging", origin=STAGING, allowed_origins=(CDN,))  # without its origin
     with pytest.raises(ValidationError):
@@ -130,7 +130,7 @@ def test_later_fields_are_left_out_when_unset() -> None:
     }
     assert "query" not in v1.to_json()["target"]
     assert narrow(UrlTarget, v1.target).rule.v1
-    declared = with_environment(prod(session="s"), factory.staging(STAGING)).to_json()
+    declared = with_environment(prod(login="s"), factory.staging(STAGING)).to_json()
     assert declared["session"] == "s"
     assert declared["environments"][0]["name"] == "staging"
     assert declared["target"]["query"] == {"keep": ["id"], "strip": [], "stripped": ["token"]}

@@ -22,8 +22,8 @@ from skillreel.model.draft import Parameter
 from skillreel.model.entry import StoreEntry
 from skillreel.model.environment import Environment, NamedEnvironment, build_url_target
 from skillreel.model.lifecycle import approve, new_entry
+from skillreel.model.login import LoginState
 from skillreel.model.policy import Policy, PolicySettings
-from skillreel.model.session import SessionState
 from skillreel.sandbox.files import fixture_digest as html_fixture_digest
 from skillreel.services.preflight import ReplayRequest, run_preflight, secret_missing
 from tests.support import factory
@@ -397,25 +397,25 @@ def test_typed_input_refusals_name_the_parameter_never_the_value(
             assert value not in info.value.message
 
 
-# ---- named environments and vault sessions ---------------------------------------------------------
+# ---- named environments and vault logins -----------------------------------------------------------
 
 STAGING = "http://127.0.0.1:9000"
 
 
-class Sessions:
-    """A SessionSource holding sessions by name."""
+class Logins:
+    """A LoginSource holding logins by name."""
 
     def __init__(self, **states: dict[str, Any]) -> None:
-        self.states = {name: SessionState(state) for name, state in states.items()}
+        self.states = {name: LoginState(state) for name, state in states.items()}
         self.read_names: list[str] = []
 
-    def read(self, name: str) -> SessionState | None:
+    def read(self, name: str) -> LoginState | None:
         self.read_names.append(name)
         return self.states.get(name)
 
 
-def portable(session: str | None = None, envs: tuple[NamedEnvironment, ...] = ()) -> Environment:
-    return Environment.build(target=build_url_target(URL), session=session, environments=envs)
+def portable(login: str | None = None, envs: tuple[NamedEnvironment, ...] = ()) -> Environment:
+    return Environment.build(target=build_url_target(URL), login=login, environments=envs)
 
 
 def url_skill(env: Environment, *, environments: tuple[str, ...] | None = None) -> StoreEntry:
@@ -428,23 +428,23 @@ def url_skill(env: Environment, *, environments: tuple[str, ...] | None = None) 
     return approve(entry, "rev", T0, environments)
 
 
-def pre(entry: StoreEntry, sessions: Sessions | None = None, **request: Any) -> Any:
+def pre(entry: StoreEntry, logins: Logins | None = None, **request: Any) -> Any:
     req = ReplayRequest(name=entry.name, inputs={"query": "q"}, **request)
-    return run_preflight(entry, Policy.default(), req, Vault(), sessions)
+    return run_preflight(entry, Policy.default(), req, Vault(), logins)
 
 
-def pre_code(entry: StoreEntry, sessions: Sessions | None = None, **request: Any) -> str:
+def pre_code(entry: StoreEntry, logins: Logins | None = None, **request: Any) -> str:
     with pytest.raises(SkillreelError) as info:
-        pre(entry, sessions, **request)
+        pre(entry, logins, **request)
     return info.value.code
 
 
 def test_a_named_environment_rebases_target_allowlist_steps_and_sign_in() -> None:
-    staging = factory.staging(STAGING, session="stage-login")
+    staging = factory.staging(STAGING, login="stage-login")
     entry = url_skill(portable("prod-login", (staging,)))
     empty: dict[str, Any] = {"cookies": [], "origins": []}
-    sessions = Sessions(**{"prod-login": STATE, "stage-login": empty})
-    checked = pre(entry, sessions, environment="staging")
+    logins = Logins(**{"prod-login": STATE, "stage-login": empty})
+    checked = pre(entry, logins, environment="staging")
     assert checked.target.name == "staging"
     assert checked.target.environment.start_url == f"{STAGING}/app?x=1"
     assert checked.target.environment.allowed_origins == (STAGING,)
@@ -452,14 +452,14 @@ def test_a_named_environment_rebases_target_allowlist_steps_and_sign_in() -> Non
         f"{STAGING}/app?x=1",
         f"{STAGING}/next?x=1",
     ]
-    assert checked.storage_state is sessions.states["stage-login"]
-    assert sessions.read_names == ["stage-login"]  # the recorded sign-in never goes to staging
-    recorded = pre(entry, sessions)
+    assert checked.storage_state is logins.states["stage-login"]
+    assert logins.read_names == ["stage-login"]  # the recorded sign-in never goes to staging
+    recorded = pre(entry, logins)
     assert recorded.target.name is None
     assert recorded.target.actions == entry.draft.actions
-    assert recorded.storage_state is sessions.states["prod-login"]
-    assert pre(entry, sessions, environment="staging", url=f"{STAGING}/app?x=1&token=t").target.name
-    assert pre_code(entry, sessions, environment="staging", url=f"{URL}") == "SR_RECORD_ENVIRONMENT_DRIFT"
+    assert recorded.storage_state is logins.states["prod-login"]
+    assert pre(entry, logins, environment="staging", url=f"{STAGING}/app?x=1&token=t").target.name
+    assert pre_code(entry, logins, environment="staging", url=f"{URL}") == "SR_RECORD_ENVIRONMENT_DRIFT"
 
 
 def test_environment_refusals() -> None:
@@ -485,19 +485,19 @@ def test_a_rebase_that_leaves_the_allowlist_is_refused() -> None:
     assert pre_code(entry, environment="staging") == "SR_RECORD_ENVIRONMENT_DRIFT"
 
 
-def test_a_session_is_read_from_the_vault_by_name(tmp_path: Path) -> None:
+def test_a_login_is_read_from_the_vault_by_name(tmp_path: Path) -> None:
     entry = url_skill(portable("shop-login"))
-    sessions = Sessions(**{"shop-login": STATE})
-    assert pre(entry, sessions).storage_state is sessions.states["shop-login"]
-    refreshed = Sessions(**{"shop-login": {**STATE, "cookies": []}})
+    logins = Logins(**{"shop-login": STATE})
+    assert pre(entry, logins).storage_state is logins.states["shop-login"]
+    refreshed = Logins(**{"shop-login": {**STATE, "cookies": []}})
     assert pre(entry, refreshed).storage_state is refreshed.states["shop-login"]  # no drift
-    assert pre_code(entry, Sessions()) == "SR_RECORD_SESSION_MISSING"
+    assert pre_code(entry, Logins()) == "SR_RECORD_SESSION_MISSING"
     assert pre_code(entry) == "SR_RECORD_SESSION_MISSING"  # no vault given: nothing to sign in with
     state = tmp_path / "state.json"
     state.write_text(json.dumps(STATE))
-    assert pre_code(entry, sessions, storage_state=state) == "SR_RECORD_CREDENTIAL_DRIFT"
+    assert pre_code(entry, logins, storage_state=state) == "SR_RECORD_CREDENTIAL_DRIFT"
     with pytest.raises(SkillreelError) as info:
-        pre(entry, Sessions())
+        pre(entry, Logins())
     assert "abc" not in info.value.message
 
 

@@ -437,10 +437,10 @@ def _environment_lines(environment: Environment, approved: tuple[str, ...] = ())
     lines += [f"- `{o}`" for o in target.allowed_origins]
     if environment.identity:
         lines.append(f"\nIdentity: `{environment.identity}` (a label).")
-    if environment.session:
+    if environment.login:
         lines.append(
-            f"\nSigned in with the vault session `{environment.session}` (a person refreshes it "
-            f"with `skillreel session set {environment.session} FILE`; a missing one is "
+            f"\nSigned in with the vault login `{environment.login}` (a person refreshes it "
+            f"with `skillreel login set {environment.login} FILE`; a missing one is "
             "`SR_RECORD_SESSION_MISSING`)."
         )
     others = [e for e in environment.environments if e.name in approved]

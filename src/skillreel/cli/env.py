@@ -27,11 +27,11 @@ def _as_json(ctx: click.Context, as_json: bool) -> bool:
 def _lines(data: dict[str, Any]) -> str:
     lines = []
     for env in data["environments"]:
-        session = f", session {env['session']}" if env.get("session") else ""
+        login = f", login {env['session']}" if env.get("session") else ""
         mark = "approved" if env["approved"] else "not approved"
         lines.append(
             f"  {env['name']}: {env['origin']} ({mark}), allowed origins "
-            f"{', '.join(env['allowedOrigins'])}{session}"
+            f"{', '.join(env['allowedOrigins'])}{login}"
         )
     return "\n".join(lines) or "  no environments declared"
 
@@ -69,7 +69,12 @@ def list_command(ctx: click.Context, skill: str, as_json: bool) -> None:
     multiple=True,
     help="Another exact origin this environment may use (repeat; default: the recorded ones, rebased).",
 )
-@click.option("--session", help="The vault session this environment signs in with.")
+@click.option(
+    "--login",
+    "--session",
+    "login",
+    help="The vault login this environment signs in with (--session: its old name).",
+)
 @_REVISION
 @json_option
 @click.pass_context
@@ -79,14 +84,14 @@ def set_command(
     environment: str,
     origin: str,
     allowed_origins: tuple[str, ...],
-    session: str | None,
+    login: str | None,
     expected_revision: int | None,
     as_json: bool,
 ) -> None:
     """Declare (or change) ENVIRONMENT of SKILL on ORIGIN: a new draft revision."""
     with Store.open() as store:
         change = set_environment(
-            store, skill, environment, origin, allowed_origins, session, expected_revision=expected_revision
+            store, skill, environment, origin, allowed_origins, login, expected_revision=expected_revision
         )
     data = change.to_json()
     head = (

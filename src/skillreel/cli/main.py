@@ -41,7 +41,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "prune": ("prune", "Delete skills past the retention period."),
     "policy": ("policy", "Show or set the store policy."),
     "policy-template": ("policy_template", "Print a policy file to edit."),
-    "session": ("session", "Keep signed-in browser states (sessions) in the vault."),
+    "login": ("login", "Keep signed-in browser states (logins) in the vault."),
     "env": ("env", "Declare the other origins a skill may replay on."),
     "mcp": ("mcp", "Serve enabled skills over MCP (stdio)."),
     "ui": ("ui", "Serve the local review page on 127.0.0.1."),
@@ -49,15 +49,19 @@ VERBS: dict[str, tuple[str, str]] = {
     "demo": ("demo", "Run the whole journey on a bundled example app."),
 }
 
+# an old verb -> the verb it now is: kept working for one version, not listed by --help or completion
+ALIASES: dict[str, str] = {"session": "login"}
+
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(VERBS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in VERBS:
+        verb = ALIASES.get(cmd_name, cmd_name)
+        if verb not in VERBS:
             return None
-        module = importlib.import_module(f"skillreel.cli.{VERBS[cmd_name][0]}")
+        module = importlib.import_module(f"skillreel.cli.{VERBS[verb][0]}")
         command: click.Command = module.command
         return command
 
@@ -77,7 +81,7 @@ def command_of(args: list[str]) -> str | None:
     """The verb the arguments name (``policy set`` for a subcommand), or None: the ``command`` of an
     error's envelope. The group takes no option with a value, so the first word is the verb."""
     words = [a for a in args if not a.startswith("-")]
-    if not words or words[0] not in VERBS:
+    if not words or (words[0] not in VERBS and words[0] not in ALIASES):
         return None
     try:
         command = cli.get_command(click.Context(cli), words[0])

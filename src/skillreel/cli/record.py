@@ -123,7 +123,12 @@ def _human(result: RecordResult) -> Render:
 @click.option(
     "--storage-state", type=_PATH, help="Playwright storage state to start with (only its digest is kept)."
 )
-@click.option("--session", help="A vault session to start signed in with (`skillreel session set`).")
+@click.option(
+    "--login",
+    "--session",
+    "login",
+    help="A vault login to start signed in with (`skillreel login set`; --session: its old name).",
+)
 @click.option(
     "--env",
     "environments",
@@ -157,7 +162,7 @@ def command(
     allowed_origins: tuple[str, ...],
     identity: str | None,
     storage_state: Path | None,
-    session: str | None,
+    login: str | None,
     environments: tuple[str, ...],
     keep_query: tuple[str, ...],
     strip_query: tuple[str, ...],
@@ -179,7 +184,7 @@ def command(
             allowed_origins=allowed_origins,
             identity=identity,
             storage_state=storage_state,
-            session=session,
+            login=login,
             environments=tuple(_named_origin(e) for e in environments),
             keep_query=keep_query,
             strip_query=strip_query,

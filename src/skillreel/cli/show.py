@@ -39,10 +39,10 @@ def _human(view: dict[str, Any]) -> Render:
         approved = (view["approval"] or {}).get("approvedEnvironments", [])
         for named in env["environments"]:
             mark = "approved" if named["name"] in approved else "not approved"
-            session = f", session {named['session']}" if named.get("session") else ""
+            login = f", login {named['session']}" if named.get("session") else ""
             console.print(
                 f"  --env {named['name']}: {escape(named['origin'])} ({mark}), allowed origins "
-                f"{escape(', '.join(named['allowedOrigins']))}{session}"
+                f"{escape(', '.join(named['allowedOrigins']))}{login}"
             )
         console.print(f"capabilities: {', '.join(view['capabilities'])}")
         io_lines(console, view)
@@ -83,7 +83,7 @@ def _sign_in_and_query(console: Console, env: dict[str, Any]) -> None:
     from rich.markup import escape
 
     if env.get("session"):
-        console.print(f"signs in with vault session {env['session']}")
+        console.print(f"signs in with vault login {env['session']}")
     elif env.get("storageStateDigest"):
         console.print(f"signs in with the storage-state file of digest {env['storageStateDigest']}")
     query = env.get("query")

@@ -13,7 +13,7 @@ nothing run:
 3. the skill is validated or enabled in the coordinating store (``SR_REPLAY_FLEET_NOT_VALIDATED``):
    a worker replays only what a reviewer approved and a replay proved there;
 4. its target is a URL (``SR_REPLAY_FLEET_TARGET_UNSUPPORTED``): a worker has no HTML fixture or
-   storage-state file of the coordinator's (a vault session by name is fine: the worker's vault).
+   storage-state file of the coordinator's (a vault login by name is fine: the worker's vault).
 """
 
 from __future__ import annotations
@@ -45,18 +45,18 @@ def bundle_text(document: ExportDocument) -> str:
 
 
 def check_fleet_target(entry: StoreEntry) -> None:
-    """A worker can replay only a skill on a URL target signed in by nothing or by a vault session."""
+    """A worker can replay only a skill on a URL target signed in by nothing or by a vault login."""
     environment = entry.draft.environment
     if isinstance(environment.target, HtmlTarget):
         raise ReplayError(
             "SR_REPLAY_FLEET_TARGET_UNSUPPORTED",
             f"skill {entry.name!r} replays on a local HTML fixture, which a worker does not have",
         )
-    if environment.session is None and environment.storage_state_digest is not None:
+    if environment.login is None and environment.storage_state_digest is not None:
         raise ReplayError(
             "SR_REPLAY_FLEET_TARGET_UNSUPPORTED",
             f"skill {entry.name!r} signs in with a storage-state file, which a worker does not have "
-            "(bind it to a vault session: `skillreel session`)",
+            "(bind it to a vault login: `skillreel login`)",
         )
 
 

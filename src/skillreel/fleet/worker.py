@@ -7,7 +7,7 @@ It holds no store. For each task ``(bundle, row)``, before any browser starts:
    recomputed, signed by a key this worker trusts (``--trust``), the signature verified, the skill
    validated or enabled, on a URL target;
 3. the replay's pre-flight runs on the bundle's entry (approval, capabilities, inputs, environment)
-   with sensitive values and vault sessions from **this machine's** vault;
+   with sensitive values and vault logins from **this machine's** vault;
 4. the row is claimed in Redis (:mod:`skillreel.fleet.claims`): a row claimed before (a redelivery,
    or a row the coordinator gave up) is dropped without a result.
 
@@ -43,7 +43,7 @@ from ..store import utc_now
 from ..store.db import store_home
 from ..store.signing import load_trusted_keys
 from ..vault import EnvKeyringSecrets, SecretSource
-from ..vault.sessions import SessionSource, SessionVault
+from ..vault.logins import LoginSource, LoginVault
 from . import claims
 from .app import TASK_NAME, check_broker_url, fleet_app, shown_url
 from .bundle import open_bundle
@@ -74,7 +74,7 @@ def run_row(
     row: Mapping[str, Any],
     *,
     secrets: SecretSource | None = None,
-    sessions: SessionSource | None = None,
+    logins: LoginSource | None = None,
     session_factory: SessionFactory | None = None,
 ) -> FleetResult:
     """One task (module docstring). Raises :class:`Duplicate` for a row claimed before."""
@@ -83,7 +83,7 @@ def run_row(
         parsed = read_row(row, task_id)
         entry, signer = open_bundle(bundle, config.trusted)
         checked = _preflight(
-            entry, parsed, secrets or EnvKeyringSecrets(), sessions or SessionVault(store_home())
+            entry, parsed, secrets or EnvKeyringSecrets(), logins or LoginVault(store_home())
         )
     except SkillreelError as exc:
         _say(f"row {task_id[:12]}: refused {exc.code}")
@@ -107,7 +107,7 @@ def read_row(row: Mapping[str, Any], task_id: str) -> FleetRow:
     return parsed
 
 
-def _preflight(entry: StoreEntry, row: FleetRow, secrets: SecretSource, sessions: SessionSource) -> Preflight:
+def _preflight(entry: StoreEntry, row: FleetRow, secrets: SecretSource, logins: LoginSource) -> Preflight:
     request = ReplayRequest(
         name=entry.name,
         inputs=row.inputs,
@@ -116,7 +116,7 @@ def _preflight(entry: StoreEntry, row: FleetRow, secrets: SecretSource, sessions
         timeout_ms=row.timeout_ms,
         settle_ms=row.settle_ms,
     )
-    checked = run_preflight(entry, Policy.default(), request, secrets, sessions)
+    checked = run_preflight(entry, Policy.default(), request, secrets, logins)
     checked.require_secrets("worker")
     return checked
 

@@ -411,7 +411,7 @@ def _environment_changes(before: Draft, after: Draft) -> tuple[str, ...]:
         "allowedOrigins": a.allowed_origins != b.allowed_origins,
         "identity": a.identity != b.identity,
         "storageState": a.storage_state_digest != b.storage_state_digest,
-        "session": a.session != b.session,
+        "session": a.login != b.login,
         "viewport": a.viewport != b.viewport,
         "environments": a.environments != b.environments,
     }

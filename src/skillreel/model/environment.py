@@ -5,10 +5,11 @@ Later additions are optional and left out of the JSON when unset, so a document 
 them keeps its bytes and its digest (the golden tests pin them):
 
 * ``UrlTarget.query``: the query-key rule of the URL (``model.urls``); absent: the first rule.
-* ``Environment.session``: the name of a vault session the skill signs in with (instead of a
-  storage-state file bound by its digest, ``storageStateDigest``, which still works).
+* ``Environment.login`` (wire key ``session``, the word it had before logins were named): the name
+  of a vault login the skill signs in with (instead of a storage-state file bound by its digest,
+  ``storageStateDigest``, which still works).
 * ``Environment.environments``: named environments (another origin of the same app, with its
-  allowlist and session) a reviewer approves; ``model.portable`` rebases a skill onto one.
+  allowlist and login) a reviewer approves; ``model.portable`` rebases a skill onto one.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from .limits import (
     VIEWPORT_MAX,
     VIEWPORT_MIN,
 )
-from .session import SessionName
+from .login import LoginName
 from .urls import (
     SAFE_KEY,
     V1_RULE,
@@ -153,13 +154,13 @@ Target = Annotated[HtmlTarget | UrlTarget, Field(discriminator="kind")]
 
 class NamedEnvironment(Document):
     """Another origin of the same application the skill may replay on (``replay --env NAME``):
-    its origin, its exact allowlist (sorted, with the origin) and the vault session it signs in
+    its origin, its exact allowlist (sorted, with the origin) and the vault login it signs in
     with (none unless named: the recorded sign-in is never carried to another origin)."""
 
     name: EnvName
     origin: str
     allowed_origins: tuple[str, ...] = Field(min_length=1, max_length=MAX_ALLOWED_ORIGINS)
-    session: SessionName | None = None
+    login: LoginName | None = Field(None, alias="session")  # the wire key keeps the old word
 
     @model_validator(mode="after")
     def _rules(self) -> NamedEnvironment:
@@ -185,7 +186,7 @@ class Environment(DigestedDocument):
     identity: Label | None = None
     storage_state_digest: Digest | None = None
     viewport: Viewport = Field(default_factory=Viewport)
-    session: SessionName | None = None
+    login: LoginName | None = Field(None, alias="session")  # the wire key keeps the old word
     environments: tuple[NamedEnvironment, ...] = Field(default=(), max_length=MAX_ENVIRONMENTS)
     environment_digest: Digest
 
@@ -196,11 +197,11 @@ class Environment(DigestedDocument):
     @model_validator(mode="after")
     def _html_is_offline(self) -> Environment:
         if isinstance(self.target, HtmlTarget) and (
-            self.identity or self.storage_state_digest or self.session or self.environments
+            self.identity or self.storage_state_digest or self.login or self.environments
         ):
             raise ValueError("an HTML fixture target takes no identity, sign-in or environments")
-        if self.session is not None and self.storage_state_digest is not None:
-            raise ValueError("a skill signs in with a vault session or a storage-state file, not both")
+        if self.login is not None and self.storage_state_digest is not None:
+            raise ValueError("a skill signs in with a vault login or a storage-state file, not both")
         names = [e.name for e in self.environments]
         if names != sorted(set(names)):
             raise ValueError("environment names must be unique and sorted")

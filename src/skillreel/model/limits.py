@@ -51,7 +51,7 @@ MAX_SCROLL_ROUNDS: Final = 200
 MAX_ACCEPTED_IDENTITIES: Final = 4
 MAX_ENVIRONMENTS: Final = 16
 MAX_QUERY_KEYS: Final = 32
-MAX_SESSIONS: Final = 256
+MAX_LOGINS: Final = 256
 # `replay --batch FILE`: rows and file size, and the concurrent browser contexts of one batch.
 MAX_BATCH_ROWS: Final = 100_000
 MAX_BATCH_BYTES: Final = 64 * 1024 * 1024

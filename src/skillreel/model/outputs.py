@@ -1,6 +1,6 @@
 """What a caller gets of a replay's outputs (pure): shaped as declared, masked, bounded.
 
-    outputs, warnings = caller_outputs(draft, values, engine.outputs, session=signed_in_values)
+    outputs, warnings = caller_outputs(draft, values, engine.outputs, login=signed_in_values)
 
 Nothing here is stored, audited or logged: outputs are the caller's alone. Masking happens before
 anything could keep them (a local replay, a fleet worker: ``services.replaying.play_checked``).
@@ -26,12 +26,12 @@ def sensitive_values(draft: Draft, values: Mapping[str, str]) -> tuple[str, ...]
 
 
 def caller_outputs(
-    draft: Draft, values: Mapping[str, str], read: Mapping[str, Any], *, session: Sequence[str] = ()
+    draft: Draft, values: Mapping[str, str], read: Mapping[str, Any], *, login: Sequence[str] = ()
 ) -> tuple[dict[str, Any], tuple[ResultWarning, ...]]:
     """The outputs as the caller gets them: every declared output (null when the run did not
     produce it; a collected object's missing fields null), each value that contains a sensitive
     input (of ``values``, the replay's inputs) or a value of the signed-in state the replay started
-    with (``session``: its cookie and local-storage values, long enough to be told) masked, the
+    with (``login``: its cookie and local-storage values, long enough to be told) masked, the
     whole within its size bound (``SR_REPLAY_OUTPUT_TOO_LARGE``)."""
     shaped: dict[str, Any] = {}
     for spec in draft.outputs:
@@ -40,7 +40,7 @@ def caller_outputs(
             names = [f.name for f in spec.fields]
             value = [{n: row.get(n) for n in names} for row in value]
         shaped[spec.name] = value
-    masked, count = mask_outputs(shaped, [*sensitive_values(draft, values), *session])
+    masked, count = mask_outputs(shaped, [*sensitive_values(draft, values), *login])
     if outputs_size(masked) > MAX_OUTPUTS_BYTES:
         raise ReplayError(
             "SR_REPLAY_OUTPUT_TOO_LARGE",
@@ -51,7 +51,7 @@ def caller_outputs(
         warnings = (
             ResultWarning(
                 code="SR_REPLAY_OUTPUT_MASKED",
-                message=f"{count} output value(s) contained a sensitive input or a session value and "
+                message=f"{count} output value(s) contained a sensitive input or a login value and "
                 "were masked",
             ),
         )

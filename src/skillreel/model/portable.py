@@ -10,7 +10,7 @@ recorded skill onto it:
   and must be on the environment's allowlist, or the rebase is refused (nothing starts);
 * a ``url_matches`` check (or a branch's URL condition) on a full URL of the recorded origin
   moves too; steps inside loops and branches (schema v2) move as the top-level ones do;
-* the sign-in is the environment's own session, or none: the recorded sign-in never follows a
+* the sign-in is the environment's own login, or none: the recorded sign-in never follows a
   skill to another origin.
 
 :func:`declare` builds a named environment from what a person asked for, rebasing the recorded
@@ -65,7 +65,7 @@ def rebase(environment: Environment, actions: Sequence[Action], name: str) -> Re
         url=url, url_digest=url_target_digest(url), allowed_origins=named.allowed_origins, query=target.query
     )
     rebased = Environment.build(
-        target=moved, identity=environment.identity, viewport=environment.viewport, session=named.session
+        target=moved, identity=environment.identity, viewport=environment.viewport, login=named.login
     )
     return Rebased(name, rebased, rebase_actions(actions, target.origin, named))
 
@@ -132,7 +132,7 @@ def declare(
     name: str,
     origin: str,
     allowed_origins: Sequence[str] = (),
-    session: str | None = None,
+    login: str | None = None,
 ) -> NamedEnvironment:
     """A named environment on ``origin`` for the recorded ``environment``: its allowlist is
     ``origin`` plus ``allowed_origins`` when any are given, else the recorded allowlist rebased
@@ -149,9 +149,9 @@ def declare(
     if len(allowed) > MAX_ALLOWED_ORIGINS:
         raise URLRuleError(f"at most {MAX_ALLOWED_ORIGINS} allowed origins")
     try:
-        named = NamedEnvironment(name=name, origin=home, allowed_origins=allowed, session=session)
+        named = NamedEnvironment(name=name, origin=home, allowed_origins=allowed, login=login)
     except ValueError as exc:
-        raise URLRuleError("an environment needs a valid name and session name") from exc
+        raise URLRuleError("an environment needs a valid name and login name") from exc
     rebase(with_environment(environment, named), actions, name)  # every check a replay makes
     return named
 

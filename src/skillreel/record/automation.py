@@ -279,7 +279,7 @@ async def _choose(page: Page, locator: Locator, value: str, n: int) -> None:
 
 
 class Marks(Protocol):
-    """What the scripted v2 steps need from the recorder (``record.session.Recorder``)."""
+    """What the scripted v2 steps need from the recorder (``record.recorder.Recorder``)."""
 
     async def settle(self) -> None: ...
 

@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
 from skillreel.model.environment import Environment
-from skillreel.model.session import SessionState
+from skillreel.model.login import LoginState
 
 from .chromium import find_chromium, launch_chromium, require_display
 from .context import BrowserSession, checked_fixture, open_session, session_proxy, starting_state
@@ -26,7 +26,7 @@ async def browser_session(
     environment: Environment,
     *,
     html: str | None = None,
-    storage_state: Path | SessionState | None = None,
+    storage_state: Path | LoginState | None = None,
     headless: bool = True,
     slow_mo_ms: int = 0,
     traces_dir: Path | None = None,

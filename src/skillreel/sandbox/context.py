@@ -42,7 +42,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from skillreel.errors import InputError, ReplayUIError, TargetError
 from skillreel.model.environment import Environment, HtmlTarget, Viewport
 from skillreel.model.limits import MAX_HTML_CHARS
-from skillreel.model.session import SessionState
+from skillreel.model.login import LoginState
 
 from .files import fixture_digest, read_storage_state
 from .ledger import NetworkLedger
@@ -123,7 +123,7 @@ def crashed_error() -> ReplayUIError:
 
 
 def checked_fixture(
-    environment: Environment, html: str | None, storage_state: Path | SessionState | None
+    environment: Environment, html: str | None, storage_state: Path | LoginState | None
 ) -> str | None:
     """The HTML fixture a session serves (None for a URL target), once ``html`` and
     ``storage_state`` are shown to fit ``environment``'s target (an HTML fixture: its HTML, matching
@@ -143,9 +143,9 @@ def checked_fixture(
     return None
 
 
-def starting_state(storage_state: Path | SessionState | None) -> dict[str, Any] | None:
-    """The storage state a session starts with: a vault session's body, or a file read once."""
-    if isinstance(storage_state, SessionState):
+def starting_state(storage_state: Path | LoginState | None) -> dict[str, Any] | None:
+    """The storage state a session starts with: a vault login's body, or a file read once."""
+    if isinstance(storage_state, LoginState):
         return storage_state.body
     return read_storage_state(storage_state) if storage_state is not None else None
 

@@ -20,7 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from skillreel.errors import SkillreelError
 from skillreel.model.environment import Environment, Viewport
-from skillreel.model.session import SessionState
+from skillreel.model.login import LoginState
 
 from .chromium import find_chromium, launch_chromium
 from .cold import browser_session
@@ -91,7 +91,7 @@ class WarmBrowser:
         environment: Environment,
         *,
         html: str | None = None,
-        storage_state: Path | SessionState | None = None,
+        storage_state: Path | LoginState | None = None,
         headless: bool = True,
     ) -> AsyncIterator[BrowserSession]:
         if not headless:

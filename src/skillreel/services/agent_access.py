@@ -4,7 +4,7 @@ request to play one before anything is asked or started.
 Agents may list and play, never record, edit, approve, enable or revoke (source document 004). What
 they see is metadata only: never a selector, a URL path or a value. A play request is refused unless
 the skill is enabled, replays on a target MCP can reach (no HTML fixture or storage-state file, which
-only the command line can pass; a skill signed in with a vault session is reachable: the session is
+only the command line can pass; a skill signed in with a vault login is reachable: the login is
 read from the vault by name) and gets no sensitive value from the model; then the replay's own
 pre-flight runs (with the named environment asked for, if any) and lists the sensitive values the
 vault lacks (the MCP adapter asks the user).
@@ -57,8 +57,7 @@ def skill_summary(entry: StoreEntry) -> dict[str, Any]:
         "target": {"kind": "url", "origin": origin_of(target.url), "allowedOrigins": origins}
         if isinstance(target, UrlTarget)
         else {"kind": "html"},
-        "signedIn": draft.environment.session is not None
-        or draft.environment.storage_state_digest is not None,
+        "signedIn": draft.environment.login is not None or draft.environment.storage_state_digest is not None,
         "environments": environments,  # the approved ones: skills_play's `environment`
         "parameters": parameter_listing(entry.name, draft.parameters),
         **({"outputs": outputs_schema(draft.outputs)} if draft.outputs else {}),
@@ -93,7 +92,7 @@ def check_play(
 ) -> PlayCheck:
     """Everything refused before a question is asked or a browser starts: the name, the state
     (enabled only), a target MCP can reach, sensitive values from the model, then the replay's own
-    pre-flight (inputs, the named environment, the vault session, capabilities), which also lists
+    pre-flight (inputs, the named environment, the vault login, capabilities), which also lists
     what the vault lacks."""
     check_skill_name(name)
     entry = store.get(name)

@@ -52,7 +52,7 @@ from ..store import Store
 from ..store.lease import current_lease
 from ..user_files import read_user_file
 from ..vault import EnvKeyringSecrets, SecretSource
-from ..vault.sessions import SessionSource, SessionVault
+from ..vault.logins import LoginSource, LoginVault
 from .preflight import (
     InputValue,
     ReplayRequest,
@@ -287,10 +287,10 @@ def plan_batch(
     store: Store,
     request: BatchRequest,
     secrets: SecretSource | None = None,
-    sessions: SessionSource | None = None,
+    logins: LoginSource | None = None,
 ) -> BatchPlan:
-    """Every check of step 1 of the module docstring; raises ``SR_*`` and writes nothing. ``sessions``
-    replaces this store's vault sessions (a fleet's live in each worker's vault)."""
+    """Every check of step 1 of the module docstring; raises ``SR_*`` and writes nothing. ``logins``
+    replaces this store's vault logins (a fleet's live in each worker's vault)."""
     replay = request.replay
     check_options(replay)
     if not WORKERS_RANGE[0] <= request.workers <= WORKERS_RANGE[1]:
@@ -308,7 +308,7 @@ def plan_batch(
     check_row_types(parsed.rows, draft, replay.inputs)
     first = replace(replay, inputs={**replay.inputs, **parsed.rows[0].inputs})
     checked = run_preflight(
-        entry, store.policy(), first, secrets or EnvKeyringSecrets(), sessions or SessionVault(store.home)
+        entry, store.policy(), first, secrets or EnvKeyringSecrets(), logins or LoginVault(store.home)
     )
     checked.require_secrets("batch")
     digest = rows_digest(parsed.rows)

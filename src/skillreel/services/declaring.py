@@ -2,7 +2,7 @@
 
 A named environment is another origin of the same application the skill may replay on (``replay
 --env NAME``, ``skills_play`` with ``environment``): its origin, its exact allowlist and the vault
-session it signs in with. Declaring one at record time is ``record --env NAME=ORIGIN``; later it
+login it signs in with. Declaring one at record time is ``record --env NAME=ORIGIN``; later it
 is ``env set`` / ``env remove``, and every change is a new draft revision that needs a review like
 any draft (the approval names exactly the environments it covers). An enabled skill is revoked
 first, as for a new recording. Nothing changes when the declaration is already what was asked.
@@ -31,7 +31,7 @@ from ..model.events import EventsLog
 from ..model.portable import strip_query_keys, without_environment
 from ..model.urls import URLRuleError
 from ..store import AuditNote, Store
-from ..vault.sessions import SessionVault
+from ..vault.logins import LoginVault
 from .environments import check_environment_name, declare_environment, target_query
 
 
@@ -88,24 +88,24 @@ def set_environment(
     environment: str,
     origin: str,
     allowed_origins: Sequence[str] = (),
-    session: str | None = None,
+    login: str | None = None,
     *,
     expected_revision: int | None = None,
 ) -> EnvironmentChange:
     """Declare (or change) the environment ``environment`` of skill ``name`` on ``origin``: its
     allowlist is ``origin`` plus ``allowed_origins``, or the recorded allowlist rebased when none
-    are given; ``session`` is the vault session it signs in with (none when not given)."""
+    are given; ``login`` is the vault login it signs in with (none when not given)."""
     current = _current(store, name, expected_revision)
     declared = declare_environment(
-        current.draft.environment, current.draft.actions, environment, origin, allowed_origins, session
+        current.draft.environment, current.draft.actions, environment, origin, allowed_origins, login
     )
     warnings: tuple[ResultWarning, ...] = ()
-    if session is not None and SessionVault(store.home).record(session) is None:
+    if login is not None and LoginVault(store.home).record(login) is None:
         warnings = (
             ResultWarning(
                 code="SR_RECORD_SESSION_MISSING",
-                message=f"the vault holds no session {session!r} yet: "
-                f"run `skillreel session set {session} FILE` before replaying on {environment!r}",
+                message=f"the vault holds no login {login!r} yet: "
+                f"run `skillreel login set {login} FILE` before replaying on {environment!r}",
             ),
         )
     return _change(store, current, current.draft.evolve(environment=declared), warnings)

@@ -1,7 +1,7 @@
 """The environment a recording or a replay runs in, built from its target options.
 
 ``record`` builds it from what the user passed (``--html`` or ``--url`` with ``--allowed-origin``,
-``--keep-query``/``--strip-query``, ``--identity``, ``--storage-state`` or ``--session``, ``--env``,
+``--keep-query``/``--strip-query``, ``--identity``, ``--storage-state`` or ``--login``, ``--env``,
 ``--viewport``) through :func:`target_environment`; a replay checks what it is given against the
 recorded document (``services.preflight``), rebased onto a named environment when asked
 (``model.portable``). Declaring, changing and removing named environments of a stored skill goes
@@ -25,13 +25,13 @@ from ..model.environment import (
     build_url_target,
     query_keys,
 )
+from ..model.login import LOGIN_NAME_RULE
 from ..model.portable import declare, with_environment
-from ..model.session import SESSION_NAME_RULE
 from ..model.urls import URLRuleError
 from ..sandbox.files import fixture_digest, read_html_fixture, storage_state_file_digest
 
 _ENV_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
-_SESSION_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_LOGIN_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 def check_environment_name(name: str) -> str:
@@ -41,10 +41,10 @@ def check_environment_name(name: str) -> str:
     return name
 
 
-def check_session_name(name: str) -> str:
-    """``SR_RECORD_USAGE`` unless ``name`` is a session name."""
-    if len(name) > 64 or not _SESSION_NAME.fullmatch(name):
-        raise InputError("SR_RECORD_USAGE", SESSION_NAME_RULE)
+def check_login_name(name: str) -> str:
+    """``SR_RECORD_USAGE`` unless ``name`` is a login name."""
+    if len(name) > 64 or not _LOGIN_NAME.fullmatch(name):
+        raise InputError("SR_RECORD_USAGE", LOGIN_NAME_RULE)
     return name
 
 
@@ -65,29 +65,29 @@ def target_environment(
     query: QueryKeys | None = None,
     identity: str | None = None,
     storage_state: Path | None = None,
-    session: str | None = None,
+    login: str | None = None,
 ) -> tuple[Environment, str | None]:
     """The environment of an HTML fixture (read from ``html_path``, bound by its digest, and returned
     with it) or of a URL with its allowlist and query-key choices (``SR_RECORD_TARGET_INVALID`` if
     a URL rule fails). A URL target signs in with a storage-state file (read and bound by its
-    digest, after the URL is checked) or a vault session (bound by its name), not both.
+    digest, after the URL is checked) or a vault login (bound by its name), not both.
     """
     if html_path is not None:
         html = read_html_fixture(html_path)
         return Environment.build(target=HtmlTarget(html_digest=fixture_digest(html)), viewport=viewport), html
     if url is None:
         raise TargetError("SR_RECORD_TARGET_INVALID", "give exactly one target: --html FILE or --url URL")
-    if storage_state is not None and session is not None:
-        raise InputError("SR_RECORD_USAGE", "sign in with --session NAME or --storage-state FILE, not both")
+    if storage_state is not None and login is not None:
+        raise InputError("SR_RECORD_USAGE", "sign in with --login NAME or --storage-state FILE, not both")
     try:
         target = build_url_target(url, tuple(allowed_origins), query)
     except URLRuleError as exc:
         raise TargetError("SR_RECORD_TARGET_INVALID", f"the URL target is not allowed: {exc}") from exc
     digest = storage_state_file_digest(storage_state) if storage_state is not None else None
-    if session is not None:
-        check_session_name(session)
+    if login is not None:
+        check_login_name(login)
     environment = Environment.build(
-        target=target, identity=identity, storage_state_digest=digest, session=session, viewport=viewport
+        target=target, identity=identity, storage_state_digest=digest, login=login, viewport=viewport
     )
     return environment, None
 
@@ -98,20 +98,20 @@ def declare_environment(
     name: str,
     origin: str,
     allowed_origins: Sequence[str] = (),
-    session: str | None = None,
+    login: str | None = None,
 ) -> Environment:
     """``environment`` declaring the named environment ``name`` on ``origin`` (replacing one of the
     same name): its allowlist is ``origin`` plus ``allowed_origins``, or the recorded allowlist
     rebased when none are given; checked as a replay would use it (``SR_RECORD_TARGET_INVALID``)."""
     check_environment_name(name)
-    if session is not None:
-        check_session_name(session)
+    if login is not None:
+        check_login_name(login)
     if isinstance(environment.target, HtmlTarget):
         raise TargetError(
             "SR_RECORD_TARGET_INVALID", "a skill recorded on an HTML fixture has no environments"
         )
     try:
-        named = declare(environment, actions, name, origin, allowed_origins, session)
+        named = declare(environment, actions, name, origin, allowed_origins, login)
         return with_environment(environment, named)
     except URLRuleError as exc:
         raise TargetError("SR_RECORD_TARGET_INVALID", f"environment {name!r}: {exc}") from exc

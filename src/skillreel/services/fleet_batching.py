@@ -50,6 +50,7 @@ from ..model.entry import StoreEntry
 from ..model.export import ExportDocument
 from ..model.fleet import FleetResult, FleetRow
 from ..model.limits import MAX_OUTPUTS_BYTES
+from ..model.login import LoginState
 from ..model.runs import (
     CANCELLED_CODE,
     INTERRUPTED_CODE,
@@ -57,7 +58,6 @@ from ..model.runs import (
     RunRecord,
     StepTally,
 )
-from ..model.session import SessionState
 from ..model.values import outputs_size
 from ..store import AuditNote, Store
 from ..store.signing import load_signing_key
@@ -116,14 +116,14 @@ class Bundler(Protocol):
 
 class WorkerVault:
     """The coordinator's stand-in for the vault in the batch's pre-flight: sensitive values and
-    sessions live in each worker's vault, never here, so the coordinator checks only that the skill
+    logins live in each worker's vault, never here, so the coordinator checks only that the skill
     names them (nothing it returns reaches a browser or a task)."""
 
     def get(self, skill: str, param: str) -> str | None:
         return ""
 
-    def read(self, name: str) -> SessionState | None:
-        return SessionState({})
+    def read(self, name: str) -> LoginState | None:
+        return LoginState({})
 
 
 async def fleet_batch(

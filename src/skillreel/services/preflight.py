@@ -22,7 +22,7 @@ In order, each failure raising its own code and changing nothing:
 7. the replay environment, recomputed from what this replay would use (the HTML file's digest, or
    the URL normalised with the target's own query-key rule), equals the recorded (or rebased)
    one — ``SR_RECORD_ENVIRONMENT_DRIFT``; the sign-in matches: a storage-state file's digest
-   equals the recorded one (``SR_RECORD_CREDENTIAL_DRIFT``), or the vault holds the session the
+   equals the recorded one (``SR_RECORD_CREDENTIAL_DRIFT``), or the vault holds the login the
    skill is bound to by name (``SR_RECORD_SESSION_MISSING``);
 8. sensitive values are looked up in the vault; required ones it lacks are listed in
    :attr:`Preflight.missing_sensitive` (the caller may ask a person, or fail).
@@ -64,17 +64,17 @@ from ..model.limits import (
     SLOW_MO_MS_RANGE,
     TIMEOUT_MS_RANGE,
 )
+from ..model.login import LoginState
 from ..model.policy import Policy
 from ..model.portable import rebase
 from ..model.refs import ParameterRef
-from ..model.session import SessionState
 from ..model.urls import V1_RULE, QueryRule, URLRuleError
 from ..model.values import NotText, ValueProblem, check_input
 from ..sandbox.artifacts import DebugOptions
 from ..sandbox.files import storage_state_file_digest
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
-from ..vault.sessions import NoSessions, SessionSource, SessionVault
+from ..vault.logins import LoginSource, LoginVault, NoLogins
 from .environments import check_environment_name, target_environment
 
 _PARAM_SHAPE = r"^[a-z][a-z0-9_]{0,63}$"
@@ -128,7 +128,7 @@ class Target:
     environment: Environment
     actions: tuple[Action, ...]
     html: str | None = field(default=None, repr=False)
-    storage_state: Path | SessionState | None = None
+    storage_state: Path | LoginState | None = None
     name: str | None = None  # the named environment, or None for the recorded one
 
     @property
@@ -167,7 +167,7 @@ class Preflight:
         return self.target.html
 
     @property
-    def storage_state(self) -> Path | SessionState | None:
+    def storage_state(self) -> Path | LoginState | None:
         return self.target.storage_state
 
 
@@ -311,7 +311,7 @@ def check_values(draft: Draft, values: Mapping[str, str]) -> None:
 
 
 def check_environment(
-    draft: Draft, approval: Approval, request: ReplayRequest, sessions: SessionSource
+    draft: Draft, approval: Approval, request: ReplayRequest, logins: LoginSource
 ) -> Target:
     """Recompute this replay's environment and compare; for a named environment, rebase onto it
     first. Returns where the replay runs (see :class:`Target`)."""
@@ -338,7 +338,7 @@ def check_environment(
         raise TargetError(
             "SR_RECORD_ENVIRONMENT_DRIFT", f"the target URL differs from {where}; nothing was started"
         )
-    state = _sign_in(environment, request, sessions)
+    state = _sign_in(environment, request, logins)
     return Target(environment, actions, None, state, request.environment)
 
 
@@ -391,23 +391,23 @@ def _rebased(draft: Draft, approval: Approval, name: str) -> tuple[Environment, 
 
 
 def _sign_in(
-    environment: Environment, request: ReplayRequest, sessions: SessionSource
-) -> Path | SessionState | None:
-    """The browser state to start with: the vault session the environment names, or the
+    environment: Environment, request: ReplayRequest, logins: LoginSource
+) -> Path | LoginState | None:
+    """The browser state to start with: the vault login the environment names, or the
     storage-state file whose digest it binds (v1), or nothing."""
-    if environment.session is not None:
+    if environment.login is not None:
         if request.storage_state is not None:
             raise TargetError(
                 "SR_RECORD_CREDENTIAL_DRIFT",
-                f"this skill signs in with the vault session {environment.session!r}, not a "
+                f"this skill signs in with the vault login {environment.login!r}, not a "
                 "storage-state file; nothing was started",
             )
-        state = sessions.read(environment.session)
+        state = logins.read(environment.login)
         if state is None:
             raise TargetError(
                 "SR_RECORD_SESSION_MISSING",
-                f"the vault holds no session {environment.session!r}: run "
-                f"`skillreel session set {environment.session} FILE`; nothing was started",
+                f"the vault holds no login {environment.login!r}: run "
+                f"`skillreel login set {environment.login} FILE`; nothing was started",
             )
         return state
     given = storage_state_file_digest(request.storage_state) if request.storage_state is not None else None
@@ -430,17 +430,17 @@ def run_preflight(
     policy: Policy,
     request: ReplayRequest,
     secrets: SecretSource,
-    sessions: SessionSource | None = None,
+    logins: LoginSource | None = None,
 ) -> Preflight:
-    """Every check of the module docstring, over an entry and policy the caller read; sessions
-    come from ``sessions`` (none when not given)."""
+    """Every check of the module docstring, over an entry and policy the caller read; logins
+    come from ``logins`` (none when not given)."""
     check_options(request)
     check_revision(entry, request.expected_revision)
     approval = ensure_replayable(entry)
     draft = entry.draft
     check_capabilities(draft, approval, policy)
     check_inputs(draft, request.inputs)
-    target = check_environment(draft, approval, request, sessions or NoSessions())
+    target = check_environment(draft, approval, request, logins or NoLogins())
     given = dict(request.inputs)
     missing = []
     for param in draft.parameters:
@@ -472,5 +472,5 @@ def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None
     check_options(request)  # bad usage is reported as such, whatever the store holds
     entry = store.get(request.name)
     return run_preflight(
-        entry, store.policy(), request, secrets or EnvKeyringSecrets(), SessionVault(store.home)
+        entry, store.policy(), request, secrets or EnvKeyringSecrets(), LoginVault(store.home)
     )

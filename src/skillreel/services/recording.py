@@ -36,8 +36,8 @@ from ..model.limits import (
     TIMEOUT_MS_RANGE,
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
+from ..model.login import LoginState
 from ..model.refs import OutputName
-from ..model.session import SessionState
 from ..model.urls import DEFAULT_RULE
 from ..model.values import ValueType
 from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, AutomationScript, perform
@@ -48,7 +48,7 @@ from ..sandbox.cold import browser_session
 from ..sandbox.context import BrowserSession
 from ..store import AuditNote, Store
 from ..user_files import parse_document, read_user_file
-from ..vault.sessions import SessionVault
+from ..vault.logins import LoginVault
 from .environments import declare_environment, target_environment, target_query
 
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
@@ -72,7 +72,7 @@ class RecordRequest:
     allowed_origins: tuple[str, ...] = ()
     identity: str | None = None
     storage_state: Path | None = None
-    session: str | None = None  # a vault session to sign in with, bound by its name
+    login: str | None = None  # a vault login to sign in with, bound by its name
     environments: tuple[tuple[str, str], ...] = ()  # (name, origin) of other environments (--env)
     keep_query: tuple[str, ...] = ()
     strip_query: tuple[str, ...] = ()
@@ -231,7 +231,7 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
         request.allowed_origins
         or request.identity
         or request.storage_state
-        or request.session
+        or request.login
         or request.environments
         or request.keep_query
         or request.strip_query
@@ -239,7 +239,7 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
     if request.html_path is not None and online_only:
         raise TargetError(
             "SR_RECORD_TARGET_INVALID",
-            "an HTML fixture takes no --allowed-origin, --identity, --storage-state, --session, --env, "
+            "an HTML fixture takes no --allowed-origin, --identity, --storage-state, --login, --env, "
             "--keep-query or --strip-query",
         )
     return target_environment(
@@ -250,14 +250,14 @@ def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
         query=target_query(request.keep_query, request.strip_query) if request.url is not None else None,
         identity=request.identity,
         storage_state=request.storage_state,
-        session=request.session,
+        login=request.login,
     )
 
 
 def _declared(
     environment: Environment, actions: tuple[Any, ...], environments: tuple[tuple[str, str], ...]
 ) -> Environment:
-    """``environment`` declaring each ``--env NAME=ORIGIN`` (allowlist rebased; no session)."""
+    """``environment`` declaring each ``--env NAME=ORIGIN`` (allowlist rebased; no login)."""
     names = [name for name, _ in environments]
     if len(set(names)) != len(names):
         raise InputError("SR_RECORD_USAGE", "--env names an environment twice")
@@ -540,10 +540,10 @@ async def capture(
     until_done: Callable[[], Awaitable[None]] | None = None,
     on_action: OnAction | None = None,
     terminal: Callable[[Marking], Awaitable[None]] | None = None,
-    session_state: SessionState | None = None,
+    login_state: LoginState | None = None,
     on_notice: Callable[[str], None] | None = None,
 ) -> tuple[Capture, tuple[str, ...]]:
-    """Run the demonstration in Chromium (signed in with ``session_state`` or the request's
+    """Run the demonstration in Chromium (signed in with ``login_state`` or the request's
     storage-state file); the capture and the refused origins (sorted)."""
     salt = secrets.token_hex(16)
     live = _LiveSteps(on_action) if on_action is not None else None
@@ -552,7 +552,7 @@ async def capture(
     async with browser_session(
         prepared.environment,
         html=prepared.html,
-        storage_state=session_state or prepared.request.storage_state,
+        storage_state=login_state or prepared.request.storage_state,
         headless=not prepared.interactive,
     ) as session:
         public = (prepared.environment.start_url, prepared.description, *prepared.request.failure_conditions)
@@ -609,15 +609,15 @@ def store_draft(store: Store, draft: Draft, events: EventsLog) -> StoreEntry:
     return store.update(draft.name, lambda entry: replace_draft(entry, draft, events, now), note)
 
 
-def _session_state(store: Store, name: str | None) -> SessionState | None:
-    """The body of the vault session ``--session`` names (``SR_RECORD_SESSION_MISSING``)."""
+def _login_state(store: Store, name: str | None) -> LoginState | None:
+    """The body of the vault login ``--login`` names (``SR_RECORD_SESSION_MISSING``)."""
     if name is None:
         return None
-    state = SessionVault(store.home).read(name)
+    state = LoginVault(store.home).read(name)
     if state is None:
         raise TargetError(
             "SR_RECORD_SESSION_MISSING",
-            f"the vault holds no session {name!r}: run `skillreel session set {name} FILE` first",
+            f"the vault holds no login {name!r}: run `skillreel login set {name} FILE` first",
         )
     return state
 
@@ -672,14 +672,14 @@ async def record_skill(
     prepared = request if isinstance(request, PreparedRecording) else prepare(request)
     _refuse_enabled(store, prepared.request.name)
     store.policy().require_capabilities(known_capabilities(prepared))
-    state = _session_state(store, prepared.request.session)
+    state = _login_state(store, prepared.request.login)
     captured, denied = await capture(
         prepared,
         until_done=until_done,
         on_action=on_action,
         terminal=terminal,
         on_notice=on_notice,
-        session_state=state,
+        login_state=state,
     )
     try:
         draft, events = build_draft(prepared, captured)

@@ -44,10 +44,10 @@ from ..errors import ReplayUIError, SkillreelError
 from ..model.actions import HumanAction
 from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
+from ..model.login import LoginState
 from ..model.outputs import caller_outputs, sensitive_values
 from ..model.report import ReplayReport, StepResult
 from ..model.runs import BatchSlot, RunRecord
-from ..model.session import SessionState
 from ..replay.engine import (
     EngineOptions,
     HumanPrompt,
@@ -60,7 +60,7 @@ from ..sandbox.artifacts import ArtifactRecorder, DebugOptions, Failure, Hidden,
 from ..sandbox.files import read_storage_state
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
-from ..vault.sessions import SessionVault
+from ..vault.logins import LoginVault
 from .preflight import Preflight, ReplayRequest, check_options, preflight, run_preflight
 from .runs import (
     Played,
@@ -117,7 +117,7 @@ async def replay_skill(
         check_options(request)
         entry = store.get(request.name)
         checked = run_preflight(
-            entry, store.policy(), request, secrets or EnvKeyringSecrets(), SessionVault(store.home)
+            entry, store.policy(), request, secrets or EnvKeyringSecrets(), LoginVault(store.home)
         )
         checked.require_secrets()
         if checked.debug.artifacts is not None:
@@ -174,8 +174,8 @@ async def play_checked(
         records, read = await _run(checked, progress, human, session_factory, ran)
         # bounded and masked before anything is stored (a run over the bounds fails)
         state = _signed_in(checked) if read else None
-        session = Hidden.of((), state).values if state is not None else ()
-        outputs, masked = caller_outputs(checked.draft, checked.values, read, session=session)
+        login = Hidden.of((), state).values if state is not None else ()
+        outputs, masked = caller_outputs(checked.draft, checked.values, read, login=login)
     except SkillreelError as exc:
         return Played("failed", ran.reports(), ran.tally(), error=exc, notes=tuple(ran.notes))
     report, proposal = _report(now(), checked, records)
@@ -266,9 +266,9 @@ def _artifact_recorder(checked: Preflight) -> ArtifactRecorder | None:
 
 
 def _signed_in(checked: Preflight) -> Mapping[str, Any] | None:
-    """The storage state the replay starts with (a vault session's body, or a file's), if any."""
+    """The storage state the replay starts with (a vault login's body, or a file's), if any."""
     signed_in = checked.storage_state
-    if isinstance(signed_in, SessionState):
+    if isinstance(signed_in, LoginState):
         return signed_in.body
     if isinstance(signed_in, Path):
         return read_storage_state(signed_in)

@@ -190,7 +190,7 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
             "allowedOrigins": list(env.allowed_origins),
             "identity": env.identity,
             "storageStateDigest": env.storage_state_digest,
-            "session": env.session,
+            "session": env.login,
             "viewport": env.viewport.to_json(),
             "environments": [e.to_json() for e in env.environments],
         },

@@ -1,5 +1,5 @@
-"""A signed-in skill (bound to a vault session by name) is playable over MCP, on its recorded site
-and on an approved environment with that environment's own session; nothing of a session reaches
+"""A signed-in skill (bound to a vault login by name) is playable over MCP, on its recorded site
+and on an approved environment with that environment's own login; nothing of a login reaches
 the agent."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from skillreel.model import lifecycle
 from skillreel.model.actions import AssertAction, ClickAction, NavigateAction, ParameterRef, TypeAction
 from skillreel.model.environment import Environment, NamedEnvironment, build_url_target
+from skillreel.services.logins import set_login
 from skillreel.services.packaging import enable_skill
-from skillreel.services.sessions import set_session
 from skillreel.store import Store
 from tests.integration.mcp.client import data, error, mcp_session
 from tests.support import factory
@@ -60,13 +60,13 @@ async def signed_in_skill(
     staging.set_page("/orders", GUARDED)
     environment = Environment.build(
         target=build_url_target(production.url("/orders?state=open")),
-        session="shop",
+        login="shop",
         environments=(
             NamedEnvironment(
                 name="staging",
                 origin=staging.origin,
                 allowed_origins=(staging.origin,),
-                session="shop-staging",
+                login="shop-staging",
             ),
         ),
     )
@@ -78,8 +78,8 @@ async def signed_in_skill(
     )
     draft = factory.build_draft(NAME, environment, actions)
     with Store.open() as store:
-        set_session(store, "shop", state_file(tmp_path, "shop", PRODUCTION_COOKIE))
-        set_session(store, "shop-staging", state_file(tmp_path, "shop-staging", STAGING_COOKIE))
+        set_login(store, "shop", state_file(tmp_path, "shop", PRODUCTION_COOKIE))
+        set_login(store, "shop-staging", state_file(tmp_path, "shop-staging", STAGING_COOKIE))
         factory.store_entry(store, lifecycle.new_entry(draft, factory.events_log(), factory.T0), "validated")
         enable_skill(store, NAME, "project", project_dir, approve=True)
 
@@ -119,7 +119,7 @@ async def test_a_signed_in_skill_is_playable_over_mcp_on_each_approved_environme
     assert STAGING_COOKIE not in seen
 
 
-async def test_a_missing_session_is_refused_before_any_browser(
+async def test_a_missing_login_is_refused_before_any_browser(
     server: LocalServer, second_server: LocalServer, skillreel_home: Path, project_dir: Path, tmp_path: Path
 ) -> None:
     await signed_in_skill(server, second_server, project_dir, tmp_path)
@@ -129,5 +129,5 @@ async def test_a_missing_session_is_refused_before_any_browser(
     async with mcp_session(skillreel_home, tmp_path / "stderr.log") as session:
         result = await session.call("skills_play", {"name": NAME, "inputs": {"q": "B-2"}})
     assert error(result)["code"] == "SR_RECORD_SESSION_MISSING"
-    assert "skillreel session set shop FILE" in error(result)["message"]
+    assert "skillreel login set shop FILE" in error(result)["message"]
     assert server.request_count() == before

@@ -1,8 +1,8 @@
-"""Portable skills and vault sessions on real Chromium: two servers on 127.0.0.1 play production
+"""Portable skills and vault logins on real Chromium: two servers on 127.0.0.1 play production
 and staging of the same app. A skill recorded on production (through the real recorder) replays on
 staging with ``--env staging`` and acts there only; requests off the rebased allowlist are refused
 (undeclared and unapproved environments are refused before any browser starts:
-tests/integration/services/test_declaring.py); a refreshed session keeps a signed-in skill
+tests/integration/services/test_declaring.py); a refreshed login keeps a signed-in skill
 replayable; a skill recorded with a storage-state file the first way still replays."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, T
 from skillreel.model.environment import UrlTarget
 from skillreel.model.values import MASK
 from skillreel.sandbox.files import storage_state_file_digest
+from skillreel.services.logins import delete_login, set_login
 from skillreel.services.recording import RecordRequest, record_skill
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.services.reviewing import review_skill
-from skillreel.services.sessions import delete_session, set_session
 from skillreel.store import Store
 from tests.support.describe import describe_url
 from tests.support.factory import build_draft, store_approved, v1_url_environment
@@ -171,41 +171,41 @@ async def test_a_request_off_the_rebased_allowlist_fails_the_replay(
     assert production.origin not in outcome.error.message  # counted, never named
 
 
-async def test_a_refreshed_session_keeps_a_signed_in_skill_replayable(
+async def test_a_refreshed_login_keeps_a_signed_in_skill_replayable(
     store: Store, tmp_path: Path, server: LocalServer, sessions: WarmSessions
 ) -> None:
     server.set_page("/orders", page(SIGNED_IN))
-    set_session(store, "shop", state(tmp_path, "first-login-4Kd9", "first.json"))
-    await record(store, tmp_path, server, session="shop")
+    set_login(store, "shop", state(tmp_path, "first-login-4Kd9", "first.json"))
+    await record(store, tmp_path, server, login="shop")
     recorded = store.get(NAME).draft
-    assert recorded.environment.session == "shop"
+    assert recorded.environment.login == "shop"
     assert recorded.environment.storage_state_digest is None
     review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
     succeeded(await replay(store, sessions=sessions))
     assert server.cookies[-1] == "sid=first-login-4Kd9"
 
-    set_session(store, "shop", state(tmp_path, "second-login-8Pq2", "second.json"))  # the login was refreshed
+    set_login(store, "shop", state(tmp_path, "second-login-8Pq2", "second.json"))  # the login was refreshed
     mark = server.request_count()
     succeeded(await replay(store, sessions=sessions))
     assert set(server.cookies[mark:]) == {"sid=second-login-8Pq2"}
     assert store.get(NAME).draft == recorded  # the skill did not change, nor need a new review
 
-    delete_session(store, "shop", approve=True)
+    delete_login(store, "shop", approve=True)
     mark = server.request_count()
     failed(await replay(store, sessions=sessions), "SR_RECORD_SESSION_MISSING")
     assert server.request_count() == mark
 
 
-async def test_a_staging_environment_signs_in_with_its_own_session_only(
+async def test_a_staging_environment_signs_in_with_its_own_login_only(
     store: Store, tmp_path: Path, server: LocalServer, second_server: LocalServer, sessions: WarmSessions
 ) -> None:
     production, staging = server, second_server
     production.set_page("/orders", page(SIGNED_IN))
     staging.set_page("/orders", page(SIGNED_IN))
-    set_session(store, "shop", state(tmp_path, "production-cookie-1", "p.json"))
-    await record(store, tmp_path, production, session="shop", environments=(("staging", staging.origin),))
+    set_login(store, "shop", state(tmp_path, "production-cookie-1", "p.json"))
+    await record(store, tmp_path, production, login="shop", environments=(("staging", staging.origin),))
     review_skill(store, NAME, "alice", approve=True, expected_revision=store.get(NAME).revision)
-    # Declared without a session, staging gets no cookie (both servers share the host 127.0.0.1,
+    # Declared without a login, staging gets no cookie (both servers share the host 127.0.0.1,
     # so production's cookie would otherwise reach staging): it asks to sign in, nothing is found.
     failed(await replay(store, environment="staging", sessions=sessions), "SR_REPLAY_UI_TARGET_NOT_FOUND")
     assert set(staging.cookies) == {""}
@@ -235,10 +235,10 @@ async def test_a_skill_recorded_with_a_storage_state_file_still_replays(
     failed(await replay(store, storage_state=other, sessions=sessions), "SR_RECORD_CREDENTIAL_DRIFT")
 
 
-async def test_a_page_that_shows_the_sessions_cookie_gets_it_masked_in_the_outputs(
+async def test_a_page_that_shows_the_logins_cookie_gets_it_masked_in_the_outputs(
     store: Store, tmp_path: Path, server: LocalServer, sessions: WarmSessions
 ) -> None:
-    """A session's cookie is a credential like a sensitive input: an output that holds it (a page
+    """A login's cookie is a credential like a sensitive input: an output that holds it (a page
     echoing document.cookie) is masked with the same warning, never returned."""
     cookie = "session-Cookie-7Wq3Zx"
     shows = (
@@ -246,7 +246,7 @@ async def test_a_page_that_shows_the_sessions_cookie_gets_it_masked_in_the_outpu
         "<script>document.getElementById('who').textContent = 'you: ' + document.cookie;</script>"
     )
     server.set_page("/orders", SIGNED_IN.replace("</main>", shows + "</main>"))
-    set_session(store, "shop", state(tmp_path, cookie, "s.json"))
+    set_login(store, "shop", state(tmp_path, cookie, "s.json"))
     automation = {"steps": [*AUTOMATION["steps"], {"do": "extract", "selector": "#who", "as": "who"}]}
     write(tmp_path / "automation.json", automation)
     result = await record_skill(
@@ -255,7 +255,7 @@ async def test_a_page_that_shows_the_sessions_cookie_gets_it_masked_in_the_outpu
             name=NAME,
             url=server.url(START),
             automation=tmp_path / "automation.json",
-            session="shop",
+            login="shop",
         ),
     )
     assert [o.name for o in result.entry.draft.outputs] == ["who"]

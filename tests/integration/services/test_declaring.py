@@ -81,9 +81,9 @@ def test_set_makes_a_draft_that_review_approves(store: Store, skillreel_home: Pa
     assert events[-3:] == ["environment", "environment", "review"]
 
 
-def test_a_missing_session_is_a_warning(store: Store) -> None:
+def test_a_missing_login_is_a_warning(store: Store) -> None:
     approved_orders(store)
-    change = set_environment(store, NAME, "staging", STAGING, session="nobody")
+    change = set_environment(store, NAME, "staging", STAGING, login="nobody")
     assert [w.code for w in change.warnings] == ["SR_RECORD_SESSION_MISSING"]
     assert change.changed
 
@@ -111,7 +111,7 @@ def test_refusals_change_nothing(store: Store, skillreel_home: Path) -> None:
             lambda: set_environment(store, NAME, "staging", "http://staging.test"),
         ),
         ("SR_RECORD_USAGE", 2, lambda: set_environment(store, NAME, "Staging", STAGING)),
-        ("SR_RECORD_USAGE", 2, lambda: set_environment(store, NAME, "staging", STAGING, session="Bad")),
+        ("SR_RECORD_USAGE", 2, lambda: set_environment(store, NAME, "staging", STAGING, login="Bad")),
         (
             "SR_RECORD_REVISION_CONFLICT",
             1,

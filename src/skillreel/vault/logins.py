@@ -1,7 +1,7 @@
-"""The session vault: signed-in browser states kept under a name, never in the store or exports.
+"""The login vault: signed-in browser states kept under a name, never in the store or exports.
 
-``skillreel session set NAME FILE`` puts a Playwright storage state here; a skill recorded with
-``--session NAME`` (or an environment declaring ``session``) is bound to the name, so setting the
+``skillreel login set NAME FILE`` puts a Playwright storage state here; a skill recorded with
+``--login NAME`` (or an environment declaring a login) is bound to the name, so setting the
 name again after a login expires keeps every skill bound to it valid.
 
 Where the body goes (the *backend*):
@@ -10,13 +10,16 @@ Where the body goes (the *backend*):
   when one is usable: it must take the body and give back the same bytes;
 * otherwise a file ``sessions/<slot>.state`` in the skillreel home (directory 0700, file 0600).
 
-Beside it, ``sessions/<name>.json`` (0600) holds the :class:`~skillreel.model.session.SessionRecord`:
+Beside it, ``sessions/<name>.json`` (0600) holds the :class:`~skillreel.model.login.LoginRecord`:
 the name, the body's digest, the backend and slot, cookie and origin counts, the earliest cookie
-expiry and when it was set; never a cookie name or value. Reading a session checks the body
+expiry and when it was set; never a cookie name or value. Reading a login checks the body
 against the digest (a body changed or gone reads as missing: fail closed). Replacing one writes
 the new body under a new slot first, then the record, then drops the old body, so an interruption
-leaves the old session or the new one, never a record without its body. Nothing here prints or
-logs a body; errors name the session, never its content.
+leaves the old login or the new one, never a record without its body. Nothing here prints or
+logs a body; errors name the login, never its content.
+
+The storage keeps the names it had before logins were named (the keyring service
+``skillreel-session``, the directory ``sessions``), so a login set before the rename is still found.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from pydantic import ValidationError
 
 from ..errors import RecordError, StoreError
 from ..model.canonical import canonical_json, tagged_digest
-from ..model.session import Backend, SessionRecord, SessionState, cookies_of, earliest_expiry
+from ..model.login import Backend, LoginRecord, LoginState, cookies_of, earliest_expiry
 from ..private_files import write_private
 
 log = logging.getLogger(__name__)
@@ -52,27 +55,27 @@ MAX_RECORD_BYTES: Final = 64 * 1024
 MAX_STATE_BYTES: Final = 4 * 1024 * 1024
 
 
-class SessionSource(Protocol):
-    """Where a replay gets a session's body by name (None: the vault holds no such session)."""
+class LoginSource(Protocol):
+    """Where a replay gets a login's body by name (None: the vault holds no such login)."""
 
-    def read(self, name: str) -> SessionState | None: ...
+    def read(self, name: str) -> LoginState | None: ...
 
 
 @dataclass(frozen=True)
-class NoSessions:
+class NoLogins:
     """A vault with nothing in it (a replay that was given no vault signs in nowhere)."""
 
-    def read(self, name: str) -> SessionState | None:
+    def read(self, name: str) -> LoginState | None:
         return None
 
 
-def state_digest(state: SessionState) -> str:
-    """The digest a session record keeps of its body (the ``storage-state`` tag of v1 skills)."""
+def state_digest(state: LoginState) -> str:
+    """The digest a login record keeps of its body (the ``storage-state`` tag of v1 skills)."""
     return tagged_digest("skillreel.storage-state/v1", state.body)
 
 
-class SessionVault:
-    """The sessions of one skillreel home (see the module docstring)."""
+class LoginVault:
+    """The logins of one skillreel home (see the module docstring)."""
 
     def __init__(self, home: Path, *, use_keyring: bool = True) -> None:
         self.home = home
@@ -81,8 +84,8 @@ class SessionVault:
 
     # ---- reading -------------------------------------------------------------------------------
 
-    def records(self) -> list[SessionRecord]:
-        """Every session's record, by name (an unreadable record is skipped with a warning)."""
+    def records(self) -> list[LoginRecord]:
+        """Every login's record, by name (an unreadable record is skipped with a warning)."""
         if not self._exists():
             return []
         found = []
@@ -92,16 +95,16 @@ class SessionVault:
                 found.append(record)
         return sorted(found, key=lambda r: r.name)  # "shop" before "shop-staging"
 
-    def record(self, name: str) -> SessionRecord | None:
+    def record(self, name: str) -> LoginRecord | None:
         if not self._exists():
             return None
         path = self.directory / f"{name}{RECORD_SUFFIX}"
         record = self._load_record(path)
         return record if record is not None and record.name == name else None
 
-    def read(self, name: str) -> SessionState | None:
-        """The body of session ``name``, checked against its record's digest; None when there is
-        no such session or its body is gone or changed."""
+    def read(self, name: str) -> LoginState | None:
+        """The body of login ``name``, checked against its record's digest; None when there is
+        no such login or its body is gone or changed."""
         record = self.record(name)
         if record is None:
             return None
@@ -114,23 +117,23 @@ class SessionVault:
             return None
         if not isinstance(body, dict):
             return None
-        state = SessionState(body)
+        state = LoginState(body)
         if state_digest(state) != record.state_digest:
-            log.warning("session %s: its body does not match its record", name)
+            log.warning("login %s: its body does not match its record", name)
             return None
         return state
 
     # ---- writing -------------------------------------------------------------------------------
 
-    def set(self, name: str, state: SessionState, now: str) -> tuple[SessionRecord, SessionRecord | None]:
-        """Store ``state`` as session ``name`` (replacing any); the new record and the old one."""
+    def set(self, name: str, state: LoginState, now: str) -> tuple[LoginRecord, LoginRecord | None]:
+        """Store ``state`` as login ``name`` (replacing any); the new record and the old one."""
         previous = self.record(name)
         slot = secrets.token_hex(16)
         data = canonical_json(state.body)
         backend = self._put_body(slot, data)
         expiry = earliest_expiry(state.body)
         try:
-            record = SessionRecord(
+            record = LoginRecord(
                 name=name,
                 state_digest=state_digest(state),
                 backend=backend,
@@ -148,12 +151,12 @@ class SessionVault:
             self._drop_body(previous.backend, previous.slot)
         return record, previous
 
-    def delete(self, name: str) -> SessionRecord | None:
-        """Remove session ``name`` (record first, then body); the record removed, or None."""
+    def delete(self, name: str) -> LoginRecord | None:
+        """Remove login ``name`` (record first, then body); the record removed, or None."""
         record = self.record(name)
         if record is None:
             return None
-        with _io("deleting the session"):
+        with _io("deleting the login"):
             (self.directory / f"{name}{RECORD_SUFFIX}").unlink()
         self._drop_body(record.backend, record.slot)
         return record
@@ -166,7 +169,7 @@ class SessionVault:
         self._write(self.directory / f"{slot}{STATE_SUFFIX}", data)
         return "file"
 
-    def _read_body(self, record: SessionRecord) -> bytes | None:
+    def _read_body(self, record: LoginRecord) -> bytes | None:
         if record.backend == "keyring":
             return _keyring_get(record.slot) if self.use_keyring else None
         return self._read(self.directory / f"{record.slot}{STATE_SUFFIX}", MAX_STATE_BYTES)
@@ -175,7 +178,7 @@ class SessionVault:
         if backend == "keyring":
             _keyring_delete(slot)
             return
-        with contextlib.suppress(FileNotFoundError), _io("removing a session body"):
+        with contextlib.suppress(FileNotFoundError), _io("removing a login body"):
             (self.directory / f"{slot}{STATE_SUFFIX}").unlink()
 
     # ---- files ---------------------------------------------------------------------------------
@@ -186,23 +189,23 @@ class SessionVault:
         except FileNotFoundError:
             return False
         except OSError as exc:
-            raise _io_error("reading the sessions", exc) from exc
+            raise _io_error("reading the logins", exc) from exc
         if not stat.S_ISDIR(info.st_mode):
-            raise StoreError("SR_RECORD_STORE_IO", "the sessions directory is not a directory (a symlink?)")
+            raise StoreError("SR_RECORD_STORE_IO", "the logins directory is not a directory (a symlink?)")
         return True
 
     def _prepare(self) -> None:
-        with _io("preparing the sessions directory"):
+        with _io("preparing the logins directory"):
             self.home.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
             self.directory.mkdir(mode=DIR_MODE, exist_ok=True)
         self._exists()
-        with _io("preparing the sessions directory"):
+        with _io("preparing the logins directory"):
             os.chmod(self.directory, DIR_MODE)
 
     def _write(self, path: Path, data: bytes) -> None:
         """Write ``path`` whole or not at all: a 0600 temporary file, synced, then renamed."""
         self._prepare()
-        with _io("writing the session"):
+        with _io("writing the login"):
             write_private(path, data, mode=FILE_MODE)
 
     def _read(self, path: Path, limit: int) -> bytes | None:
@@ -211,7 +214,7 @@ class SessionVault:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            log.warning("a session file could not be opened: %s", type(exc).__name__)
+            log.warning("a login file could not be opened: %s", type(exc).__name__)
             return None
         with os.fdopen(fd, "rb") as source:
             if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
@@ -219,14 +222,14 @@ class SessionVault:
             data = source.read(limit + 1)
         return data if len(data) <= limit else None
 
-    def _load_record(self, path: Path) -> SessionRecord | None:
+    def _load_record(self, path: Path) -> LoginRecord | None:
         data = self._read(path, MAX_RECORD_BYTES)
         if data is None:
             return None
         try:
-            return SessionRecord.parse(data)
+            return LoginRecord.parse(data)
         except (ValidationError, ValueError):
-            log.warning("an unreadable session record was skipped")
+            log.warning("an unreadable login record was skipped")
             return None
 
 
@@ -276,7 +279,7 @@ def _keyring_put(slot: str, data: bytes) -> bool:
         keyring.set_password(KEYRING_SERVICE, slot, text)
         stored = keyring.get_password(KEYRING_SERVICE, slot)
     except failures as exc:
-        log.debug("keyring not usable for sessions: %s", type(exc).__name__)
+        log.debug("keyring not usable for logins: %s", type(exc).__name__)
         _keyring_delete(slot)
         return False
     if stored == text:

@@ -1,5 +1,6 @@
-"""`skillreel session set NAME FILE | list | delete NAME --approve`: signed-in browser states in the
-vault, which skills sign in with by name (the body is never printed, stored or exported)."""
+"""`skillreel login set NAME FILE | list | delete NAME --approve`: signed-in browser states in the
+vault, which skills sign in with by name (the body is never printed, stored or exported).
+`skillreel session` is its old name, an alias kept for one version (``cli.main.ALIASES``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..services.sessions import delete_session, list_sessions, set_session
+from ..services.logins import delete_login, list_logins, set_login
 from ..store import Store
 from .output import approve_option, emit, json_option
 
@@ -26,11 +27,11 @@ def _line(s: dict[str, Any]) -> str:
     )
 
 
-@click.group("session")
+@click.group("login")
 @json_option
 @click.pass_context
 def command(ctx: click.Context, as_json: bool) -> None:
-    """Keep signed-in browser states (sessions) in the vault."""
+    """Keep signed-in browser states (logins) in the vault."""
     ctx.obj = {"as_json": as_json}
 
 
@@ -40,22 +41,22 @@ def command(ctx: click.Context, as_json: bool) -> None:
 @json_option
 @click.pass_context
 def set_command(ctx: click.Context, name: str, file: Path, as_json: bool) -> None:
-    """Store the Playwright storage state FILE as session NAME (replacing it)."""
+    """Store the Playwright storage state FILE as login NAME (replacing it)."""
     with Store.open() as store:
-        result = set_session(store, name, file)
+        result = set_login(store, name, file)
     data = result.to_json()
     verb = "replaced" if result.replaced else "stored"
-    emit(data, as_json=_as_json(ctx, as_json), human=f"{verb} session {_line(data)}")
+    emit(data, as_json=_as_json(ctx, as_json), human=f"{verb} login {_line(data)}")
 
 
 @command.command("list")
 @json_option
 @click.pass_context
 def list_command(ctx: click.Context, as_json: bool) -> None:
-    """List the sessions in the vault (names and counts, never their content)."""
+    """List the logins in the vault (names and counts, never their content)."""
     with Store.open() as store:
-        data = list_sessions(store).to_json()
-    human = "\n".join(_line(s) for s in data["sessions"]) or "no sessions"
+        data = list_logins(store).to_json()
+    human = "\n".join(_line(s) for s in data["sessions"]) or "no logins"
     emit(data, as_json=_as_json(ctx, as_json), human=human)
 
 
@@ -65,7 +66,7 @@ def list_command(ctx: click.Context, as_json: bool) -> None:
 @json_option
 @click.pass_context
 def delete_command(ctx: click.Context, name: str, approve: bool, as_json: bool) -> None:
-    """Delete session NAME from the vault."""
+    """Delete login NAME from the vault."""
     with Store.open() as store:
-        result = delete_session(store, name, approve=approve)
-    emit(result.to_json(), as_json=_as_json(ctx, as_json), human=f"deleted session {name}")
+        result = delete_login(store, name, approve=approve)
+    emit(result.to_json(), as_json=_as_json(ctx, as_json), human=f"deleted login {name}")

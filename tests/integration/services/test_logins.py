@@ -1,5 +1,5 @@
-"""``session set|list|delete`` as use cases: the body goes to the vault, never into the store or
-the audit log; skills bound to a session are listed; deleting needs ``approve``."""
+"""``login set|list|delete`` as use cases: the body goes to the vault, never into the store or
+the audit log; skills bound to a login are listed; deleting needs ``approve``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from skillreel.model.environment import Environment, build_url_target
-from skillreel.services.sessions import delete_session, list_sessions, set_session
+from skillreel.services.logins import delete_login, list_logins, set_login
 from skillreel.store import Store
-from skillreel.vault.sessions import SessionVault
+from skillreel.vault.logins import LoginVault
 from tests.integration.services.store_checks import refused
 from tests.support.factory import seed
 from tests.support.readback import sql
@@ -24,25 +24,25 @@ def state_file(tmp_path: Path, value: str = COOKIE, name: str = "state.json") ->
     return path
 
 
-def signed_in(session: str) -> Environment:
-    return Environment.build(target=build_url_target("http://127.0.0.1:8000/app"), session=session)
+def signed_in(login: str) -> Environment:
+    return Environment.build(target=build_url_target("http://127.0.0.1:8000/app"), login=login)
 
 
 def test_set_list_and_refresh(store: Store, skillreel_home: Path, tmp_path: Path) -> None:
     seed(store, "orders", environment=signed_in("shop"))
-    first = set_session(store, "shop", state_file(tmp_path)).to_json()
+    first = set_login(store, "shop", state_file(tmp_path)).to_json()
     assert (first["name"], first["replaced"], first["skills"], first["cookies"]) == (
         "shop",
         False,
         ["orders"],
         1,
     )
-    refreshed = set_session(store, "shop", state_file(tmp_path, "refreshed-7Lm")).to_json()
+    refreshed = set_login(store, "shop", state_file(tmp_path, "refreshed-7Lm")).to_json()
     assert refreshed["replaced"] is True
     assert refreshed["stateDigest"] != first["stateDigest"]
-    listed = list_sessions(store).to_json()["sessions"]
+    listed = list_logins(store).to_json()["sessions"]
     assert [(s["name"], s["skills"], s["backend"]) for s in listed] == [("shop", ["orders"], "file")]
-    body = SessionVault(skillreel_home).read("shop")
+    body = LoginVault(skillreel_home).read("shop")
     assert body is not None
     assert body.body["cookies"][0]["value"] == "refreshed-7Lm"
     events = [e.to_json() for e in store.audit_events("shop")]
@@ -60,26 +60,24 @@ def test_bad_files_and_names_change_nothing(store: Store, skillreel_home: Path, 
     seed(store)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"cookies": [{"name": "sid"}], "origins": []}))
-    error = refused(skillreel_home, "SR_RECORD_INPUT_MALFORMED", lambda: set_session(store, "shop", bad), 2)
+    error = refused(skillreel_home, "SR_RECORD_INPUT_MALFORMED", lambda: set_login(store, "shop", bad), 2)
     assert "string name and value" in error.message
-    refused(
-        skillreel_home, "SR_RECORD_USAGE", lambda: set_session(store, "Bad Name", state_file(tmp_path)), 2
-    )
+    refused(skillreel_home, "SR_RECORD_USAGE", lambda: set_login(store, "Bad Name", state_file(tmp_path)), 2)
     link = tmp_path / "link.json"
     link.symlink_to(state_file(tmp_path))
-    refused(skillreel_home, "SR_RECORD_INPUT_NOT_REGULAR", lambda: set_session(store, "shop", link), 2)
-    assert list_sessions(store).to_json() == {"sessions": []}
+    refused(skillreel_home, "SR_RECORD_INPUT_NOT_REGULAR", lambda: set_login(store, "shop", link), 2)
+    assert list_logins(store).to_json() == {"sessions": []}
 
 
 def test_delete_needs_approve(store: Store, skillreel_home: Path, tmp_path: Path) -> None:
     seed(store, "orders", environment=signed_in("shop"))
-    set_session(store, "shop", state_file(tmp_path))
+    set_login(store, "shop", state_file(tmp_path))
     error = refused(
-        skillreel_home, "SR_RECORD_APPROVAL_REQUIRED", lambda: delete_session(store, "shop", approve=False)
+        skillreel_home, "SR_RECORD_APPROVAL_REQUIRED", lambda: delete_login(store, "shop", approve=False)
     )
     assert error.details["wouldChange"] == {"name": "shop", "skills": ["orders"]}
-    assert SessionVault(skillreel_home).read("shop") is not None
-    deleted = delete_session(store, "shop", approve=True).to_json()
+    assert LoginVault(skillreel_home).read("shop") is not None
+    deleted = delete_login(store, "shop", approve=True).to_json()
     assert deleted["deleted"] is True
-    assert SessionVault(skillreel_home).records() == []
-    refused(skillreel_home, "SR_RECORD_SESSION_MISSING", lambda: delete_session(store, "shop", approve=True))
+    assert LoginVault(skillreel_home).records() == []
+    refused(skillreel_home, "SR_RECORD_SESSION_MISSING", lambda: delete_login(store, "shop", approve=True))

@@ -1,10 +1,13 @@
-"""Sessions: a signed-in browser state (a Playwright storage state) kept in the vault under a name.
+"""Logins: a signed-in browser state (a Playwright storage state) kept in the vault under a name.
 
-A skill is bound to a session by its name (``Environment.session``), never by the state's digest,
-so a refreshed login (``skillreel session set NAME FILE`` again) keeps every skill bound to it
-valid. The body is held by :class:`SessionState`, which never shows it (``repr`` counts cookies);
-:class:`SessionRecord` is what the vault keeps beside it: the name, the digest and content-free
-facts about the body, for ``session list``.
+A skill is bound to a login by its name (``Environment.login``), never by the state's digest,
+so a refreshed login (``skillreel login set NAME FILE`` again) keeps every skill bound to it
+valid. The body is held by :class:`LoginState`, which never shows it (``repr`` counts cookies);
+:class:`LoginRecord` is what the vault keeps beside it: the name, the digest and content-free
+facts about the body, for ``login list``.
+
+The wire names keep the word they had before logins were named: the record's schema id
+``skillreel.session/v1`` and an environment's ``session`` key.
 """
 
 from __future__ import annotations
@@ -17,13 +20,13 @@ from pydantic import Field, StringConstraints
 from .base import Digest, Document, Timestamp
 
 # The same rule as a skill name: it names a file in the vault and shows in listings.
-SessionName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
-SESSION_NAME_RULE: Final = "a session name is 1-64 lower-case letters, digits and single inner hyphens"
+LoginName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
+LOGIN_NAME_RULE: Final = "a login name is 1-64 lower-case letters, digits and single inner hyphens"
 Backend = Literal["file", "keyring"]
 Slot = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
 
 
-class SessionState:
+class LoginState:
     """A storage state's body, in memory only: never printed, logged or compared by value."""
 
     __slots__ = ("_body",)
@@ -37,7 +40,7 @@ class SessionState:
         return dict(self._body)
 
     def __repr__(self) -> str:
-        return f"SessionState({len(cookies_of(self._body))} cookies)"
+        return f"LoginState({len(cookies_of(self._body))} cookies)"
 
     def __eq__(self, other: object) -> bool:
         return self is other
@@ -45,11 +48,11 @@ class SessionState:
     __hash__ = object.__hash__
 
 
-class SessionRecord(Document):
-    """What the vault keeps about a session besides its body: never a cookie name or value."""
+class LoginRecord(Document):
+    """What the vault keeps about a login besides its body: never a cookie name or value."""
 
     schema_: Literal["skillreel.session/v1"] = Field("skillreel.session/v1", alias="schema")
-    name: SessionName
+    name: LoginName
     state_digest: Digest
     backend: Backend
     slot: Slot  # where the body is: the file ``<slot>.state`` or the keyring entry ``session/<slot>``
