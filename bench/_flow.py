@@ -187,7 +187,6 @@ async def store_skill(server: LocalServer, home: Path) -> None:
         ClickAction,
         NavigateAction,
         ObserveAction,
-        ParameterRef,
         PressAction,
         SelectAction,
         TypeAction,
@@ -196,6 +195,7 @@ async def store_skill(server: LocalServer, home: Path) -> None:
     )
     from skillreel.model.draft import Draft, Parameter
     from skillreel.model.lifecycle import approve, new_entry
+    from skillreel.model.refs import ParameterRef
     from skillreel.store import AuditNote, Store, utc_now
 
     b = await describe_flow(server)

@@ -36,11 +36,15 @@ def main(root: Path) -> int:
         return 1
     node = find_node()
     if node is None:
-        print("check-js: Node.js not found (install it, e.g. `apt-get install nodejs`, or install the "
-              "package with `make setup` so Playwright's bundled node is there)", file=sys.stderr)
+        print(
+            "check-js: Node.js not found (install it, e.g. `apt-get install nodejs`, or install the "
+            "package with `make setup` so Playwright's bundled node is there)",
+            file=sys.stderr,
+        )
         return 1
-    failed = [path for path in scripts
-              if subprocess.run([node, "--check", str(path)], check=False).returncode != 0]
+    failed = [
+        path for path in scripts if subprocess.run([node, "--check", str(path)], check=False).returncode != 0
+    ]
     for path in failed:
         print(f"check-js: syntax error in {path.relative_to(root)}", file=sys.stderr)
     print(f"check-js: {len(scripts) - len(failed)} of {len(scripts)} files parse ({node})")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from skillreel.errors import CODES
+from skillreel.errors.codes import CODES
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "errors.md"
 

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .errors import InputError
-from .model.actions import GraphProblem
+from .model.graph_problem import GraphProblem
 from .model.limits import MAX_JSON_INPUT_BYTES
 
 M = TypeVar("M", bound=BaseModel)

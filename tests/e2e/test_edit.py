@@ -10,17 +10,11 @@ from typing import Any
 
 import pytest
 
-from skillreel.agent_skills.package import render_skill_md
+from skillreel.agent_skills.skill_md import render_skill_md
 from skillreel.model import lifecycle
-from skillreel.model.actions import (
-    ClickAction,
-    ExtractAction,
-    FieldSpec,
-    NavigateAction,
-    SelectAction,
-    TypeAction,
-)
+from skillreel.model.actions import ClickAction, ExtractAction, NavigateAction, SelectAction, TypeAction
 from skillreel.model.draft import Parameter
+from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ParameterRef
 from skillreel.store import AuditNote, Store
 from tests.support import factory

@@ -19,7 +19,7 @@ import click
 import pytest
 
 from skillreel.cli.main import VERBS, cli
-from skillreel.errors import CODES
+from skillreel.errors.codes import CODES
 from skillreel.model.envelope import SCHEMA, Envelope
 from tests.support.cli import run_cli
 from tests.support.server import LocalServer

@@ -23,7 +23,6 @@ from skillreel.model.actions import (
     Action,
     ClickAction,
     NavigateAction,
-    ParameterRef,
     PressAction,
     TypeAction,
     capability_manifest,
@@ -49,7 +48,7 @@ from skillreel.model.locators import (
     Strategy,
     merge_heal,
 )
-from skillreel.model.refs import TextFilter, ValueRef
+from skillreel.model.refs import ParameterRef, TextFilter, ValueRef
 from skillreel.model.report import ReplayReport, StepResult
 from skillreel.model.runs import (
     BatchSlot,

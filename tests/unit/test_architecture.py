@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.errors import CODES, SkillreelError
+from skillreel.errors import SkillreelError
+from skillreel.errors.codes import CODES
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "skillreel"
 
@@ -164,7 +165,7 @@ def test_downward_imports_pass_the_rule(module: str, source: str) -> None:
 # Inside services/ every module is one use case, except these, which every use case may share. A use
 # case never imports another use case (what two need goes into a shared module), and a shared module
 # imports only shared modules.
-SHARED_SERVICES = frozenset({"guards", "preflight", "environments", "revisions", "runs"})
+SHARED_SERVICES = frozenset({"guards", "preflight", "record_preflight", "environments", "revisions", "runs"})
 # The one composed use case: a batch is many runs of the replay use case (never a fork of it).
 # A fleet batch is a batch whose rows run on workers (the same plan, scheduling seam and runset hold).
 COMPOSED_SERVICES = {

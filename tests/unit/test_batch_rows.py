@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from skillreel.errors import SkillreelError
-from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, SelectAction, TypeAction
+from skillreel.model.actions import ClickAction, NavigateAction, SelectAction, TypeAction
 from skillreel.model.batch import BatchFile, batch_format, check_rows, parse_rows, rows_digest
 from skillreel.model.draft import Draft
 from skillreel.model.limits import MAX_BATCH_ROWS
+from skillreel.model.refs import ParameterRef
 from tests.support import factory
 
 SECRET = "hunter2-do-not-echo"

@@ -7,7 +7,6 @@ from skillreel.model.actions import (
     AssertAction,
     ClickAction,
     ObserveAction,
-    ParameterRef,
     PressAction,
     TypeAction,
     capability_manifest,
@@ -16,6 +15,7 @@ from skillreel.model.diff import diff_drafts, fingerprint_changes, walk_steps
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.environment import Viewport
 from skillreel.model.locators import LocatorBundle, LocatorCandidate
+from skillreel.model.refs import ParameterRef
 from tests.support import factory
 from tests.support.factory import bundle, healed_draft
 

@@ -21,7 +21,7 @@ from types import ModuleType
 import click
 
 from skillreel.cli.main import ALIASES, VERBS, cli
-from skillreel.errors import CODES
+from skillreel.errors.codes import CODES
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"

@@ -9,6 +9,7 @@ import pytest
 
 from skillreel.errors import ReplayUIError, SkillreelError
 from skillreel.locate import heal
+from skillreel.locate.similarity import compare, similarity
 from skillreel.model.actions import (
     Action,
     AssertAction,
@@ -16,7 +17,6 @@ from skillreel.model.actions import (
     HumanAction,
     NavigateAction,
     ObserveAction,
-    ParameterRef,
     PressAction,
     SelectAction,
     TypeAction,
@@ -29,6 +29,7 @@ from skillreel.model.locators import (
     structure_only,
     text_hash,
 )
+from skillreel.model.refs import ParameterRef
 from skillreel.replay.engine import (
     EngineOptions,
     HumanRequest,
@@ -495,7 +496,7 @@ def with_save_button(element: FakeElement, *others: FakeElement) -> FakePage:
 async def test_a_merged_bundle_finds_both_page_versions_without_healing(
     element: FakeElement, index: int
 ) -> None:
-    assert heal.similarity(PERSIST, heal.compare(PERSIST, GO)) < heal.EXACT_MIN  # the premise
+    assert similarity(PERSIST, compare(PERSIST, GO)) < heal.EXACT_MIN  # the premise
     driver = driver_for(with_save_button(element))
     records = await engine(driver, Clock()).run([start(), ClickAction(id="a2", target=merged())], {})
     assert not records[1].healed

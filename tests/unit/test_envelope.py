@@ -16,7 +16,8 @@ from pydantic import ValidationError
 from skillreel.cli import list_
 from skillreel.cli.main import cli, command_of, main
 from skillreel.cli.output import emit, emit_failure
-from skillreel.errors import CODES, ReplayUIError, SkillreelError
+from skillreel.errors import ReplayUIError, SkillreelError
+from skillreel.errors.codes import CODES
 from skillreel.model.envelope import SCHEMA, Envelope, ResultWarning, failed, succeeded
 
 PUBLISHED = Path(__file__).resolve().parents[2] / "docs" / "result.schema.json"

@@ -15,7 +15,6 @@ from skillreel.model.actions import (
     LoopAction,
     NavigateAction,
     ObserveAction,
-    ParameterRef,
     PressAction,
     ScrollAction,
     SelectAction,
@@ -26,7 +25,7 @@ from skillreel.model.conditions import CompareCondition, PresentCondition
 from skillreel.model.intents import generated_intent, step_intent
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate, text_hash
 from skillreel.model.reads import FieldSpec
-from skillreel.model.refs import ItemRef, LiteralValue, OutputRef
+from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from tests.support.factory import SALT, bundle, element_set, target
 
 

@@ -15,20 +15,19 @@ from skillreel.agent_skills.package import (
     SKILL_MD,
     Launcher,
     PackageFile,
-    clean_text,
     file_digest,
     package_digest,
     render_package,
-    skill_description,
-    yaml_quote,
 )
+from skillreel.agent_skills.skill_md import clean_text, skill_description, yaml_quote
 from skillreel.errors import InputError
-from skillreel.model.actions import NavigateAction, ParameterRef, TypeAction, capability_manifest
+from skillreel.model.actions import NavigateAction, TypeAction, capability_manifest
 from skillreel.model.base import check_skill_name
 from skillreel.model.canonical import tagged_digest
 from skillreel.model.draft import Parameter
 from skillreel.model.entry import StoreEntry
 from skillreel.model.environment import Environment
+from skillreel.model.refs import ParameterRef
 from skillreel.vault import secret_env_name
 from tests.support import factory
 from tests.support.agent_skills import assert_agent_skills_rules, decode_double_quoted, front_matter

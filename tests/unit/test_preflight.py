@@ -10,13 +10,7 @@ import pytest
 
 from skillreel import vault
 from skillreel.errors import SkillreelError
-from skillreel.model.actions import (
-    NavigateAction,
-    ParameterRef,
-    SelectAction,
-    TypeAction,
-    capability_manifest,
-)
+from skillreel.model.actions import NavigateAction, SelectAction, TypeAction, capability_manifest
 from skillreel.model.canonical import tagged_digest
 from skillreel.model.draft import Parameter
 from skillreel.model.entry import StoreEntry
@@ -24,6 +18,7 @@ from skillreel.model.environment import Environment, NamedEnvironment, build_url
 from skillreel.model.lifecycle import approve, new_entry
 from skillreel.model.login import LoginState
 from skillreel.model.policy import Policy, PolicySettings
+from skillreel.model.refs import ParameterRef
 from skillreel.sandbox.files import fixture_digest as html_fixture_digest
 from skillreel.services.preflight import ReplayRequest, run_preflight, secret_missing
 from tests.support import factory

@@ -179,8 +179,10 @@ def test_the_store_bound_is_optional_in_a_policy_and_at_most_32_mib() -> None:
 def test_a_run_starts_counting_every_step_nested_ones_too() -> None:
     """``services.runs.started_run``, the one start of every run (local, batch row, fleet row, MCP
     play): its totals are what its end counts, one per step however deep (``Draft.walk``)."""
-    from skillreel.model.actions import BranchAction, CompareCondition, FieldSpec, LoopAction
+    from skillreel.model.actions import BranchAction, LoopAction
+    from skillreel.model.conditions import CompareCondition
     from skillreel.model.lifecycle import new_entry
+    from skillreel.model.reads import FieldSpec
     from skillreel.model.refs import ItemRef, LiteralValue
     from skillreel.services.runs import started_run
 

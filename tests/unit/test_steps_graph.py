@@ -15,20 +15,19 @@ from skillreel.model.actions import (
     AssertAction,
     BranchAction,
     ClickAction,
-    CompareCondition,
     DialogAction,
     ExtractAction,
-    FieldSpec,
     LoopAction,
     NavigateAction,
-    PresentCondition,
     ScrollAction,
     SelectAction,
     TypeAction,
     WaitAction,
 )
+from skillreel.model.conditions import CompareCondition, PresentCondition
 from skillreel.model.draft import Parameter
 from skillreel.model.locators import Fingerprint, LocatorBundle, text_hash
+from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from skillreel.replay import engine as engine_module
 from skillreel.replay.engine import EngineOptions, ItemAhead, ReplayEngine, StepProgress

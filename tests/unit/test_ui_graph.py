@@ -3,16 +3,9 @@ intent and output, typed inputs and outputs; selectors escaped (a page chooses t
 
 from __future__ import annotations
 
-from skillreel.model.actions import (
-    Action,
-    ClickAction,
-    ExtractAction,
-    LoopAction,
-    NavigateAction,
-    ParameterRef,
-    TypeAction,
-)
+from skillreel.model.actions import Action, ClickAction, ExtractAction, LoopAction, NavigateAction, TypeAction
 from skillreel.model.draft import Parameter
+from skillreel.model.refs import ParameterRef
 from skillreel.services.showing import inputs_and_outputs, project_actions
 from skillreel.ui.app import templates
 from tests.support import factory

@@ -7,9 +7,10 @@ import pytest
 from pydantic import ValidationError
 
 from skillreel.model import lifecycle
-from skillreel.model.actions import Action, AssertAction, ClickAction, ParameterRef, TypeAction
+from skillreel.model.actions import Action, AssertAction, ClickAction, TypeAction
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.entry import StoreEntry
+from skillreel.model.refs import ParameterRef
 from skillreel.model.versions import LEGACY_VERSION, bumped, classify
 from tests.support import factory
 from tests.support.factory import REVIEWER, T1, T2, bundle, healed_draft, proposal_for, report_for

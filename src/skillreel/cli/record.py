@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import InputError, RecordError
-from ..services.recording import DEFAULT_TIMEOUT_MS, RecordRequest, RecordResult, prepare, record_skill
+from ..model.limits import DEFAULT_TIMEOUT_MS
+from ..services.record_preflight import RecordRequest, prepare
+from ..services.recording import RecordResult, record_skill
 from ..store import Store
 from . import terminal
 from .completion import complete_skill_name

@@ -129,7 +129,8 @@ ASSERTIONS = {
 
 
 async def stage_record(ctx: DemoContext) -> StageResult:
-    from ..services.recording import RecordRequest, record_skill
+    from ..services.record_preflight import RecordRequest
+    from ..services.recording import record_skill
 
     automation = ctx.workdir / "automation.json"
     assertions = ctx.workdir / "assertions.json"
@@ -384,7 +385,8 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     from ..services.packaging import enable_skill
-    from ..services.recording import RecordRequest, record_skill
+    from ..services.record_preflight import RecordRequest
+    from ..services.recording import record_skill
     from ..services.replaying import ReplayRequest, replay_skill
     from ..services.reviewing import review_skill
 

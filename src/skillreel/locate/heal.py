@@ -52,19 +52,8 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from ..model.locators import Fingerprint
-
-# replay/ (driver, driving, resolving, fake) reads the probe and the comparison as ``heal.<name>``;
-# it is being reworked on another branch, so they stay importable from here (``as``: re-exported).
-from .probe import CandidateHit as CandidateHit
-from .probe import Observed as Observed
-from .probe import Probe as Probe
-from .probe import ProbeShapeError as ProbeShapeError
-from .probe import probe_from_json as probe_from_json
-from .similarity import CONTEXT_ATTRIBUTES as CONTEXT_ATTRIBUTES
-from .similarity import WEIGHTS as WEIGHTS
-from .similarity import Comparison as Comparison
-from .similarity import compare as compare
-from .similarity import similarity as similarity
+from .probe import Observed, Probe
+from .similarity import similarity
 
 EXACT_MIN: Final = 0.45
 HEAL_MIN: Final = 0.55

@@ -59,6 +59,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 
 from ..errors import InputError, SkillreelError
 from ..model.envelope import Envelope, failed, succeeded
+from ..model.limits import DEFAULT_BROWSER_IDLE_S
 from ..services.agent_access import PlayCheck, check_play, enabled_skills
 from ..services.preflight import InputValue, secret_missing
 from ..services.replaying import ReplayOutcome, ReplayRequest, replay_skill
@@ -73,7 +74,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("skillreel.mcp")
 
 SERVER_NAME = "skillreel"
-BROWSER_IDLE_S = 300.0  # the warm Chromium is closed after this long without a play
+BROWSER_IDLE_S = float(DEFAULT_BROWSER_IDLE_S)  # the warm Chromium closes after this long without a play
 INSTRUCTIONS = (
     "skillreel serves web skills that a person recorded once in a real browser, a reviewer approved "
     "and a replay validated. Call skills_list to see the enabled skills and their parameters, then "

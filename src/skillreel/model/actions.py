@@ -32,11 +32,8 @@ from pydantic import (
 )
 
 from .base import ActionId, Document
-from .conditions import CompareCondition as CompareCondition
-from .conditions import Condition
-from .conditions import PresentCondition as PresentCondition
-from .conditions import UrlCondition as UrlCondition
-from .graph_problem import GraphProblem as GraphProblem
+from .conditions import CompareCondition, Condition, PresentCondition
+from .graph_problem import GraphProblem
 from .limits import (
     MAX_ACTIONS,
     MAX_INTENT_CHARS,
@@ -49,6 +46,7 @@ from .limits import (
 from .locators import ElementSet, LocatorBundle
 from .reads import (
     AttributeName,
+    FieldSpec,
     Limit,
     Overflow,
     Pattern,
@@ -58,14 +56,8 @@ from .reads import (
     check_read,
     no_content,
 )
-from .reads import FieldSpec as FieldSpec
-from .refs import ItemRef, LiteralValue, OutputName, OutputRef, ValueRef
-from .refs import ParameterRef as ParameterRef  # re-exported: v1 code imports it from here
+from .refs import ItemRef, LiteralValue, OutputName, OutputRef, ParameterRef, ValueRef
 from .values import EnumValues, ValueType
-
-# The ``X as X`` imports above are re-exported for callers on other branches (replay/, services/,
-# agent_skills/, user_files.py) that import them from here; new code imports them from their own
-# modules (``model.conditions``, ``model.reads``, ``model.graph_problem``).
 
 Capability = Literal["ui.observe", "ui.interact", "net.navigate"]
 ALL_CAPABILITIES: tuple[Capability, ...] = ("net.navigate", "ui.interact", "ui.observe")

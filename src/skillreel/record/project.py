@@ -40,7 +40,6 @@ from ..model.actions import (
     HumanAction,
     NavigateAction,
     ObserveAction,
-    ParameterRef,
     PressAction,
     SelectAction,
     TypeAction,
@@ -52,7 +51,7 @@ from ..model.environment import Environment
 from ..model.events import EventsLog, FieldInfo, RecordedEvent
 from ..model.limits import MAX_ACTIONS
 from ..model.locators import LocatorBundle
-from ..model.refs import TextFilter
+from ..model.refs import ParameterRef, TextFilter
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,7 @@ from ..locate import locate_script
 from ..model.events import NavigateReason, PageEvent, RecordedEvent
 from ..model.locators import ElementSet, LocatorBundle
 from ..model.urls import DEFAULT_RULE, QueryRule
-from .capture import CAPTURE_FAILED, CaptureLog, classify_start
-from .capture import Capture as Capture  # services/recording.py imports it from here
+from .capture import CAPTURE_FAILED, Capture, CaptureLog, classify_start
 from .redact import scrub_bundle, scrub_set, scrub_structural
 
 log = logging.getLogger(__name__)

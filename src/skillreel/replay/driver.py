@@ -40,9 +40,9 @@ from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
 from ..errors import ReplayUIError
-from ..locate import heal
-from ..model.actions import FieldSpec
+from ..locate.probe import Probe
 from ..model.locators import ElementSet, LocatorBundle, LocatorCandidate
+from ..model.reads import FieldSpec
 from .dialogs import PageDialogs
 from .driving import (
     Choice,
@@ -168,11 +168,11 @@ class PlaywrightDriver:
 
     # ---- Driver: locating (replay/locating.py) -------------------------------------------------
 
-    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe:
+    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> Probe:
         return await self._locating.probe(bundle, salt=salt, within=within)
 
     async def pick(
-        self, probe: heal.Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
+        self, probe: Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
     ) -> Picked | None:
         return await self._locating.pick(probe, element, salt=salt, describe=describe, hide=hide)
 

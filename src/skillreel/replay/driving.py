@@ -15,9 +15,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from ..locate import heal
-from ..model.actions import Action, FieldSpec
+from ..locate.probe import Probe
+from ..model.actions import Action
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
+from ..model.reads import FieldSpec
 from ..model.report import Evidence
 from ..model.urls import V1_RULE, QueryRule
 from .evidence import PageSummary
@@ -134,9 +135,9 @@ class Navigating(Protocol):
 class Locating(Protocol):
     """Finding elements: measuring a target, marking the element chosen, loop items."""
 
-    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe: ...
+    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> Probe: ...
     async def pick(
-        self, probe: heal.Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
+        self, probe: Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
     ) -> Picked | None: ...
     async def release(self) -> None: ...
     async def choose(

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import ReplayError, ReplayUIError
-from ..model.actions import ExtractAction, FieldSpec
+from ..model.actions import ExtractAction
+from ..model.reads import FieldSpec
 from ..model.values import Scalar, ValueProblem, coerce
 from .driving import FieldValue, ListRead
 

@@ -4,7 +4,7 @@ a smaller fake serving only the role it needs (the resolver: :class:`~skillreel.
 
 A :class:`FakePage` is a list of :class:`FakeElement` (a fingerprint, the selectors that designate
 it, visibility, a value). Resolution uses the same comparison and pool rule as the real page
-(:func:`skillreel.locate.heal.compare`, :func:`skillreel.locate.heal.pool`), so decisions in the
+(:func:`skillreel.locate.compare`, :func:`skillreel.locate.heal.pool`), so decisions in the
 fake are the decisions ``resolve.js`` would lead to. Everything the driver does is logged in
 ``FakeDriver.actions``.
 
@@ -27,7 +27,7 @@ whole-token filter follow the same rules as ``locate/collect.js`` (the engine te
 the browser tests of ``tests/integration/replay/test_graph.py`` cover the same cases): a set is the
 visible elements of the first candidate that designates any, all passing the gates; failing that
 (healing allowed) the gate-passing elements at or above ``HEAL_MIN`` whose identity features agree
-(``heal.Comparison.identity_agrees``) when they share one parent; a field is the one visible
+(``Comparison.identity_agrees``) when they share one parent; a field is the one visible
 gate-passing element of the first candidate inside the item, failing that the most similar element
 of the item (at or above ``HEAL_MIN``, identity agreeing, ahead by ``MARGIN``).
 """
@@ -40,9 +40,11 @@ from dataclasses import dataclass, field
 
 from ..errors import SkillreelError
 from ..locate import heal
+from ..locate.probe import CandidateHit, Observed, Probe
+from ..locate.similarity import compare, similarity
 from ..locate.tokens import contains_token, normalise
-from ..model.actions import FieldSpec
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
+from ..model.reads import FieldSpec
 from .driving import (
     Choice,
     DialogSeen,
@@ -185,7 +187,7 @@ class FakeDriver:
         scoped = self._scoped(root)
         for candidate in candidates:
             found = [i for i in scoped if candidate.selector in elements[i].selectors and elements[i].visible]
-            if found and all(heal.compare(rec, elements[i].fingerprint).gates for i in found):
+            if found and all(compare(rec, elements[i].fingerprint).gates for i in found):
                 return found, "exact"
         if not allow_heal:
             return [], "exact"
@@ -193,9 +195,9 @@ class FakeDriver:
             i
             for i in scoped
             if elements[i].visible
-            and (c := heal.compare(rec, elements[i].fingerprint)).gates
+            and (c := compare(rec, elements[i].fingerprint)).gates
             and c.identity_agrees()
-            and heal.similarity(rec, c) >= heal.HEAL_MIN
+            and similarity(rec, c) >= heal.HEAL_MIN
         ]
         parents = {elements[i].parent for i in similar}
         if len(parents) > 1:
@@ -211,15 +213,15 @@ class FakeDriver:
         inside = [i for i in self._scoped(item) if elements[i].visible]
         for candidate in spec.target.candidates:
             found = [i for i in inside if candidate.selector in elements[i].selectors]
-            if len(found) == 1 and heal.compare(rec, elements[found[0]].fingerprint).gates:
+            if len(found) == 1 and compare(rec, elements[found[0]].fingerprint).gates:
                 return found[0], "ok"
         if not allow_heal:
             return None, "absent"
         scored = sorted(
             (
-                (heal.similarity(rec, c), i, c.identity_agrees())
+                (similarity(rec, c), i, c.identity_agrees())
                 for i in inside
-                if (c := heal.compare(rec, elements[i].fingerprint)).gates
+                if (c := compare(rec, elements[i].fingerprint)).gates
             ),
             reverse=True,
         )
@@ -281,7 +283,7 @@ class FakeDriver:
 
     # ---- Locating ------------------------------------------------------------------------------
 
-    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe:
+    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> Probe:
         rec = bundle.fingerprint
         elements = self.page.elements
         scoped = set(self._scoped(self._root(within)))
@@ -290,19 +292,19 @@ class FakeDriver:
             found = [i for i, e in enumerate(elements) if candidate.selector in e.selectors and i in scoped]
             visible = [i for i in found if elements[i].visible]
             hits.append(
-                heal.CandidateHit(rank, len(found), len(visible), visible[0] if len(visible) == 1 else None)
+                CandidateHit(rank, len(found), len(visible), visible[0] if len(visible) == 1 else None)
             )
         observed = {
-            i: heal.Observed(i, e.visible, heal.compare(rec, e.fingerprint))
+            i: Observed(i, e.visible, compare(rec, e.fingerprint))
             for i, e in enumerate(elements)
             if i in scoped
         }
         self._probe_seq += 1
         pool = heal.pool(rec, observed)
-        return heal.Probe(str(self._probe_seq), tuple(hits), observed, pool, len(elements))
+        return Probe(str(self._probe_seq), tuple(hits), observed, pool, len(elements))
 
     async def pick(
-        self, probe: heal.Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
+        self, probe: Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
     ) -> Picked | None:
         if probe.token != str(self._probe_seq) or element >= len(self.page.elements):
             return None

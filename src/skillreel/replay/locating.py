@@ -25,8 +25,10 @@ from pydantic import ValidationError
 
 from ..errors import ReplayUIError
 from ..locate import heal
-from ..model.actions import FieldSpec
+from ..locate.probe import Probe, ProbeShapeError, probe_from_json
+from ..locate.similarity import CONTEXT_ATTRIBUTES, WEIGHTS
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
+from ..model.reads import FieldSpec
 from .driving import Choice, FieldValue, ItemAhead, ItemsFound, Picked, Scope, Upcoming
 from .world import COLLECT, World
 
@@ -91,7 +93,7 @@ class PageLocating:
                 continue
         return self._page.locator(selector)
 
-    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> heal.Probe:
+    async def probe(self, bundle: LocatorBundle, *, salt: str, within: Scope | None = None) -> Probe:
         """Measure the page for ``bundle``; the first unique visible hit is marked speculatively, so
         that :meth:`pick` costs no round trip when the decision agrees (the mark alone does nothing).
         A measurement taken ahead by :meth:`page_state` serves when nothing happened since."""
@@ -137,7 +139,7 @@ class PageLocating:
             "token": token,
             "bundle": bundle.to_json(),
             "salt": salt,
-            "weights": heal.WEIGHTS.to_json(),
+            "weights": WEIGHTS.to_json(),
             "exactMin": heal.EXACT_MIN,
             "margin": heal.MARGIN,
             "floor": heal.FLOOR,
@@ -147,10 +149,10 @@ class PageLocating:
         }
         return token, nonce, arg
 
-    def _probe_result(self, token: str, nonce: str, data: Any) -> heal.Probe:
+    def _probe_result(self, token: str, nonce: str, data: Any) -> Probe:
         try:
-            probe = heal.probe_from_json(data)
-        except heal.ProbeShapeError as exc:
+            probe = probe_from_json(data)
+        except ProbeShapeError as exc:
             raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed") from exc
         guess = data.get("speculative") if isinstance(data, dict) else None
         if isinstance(guess, dict) and isinstance(guess.get("element"), int):
@@ -164,7 +166,7 @@ class PageLocating:
         return probe
 
     async def pick(
-        self, probe: heal.Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
+        self, probe: Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
     ) -> Picked | None:
         """Mark ``element`` for the action; ``describe``: also its fresh locator candidates (a healed
         step), and whether one of its texts holds a value of ``hide`` (checked in the page; only a
@@ -470,7 +472,7 @@ def _read_arg(salt: str, allow_heal: bool) -> dict[str, Any]:
     """What ``collect.js`` needs to find the fields of an item (the rule's constants from ``heal``)."""
     return {
         "salt": salt,
-        "weights": heal.WEIGHTS.to_json(),
+        "weights": WEIGHTS.to_json(),
         "healMin": heal.HEAL_MIN,
         "margin": heal.MARGIN,
         "allowHeal": allow_heal,
@@ -480,9 +482,7 @@ def _read_arg(salt: str, allow_heal: bool) -> dict[str, Any]:
 def _identity(fingerprint: Fingerprint) -> list[str]:
     """The recorded attributes that count as identity (twin of ``Comparison.identity_agrees``)."""
     return sorted(
-        n
-        for n in fingerprint.attributes
-        if n not in heal.CONTEXT_ATTRIBUTES and heal.WEIGHTS.attribute(n) > 0
+        n for n in fingerprint.attributes if n not in CONTEXT_ATTRIBUTES and WEIGHTS.attribute(n) > 0
     )
 
 

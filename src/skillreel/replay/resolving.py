@@ -27,6 +27,8 @@ from collections.abc import Awaitable, Callable
 
 from ..errors import ReplayUIError, SkillreelError
 from ..locate import heal
+from ..locate.probe import Probe
+from ..locate.similarity import Comparison
 from ..model.actions import ExtractAction
 from ..model.locators import LocatorBundle, structural
 from . import evidence as ev
@@ -71,7 +73,7 @@ class Resolver:
         within = step.frame.item if bundle.within == "item" else None
         delay = POLL_FIRST_S
         last = heal.Resolution("not-found", reason="the page was not measured")
-        confirm: tuple[float, heal.Comparison] | None = None
+        confirm: tuple[float, Comparison] | None = None
         overtime = False
         positional = isinstance(step.action, ExtractAction)  # a read, never an action
         while True:
@@ -103,10 +105,10 @@ class Resolver:
     async def _accept(
         self,
         step: StepState,
-        probe: heal.Probe,
+        probe: Probe,
         decision: heal.Resolution,
-        confirm: tuple[float, heal.Comparison] | None,
-    ) -> Picked | tuple[float, heal.Comparison] | None:
+        confirm: tuple[float, Comparison] | None,
+    ) -> Picked | tuple[float, Comparison] | None:
         """The picked element, or the healed signature still waiting for confirmation, or None."""
         if not decision.accepted or decision.element is None:
             return None
@@ -201,7 +203,7 @@ class Resolver:
 
     async def measure(
         self, bundle: LocatorBundle, within: Scope | None, *, positional: bool = False
-    ) -> tuple[heal.Probe, heal.Resolution]:
+    ) -> tuple[Probe, heal.Resolution]:
         """One measurement of the page (inside ``within``, the current loop item, when given) and
         the rule's verdict on it.
 
@@ -229,7 +231,7 @@ class Resolver:
         probe = await self._probe(bundle.measured_as(bundle.fingerprint), within)
         return probe, heal.decide(bundle.fingerprint, probe, allow_heal=True)
 
-    async def _probe(self, bundle: LocatorBundle, within: Scope | None) -> heal.Probe:
+    async def _probe(self, bundle: LocatorBundle, within: Scope | None) -> Probe:
         if within is None:  # the v1 call, unchanged
             return await self.driver.probe(bundle, salt=self.options.salt)
         return await self.driver.probe(bundle, salt=self.options.salt, within=within)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..agent_skills.package import clean_text, cli_only_file
+from ..agent_skills.skill_md import clean_text, cli_only_file
 from ..errors import LifecycleError, ReplayError, TargetError
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry

@@ -46,7 +46,7 @@ from ..model.batch import (
     rows_digest,
 )
 from ..model.draft import Draft
-from ..model.limits import MAX_BATCH_BYTES, WORKERS_RANGE
+from ..model.limits import DEFAULT_WORKERS, MAX_BATCH_BYTES, WORKERS_RANGE
 from ..model.runs import BatchSlot
 from ..store import Store
 from ..store.lease import current_lease
@@ -78,7 +78,7 @@ class BatchRequest:
 
     replay: ReplayRequest
     batch_file: Path
-    workers: int = 4
+    workers: int = DEFAULT_WORKERS
     stop_on_failure: bool = False
     resume: str | None = None
 

@@ -44,7 +44,8 @@ from pydantic import ValidationError
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ..errors import CODES, ReplayError, SkillreelError
+from ..errors import ReplayError, SkillreelError
+from ..errors.codes import CODES
 from ..model.batch import BatchRow
 from ..model.entry import StoreEntry
 from ..model.export import ExportDocument

@@ -57,6 +57,7 @@ from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget, replay_url
 from ..model.lifecycle import check_revision, ensure_replayable
 from ..model.limits import (
+    DEFAULT_TIMEOUT_MS,
     MAX_LOOP_ITEMS,
     MAX_SELECT_VALUE_CHARS,
     MAX_TYPE_VALUE_CHARS,
@@ -114,7 +115,7 @@ class ReplayRequest:
     storage_state: Path | None = None
     expected_revision: int | None = None
     heal: bool = True
-    timeout_ms: int = 10_000
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
     settle_ms: int = 0
     debug: DebugOptions = field(default_factory=DebugOptions)  # a window, a trace on failure (CLI)
     environment: str | None = None  # a named environment of the skill (``--env``)

@@ -14,91 +14,49 @@ import asyncio
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import InputError, RecordError, ReplayUIError, TargetError
-from ..model.actions import CAPABILITY_OF_KIND, Capability, FieldSpec
-from ..model.base import ParamName, check_skill_name, is_label
+from ..model.actions import CAPABILITY_OF_KIND, Capability
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
-from ..model.environment import Environment, UrlTarget, Viewport
+from ..model.environment import UrlTarget
 from ..model.events import EventsLog, Extraction, RecordedEvent
 from ..model.lifecycle import new_entry, replace_draft
 from ..model.limits import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_FAILURE_CONDITION_CHARS,
-    MAX_FAILURE_CONDITIONS,
     MAX_LOCATOR_CANDIDATES,
-    TIMEOUT_MS_RANGE,
 )
 from ..model.locators import LocatorBundle, LocatorCandidate
 from ..model.login import LoginState
+from ..model.reads import FieldSpec
 from ..model.refs import OutputName
 from ..model.urls import DEFAULT_RULE
 from ..model.values import ValueType
-from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, AutomationScript, perform
+from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, perform
+from ..record.capture import Capture
 from ..record.project import ProjectionOptions, plan, project
-from ..record.recorder import Capture, Marked, Recorder
-from ..record.redact import Finding, scan, scan_texts
+from ..record.recorder import Marked, Recorder
+from ..record.redact import scan
 from ..sandbox.cold import browser_session
 from ..sandbox.context import BrowserSession
 from ..store import AuditNote, Store
-from ..user_files import parse_document, read_user_file
 from ..vault.logins import LoginVault
-from .environments import declare_environment, target_environment, target_query
+from .record_preflight import (
+    PreparedRecording,
+    RecordRequest,
+    _declared,
+    _refuse_findings,
+    prepare,
+)
 
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
-DEFAULT_TIMEOUT_MS: Final = 10_000
-# An HTML fixture of 1,000,000 characters is at most 4,000,000 UTF-8 bytes.
-_PARAM = TypeAdapter(ParamName)
 _OUTPUT = TypeAdapter(OutputName)
 
 OnAction = Callable[[str, str], None]
-_Input = TypeVar("_Input", AutomationScript, AssertionsFile)
-
-
-@dataclass(frozen=True)
-class RecordRequest:
-    """What the user asked for (``skillreel record`` options)."""
-
-    name: str
-    html_path: Path | None = None
-    url: str | None = None
-    allowed_origins: tuple[str, ...] = ()
-    identity: str | None = None
-    storage_state: Path | None = None
-    login: str | None = None  # a vault login to sign in with, bound by its name
-    environments: tuple[tuple[str, str], ...] = ()  # (name, origin) of other environments (--env)
-    keep_query: tuple[str, ...] = ()
-    strip_query: tuple[str, ...] = ()
-    automation: Path | None = None
-    assertions: Path | None = None
-    sensitive: tuple[str, ...] = ()
-    failure_conditions: tuple[str, ...] = ()
-    description: str | None = None
-    viewport: tuple[int, int] | None = None
-    timeout_ms: int = DEFAULT_TIMEOUT_MS
-
-
-@dataclass(frozen=True)
-class PreparedRecording:
-    """A request whose every input was checked; nothing here has touched a browser or the store."""
-
-    request: RecordRequest
-    environment: Environment
-    html: str | None
-    script: AutomationScript | None
-    assertions: AssertionsFile | None
-    description: str
-
-    @property
-    def interactive(self) -> bool:
-        return self.script is None
 
 
 @dataclass(frozen=True)
@@ -159,131 +117,6 @@ def action_summary(action: Any) -> dict[str, Any]:
     if flt is not None:
         out["chosenBy"] = flt.contains_token.to_json()
     return out
-
-
-# ---- preparing (no browser, no store) -----------------------------------------------------------
-
-
-def default_description(name: str) -> str:
-    return (
-        f"Replays the web task recorded as {name!r} in Chromium, step by step. "
-        f"Use it when that task has to be done again with new inputs."
-    )
-
-
-def prepare(request: RecordRequest) -> PreparedRecording:
-    """Check every input of ``request``; raises ``SR_RECORD_*`` (nothing is started or stored)."""
-    check_skill_name(request.name)
-    _check_options(request)
-    environment, html = _environment(request)
-    _declared(environment, (), request.environments)  # names and origins, before any browser
-    script = _read(AutomationScript, request.automation, "automation file")
-    assertions = _read(AssertionsFile, request.assertions, "assertions file")
-    description = request.description
-    if description is None:
-        description = default_description(request.name)
-    texts = [("description", description)]
-    texts += [(f"failureConditions[{i}]", t) for i, t in enumerate(request.failure_conditions)]
-    if assertions is not None:
-        texts += [
-            (f"assertions[{i}].expected", a.expected)
-            for i, a in enumerate(assertions.assertions)
-            if isinstance(a.expected, str)
-        ]
-    _refuse_findings(scan_texts(texts))
-    return PreparedRecording(request, environment, html, script, assertions, description)
-
-
-def _check_options(request: RecordRequest) -> None:
-    if request.description is not None and not 1 <= len(request.description) <= MAX_DESCRIPTION_CHARS:
-        raise InputError("SR_RECORD_USAGE", "--description must be 1 to 1,024 characters")
-    if len(request.failure_conditions) > MAX_FAILURE_CONDITIONS or any(
-        not 1 <= len(f) <= MAX_FAILURE_CONDITION_CHARS for f in request.failure_conditions
-    ):
-        raise InputError("SR_RECORD_USAGE", "--failure takes at most 32 texts of 1 to 512 characters")
-    for name in request.sensitive:
-        try:
-            _PARAM.validate_python(name)
-        except ValidationError as exc:
-            raise InputError(
-                "SR_RECORD_USAGE", "--sensitive takes parameter names like 'card_number'"
-            ) from exc
-    if not TIMEOUT_MS_RANGE[0] <= request.timeout_ms <= TIMEOUT_MS_RANGE[1]:
-        raise InputError("SR_RECORD_USAGE", "--timeout must be 100 to 30,000 ms")
-    if request.identity is not None and not is_label(request.identity):
-        raise InputError("SR_RECORD_USAGE", "--identity takes a short label (letters, digits, ._@:-)")
-
-
-def _viewport(request: RecordRequest) -> Viewport:
-    if request.viewport is None:
-        return Viewport()
-    try:
-        return Viewport(width=request.viewport[0], height=request.viewport[1])
-    except ValidationError as exc:
-        raise InputError("SR_RECORD_USAGE", "--viewport must be within 320x240 and 3840x2160") from exc
-
-
-def _environment(request: RecordRequest) -> tuple[Environment, str | None]:
-    viewport = _viewport(request)
-    if (request.html_path is None) == (request.url is None):
-        raise TargetError("SR_RECORD_TARGET_INVALID", "give exactly one target: --html FILE or --url URL")
-    online_only = (
-        request.allowed_origins
-        or request.identity
-        or request.storage_state
-        or request.login
-        or request.environments
-        or request.keep_query
-        or request.strip_query
-    )
-    if request.html_path is not None and online_only:
-        raise TargetError(
-            "SR_RECORD_TARGET_INVALID",
-            "an HTML fixture takes no --allowed-origin, --identity, --storage-state, --login, --env, "
-            "--keep-query or --strip-query",
-        )
-    return target_environment(
-        viewport,
-        html_path=request.html_path,
-        url=request.url,
-        allowed_origins=request.allowed_origins,
-        query=target_query(request.keep_query, request.strip_query) if request.url is not None else None,
-        identity=request.identity,
-        storage_state=request.storage_state,
-        login=request.login,
-    )
-
-
-def _declared(
-    environment: Environment, actions: tuple[Any, ...], environments: tuple[tuple[str, str], ...]
-) -> Environment:
-    """``environment`` declaring each ``--env NAME=ORIGIN`` (allowlist rebased; no login)."""
-    names = [name for name, _ in environments]
-    if len(set(names)) != len(names):
-        raise InputError("SR_RECORD_USAGE", "--env names an environment twice")
-    for name, origin in environments:
-        environment = declare_environment(environment, actions, name, origin)
-    return environment
-
-
-def _read(cls: type[_Input], path: Path | None, what: str) -> _Input | None:
-    if path is None:
-        return None
-    return parse_document(cls, read_user_file(path, what=what), what=what)
-
-
-def _refuse_findings(findings: list[Finding]) -> None:
-    if not findings:
-        return
-    shown = ", ".join(f"{f.path} ({f.category})" for f in findings[:8])
-    raise RecordError(
-        "SR_RECORD_SECRET_FINDING",
-        f"nothing was stored; secrets found in: {shown}",
-        details={"findings": [f.to_json() for f in findings]},
-    )
-
-
-# ---- recording ---------------------------------------------------------------------------------
 
 
 class _LiveSteps:

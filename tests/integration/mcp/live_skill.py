@@ -14,11 +14,11 @@ from skillreel.model.actions import (
     ClickAction,
     ExtractAction,
     NavigateAction,
-    ParameterRef,
     TypeAction,
     capability_manifest,
 )
 from skillreel.model.draft import Draft, Parameter
+from skillreel.model.refs import ParameterRef
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests.support import factory

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from skillreel.model import lifecycle
-from skillreel.model.actions import AssertAction, ClickAction, NavigateAction, ParameterRef, TypeAction
+from skillreel.model.actions import AssertAction, ClickAction, NavigateAction, TypeAction
 from skillreel.model.environment import Environment, NamedEnvironment, build_url_target
+from skillreel.model.refs import ParameterRef
 from skillreel.services.logins import set_login
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store

@@ -16,13 +16,11 @@ from skillreel.model.policy import Policy, PolicySettings
 from skillreel.record.project import ProjectionOptions, project
 from skillreel.sandbox.files import storage_state_digest
 from skillreel.services import recording
+from skillreel.services.record_preflight import RecordRequest, default_description, prepare
 from skillreel.services.recording import (
-    RecordRequest,
     _refuse_enabled,
     content_free_target,
-    default_description,
     known_capabilities,
-    prepare,
     record_skill,
     store_draft,
 )

@@ -16,7 +16,8 @@ from skillreel.model.draft import V2
 from skillreel.model.locators import content_hashes
 from skillreel.model.refs import ParameterRef
 from skillreel.record.automation import AutomationScript, perform
-from skillreel.services.recording import RecordRequest, record_skill
+from skillreel.services.record_preflight import RecordRequest
+from skillreel.services.recording import record_skill
 from skillreel.store import Store
 from tests.integration.record.rig import Rig, page_html
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from skillreel.services.preflight import ReplayRequest
-from skillreel.services.recording import RecordRequest, record_skill
+from skillreel.services.record_preflight import RecordRequest
+from skillreel.services.recording import record_skill
 from skillreel.services.replaying import replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store

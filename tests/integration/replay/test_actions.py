@@ -13,12 +13,12 @@ from skillreel.model.actions import (
     ClickAction,
     NavigateAction,
     ObserveAction,
-    ParameterRef,
     PressAction,
     SelectAction,
     TypeAction,
 )
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate
+from skillreel.model.refs import ParameterRef
 from skillreel.model.report import ReplayReport
 from skillreel.model.runs import can_act
 from skillreel.services.replaying import ReplayRequest, replay_skill

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from skillreel.model.lifecycle import approve
-from skillreel.services.recording import RecordRequest, record_skill
+from skillreel.services.record_preflight import RecordRequest
+from skillreel.services.recording import record_skill
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
 from skillreel.vault import secret_env_name

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.model.actions import Action, ClickAction, NavigateAction, ParameterRef, TypeAction
+from skillreel.model.actions import Action, ClickAction, NavigateAction, TypeAction
+from skillreel.model.refs import ParameterRef
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
 from tests.support.cli import CliResult, run_cli

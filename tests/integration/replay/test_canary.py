@@ -19,9 +19,9 @@ from skillreel.model.actions import (
     ClickAction,
     NavigateAction,
     ObserveAction,
-    ParameterRef,
     TypeAction,
 )
+from skillreel.model.refs import ParameterRef
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
 from skillreel.vault import secret_env_name

@@ -15,9 +15,9 @@ from skillreel.model.actions import (
     ExtractAction,
     HumanAction,
     NavigateAction,
-    ParameterRef,
     TypeAction,
 )
+from skillreel.model.refs import ParameterRef
 from skillreel.sandbox.chromium import find_chromium
 from skillreel.store import Store
 from tests.support.cli import run_cli

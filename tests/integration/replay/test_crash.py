@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, TypeAction
+from skillreel.model.actions import ClickAction, NavigateAction, TypeAction
+from skillreel.model.refs import ParameterRef
 from skillreel.replay.engine import StepProgress
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store

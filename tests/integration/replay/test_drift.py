@@ -14,15 +14,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from skillreel.model.actions import (
-    Action,
-    ClickAction,
-    NavigateAction,
-    ObserveAction,
-    ParameterRef,
-    TypeAction,
-)
+from skillreel.model.actions import Action, ClickAction, NavigateAction, ObserveAction, TypeAction
 from skillreel.model.locators import LocatorBundle
+from skillreel.model.refs import ParameterRef
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
 from tests.support.describe import describe_url

@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, TypeAction
+from skillreel.model.actions import ClickAction, NavigateAction, TypeAction
 from skillreel.model.environment import UrlTarget
+from skillreel.model.refs import ParameterRef
 from skillreel.model.values import MASK
 from skillreel.sandbox.files import storage_state_file_digest
 from skillreel.services.logins import delete_login, set_login
-from skillreel.services.recording import RecordRequest, record_skill
+from skillreel.services.record_preflight import RecordRequest
+from skillreel.services.recording import record_skill
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store

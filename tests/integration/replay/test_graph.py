@@ -23,18 +23,18 @@ from skillreel.model.actions import (
     Action,
     BranchAction,
     ClickAction,
-    CompareCondition,
     DialogAction,
     ExtractAction,
-    FieldSpec,
     LoopAction,
     NavigateAction,
     ScrollAction,
     SelectAction,
     WaitAction,
 )
+from skillreel.model.conditions import CompareCondition
 from skillreel.model.draft import Parameter
 from skillreel.model.locators import LocatorBundle, LocatorCandidate
+from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from skillreel.sandbox.cold import browser_session
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill

@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from skillreel.locate import heal
+from skillreel.locate.similarity import compare, similarity
 from skillreel.model.actions import Action, ClickAction, NavigateAction, ObserveAction
 from skillreel.model.locators import LocatorBundle
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
@@ -84,10 +85,10 @@ async def test_an_adopted_heal_replays_without_healing_on_the_old_and_the_new_pa
     new = await describe_url(server, "/settings", NEW, {"save": "#persist"})
     # The premise: the redesign heals from the old fingerprint, and the new fingerprint alone would
     # not find the old page's button exactly (so a replaced bundle would heal back, or fail).
-    forward = heal.compare(old["save"].fingerprint, new["save"].fingerprint)
-    backward = heal.compare(new["save"].fingerprint, old["save"].fingerprint)
-    assert heal.similarity(old["save"].fingerprint, forward) >= heal.HEAL_MIN
-    assert heal.similarity(new["save"].fingerprint, backward) < heal.EXACT_MIN
+    forward = compare(old["save"].fingerprint, new["save"].fingerprint)
+    backward = compare(new["save"].fingerprint, old["save"].fingerprint)
+    assert similarity(old["save"].fingerprint, forward) >= heal.HEAL_MIN
+    assert similarity(new["save"].fingerprint, backward) < heal.EXACT_MIN
 
     url = server.url("/settings")
     steps: list[Action] = [

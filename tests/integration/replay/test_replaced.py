@@ -21,17 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.model.actions import (
-    Action,
-    AssertAction,
-    ClickAction,
-    NavigateAction,
-    ParameterRef,
-    TypeAction,
-)
+from skillreel.model.actions import Action, AssertAction, ClickAction, NavigateAction, TypeAction
 from skillreel.model.lifecycle import approve
 from skillreel.model.locators import LocatorBundle
-from skillreel.services.recording import RecordRequest, record_skill
+from skillreel.model.refs import ParameterRef
+from skillreel.services.record_preflight import RecordRequest
+from skillreel.services.recording import record_skill
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
 from tests.support.describe import describe_url

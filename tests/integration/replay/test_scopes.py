@@ -14,11 +14,13 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from skillreel.locate import locate_script
-from skillreel.model.actions import Action, ClickAction, NavigateAction, ParameterRef, TypeAction
+from skillreel.model.actions import Action, ClickAction, NavigateAction, TypeAction
 from skillreel.model.lifecycle import approve
 from skillreel.model.locators import LocatorBundle
+from skillreel.model.refs import ParameterRef
 from skillreel.sandbox.cold import browser_session
-from skillreel.services.recording import RecordRequest, record_skill
+from skillreel.services.record_preflight import RecordRequest
+from skillreel.services.recording import record_skill
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
 from tests.support.factory import SALT, build_draft, store_approved, url_environment

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, TypeAction
+from skillreel.model.actions import ClickAction, NavigateAction, TypeAction
 from skillreel.model.lifecycle import replace_draft
+from skillreel.model.refs import ParameterRef
 from skillreel.replay.engine import StepProgress
 from skillreel.services import replaying
 from skillreel.services.replaying import ReplayRequest, replay_skill

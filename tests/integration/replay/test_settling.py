@@ -15,15 +15,9 @@ import time
 
 import pytest
 
-from skillreel.model.actions import (
-    Action,
-    AssertAction,
-    ClickAction,
-    NavigateAction,
-    ParameterRef,
-    TypeAction,
-)
+from skillreel.model.actions import Action, AssertAction, ClickAction, NavigateAction, TypeAction
 from skillreel.model.locators import LocatorBundle
+from skillreel.model.refs import ParameterRef
 from skillreel.replay.settling import BODY_GRACE_S
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from skillreel.agent_skills.install import installed_digest
-from skillreel.agent_skills.package import file_digest, render_manifest, render_skill_md
+from skillreel.agent_skills.package import file_digest, render_manifest
+from skillreel.agent_skills.skill_md import render_skill_md
 from skillreel.store import Store
 from tests.support.cli import run_cli
 

@@ -10,14 +10,8 @@ import os
 from pathlib import Path
 
 from skillreel.model import lifecycle
-from skillreel.model.actions import (
-    Action,
-    AssertAction,
-    ClickAction,
-    NavigateAction,
-    ParameterRef,
-    TypeAction,
-)
+from skillreel.model.actions import Action, AssertAction, ClickAction, NavigateAction, TypeAction
+from skillreel.model.refs import ParameterRef
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests.support import factory

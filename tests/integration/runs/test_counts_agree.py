@@ -15,16 +15,11 @@ from pathlib import Path
 import pytest
 
 from skillreel.model import lifecycle
-from skillreel.model.actions import (
-    BranchAction,
-    ClickAction,
-    CompareCondition,
-    FieldSpec,
-    LoopAction,
-    NavigateAction,
-)
+from skillreel.model.actions import BranchAction, ClickAction, LoopAction, NavigateAction
+from skillreel.model.conditions import CompareCondition
 from skillreel.model.draft import Parameter
 from skillreel.model.locators import LocatorBundle, LocatorCandidate
+from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ItemRef, LiteralValue, ParameterRef
 from skillreel.model.runs import RunRecord
 from skillreel.store import Store

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from skillreel.errors import SkillreelError
-from skillreel.model.actions import ClickAction, NavigateAction, ParameterRef, TypeAction
+from skillreel.model.actions import ClickAction, NavigateAction, TypeAction
 from skillreel.model.batch import Runset
 from skillreel.model.draft import Parameter
+from skillreel.model.refs import ParameterRef
 from skillreel.services import batching
 from skillreel.services.batching import BatchRequest, plan_batch
 from skillreel.services.preflight import ReplayRequest

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skillreel.errors import CODES
+from skillreel.errors.codes import CODES
 from skillreel.services.preflight import ReplayRequest
 from skillreel.services.replaying import replay_skill
 from skillreel.services.reviewing import review_skill

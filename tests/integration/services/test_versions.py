@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from skillreel.model import lifecycle
-from skillreel.model.actions import ParameterRef, TypeAction, capability_manifest
+from skillreel.model.actions import TypeAction, capability_manifest
 from skillreel.model.draft import Parameter
+from skillreel.model.refs import ParameterRef
 from skillreel.services.listing import list_skills
 from skillreel.services.reviewing import review_skill
 from skillreel.services.showing import show_skill

@@ -9,13 +9,12 @@ from ...model.actions import (
     Action,
     BranchAction,
     ClickAction,
-    CompareCondition,
     ExtractAction,
     PressAction,
     SelectAction,
     TypeAction,
-    UrlCondition,
 )
+from ...model.conditions import CompareCondition, UrlCondition
 from ...model.locators import LocatorBundle
 from ..driving import Frame
 from .context import Inputs

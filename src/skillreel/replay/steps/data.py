@@ -18,15 +18,9 @@ from __future__ import annotations
 import contextlib
 
 from ...errors import ReplayError, ReplayUIError
-from ...model.actions import (
-    BranchAction,
-    CompareCondition,
-    ExtractAction,
-    LoopAction,
-    PresentCondition,
-    UrlCondition,
-)
+from ...model.actions import BranchAction, ExtractAction, LoopAction
 from ...model.canonical import tagged_digest
+from ...model.conditions import CompareCondition, PresentCondition, UrlCondition
 from ...model.limits import MAX_OUTPUTS_BYTES
 from ...model.locators import LocatorBundle
 from ...model.values import ValueProblem, compare, outputs_size
