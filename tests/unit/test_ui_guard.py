@@ -1,4 +1,4 @@
-"""The review page's pure decisions: its own Host only, the session token, same-origin posts, and the
+"""The review page's pure decisions: its own Host only, the page token, same-origin posts, and the
 runs chart's layout."""
 
 from __future__ import annotations

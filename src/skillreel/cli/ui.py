@@ -1,4 +1,4 @@
-"""`skillreel ui [--port N]`: the local review page on 127.0.0.1, with a session token in its URL."""
+"""`skillreel ui [--port N]`: the local review page on 127.0.0.1, with a page token in its URL."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def command(port: int, reviewer: str | None) -> None:
     def announce(url: str) -> None:
         out = console()
         out.print(f"skillreel review page: {url}", markup=False)
-        out.print("Open it in your browser; the token in it is this session's key. Ctrl-C stops the page.")
+        out.print("Open it in your browser; the token in it is this page's key. Ctrl-C stops the page.")
         out.file.flush()  # a caller reading our stdout through a pipe needs the URL now
 
     serve(port, reviewer=reviewer, announce=announce)

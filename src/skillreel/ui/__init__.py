@@ -2,7 +2,7 @@
 steps as a graph, the diff of a pending draft or heal proposal, the runs over time, and approving or
 rejecting exactly as ``skillreel review`` does (the same use cases, the same checks).
 
-``guard`` decides who may ask what (pure: session token, Host, same-origin); ``chart`` lays out the
+``guard`` decides who may ask what (pure: page token, Host, same-origin); ``chart`` lays out the
 runs chart (pure); ``app`` is the starlette application; ``server`` binds loopback and runs uvicorn.
 Templates are Jinja2 with autoescaping on, so text a hostile page put into a selector is shown, never
 run. No JavaScript is served.

@@ -70,7 +70,7 @@ def failure(error: SkillreelError) -> HTMLResponse:
 
 
 def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = None) -> Starlette:
-    """The application for one session (its port and token); ``home`` is the store's home."""
+    """The application for one serving of the page (its port and token); ``home`` is the store's home."""
 
     def store() -> Store:
         return Store.open(home)
@@ -82,12 +82,12 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
             query_token = request.query_params.get("token")
             if request.method == "GET" and query_token is not None:
                 if not guard.token_ok(query_token):
-                    return refusal(403, "the session token is wrong: open the URL `skillreel ui` printed")
+                    return refusal(403, "the page token is wrong: open the URL `skillreel ui` printed")
                 response = RedirectResponse(request.url.path, status_code=303, headers=_HEADERS)
                 response.set_cookie(guard.cookie, guard.token, httponly=True, samesite="strict", path="/")
                 return response
             if not guard.token_ok(request.cookies.get(guard.cookie)):
-                return refusal(403, "no session: open the URL `skillreel ui` printed")
+                return refusal(403, "no page token: open the URL `skillreel ui` printed")
             try:
                 if changes_state:
                     why = guard.same_origin(request.headers)
@@ -95,7 +95,7 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
                         return refusal(403, why)
                     request.state.form = await _form(request)
                     if not guard.token_ok(request.state.form.get("token")):
-                        return refusal(403, "the form carries no valid session token")
+                        return refusal(403, "the form carries no valid page token")
                 return await endpoint(request)
             except SkillreelError as exc:
                 return failure(exc)

@@ -2,7 +2,7 @@
 
 * **Host.** Every request must name the page's own address (``127.0.0.1:PORT``): a page on another
   site that rebinds its DNS name to 127.0.0.1 still sends its own name and is refused.
-* **Session.** The printed URL carries a random token; the first visit turns it into a cookie
+* **Page token.** The printed URL carries a random token; the first visit turns it into a cookie
   (HttpOnly, SameSite=Strict; its name carries the port, but browsers send a cookie to every port
   of its host, so another server on 127.0.0.1 that the browser visits receives it: a documented
   limit, docs/guide.md) and every page needs the cookie.

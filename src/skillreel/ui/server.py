@@ -1,5 +1,5 @@
 """Run the review page: bind 127.0.0.1 only (never another interface), print the URL with its
-session token, serve until interrupted."""
+page token, serve until interrupted."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ HOSTILE_CLASS = 'button.x<script>window.pwned=2</script>"><img src=x>'
 
 @dataclass(frozen=True)
 class ReviewPage:
-    url: str  # with the session token, as printed
+    url: str  # with the page token, as printed
     origin: str
     port: int
     token: str
@@ -252,7 +252,7 @@ async def test_requests_without_the_token_or_session_are_refused(
     async with page.expect_response(lambda r: r.url.endswith("/approve")) as info:
         await page.locator("form[action$='/approve'] button").click()
     assert (await info.value).status == 403
-    fresh = await (await browser.new_context()).new_page()  # no session cookie
+    fresh = await (await browser.new_context()).new_page()  # no page cookie
     response = await fresh.goto(f"{review_page.origin}/skills/{NAME}")
     assert response is not None
     assert response.status == 403
