@@ -54,7 +54,7 @@ from ..model.base import ActionId, Document, ParamName
 from ..model.draft import DefaultValue, Draft, Parameter
 from ..model.limits import MAX_WAIT_MS, TIMEOUT_MS_RANGE
 from ..model.refs import DataRef, OutputName, ValueRef
-from ..model.values import Description, EnumValues, OutputSpec, ValueType
+from ..model.values import CompareOp, Description, EnumValues, OutputSpec, ValueType
 
 EDIT_SCHEMA: Final = "skillreel.edit/v1"
 MAX_EDITS = 256
@@ -142,17 +142,7 @@ class UrlIs(Document):
 class Compare(Document):
     kind: Literal["compare"]
     value: DataRef
-    op: Literal[
-        "equals",
-        "not_equals",
-        "contains",
-        "greater_than",
-        "less_than",
-        "at_least",
-        "at_most",
-        "empty",
-        "not_empty",
-    ]
+    op: CompareOp
     expected: ValueRef | None = None
 
 
