@@ -16,7 +16,7 @@ from skillreel.model.policy import Policy, PolicySettings
 from skillreel.model.runs import BatchSlot, RunRecord
 from skillreel.store import AuditNote, Store
 from skillreel.store.lease import current_lease
-from skillreel.store.registry import RunsetHolding
+from skillreel.store.run_book import RunsetHolding
 from tests.support.factory import T1, dead_lease, record_run, seed, started_run
 from tests.support.readback import sql
 

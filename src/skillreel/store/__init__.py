@@ -10,7 +10,9 @@
 
 from .audit import AuditNote, AuditVerification
 from .entries import EntrySummary, RevisionSummary
-from .registry import RunFinish, RunsPruned, Store, StoreSize, utc_now
+from .registry import Store, StoreSize, utc_now
+from .retention import RunsPruned
+from .run_book import RunFinish
 from .runs import RunView
 
 __all__ = [
