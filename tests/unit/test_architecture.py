@@ -135,7 +135,7 @@ def test_every_package_is_in_a_layer() -> None:
         ("skillreel.store.entries", "from ..services import governance\n"),
         ("skillreel.store.entries", "def f():\n    from skillreel.mcp import server\n"),
         ("skillreel.model.draft", "from ..store import Store\n"),
-        ("skillreel.replay.engine", "from ..sandbox.browser import browser_session\n"),  # same layer
+        ("skillreel.replay.engine", "from ..sandbox.cold import browser_session\n"),  # same layer
         ("skillreel.locate.heal", "from . import x\nfrom ..record import recorder\n"),
         ("skillreel.errors", "import skillreel.model\n"),
         (
