@@ -58,7 +58,6 @@ from skillreel.model.runs import (
     StepTally,
     can_act,
     finish_run,
-    start_run,
 )
 from skillreel.model.urls import V1_RULE, normalise_target_url, origin_of
 from skillreel.model.values import OutputSpec
@@ -423,23 +422,11 @@ def started_run(
 ) -> RunRecord:
     """A run of ``name``'s current revision reserved in the store, as a replay does before its browser
     starts (``lease``: the process holding it; default this one; ``batch``: a row of a runset)."""
-    import secrets
+    from skillreel.services.runs import started_run as run_of  # the product's one way to start a run
 
-    from skillreel.store.lease import current_lease
-
-    e = store.get(name)
-    run = start_run(
-        run_id or secrets.token_hex(16),
-        e.name,
-        e.revision,
-        e.draft.draft_digest,
-        len(e.draft.actions),
-        sum(1 for a in e.draft.actions if can_act(a)),
-        store.actor,
-        lease or current_lease(),
-        store.now(),
-        batch,
-    )
+    run = run_of(store.get(name), store.actor, store.now(), batch)
+    if run_id is not None or lease is not None:
+        run = run.evolve(run_id=run_id or run.run_id, lease=lease or run.lease)
     return store.reserve_run(run)
 
 
@@ -456,7 +443,7 @@ def record_run(
     success; the first step failed otherwise), with ``proposal`` when given."""
     run = started_run(store, name, batch=batch)
     e = store.get(name)
-    actions = e.draft.actions
+    actions = e.draft.walk()  # every step, as a run counts them
     if outcome == "succeeded":
         report = report_for(e, store.now(), healed=healed) if e.approval is not None else None
         tally = StepTally(
