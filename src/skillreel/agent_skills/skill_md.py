@@ -166,6 +166,8 @@ def _graph_detail(action: Action) -> str:
         return f"type {_ref_text(value)} into a field"
     if action.kind == "select":
         return f"choose {_ref_text(value)} in a list"
+    if action.kind == "choose":
+        return f"choose the option named {_ref_text(value)} in a picker"
     if action.kind == "click":
         return "click an element" + chosen
     return _step_line(0, action).split(": ", 1)[1]
@@ -209,6 +211,7 @@ def _step_line(index: int, action: Action) -> str:
         "click": "click an element",
         "type": "type parameter `{p}` into a field",
         "select": "choose parameter `{p}` in a list",
+        "choose": "choose the option named by parameter `{p}` in a picker",
         "press": f"press {getattr(action, 'key', '')}",
         "observe": "wait for an element to be visible",
         "assert": f"check `{getattr(action, 'check', '')}`",

@@ -664,6 +664,30 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Check the page reaches the state the step waits for; a slow page needs a longer step timeout.",
     ),
     ErrorCode(
+        "SR_REPLAY_UI_OPTION_NOT_FOUND",
+        1,
+        "The picker opened, but no enabled option of its list has the name given; nothing was "
+        "chosen and the list was closed.",
+        "Give the option's name exactly as the page shows it (spaces collapsed, same case); "
+        "`skillreel show` lists the names seen while recording when the input is an enum.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_OPTION_AMBIGUOUS",
+        1,
+        "Several enabled options of the picker's list have the name given; nothing was chosen and "
+        "the list was closed.",
+        "The page shows two options of that name; choose one a person can tell apart, or record "
+        "the step as a click on the option.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_OPTION_NOT_SHOWN",
+        1,
+        "An option was clicked, but the picker did not show the choice afterwards (its value or "
+        "text does not hold the name and the option is not selected).",
+        "The picker may need a step before it takes a choice, or it shows the choice elsewhere; "
+        "check the page by hand and record the skill again.",
+    ),
+    ErrorCode(
         "SR_REPLAY_UI_DIALOG_MISMATCH",
         1,
         "The dialog a step expects did not open, or another kind of dialog did.",

@@ -16,16 +16,19 @@ from importlib import resources
 @cache
 def script(name: str) -> str:
     """The text of one script of this package (``element.js``, ``fingerprint.js`` or ``resolve.js``)."""
-    if name not in ("element.js", "fingerprint.js", "resolve.js", "collect.js"):
+    if name not in ("element.js", "fingerprint.js", "listbox.js", "resolve.js", "collect.js"):
         raise ValueError(f"unknown locate script {name!r}")
     return resources.files(__package__).joinpath(name).read_text("utf-8")
 
 
 @cache
 def locate_script() -> str:
-    """``element.js`` then ``fingerprint.js``: defines ``SkillreelElement`` and ``SkillreelLocate``
-    (the shared element description) in the world it is evaluated in."""
-    return script("element.js") + "\n;\n" + script("fingerprint.js") + "\n;\n"
+    """``element.js``, ``fingerprint.js`` then ``listbox.js``: defines ``SkillreelElement`` and
+    ``SkillreelLocate`` (the shared element description) and ``SkillreelListbox`` (popup pickers:
+    a combobox and the listbox it opens) in the world it is evaluated in."""
+    return (
+        script("element.js") + "\n;\n" + script("fingerprint.js") + "\n;\n" + script("listbox.js") + "\n;\n"
+    )
 
 
 @cache

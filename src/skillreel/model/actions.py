@@ -138,6 +138,19 @@ class SelectAction(Step):
     optional: bool = False
 
 
+class ChooseAction(Step):
+    """Choose, in a popup picker (a combobox, or a button that opens a listbox), the option whose
+    accessible name the reference gives (schema v2): the target is the combobox; replay opens it,
+    picks the one enabled option of that name in its listbox and checks the combobox shows it."""
+
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+
+    kind: Literal["choose"] = "choose"
+    target: LocatorBundle
+    value: ValueRef
+    optional: bool = False
+
+
 class PressAction(Step):
     """Press Enter, Tab or Escape on the focused target (or the page when target is None)."""
 
@@ -380,6 +393,7 @@ Action = Annotated[
     | ClickAction
     | TypeAction
     | SelectAction
+    | ChooseAction
     | PressAction
     | ObserveAction
     | AssertAction
@@ -403,6 +417,7 @@ CAPABILITY_OF_KIND: dict[str, Capability] = {
     "click": "ui.interact",
     "type": "ui.interact",
     "select": "ui.interact",
+    "choose": "ui.interact",
     "press": "ui.interact",
     "human": "ui.interact",
     "dialog": "ui.interact",

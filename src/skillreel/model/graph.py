@@ -49,7 +49,7 @@ from .values import OutputField, OutputSpec, ValueType
 
 INVALID = "SR_RECORD_GRAPH_INVALID"
 REFERENCE = "SR_RECORD_GRAPH_REFERENCE"
-_OPENS_DIALOG = frozenset({"click", "press", "type", "select", "navigate"})
+_OPENS_DIALOG = frozenset({"click", "press", "type", "select", "choose", "navigate"})
 
 
 class TypedParameter(Protocol):

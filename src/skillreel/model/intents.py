@@ -244,6 +244,9 @@ def _generated(action: Action, sensitive: frozenset[str]) -> str:
             return f"type {_parameter(action, sensitive)} into {t}"
         case "select":
             return f"choose {_parameter(action, sensitive)} in {_target(target, sensitive, noun='list')}"
+        case "choose":
+            picker = _target(target, sensitive, noun="picker")
+            return f"open {picker} and choose the option named by {_parameter(action, sensitive)}"
         case "press":
             key = getattr(action, "key", "a key")
             return f"press {key} in {t}" if target else f"press {key} on the page"

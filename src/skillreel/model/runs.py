@@ -132,7 +132,7 @@ def run_problem(r: RunRecord) -> str | None:
     return None
 
 
-ACTING_KINDS: Final = frozenset({"click", "type", "select", "press", "human", "dialog"})
+ACTING_KINDS: Final = frozenset({"click", "type", "select", "choose", "press", "human", "dialog"})
 
 
 def can_act(action: Action) -> bool:

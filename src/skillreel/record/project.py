@@ -150,7 +150,7 @@ def _unique(hint: str, used: set[str]) -> str:
     return f"{hint[:58]}_{n}"
 
 
-_OPENS_DIALOG = frozenset({"click", "press", "type", "select", "navigate"})
+_OPENS_DIALOG = frozenset({"click", "press", "type", "select", "choose", "navigate"})
 
 
 def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset()) -> Plan:

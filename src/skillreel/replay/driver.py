@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, Protocol, TypeVar
@@ -60,12 +61,15 @@ from .locating import PageLocating, field_values, fields_arg, set_arg
 from .settling import (
     PageActivity,
 )
-from .world import COLLECT, World
+from .world import COLLECT, LISTBOX, World
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 END_QUIET_S: Final = 1.0  # a lazy list that has not grown this long after a scroll is at its end
+# A picker's list counts as open once two looks this far apart find the same enabled options
+# (a list still rendering or loading its options is not read half-way).
+OPTIONS_POLL_S: Final = 0.1
 
 
 class Ledger(Protocol):
@@ -309,6 +313,45 @@ class PlaywrightDriver:
 
         await self._act(picked, "the selection", choose, timeout_ms)
         return value
+
+    async def open_picker(self, picked: Picked, *, timeout_ms: int) -> tuple[str, ...] | None:
+        """Click the combobox marked by ``picked`` (as :meth:`click`), then wait for the listbox it
+        opens (owned through ``aria-controls``/``aria-owns``, else the one newly visible) until two
+        looks find the same enabled options: their names, or None when no list opened in time."""
+        await self._world.call("arm", {}, api=LISTBOX)
+        await self.click(picked, timeout_ms=timeout_ms)
+        deadline = time.monotonic() + timeout_ms / 1000
+        await self.settle(0, timeout_ms=timeout_ms)
+        seen: list[str] | None = None
+        while True:
+            data = await self._world.call("options", {}, api=LISTBOX)
+            names = data.get("names") if isinstance(data, dict) else None
+            if isinstance(names, list) and names and names == seen:
+                return tuple(str(n) for n in names)
+            seen = names if isinstance(names, list) else None
+            if time.monotonic() >= deadline:
+                return None
+            await asyncio.sleep(OPTIONS_POLL_S)
+
+    async def pick_option(self, index: int, name: str, *, timeout_ms: int) -> bool:
+        """Click option ``index`` of the list :meth:`open_picker` read, once it is stable
+        (Playwright's actionability checks: visible, not moving, receiving the click), then whether
+        the combobox shows ``name`` (or the option is selected)."""
+        attr = self._locating.attr + "-option"
+        nonce = secrets.token_hex(8)
+        if not await self._world.call("mark", {"index": index, "attr": attr, "nonce": nonce}, api=LISTBOX):
+            return False
+        option = self._page.locator(f"[{attr}='{nonce}']")
+        self._world.action_begins()
+        await self._world.guard("the option's click", lambda: option.click(timeout=timeout_ms))
+        await self.settle(0, timeout_ms=timeout_ms)
+        return bool(await self._world.call("shown", {"name": name, "attr": attr}, api=LISTBOX))
+
+    async def close_picker(self, *, timeout_ms: int) -> None:
+        """Close an open picker's list with Escape, choosing nothing."""
+        self._world.action_begins()
+        await self._world.guard("closing the list", lambda: self._page.keyboard.press("Escape"))
+        await self.settle(0, timeout_ms=timeout_ms)
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
         if picked is None:

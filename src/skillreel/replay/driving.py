@@ -210,6 +210,21 @@ class Acting(Protocol):
         one of ``allowed`` (then nothing is chosen)."""
         ...
 
+    async def open_picker(self, picked: Picked, *, timeout_ms: int) -> tuple[str, ...] | None:
+        """Click the combobox ``picked`` and wait for the listbox it opens: the accessible names of
+        its enabled options in page order (white space collapsed), or None when no list opened.
+        Raises :class:`TargetReplaced` as :meth:`click` does."""
+        ...
+
+    async def pick_option(self, index: int, name: str, *, timeout_ms: int) -> bool:
+        """Click option ``index`` of the list :meth:`open_picker` read once it is stable; whether
+        the combobox then shows ``name``."""
+        ...
+
+    async def close_picker(self, *, timeout_ms: int) -> None:
+        """Close the open list without choosing (Escape)."""
+        ...
+
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None: ...
     async def scroll(
         self, picked: Picked, to: str, *, max_rounds: int, settle_ms: int, timeout_ms: int

@@ -105,6 +105,7 @@ class FakeDriver:
         self.entry_probes: list[tuple[str, int, LocatorBundle]] = []
         self._probe_seq = 0
         self._picked: int | None = None
+        self._picker = 0  # the picker whose list open_picker opened
         self._items: dict[str, tuple[list[FakeElement], ElementSet, str | None, Scope | None]] = {}
         self._current: dict[str, FakeElement] = {}
         self._armed: tuple[bool, str | None, str | None] | None = None
@@ -428,6 +429,24 @@ class FakeDriver:
         self._act("select", index)
         e.value = value
         return value
+
+    async def open_picker(self, picked: Picked, *, timeout_ms: int) -> tuple[str, ...] | None:
+        """A picker is an element whose ``labels`` are the names of its list's enabled options
+        (none: no list opens); choosing sets its ``value`` to the name (logged "open", "choose",
+        "close")."""
+        index, e = self._target(picked)
+        self._act("open", index)
+        self._picker = index
+        return tuple(" ".join(label.split()) for label in e.labels) or None
+
+    async def pick_option(self, index: int, name: str, *, timeout_ms: int) -> bool:
+        e = self.page.elements[self._picker]
+        self._act("choose", self._picker)
+        e.value = " ".join(e.labels[index].split())
+        return name in e.value
+
+    async def close_picker(self, *, timeout_ms: int) -> None:
+        self._act("close", self._picker)
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
         self._act("press", self._target(picked)[0] if picked is not None else None)

@@ -98,9 +98,11 @@ var SkillreelSettle = (() => {
   }
 
   const COLLECT = "collect.";
+  const LISTBOX = "listbox."; // popup pickers (locate/listbox.js)
 
   function route(method, arg) {
     if (method.startsWith(COLLECT)) return SkillreelCollect.call(method.slice(COLLECT.length), arg);
+    if (method.startsWith(LISTBOX)) return SkillreelListbox.call(method.slice(LISTBOX.length), arg);
     return R.call(method, arg);
   }
 

@@ -48,6 +48,7 @@ MISSING: Final = "skillreel:not-installed"
 # items, reads): "collect." prefixes the method.
 RESOLVE: Final = ""
 COLLECT: Final = "collect."
+LISTBOX: Final = "listbox."  # popup pickers: locate/listbox.js
 # The binding our world calls with a mark's nonce when the marked element left the page before any
 # input reached it (settle.js; exposed to our world only: Runtime.addBinding with its name).
 REPLACED_BINDING: Final = "skillreelReplaced"

@@ -45,6 +45,7 @@ from ..errors import InputError, ReplayError, TargetError
 from ..model.actions import (
     CAPABILITY_OF_KIND,
     Action,
+    ChooseAction,
     LoopAction,
     SelectAction,
     TypeAction,
@@ -208,7 +209,9 @@ def value_limits(draft: Draft) -> dict[str, int]:
     """The longest value each parameter may take (the strictest of the actions using it)."""
     limits: dict[str, int] = {}
     for action in draft.walk():
-        if isinstance(action, TypeAction | SelectAction) and isinstance(action.value, ParameterRef):
+        if isinstance(action, TypeAction | SelectAction | ChooseAction) and isinstance(
+            action.value, ParameterRef
+        ):
             bound = MAX_TYPE_VALUE_CHARS if isinstance(action, TypeAction) else MAX_SELECT_VALUE_CHARS
             limits[action.value.name] = min(bound, limits.get(action.value.name, bound))
     return limits

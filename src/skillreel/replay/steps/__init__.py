@@ -1,5 +1,6 @@
 """The step handlers of the replay engine, one module per family, found through one table keyed
-by step kind (:data:`HANDLERS`): ``acting`` (click, type, select, press), ``checking`` (assert,
+by step kind (:data:`HANDLERS`): ``acting`` (click, type, select, press), ``choosing`` (choose:
+an option of a popup picker), ``checking`` (assert,
 wait, observe: one poll loop), ``data`` (extract, loop, branch), ``page`` (navigate, scroll,
 dialog, human). Each handler takes a :class:`~skillreel.replay.steps.context.StepContext` and its
 action. A kind without a handler is a defect (:func:`handler_for` raises), never a skipped step.
@@ -10,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from . import acting, checking, data, page
+from . import acting, checking, choosing, data, page
 from .context import Handler
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType(
-    {**acting.HANDLERS, **checking.HANDLERS, **data.HANDLERS, **page.HANDLERS}
+    {**acting.HANDLERS, **checking.HANDLERS, **choosing.HANDLERS, **data.HANDLERS, **page.HANDLERS}
 )
-if len(HANDLERS) != sum(len(m.HANDLERS) for m in (acting, checking, data, page)):
+if len(HANDLERS) != sum(len(m.HANDLERS) for m in (acting, checking, choosing, data, page)):
     raise AssertionError("two step families claim the same kind")  # pragma: no cover
 
 

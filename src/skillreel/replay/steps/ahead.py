@@ -8,6 +8,7 @@ from __future__ import annotations
 from ...model.actions import (
     Action,
     BranchAction,
+    ChooseAction,
     ClickAction,
     ExtractAction,
     PressAction,
@@ -36,7 +37,7 @@ def first_target(
     target: LocatorBundle | None = None
     if isinstance(action, ClickAction | PressAction):
         target = action.target
-    elif isinstance(action, TypeAction | SelectAction) and frame is not None:
+    elif isinstance(action, TypeAction | SelectAction | ChooseAction) and frame is not None:
         target = action.target if inputs.text(action.value, frame) is not None else None
     elif isinstance(action, ExtractAction) and action.read in ("text", "value", "attribute"):
         target = action.target
