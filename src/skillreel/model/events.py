@@ -90,7 +90,7 @@ class PageEvent(Document):
     extraction (only counted when the recorder armed the mark; ``items`` for "all like this one")."""
 
     v: Literal[1]
-    type: Literal["click", "input", "select", "press", "human", "mark"]
+    type: Literal["click", "input", "select", "choose", "press", "human", "mark"]
     target: LocatorBundle | None = None
     field: FieldInfo | None = None
     value: Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)] | None = None
@@ -111,14 +111,14 @@ class PageEvent(Document):
 
 
 def _page_event_problem(e: PageEvent) -> str | None:
-    if e.type in ("input", "select"):
+    if e.type in ("input", "select", "choose"):
         if e.field is None or e.target is None:
             return "a field edit needs its field and target"
         if e.field.is_sensitive and e.value is not None:
             return "a sensitive field never carries a value"
         if not e.field.is_sensitive and e.value is None:
             return "a field edit carries its final value"
-        if e.type == "select" and e.value is not None and len(e.value) > MAX_SELECT_VALUE_CHARS:
+        if e.type in ("select", "choose") and e.value is not None and len(e.value) > MAX_SELECT_VALUE_CHARS:
             return "a select value is limited to 1,024 characters"
     elif e.field is not None or e.value is not None:
         return "only a field edit has a field or value"
@@ -130,8 +130,8 @@ def _page_event_problem(e: PageEvent) -> str | None:
         return "exactly a human step has a reason"
     if e.chosen_by is not None and e.type != "click":
         return "only a click is chosen by a typed value"
-    if e.options is not None and e.type != "select":
-        return "only a select lists its options"
+    if e.options is not None and e.type not in ("select", "choose"):
+        return "only a select or a choose lists its options"
     if e.type == "mark" and e.target is not None and e.items is not None:
         return "a mark names one element or a set, not both"
     if e.items is not None and e.type != "mark":
@@ -187,6 +187,7 @@ class RecordedEvent(Document):
         "click",
         "input",
         "select",
+        "choose",
         "press",
         "human",
         "observe",
@@ -254,8 +255,8 @@ def _v2_problem(e: RecordedEvent) -> str | None:
         return "only a wait event waits"
     if e.chosen_by is not None and (e.type != "click" or e.chosen_by >= e.seq):
         return "only a click is chosen by an earlier field edit"
-    if e.options is not None and e.type != "select":
-        return "only a select lists its options"
+    if e.options is not None and e.type not in ("select", "choose"):
+        return "only a select or a choose lists its options"
     return None
 
 

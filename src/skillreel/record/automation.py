@@ -7,8 +7,11 @@ exactly as it would a person (ARCHITECTURE sections 6 and 11):
   view and press the mouse at the centre of its box (``page.mouse.click``);
 * ``type``: click the field the same way, select its content with the keyboard and type the text
   (``page.keyboard``), so the field's final value is exactly the text;
-* ``select``: focus the ``<select>`` and move to the option with arrow keys (Playwright's
-  ``select_option`` dispatches untrusted events, which the recorder ignores by design);
+* ``select``: focus the ``<select>`` and move to the option (by ``value``, or by visible
+  ``label``) with arrow keys (Playwright's ``select_option`` dispatches untrusted events, which the
+  recorder ignores by design); on a popup picker (``role=combobox``, ``aria-haspopup=listbox``)
+  with ``label``: click it, then click its one visible option of that accessible name once the
+  option is stable (the recorder keeps one ``choose`` step);
 * ``press``: ``page.keyboard.press``; ``goto``: ``page.goto`` (an address-bar navigation);
   ``wait`` with ``ms``: a pause.
 
@@ -94,9 +97,19 @@ class TypeStep(Document):
 
 
 class SelectStep(Document):
+    """Choose an option of a ``<select>`` by ``value`` or visible ``label``, or of a popup picker
+    (a combobox) by ``label``, its accessible name: exactly one of the two."""
+
     do: Literal["select"]
     selector: Selector
-    value: Annotated[str, StringConstraints(max_length=MAX_SELECT_VALUE_CHARS)]
+    value: Annotated[str, StringConstraints(max_length=MAX_SELECT_VALUE_CHARS)] | None = None
+    label: Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECT_VALUE_CHARS)] | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> SelectStep:
+        if (self.value is None) == (self.label is None):
+            raise ValueError("a select takes either value or label")
+        return self
 
 
 class PressStep(Document):
@@ -262,13 +275,20 @@ def _option_plan() -> str:
     return resources.files("skillreel.record").joinpath("select_plan.js").read_text("utf-8")
 
 
-async def _choose(page: Page, locator: Locator, value: str, n: int) -> None:
-    """Move a focused single ``<select>`` to ``value`` with arrow keys (trusted input)."""
-    where = await locator.evaluate(_option_plan(), value)
-    if where is None:
-        raise _failed(n, "its element is not a single-choice <select>")
+async def _choose(page: Page, locator: Locator, step: SelectStep, n: int, timeout_ms: int) -> None:
+    """Move a focused single ``<select>`` to the option with arrow keys, or pick a popup picker's
+    option by clicks (trusted input, as a person does)."""
+    where = await locator.evaluate(_option_plan(), {"value": step.value, "label": step.label})
+    if where is not None and where["picker"] and step.label is not None:
+        await _pick(page, locator, step.label, n, timeout_ms)
+        return
+    if where is None or where["picker"]:
+        raise _failed(n, "its element is not a single-choice <select> (a popup picker takes a label)")
     if where["to"] < 0:
-        raise _failed(n, "its <select> has no enabled option with that value")
+        how = "value" if step.label is None else "label"
+        which = "several enabled options" if where["to"] == -2 else "no enabled option"
+        raise _failed(n, f"its <select> has {which} with that {how}")
+    value = str(where["value"])
     await locator.focus()
     delta = where["to"] - max(where["at"], 0) if where["at"] >= 0 else where["to"] + 1
     key = "ArrowDown" if delta >= 0 else "ArrowUp"
@@ -276,6 +296,23 @@ async def _choose(page: Page, locator: Locator, value: str, n: int) -> None:
         await page.keyboard.press(key)
     if await locator.input_value() != value:
         raise _failed(n, "the option could not be chosen with the keyboard")
+
+
+async def _pick(page: Page, picker: Locator, label: str, n: int, timeout_ms: int) -> None:
+    """Click the picker, then its one visible option whose accessible name is ``label`` once it
+    is stable (Playwright's actionability checks: a list still animating is not clicked); the
+    recorder makes the two clicks one ``choose`` step."""
+    await _click_centre(page, picker, n, timeout_ms)
+    option = page.get_by_role("option", name=label, exact=True).filter(visible=True)
+    try:
+        await option.first.wait_for(state="visible", timeout=timeout_ms)
+    except PlaywrightTimeoutError as exc:
+        await page.keyboard.press("Escape")
+        raise _failed(n, "its picker showed no option with that label") from exc
+    if await _count(option) != 1:
+        await page.keyboard.press("Escape")
+        raise _failed(n, "its picker shows several options with that label")
+    await option.click(timeout=timeout_ms)
 
 
 class Marks(Protocol):
@@ -502,7 +539,7 @@ async def _perform(page: Page, step: Step, n: int, timeout_ms: int) -> None:
     elif isinstance(step, ClickStep | TypeStep | SelectStep):
         locator = await _one_visible(page, step.selector, n, timeout_ms)
         if isinstance(step, SelectStep):
-            await _choose(page, locator, step.value, n)
+            await _choose(page, locator, step, n, timeout_ms)
             return
         await _click_centre(page, locator, n, timeout_ms)
         if isinstance(step, TypeStep):

@@ -206,7 +206,7 @@ class CaptureLog:
             fields.update(type="human", reason="other", key=None)
         elif event.field is not None:
             fields["field"] = scrub_field(event.field, self.typed)  # the value stays in memory only
-            if event.type == "select" and not event.field.is_sensitive:
+            if event.type in ("select", "choose") and not event.field.is_sensitive:
                 fields["options"] = scrub_options(event.options, self.typed)
         self.append(RecordedEvent.model_validate(fields))
 

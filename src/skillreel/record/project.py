@@ -22,6 +22,10 @@ Rules, in order:
    step. A click chosen by a typed value (``chosenBy``) gets a target filtered by that edit's
    parameter (whole token), when that edit is the parameter's final value and the parameter is
    not sensitive; otherwise a person does it (a ``human`` step): never a guess.
+5. A ``choose`` event (an option chosen in a popup picker: ``record/picker.js``) becomes a
+   ``choose`` step on the combobox with its own parameter, like a select: an ``enum`` of the
+   option names its list showed when they were captured (screened, each name once), else a free
+   string (a list that was searched or loads lazily).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from ..errors import InputError, RecordError
 from ..model.actions import (
     Action,
     AssertAction,
+    ChooseAction,
     ClickAction,
     DialogAction,
     HumanAction,
@@ -92,7 +97,7 @@ def _step(event: RecordedEvent) -> _Step | None:
         return _Step("human", event.seq, event.target, extra={"reason": "otp"})
     if kind == "navigate":
         return _Step(kind, event.seq, extra={"url": event.url, "reason": event.reason}) if event.url else None
-    if kind in ("type", "select"):
+    if kind in ("type", "select", "choose"):
         if event.field is None or event.target is None:
             return _Step("human", event.seq, event.target, extra={"reason": "other"})
         return _Step(kind, event.seq, event.target, event.field, extra={"options": event.options})
@@ -126,7 +131,7 @@ def _coalesce(steps: Iterable[_Step]) -> list[_Step]:
     out: list[_Step] = []
     for step in steps:
         last = out[-1] if out else None
-        if last is not None and step.kind in ("type", "select") and _same_field(last, step):
+        if last is not None and step.kind in _EDITS and _same_field(last, step):
             step.merged = (*last.merged, last.seq)
             out[-1] = step
         elif (
@@ -150,6 +155,9 @@ def _unique(hint: str, used: set[str]) -> str:
     return f"{hint[:58]}_{n}"
 
 
+# The field edits: each becomes a step whose value is a parameter (a choose: the option's name, an
+# enum of the names its list showed when they were screened and told apart).
+_EDITS = frozenset({"type", "select", "choose"})
 _OPENS_DIALOG = frozenset({"click", "press", "type", "select", "choose", "navigate"})
 
 
@@ -161,7 +169,7 @@ def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset(
     sources: dict[str, tuple[int, ...]] = {}
     for n, step in enumerate(steps, start=1):
         action_id = f"a{n}"
-        if step.kind in ("type", "select"):
+        if step.kind in _EDITS:
             assert step.info is not None
             assert step.target is not None
             name = _unique(step.info.param_hint, set(sources))
@@ -169,10 +177,10 @@ def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset(
             is_sensitive = step.info.is_sensitive or name in sensitive
             options = step.extra.get("options")
             typed: dict[str, Any] = {}
-            if step.kind == "select" and options and not is_sensitive and len(set(options)) == len(options):
+            if step.kind != "type" and options and not is_sensitive and len(set(options)) == len(options):
                 typed = {"type": "enum", "values": tuple(options)}
             parameters.append(Parameter(name=name, required=True, sensitive=is_sensitive, **typed))
-            cls = TypeAction if step.kind == "type" else SelectAction
+            cls = {"type": TypeAction, "select": SelectAction, "choose": ChooseAction}[step.kind]
             actions.append(cls(id=action_id, target=step.target, value=ParameterRef(name=name)))
         elif step.kind == "dialog" and (not actions or actions[-1].kind not in _OPENS_DIALOG):
             actions.append(HumanAction(id=action_id, reason="other"))

@@ -84,6 +84,8 @@ var SkillreelRecorder = (() => {
   const opaque = new WeakSet();   // hosts already reported as a human step for hidden typing
   let enterTarget = null;
   let labelControl = null;
+  // popup pickers (record/picker.js): the opening click and the option chosen are one choose step
+  const picker = SkillreelPickerRecorder({report, describe: (el) => describeSafe(el), whenReady, sanitize, echoes});
 
   // ---- reporting ----------------------------------------------------------------------------
   function whenReady(work) {
@@ -506,6 +508,7 @@ var SkillreelRecorder = (() => {
     const el = origin(event);
     const editing = el && (fieldKind(el) === "rich" ? editableRoot(el) : el);
     flushAll(editing);
+    picker.down(el, null);
   }
 
   function onKeyDown(event) {
@@ -515,6 +518,7 @@ var SkillreelRecorder = (() => {
     const el = origin(event);
     if (el && el.localName === "input" && el.type === "password") notePassword(el);
     if (event.isComposing || (key !== "Enter" && key !== "Tab" && key !== "Escape")) return;
+    if (picker.down(el, key)) return flushAll(null);   // Enter opened a picker: its choice is the step
     const typing = el && (el.localName === "textarea" || el.isContentEditable);
     if (key === "Enter" && typing && !event.ctrlKey && !event.metaKey) return;   // a newline is typing
     if (!reachable) {
@@ -542,6 +546,7 @@ var SkillreelRecorder = (() => {
     if (!event.isTrusted) return;
     const raw = origin(event);
     if (armed) return completeMark(raw);
+    if (picker.click(raw)) return;                            // a popup picker's opening click or choice
     if (enterTarget && event.detail === 0) return;            // Enter's own activation: the press is recorded
     if (labelControl && raw === labelControl) {                 // the click a label forwards to its control
       labelControl = null;
@@ -662,7 +667,7 @@ var SkillreelRecorder = (() => {
   listen(window, "dragstart", onDragStart);
   listen(window, "drop", onDrop);
   listen(window, "submit", (event) => event.isTrusted && flushAll(null));
-  listen(window, "pagehide", () => flushAll(null));
+  listen(window, "pagehide", () => flushAll(null) || picker.flush());
   listen(document, "DOMContentLoaded", scanPasswords);
   watchTypeFlips();
   scanPasswords();

@@ -83,9 +83,11 @@ _POLL_S: Final = 0.05
 
 @functools.cache
 def capture_script() -> str:
-    """The script each isolated world runs: the shared element description, then the recorder."""
-    recorder = resources.files("skillreel.record").joinpath("recorder.js").read_text("utf-8")
-    return locate_script() + recorder
+    """The script each isolated world runs: the shared element description (popup pickers
+    included), the recorder's picker block (``picker.js``), then the recorder."""
+    files = resources.files("skillreel.record")
+    picker = files.joinpath("picker.js").read_text("utf-8")
+    return locate_script() + picker + "\n;\n" + files.joinpath("recorder.js").read_text("utf-8")
 
 
 # ---- the recorder --------------------------------------------------------------------------------

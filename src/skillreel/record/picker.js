@@ -1,0 +1,141 @@
+// skillreel record/picker.js — the recorder's popup pickers: a trusted click or key on a combobox
+// (role=combobox, aria-haspopup=listbox; a label whose one control is one), then a click on a
+// role=option of the role=listbox that opened after it (owned through aria-controls/aria-owns, or
+// newly visible anywhere: locate/listbox.js) is ONE `choose` event on the combobox: the option's
+// accessible name is its value, the enabled options' names its options. The opening click is not a
+// step of its own; when no option is chosen (the person clicks elsewhere or closes the list), it is
+// reported then as the click it was, never dropped.
+//
+// Evaluated after locate/listbox.js and before recorder.js, which makes one with what it needs:
+//   SkillreelPickerRecorder({report, describe, whenReady, sanitize, echoes})
+//     .down(el, key)    a trusted pointerdown (key null) or key press at el; true when it opened
+//                       or chose in a picker (the caller records nothing more of it)
+//     .click(el)        a trusted click at el; true when the picker consumed it
+//     .flush()          the page goes away: an opening click with no choice is reported
+var SkillreelPickerRecorder = (api) => {
+  "use strict";
+  const X = SkillreelListbox;
+  // open: {box, before, target, gesture, key} (gesture: the opening pointer's click has not come
+  // yet; key: Enter opened it);
+  // chosen: {option} a pointerdown on an option of the open list, its click still to come
+  let open = null;
+  let chosen = null;
+
+  function optionOf(el) {
+    if (!open || !el || !el.closest) return null;
+    const option = el.closest("[role=option]");
+    if (!option) return null;
+    const list = X.listboxOf(open.box, open.before);
+    return list && list.contains(option) && X.enabled(option) ? option : null;
+  }
+
+  // The opening click (or Enter) was all that happened: report it as the step it was.
+  function settleOpen() {
+    const was = open;
+    open = null;
+    chosen = null;
+    if (!was) return;
+    api.whenReady(() => {
+      if (!was.target) return api.report({type: "human", reason: "other", target: null});
+      api.report(was.key ? {type: "press", key: "Enter", target: was.target} : {type: "click", target: was.target});
+    });
+  }
+
+  function start(box, key) {
+    open = {box, before: X.visibleListboxes(), target: null, gesture: !key, key: Boolean(key)};
+    const opened = open;
+    api.whenReady(() => {
+      opened.target = api.describe(box);
+    });
+  }
+
+  function down(el, key) {
+    if (key !== null && key !== "Enter") {
+      if (open) settleOpen(); // Escape, Tab...: the list closes with nothing chosen
+      return false;
+    }
+    const option = key === null ? optionOf(el) : null;
+    if (option) {
+      chosen = {option};
+      return true;
+    }
+    const box = X.pickerOf(el);
+    if (open && box === open.box) {
+      open.gesture = key === null;
+      return true; // the same picker again (it closes or stays open): still one gesture
+    }
+    if (open) settleOpen();
+    if (!box) return false;
+    start(box, key);
+    return true;
+  }
+
+  // What the parameter is called: the picker's own label (never the value it shows).
+  function hint(box) {
+    const texts = [box.getAttribute("aria-label")];
+    for (const id of String(box.getAttribute("aria-labelledby") || "").split(/\s+/)) {
+      const el = id && id !== box.id ? document.getElementById(id) : null;
+      if (el) texts.push(el.textContent);
+    }
+    const label = box.closest("label") || (box.labels && box.labels[0]) || null;
+    if (label) {
+      const copy = label.cloneNode(true);
+      const shown = label.contains(box) ? box.parentElement : null;
+      if (shown && shown !== label) {
+        const path = [];
+        for (let at = shown; at && at !== label; at = at.parentElement) path.unshift(Array.prototype.indexOf.call(at.parentElement.children, at));
+        let twin = copy;
+        for (const i of path) twin = twin && twin.children[i];
+        if (twin) twin.remove();
+      }
+      texts.push(copy.textContent);
+    }
+    texts.push(box.getAttribute("name"), box.getAttribute("placeholder"));
+    for (const text of texts) {
+      const h = text && !api.echoes(text) ? api.sanitize(text) : null;
+      if (h && !api.echoes(h)) return h;
+    }
+    return "choice";
+  }
+
+  // The list's names: each enabled option once, in page order; null when a name repeats.
+  function names(list) {
+    const all = X.optionsOf(list).filter(X.enabled).map(X.optionName);
+    return new Set(all).size === all.length && all.length <= 256 ? all : null;
+  }
+
+  function report(option) {
+    const was = open;
+    open = null;
+    chosen = null;
+    const list = X.listboxOf(was.box, was.before);
+    const value = X.optionName(option);
+    const options = list ? names(list) : null;
+    const searched = was.box.localName === "input" && !was.box.readOnly;
+    const lazy = list && (list.getAttribute("aria-busy") === "true" || list.querySelector("[aria-setsize]"));
+    api.whenReady(() => {
+      const target = was.target || api.describe(was.box);
+      if (!target || !value) return api.report({type: "human", reason: "other", target: null});
+      const field = {control: "select", paramHint: hint(was.box), sensitive: false};
+      const event = {type: "choose", target, field, value};
+      if (options && !searched && !lazy && !options.some((n) => api.echoes(n))) event.options = options;
+      api.report(event);
+    });
+  }
+
+  function click(el) {
+    if (!open) return false;
+    const option = (chosen && chosen.option) || optionOf(el);
+    if (option && (option.isConnected || chosen)) {
+      report(option);
+      return true;
+    }
+    if (open.gesture) {
+      open.gesture = false;   // the opening pointer's own click (on a backdrop too): not a step
+      return true;
+    }
+    return X.pickerOf(el) === open.box; // a click on the open picker again
+  }
+
+  return Object.freeze({down, click, flush: settleOpen});
+};

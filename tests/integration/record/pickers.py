@@ -1,0 +1,202 @@
+"""Local pages that reproduce the popup pickers of three component libraries faithfully enough for
+the recorder and replay (no library code: the markup, ARIA and event behaviour each one has):
+
+- ``quasar``: a readonly ``<input role=combobox>`` inside a ``<label>`` field (the chosen value in a
+  sibling span, the field's label after it), ``aria-controls`` to a menu teleported to the end of
+  ``<body>``, options rendered on open, the menu growing in with a transition;
+- ``mui``: a ``<div role=combobox aria-haspopup=listbox>`` named by ``aria-labelledby``, opening on
+  ``mousedown`` into a portal with a backdrop covering the page (so the click lands on ``<body>``),
+  the listbox in an animated paper, ``aria-controls`` set while open, a hidden native input holding
+  the value (not the name);
+- ``headless``: a ``<button aria-haspopup=listbox aria-expanded>`` whose listbox is rendered in place
+  (not teleported) with ``aria-controls`` while open.
+
+Every page reports to the test server: ``/log?chose=NAME`` when an option is chosen and
+``/log?closed=1`` when the list is closed without a choice (Escape, a click outside). ``changed``
+renames every class and adds wrappers (the next version of the library's markup)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+OPTIONS = ("Low", "Medium", "High")
+
+_COMMON = """
+const NAMES = NAMES_JSON;
+const log = (q) => fetch("/log?" + q);
+function optionsHtml(cls) {
+  return NAMES.map((n, i) => `<div role="option" class="${cls}" aria-selected="false" data-i="${i}">` +
+    `<span class="${cls}-label">${n}</span></div>`).join("");
+}
+function grow(el) {  // an opening transition: the box moves and scales while it runs
+  el.style.transition = "transform 250ms ease-out, opacity 250ms";
+  el.style.transform = "translateY(-40px) scale(0.6)";
+  el.style.opacity = "0.2";
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    el.style.transform = "none";
+    el.style.opacity = "1";
+  }));
+}
+"""
+
+_QUASAR = """
+<main class="P-page"><form class="P-form" onsubmit="return false">WRAP_OPEN
+<label class="P-field" for="prio-input">
+  <div class="P-field__inner"><div class="P-field__control">
+    <div class="P-field__native"><span class="P-field__value"></span>
+      <input id="prio-input" class="P-select__focus-target" readonly role="combobox" tabindex="0"
+             aria-haspopup="listbox" aria-expanded="false" aria-controls="prio-lb"
+             aria-autocomplete="none"></div>
+    <div class="P-field__label">Priority</div>
+  </div></div>
+</label>WRAP_CLOSE
+</form></main>
+<script>
+COMMON
+const input = document.getElementById("prio-input");
+const value = document.querySelector(".P-field__value");
+let menu = null;
+function close(chosen) {
+  if (!menu) return;
+  const gone = menu;
+  menu = null;
+  input.setAttribute("aria-expanded", "false");
+  gone.style.opacity = "0";
+  setTimeout(() => gone.remove(), 150);
+  if (!chosen) log("closed=1");
+}
+function open() {
+  if (menu) return;
+  menu = document.createElement("div");
+  menu.className = "P-menu";
+  menu.style.cssText = "position:absolute;left:10px;top:60px;background:#fff;border:1px solid #999";
+  menu.innerHTML = `<div class="P-virtual-scroll" role="listbox" id="prio-lb">${optionsHtml("P-item")}</div>`;
+  document.body.appendChild(menu);  // teleported
+  grow(menu);
+  input.setAttribute("aria-expanded", "true");
+  menu.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("click", () => {
+    value.textContent = NAMES[o.dataset.i];
+    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
+    close(true);
+  }));
+}
+document.querySelector(".P-field").addEventListener("click", open);
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
+document.addEventListener("mousedown", (e) => {
+  if (menu && !menu.contains(e.target) && !e.target.closest(".P-field")) close(false);
+});
+</script>
+"""
+
+_MUI = """
+<main class="P-root">WRAP_OPEN<div class="P-FormControl">
+  <label id="age-label" class="P-InputLabel">Age</label>
+  <div class="P-InputBase">
+    <div id="age-select" role="combobox" tabindex="0" class="P-Select-select" aria-haspopup="listbox"
+         aria-expanded="false" aria-labelledby="age-label age-select">&#8203;</div>
+    <input aria-hidden="true" tabindex="-1" class="P-Select-nativeInput" value="">
+  </div>
+</div>WRAP_CLOSE</main>
+<script>
+COMMON
+const box = document.getElementById("age-select");
+const native = document.querySelector(".P-Select-nativeInput");
+let portal = null;
+function close(chosen) {
+  if (!portal) return;
+  portal.remove();
+  portal = null;
+  box.setAttribute("aria-expanded", "false");
+  box.removeAttribute("aria-controls");
+  box.focus();
+  if (!chosen) log("closed=1");
+}
+box.addEventListener("mousedown", (e) => {
+  if (e.button !== 0 || portal) return;
+  e.preventDefault();
+  portal = document.createElement("div");
+  portal.setAttribute("role", "presentation");
+  portal.className = "P-Popover-root";
+  portal.style.cssText = "position:fixed;inset:0;z-index:1300";
+  portal.innerHTML = '<div class="P-Backdrop" style="position:fixed;inset:0"></div>' +
+    '<div class="P-Paper" style="position:absolute;left:12px;top:40px;background:#fff">' +
+    '<ul role="listbox" id="age-listbox" tabindex="-1" aria-labelledby="age-label">' +
+    optionsHtml("P-MenuItem") + "</ul></div>";
+  document.body.appendChild(portal);
+  grow(portal.querySelector(".P-Paper"));
+  box.setAttribute("aria-expanded", "true");
+  box.setAttribute("aria-controls", "age-listbox");
+  portal.querySelector(".P-Backdrop").addEventListener("click", () => close(false));
+  portal.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("click", () => {
+    box.textContent = NAMES[o.dataset.i];
+    native.value = String(10 * (Number(o.dataset.i) + 1));
+    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
+    close(true);
+  }));
+  portal.querySelector("ul").focus();
+});
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
+</script>
+"""
+
+_HEADLESS = """
+<main class="P-app">WRAP_OPEN<div class="P-listbox">
+  <label id="assignee-label" class="P-label">Assignee</label>
+  <div class="P-relative">
+    <button id="hl-button" type="button" class="P-button" aria-haspopup="listbox" aria-expanded="false"
+            aria-labelledby="assignee-label hl-button"><span class="P-truncate">Nobody</span>
+      <span class="P-icon" aria-hidden="true">&#9662;</span></button>
+  </div>
+</div>WRAP_CLOSE</main>
+<script>
+COMMON
+const button = document.getElementById("hl-button");
+let list = null;
+function close(chosen) {
+  if (!list) return;
+  list.remove();
+  list = null;
+  button.setAttribute("aria-expanded", "false");
+  button.removeAttribute("aria-controls");
+  if (!chosen) log("closed=1");
+}
+button.addEventListener("click", () => {
+  if (list) return close(false);
+  list = document.createElement("ul");
+  list.setAttribute("role", "listbox");
+  list.id = "hl-options";
+  list.tabIndex = 0;
+  list.setAttribute("aria-labelledby", "assignee-label");
+  list.innerHTML = optionsHtml("P-option");
+  button.parentElement.appendChild(list);  // in place, next to its button
+  grow(list);
+  button.setAttribute("aria-expanded", "true");
+  button.setAttribute("aria-controls", "hl-options");
+  list.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("click", () => {
+    button.querySelector(".P-truncate").textContent = NAMES[o.dataset.i];
+    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
+    close(true);
+  }));
+});
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
+</script>
+"""
+
+PAGES = {"quasar": _QUASAR, "mui": _MUI, "headless": _HEADLESS}
+# the selector a scripted demonstration clicks to open each picker
+SELECTORS = {"quasar": "#prio-input", "mui": "#age-select", "headless": "#hl-button"}
+PARAMETERS = {"quasar": "priority", "mui": "age", "headless": "assignee"}
+
+
+def picker_page(kind: str, names: Sequence[str] = OPTIONS, *, changed: bool = False) -> str:
+    """The page of one picker showing ``names``; ``changed``: every class renamed, wrappers added."""
+    body = PAGES[kind].replace("COMMON", _COMMON).replace("NAMES_JSON", json.dumps(list(names)))
+    if changed:
+        body = body.replace("P-", "v3-x").replace(
+            "WRAP_OPEN", '<div class="v3-outer"><section class="v3-slot">'
+        )
+        body = body.replace("WRAP_CLOSE", "</section></div>")
+    else:
+        body = body.replace("P-", "q1-").replace("WRAP_OPEN", "").replace("WRAP_CLOSE", "")
+    return f"<!doctype html><html><head><title>Form</title></head><body>{body}</body></html>"

@@ -1,0 +1,108 @@
+"""Popup pickers (issue 28, point 1), recorded by a scripted demonstration and replayed in real
+Chromium, on three faithful pickers (tests/integration/record/pickers.py: Quasar-like, MUI-like,
+Headless-UI-like): ``{"do": "select", "label": ...}`` records ONE ``choose`` step whose parameter is
+an enum of the option names; replay chooses another option, on the recorded page and on its next
+version (classes renamed, wrappers added); an option the page no longer has and an option shown
+twice fail closed with nothing chosen and the list closed. The server's ``/log`` requests are the
+page's own account of what was chosen or closed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from skillreel.model.lifecycle import approve
+from skillreel.services.record_preflight import RecordRequest
+from skillreel.services.recording import record_skill
+from skillreel.services.replaying import ReplayRequest, replay_skill
+from skillreel.store import AuditNote, Store, utc_now
+from tests.integration.record.pickers import OPTIONS, PARAMETERS, SELECTORS, picker_page
+from tests.support.server import LocalServer
+from tests.support.warm import WarmSessions
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+KINDS = sorted(SELECTORS)
+
+
+def logged(server: LocalServer) -> list[dict[str, list[str]]]:
+    return [parse_qs(urlsplit(path).query) for _, path in server.requests if path.startswith("/log")]
+
+
+@pytest.fixture
+def store(skillreel_home: Path) -> Any:
+    with Store.open() as opened:
+        yield opened
+
+
+async def record_picker(kind: str, server: LocalServer, store: Store, tmp_path: Path) -> None:
+    server.set_route("/log", body=b"ok")
+    server.set_page("/form", picker_page(kind))
+    automation = tmp_path / "a.json"
+    steps = [{"do": "select", "selector": SELECTORS[kind], "label": "Medium"}]
+    automation.write_text(json.dumps({"steps": steps}))
+    result = await record_skill(
+        store, RecordRequest(name="pick", url=server.url("/form"), automation=automation)
+    )
+    draft = result.entry.draft
+    assert [a.kind for a in draft.actions] == ["navigate", "choose"]
+    (parameter,) = draft.parameters
+    assert (parameter.name, parameter.type, parameter.values) == (PARAMETERS[kind], "enum", OPTIONS)
+    assert logged(server) == [{"chose": ["Medium"]}]
+    store.update(
+        "pick", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
+    )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_recorded_choice_replays_with_another_option_on_two_versions(
+    kind: str, server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+) -> None:
+    await record_picker(kind, server, store, tmp_path)
+    for changed, name in ((False, "High"), (True, "Low")):
+        server.set_page("/form", picker_page(kind, changed=changed))
+        server.requests.clear()
+        outcome = await replay_skill(
+            store,
+            ReplayRequest(name="pick", inputs={PARAMETERS[kind]: name}, timeout_ms=8_000),
+            session_factory=sessions,
+        )
+        assert outcome.error is None, outcome.error.to_json()
+        assert logged(server) == [{"chose": [name]}]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(
+    ("names", "code"),
+    [
+        (("Low", "High"), "SR_REPLAY_UI_OPTION_NOT_FOUND"),
+        (("Low", "High", " High "), "SR_REPLAY_UI_OPTION_AMBIGUOUS"),
+    ],
+)
+async def test_a_missing_or_doubled_option_fails_closed_with_the_list_closed(
+    kind: str,
+    names: tuple[str, ...],
+    code: str,
+    server: LocalServer,
+    store: Store,
+    tmp_path: Path,
+    sessions: WarmSessions,
+) -> None:
+    await record_picker(kind, server, store, tmp_path)
+    server.set_page("/form", picker_page(kind, names))
+    server.requests.clear()
+    wanted = "Medium" if code.endswith("NOT_FOUND") else "High"
+    outcome = await replay_skill(
+        store,
+        ReplayRequest(name="pick", inputs={PARAMETERS[kind]: wanted}, timeout_ms=6_000),
+        session_factory=sessions,
+    )
+    assert outcome.error is not None
+    assert outcome.error.code == code
+    assert outcome.error.action_id == "a2"
+    assert wanted not in json.dumps(outcome.error.to_json())
+    assert logged(server) == [{"closed": ["1"]}]  # nothing chosen, the list closed
