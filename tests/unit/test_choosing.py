@@ -8,9 +8,12 @@ import pytest
 from skillreel.agent_skills.skill_md import _step_line
 from skillreel.errors import ReplayUIError
 from skillreel.model.actions import ChooseAction, NavigateAction, capability_manifest
+from skillreel.model.events import FieldInfo, RecordedEvent
 from skillreel.model.intents import generated_intent
 from skillreel.model.locators import Fingerprint, LocatorBundle, LocatorCandidate
 from skillreel.model.refs import ParameterRef
+from skillreel.record.project import plan
+from skillreel.record.redact import TypedValues, scrub_options
 from skillreel.replay.engine import EngineOptions, ReplayEngine
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
 from skillreel.replay.steps.choosing import option_index, option_name
@@ -87,3 +90,34 @@ def test_the_step_reads_as_a_choice_everywhere() -> None:
     assert (
         _step_line(2, action) == "2. `a2` choose: choose the option named by parameter `priority` in a picker"
     )
+
+
+# ---- recording: the choose event and its projection ------------------------------------------------
+
+
+def choose_event(seq: int, names: tuple[str, ...] | None) -> RecordedEvent:
+    field = FieldInfo(control="select", param_hint="priority", sensitive=False)
+    return RecordedEvent(seq=seq, type="choose", target=TARGET, field=field, options=names)
+
+
+def test_a_choose_event_becomes_a_choose_step_with_an_enum_of_the_names() -> None:
+    start = RecordedEvent(seq=0, type="navigate", url=URL, reason="start")
+    steps = plan([start, choose_event(1, ("Low", "High"))])
+    assert [a.kind for a in steps.actions] == ["navigate", "choose"]
+    (parameter,) = steps.parameters
+    assert (parameter.name, parameter.type, parameter.values) == ("priority", "enum", ("Low", "High"))
+    free = plan([start, choose_event(1, None)])  # a list searched or loading lazily: any name
+    assert (free.parameters[0].type, free.parameters[0].values) == (None, None)  # untyped: a string
+    twice = plan([start, choose_event(1, ("Low",)), choose_event(2, ("Low", "High"))])  # the last one
+    assert [a.kind for a in twice.actions] == ["navigate", "choose"]
+
+
+def test_only_a_select_or_a_choose_lists_options() -> None:
+    with pytest.raises(ValueError, match="only a select or a choose lists its options"):
+        RecordedEvent(seq=1, type="click", target=TARGET, options=("Low",))
+
+
+def test_option_names_that_echo_a_typed_value_make_no_enum() -> None:
+    typed = TypedValues(["Hunter-Secret-9"])
+    assert scrub_options(("Low", "Hunter-Secret-9"), typed) is None
+    assert scrub_options(("Low", "High"), typed) == ("Low", "High")

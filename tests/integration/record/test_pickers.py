@@ -106,3 +106,56 @@ async def test_a_missing_or_doubled_option_fails_closed_with_the_list_closed(
     assert outcome.error.action_id == "a2"
     assert wanted not in json.dumps(outcome.error.to_json())
     assert logged(server) == [{"closed": ["1"]}]  # nothing chosen, the list closed
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_picker_opened_and_closed_without_a_choice_is_the_click_it_was(
+    kind: str, server: LocalServer, store: Store, tmp_path: Path
+) -> None:
+    """Never dropped: the readonly combobox input inside its label (Quasar) and the picker that opens
+    on mousedown under a backdrop (MUI, whose click lands on <body>) are a click on the picker."""
+    server.set_route("/log", body=b"ok")
+    server.set_page("/form", picker_page(kind))
+    automation = tmp_path / "a.json"
+    steps = [{"do": "click", "selector": SELECTORS[kind]}, {"do": "press", "key": "Escape"}]
+    automation.write_text(json.dumps({"steps": steps}))
+    result = await record_skill(
+        store, RecordRequest(name="peek", url=server.url("/form"), automation=automation)
+    )
+    actions = result.entry.draft.actions
+    assert [a.kind for a in actions] == ["navigate", "click", "press"]
+    assert actions[1].target.fingerprint.role == "combobox" or actions[1].target.fingerprint.tag == "button"
+    assert logged(server) == [{"closed": ["1"]}]
+
+
+NATIVE = """<!doctype html><html><body><label for=r>Region</label>
+<select id=r name=region><option value="">Choose</option><option value="n1">North</option>
+<option value="s1">South</option></select>
+<button type=button onclick="fetch('/log?region=' + document.getElementById('r').value)">Save</button>
+</body></html>"""
+
+
+async def test_a_native_select_is_chosen_by_its_visible_label(
+    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+) -> None:
+    server.set_route("/log", body=b"ok")
+    server.set_page("/native", NATIVE)
+    automation = tmp_path / "a.json"
+    steps = [{"do": "select", "selector": "#r", "label": "South"}, {"do": "click", "selector": "button"}]
+    automation.write_text(json.dumps({"steps": steps}))
+    result = await record_skill(
+        store, RecordRequest(name="region", url=server.url("/native"), automation=automation)
+    )
+    assert [a.kind for a in result.entry.draft.actions] == ["navigate", "select", "click"]
+    assert logged(server) == [{"region": ["s1"]}]
+    store.update(
+        "region", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
+    )
+    server.requests.clear()
+    outcome = await replay_skill(
+        store,
+        ReplayRequest(name="region", inputs={"region": "n1"}, timeout_ms=6_000),
+        session_factory=sessions,
+    )
+    assert outcome.error is None, outcome.error.to_json()
+    assert logged(server) == [{"region": ["n1"]}]
