@@ -13,7 +13,8 @@
 //   SkillreelListbox.enabled(option), SkillreelListbox.optionName(option)
 //   SkillreelListbox.call(method, arg)   -> replay's calls (settle.js routes "listbox.NAME" here):
 //       arm({})                  remember the element marked for the next action as the combobox
-//                                and the listboxes visible before it is opened -> bool
+//                                and the listboxes visible before it is opened -> {held, searchable}
+//                                (searchable: an editable text input, typed into to filter)
 //       options({})              the open listbox's enabled options -> {names} or {names: null}
 //       mark({index, attr, nonce}) mark that option for Playwright's click -> bool
 //       shown({name, attr})      after the click: whether the combobox shows the choice -> bool
@@ -111,7 +112,9 @@ var SkillreelListbox = (() => {
     state.before = visibleListboxes();
     state.options = [];
     state.chosen = null;
-    return state.box !== null;
+    const box = state.box;
+    const searchable = box !== null && box.localName === "input" && !box.readOnly && !box.disabled;
+    return {held: box !== null, searchable};
   }
 
   function options() {

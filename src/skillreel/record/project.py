@@ -25,7 +25,8 @@ Rules, in order:
 5. A ``choose`` event (an option chosen in a popup picker: ``record/picker.js``) becomes a
    ``choose`` step on the combobox with its own parameter, like a select: an ``enum`` of the
    option names its list showed when they were captured (screened, each name once), else a free
-   string (a list that was searched or loads lazily).
+   string (a list that was searched or loads lazily). Typing into the combobox right before (a
+   searchable one: the typed text filtered the list) is part of the choice, not a step.
 """
 
 from __future__ import annotations
@@ -127,11 +128,23 @@ def _same_field(a: _Step, b: _Step) -> bool:
     )
 
 
+def _filtered(typed: _Step, chosen: _Step) -> bool:
+    """Typing into a searchable combobox, then choosing in its list: the typed filter is part of
+    the choice (the name chosen is the input), not a parameter of its own."""
+    return (
+        typed.kind == "type"
+        and chosen.kind == "choose"
+        and typed.target is not None
+        and chosen.target is not None
+        and typed.target.candidates[0] == chosen.target.candidates[0]
+    )
+
+
 def _coalesce(steps: Iterable[_Step]) -> list[_Step]:
     out: list[_Step] = []
     for step in steps:
         last = out[-1] if out else None
-        if last is not None and step.kind in _EDITS and _same_field(last, step):
+        if last is not None and step.kind in _EDITS and (_same_field(last, step) or _filtered(last, step)):
             step.merged = (*last.merged, last.seq)
             out[-1] = step
         elif (

@@ -314,12 +314,15 @@ class PlaywrightDriver:
         await self._act(picked, "the selection", choose, timeout_ms)
         return value
 
-    async def open_picker(self, picked: Picked, *, timeout_ms: int) -> tuple[str, ...] | None:
-        """Click the combobox marked by ``picked`` (as :meth:`click`), then wait for the listbox it
-        opens (owned through ``aria-controls``/``aria-owns``, else the one newly visible) until two
-        looks find the same enabled options: their names, or None when no list opened in time."""
-        await self._world.call("arm", {}, api=LISTBOX)
+    async def open_picker(self, picked: Picked, name: str, *, timeout_ms: int) -> tuple[str, ...] | None:
+        """Click the combobox marked by ``picked`` (as :meth:`click`; a searchable one, an editable
+        input, then gets ``name`` typed to filter its list), then wait for the listbox it opens
+        (owned through ``aria-controls``/``aria-owns``, else the one newly visible) until two looks
+        find the same enabled options: their names, or None when no list opened in time."""
+        armed = await self._world.call("arm", {}, api=LISTBOX)
         await self.click(picked, timeout_ms=timeout_ms)
+        if isinstance(armed, dict) and armed.get("searchable"):
+            await self.fill(picked, name, timeout_ms=timeout_ms)
         deadline = time.monotonic() + timeout_ms / 1000
         await self.settle(0, timeout_ms=timeout_ms)
         seen: list[str] | None = None

@@ -210,10 +210,11 @@ class Acting(Protocol):
         one of ``allowed`` (then nothing is chosen)."""
         ...
 
-    async def open_picker(self, picked: Picked, *, timeout_ms: int) -> tuple[str, ...] | None:
-        """Click the combobox ``picked`` and wait for the listbox it opens: the accessible names of
-        its enabled options in page order (white space collapsed), or None when no list opened.
-        Raises :class:`TargetReplaced` as :meth:`click` does."""
+    async def open_picker(self, picked: Picked, name: str, *, timeout_ms: int) -> tuple[str, ...] | None:
+        """Click the combobox ``picked`` (a searchable one then gets ``name`` typed, to filter its
+        list) and wait for the listbox it opens: the accessible names of its enabled options in
+        page order (white space collapsed), or None when no list opened. Raises
+        :class:`TargetReplaced` as :meth:`click` does."""
         ...
 
     async def pick_option(self, index: int, name: str, *, timeout_ms: int) -> bool:

@@ -430,7 +430,7 @@ class FakeDriver:
         e.value = value
         return value
 
-    async def open_picker(self, picked: Picked, *, timeout_ms: int) -> tuple[str, ...] | None:
+    async def open_picker(self, picked: Picked, name: str, *, timeout_ms: int) -> tuple[str, ...] | None:
         """A picker is an element whose ``labels`` are the names of its list's enabled options
         (none: no list opens); choosing sets its ``value`` to the name (logged "open", "choose",
         "close")."""

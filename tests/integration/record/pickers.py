@@ -9,7 +9,9 @@ the recorder and replay (no library code: the markup, ARIA and event behaviour e
   the listbox in an animated paper, ``aria-controls`` set while open, a hidden native input holding
   the value (not the name);
 - ``headless``: a ``<button aria-haspopup=listbox aria-expanded>`` whose listbox is rendered in place
-  (not teleported) with ``aria-controls`` while open.
+  (not teleported) with ``aria-controls`` while open;
+- ``autocomplete`` (MUI Autocomplete-like, searchable): an editable ``<input role=combobox>`` whose
+  popper at the end of ``<body>`` lists the options whose name holds what was typed.
 
 Every page reports to the test server: ``/log?chose=NAME`` when an option is chosen and
 ``/log?closed=1`` when the list is closed without a choice (Escape, a click outside). ``changed``
@@ -183,7 +185,50 @@ document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(fals
 </script>
 """
 
-PAGES = {"quasar": _QUASAR, "mui": _MUI, "headless": _HEADLESS}
+_AUTOCOMPLETE = """
+<main class="P-root">WRAP_OPEN<div class="P-Autocomplete">
+  <label for="country" class="P-InputLabel">Country</label>
+  <div class="P-InputBase"><input id="country" class="P-Input" role="combobox" autocomplete="off"
+       aria-autocomplete="list" aria-expanded="false"></div>
+</div>WRAP_CLOSE</main>
+<script>
+COMMON
+const input = document.getElementById("country");
+let popper = null;
+function close(chosen) {
+  if (!popper) return;
+  popper.remove();
+  popper = null;
+  input.setAttribute("aria-expanded", "false");
+  input.removeAttribute("aria-controls");
+  if (!chosen) log("closed=1");
+}
+function render() {  // the options whose name holds what was typed, in a popper at the end of body
+  if (!popper) {
+    popper = document.createElement("div");
+    popper.className = "P-Popper";
+    popper.style.cssText = "position:absolute;left:10px;top:50px;background:#fff";
+    document.body.appendChild(popper);
+    input.setAttribute("aria-expanded", "true");
+    input.setAttribute("aria-controls", "country-listbox");
+  }
+  const typed = input.value.toLowerCase();
+  const shown = NAMES.map((n, i) => [n, i]).filter(([n]) => n.toLowerCase().includes(typed));
+  popper.innerHTML = '<ul role="listbox" id="country-listbox">' + shown.map(([n, i]) =>
+    `<li role="option" class="P-Option" data-i="${i}">${n}</li>`).join("") + "</ul>";
+  popper.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("click", () => {
+    input.value = NAMES[o.dataset.i];
+    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
+    close(true);
+  }));
+}
+input.addEventListener("mousedown", () => render());
+input.addEventListener("input", () => render());
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
+</script>
+"""
+
+PAGES = {"quasar": _QUASAR, "mui": _MUI, "headless": _HEADLESS, "autocomplete": _AUTOCOMPLETE}
 # the selector a scripted demonstration clicks to open each picker
 SELECTORS = {"quasar": "#prio-input", "mui": "#age-select", "headless": "#hl-button"}
 PARAMETERS = {"quasar": "priority", "mui": "age", "headless": "assignee"}

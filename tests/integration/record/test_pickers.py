@@ -15,12 +15,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from skillreel.model.actions import ClickAction
 from skillreel.model.lifecycle import approve
 from skillreel.services.record_preflight import RecordRequest
 from skillreel.services.recording import record_skill
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
 from tests.integration.record.pickers import OPTIONS, PARAMETERS, SELECTORS, picker_page
+from tests.support.narrow import narrow
 from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions
 
@@ -124,7 +126,8 @@ async def test_a_picker_opened_and_closed_without_a_choice_is_the_click_it_was(
     )
     actions = result.entry.draft.actions
     assert [a.kind for a in actions] == ["navigate", "click", "press"]
-    assert actions[1].target.fingerprint.role == "combobox" or actions[1].target.fingerprint.tag == "button"
+    clicked = narrow(ClickAction, actions[1]).target.fingerprint
+    assert clicked.role == "combobox" or clicked.tag == "button"  # the picker, not <body> or nothing
     assert logged(server) == [{"closed": ["1"]}]
 
 
@@ -159,3 +162,41 @@ async def test_a_native_select_is_chosen_by_its_visible_label(
     )
     assert outcome.error is None, outcome.error.to_json()
     assert logged(server) == [{"region": ["n1"]}]
+
+
+COUNTRIES = ("Germany", "France", "Greece", "Spain")
+
+
+async def test_a_searched_choice_is_one_step_whose_input_is_the_name(
+    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+) -> None:
+    """Typing "Ge" to filter, then clicking "Germany": one choose step (the typed filter is no
+    parameter of its own) whose input is a free name; replay types the name to filter, then picks."""
+    server.set_route("/log", body=b"ok")
+    server.set_page("/form", picker_page("autocomplete", COUNTRIES))
+    automation = tmp_path / "a.json"
+    steps = [
+        {"do": "type", "selector": "#country", "text": "Ge"},
+        {"do": "click", "selector": "#country-listbox [role=option] >> text=Germany"},
+    ]
+    automation.write_text(json.dumps({"steps": steps}))
+    result = await record_skill(
+        store, RecordRequest(name="country", url=server.url("/form"), automation=automation)
+    )
+    draft = result.entry.draft
+    assert [a.kind for a in draft.actions] == ["navigate", "choose"]
+    assert [(p.name, p.type, p.values) for p in draft.parameters] == [("country", None, None)]
+    assert logged(server) == [{"chose": ["Germany"]}]
+    store.update(
+        "country", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
+    )
+    for changed, name in ((False, "France"), (True, "Greece")):
+        server.set_page("/form", picker_page("autocomplete", COUNTRIES, changed=changed))
+        server.requests.clear()
+        outcome = await replay_skill(
+            store,
+            ReplayRequest(name="country", inputs={"country": name}, timeout_ms=8_000),
+            session_factory=sessions,
+        )
+        assert outcome.error is None, outcome.error.to_json()
+        assert logged(server) == [{"chose": [name]}]

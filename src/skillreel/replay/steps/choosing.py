@@ -1,8 +1,9 @@
 """The ``choose`` step: an option of a popup picker (a combobox and the listbox it opens), chosen by
 the option's accessible name.
 
-The combobox is located (and healed) as any click target and clicked; the driver waits for the
-listbox it opens and reads the accessible names of its enabled options. Which option is chosen is
+The combobox is located (and healed) as any click target and clicked (a searchable one, an editable
+input, then gets the name typed: the list it filters is read); the driver waits for the listbox it
+opens and reads the accessible names of its enabled options. Which option is chosen is
 decided here, in plain Python (:func:`option_index`): the ONE whose name equals the input as people
 read it (white space collapsed, case as shown). None or several: ``SR_REPLAY_UI_OPTION_NOT_FOUND``
 or ``SR_REPLAY_UI_OPTION_AMBIGUOUS``, nothing chosen and the list closed with Escape. The option is
@@ -44,7 +45,10 @@ async def choose(ctx: StepContext, a: ChooseAction) -> None:
     if value is None:  # an optional input nobody gave: the picker is left as it is
         step.facts["skipped"] = ev.marker_digest("skipped", a.id)
         return
-    names = await act_on(ctx, a.target, lambda p: ctx.driver.open_picker(p, timeout_ms=ctx.remaining_ms()))
+    wanted = option_name(value)
+    names = await act_on(
+        ctx, a.target, lambda p: ctx.driver.open_picker(p, wanted, timeout_ms=ctx.remaining_ms())
+    )
     found = option_index(names, value) if names is not None else "none"
     if isinstance(found, str):
         await ctx.driver.close_picker(timeout_ms=ctx.remaining_ms())
@@ -57,7 +61,7 @@ async def choose(ctx: StepContext, a: ChooseAction) -> None:
         raise ReplayUIError(
             code, f"step {a.id} (choose): {why}; nothing was chosen and the list was closed", action_id=a.id
         )
-    if not await ctx.driver.pick_option(found, option_name(value), timeout_ms=ctx.remaining_ms()):
+    if not await ctx.driver.pick_option(found, wanted, timeout_ms=ctx.remaining_ms()):
         raise ReplayUIError(
             "SR_REPLAY_UI_OPTION_NOT_SHOWN",
             f"step {a.id} (choose): the option was clicked but the picker does not show it",
