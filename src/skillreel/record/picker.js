@@ -29,12 +29,19 @@ var SkillreelPickerRecorder = (api) => {
     return list && list.contains(option) && X.enabled(option) ? option : null;
   }
 
-  // The opening click (or Enter) was all that happened: report it as the step it was.
+  // A searchable combobox: an editable text input. Clicking it focuses a field (its edit is
+  // recorded, as any field's), and Enter in it is the press it always was.
+  function editable(box) {
+    return (box.localName === "input" || box.localName === "textarea") && !box.readOnly && !box.disabled;
+  }
+
+  // The opening click (or Enter) was all that happened: report it as the step it was (a searchable
+  // combobox's focusing click is none: what was typed is).
   function settleOpen() {
     const was = open;
     open = null;
     chosen = null;
-    if (!was) return;
+    if (!was || editable(was.box)) return;
     api.whenReady(() => {
       if (!was.target) return api.report({type: "human", reason: "other", target: null});
       api.report(was.key ? {type: "press", key: "Enter", target: was.target} : {type: "click", target: was.target});
@@ -60,6 +67,10 @@ var SkillreelPickerRecorder = (api) => {
       return true;
     }
     const box = X.pickerOf(el);
+    if (key !== null && box && editable(box)) {
+      if (open) settleOpen();
+      return false;
+    }
     if (open && box === open.box) {
       open.gesture = key === null;
       return true; // the same picker again (it closes or stays open): still one gesture
@@ -111,7 +122,7 @@ var SkillreelPickerRecorder = (api) => {
     const list = X.listboxOf(was.box, was.before);
     const value = X.optionName(option);
     const options = list ? names(list) : null;
-    const searched = was.box.localName === "input" && !was.box.readOnly;
+    const searched = editable(was.box);
     const lazy = list && (list.getAttribute("aria-busy") === "true" || list.querySelector("[aria-setsize]"));
     api.whenReady(() => {
       const target = was.target || api.describe(was.box);

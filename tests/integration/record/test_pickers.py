@@ -200,3 +200,19 @@ async def test_a_searched_choice_is_one_step_whose_input_is_the_name(
         )
         assert outcome.error is None, outcome.error.to_json()
         assert logged(server) == [{"chose": [name]}]
+
+
+async def test_a_click_into_a_searchable_combobox_with_no_choice_is_a_focusing_click(
+    server: LocalServer, store: Store, tmp_path: Path
+) -> None:
+    """As any text field's: no click step (what is typed there is the step)."""
+    server.set_route("/log", body=b"ok")
+    server.set_page("/form", picker_page("autocomplete", COUNTRIES))
+    automation = tmp_path / "a.json"
+    steps = [{"do": "click", "selector": "#country"}, {"do": "press", "key": "Escape"}]
+    automation.write_text(json.dumps({"steps": steps}))
+    result = await record_skill(
+        store, RecordRequest(name="peek", url=server.url("/form"), automation=automation)
+    )
+    assert [a.kind for a in result.entry.draft.actions] == ["navigate", "press"]
+    assert logged(server) == [{"closed": ["1"]}]
