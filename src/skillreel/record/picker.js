@@ -10,7 +10,8 @@
 //   SkillreelPickerRecorder({report, describe, whenReady, sanitize, echoes})
 //     .down(el, key)    a trusted pointerdown (key null) or key press at el; true when it opened
 //                       or chose in a picker (the caller records nothing more of it)
-//     .click(el)        a trusted click at el; true when the picker consumed it
+//     .click(el)        a trusted click at el; true when the picker consumed it (it listens to
+//                       pointerup itself: a list that chooses then may never send the click)
 //     .flush()          the page goes away: an opening click with no choice is reported
 var SkillreelPickerRecorder = (api) => {
   "use strict";
@@ -38,6 +39,7 @@ var SkillreelPickerRecorder = (api) => {
   // The opening click (or Enter) was all that happened: report it as the step it was (a searchable
   // combobox's focusing click is none: what was typed is).
   function settleOpen() {
+    if (chosen) return report(chosen);
     const was = open;
     open = null;
     chosen = null;
@@ -61,9 +63,10 @@ var SkillreelPickerRecorder = (api) => {
       if (open) settleOpen(); // Escape, Tab...: the list closes with nothing chosen
       return false;
     }
+    if (chosen) report(chosen); // a choice whose click never came
     const option = key === null ? optionOf(el) : null;
     if (option) {
-      chosen = {option};
+      chosen = snapshot(option);
       return true;
     }
     const box = X.pickerOf(el);
@@ -115,30 +118,41 @@ var SkillreelPickerRecorder = (api) => {
     return new Set(all).size === all.length && all.length <= 256 ? all : null;
   }
 
-  function report(option) {
+  // What a choice is, read while its list is still shown (a pointerdown on the option): the
+  // option's name and the names of the list, unless it was searched or loads lazily.
+  function snapshot(option) {
+    const list = X.listboxOf(open.box, open.before);
+    const lazy = list && (list.getAttribute("aria-busy") === "true" || list.querySelector("[aria-setsize]"));
+    const options = list && !lazy && !editable(open.box) ? names(list) : null;
+    return {option, value: X.optionName(option), options};
+  }
+
+  // The choice is made: report it (on the option's click; or right after the pointer went up, for
+  // a list that chooses on pointerup and goes away before any click).
+  function report(choice) {
     const was = open;
     open = null;
     chosen = null;
-    const list = X.listboxOf(was.box, was.before);
-    const value = X.optionName(option);
-    const options = list ? names(list) : null;
-    const searched = editable(was.box);
-    const lazy = list && (list.getAttribute("aria-busy") === "true" || list.querySelector("[aria-setsize]"));
+    const {value, options} = choice;
     api.whenReady(() => {
       const target = was.target || api.describe(was.box);
       if (!target || !value) return api.report({type: "human", reason: "other", target: null});
       const field = {control: "select", paramHint: hint(was.box), sensitive: false};
       const event = {type: "choose", target, field, value};
-      if (options && !searched && !lazy && !options.some((n) => api.echoes(n))) event.options = options;
+      if (options && !options.some((n) => api.echoes(n))) event.options = options;
       api.report(event);
     });
   }
 
   function click(el) {
+    if (chosen) {
+      report(chosen);
+      return true;
+    }
     if (!open) return false;
-    const option = (chosen && chosen.option) || optionOf(el);
-    if (option && (option.isConnected || chosen)) {
-      report(option);
+    const option = optionOf(el); // its pointerdown went elsewhere (a list opened under the pointer)
+    if (option) {
+      report(snapshot(option));
       return true;
     }
     if (open.gesture) {
@@ -147,6 +161,13 @@ var SkillreelPickerRecorder = (api) => {
     }
     return X.pickerOf(el) === open.box; // a click on the open picker again
   }
+
+  // A list that chooses on pointerup and is gone before the click (Radix): the choice is reported
+  // once the events of that release are over, unless its click reported it.
+  window.addEventListener("pointerup", (event) => {
+    const pending = chosen;
+    if (event.isTrusted && pending) setTimeout(() => chosen === pending && report(pending), 0);
+  }, {capture: true, passive: true});
 
   return Object.freeze({down, click, flush: settleOpen});
 };

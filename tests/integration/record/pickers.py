@@ -10,6 +10,8 @@ the recorder and replay (no library code: the markup, ARIA and event behaviour e
   the value (not the name);
 - ``headless``: a ``<button aria-haspopup=listbox aria-expanded>`` whose listbox is rendered in place
   (not teleported) with ``aria-controls`` while open;
+- ``radix``: a ``<button role=combobox>`` opening on ``pointerdown`` into a portal whose options
+  choose on ``pointerup`` and vanish at once (no click follows);
 - ``autocomplete`` (MUI Autocomplete-like, searchable): an editable ``<input role=combobox>`` whose
   popper at the end of ``<body>`` lists the options whose name holds what was typed.
 
@@ -228,10 +230,62 @@ document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(fals
 </script>
 """
 
-PAGES = {"quasar": _QUASAR, "mui": _MUI, "headless": _HEADLESS, "autocomplete": _AUTOCOMPLETE}
+_RADIX = """
+<main class="P-main">WRAP_OPEN<div class="P-field">
+  <span id="fruit-label" class="P-Label">Fruit</span>
+  <button type="button" id="fruit-trigger" class="P-SelectTrigger" role="combobox" aria-expanded="false"
+          aria-autocomplete="none" aria-labelledby="fruit-label">
+    <span class="P-SelectValue">Pick one</span></button>
+</div>WRAP_CLOSE</main>
+<script>
+COMMON
+const trigger = document.getElementById("fruit-trigger");
+let content = null;
+function close(chosen) {
+  if (!content) return;
+  content.remove();  // at once: no click follows a choice made on pointerup
+  content = null;
+  trigger.setAttribute("aria-expanded", "false");
+  trigger.removeAttribute("aria-controls");
+  if (!chosen) log("closed=1");
+}
+trigger.addEventListener("pointerdown", (e) => {
+  if (content || e.button !== 0) return;
+  e.preventDefault();
+  content = document.createElement("div");
+  content.setAttribute("data-radix-popper-content-wrapper", "");
+  content.style.cssText = "position:fixed;left:8px;top:70px;background:#fff";
+  content.innerHTML = '<div role="listbox" id="fruit-content" class="P-SelectContent">' +
+    optionsHtml("P-Item") + "</div>";
+  document.body.appendChild(content);
+  grow(content);
+  trigger.setAttribute("aria-expanded", "true");
+  trigger.setAttribute("aria-controls", "fruit-content");
+  content.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("pointerup", () => {
+    trigger.querySelector(".P-SelectValue").textContent = NAMES[o.dataset.i];
+    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
+    close(true);
+  }));
+});
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
+</script>
+"""
+
+PAGES = {
+    "quasar": _QUASAR,
+    "mui": _MUI,
+    "headless": _HEADLESS,
+    "radix": _RADIX,
+    "autocomplete": _AUTOCOMPLETE,
+}
 # the selector a scripted demonstration clicks to open each picker
-SELECTORS = {"quasar": "#prio-input", "mui": "#age-select", "headless": "#hl-button"}
-PARAMETERS = {"quasar": "priority", "mui": "age", "headless": "assignee"}
+SELECTORS = {
+    "quasar": "#prio-input",
+    "mui": "#age-select",
+    "headless": "#hl-button",
+    "radix": "#fruit-trigger",
+}
+PARAMETERS = {"quasar": "priority", "mui": "age", "headless": "assignee", "radix": "fruit"}
 
 
 def picker_page(kind: str, names: Sequence[str] = OPTIONS, *, changed: bool = False) -> str:
