@@ -5,11 +5,15 @@
 // a `choose` step opens and picks).
 //
 //   SkillreelListbox.pickerOf(el)        -> the combobox el is or belongs to, or null
-//   SkillreelListbox.visibleListboxes()  -> the listboxes visible now (a Set)
+//   SkillreelListbox.pickerBeside(el)    -> the one combobox beside the plain element el, or null
+//   SkillreelListbox.visibleNow()        -> the listboxes and option-like elements visible now (a Set)
 //   SkillreelListbox.listboxOf(box, before) -> the listbox box owns (aria-controls / aria-owns, its
 //       own or an inner element's) when visible, else the one listbox visible now that was not in
-//       `before`; null when none or several
-//   SkillreelListbox.optionsOf(listbox)  -> its visible role=option elements, in page order
+//       `before` (visibleNow() before it opened); else, for a list whose role=listbox is an
+//       accessibility-only copy of no size (Ant Design), the nearest element holding every
+//       option-like element (role=option, or aria-selected on no tab, row or cell) newly visible;
+//       null when none or several
+//   SkillreelListbox.optionsOf(list)     -> its visible option-like elements, in page order
 //   SkillreelListbox.enabled(option), SkillreelListbox.optionName(option)
 //   SkillreelListbox.call(method, arg)   -> replay's calls (settle.js routes "listbox.NAME" here):
 //       arm({})                  remember the element marked for the next action as the combobox
@@ -42,18 +46,42 @@ var SkillreelListbox = (() => {
     return el.getAttribute("aria-haspopup") === "listbox";
   }
 
+  const PICKERS = "[role=combobox], [aria-haspopup=listbox]";
+  const OPTIONISH =
+    "[role=option], [aria-selected]:not([role=tab]):not([role=row]):not([role=gridcell])" +
+    ":not([role=columnheader]):not([role=rowheader]):not([role=treeitem])";
+
+  // The one combobox beside el, a plain element (the value an Ant Design select shows next to its
+  // search input), or null.
+  function pickerBeside(el) {
+    if (!el || !el.parentElement || el.matches("a[href], button, input, select, textarea, label, [role]")) return null;
+    const around = el.parentElement.querySelectorAll(PICKERS);
+    return around.length === 1 ? around[0] : null;
+  }
+
   // The combobox el is, or is inside (a button's icon, an inner span), within three levels.
   function pickerOf(el) {
     for (let n = 0, cur = el; cur && n < 4; n += 1, cur = cur.parentElement) if (isPicker(cur)) return cur;
     // a click inside a label whose one control is a combobox (a Quasar field wraps its input)
     const label = el && el.closest ? el.closest("label") : null;
     if (!label) return null;
-    const inner = label.querySelectorAll("[role=combobox], [aria-haspopup=listbox]");
+    const inner = label.querySelectorAll(PICKERS);
     return inner.length === 1 ? inner[0] : null;
   }
 
   function visibleListboxes() {
-    return new Set(Array.from(document.querySelectorAll("[role=listbox]")).filter(visible));
+    return Array.from(document.querySelectorAll("[role=listbox]")).filter(visible);
+  }
+
+  function visibleNow() {
+    return new Set([...visibleListboxes(), ...Array.from(document.querySelectorAll(OPTIONISH)).filter(visible)]);
+  }
+
+  // The nearest element holding all of `els`.
+  function common(els) {
+    let at = els[0].parentElement;
+    while (at && !els.every((el) => at.contains(el))) at = at.parentElement;
+    return at;
   }
 
   function byIds(root, ids) {
@@ -84,13 +112,23 @@ var SkillreelListbox = (() => {
   function listboxOf(box, before) {
     const mine = owned(box);
     if (mine) return mine;
-    const fresh = Array.from(visibleListboxes()).filter((l) => !before.has(l) && !l.contains(box));
-    return fresh.length === 1 ? fresh[0] : null;
+    const fresh = visibleListboxes().filter((l) => !before.has(l) && !l.contains(box));
+    if (fresh.length) return fresh.length === 1 ? fresh[0] : null;
+    const items = Array.from(document.querySelectorAll(OPTIONISH)).filter(
+      (o) => visible(o) && !before.has(o) && !box.contains(o) && !o.contains(box),
+    );
+    const holder = items.length ? common(items) : null;
+    return holder && holder !== document.body && holder !== document.documentElement && !holder.contains(box)
+      ? holder
+      : null;
   }
 
-  function optionsOf(listbox) {
-    return Array.from(listbox.querySelectorAll("[role=option]")).filter(
-      (o) => visible(o) && o.closest("[role=listbox]") === listbox,
+  function optionsOf(list) {
+    if (list.getAttribute("role") !== "listbox") {
+      return Array.from(list.querySelectorAll(OPTIONISH)).filter((o) => visible(o) && !o.closest("[role=listbox]"));
+    }
+    return Array.from(list.querySelectorAll("[role=option]")).filter(
+      (o) => visible(o) && o.closest("[role=listbox]") === list,
     );
   }
 
@@ -99,8 +137,10 @@ var SkillreelListbox = (() => {
     return option.closest("[aria-disabled=true]") === null;
   }
 
+  // An option's accessible name; an option-like element without a role is named by its text.
   function optionName(option) {
-    return squash(L.accessibleName(option));
+    const name = squash(L.accessibleName(option));
+    return name || (option.getAttribute("role") ? "" : squash(option.textContent));
   }
 
   // ---- replay --------------------------------------------------------------------------------
@@ -109,7 +149,7 @@ var SkillreelListbox = (() => {
   function arm() {
     const held = SkillreelResolve.held();
     state.box = held ? held.el : null;
-    state.before = visibleListboxes();
+    state.before = visibleNow();
     state.options = [];
     state.chosen = null;
     const box = state.box;
@@ -155,7 +195,12 @@ var SkillreelListbox = (() => {
     if (!box || !box.isConnected) return false;
     const name = squash(arg.name);
     const near = [box, box.closest("label"), ...Array.from(box.labels || [])];
-    if (box.parentElement && !box.parentElement.querySelector("[role=option]")) near.push(box.parentElement);
+    // the field around it, two levels up at most, while it holds this picker only and no option
+    // (Quasar and Ant Design show the value in a span beside the combobox input)
+    for (let n = 0, at = box.parentElement; at && n < 2; n += 1, at = at.parentElement) {
+      if (at.querySelector(OPTIONISH) || at.querySelectorAll(PICKERS).length !== 1) break;
+      near.push(at);
+    }
     return near.some((el) => shows(el, name));
   }
 
@@ -166,5 +211,5 @@ var SkillreelListbox = (() => {
     return API[method](arg);
   }
 
-  return Object.freeze({call, pickerOf, isPicker, visibleListboxes, listboxOf, optionsOf, enabled, optionName});
+  return Object.freeze({call, pickerOf, pickerBeside, isPicker, visibleNow, listboxOf, optionsOf, enabled, optionName});
 })();

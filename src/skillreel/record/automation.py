@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import re
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Protocol
@@ -303,7 +304,11 @@ async def _pick(page: Page, picker: Locator, label: str, n: int, timeout_ms: int
     is stable (Playwright's actionability checks: a list still animating is not clicked); the
     recorder makes the two clicks one ``choose`` step."""
     await _click_centre(page, picker, n, timeout_ms)
-    option = page.get_by_role("option", name=label, exact=True).filter(visible=True)
+    # a role=option of that name, or an option-like element of that text with no role (Ant Design
+    # shows its options so, beside an accessibility-only listbox of no size)
+    shown_as = re.compile(r"^\s*" + re.escape(" ".join(label.split())).replace(r"\ ", r"\s+") + r"\s*$")
+    unnamed = page.locator("[aria-selected]:not([role])").filter(has_text=shown_as)
+    option = page.get_by_role("option", name=label, exact=True).or_(unnamed).filter(visible=True)
     try:
         await option.first.wait_for(state="visible", timeout=timeout_ms)
     except PlaywrightTimeoutError as exc:

@@ -24,10 +24,9 @@ var SkillreelPickerRecorder = (api) => {
 
   function optionOf(el) {
     if (!open || !el || !el.closest) return null;
-    const option = el.closest("[role=option]");
-    if (!option) return null;
     const list = X.listboxOf(open.box, open.before);
-    return list && list.contains(option) && X.enabled(option) ? option : null;
+    const option = list ? X.optionsOf(list).find((o) => o.contains(el)) : null;
+    return option && X.enabled(option) ? option : null;
   }
 
   // A searchable combobox: an editable text input. Clicking it focuses a field (its edit is
@@ -50,11 +49,13 @@ var SkillreelPickerRecorder = (api) => {
     });
   }
 
-  function start(box, key) {
-    open = {box, before: X.visibleListboxes(), target: null, gesture: !key, key: Boolean(key)};
+  // `via`: what was clicked, when it was not the combobox but beside it (reported as itself when
+  // nothing is chosen, as it would have been without a picker).
+  function start(box, key, via) {
+    open = {box, before: X.visibleNow(), target: null, gesture: !key, key: Boolean(key)};
     const opened = open;
     api.whenReady(() => {
-      opened.target = api.describe(box);
+      opened.target = api.describe(via || box);
     });
   }
 
@@ -69,7 +70,8 @@ var SkillreelPickerRecorder = (api) => {
       chosen = snapshot(option);
       return true;
     }
-    const box = X.pickerOf(el);
+    const own = X.pickerOf(el);
+    const box = own || (key === null ? X.pickerBeside(el) : null);
     if (key !== null && box && editable(box)) {
       if (open) settleOpen();
       return false;
@@ -80,7 +82,7 @@ var SkillreelPickerRecorder = (api) => {
     }
     if (open) settleOpen();
     if (!box) return false;
-    start(box, key);
+    start(box, key, own ? null : el);
     return true;
   }
 

@@ -12,6 +12,10 @@ the recorder and replay (no library code: the markup, ARIA and event behaviour e
   (not teleported) with ``aria-controls`` while open;
 - ``radix``: a ``<button role=combobox>`` opening on ``pointerdown`` into a portal whose options
   choose on ``pointerup`` and vanish at once (no click follows);
+- ``antd``: a readonly ``<input role=combobox>`` of no opacity over the select, the value shown in a
+  sibling span, opening on ``mousedown``; its ``role=listbox`` is an accessibility-only copy of no
+  size, and the options people see have no role, only ``aria-selected``; the dropdown is hidden,
+  not removed, when closed;
 - ``autocomplete`` (MUI Autocomplete-like, searchable): an editable ``<input role=combobox>`` whose
   popper at the end of ``<body>`` lists the options whose name holds what was typed.
 
@@ -271,7 +275,70 @@ document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(fals
 </script>
 """
 
+_ANTD = """
+<main class="P-layout">WRAP_OPEN<div class="P-form-item">
+<label class="P-form-item-label" for="rc_select_0">Owner</label>
+<div class="P-select P-select-single" style="position:relative;width:200px">
+  <div class="P-select-selector" style="position:relative;height:30px;border:1px solid #999">
+    <span class="P-select-selection-search" style="position:absolute;inset:0">
+      <input type="search" id="rc_select_0" class="P-select-selection-search-input" role="combobox" readonly
+             aria-expanded="false" aria-haspopup="listbox" aria-owns="rc_select_0_list"
+             aria-controls="rc_select_0_list" aria-autocomplete="list"
+             style="opacity:0;width:100%;height:100%">
+    </span>
+    <span class="P-select-selection-item" title="">Nobody</span>
+  </div>
+</div></div>WRAP_CLOSE</main>
+<script>
+COMMON
+const input = document.getElementById("rc_select_0");
+const item = document.querySelector(".P-select-selection-item");
+let dropdown = null;
+let opened = false;
+function close(chosen) {
+  if (!opened) return;
+  opened = false;
+  dropdown.style.display = "none";  // kept in the page, hidden
+  input.setAttribute("aria-expanded", "false");
+  if (!chosen) log("closed=1");
+}
+function build() {
+  dropdown = document.createElement("div");
+  dropdown.className = "P-select-dropdown";
+  dropdown.style.cssText = "position:absolute;left:10px;top:80px;background:#fff;width:200px";
+  // an accessibility-only listbox of no size, then the options people see (no role, aria-selected)
+  const a11y = NAMES.map((n, i) => `<div role="option" aria-selected="false">v${i}</div>`).join("");
+  dropdown.innerHTML = '<div role="listbox" id="rc_select_0_list" style="height:0;width:0;overflow:hidden">' +
+    a11y + '</div><div class="P-virtual-list"><div class="P-virtual-list-holder-inner">' +
+    NAMES.map((n, i) => `<div aria-selected="false" class="P-select-item P-select-item-option" ` +
+      `title="${n}" data-i="${i}"><div class="P-select-item-option-content">${n}</div>` +
+      '<span class="P-select-item-option-state" aria-hidden="true"></span></div>').join("") + "</div></div>";
+  document.body.appendChild(dropdown);
+  dropdown.querySelectorAll(".P-select-item-option").forEach((o) => o.addEventListener("click", () => {
+    const all = dropdown.querySelectorAll(".P-select-item-option");
+    all.forEach((x) => x.setAttribute("aria-selected", "false"));
+    o.setAttribute("aria-selected", "true");
+    item.textContent = NAMES[o.dataset.i];
+    item.title = NAMES[o.dataset.i];
+    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
+    close(true);
+  }));
+}
+document.querySelector(".P-select-selector").addEventListener("mousedown", (e) => {
+  e.preventDefault();
+  if (opened) return close(false);
+  if (!dropdown) build();
+  dropdown.style.display = "";
+  grow(dropdown);
+  opened = true;
+  input.setAttribute("aria-expanded", "true");
+});
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
+</script>
+"""
+
 PAGES = {
+    "antd": _ANTD,
     "quasar": _QUASAR,
     "mui": _MUI,
     "headless": _HEADLESS,
@@ -284,8 +351,9 @@ SELECTORS = {
     "mui": "#age-select",
     "headless": "#hl-button",
     "radix": "#fruit-trigger",
+    "antd": "#rc_select_0",
 }
-PARAMETERS = {"quasar": "priority", "mui": "age", "headless": "assignee", "radix": "fruit"}
+PARAMETERS = {"quasar": "priority", "mui": "age", "headless": "assignee", "radix": "fruit", "antd": "owner"}
 
 
 def picker_page(kind: str, names: Sequence[str] = OPTIONS, *, changed: bool = False) -> str:
