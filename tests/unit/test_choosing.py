@@ -121,3 +121,16 @@ def test_option_names_that_echo_a_typed_value_make_no_enum() -> None:
     typed = TypedValues(["Hunter-Secret-9"])
     assert scrub_options(("Low", "Hunter-Secret-9"), typed) is None
     assert scrub_options(("Low", "High"), typed) == ("Low", "High")
+
+
+async def test_a_picker_that_does_not_show_the_choice_fails_closed() -> None:
+    driver, _element, engine = run(("Low", "Medium"))
+
+    async def not_shown(index: int, name: str, *, timeout_ms: int) -> bool:
+        return False
+
+    driver.pick_option = not_shown  # type: ignore[method-assign]
+    with pytest.raises(ReplayUIError) as info:
+        await engine.run(step(), {"priority": "Medium"})
+    assert info.value.code == "SR_REPLAY_UI_OPTION_NOT_SHOWN"
+    assert "Medium" not in info.value.message
