@@ -1,8 +1,9 @@
 """Local pages that reproduce the popup pickers of three component libraries faithfully enough for
 the recorder and replay (no library code: the markup, ARIA and event behaviour each one has):
 
-- ``quasar``: a readonly ``<input role=combobox>`` inside a ``<label>`` field (the chosen value in a
-  sibling span, the field's label after it), ``aria-controls`` to a menu teleported to the end of
+- ``quasar``: a readonly ``<input role=combobox>`` of 1 px and no opacity inside a ``<label>``
+  field (the chosen value in a sibling span, the field's label after it; a person clicks the
+  field), ``aria-controls`` to a menu teleported to the end of
   ``<body>``, options rendered on open, the menu growing in with a transition;
 - ``mui``: a ``<div role=combobox aria-haspopup=listbox>`` named by ``aria-labelledby``, opening on
   ``mousedown`` into a portal with a backdrop covering the page (so the click lands on ``<body>``),
@@ -52,8 +53,10 @@ _QUASAR = """
 <main class="P-page"><form class="P-form" onsubmit="return false">WRAP_OPEN
 <label class="P-field" for="prio-input">
   <div class="P-field__inner"><div class="P-field__control">
-    <div class="P-field__native"><span class="P-field__value"></span>
+    <div class="P-field__native" style="position:relative;min-height:24px;min-width:160px">
+      <span class="P-field__value"></span>
       <input id="prio-input" class="P-select__focus-target" readonly role="combobox" tabindex="0"
+             style="position:absolute;width:1px;height:1px;padding:0;border:0;opacity:0"
              aria-haspopup="listbox" aria-expanded="false" aria-controls="prio-lb"
              aria-autocomplete="none"></div>
     <div class="P-field__label">Priority</div>

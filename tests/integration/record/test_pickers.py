@@ -216,3 +216,35 @@ async def test_a_click_into_a_searchable_combobox_with_no_choice_is_a_focusing_c
     )
     assert [a.kind for a in result.entry.draft.actions] == ["navigate", "press"]
     assert logged(server) == [{"closed": ["1"]}]
+
+
+async def test_a_person_clicks_the_field_around_a_quasar_combobox_then_an_option(
+    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+) -> None:
+    """The field's label text is what a person clicks (the combobox input is 1 px, invisible): one
+    choose step on the combobox, replayed through that input."""
+    server.set_route("/log", body=b"ok")
+    server.set_page("/form", picker_page("quasar"))
+    automation = tmp_path / "a.json"
+    steps = [
+        {"do": "click", "selector": ".q1-field__label"},
+        {"do": "click", "selector": "#prio-lb [role=option] >> text=High"},
+    ]
+    automation.write_text(json.dumps({"steps": steps}))
+    result = await record_skill(
+        store, RecordRequest(name="pick", url=server.url("/form"), automation=automation)
+    )
+    draft = result.entry.draft
+    assert [a.kind for a in draft.actions] == ["navigate", "choose"]
+    assert draft.parameters[0].values == OPTIONS
+    store.update(
+        "pick", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
+    )
+    server.requests.clear()
+    outcome = await replay_skill(
+        store,
+        ReplayRequest(name="pick", inputs={"priority": "Low"}, timeout_ms=8_000),
+        session_factory=sessions,
+    )
+    assert outcome.error is None, outcome.error.to_json()
+    assert logged(server) == [{"chose": ["Low"]}]
