@@ -17,8 +17,9 @@
 //   SkillreelListbox.enabled(option), SkillreelListbox.optionName(option)
 //   SkillreelListbox.call(method, arg)   -> replay's calls (settle.js routes "listbox.NAME" here):
 //       arm({})                  remember the element marked for the next action as the combobox
-//                                and the listboxes visible before it is opened -> {held, searchable}
-//                                (searchable: an editable text input, typed into to filter)
+//                                and the listboxes visible before it is opened -> {held, searchable,
+//                                open} (searchable: an editable text input, typed into to filter;
+//                                open: the list it owns is shown already, so it is not clicked)
 //       options({})              the open listbox's enabled options -> {names} or {names: null}
 //       mark({index, attr, nonce}) mark that option for Playwright's click -> bool
 //       shown({name, attr})      after the click: whether the combobox shows the choice -> bool
@@ -154,7 +155,8 @@ var SkillreelListbox = (() => {
     state.chosen = null;
     const box = state.box;
     const searchable = box !== null && box.localName === "input" && !box.readOnly && !box.disabled;
-    return {held: box !== null, searchable};
+    // its own list is shown already (a picker that opens on focus): a click would close it
+    return {held: box !== null, searchable, open: box !== null && owned(box) !== null};
   }
 
   function options() {

@@ -320,8 +320,11 @@ class PlaywrightDriver:
         (owned through ``aria-controls``/``aria-owns``, else the one newly visible) until two looks
         find the same enabled options: their names, or None when no list opened in time."""
         armed = await self._world.call("arm", {}, api=LISTBOX)
-        await self.click(picked, timeout_ms=timeout_ms)
-        if isinstance(armed, dict) and armed.get("searchable"):
+        if not isinstance(armed, dict):
+            armed = {}
+        if not armed.get("open"):  # a list already open is not clicked shut
+            await self.click(picked, timeout_ms=timeout_ms)
+        if armed.get("searchable"):
             await self.fill(picked, name, timeout_ms=timeout_ms)
         deadline = time.monotonic() + timeout_ms / 1000
         await self.settle(0, timeout_ms=timeout_ms)
