@@ -14,6 +14,7 @@
 //       option-like element (role=option, or aria-selected on no tab, row or cell) newly visible;
 //       null when none or several
 //   SkillreelListbox.optionsOf(list)     -> its visible option-like elements, in page order
+//   SkillreelListbox.partial(list, options) -> whether a virtual list renders only part of them
 //   SkillreelListbox.enabled(option), SkillreelListbox.optionName(option)
 //   SkillreelListbox.call(method, arg)   -> replay's calls (settle.js routes "listbox.NAME" here):
 //       arm({})                  remember the element marked for the next action as the combobox
@@ -133,6 +134,24 @@ var SkillreelListbox = (() => {
     );
   }
 
+  // Whether a list shows only part of its options (a virtual list: what scrolls is taller than the
+  // options rendered in it, by more than two of them).
+  function partial(list, options) {
+    let scroller = null;
+    for (const el of [list, ...list.querySelectorAll("*")].slice(0, 64)) {
+      const y = getComputedStyle(el).overflowY;
+      if ((y === "auto" || y === "scroll") && el.scrollHeight > el.clientHeight + 1) scroller = el;
+      if (scroller) break;
+    }
+    for (let n = 0, at = list.parentElement; !scroller && at && n < 3; n += 1, at = at.parentElement) {
+      const y = getComputedStyle(at).overflowY;
+      if ((y === "auto" || y === "scroll") && at.scrollHeight > at.clientHeight + 1) scroller = at;
+    }
+    if (!scroller || !options.length) return false;
+    const rendered = options.reduce((sum, o) => sum + o.getBoundingClientRect().height, 0);
+    return scroller.scrollHeight > rendered + (2 * rendered) / options.length;
+  }
+
   function enabled(option) {
     if (option.hasAttribute("disabled")) return false;
     return option.closest("[aria-disabled=true]") === null;
@@ -213,5 +232,5 @@ var SkillreelListbox = (() => {
     return API[method](arg);
   }
 
-  return Object.freeze({call, pickerOf, pickerBeside, isPicker, visibleNow, listboxOf, optionsOf, enabled, optionName});
+  return Object.freeze({call, pickerOf, pickerBeside, isPicker, visibleNow, listboxOf, optionsOf, partial, enabled, optionName});
 })();

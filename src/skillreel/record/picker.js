@@ -124,7 +124,9 @@ var SkillreelPickerRecorder = (api) => {
   // option's name and the names of the list, unless it was searched or loads lazily.
   function snapshot(option) {
     const list = X.listboxOf(open.box, open.before);
-    const lazy = list && (list.getAttribute("aria-busy") === "true" || list.querySelector("[aria-setsize]"));
+    const shownNow = list ? X.optionsOf(list) : [];
+    const lazy = list && (list.getAttribute("aria-busy") === "true" || list.querySelector("[aria-setsize]") ||
+      X.partial(list, shownNow));
     const options = list && !lazy && !editable(open.box) ? names(list) : null;
     return {option, value: X.optionName(option), options};
   }

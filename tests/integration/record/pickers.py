@@ -17,6 +17,7 @@ the recorder and replay (no library code: the markup, ARIA and event behaviour e
   sibling span, opening on ``mousedown``; its ``role=listbox`` is an accessibility-only copy of no
   size, and the options people see have no role, only ``aria-selected``; the dropdown is hidden,
   not removed, when closed;
+- ``virtual``: a button whose list renders 6 of its options over a spacer as tall as all of them;
 - ``autocomplete`` (MUI Autocomplete-like, searchable): an editable ``<input role=combobox>`` whose
   popper at the end of ``<body>`` lists the options whose name holds what was typed.
 
@@ -340,7 +341,45 @@ document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(fals
 </script>
 """
 
+_VIRTUAL = """
+<main class="P-app">WRAP_OPEN<label id="city-label" class="P-label">City</label>
+<button id="city" type="button" class="P-button" aria-haspopup="listbox" aria-expanded="false"
+        aria-labelledby="city-label city"><span class="P-value">None</span></button>WRAP_CLOSE</main>
+<script>
+COMMON
+const button = document.getElementById("city");
+let list = null;
+function close(chosen) {
+  if (!list) return;
+  list.remove();
+  list = null;
+  button.setAttribute("aria-expanded", "false");
+  if (!chosen) log("closed=1");
+}
+button.addEventListener("click", () => {  // a virtual list: 6 options rendered, the rest a spacer
+  if (list) return close(false);
+  list = document.createElement("ul");
+  list.setAttribute("role", "listbox");
+  list.id = "city-options";
+  list.style.cssText = "height:160px;overflow-y:auto;margin:0;padding:0;position:relative";
+  list.innerHTML = `<li style="height:${NAMES.length * 32}px;list-style:none" aria-hidden="true"></li>` +
+    NAMES.slice(0, 6).map((n, i) => `<li role="option" data-i="${i}" style="position:absolute;` +
+      `top:${i * 32}px;height:32px;list-style:none">${n}</li>`).join("");
+  document.body.appendChild(list);
+  button.setAttribute("aria-expanded", "true");
+  button.setAttribute("aria-controls", "city-options");
+  list.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("click", () => {
+    button.querySelector(".P-value").textContent = NAMES[o.dataset.i];
+    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
+    close(true);
+  }));
+});
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
+</script>
+"""
+
 PAGES = {
+    "virtual": _VIRTUAL,
     "antd": _ANTD,
     "quasar": _QUASAR,
     "mui": _MUI,

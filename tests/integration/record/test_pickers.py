@@ -248,3 +248,33 @@ async def test_a_person_clicks_the_field_around_a_quasar_combobox_then_an_option
     )
     assert outcome.error is None, outcome.error.to_json()
     assert logged(server) == [{"chose": ["Low"]}]
+
+
+async def test_a_virtual_list_makes_a_free_name_not_an_enum_of_what_it_rendered(
+    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+) -> None:
+    """40 cities, 6 rendered: the names seen are not the list, so the input is any name; a rendered
+    one is chosen, one the list did not render fails closed."""
+    cities = tuple(f"City {n}" for n in range(40))
+    server.set_route("/log", body=b"ok")
+    server.set_page("/form", picker_page("virtual", cities))
+    automation = tmp_path / "a.json"
+    automation.write_text(json.dumps({"steps": [{"do": "select", "selector": "#city", "label": "City 2"}]}))
+    result = await record_skill(
+        store, RecordRequest(name="city", url=server.url("/form"), automation=automation)
+    )
+    draft = result.entry.draft
+    assert [a.kind for a in draft.actions] == ["navigate", "choose"]
+    assert [(p.name, p.type, p.values) for p in draft.parameters] == [("city", None, None)]
+    store.update(
+        "city", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
+    )
+    for name, code in (("City 4", None), ("City 30", "SR_REPLAY_UI_OPTION_NOT_FOUND")):
+        server.requests.clear()
+        outcome = await replay_skill(
+            store,
+            ReplayRequest(name="city", inputs={"city": name}, timeout_ms=5_000),
+            session_factory=sessions,
+        )
+        assert (outcome.error.code if outcome.error else None) == code
+        assert logged(server) == ([{"chose": [name]}] if code is None else [{"closed": ["1"]}])
