@@ -64,7 +64,8 @@ def kept_path(home: Path, name: str) -> Path:
 def keep(home: Path, kept: KeptRecording) -> Path:
     """Write ``kept`` (sealed) as the skill's kept recording (0600, replacing an older one)."""
     folder = home / FOLDER
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, exist_ok=True)
     path = kept_path(home, kept.name)
     write_private(path, canonical_json(kept.sealed().model_dump(mode="json", by_alias=True)))
     return path
