@@ -5,6 +5,7 @@ the page is fixed; the stored skill has every step and replays. The bad inputs o
 
 from __future__ import annotations
 
+import asyncio
 import json
 import stat
 from pathlib import Path
@@ -31,7 +32,8 @@ LIST = page_html(
 )
 BROKEN = page_html("<h1>Invoice</h1>")
 FIXED = page_html(
-    "<h1>Invoice</h1><button id=pay onclick=\"document.querySelector('#done').textContent='Paid'\">Pay</button>"
+    "<h1>Invoice</h1>"
+    "<button id=pay onclick=\"document.querySelector('#done').textContent='Paid'\">Pay</button>"
     "<p id=done></p>"
 )
 STEPS = [
@@ -93,8 +95,6 @@ def _kept(name: str, url: str) -> KeptRecording:
 
 def _resume(home: Path, url: str) -> SkillreelError:
     with Store.open(home) as store, pytest.raises(SkillreelError) as info:
-        import asyncio
-
         asyncio.run(record_skill(store, RecordRequest(name="pay", url=url, resume=True)))
     return info.value
 
