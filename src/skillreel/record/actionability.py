@@ -28,11 +28,12 @@ from typing import Any, Final
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from ..errors import InputError, RecordError
+from ..errors import InputError, RecordError, SkillreelError
 
 FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 REPLACED: Final = "SR_RECORD_TARGET_REPLACED"
 NOT_ACTIONABLE: Final = "SR_RECORD_TARGET_NOT_ACTIONABLE"
+CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 # How many times in a row one step finds its element again after the page replaced it before the
 # action reached it (nothing was done), within the step's timeout.
 MAX_REPLACED: Final = 5
@@ -50,6 +51,26 @@ def step_failed(n: int, do: str, why: str, code: str = FAILED) -> RecordError:
     """The error of automation step ``n`` (its ``do``): content-free, with the step in details."""
     cls = InputError if code == FAILED else RecordError
     return cls(code, f"automation step {n} ({do}): {why}", details={"step": int(n), "do": do})
+
+
+def naming(n: int, do: str, exc: SkillreelError) -> SkillreelError:
+    """``exc`` (met while step ``n`` ran, raised by the recorder or the browser's end) naming it."""
+    details = {**exc.details, "step": int(n), "do": do}
+    return type(exc)(exc.code, f"automation step {n} ({do}): {exc.message}", details=details)
+
+
+def playwright_failed(page: Page, n: int, do: str, exc: PlaywrightError) -> RecordError:
+    """What a Playwright error during step ``n`` means: the browser or the page died
+    (``SR_RECORD_CAPTURE_FAILED``), the page replaced the element mid-action, or another refusal."""
+    browser = page.context.browser
+    if page.is_closed() or (browser is not None and not browser.is_connected()):
+        return step_failed(n, do, "the browser or the page went away", CAPTURE_FAILED)
+    said = str(exc)
+    if "not attached" in said or "detached" in said:
+        return step_failed(n, do, "the page replaced its element while it was acted on", REPLACED)
+    if "context was destroyed" in said or "navigat" in said:
+        return step_failed(n, do, "the page navigated away while the step was acted on")
+    return step_failed(n, do, "the browser refused the action")
 
 
 @functools.cache

@@ -57,7 +57,7 @@ from ..model.reads import AttributeName, FieldSpec, Pattern
 from ..model.refs import OutputName
 from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType
-from .actionability import REPLACED, point_to_click, press_at, step_failed
+from .actionability import naming, playwright_failed, point_to_click, press_at, step_failed
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
@@ -381,11 +381,11 @@ async def perform(
         except PlaywrightTimeoutError as exc:
             raise _failed(at, "it did not finish in time") from exc
         except PlaywrightError as exc:
-            raise _playwright_failed(page, at, exc) from exc
+            raise playwright_failed(page, at, at.do, exc) from exc
         except SkillreelError as exc:
             if "step" in exc.details:
                 raise
-            raise _named(at, exc) from exc
+            raise naming(at, at.do, exc) from exc
         silent = marks is not None and len(marks.events) == before
         # A click that focused a field records nothing itself: the edit that follows does.
         if isinstance(step, ClickStep) and silent and not isinstance(following, TypeStep | SelectStep):
@@ -404,27 +404,17 @@ async def _already_chosen(page: Page, step: SelectStep) -> bool:
         return False
 
 
-def _named(n: StepNo, exc: SkillreelError) -> SkillreelError:
-    """``exc`` (met while step ``n`` ran, raised by the recorder) naming the step."""
-    return type(exc)(
-        exc.code,
-        f"automation step {n} ({n.do}): {exc.message}",
-        details={**exc.details, "step": int(n), "do": n.do},
-    )
-
-
-def _playwright_failed(page: Page, n: StepNo, exc: PlaywrightError) -> RecordError:
-    """What a Playwright error during step ``n`` means: the browser or the page died
-    (``SR_RECORD_CAPTURE_FAILED``), the page replaced the element mid-action, or another refusal."""
-    browser = page.context.browser
-    if page.is_closed() or (browser is not None and not browser.is_connected()):
-        return step_failed(n, n.do, "the browser or the page went away", CAPTURE_FAILED)
-    said = str(exc)
-    if "not attached" in said or "detached" in said:
-        return step_failed(n, n.do, "the page replaced its element while it was acted on", REPLACED)
-    if "context was destroyed" in said or "navigat" in said:
-        return _failed(n, "the page navigated away while the step was acted on")
-    return _failed(n, "the browser refused the action")
+def named_at(exc: SkillreelError, script: AutomationScript | None, n: int) -> SkillreelError:
+    """A recording that failed because the browser or the page died while automation step ``n``
+    ran (``_unless_gone`` stopped it): the error naming that step; any other error as it is."""
+    if (
+        script is None
+        or exc.code != CAPTURE_FAILED
+        or "step" in exc.details
+        or not 0 < n <= len(script.steps)
+    ):
+        return exc
+    return naming(n, script.steps[n - 1].do, exc)
 
 
 def _need(marks: Marks | None, n: int) -> Marks:

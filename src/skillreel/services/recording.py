@@ -36,7 +36,7 @@ from ..model.reads import FieldSpec
 from ..model.refs import OutputName
 from ..model.urls import DEFAULT_RULE
 from ..model.values import ValueType
-from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, perform
+from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, named_at, perform
 from ..record.capture import Capture
 from ..record.kept import KeptRecording, drop_kept, keep_failure, kept_for_resume
 from ..record.project import ProjectionOptions, plan, project
@@ -459,9 +459,9 @@ async def capture(
                     ) from exc
                 raise RecordError(CAPTURE_FAILED, f"{exc.message}; nothing was stored") from exc
         except SkillreelError as exc:
-            keepable = recorder.keepable()
+            error, keepable = named_at(exc, prepared.script, progress.step), recorder.keepable()
             if home is None or keepable is None:
-                raise
+                raise error from exc
             raise keep_failure(
                 home,
                 name=prepared.request.name,
@@ -471,7 +471,7 @@ async def capture(
                 salt=recorder.salt,
                 steps_done=progress.step - 1 if prepared.script is not None else 0,
                 resumed=kept is not None,
-                error=exc,
+                error=error,
             ) from exc
         finally:
             await recorder.close()

@@ -14,6 +14,7 @@ import pytest
 
 from skillreel.errors import SkillreelError
 from skillreel.model.actions import ClickAction, ExtractAction
+from skillreel.record import automation
 from skillreel.services.record_preflight import RecordRequest
 from skillreel.services.recording import record_skill
 from skillreel.store import Store
@@ -113,6 +114,7 @@ async def test_a_row_re_rendered_while_it_is_clicked_is_never_lost(
             continue
         kinds = [a.kind for a in result.entry.draft.actions]
         assert kinds == ["navigate", "click", "extract"], kinds
+        assert result.warnings == ()
     assert lost == []
 
 
@@ -194,3 +196,43 @@ async def test_a_covered_element_times_out_naming_what_it_waited_for(
     assert info.value.message.startswith("automation step 1 (click): ")
     assert "covered" in info.value.message
     assert info.value.details["step"] == 1
+
+
+async def test_an_element_replaced_more_times_than_allowed_is_its_own_cause(
+    tmp_path: Path, skillreel_home: Path, server: LocalServer
+) -> None:
+    """A Playwright (non-CSS) selector is checked through a handle: on a page that replaces the
+    row every 4 ms the handle is always stale, and the step fails as replaced, naming the step."""
+    server.set_page("/live", LIVE)
+    script = _write(tmp_path / "a.json", [{"do": "click", "selector": "#rows button.open >> nth=2"}])
+    with pytest.raises(SkillreelError) as info:
+        await _record(skillreel_home, "replaced", server.url("/live"), script, 3_000)
+    assert info.value.code == "SR_RECORD_TARGET_REPLACED"
+    assert info.value.message.startswith("automation step 1 (click): the page replaced its element 6 times")
+
+
+async def test_a_page_that_dies_mid_step_is_a_capture_failure_naming_the_step(
+    tmp_path: Path, skillreel_home: Path, server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a page or browser that really went away is ``SR_RECORD_CAPTURE_FAILED``, and it names
+    the step it was performing; what was captured before is kept."""
+    server.set_page("/close", page_html("<button id=a>A</button><button id=b>B</button>"))
+    pressed = []
+    real_press = automation.press_at
+
+    async def press_then_die(page: Any, x: float, y: float) -> None:
+        pressed.append((x, y))
+        if len(pressed) == 2:
+            await page.close()
+            return
+        await real_press(page, x, y)
+
+    monkeypatch.setattr(automation, "press_at", press_then_die)
+    script = _write(
+        tmp_path / "a.json", [{"do": "click", "selector": "#a"}, {"do": "click", "selector": "#b"}]
+    )
+    with pytest.raises(SkillreelError) as info:
+        await _record(skillreel_home, "closing", server.url("/close"), script)
+    assert info.value.code == "SR_RECORD_CAPTURE_FAILED"
+    assert info.value.message.startswith("automation step 2 (click): "), info.value.message
+    assert info.value.details["kept"] == {"events": 2, "stepsDone": 1}
