@@ -14,7 +14,7 @@ import pytest
 
 from skillreel.errors import SkillreelError
 from skillreel.model.actions import ClickAction, ExtractAction
-from skillreel.record import automation
+from skillreel.record import actionability
 from skillreel.services.record_preflight import RecordRequest
 from skillreel.services.recording import record_skill
 from skillreel.store import Store
@@ -218,7 +218,7 @@ async def test_a_page_that_dies_mid_step_is_a_capture_failure_naming_the_step(
     the step it was performing; what was captured before is kept."""
     server.set_page("/close", page_html("<button id=a>A</button><button id=b>B</button>"))
     pressed = []
-    real_press = automation.press_at
+    real_press = actionability.press_at
 
     async def press_then_die(page: Any, x: float, y: float) -> None:
         pressed.append((x, y))
@@ -227,7 +227,7 @@ async def test_a_page_that_dies_mid_step_is_a_capture_failure_naming_the_step(
             return
         await real_press(page, x, y)
 
-    monkeypatch.setattr(automation, "press_at", press_then_die)
+    monkeypatch.setattr("skillreel.record.automation.press_at", press_then_die)
     script = _write(
         tmp_path / "a.json", [{"do": "click", "selector": "#a"}, {"do": "click", "selector": "#b"}]
     )
