@@ -103,6 +103,8 @@ def _human(result: RecordResult) -> Render:
                 "sensitive value was typed (a page can hide it in a host name); record once "
                 "without the secret to see them"
             )
+        for warning in data["warnings"]:
+            out.print(f"[yellow]warning[/]: {escape(warning)}")
         out.print(
             f"next: skillreel show {data['name']}, then skillreel review {data['name']} --reviewer ID "
             f"--expected-revision {data['revision']} --approve"
@@ -156,6 +158,12 @@ def _human(result: RecordResult) -> Render:
     show_default=True,
     help="Per-step timeout of a scripted demonstration, in ms (100 to 30,000).",
 )
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue the recording of NAME that failed: reopen the page it ended on, keep its steps "
+    "(with --automation, skip the steps it already performed).",
+)
 @json_option
 def command(
     name: str,
@@ -175,6 +183,7 @@ def command(
     description: str | None,
     viewport: str | None,
     timeout_ms: int,
+    resume: bool,
     as_json: bool,
 ) -> None:
     """Record a skill from a demonstration in Chromium."""
@@ -197,6 +206,7 @@ def command(
             description=description,
             viewport=_viewport(viewport),
             timeout_ms=timeout_ms,
+            resume=resume,
         )
     )
     interactive = prepared.interactive

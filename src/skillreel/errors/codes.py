@@ -256,6 +256,42 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Fix the step's selector in the automation file so it matches one visible element.",
     ),
     ErrorCode(
+        "SR_RECORD_TARGET_REPLACED",
+        1,
+        "The page replaced a scripted step's element more times than allowed before the step could act;"
+        " what was captured before it is kept.",
+        "The page re-renders the element without pause: wait for it to calm down (a `wait` step) or"
+        " give a selector of an element that stays, then `skillreel record NAME --resume`.",
+    ),
+    ErrorCode(
+        "SR_RECORD_TARGET_NOT_ACTIONABLE",
+        1,
+        "A scripted step's element did not become actionable (visible, stable and receiving events)"
+        " within the step timeout; the message names what it waited for. What was captured is kept.",
+        "Add a `wait` step for what covers or moves it, or raise --timeout, then"
+        " `skillreel record NAME --resume`.",
+    ),
+    ErrorCode(
+        "SR_RECORD_NOTHING_TO_RESUME",
+        2,
+        "`record --resume` found no kept recording of that skill.",
+        "Record it without --resume; a recording that fails keeps what it captured for --resume.",
+    ),
+    ErrorCode(
+        "SR_RECORD_RESUME_MISMATCH",
+        2,
+        "The kept recording was made for another target (URL, fixture or allowlist) than this command's.",
+        "Resume with the target options of the recording that failed, or record again without --resume"
+        " (its success replaces the kept recording).",
+    ),
+    ErrorCode(
+        "SR_RECORD_KEPT_INVALID",
+        1,
+        "The kept recording of that skill is not valid (changed, unreadable or too large); nothing was"
+        " changed.",
+        "Record again without --resume: a new recording replaces the kept one.",
+    ),
+    ErrorCode(
         "SR_RECORD_NOTHING_CAPTURED",
         1,
         "The demonstration produced no action.",

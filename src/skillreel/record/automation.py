@@ -52,7 +52,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
-from ..errors import InputError
+from ..errors import RecordError, SkillreelError
 from ..model.actions import AssertCheck, ExpectedText
 from ..model.base import Document
 from ..model.events import Extraction
@@ -61,11 +61,13 @@ from ..model.reads import AttributeName, FieldSpec, Pattern
 from ..model.refs import OutputName
 from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType
+from .actionability import naming, playwright_failed, point_to_click, press_at, step_failed
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
 
 FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
+CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 MAX_STEPS: Final = 1024
 MAX_ASSERTIONS: Final = 64
 
@@ -239,8 +241,19 @@ class AssertionsFile(Document):
 # ---- performing a script -------------------------------------------------------------------------
 
 
-def _failed(n: int, why: str) -> InputError:
-    return InputError(FAILED, f"automation step {n}: {why}")
+class StepNo(int):
+    """An automation step's number (from 1) that knows its ``do``, so every error names both."""
+
+    do: str
+
+    def __new__(cls, n: int, do: str) -> StepNo:
+        number = super().__new__(cls, n)
+        number.do = do
+        return number
+
+
+def _failed(n: int, why: str) -> RecordError:
+    return step_failed(n, getattr(n, "do", "step"), why)
 
 
 async def _one_visible(page: Page, selector: str, n: int, timeout_ms: int) -> Locator:
@@ -263,12 +276,10 @@ async def _count(locator: Locator) -> int:
         return 0
 
 
-async def _click_centre(page: Page, locator: Locator, n: int, timeout_ms: int) -> None:
-    await locator.scroll_into_view_if_needed(timeout=timeout_ms)
-    box = await locator.bounding_box(timeout=timeout_ms)
-    if box is None or box["width"] <= 0 or box["height"] <= 0:
-        raise _failed(n, "its element has no visible box to click")
-    await page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+async def _click_centre(page: Page, selector: str, n: int, timeout_ms: int) -> None:
+    """Press the mouse at the centre of the element once it is actionable (``actionability``)."""
+    x, y = await point_to_click(page, selector, n=n, do=getattr(n, "do", "click"), timeout_ms=timeout_ms)
+    await press_at(page, x, y)
 
 
 @functools.cache
@@ -336,6 +347,9 @@ class Marks(Protocol):
 
     async def waitable(self, selector: str) -> Resolved: ...
 
+    @property
+    def events(self) -> tuple[Any, ...]: ...
+
     def append_event(self, kind: str, **fields: Any) -> None: ...
 
 
@@ -348,43 +362,101 @@ async def perform(
     marks: Marks | None = None,
     inputs_done: Callable[[], Awaitable[None]] | None = None,
     leaving: Callable[[], Awaitable[None]] | None = None,
-) -> None:
+    after_action: Callable[[], Awaitable[None]] | None = None,
+    on_step: Callable[[int], None] | None = None,
+    skip: int = 0,
+) -> tuple[str, ...]:
     """Perform ``script`` on ``page`` with trusted input; ``between`` runs before each step;
     ``leaving`` before each ``goto`` (an address-bar navigation leaves the page without its field
     losing focus: the recorder reports the edits in progress first, or the last value typed there
     was lost, and with it the knowledge that it was typed);
     ``marks`` records the v2 steps (extract, wait on a selector, dialog).
-    ``inputs_done`` runs once, before the step that follows the script's last ``type`` or
-    ``select`` step (before the first step when it has none; never when that is the last step):
-    from then on the recording's parameters are known, and the steps that usually act on the site
-    (a submitting click) have not run yet."""
+    ``inputs_done`` runs once, before the first step performed after the script's last ``type`` or
+    ``select`` step (never when that is the last step): from then on the recording's parameters
+    are known, and the steps that usually act on the site (a submitting click) have not run yet.
+    ``after_action`` runs after each step that acts on the page (click, type, select, press): it
+    waits for a navigation the step started. ``on_step(n)`` hears of each step before it runs;
+    the first ``skip`` steps are not performed (a resumed recording already captured them).
+    Returns the warnings: content-free sentences naming each step that recorded nothing."""
     answered: asyncio.Future[str] | None = None
+    warnings: list[str] = []
     last_input = max(
         (n for n, step in enumerate(script.steps, start=1) if isinstance(step, TypeStep | SelectStep)),
         default=0,
     )
+    checked = False
     for n, step in enumerate(script.steps, start=1):
+        if n <= skip:
+            continue
+        at = StepNo(n, step.do)
+        if on_step is not None:
+            on_step(n)
         if between is not None:
             await between()
-        if n == last_input + 1 and inputs_done is not None:
+        if n > last_input and not checked and inputs_done is not None:
+            checked = True
             await inputs_done()
         if isinstance(step, GotoStep) and leaving is not None:
             await leaving()
         following = script.steps[n] if n < len(script.steps) else None
         if isinstance(following, DialogStep):
             answered = _arm_dialog(page, following.accept)
+        before = len(marks.events) if marks is not None else 0
         try:
             if isinstance(step, DialogStep):
-                await _dialog(step, answered, n, timeout_ms, _need(marks, n))
+                await _dialog(step, answered, at, timeout_ms, _need(marks, at))
                 answered = None
             elif isinstance(step, ExtractStep):
-                await _extract(step, n, _need(marks, n))
+                await _extract(step, at, _need(marks, at))
             elif isinstance(step, WaitStep) and step.selector is not None:
-                await _wait(page, step, step.selector, n, timeout_ms, _need(marks, n))
+                await _wait(page, step, step.selector, at, timeout_ms, _need(marks, at))
             else:
-                await _perform(page, step, n, timeout_ms)
+                if isinstance(step, SelectStep) and await _already_chosen(page, step):
+                    warnings.append(
+                        f"automation step {n} (select): its option was already selected; nothing was recorded"
+                    )
+                await _perform(page, step, at, timeout_ms)
+                if after_action is not None and isinstance(
+                    step, ClickStep | TypeStep | SelectStep | PressStep
+                ):
+                    await after_action()
         except PlaywrightTimeoutError as exc:
-            raise _failed(n, "it did not finish in time") from exc
+            raise _failed(at, "it did not finish in time") from exc
+        except PlaywrightError as exc:
+            raise playwright_failed(page, at, at.do, exc) from exc
+        except SkillreelError as exc:
+            if "step" in exc.details:
+                raise
+            raise naming(at, at.do, exc) from exc
+        silent = marks is not None and len(marks.events) == before
+        # A click that focused a field records nothing itself: the edit that follows does.
+        if isinstance(step, ClickStep) and silent and not isinstance(following, TypeStep | SelectStep):
+            warnings.append(f"automation step {n} (click): the click produced no event; nothing was recorded")
+    return tuple(warnings)
+
+
+async def _already_chosen(page: Page, step: SelectStep) -> bool:
+    """Whether a native ``<select>`` already shows the option the step chooses (nothing will change)."""
+    value = getattr(step, "value", None)
+    if value is None:
+        return False
+    try:
+        return bool(await page.locator(step.selector).input_value(timeout=1_000) == value)
+    except PlaywrightError:
+        return False
+
+
+def named_at(exc: SkillreelError, script: AutomationScript | None, n: int) -> SkillreelError:
+    """A recording that failed because the browser or the page died while automation step ``n``
+    ran (``_unless_gone`` stopped it): the error naming that step; any other error as it is."""
+    if (
+        script is None
+        or exc.code != CAPTURE_FAILED
+        or "step" in exc.details
+        or not 0 < n <= len(script.steps)
+    ):
+        return exc
+    return naming(n, script.steps[n - 1].do, exc)
 
 
 def _need(marks: Marks | None, n: int) -> Marks:
@@ -546,7 +618,7 @@ async def _perform(page: Page, step: Step, n: int, timeout_ms: int) -> None:
         if isinstance(step, SelectStep):
             await _choose(page, locator, step, n, timeout_ms)
             return
-        await _click_centre(page, locator, n, timeout_ms)
+        await _click_centre(page, step.selector, n, timeout_ms)
         if isinstance(step, TypeStep):
             await page.keyboard.press("ControlOrMeta+A")
             await page.keyboard.press("Delete")

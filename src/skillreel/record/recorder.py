@@ -46,7 +46,7 @@ from ..model.events import NavigateReason, PageEvent, RecordedEvent
 from ..model.locators import ElementSet, LocatorBundle
 from ..model.urls import DEFAULT_RULE, QueryRule
 from .capture import CAPTURE_FAILED, Capture, CaptureLog, classify_start
-from .redact import scrub_bundle, scrub_set, scrub_structural
+from .redact import scrub_bundle, scrub_set, scrub_structural, scrub_url
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +79,8 @@ _NOTIFICATIONS: Final = (
 QUIET_MS: Final = 200  # the DOM must stay unchanged this long to count as settled
 SETTLE_LIMIT_MS: Final = 5_000  # settling never waits longer than this (or the step timeout)
 _POLL_S: Final = 0.05
+AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
+NAVIGATION_GRACE_MS: Final = 1_000  # how long a navigation the page asked for may take to start
 
 
 @functools.cache
@@ -189,10 +191,12 @@ class Recorder:
                 await tap.cdp.detach()
 
     @contextlib.asynccontextmanager
-    async def starting(self, url: str) -> AsyncIterator[None]:
+    async def starting(self, url: str | None) -> AsyncIterator[None]:
         """Record the start navigation; navigations inside the block (loading it) are not recorded.
-        ``url`` is the environment's start URL, already normalised with the target's query rule."""
-        self._log.start(url)
+        ``url`` is the environment's start URL, already normalised with the target's query rule;
+        None when a resumed recording reopens the page its kept events lead to (:meth:`preload`)."""
+        if url is not None:
+            self._log.start(url)
         self._starting = True
         try:
             yield
@@ -220,6 +224,23 @@ class Recorder:
                 await self._call(tap, ctx, _FLUSH)
         await self.settle()
 
+    def preload(self, events: Sequence[RecordedEvent]) -> None:
+        """Continue a kept recording (``record.kept``): its events come first, as they were kept
+        (validated then and again when read back), and what is captured now follows them."""
+        for event in events:
+            self._log.append(event)
+
+    def keepable(self) -> tuple[tuple[RecordedEvent, ...], str | None] | None:
+        """What a failed recording may keep: its events and the first page's address (scrubbed as
+        a recorded navigation is; None when it cannot be kept). None when anything the page sent
+        was refused (such a recording is not continued)."""
+        if self._log.problems:
+            return None
+        url = None
+        if self._taps and not self._taps[0].page.is_closed():
+            url = scrub_url(self._taps[0].page.url, self._log.typed, self._log.url_rule)
+        return self._log.events, url
+
     def finish(self) -> Capture:
         """The events log (``SR_RECORD_CAPTURE_FAILED`` if anything from the page was refused)."""
         return self._log.finish()
@@ -227,6 +248,10 @@ class Recorder:
     @property
     def events(self) -> tuple[RecordedEvent, ...]:
         return self._log.events
+
+    @property
+    def salt(self) -> str:
+        return self._log.salt
 
     # -- settling ---------------------------------------------------------------------------------
 
@@ -261,6 +286,32 @@ class Recorder:
             if quiet is False:
                 return False
         return False
+
+    async def ready(self, timeout_ms: int) -> None:
+        """After a scripted action: when it started a navigation of the first page (the page asked
+        for one, or one is under way), wait until it committed and the new document is ready (its
+        DOM content loaded, the recorder running in it), within ``timeout_ms``. Returns at the
+        bound too: the step that follows then reports what it finds."""
+        await self.settle()
+        if not self._taps:
+            return
+        tap = self._taps[0]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_ms / 1000
+        grace = loop.time() + min(timeout_ms, NAVIGATION_GRACE_MS) / 1000  # a request that starts nothing
+        waited = False
+        while (tap.loading or (tap.requested and loop.time() < grace) or tap.top_world() is None) and (
+            loop.time() < deadline
+        ):
+            if tap.page.is_closed():
+                return
+            waited = True
+            await asyncio.sleep(_POLL_S)
+            await self.settle()
+        if waited and not tap.page.is_closed() and (left := deadline - loop.time()) > 0:
+            with contextlib.suppress(PlaywrightError):
+                await tap.page.wait_for_load_state("domcontentloaded", timeout=max(1, int(left * 1000)))
+            await self.settle()
 
     # -- assertions -------------------------------------------------------------------------------
 
@@ -503,15 +554,20 @@ class Recorder:
         return Resolved(int(result.get("count", 0)), target)
 
     async def _top_call(self, function: str, *args: Any) -> dict[str, Any]:
-        await self.settle()
+        """Call a recorder function in the first page's top document, once a navigation under way
+        there has committed (a document replaced mid-call is waited for once more)."""
         tap = self._taps[0]
-        ctx = tap.top_world()
-        if ctx is None:
-            raise RecordError(CAPTURE_FAILED, "the recorder is not running in the page; nothing was stored")
-        result = await self._call(tap, ctx, function, *args)
-        if not isinstance(result, dict):
+        for _ in range(2):
+            await self.ready(SETTLE_LIMIT_MS)
+            ctx = tap.top_world()
+            result = None if ctx is None else await self._call(tap, ctx, function, *args)
+            if isinstance(result, dict):
+                return result
+        if tap.page.is_closed():
             raise RecordError(CAPTURE_FAILED, "the page went away; nothing was stored")
-        return result
+        raise RecordError(
+            AUTOMATION_FAILED, "the page's document was not ready (a navigation did not finish)"
+        )
 
     def append_event(self, kind: str, **fields: Any) -> None:
         """Append a v2 event the demonstration produced outside the page (a mark named at the

@@ -52,6 +52,7 @@ class RecordRequest:
     description: str | None = None
     viewport: tuple[int, int] | None = None
     timeout_ms: int = DEFAULT_TIMEOUT_MS
+    resume: bool = False  # continue the recording of this skill that failed (``record.kept``)
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,13 @@ import asyncio
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from pathlib import Path
+from typing import Any, Final, TypeVar
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import TypeAdapter, ValidationError
 
-from ..errors import InputError, RecordError, ReplayUIError, TargetError
+from ..errors import InputError, RecordError, ReplayUIError, SkillreelError, TargetError
 from ..model.actions import CAPABILITY_OF_KIND, Capability
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
@@ -35,8 +36,9 @@ from ..model.reads import FieldSpec
 from ..model.refs import OutputName
 from ..model.urls import DEFAULT_RULE
 from ..model.values import ValueType
-from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, perform
+from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, named_at, perform
 from ..record.capture import Capture
+from ..record.kept import KeptRecording, drop_kept, keep_failure, kept_for_resume
 from ..record.project import ProjectionOptions, plan, project
 from ..record.recorder import Marked, Recorder
 from ..record.redact import scan
@@ -57,6 +59,18 @@ AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 _OUTPUT = TypeAdapter(OutputName)
 
 OnAction = Callable[[str, str], None]
+_T = TypeVar("_T")
+
+
+@dataclass
+class _Progress:
+    """How far a demonstration got: the automation step under way (from 1), or the one after the
+    script when it is over (a kept recording counts the steps before it as performed)."""
+
+    step: int = 1
+
+    def at(self, n: int) -> None:
+        self.step = n
 
 
 @dataclass(frozen=True)
@@ -70,6 +84,7 @@ class RecordResult:
 
     entry: StoreEntry
     refused: tuple[str, ...]
+    warnings: tuple[str, ...] = ()  # content-free: each names a scripted step that recorded nothing
 
     @property
     def origins_hidden(self) -> bool:
@@ -98,6 +113,7 @@ class RecordResult:
             "deniedOrigins": list(self.denied_origins),
             "deniedOriginCount": len(self.refused),
             "deniedOriginsHidden": bool(self.refused) and self.origins_hidden,
+            "warnings": list(self.warnings),
         }
 
 
@@ -151,7 +167,7 @@ async def _until_gone(session: BrowserSession) -> None:
     await gone
 
 
-async def _unless_gone(session: BrowserSession, work: Callable[[], Awaitable[None]]) -> None:
+async def _unless_gone(session: BrowserSession, work: Callable[[], Awaitable[_T]]) -> _T:
     """Run ``work`` (a scripted demonstration, or waiting for the person to finish) unless the
     browser goes away first, which fails the recording at once."""
     done = asyncio.ensure_future(work())
@@ -164,7 +180,7 @@ async def _unless_gone(session: BrowserSession, work: Callable[[], Awaitable[Non
         await asyncio.gather(done, gone, return_exceptions=True)
     if gone in finished:
         raise RecordError(CAPTURE_FAILED, "the browser window was closed or crashed; nothing was stored")
-    done.result()
+    return done.result()
 
 
 async def _add_assertions(recorder: Recorder, assertions: AssertionsFile) -> None:
@@ -317,14 +333,23 @@ async def _demonstrate(
     session: BrowserSession,
     recorder: Recorder,
     until_done: Callable[[], Awaitable[None]] | None,
-    terminal: Callable[[Marking], Awaitable[None]] | None = None,
-    on_notice: Callable[[str], None] | None = None,
-) -> Capture:
+    terminal: Callable[[Marking], Awaitable[None]] | None,
+    on_notice: Callable[[str], None] | None,
+    kept: KeptRecording | None,
+    progress: _Progress,
+) -> tuple[Capture, tuple[str, ...]]:
     environment = prepared.environment
     await recorder.start(session.page)
-    async with recorder.starting(environment.start_url):
-        await session.goto_start(timeout_ms=max(prepared.request.timeout_ms, 10_000))
+    start_ms = max(prepared.request.timeout_ms, 10_000)
+    if kept is None:
+        async with recorder.starting(environment.start_url):
+            await session.goto_start(timeout_ms=start_ms)
+    else:
+        recorder.preload(kept.events.events)
+        async with recorder.starting(None):
+            await _reopen(session, kept.page, start_ms)
     sensitive = frozenset(prepared.request.sensitive)
+    warnings: tuple[str, ...] = ()
     if prepared.script is not None:
         script, timeout_ms = prepared.script, prepared.request.timeout_ms
 
@@ -332,7 +357,10 @@ async def _demonstrate(
             await recorder.flush()
             _refuse_unknown_sensitive(recorder.events, sensitive)
 
-        await _unless_gone(
+        async def after_action() -> None:
+            await recorder.ready(timeout_ms)
+
+        warnings = await _unless_gone(
             session,
             lambda: perform(
                 session.page,
@@ -342,8 +370,12 @@ async def _demonstrate(
                 marks=recorder,
                 inputs_done=inputs_done,
                 leaving=recorder.flush,
+                after_action=after_action,
+                on_step=progress.at,
+                skip=kept.steps_done if kept is not None else 0,
             ),
         )
+        progress.at(len(script.steps) + 1)
     elif terminal is not None:
         session.page.on("dialog", _leave_to_the_person)
         marking, run_terminal = Marking(recorder), terminal
@@ -364,7 +396,15 @@ async def _demonstrate(
         await _add_assertions(recorder, prepared.assertions)
     if session.crashed:
         raise RecordError(CAPTURE_FAILED, "Chromium exited or a page crashed; nothing was stored")
-    return recorder.finish()
+    return recorder.finish(), warnings
+
+
+async def _reopen(session: BrowserSession, url: str, timeout_ms: int) -> None:
+    """Load the page a kept recording ended on (the allowlist applies as to any navigation)."""
+    try:
+        await session.page.goto(url, wait_until="load", timeout=timeout_ms)
+    except PlaywrightError as exc:
+        raise RecordError(CAPTURE_FAILED, "the page the kept recording ended on could not be loaded") from exc
 
 
 async def capture(
@@ -375,10 +415,15 @@ async def capture(
     terminal: Callable[[Marking], Awaitable[None]] | None = None,
     login_state: LoginState | None = None,
     on_notice: Callable[[str], None] | None = None,
-) -> tuple[Capture, tuple[str, ...]]:
+    kept: KeptRecording | None = None,
+    home: Path | None = None,
+) -> tuple[Capture, tuple[str, ...], tuple[str, ...]]:
     """Run the demonstration in Chromium (signed in with ``login_state`` or the request's
-    storage-state file); the capture and the refused origins (sorted)."""
+    storage-state file); the capture, the refused origins (sorted) and the warnings. ``kept``: a
+    kept recording to continue; ``home``: where a failed demonstration keeps what it captured."""
     salt = secrets.token_hex(16)
+    if kept is not None:
+        salt = kept.events.salt  # the kept events' hashes and the new ones agree
     live = _LiveSteps(on_action) if on_action is not None else None
     target = prepared.environment.target
     rule = target.rule if isinstance(target, UrlTarget) else DEFAULT_RULE
@@ -397,21 +442,40 @@ async def capture(
             url_rule=rule,
             dialogs=prepared.interactive,
         )
+        progress = _Progress(kept.steps_done + 1 if kept is not None else 1)
         try:
-            result = await _demonstrate(prepared, session, recorder, until_done, terminal, on_notice)
-        except PlaywrightError as exc:
-            raise RecordError(
-                CAPTURE_FAILED, "the browser went away during the recording; nothing was stored"
-            ) from exc
-        except ReplayUIError as exc:
-            if session.crashed:
+            try:
+                result, warnings = await _demonstrate(
+                    prepared, session, recorder, until_done, terminal, on_notice, kept, progress
+                )
+            except PlaywrightError as exc:
                 raise RecordError(
-                    CAPTURE_FAILED, "Chromium exited or a page crashed; nothing was stored"
+                    CAPTURE_FAILED, "the browser went away during the recording; nothing was stored"
                 ) from exc
-            raise RecordError(CAPTURE_FAILED, f"{exc.message}; nothing was stored") from exc
+            except ReplayUIError as exc:
+                if session.crashed:
+                    raise RecordError(
+                        CAPTURE_FAILED, "Chromium exited or a page crashed; nothing was stored"
+                    ) from exc
+                raise RecordError(CAPTURE_FAILED, f"{exc.message}; nothing was stored") from exc
+        except SkillreelError as exc:
+            error, keepable = named_at(exc, prepared.script, progress.step), recorder.keepable()
+            if home is None or keepable is None:
+                raise error from exc
+            raise keep_failure(
+                home,
+                name=prepared.request.name,
+                environment_digest=prepared.environment.environment_digest,
+                events=keepable[0],
+                page=keepable[1],
+                salt=recorder.salt,
+                steps_done=progress.step - 1 if prepared.script is not None else 0,
+                resumed=kept is not None,
+                error=error,
+            ) from exc
         finally:
             await recorder.close()
-        return result, session.ledger.denied_origins
+        return result, session.ledger.denied_origins, warnings
 
 
 def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, EventsLog]:
@@ -506,16 +570,25 @@ async def record_skill(
     _refuse_enabled(store, prepared.request.name)
     store.policy().require_capabilities(known_capabilities(prepared))
     state = _login_state(store, prepared.request.login)
-    captured, denied = await capture(
+    kept = (
+        kept_for_resume(store.home, prepared.request.name, prepared.environment.environment_digest)
+        if prepared.request.resume
+        else None
+    )
+    captured, denied, warnings = await capture(
         prepared,
         until_done=until_done,
         on_action=on_action,
         terminal=terminal,
         on_notice=on_notice,
         login_state=state,
+        kept=kept,
+        home=store.home,
     )
     try:
         draft, events = build_draft(prepared, captured)
     finally:
         captured.typed.clear()
-    return RecordResult(store_draft(store, draft, events), denied)
+    entry = store_draft(store, draft, events)
+    drop_kept(store.home, prepared.request.name)
+    return RecordResult(entry, denied, warnings)

@@ -98,6 +98,7 @@ def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Pat
         "deniedOrigins",
         "deniedOriginCount",
         "deniedOriginsHidden",
+        "warnings",
     }
     assert (doc["name"], doc["revision"], doc["status"]) == ("sign-up", 1, "draft")
     assert (doc["strippedQueryKeys"], doc["environments"]) == ([], [])  # an HTML fixture has no URL
