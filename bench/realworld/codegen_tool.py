@@ -109,12 +109,18 @@ def record(task: Task, url: str, out: Path) -> Script:
                 browser.close()
     except PlaywrightError as exc:
         return Script(False, "recording failed: " + _first_line(exc))
-    body = "\n".join("    " + line for line in lines)
-    out.write_text(
-        f'"""{task.summary}: codegen-style baseline (locators from Locator.normalize())."""\n\n\n'
-        f"def run(page, inputs, expect):\n{body}\n"
-    )
+    out.write_text(script_source(task.summary, lines))
     return Script(True, "recorded", out)
+
+
+def script_source(summary: str, lines: list[str]) -> str:
+    """The script's text. It imports ``re`` as codegen's own scripts do: a generated locator may
+    filter by a regular expression (``filter(has_text=re.compile(r"^$"))`` for an icon-only link)."""
+    body = "\n".join("    " + line for line in lines)
+    return (
+        f'"""{summary}: codegen-style baseline (locators from Locator.normalize())."""\n\n'
+        f"import re\n\n\ndef run(page, inputs, expect):\n{body}\n"
+    )
 
 
 def _demonstrate(page: Page, step: object, task: Task) -> str:
