@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import corpus_django, corpus_flask_admin, corpus_sqladmin
+from . import corpus_django, corpus_flask_admin, corpus_sqladmin, corpus_streamlit
 
-APPS = (corpus_django.APP, corpus_flask_admin.APP, corpus_sqladmin.APP)
+APPS = (corpus_django.APP, corpus_flask_admin.APP, corpus_sqladmin.APP, corpus_streamlit.APP)
