@@ -13,7 +13,7 @@ import pytest
 from bench.realworld import codegen_tool, skillreel_tool
 from bench.realworld.corpus import APPS
 from bench.realworld.dbcheck import FAILED_CLOSED, RIGHT, WRONG, classify, diff, snapshot, verify_password
-from bench.realworld.run import Result, kept_sections, markdown
+from bench.realworld.run import Result, exit_status, kept_sections, markdown
 from bench.realworld.spec import App, Change, Check, Choose, Click, Fill, InputStep, Pick, Press, Task
 
 pytestmark = pytest.mark.realworld
@@ -275,3 +275,12 @@ def test_a_new_table_keeps_the_sections_written_by_hand() -> None:
     assert text.count("## Totals") == 1
     assert "old rows" not in text
     assert kept_sections(text) == kept  # a later run keeps it again, once
+
+
+def test_only_a_wrong_skillreel_run_fails_the_corpus() -> None:
+    def run(tool: str, verdict: str) -> Result:
+        return Result("streamlit", "ship-order", "1.28.2", tool, verdict, "", 1.0)
+
+    assert exit_status([run("skillreel", RIGHT), run("codegen", FAILED_CLOSED)]) == 0
+    assert exit_status([run("skillreel", RIGHT), run("codegen", WRONG)]) == 0  # the baseline's own
+    assert exit_status([run("skillreel", WRONG), run("codegen", RIGHT)]) == 1
