@@ -15,8 +15,8 @@ import pytest
 from bench.realworld import codegen_tool, corpus_piccolo_admin, skillreel_tool
 from bench.realworld.corpus import APPS
 from bench.realworld.dbcheck import FAILED_CLOSED, RIGHT, WRONG, classify, diff, snapshot, verify_password
-from bench.realworld.run import Result, kept_sections, markdown
-from bench.realworld.spec import App, Change, Check, Choose, Click, Fill, Press, Tables, Task
+from bench.realworld.run import Result, exit_status, kept_sections, markdown
+from bench.realworld.spec import App, Change, Check, Choose, Click, Fill, InputStep, Pick, Press, Tables, Task
 
 pytestmark = pytest.mark.realworld
 
@@ -175,6 +175,32 @@ def test_the_skillreel_demonstration_is_the_task_with_pauses() -> None:
     }
 
 
+PICKER_TASK = Task(
+    "p",
+    "a picker",
+    "/",
+    (Pick("[role=combobox]", "priority"), Click("#save")),
+    (),
+    {"priority": "High"},
+    {"priority": "Low"},
+    lambda tables, inputs: Change(),
+)
+
+
+def test_a_picker_is_one_select_by_label_for_skillreel() -> None:
+    steps = skillreel_tool.automation(PICKER_TASK, PICKER_TASK.replay)["steps"]
+    assert steps[0] == {"do": "select", "selector": "[role=combobox]", "label": "Low"}
+    assert [s["do"] for s in steps] == ["select", "wait", "click", "wait", "wait"]
+    assert "value" not in steps[0]  # a native <select>'s value is another step (Choose)
+
+
+def test_a_picker_option_is_chosen_by_the_input_in_the_baseline() -> None:
+    assert (
+        codegen_tool.pick_option_code("priority")
+        == 'page.get_by_role("option", name=inputs["priority"], exact=True).click()'
+    )
+
+
 def test_the_baseline_parameterises_recorded_values_inside_locators() -> None:
     code = 'get_by_role("link", name="Dune")'
     assert (
@@ -198,7 +224,7 @@ def test_every_app_is_well_formed(app: App) -> None:
     assert (app.source / "seed.py").is_file()
     assert (app.source / "serve.py").is_file()
     for task in app.tasks:
-        used = {s.input for s in task.steps if isinstance(s, Fill | Choose)}
+        used = {s.input for s in task.steps if isinstance(s, InputStep)}
         assert used <= set(task.record), task.name
         assert used <= set(task.replay), task.name
         assert task.sensitive <= used, task.name
@@ -251,6 +277,15 @@ def test_a_new_table_keeps_the_sections_written_by_hand() -> None:
     assert text.count("## Totals") == 1
     assert "old rows" not in text
     assert kept_sections(text) == kept  # a later run keeps it again, once
+
+
+def test_only_a_wrong_skillreel_run_fails_the_corpus() -> None:
+    def run(tool: str, verdict: str) -> Result:
+        return Result("streamlit", "ship-order", "1.28.2", tool, verdict, "", 1.0)
+
+    assert exit_status([run("skillreel", RIGHT), run("codegen", FAILED_CLOSED)]) == 0
+    assert exit_status([run("skillreel", RIGHT), run("codegen", WRONG)]) == 0  # the baseline's own
+    assert exit_status([run("skillreel", WRONG), run("codegen", RIGHT)]) == 1
 
 
 def test_a_generated_script_may_filter_by_a_regular_expression() -> None:
