@@ -89,7 +89,7 @@ realworld: setup
 
 # The venvs of the corpus subset that `make test` runs (tests/realworld/).
 realworld-subset: setup
-	$(PY) -m bench.realworld --install-only --app flask-admin
+	$(PY) -m bench.realworld --install-only --app flask-admin --app streamlit
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

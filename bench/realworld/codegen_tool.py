@@ -6,7 +6,8 @@ injected script's ``generateSelectorSimple``, the generator ``playwright codegen
 inspector's "pick locator" use, and ``str()`` of the result is the Python code codegen would write
 (``get_by_role("button", name="Save")``, ``get_by_label("Title:")``, ``get_by_text(...)``, or a CSS
 ``locator(...)`` when nothing better exists). The recording is written as a codegen-style script:
-``fill`` for typing, ``select_option`` for lists, ``check`` for check boxes and radios, ``click``
+``fill`` for typing, ``select_option`` for lists, ``check`` for check boxes and radios, a click on
+a popup picker's combobox then on its option by name (``get_by_role("option", name=...)``), ``click``
 otherwise, ``press`` on the focused element, ``expect(...).to_contain_text`` for a final check.
 
 It is then parameterised the way a person turns a codegen script into a reusable function: every
@@ -31,7 +32,7 @@ from playwright.sync_api import Error as PlaywrightError
 from skillreel.sandbox.chromium import find_chromium
 
 from .skillreel_tool import DEMO_END_MS, DEMO_PAUSE_MS
-from .spec import Choose, Click, Fill, Press, Task
+from .spec import Choose, Click, Fill, Pick, Press, Task
 
 TIMEOUT_MS = 10_000
 VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
@@ -109,12 +110,18 @@ def record(task: Task, url: str, out: Path) -> Script:
                 browser.close()
     except PlaywrightError as exc:
         return Script(False, "recording failed: " + _first_line(exc))
-    body = "\n".join("    " + line for line in lines)
-    out.write_text(
-        f'"""{task.summary}: codegen-style baseline (locators from Locator.normalize())."""\n\n\n'
-        f"def run(page, inputs, expect):\n{body}\n"
-    )
+    out.write_text(script_source(task.summary, lines))
     return Script(True, "recorded", out)
+
+
+def script_source(summary: str, lines: list[str]) -> str:
+    """The script's text. It imports ``re`` as codegen's own scripts do: a generated locator may
+    filter by a regular expression (``filter(has_text=re.compile(r"^$"))`` for an icon-only link)."""
+    body = "\n".join("    " + line for line in lines)
+    return (
+        f'"""{summary}: codegen-style baseline (locators from Locator.normalize())."""\n\n'
+        f"import re\n\n\ndef run(page, inputs, expect):\n{body}\n"
+    )
 
 
 def _demonstrate(page: Page, step: object, task: Task) -> str:
@@ -123,9 +130,11 @@ def _demonstrate(page: Page, step: object, task: Task) -> str:
         page.keyboard.press(step.key)
         page.wait_for_timeout(DEMO_PAUSE_MS)
         return f"page.{parameterise(code, task.record, task.sensitive)}.press({json.dumps(step.key)})"
-    assert isinstance(step, Fill | Choose | Click)
+    assert isinstance(step, Fill | Choose | Pick | Click)
     locator = page.locator(step.selector)
     code = "page." + parameterise(_generated(locator), task.record, task.sensitive)
+    if isinstance(step, Pick):
+        return _pick(page, locator, code, step, task)
     if isinstance(step, Fill):
         locator.fill(task.record[step.input])
         return f"{code}.fill(inputs[{json.dumps(step.input)}])"
@@ -136,6 +145,19 @@ def _demonstrate(page: Page, step: object, task: Task) -> str:
     getattr(locator, verb)()
     page.wait_for_timeout(DEMO_PAUSE_MS)
     return f"{code}.{verb}()"
+
+
+def _pick(page: Page, combobox: Locator, code: str, step: Pick, task: Task) -> str:
+    """Open the picker by its generated locator, click the option named after the input: two
+    lines, the option's name turned into the input as a person parameterising the script does."""
+    combobox.click()
+    page.get_by_role("option", name=task.record[step.input], exact=True).click()
+    page.wait_for_timeout(DEMO_PAUSE_MS)
+    return f"{code}.click()\n    {pick_option_code(step.input)}"
+
+
+def pick_option_code(name: str) -> str:
+    return f'page.get_by_role("option", name=inputs[{json.dumps(name)}], exact=True).click()'
 
 
 def replay(script: Path, inputs: Mapping[str, str]) -> Ran:

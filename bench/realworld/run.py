@@ -188,6 +188,13 @@ def totals(results: Sequence[Result]) -> dict[str, Counter[str]]:
     return out
 
 
+def exit_status(results: Sequence[Result]) -> int:
+    """1 when skillreel left a wrong database anywhere. The baseline's wrong runs are its own
+    measured behaviour (a codegen script racing a page redrawn over a WebSocket): the table shows
+    them, the exit status does not fail on them."""
+    return 1 if any(r.verdict == WRONG and r.tool == "skillreel" for r in results) else 0
+
+
 def _commit() -> str:
     try:
         head = subprocess.run(
@@ -335,7 +342,7 @@ def _table_from(files: Sequence[Path], target: Path, note: str) -> int:
         )
     )
     print(f"[realworld] wrote {target}", file=sys.stderr)
-    return 1 if any(r.verdict == WRONG for r in results) else 0
+    return exit_status(results)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -413,4 +420,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"[realworld] {tool}: {count[RIGHT]} right, {count[FAILED_CLOSED]} failed closed, "
             f"{count[WRONG]} wrong of {sum(count.values())}"
         )
-    return 1 if any(r.verdict == WRONG for r in results) else 0
+    return exit_status(results)

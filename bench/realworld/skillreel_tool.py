@@ -3,8 +3,10 @@
 vault's environment variables). Only the public command line is used.
 
 The demonstration is the task's steps as an automation file (trusted input, like a person) plus
-its checks as an assertions file. Each ``type``/``select`` step the recorder captured becomes a
-parameter; they are matched to the task's inputs in the order the steps were demonstrated.
+its checks as an assertions file. A popup picker (``Pick``) is the automation's ``select`` by
+``label``. Each ``type``/``select``/``choose`` step the recorder captured becomes a parameter; they
+are matched to the task's inputs in the order the steps were demonstrated (a picker recorded as two
+plain clicks has no parameter, so the task counts as not recorded).
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .spec import Check, Choose, Click, Fill, Press, Task
+from .spec import Check, Choose, Click, Fill, InputStep, Pick, Press, Task
 
 DEMO_PAUSE_MS = 1_500  # after every click or key press of a demonstration (both tools): a
 # person's pace, and time for the next page on a loaded machine
 DEMO_END_MS = 2_000  # at the end, as a person who looks at the result before finishing
 CLI_TIMEOUT_S = 300
+PARAMETER_KINDS = ("type", "select", "choose")  # recorded actions that take a parameter ("choose":
+# an option of a popup picker, one step on the combobox)
 
 
 def automation(task: Task, inputs: Mapping[str, str]) -> dict[str, Any]:
@@ -33,6 +37,11 @@ def automation(task: Task, inputs: Mapping[str, str]) -> dict[str, Any]:
             steps.append({"do": "type", "selector": step.selector, "text": inputs[step.input]})
         elif isinstance(step, Choose):
             steps.append({"do": "select", "selector": step.selector, "value": inputs[step.input]})
+        elif isinstance(step, Pick):
+            steps += [
+                {"do": "select", "selector": step.selector, "label": inputs[step.input]},
+                {"do": "wait", "ms": DEMO_PAUSE_MS},
+            ]
         elif isinstance(step, Click):
             steps += [{"do": "click", "selector": step.selector}, {"do": "wait", "ms": DEMO_PAUSE_MS}]
         elif isinstance(step, Press):
@@ -113,8 +122,8 @@ class Skillreel:
         if done.status != 0 or done.error is not None:
             return Recorded(skill, False, _code(done.error))
         params = {p["name"]: bool(p["sensitive"]) for p in done.data["parameters"]}
-        captured = [a["parameter"] for a in done.data["actions"] if a["kind"] in ("type", "select")]
-        wanted = [s.input for s in task.steps if isinstance(s, Fill | Choose)]
+        captured = [a["parameter"] for a in done.data["actions"] if a["kind"] in PARAMETER_KINDS]
+        wanted = [s.input for s in task.steps if isinstance(s, InputStep)]
         if len(captured) != len(wanted):
             return Recorded(skill, False, f"captured {len(captured)} of {len(wanted)} typed/selected steps")
         draft = str(done.data["draftDigest"])  # approve exactly the draft that was recorded

@@ -32,6 +32,16 @@ class Choose:
 
 
 @dataclass(frozen=True)
+class Pick:
+    """Choose an option of a popup picker by its label: click the combobox at ``selector``
+    (a ``role=combobox`` or ``aria-haspopup=listbox`` element, not a ``<select>``), then the
+    ``role=option`` whose accessible name is the value of ``input``."""
+
+    selector: str
+    input: str
+
+
+@dataclass(frozen=True)
 class Click:
     selector: str
 
@@ -51,7 +61,8 @@ class Check:
     expected: str
 
 
-Step = Fill | Choose | Click | Press
+Step = Fill | Choose | Pick | Click | Press
+InputStep = Fill | Choose | Pick  # the steps whose value is one of the task's inputs
 
 
 @dataclass(frozen=True)

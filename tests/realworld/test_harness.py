@@ -4,17 +4,19 @@ change wrong), password naming, and how each tool's recording is derived from a 
 
 from __future__ import annotations
 
+import ast
 import base64
 import hashlib
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
-from bench.realworld import codegen_tool, skillreel_tool
+from bench.realworld import codegen_tool, corpus_piccolo_admin, skillreel_tool
 from bench.realworld.corpus import APPS
 from bench.realworld.dbcheck import FAILED_CLOSED, RIGHT, WRONG, classify, diff, snapshot, verify_password
-from bench.realworld.run import Result, kept_sections, markdown
-from bench.realworld.spec import App, Change, Check, Choose, Click, Fill, Press, Task
+from bench.realworld.run import Result, exit_status, kept_sections, markdown
+from bench.realworld.spec import App, Change, Check, Choose, Click, Fill, InputStep, Pick, Press, Tables, Task
 
 pytestmark = pytest.mark.realworld
 
@@ -173,6 +175,32 @@ def test_the_skillreel_demonstration_is_the_task_with_pauses() -> None:
     }
 
 
+PICKER_TASK = Task(
+    "p",
+    "a picker",
+    "/",
+    (Pick("[role=combobox]", "priority"), Click("#save")),
+    (),
+    {"priority": "High"},
+    {"priority": "Low"},
+    lambda tables, inputs: Change(),
+)
+
+
+def test_a_picker_is_one_select_by_label_for_skillreel() -> None:
+    steps = skillreel_tool.automation(PICKER_TASK, PICKER_TASK.replay)["steps"]
+    assert steps[0] == {"do": "select", "selector": "[role=combobox]", "label": "Low"}
+    assert [s["do"] for s in steps] == ["select", "wait", "click", "wait", "wait"]
+    assert "value" not in steps[0]  # a native <select>'s value is another step (Choose)
+
+
+def test_a_picker_option_is_chosen_by_the_input_in_the_baseline() -> None:
+    assert (
+        codegen_tool.pick_option_code("priority")
+        == 'page.get_by_role("option", name=inputs["priority"], exact=True).click()'
+    )
+
+
 def test_the_baseline_parameterises_recorded_values_inside_locators() -> None:
     code = 'get_by_role("link", name="Dune")'
     assert (
@@ -196,7 +224,7 @@ def test_every_app_is_well_formed(app: App) -> None:
     assert (app.source / "seed.py").is_file()
     assert (app.source / "serve.py").is_file()
     for task in app.tasks:
-        used = {s.input for s in task.steps if isinstance(s, Fill | Choose)}
+        used = {s.input for s in task.steps if isinstance(s, InputStep)}
         assert used <= set(task.record), task.name
         assert used <= set(task.replay), task.name
         assert task.sensitive <= used, task.name
@@ -249,3 +277,71 @@ def test_a_new_table_keeps_the_sections_written_by_hand() -> None:
     assert text.count("## Totals") == 1
     assert "old rows" not in text
     assert kept_sections(text) == kept  # a later run keeps it again, once
+
+
+def test_only_a_wrong_skillreel_run_fails_the_corpus() -> None:
+    def run(tool: str, verdict: str) -> Result:
+        return Result("streamlit", "ship-order", "1.28.2", tool, verdict, "", 1.0)
+
+    assert exit_status([run("skillreel", RIGHT), run("codegen", FAILED_CLOSED)]) == 0
+    assert exit_status([run("skillreel", RIGHT), run("codegen", WRONG)]) == 0  # the baseline's own
+    assert exit_status([run("skillreel", WRONG), run("codegen", RIGHT)]) == 1
+
+
+def test_a_generated_script_may_filter_by_a_regular_expression() -> None:
+    """Playwright's generator names an icon-only link (a row menu's "⋮") by
+    ``filter(has_text=re.compile(r"^$"))``; codegen's scripts import ``re``, so must the baseline's,
+    or every such run fails on a NameError that is the harness's, not the baseline's."""
+    line = 'page.get_by_role("link").filter(has_text=re.compile(r"^$")).nth(2).click()'
+    calls: list[tuple[str, tuple[object, ...], dict[str, object]]] = []
+
+    class Stub:
+        def __getattr__(self, name: str) -> object:
+            def call(*args: object, **kwargs: object) -> Stub:
+                calls.append((name, args, kwargs))
+                return self
+
+            return call
+
+    namespace: dict[str, object] = {}
+    exec(compile(codegen_tool.script_source("Open a row's menu", [line]), "script.py", "exec"), namespace)
+    run = namespace["run"]
+    assert callable(run)
+    run(Stub(), {}, None)
+    pattern = calls[1][2]["has_text"]
+    assert getattr(pattern, "pattern", None) == "^$"
+
+
+def _seed_lists(source: Path) -> dict[str, Any]:
+    """The literal lists a seed script assigns (``TEAMS = [...]``), read without running it."""
+    module = ast.parse((source / "seed.py").read_text())
+    return {
+        node.targets[0].id: ast.literal_eval(node.value)
+        for node in module.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id.isupper()
+    }
+
+
+def test_piccolo_admin_tasks_agree_with_its_seed() -> None:
+    """The Piccolo Admin tasks judge by team ids and priority values the seed must give; each query
+    leaves exactly one ticket (the demonstration acts on the list once one row is left)."""
+    seed = _seed_lists(corpus_piccolo_admin.APP.source)
+    assert {name: i for i, name in enumerate(seed["TEAMS"], start=1)} == corpus_piccolo_admin.TEAMS
+    assert set(corpus_piccolo_admin.PRIORITIES.values()) >= {row[2] for row in seed["TICKETS"]}
+    tables: Tables = {
+        "ticket": {
+            i: {"title": title, "team": corpus_piccolo_admin.TEAMS[team], "priority": p, "estimate": e}
+            for i, (title, team, p, e) in enumerate(seed["TICKETS"], start=1)
+        }
+    }
+    for task in corpus_piccolo_admin.APP.tasks:
+        for inputs in (task.record, task.replay):
+            change = task.expect(tables, inputs)
+            assert not change.is_empty(), (task.name, inputs)
+            for key, columns in change.changed.get("ticket", {}).items():
+                assert all(tables["ticket"][key][c] != v for c, v in columns.items()), (task.name, inputs)
+    create = next(t for t in corpus_piccolo_admin.APP.tasks if t.name == "create-ticket")
+    (row,) = create.expect(tables, create.replay).added["ticket"]
+    assert row["priority"] == "u"  # the replay names the priority by its label, "Urgent"
