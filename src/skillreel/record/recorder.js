@@ -84,6 +84,8 @@ var SkillreelRecorder = (() => {
   const opaque = new WeakSet();   // hosts already reported as a human step for hidden typing
   let enterTarget = null;
   let labelControl = null;
+  let pointerDown = null;   // {el, target}: what the pointer went down on, described then
+  let focusClick = null;    // {el, target}: a click that focused a field; a step unless an edit follows
 
   // ---- reporting ----------------------------------------------------------------------------
   function whenReady(work) {
@@ -406,6 +408,7 @@ var SkillreelRecorder = (() => {
 
   function markDirty(el, kind) {
     dirty.set(el, kind);
+    if (focusClick && focusClick.el.contains(el)) focusClick = null;   // the edit follows the click
   }
 
   // One field edit is over: report it once, with its final value (never a sensitive one).
@@ -438,7 +441,10 @@ var SkillreelRecorder = (() => {
     });
   }
 
+  // Every edit in progress, and a click that focused a field no edit followed (except `except`,
+  // the element being pressed again), is reported now.
   function flushAll(except) {
+    if (focusClick && focusClick.el !== except) releaseFocusClick();
     for (const el of Array.from(dirty.keys())) if (el !== except) flush(el);
   }
 
@@ -499,13 +505,20 @@ var SkillreelRecorder = (() => {
     });
   }
 
+  // The element the pointer goes down on is remembered, and described now, before the page's own
+  // handlers run: a menu opened on mousedown may cover it (the click then lands on a backdrop or
+  // on <body>) or a re-render may move it before the click.
   function onPointerDown(event) {
     if (!event.isTrusted) return;
     enterTarget = null;
+    pointerDown = null;
     scanPasswords();
-    const el = origin(event);
-    const editing = el && (fieldKind(el) === "rich" ? editableRoot(el) : el);
-    flushAll(editing);
+    const raw = origin(event);
+    const rich = raw && fieldKind(raw) === "rich";
+    const el = rich ? editableRoot(raw) : reachable && raw ? clickTarget(raw) : raw;
+    flushAll(el);
+    if (!el || rich || !reachable) return;
+    pointerDown = {el, target: salt === null ? undefined : describeSafe(el)};
   }
 
   function onKeyDown(event) {
@@ -538,34 +551,75 @@ var SkillreelRecorder = (() => {
     if (event.isTrusted && event.key === "Enter") enterTarget = null;
   }
 
+  // The element a click on `node` acts on: its interactive ancestor; a label's control.
+  function clickTarget(node) {
+    return SkillreelClickTarget.of(retarget(node));
+  }
+
   function onClick(event) {
     if (!event.isTrusted) return;
     const raw = origin(event);
     if (armed) return completeMark(raw);
+    const down = event.detail > 0 ? pointerDown : null;   // a keyboard activation has no pointer
+    pointerDown = null;
     if (enterTarget && event.detail === 0) return;            // Enter's own activation: the press is recorded
     if (labelControl && raw === labelControl) {                 // the click a label forwards to its control
       labelControl = null;
       return;
     }
+    const inner = elementOf(raw);
+    const landed = retarget(raw);
+    // The click landed elsewhere than the pointer went down (an overlay opened on mousedown, a
+    // re-render): the person clicked the pointer-down element, never the <body> or a backdrop.
+    const moved = down && down.el !== SkillreelClickTarget.of(landed);
+    const el = moved ? down.el : SkillreelClickTarget.of(landed);
+    if (focusClick && focusClick.el === el) focusClick = null;   // pressed again: this click replaces it
     flushAll(null);
     if (!reachable) return human("iframe", null);
-    const inner = elementOf(raw);
-    if (inner && inner.isContentEditable) return human("rich-text", editableRoot(inner));
-    const el = retarget(raw);
+    if (!moved && inner && inner.isContentEditable) return human("rich-text", editableRoot(inner));
     if (!el) return;
     if (isOpaqueHost(el)) return human("closed-shadow", el);
-    const control = el.localName === "label" ? el.control : null;
-    if (control) {
+    if (landed && landed.localName === "label" && landed.control) {
+      const control = landed.control;
       labelControl = control;
       setTimeout(() => {
         if (labelControl === control) labelControl = null;
       }, 0);
     }
-    const kind = fieldKind(control || el);
+    clickEvent(el, down && down.el === el ? down.target : undefined);
+  }
+
+  // The one place a trusted click becomes an event. `el` is what it acts on (the pointer-down
+  // element, a label's control), `target` its description taken at pointer-down (undefined: none).
+  // A click into a field that takes an edit is held: the edit is the step, and if no edit follows
+  // the click is reported on the next event, focus-out, navigation or the end of the recording.
+  // A readonly field, a combobox or a popup opener is a click step at once.
+  function clickEvent(el, target) {
+    const field = el.localName === "label" && el.control ? el.control : el;   // a label kept (its control hidden)
+    const kind = fieldKind(field);
     if (kind === "file") return human("upload", el);
-    if (kind === "text" || kind === "select" || kind === "rich") return; // focusing a field: its edit is recorded
+    if (kind === "rich") return human("rich-text", editableRoot(field));
+    if ((kind === "text" || kind === "select") && !SkillreelClickTarget.opensPopup(field)) {
+      focusClick = {el: field, at: el, target};
+      return;
+    }
     if (chooseOrNull(el)) return;
-    describeOrHuman("click", el, {});
+    reportClick(el, target);
+  }
+
+  function reportClick(el, target) {
+    whenReady(() => {
+      const described = target === undefined ? describeSafe(el) : target;
+      if (!described) return report({type: "human", reason: "other", target: null});
+      report({type: "click", target: described});
+    });
+  }
+
+  // A click that focused a field and no edit followed: it is a click step after all.
+  function releaseFocusClick() {
+    const held = focusClick;
+    focusClick = null;
+    if (held) reportClick(held.at, held.target);
   }
 
   function onInput(event) {
@@ -597,6 +651,7 @@ var SkillreelRecorder = (() => {
   function onFocusOut(event) {
     const el = origin(event);
     if (!el) return;
+    if (focusClick && focusClick.el === el) releaseFocusClick();
     flush(el.isContentEditable ? editableRoot(el) : el);
   }
 
@@ -663,6 +718,8 @@ var SkillreelRecorder = (() => {
   listen(window, "drop", onDrop);
   listen(window, "submit", (event) => event.isTrusted && flushAll(null));
   listen(window, "pagehide", () => flushAll(null));
+  // A navigation the browser starts (the address bar, back): reported while the page still can.
+  listen(window, "beforeunload", (event) => event.isTrusted && flushAll(null));
   listen(document, "DOMContentLoaded", scanPasswords);
   watchTypeFlips();
   scanPasswords();

@@ -83,9 +83,11 @@ _POLL_S: Final = 0.05
 
 @functools.cache
 def capture_script() -> str:
-    """The script each isolated world runs: the shared element description, then the recorder."""
-    recorder = resources.files("skillreel.record").joinpath("recorder.js").read_text("utf-8")
-    return locate_script() + recorder
+    """The script each isolated world runs: the shared element description, then the recorder
+    (``click_target.js``, what a click acts on, then ``recorder.js``)."""
+    here = resources.files("skillreel.record")
+    clicks = here.joinpath("click_target.js").read_text("utf-8")
+    return locate_script() + clicks + "\n;\n" + here.joinpath("recorder.js").read_text("utf-8")
 
 
 # ---- the recorder --------------------------------------------------------------------------------
