@@ -103,6 +103,8 @@ def _human(result: RecordResult) -> Render:
                 "sensitive value was typed (a page can hide it in a host name); record once "
                 "without the secret to see them"
             )
+        for gone in data["dropped"]:
+            out.print(f"[yellow]not recorded[/]: {gone['count']} x {gone['reason']}: {gone['summary']}")
         out.print(
             f"next: skillreel show {data['name']}, then skillreel review {data['name']} --reviewer ID "
             f"--expected-revision {data['revision']} --approve"

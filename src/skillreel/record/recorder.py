@@ -401,7 +401,10 @@ class Recorder:
         return (reply.get("result") or {}).get("value")
 
     def _on_binding(self, tap: _Tap, params: dict[str, Any]) -> None:
-        if params.get("name") != BINDING or params.get("executionContextId") not in tap.worlds:
+        if params.get("name") != BINDING:
+            return
+        if params.get("executionContextId") not in tap.worlds:  # only our worlds have the binding
+            self._log.drop("page-left")
             return
         event = self._log.validate(params.get("payload"))
         if event is None:
@@ -444,6 +447,7 @@ class Recorder:
         pending = self._mark
         if pending is None or pending.done() or page != 0:
             log.debug("a mark nobody armed was ignored")
+            self._log.drop("mark-unarmed")
             return
         self._mark = None
         if event.items is not None and self._mark_all:

@@ -36,7 +36,7 @@ from ..model.refs import OutputName
 from ..model.urls import DEFAULT_RULE
 from ..model.values import ValueType
 from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, perform
-from ..record.capture import Capture
+from ..record.capture import Capture, Dropped
 from ..record.project import ProjectionOptions, plan, project
 from ..record.recorder import Marked, Recorder
 from ..record.redact import scan
@@ -70,6 +70,7 @@ class RecordResult:
 
     entry: StoreEntry
     refused: tuple[str, ...]
+    dropped: tuple[Dropped, ...] = ()  # what the recorder could not keep, counted by reason
 
     @property
     def origins_hidden(self) -> bool:
@@ -98,6 +99,7 @@ class RecordResult:
             "deniedOrigins": list(self.denied_origins),
             "deniedOriginCount": len(self.refused),
             "deniedOriginsHidden": bool(self.refused) and self.origins_hidden,
+            "dropped": [d.to_json() for d in self.dropped],
         }
 
 
@@ -518,4 +520,4 @@ async def record_skill(
         draft, events = build_draft(prepared, captured)
     finally:
         captured.typed.clear()
-    return RecordResult(store_draft(store, draft, events), denied)
+    return RecordResult(store_draft(store, draft, events), denied, captured.dropped)

@@ -146,6 +146,7 @@ DATE = page_html(
   <label for=due>Due date</label>
   <input id=due name=due readonly placeholder="Pick a date" style="width:160px">
   <div id=picker hidden style="border:1px solid #999;padding:4px;width:220px"></div>
+  <p>Due: <output id=due-shown></output></p>
 </div>
 <script>
 const due = document.querySelector("#due");
@@ -160,6 +161,7 @@ due.addEventListener("click", () => {
     b.setAttribute("aria-label", "December " + d);
     b.addEventListener("click", () => {
       due.value = "2026-12-" + String(d).padStart(2, "0");
+      document.querySelector("#due-shown").textContent = due.value;
       picker.hidden = true;
     });
     picker.appendChild(b);
