@@ -9,6 +9,10 @@
 //                                          with neither), or null
 //   SkillreelClickTarget.of(el)          -> el; for a <label>, its control when that is rendered
 //                                          (a hidden checkbox behind a styled label stays the label)
+//                                          and the click reaches it: the browser forwards it (a
+//                                          labelable control) or the label is drawn over or around
+//                                          it (a label beside a custom control it does not forward
+//                                          to stays the label: the control never got that click)
 //   SkillreelClickTarget.opensPopup(el)  -> el is readonly or a combobox / popup opener: a click on
 //                                          it does something of its own, it is not only focusing
 //                                          a field for an edit
@@ -69,10 +73,17 @@ var SkillreelClickTarget = (() => {
     return one(label.querySelectorAll(`${FIELDS}, ${POPUP}`)) || labelledBy(root, label) || groupField(label);
   }
 
+  function overlaps(a, b) {
+    const x = a.getBoundingClientRect();
+    const y = b.getBoundingClientRect();
+    return x.left < y.right && y.left < x.right && x.top < y.bottom && y.top < x.bottom;
+  }
+
   function of(el) {
     if (!el || el.localName !== "label") return el;
     const named = control(el);
-    return named && usable(named) ? named : el;
+    if (!named || !usable(named)) return el;
+    return named === el.control || el.contains(named) || overlaps(el, named) ? named : el;
   }
 
   function opensPopup(el) {

@@ -521,6 +521,19 @@ var SkillreelRecorder = (() => {
     pointerDown = {el, target: salt === null ? undefined : describeSafe(el)};
   }
 
+  // The pressed element left the page before the button came up (a menu item that acts on
+  // mousedown and closes its menu, a re-render): the browser fires no click, yet the person clicked
+  // it. Reported once the click would have come, from the description taken at pointer-down.
+  function onPointerUp(event) {
+    const held = pointerDown;
+    if (!event.isTrusted || !held || event.button !== 0 || held.el.isConnected) return;
+    setTimeout(() => {
+      if (pointerDown !== held) return;
+      pointerDown = null;
+      if (held.target) clickEvent(held.el, held.target);
+    }, 0);
+  }
+
   function onKeyDown(event) {
     if (!event.isTrusted) return;
     scanPasswords();
@@ -675,6 +688,7 @@ var SkillreelRecorder = (() => {
 
   function onDragStart(event) {
     if (!event.isTrusted) return;
+    pointerDown = null;
     flushAll(null);
     human(reachable ? "drag" : "iframe", reachable ? retarget(origin(event)) : null);
   }
@@ -707,6 +721,7 @@ var SkillreelRecorder = (() => {
   }, {capture: true, passive: false});
   const listen = (target, type, handler) => target.addEventListener(type, handler, {capture: true, passive: true});
   listen(window, "pointerdown", onPointerDown);
+  listen(window, "pointerup", onPointerUp);
   listen(window, "keydown", onKeyDown);
   listen(window, "keyup", onKeyUp);
   listen(window, "click", onClick);

@@ -182,3 +182,32 @@ FORM = page_html(
 </form>
 """
 )
+
+# A menu whose item acts on mousedown and closes the menu: the browser fires no click at all.
+MOUSEDOWN_MENU = page_html(
+    """
+<div style="padding:40px">
+  <button id=more type=button aria-haspopup=menu>More</button>
+  <p id=done></p>
+</div>
+<script>
+document.querySelector("#more").addEventListener("click", () => {
+  const menu = document.createElement("ul");
+  menu.setAttribute("role", "menu");
+  menu.style.cssText = "position:absolute;left:40px;top:80px;list-style:none;padding:4px;border:1px solid";
+  for (const name of ["Archive", "Delete"]) {
+    const li = document.createElement("li");
+    li.setAttribute("role", "menuitem");
+    li.textContent = name;
+    li.style.padding = "6px";
+    li.addEventListener("mousedown", () => {
+      document.querySelector("#done").textContent = name;
+      menu.remove();
+    });
+    menu.appendChild(li);
+  }
+  document.body.appendChild(menu);
+});
+</script>
+"""
+)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from skillreel.model.events import RecordedEvent
-from tests.integration.record.clicks_pages import DATE, FORM, MUI_SELECT, MUI_TEXT, QUASAR
-from tests.integration.record.rig import Rig, Run, click_centre
+from tests.integration.record.clicks_pages import DATE, FORM, MOUSEDOWN_MENU, MUI_SELECT, MUI_TEXT, QUASAR
+from tests.integration.record.rig import Rig, Run, click_centre, page_html
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -162,3 +162,37 @@ async def test_an_edit_before_an_address_bar_navigation_is_kept(rig: Rig) -> Non
         await run.page.goto(rig.server.url(rig.serve(FORM)))
         events = await run.events()
     assert [e.type for e in events] == ["input", "navigate"]
+
+
+async def test_an_item_that_acts_on_mousedown_and_leaves_the_page_is_a_click(rig: Rig) -> None:
+    async with rig.recording(MOUSEDOWN_MENU) as run:
+        await click_centre(run.page, "#more")
+        await click_centre(run.page, "[role=menuitem]:nth-child(2)")  # no click event: it is gone
+        done = await run.page.text_content("#done")
+        await click_centre(run.page, "#done")
+        events = await run.events()
+    assert done == "Delete"
+    assert shape(events) == [("click", "button", "button"), ("click", "li", "menuitem"), ("click", "p", None)]
+
+
+LABELLED = page_html("""
+<div style="padding:40px;position:relative">
+  <label id=status-label style="position:absolute;left:44px;top:46px;z-index:1">Status</label>
+  <div id=status role=combobox tabindex=0 aria-haspopup=listbox aria-labelledby=status-label
+    style="margin-top:2px;width:200px;height:28px;border:1px solid #999"
+    onclick="this.dataset.opened = (+this.dataset.opened || 0) + 1"></div>
+  <label id=side-label style="display:block;margin-top:24px">Owner</label>
+  <div id=owner role=combobox tabindex=0 aria-haspopup=listbox aria-labelledby=side-label
+    style="width:200px;height:28px;border:1px solid #999"></div>
+</div>
+""")
+
+
+async def test_a_label_over_a_custom_control_is_its_control_and_one_beside_it_stays_the_label(
+    rig: Rig,
+) -> None:
+    async with rig.recording(LABELLED) as run:
+        await click_centre(run.page, "#status-label")  # drawn over the combobox it names
+        await click_centre(run.page, "#side-label")  # beside the one it names: no click reached it
+        events = await run.events()
+    assert shape(events) == [("click", "div", "combobox"), ("click", "label", None)]
