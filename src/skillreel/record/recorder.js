@@ -26,7 +26,9 @@
 // completes one, so the page cannot forge a mark.
 //
 // What it reports (model.events.PageEvent, `v: 1`): a click (retargeted to its interactive
-// ancestor), one `input`/`select` per field edit (not per keystroke) with the edit's final value,
+// ancestor, a label's control (click_target.js), and to the element the pointer went down on when
+// the click lands elsewhere: a backdrop opened on mousedown; a click into a field no edit follows is
+// reported after all), one `input`/`select` per field edit (not per keystroke) with the edit's final value,
 // Enter/Tab/Escape presses, and `human` steps for what cannot be replayed safely (cross-origin
 // frames, closed shadow roots, drag, file upload, rich-text editors, one-time-code fields).
 // Elements inside open shadow roots and same-origin frames are captured like any other (events
