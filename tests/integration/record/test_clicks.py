@@ -42,28 +42,34 @@ async def designates(run: Run, event: RecordedEvent, selector: str) -> bool:
     return False
 
 
-async def test_a_click_on_the_label_of_a_readonly_combobox_is_a_click_on_the_combobox(rig: Rig) -> None:
-    async with rig.recording(QUASAR) as run:
-        await click_centre(run.page, "#prio-field")
-        await run.page.wait_for_selector("[role=option]")
-        await click_centre(run.page, "[role=option]:nth-child(3)")
-        shown = await run.page.text_content("#prio-shown")
-        events = await run.events()
-        assert await designates(run, events[0], "#f_7c1e9a")
-    assert shown == "High"
-    assert shape(events) == [("click", "input", "combobox"), ("click", "li", "option")]
+# (page, what is clicked, the control the click is recorded on, its tag, the option, what it shows)
+POPUPS = {
+    # Quasar-like: a click on the <label> around a readonly role=combobox input
+    "label-of-readonly-combobox": (QUASAR, "#prio-field", "#f_7c1e9a", "input", 3, ("#prio-shown", "High")),
+    # MUI-like: opened on mousedown behind a backdrop, the click event lands on <body>
+    "opened-on-mousedown-behind-a-backdrop": (
+        MUI_SELECT,
+        "#age-select",
+        "#age-select",
+        "div",
+        2,
+        ("#age-shown", "Twenty"),
+    ),
+}
 
 
-async def test_a_select_opened_on_mousedown_behind_a_backdrop_is_the_pressed_element(rig: Rig) -> None:
-    async with rig.recording(MUI_SELECT) as run:
-        await click_centre(run.page, "#age-select")
-        await run.page.wait_for_selector("[role=option]")
-        await click_centre(run.page, "[role=option]:nth-child(2)")
-        shown = await run.page.text_content("#age-shown")
+@pytest.mark.parametrize("case", sorted(POPUPS))
+async def test_the_click_that_opens_a_popup_is_a_click_on_its_combobox(rig: Rig, case: str) -> None:
+    page, clicked, control, tag, option, (shows, name) = POPUPS[case]
+    async with rig.recording(page) as run:
+        await click_centre(run.page, clicked)
+        await run.page.wait_for_selector("[role=listbox]")
+        await click_centre(run.page, f"[role=option]:nth-child({option})")
+        shown = await run.page.text_content(shows)
         events = await run.events()
-        assert await designates(run, events[0], "#age-select")
-    assert shown == "Twenty"
-    assert shape(events) == [("click", "div", "combobox"), ("click", "li", "option")]
+        assert await designates(run, events[0], control)
+    assert shown == name
+    assert shape(events) == [("click", tag, "combobox"), ("click", "li", "option")]
 
 
 async def test_a_backdrop_click_that_closes_a_menu_stays_a_click_on_it(rig: Rig) -> None:

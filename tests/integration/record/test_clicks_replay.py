@@ -21,29 +21,21 @@ from tests.integration.record.clicks_pages import DATE, MUI_SELECT, QUASAR
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
+
+def _pick(opener: str, option: int, shows: str) -> list[dict[str, Any]]:
+    """Open a listbox by clicking `opener`, click its `option`-th option, extract `shows`."""
+    return [
+        {"do": "click", "selector": opener},
+        {"do": "wait", "selector": "[role=listbox]"},
+        {"do": "click", "selector": f"[role=option]:nth-child({option})"},
+        {"do": "extract", "selector": shows, "as": "shown"},
+    ]
+
+
+PICKED = ["navigate", "click", "wait", "click", "extract"]
 CASES: dict[str, tuple[str, list[dict[str, Any]], list[str], dict[str, Any]]] = {
-    "quasar": (
-        QUASAR,
-        [
-            {"do": "click", "selector": "#prio-field"},
-            {"do": "wait", "selector": "[role=listbox]"},
-            {"do": "click", "selector": "[role=option]:nth-child(3)"},
-            {"do": "extract", "selector": "#prio-shown", "as": "shown"},
-        ],
-        ["navigate", "click", "wait", "click", "extract"],
-        {"shown": "High"},
-    ),
-    "mui": (
-        MUI_SELECT,
-        [
-            {"do": "click", "selector": "#age-select"},
-            {"do": "wait", "selector": "[role=listbox]"},
-            {"do": "click", "selector": "[role=option]:nth-child(2)"},
-            {"do": "extract", "selector": "#age-shown", "as": "shown"},
-        ],
-        ["navigate", "click", "wait", "click", "extract"],
-        {"shown": "Twenty"},
-    ),
+    "quasar": (QUASAR, _pick("#prio-field", 3, "#prio-shown"), PICKED, {"shown": "High"}),
+    "mui": (MUI_SELECT, _pick("#age-select", 2, "#age-shown"), PICKED, {"shown": "Twenty"}),
     "date": (
         DATE,
         [
