@@ -601,15 +601,17 @@ var SkillreelRecorder = (() => {
         if (labelControl === control) labelControl = null;
       }, 0);
     }
-    clickEvent(el, down && down.el === el ? down.target : undefined);
+    const label = !moved && landed !== el && landed.localName === "label" ? landed : null;
+    clickEvent(el, down && down.el === el ? down.target : undefined, label);
   }
 
   // The one place a trusted click becomes an event. `el` is what it acts on (the pointer-down
-  // element, a label's control), `target` its description taken at pointer-down (undefined: none).
+  // element, a label's control), `target` its description taken at pointer-down (undefined: none),
+  // `label` the label clicked for it (a label showing a typed value may choose by it, as before).
   // A click into a field that takes an edit is held: the edit is the step, and if no edit follows
   // the click is reported on the next event, focus-out, navigation or the end of the recording.
   // A readonly field, a combobox or a popup opener is a click step at once.
-  function clickEvent(el, target) {
+  function clickEvent(el, target, label) {
     const field = el.localName === "label" && el.control ? el.control : el;   // a label kept (its control hidden)
     const kind = fieldKind(field);
     if (kind === "file") return human("upload", el);
@@ -618,7 +620,7 @@ var SkillreelRecorder = (() => {
       focusClick = {el: field, at: el, target};
       return;
     }
-    if (chooseOrNull(el)) return;
+    if (chooseOrNull(el) || (label && chooseOrNull(label))) return;
     reportClick(el, target);
   }
 

@@ -202,3 +202,25 @@ async def test_a_label_over_a_custom_control_is_its_control_and_one_beside_it_st
         await click_centre(run.page, "#side-label")  # beside the one it names: no click reached it
         events = await run.events()
     assert shape(events) == [("click", "div", "combobox"), ("click", "label", None)]
+
+
+PEOPLE = page_html("""
+<form action="javascript:void 0" style="padding:40px"><input id=q name=q></form>
+<div id=people>
+  <label class=person><input type=radio name=who value=1> Bob Stone</label>
+  <label class=person><input type=radio name=who value=2> Alice Smith</label>
+  <label class=person><input type=radio name=who value=3> Carol Jones</label>
+</div>
+""")
+
+
+async def test_a_label_that_shows_a_typed_value_still_chooses_by_it(rig: Rig) -> None:
+    async with rig.recording(PEOPLE) as run:
+        await click_centre(run.page, "#q")
+        await run.page.keyboard.type("Alice Smith")
+        await click_centre(run.page, "#people label:nth-child(2)")
+        checked = await run.page.is_checked("input[value='2']")
+        events = await run.events()
+    assert checked
+    assert [e.type for e in events] == ["input", "click"]
+    assert events[1].chosen_by is not None  # the label of the row showing the input, as before
