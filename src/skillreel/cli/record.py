@@ -105,6 +105,8 @@ def _human(result: RecordResult) -> Render:
             )
         for warning in data["warnings"]:
             out.print(f"[yellow]warning[/]: {escape(warning)}")
+        for gone in data["dropped"]:
+            out.print(f"[yellow]not recorded[/]: {gone['count']} x {gone['reason']}: {gone['summary']}")
         out.print(
             f"next: skillreel show {data['name']}, then skillreel review {data['name']} --reviewer ID "
             f"--expected-revision {data['revision']} --approve"

@@ -20,16 +20,20 @@ URLs are stored only through :func:`~skillreel.record.redact.scrub_url` (no quer
 target's query-key rule strips, no fragment, no typed text).
 
 Anything from the page that is refused is kept as a content-free problem: :meth:`CaptureLog.finish`
-then fails the recording (``SR_RECORD_CAPTURE_FAILED``) and nothing is stored.
+then fails the recording (``SR_RECORD_CAPTURE_FAILED``) and nothing is stored. Anything the person
+did that the recorder could not keep and that does not fail it (:data:`DROP_REASONS`) is counted by
+reason, never with page text or a value (:meth:`CaptureLog.drop`), and listed in the recording's
+summary (:attr:`Capture.dropped`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import ValidationError
 
@@ -82,12 +86,35 @@ def classify_start(navigation_type: str, page_requested: bool) -> NavigateReason
     return _START_REASONS.get(navigation_type)
 
 
+DropReason = Literal["mark-unarmed", "navigation-unrecordable", "page-left"]
+
+# Why an event was not kept, as the recording's summary says it (no page text, no value).
+DROP_REASONS: Final[dict[DropReason, str]] = {
+    "mark-unarmed": "a click swallowed by a mark that was cancelled meanwhile",
+    "navigation-unrecordable": "a navigation to an error, blank or data page (it has no URL to replay)",
+    "page-left": "an event a page reported after the recorder had left it",
+}
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """How many events the recorder could not keep for one reason (:data:`DROP_REASONS`)."""
+
+    reason: DropReason
+    count: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reason": self.reason, "count": self.count, "summary": DROP_REASONS[self.reason]}
+
+
 @dataclass(frozen=True)
 class Capture:
-    """What a recording captured: the value-free log, and the typed values (memory only)."""
+    """What a recording captured: the value-free log, the typed values (memory only) and what
+    it could not keep (counted by reason, in the order of :data:`DROP_REASONS`)."""
 
     events: EventsLog
     typed: TypedValues
+    dropped: tuple[Dropped, ...] = ()
 
 
 class CaptureLog:
@@ -107,6 +134,7 @@ class CaptureLog:
         self.url_rule = url_rule
         self.typed = TypedValues()
         self.problems: list[str] = []
+        self._dropped: Counter[DropReason] = Counter()
         self._events: list[RecordedEvent] = []
         self._on_event = on_event
 
@@ -118,12 +146,20 @@ class CaptureLog:
         """Note a content-free reason the recording must fail."""
         self.problems.append(reason)
 
+    def drop(self, reason: DropReason) -> None:
+        """Count an event the recorder could not keep (the recording goes on; its summary says so)."""
+        self._dropped[reason] += 1
+
+    @property
+    def dropped(self) -> tuple[Dropped, ...]:
+        return tuple(Dropped(r, self._dropped[r]) for r in DROP_REASONS if self._dropped[r])
+
     def finish(self) -> Capture:
         """The events log (``SR_RECORD_CAPTURE_FAILED`` if anything from the page was refused)."""
         if self.problems:
             raise RecordError(CAPTURE_FAILED, f"{self.problems[0]}; nothing was stored")
         events = EventsLog.build(salt=self.salt, events=tuple(self._events))
-        return Capture(events, self.typed)
+        return Capture(events, self.typed, self.dropped)
 
     def world_config(self) -> dict[str, Any]:
         """What each isolated world is configured with: the fingerprint salt, the values typed so
@@ -213,6 +249,7 @@ class CaptureLog:
     def navigated(self, url: str, reason: NavigateReason) -> None:
         """Record a committed navigation the browser started (see the module docstring)."""
         if url.startswith(("chrome-error:", "about:", "data:", "blob:")):
+            self.drop("navigation-unrecordable")
             return
         kept = scrub_url(url, self.typed, self.url_rule)
         if kept is None or len(kept) > MAX_URL_CHARS:

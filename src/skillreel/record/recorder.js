@@ -26,7 +26,9 @@
 // completes one, so the page cannot forge a mark.
 //
 // What it reports (model.events.PageEvent, `v: 1`): a click (retargeted to its interactive
-// ancestor), one `input`/`select` per field edit (not per keystroke) with the edit's final value,
+// ancestor, a label's control (click_target.js), and to the element the pointer went down on when
+// the click lands elsewhere: a backdrop opened on mousedown; a click into a field no edit follows is
+// reported after all), one `input`/`select` per field edit (not per keystroke) with the edit's final value,
 // Enter/Tab/Escape presses, and `human` steps for what cannot be replayed safely (cross-origin
 // frames, closed shadow roots, drag, file upload, rich-text editors, one-time-code fields).
 // Elements inside open shadow roots and same-origin frames are captured like any other (events
@@ -86,6 +88,8 @@ var SkillreelRecorder = (() => {
   let labelControl = null;
   // popup pickers (record/picker.js): the opening click and the option chosen are one choose step
   const picker = SkillreelPickerRecorder({report, describe: (el) => describeSafe(el), whenReady, sanitize, echoes});
+  let pointerDown = null;   // {el, target}: what the pointer went down on, described then
+  let focusClick = null;    // {el, target}: a click that focused a field; a step unless an edit follows
 
   // ---- reporting ----------------------------------------------------------------------------
   function whenReady(work) {
@@ -408,6 +412,7 @@ var SkillreelRecorder = (() => {
 
   function markDirty(el, kind) {
     dirty.set(el, kind);
+    if (focusClick && focusClick.el.contains(el)) focusClick = null;   // the edit follows the click
   }
 
   // One field edit is over: report it once, with its final value (never a sensitive one).
@@ -440,7 +445,10 @@ var SkillreelRecorder = (() => {
     });
   }
 
+  // Every edit in progress, and a click that focused a field no edit followed (except `except`,
+  // the element being pressed again), is reported now.
   function flushAll(except) {
+    if (focusClick && focusClick.el !== except) releaseFocusClick();
     for (const el of Array.from(dirty.keys())) if (el !== except) flush(el);
   }
 
@@ -501,14 +509,34 @@ var SkillreelRecorder = (() => {
     });
   }
 
+  // The element the pointer goes down on is remembered, and described now, before the page's own
+  // handlers run: a menu opened on mousedown may cover it (the click then lands on a backdrop or
+  // on <body>) or a re-render may move it before the click.
   function onPointerDown(event) {
     if (!event.isTrusted) return;
     enterTarget = null;
+    pointerDown = null;
     scanPasswords();
-    const el = origin(event);
-    const editing = el && (fieldKind(el) === "rich" ? editableRoot(el) : el);
-    flushAll(editing);
-    picker.down(el, null);
+    const raw = origin(event);
+    const rich = raw && fieldKind(raw) === "rich";
+    const el = rich ? editableRoot(raw) : reachable && raw ? clickTarget(raw) : raw;
+    flushAll(el);
+    if (picker.down(raw, null)) return;                     // a popup picker's opening or choice
+    if (!el || rich || !reachable) return;
+    pointerDown = {el, target: salt === null ? undefined : describeSafe(el)};
+  }
+
+  // The pressed element left the page before the button came up (a menu item that acts on
+  // mousedown and closes its menu, a re-render): the browser fires no click, yet the person clicked
+  // it. Reported once the click would have come, from the description taken at pointer-down.
+  function onPointerUp(event) {
+    const held = pointerDown;
+    if (!event.isTrusted || !held || event.button !== 0 || held.el.isConnected) return;
+    setTimeout(() => {
+      if (pointerDown !== held) return;
+      pointerDown = null;
+      if (held.target) clickEvent(held.el, held.target);
+    }, 0);
   }
 
   function onKeyDown(event) {
@@ -542,35 +570,78 @@ var SkillreelRecorder = (() => {
     if (event.isTrusted && event.key === "Enter") enterTarget = null;
   }
 
+  // The element a click on `node` acts on: its interactive ancestor; a label's control.
+  function clickTarget(node) {
+    return SkillreelClickTarget.of(retarget(node));
+  }
+
   function onClick(event) {
     if (!event.isTrusted) return;
     const raw = origin(event);
     if (armed) return completeMark(raw);
+    const down = event.detail > 0 ? pointerDown : null;   // a keyboard activation has no pointer
+    pointerDown = null;
     if (picker.click(raw)) return;                            // a popup picker's opening click or choice
     if (enterTarget && event.detail === 0) return;            // Enter's own activation: the press is recorded
     if (labelControl && raw === labelControl) {                 // the click a label forwards to its control
       labelControl = null;
       return;
     }
+    const inner = elementOf(raw);
+    const landed = retarget(raw);
+    // The click landed elsewhere than the pointer went down (an overlay opened on mousedown, a
+    // re-render): the person clicked the pointer-down element, never the <body> or a backdrop.
+    const moved = down && down.el !== SkillreelClickTarget.of(landed);
+    const el = moved ? down.el : SkillreelClickTarget.of(landed);
+    if (focusClick && focusClick.el === el) focusClick = null;   // pressed again: this click replaces it
     flushAll(null);
     if (!reachable) return human("iframe", null);
-    const inner = elementOf(raw);
-    if (inner && inner.isContentEditable) return human("rich-text", editableRoot(inner));
-    const el = retarget(raw);
+    if (!moved && inner && inner.isContentEditable) return human("rich-text", editableRoot(inner));
     if (!el) return;
     if (isOpaqueHost(el)) return human("closed-shadow", el);
-    const control = el.localName === "label" ? el.control : null;
-    if (control) {
+    if (landed && landed.localName === "label" && landed.control) {
+      const control = landed.control;
       labelControl = control;
       setTimeout(() => {
         if (labelControl === control) labelControl = null;
       }, 0);
     }
-    const kind = fieldKind(control || el);
+    const label = !moved && landed !== el && landed.localName === "label" ? landed : null;
+    clickEvent(el, down && down.el === el ? down.target : undefined, label);
+  }
+
+  // The one place a trusted click becomes an event. `el` is what it acts on (the pointer-down
+  // element, a label's control), `target` its description taken at pointer-down (undefined: none),
+  // `label` the label clicked for it (a label showing a typed value may choose by it, as before).
+  // A click into a field that takes an edit is held: the edit is the step, and if no edit follows
+  // the click is reported on the next event, focus-out, navigation or the end of the recording.
+  // A readonly field, a combobox or a popup opener is a click step at once.
+  function clickEvent(el, target, label) {
+    const field = el.localName === "label" && el.control ? el.control : el;   // a label kept (its control hidden)
+    const kind = fieldKind(field);
     if (kind === "file") return human("upload", el);
-    if (kind === "text" || kind === "select" || kind === "rich") return; // focusing a field: its edit is recorded
-    if (chooseOrNull(el)) return;
-    describeOrHuman("click", el, {});
+    if (kind === "rich") return human("rich-text", editableRoot(field));
+    if ((kind === "text" || kind === "select") && !SkillreelClickTarget.opensPopup(field)) {
+      focusClick = {el: field, at: el, target};
+      return;
+    }
+    if (chooseOrNull(el) || (label && chooseOrNull(label))) return;
+    reportClick(el, target);
+  }
+
+  function reportClick(el, target) {
+    whenReady(() => {
+      const described = target === undefined ? describeSafe(el) : target;
+      if (!described) return report({type: "human", reason: "other", target: null});
+      report({type: "click", target: described});
+    });
+  }
+
+  // A click that focused a field and no edit followed: it is a click step after all.
+  function releaseFocusClick() {
+    const held = focusClick;
+    focusClick = null;
+    if (held) reportClick(held.at, held.target);
   }
 
   function onInput(event) {
@@ -602,6 +673,7 @@ var SkillreelRecorder = (() => {
   function onFocusOut(event) {
     const el = origin(event);
     if (!el) return;
+    if (focusClick && focusClick.el === el) releaseFocusClick();
     flush(el.isContentEditable ? editableRoot(el) : el);
   }
 
@@ -625,6 +697,7 @@ var SkillreelRecorder = (() => {
 
   function onDragStart(event) {
     if (!event.isTrusted) return;
+    pointerDown = null;
     flushAll(null);
     human(reachable ? "drag" : "iframe", reachable ? retarget(origin(event)) : null);
   }
@@ -657,6 +730,7 @@ var SkillreelRecorder = (() => {
   }, {capture: true, passive: false});
   const listen = (target, type, handler) => target.addEventListener(type, handler, {capture: true, passive: true});
   listen(window, "pointerdown", onPointerDown);
+  listen(window, "pointerup", onPointerUp);
   listen(window, "keydown", onKeyDown);
   listen(window, "keyup", onKeyUp);
   listen(window, "click", onClick);
@@ -668,6 +742,8 @@ var SkillreelRecorder = (() => {
   listen(window, "drop", onDrop);
   listen(window, "submit", (event) => event.isTrusted && flushAll(null));
   listen(window, "pagehide", () => flushAll(null) || picker.flush());
+  // A navigation the browser starts (the address bar, back): reported while the page still can.
+  listen(window, "beforeunload", (event) => event.isTrusted && flushAll(null));
   listen(document, "DOMContentLoaded", scanPasswords);
   watchTypeFlips();
   scanPasswords();

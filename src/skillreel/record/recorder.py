@@ -86,10 +86,11 @@ NAVIGATION_GRACE_MS: Final = 1_000  # how long a navigation the page asked for m
 @functools.cache
 def capture_script() -> str:
     """The script each isolated world runs: the shared element description (popup pickers
-    included), the recorder's picker block (``picker.js``), then the recorder."""
-    files = resources.files("skillreel.record")
-    picker = files.joinpath("picker.js").read_text("utf-8")
-    return locate_script() + picker + "\n;\n" + files.joinpath("recorder.js").read_text("utf-8")
+    included), the recorder's picker block (``picker.js``), then the recorder (``click_target.js``,
+    what a click acts on, then ``recorder.js``)."""
+    here = resources.files("skillreel.record")
+    parts = (here.joinpath(name).read_text("utf-8") for name in ("picker.js", "click_target.js", "recorder.js"))
+    return locate_script() + "\n;\n".join(parts)
 
 
 # ---- the recorder --------------------------------------------------------------------------------
@@ -452,7 +453,10 @@ class Recorder:
         return (reply.get("result") or {}).get("value")
 
     def _on_binding(self, tap: _Tap, params: dict[str, Any]) -> None:
-        if params.get("name") != BINDING or params.get("executionContextId") not in tap.worlds:
+        if params.get("name") != BINDING:
+            return
+        if params.get("executionContextId") not in tap.worlds:  # only our worlds have the binding
+            self._log.drop("page-left")
             return
         event = self._log.validate(params.get("payload"))
         if event is None:
@@ -495,6 +499,7 @@ class Recorder:
         pending = self._mark
         if pending is None or pending.done() or page != 0:
             log.debug("a mark nobody armed was ignored")
+            self._log.drop("mark-unarmed")
             return
         self._mark = None
         if event.items is not None and self._mark_all:

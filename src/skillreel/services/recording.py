@@ -37,7 +37,7 @@ from ..model.refs import OutputName
 from ..model.urls import DEFAULT_RULE
 from ..model.values import ValueType
 from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, named_at, perform
-from ..record.capture import Capture
+from ..record.capture import Capture, Dropped
 from ..record.kept import KeptRecording, drop_kept, keep_failure, kept_for_resume
 from ..record.project import ProjectionOptions, plan, project
 from ..record.recorder import Marked, Recorder
@@ -85,6 +85,7 @@ class RecordResult:
     entry: StoreEntry
     refused: tuple[str, ...]
     warnings: tuple[str, ...] = ()  # content-free: each names a scripted step that recorded nothing
+    dropped: tuple[Dropped, ...] = ()  # what the recorder could not keep, counted by reason
 
     @property
     def origins_hidden(self) -> bool:
@@ -114,6 +115,7 @@ class RecordResult:
             "deniedOriginCount": len(self.refused),
             "deniedOriginsHidden": bool(self.refused) and self.origins_hidden,
             "warnings": list(self.warnings),
+            "dropped": [d.to_json() for d in self.dropped],
         }
 
 
@@ -591,4 +593,4 @@ async def record_skill(
         captured.typed.clear()
     entry = store_draft(store, draft, events)
     drop_kept(store.home, prepared.request.name)
-    return RecordResult(entry, denied, warnings)
+    return RecordResult(entry, denied, warnings, captured.dropped)

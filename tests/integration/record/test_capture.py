@@ -94,7 +94,7 @@ async def test_enter_tab_escape_are_presses_and_enter_does_not_also_click(rig: R
     assert events[1].target.candidates[0].selector == "#email"
 
 
-async def test_a_label_click_is_one_click(rig: Rig) -> None:
+async def test_a_label_click_is_one_click_on_its_control(rig: Rig) -> None:
     async with rig.recording(FORM) as run:
         box = await run.page.locator("#agree-label").bounding_box()
         assert box is not None
@@ -104,7 +104,8 @@ async def test_a_label_click_is_one_click(rig: Rig) -> None:
     assert checked
     assert [e.type for e in events] == ["click"]
     assert events[0].target is not None
-    assert events[0].target.fingerprint.tag == "label"
+    assert events[0].target.fingerprint.tag == "input"  # the control's locator, not the label's
+    assert events[0].target.candidates[0].selector == "#agree"
 
 
 async def test_clicking_into_a_field_is_not_a_step_and_edits_flush_at_the_end(rig: Rig) -> None:

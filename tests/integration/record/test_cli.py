@@ -99,8 +99,10 @@ def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Pat
         "deniedOriginCount",
         "deniedOriginsHidden",
         "warnings",
+        "dropped",
     }
     assert (doc["name"], doc["revision"], doc["status"]) == ("sign-up", 1, "draft")
+    assert doc["dropped"] == []  # nothing the person did was lost
     assert (doc["strippedQueryKeys"], doc["environments"]) == ([], [])  # an HTML fixture has no URL
     assert doc["parameters"] == [
         {"name": "email", "required": True, "sensitive": False},
