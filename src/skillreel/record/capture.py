@@ -43,7 +43,7 @@ from ..model.events import (
     RecordedEvent,
 )
 from ..model.limits import MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
-from ..model.locators import LocatorBundle, structure_only
+from ..model.locators import LocatorBundle, in_row, structure_only
 from ..model.urls import DEFAULT_RULE, QueryRule, strip_tokens
 from .redact import TypedValues, scrub_bundle, scrub_field, scrub_options, scrub_url
 
@@ -192,14 +192,18 @@ class CaptureLog:
         }
         if event.chosen_by is not None and target is not None:
             # A click on an element showing a value typed earlier: the target is the set of like
-            # elements (structure only) and the edit that typed the value chooses among them. A
+            # elements (structure only) and the edit that typed the value chooses among them; a
+            # click inside a row showing it: the element of that row (``row``, model.locators). A
             # value Python never received (a password) chooses nothing: a person does the step.
             edit = self.typed.edit_shown(event.chosen_by, self.salt)
             if edit is None:
                 fields.update(type="human", reason="other", target=None)
             else:
+                fp = target.fingerprint
                 chosen = LocatorBundle(
-                    candidates=target.candidates, fingerprint=structure_only(target.fingerprint)
+                    candidates=target.candidates,
+                    fingerprint=in_row(fp) if target.row else structure_only(fp),
+                    row=target.row,
                 )
                 fields.update(target=chosen, chosen_by=edit)
         if event.target is not None and target is None:
