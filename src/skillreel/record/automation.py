@@ -50,13 +50,14 @@ from pydantic import Field, StringConstraints, ValidationError, field_validator,
 
 from ..errors import InputError
 from ..model.actions import AssertCheck, ExpectedText
-from ..model.base import Document
+from ..model.base import Document, ParamName
 from ..model.events import Extraction
 from ..model.limits import MAX_SELECT_VALUE_CHARS, MAX_SELECTOR_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
 from ..model.reads import AttributeName, FieldSpec, Pattern
 from ..model.refs import OutputName
 from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType
+from .binding import Over
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
@@ -83,8 +84,13 @@ class GotoStep(Document):
 
 
 class ClickStep(Document):
+    """A click; with ``by`` (an input an earlier ``type`` or ``select`` step made), the recorded
+    target is the element like this one, or of the row like its row (``over``), showing that input."""
+
     do: Literal["click"]
     selector: Selector
+    by: ParamName | None = None
+    over: Over = "rows"
 
 
 class TypeStep(Document):
@@ -296,6 +302,12 @@ class Marks(Protocol):
 
     def append_event(self, kind: str, **fields: Any) -> None: ...
 
+    async def flush(self) -> None: ...
+
+    def bind_click(self, by: str, over: Over) -> None: ...
+
+    def click_unbound(self) -> str | None: ...
+
 
 async def perform(
     page: Page,
@@ -339,6 +351,8 @@ async def perform(
                 await _extract(step, n, _need(marks, n))
             elif isinstance(step, WaitStep) and step.selector is not None:
                 await _wait(page, step, step.selector, n, timeout_ms, _need(marks, n))
+            elif isinstance(step, ClickStep) and step.by is not None:
+                await _bound_click(page, step, n, timeout_ms, _need(marks, n))
             else:
                 await _perform(page, step, n, timeout_ms)
         except PlaywrightTimeoutError as exc:
@@ -484,6 +498,17 @@ async def _wait(page: Page, step: WaitStep, selector: str, n: int, timeout_ms: i
         raise _failed(n, "its element cannot be described without text typed during the recording")
     await marks.settle()
     marks.append_event("wait", until="disappears" if gone else "appears", target=found.target)
+
+
+async def _bound_click(page: Page, step: ClickStep, n: int, timeout_ms: int, marks: Marks) -> None:
+    """A click recorded as chosen by input ``step.by`` (``CaptureLog.bind_next_click``)."""
+    assert step.by is not None
+    marks.bind_click(step.by, step.over)
+    await _perform(page, step, n, timeout_ms)
+    await marks.flush()  # the click's report has reached the log
+    problem = marks.click_unbound()
+    if problem is not None:
+        raise _failed(n, problem)
 
 
 async def _perform(page: Page, step: Step, n: int, timeout_ms: int) -> None:

@@ -63,20 +63,23 @@ def _candidate(selector: str, count: int = 0) -> LocatorCandidate:
 
 def bound_target(bundle: LocatorBundle, parameter: str, over: Over) -> dict[str, Any]:
     """The wire form of ``bundle`` chosen by input ``parameter`` over ``over`` (see the module)."""
+    chooser = TextFilter(contains_token=ParameterRef(name=parameter))
+    return bound(bundle, over).model_copy(update={"filter": chooser}).to_json()
+
+
+def bound(bundle: LocatorBundle, over: Over) -> LocatorBundle:
+    """``bundle`` as a target to be chosen by an input over ``over``, its input not yet named (the
+    recorder names it by the edit that typed it; :func:`bound_target` by a parameter)."""
     if bundle.filter is not None or bundle.row is not None:
         raise BindProblem("its target is already chosen by an input")
     if bundle.within is not None:
         raise BindProblem("its target is relative to a loop item")
     steps = _path(bundle)
-    chooser = TextFilter(contains_token=ParameterRef(name=parameter))
     if over == "elements":
         like = [s if _tag(s) in _CELLS else _tag(s) for s in steps]
-        chosen = LocatorBundle(
-            candidates=(_candidate(" > ".join(like)),),
-            fingerprint=structure_only(bundle.fingerprint),
-            filter=chooser,
+        return LocatorBundle(
+            candidates=(_candidate(" > ".join(like)),), fingerprint=structure_only(bundle.fingerprint)
         )
-        return chosen.to_json()
     at = _row_step(steps)
     below = steps[at + 1 :]
     path = bundle.fingerprint.parent_path
@@ -85,13 +88,11 @@ def bound_target(bundle: LocatorBundle, parameter: str, over: Over) -> dict[str,
         fingerprint=Fingerprint(tag=_tag(steps[at]), parent_path=path[len(below) :]),
     )
     own = [c for c in bundle.candidates if c.strategy == "role-name" and " >>> " not in c.selector]
-    chosen = LocatorBundle(
+    return LocatorBundle(
         candidates=(*own, _candidate(":scope > " + " > ".join(below), 1)),
         fingerprint=in_row(bundle.fingerprint),
-        filter=chooser,
         row=row,
     )
-    return chosen.to_json()
 
 
 def _row_step(steps: list[str]) -> int:

@@ -16,7 +16,10 @@ from typing import Any
 
 import pytest
 
+from skillreel.errors import InputError
 from skillreel.model.actions import ClickAction
+from skillreel.record.edits import EditPatch
+from skillreel.services.editing import edit_skill
 from skillreel.services.preflight import ReplayRequest
 from skillreel.services.record_preflight import RecordRequest
 from skillreel.services.recording import record_skill
@@ -256,3 +259,83 @@ async def test_a_bare_id_or_number_is_never_a_links_identity() -> None:
     for named in ("order", "save", "report"):
         assert "role-name" in strategies[named], named
     assert "href" in strategies["two"]  # its destination, ids normalised, still identifies it
+
+
+TEAMS = [[2, "Alice Smith", "Sales"], [5, "Bob Jones", "Ops"], [7, "Cara Diaz", "Legal"]]
+# Every member listed; a team chosen in a <select> (its values are never "typed text" the recorder
+# chooses by), then the "⋮" of the row showing that team: only a reviewer can say the row was
+# chosen by the team.
+TEAM_LIST = page_html(
+    """
+<label>Team <select id=team name=team><option value=sales>Sales</option><option value=ops>Ops</option>
+<option value=legal>Legal</option></select></label>
+<table class=users><tbody></tbody></table>
+<p id=opened></p>
+<script>
+const body = document.querySelector("table.users tbody");
+function menuFor(id, button) {
+  document.querySelectorAll(".menu-paper").forEach((m) => m.remove());
+  const paper = document.createElement("div");
+  paper.className = "menu-paper";
+  paper.innerHTML = '<ul role=menu><li role=menuitem tabindex=-1>Edit</li></ul>';
+  paper.querySelector("[role=menuitem]").addEventListener("click", () => {
+    document.querySelector("#opened").textContent = "Editing user " + id;
+    paper.remove();
+  });
+  document.body.appendChild(paper);
+}
+for (const [id, name, team] of TEAMS) {
+  const tr = document.createElement("tr");
+  tr.innerHTML = `<td>${id}</td><td>${name}</td><td>${team}</td>` +
+    `<td><button type=button class=more aria-label="Row actions">⋮</button></td>`;
+  tr.querySelector("button.more").addEventListener("click", (e) => menuFor(id, e.currentTarget));
+  body.appendChild(tr);
+}
+</script>
+""".replace("TEAMS", json.dumps(TEAMS))
+)
+BY_TEAM: list[dict[str, Any]] = [
+    {"do": "select", "selector": "#team", "value": "ops"},
+    {"do": "click", "selector": "table.users tr:nth-child(2) button.more"},
+    {"do": "click", "selector": ".menu-paper [role=menuitem]"},
+    {"do": "wait", "selector": "#opened:not(:empty)"},
+    OPENED,
+]
+
+
+async def _replays_by_team(store: Store, name: str, page: Path) -> None:
+    for team, user in (("legal", 7), ("sales", 2), ("ops", 5)):
+        outcome = await replay_skill(
+            store, ReplayRequest(name=name, inputs={"team": team}, html_path=page, timeout_ms=5_000)
+        )
+        assert outcome.error is None, (team, outcome.error)
+        assert outcome.outputs == {"user": user}
+
+
+async def test_a_reviewed_edit_binds_a_click_to_an_input_over_rows_like_its_row(
+    tmp_path: Path, skillreel_home: Path
+) -> None:
+    with Store.open(skillreel_home) as store:
+        page = await _record(store, tmp_path, "edit-member", TEAM_LIST, BY_TEAM)
+        bind = {"op": "bind-target", "step": "a3", "by": "team", "over": "rows"}
+        patch = EditPatch.parse({"schema": "skillreel.edit/v1", "edits": [bind]})
+        edit_skill(store, "edit-member", patch, expected_revision=2)
+        review_skill(store, "edit-member", "alice", approve=True, expected_revision=3)
+        await _replays_by_team(store, "edit-member", page)
+
+
+async def test_the_automation_by_form_binds_a_click_to_an_input_while_recording(
+    tmp_path: Path, skillreel_home: Path
+) -> None:
+    steps = [dict(step) for step in BY_TEAM]
+    steps[1]["by"] = "team"
+    with Store.open(skillreel_home) as store:
+        page = await _record(store, tmp_path, "bound-member", TEAM_LIST, steps)
+        await _replays_by_team(store, "bound-member", page)
+        steps[1]["by"] = "nobody"  # no field made that input: the recording fails, naming the step
+        automation = tmp_path / "unknown.json"
+        automation.write_text(json.dumps({"steps": steps}))
+        with pytest.raises(InputError) as caught:
+            await record_skill(store, RecordRequest(name="unknown-by", html_path=page, automation=automation))
+        assert caught.value.code == "SR_RECORD_AUTOMATION_FAILED"
+        assert "automation step 2" in str(caught.value)
