@@ -811,7 +811,11 @@ var SkillreelRecorder = (() => {
   const ROW_LIKE = "tr, [role=row], li, [role=listitem], [role=option], [role=article]";
   const CELLS = "td, th, [role=cell], [role=gridcell], [role=columnheader], [role=rowheader]";
 
+  const LISTS = "ul, ol, tbody, [role=list], [role=listbox], [role=grid], [role=rowgroup], [role=feed]";
+
+  // One of like siblings, or a child of a list (a filter may leave a single item).
   function repeated(node) {
+    if (node.parentElement.matches(LISTS)) return true;
     const key = node.localName + stableClasses(node);
     let n = 0;
     for (const c of node.parentElement.children) if (c.localName + stableClasses(c) === key) n++;

@@ -339,3 +339,69 @@ async def test_the_automation_by_form_binds_a_click_to_an_input_while_recording(
             await record_skill(store, RecordRequest(name="unknown-by", html_path=page, automation=automation))
         assert caught.value.code == "SR_RECORD_AUTOMATION_FAILED"
         assert "automation step 2" in str(caught.value)
+
+
+# Cards in a div grid (no table, no list roles), each with an icon-font "more" button (the
+# ligature text in an aria-hidden <i>, a title) opening a menu inside the card.
+CARDS = page_html(
+    """
+<form id=search action="javascript:void 0"><input id=q name=q><button id=go type=submit>Find</button></form>
+<div class=grid></div>
+<p id=opened></p>
+<script>
+const users = USERS;
+document.querySelector("#search").addEventListener("submit", () => {
+  const q = document.querySelector("#q").value.toLowerCase();
+  const grid = document.querySelector(".grid");
+  grid.textContent = "";
+  for (const [id, name] of users.filter(([, n]) => n.toLowerCase().includes(q))) {
+    const card = document.createElement("div");
+    card.className = "card";
+    card.innerHTML = `<div class=card-title>${name}</div><div class=card-meta>#${id}</div>` +
+      `<div class=card-actions><button type=button class=btn-icon title="More">` +
+      `<i class=material-icons aria-hidden=true>more_vert</i></button></div>`;
+    card.querySelector(".btn-icon").addEventListener("click", () => {
+      if (card.querySelector(".card-menu")) return;
+      const menu = document.createElement("div");
+      menu.className = "card-menu";
+      menu.innerHTML = "<button type=button>Archive</button>";
+      menu.querySelector("button").addEventListener("click", () => {
+        document.querySelector("#opened").textContent = "Archived user " + id;
+      });
+      card.appendChild(menu);
+    });
+    grid.appendChild(card);
+  }
+});
+</script>
+""".replace("USERS", json.dumps(USERS))
+)
+
+
+async def test_a_card_chosen_by_a_typed_name_through_its_icon_button_and_its_menu(
+    tmp_path: Path, skillreel_home: Path
+) -> None:
+    steps = [
+        *SEARCH,
+        {"do": "click", "selector": ".card:nth-child(1) .btn-icon"},
+        {"do": "click", "selector": ".card:nth-child(1) .card-menu button"},
+        {"do": "wait", "selector": "#opened:not(:empty)"},
+        OPENED,
+    ]
+    with Store.open(skillreel_home) as store:
+        page = await _record(store, tmp_path, "archive-user", CARDS, steps)
+        for q, user in (("Jones", 5), ("Smith", 2)):
+            outcome = await replay_skill(
+                store, ReplayRequest(name="archive-user", inputs={"q": q}, html_path=page, timeout_ms=5_000)
+            )
+            assert outcome.error is None, (q, outcome.error)
+            assert outcome.outputs == {"user": user}
+        outcome = await replay_skill(
+            store, ReplayRequest(name="archive-user", inputs={"q": "Bob"}, html_path=page, timeout_ms=2_000)
+        )
+        assert outcome.error is not None
+        assert outcome.error.code == AMBIGUOUS
+        assert outcome.error.action_id == "a4"
+        draft = store.get("archive-user").draft
+        clicks = draft.actions[3:5]  # the icon button and the menu item, both of the card
+        assert all(isinstance(a, ClickAction) and a.target.row is not None for a in clicks)
