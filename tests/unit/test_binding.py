@@ -10,11 +10,14 @@ import pytest
 from skillreel.errors.codes import CODES
 from skillreel.model.actions import ClickAction, NavigateAction, TypeAction
 from skillreel.model.draft import Draft, Parameter
+from skillreel.model.events import PageEvent
 from skillreel.model.locators import LocatorBundle
 from skillreel.model.refs import ParameterRef
 from skillreel.record.binding import BindProblem, bound_target
+from skillreel.record.capture import CaptureLog
 from skillreel.record.edits import EditPatch, EditProblem, apply_edits
 from tests.support import factory
+from tests.support.factory import SALT
 
 H = "0123456789abcdef"
 
@@ -131,3 +134,50 @@ def test_a_bind_target_edit_is_refused_with_a_clear_code(edit: dict[str, Any], c
         apply_edits(draft, _bind(**edit))
     assert caught.value.code == code
     assert code in CODES
+
+
+def _page_click() -> PageEvent:
+    return PageEvent.parse({"v": 1, "type": "click", "target": _bundle(PATH).to_json()})
+
+
+def _log_with_fields() -> CaptureLog:
+    log = CaptureLog(salt=SALT)
+    log.start("http://127.0.0.1:8000/app")
+    for hint, control, value in (("q", "search", "Smith"), ("pw", "password", None)):
+        field = {"control": control, "paramHint": hint, "sensitive": control == "password"}
+        edit: dict[str, Any] = {
+            "v": 1,
+            "type": "input",
+            "target": _bundle("#" + hint).to_json(),
+            "field": field,
+        }
+        if value is not None:
+            edit["value"] = value
+        log.accept(0, PageEvent.parse(edit), "http://127.0.0.1:8000/app")
+    return log
+
+
+def test_the_automation_binding_chooses_the_click_by_the_last_edit_of_that_input() -> None:
+    log = _log_with_fields()
+    log.bind_next_click("q", "rows")
+    assert log.bind_problem == "no click was recorded"
+    log.accept(0, _page_click(), "http://127.0.0.1:8000/app")
+    assert log.bind_problem is None
+    click = log.events[-1]
+    assert click.chosen_by == 1  # the seq of the edit of q
+    assert click.target is not None
+    assert click.target.row is not None
+    log.accept(0, _page_click(), "http://127.0.0.1:8000/app")  # the binding was for one click only
+    assert log.events[-1].chosen_by is None
+
+
+@pytest.mark.parametrize(
+    ("by", "why"), [("pw", "sensitive"), ("nobody", "no field typed into before it makes input")]
+)
+def test_the_automation_binding_refuses_a_sensitive_or_unknown_input(by: str, why: str) -> None:
+    log = _log_with_fields()
+    log.bind_next_click(by, "rows")
+    log.accept(0, _page_click(), "http://127.0.0.1:8000/app")
+    assert log.bind_problem is not None
+    assert why in log.bind_problem
+    assert log.events[-1].chosen_by is None

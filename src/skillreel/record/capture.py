@@ -238,7 +238,9 @@ class CaptureLog:
             self.bind_problem = f"input {by!r} is sensitive: it never chooses what is clicked"
         elif fields.get("chosen_by") == edit.seq:
             self.bind_problem = None  # the recorder saw the element or its row show that input
-        elif fields["target"] is not None:
+        elif fields["target"] is None:
+            self.bind_problem = "the click was recorded as a person's step"
+        else:
             try:
                 fields.update(target=bound(fields["target"], over), chosen_by=edit.seq)
                 self.bind_problem = None
