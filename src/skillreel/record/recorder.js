@@ -810,7 +810,6 @@ var SkillreelRecorder = (() => {
   // own text or its row's (a record id differs next time). Returns whether it reported.
   const ROW_LIKE = "tr, [role=row], li, [role=listitem], [role=option], [role=article]";
   const CELLS = "td, th, [role=cell], [role=gridcell], [role=columnheader], [role=rowheader]";
-
   const LISTS = "ul, ol, tbody, [role=list], [role=listbox], [role=grid], [role=rowgroup], [role=feed]";
 
   // One of like siblings, or a child of a list (a filter may leave a single item).
@@ -838,7 +837,7 @@ var SkillreelRecorder = (() => {
       const shown = choosable.filter((v) => hasToken(text, v));
       if (!shown.length) continue;
       const set = setOf(row, null);
-      if (!set || !set.candidates.length || set.members.length < 2 || set.members.length > 1000) return false;
+      if (!set || !set.candidates.length || set.members.length > 1000) return false;
       const chosenBy = shown.filter((v) => {
         const showing = set.members.filter((m) => hasToken(visibleText(m), v));
         return showing.length === 1 && showing[0] === row;

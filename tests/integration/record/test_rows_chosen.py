@@ -405,3 +405,17 @@ async def test_a_card_chosen_by_a_typed_name_through_its_icon_button_and_its_men
         draft = store.get("archive-user").draft
         clicks = draft.actions[3:5]  # the icon button and the menu item, both of the card
         assert all(isinstance(a, ClickAction) and a.target.row is not None for a in clicks)
+
+
+async def test_a_row_left_alone_by_the_filter_is_still_chosen_by_the_input(
+    tmp_path: Path, skillreel_home: Path
+) -> None:
+    steps = [{**BY_ID_LINK[0], "text": "Marley"}, *BY_ID_LINK[1:]]  # one row: Bob Marley (6)
+    with Store.open(skillreel_home) as store:
+        page = await _record(store, tmp_path, "open-alone", USER_LIST, steps)
+        for q, user in (("Jones", 5), ("Marley", 6)):  # "Jones": Ann Jonesy's row first, then Bob's
+            outcome = await replay_skill(
+                store, ReplayRequest(name="open-alone", inputs={"q": q}, html_path=page, timeout_ms=5_000)
+            )
+            assert outcome.error is None, (q, outcome.error)
+            assert outcome.outputs == {"user": user}
