@@ -181,3 +181,10 @@ def test_the_automation_binding_refuses_a_sensitive_or_unknown_input(by: str, wh
     assert log.bind_problem is not None
     assert why in log.bind_problem
     assert log.events[-1].chosen_by is None
+
+
+def test_a_row_target_the_page_sends_without_its_input_is_a_persons_step() -> None:
+    log = _log_with_fields()
+    rowed = LocatorBundle.parse(bound_target(_bundle(PATH), "q", "rows")).model_copy(update={"filter": None})
+    log.accept(0, PageEvent.parse({"v": 1, "type": "click", "target": rowed.to_json()}), "http://x.test/")
+    assert log.events[-1].type == "human"

@@ -185,6 +185,8 @@ class CaptureLog:
             self.typed.add(event.value, seen_in=seen)
             self.typed.note_edit(event.value, len(self._events))
         target = scrub_bundle(event.target, self.typed, self.salt) if event.target else None
+        if target is not None and target.row is not None and event.chosen_by is None:
+            target = None  # a row target names the input that chose its row, or it is a person's step
         fields: dict[str, Any] = {
             "seq": len(self._events),
             "type": event.type,
