@@ -145,55 +145,56 @@ async def test_a_row_chosen_by_a_typed_name_replays_with_another_name(
 
 
 ORDERS = ["1003", "1005", "1007", "10071", "1012"]
-ORDER_TABLE = page_html(
-    """
-<nav><a href="#">Orders</a> <a href="#">Customers</a></nav>
-<form id=search action="javascript:void 0"><input id=q name=q><button id=go type=submit>Search</button></form>
-<table id=results><tbody></tbody></table>
-<p id=opened></p>
-<script>
+
+
+def orders_page(markup: str, ids: list[str], row: str) -> str:
+    """A results page: ``markup`` (a form #search with #q, a container, #opened), then one result
+    per id made by the JavaScript ``row`` (a function of the id, returning [container, element])
+    whose link "Order <id>" opens it."""
+    return page_html(
+        markup
+        + """<script>
 document.querySelector("#search").addEventListener("submit", () => {
-  const body = document.querySelector("#results tbody");
-  body.textContent = "";
-  IDS.forEach((id) => {
-    const tr = document.createElement("tr");
-    tr.innerHTML = `<td><a href="#" class=order-link>Order ${id}</a></td><td class=amount>10.50</td>`;
-    tr.querySelector("a").addEventListener("click", (e) => {
+  IDS.forEach((id, n) => {
+    const [box, el] = (ROW)(id);
+    if (n === 0) box.textContent = "";
+    el.querySelector("a").addEventListener("click", (e) => {
       e.preventDefault();
       document.querySelector("#opened").textContent = "Opened order " + id;
     });
-    body.appendChild(tr);
+    box.appendChild(el);
   });
 });
-</script>
-""".replace("IDS", json.dumps(ORDERS))
+</script>""".replace("IDS", json.dumps(ids)).replace("ROW", row)
+    )
+
+
+SEARCH_FORM = (
+    '<form id=search action="javascript:void 0"><input id=q name=q>'
+    "<button id=go type=submit>Search</button></form>"
+)
+ORDER_TABLE = orders_page(
+    f"""<nav><a href="#">Orders</a> <a href="#">Customers</a></nav>{SEARCH_FORM}
+<table id=results><tbody></tbody></table><p id=opened></p>""",
+    ORDERS,
+    """(id) => {
+  const tr = document.createElement("tr");
+  tr.innerHTML = `<td><a href="#" class=order-link>Order ${id}</a></td><td class=amount>10.50</td>`;
+  return [document.querySelector("#results tbody"), tr];
+}""",
 )
 # The same results as a div grid: another id, no table, new classes and wrappers, same link text.
-ORDER_GRID = page_html(
-    """
-<header><nav class=top><a href="#">Orders</a> <a href="#">Customers</a></nav></header>
-<form id=search action="javascript:void 0"><input id=q name=q><button id=go type=submit>Search</button></form>
-<main><section class=orders-v2><div class=grid role=presentation></div></section></main>
-<p id=opened></p>
-<script>
-document.querySelector("#search").addEventListener("submit", () => {
-  const grid = document.querySelector(".grid");
-  grid.textContent = "";
-  IDS.forEach((id) => {
-    const row = document.createElement("div");
-    row.className = "grid-row";
-    row.innerHTML = `<div class=cell><span class=wrap><a href="#" class=link-order>Order ${id}</a></span>` +
-      `</div>` +
-      `<div class="cell num">10.50</div>`;
-    row.querySelector("a").addEventListener("click", (e) => {
-      e.preventDefault();
-      document.querySelector("#opened").textContent = "Opened order " + id;
-    });
-    grid.appendChild(row);
-  });
-});
-</script>
-""".replace("IDS", json.dumps([*ORDERS, "2007", "1005"]))
+ORDER_GRID = orders_page(
+    f"""<header><nav class=top><a href="#">Orders</a> <a href="#">Customers</a></nav></header>{SEARCH_FORM}
+<main><section class=orders-v2><div class=grid role=presentation></div></section></main><p id=opened></p>""",
+    [*ORDERS, "2007", "1005"],
+    """(id) => {
+  const row = document.createElement("div");
+  row.className = "grid-row";
+  row.innerHTML = `<div class=cell><span class=wrap><a href="#" class=link-order>Order ${id}</a></span>` +
+    `</div><div class="cell num">10.50</div>`;
+  return [document.querySelector(".grid"), row];
+}""",
 )
 
 
