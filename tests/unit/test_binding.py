@@ -108,12 +108,12 @@ def _bind(**edit: Any) -> EditPatch:
 
 
 def test_the_bind_target_edit_makes_a_click_the_one_of_the_row_showing_the_input() -> None:
-    edited = apply_edits(_users(), _bind(step="a4", by="q", over="rows")).draft
+    edited = apply_edits(_users(), _bind(step="a4", by="q")).draft  # over rows unless told
     click = edited.actions[3]
     assert isinstance(click, ClickAction)
     assert click.target.row is not None
     assert click.target.filter is not None
-    by_elements = apply_edits(_users(), _bind(step="a4", by="q")).draft.actions[3]
+    by_elements = apply_edits(_users(), _bind(step="a4", by="q", over="elements")).draft.actions[3]
     assert isinstance(by_elements, ClickAction)
     assert by_elements.target.row is None
     assert by_elements.target.filter is not None

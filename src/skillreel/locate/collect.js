@@ -26,7 +26,6 @@
 //   SkillreelCollect.choose({set, token, row}) -> {outcome: one|none|many, healed, fingerprint, framed}
 //       marks the one element like SkillreelResolve.pick ({attr, nonce} in set.mark); with `row`
 //       (a set of rows), `set` is the element relative to the one row whose text holds the token
-
 //   SkillreelCollect.open({set, token, loop, keep}) -> {count, outcome}   keep: remember the items
 //   SkillreelCollect.item({loop, index}) -> {ok, known}   known: the loop is open in this document
 //   SkillreelCollect.close({loop})
@@ -173,7 +172,9 @@ var SkillreelCollect = (() => {
     const [found, outcome] = findSet(arg.set);
     if (outcome === "ambiguous") return [[], false, true];
     if (found.length || !arg.set.allowHeal) return [filtered(found, arg.token), outcome === "healed", false];
-    return [filtered(ofRole(arg.set.fingerprint, scopeOf(arg.set.within)), arg.token), true, false];
+    const root = scopeOf(arg.set.within);
+    if (root === undefined) return [[], false, false];  // the loop item is gone
+    return [filtered(ofRole(arg.set.fingerprint, root), arg.token), true, false];
   }
 
   // A target in the row whose text holds the token: the one such row of the row set, then the

@@ -25,8 +25,8 @@ Edits (``op``):
 * ``add-assert`` ``{after | before, check, target?, expected?, onFail?}``;
 * ``insert-human`` ``{after | before, reason?, intent}``;
 * ``set-output`` ``{name, description}``;
-* ``bind-target`` ``{step, by, over?}`` — a click's target becomes the element like it (``over:
-  "elements"``, the default) or the element of the row like its row (``over: "rows"``) whose text
+* ``bind-target`` ``{step, by, over?}`` — a click's target becomes the element of the row like its
+  row (``over: "rows"``, the default) or the element like it (``over: "elements"``) whose text
   holds input ``by`` as a whole token (``record.binding``); refused for a step that is not a click
   and for an unknown or sensitive input.
 
@@ -193,7 +193,7 @@ class BindTarget(Document):
     op: Literal["bind-target"]
     step: ActionId
     by: ParamName
-    over: Over = "elements"
+    over: Over = "rows"
 
 
 Edit = Annotated[
