@@ -140,7 +140,8 @@ def _graph_detail(action: Action) -> str:
     """What a step does, with its input and output bindings (schema v2 rendering)."""
     target = getattr(action, "target", None)
     flt = getattr(target, "filter", None)
-    chosen = f" (the one whose text holds {_ref_text(flt.contains_token)})" if flt is not None else ""
+    whose = "of the row whose text holds" if getattr(target, "row", None) is not None else "whose text holds"
+    chosen = f" (the one {whose} {_ref_text(flt.contains_token)})" if flt is not None else ""
     value = getattr(action, "value", None)
     if isinstance(action, ExtractAction):
         kind = action.value_type

@@ -381,6 +381,12 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "target of a recorded step.",
     ),
     ErrorCode(
+        "SR_RECORD_EDIT_SENSITIVE",
+        2,
+        "A `bind-target` edit names a sensitive input: a secret never chooses what is clicked.",
+        "Bind the click to a non-sensitive input, or leave the step as it was recorded.",
+    ),
+    ErrorCode(
         "SR_RECORD_LOOP_BOUND",
         2,
         "A loop or list extraction has a limit above 1,000 items.",

@@ -14,13 +14,18 @@
 //   item; failing that (healing allowed) the most similar element inside the item, at or above
 //   healMin, identity agreeing, ahead of the second by margin;
 // * the whole-token filter: the element's visible text holds the value, case and whitespace runs
-//   ignored, with no letter or digit right before or after it.
+//   ignored, with no letter or digit right before or after it;
+// * a target chosen by the filter: the one element of its set that holds the token; when the set
+//   finds nothing (healing allowed), the one visible element of the recorded role on the page that
+//   holds it; a target in a row: the one row of the row set holding the token, then the element
+//   in that row by the field rule. None or several: nothing is chosen.
 //
 // Page text read here (a filter's comparison, a field's value) is returned only by the reads the
 // engine turns into the caller's outputs; a filter answers counts and marks, never text.
 //
-//   SkillreelCollect.choose({set, token}) -> {outcome: one|none|many, healed, fingerprint, framed}
-//       marks the one element like SkillreelResolve.pick ({attr, nonce} in set.mark)
+//   SkillreelCollect.choose({set, token, row}) -> {outcome: one|none|many, healed, fingerprint, framed}
+//       marks the one element like SkillreelResolve.pick ({attr, nonce} in set.mark); with `row`
+//       (a set of rows), `set` is the element relative to the one row whose text holds the token
 //   SkillreelCollect.open({set, token, loop, keep}) -> {count, outcome}   keep: remember the items
 //   SkillreelCollect.item({loop, index}) -> {ok, known}   known: the loop is open in this document
 //   SkillreelCollect.close({loop})
@@ -146,15 +151,54 @@ var SkillreelCollect = (() => {
     return elements.filter((el) => containsToken(visibleText(el), token));
   }
 
-  function choose(arg) {
+  // Every visible element of the recorded role on the page (inside the loop item, when there is
+  // one): the fallback of an input-chosen target whose structural set finds nothing.
+  function ofRole(rec, root) {
+    if (!rec.role) return [];
+    const scope = root || document;
+    let nodes;
+    try {
+      nodes = scope.querySelectorAll(`${CSS.escape(rec.tag)}, [role="${rec.role}"]`);
+    } catch (_) {
+      return [];
+    }
+    return Array.prototype.filter.call(nodes, (el) => L.roleOf(el) === rec.role && R.isVisible(el));
+  }
+
+  // The element a set-chosen target designates: [elements, healed, ambiguous]. The set's elements
+  // whose text holds the token; when the set finds nothing at all (a restructured page) and
+  // healing is allowed, every element of the recorded role whose text holds it.
+  function chosenElements(arg) {
     const [found, outcome] = findSet(arg.set);
-    const kept = filtered(found, arg.token);
-    if (outcome === "ambiguous" || kept.length > 1) return {outcome: "many", healed: false};
+    if (outcome === "ambiguous") return [[], false, true];
+    if (found.length || !arg.set.allowHeal) return [filtered(found, arg.token), outcome === "healed", false];
+    const root = scopeOf(arg.set.within);
+    if (root === undefined) return [[], false, false];  // the loop item is gone
+    return [filtered(ofRole(arg.set.fingerprint, root), arg.token), true, false];
+  }
+
+  // A target in the row whose text holds the token: the one such row of the row set, then the
+  // element in it as a field of an item is found (field). [elements, healed, ambiguous].
+  function rowElements(arg) {
+    const [rows, outcome] = findSet(arg.row);
+    const kept = filtered(rows, arg.token);
+    if (outcome === "ambiguous" || kept.length > 1) return [[], false, true];
+    if (!kept.length) return [[], false, false];
+    const spec = {target: {candidates: arg.set.candidates, fingerprint: arg.set.fingerprint},
+      identity: arg.set.identity};
+    const [el, how] = field(spec, kept[0], arg.set, R.context(arg.set.salt));
+    if (!el) return [[], false, how === "ambiguous"];
+    return [[el], outcome === "healed" || how === "healed", false];
+  }
+
+  function choose(arg) {
+    const [kept, healed, ambiguous] = arg.row ? rowElements(arg) : chosenElements(arg);
+    if (ambiguous || kept.length > 1) return {outcome: "many", healed: false};
     if (!kept.length) return {outcome: "none", healed: false};
     const el = kept[0];
     R.release({attr: arg.set.mark.attr});  // the mark of an earlier step, if any
     R.mark(el, arg.set.mark);
-    return {outcome: "one", healed: outcome === "healed", fingerprint: L.features(el, arg.set.salt),
+    return {outcome: "one", healed, fingerprint: L.features(el, arg.set.salt),
             framed: el.ownerDocument !== document};
   }
 

@@ -268,6 +268,14 @@ var SkillreelLocate = (() => {
     return nodes.map((label) => label.control).filter((c) => c);
   }
 
+  // A name that is only a record id or a number ("2", "#1007", "INV-1007", a uuid) is no identity:
+  // the next record has another. Its element is known by its link destination, row and position.
+  function bareId(name) {
+    const n = String(name || "").trim();
+    if (!n || n.length > 40 || /\s/.test(n) || !/\p{N}/u.test(n)) return false;
+    return /^#?\p{L}{0,4}[-_#.:]?\p{N}[\p{L}\p{N}_.:/-]*$/u.test(n) || /^[0-9a-f-]{8,}$/i.test(n);
+  }
+
   function candidates(el, salt) {
     const tag = el.localName;
     const root = rootOf(el);
@@ -294,7 +302,8 @@ var SkillreelLocate = (() => {
     const aria = el.getAttribute("aria-label");
     if (aria) add("aria-label", attrSelector(tag, "aria-label", aria));
     const role = roleOf(el);
-    const nameHash = role ? textHash(salt, accessibleName(el)) : null;
+    const accessible = role ? accessibleName(el) : "";
+    const nameHash = role && !bareId(accessible) ? textHash(salt, accessible) : null;
     if (nameHash) add("role-name", `role=${role} name=${nameHash}`, countSame(el, prefix, role, accessibleName));
     const linkHash = textHash(salt, linkTarget(el));
     if (linkHash) add("href", `link=${linkHash}`, countSame(el, prefix, null, linkTarget));
@@ -366,7 +375,7 @@ var SkillreelLocate = (() => {
 
   return Object.freeze({
     ...E,
-    describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, hasStableId,
+    describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, hasStableId, bareId,
     hasStableName, HASHED_ATTRIBUTES: Object.freeze(HASHED_ATTRIBUTES.slice()),
   });
 })();

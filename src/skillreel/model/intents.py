@@ -145,6 +145,8 @@ def _chosen(text: str, bundle: LocatorBundle | ElementSet, sensitive: frozenset[
     """``text`` narrowed as the target is: in the loop's item, the one holding a value as a token."""
     if bundle.within == "item":
         text += " in the current item"
+    if isinstance(bundle, LocatorBundle) and bundle.row is not None and bundle.filter is not None:
+        return text + f" of the row that shows {value_phrase(bundle.filter.contains_token, sensitive)}"
     if bundle.filter is not None:
         text += f" whose text holds {value_phrase(bundle.filter.contains_token, sensitive)}"
     return text

@@ -183,6 +183,33 @@ def content_features(candidates: tuple[LocatorCandidate, ...], fingerprint: Fing
     return found + tuple(f"a {c.strategy} candidate" for c in candidates if c.strategy in CONTENT_STRATEGIES)
 
 
+class ElementSet(Document):
+    """A repeating structure (table rows, list items, cards): every candidate designates all of its
+    items (``matchCount``: how many at record time); the fingerprint describes one item by its
+    structure only (no hash of its text). ``filter`` keeps the items whose text contains a value
+    as a whole token; ``within: "item"``: the items are inside the current item of the enclosing
+    loop (rows of a card, for example)."""
+
+    candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
+    fingerprint: Fingerprint
+    filter: TextFilter | None = None
+    within: Literal["item"] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in ("filter", "within"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+    @model_validator(mode="after")
+    def _structure_only(self) -> ElementSet:
+        if content_features(self.candidates, self.fingerprint) or self.fingerprint.label_hash is not None:
+            raise ValueError("the items of a set are described by their structure, not their text")
+        return self
+
+
 class LocatorBundle(Document):
     """Ranked candidates (best first) and the element's fingerprint.
 
@@ -194,8 +221,14 @@ class LocatorBundle(Document):
     Schema v2 extensions, left out of the wire form when unset (a v1 bundle keeps its bytes):
     ``filter`` — the candidates designate a set of like elements and the target is the one whose
     text contains a value as a whole token (``refs.TextFilter``); ``within: "item"`` — the
-    candidates are relative to the current item of the enclosing loop. Both describe what the
-    target IS, so they survive every heal (:meth:`measured_as`, :func:`merge_heal`).
+    candidates are relative to the current item of the enclosing loop; ``row`` — the candidates
+    are relative to one row of this set of like rows (table rows, list items, cards), the row whose
+    text holds the filter's value as a whole token: "the button of the row that shows input q".
+    The element itself is then known by its role, its accessible name (a salted hash: it does not
+    show the value) and its position in the row, never by its own text or its row's
+    (:func:`in_row`). These describe what the target IS, so they survive every heal
+    (:meth:`measured_as`, :func:`merge_heal`). In the events log a click's row target has no filter
+    yet (its ``chosenBy`` names the edit); a replayed row target without one finds nothing.
     """
 
     candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
@@ -205,6 +238,7 @@ class LocatorBundle(Document):
     )
     filter: TextFilter | None = Field(default=None, exclude_if=lambda value: value is None)
     within: Literal["item"] | None = Field(default=None, exclude_if=lambda value: value is None)
+    row: ElementSet | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @property
     def accepted(self) -> tuple[Fingerprint, ...]:
@@ -215,7 +249,11 @@ class LocatorBundle(Document):
         """The same target judged against one accepted ``fingerprint`` (what ``resolve.js`` gets):
         the candidates, the filter and the item scope stay, the other identities go."""
         return LocatorBundle(
-            candidates=self.candidates, fingerprint=fingerprint, filter=self.filter, within=self.within
+            candidates=self.candidates,
+            fingerprint=fingerprint,
+            filter=self.filter,
+            within=self.within,
+            row=self.row,
         )
 
     def without_content(self, attribute: str | None = None) -> LocatorBundle | None:
@@ -250,16 +288,40 @@ class LocatorBundle(Document):
             identities=tuple(identities),
             filter=self.filter,
             within=self.within,
+            row=self.row,
         )
 
     @model_validator(mode="after")
     def _filtered_without_content(self) -> LocatorBundle:
-        if self.filter is not None and (
+        if self.row is not None:
+            if self.row.filter is not None or self.row.within is not None:
+                raise ValueError("the target's own filter and item scope choose its row")
+            if any(row_content(f) for f in self.accepted):
+                raise ValueError("an element of a row keeps no hash of its own text or its row's")
+        elif self.filter is not None and (
             content_features(self.candidates, self.fingerprint)
             or any(content_hashes(identity) for identity in self.identities)
         ):
             raise ValueError("a target chosen by a text filter keeps no hash of its own text")
         return self
+
+
+# What an element chosen in a row may not keep: a hash of its own text (a record id, a name that
+# differs row by row), of its row's header (the text that holds the input) or of its raw link
+# (``href``: record ids; the normalised destination, ``linkHash``, stays).
+ROW_CONTENT: tuple[str, ...] = ("text_hash", "row_hash")
+
+
+def row_content(fingerprint: Fingerprint) -> tuple[str, ...]:
+    """What of ``fingerprint`` an element chosen in a row may not keep (see :data:`ROW_CONTENT`)."""
+    found = tuple(n for n in ROW_CONTENT if getattr(fingerprint, n) is not None)
+    return found + (("attributes.href",) if "href" in fingerprint.attributes else ())
+
+
+def in_row(fingerprint: Fingerprint) -> Fingerprint:
+    """``fingerprint`` as an element chosen in a row keeps it (see :data:`ROW_CONTENT`)."""
+    attributes = {k: v for k, v in fingerprint.attributes.items() if k != "href"}
+    return fingerprint.model_copy(update={**dict.fromkeys(ROW_CONTENT), "attributes": attributes})
 
 
 def merge_heal(approved: LocatorBundle, healed: LocatorBundle) -> LocatorBundle:
@@ -292,34 +354,8 @@ def merge_heal(approved: LocatorBundle, healed: LocatorBundle) -> LocatorBundle:
         identities=tuple(identities[:MAX_ACCEPTED_IDENTITIES]),
         filter=approved.filter,
         within=approved.within,
+        row=approved.row,
     )
-
-
-class ElementSet(Document):
-    """A repeating structure (table rows, list items, cards): every candidate designates all of its
-    items (``matchCount``: how many at record time); the fingerprint describes one item by its
-    structure only (no hash of its text). ``filter`` keeps the items whose text contains a value
-    as a whole token; ``within: "item"``: the items are inside the current item of the enclosing
-    loop (rows of a card, for example)."""
-
-    candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
-    fingerprint: Fingerprint
-    filter: TextFilter | None = None
-    within: Literal["item"] | None = None
-
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        for key in ("filter", "within"):
-            if data.get(key) is None:
-                data.pop(key, None)
-        return data
-
-    @model_validator(mode="after")
-    def _structure_only(self) -> ElementSet:
-        if content_features(self.candidates, self.fingerprint) or self.fingerprint.label_hash is not None:
-            raise ValueError("the items of a set are described by their structure, not their text")
-        return self
 
 
 def text_hash(salt: str, text: str) -> str | None:

@@ -54,7 +54,7 @@ from pydantic import Field, StringConstraints, ValidationError, field_validator,
 
 from ..errors import RecordError, SkillreelError
 from ..model.actions import AssertCheck, ExpectedText
-from ..model.base import Document
+from ..model.base import Document, ParamName
 from ..model.events import Extraction
 from ..model.limits import MAX_SELECT_VALUE_CHARS, MAX_SELECTOR_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
 from ..model.reads import AttributeName, FieldSpec, Pattern
@@ -62,6 +62,7 @@ from ..model.refs import OutputName
 from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType
 from .actionability import naming, playwright_failed, point_to_click, press_at, step_failed
+from .binding import Over
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
@@ -89,8 +90,13 @@ class GotoStep(Document):
 
 
 class ClickStep(Document):
+    """A click; with ``by`` (an input an earlier ``type`` or ``select`` step made), the recorded
+    target is the element like this one, or of the row like its row (``over``), showing that input."""
+
     do: Literal["click"]
     selector: Selector
+    by: ParamName | None = None
+    over: Over = "rows"
 
 
 class TypeStep(Document):
@@ -352,6 +358,12 @@ class Marks(Protocol):
 
     def append_event(self, kind: str, **fields: Any) -> None: ...
 
+    async def flush(self) -> None: ...
+
+    def bind_click(self, by: str, over: Over) -> None: ...
+
+    def click_unbound(self) -> str | None: ...
+
 
 async def perform(
     page: Page,
@@ -415,7 +427,10 @@ async def perform(
                     warnings.append(
                         f"automation step {n} (select): its option was already selected; nothing was recorded"
                     )
-                await _perform(page, step, at, timeout_ms)
+                if isinstance(step, ClickStep) and step.by is not None:
+                    await _bound_click(page, step, at, timeout_ms, _need(marks, at))
+                else:
+                    await _perform(page, step, at, timeout_ms)
                 if after_action is not None and isinstance(
                     step, ClickStep | TypeStep | SelectStep | PressStep
                 ):
@@ -598,6 +613,17 @@ async def _wait(page: Page, step: WaitStep, selector: str, n: int, timeout_ms: i
         raise _failed(n, "its element cannot be described without text typed during the recording")
     await marks.settle()
     marks.append_event("wait", until="disappears" if gone else "appears", target=found.target)
+
+
+async def _bound_click(page: Page, step: ClickStep, n: int, timeout_ms: int, marks: Marks) -> None:
+    """A click recorded as chosen by input ``step.by`` (``CaptureLog.bind_next_click``)."""
+    assert step.by is not None
+    marks.bind_click(step.by, step.over)
+    await _perform(page, step, n, timeout_ms)
+    await marks.flush()  # the click's report has reached the log
+    problem = marks.click_unbound()
+    if problem is not None:
+        raise _failed(n, problem)
 
 
 async def _perform(page: Page, step: Step, n: int, timeout_ms: int) -> None:

@@ -47,8 +47,9 @@ from ..model.events import (
     RecordedEvent,
 )
 from ..model.limits import MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
-from ..model.locators import LocatorBundle, structure_only
+from ..model.locators import LocatorBundle, in_row, structure_only
 from ..model.urls import DEFAULT_RULE, QueryRule, strip_tokens
+from .binding import BindProblem, Over, bound
 from .redact import TypedValues, scrub_bundle, scrub_field, scrub_options, scrub_url
 
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
@@ -137,6 +138,8 @@ class CaptureLog:
         self._dropped: Counter[DropReason] = Counter()
         self._events: list[RecordedEvent] = []
         self._on_event = on_event
+        self._binding: tuple[str, Over] | None = None
+        self.bind_problem: str | None = None
 
     @property
     def events(self) -> tuple[RecordedEvent, ...]:
@@ -218,6 +221,8 @@ class CaptureLog:
             self.typed.add(event.value, seen_in=seen)
             self.typed.note_edit(event.value, len(self._events))
         target = scrub_bundle(event.target, self.typed, self.salt) if event.target else None
+        if target is not None and target.row is not None and event.chosen_by is None:
+            target = None  # a row target names the input that chose its row, or it is a person's step
         fields: dict[str, Any] = {
             "seq": len(self._events),
             "type": event.type,
@@ -228,16 +233,22 @@ class CaptureLog:
         }
         if event.chosen_by is not None and target is not None:
             # A click on an element showing a value typed earlier: the target is the set of like
-            # elements (structure only) and the edit that typed the value chooses among them. A
+            # elements (structure only) and the edit that typed the value chooses among them; a
+            # click inside a row showing it: the element of that row (``row``, model.locators). A
             # value Python never received (a password) chooses nothing: a person does the step.
             edit = self.typed.edit_shown(event.chosen_by, self.salt)
             if edit is None:
                 fields.update(type="human", reason="other", target=None)
             else:
+                fp = target.fingerprint
                 chosen = LocatorBundle(
-                    candidates=target.candidates, fingerprint=structure_only(target.fingerprint)
+                    candidates=target.candidates,
+                    fingerprint=in_row(fp) if target.row else structure_only(fp),
+                    row=target.row,
                 )
                 fields.update(target=chosen, chosen_by=edit)
+        if self._binding is not None and fields["type"] == "click":
+            self._bind(fields)
         if event.target is not None and target is None:
             fields.update(type="human", reason="other", key=None)
         elif event.field is not None:
@@ -245,6 +256,34 @@ class CaptureLog:
             if event.type in ("select", "choose") and not event.field.is_sensitive:
                 fields["options"] = scrub_options(event.options, self.typed)
         self.append(RecordedEvent.model_validate(fields))
+
+    def bind_next_click(self, by: str, over: Over) -> None:
+        """The next click is chosen by input ``by`` (the parameter of an earlier field edit) over
+        ``over`` (automation ``"by"``); :attr:`bind_problem` says why not, until it is."""
+        self._binding = (by, over)
+        self.bind_problem = "no click was recorded"
+
+    def _bind(self, fields: dict[str, Any]) -> None:
+        assert self._binding is not None
+        by, over = self._binding
+        self._binding = None
+        edit = next(
+            (e for e in reversed(self._events) if e.field is not None and e.field.param_hint == by), None
+        )
+        if edit is None or edit.field is None:
+            self.bind_problem = f"no field typed into before it makes input {by!r}"
+        elif edit.field.is_sensitive:
+            self.bind_problem = f"input {by!r} is sensitive: it never chooses what is clicked"
+        elif fields.get("chosen_by") == edit.seq:
+            self.bind_problem = None  # the recorder saw the element or its row show that input
+        elif fields["target"] is None:
+            self.bind_problem = "the click was recorded as a person's step"
+        else:
+            try:
+                fields.update(target=bound(fields["target"], over), chosen_by=edit.seq)
+                self.bind_problem = None
+            except BindProblem as exc:
+                self.bind_problem = f"the click cannot be chosen by input {by!r}: {exc}"
 
     def navigated(self, url: str, reason: NavigateReason) -> None:
         """Record a committed navigation the browser started (see the module docstring)."""

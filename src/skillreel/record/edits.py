@@ -24,10 +24,15 @@ Edits (``op``):
 * ``add-wait`` ``{after | before, target, until?, timeoutMs?, onFail?}``;
 * ``add-assert`` ``{after | before, check, target?, expected?, onFail?}``;
 * ``insert-human`` ``{after | before, reason?, intent}``;
-* ``set-output`` ``{name, description}``.
+* ``set-output`` ``{name, description}``;
+* ``bind-target`` ``{step, by, over?}`` — a click's target becomes the element of the row like its
+  row (``over: "rows"``, the default) or the element like it (``over: "elements"``) whose text
+  holds input ``by`` as a whole token (``record.binding``); refused for a step that is not a click
+  and for an unknown or sensitive input.
 
 Problems are :class:`EditProblem` (``SR_RECORD_EDIT_INVALID`` or ``SR_RECORD_EDIT_REFERENCE``,
-naming the edit and the step); the graph rules of the result keep their own codes.
+naming the edit and the step; ``SR_RECORD_EDIT_SENSITIVE`` for a binding to a sensitive input); the
+graph rules of the result keep their own codes.
 """
 
 from __future__ import annotations
@@ -53,13 +58,16 @@ from ..model.actions import (
 from ..model.base import ActionId, Document, ParamName
 from ..model.draft import DefaultValue, Draft, Parameter
 from ..model.limits import MAX_WAIT_MS, TIMEOUT_MS_RANGE
+from ..model.locators import LocatorBundle
 from ..model.refs import DataRef, OutputName, ValueRef
 from ..model.values import CompareOp, Description, EnumValues, OutputSpec, ValueType
+from .binding import BindProblem, Over, bound_target
 
 EDIT_SCHEMA: Final = "skillreel.edit/v1"
 MAX_EDITS = 256
 INVALID = "SR_RECORD_EDIT_INVALID"
 REFERENCE = "SR_RECORD_EDIT_REFERENCE"
+SENSITIVE = "SR_RECORD_EDIT_SENSITIVE"
 
 
 class EditProblem(ValueError):
@@ -181,6 +189,13 @@ class SetOutput(Document):
     description: Description | None = None
 
 
+class BindTarget(Document):
+    op: Literal["bind-target"]
+    step: ActionId
+    by: ParamName
+    over: Over = "rows"
+
+
 Edit = Annotated[
     SetParameter
     | RenameParameter
@@ -192,7 +207,8 @@ Edit = Annotated[
     | AddWait
     | AddAssert
     | InsertHuman
-    | SetOutput,
+    | SetOutput
+    | BindTarget,
     Field(discriminator="op"),
 ]
 
@@ -391,6 +407,8 @@ def _apply(
             raise EditProblem(INVALID, n, "a step moves within its own block", edit.step)
         block.insert(j + 1 if edit.after is not None else j, step)
         return actions
+    if isinstance(edit, BindTarget):
+        return _bind(edit, n, actions, parameters)
     if isinstance(edit, WrapLoop):
         return _wrap_loop(edit, n, actions)
     if isinstance(edit, WrapBranch):
@@ -474,4 +492,29 @@ def _wrap_branch(edit: WrapBranch, n: int, actions: list[dict[str, Any]]) -> lis
             )
         branch["else"] = other_block[other_first : other_first + len(edit.otherwise)]
         del other_block[other_first : other_first + len(edit.otherwise)]
+    return actions
+
+
+def _bind(
+    edit: BindTarget, n: int, actions: list[dict[str, Any]], parameters: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A click's target chosen by input ``edit.by`` (``record.binding``); never a secret."""
+    block, i = _find(actions, edit.step, n)
+    step = block[i]
+    if step.get("kind") != "click":
+        raise EditProblem(
+            INVALID, n, f"step {edit.step} is not a click: only a click is chosen by an input", edit.step
+        )
+    parameter = next((p for p in parameters if p["name"] == edit.by), None)
+    if parameter is None:
+        names = ", ".join(p["name"] for p in parameters) or "none"
+        raise EditProblem(REFERENCE, n, f"there is no parameter {edit.by!r} (parameters: {names})", edit.step)
+    if parameter.get("sensitive"):
+        raise EditProblem(
+            SENSITIVE, n, f"parameter {edit.by!r} is sensitive: it never chooses a target", edit.step
+        )
+    try:
+        step["target"] = bound_target(LocatorBundle.parse(step["target"]), edit.by, edit.over)
+    except BindProblem as exc:
+        raise EditProblem(INVALID, n, f"step {edit.step} cannot be bound: {exc}", edit.step) from None
     return actions

@@ -868,7 +868,7 @@ var SkillreelRecorder = (() => {
     if (!choosable.length || salt === null) return false;
     const text = visibleText(el);
     const values = choosable.filter((v) => hasToken(text, v));
-    if (!values.length) return false;
+    if (!values.length) return chooseRow(el);
     const set = setOf(el, null);
     // A set larger than a loop may read is not a structure to choose from (and reading every
     // member's text would keep the person waiting on the click).
@@ -881,6 +881,88 @@ var SkillreelRecorder = (() => {
     if (!chosenBy.length) return false;
     report({type: "click", target: {candidates: set.candidates, fingerprint: set.fingerprint}, chosenBy});
     return true;
+  }
+
+  // ---- rows chosen by input ----------------------------------------------------------------
+  // A click inside a row (a table row, a list item, an option, a card: an element repeated among
+  // like siblings) whose text shows a typed value as a whole token, the clicked element itself not
+  // showing it: "the <role> of the row that shows input P". The row set is described by structure
+  // only; the element by its role, its name (salted hash) and its place in the row, never by its
+  // own text or its row's (a record id differs next time). Returns whether it reported.
+  const ROW_LIKE = "tr, [role=row], li, [role=listitem], [role=option], [role=article]";
+  const CELLS = "td, th, [role=cell], [role=gridcell], [role=columnheader], [role=rowheader]";
+  const LISTS = "ul, ol, tbody, [role=list], [role=listbox], [role=grid], [role=rowgroup], [role=feed]";
+
+  // One of like siblings, or a child of a list (a filter may leave a single item).
+  function repeated(node) {
+    if (node.parentElement.matches(LISTS)) return true;
+    const key = node.localName + stableClasses(node);
+    let n = 0;
+    for (const c of node.parentElement.children) if (c.localName + stableClasses(c) === key) n++;
+    return n > 1;
+  }
+
+  function rowsOf(el) {
+    const out = [];
+    for (let node = el.parentElement; node && out.length < 4; node = node.parentElement) {
+      if (node === document.body || !node.parentElement) break;
+      if (!node.matches(CELLS) && (node.matches(ROW_LIKE) || repeated(node))) out.push(node);
+    }
+    return out;
+  }
+
+  function chooseRow(el) {
+    if (L.rootOf(el) !== document) return false;
+    for (const row of rowsOf(el)) {
+      const text = visibleText(row);
+      const shown = choosable.filter((v) => hasToken(text, v));
+      if (!shown.length) continue;
+      const set = setOf(row, null);
+      if (!set || !set.candidates.length || set.members.length > 1000) return false;
+      const chosenBy = shown.filter((v) => {
+        const showing = set.members.filter((m) => hasToken(visibleText(m), v));
+        return showing.length === 1 && showing[0] === row;
+      }).map((v) => L.textHash(salt, v));
+      const target = chosenBy.length ? inRow(row, el) : null;
+      if (!target) return false;
+      target.row = {candidates: set.candidates, fingerprint: set.fingerprint};
+      report({type: "click", target, chosenBy});
+      return true;
+    }
+    return false;
+  }
+
+  // The clicked element as one of its row: candidates relative to the row (role and name, a
+  // non-numeric aria-label or title, the row-relative path), a fingerprint without its own text,
+  // its row's header or its raw link (model.locators.in_row); no name when the name is a bare id.
+  function inRow(row, el) {
+    const d = describeSafe(el);
+    if (!d) return null;
+    const fp = Object.assign({}, d.fingerprint, {attributes: Object.assign({}, d.fingerprint.attributes)});
+    delete fp.textHash;
+    delete fp.rowHash;
+    delete fp.attributes.href;
+    const name = L.accessibleName(el);
+    if (L.bareId(name)) for (const k of ["nameHash", "labelHash", "valueHash"]) delete fp[k];
+    const candidates = [];
+    const add = (strategy, selector) => {
+      if (selector.length <= 1024 && !candidates.some((c) => c.selector === selector)) {
+        candidates.push({strategy, selector, matchCount: 1});
+      }
+    };
+    const role = L.roleOf(el);
+    const same = (n) => L.roleOf(n) === role && L.normText(L.accessibleName(n)) === L.normText(name);
+    if (role && fp.nameHash && Array.prototype.filter.call(row.querySelectorAll("*"), same).length === 1) {
+      add("role-name", `role=${role} name=${fp.nameHash}`);
+    }
+    for (const attr of ["aria-label", "title"]) {
+      const v = el.getAttribute(attr);
+      if (!v || /\p{N}/u.test(v) || echoes(v)) continue;
+      const selector = ":scope " + L.attrSelector(el.localName, attr, v);
+      if (row.querySelectorAll(selector).length === 1) add(attr === "aria-label" ? attr : "css", selector);
+    }
+    for (const selector of relativeSelectors(row, el)) add("css", selector);
+    return candidates.length ? {candidates: candidates.slice(0, 12), fingerprint: fp} : null;
   }
 
   // The option values of a single <select> (at most 256 of at most 1,024 characters), or null.

@@ -45,6 +45,7 @@ from ..locate import locate_script
 from ..model.events import NavigateReason, PageEvent, RecordedEvent
 from ..model.locators import ElementSet, LocatorBundle
 from ..model.urls import DEFAULT_RULE, QueryRule
+from .binding import Over
 from .capture import CAPTURE_FAILED, Capture, CaptureLog, classify_start
 from .redact import scrub_bundle, scrub_set, scrub_structural, scrub_url
 
@@ -578,6 +579,14 @@ class Recorder:
         """Append a v2 event the demonstration produced outside the page (a mark named at the
         terminal, a scripted extraction, wait or dialog answer)."""
         self._log.append_event(kind, **fields)
+
+    def bind_click(self, by: str, over: Over) -> None:
+        """The next click is chosen by input ``by`` over ``over`` (automation ``"by"``)."""
+        self._log.bind_next_click(by, over)
+
+    def click_unbound(self) -> str | None:
+        """Why the click :meth:`bind_click` named was not chosen by its input (None: it was)."""
+        return self._log.bind_problem
 
     def _on_dialog(self, tap: _Tap, name: str, params: dict[str, Any]) -> None:
         if tap.index != 0 or not self._dialogs:

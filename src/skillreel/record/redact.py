@@ -300,7 +300,7 @@ def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locato
         return None
     if kept == bundle.candidates and not changes:
         return bundle
-    return LocatorBundle(candidates=kept, fingerprint=fp.model_copy(update=changes))
+    return LocatorBundle(candidates=kept, fingerprint=fp.model_copy(update=changes), row=bundle.row)
 
 
 def scrub_structural(

@@ -328,16 +328,42 @@ class FakeDriver:
     async def choose(
         self, bundle: LocatorBundle, token: str, *, salt: str, within: Scope | None, allow_heal: bool
     ) -> Choice:
-        found, outcome = self._set(bundle.candidates, bundle.fingerprint, self._root(within), allow_heal)
-        kept = [i for i in found if contains_token(self.page.elements[i].text, token)]
-        if outcome == "ambiguous" or len(kept) > 1:
+        kept, healed, many = self._chosen(bundle, token, self._root(within), allow_heal)
+        if many or len(kept) > 1:
             return Choice("many")
         if not kept:
             return Choice("none")
         self._picked = kept[0]
-        return Choice(
-            "one", Picked(str(kept[0]), self.page.elements[kept[0]].fingerprint), outcome == "healed"
-        )
+        return Choice("one", Picked(str(kept[0]), self.page.elements[kept[0]].fingerprint), healed)
+
+    def _chosen(
+        self, bundle: LocatorBundle, token: str, root: int | None, allow_heal: bool
+    ) -> tuple[list[int], bool, bool]:
+        """Twin of collect.js ``chosenElements`` / ``rowElements``: (elements, healed, ambiguous)."""
+        holds = [
+            i for i in range(len(self.page.elements)) if contains_token(self.page.elements[i].text, token)
+        ]
+        if bundle.row is not None:
+            rows, outcome = self._set(bundle.row.candidates, bundle.row.fingerprint, root, allow_heal)
+            kept = [i for i in rows if i in holds]
+            if outcome == "ambiguous" or len(kept) != 1:
+                return [], False, outcome == "ambiguous" or len(kept) > 1
+            spec = FieldSpec(name="target", target=bundle.model_copy(update={"row": None, "filter": None}))
+            element, how = self._field(spec, kept[0], allow_heal)
+            found = [] if element is None else [element]
+            return found, outcome == "healed" or how == "healed", how == "ambiguous"
+        found, outcome = self._set(bundle.candidates, bundle.fingerprint, root, allow_heal)
+        if outcome == "ambiguous":
+            return [], False, True
+        if not found and allow_heal and bundle.fingerprint.role is not None:  # the like set is gone
+            role = bundle.fingerprint.role
+            found = [
+                i
+                for i in self._scoped(root)
+                if self.page.elements[i].visible and self.page.elements[i].fingerprint.role == role
+            ]
+            return [i for i in found if i in holds], True, False
+        return [i for i in found if i in holds], outcome == "healed", False
 
     async def open_items(
         self,

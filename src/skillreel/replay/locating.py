@@ -232,7 +232,11 @@ class PageLocating:
         self._speculative = None
         arg = set_arg(bundle.candidates, bundle.fingerprint, salt=salt, within=within, allow_heal=allow_heal)
         arg["mark"] = {"attr": self.attr, "nonce": nonce}
-        data = await self._world.call("choose", {"set": arg, "token": token}, api=COLLECT)
+        row = bundle.row
+        rows = None
+        if row is not None:  # the candidates are relative to the row holding the token
+            rows = set_arg(row.candidates, row.fingerprint, salt=salt, within=within, allow_heal=allow_heal)
+        data = await self._world.call("choose", {"set": arg, "token": token, "row": rows}, api=COLLECT)
         outcome = data.get("outcome") if isinstance(data, dict) else None
         if outcome in ("none", "many"):
             return Choice(outcome)

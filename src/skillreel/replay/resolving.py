@@ -9,7 +9,10 @@ driver's in-page probe and applies ``locate.heal.decide`` until the step's deadl
 * A target chosen by a whole-token text filter: the driver finds the set the candidates designate
   and keeps the elements whose text holds the value (``token``: the caller resolves the filter's
   value where the step runs); exactly one is acted on; none or several fail closed, nothing
-  clicked (never "Order 10071" for 1007).
+  clicked (never "Order 10071" for 1007). When the set finds nothing (a restructured page), every
+  element of the recorded role holding the value is the set (exactly one, or fail closed). A
+  target in a row (``bundle.row``): the one row holding the value, then the element in it by
+  role, name and position; two rows holding it: ambiguous, nothing clicked.
 * An extraction reads by position: a look-alike that ties the element its ranked locator
   designates does not make it ambiguous (content-free targets cannot tell list items apart).
 * An optional step (:attr:`StepState.presence_only`) looks for its target for at most
@@ -68,7 +71,7 @@ class Resolver:
         deadline = step.deadline
         if step.presence_only:
             deadline = min(deadline, self.clock() + OPTIONAL_WAIT_S)
-        if bundle.filter is not None:
+        if bundle.filter is not None or bundle.row is not None:
             return await self._choose(step, bundle, deadline, token)
         within = step.frame.item if bundle.within == "item" else None
         delay = POLL_FIRST_S
@@ -180,7 +183,7 @@ class Resolver:
         within = step.frame.item if bundle.within == "item" else None
         delay = POLL_FIRST_S
         while True:
-            if bundle.filter is not None:
+            if bundle.filter is not None or bundle.row is not None:
                 choice = await self.driver.choose(
                     bundle,
                     token or "",
