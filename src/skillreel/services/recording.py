@@ -375,10 +375,12 @@ async def capture(
     terminal: Callable[[Marking], Awaitable[None]] | None = None,
     login_state: LoginState | None = None,
     on_notice: Callable[[str], None] | None = None,
+    salt: str | None = None,
 ) -> tuple[Capture, tuple[str, ...]]:
     """Run the demonstration in Chromium (signed in with ``login_state`` or the request's
-    storage-state file); the capture and the refused origins (sorted)."""
-    salt = secrets.token_hex(16)
+    storage-state file); the capture and the refused origins (sorted). ``salt``: the skill's
+    fingerprint salt when it exists (:func:`skill_salt`), else a new one."""
+    salt = salt or secrets.token_hex(16)
     live = _LiveSteps(on_action) if on_action is not None else None
     target = prepared.environment.target
     rule = target.rule if isinstance(target, UrlTarget) else DEFAULT_RULE
@@ -485,6 +487,14 @@ def _refuse_enabled(store: Store, name: str) -> None:
         )
 
 
+def skill_salt(store: Store, name: str) -> str | None:
+    """The fingerprint salt of the skill ``name`` if the store holds it: names are salted per skill,
+    so recording it again gives identical elements identical hashes (``skillreel diff`` then shows
+    only what changed)."""
+    existing = store.find(name)
+    return None if existing is None else existing.draft.fingerprint_salt
+
+
 async def record_skill(
     store: Store,
     request: RecordRequest | PreparedRecording,
@@ -513,6 +523,7 @@ async def record_skill(
         terminal=terminal,
         on_notice=on_notice,
         login_state=state,
+        salt=skill_salt(store, prepared.request.name),
     )
     try:
         draft, events = build_draft(prepared, captured)
