@@ -472,6 +472,10 @@ var SkillreelElement = (() => {
   const INTERACTIVE = "a[href], button, input, select, textarea, [role=button], [role=link]";
 
   function captionText(el) {
+    return captionSource(el).replace(/[:\uff1a]\s*$/, "");  // "Total:" and "Total" are one caption
+  }
+
+  function captionSource(el) {
     const byRefs = refsText(el, "aria-labelledby");
     if (hasText(byRefs)) return byRefs;
     const labels = labelsText(el);
@@ -518,16 +522,35 @@ var SkillreelElement = (() => {
     return null;
   }
 
+  // The text just before the element ("Total: <span>…"), or the label-like element just before
+  // it; when nothing precedes it, the same before the wrapper that holds nothing else.
   function precedingLabel(el) {
     let node = el;
     for (let level = 0; level < 3 && node; level++) {
-      const prev = node.previousElementSibling;
-      if (prev !== null) return labelLike(prev) ? contentText(prev, 1) : "";
+      let prev = node.previousSibling;
+      while (prev !== null && (prev.nodeType === 8 || (prev.nodeType === 3 && !hasText(prev.data)))) {
+        prev = prev.previousSibling;
+      }
+      if (prev !== null && prev.nodeType === 3) return shortText(prev.data) ? prev.data : "";
+      if (prev !== null) return prev.nodeType === 1 && labelLike(prev) ? contentText(prev, 1) : "";
       const parent = node.parentElement;
-      if (parent === null || parent.childElementCount !== 1 || parent.localName === "body") return "";
+      if (parent === null || parent.localName === "body" || !onlyContent(parent, node)) return "";
       node = parent;
     }
     return "";
+  }
+
+  function onlyContent(parent, node) {
+    if (parent.childElementCount !== 1) return false;
+    for (let child = parent.firstChild; child; child = child.nextSibling) {
+      if (child !== node && child.nodeType === 3 && hasText(child.data)) return false;
+    }
+    return true;
+  }
+
+  function shortText(text) {
+    const norm = normText(text);
+    return norm.length > 0 && norm.length <= CAPTION_MAX;
   }
 
   function labelLike(el) {
@@ -535,8 +558,7 @@ var SkillreelElement = (() => {
       return false;
     }
     if (el.isContentEditable || el.querySelector(EDITABLE) !== null) return false;
-    const text = normText(el.textContent);
-    return text.length > 0 && text.length <= CAPTION_MAX;
+    return shortText(el.textContent);
   }
 
   function attrSelector(tag, attr, value) {

@@ -11,13 +11,23 @@ content):
   Playwright's ``roleUtils`` does it, simplified): ``aria-labelledby``, ``aria-label``, the native
   source (a button-like input's ``value``, ``<label>`` elements, ``alt``, ``legend``, ``caption``),
   the content for roles named from content (buttons, links, check boxes, cells...), then ``title``;
+  never the text of ``aria-hidden`` elements nor an icon font's ligature word (one lower-case word
+  in an element set in an icon font, by computed font family or icon class; an icon-only button
+  keeps it), and a ``<label>`` around a ``<select>`` gives its own words, never the options';
   also the first version's *label* (``labelHash``) and *own text* (``textHash``);
 * *button value* (``valueHash``) — the ``value`` of ``<input type=submit|button|reset>``;
 * *link destination* (``linkHash``) — the ``href`` resolved and normalised: its path, with
   record-naming segments (numbers, uuids, hashes) as ``*``, behind the origin when it is another;
   the query is left out (versions add and drop query keys on links that lead to the same place);
+* *route* (``routeHash``) — a hash-route link's route fragment (``#/…``, ``#!/…``) with
+  record-naming segments as ``*``; ``#`` for a bare ``#``; compared with the destination: another
+  route is another link;
 * *row context* (``rowHash``) — the header cell of the table or ARIA row the element sits in (its
   first header cell with text, else its first other cell with text);
+* *caption* (``captionHash``) — the words that label it from outside: ``aria-labelledby``, its
+  ``<label>``, the ``<dt>`` of a ``<dd>``, the column header of its cell, else a short label-like
+  element just before it (or before the wrapper it is the only child of); what an extraction,
+  wait or assert target keeps beside its structure and unique id;
 * *stable keys* — hashed attributes (ids, names, test ids, classes...), whether the id is
   developer-made and unique in its scope (``stableId``), whether a form field's ``name`` is unique
   in its scope (``stableName``);
@@ -30,25 +40,33 @@ the recording (an ``aria-label`` added by a newer version) are neutral too.
 
 **Comparing an element with the fingerprint** (:func:`compare`, twinned in ``resolve.js``):
 
-* *Gates* — tag equal; type and role equal up to their kind (text, search, email, url and tel
-  inputs are one kind, ``searchbox`` and ``textbox`` too; a password field only ever matches a
-  password field; ``link``, ``button`` and ``menuitem`` are all pressed, so an ``<a>`` that gained
-  ``role=button`` is the same anchor; a role that makes no control, such as ``alert`` or
-  ``region``, is no kind at all); and a recorded link destination must not have *changed*: a link
-  to another place is another link, whatever its name. An element failing a gate scores 0.
+* *Gates* — tag equal up to its kind (a ``<button>`` and an ``<input type=submit|button|reset>``
+  are one kind); type and role equal up to their kind (text, search, email, url and tel
+  inputs are one kind, ``searchbox`` and ``textbox`` too, ``submit`` and ``button`` too; a
+  password field only ever matches a password field; ``link``, ``button`` and ``menuitem`` are
+  all pressed, so an ``<a>`` that gained ``role=button`` is the same anchor; a role that makes no
+  control, such as ``alert`` or ``region``, is no kind at all); and a recorded link destination
+  (with its route) must not have *changed*: a link to another place is another link, whatever its
+  name. An element failing a gate scores 0.
 * *Features* — each recorded hashed feature is ``same``, ``changed`` or ``absent`` on the element;
   the accessible names are ``alias`` when they differ but one equals another source of the other
-  (an ``aria-label`` added over a visible caption); the stable keys agree or not; the parent path
-  counts its longest common subsequence over the longer path.
+  (an ``aria-label`` added over a visible caption), ``contains`` when the element's name holds the
+  recorded one's words in order as a run of whole words (an icon's word or a badge beside them;
+  resolve.js hashes every run of up to 12 words); the stable keys agree or not; the parent path
+  counts its longest common subsequence over the longer path, and a unique id that agrees places
+  the element: path and position then count as agreeing (wrappers around it do not move it). A
+  unique-id flag recorded without the id's hash (a content-free target of an older version) is
+  neutral.
 
 **Similarity** (:func:`similarity`) is the weighted share of the *recorded* features that agree::
 
     score = sum(weight of agreeing recorded features) / sum(weight of recorded features)
 
-with the weights of :data:`WEIGHTS`: the accessible name 6 (an alias earns 0.75 of it; a name that
-came from a placeholder or title is a hint and weighs 2); beside a recorded name, the label, own
-text and button value support it at 2 each (a fingerprint without a name, from the first version,
-weighs its label and text 6 each); the link destination 3; test ids 3; id, name and aria-label
+with the weights of :data:`WEIGHTS`: the accessible name 6 (an alias or a name holding its words
+earns 0.75 of it; a name that came from a placeholder or title is a hint and weighs 2); beside a
+recorded name, the label, own text, caption and button value support it at 2 each (a fingerprint
+without a name, from the first version or a content-free target, weighs its label, text and
+caption 6 each); the link destination (with its route) 3; test ids 3; id, name and aria-label
 attributes 2, a unique id 2 more, a unique form-field name 2 more; the row header 2; placeholder,
 href and autocomplete 1.5; class, title, alt and for 1; role 0.5 (type 0: the gate compares it);
 the parent path 2 (times the share in common), sibling index and count 0.5 each. What a person
