@@ -35,14 +35,16 @@ STEPS = [
 async def test_recording_a_skill_again_keeps_its_salt_and_diffs_clean(
     tmp_path: Path, skillreel_home: Path
 ) -> None:
-    html = tmp_path / "desk.html"
-    html.write_text(PAGE)
-    automation = tmp_path / "a.json"
-    automation.write_text(json.dumps({"steps": STEPS}))
+    (tmp_path / "desk.html").write_text(PAGE)
+    (tmp_path / "a.json").write_text(json.dumps({"steps": STEPS}))
+
+    def request(name: str) -> RecordRequest:
+        return RecordRequest(name=name, html_path=tmp_path / "desk.html", automation=tmp_path / "a.json")
+
     with Store.open(skillreel_home) as store:
-        first = await record_skill(store, RecordRequest(name="find", html_path=html, automation=automation))
-        second = await record_skill(store, RecordRequest(name="find", html_path=html, automation=automation))
-        other = await record_skill(store, RecordRequest(name="other", html_path=html, automation=automation))
+        first = await record_skill(store, request("find"))
+        second = await record_skill(store, request("find"))
+        other = await record_skill(store, request("other"))
         salt = first.entry.draft.fingerprint_salt
         assert second.entry.draft.fingerprint_salt == salt
         assert other.entry.draft.fingerprint_salt != salt

@@ -96,9 +96,9 @@ SELECT_GONE = page("""<form><label class="field">Region <select name="region" da
 
 BALANCE_A = page("""<main><p>Balance: <span id="balance">$42.00</span></p>
 <p>Credit: <span id="credit">$7.00</span></p></main>""")
-BALANCE_B = page("""<main><div class="card"><div class="card-body"><p class="line">Balance:
-<span id="balance">$42.00</span></p></div></div><section><p>Credit: <span id="credit">$7.00</span></p>
-</section></main>""")
+BALANCE_B = page("""<main><section class="account"><div class="card"><div class="card-body">
+<div class="line">Balance: <span id="balance">$42.00</span></div></div></div>
+<div class="line">Credit: <span id="credit">$7.00</span></div></section></main>""")
 BALANCE_GONE = page("""<main><div class="card"><div class="card-body"><p class="line">Credit:
 <span id="credit">$7.00</span></p></div></div></main>""")
 
