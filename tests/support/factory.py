@@ -493,11 +493,21 @@ FIRST_VERSION_STRATEGIES = frozenset({"testid", "id", "name", "aria-label", "lab
 
 def first_version(bundle: LocatorBundle) -> LocatorBundle:
     """The bundle as the first version's recorder described the same element: no identity-model
-    fingerprint fields (accessible name, button value, link, row, stable id, scopes) and no
+    fingerprint fields (accessible name, button value, link, row, caption, route, stable id, scopes) and no
     role-name or href candidates."""
     fingerprint = bundle.fingerprint.model_copy(
         update=dict.fromkeys(
-            ("name_hash", "value_hash", "link_hash", "row_hash", "stable_id", "stable_name", "boundaries")
+            (
+                "name_hash",
+                "value_hash",
+                "link_hash",
+                "row_hash",
+                "caption_hash",
+                "route_hash",
+                "stable_id",
+                "stable_name",
+                "boundaries",
+            )
         )
     )
     kept = tuple(c for c in bundle.candidates if c.strategy in FIRST_VERSION_STRATEGIES)

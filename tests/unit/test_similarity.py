@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from skillreel.locate.similarity import WEIGHTS, compare, lcs_length, similarity
-from tests.support.fingerprints import SAVE, fp
+from skillreel.model.locators import Fingerprint
+from tests.support.fingerprints import SAVE, fp, h
 
 
 def test_similarity_bounds() -> None:
@@ -81,3 +82,78 @@ def test_roles_gate_by_kind(recorded: str | None, observed: str | None, passes: 
     b = fp("a", type_=None, role=observed)
     assert compare(a, b).gates is passes
     assert compare(b, a).gates is passes
+
+
+# ---- issue 28: names as people read them, identity that survives wrappers ----
+
+
+def test_a_name_holding_the_recorded_words_is_strong_evidence() -> None:
+    rec = fp(name="Log in", text="Log in", attrs={"class": "btn"})
+    themed = fp(name="Log in arrow_forward", text="Log in arrow_forward", attrs={"class": "mdc"})
+    words = frozenset({h("log"), h("in"), h("log in"), h("in arrow_forward"), h("arrow_forward")})
+    c = compare(rec, themed, name_words=words)
+    assert c.name == "contains"
+    assert c.identity_agrees()
+    assert similarity(rec, c) > 0.55
+    other = compare(rec, fp(name="Log out arrow_forward"), name_words=frozenset({h("log"), h("out")}))
+    assert other.name == "changed"
+    assert not other.identity_agrees()
+
+
+def test_a_button_and_a_submit_input_are_one_kind() -> None:
+    button = fp(name="Sign in", text="Sign in")
+    submit = fp("input", type_="submit", name="Sign in", value="Sign in")
+    assert compare(button, submit).gates
+    assert compare(submit, button).gates
+    assert compare(button, fp("input", type_="button", name="Sign in")).gates
+    assert not compare(button, fp("input", type_="reset", name="Sign in")).gates
+    assert not compare(button, fp("input", type_="text", role="textbox", name="Sign in")).gates
+
+
+def test_a_unique_id_places_its_element_whatever_wraps_it() -> None:
+    rec = fp("span", type_=None, role=None, attrs={"id": "balance"}, stable=True, sib=(0, 1))
+    wrapped = fp(
+        "span",
+        type_=None,
+        role=None,
+        attrs={"id": "balance"},
+        stable=True,
+        path=("p", "div", "div", "main", "body", "html"),
+        sib=(1, 3),
+    )
+    c = compare(rec, wrapped)
+    assert c.stable_id
+    assert similarity(rec, c) == 1.0
+    # a content-free target of an older version kept the flag without the id's hash: neutral
+    flag_only = rec.model_copy(update={"attributes": {}})
+    assert compare(flag_only, wrapped).stable_id is None
+
+
+def test_a_caption_identifies_a_content_free_target() -> None:
+    def dd(caption: str, path: tuple[str, ...], sib: tuple[int, int], id_: str) -> Fingerprint:
+        base = fp("dd", type_=None, role=None, attrs={"id": id_}, stable=True, path=path, sib=sib)
+        return base.model_copy(update={"caption_hash": h(caption)})
+
+    rec = dd("Total", ("dl", "main", "body", "html"), (2, 3), "total")
+    moved = ("div", "dl", "section", "main", "body", "html")
+    total, subtotal = dd("Total", moved, (0, 1), "sum-total"), dd("Subtotal", moved, (0, 1), "sum-sub")
+    assert compare(rec, total).caption == "same"
+    assert compare(rec, total).identity_agrees()
+    assert similarity(rec, compare(rec, total)) >= 0.55
+    assert compare(rec, subtotal).caption == "changed"
+    assert not compare(rec, subtotal).identity_agrees()
+    assert similarity(rec, compare(rec, subtotal)) < 0.3
+
+
+def test_a_route_fragment_tells_hash_links_apart() -> None:
+    def link(route: str | None) -> Fingerprint:
+        base = fp("a", type_=None, role="link", name="View", link="/shop")
+        return base.model_copy(update={"route_hash": h(route) if route else None})
+
+    category = link("#/category/*/")
+    assert compare(category, link("#/category/*/")).link == "same"
+    assert not compare(category, link("#/product/*/")).gates
+    assert not compare(category, link("#")).gates
+    assert not compare(link("#"), category).gates
+    assert compare(category, link(None)).link == "same"  # the route left the link: its path decides
+    assert compare(link(None), category).link == "same"  # recorded before routes were kept

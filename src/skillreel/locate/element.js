@@ -7,7 +7,8 @@
 //   kind:   token, implicitRole, roleOf, typeOf, kindOfType, kindOfRole
 //   scopes: rootOf, parentOf, hostOf, innerRoot, hostsOf, topDocument, scopes(depth), byTag
 //   texts:  normText, hasText, labelText, ownText, accessibleName, buttonValue, linkTarget,
-//           rowHeader (never a field's value, a <select>'s options or editable content)
+//           linkRoute, rowHeader, captionText (never a field's value, a <select>'s options or
+//           editable content; never the ligature text of an icon font)
 var SkillreelElement = (() => {
   "use strict";
 
@@ -143,9 +144,22 @@ var SkillreelElement = (() => {
   // link, a button and a menu item are all pressed (an <a> that gained role=button is the same
   // <a>); a role that makes no control (alert, region, group...) is no kind at all. A password
   // field is never of the text kind.
+  // A <button> and an <input type=submit|button|reset> are one kind of element (the same role and
+  // name is the same button, whichever markup a version uses); a submit and a plain button are one
+  // kind of type (pages submit through script as often as through the form); a reset is another.
   const TEXT_ENTRY = new Set(["text", "search", "email", "url", "tel"]);
+  const BUTTON_TYPES = new Set(["submit", "button", "reset"]);
   function kindOfType(type) {
-    return TEXT_ENTRY.has(type) ? "text" : type;
+    return TEXT_ENTRY.has(type) ? "text" : type === "submit" ? "button" : type;
+  }
+
+  function kindOfTag(tag, type) {
+    return tag === "input" && BUTTON_TYPES.has(type) ? "button" : tag;
+  }
+
+  // The tags an element of this tag and type may have become (twin of heal.tags_of_kind).
+  function tagsOfKind(tag, type) {
+    return kindOfTag(tag, type) === "button" ? ["button", "input"] : [tag];
   }
 
   const PRESSED = new Set(["button", "link", "menuitem"]);
@@ -171,14 +185,14 @@ var SkillreelElement = (() => {
       const root = rootOf(el);
       for (const id of labelledby.split(/\s+/)) {
         const ref = id && root.getElementById && root.getElementById(id);
-        if (ref && !holdsEditableOtherThan(ref, el)) parts.push(ref.textContent);
+        if (ref && !holdsEditableOtherThan(ref, el)) parts.push(textOutside(ref, el));
       }
     }
     if (hasText(parts.join(" "))) return parts.join(" ");
     const aria = el.getAttribute("aria-label");
     if (hasText(aria)) return aria;
     for (const label of labelsOf(el)) {
-      if (!holdsEditableOtherThan(label, el)) parts.push(label.textContent);
+      if (!holdsEditableOtherThan(label, el)) parts.push(textOutside(label, el));
     }
     if (hasText(parts.join(" "))) return parts.join(" ");
     for (const attr of ["title", "placeholder", "alt"]) {
@@ -186,6 +200,18 @@ var SkillreelElement = (() => {
       if (v) parts.push(v);
     }
     return parts.join(" ");
+  }
+
+  // The text of `container` without that of `el` inside it: a <label> wrapped around its <select>
+  // labels it with its own words, never with the options' text.
+  function textOutside(container, el) {
+    if (container === el || !container.contains(el)) return container.textContent;
+    let out = "";
+    const walker = container.ownerDocument.createTreeWalker(container, 4);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!el.contains(node)) out += node.data;
+    }
+    return out;
   }
 
   function holdsEditableOtherThan(container, el) {
@@ -225,14 +251,35 @@ var SkillreelElement = (() => {
     return el.getAttribute("value");
   }
 
+  // ---- icon fonts ----
+  // An icon font draws a glyph for a word (a ligature: "arrow_forward", "delete"): the word is no
+  // text a person reads. Such an element holds one lower-case word (letters, digits, "_") and is
+  // set in an icon font, by its computed font family or by the class names icon fonts ship with.
+  const LIGATURE = /^\s*[a-z][a-z0-9_]*\s*$/;
+  const ICON_FONT = /material[\s_-]*(icons|symbols)|font\s*awesome|glyphicons|ionicons|icomoon|fontello|codicon|remixicon|bootstrap-icons|tabler-icons|boxicons|phosphor|line\s*awesome|feather|(^|[\s,"'])icons?([\s,"']|$)/i;
+  const ICON_CLASS = /(^|\s)(material-(icons|symbols)[\w-]*|[\w-]*-icons?|icons?)(\s|$)/i;
+  function isIconGlyph(el) {
+    const first = el.firstChild;
+    if (!first || first.nextSibling || first.nodeType !== 3 || !LIGATURE.test(first.data)) return false;
+    if (ICON_CLASS.test(el.getAttribute("class") || "")) return true;
+    const view = el.ownerDocument.defaultView;
+    return Boolean(view) && ICON_FONT.test(view.getComputedStyle(el).fontFamily || "");
+  }
+
+  // Whether contentText leaves icon glyphs out (accessibleName puts them back when nothing else is
+  // left: an icon-only button is named by its glyph's word).
+  let skipIcons = true;
+
   // The text a subtree presents, as an accessible name computation collects it: text nodes,
   // aria-label and alt of inner elements, captions of button-like inputs. Never the content of a
-  // field, a <select> or an editable region, nor hidden, script or style elements.
+  // field, a <select> or an editable region, nor hidden (`aria-hidden`), script or style elements,
+  // nor the word an icon font draws as a glyph.
   function contentText(node, depth) {
     if (node.nodeType === 3) return node.data;
     if (node.nodeType !== 1 || (depth || 0) > 32) return "";
     const tag = node.localName;
     if (node.isContentEditable || node.hidden || node.getAttribute("aria-hidden") === "true") return "";
+    if (depth && skipIcons && isIconGlyph(node)) return "";
     if (SKIPPED.has(tag)) {
       const caption = tag === "input" ? buttonValue(node) : null;
       return caption ? " " + caption + " " : "";
@@ -330,8 +377,18 @@ var SkillreelElement = (() => {
     if ((role && NAME_FROM_CONTENT.has(role)) || tag === "summary") {
       const content = contentText(el, 0);  // never a field's value or editable content
       if (hasText(content)) return content;
+      if (!hasText(title)) return withIcons(() => contentText(el, 0));
     }
     return title;
+  }
+
+  function withIcons(read) {
+    skipIcons = false;
+    try {
+      return read();
+    } finally {
+      skipIcons = true;
+    }
   }
 
   // ---- link destination and row context ----
@@ -365,6 +422,22 @@ var SkillreelElement = (() => {
     return (url.origin === here ? "" : url.origin) + path;
   }
 
+  // Where a hash-route link leads inside a single-page application: its route fragment ("#/…" or
+  // "#!/…") with record-naming segments as "*", like linkTarget's path; "#" for a bare "#" (a link
+  // that leads nowhere is no route); "" otherwise (no fragment, or an in-page anchor).
+  function linkRoute(el) {
+    const tag = el.localName;
+    if ((tag !== "a" && tag !== "area") || !el.hasAttribute("href")) return "";
+    const href = el.getAttribute("href").trim();
+    const at = href.indexOf("#");
+    if (at < 0) return "";
+    const fragment = href.slice(at);
+    if (fragment === "#") return "#";
+    const m = /^#(!?)\/([^?]*)/.exec(fragment);
+    if (!m) return "";
+    return "#" + m[1] + "/" + m[2].split("/").map((s) => (isIdSegment(s) ? "*" : s)).join("/");
+  }
+
   const CELL_ROLES = new Set(["cell", "gridcell", "rowheader", "columnheader"]);
 
   // The row an element sits in (a table row or an ARIA row) and that row's header: its first
@@ -387,6 +460,107 @@ var SkillreelElement = (() => {
     return "";
   }
 
+  // ---- caption: the words that label an element from outside ----
+  // What a person reads as an element's label when its own text is data (an amount, a status): the
+  // elements of aria-labelledby, its <label>s, the <dt> of a <dd>, the column header of the table
+  // cell it is in, else a short label-like element just before it (or before the wrapper it is
+  // the only child of, two levels up at most). "" when none. Never a field's value (contentText).
+  const CAPTION_MAX = 64;
+  const LABEL_LIKE = new Set([
+    "label", "dt", "th", "span", "strong", "b", "em", "small", "div", "p", "h1", "h2", "h3", "h4", "h5", "h6",
+  ]);
+  const INTERACTIVE = "a[href], button, input, select, textarea, [role=button], [role=link]";
+
+  function captionText(el) {
+    return captionSource(el).replace(/[:\uff1a]\s*$/, "");  // "Total:" and "Total" are one caption
+  }
+
+  function captionSource(el) {
+    const byRefs = refsText(el, "aria-labelledby");
+    if (hasText(byRefs)) return byRefs;
+    const labels = labelsText(el);
+    if (hasText(labels)) return labels;
+    if (el.localName === "dd") return termOf(el);
+    const cell = el.closest("td, th, [role=cell], [role=gridcell]");
+    if (cell !== null) return columnHeader(cell);
+    return precedingLabel(el);
+  }
+
+  function termOf(dd) {
+    for (let s = dd.previousElementSibling; s; s = s.previousElementSibling) {
+      if (s.localName === "dt") return contentText(s, 1);
+      if (s.localName !== "dd") break;
+    }
+    return "";
+  }
+
+  // The header cell above `cell`: the cell at its column in the table's header row (the last row
+  // of <thead>, else the first row made of header cells).
+  function columnHeader(cell) {
+    const row = cell.parentElement;
+    const table = cell.closest("table, [role=table], [role=grid], [role=treegrid]");
+    if (row === null || table === null) return "";
+    let column = 0;
+    for (let c = row.firstElementChild; c && c !== cell; c = c.nextElementSibling) column += c.colSpan || 1;
+    const head = headerRow(table);
+    if (head === null || head === row) return "";
+    let at = 0;
+    for (let c = head.firstElementChild; c; c = c.nextElementSibling) {
+      if (at === column) return contentText(c, 1);
+      at += c.colSpan || 1;
+      if (at > column) return "";
+    }
+    return "";
+  }
+
+  function headerRow(table) {
+    if (table.tHead && table.tHead.rows.length) return table.tHead.rows[table.tHead.rows.length - 1];
+    const rows = table.querySelectorAll("tr, [role=row]");
+    for (let i = 0; i < rows.length && i < 3; i++) {
+      if (rows[i].querySelector(":scope > th, :scope > [role=columnheader]") !== null) return rows[i];
+    }
+    return null;
+  }
+
+  // The text just before the element ("Total: <span>…"), or the label-like element just before
+  // it; when nothing precedes it, the same before the wrapper that holds nothing else.
+  function precedingLabel(el) {
+    let node = el;
+    for (let level = 0; level < 3 && node; level++) {
+      let prev = node.previousSibling;
+      while (prev !== null && (prev.nodeType === 8 || (prev.nodeType === 3 && !hasText(prev.data)))) {
+        prev = prev.previousSibling;
+      }
+      if (prev !== null && prev.nodeType === 3) return shortText(prev.data) ? prev.data : "";
+      if (prev !== null) return prev.nodeType === 1 && labelLike(prev) ? contentText(prev, 1) : "";
+      const parent = node.parentElement;
+      if (parent === null || parent.localName === "body" || !onlyContent(parent, node)) return "";
+      node = parent;
+    }
+    return "";
+  }
+
+  function onlyContent(parent, node) {
+    if (parent.childElementCount !== 1) return false;
+    for (let child = parent.firstChild; child; child = child.nextSibling) {
+      if (child !== node && child.nodeType === 3 && hasText(child.data)) return false;
+    }
+    return true;
+  }
+
+  function shortText(text) {
+    const norm = normText(text);
+    return norm.length > 0 && norm.length <= CAPTION_MAX;
+  }
+
+  function labelLike(el) {
+    if (!LABEL_LIKE.has(el.localName) || el.matches(INTERACTIVE) || el.querySelector(INTERACTIVE) !== null) {
+      return false;
+    }
+    if (el.isContentEditable || el.querySelector(EDITABLE) !== null) return false;
+    return shortText(el.textContent);
+  }
+
   function attrSelector(tag, attr, value) {
     const quoted = '"' + value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\a ") + '"';
     return `${tag}[${attr}=${quoted}]`;
@@ -394,8 +568,8 @@ var SkillreelElement = (() => {
 
   return Object.freeze({
     normText, hasText, isEditable, holdsEditable, holdsEditableOtherThan, token, implicitRole, typeOf,
-    roleOf, kindOfType, kindOfRole, hostOf, rootOf, parentOf, innerRoot, hostsOf, topDocument, scopes,
-    byTag, labelText, ownText, buttonValue, contentText, accessibleName, labelsOf, linkTarget, rowHeader,
-    attrSelector,
+    roleOf, kindOfType, kindOfTag, tagsOfKind, kindOfRole, hostOf, rootOf, parentOf, innerRoot, hostsOf, topDocument, scopes,
+    byTag, labelText, ownText, buttonValue, contentText, accessibleName, labelsOf, linkTarget, linkRoute,
+    rowHeader, captionText, isIconGlyph, attrSelector,
   });
 })();

@@ -17,7 +17,9 @@
 // candidates matching exactly one element are kept, except the structural CSS path (at most 8
 // levels), which is always kept with its count. Features taken from page text (labels, names, own
 // text, attribute values, link destinations, row headers) are stored only as salted hashes, and
-// never from editable content (typed text must not reach even a hash).
+// never from editable content (typed text must not reach even a hash). The caption (the words that
+// label an element from outside: its <dt>, column header, <label>) and the route fragment of a
+// hash-route link are hashed too.
 //
 // Scopes: an element inside open shadow roots or same-origin frames is described by a chain, the
 // CSS selector of each enclosing host (or frame element) within its own scope followed by " >>> ",
@@ -81,7 +83,7 @@ var SkillreelLocate = (() => {
   const E = SkillreelElement;
   const {
     normText, token, typeOf, roleOf, rootOf, parentOf, innerRoot, hostsOf, topDocument, labelText, ownText,
-    buttonValue, accessibleName, linkTarget, rowHeader, attrSelector, byTag,
+    buttonValue, accessibleName, linkTarget, linkRoute, rowHeader, captionText, attrSelector, byTag,
   } = E;
 
   // ---- text hashes ----
@@ -183,8 +185,8 @@ var SkillreelLocate = (() => {
 
   // Elements a candidate designates in the scopes it reaches: a label candidate designates the
   // label's control; role-name and href candidates the elements whose salted hashes match.
-  // `options` (replay): `hash(text)` and `nameHash(el)`, memoised by the caller, and `tag`: a
-  // role-name or href candidate then designates elements of that tag only (no other tag can pass
+  // `options` (replay): `hash(text)` and `nameHash(el)`, memoised by the caller, and `tags`: a
+  // role-name or href candidate then designates elements of those tags only (no other tag can pass
   // the gates of the fingerprint it belongs to).
   function resolveCandidate(candidate, salt, options) {
     const parts = candidate.selector.split(" >>> ");
@@ -195,7 +197,7 @@ var SkillreelLocate = (() => {
     const nameHash = opts.nameHash || ((el) => digest(accessibleName(el)));
     const out = [];
     for (const root of roots) {
-      for (const el of resolveOwn(candidate.strategy, own, root, digest, nameHash, opts.tag)) out.push(el);
+      for (const el of resolveOwn(candidate.strategy, own, root, digest, nameHash, opts.tags)) out.push(el);
     }
     return out;
   }
@@ -244,18 +246,19 @@ var SkillreelLocate = (() => {
     return n;
   }
 
-  function resolveOwn(strategy, selector, root, digest, nameHash, tag) {
+  function resolveOwn(strategy, selector, root, digest, nameHash, tags) {
+    const tagged = tags ? tags.map((t) => CSS.escape(t)) : null;
     if (strategy === "role-name") {
       const m = /^role=([a-z0-9-]{1,32}) name=([0-9a-f]{16})$/.exec(selector);
       if (!m) return [];
-      const scan = tag ? CSS.escape(tag) : ROLE_SCAN[m[1]] || `[role=${m[1]}]`;
+      const scan = tagged ? tagged.join(", ") : ROLE_SCAN[m[1]] || `[role=${m[1]}]`;
       return Array.prototype.filter.call(root.querySelectorAll(scan),
         (el) => roleOf(el) === m[1] && nameHash(el) === m[2]);
     }
     if (strategy === "href") {
       const m = /^link=([0-9a-f]{16})$/.exec(selector);
       if (!m) return [];
-      const scan = tag ? CSS.escape(tag) + "[href]" : "a[href], area[href]";
+      const scan = tagged ? tagged.map((t) => t + "[href]").join(", ") : "a[href], area[href]";
       return Array.prototype.filter.call(root.querySelectorAll(scan), (el) => digest(linkTarget(el)) === m[1]);
     }
     let nodes;
@@ -360,6 +363,8 @@ var SkillreelLocate = (() => {
       valueHash: textHash(salt, buttonValue(el)),
       linkHash: textHash(salt, linkTarget(el)),
       rowHash: textHash(salt, rowHeader(el)),
+      captionHash: textHash(salt, captionText(el)),
+      routeHash: textHash(salt, linkRoute(el)),
     };
     for (const [key, value] of Object.entries(extensions)) if (value) fp[key] = value;
     if (hasStableId(el)) fp.stableId = true;

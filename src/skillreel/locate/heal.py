@@ -23,16 +23,17 @@ without Chromium (``tests/unit/test_heal.py``).
    element, holds the position the person demonstrated ("the first result's amount"). A rival
    that beats the hit still sends it to healing, and acting steps never read by position.
 3. *Heal* (only when healing is allowed): the best-scoring element is accepted (``healed``) only
-   when ``score >= HEAL_MIN``, at least one identity feature agrees (name or alias, label, text,
-   button value, link destination, a stable key or a non-context attribute: position, row and
-   classes alone never justify a heal), and it beats the second best by ``MARGIN``; otherwise
-   ``not-found`` (nothing good enough) or ``ambiguous`` (two good ones). Never "the first match".
+   when ``score >= HEAL_MIN``, at least one identity feature agrees (name, alias or a name holding
+   its words, label, caption, text, button value, link destination, a stable key or a non-context
+   attribute: position, row and classes alone never justify a heal), and it beats the second best
+   by ``MARGIN``; otherwise ``not-found`` (nothing good enough) or ``ambiguous`` (two good ones).
+   Never "the first match".
 
 Constants (tuned on the drift cases in ``tests/unit/test_heal.py``,
-``tests/integration/replay/test_drift.py``, ``tests/integration/replay/test_admin_like.py`` and
-the real-app corpus of ``bench/realworld``): ``EXACT_MIN = 0.45``, ``HEAL_MIN = 0.55``,
-``MARGIN = 0.15``. The engine (``replay/engine.py``) accepts a heal only when the same element wins
-a second probe taken 100 ms later.
+``tests/integration/replay/test_drift.py``, ``tests/integration/replay/test_drift_redesigns.py``,
+``tests/integration/replay/test_admin_like.py`` and the real-app corpus of ``bench/realworld``):
+``EXACT_MIN = 0.45``, ``HEAL_MIN = 0.55``, ``MARGIN = 0.15``. The engine (``replay/engine.py``)
+accepts a heal only when the same element wins a second probe taken 100 ms later.
 
 ``resolve.js`` does not report elements whose best possible score is below
 ``FLOOR = min(EXACT_MIN, HEAL_MIN) - MARGIN``: they can neither win nor come within the margin of

@@ -12,7 +12,7 @@ from typing import Any, Final
 from .similarity import Comparison, Match, NameMatch
 
 _MATCHES: Final = frozenset({"same", "changed", "absent"})
-_NAME_MATCHES: Final = frozenset({"same", "alias", "changed", "absent"})
+_NAME_MATCHES: Final = frozenset({"same", "alias", "contains", "changed", "absent"})
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,7 @@ def comparison_from_json(data: Mapping[str, Any]) -> Comparison:
         value=_opt_match(data.get("value")),
         link=_opt_match(data.get("link")),
         row=_opt_match(data.get("row")),
+        caption=_opt_match(data.get("caption")),
         stable_id=_opt_bool(data.get("stableId")),
         stable_name=_opt_bool(data.get("stableName")),
         path_common=_int(data.get("pathCommon")),

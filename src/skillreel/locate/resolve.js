@@ -54,11 +54,13 @@ var SkillreelResolve = (() => {
   // the same between steps); bounded, then simply cleared.
   const HASHES = new Map();  // salt -> (text -> hash)
   const MAX_HASHES = 100000;
+  const NAME_WORDS = 12;
 
   function context(salt) {
     const classes = new Map();
     const groups = new Map();
     const names = new Map();
+    const words = new Map();
     let hashes = HASHES.get(salt);
     if (!hashes) HASHES.set(salt, (hashes = new Map()));
     const hash = (text) => {
@@ -82,6 +84,22 @@ var SkillreelResolve = (() => {
           names.set(el, h);
         }
         return h;
+      },
+      // The salted hashes of every run of whole words of an element's accessible name (at most
+      // NAME_WORDS words): a name that holds the recorded one's words has its hash among them.
+      nameWords: (el) => {
+        let set = words.get(el);
+        if (set === undefined) {
+          set = new Set();
+          const all = L.normText(L.accessibleName(el)).split(" ");
+          if (all.length > 1 && all.length <= NAME_WORDS) {
+            for (let i = 0; i < all.length; i++) {
+              for (let j = i + 1; j <= all.length; j++) if (j - i < all.length) set.add(hash(all.slice(i, j).join(" ")));
+            }
+          }
+          words.set(el, set);
+        }
+        return set;
       },
       // A class attribute as fingerprint.js hashes it: its tokens sorted (memoised by raw value).
       classes(raw) {
@@ -146,9 +164,12 @@ var SkillreelResolve = (() => {
       text: rec.textHash ? (named ? weights.support : weights.text) : 0,
       name: named ? (hinted ? weights.support : weights.name) : 0,
       value: rec.valueHash ? weights.support : 0,
-      link: rec.linkHash ? weights.link : 0,
+      link: rec.linkHash || rec.routeHash ? weights.link : 0,
       row: rec.rowHash ? weights.row : 0,
-      stableId: rec.stableId ? weights.stableId : 0,
+      caption: rec.captionHash ? (named ? weights.support : weights.caption) : 0,
+      // a unique id weighs only with the id it was recorded with (a content-free target of an older
+      // version kept the flag without the id's hash)
+      stableId: rec.stableId && given.id ? weights.stableId : 0,
       stableName: rec.stableName ? weights.stableName : 0,
     };
     let den = weights.path + weights.siblingIndex + weights.siblingCount;
@@ -156,6 +177,7 @@ var SkillreelResolve = (() => {
     for (const key of Object.keys(w)) den += w[key];
     const prepared = {
       weights, attrs, w, den, typeKind: L.kindOfType(rec.type || null), roleKind: L.kindOfRole(rec.role || null),
+      tagKind: L.kindOfTag(rec.tag, rec.type || null), tags: L.tagsOfKind(rec.tag, rec.type || null),
       path: rec.parentPath || [],
       aliases: [rec.labelHash, rec.textHash, rec.valueHash].filter(Boolean),
     };
@@ -198,8 +220,9 @@ var SkillreelResolve = (() => {
   function compare(rec, el, ctx, weights, floor) {
     const r = prepare(rec, weights);
     const tag = el.localName;
-    const tagOk = tag === rec.tag;
-    const typeOk = L.kindOfType(typeOf(el, tag)) === r.typeKind;
+    const type = typeOf(el, tag);
+    const tagOk = L.kindOfTag(tag, type) === r.tagKind;
+    const typeOk = L.kindOfType(type) === r.typeKind;
     const roleOk = L.kindOfRole(roleOf(el)) === r.roleKind;
     const passes = tagOk && typeOk && roleOk;
     if (floor !== null && !passes) return null;
@@ -222,7 +245,7 @@ var SkillreelResolve = (() => {
       }
     }
     let stableId = null;
-    if (rec.stableId) {
+    if (r.w.stableId) {
       pending -= r.w.stableId;
       stableId = idSame && L.hasStableId(el);
       if (stableId) num += r.w.stableId;
@@ -239,7 +262,8 @@ var SkillreelResolve = (() => {
     const common = lcs(r.path, PATH, depth);
     const longest = Math.max(r.path.length, depth);
     pending -= weights.path;
-    num += weights.path * (longest ? common / longest : 1);
+    // the unique id it was recorded with places it: wrappers around it do not move it
+    num += weights.path * (stableId || !longest ? 1 : common / longest);
     if (num + pending < bar) return null;
     let textH;
     let labelH;
@@ -266,8 +290,8 @@ var SkillreelResolve = (() => {
       if (value === "same") num += r.w.value;
     }
     let link = null;
-    if (rec.linkHash) {
-      link = match(rec.linkHash, ctx.hash(L.linkTarget(el)));
+    if (r.w.link) {
+      link = linkMatch(rec, el, ctx);
       pending -= r.w.link;
       if (link === "same") num += r.w.link;
       else if (link === "changed" && floor !== null) return null;  // another destination: not this link
@@ -281,9 +305,13 @@ var SkillreelResolve = (() => {
       if (name === "same") {
         num += r.w.name;
       } else if (num + pending + r.w.name * weights.alias >= bar) {
-        // an alias: one name is another source of the other (an aria-label added or removed)
+        // an alias: one name is another source of the other (an aria-label added or removed); or
+        // the name holds the recorded one's words (an icon's word or a badge beside them)
         if (isAlias(rec, r, el, ctx, nameH, textH, labelH, valueH)) {
           name = "alias";
+          num += r.w.name * weights.alias;
+        } else if (name === "changed" && ctx.nameWords(el).has(rec.nameHash)) {
+          name = "contains";
           num += r.w.name * weights.alias;
         }
       } else {
@@ -297,11 +325,18 @@ var SkillreelResolve = (() => {
       pending -= r.w.row;
       if (row === "same") num += r.w.row;
     }
+    let caption = null;
+    if (r.w.caption) {
+      if (num + pending < bar) return null;
+      caption = match(rec.captionHash, ctx.hash(L.captionText(el)));
+      pending -= r.w.caption;
+      if (caption === "same") num += r.w.caption;
+    }
     ctx.siblings(el, tag);  // position rarely decides: measured last
     const index = ctx.index;
     const count = ctx.count;
-    if (index === rec.siblingIndex) num += weights.siblingIndex;
-    if (count === rec.siblingCount) num += weights.siblingCount;
+    if (stableId || index === rec.siblingIndex) num += weights.siblingIndex;
+    if (stableId || count === rec.siblingCount) num += weights.siblingCount;
     const score = passes && link !== "changed" ? num / den : 0;
     if (floor !== null && score < floor) return null;
     const attributes = {};
@@ -309,11 +344,22 @@ var SkillreelResolve = (() => {
     return {
       score,
       comparison: {
-        tag: tagOk, type: typeOk, role: roleOk, attributes, label, text, name, value, link, row, stableId,
-        stableName, pathCommon: common, pathLength: depth, siblingIndex: index === rec.siblingIndex,
-        siblingCount: count === rec.siblingCount,
+        tag: tagOk, type: typeOk, role: roleOk, attributes, label, text, name, value, link, row, caption, stableId,
+        stableName, pathCommon: stableId ? Math.max(r.path.length, depth) : common,
+        pathLength: depth, siblingIndex: Boolean(stableId) || index === rec.siblingIndex,
+        siblingCount: Boolean(stableId) || count === rec.siblingCount,
       },
     };
+  }
+
+  // Where a link leads against the recorded destination: its path, and its route fragment when
+  // one was recorded; another path or another route is another link (a bare "#" is no route).
+  function linkMatch(rec, el, ctx) {
+    const path = rec.linkHash ? match(rec.linkHash, ctx.hash(L.linkTarget(el))) : null;
+    if (!rec.routeHash || path === "changed") return path;
+    const route = match(rec.routeHash, ctx.hash(L.linkRoute(el)));
+    if (route === "changed") return "changed";
+    return path === null ? route : path;
   }
 
   // Whether two differing accessible names are aliases: one is another source of the other (the
@@ -325,13 +371,17 @@ var SkillreelResolve = (() => {
     return rec.nameHash === (labelH === undefined ? ctx.hash(L.labelText(el)) : labelH);
   }
 
-  // The elements the fingerprint's kind can be: its tag, in the scopes it was recorded at.
+  // The elements the fingerprint's kind can be: its tags (a button's are <button> and <input>), in
+  // the scopes it was recorded at.
   function elementsOf(rec) {
-    if (!rec.boundaries) return document.getElementsByTagName(rec.tag);
+    const tags = L.tagsOfKind(rec.tag, rec.type || null);
+    if (!rec.boundaries && tags.length === 1) return document.getElementsByTagName(rec.tag);
     const out = [];
-    for (const root of L.scopes(rec.boundaries)) {
-      const found = L.byTag(root, rec.tag);
-      for (let i = 0; i < found.length; i++) out.push(found[i]);
+    for (const root of rec.boundaries ? L.scopes(rec.boundaries) : [document]) {
+      for (const tag of tags) {
+        const found = L.byTag(root, tag);
+        for (let i = 0; i < found.length; i++) out.push(found[i]);
+      }
     }
     return out;
   }
@@ -352,7 +402,7 @@ var SkillreelResolve = (() => {
     };
     const observed = new Map();
     const hits = [];
-    const designate = {hash: ctx.hash, nameHash: ctx.nameHash, tag: rec.tag};
+    const designate = {hash: ctx.hash, nameHash: ctx.nameHash, tags: L.tagsOfKind(rec.tag, rec.type || null)};
     let floor = arg.floor;
     // Candidates in rank order, until the first one the rule takes as the hit (one visible element
     // passing the gates with a score of at least exactMin): later ones cannot change the decision.
@@ -454,10 +504,10 @@ var SkillreelResolve = (() => {
   }
 
   // Whether a text the element's description may hash (its accessible name, its text, an attribute,
-  // a label, its row) holds one of the lower-cased values of ``hide`` (a healed step's sensitive
-  // inputs): only the answer leaves the page, and the step then proposes its structure only.
+  // a label, its row, its caption) holds one of the lower-cased values of ``hide`` (a healed step's
+  // sensitive inputs): only the answer leaves the page, and the step then proposes its structure only.
   function holdsHidden(el, hide) {
-    const texts = [L.accessibleName(el), el.textContent || ""];
+    const texts = [L.accessibleName(el), el.textContent || "", L.captionText(el)];
     for (const attribute of Array.from(el.attributes)) texts.push(attribute.value);
     for (const label of Array.from(el.labels || [])) texts.push(label.textContent || "");
     const row = el.closest("tr");

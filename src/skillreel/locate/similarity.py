@@ -11,13 +11,23 @@ content):
   Playwright's ``roleUtils`` does it, simplified): ``aria-labelledby``, ``aria-label``, the native
   source (a button-like input's ``value``, ``<label>`` elements, ``alt``, ``legend``, ``caption``),
   the content for roles named from content (buttons, links, check boxes, cells...), then ``title``;
+  never the text of ``aria-hidden`` elements nor an icon font's ligature word (one lower-case word
+  in an element set in an icon font, by computed font family or icon class; an icon-only button
+  keeps it), and a ``<label>`` around a ``<select>`` gives its own words, never the options';
   also the first version's *label* (``labelHash``) and *own text* (``textHash``);
 * *button value* (``valueHash``) — the ``value`` of ``<input type=submit|button|reset>``;
 * *link destination* (``linkHash``) — the ``href`` resolved and normalised: its path, with
   record-naming segments (numbers, uuids, hashes) as ``*``, behind the origin when it is another;
   the query is left out (versions add and drop query keys on links that lead to the same place);
+* *route* (``routeHash``) — a hash-route link's route fragment (``#/…``, ``#!/…``) with
+  record-naming segments as ``*``; ``#`` for a bare ``#``; compared with the destination: another
+  route is another link;
 * *row context* (``rowHash``) — the header cell of the table or ARIA row the element sits in (its
   first header cell with text, else its first other cell with text);
+* *caption* (``captionHash``) — the words that label it from outside: ``aria-labelledby``, its
+  ``<label>``, the ``<dt>`` of a ``<dd>``, the column header of its cell, else a short label-like
+  element just before it (or before the wrapper it is the only child of); what an extraction,
+  wait or assert target keeps beside its structure and unique id;
 * *stable keys* — hashed attributes (ids, names, test ids, classes...), whether the id is
   developer-made and unique in its scope (``stableId``), whether a form field's ``name`` is unique
   in its scope (``stableName``);
@@ -30,25 +40,33 @@ the recording (an ``aria-label`` added by a newer version) are neutral too.
 
 **Comparing an element with the fingerprint** (:func:`compare`, twinned in ``resolve.js``):
 
-* *Gates* — tag equal; type and role equal up to their kind (text, search, email, url and tel
-  inputs are one kind, ``searchbox`` and ``textbox`` too; a password field only ever matches a
-  password field; ``link``, ``button`` and ``menuitem`` are all pressed, so an ``<a>`` that gained
-  ``role=button`` is the same anchor; a role that makes no control, such as ``alert`` or
-  ``region``, is no kind at all); and a recorded link destination must not have *changed*: a link
-  to another place is another link, whatever its name. An element failing a gate scores 0.
+* *Gates* — tag equal up to its kind (a ``<button>`` and an ``<input type=submit|button|reset>``
+  are one kind); type and role equal up to their kind (text, search, email, url and tel
+  inputs are one kind, ``searchbox`` and ``textbox`` too, ``submit`` and ``button`` too; a
+  password field only ever matches a password field; ``link``, ``button`` and ``menuitem`` are
+  all pressed, so an ``<a>`` that gained ``role=button`` is the same anchor; a role that makes no
+  control, such as ``alert`` or ``region``, is no kind at all); and a recorded link destination
+  (with its route) must not have *changed*: a link to another place is another link, whatever its
+  name. An element failing a gate scores 0.
 * *Features* — each recorded hashed feature is ``same``, ``changed`` or ``absent`` on the element;
   the accessible names are ``alias`` when they differ but one equals another source of the other
-  (an ``aria-label`` added over a visible caption); the stable keys agree or not; the parent path
-  counts its longest common subsequence over the longer path.
+  (an ``aria-label`` added over a visible caption), ``contains`` when the element's name holds the
+  recorded one's words in order as a run of whole words (an icon's word or a badge beside them;
+  resolve.js hashes every run of up to 12 words); the stable keys agree or not; the parent path
+  counts its longest common subsequence over the longer path, and a unique id that agrees places
+  the element: path and position then count as agreeing (wrappers around it do not move it). A
+  unique-id flag recorded without the id's hash (a content-free target of an older version) is
+  neutral.
 
 **Similarity** (:func:`similarity`) is the weighted share of the *recorded* features that agree::
 
     score = sum(weight of agreeing recorded features) / sum(weight of recorded features)
 
-with the weights of :data:`WEIGHTS`: the accessible name 6 (an alias earns 0.75 of it; a name that
-came from a placeholder or title is a hint and weighs 2); beside a recorded name, the label, own
-text and button value support it at 2 each (a fingerprint without a name, from the first version,
-weighs its label and text 6 each); the link destination 3; test ids 3; id, name and aria-label
+with the weights of :data:`WEIGHTS`: the accessible name 6 (an alias or a name holding its words
+earns 0.75 of it; a name that came from a placeholder or title is a hint and weighs 2); beside a
+recorded name, the label, own text, caption and button value support it at 2 each (a fingerprint
+without a name, from the first version or a content-free target, weighs its label, text and
+caption 6 each); the link destination (with its route) 3; test ids 3; id, name and aria-label
 attributes 2, a unique id 2 more, a unique form-field name 2 more; the row header 2; placeholder,
 href and autocomplete 1.5; class, title, alt and for 1; role 0.5 (type 0: the gate compares it);
 the parent path 2 (times the share in common), sibling index and count 0.5 each. What a person
@@ -70,7 +88,7 @@ from typing import Any, Final, Literal
 from ..model.locators import Fingerprint
 
 Match = Literal["same", "changed", "absent"]
-NameMatch = Literal["same", "alias", "changed", "absent"]
+NameMatch = Literal["same", "alias", "contains", "changed", "absent"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +104,7 @@ class Weights:
     alias: float  # the share of ``name`` an alias match earns
     link: float
     row: float
+    caption: float  # the caption of a fingerprint without an accessible name (else ``support``)
     stable_id: float
     stable_name: float
     path: float
@@ -106,6 +125,7 @@ class Weights:
             "alias": self.alias,
             "link": self.link,
             "row": self.row,
+            "caption": self.caption,
             "stableId": self.stable_id,
             "stableName": self.stable_name,
             "path": self.path,
@@ -140,6 +160,7 @@ WEIGHTS: Final = Weights(
     alias=0.75,
     link=3.0,
     row=2.0,
+    caption=6.0,
     stable_id=2.0,
     stable_name=2.0,
     path=2.0,
@@ -168,6 +189,7 @@ class Comparison:
     value: Match | None = None
     link: Match | None = None
     row: Match | None = None
+    caption: Match | None = None
     stable_id: bool | None = None
     stable_name: bool | None = None
     path_common: int = 0
@@ -182,10 +204,11 @@ class Comparison:
 
     def identity_agrees(self) -> bool:
         """At least one identity feature agrees: a stable attribute, the unique id, the accessible
-        name (or an alias of it), the label, the text, a button's value or a link's destination."""
-        if self.stable_id or self.stable_name or self.name in ("same", "alias"):
+        name (an alias of it, or a name holding its words), the label, the caption, the text, a
+        button's value or a link's destination."""
+        if self.stable_id or self.stable_name or self.name in ("same", "alias", "contains"):
             return True
-        if "same" in (self.label, self.text, self.value, self.link):
+        if "same" in (self.label, self.caption, self.text, self.value, self.link):
             return True
         return any(
             m == "same"
@@ -200,6 +223,7 @@ class Comparison:
 # <a>); a role that makes no control (alert, region, group...) is no kind at all. A password field
 # is never of the text kind.
 TEXT_ENTRY: Final = frozenset({"text", "search", "email", "url", "tel"})
+BUTTON_TYPES: Final = frozenset({"submit", "button", "reset"})
 PRESSED: Final = frozenset({"button", "link", "menuitem"})
 CONTROL_ROLES: Final = frozenset(
     {
@@ -223,7 +247,19 @@ CONTROL_ROLES: Final = frozenset(
 
 
 def kind_of_type(type_: str | None) -> str | None:
-    return "text" if type_ in TEXT_ENTRY else type_
+    if type_ in TEXT_ENTRY:
+        return "text"
+    return "button" if type_ == "submit" else type_
+
+
+def kind_of_tag(tag: str, type_: str | None) -> str:
+    """A ``<button>`` and an ``<input type=submit|button|reset>`` are one kind (twin of kindOfTag)."""
+    return "button" if tag == "input" and type_ in BUTTON_TYPES else tag
+
+
+def tags_of_kind(tag: str, type_: str | None) -> tuple[str, ...]:
+    """The tags an element of this tag and type may have become (twin of tagsOfKind)."""
+    return ("button", "input") if kind_of_tag(tag, type_) == "button" else (tag,)
 
 
 def kind_of_role(role: str | None) -> str | None:
@@ -242,9 +278,11 @@ def _match(recorded: str | None, observed: str | None) -> Match | None:
     return "same" if recorded == observed else "changed"
 
 
-def _name_match(recorded: Fingerprint, observed: Fingerprint) -> NameMatch | None:
+def _name_match(recorded: Fingerprint, observed: Fingerprint, name_words: frozenset[str]) -> NameMatch | None:
     """The accessible names; ``alias`` when they differ but one is another source of the other's
-    name (its label, own text or button value): an aria-label added or removed, for one."""
+    name (its label, own text or button value): an aria-label added or removed, for one;
+    ``contains`` when the observed name holds the recorded one's words (``name_words``: the hashes
+    of the runs of whole words of the observed name, as resolve.js computes them)."""
     m = _match(recorded.name_hash, observed.name_hash)
     if m == "same" or m is None:
         return m
@@ -256,7 +294,21 @@ def _name_match(recorded: Fingerprint, observed: Fingerprint) -> NameMatch | Non
         recorded.value_hash,
     ):
         return "alias"
+    if m == "changed" and recorded.name_hash in name_words:
+        return "contains"
     return m
+
+
+def _link_match(recorded: Fingerprint, observed: Fingerprint) -> Match | None:
+    """Where a link leads: its path, and its route fragment when one was recorded (twin of
+    linkMatch): another path or another route is another link."""
+    path = _match(recorded.link_hash, observed.link_hash)
+    if recorded.route_hash is None or path == "changed":
+        return path
+    route = _match(recorded.route_hash, observed.route_hash)
+    if route == "changed":
+        return route
+    return route if path is None else path
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -271,31 +323,38 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
     return row[len(b)]
 
 
-def compare(recorded: Fingerprint, observed: Fingerprint) -> Comparison:
-    """Python twin of ``compare`` in resolve.js, over two fingerprints."""
+def compare(
+    recorded: Fingerprint, observed: Fingerprint, *, name_words: frozenset[str] = frozenset()
+) -> Comparison:
+    """Python twin of ``compare`` in resolve.js, over two fingerprints (``name_words``: see
+    :func:`_name_match`)."""
     attrs = {n: m for n, h in recorded.attributes.items() if (m := _match(h, observed.attributes.get(n)))}
     stable = keyed = None
-    if recorded.stable_id:
+    if recorded.stable_id and "id" in recorded.attributes:
         stable = bool(observed.stable_id) and attrs.get("id") == "same"
     if recorded.stable_name:
         keyed = bool(observed.stable_name) and attrs.get("name") == "same"
+    # the unique id it was recorded with places it: wrappers around it do not move it
+    placed = bool(stable)
+    common = lcs_length(recorded.parent_path, observed.parent_path)
     return Comparison(
-        tag=recorded.tag == observed.tag,
+        tag=kind_of_tag(recorded.tag, recorded.type) == kind_of_tag(observed.tag, observed.type),
         type=kind_of_type(recorded.type) == kind_of_type(observed.type),
         role=kind_of_role(recorded.role) == kind_of_role(observed.role),
         attributes=attrs,
         label=_match(recorded.label_hash, observed.label_hash),
         text=_match(recorded.text_hash, observed.text_hash),
-        name=_name_match(recorded, observed),
+        name=_name_match(recorded, observed, name_words),
         value=_match(recorded.value_hash, observed.value_hash),
-        link=_match(recorded.link_hash, observed.link_hash),
+        link=_link_match(recorded, observed),
         row=_match(recorded.row_hash, observed.row_hash),
+        caption=_match(recorded.caption_hash, observed.caption_hash),
         stable_id=stable,
         stable_name=keyed,
-        path_common=lcs_length(recorded.parent_path, observed.parent_path),
+        path_common=max(len(recorded.parent_path), len(observed.parent_path)) if placed else common,
         path_length=len(observed.parent_path),
-        sibling_index=recorded.sibling_index == observed.sibling_index,
-        sibling_count=recorded.sibling_count == observed.sibling_count,
+        sibling_index=placed or recorded.sibling_index == observed.sibling_index,
+        sibling_count=placed or recorded.sibling_count == observed.sibling_count,
     )
 
 
@@ -324,6 +383,7 @@ def similarity(recorded: Fingerprint, c: Comparison, weights: Weights = WEIGHTS)
         (weights.support, c.value),
         (weights.link, c.link),
         (weights.row, c.row),
+        (weights.support if named else weights.caption, c.caption),
     )
     for w, state in hashed:
         if state is not None:
@@ -332,7 +392,7 @@ def similarity(recorded: Fingerprint, c: Comparison, weights: Weights = WEIGHTS)
     if c.name is not None:
         w = name_weight(recorded, weights)
         den += w
-        share = 1.0 if c.name == "same" else weights.alias if c.name == "alias" else 0.0
+        share = 1.0 if c.name == "same" else weights.alias if c.name in ("alias", "contains") else 0.0
         num += w * share
     for w, agrees in ((weights.stable_id, c.stable_id), (weights.stable_name, c.stable_name)):
         if agrees is not None:

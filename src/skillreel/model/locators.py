@@ -8,7 +8,10 @@ draft's ``fingerprintSalt``), so a changed page can be matched without storing i
 
 Compatible extension (v1, the identity model of issue 10): a fingerprint may also hold the
 accessible name (``nameHash``), the value of a button-like input (``valueHash``), the normalised
-link destination (``linkHash``), the header cell of its table row (``rowHash``), whether its id was
+link destination (``linkHash``), the header cell of its table row (``rowHash``), its caption
+(``captionHash``: the words that label it from outside, its ``<dt>``, column header, ``<label>`` or
+a label-like element just before it; issue 28), the route fragment of a hash-route link
+(``routeHash``: ``#/product/*/``, or ``#`` for a bare ``#``; issue 28), whether its id was
 unique and stable (``stableId``), whether it is a form field whose ``name`` no other element of its
 document has (``stableName``), and how many open shadow roots or same-origin frames enclose it
 (``boundaries``). Each is left out of the wire form when unset, so every fingerprint written before
@@ -103,6 +106,8 @@ _EXTENSION_KEYS: Final = (
     "valueHash",
     "linkHash",
     "rowHash",
+    "captionHash",
+    "routeHash",
     "stableId",
     "stableName",
     "boundaries",
@@ -125,6 +130,8 @@ class Fingerprint(Document):
     value_hash: TextHash | None = None
     link_hash: TextHash | None = None
     row_hash: TextHash | None = None
+    caption_hash: TextHash | None = None
+    route_hash: TextHash | None = None
     stable_id: Literal[True] | None = None
     stable_name: Literal[True] | None = None
     boundaries: Annotated[int, Field(ge=1, le=8)] | None = None
@@ -146,7 +153,14 @@ class Fingerprint(Document):
 
 # Fingerprint features that come from the element's own text: on a target chosen by a filter, an
 # extraction target or an item of a set they would hold (a hash of) page content, so they are absent.
-CONTENT_HASHES: tuple[str, ...] = ("text_hash", "name_hash", "value_hash", "row_hash", "link_hash")
+CONTENT_HASHES: tuple[str, ...] = (
+    "text_hash",
+    "name_hash",
+    "value_hash",
+    "row_hash",
+    "link_hash",
+    "route_hash",
+)
 
 
 def content_hashes(fingerprint: Fingerprint) -> tuple[str, ...]:
@@ -159,22 +173,34 @@ def content_hashes(fingerprint: Fingerprint) -> tuple[str, ...]:
 CONTENT_STRATEGIES: tuple[str, ...] = ("role-name", "href")
 
 
-def structure_only(fingerprint: Fingerprint) -> Fingerprint:
-    """The fingerprint without anything taken from text (text-derived and label hashes, attribute
-    hashes): what a target chosen by a filter, an extraction target or a set of items keeps."""
+def structure_only(fingerprint: Fingerprint, *, identity: bool = False) -> Fingerprint:
+    """The fingerprint without anything taken from text (text-derived, label and caption hashes,
+    attribute hashes): what a target chosen by a filter or a set of items keeps.
+
+    ``identity`` (an extraction, wait or assert target) keeps two things that are not the element's
+    content: its caption (the words that label it from outside: its ``<dt>``, column header or
+    ``<label>``) and the hash of its unique, developer-made id (which its id candidate holds in
+    clear anyway), so the Total is still the Total after a redesign."""
     changes: dict[str, Any] = {key: None for key in (*CONTENT_HASHES, "label_hash")}
-    return fingerprint.model_copy(update={**changes, "attributes": {}})
+    given = fingerprint.attributes
+    kept = {"id": given["id"]} if identity and fingerprint.stable_id and "id" in given else {}
+    if not identity:
+        changes["caption_hash"] = None
+    return fingerprint.model_copy(update={**changes, "attributes": kept})
 
 
 def structural(
-    bundle: LocatorBundle, keep: Callable[[LocatorCandidate], bool] | None = None
+    bundle: LocatorBundle, keep: Callable[[LocatorCandidate], bool] | None = None, *, identity: bool = False
 ) -> LocatorBundle | None:
     """The bundle by structure only: no candidate holding a hash of text (role-name, href), none
-    ``keep`` refuses, a :func:`structure_only` fingerprint; None when no candidate is left."""
+    ``keep`` refuses, a :func:`structure_only` fingerprint (``identity``: see there); None when no
+    candidate is left."""
     kept = tuple(
         c for c in bundle.candidates if c.strategy not in CONTENT_STRATEGIES and (keep is None or keep(c))
     )
-    return LocatorBundle(candidates=kept, fingerprint=structure_only(bundle.fingerprint)) if kept else None
+    if not kept:
+        return None
+    return LocatorBundle(candidates=kept, fingerprint=structure_only(bundle.fingerprint, identity=identity))
 
 
 def content_features(candidates: tuple[LocatorCandidate, ...], fingerprint: Fingerprint) -> tuple[str, ...]:

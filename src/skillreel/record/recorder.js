@@ -256,6 +256,8 @@ var SkillreelRecorder = (() => {
     if (fp.valueHash && echoes(L.buttonValue(el))) delete fp.valueHash;
     if (fp.linkHash && echoesPrivate(link)) delete fp.linkHash;
     if (fp.rowHash && echoes(L.rowHeader(el))) delete fp.rowHash;
+    if (fp.captionHash && echoes(L.captionText(el))) delete fp.captionHash;
+    if (fp.routeHash && echoesPrivate(L.linkRoute(el))) delete fp.routeHash;
     for (const attr of Object.keys(fp.attributes || {})) {
       const value = el.getAttribute(attr);
       const echoed = attr === "href" ? echoesPrivate(value) : echoes(value);
@@ -841,11 +843,12 @@ var SkillreelRecorder = (() => {
     return {selectors: out, nodes};
   }
 
-  // A fingerprint with nothing taken from text: no text-derived hash, no label, no attribute hash.
+  // A fingerprint with nothing taken from text: no text-derived hash, no label, no attribute hash
+  // but a unique id's (Python's structure_only decides what a target keeps of it).
   function structural(fp) {
     const out = Object.assign({}, fp);
-    for (const k of ["textHash", "nameHash", "valueHash", "linkHash", "rowHash", "labelHash"]) delete out[k];
-    out.attributes = {};
+    for (const k of ["textHash", "nameHash", "valueHash", "linkHash", "routeHash", "rowHash", "labelHash"]) delete out[k];
+    out.attributes = fp.stableId && fp.attributes && fp.attributes.id ? {id: fp.attributes.id} : {};
     return out;
   }
 

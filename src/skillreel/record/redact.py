@@ -306,15 +306,18 @@ def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locato
 def scrub_structural(
     bundle: LocatorBundle, typed: TypedValues, salt: str, *, attribute: str | None = None
 ) -> LocatorBundle | None:
-    """:func:`scrub_bundle`, then by structure only (:func:`structure_only`): no candidate that
-    holds a hash of the element's text (role-name, href) or, for an attribute read, selects by
-    that attribute. None when nothing is left."""
+    """:func:`scrub_bundle`, then by structure only (:func:`structure_only`, with the identity a
+    mark keeps: its caption and unique id): no candidate that holds a hash of the element's text
+    (role-name, href) or, for an attribute read, selects by that attribute. None when nothing is
+    left."""
     scrubbed = scrub_bundle(bundle, typed, salt)
     if scrubbed is None:
         return None
     if attribute is None:
-        return structural(scrubbed)
-    return structural(scrubbed, lambda c: f"[{attribute}" not in c.selector and c.strategy != attribute)
+        return structural(scrubbed, identity=True)
+    return structural(
+        scrubbed, lambda c: f"[{attribute}" not in c.selector and c.strategy != attribute, identity=True
+    )
 
 
 def scrub_set(items: ElementSet, typed: TypedValues) -> ElementSet | None:

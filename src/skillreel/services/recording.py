@@ -419,11 +419,13 @@ async def capture(
     on_notice: Callable[[str], None] | None = None,
     kept: KeptRecording | None = None,
     home: Path | None = None,
+    salt: str | None = None,
 ) -> tuple[Capture, tuple[str, ...], tuple[str, ...]]:
     """Run the demonstration in Chromium (signed in with ``login_state`` or the request's
     storage-state file); the capture, the refused origins (sorted) and the warnings. ``kept``: a
-    kept recording to continue; ``home``: where a failed demonstration keeps what it captured."""
-    salt = secrets.token_hex(16)
+    kept recording to continue; ``home``: where a failed demonstration keeps what it captured;
+    ``salt``: the skill's fingerprint salt when it exists (:func:`skill_salt`), else a new one."""
+    salt = salt or secrets.token_hex(16)
     if kept is not None:
         salt = kept.events.salt  # the kept events' hashes and the new ones agree
     live = _LiveSteps(on_action) if on_action is not None else None
@@ -551,6 +553,14 @@ def _refuse_enabled(store: Store, name: str) -> None:
         )
 
 
+def skill_salt(store: Store, name: str) -> str | None:
+    """The fingerprint salt of the skill ``name`` if the store holds it: names are salted per skill,
+    so recording it again gives identical elements identical hashes (``skillreel diff`` then shows
+    only what changed)."""
+    existing = store.find(name)
+    return None if existing is None else existing.draft.fingerprint_salt
+
+
 async def record_skill(
     store: Store,
     request: RecordRequest | PreparedRecording,
@@ -586,6 +596,7 @@ async def record_skill(
         login_state=state,
         kept=kept,
         home=store.home,
+        salt=skill_salt(store, prepared.request.name),
     )
     try:
         draft, events = build_draft(prepared, captured)

@@ -43,6 +43,16 @@ PAGE = """<!doctype html><html><body><main>
 <fieldset><legend>Legend</legend><input type="radio" title="r" name="pick"><input type="radio" name="pick">
 <input type="search" name="find" placeholder="Search: name" class="a"></fieldset>
 <input type="text" name="find2" placeholder="name, city" class="b">
+<button class="cta">Log in</button>
+<button class="cta">Log in <i class="material-icons">arrow_forward</i></button>
+<button>Log in <span class="glyph" style="font-family: 'Material Symbols Outlined'">login</span></button>
+<button>Log in now</button><button><span aria-hidden="true">close</span></button>
+<input type="submit" value="Log in"><label>Country <select name="c"><option>France</option></select></label>
+<dl><dt>Subtotal</dt><dd id="sub">$10</dd><div><dt>Total</dt><dd>$12</dd></div></dl>
+<table><thead><tr><th>Order</th><th>Amount</th></tr></thead>
+<tbody><tr><td><a href="#/order/7/">7</a></td><td>$3</td></tr><tr><td><a href="#">8</a></td><td>$4</td></tr>
+<tr><td><a href="#!/category/2/">c</a></td><td><span>$5</span></td></tr></tbody></table>
+<div><span>Status</span><strong id="st">Open</strong></div><div><b>Due</b><div><em>soon</em></div></div>
 </main></body></html>"""
 
 ALL_ATTRIBUTES = (
@@ -61,7 +71,8 @@ PAIRS = """([src, salt, weights, floor]) => {
       const c = SkillreelResolve.compare(rec, b, SkillreelResolve.context(salt), weights, null);
       const pruned = SkillreelResolve.compare(rec, b, SkillreelResolve.context(salt), weights, floor);
       out.push({rec, observed: SkillreelLocate.features(b, salt), comparison: c.comparison, score: c.score,
-                pruned: pruned && pruned.score});
+                pruned: pruned && pruned.score,
+                words: Array.from(SkillreelResolve.context(salt).nameWords(b))});
     }
   }
   return out;
@@ -82,12 +93,13 @@ async def test_in_page_comparison_equals_the_python_twin(server: LocalServer) ->
     states = {
         (key, str(row["comparison"][key]))
         for row in rows
-        for key in ("name", "value", "link", "row", "stableId", "stableName")
+        for key in ("name", "value", "link", "row", "caption", "stableId", "stableName")
     }
-    for key in ("name", "value", "link", "row"):
+    for key in ("name", "value", "link", "row", "caption"):
         assert {(key, "same"), (key, "changed"), (key, "absent")} <= states, key
     assert {
         ("name", "alias"),
+        ("name", "contains"),
         ("stableId", "True"),
         ("stableId", "False"),
         ("stableName", "True"),
@@ -95,7 +107,7 @@ async def test_in_page_comparison_equals_the_python_twin(server: LocalServer) ->
     } <= states
     for row in rows:
         rec, observed = Fingerprint.parse(row["rec"]), Fingerprint.parse(row["observed"])
-        expected = compare(rec, observed)
+        expected = compare(rec, observed, name_words=frozenset(row["words"]))
         assert comparison_from_json(row["comparison"]) == expected, (row["rec"], row["observed"])
         assert row["score"] == pytest.approx(similarity(rec, expected), abs=1e-6)
         if row["score"] >= heal.FLOOR:  # pruning never drops an element that can matter
