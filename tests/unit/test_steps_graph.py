@@ -429,7 +429,7 @@ def test_waits_and_their_timeouts() -> None:
     run(page, waits)
     late = WaitAction(id="w5", until="appears", target=target("#never", tag="p"), timeout_ms=500)
     error, _ = failure(page, [START, late])
-    assert (error.code, error.action_id) == ("SR_REPLAY_UI_WAIT_FAILED", "w5")
+    assert (error.code, error.action_id) == ("SR_REPLAY_UI_WAIT_NOT_ON_PAGE", "w5")
     skip = late.model_copy(update={"on_fail": "skip"})
     _, driver = run(page, [START, skip, ClickAction(id="c1", target=target("#status", tag="p"))])
     assert clicked(driver) == []  # the rest of the run was skipped

@@ -116,6 +116,7 @@ class PageActivity:
         self._asks: dict[str, tuple[int, float]] = {}  # an ask of a live page: position, when sent
         self._heard: list[tuple[int, float]] = []  # messages of the last LIVE_CAP_S: position, when
         self._heard_seq = 0  # position of the latest message
+        self.document_status: int | None = None  # the HTTP status of the main frame's latest document
         page.on("request", self._on_request)
         page.on("response", self._on_response)
         page.on("requestfinished", self._on_done)
@@ -141,6 +142,8 @@ class PageActivity:
 
     def _on_response(self, response: Response) -> None:
         request = response.request
+        if request.is_navigation_request() and self._is_main(_frame_of(request)):
+            self.document_status = response.status  # a redirect's hop is followed by the next one
         if request.resource_type in SCRIPTED and request in self._inflight:
             self._responded[request] = self._clock()
             self._bump()
