@@ -401,3 +401,29 @@ def test_a_replaced_document_forgets_its_sockets_and_what_they_asked() -> None:
     session.emit("requestWillBeSent", requestId="1", type="Fetch")
     session.emit("loadingFinished", requestId="1")
     assert seen.pending(mark) == 0  # no live channel left: the request asks nothing
+
+
+def test_requests_stop_asking_on_a_page_whose_channels_never_answer_them() -> None:
+    """A dev server's reload socket stays open and silent: two requests in a row wait the reply
+    wait for nothing, then requests ask no more (frames still do); a new document starts afresh."""
+    now = [100.0]
+    _, session, seen = watched(clock=lambda: now[0])
+    session.emit("webSocketCreated", requestId="hmr")
+
+    def fetch(request_id: str) -> int:
+        mark = seen.mark()
+        session.emit("requestWillBeSent", requestId=request_id, type="Fetch")
+        session.emit("loadingFinished", requestId=request_id)
+        pending = seen.pending(mark)
+        now[0] += REPLY_WAIT_S
+        return pending
+
+    assert [fetch("1"), fetch("2"), fetch("3"), fetch("4")] == [1, 1, 0, 0]
+    mark = seen.mark()
+    session.emit("webSocketFrameSent", requestId="hmr")
+    assert seen.pending(mark) == 1  # a frame always asks
+    session.emit("webSocketFrameReceived", requestId="hmr")
+    now[0] += REPLY_WAIT_S
+    seen.document_replaced()  # a new document: its channels are judged afresh
+    session.emit("webSocketCreated", requestId="hmr-2")
+    assert fetch("5") == 1

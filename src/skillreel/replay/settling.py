@@ -52,7 +52,9 @@ request, finished); each message after an ask holds it :data:`MESSAGE_QUIET_S` m
 most :data:`LIVE_CAP_S` after its first ask (a socket that streams forever), and within the step's
 deadline like every request (``wait_requests``' bound). After that the DOM-quiet window decides. A
 message since the action began makes it not calm (the full window). Messages nobody asked for (a
-ticker) hold nothing.
+ticker) hold nothing. A page whose channels leave :data:`SILENT_REQUESTS` requests in a row
+unanswered (a dev server's silent reload socket) has its requests ask no more in that document
+(its frames still do): such a page pays the reply wait twice per document, not at every step.
 """
 
 from __future__ import annotations
@@ -89,6 +91,10 @@ REPLY_WAIT_S: Final = 1.0
 MESSAGE_QUIET_S: Final = 0.1
 LIVE_CAP_S: Final = 2.0
 MAX_ASKS: Final = 1_024
+# After this many requests in a row that no message answered, a request no longer asks (the page's
+# channels do not answer requests: a dev server's reload socket); a socket frame always asks.
+SILENT_REQUESTS: Final = 2
+FRAME: Final = "frame-"  # the key prefix of a socket frame's ask (a request's is its id)
 # The CDP type of an event stream's request (open while the page lives; answered by its messages).
 EVENT_STREAM: Final = "EventSource"
 
@@ -114,6 +120,8 @@ class PageActivity:
         self._changed = asyncio.Event()
         self._live: set[str] = set()  # the page's open sockets and event streams (CDP request ids)
         self._asks: dict[str, tuple[int, float]] = {}  # an ask of a live page: position, when sent
+        self._judged: set[str] = set()  # requests' asks whose wait is over, counted in _silent
+        self._silent = 0  # requests in a row whose ask no message answered (_judge_requests)
         self._heard: list[tuple[int, float]] = []  # messages of the last LIVE_CAP_S: position, when
         self._heard_seq = 0  # position of the latest message
         self.document_status: int | None = None  # the HTTP status of the main frame's latest document
@@ -165,8 +173,24 @@ class PageActivity:
         key = ("cdp", str(event.get("requestId")))
         seq = self._bump()
         self._inflight.setdefault(key, seq)  # a redirect keeps its first position
-        if self._live:
+        if self._live and self._judge_requests() < SILENT_REQUESTS:
             self._asks.setdefault(key[1], (seq, self._clock()))
+
+    def _judge_requests(self) -> int:
+        """How many requests in a row a message did not answer (their wait over): the page's
+        channels do not answer its requests (a dev server's silent reload socket) once it is
+        :data:`SILENT_REQUESTS` (then no request asks again in this document); a request a message
+        answered starts the count again."""
+        now = self._clock()
+        for key, (seq, at) in self._asks.items():
+            done = ("cdp", key) not in self._inflight
+            if key in self._judged or key.startswith(FRAME) or not done or now - at < REPLY_WAIT_S:
+                continue
+            self._judged.add(key)
+            self._silent = 0 if self._heard_seq > seq else self._silent + 1
+        if len(self._judged) > MAX_ASKS:
+            self._judged &= set(self._asks)
+        return self._silent
 
     def _on_announced_response(self, event: dict[str, Any]) -> None:
         key = ("cdp", str(event.get("requestId")))
@@ -195,7 +219,7 @@ class PageActivity:
 
     def _on_frame_sent(self, _event: dict[str, Any]) -> None:
         seq = self._bump()
-        self._asks[f"frame-{seq}"] = (seq, self._clock())
+        self._asks[f"{FRAME}{seq}"] = (seq, self._clock())
         if len(self._asks) > MAX_ASKS:  # a page that sends forever: the oldest are long past
             for key in list(self._asks)[: len(self._asks) - MAX_ASKS]:
                 del self._asks[key]
@@ -248,6 +272,8 @@ class PageActivity:
             self._responded.pop(key, None)
         self._live.clear()  # its sockets and event streams went with it
         self._asks.clear()
+        self._judged.clear()
+        self._silent = 0
 
     # ---- questions -----------------------------------------------------------------------------------
 
