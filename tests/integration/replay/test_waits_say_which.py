@@ -97,23 +97,20 @@ async def test_an_element_not_there_while_the_page_keeps_changing_did_not_appear
     assert "longer timeout" in str(error["fix"])
 
 
-async def test_a_wait_on_a_page_that_answered_http_500_names_the_status(
-    live: LiveServer, store: Store, sessions: WarmSessions
+@pytest.mark.parametrize(
+    ("steps", "says"),
+    [
+        ("click then wait", "the page did not reach the state the wait expects (appears)"),
+        ("click then click", "step a3 (click): no element matches the target"),
+    ],
+)
+async def test_a_step_on_a_page_that_answered_http_500_names_the_status(
+    steps: str, says: str, live: LiveServer, store: Store, sessions: WarmSessions
 ) -> None:
+    """The link leads to a page that answered HTTP 500: the wait after it, or the click whose
+    target is not there, says so (the status in the message and the details), nothing done."""
     live.statuses["/report"] = 500
     live.pages["/report"] = ERROR_PAGE
-    outcome = await replay(store, sessions, live, RECORDED, "click then wait")
-    error = failed(outcome, "SR_REPLAY_UI_HTTP_ERROR")
+    error = failed(await replay(store, sessions, live, RECORDED, steps), "SR_REPLAY_UI_HTTP_ERROR")
     assert error["details"] == {"httpStatus": 500}
-    assert "the page answered HTTP 500" in str(error["message"])
-
-
-async def test_a_click_target_missing_after_a_navigation_to_an_http_500_page_names_the_status(
-    live: LiveServer, store: Store, sessions: WarmSessions
-) -> None:
-    live.statuses["/report"] = 500
-    live.pages["/report"] = ERROR_PAGE
-    outcome = await replay(store, sessions, live, RECORDED, "click then click")
-    error = failed(outcome, "SR_REPLAY_UI_HTTP_ERROR")
-    assert error["details"] == {"httpStatus": 500}
-    assert "no element matches the target: the page answered HTTP 500" in str(error["message"])
+    assert f"{says}: the page answered HTTP 500" in str(error["message"])
