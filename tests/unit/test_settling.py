@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from playwright.async_api import CDPSession, Page
 
-from skillreel.replay.settling import BODY_GRACE_S, PageActivity
+from skillreel.replay.settling import BODY_GRACE_S, LIVE_CAP_S, MESSAGE_QUIET_S, REPLY_WAIT_S, PageActivity
 
 
 @dataclass(eq=False)
@@ -310,3 +310,120 @@ def test_a_replaced_document_forgets_what_the_renderer_announced_for_the_old_one
     assert seen.pending(mark) == 1
     session.emit("loadingFinished", requestId="old")  # late: nothing counted twice
     assert seen.pending(mark) == 1
+
+
+# ---- live pages: socket and event-stream messages (counted, never read) -------------------------
+
+
+def test_a_socket_frame_the_action_sent_is_pending_until_its_answer_then_a_short_quiet() -> None:
+    now = [100.0]
+    _, session, seen = watched(clock=lambda: now[0])
+    session.emit("webSocketCreated", requestId="ws")
+    mark = seen.mark()
+    session.emit("webSocketFrameSent", requestId="ws")
+    now[0] += REPLY_WAIT_S / 2  # the server pushes late: still waited for
+    assert seen.pending(mark) == 1
+    assert not seen.calm(mark)
+    session.emit("webSocketFrameReceived", requestId="ws")
+    assert seen.pending(mark) == 1  # a message holds it a short quiet more (a burst)
+    now[0] += MESSAGE_QUIET_S
+    assert seen.pending(mark) == 0
+    assert not seen.busy(mark)
+    assert not seen.calm(mark)  # a message arrived: the full DOM-quiet window follows
+
+
+def test_an_unanswered_frame_holds_the_action_at_most_the_reply_wait() -> None:
+    now = [100.0]
+    _, session, seen = watched(clock=lambda: now[0])
+    mark = seen.mark()
+    session.emit("webSocketFrameSent", requestId="ws")
+    now[0] += REPLY_WAIT_S - 0.01
+    assert seen.pending(mark) == 1
+    now[0] += 0.01
+    assert seen.pending(mark) == 0
+    assert seen.calm(mark)
+
+
+def test_a_socket_that_streams_forever_holds_the_action_at_most_the_live_cap() -> None:
+    now = [100.0]
+    _, session, seen = watched(clock=lambda: now[0])
+    mark = seen.mark()
+    session.emit("webSocketFrameSent", requestId="ws")
+    while now[0] < 100.0 + LIVE_CAP_S - 0.05:
+        now[0] += 0.05
+        session.emit("webSocketFrameReceived", requestId="ws")
+        session.emit("webSocketFrameSent", requestId="ws")  # a heartbeat, too
+        assert seen.pending(mark) == 1
+    now[0] = 100.0 + LIVE_CAP_S
+    assert seen.pending(mark) == 0
+
+
+def test_a_request_asks_only_while_an_event_stream_or_socket_is_open() -> None:
+    now = [100.0]
+    _, session, seen = watched(clock=lambda: now[0])
+    mark = seen.mark()
+    session.emit("requestWillBeSent", requestId="1", type="Fetch")
+    session.emit("loadingFinished", requestId="1")
+    assert seen.pending(mark) == 0  # no live channel: a request is done when it is done
+    session.emit("requestWillBeSent", requestId="events", type="EventSource")
+    mark = seen.mark()
+    session.emit("requestWillBeSent", requestId="2", type="Fetch")
+    now[0] += REPLY_WAIT_S  # a slow request: its answer is awaited from when it finished
+    session.emit("loadingFinished", requestId="2")
+    assert seen.pending(mark) == 1
+    session.emit("eventSourceMessageReceived", requestId="events")
+    now[0] += MESSAGE_QUIET_S
+    assert seen.pending(mark) == 0
+    session.emit("loadingFailed", requestId="events")  # the stream ended: no more asks
+    mark = seen.mark()
+    session.emit("requestWillBeSent", requestId="3", type="XHR")
+    session.emit("loadingFinished", requestId="3")
+    assert seen.pending(mark) == 0
+
+
+def test_messages_nobody_asked_for_hold_nothing_but_the_action_is_not_calm() -> None:
+    _, session, seen = watched()
+    session.emit("webSocketCreated", requestId="ws")
+    mark = seen.mark()
+    session.emit("webSocketFrameReceived", requestId="ws")  # a ticker
+    assert seen.pending(mark) == 0
+    assert not seen.calm(mark)
+    assert seen.calm(seen.mark())
+
+
+def test_a_replaced_document_forgets_its_sockets_and_what_they_asked() -> None:
+    _, session, seen = watched()
+    session.emit("webSocketCreated", requestId="ws")
+    mark = seen.mark()
+    session.emit("webSocketFrameSent", requestId="ws")
+    seen.document_replaced()
+    assert seen.pending(mark) == 0
+    session.emit("requestWillBeSent", requestId="1", type="Fetch")
+    session.emit("loadingFinished", requestId="1")
+    assert seen.pending(mark) == 0  # no live channel left: the request asks nothing
+
+
+def test_requests_stop_asking_on_a_page_whose_channels_never_answer_them() -> None:
+    """A dev server's reload socket stays open and silent: two requests in a row wait the reply
+    wait for nothing, then requests ask no more (frames still do); a new document starts afresh."""
+    now = [100.0]
+    _, session, seen = watched(clock=lambda: now[0])
+    session.emit("webSocketCreated", requestId="hmr")
+
+    def fetch(request_id: str) -> int:
+        mark = seen.mark()
+        session.emit("requestWillBeSent", requestId=request_id, type="Fetch")
+        session.emit("loadingFinished", requestId=request_id)
+        pending = seen.pending(mark)
+        now[0] += REPLY_WAIT_S
+        return pending
+
+    assert [fetch("1"), fetch("2"), fetch("3"), fetch("4")] == [1, 1, 0, 0]
+    mark = seen.mark()
+    session.emit("webSocketFrameSent", requestId="hmr")
+    assert seen.pending(mark) == 1  # a frame always asks
+    session.emit("webSocketFrameReceived", requestId="hmr")
+    now[0] += REPLY_WAIT_S
+    seen.document_replaced()  # a new document: its channels are judged afresh
+    session.emit("webSocketCreated", requestId="hmr-2")
+    assert fetch("5") == 1

@@ -108,7 +108,7 @@ def answers(*held: bool) -> typing.Callable[[], typing.Awaitable[bool]]:
     return holds
 
 
-def failure() -> ReplayUIError:
+async def failure() -> ReplayUIError:
     return ReplayUIError("SR_REPLAY_UI_ASSERTION_FAILED", "did not hold", action_id="c1")
 
 

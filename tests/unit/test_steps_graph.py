@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from skillreel.errors import SkillreelError
+from skillreel.errors.codes import CODES
 from skillreel.model.actions import (
     Action,
     AssertAction,
@@ -512,7 +513,7 @@ def test_waits_and_their_timeouts() -> None:
     run(page, waits)
     late = WaitAction(id="w5", until="appears", target=target("#never", tag="p"), timeout_ms=500)
     error, _ = failure(page, [START, late])
-    assert (error.code, error.action_id) == ("SR_REPLAY_UI_WAIT_FAILED", "w5")
+    assert (error.code, error.action_id) == ("SR_REPLAY_UI_WAIT_NOT_ON_PAGE", "w5")
     skip = late.model_copy(update={"on_fail": "skip"})
     _, driver = run(page, [START, skip, ClickAction(id="c1", target=target("#status", tag="p"))])
     assert clicked(driver) == []  # the rest of the run was skipped
@@ -691,3 +692,69 @@ def test_an_extraction_reads_the_item_its_ranked_locator_designates_but_a_click_
     error, driver = failure(page(), [START, ClickAction(id="c1", target=button)])
     assert (error.code, error.action_id) == ("SR_REPLAY_UI_TARGET_AMBIGUOUS", "c1")
     assert clicked(driver) == []
+
+
+# ---- a failed wait says which (replay/steps/checking.py wait_failure, Driver.condition) -------------
+# From the page's condition at the deadline: an HTTP error page, a page still changing (the one case
+# a longer timeout may help), a target not on a page that stopped changing, or a condition that did
+# not hold there; a click whose target is not found on an HTTP error page names the status
+# (replay/resolving.py). The real page: tests/integration/replay/test_waits_say_which.py.
+
+WAIT_MISSING = WaitAction(id="w1", until="appears", target=target("#never", tag="p"), timeout_ms=500)
+WAIT_STAYS = WaitAction(id="w1", until="disappears", target=target("#status", tag="p"), timeout_ms=500)
+WAIT_TEXT = WaitAction(
+    id="w1", until="text", target=target("#status", tag="p"), value=LiteralValue(value="Done"), timeout_ms=500
+)
+URL_WAIT = WaitAction(id="w1", until="url", expected="/elsewhere", timeout_ms=500)
+
+
+def condition_page(*, status: int | None = 200, changing: bool = False) -> FakePage:
+    return FakePage(URL, [el("p", {"#status"}, text="Saving")], status=status, changing=changing)
+
+
+@pytest.mark.parametrize(
+    ("wait", "status", "changing", "code"),
+    [
+        (WAIT_MISSING, 200, False, "SR_REPLAY_UI_WAIT_NOT_ON_PAGE"),
+        (WAIT_MISSING, None, False, "SR_REPLAY_UI_WAIT_NOT_ON_PAGE"),
+        (WAIT_MISSING, 200, True, "SR_REPLAY_UI_WAIT_TIMEOUT"),
+        (WAIT_STAYS, 200, False, "SR_REPLAY_UI_WAIT_FAILED"),
+        (WAIT_STAYS, 200, True, "SR_REPLAY_UI_WAIT_TIMEOUT"),
+        (WAIT_TEXT, 200, False, "SR_REPLAY_UI_WAIT_FAILED"),
+        (URL_WAIT, 200, False, "SR_REPLAY_UI_WAIT_FAILED"),
+        (URL_WAIT, 200, True, "SR_REPLAY_UI_WAIT_TIMEOUT"),
+        (WAIT_MISSING, 500, False, "SR_REPLAY_UI_HTTP_ERROR"),
+        (WAIT_MISSING, 404, True, "SR_REPLAY_UI_HTTP_ERROR"),  # the status wins over "still changing"
+        (WAIT_TEXT, 503, False, "SR_REPLAY_UI_HTTP_ERROR"),
+    ],
+)
+def test_a_failed_wait_says_which(wait: WaitAction, status: int | None, changing: bool, code: str) -> None:
+    error, _ = failure(condition_page(status=status, changing=changing), [START, wait])
+    assert (error.code, error.action_id) == (code, "w1")
+    if code == "SR_REPLAY_UI_HTTP_ERROR":
+        assert error.details == {"httpStatus": status}
+        assert f"the page answered HTTP {status}" in error.message
+    else:
+        assert error.details == {}
+
+
+def test_only_a_page_still_changing_suggests_a_longer_timeout() -> None:
+    assert "give the step a longer timeout" in CODES["SR_REPLAY_UI_WAIT_TIMEOUT"].fix
+    for code in ("SR_REPLAY_UI_WAIT_FAILED", "SR_REPLAY_UI_WAIT_NOT_ON_PAGE", "SR_REPLAY_UI_HTTP_ERROR"):
+        fix = CODES[code].fix
+        assert "give the step a longer" not in fix, code
+        assert "needs a longer step timeout" not in fix, code
+
+
+def test_a_click_target_not_found_on_an_http_error_page_names_the_status() -> None:
+    click: list[Action] = [START, ClickAction(id="c1", target=target("#never", tag="button"))]
+    error, driver = failure(condition_page(status=500), click)
+    assert (error.code, error.action_id, error.details) == (
+        "SR_REPLAY_UI_HTTP_ERROR",
+        "c1",
+        {"httpStatus": 500},
+    )
+    assert "no element matches the target: the page answered HTTP 500" in error.message
+    assert [name for name, _ in driver.actions if name == "click"] == []
+    error, _ = failure(condition_page(status=200), click)
+    assert error.code == "SR_REPLAY_UI_TARGET_NOT_FOUND"

@@ -702,8 +702,35 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_REPLAY_UI_WAIT_FAILED",
         1,
-        "A wait step's condition did not hold within its timeout.",
-        "Check the page reaches the state the step waits for; a slow page needs a longer step timeout.",
+        "A wait step's condition did not hold within its timeout on a page that had stopped changing "
+        "(the element is still there, its text differs, or the URL does not match).",
+        "Check the page reaches the state the step waits for (run with --headed to watch it); the "
+        "page was not loading, so a longer timeout is unlikely to help.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_WAIT_TIMEOUT",
+        1,
+        "A wait step's condition did not hold within its timeout while the page was still loading "
+        "or changing.",
+        "The page is slow here: give the step a longer timeout (the wait's timeoutMs, or the replay's "
+        "--timeout), or check why the page keeps loading.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_WAIT_NOT_ON_PAGE",
+        1,
+        "A wait step's target never appeared: no element like the recorded one was on the page, "
+        "which had stopped changing.",
+        "The page no longer shows that element (it moved, was renamed or removed): look at the page "
+        "(--headed), then record the step again; a longer timeout will not bring it.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_HTTP_ERROR",
+        1,
+        "The page answered with an HTTP error (status 400 or above) where a step looked for its "
+        "target or waited; the status is in the message and in the error's details (httpStatus).",
+        "The site failed or refused the request (a 5xx is the server's error, a 404 a missing page, "
+        "a 401/403 a missing or expired login): fix or wait for the site, or check the skill's "
+        "environment and login; nothing was done on the error page.",
     ),
     ErrorCode(
         "SR_REPLAY_UI_OPTION_NOT_FOUND",

@@ -51,6 +51,7 @@ from .driving import (
     FieldValue,
     ItemsFound,
     ListRead,
+    PageCondition,
     Picked,
     Scope,
     TargetReplaced,
@@ -70,6 +71,10 @@ END_QUIET_S: Final = 1.0  # a lazy list that has not grown this long after a scr
 # A picker's list counts as open once two looks this far apart find the same enabled options
 # (a list still rendering or loading its options is not read half-way).
 OPTIONS_POLL_S: Final = 0.1
+# A page whose DOM changed this recently, when a step gave up on it, was still changing.
+CHANGING_WITHIN_MS: Final = 1_000
+# settle.js's own questions (World.call's api prefix)
+SETTLE: Final = "settle."
 
 
 class Ledger(Protocol):
@@ -163,6 +168,25 @@ class PlaywrightDriver:
             log.debug("drain: %s", type(exc).__name__)
         except ReplayUIError as exc:
             log.debug("drain: %s", exc.code)
+
+    async def condition(self, *, measured: bool = True) -> PageCondition:
+        """See :meth:`Driver.condition`: the status of the main frame's document, and whether the
+        page was still loading, had requests in flight or changed its DOM within
+        :data:`CHANGING_WITHIN_MS` (one call in our world; a page that cannot be measured counts
+        as changing)."""
+        activity = self._world.activity
+        status = activity.document_status
+        if activity.navigating() or activity.unloaded() or activity.pending(0):
+            return PageCondition(status=status, changing=True)
+        if not measured:
+            return PageCondition(status=status, changing=False)
+        try:
+            idle = await self._world.call("idle", None, api=SETTLE)
+        except (PlaywrightError, ReplayUIError) as exc:
+            log.debug("condition: %s", getattr(exc, "code", type(exc).__name__))
+            return PageCondition(status=status, changing=True)
+        changing = not isinstance(idle, int | float) or idle < CHANGING_WITHIN_MS
+        return PageCondition(status=status, changing=changing)
 
     def network_mark(self) -> int:
         return self._session.ledger.mark()

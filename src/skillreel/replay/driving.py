@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from ..errors import ReplayUIError
 from ..locate.probe import Probe
 from ..model.actions import Action
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
@@ -114,6 +115,28 @@ class DialogSeen:
     answered: bool
 
 
+@dataclass(frozen=True)
+class PageCondition:
+    """What the page was like when a step gave up on it (a wait that did not hold, a target not
+    found): the HTTP status its document answered (None when not known) and whether it was still
+    loading or changing (``replay/steps/checking.py`` says which from these)."""
+
+    status: int | None
+    changing: bool
+
+    def http_error(self, what: str, action_id: str) -> ReplayUIError | None:
+        """``SR_REPLAY_UI_HTTP_ERROR`` when the document answered status 400 or above: ``what``
+        happened there; the status in the message and in the details (``httpStatus``)."""
+        if self.status is None or self.status < 400:
+            return None
+        return ReplayUIError(
+            "SR_REPLAY_UI_HTTP_ERROR",
+            f"{what}: the page answered HTTP {self.status}",
+            action_id=action_id,
+            details={"httpStatus": self.status},
+        )
+
+
 class Navigating(Protocol):
     """The page as a whole: loading it, waiting for it to settle, and the network ledger."""
 
@@ -140,6 +163,12 @@ class Locating(Protocol):
         self, probe: Probe, element: int, *, salt: str, describe: bool, hide: Sequence[str] = ()
     ) -> Picked | None: ...
     async def release(self) -> None: ...
+    async def condition(self, *, measured: bool = True) -> PageCondition:
+        """The page as a step that gave up on it saw it (:class:`PageCondition`); never raises.
+        ``measured=False``: without a call into the page (whether its DOM still changes is not
+        asked; the status and its loading are known without one)."""
+        ...
+
     async def choose(
         self, bundle: LocatorBundle, token: str, *, salt: str, within: Scope | None, allow_heal: bool
     ) -> Choice:

@@ -51,6 +51,7 @@ from .driving import (
     FieldValue,
     ItemsFound,
     ListRead,
+    PageCondition,
     Picked,
     Scope,
     SetOutcome,
@@ -88,6 +89,8 @@ class FakeElement:
 class FakePage:
     url: str
     elements: list[FakeElement] = field(default_factory=list)
+    status: int | None = 200  # the HTTP status its document answered
+    changing: bool = False  # still loading or changing (PageCondition)
 
 
 class FakeDriver:
@@ -275,6 +278,9 @@ class FakeDriver:
 
     async def drain(self) -> None:
         self.drained += 1
+
+    async def condition(self, *, measured: bool = True) -> PageCondition:
+        return PageCondition(status=self.page.status, changing=self.page.changing)
 
     def network_mark(self) -> int:
         return len(self.denied)

@@ -100,7 +100,7 @@ class Resolver:
                 if confirm is None or overtime:
                     if step.presence_only and last.outcome == "not-found":
                         raise Absent
-                    raise self._resolution_error(step, last)
+                    raise await self._located_nothing(step, last)
                 overtime = True  # one more probe to confirm a heal found just before the deadline
             await self.sleep(HEAL_CONFIRM_S if confirm is not None else delay)
             delay = min(delay * 2, POLL_MAX_S)
@@ -238,6 +238,16 @@ class Resolver:
         if within is None:  # the v1 call, unchanged
             return await self.driver.probe(bundle, salt=self.options.salt)
         return await self.driver.probe(bundle, salt=self.options.salt, within=within)
+
+    async def _located_nothing(self, step: StepState, decision: heal.Resolution) -> SkillreelError:
+        """The error of a target not found, or ``SR_REPLAY_UI_HTTP_ERROR`` when the page answered
+        one (a click after a navigation that returned HTTP 500: the status says why)."""
+        error = self._resolution_error(step, decision)
+        if error.code != "SR_REPLAY_UI_TARGET_NOT_FOUND":
+            return error
+        condition = await self.driver.condition(measured=False)
+        a = step.action
+        return condition.http_error(f"step {a.id} ({a.kind}): no element matches the target", a.id) or error
 
     def _resolution_error(self, step: StepState, decision: heal.Resolution) -> SkillreelError:
         a = step.action

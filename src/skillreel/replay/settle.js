@@ -9,6 +9,8 @@
 //
 //   SkillreelSettle.call(method, arg) -> SkillreelResolve.call(method, arg), or, for a method
 //       "collect.NAME", SkillreelCollect.call(NAME, arg) (schema v2 sets, loop items, reads);
+//       "settle.idle" answers how long ago (ms) the page last changed its DOM (a failed wait's
+//       diagnosis: was the page still changing?);
 //       our own DOM changes (the step's mark, a loop's item marks) are taken out of the
 //       observer's queue, so they never count as the page's; method "batch" takes
 //       [[method, arg], ...] and returns the list of results (a step's page summary and the next
@@ -99,8 +101,11 @@ var SkillreelSettle = (() => {
 
   const COLLECT = "collect.";
   const LISTBOX = "listbox."; // popup pickers (locate/listbox.js)
+  // This file's own questions: "settle.idle" -> how long ago (ms) the page last changed its DOM.
+  const OWN = {"settle.idle": () => now() - last};
 
   function route(method, arg) {
+    if (Object.prototype.hasOwnProperty.call(OWN, method)) return OWN[method](arg);
     if (method.startsWith(COLLECT)) return SkillreelCollect.call(method.slice(COLLECT.length), arg);
     if (method.startsWith(LISTBOX)) return SkillreelListbox.call(method.slice(LISTBOX.length), arg);
     return R.call(method, arg);

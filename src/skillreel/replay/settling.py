@@ -40,6 +40,21 @@ notifications on that session in order, before its answer to any later call ther
 measurement's answer arrives every script request the page started before answering is already
 known and counts as pending (with the same body grace) until the renderer reports it finished. Both
 views count; either one keeps the page busy.
+
+**Live pages** (rows a WebSocket or server-sent events push) answer an action with a message, not
+with the response of a request. The same CDP session reports the page's sockets and event streams
+(``Network.webSocketCreated``/``Closed``, ``webSocketFrameSent``/``Received``, an ``EventSource``
+request and its ``eventSourceMessageReceived``): counted, never read (no payload, no URL is kept).
+An action **asks** when it sends a socket frame, or starts a script request while a socket or event
+stream of the page is open; an ask is answered by a message on any of them. Until then the action
+counts one request pending, at most :data:`REPLY_WAIT_S` after its last ask was sent (or, for a
+request, finished); each message after an ask holds it :data:`MESSAGE_QUIET_S` more, the whole at
+most :data:`LIVE_CAP_S` after its first ask (a socket that streams forever), and within the step's
+deadline like every request (``wait_requests``' bound). After that the DOM-quiet window decides. A
+message since the action began makes it not calm (the full window). Messages nobody asked for (a
+ticker) hold nothing. A page whose channels leave :data:`SILENT_REQUESTS` requests in a row
+unanswered (a dev server's silent reload socket) has its requests ask no more in that document
+(its frames still do): such a page pays the reply wait twice per document, not at every step.
 """
 
 from __future__ import annotations
@@ -70,6 +85,18 @@ SCRIPTED: Final = frozenset({"fetch", "xhr"})
 # in CDP's spelling): a script's, the ones a page starts from its handlers. The renderer sends them
 # on that session before its answer to any later call there (PageActivity.watch).
 ANNOUNCED: Final = frozenset({"Fetch", "XHR"})
+# Live pages: how long an ask waits for its first message, how long after a message the next is
+# waited for, and how long an action's live traffic may hold it in all (after its first ask).
+REPLY_WAIT_S: Final = 1.0
+MESSAGE_QUIET_S: Final = 0.1
+LIVE_CAP_S: Final = 2.0
+MAX_ASKS: Final = 1_024
+# After this many requests in a row that no message answered, a request no longer asks (the page's
+# channels do not answer requests: a dev server's reload socket); a socket frame always asks.
+SILENT_REQUESTS: Final = 2
+FRAME: Final = "frame-"  # the key prefix of a socket frame's ask (a request's is its id)
+# The CDP type of an event stream's request (open while the page lives; answered by its messages).
+EVENT_STREAM: Final = "EventSource"
 
 
 class PageActivity:
@@ -91,6 +118,13 @@ class PageActivity:
         self._unread = 0  # position of the latest script request forgotten with its body unread
         self._loaded = 0  # position up to which the main frame is known to have loaded
         self._changed = asyncio.Event()
+        self._live: set[str] = set()  # the page's open sockets and event streams (CDP request ids)
+        self._asks: dict[str, tuple[int, float]] = {}  # an ask of a live page: position, when sent
+        self._judged: set[str] = set()  # requests' asks whose wait is over, counted in _silent
+        self._silent = 0  # requests in a row whose ask no message answered (_judge_requests)
+        self._heard: list[tuple[int, float]] = []  # messages of the last LIVE_CAP_S: position, when
+        self._heard_seq = 0  # position of the latest message
+        self.document_status: int | None = None  # the HTTP status of the main frame's latest document
         page.on("request", self._on_request)
         page.on("response", self._on_response)
         page.on("requestfinished", self._on_done)
@@ -116,6 +150,8 @@ class PageActivity:
 
     def _on_response(self, response: Response) -> None:
         request = response.request
+        if request.is_navigation_request() and self._is_main(_frame_of(request)):
+            self.document_status = response.status  # a redirect's hop is followed by the next one
         if request.resource_type in SCRIPTED and request in self._inflight:
             self._responded[request] = self._clock()
             self._bump()
@@ -129,11 +165,32 @@ class PageActivity:
     # the renderer's own announcements on the driver's CDP session (watch)
 
     def _on_announced(self, event: dict[str, Any]) -> None:
+        if event.get("type") == EVENT_STREAM:
+            self._live.add(str(event.get("requestId")))
+            return
         if event.get("type") not in ANNOUNCED:
             return
         key = ("cdp", str(event.get("requestId")))
         seq = self._bump()
         self._inflight.setdefault(key, seq)  # a redirect keeps its first position
+        if self._live and self._judge_requests() < SILENT_REQUESTS:
+            self._asks.setdefault(key[1], (seq, self._clock()))
+
+    def _judge_requests(self) -> int:
+        """How many requests in a row a message did not answer (their wait over): the page's
+        channels do not answer its requests (a dev server's silent reload socket) once it is
+        :data:`SILENT_REQUESTS` (then no request asks again in this document); a request a message
+        answered starts the count again."""
+        now = self._clock()
+        for key, (seq, at) in self._asks.items():
+            done = ("cdp", key) not in self._inflight
+            if key in self._judged or key.startswith(FRAME) or not done or now - at < REPLY_WAIT_S:
+                continue
+            self._judged.add(key)
+            self._silent = 0 if self._heard_seq > seq else self._silent + 1
+        if len(self._judged) > MAX_ASKS:
+            self._judged &= set(self._asks)
+        return self._silent
 
     def _on_announced_response(self, event: dict[str, Any]) -> None:
         key = ("cdp", str(event.get("requestId")))
@@ -142,11 +199,41 @@ class PageActivity:
             self._bump()
 
     def _on_announced_done(self, event: dict[str, Any]) -> None:
-        key = ("cdp", str(event.get("requestId")))
+        request_id = str(event.get("requestId"))
+        self._live.discard(request_id)  # an event stream that ended
+        if request_id in self._asks:  # a request that asked: its answer is awaited from now
+            self._asks[request_id] = (self._asks[request_id][0], self._clock())
+        key = ("cdp", request_id)
         if key in self._inflight:
             self._inflight.pop(key, None)
             self._responded.pop(key, None)
             self._bump()
+
+    # the page's sockets and event streams (watch): counted, never read
+
+    def _on_socket_created(self, event: dict[str, Any]) -> None:
+        self._live.add(str(event.get("requestId")))
+
+    def _on_socket_closed(self, event: dict[str, Any]) -> None:
+        self._live.discard(str(event.get("requestId")))
+
+    def _on_frame_sent(self, _event: dict[str, Any]) -> None:
+        seq = self._bump()
+        self._asks[f"{FRAME}{seq}"] = (seq, self._clock())
+        if len(self._asks) > MAX_ASKS:  # a page that sends forever: the oldest are long past
+            for key in list(self._asks)[: len(self._asks) - MAX_ASKS]:
+                del self._asks[key]
+
+    def _on_message(self, _event: dict[str, Any]) -> None:
+        self._heard_seq = self._bump()
+        now = self._clock()
+        self._heard.append((self._heard_seq, now))
+        self._forget(now)
+
+    def _forget(self, now: float) -> None:
+        """Keep the messages of the last LIVE_CAP_S only (a socket streams forever; an older one
+        answers no ask that still holds an action)."""
+        self._heard = [(seq, at) for seq, at in self._heard if now - at < LIVE_CAP_S]
 
     def _on_navigated(self, frame: Frame) -> None:
         if self._is_main(frame):
@@ -169,6 +256,11 @@ class PageActivity:
         cdp.on("Network.responseReceived", self._on_announced_response)
         cdp.on("Network.loadingFinished", self._on_announced_done)
         cdp.on("Network.loadingFailed", self._on_announced_done)
+        cdp.on("Network.webSocketCreated", self._on_socket_created)
+        cdp.on("Network.webSocketClosed", self._on_socket_closed)
+        cdp.on("Network.webSocketFrameSent", self._on_frame_sent)
+        cdp.on("Network.webSocketFrameReceived", self._on_message)
+        cdp.on("Network.eventSourceMessageReceived", self._on_message)
 
     def document_replaced(self) -> None:
         """The main frame's document was replaced (the session's execution contexts were cleared):
@@ -178,6 +270,10 @@ class PageActivity:
         for key in [k for k in self._inflight if isinstance(k, tuple)]:
             self._inflight.pop(key, None)
             self._responded.pop(key, None)
+        self._live.clear()  # its sockets and event streams went with it
+        self._asks.clear()
+        self._judged.clear()
+        self._silent = 0
 
     # ---- questions -----------------------------------------------------------------------------------
 
@@ -200,7 +296,20 @@ class PageActivity:
         """Requests started after ``since`` and still in flight (a script's request only until
         :data:`BODY_GRACE_S` after its response)."""
         self._expire()
-        return sum(1 for seq in self._inflight.values() if seq > since)
+        live = self._live_until(since)
+        asking = int(live is not None and self._clock() < live)
+        return asking + sum(1 for seq in self._inflight.values() if seq > since)
+
+    def _live_until(self, since: int) -> float | None:
+        """Until when the live traffic of the action begun at ``since`` holds it (module docstring):
+        None when it asked nothing."""
+        asks = sorted(value for value in self._asks.values() if value[0] > since)
+        if not asks:
+            return None
+        last_seq, last_at = max(asks, key=lambda ask: ask[1])
+        answers = [at for seq, at in self._heard if seq > last_seq]
+        until = max(answers) + MESSAGE_QUIET_S if answers else last_at + REPLY_WAIT_S
+        return min(until, asks[0][1] + LIVE_CAP_S)
 
     def _expire(self) -> None:
         """Forget the scripts' requests whose body was not read within the grace."""
@@ -216,6 +325,9 @@ class PageActivity:
             for request, at in self._responded.items()
             if self._inflight.get(request, 0) > since
         ]
+        live = self._live_until(since)
+        if live is not None and live > self._clock():
+            times.append(live)
         return min(times) if times else None
 
     def busy(self, since: int) -> bool:
@@ -223,10 +335,15 @@ class PageActivity:
 
     def calm(self, since: int) -> bool:
         """Nothing the action started (after position ``since``) can still change the page but its
-        own follow-up work: no main-frame navigation was requested or committed since, and every
+        own follow-up work: no main-frame navigation was requested or committed since, every
         request started since has finished (a script's request with its body read, not forgotten
-        after the grace)."""
-        return not self.busy(since) and self._navigated <= since and self._unread <= since
+        after the grace), and no socket or event-stream message arrived since."""
+        return (
+            not self.busy(since)
+            and self._navigated <= since
+            and self._unread <= since
+            and self._heard_seq <= since
+        )
 
     async def changed(self, timeout_s: float) -> None:
         """Return at the next event, or after ``timeout_s``."""

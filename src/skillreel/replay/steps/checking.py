@@ -4,8 +4,9 @@ An assertion and a wait share one poll loop (:func:`poll_check`): measure, and w
 does not hold release any mark, then retry with a growing pause (``POLL_FIRST_S`` doubling up to
 ``POLL_MAX_S``) until the step's deadline (a wait's own timeout when it has one). At the deadline,
 ``onFail: "skip"`` skips the rest of the block (:class:`SkipRest`, fact ``skippedRest``); otherwise
-the step fails (``SR_REPLAY_UI_ASSERTION_FAILED`` / ``SR_REPLAY_UI_WAIT_FAILED``). An observation
-records the page before and after locating its target, its text digest and a screenshot digest.
+the step fails (``SR_REPLAY_UI_ASSERTION_FAILED``, or for a wait the code that says which, from
+the page's condition at the deadline: :func:`wait_failure`). An observation records the page before
+and after locating its target, its text digest and a screenshot digest.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ async def poll_check(
     holds: Callable[[], Awaitable[bool]],
     *,
     on_fail: str,
-    failure: Callable[[], SkillreelError],
+    failure: Callable[[], Awaitable[SkillreelError]],
 ) -> None:
     """Ask ``holds`` until it answers True; between tries release the driver's mark and pause
     (backing off). At the step's deadline (read after every try: a try may move it), skip the rest
@@ -41,7 +42,7 @@ async def poll_check(
             if on_fail == "skip":
                 step.facts["skippedRest"] = ev.marker_digest("skipped-rest", step.action.id)
                 raise SkipRest
-            raise failure()
+            raise await failure()
         await ctx.sleep(delay)
         delay = min(delay * 2, POLL_MAX_S)
 
@@ -59,16 +60,14 @@ async def check(ctx: StepContext, a: AssertAction) -> None:
             ctx.step.deadline = ctx.clock()
             return False
 
-    await poll_check(
-        ctx,
-        holds,
-        on_fail=a.on_fail,
-        failure=lambda: ReplayUIError(
+    async def failure() -> SkillreelError:
+        return ReplayUIError(
             "SR_REPLAY_UI_ASSERTION_FAILED",
             f"step {a.id}: the {a.check} assertion did not hold",
             action_id=a.id,
-        ),
-    )
+        )
+
+    await poll_check(ctx, holds, on_fail=a.on_fail, failure=failure)
     ctx.step.facts["check"] = ev.check_digest(a.check, ctx.step.facts.get("target"))
 
 
@@ -92,32 +91,54 @@ async def _assert_once(ctx: StepContext, a: AssertAction) -> bool:
 async def wait(ctx: StepContext, a: WaitAction) -> None:
     if a.timeout_ms is not None:
         ctx.step.deadline = ctx.clock() + a.timeout_ms / 1000
-    await poll_check(
-        ctx,
-        lambda: _wait_once(ctx, a),
-        on_fail=a.on_fail,
-        failure=lambda: ReplayUIError(
-            "SR_REPLAY_UI_WAIT_FAILED",
-            f"step {a.id}: the page did not reach the state the wait expects ({a.until}) in time",
-            action_id=a.id,
-        ),
-    )
+    missing = [False]  # the last try found no element like the target
+
+    async def once() -> bool:
+        held, missing[0] = await _wait_once(ctx, a)
+        return held
+
+    await poll_check(ctx, once, on_fail=a.on_fail, failure=lambda: wait_failure(ctx, a, missing=missing[0]))
     ctx.step.facts["check"] = ev.check_digest(f"wait-{a.until}", ctx.step.facts.get("target"))
 
 
-async def _wait_once(ctx: StepContext, a: WaitAction) -> bool:
+async def _wait_once(ctx: StepContext, a: WaitAction) -> tuple[bool, bool]:
+    """Whether the wait holds now, and whether its target was missing from the page."""
     if a.until == "url":
-        return url_matches(await ctx.driver.current_url(), a.expected, ctx.options.url_rule)
+        return url_matches(await ctx.driver.current_url(), a.expected, ctx.options.url_rule), False
     assert a.target is not None
     now = ctx.clock()
     if a.until in ("appears", "disappears"):
         present = await ctx.present(a.target, now)
-        return present if a.until == "appears" else not present
+        return (present if a.until == "appears" else not present), not present
     picked = await _try_locate(ctx, a.target)
     if picked is None:
-        return False
+        return False, True
     expected = ctx.text(a.value)
-    return expected is not None and await ctx.driver.check(picked, "text_contains", expected)
+    return expected is not None and await ctx.driver.check(picked, "text_contains", expected), False
+
+
+async def wait_failure(ctx: StepContext, a: WaitAction, *, missing: bool) -> SkillreelError:
+    """Why the wait did not hold, from the page at its deadline (``driver.condition``): the page
+    answered an HTTP error (``SR_REPLAY_UI_HTTP_ERROR``, the status in the message and the details);
+    it was still loading or changing (``SR_REPLAY_UI_WAIT_TIMEOUT``: the one case a longer timeout
+    may help); its target was not on the page, which had stopped changing
+    (``SR_REPLAY_UI_WAIT_NOT_ON_PAGE``); else the condition did not hold on a page that had stopped
+    changing (``SR_REPLAY_UI_WAIT_FAILED``)."""
+    condition = await ctx.driver.condition()
+    expects = f"the state the wait expects ({a.until})"
+    http = condition.http_error(f"step {a.id} (wait): the page did not reach {expects}", a.id)
+    if http is not None:
+        return http
+    if condition.changing:
+        code, why = "SR_REPLAY_UI_WAIT_TIMEOUT", f"did not reach {expects} in time; it was still changing"
+    elif missing:
+        code, why = (
+            "SR_REPLAY_UI_WAIT_NOT_ON_PAGE",
+            "shows no element like the wait's target, and had stopped changing",
+        )
+    else:
+        code, why = "SR_REPLAY_UI_WAIT_FAILED", f"had stopped changing without reaching {expects}"
+    return ReplayUIError(code, f"step {a.id} (wait): the page {why}", action_id=a.id)
 
 
 async def _try_locate(ctx: StepContext, bundle: LocatorBundle) -> Picked | None:
@@ -127,8 +148,8 @@ async def _try_locate(ctx: StepContext, bundle: LocatorBundle) -> Picked | None:
     try:
         picked = await ctx.run.resolver.locate(probe_step, bundle, token=ctx.token(bundle))
     except ReplayUIError as exc:
-        if exc.code == "SR_REPLAY_UI_TARGET_NOT_FOUND":
-            return None
+        if exc.code in ("SR_REPLAY_UI_TARGET_NOT_FOUND", "SR_REPLAY_UI_HTTP_ERROR"):
+            return None  # not there (yet): the wait's deadline says why (wait_failure)
         raise
     step.healed = step.healed or probe_step.healed
     return picked
