@@ -17,29 +17,17 @@ from pathlib import Path
 import pytest
 from bench.realworld.corpus import APPS
 from bench.realworld.dbcheck import RIGHT, WRONG, snapshot
-from bench.realworld.envs import AppServer, Installed, free_port, install
-from bench.realworld.run import Result, Selection, run_app
+from bench.realworld.envs import AppServer, Installed, free_port
+from bench.realworld.run import Result, Selection
+
+from tests.realworld import subset
 
 pytestmark = [pytest.mark.realworld, pytest.mark.browser, pytest.mark.slow]
 
 APP = next(a for a in APPS if a.name == "flask-admin")
 TASKS = ("create-customer", "edit-customer")
 
-
-@pytest.fixture(scope="module")
-def installed() -> list[Installed]:
-    return [install(APP, version, log=lambda line: None) for version in APP.versions]
-
-
-@pytest.fixture(scope="module")
-def results(installed: list[Installed], tmp_path_factory: pytest.TempPathFactory) -> list[Result]:
-    return run_app(
-        APP,
-        installed,
-        Selection(apps=(APP.name,), tasks=TASKS),
-        tmp_path_factory.mktemp("realworld"),
-        log=lambda line: None,
-    )
+installed, results = subset.fixtures(APP, Selection(apps=(APP.name,), tasks=TASKS))
 
 
 def test_every_task_ran_on_every_version_with_both_tools(results: list[Result]) -> None:

@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 from bench.realworld.corpus import APPS
 from bench.realworld.dbcheck import WRONG
-from bench.realworld.envs import AppServer, Installed, free_port, install
-from bench.realworld.run import Result, Selection, run_app
+from bench.realworld.envs import AppServer, Installed, free_port
+from bench.realworld.run import Result, Selection
 from playwright.sync_api import sync_playwright
 
 from skillreel.sandbox.chromium import find_chromium
+from tests.realworld import subset
 
 pytestmark = [pytest.mark.realworld, pytest.mark.browser, pytest.mark.slow]
 
@@ -31,21 +32,7 @@ APP = next(a for a in APPS if a.name == "streamlit")
 TASK = "ship-order"
 LOCAL = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:")
 
-
-@pytest.fixture(scope="module")
-def installed() -> list[Installed]:
-    return [install(APP, version, log=lambda line: None) for version in APP.versions]
-
-
-@pytest.fixture(scope="module")
-def results(installed: list[Installed], tmp_path_factory: pytest.TempPathFactory) -> list[Result]:
-    return run_app(
-        APP,
-        installed,
-        Selection(apps=(APP.name,), tasks=(TASK,), tools=("skillreel",)),
-        tmp_path_factory.mktemp("realworld"),
-        log=lambda line: None,
-    )
+installed, results = subset.fixtures(APP, Selection(apps=(APP.name,), tasks=(TASK,), tools=("skillreel",)))
 
 
 def test_the_task_was_recorded_and_replayed_on_every_version(results: list[Result]) -> None:
