@@ -25,7 +25,7 @@ def test_nothing_dropped_is_an_empty_list_and_no_line() -> None:
 
 
 def test_each_reason_is_listed_with_its_count() -> None:
-    result = RecordResult(entry(), (), (Dropped("mark-unarmed", 1), Dropped("page-left", 2)))
+    result = RecordResult(entry(), (), (), (Dropped("mark-unarmed", 1), Dropped("page-left", 2)))
     assert result.to_json()["dropped"] == [
         {"reason": "mark-unarmed", "count": 1, "summary": DROP_REASONS["mark-unarmed"]},
         {"reason": "page-left", "count": 2, "summary": DROP_REASONS["page-left"]},

@@ -298,7 +298,7 @@ async def _choose(page: Page, locator: Locator, step: SelectStep, n: int, timeou
     option by clicks (trusted input, as a person does)."""
     where = await locator.evaluate(_option_plan(), {"value": step.value, "label": step.label})
     if where is not None and where["picker"] and step.label is not None:
-        await _pick(page, locator, step.label, n, timeout_ms)
+        await _pick(page, step.selector, step.label, n, timeout_ms)
         return
     if where is None or where["picker"]:
         raise _failed(n, "its element is not a single-choice <select> (a popup picker takes a label)")
@@ -316,7 +316,7 @@ async def _choose(page: Page, locator: Locator, step: SelectStep, n: int, timeou
         raise _failed(n, "the option could not be chosen with the keyboard")
 
 
-async def _pick(page: Page, picker: Locator, label: str, n: int, timeout_ms: int) -> None:
+async def _pick(page: Page, picker: str, label: str, n: int, timeout_ms: int) -> None:
     """Click the picker, then its one visible option whose accessible name is ``label`` once it
     is stable (Playwright's actionability checks: a list still animating is not clicked); the
     recorder makes the two clicks one ``choose`` step."""

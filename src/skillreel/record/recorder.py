@@ -90,7 +90,8 @@ def capture_script() -> str:
     included), the recorder's picker block (``picker.js``), then the recorder (``click_target.js``,
     what a click acts on, then ``recorder.js``)."""
     here = resources.files("skillreel.record")
-    parts = (here.joinpath(name).read_text("utf-8") for name in ("picker.js", "click_target.js", "recorder.js"))
+    names = ("picker.js", "click_target.js", "recorder.js")
+    parts = (here.joinpath(name).read_text("utf-8") for name in names)
     return locate_script() + "\n;\n".join(parts)
 
 
