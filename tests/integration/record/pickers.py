@@ -39,6 +39,18 @@ function optionsHtml(cls) {
   return NAMES.map((n, i) => `<div role="option" class="${cls}" aria-selected="false" data-i="${i}">` +
     `<span class="${cls}-label">${n}</span></div>`).join("");
 }
+// each option of `root` chooses on `type`: `show(name, option)` shows the choice, the page logs it and
+// the list closes; Escape closes the list with nothing chosen
+function chooseOn(root, selector, type, show, close) {
+  root.querySelectorAll(selector).forEach((o) => o.addEventListener(type, () => {
+    show(NAMES[o.dataset.i], o);
+    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
+    close(true);
+  }));
+  if (!closing) document.addEventListener("keydown", (e) => e.key === "Escape" && closing());
+  closing = () => close(false);
+}
+let closing = null;
 function grow(el) {  // an opening transition: the box moves and scales while it runs
   el.style.transition = "transform 250ms ease-out, opacity 250ms";
   el.style.transform = "translateY(-40px) scale(0.6)";
@@ -87,14 +99,11 @@ function open() {
   document.body.appendChild(menu);  // teleported
   grow(menu);
   input.setAttribute("aria-expanded", "true");
-  menu.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("click", () => {
-    value.textContent = NAMES[o.dataset.i];
-    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
-    close(true);
-  }));
+  chooseOn(menu, "[role=option]", "click", (name, o) => {
+    value.textContent = name;
+  }, close);
 }
 document.querySelector(".P-field").addEventListener("click", open);
-document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
 document.addEventListener("mousedown", (e) => {
   if (menu && !menu.contains(e.target) && !e.target.closest(".P-field")) close(false);
 });
@@ -140,15 +149,12 @@ box.addEventListener("mousedown", (e) => {
   box.setAttribute("aria-expanded", "true");
   box.setAttribute("aria-controls", "age-listbox");
   portal.querySelector(".P-Backdrop").addEventListener("click", () => close(false));
-  portal.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("click", () => {
-    box.textContent = NAMES[o.dataset.i];
+  chooseOn(portal, "[role=option]", "click", (name, o) => {
+    box.textContent = name;
     native.value = String(10 * (Number(o.dataset.i) + 1));
-    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
-    close(true);
-  }));
+  }, close);
   portal.querySelector("ul").focus();
 });
-document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
 </script>
 """
 
@@ -185,13 +191,10 @@ button.addEventListener("click", () => {
   grow(list);
   button.setAttribute("aria-expanded", "true");
   button.setAttribute("aria-controls", "hl-options");
-  list.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("click", () => {
-    button.querySelector(".P-truncate").textContent = NAMES[o.dataset.i];
-    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
-    close(true);
-  }));
+  chooseOn(list, "[role=option]", "click", (name, o) => {
+    button.querySelector(".P-truncate").textContent = name;
+  }, close);
 });
-document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
 </script>
 """
 
@@ -226,15 +229,12 @@ function render() {  // the options whose name holds what was typed, in a popper
   const shown = NAMES.map((n, i) => [n, i]).filter(([n]) => n.toLowerCase().includes(typed));
   popper.innerHTML = '<ul role="listbox" id="country-listbox">' + shown.map(([n, i]) =>
     `<li role="option" class="P-Option" data-i="${i}">${n}</li>`).join("") + "</ul>";
-  popper.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("click", () => {
-    input.value = NAMES[o.dataset.i];
-    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
-    close(true);
-  }));
+  chooseOn(popper, "[role=option]", "click", (name, o) => {
+    input.value = name;
+  }, close);
 }
 input.addEventListener("mousedown", () => render());
 input.addEventListener("input", () => render());
-document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
 </script>
 """
 
@@ -269,13 +269,10 @@ trigger.addEventListener("pointerdown", (e) => {
   grow(content);
   trigger.setAttribute("aria-expanded", "true");
   trigger.setAttribute("aria-controls", "fruit-content");
-  content.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("pointerup", () => {
-    trigger.querySelector(".P-SelectValue").textContent = NAMES[o.dataset.i];
-    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
-    close(true);
-  }));
+  chooseOn(content, "[role=option]", "pointerup", (name, o) => {
+    trigger.querySelector(".P-SelectValue").textContent = name;
+  }, close);
 });
-document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
 </script>
 """
 
@@ -318,15 +315,13 @@ function build() {
       `title="${n}" data-i="${i}"><div class="P-select-item-option-content">${n}</div>` +
       '<span class="P-select-item-option-state" aria-hidden="true"></span></div>').join("") + "</div></div>";
   document.body.appendChild(dropdown);
-  dropdown.querySelectorAll(".P-select-item-option").forEach((o) => o.addEventListener("click", () => {
+  chooseOn(dropdown, ".P-select-item-option", "click", (name, o) => {
     const all = dropdown.querySelectorAll(".P-select-item-option");
     all.forEach((x) => x.setAttribute("aria-selected", "false"));
     o.setAttribute("aria-selected", "true");
-    item.textContent = NAMES[o.dataset.i];
-    item.title = NAMES[o.dataset.i];
-    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
-    close(true);
-  }));
+    item.textContent = name;
+    item.title = name;
+  }, close);
 }
 document.querySelector(".P-select-selector").addEventListener("mousedown", (e) => {
   e.preventDefault();
@@ -337,7 +332,6 @@ document.querySelector(".P-select-selector").addEventListener("mousedown", (e) =
   opened = true;
   input.setAttribute("aria-expanded", "true");
 });
-document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
 </script>
 """
 
@@ -368,13 +362,10 @@ button.addEventListener("click", () => {  // a virtual list: 6 options rendered,
   document.body.appendChild(list);
   button.setAttribute("aria-expanded", "true");
   button.setAttribute("aria-controls", "city-options");
-  list.querySelectorAll("[role=option]").forEach((o) => o.addEventListener("click", () => {
-    button.querySelector(".P-value").textContent = NAMES[o.dataset.i];
-    log("chose=" + encodeURIComponent(NAMES[o.dataset.i]));
-    close(true);
-  }));
+  chooseOn(list, "[role=option]", "click", (name, o) => {
+    button.querySelector(".P-value").textContent = name;
+  }, close);
 });
-document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(false); });
 </script>
 """
 

@@ -1,14 +1,16 @@
 """Popup pickers (issue 28, point 1), recorded by a scripted demonstration and replayed in real
-Chromium, on three faithful pickers (tests/integration/record/pickers.py: Quasar-like, MUI-like,
-Headless-UI-like): ``{"do": "select", "label": ...}`` records ONE ``choose`` step whose parameter is
-an enum of the option names; replay chooses another option, on the recorded page and on its next
-version (classes renamed, wrappers added); an option the page no longer has and an option shown
-twice fail closed with nothing chosen and the list closed. The server's ``/log`` requests are the
-page's own account of what was chosen or closed."""
+Chromium, on faithful pickers (tests/integration/record/pickers.py: Quasar-, MUI-, Headless-UI-,
+Radix- and Ant-Design-like, a virtual list, a searchable autocomplete): ``{"do": "select", "label":
+...}`` records ONE ``choose`` step whose parameter is an enum of the option names; replay chooses
+another option, on the recorded page and on its next version (classes renamed, wrappers added); an
+option the page no longer has and an option shown twice fail closed with nothing chosen and the
+list closed. The server's ``/log`` requests are the page's own account of what was chosen or
+closed."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -16,10 +18,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from skillreel.model.actions import ClickAction
+from skillreel.model.draft import Draft
 from skillreel.model.lifecycle import approve
 from skillreel.services.record_preflight import RecordRequest
 from skillreel.services.recording import record_skill
-from skillreel.services.replaying import ReplayRequest, replay_skill
+from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
 from tests.integration.record.pickers import OPTIONS, PARAMETERS, SELECTORS, picker_page
 from tests.support.narrow import narrow
@@ -29,6 +32,7 @@ from tests.support.warm import WarmSessions
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 KINDS = sorted(SELECTORS)
+COUNTRIES = ("Germany", "France", "Greece", "Spain")
 
 
 def logged(server: LocalServer) -> list[dict[str, list[str]]]:
@@ -41,23 +45,43 @@ def store(skillreel_home: Path) -> Any:
         yield opened
 
 
-async def record_picker(kind: str, server: LocalServer, store: Store, tmp_path: Path) -> None:
+async def record(
+    server: LocalServer, store: Store, tmp_path: Path, page: str, steps: Sequence[dict[str, Any]], name: str
+) -> Draft:
+    """Record ``steps`` on ``page`` (served at /form) as skill ``name``; its draft."""
     server.set_route("/log", body=b"ok")
-    server.set_page("/form", picker_page(kind))
+    server.set_page("/form", page)
     automation = tmp_path / "a.json"
+    automation.write_text(json.dumps({"steps": list(steps)}))
+    request = RecordRequest(name=name, url=server.url("/form"), automation=automation)
+    return (await record_skill(store, request)).entry.draft
+
+
+async def replay(
+    server: LocalServer,
+    store: Store,
+    sessions: WarmSessions,
+    name: str,
+    inputs: dict[str, Any],
+    timeout_ms: int,
+) -> ReplayOutcome:
+    """Approve ``name`` (once) and replay it with ``inputs``, the server's log cleared first."""
+    if store.get(name).status == "draft":
+        store.update(
+            name, lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
+        )
+    server.requests.clear()
+    request = ReplayRequest(name=name, inputs=inputs, timeout_ms=timeout_ms)
+    return await replay_skill(store, request, session_factory=sessions)
+
+
+async def record_picker(kind: str, server: LocalServer, store: Store, tmp_path: Path) -> None:
     steps = [{"do": "select", "selector": SELECTORS[kind], "label": "Medium"}]
-    automation.write_text(json.dumps({"steps": steps}))
-    result = await record_skill(
-        store, RecordRequest(name="pick", url=server.url("/form"), automation=automation)
-    )
-    draft = result.entry.draft
+    draft = await record(server, store, tmp_path, picker_page(kind), steps, "pick")
     assert [a.kind for a in draft.actions] == ["navigate", "choose"]
     (parameter,) = draft.parameters
     assert (parameter.name, parameter.type, parameter.values) == (PARAMETERS[kind], "enum", OPTIONS)
     assert logged(server) == [{"chose": ["Medium"]}]
-    store.update(
-        "pick", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
-    )
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -67,12 +91,7 @@ async def test_a_recorded_choice_replays_with_another_option_on_two_versions(
     await record_picker(kind, server, store, tmp_path)
     for changed, name in ((False, "High"), (True, "Low")):
         server.set_page("/form", picker_page(kind, changed=changed))
-        server.requests.clear()
-        outcome = await replay_skill(
-            store,
-            ReplayRequest(name="pick", inputs={PARAMETERS[kind]: name}, timeout_ms=8_000),
-            session_factory=sessions,
-        )
+        outcome = await replay(server, store, sessions, "pick", {PARAMETERS[kind]: name}, 8_000)
         assert outcome.error is None, outcome.error.to_json()
         assert logged(server) == [{"chose": [name]}]
 
@@ -96,13 +115,8 @@ async def test_a_missing_or_doubled_option_fails_closed_with_the_list_closed(
 ) -> None:
     await record_picker(kind, server, store, tmp_path)
     server.set_page("/form", picker_page(kind, names))
-    server.requests.clear()
     wanted = "Medium" if code.endswith("NOT_FOUND") else "High"
-    outcome = await replay_skill(
-        store,
-        ReplayRequest(name="pick", inputs={PARAMETERS[kind]: wanted}, timeout_ms=6_000),
-        session_factory=sessions,
-    )
+    outcome = await replay(server, store, sessions, "pick", {PARAMETERS[kind]: wanted}, 6_000)
     assert outcome.error is not None
     assert outcome.error.code == code
     assert outcome.error.action_id == "a2"
@@ -116,15 +130,8 @@ async def test_a_picker_opened_and_closed_without_a_choice_is_the_click_it_was(
 ) -> None:
     """Never dropped: the readonly combobox input inside its label (Quasar) and the picker that opens
     on mousedown under a backdrop (MUI, whose click lands on <body>) are a click on the picker."""
-    server.set_route("/log", body=b"ok")
-    server.set_page("/form", picker_page(kind))
-    automation = tmp_path / "a.json"
     steps = [{"do": "click", "selector": SELECTORS[kind]}, {"do": "press", "key": "Escape"}]
-    automation.write_text(json.dumps({"steps": steps}))
-    result = await record_skill(
-        store, RecordRequest(name="peek", url=server.url("/form"), automation=automation)
-    )
-    actions = result.entry.draft.actions
+    actions = (await record(server, store, tmp_path, picker_page(kind), steps, "peek")).actions
     assert [a.kind for a in actions] == ["navigate", "click", "press"]
     clicked = narrow(ClickAction, actions[1]).target.fingerprint
     assert clicked.role == "combobox" or clicked.tag == "button"  # the picker, not <body> or nothing
@@ -141,30 +148,13 @@ NATIVE = """<!doctype html><html><body><label for=r>Region</label>
 async def test_a_native_select_is_chosen_by_its_visible_label(
     server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
 ) -> None:
-    server.set_route("/log", body=b"ok")
-    server.set_page("/native", NATIVE)
-    automation = tmp_path / "a.json"
     steps = [{"do": "select", "selector": "#r", "label": "South"}, {"do": "click", "selector": "button"}]
-    automation.write_text(json.dumps({"steps": steps}))
-    result = await record_skill(
-        store, RecordRequest(name="region", url=server.url("/native"), automation=automation)
-    )
-    assert [a.kind for a in result.entry.draft.actions] == ["navigate", "select", "click"]
+    draft = await record(server, store, tmp_path, NATIVE, steps, "region")
+    assert [a.kind for a in draft.actions] == ["navigate", "select", "click"]
     assert logged(server) == [{"region": ["s1"]}]
-    store.update(
-        "region", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
-    )
-    server.requests.clear()
-    outcome = await replay_skill(
-        store,
-        ReplayRequest(name="region", inputs={"region": "n1"}, timeout_ms=6_000),
-        session_factory=sessions,
-    )
+    outcome = await replay(server, store, sessions, "region", {"region": "n1"}, 6_000)
     assert outcome.error is None, outcome.error.to_json()
     assert logged(server) == [{"region": ["n1"]}]
-
-
-COUNTRIES = ("Germany", "France", "Greece", "Spain")
 
 
 async def test_a_searched_choice_is_one_step_whose_input_is_the_name(
@@ -172,32 +162,17 @@ async def test_a_searched_choice_is_one_step_whose_input_is_the_name(
 ) -> None:
     """Typing "Ge" to filter, then clicking "Germany": one choose step (the typed filter is no
     parameter of its own) whose input is a free name; replay types the name to filter, then picks."""
-    server.set_route("/log", body=b"ok")
-    server.set_page("/form", picker_page("autocomplete", COUNTRIES))
-    automation = tmp_path / "a.json"
     steps = [
         {"do": "type", "selector": "#country", "text": "Ge"},
         {"do": "click", "selector": "#country-listbox [role=option] >> text=Germany"},
     ]
-    automation.write_text(json.dumps({"steps": steps}))
-    result = await record_skill(
-        store, RecordRequest(name="country", url=server.url("/form"), automation=automation)
-    )
-    draft = result.entry.draft
+    draft = await record(server, store, tmp_path, picker_page("autocomplete", COUNTRIES), steps, "country")
     assert [a.kind for a in draft.actions] == ["navigate", "choose"]
     assert [(p.name, p.type, p.values) for p in draft.parameters] == [("country", None, None)]
     assert logged(server) == [{"chose": ["Germany"]}]
-    store.update(
-        "country", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
-    )
     for changed, name in ((False, "France"), (True, "Greece")):
         server.set_page("/form", picker_page("autocomplete", COUNTRIES, changed=changed))
-        server.requests.clear()
-        outcome = await replay_skill(
-            store,
-            ReplayRequest(name="country", inputs={"country": name}, timeout_ms=8_000),
-            session_factory=sessions,
-        )
+        outcome = await replay(server, store, sessions, "country", {"country": name}, 8_000)
         assert outcome.error is None, outcome.error.to_json()
         assert logged(server) == [{"chose": [name]}]
 
@@ -206,15 +181,9 @@ async def test_a_click_into_a_searchable_combobox_with_no_choice_is_a_focusing_c
     server: LocalServer, store: Store, tmp_path: Path
 ) -> None:
     """As any text field's: no click step (what is typed there is the step)."""
-    server.set_route("/log", body=b"ok")
-    server.set_page("/form", picker_page("autocomplete", COUNTRIES))
-    automation = tmp_path / "a.json"
     steps = [{"do": "click", "selector": "#country"}, {"do": "press", "key": "Escape"}]
-    automation.write_text(json.dumps({"steps": steps}))
-    result = await record_skill(
-        store, RecordRequest(name="peek", url=server.url("/form"), automation=automation)
-    )
-    assert [a.kind for a in result.entry.draft.actions] == ["navigate", "press"]
+    draft = await record(server, store, tmp_path, picker_page("autocomplete", COUNTRIES), steps, "peek")
+    assert [a.kind for a in draft.actions] == ["navigate", "press"]
     assert logged(server) == [{"closed": ["1"]}]
 
 
@@ -223,29 +192,14 @@ async def test_a_person_clicks_the_field_around_a_quasar_combobox_then_an_option
 ) -> None:
     """The field's label text is what a person clicks (the combobox input is 1 px, invisible): one
     choose step on the combobox, replayed through that input."""
-    server.set_route("/log", body=b"ok")
-    server.set_page("/form", picker_page("quasar"))
-    automation = tmp_path / "a.json"
     steps = [
         {"do": "click", "selector": ".q1-field__label"},
         {"do": "click", "selector": "#prio-lb [role=option] >> text=High"},
     ]
-    automation.write_text(json.dumps({"steps": steps}))
-    result = await record_skill(
-        store, RecordRequest(name="pick", url=server.url("/form"), automation=automation)
-    )
-    draft = result.entry.draft
+    draft = await record(server, store, tmp_path, picker_page("quasar"), steps, "pick")
     assert [a.kind for a in draft.actions] == ["navigate", "choose"]
     assert draft.parameters[0].values == OPTIONS
-    store.update(
-        "pick", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
-    )
-    server.requests.clear()
-    outcome = await replay_skill(
-        store,
-        ReplayRequest(name="pick", inputs={"priority": "Low"}, timeout_ms=8_000),
-        session_factory=sessions,
-    )
+    outcome = await replay(server, store, sessions, "pick", {"priority": "Low"}, 8_000)
     assert outcome.error is None, outcome.error.to_json()
     assert logged(server) == [{"chose": ["Low"]}]
 
@@ -256,25 +210,11 @@ async def test_a_virtual_list_makes_a_free_name_not_an_enum_of_what_it_rendered(
     """40 cities, 6 rendered: the names seen are not the list, so the input is any name; a rendered
     one is chosen, one the list did not render fails closed."""
     cities = tuple(f"City {n}" for n in range(40))
-    server.set_route("/log", body=b"ok")
-    server.set_page("/form", picker_page("virtual", cities))
-    automation = tmp_path / "a.json"
-    automation.write_text(json.dumps({"steps": [{"do": "select", "selector": "#city", "label": "City 2"}]}))
-    result = await record_skill(
-        store, RecordRequest(name="city", url=server.url("/form"), automation=automation)
-    )
-    draft = result.entry.draft
+    steps = [{"do": "select", "selector": "#city", "label": "City 2"}]
+    draft = await record(server, store, tmp_path, picker_page("virtual", cities), steps, "city")
     assert [a.kind for a in draft.actions] == ["navigate", "choose"]
     assert [(p.name, p.type, p.values) for p in draft.parameters] == [("city", None, None)]
-    store.update(
-        "city", lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
-    )
     for name, code in (("City 4", None), ("City 30", "SR_REPLAY_UI_OPTION_NOT_FOUND")):
-        server.requests.clear()
-        outcome = await replay_skill(
-            store,
-            ReplayRequest(name="city", inputs={"city": name}, timeout_ms=5_000),
-            session_factory=sessions,
-        )
+        outcome = await replay(server, store, sessions, "city", {"city": name}, 5_000)
         assert (outcome.error.code if outcome.error else None) == code
         assert logged(server) == ([{"chose": [name]}] if code is None else [{"closed": ["1"]}])
