@@ -13,6 +13,11 @@
 //                                          labelable control) or the label is drawn over or around
 //                                          it (a label beside a custom control it does not forward
 //                                          to stays the label: the control never got that click)
+//                                          A click on the face of a custom select (its shown
+//                                          value, its arrow) that is no control itself is the
+//                                          combobox's when it is drawn over it and a wrapper
+//                                          around both (3 levels at most) holds that one combobox
+//                                          and no other control
 //   SkillreelClickTarget.opensPopup(el)  -> el is readonly or a combobox / popup opener: a click on
 //                                          it does something of its own, it is not only focusing
 //                                          a field for an edit
@@ -25,6 +30,9 @@ var SkillreelClickTarget = (() => {
   const FIELDS = "input:not([type=hidden]), select, textarea";
   const POPUP = "[role=combobox], [aria-haspopup]:not([aria-haspopup=false])";
   const NAMED = `${FIELDS}, ${POPUP}, button, [role], [tabindex]`;
+  const CONTROL = `${FIELDS}, ${POPUP}, button, a[href], label, summary, [onclick], [role=button], [role=link], `
+    + "[role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=option], "
+    + "[tabindex]:not([tabindex='-1'])";
 
   // The element has a box a click can land on (opacity does not count, as for Playwright).
   function rendered(el) {
@@ -79,8 +87,23 @@ var SkillreelClickTarget = (() => {
     return x.left < y.right && y.left < x.right && x.top < y.bottom && y.top < x.bottom;
   }
 
+  // The one combobox of the nearest wrapper of `el` (at most 3 levels up) that holds any control,
+  // when that is the only control it holds and `el` is drawn over it; else null.
+  function comboboxAround(el) {
+    let node = el;
+    for (let depth = 0; node && depth <= 3 && node !== document.body; depth++, node = node.parentElement) {
+      const controls = Array.from(node.querySelectorAll(CONTROL)).filter(usable);
+      if (!controls.length) continue;
+      const only = controls.length === 1 ? controls[0] : null;
+      return only && only.matches(POPUP) && overlaps(el, only) ? only : null;
+    }
+    return null;
+  }
+
   function of(el) {
-    if (!el || el.localName !== "label") return el;
+    if (!el || el.nodeType !== 1) return el;
+    if (!el.matches(CONTROL)) return comboboxAround(el) || el;
+    if (el.localName !== "label") return el;
     const named = control(el);
     if (!named || !usable(named)) return el;
     return named === el.control || el.contains(named) || overlaps(el, named) ? named : el;

@@ -89,7 +89,7 @@ var SkillreelRecorder = (() => {
   // popup pickers (record/picker.js): the opening click and the option chosen are one choose step
   const picker = SkillreelPickerRecorder({report, describe: (el) => describeSafe(el), whenReady, sanitize, echoes});
   let pointerDown = null;   // {el, target}: what the pointer went down on, described then
-  let focusClick = null;    // {el, target}: a click that focused a field; a step unless an edit follows
+  let focusClick = null;    // {el: the field, at: what was clicked, target}: a step unless an edit follows
 
   // ---- reporting ----------------------------------------------------------------------------
   function whenReady(work) {
@@ -537,7 +537,7 @@ var SkillreelRecorder = (() => {
     setTimeout(() => {
       if (pointerDown !== held) return;
       pointerDown = null;
-      if (held.target) clickEvent(held.el, held.target);
+      clickEvent(held.el, held.target);   // undescribed (no salt yet): a human step, never dropped
     }, 0);
   }
 
@@ -633,7 +633,7 @@ var SkillreelRecorder = (() => {
 
   function reportClick(el, target) {
     whenReady(() => {
-      const described = target === undefined ? describeSafe(el) : target;
+      const described = target !== undefined ? target : el.isConnected ? describeSafe(el) : null;
       if (!described) return report({type: "human", reason: "other", target: null});
       report({type: "click", target: described});
     });

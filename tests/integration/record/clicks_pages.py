@@ -48,9 +48,15 @@ function openMenu(anchor, names, pick, backdrop) {
 </script>
 """
 
+
+def with_menu(body: str, script: str) -> str:
+    """A page of `body` whose `script` may call openMenu (above)."""
+    return page_html(body + _MENU + "<script>" + script + "</script>")
+
+
 # Quasar-like: a readonly role=combobox focus target (1px, transparent) inside the field's
 # <label>; the field opens its menu on click.
-QUASAR = page_html(
+QUASAR = with_menu(
     """
 <div id=app style="padding:40px">
   <label class="q-field q-select" id=prio-field for=f_7c1e9a
@@ -66,22 +72,19 @@ QUASAR = page_html(
     </div></div>
   </label>
 </div>
-"""
-    + _MENU
-    + """
-<script>
+""",
+    """
 document.querySelector("#prio-field").addEventListener("click", (e) => {
   if (document.querySelector(".menu-layer")) return;
   openMenu(document.querySelector("#f_7c1e9a"), ["Low", "Medium", "High"],
     (name) => { document.querySelector("#prio-shown").textContent = name; }, false);
 });
-</script>
-"""
+""",
 )
 
 # MUI-like Select: opens on mousedown with an invisible full-page backdrop, so the click of the
 # same press lands on <body> (the common ancestor of the pressed element and the backdrop).
-MUI_SELECT = page_html(
+MUI_SELECT = with_menu(
     """
 <div id=root style="padding:40px">
   <div class="MuiFormControl-root" style="position:relative;width:220px">
@@ -95,10 +98,8 @@ MUI_SELECT = page_html(
     </div>
   </div>
 </div>
-"""
-    + _MENU
-    + """
-<script>
+""",
+    """
 const age = document.querySelector("#age-select");
 age.addEventListener("mousedown", (e) => {
   if (e.button !== 0) return;
@@ -108,8 +109,7 @@ age.addEventListener("mousedown", (e) => {
     document.querySelector("input[name=age]").value = name;
   }, true);
 });
-</script>
-"""
+""",
 )
 
 # MUI text fields: a floating label over the input. Older versions give the label no `for=` (the
@@ -210,4 +210,32 @@ document.querySelector("#more").addEventListener("click", () => {
 });
 </script>
 """
+)
+
+# Ant Design-like Select: the shown value is drawn over a transparent readonly combobox input in
+# the same wrapper; the selector opens its teleported listbox on mousedown.
+ANT_SELECT = with_menu(
+    """
+<div style="padding:40px">
+  <div class="ant-select" style="position:relative;width:200px;border:1px solid #999">
+    <div class=ant-select-selector style="position:relative;padding:6px;min-height:20px">
+      <span class=ant-select-selection-search style="position:absolute;inset:0">
+        <input role=combobox readonly aria-haspopup=listbox aria-expanded=false id=rc_select_0
+          class=ant-select-selection-search-input style="opacity:0;width:100%;height:100%;padding:0;border:0">
+      </span>
+      <span class=ant-select-selection-item id=ant-shown style="position:relative">Lucy</span>
+    </div>
+    <span class=ant-select-arrow style="position:absolute;right:6px;top:6px">v</span>
+  </div>
+  <p class=card>Owner of the ticket</p>
+</div>
+""",
+    """
+const selector = document.querySelector(".ant-select-selector");
+selector.addEventListener("mousedown", (e) => {
+  if (document.querySelector(".menu-layer")) return;
+  openMenu(document.querySelector("#rc_select_0"), ["Jack", "Lucy", "Tom"],
+    (name) => { document.querySelector("#ant-shown").textContent = name; }, false);
+});
+""",
 )

@@ -9,7 +9,15 @@ from __future__ import annotations
 import pytest
 
 from skillreel.model.events import RecordedEvent
-from tests.integration.record.clicks_pages import DATE, FORM, MOUSEDOWN_MENU, MUI_SELECT, MUI_TEXT, QUASAR
+from tests.integration.record.clicks_pages import (
+    ANT_SELECT,
+    DATE,
+    FORM,
+    MOUSEDOWN_MENU,
+    MUI_SELECT,
+    MUI_TEXT,
+    QUASAR,
+)
 from tests.integration.record.rig import Rig, Run, click_centre, page_html
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -47,6 +55,15 @@ POPUPS = {
     # Quasar-like: a click on the <label> around a readonly role=combobox input
     "label-of-readonly-combobox": (QUASAR, "#prio-field", "#f_7c1e9a", "input", 3, ("#prio-shown", "High")),
     # MUI-like: opened on mousedown behind a backdrop, the click event lands on <body>
+    # Ant Design-like: a click on the shown value drawn over the combobox input of its wrapper
+    "face-of-a-select-over-its-combobox": (
+        ANT_SELECT,
+        "#ant-shown",
+        "#rc_select_0",
+        "input",
+        3,
+        ("#ant-shown", "Tom"),
+    ),
     "opened-on-mousedown-behind-a-backdrop": (
         MUI_SELECT,
         "#age-select",
@@ -224,3 +241,10 @@ async def test_a_label_that_shows_a_typed_value_still_chooses_by_it(rig: Rig) ->
     assert checked
     assert [e.type for e in events] == ["input", "click"]
     assert events[1].chosen_by is not None  # the label of the row showing the input, as before
+
+
+async def test_text_beside_a_combobox_in_a_larger_block_is_not_taken_for_it(rig: Rig) -> None:
+    async with rig.recording(ANT_SELECT) as run:
+        await click_centre(run.page, ".card")
+        events = await run.events()
+    assert shape(events) == [("click", "p", None)]

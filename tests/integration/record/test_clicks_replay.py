@@ -17,7 +17,7 @@ from skillreel.services.recording import record_skill
 from skillreel.services.replaying import replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
-from tests.integration.record.clicks_pages import DATE, MUI_SELECT, QUASAR
+from tests.integration.record.clicks_pages import ANT_SELECT, DATE, MUI_SELECT, QUASAR
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -35,6 +35,7 @@ def _pick(opener: str, option: int, shows: str) -> list[dict[str, Any]]:
 PICKED = ["navigate", "click", "wait", "click", "extract"]
 CASES: dict[str, tuple[str, list[dict[str, Any]], list[str], dict[str, Any]]] = {
     "quasar": (QUASAR, _pick("#prio-field", 3, "#prio-shown"), PICKED, {"shown": "High"}),
+    "ant": (ANT_SELECT, _pick("#ant-shown", 3, "#ant-shown"), PICKED, {"shown": "Tom"}),
     "mui": (MUI_SELECT, _pick("#age-select", 2, "#age-shown"), PICKED, {"shown": "Twenty"}),
     "date": (
         DATE,
