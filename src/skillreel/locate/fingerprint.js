@@ -171,6 +171,9 @@ var SkillreelLocate = (() => {
     return cssPath(host);
   }
 
+  // The <input>s a button may have become (the other tag of its kind: element.js tagsOfKind).
+  const BUTTON_INPUTS = 'input[type="submit" i], input[type="button" i], input[type="reset" i]';
+
   const ROLE_SCAN = {
     link: "a[href], area[href], [role=link]",
     button: "button, input, [role=button]",
@@ -247,7 +250,7 @@ var SkillreelLocate = (() => {
   }
 
   function resolveOwn(strategy, selector, root, digest, nameHash, tags) {
-    const tagged = tags ? tags.map((t) => CSS.escape(t)) : null;
+    const tagged = tags ? tags.map((t) => (t === "input" && tags.length > 1 ? BUTTON_INPUTS : CSS.escape(t))) : null;
     if (strategy === "role-name") {
       const m = /^role=([a-z0-9-]{1,32}) name=([0-9a-f]{16})$/.exec(selector);
       if (!m) return [];
@@ -258,7 +261,7 @@ var SkillreelLocate = (() => {
     if (strategy === "href") {
       const m = /^link=([0-9a-f]{16})$/.exec(selector);
       if (!m) return [];
-      const scan = tagged ? tagged.map((t) => t + "[href]").join(", ") : "a[href], area[href]";
+      const scan = tags ? tags.map((t) => CSS.escape(t) + "[href]").join(", ") : "a[href], area[href]";
       return Array.prototype.filter.call(root.querySelectorAll(scan), (el) => digest(linkTarget(el)) === m[1]);
     }
     let nodes;
@@ -372,6 +375,6 @@ var SkillreelLocate = (() => {
   return Object.freeze({
     ...E,
     describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, hasStableId,
-    hasStableName, HASHED_ATTRIBUTES: Object.freeze(HASHED_ATTRIBUTES.slice()),
+    hasStableName, HASHED_ATTRIBUTES: Object.freeze(HASHED_ATTRIBUTES.slice()), BUTTON_INPUTS,
   });
 })();

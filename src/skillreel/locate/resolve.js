@@ -371,17 +371,17 @@ var SkillreelResolve = (() => {
     return rec.nameHash === (labelH === undefined ? ctx.hash(L.labelText(el)) : labelH);
   }
 
-  // The elements the fingerprint's kind can be: its tags (a button's are <button> and <input>), in
-  // the scopes it was recorded at.
+  // The elements the fingerprint's kind can be: its tag, in the scopes it was recorded at; a
+  // button's kind is every <button> and every button-like <input> (found by a native selector, so
+  // the page's other inputs cost nothing).
   function elementsOf(rec) {
-    const tags = L.tagsOfKind(rec.tag, rec.type || null);
-    if (!rec.boundaries && tags.length === 1) return document.getElementsByTagName(rec.tag);
+    const buttons = L.tagsOfKind(rec.tag, rec.type || null).length > 1;
+    if (!rec.boundaries && !buttons) return document.getElementsByTagName(rec.tag);
     const out = [];
     for (const root of rec.boundaries ? L.scopes(rec.boundaries) : [document]) {
-      for (const tag of tags) {
-        const found = L.byTag(root, tag);
-        for (let i = 0; i < found.length; i++) out.push(found[i]);
-      }
+      const found = L.byTag(root, buttons ? "button" : rec.tag);
+      for (let i = 0; i < found.length; i++) out.push(found[i]);
+      if (buttons) for (const el of root.querySelectorAll(L.BUTTON_INPUTS)) out.push(el);
     }
     return out;
   }
