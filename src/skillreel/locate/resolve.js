@@ -371,21 +371,6 @@ var SkillreelResolve = (() => {
     return rec.nameHash === (labelH === undefined ? ctx.hash(L.labelText(el)) : labelH);
   }
 
-  // The elements the fingerprint's kind can be: its tag, in the scopes it was recorded at; a
-  // button's kind is every <button> and every button-like <input> (found by a native selector, so
-  // the page's other inputs cost nothing).
-  function elementsOf(rec) {
-    const buttons = L.tagsOfKind(rec.tag, rec.type || null).length > 1;
-    if (!rec.boundaries && !buttons) return document.getElementsByTagName(rec.tag);
-    const out = [];
-    for (const root of rec.boundaries ? L.scopes(rec.boundaries) : [document]) {
-      const found = L.byTag(root, buttons ? "button" : rec.tag);
-      for (let i = 0; i < found.length; i++) out.push(found[i]);
-      if (buttons) for (const el of root.querySelectorAll(L.BUTTON_INPUTS)) out.push(el);
-    }
-    return out;
-  }
-
   function probe(arg) {
     const rec = arg.bundle.fingerprint;
     const ctx = context(arg.salt);
@@ -433,7 +418,8 @@ var SkillreelResolve = (() => {
       }
     }
     const scored = [];
-    const all = keep ? Array.prototype.filter.call(elementsOf(rec), keep) : elementsOf(rec);
+    const kind = L.elementsOfKind(rec.tag, rec.type || null, rec.boundaries);
+    const all = keep ? Array.prototype.filter.call(kind, keep) : kind;
     for (let i = 0; i < all.length; i++) {
       const c = compare(rec, all[i], ctx, arg.weights, floor);
       if (c) scored.push([all[i], c]);
