@@ -148,13 +148,12 @@ var SkillreelElement = (() => {
   // name is the same button, whichever markup a version uses); a submit and a plain button are one
   // kind of type (pages submit through script as often as through the form); a reset is another.
   const TEXT_ENTRY = new Set(["text", "search", "email", "url", "tel"]);
-  const BUTTON_TYPES = new Set(["submit", "button", "reset"]);
   function kindOfType(type) {
     return TEXT_ENTRY.has(type) ? "text" : type === "submit" ? "button" : type;
   }
 
   function kindOfTag(tag, type) {
-    return tag === "input" && BUTTON_TYPES.has(type) ? "button" : tag;
+    return tag === "input" && BUTTON_INPUTS.has(type) ? "button" : tag;
   }
 
   // The tags an element of this tag and type may have become (twin of heal.tags_of_kind).

@@ -10,6 +10,7 @@
 //   SkillreelLocate.count(selector)     -> number of elements matching a CSS selector (0 when invalid)
 //   SkillreelLocate.resolveCandidate(c, salt, options?) -> elements a candidate designates
 //   SkillreelLocate.accessibleName(el)  -> the element's accessible name (never typed text)
+//   SkillreelLocate.elementsOfKind(tag, type, boundaries) -> the elements a recorded one may be now
 //
 // Rules (ARCHITECTURE section 5): candidates in priority order testid > id > name > aria-label >
 // role-name > href > label > placeholder > css; text content is never used in a selector in clear
@@ -171,6 +172,9 @@ var SkillreelLocate = (() => {
     return cssPath(host);
   }
 
+  // The <input>s a button may have become (the other tag of its kind: element.js tagsOfKind).
+  const BUTTON_INPUTS = 'input[type="submit" i], input[type="button" i], input[type="reset" i]';
+
   const ROLE_SCAN = {
     link: "a[href], area[href], [role=link]",
     button: "button, input, [role=button]",
@@ -246,8 +250,23 @@ var SkillreelLocate = (() => {
     return n;
   }
 
+  // The elements a recorded element of this tag and type may be now: its tag, in the scopes within
+  // `boundaries` of the top document; a button's kind is every <button> and every button-like
+  // <input> (found by a native selector, so the page's other inputs cost nothing).
+  function elementsOfKind(tag, type, boundaries) {
+    const buttons = E.tagsOfKind(tag, type).length > 1;
+    if (!boundaries && !buttons) return document.getElementsByTagName(tag);
+    const out = [];
+    for (const root of boundaries ? E.scopes(boundaries) : [document]) {
+      const found = byTag(root, buttons ? "button" : tag);
+      for (let i = 0; i < found.length; i++) out.push(found[i]);
+      if (buttons) for (const el of root.querySelectorAll(BUTTON_INPUTS)) out.push(el);
+    }
+    return out;
+  }
+
   function resolveOwn(strategy, selector, root, digest, nameHash, tags) {
-    const tagged = tags ? tags.map((t) => CSS.escape(t)) : null;
+    const tagged = tags ? tags.map((t) => (t === "input" && tags.length > 1 ? BUTTON_INPUTS : CSS.escape(t))) : null;
     if (strategy === "role-name") {
       const m = /^role=([a-z0-9-]{1,32}) name=([0-9a-f]{16})$/.exec(selector);
       if (!m) return [];
@@ -258,7 +277,7 @@ var SkillreelLocate = (() => {
     if (strategy === "href") {
       const m = /^link=([0-9a-f]{16})$/.exec(selector);
       if (!m) return [];
-      const scan = tagged ? tagged.map((t) => t + "[href]").join(", ") : "a[href], area[href]";
+      const scan = tags ? tags.map((t) => CSS.escape(t) + "[href]").join(", ") : "a[href], area[href]";
       return Array.prototype.filter.call(root.querySelectorAll(scan), (el) => digest(linkTarget(el)) === m[1]);
     }
     let nodes;
@@ -381,6 +400,6 @@ var SkillreelLocate = (() => {
   return Object.freeze({
     ...E,
     describe, features, textHash, count, resolveCandidate, isGeneratedId, sha256Hex, hasStableId, bareId,
-    hasStableName, HASHED_ATTRIBUTES: Object.freeze(HASHED_ATTRIBUTES.slice()),
+    hasStableName, elementsOfKind, HASHED_ATTRIBUTES: Object.freeze(HASHED_ATTRIBUTES.slice()),
   });
 })();

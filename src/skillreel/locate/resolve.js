@@ -371,21 +371,6 @@ var SkillreelResolve = (() => {
     return rec.nameHash === (labelH === undefined ? ctx.hash(L.labelText(el)) : labelH);
   }
 
-  // The elements the fingerprint's kind can be: its tags (a button's are <button> and <input>), in
-  // the scopes it was recorded at.
-  function elementsOf(rec) {
-    const tags = L.tagsOfKind(rec.tag, rec.type || null);
-    if (!rec.boundaries && tags.length === 1) return document.getElementsByTagName(rec.tag);
-    const out = [];
-    for (const root of rec.boundaries ? L.scopes(rec.boundaries) : [document]) {
-      for (const tag of tags) {
-        const found = L.byTag(root, tag);
-        for (let i = 0; i < found.length; i++) out.push(found[i]);
-      }
-    }
-    return out;
-  }
-
   function probe(arg) {
     const rec = arg.bundle.fingerprint;
     const ctx = context(arg.salt);
@@ -433,7 +418,8 @@ var SkillreelResolve = (() => {
       }
     }
     const scored = [];
-    const all = keep ? Array.prototype.filter.call(elementsOf(rec), keep) : elementsOf(rec);
+    const kind = L.elementsOfKind(rec.tag, rec.type || null, rec.boundaries);
+    const all = keep ? Array.prototype.filter.call(kind, keep) : kind;
     for (let i = 0; i < all.length; i++) {
       const c = compare(rec, all[i], ctx, arg.weights, floor);
       if (c) scored.push([all[i], c]);
