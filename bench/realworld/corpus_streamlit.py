@@ -1,10 +1,12 @@
 """An order desk written with Streamlit's own widgets (React and BaseWeb, the whole page drawn and
 updated over a WebSocket): a customer filter, the matching orders as rows with a "Mark shipped"
 button each, a selectbox (a ``role=combobox`` whose listbox opens in a popover portal) for the
-priority of the one order a filter leaves, and a form that adds an order. At 1.28.2 (late 2023) and
-1.50.0 (2025): other test ids (``baseButton-secondary`` became ``stBaseButton-secondary``,
-``stNotification`` became ``stAlertContainer``), other class names and wrappers around the same
-widgets. No sign-in: Streamlit has none of its own.
+priority of the one order a filter leaves, and a form that adds an order, folded in an expander.
+At 1.28.2 (late 2023) and 1.50.0 (2025): other test ids (``baseButton-secondary`` became
+``stBaseButton-secondary``, ``stNotification`` became ``stAlertContainer``), other class names and
+wrappers around the same widgets, and the expander's arrow, an ``aria-hidden`` SVG at 1.28, is a
+Material Symbols ligature at 1.50: its summary reads "keyboard_arrow_right New order". No sign-in:
+Streamlit has none of its own.
 
 The pins are the whole resolved environment of each version on Python 3.11 (the 1.28 line needs a
 pyarrow and pandas of its time: pyarrow 26 refuses its NumPy 1.26).
@@ -80,9 +82,10 @@ TASKS = (
     ),
     Task(
         "new-order",
-        "Add an order through the form, its priority picked by label",
+        "Unfold the new-order form, fill it, pick its priority by label and add the order",
         "/",
         (
+            Click("summary:has-text('New order')"),
             Fill("[data-testid=stForm] input[aria-label=Customer]", "customer"),
             Fill("[data-testid=stForm] input[aria-label=Item]", "item"),
             Pick("[data-testid=stForm] input[role=combobox]", "priority"),

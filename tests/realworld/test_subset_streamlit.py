@@ -47,7 +47,8 @@ def test_no_replay_ships_another_order(results: list[Result]) -> None:
 
 @pytest.mark.parametrize("index", [0, -1], ids=["oldest", "newest"])
 def test_nothing_leaves_127_0_0_1(installed: list[Installed], tmp_path: Path, index: int) -> None:
-    """The page, its fonts and icons, the WebSocket and an opened picker: every request stays local."""
+    """The page, its fonts and icon font, the WebSocket, an unfolded expander and an opened picker:
+    every request stays local."""
     elsewhere: list[str] = []
     with AppServer(installed[index], free_port(), tmp_path / "server") as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(find_chromium(headless=True)), headless=True)
@@ -56,6 +57,7 @@ def test_nothing_leaves_127_0_0_1(installed: list[Installed], tmp_path: Path, in
             page.on("request", lambda r: None if r.url.startswith(LOCAL) else elsewhere.append(r.url))
             page.goto(server.origin + "/")
             page.get_by_text("Order 1008").wait_for(timeout=30_000)
+            page.locator("summary:has-text('New order')").click()
             page.locator("[data-testid=stForm] input[role=combobox]").click()
             page.get_by_role("option", name="Urgent", exact=True).wait_for()
             page.wait_for_timeout(1_000)

@@ -1,6 +1,6 @@
 """An order desk built from Streamlit's own widgets: a customer filter, the matching orders as rows
 with a "Mark shipped" button each, a priority picker for the one order a filter leaves, and a form
-that adds an order. Every change is written to the SQLite database at $RW_DB."""
+that adds an order, folded in an expander. Every change is written to the SQLite database at $RW_DB."""
 
 import streamlit as st
 from db import PRIORITIES, connect
@@ -69,8 +69,7 @@ if query.strip() and len(shown) == 1:
     )
     st.button("Save priority", on_click=save_priority, args=(order["id"],))
 
-st.subheader("New order")
-with st.form("new-order", clear_on_submit=True):
+with st.expander("New order"), st.form("new-order", clear_on_submit=True):
     st.text_input("Customer", key="new-customer")
     st.text_input("Item", key="new-item")
     st.selectbox("Priority", PRIORITIES, index=1, key="new-priority")
