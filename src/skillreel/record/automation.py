@@ -57,7 +57,7 @@ from ..model.reads import AttributeName, FieldSpec, Pattern
 from ..model.refs import OutputName
 from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType
-from .actionability import naming, playwright_failed, point_to_click, press_at, step_failed
+from .actionability import click, naming, playwright_failed, step_failed
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
@@ -263,9 +263,8 @@ async def _count(locator: Locator) -> int:
 
 
 async def _click_centre(page: Page, selector: str, n: int, timeout_ms: int) -> None:
-    """Press the mouse at the centre of the element once it is actionable (``actionability``)."""
-    x, y = await point_to_click(page, selector, n=n, do=getattr(n, "do", "click"), timeout_ms=timeout_ms)
-    await press_at(page, x, y)
+    """Click the centre of the element once it is actionable (``record/actionability.py``)."""
+    await click(page, selector, n=n, do=getattr(n, "do", "click"), timeout_ms=timeout_ms)
 
 
 @functools.cache

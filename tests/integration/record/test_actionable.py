@@ -227,7 +227,7 @@ async def test_a_page_that_dies_mid_step_is_a_capture_failure_naming_the_step(
             return
         await real_press(page, x, y)
 
-    monkeypatch.setattr("skillreel.record.automation.press_at", press_then_die)
+    monkeypatch.setattr("skillreel.record.actionability.press_at", press_then_die)
     script = _write(
         tmp_path / "a.json", [{"do": "click", "selector": "#a"}, {"do": "click", "selector": "#b"}]
     )
