@@ -236,3 +236,24 @@ async def test_a_page_that_dies_mid_step_is_a_capture_failure_naming_the_step(
     assert info.value.code == "SR_RECORD_CAPTURE_FAILED"
     assert info.value.message.startswith("automation step 2 (click): "), info.value.message
     assert info.value.details["kept"] == {"events": 2, "stepsDone": 1}
+
+
+async def test_a_checkbox_under_its_skin_is_clicked_through_its_label(
+    tmp_path: Path, skillreel_home: Path, server: LocalServer
+) -> None:
+    """A styled checkbox: the input lies under the skin drawn by its label, so the label is what is
+    hit at its centre; a click there reaches the input (as Playwright's hit-target check allows)."""
+    server.set_page(
+        "/skin",
+        page_html(
+            '<label style="position:relative;display:inline-block;width:40px;height:40px">'
+            '<input type=checkbox id=c style="position:absolute;left:10px;top:10px;margin:0;opacity:0">'
+            '<span style="position:absolute;inset:0;background:#ccc"></span></label>'
+        ),
+    )
+    script = _write(
+        tmp_path / "a.json",
+        [{"do": "click", "selector": "#c"}, {"do": "wait", "selector": "#c:checked"}],
+    )
+    result = await _record(skillreel_home, "skin", server.url("/skin"), script, 1_500)
+    assert "click" in [a.kind for a in result.entry.draft.actions]
