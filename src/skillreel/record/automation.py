@@ -3,8 +3,9 @@
 A scripted demonstration is performed with **trusted** input only, so the recorder captures it
 exactly as it would a person (ARCHITECTURE sections 6 and 11):
 
-* ``click``: wait for the one visible element the Playwright selector designates, scroll it into
-  view and press the mouse at the centre of its box (``page.mouse.click``);
+* ``click``: wait for the one visible element the Playwright selector designates until it is
+  actionable (attached, visible, stable, receiving events: :mod:`skillreel.record.actionability`)
+  and press the mouse at the centre of its visible box;
 * ``type``: click the field the same way, select its content with the keyboard and type the text
   (``page.keyboard``), so the field's final value is exactly the text;
 * ``select``: focus the ``<select>`` and move to the option with arrow keys (Playwright's
@@ -28,7 +29,11 @@ page:
 
 Selectors in the file drive the demonstration only; the recorder generates its own. A step that
 cannot be performed (no element, several elements, a failed load) is
-``SR_RECORD_AUTOMATION_FAILED`` naming the step number, never the selector or the text.
+``SR_RECORD_AUTOMATION_FAILED`` naming the step number and its ``do`` (``details``: ``step``,
+``do``), never the selector or the text; an element that never became actionable, or was replaced
+too often, has its own code (``actionability``); the browser or the page that died is
+``SR_RECORD_CAPTURE_FAILED``. After a step that acts, a navigation it started is waited for
+(``after_action``) before the next step. A step that records nothing is a warning.
 
 Assertion files name CSS selectors, resolved at the end of the recording in the recorder's
 isolated world (``SkillreelRecorder.resolve``) and described like any recorded target.
