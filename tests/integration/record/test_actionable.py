@@ -19,6 +19,7 @@ from skillreel.services.record_preflight import RecordRequest
 from skillreel.services.recording import record_skill
 from skillreel.store import Store
 from tests.integration.record.rig import page_html
+from tests.support.cli import run_cli
 from tests.support.narrow import narrow
 from tests.support.server import LocalServer
 
@@ -257,3 +258,17 @@ async def test_a_checkbox_under_its_skin_is_clicked_through_its_label(
     )
     result = await _record(skillreel_home, "skin", server.url("/skin"), script, 1_500)
     assert "click" in [a.kind for a in result.entry.draft.actions]
+
+
+def test_the_cli_prints_the_warnings(tmp_path: Path, skillreel_home: Path, server: LocalServer) -> None:
+    server.set_page(
+        "/form",
+        page_html("<select id=s><option value=a selected>A</option></select><button id=b>Go</button>"),
+    )
+    script = _write(
+        tmp_path / "a.json",
+        [{"do": "select", "selector": "#s", "value": "a"}, {"do": "click", "selector": "#b"}],
+    )
+    result = run_cli("record", "warned", "--url", server.url("/form"), "--automation", str(script))
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "warning: automation step 1 (select): its option was already selected" in result.stdout
