@@ -523,7 +523,7 @@ var SkillreelRecorder = (() => {
     const rich = raw && fieldKind(raw) === "rich";
     const el = rich ? editableRoot(raw) : reachable && raw ? clickTarget(raw) : raw;
     flushAll(el);
-    if (picker.down(raw, null)) return;                     // a popup picker's opening or choice
+    if (picker.down(rich ? raw : el, null)) return;         // a popup picker's opening or choice (on what the click acts on)
     if (!el || rich || !reachable) return;
     pointerDown = {el, target: salt === null ? undefined : describeSafe(el)};
   }
