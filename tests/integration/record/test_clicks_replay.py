@@ -38,7 +38,13 @@ PICKED = ["navigate", "choose", "extract"]  # the opening click and the option: 
 CASES: dict[str, tuple[str, list[dict[str, Any]], list[str], dict[str, str], dict[str, Any]]] = {
     "quasar": (QUASAR, _pick("#prio-field", 3, "#prio-shown"), PICKED, {"priority": "Low"}, {"shown": "Low"}),
     "ant": (ANT_SELECT, _pick("#ant-shown", 3, "#ant-shown"), PICKED, {"choice": "Jack"}, {"shown": "Jack"}),
-    "mui": (MUI_SELECT, _pick("#age-select", 2, "#age-shown"), PICKED, {"age": "Thirty"}, {"shown": "Thirty"}),
+    "mui": (
+        MUI_SELECT,
+        _pick("#age-select", 2, "#age-shown"),
+        PICKED,
+        {"age": "Thirty"},
+        {"shown": "Thirty"},
+    ),
     "date": (
         DATE,
         [
@@ -65,6 +71,8 @@ async def test_a_recorded_popup_click_replays(tmp_path: Path, skillreel_home: Pa
         assert [a.kind for a in result.entry.draft.actions] == kinds
         assert result.dropped == ()
         review_skill(store, "pick", "alice", approve=True, expected_revision=1)
-        outcome = await replay_skill(store, ReplayRequest(name="pick", html_path=html, inputs=inputs, timeout_ms=5_000))
+        outcome = await replay_skill(
+            store, ReplayRequest(name="pick", html_path=html, inputs=inputs, timeout_ms=5_000)
+        )
     assert outcome.error is None, outcome.error
     assert outcome.outputs == outputs
