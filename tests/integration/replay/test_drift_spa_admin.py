@@ -14,19 +14,35 @@ a check keeps what the recorder keeps of a marked element (``structural`` with i
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from skillreel.model.actions import Action, AssertAction, ClickAction, NavigateAction
 from skillreel.model.locators import structural, text_hash
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.integration.replay.test_drift_redesigns import clicks, page
 from tests.support.describe import describe_url
 from tests.support.factory import SALT, graph_draft, store_approved, url_environment
 from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
+
+# Clicks report which element was hit (data-which, in no fingerprint) to /clicked on the server.
+REPORT = """<script>document.addEventListener("click", (event) => {
+  const hit = event.target.closest("[data-which]");
+  if (hit) fetch("/clicked?which=" + hit.dataset.which);
+});</script>"""
+
+
+def page(body: str) -> str:
+    return f"<!doctype html><html><head><title>Admin</title></head><body>{body}{REPORT}</body></html>"
+
+
+def clicks(server: LocalServer) -> list[str]:
+    return [parse_qs(urlsplit(p).query)["which"][0] for _, p in server.requests if p.startswith("/clicked")]
+
 
 ICON = '<svg aria-hidden="true" viewBox="0 0 10 10"><path d="M0 0h10v10z"></path></svg>'
 
@@ -104,15 +120,6 @@ async def test_a_route_recorded_with_its_trailing_slash_still_matches(
     assert clicks(server) == ["ticket"]
 
 
-async def test_a_link_to_another_route_is_another_link(
-    server: LocalServer, store: Store, sessions: WarmSessions
-) -> None:
-    outcome = await replayed(server, store, sessions, NAV_A, "[data-which=ticket]", NAV_OTHER)
-    assert outcome.error is not None
-    assert outcome.error.code == "SR_REPLAY_UI_TARGET_NOT_FOUND", outcome.error.to_json()
-    assert clicks(server) == []
-
-
 @pytest.mark.parametrize("changed", [TITLE_A, TITLE_B], ids=["same-page", "hidden-modal-title"])
 async def test_a_check_reads_the_title_beside_the_top_bars_h1(
     changed: str, server: LocalServer, store: Store, sessions: WarmSessions
@@ -121,9 +128,24 @@ async def test_a_check_reads_the_title_beside_the_top_bars_h1(
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
 
 
-async def test_a_check_on_a_title_that_says_something_else_fails(
-    server: LocalServer, store: Store, sessions: WarmSessions
+@pytest.mark.parametrize(
+    ("recorded", "selector", "changed", "code"),
+    [
+        (NAV_A, "[data-which=ticket]", NAV_OTHER, "SR_REPLAY_UI_TARGET_NOT_FOUND"),  # another route
+        (TITLE_A, ".header h1", TITLE_OTHER, "SR_REPLAY_UI_ASSERTION_FAILED"),  # never the top bar's h1
+    ],
+    ids=["link-to-another-route", "title-says-something-else"],
+)
+async def test_another_link_or_title_fails_closed(
+    recorded: str,
+    selector: str,
+    changed: str,
+    code: str,
+    server: LocalServer,
+    store: Store,
+    sessions: WarmSessions,
 ) -> None:
-    outcome = await replayed(server, store, sessions, TITLE_A, ".header h1", TITLE_OTHER)
+    outcome = await replayed(server, store, sessions, recorded, selector, changed)
     assert outcome.error is not None
-    assert outcome.error.code == "SR_REPLAY_UI_ASSERTION_FAILED", outcome.error.to_json()
+    assert outcome.error.code == code, outcome.error.to_json()
+    assert clicks(server) == []
