@@ -422,8 +422,9 @@ var SkillreelElement = (() => {
   }
 
   // Where a hash-route link leads inside a single-page application: its route fragment ("#/…" or
-  // "#!/…") with record-naming segments as "*", like linkTarget's path; "#" for a bare "#" (a link
-  // that leads nowhere is no route); "" otherwise (no fragment, or an in-page anchor).
+  // "#!/…") with record-naming segments as "*", like linkTarget's path, and without a trailing
+  // slash (versions add or drop it on the same route: "#/ticket" is "#/ticket/"); "#" for a bare
+  // "#" (a link that leads nowhere is no route); "" otherwise (no fragment, or an in-page anchor).
   function linkRoute(el) {
     const tag = el.localName;
     if ((tag !== "a" && tag !== "area") || !el.hasAttribute("href")) return "";
@@ -434,7 +435,8 @@ var SkillreelElement = (() => {
     if (fragment === "#") return "#";
     const m = /^#(!?)\/([^?]*)/.exec(fragment);
     if (!m) return "";
-    return "#" + m[1] + "/" + m[2].split("/").map((s) => (isIdSegment(s) ? "*" : s)).join("/");
+    const route = m[2].replace(/\/+$/, "");
+    return "#" + m[1] + "/" + route.split("/").map((s) => (isIdSegment(s) ? "*" : s)).join("/");
   }
 
   const CELL_ROLES = new Set(["cell", "gridcell", "rowheader", "columnheader"]);

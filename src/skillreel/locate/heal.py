@@ -17,7 +17,8 @@ without Chromium (``tests/unit/test_heal.py``).
    scores below ``hit - MARGIN``. If another element is within the margin the step is
    ``ambiguous`` (two identical buttons: nothing is clicked). If another element beats the hit by
    more than the margin, the hit is treated as a decoy and resolution goes on to healing.
-   *Reading by position* (``positional``, a read-only extraction step): a content-free target
+   *Reading by position* (``positional``, a step that only reads its target: an extraction, an
+   assertion, a wait): a content-free target
    (no hash of its text, model rule) cannot tell the items of a list apart, so a look-alike within
    the margin does not stop the hit; the ranked locator, which designates exactly one visible
    element, holds the position the person demonstrated ("the first result's amount"). A rival

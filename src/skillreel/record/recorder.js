@@ -918,10 +918,15 @@ var SkillreelRecorder = (() => {
     return n > 1;
   }
 
+  // A row never holds the page's title or navigation: an app shell repeated beside a portal, whose
+  // top bar shows the signed-in user's typed name, is no row (nor anything around it).
+  const PAGE_LEVEL = "h1, main, nav, [role=main], [role=navigation], [role=banner]";
+
   function rowsOf(el) {
     const out = [];
     for (let node = el.parentElement; node && out.length < 4; node = node.parentElement) {
       if (node === document.body || !node.parentElement) break;
+      if (node.matches(PAGE_LEVEL) || node.querySelector(PAGE_LEVEL)) break;
       if (!node.matches(CELLS) && (node.matches(ROW_LIKE) || repeated(node))) out.push(node);
     }
     return out;

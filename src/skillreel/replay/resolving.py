@@ -13,8 +13,10 @@ driver's in-page probe and applies ``locate.heal.decide`` until the step's deadl
   element of the recorded role holding the value is the set (exactly one, or fail closed). A
   target in a row (``bundle.row``): the one row holding the value, then the element in it by
   role, name and position; two rows holding it: ambiguous, nothing clicked.
-* An extraction reads by position: a look-alike that ties the element its ranked locator
-  designates does not make it ambiguous (content-free targets cannot tell list items apart).
+* An extraction, an assertion and a wait read by position (:data:`READS`): a look-alike that ties
+  the element its ranked locator designates does not make it ambiguous (content-free targets
+  cannot tell list items apart, nor a page's title ``h1`` from the site name's ``h1`` in its top
+  bar). They never act on the element, and a check reads what it expects of the designated one.
 * An optional step (:attr:`StepState.presence_only`) looks for its target for at most
   :data:`OPTIONAL_WAIT_S`; when it is not there the step is skipped (:class:`Absent`).
 
@@ -32,7 +34,7 @@ from ..errors import ReplayUIError, SkillreelError
 from ..locate import heal
 from ..locate.probe import Probe
 from ..locate.similarity import Comparison
-from ..model.actions import ExtractAction
+from ..model.actions import AssertAction, ExtractAction, WaitAction
 from ..model.locators import LocatorBundle, structural
 from . import evidence as ev
 from .driving import Absent, EngineOptions, Locating, Picked, Scope, StepState
@@ -41,6 +43,7 @@ HEAL_CONFIRM_S = 0.1  # a healed choice must survive a second probe this much la
 POLL_FIRST_S = 0.05
 POLL_MAX_S = 0.25
 OPTIONAL_WAIT_S = 0.5  # how long an optional step looks for its target before it is skipped
+READS = (ExtractAction, AssertAction, WaitAction)  # steps that read their target and never act on it
 
 
 class Resolver:
@@ -78,7 +81,7 @@ class Resolver:
         last = heal.Resolution("not-found", reason="the page was not measured")
         confirm: tuple[float, Comparison] | None = None
         overtime = False
-        positional = isinstance(step.action, ExtractAction)  # a read, never an action
+        positional = isinstance(step.action, READS)  # a read or a check, never an action
         while True:
             probe, decision = await self.measure(bundle, within, positional=positional)
             picked = await self._accept(step, probe, decision, confirm)
@@ -216,7 +219,7 @@ class Resolver:
         is clicked). Only when none finds it does healing start, against the newest fingerprint
         alone, on a fresh measurement (the last one is what ``pick`` reads): a heal never lands on
         an older identity's look-alike. Each measurement keeps the bundle's filter and item scope
-        (:meth:`LocatorBundle.measured_as`). ``positional``: an extraction reads the element its
+        (:meth:`LocatorBundle.measured_as`). ``positional``: a read (:data:`READS`) takes the element its
         ranked locator designates even when a look-alike ties it (``heal`` rule 2).
         """
         allow_heal = self.options.allow_heal
