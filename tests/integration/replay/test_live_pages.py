@@ -10,14 +10,12 @@ within its deadline. The sandbox's routing lets the page's socket through (``san
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
 
 from skillreel.model.actions import Action, ClickAction, ExtractAction, NavigateAction
-from skillreel.replay.driving import Progress, StepProgress
-from skillreel.replay.settling import NETWORK_CAP_S
+from skillreel.replay.driving import Progress
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
 from tests.support.describe import describe_on
@@ -120,17 +118,10 @@ async def test_a_socket_that_streams_forever_still_lets_the_step_end(
     live: LiveServer, store: Store, sessions: WarmSessions
 ) -> None:
     """Every 20 ms a message re-renders part of the page, forever: the click's settling stops
-    waiting for messages at its cap, and the step ends well within its deadline."""
+    waiting for messages at its cap and the run goes on (how long that takes is pinned, without a
+    clock, by tests/unit/test_settling.py; bench figures, not tests, say how fast)."""
     live.stream_every_s = 0.02
-    began: dict[str, float] = {}
-
-    def progress(p: StepProgress) -> None:
-        began.setdefault(f"{p.action_id} {p.phase}", time.monotonic())
-
-    outcome = await replay_add(store, sessions, live, SOCKET, progress)
+    outcome = await replay_add(store, sessions, live, SOCKET)
 
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     assert outcome.outputs == {"first": "row 3"}
-    # the click, its settling included, ends at the live cap (2 s) and the DOM-quiet window, far
-    # within its deadline and the network cap: without the live cap it took 7.9 s (measured)
-    assert began["a2 done"] - began["a2 start"] < NETWORK_CAP_S
