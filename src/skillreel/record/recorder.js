@@ -87,7 +87,9 @@ var SkillreelRecorder = (() => {
   let enterTarget = null;
   let labelControl = null;
   // popup pickers (record/picker.js): the opening click and the option chosen are one choose step
-  const picker = SkillreelPickerRecorder({report, describe: (el) => describeSafe(el), whenReady, sanitize, echoes});
+  const picker = SkillreelPickerRecorder({
+    report, describe: (el) => describeSafe(el), whenReady, sanitize, echoes, hash: (text) => L.textHash(salt, text),
+  });
   let pointerDown = null;   // {el, target}: what the pointer went down on, described then
   let focusClick = null;    // {el: the field, at: what was clicked, target}: a step unless an edit follows
 
