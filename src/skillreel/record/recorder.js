@@ -898,12 +898,13 @@ var SkillreelRecorder = (() => {
   const CELLS = "td, th, [role=cell], [role=gridcell], [role=columnheader], [role=rowheader]";
   const LISTS = "ul, ol, tbody, [role=list], [role=listbox], [role=grid], [role=rowgroup], [role=feed]";
 
-  // One of like siblings, or a child of a list (a filter may leave a single item).
+  // One of like siblings, or a child of a list (a filter may leave a single item). An empty
+  // sibling is none (Streamlit's app root beside an empty <div> of the same classes is no row).
   function repeated(node) {
     if (node.parentElement.matches(LISTS)) return true;
     const key = node.localName + stableClasses(node);
     let n = 0;
-    for (const c of node.parentElement.children) if (c.localName + stableClasses(c) === key) n++;
+    for (const c of node.parentElement.children) if (c.firstChild && c.localName + stableClasses(c) === key) n++;
     return n > 1;
   }
 

@@ -460,14 +460,16 @@ document.addEventListener("keydown", (e) => {
 """
 
 
-def baseweb_page(pickers: Sequence[tuple[str, str, Sequence[str], str]]) -> str:
-    """A page of BaseWeb selects, each ``(key, label, names, current)``: the input of one is
-    ``#KEY-input``; choosing logs ``/log?picker=KEY&chose=NAME``."""
+def baseweb_page(pickers: Sequence[tuple[str, str, Sequence[str], str]], *, after: str = "") -> str:
+    """A page of BaseWeb selects, each ``(key, label, names, current)``, then ``after``, in
+    Streamlit's root (the app's ``<div>`` beside an empty one of the same classes): the input of one
+    is ``#KEY-input``; choosing logs ``/log?picker=KEY&chose=NAME``."""
     parts = [
         _BASEWEB_PICKER.replace("LABEL", label).replace("KEY", key).replace("CURRENT", current)
         for key, label, _, current in pickers
     ]
     config = {key: {"label": label, "names": list(names)} for key, label, names, _ in pickers}
     script = _BASEWEB_SCRIPT.replace("PICKERS_JSON", json.dumps(config))
-    body = f"<main>{''.join(parts)}</main>{script}"
+    app = f'<div class=""><main>{"".join(parts)}{after}</main></div>'
+    body = f'<div id="root">{app}<div class=""></div></div>{script}'
     return f"<!doctype html><html><head><title>Orders</title></head><body>{body}</body></html>"

@@ -265,3 +265,43 @@ async def test_of_two_pickers_named_by_what_they_show_the_one_recorded_is_chosen
     assert outcome.error is not None
     assert outcome.error.code == "SR_REPLAY_UI_TARGET_NOT_FOUND"
     assert logged(server) == []  # nothing opened, nothing chosen
+
+
+ORDERS = (("1003", "Chiara Neri"), ("1004", "Kofi Mensah"))
+# Streamlit's order desk: a filter, the rows it leaves, then the picker and a button outside them
+DESK_FILTER = (
+    """<input aria-label="Customer filter" id="filter"><div id="orders">"""
+    + "".join(f'<div class="row" data-c="{c}"><div>Order {n}</div><div>{c}</div></div>' for n, c in ORDERS)
+    + """</div><button type="button" onclick="fetch('/log?saved=1')">Save priority</button>
+<script>
+document.getElementById("filter").addEventListener("keydown", (e) => {
+  if (e.key !== "Enter") return;
+  const q = e.target.value.trim().toLowerCase();
+  document.querySelectorAll(".row").forEach((r) => { r.hidden = !r.dataset.c.toLowerCase().includes(q); });
+});
+</script>"""
+)
+
+
+async def test_a_button_outside_the_filtered_rows_is_no_row_chosen_by_the_filter(
+    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+) -> None:
+    """Filter by customer, choose a priority, save: the Save button is in the app's root, which
+    shows the customer but is no row (its like sibling is an empty <div>): a plain click that replay
+    finds for another customer."""
+    page = baseweb_page([("prio", "Priority", OPTIONS, "Low")], after=DESK_FILTER)
+    steps = [
+        {"do": "type", "selector": "#filter", "text": "Chiara Neri"},
+        {"do": "press", "key": "Enter"},
+        {"do": "select", "selector": "#prio-input", "label": "High"},
+        {"do": "click", "selector": "text=Save priority"},
+    ]
+    draft = await record(server, store, tmp_path, page, steps, "desk")
+    assert [a.kind for a in draft.actions] == ["navigate", "type", "press", "choose", "click"]
+    save = narrow(ClickAction, draft.actions[4]).target
+    assert (save.filter, save.row) == (None, None)
+    outcome = await replay(
+        server, store, sessions, "desk", {"filter": "Kofi Mensah", "priority": "Medium"}, 8_000
+    )
+    assert outcome.error is None, outcome.error.to_json()
+    assert logged(server) == [{"picker": ["prio"], "chose": ["Medium"]}, {"saved": ["1"]}]
