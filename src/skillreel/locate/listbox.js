@@ -5,7 +5,6 @@
 // a `choose` step opens and picks).
 //
 //   SkillreelListbox.pickerOf(el)        -> the combobox el is or belongs to, or null
-//   SkillreelListbox.pickerBeside(el)    -> the one combobox beside the plain element el, or null
 //   SkillreelListbox.visibleNow()        -> the listboxes and option-like elements visible now (a Set)
 //   SkillreelListbox.listboxOf(box, before) -> the listbox box owns (aria-controls / aria-owns, its
 //       own or an inner element's) when visible, else the one listbox visible now that was not in
@@ -54,14 +53,6 @@ var SkillreelListbox = (() => {
   const OPTIONISH =
     "[role=option], [aria-selected]:not([role=tab]):not([role=row]):not([role=gridcell])" +
     ":not([role=columnheader]):not([role=rowheader]):not([role=treeitem])";
-
-  // The one combobox beside el, a plain element (the value an Ant Design select shows next to its
-  // search input), or null.
-  function pickerBeside(el) {
-    if (!el || !el.parentElement || el.matches("a[href], button, input, select, textarea, label, [role]")) return null;
-    const around = el.parentElement.querySelectorAll(PICKERS);
-    return around.length === 1 ? around[0] : null;
-  }
 
   // The combobox el is, or is inside (a button's icon, an inner span), within three levels.
   function pickerOf(el) {
@@ -273,6 +264,6 @@ var SkillreelListbox = (() => {
     return API[method](arg);
   }
 
-  return Object.freeze({call, pickerOf, pickerBeside, isPicker, visibleNow, listboxOf, optionsOf, partial, enabled, optionName,
+  return Object.freeze({call, pickerOf, isPicker, visibleNow, listboxOf, optionsOf, partial, enabled, optionName,
     unshown, unshownNames});
 })();

@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any, Final
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import JSHandle, Page
 
 from ..errors import InputError, RecordError, SkillreelError
 
@@ -74,8 +74,8 @@ def playwright_failed(page: Page, n: int, do: str, exc: PlaywrightError) -> Reco
 
 
 @functools.cache
-def _script() -> str:
-    return resources.files("skillreel.record").joinpath("actionable.js").read_text("utf-8")
+def _script(name: str = "actionable.js") -> str:
+    return resources.files("skillreel.record").joinpath(name).read_text("utf-8")
 
 
 async def point_to_click(
@@ -124,6 +124,39 @@ async def point_to_click(
             )
         if state != "detached":
             await asyncio.sleep(_RETRY_S)
+
+
+async def click(page: Page, selector: str, *, n: int, do: str, timeout_ms: int) -> None:
+    """Click the element ``selector`` designates once it is actionable. When the page replaced it
+    between the button going down and up (the browser then sends no click at all: nothing was
+    clicked), it is found again and pressed again, at most :data:`MAX_REPLACED` times."""
+    for _ in range(MAX_REPLACED + 1):
+        x, y = await point_to_click(page, selector, n=n, do=do, timeout_ms=timeout_ms)
+        watch = await page.evaluate_handle(_script("press_watch.js"))
+        try:
+            await press_at(page, x, y)
+            seen = await _stop(watch)
+        finally:
+            with contextlib.suppress(PlaywrightError):
+                await watch.dispose()
+        if seen is None or seen.get("clicked") or not seen.get("replaced"):
+            return
+    raise step_failed(
+        n,
+        do,
+        f"the page replaced its element between the button going down and up {MAX_REPLACED + 1} times; "
+        "nothing was clicked",
+        REPLACED,
+    )
+
+
+async def _stop(watch: JSHandle) -> dict[str, Any] | None:
+    """What the press watcher saw; None when the document went away (the click navigated)."""
+    try:
+        seen = await watch.evaluate(_script("press_stop.js"))
+    except PlaywrightError:
+        return None
+    return seen if isinstance(seen, dict) else None
 
 
 async def press_at(page: Page, x: float, y: float) -> None:

@@ -29,7 +29,11 @@ async (arg) => {
   };
   const same = (a, b) =>
     a && b && a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
-  const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  // An animation frame (or 100 ms, when the page does not render frames: never a hang).
+  const frame = () => new Promise((resolve) => {
+    requestAnimationFrame(() => resolve());
+    setTimeout(resolve, 100);
+  });
   const deepHit = (x, y) => {
     let hit = document.elementFromPoint(x, y);
     while (hit && hit.shadowRoot) {
@@ -39,9 +43,12 @@ async (arg) => {
     }
     return hit;
   };
+  // The element, or one inside it, is hit; or a label of it is (a click there reaches it, as a
+  // styled checkbox whose input lies under its skin).
   const holds = (el, hit) => {
     for (let node = hit; node; node = node.parentNode || node.host) {
       if (node === el) return true;
+      if (node.localName === "label" && node.control === el) return true;
     }
     return false;
   };

@@ -3,8 +3,9 @@
 A scripted demonstration is performed with **trusted** input only, so the recorder captures it
 exactly as it would a person (ARCHITECTURE sections 6 and 11):
 
-* ``click``: wait for the one visible element the Playwright selector designates, scroll it into
-  view and press the mouse at the centre of its box (``page.mouse.click``);
+* ``click``: wait for the one visible element the Playwright selector designates until it is
+  actionable (attached, visible, stable, receiving events: :mod:`skillreel.record.actionability`)
+  and press the mouse at the centre of its visible box;
 * ``type``: click the field the same way, select its content with the keyboard and type the text
   (``page.keyboard``), so the field's final value is exactly the text;
 * ``select``: focus the ``<select>`` and move to the option (by ``value``, or by visible
@@ -31,7 +32,11 @@ page:
 
 Selectors in the file drive the demonstration only; the recorder generates its own. A step that
 cannot be performed (no element, several elements, a failed load) is
-``SR_RECORD_AUTOMATION_FAILED`` naming the step number, never the selector or the text.
+``SR_RECORD_AUTOMATION_FAILED`` naming the step number and its ``do`` (``details``: ``step``,
+``do``), never the selector or the text; an element that never became actionable, or was replaced
+too often, has its own code (``actionability``); the browser or the page that died is
+``SR_RECORD_CAPTURE_FAILED``. After a step that acts, a navigation it started is waited for
+(``after_action``) before the next step. A step that records nothing is a warning.
 
 Assertion files name CSS selectors, resolved at the end of the recording in the recorder's
 isolated world (``SkillreelRecorder.resolve``) and described like any recorded target.
@@ -61,7 +66,7 @@ from ..model.reads import AttributeName, FieldSpec, Pattern
 from ..model.refs import OutputName
 from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType
-from .actionability import naming, playwright_failed, point_to_click, press_at, step_failed
+from .actionability import click, naming, playwright_failed, step_failed
 from .binding import Over
 
 if TYPE_CHECKING:
@@ -283,9 +288,8 @@ async def _count(locator: Locator) -> int:
 
 
 async def _click_centre(page: Page, selector: str, n: int, timeout_ms: int) -> None:
-    """Press the mouse at the centre of the element once it is actionable (``actionability``)."""
-    x, y = await point_to_click(page, selector, n=n, do=getattr(n, "do", "click"), timeout_ms=timeout_ms)
-    await press_at(page, x, y)
+    """Click the centre of the element once it is actionable (``record/actionability.py``)."""
+    await click(page, selector, n=n, do=getattr(n, "do", "click"), timeout_ms=timeout_ms)
 
 
 @functools.cache

@@ -79,7 +79,7 @@ var SkillreelPickerRecorder = (api) => {
       return true;
     }
     const own = X.pickerOf(el);
-    const box = own || (key === null ? X.pickerBeside(el) : null);
+    const box = own; // what a click beside a picker acts on is record/click_target.js's to say
     if (key !== null && box && editable(box)) {
       if (open) settleOpen();
       return false;

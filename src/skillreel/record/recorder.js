@@ -525,17 +525,30 @@ var SkillreelRecorder = (() => {
     const rich = raw && fieldKind(raw) === "rich";
     const el = rich ? editableRoot(raw) : reachable && raw ? clickTarget(raw) : raw;
     flushAll(el);
-    if (picker.down(raw, null)) return;                     // a popup picker's opening or choice
+    if (picker.down(rich ? raw : el, null)) return;         // a popup picker's opening or choice (on what the click acts on)
     if (!el || rich || !reachable) return;
     pointerDown = {el, target: salt === null ? undefined : describeSafe(el)};
   }
 
   // The pressed element left the page before the button came up (a menu item that acts on
-  // mousedown and closes its menu, a re-render): the browser fires no click, yet the person clicked
-  // it. Reported once the click would have come, from the description taken at pointer-down.
+  // mousedown and closes its menu): the browser fires no click, yet the person clicked it. Reported
+  // once the click would have come, from the description taken at pointer-down. A re-render that put
+  // a twin of it under the pointer (a live list redrawn) acted on nothing: the person (or the
+  // scripted driver) presses again, and that press is the step.
+  function twinUnder(el, x, y) {
+    for (let at = document.elementFromPoint(x, y), n = 0; at && n < 4; at = at.parentElement, n += 1) {
+      if (at.localName === el.localName && at.className === el.className && at.textContent === el.textContent) return true;
+    }
+    return false;
+  }
+
   function onPointerUp(event) {
     const held = pointerDown;
     if (!event.isTrusted || !held || event.button !== 0 || held.el.isConnected) return;
+    if (twinUnder(held.el, event.clientX, event.clientY)) {
+      pointerDown = null;
+      return;
+    }
     setTimeout(() => {
       if (pointerDown !== held) return;
       pointerDown = null;

@@ -108,6 +108,8 @@ class _Tap:
     main_frame: str = ""
     worlds: dict[int, str] = field(default_factory=dict)
     requested: bool = False
+    requests: int = 0  # main-frame navigations the page asked for, and those :meth:`ready` saw
+    requests_seen: int = 0
     starts: dict[str, NavigateReason | None] = field(default_factory=dict)  # loaderId -> reason
     loading: bool = False  # a main-frame navigation started and has not committed or stopped
     dialog: str | None = None  # the kind of the JavaScript dialog open in the page
@@ -302,10 +304,11 @@ class Recorder:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_ms / 1000
         grace = loop.time() + min(timeout_ms, NAVIGATION_GRACE_MS) / 1000  # a request that starts nothing
-        waited = False
-        while (tap.loading or (tap.requested and loop.time() < grace) or tap.top_world() is None) and (
-            loop.time() < deadline
-        ):
+        waited, asked = False, tap.requests > tap.requests_seen  # asked since the last step
+        tap.requests_seen = tap.requests
+        while (
+            tap.loading or (asked and tap.requested and loop.time() < grace) or tap.top_world() is None
+        ) and (loop.time() < deadline):
             if tap.page.is_closed():
                 return
             waited = True
@@ -417,7 +420,8 @@ class Recorder:
         elif name == "Runtime.executionContextsCleared":
             tap.worlds.clear()
         elif name == "Page.frameRequestedNavigation":
-            tap.requested = tap.requested or params.get("frameId") == tap.main_frame
+            if params.get("frameId") == tap.main_frame:
+                tap.requested, tap.requests = True, tap.requests + 1
         elif name == "Page.frameStoppedLoading":
             if params.get("frameId") == tap.main_frame:
                 tap.loading = False

@@ -5,7 +5,8 @@ limits, secret patterns in the user's own texts). ``record_skill(store, request)
 the demonstration in Chromium (scripted with ``--automation``, else a person in a headed window),
 projects the value-free events log onto a draft (pure), scans everything that would be stored,
 drops the typed values, and stores the draft: a new skill, or a new draft revision of an existing
-one that is not enabled. Any failure stores nothing.
+one that is not enabled. Any failure stores nothing; a demonstration that fails keeps what it
+captured for ``record --resume`` (``record.kept``), which continues it.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from skillreel.services.record_preflight import RecordRequest
 from skillreel.services.recording import record_skill
 from skillreel.store import Store
 from tests.integration.record.rig import page_html
+from tests.support.cli import run_cli
 from tests.support.narrow import narrow
 from tests.support.server import LocalServer
 
@@ -227,7 +228,7 @@ async def test_a_page_that_dies_mid_step_is_a_capture_failure_naming_the_step(
             return
         await real_press(page, x, y)
 
-    monkeypatch.setattr("skillreel.record.automation.press_at", press_then_die)
+    monkeypatch.setattr("skillreel.record.actionability.press_at", press_then_die)
     script = _write(
         tmp_path / "a.json", [{"do": "click", "selector": "#a"}, {"do": "click", "selector": "#b"}]
     )
@@ -236,3 +237,38 @@ async def test_a_page_that_dies_mid_step_is_a_capture_failure_naming_the_step(
     assert info.value.code == "SR_RECORD_CAPTURE_FAILED"
     assert info.value.message.startswith("automation step 2 (click): "), info.value.message
     assert info.value.details["kept"] == {"events": 2, "stepsDone": 1}
+
+
+async def test_a_checkbox_under_its_skin_is_clicked_through_its_label(
+    tmp_path: Path, skillreel_home: Path, server: LocalServer
+) -> None:
+    """A styled checkbox: the input lies under the skin drawn by its label, so the label is what is
+    hit at its centre; a click there reaches the input (as Playwright's hit-target check allows)."""
+    server.set_page(
+        "/skin",
+        page_html(
+            '<label style="position:relative;display:inline-block;width:40px;height:40px">'
+            '<input type=checkbox id=c style="position:absolute;left:10px;top:10px;margin:0;opacity:0">'
+            '<span style="position:absolute;inset:0;background:#ccc"></span></label>'
+        ),
+    )
+    script = _write(
+        tmp_path / "a.json",
+        [{"do": "click", "selector": "#c"}, {"do": "wait", "selector": "#c:checked"}],
+    )
+    result = await _record(skillreel_home, "skin", server.url("/skin"), script, 1_500)
+    assert "click" in [a.kind for a in result.entry.draft.actions]
+
+
+def test_the_cli_prints_the_warnings(tmp_path: Path, skillreel_home: Path, server: LocalServer) -> None:
+    server.set_page(
+        "/form",
+        page_html("<select id=s><option value=a selected>A</option></select><button id=b>Go</button>"),
+    )
+    script = _write(
+        tmp_path / "a.json",
+        [{"do": "select", "selector": "#s", "value": "a"}, {"do": "click", "selector": "#b"}],
+    )
+    result = run_cli("record", "warned", "--url", server.url("/form"), "--automation", str(script))
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "warning: automation step 1 (select): its option was already selected" in result.stdout

@@ -76,7 +76,7 @@ POPUPS = {
 
 
 @pytest.mark.parametrize("case", sorted(POPUPS))
-async def test_the_click_that_opens_a_popup_is_a_click_on_its_combobox(rig: Rig, case: str) -> None:
+async def test_the_click_that_opens_a_popup_acts_on_its_combobox(rig: Rig, case: str) -> None:
     page, clicked, control, tag, option, (shows, name) = POPUPS[case]
     async with rig.recording(page) as run:
         await click_centre(run.page, clicked)
@@ -86,7 +86,8 @@ async def test_the_click_that_opens_a_popup_is_a_click_on_its_combobox(rig: Rig,
         events = await run.events()
         assert await designates(run, events[0], control)
     assert shown == name
-    assert shape(events) == [("click", tag, "combobox"), ("click", "li", "option")]
+    # the opening click and the option chosen are one choose step on the combobox (record/picker.js)
+    assert shape(events) == [("choose", tag, "combobox")]
 
 
 async def test_a_backdrop_click_that_closes_a_menu_stays_a_click_on_it(rig: Rig) -> None:

@@ -1,7 +1,8 @@
 """Recorded by the scripted driver (trusted mouse input at each element's centre), then replayed
 (real Chromium both ways): the click that opens a Quasar-like select through its label, a
 MUI-like select opened on mousedown behind a backdrop, and a readonly date input that opens a
-picker are click steps on the right element, so the replay opens the menu and picks the option."""
+picker are recorded on the right element (a popup picker's opening click and option one choose
+step on its combobox, record/picker.js), so the replay opens the menu and picks the option."""
 
 from __future__ import annotations
 
@@ -23,20 +24,27 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def _pick(opener: str, option: int, shows: str) -> list[dict[str, Any]]:
-    """Open a listbox by clicking `opener`, click its `option`-th option, extract `shows`."""
+    """Open a listbox by clicking `opener`, click its `option`-th option once it is actionable (no
+    wait of its own: a wait between the opening click and the choice would be a step before the
+    picker opens at replay), extract `shows`."""
     return [
         {"do": "click", "selector": opener},
-        {"do": "wait", "selector": "[role=listbox]"},
         {"do": "click", "selector": f"[role=option]:nth-child({option})"},
         {"do": "extract", "selector": shows, "as": "shown"},
     ]
 
 
-PICKED = ["navigate", "click", "wait", "click", "extract"]
-CASES: dict[str, tuple[str, list[dict[str, Any]], list[str], dict[str, Any]]] = {
-    "quasar": (QUASAR, _pick("#prio-field", 3, "#prio-shown"), PICKED, {"shown": "High"}),
-    "ant": (ANT_SELECT, _pick("#ant-shown", 3, "#ant-shown"), PICKED, {"shown": "Tom"}),
-    "mui": (MUI_SELECT, _pick("#age-select", 2, "#age-shown"), PICKED, {"shown": "Twenty"}),
+PICKED = ["navigate", "choose", "extract"]  # the opening click and the option: one choose step
+CASES: dict[str, tuple[str, list[dict[str, Any]], list[str], dict[str, str], dict[str, Any]]] = {
+    "quasar": (QUASAR, _pick("#prio-field", 3, "#prio-shown"), PICKED, {"priority": "Low"}, {"shown": "Low"}),
+    "ant": (ANT_SELECT, _pick("#ant-shown", 3, "#ant-shown"), PICKED, {"choice": "Jack"}, {"shown": "Jack"}),
+    "mui": (
+        MUI_SELECT,
+        _pick("#age-select", 2, "#age-shown"),
+        PICKED,
+        {"age": "Thirty"},
+        {"shown": "Thirty"},
+    ),
     "date": (
         DATE,
         [
@@ -45,6 +53,7 @@ CASES: dict[str, tuple[str, list[dict[str, Any]], list[str], dict[str, Any]]] = 
             {"do": "extract", "selector": "#due-shown", "as": "shown"},
         ],
         ["navigate", "click", "click", "extract"],
+        {},
         {"shown": "2026-12-14"},
     ),
 }
@@ -52,7 +61,7 @@ CASES: dict[str, tuple[str, list[dict[str, Any]], list[str], dict[str, Any]]] = 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 async def test_a_recorded_popup_click_replays(tmp_path: Path, skillreel_home: Path, case: str) -> None:
-    page, steps, kinds, outputs = CASES[case]
+    page, steps, kinds, inputs, outputs = CASES[case]
     html = tmp_path / "page.html"
     html.write_text(page)
     automation = tmp_path / "a.json"
@@ -62,6 +71,8 @@ async def test_a_recorded_popup_click_replays(tmp_path: Path, skillreel_home: Pa
         assert [a.kind for a in result.entry.draft.actions] == kinds
         assert result.dropped == ()
         review_skill(store, "pick", "alice", approve=True, expected_revision=1)
-        outcome = await replay_skill(store, ReplayRequest(name="pick", html_path=html, timeout_ms=5_000))
+        outcome = await replay_skill(
+            store, ReplayRequest(name="pick", html_path=html, inputs=inputs, timeout_ms=5_000)
+        )
     assert outcome.error is None, outcome.error
     assert outcome.outputs == outputs

@@ -24,6 +24,7 @@ from playwright.async_api import Page, async_playwright
 
 from skillreel.model.actions import ExtractAction
 from skillreel.model.envelope import Envelope
+from skillreel.record.kept import kept_path
 from skillreel.store import Store
 from tests.integration.record.rig import click_centre, page_html
 from tests.support.server import LocalServer
@@ -276,3 +277,40 @@ async def test_enter_with_an_unknown_sensitive_name_keeps_the_recording_going(
     assert "4111111111111111" not in out + err
     with Store.open(skillreel_home) as store:
         assert store.get("pay").revision == 1
+
+
+async def test_a_person_whose_window_closed_resumes_where_it_stopped(
+    tmp_path: Path, xvfb_display: str, server: LocalServer, skillreel_home: Path
+) -> None:
+    """A person's recording that fails (the window closed) keeps its steps; ``--resume`` reopens
+    the page, lists the kept steps and appends the new ones."""
+    server.set_page("/app", APP)
+    url = server.url("/app")
+    with interactive_cli(tmp_path, xvfb_display, url, "by-hand") as cli:
+        async with window(cli, url) as page:
+            await click_centre(page, "#q")
+            await page.keyboard.type("CanaryLive2")
+            await click_centre(page, "#go")
+            await cli.wait_for_stderr("a3")
+            await page.close()
+            code, out, err = cli.finish(None)
+    assert code == 1, out + err
+    error = Envelope.parse(out).error
+    assert error is not None
+    assert error.code == "SR_RECORD_CAPTURE_FAILED"
+    assert "`skillreel record by-hand --resume`" in error.message
+    assert error.details["kept"] == {"events": 3, "stepsDone": 0}
+    kept = kept_path(skillreel_home, "by-hand").read_bytes()
+    assert b"canarylive2" not in kept.lower()
+
+    with interactive_cli(tmp_path, xvfb_display, url, "by-hand", "--resume") as cli:
+        await cli.wait_for_stderr("a3")  # the kept steps are listed first
+        async with window(cli, url) as page:
+            await click_centre(page, "#go")
+            await cli.wait_for_stderr("a4")
+            code, out, err = cli.finish("\n")
+    assert code == 0, out + err
+    doc = Envelope.parse(out).data
+    assert doc is not None
+    assert [a["kind"] for a in doc["actions"]] == ["navigate", "type", "click", "click"]
+    assert not kept_path(skillreel_home, "by-hand").exists()

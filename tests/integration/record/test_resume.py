@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from skillreel.errors import SkillreelError
-from skillreel.model.envelope import Envelope
 from skillreel.model.environment import Environment, build_url_target
 from skillreel.record.kept import KeptRecording, keep, kept_path
 from skillreel.services.preflight import ReplayRequest
@@ -22,8 +21,7 @@ from skillreel.services.recording import record_skill
 from skillreel.services.replaying import replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
-from tests.integration.record.rig import click_centre, page_html
-from tests.integration.record.test_interactive import APP, interactive_cli, window
+from tests.integration.record.rig import page_html
 from tests.support import factory
 from tests.support.cli import run_cli
 from tests.support.server import LocalServer
@@ -151,42 +149,3 @@ def test_the_cli_takes_resume(skillreel_home: Path) -> None:
     result = run_cli("record", "pay", "--url", URL, "--resume", "--json")
     assert result.exit_code == 2
     assert result.json()["error"]["code"] == "SR_RECORD_NOTHING_TO_RESUME"
-
-
-@pytest.mark.browser
-@pytest.mark.slow
-async def test_a_person_whose_window_closed_resumes_where_it_stopped(
-    tmp_path: Path, xvfb_display: str, server: LocalServer, skillreel_home: Path
-) -> None:
-    """A person's recording that fails (the window closed) keeps its steps; ``--resume`` reopens
-    the page, lists the kept steps and appends the new ones."""
-    server.set_page("/app", APP)
-    url = server.url("/app")
-    with interactive_cli(tmp_path, xvfb_display, url, "by-hand") as cli:
-        async with window(cli, url) as page:
-            await click_centre(page, "#q")
-            await page.keyboard.type("CanaryLive2")
-            await click_centre(page, "#go")
-            await cli.wait_for_stderr("a3")
-            await page.close()
-            code, out, err = cli.finish(None)
-    assert code == 1, out + err
-    error = Envelope.parse(out).error
-    assert error is not None
-    assert error.code == "SR_RECORD_CAPTURE_FAILED"
-    assert "`skillreel record by-hand --resume`" in error.message
-    assert error.details["kept"] == {"events": 3, "stepsDone": 0}
-    kept = kept_path(skillreel_home, "by-hand").read_bytes()
-    assert b"canarylive2" not in kept.lower()
-
-    with interactive_cli(tmp_path, xvfb_display, url, "by-hand", "--resume") as cli:
-        await cli.wait_for_stderr("a3")  # the kept steps are listed first
-        async with window(cli, url) as page:
-            await click_centre(page, "#go")
-            await cli.wait_for_stderr("a4")
-            code, out, err = cli.finish("\n")
-    assert code == 0, out + err
-    doc = Envelope.parse(out).data
-    assert doc is not None
-    assert [a["kind"] for a in doc["actions"]] == ["navigate", "type", "click", "click"]
-    assert not kept_path(skillreel_home, "by-hand").exists()
