@@ -15,6 +15,8 @@
 //   SkillreelListbox.optionsOf(list)     -> its visible option-like elements, in page order
 //   SkillreelListbox.partial(list, options) -> whether a virtual list renders only part of them
 //   SkillreelListbox.enabled(option), SkillreelListbox.optionName(option)
+//   SkillreelListbox.unshown(name, value), SkillreelListbox.unshownNames(name) -> a combobox's name
+//       without the option it shows (its identity: see below)
 //   SkillreelListbox.call(method, arg)   -> replay's calls (settle.js routes "listbox.NAME" here):
 //       arm({})                  remember the element marked for the next action as the combobox
 //                                and the listboxes visible before it is opened -> {held, searchable,
@@ -154,6 +156,45 @@ var SkillreelListbox = (() => {
     return name || (option.getAttribute("role") ? "" : squash(option.textContent));
   }
 
+  // ---- a combobox's name without the option it shows ----------------------------------------
+  // Many pickers put the option they show in the combobox's name ("Selected High. Priority", a
+  // button reading "High"): its identity is that name with the shown option's words replaced by
+  // one mark (SHOWN), so it does not depend on which option is shown. Lower-cased, as hashed.
+  //   unshown(name, value)   the name with value's first whole-word occurrence marked, or null
+  //   unshownNames(name)     the name with each run of whole words marked in turn (what unshown
+  //                          gives for any option shown in that place), at most SHOWN_WORDS words
+  const SHOWN = "\u2026";
+  const SHOWN_WORDS = 16;
+
+  function wordSpans(text) {
+    const spans = [];
+    for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) spans.push([m.index, m.index + m[0].length]);
+    return spans;
+  }
+
+  function unshown(name, value) {
+    const n = squash(name).toLowerCase();
+    const v = squash(value).toLowerCase();
+    if (!n || !v) return null;
+    const spans = wordSpans(n);
+    const ends = new Set(spans.map((s) => s[1]));
+    for (const [start] of spans) {
+      if (n.startsWith(v, start) && ends.has(start + v.length)) return n.slice(0, start) + SHOWN + n.slice(start + v.length);
+    }
+    return null;
+  }
+
+  function unshownNames(name) {
+    const n = squash(name).toLowerCase();
+    const spans = wordSpans(n);
+    const out = [];
+    if (!spans.length || spans.length > SHOWN_WORDS) return out;
+    for (let i = 0; i < spans.length; i++) {
+      for (let j = i; j < spans.length; j++) out.push(n.slice(0, spans[i][0]) + SHOWN + n.slice(spans[j][1]));
+    }
+    return out;
+  }
+
   // ---- replay --------------------------------------------------------------------------------
   const state = {box: null, before: new Set(), options: [], chosen: null};
 
@@ -223,5 +264,6 @@ var SkillreelListbox = (() => {
     return API[method](arg);
   }
 
-  return Object.freeze({call, pickerOf, isPicker, visibleNow, listboxOf, optionsOf, partial, enabled, optionName});
+  return Object.freeze({call, pickerOf, isPicker, visibleNow, listboxOf, optionsOf, partial, enabled, optionName,
+    unshown, unshownNames});
 })();

@@ -61,6 +61,7 @@ var SkillreelResolve = (() => {
     const groups = new Map();
     const names = new Map();
     const words = new Map();
+    const shown = new Map();
     let hashes = HASHES.get(salt);
     if (!hashes) HASHES.set(salt, (hashes = new Map()));
     const hash = (text) => {
@@ -98,6 +99,16 @@ var SkillreelResolve = (() => {
             }
           }
           words.set(el, set);
+        }
+        return set;
+      },
+      // The salted hashes of a picker's name with each run of its words taken for the option it
+      // shows (SkillreelListbox.unshownNames); none for other elements.
+      unshown: (el) => {
+        let set = shown.get(el);
+        if (set === undefined) {
+          set = new Set(SkillreelListbox.isPicker(el) ? SkillreelListbox.unshownNames(L.accessibleName(el)).map(hash) : []);
+          shown.set(el, set);
         }
         return set;
       },
@@ -313,6 +324,9 @@ var SkillreelResolve = (() => {
         } else if (name === "changed" && ctx.nameWords(el).has(rec.nameHash)) {
           name = "contains";
           num += r.w.name * weights.alias;
+        } else if (name === "changed" && ctx.unshown(el).has(rec.nameHash)) {
+          name = "same";  // a picker recorded by its name without the option it showed
+          num += r.w.name;
         }
       } else {
         return null;  // even an alias could not reach the floor

@@ -5,9 +5,15 @@
 // accessible name is its value, the enabled options' names its options. The opening click is not a
 // step of its own; when no option is chosen (the person clicks elsewhere or closes the list), it is
 // reported then as the click it was, never dropped.
+// A combobox that shows its option in its name ("Selected High. Priority", a button reading
+// "High") is identified by that name without the option (SkillreelListbox.unshown): its name and
+// text hashes are of the name with the shown words marked, its aria-label and any candidate that
+// holds the name are left out; replay (locate/resolve.js) takes a name with any words in that
+// place as the same name. Its parameter is named by its label, never by the option it shows.
 //
 // Evaluated after locate/listbox.js and before recorder.js, which makes one with what it needs:
-//   SkillreelPickerRecorder({report, describe, whenReady, sanitize, echoes})
+//   SkillreelPickerRecorder({report, describe, whenReady, sanitize, echoes, hash})   hash: the
+//                     salted text hash of the recording
 //     .down(el, key)    a trusted pointerdown (key null) or key press at el; true when it opened
 //                       or chose in a picker (the caller records nothing more of it)
 //     .click(el)        a trusted click at el; true when the picker consumed it (it listens to
@@ -16,6 +22,7 @@
 var SkillreelPickerRecorder = (api) => {
   "use strict";
   const X = SkillreelListbox;
+  const L = SkillreelLocate;
   // open: {box, before, target, gesture, key} (gesture: the opening pointer's click has not come
   // yet; key: Enter opened it);
   // chosen: {option} a pointerdown on an option of the open list, its click still to come
@@ -52,7 +59,8 @@ var SkillreelPickerRecorder = (api) => {
   // `via`: what was clicked, when it was not the combobox but beside it (reported as itself when
   // nothing is chosen, as it would have been without a picker).
   function start(box, key, via) {
-    open = {box, before: X.visibleNow(), target: null, gesture: !key, key: Boolean(key)};
+    const name = L.accessibleName(box);  // in memory only: what the box showed when it opened
+    open = {box, before: X.visibleNow(), target: null, gesture: !key, key: Boolean(key), name};
     const opened = open;
     api.whenReady(() => {
       opened.target = api.describe(via || box);
@@ -86,8 +94,22 @@ var SkillreelPickerRecorder = (api) => {
     return true;
   }
 
+  // A label without the option it shows: the sentences of it that hold no shown option ("Selected
+  // High. Priority": "Priority"), else the words left once the option is taken out; null if none.
+  function unshownLabel(text, shown) {
+    const holds = (t) => shown.some((v) => X.unshown(t, v) !== null);
+    if (!text || !holds(text)) return text;
+    const rest = text.split(/(?<=[.;:])\s+/).filter((t) => !holds(t)).join(" ");
+    if (/[\p{L}\p{N}]/u.test(rest)) return rest;
+    for (const v of shown) {
+      const left = X.unshown(text, v);
+      if (left !== null) return left.replace("\u2026", " ").replace(/^[\s.;:,]+|[\s.;:,]+$/g, "") || null;
+    }
+    return null;
+  }
+
   // What the parameter is called: the picker's own label (never the value it shows).
-  function hint(box) {
+  function hint(box, shown) {
     const texts = [box.getAttribute("aria-label")];
     for (const id of String(box.getAttribute("aria-labelledby") || "").split(/\s+/)) {
       const el = id && id !== box.id ? document.getElementById(id) : null;
@@ -107,7 +129,8 @@ var SkillreelPickerRecorder = (api) => {
       texts.push(copy.textContent);
     }
     texts.push(box.getAttribute("name"), box.getAttribute("placeholder"));
-    for (const text of texts) {
+    for (const raw of texts) {
+      const text = unshownLabel(raw, shown);
       const h = text && !api.echoes(text) ? api.sanitize(text) : null;
       if (h && !api.echoes(h)) return h;
     }
@@ -128,7 +151,9 @@ var SkillreelPickerRecorder = (api) => {
     const lazy = list && (list.getAttribute("aria-busy") === "true" || list.querySelector("[aria-setsize]") ||
       X.partial(list, shownNow));
     const options = list && !lazy && !editable(open.box) ? names(list) : null;
-    return {option, value: X.optionName(option), options};
+    // every name shown now, in memory only: what the box may show in its name
+    const seen = shownNow.filter(X.enabled).map(X.optionName).filter(Boolean);
+    return {option, value: X.optionName(option), options, seen};
   }
 
   // The choice is made: report it (on the option's click; or right after the pointer went up, for
@@ -137,15 +162,48 @@ var SkillreelPickerRecorder = (api) => {
     const was = open;
     open = null;
     chosen = null;
-    const {value, options} = choice;
+    const {value, options, seen} = choice;
     api.whenReady(() => {
-      const target = was.target || api.describe(was.box);
+      const shown = [value, ...(seen || [])];
+      const target = unshow(was.target || api.describe(was.box), was, shown);
       if (!target || !value) return api.report({type: "human", reason: "other", target: null});
-      const field = {control: "select", paramHint: hint(was.box), sensitive: false};
+      const field = {control: "select", paramHint: hint(was.box, shown), sensitive: false};
       const event = {type: "choose", target, field, value};
       if (options && !options.some((n) => api.echoes(n))) event.options = options;
       api.report(event);
     });
+  }
+
+  // The box's target without the option its name shows (when it shows one: at opening, else now).
+  function unshow(target, was, shown) {
+    if (!target || !target.fingerprint) return target;
+    const names = [was.name, L.accessibleName(was.box)];
+    let masked = null;
+    let name = null;
+    for (const n of names) {
+      for (const v of shown) {
+        masked = X.unshown(n, v);
+        if (masked !== null) break;
+      }
+      if (masked !== null) {
+        name = n;
+        break;
+      }
+    }
+    if (masked === null) return target;
+    const full = names.map((n) => api.hash(n)).filter(Boolean);
+    const fp = {...target.fingerprint, nameHash: api.hash(masked)};
+    if (full.includes(fp.textHash)) fp.textHash = api.hash(masked);
+    const attributes = {...(fp.attributes || {})};
+    delete attributes["aria-label"];  // the name itself: its words shown vary
+    fp.attributes = attributes;
+    const quoted = (sel) => (sel.match(/"[^"]*"|'[^']*'/g) || []).join(" ");
+    const candidates = target.candidates.filter((c) => {
+      const sel = String(c.selector || "");
+      const text = quoted(sel);
+      return !full.some((h) => sel.includes(h)) && ![name, ...shown].some((v) => X.unshown(text, v) !== null);
+    });
+    return candidates.length ? {...target, candidates, fingerprint: fp} : null;
   }
 
   function click(el) {

@@ -87,7 +87,9 @@ var SkillreelRecorder = (() => {
   let enterTarget = null;
   let labelControl = null;
   // popup pickers (record/picker.js): the opening click and the option chosen are one choose step
-  const picker = SkillreelPickerRecorder({report, describe: (el) => describeSafe(el), whenReady, sanitize, echoes});
+  const picker = SkillreelPickerRecorder({
+    report, describe: (el) => describeSafe(el), whenReady, sanitize, echoes, hash: (text) => L.textHash(salt, text),
+  });
   let pointerDown = null;   // {el, target}: what the pointer went down on, described then
   let focusClick = null;    // {el: the field, at: what was clicked, target}: a step unless an edit follows
 
@@ -909,12 +911,13 @@ var SkillreelRecorder = (() => {
   const CELLS = "td, th, [role=cell], [role=gridcell], [role=columnheader], [role=rowheader]";
   const LISTS = "ul, ol, tbody, [role=list], [role=listbox], [role=grid], [role=rowgroup], [role=feed]";
 
-  // One of like siblings, or a child of a list (a filter may leave a single item).
+  // One of like siblings, or a child of a list (a filter may leave a single item). An empty
+  // sibling is none (Streamlit's app root beside an empty <div> of the same classes is no row).
   function repeated(node) {
     if (node.parentElement.matches(LISTS)) return true;
     const key = node.localName + stableClasses(node);
     let n = 0;
-    for (const c of node.parentElement.children) if (c.localName + stableClasses(c) === key) n++;
+    for (const c of node.parentElement.children) if (c.firstChild && c.localName + stableClasses(c) === key) n++;
     return n > 1;
   }
 

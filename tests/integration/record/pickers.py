@@ -400,3 +400,76 @@ def picker_page(kind: str, names: Sequence[str] = OPTIONS, *, changed: bool = Fa
     else:
         body = body.replace("P-", "q1-").replace("WRAP_OPEN", "").replace("WRAP_CLOSE", "")
     return f"<!doctype html><html><head><title>Form</title></head><body>{body}</body></html>"
+
+
+# BaseWeb's select (Streamlit's st.selectbox): a readonly <input role=combobox> whose aria-label
+# holds the CURRENT value ("Selected High. Priority"), its value empty, the value shown in a sibling
+# div; the widget's <label> is outside the select (not linked to the input); opening on mousedown of
+# the control into a popover portal at the end of <body>: a virtualised <ul> (no role=listbox) of
+# <li role=option>, aria-controls set on the input only while it is open.
+_BASEWEB_PICKER = """
+<div data-testid="stSelectbox" class="sb-widget"><label data-testid="stWidgetLabel"><div><p>LABEL</p></div>
+</label><div data-baseweb="select"><div class="sb-control" data-key="KEY"><div class="sb-values">
+<div class="sb-single">CURRENT</div><input id="KEY-input" aria-autocomplete="list" aria-expanded="false"
+aria-haspopup="listbox" aria-label="Selected CURRENT. LABEL" role="combobox" readonly value=""
+style="opacity:0;width:1px;position:absolute"></div><div class="sb-icon">&#9662;</div></div></div></div>
+"""
+
+_BASEWEB_SCRIPT = """
+<script>
+const PICKERS = PICKERS_JSON;
+let menu = null;
+function closeMenu() {
+  if (!menu) return;
+  menu.popover.remove();
+  menu.input.setAttribute("aria-expanded", "false");
+  menu.input.removeAttribute("aria-controls");
+  menu = null;
+}
+document.querySelectorAll(".sb-control").forEach((control) => {
+  const key = control.dataset.key;
+  const {label, names} = PICKERS[key];
+  const input = control.querySelector("input");
+  control.addEventListener("mousedown", (e) => {
+    e.preventDefault();
+    if (menu) { const was = menu.input; closeMenu(); if (was === input) return; }
+    const popover = document.createElement("div");
+    popover.dataset.baseweb = "popover";
+    popover.innerHTML = `<div><ul data-testid="stVirtualDropdown" id="${key}-menu" style="height:120px;` +
+      `overflow:auto;position:relative;margin:0;padding:0"><div style="height:${names.length * 36}px">` +
+      names.map((n, i) => `<li role="option" aria-selected="false" data-i="${i}" style="list-style:none;` +
+        `position:absolute;top:${i * 36}px;height:36px"><div>${n}</div></li>`).join("") + `</div></ul></div>`;
+    document.body.appendChild(popover);
+    menu = {popover, input};
+    input.setAttribute("aria-expanded", "true");
+    input.setAttribute("aria-controls", key + "-menu");
+    input.focus();
+    popover.querySelectorAll("li").forEach((li) => li.addEventListener("click", () => {
+      const name = names[li.dataset.i];
+      control.querySelector(".sb-single").textContent = name;
+      input.setAttribute("aria-label", `Selected ${name}. ${label}`);
+      fetch("/log?" + new URLSearchParams({picker: key, chose: name}));
+      closeMenu();
+    }));
+  });
+});
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && menu) { closeMenu(); fetch("/log?closed=1"); }
+});
+</script>
+"""
+
+
+def baseweb_page(pickers: Sequence[tuple[str, str, Sequence[str], str]], *, after: str = "") -> str:
+    """A page of BaseWeb selects, each ``(key, label, names, current)``, then ``after``, in
+    Streamlit's root (the app's ``<div>`` beside an empty one of the same classes): the input of one
+    is ``#KEY-input``; choosing logs ``/log?picker=KEY&chose=NAME``."""
+    parts = [
+        _BASEWEB_PICKER.replace("LABEL", label).replace("KEY", key).replace("CURRENT", current)
+        for key, label, _, current in pickers
+    ]
+    config = {key: {"label": label, "names": list(names)} for key, label, names, _ in pickers}
+    script = _BASEWEB_SCRIPT.replace("PICKERS_JSON", json.dumps(config))
+    app = f'<div class=""><main>{"".join(parts)}{after}</main></div>'
+    body = f'<div id="root">{app}<div class=""></div></div>{script}'
+    return f"<!doctype html><html><head><title>Orders</title></head><body>{body}</body></html>"

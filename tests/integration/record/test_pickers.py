@@ -24,7 +24,7 @@ from skillreel.services.record_preflight import RecordRequest
 from skillreel.services.recording import record_skill
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
-from tests.integration.record.pickers import OPTIONS, PARAMETERS, SELECTORS, picker_page
+from tests.integration.record.pickers import OPTIONS, PARAMETERS, SELECTORS, baseweb_page, picker_page
 from tests.support.narrow import narrow
 from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions
@@ -218,3 +218,90 @@ async def test_a_virtual_list_makes_a_free_name_not_an_enum_of_what_it_rendered(
         outcome = await replay(server, store, sessions, "city", {"city": name}, 5_000)
         assert (outcome.error.code if outcome.error else None) == code
         assert logged(server) == ([{"chose": [name]}] if code is None else [{"closed": ["1"]}])
+
+
+STATUSES = ("Open", "Held", "Done")
+
+
+def desk(priority: str | None, status: str | None = None) -> str:
+    """A BaseWeb-like page (Streamlit's selectbox) with a Priority picker showing ``priority`` and,
+    when given, a Status picker showing ``status``."""
+    pickers = [("prio", "Priority", OPTIONS, priority)] if priority else []
+    return baseweb_page(pickers + ([("status", "Status", STATUSES, status)] if status else []))
+
+
+async def test_a_picker_named_by_the_option_it_shows_is_found_showing_another(
+    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+) -> None:
+    """BaseWeb names its combobox "Selected Low. Priority": recorded choosing High while it showed
+    Low, replayed choosing Low while it shows Medium. The parameter is named by the label, and the
+    name it showed (with its option) is nowhere in the draft."""
+    steps = [{"do": "select", "selector": "#prio-input", "label": "High"}]
+    draft = await record(server, store, tmp_path, desk("Low"), steps, "prio")
+    assert [a.kind for a in draft.actions] == ["navigate", "choose"]
+    assert [p.name for p in draft.parameters] == ["priority"]
+    assert "selected" not in draft.model_dump_json().lower()
+    assert logged(server) == [{"picker": ["prio"], "chose": ["High"]}]
+    server.set_page("/form", desk("Medium"))
+    outcome = await replay(server, store, sessions, "prio", {"priority": "Low"}, 8_000)
+    assert outcome.error is None, outcome.error.to_json()
+    assert logged(server) == [{"picker": ["prio"], "chose": ["Low"]}]
+
+
+async def test_of_two_pickers_named_by_what_they_show_the_one_recorded_is_chosen(
+    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+) -> None:
+    """Priority and Status, each showing another option than at recording: the Status step chooses
+    in Status; on a page without Status it fails closed rather than choosing in Priority."""
+    steps = [{"do": "select", "selector": "#status-input", "label": "Held"}]
+    draft = await record(server, store, tmp_path, desk("High", "Open"), steps, "status")
+    assert [p.name for p in draft.parameters] == ["status"]
+    server.set_page("/form", desk("Low", "Held"))
+    outcome = await replay(server, store, sessions, "status", {"status": "Done"}, 8_000)
+    assert outcome.error is None, outcome.error.to_json()
+    assert logged(server) == [{"picker": ["status"], "chose": ["Done"]}]
+    server.set_page("/form", desk("Medium"))
+    outcome = await replay(server, store, sessions, "status", {"status": "Done"}, 5_000)
+    assert outcome.error is not None
+    assert outcome.error.code == "SR_REPLAY_UI_TARGET_NOT_FOUND"
+    assert logged(server) == []  # nothing opened, nothing chosen
+
+
+ORDERS = (("1003", "Chiara Neri"), ("1004", "Kofi Mensah"))
+# Streamlit's order desk: a filter, the rows it leaves, then the picker and a button outside them
+DESK_FILTER = (
+    """<input aria-label="Customer filter" id="filter"><div id="orders">"""
+    + "".join(f'<div class="row" data-c="{c}"><div>Order {n}</div><div>{c}</div></div>' for n, c in ORDERS)
+    + """</div><button type="button" onclick="fetch('/log?saved=1')">Save priority</button>
+<script>
+document.getElementById("filter").addEventListener("keydown", (e) => {
+  if (e.key !== "Enter") return;
+  const q = e.target.value.trim().toLowerCase();
+  document.querySelectorAll(".row").forEach((r) => { r.hidden = !r.dataset.c.toLowerCase().includes(q); });
+});
+</script>"""
+)
+
+
+async def test_a_button_outside_the_filtered_rows_is_no_row_chosen_by_the_filter(
+    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+) -> None:
+    """Filter by customer, choose a priority, save: the Save button is in the app's root, which
+    shows the customer but is no row (its like sibling is an empty <div>): a plain click that replay
+    finds for another customer."""
+    page = baseweb_page([("prio", "Priority", OPTIONS, "Low")], after=DESK_FILTER)
+    steps = [
+        {"do": "type", "selector": "#filter", "text": "Chiara Neri"},
+        {"do": "press", "key": "Enter"},
+        {"do": "select", "selector": "#prio-input", "label": "High"},
+        {"do": "click", "selector": "text=Save priority"},
+    ]
+    draft = await record(server, store, tmp_path, page, steps, "desk")
+    assert [a.kind for a in draft.actions] == ["navigate", "type", "press", "choose", "click"]
+    save = narrow(ClickAction, draft.actions[4]).target
+    assert (save.filter, save.row) == (None, None)
+    outcome = await replay(
+        server, store, sessions, "desk", {"filter": "Kofi Mensah", "priority": "Medium"}, 8_000
+    )
+    assert outcome.error is None, outcome.error.to_json()
+    assert logged(server) == [{"picker": ["prio"], "chose": ["Medium"]}, {"saved": ["1"]}]
