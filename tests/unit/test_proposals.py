@@ -103,3 +103,40 @@ def test_no_proposal_when_nothing_usable_is_left_or_nothing_changed() -> None:
     assert heal_proposal(e, recs, report(e, recs), T0, ()) is None
     recs = records(e, {})
     assert heal_proposal(e, recs, report(e, recs), T0, ()) is None
+
+
+def test_a_healed_target_chosen_by_an_input_proposes_its_fresh_fingerprint_never_one_fixed_element() -> None:
+    """A row or filter target that healed (``replay.resolving._proposable_in_set``): the proposal
+    keeps what the target chooses among (its filter, its row) and its approved candidates; only the
+    element's fresh fingerprint is proposed, without what a chosen element may not keep (its text,
+    its row's text, its link)."""
+    from skillreel.model.locators import ROW_CONTENT
+    from skillreel.model.refs import ParameterRef
+    from skillreel.replay.driving import Picked
+    from skillreel.replay.resolving import _proposable_in_set
+    from tests.support.factory import element_set, target
+
+    token = ParameterRef(name="query")
+    rowed = LocatorBundle.parse(
+        {**target("td button", tag="button", role="button", token=token).to_json(), "row": element_set().to_json()}
+    )
+    moved = Fingerprint(
+        tag="button",
+        role="button",
+        parent_path=("html", "body", "main", "div", "section"),
+        text_hash="0" * 16,
+        row_hash="1" * 16,
+        attributes={"href": "2" * 16, "class": "3" * 16},
+    )
+    proposed = _proposable_in_set(rowed, Picked(token="t", fingerprint=moved))
+    assert proposed.candidates == rowed.candidates
+    assert all(getattr(proposed.fingerprint, name) is None for name in ROW_CONTENT)
+    assert "href" not in proposed.fingerprint.attributes
+    assert proposed.fingerprint.parent_path == moved.parent_path
+    merged = merge_heal(rowed, proposed)
+    assert (merged.filter, merged.row) == (rowed.filter, rowed.row)
+    assert merged.fingerprint == proposed.fingerprint and rowed.fingerprint in merged.accepted
+
+    filtered = target("li a", tag="a", role="link", token=token)
+    bare = _proposable_in_set(filtered, Picked(token="t", fingerprint=moved))
+    assert bare.fingerprint.text_hash is None and bare.fingerprint.row_hash is None

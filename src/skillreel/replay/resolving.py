@@ -35,7 +35,7 @@ from ..locate import heal
 from ..locate.probe import Probe
 from ..locate.similarity import Comparison
 from ..model.actions import AssertAction, ExtractAction, WaitAction
-from ..model.locators import LocatorBundle, structural
+from ..model.locators import LocatorBundle, in_row, structural, structure_only
 from . import evidence as ev
 from .driving import Absent, EngineOptions, Locating, Picked, Scope, StepState
 
@@ -159,6 +159,8 @@ class Resolver:
             if choice.outcome == "one" and choice.picked is not None:
                 step.facts["target"] = ev.target_digest(choice.picked.fingerprint)
                 step.healed = step.healed or choice.healed
+                if choice.healed and within is None:  # a proposal rewrites page-level targets only
+                    step.healed_bundle = _proposable_in_set(bundle, choice.picked)
                 return choice.picked
             if self.clock() >= deadline:
                 if step.presence_only and choice.outcome == "none":
@@ -265,6 +267,15 @@ class Resolver:
             f"step {a.id} ({a.kind}): no element matches the target ({decision.reason})",
             action_id=a.id,
         )
+
+
+def _proposable_in_set(bundle: LocatorBundle, picked: Picked) -> LocatorBundle:
+    """A target chosen by an input (a filter or a row) that healed: what it chooses among stays the
+    approved one's (``merge_heal`` keeps the filter and the row), its candidates too (never the
+    locators of the one element this input chose); only the element's fresh fingerprint is
+    proposed, kept as such a target keeps it (in a row: ``in_row``; else structure only)."""
+    fingerprint = in_row(picked.fingerprint) if bundle.row is not None else structure_only(picked.fingerprint)
+    return LocatorBundle(candidates=bundle.candidates, fingerprint=fingerprint)
 
 
 def _proposable(picked: Picked) -> LocatorBundle | None:
