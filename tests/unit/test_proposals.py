@@ -118,7 +118,10 @@ def test_a_healed_target_chosen_by_an_input_proposes_its_fresh_fingerprint_never
 
     token = ParameterRef(name="query")
     rowed = LocatorBundle.parse(
-        {**target("td button", tag="button", role="button", token=token).to_json(), "row": element_set().to_json()}
+        {
+            **target("td button", tag="button", role="button", token=token).to_json(),
+            "row": element_set().to_json(),
+        }
     )
     moved = Fingerprint(
         tag="button",
@@ -135,8 +138,10 @@ def test_a_healed_target_chosen_by_an_input_proposes_its_fresh_fingerprint_never
     assert proposed.fingerprint.parent_path == moved.parent_path
     merged = merge_heal(rowed, proposed)
     assert (merged.filter, merged.row) == (rowed.filter, rowed.row)
-    assert merged.fingerprint == proposed.fingerprint and rowed.fingerprint in merged.accepted
+    assert merged.fingerprint == proposed.fingerprint
+    assert rowed.fingerprint in merged.accepted
 
     filtered = target("li a", tag="a", role="link", token=token)
     bare = _proposable_in_set(filtered, Picked(token="t", fingerprint=moved))
-    assert bare.fingerprint.text_hash is None and bare.fingerprint.row_hash is None
+    assert bare.fingerprint.text_hash is None
+    assert bare.fingerprint.row_hash is None
