@@ -125,3 +125,24 @@ def test_declared_environments_and_session_are_environment_changes() -> None:
     assert diff_drafts(base, declared).environment == ("environments",)
     signed_in = base.evolve(environment=base.environment.evolve(login="billing-login"))
     assert diff_drafts(base, signed_in).environment == ("session",)
+
+
+def test_the_rows_a_target_chooses_among_are_locators() -> None:
+    """A click bound to the row that shows an input (``bind-target``) shows which rows it chooses
+    among, as candidates do (strategy and selector, never a hash)."""
+    base = factory.draft()
+    go = base.actions[3]
+    assert isinstance(go, ClickAction)
+    rowed = LocatorBundle.parse(
+        {
+            **go.target.to_json(),
+            "filter": {"containsToken": {"ref": "parameter", "name": "query"}},
+            "row": factory.element_set("tbody tr").to_json(),
+        }
+    )
+    after = base.evolve(actions=(*base.actions[:3], go.model_copy(update={"target": rowed})))
+    (step,) = diff_drafts(base, after).steps
+    by_field = {c.field: c for c in step.changes}
+    assert by_field["target.row"].category == "locators"
+    assert (by_field["target.row"].before, by_field["target.row"].after) == ([], ["css tbody tr"])
+    assert by_field["target.filter"].after == "query"

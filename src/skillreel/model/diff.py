@@ -7,7 +7,8 @@ their nested step lists (:func:`children`) and every step, at any depth, is comp
 A step is compared field by field (its JSON without its id and without nested steps), each field
 falling into one category:
 
-* ``locators`` - the ranked candidates of its target (strategy and selector, before and after);
+* ``locators`` - the ranked candidates of its target (strategy and selector, before and after),
+  and of the rows a target chosen in a row chooses among;
 * ``fingerprint`` - which recorded features of its element changed (names only, never a hash), and
   how many earlier fingerprints it keeps as accepted identities;
 * ``assertion`` - an assertion's check or expected value;
@@ -262,6 +263,9 @@ def _target_changes(before: Action, after: Action) -> list[FieldChange]:
     scope = (a.within if a else None, b.within if b else None)
     if scope[0] != scope[1]:
         out.append(FieldChange("locators", "target.within", scope[0], scope[1]))
+    rows = [_candidates(x.row.to_json()) if x and x.row else [] for x in (a, b)]
+    if rows[0] != rows[1]:  # the rows a target chosen in a row chooses among (``bind-target``, a heal)
+        out.append(FieldChange("locators", "target.row", rows[0], rows[1]))
     return out
 
 
