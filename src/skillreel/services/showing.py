@@ -88,6 +88,8 @@ def _target(bundle: LocatorBundle | ElementSet | None) -> dict[str, Any] | None:
         view["filter"] = bundle.filter.to_json()
     if bundle.within is not None:
         view["within"] = bundle.within
+    if isinstance(bundle, LocatorBundle) and bundle.row is not None:
+        view["row"] = _target(bundle.row)  # the rows a target chosen in a row chooses among
     return view
 
 

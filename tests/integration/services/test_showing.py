@@ -67,3 +67,27 @@ def test_show_a_pending_heal_proposal_with_its_healed_actions(store: Store) -> N
     (healed,) = shown["healProposal"]["actions"]
     assert (healed["id"], healed["target"]["candidates"][0]["selector"]) == ("a4", "#go-renamed")
     assert "review --heal-proposal" in shown["next"]
+
+
+def test_show_projects_the_rows_a_target_chooses_among(store: Store) -> None:
+    """A click chosen in the row that shows an input: ``show`` lists the rows' candidates beside the
+    target's own (no hash of either)."""
+    from skillreel.model.actions import ClickAction
+    from skillreel.model.locators import LocatorBundle
+    from tests.support.factory import draft, element_set
+
+    base = draft(NAME)
+    go = base.actions[3]
+    assert isinstance(go, ClickAction)
+    rowed = LocatorBundle.parse(
+        {
+            **go.target.to_json(),
+            "filter": {"containsToken": {"ref": "parameter", "name": "query"}},
+            "row": element_set("tbody tr").to_json(),
+        }
+    )
+    seed(store, NAME, "draft", actions=(*base.actions[:3], go.model_copy(update={"target": rowed})))
+    target = show_skill(store, NAME).to_json()["actions"][3]["target"]
+    assert target["row"]["candidates"] == [{"strategy": "css", "selector": "tbody tr", "matchCount": 20}]
+    assert target["row"]["element"] == {"tag": "tr", "type": None, "role": None}
+    assert "row" not in show_skill(store, NAME).to_json()["actions"][1]["target"]
