@@ -60,16 +60,17 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from ..errors import InputError, SkillreelError
 from ..model.envelope import Envelope, failed, succeeded
 from ..model.limits import DEFAULT_BROWSER_IDLE_S
-from ..services.agent_access import PlayCheck, check_play, enabled_skills
-from ..services.preflight import InputValue, secret_missing
-from ..services.replaying import ReplayOutcome, ReplayRequest, replay_skill
-from ..services.runs import refused_outcome
-from ..store import Store
+from ..model.values import Scalar as InputValue  # services.preflight's InputValue (the same union)
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 
+# The store, the use cases and the replay engine are imported by the tool calls that use them, not
+# here: the server answers `initialize` after the MCP SDK's own imports only (docs/dev/ARCHITECTURE.md,
+# "Lazy imports"; tests/integration/mcp/test_start.py).
 if TYPE_CHECKING:
     from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
     from ..sandbox.warm import WarmBrowser
+    from ..services.agent_access import PlayCheck
+    from ..services.replaying import ReplayOutcome
 
 log = logging.getLogger("skillreel.mcp")
 
@@ -158,6 +159,8 @@ def play_summary(outcome: ReplayOutcome) -> str:
 
 def play_refused(exc: SkillreelError, name: str, environment: str | None = None) -> CallToolResult:
     """A ``skills_play`` refused before any step ran: the same replay document as a failed replay."""
+    from ..services.runs import refused_outcome
+
     refused = refused_outcome(name, exc, environment=environment)
     return tool_result(failed("skills_play", exc, refused.to_json()), play_summary(refused))
 
@@ -167,6 +170,9 @@ def play_refused(exc: SkillreelError, name: str, environment: str | None = None)
 
 def checked_play(name: str, inputs: Mapping[str, InputValue], environment: str | None = None) -> PlayCheck:
     """``services.agent_access.check_play`` over the store and the default vault (see there)."""
+    from ..services.agent_access import check_play
+    from ..store import Store
+
     with Store.open(actor="mcp") as store:
         return check_play(store, name, inputs, default_vault(), environment)
 
@@ -239,6 +245,8 @@ def elicited_values(
         data = answer.data.model_dump(by_alias=True)
         return {p: str(data[p]) for p in missing if isinstance(data.get(p), str)}
     if missing and not isinstance(answer, AcceptedElicitation):
+        from ..services.preflight import secret_missing
+
         raise secret_missing(skill, missing, "declined")
     return {}
 
@@ -309,11 +317,10 @@ def human_prompt(ctx: Context) -> HumanPrompt | None:
 
 
 def warm_browser(ctx: Context) -> WarmBrowser | None:
-    """The server's warm Chromium (the lifespan's), or None (a cold Chromium per play)."""
-    from ..sandbox.warm import WarmBrowser
-
+    """The server's warm Chromium (the lifespan's, made now on the first play), or None (a cold
+    Chromium per play)."""
     held = ctx.request_context.lifespan_context
-    return held if isinstance(held, WarmBrowser) else None
+    return held.browser() if isinstance(held, WarmHolder) else None
 
 
 async def play(
@@ -323,6 +330,10 @@ async def play(
     answer: ElicitationResult[Any],
     environment: str | None = None,
 ) -> ReplayOutcome:
+    from ..services.preflight import secret_missing
+    from ..services.replaying import ReplayRequest, replay_skill
+    from ..store import Store
+
     check = checked_play(name, inputs, environment)
     secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing, name))
     still = [p for p in check.missing if secrets.get(name, p) is None]
@@ -362,6 +373,9 @@ def outcome_result(outcome: ReplayOutcome) -> CallToolResult:
 
 
 async def skills_list() -> EnvelopeResult:
+    from ..services.agent_access import enabled_skills
+    from ..store import Store
+
     try:
         with Store.open(actor="mcp") as store:
             listing = enabled_skills(store)
@@ -429,20 +443,39 @@ class SkillreelServer(MCPServer[Any]):
             return arguments_refused(name, exc.__cause__)
 
 
+class WarmHolder:
+    """Where the server keeps its :class:`~skillreel.sandbox.warm.WarmBrowser`: made by the first
+    play that asks for it, so nothing of the sandbox (Playwright included) is imported, let alone
+    started, before a play; the server answers ``initialize`` after the SDK's own imports."""
+
+    def __init__(self, idle_s: float) -> None:
+        self.idle_s = idle_s
+        self.made: WarmBrowser | None = None
+
+    def browser(self) -> WarmBrowser:
+        if self.made is None:
+            from ..sandbox.warm import WarmBrowser
+
+            self.made = WarmBrowser(idle_s=self.idle_s)
+        return self.made
+
+    async def close(self) -> None:
+        if self.made is not None:
+            await self.made.close()
+
+
 def browser_lifespan(
     idle_s: float,
-) -> Callable[[MCPServer[Any]], AbstractAsyncContextManager[WarmBrowser | None]]:
-    """The server's lifespan: a :class:`~skillreel.sandbox.warm.WarmBrowser` (nothing starts
-    until the first play), closed when the server stops. ``idle_s`` 0: no warm browser."""
+) -> Callable[[MCPServer[Any]], AbstractAsyncContextManager[WarmHolder | None]]:
+    """The server's lifespan: a :class:`WarmHolder` (no browser until the first play), its browser
+    closed when the server stops. ``idle_s`` 0: no warm browser."""
 
     @asynccontextmanager
-    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[WarmBrowser | None]:
+    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[WarmHolder | None]:
         if idle_s <= 0:
             yield None
             return
-        from ..sandbox.warm import WarmBrowser
-
-        warm = WarmBrowser(idle_s=idle_s)
+        warm = WarmHolder(idle_s)
         try:
             yield warm
         finally:
