@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .actions import Action, ExtractAction, LoopAction, NavigateAction, TypeAction, walk
+from .draft import Draft
 from .refs import ParameterRef
 
-__all__ = ["EXPOSED_READS", "extracts_after_secret"]
+__all__ = ["EXPOSED_READS", "exposed_reads", "extracts_after_secret"]
 
 EXPOSED_READS = (
     "extracts after a sensitive input on the same page: masking cannot be complete against a page "
@@ -39,3 +40,8 @@ def extracts_after_secret(actions: Iterable[Action], sensitive: Iterable[str]) -
         ):
             flagged.append(action.id)
     return tuple(flagged)
+
+
+def exposed_reads(draft: Draft) -> tuple[str, ...]:
+    """:func:`extracts_after_secret` of a draft's steps and sensitive parameters."""
+    return extracts_after_secret(draft.actions, (p.name for p in draft.parameters if p.sensitive))

@@ -199,3 +199,16 @@ async def test_artifacts_keep_no_trace_or_screenshot_holding_a_form(
                 everything += b"".join(archive.read(n) for n in archive.namelist())
     assert_clean(everything.decode("latin-1"))
     assert_clean(result.stdout + result.stderr)
+
+
+async def test_show_flags_the_extracts_after_the_sensitive_input(server: LocalServer, store: Store) -> None:
+    await hostile_skill(server)
+    shown = run_cli("show", NAME, "--json")
+    assert shown.exit_code == 0, shown.stderr
+    flagged = [f"a{5 + i}" for i in range(len(LEAKS) + 1)]
+    assert shown.data()["extractsAfterSecret"] == flagged
+    human = run_cli("show", NAME)
+    assert human.exit_code == 0, human.stderr
+    assert "extracts after a sensitive input on the same page: masking cannot be complete" in " ".join(
+        human.stdout.split()
+    )
