@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..model.exposure import EXPOSED_READS
 from ..model.limits import MAX_OPTION_NUMBER
 from ..services.showing import show_skill
 from ..store import Store
@@ -50,6 +51,8 @@ def _human(view: dict[str, Any]) -> Render:
         step_lines(console, view["actions"])
         for cond in view["failureConditions"]:
             console.print(f"fails when: {escape(cond)}")
+        if view["extractsAfterSecret"]:
+            console.print(f"[yellow]{', '.join(view['extractsAfterSecret'])}: {EXPOSED_READS}[/]")
         heal = view["healProposal"]
         if heal:
             console.print(f"[yellow]pending heal proposal[/] (from replay report {heal['reportDigest']}):")

@@ -37,22 +37,22 @@ def caller_outputs(
     for spec in draft.outputs:
         value = read.get(spec.name)
         if spec.type == "list" and isinstance(value, list):
-            names = [f.name for f in spec.fields]
-            value = [{n: row.get(n) for n in names} for row in value]
+            fields = [f.name for f in spec.fields]
+            value = [{n: row.get(n) for n in fields} for row in value]
         shaped[spec.name] = value
-    masked, count = mask_outputs(shaped, [*sensitive_values(draft, values), *login])
+    masked, names = mask_outputs(shaped, [*sensitive_values(draft, values), *login])
     if outputs_size(masked) > MAX_OUTPUTS_BYTES:
         raise ReplayError(
             "SR_REPLAY_OUTPUT_TOO_LARGE",
             f"the outputs exceed {MAX_OUTPUTS_BYTES // 1024:,} KiB; nothing was returned",
         )
     warnings: tuple[ResultWarning, ...] = ()
-    if count:
+    if names:
         warnings = (
             ResultWarning(
                 code="SR_REPLAY_OUTPUT_MASKED",
-                message=f"{count} output value(s) contained a sensitive input or a login value and "
-                "were masked",
+                message=f"output(s) {', '.join(names)} held a sensitive input, a login value or a "
+                "cookie of the run (as it is or encoded) and were masked",
             ),
         )
     return masked, warnings

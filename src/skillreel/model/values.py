@@ -34,6 +34,7 @@ from .limits import (
     MAX_PARAM_DESCRIPTION_CHARS,
 )
 from .refs import OutputName
+from .secret_scan import SecretScanner
 
 ValueType = Literal["string", "integer", "number", "boolean", "enum"]
 VALUE_TYPES: Final[tuple[ValueType, ...]] = ("string", "integer", "number", "boolean", "enum")
@@ -307,39 +308,48 @@ def outputs_size(outputs: Mapping[str, Any]) -> int:
     return len(canonical_json(dict(outputs)))
 
 
-def _masked(value: Any, secrets: Sequence[str]) -> tuple[Any, int]:
+def _leaves(value: Any, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...], str]]) -> None:
+    """Every text or number of ``value`` with where it is (booleans and nulls hold no secret)."""
     if isinstance(value, bool) or value is None:
-        return value, 0
+        return
     if isinstance(value, str | int | float):
-        text = str(value).lower()
-        if any(s in text for s in secrets):
-            return (MASK if isinstance(value, str) else None), 1
-        return value, 0
-    if isinstance(value, list):
-        out, count = [], 0
-        for item in value:
-            masked, n = _masked(item, secrets)
-            out.append(masked)
-            count += n
-        return out, count
-    if isinstance(value, dict):
-        kept: dict[str, Any] = {}
-        count = 0
+        out.append((path, str(value)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _leaves(item, (*path, i), out)
+    elif isinstance(value, dict):
         for key, item in value.items():
-            kept[key], n = _masked(item, secrets)
-            count += n
-        return kept, count
-    return value, 0
+            _leaves(item, (*path, key), out)
 
 
-def mask_outputs(outputs: Mapping[str, Any], secrets: Iterable[str]) -> tuple[dict[str, Any], int]:
-    """``outputs`` with every value that contains a sensitive input replaced (a string by
-    ``"[masked]"``, a number by null), and how many were."""
-    folded = sorted({s.lower() for s in secrets if s}, key=len, reverse=True)
-    if not folded:
-        return dict(outputs), 0
-    masked, count = _masked(dict(outputs), folded)
-    return masked, count
+def _replace(value: Any, path: tuple[Any, ...]) -> Any:
+    """``value`` with the leaf at ``path`` masked (a string by ``"[masked]"``, a number by null)."""
+    if not path:
+        return MASK if isinstance(value, str) else None
+    head, rest = path[0], path[1:]
+    if isinstance(value, list):
+        return [_replace(item, rest) if i == head else item for i, item in enumerate(value)]
+    return {key: _replace(item, rest) if key == head else item for key, item in value.items()}
+
+
+def mask_outputs(
+    outputs: Mapping[str, Any], secrets: Iterable[str]
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """``outputs`` with every value that holds a secret of ``secrets`` in any form
+    :class:`~skillreel.model.secret_scan.SecretScanner` knows (alone, or joined with another value:
+    a secret split across two outputs masks both) replaced (a string by ``"[masked]"``, a number by
+    null), and the names of the outputs that were (sorted; never a value)."""
+    scanner = SecretScanner(secrets)
+    masked = dict(outputs)
+    if not scanner:
+        return masked, ()
+    leaves: list[tuple[tuple[Any, ...], str]] = []
+    _leaves(masked, (), leaves)
+    found = scanner.hits([text for _, text in leaves])
+    for i in sorted(found):
+        path = leaves[i][0]
+        masked[path[0]] = _replace(masked[path[0]], path[1:])
+    return masked, tuple(sorted({str(leaves[i][0][0]) for i in found}))
 
 
 # ---- values in conditions and fields ------------------------------------------------------------

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import quote, quote_plus
 
 from ..errors import RecordError
+from ..model.secret_scan import SecretScanner
 from ..model.urls import strip_tokens, token_values
 from ..private_files import write_private
 
@@ -89,6 +90,10 @@ class Hidden:
     def __bool__(self) -> bool:
         return bool(self.values)
 
+    def adding(self, values: Iterable[str]) -> Hidden:
+        """These values and ``values`` (the cookies a run ended with, say)."""
+        return Hidden.of((*self.values, *values))
+
     def forms(self) -> tuple[str, ...]:
         """Every form a hidden value takes in a trace: as typed, URL-encoded, JSON- and HTML-escaped."""
         import html  # here: only a trace being scrubbed needs it, not every replay
@@ -103,6 +108,18 @@ class Hidden:
     @property
     def scrubbable(self) -> bool:
         return all(len(v) >= MIN_SCRUBBABLE for v in self.values)
+
+
+async def ended_cookies(context: BrowserContext) -> tuple[str, ...]:
+    """The values of the cookies a session holds now, those long enough to be told
+    (:data:`MIN_STORED_SECRET`): the page's own session cookie is as secret as a login's. None
+    when the context cannot say (its browser is gone: nothing more can be read from it either)."""
+    try:
+        cookies = await context.cookies()
+    except Exception as exc:
+        log.debug("the session's cookies could not be read: %s", type(exc).__name__)
+        return ()
+    return tuple(sorted({c["value"] for c in cookies if len(c.get("value") or "") >= MIN_STORED_SECRET}))
 
 
 def storage_secrets(state: Mapping[str, Any]) -> list[str]:
@@ -233,6 +250,25 @@ def scrub_trace(data: bytes, hidden: Hidden) -> bytes | None:
     return clean if not leaks(clean, hidden) else None
 
 
+def encoded_leak(trace: bytes, scanner: SecretScanner) -> str | None:
+    """The name of the first entry of the zip that holds a secret in any form the scanner knows
+    (encoded, reversed, split...: what scrubbing cannot replace), None when none does."""
+    import zipfile
+
+    if not scanner:
+        return None
+    with zipfile.ZipFile(io.BytesIO(trace)) as archive:
+        for info in archive.infolist():
+            body = archive.read(info)
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError:
+                text = body.decode("latin-1")  # a binary resource: its bytes as characters
+            if scanner.finds(text):
+                return info.filename
+    return None
+
+
 def leaks(trace: bytes, hidden: Hidden) -> bool:
     """True when any entry of the zip still holds a hidden value in any of its forms."""
     import zipfile
@@ -329,9 +365,11 @@ class ArtifactRecorder:
             await self._discard(context)
             return None
         report = ArtifactReport(self.directory)
-        url = await self._url(page)
-        await self._screenshot(page, report)
-        await self._trace(context, report)
+        self.hidden = self.hidden.adding(await ended_cookies(context))
+        scanner = SecretScanner(self.hidden.values)
+        url = await self._url(page, scanner)
+        await self._screenshot(page, report, scanner)
+        await self._trace(context, report, scanner)
         doc = {
             "schema": "skillreel.replay-artifacts/v1",
             "name": self.name,
@@ -342,7 +380,11 @@ class ArtifactRecorder:
             "url": url,
             "files": [*report.written, "failure.json"],
         }
-        self._write(report, "failure.json", (json.dumps(doc, indent=2) + "\n").encode("utf-8"))
+        text = json.dumps(doc, indent=2) + "\n"
+        if scanner.finds(text):  # the skill's name or the step's id holds no secret: fail closed anyway
+            report.withheld.append("failure.json (it would hold a sensitive value)")
+            return report
+        self._write(report, "failure.json", text.encode("utf-8"))
         return report
 
     async def _discard(self, context: BrowserContext) -> None:
@@ -352,18 +394,20 @@ class ArtifactRecorder:
             except Exception as exc:
                 log.debug("ignored while discarding the trace: %s", type(exc).__name__)
 
-    async def _url(self, page: Page) -> str | None:
+    async def _url(self, page: Page, scanner: SecretScanner) -> str | None:
         try:
             url = strip_tokens(page.url)
         except Exception:
             return None
-        return REDACTED if any(form in url for form in self.hidden.forms()) else url
+        return REDACTED if scanner.finds(url) else url
 
-    async def _screenshot(self, page: Page, report: ArtifactReport) -> None:
+    async def _screenshot(self, page: Page, report: ArtifactReport, scanner: SecretScanner) -> None:
+        """The page as a picture, unless its DOM (text and attribute values) holds a secret in any
+        form the scanner knows; form fields are masked when there is anything to hide."""
         try:
             if self.hidden:
                 shown = await page.content() + "\n" + await page.inner_text("body", timeout=2_000)
-                if any(form in shown for form in self.hidden.forms()):
+                if scanner.finds(shown):
                     report.withheld.append("screenshot.png (the page shows a sensitive value)")
                     return
             masks = [page.locator(FIELDS)] if self.hidden else []
@@ -373,7 +417,7 @@ class ArtifactRecorder:
             return
         self._write(report, "screenshot.png", data)
 
-    async def _trace(self, context: BrowserContext, report: ArtifactReport) -> None:
+    async def _trace(self, context: BrowserContext, report: ArtifactReport, scanner: SecretScanner) -> None:
         if not self.tracing:
             report.withheld.append("trace.zip (tracing could not start)")
             return
@@ -383,6 +427,10 @@ class ArtifactRecorder:
             cleaned = scrub_trace(raw.read_bytes(), self.hidden)  # cookies and URL tokens, always
             if cleaned is None:
                 report.withheld.append("trace.zip (a sensitive value could not be scrubbed from it)")
+                return
+            entry = encoded_leak(cleaned, scanner)
+            if entry is not None:  # encoded, reversed, split: no scrubbing can be trusted with it
+                report.withheld.append(f"trace.zip ({entry} holds a sensitive value in an encoded form)")
                 return
         except Exception as exc:
             report.withheld.append(f"trace.zip (the trace could not be saved: {type(exc).__name__})")

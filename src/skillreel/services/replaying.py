@@ -56,7 +56,14 @@ from ..replay.engine import (
     StepProgress,
     StepRecord,
 )
-from ..sandbox.artifacts import ArtifactRecorder, DebugOptions, Failure, Hidden, prepare_directory
+from ..sandbox.artifacts import (
+    ArtifactRecorder,
+    DebugOptions,
+    Failure,
+    Hidden,
+    ended_cookies,
+    prepare_directory,
+)
 from ..sandbox.files import read_storage_state
 from ..store import Store
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
@@ -171,11 +178,11 @@ async def play_checked(
     Cancellation and defects propagate (``ran``, when given, holds the steps that ran)."""
     ran = ran if ran is not None else StepsRan([])
     try:
-        records, read = await _run(checked, progress, human, session_factory, ran)
+        records, read, cookies = await _run(checked, progress, human, session_factory, ran)
         # bounded and masked before anything is stored (a run over the bounds fails)
         state = _signed_in(checked) if read else None
         login = Hidden.of((), state).values if state is not None else ()
-        outputs, masked = caller_outputs(checked.draft, checked.values, read, login=login)
+        outputs, masked = caller_outputs(checked.draft, checked.values, read, login=(*login, *cookies))
     except SkillreelError as exc:
         return Played("failed", ran.reports(), ran.tally(), error=exc, notes=tuple(ran.notes))
     report, proposal = _report(now(), checked, records)
@@ -197,7 +204,10 @@ async def _run(
     human: HumanPrompt | None,
     session_factory: SessionFactory | None,
     ran: StepsRan,
-) -> tuple[tuple[StepRecord, ...], dict[str, Any]]:
+) -> tuple[tuple[StepRecord, ...], dict[str, Any], tuple[str, ...]]:
+    """The engine on one session: its records, what it read and, when it read anything, the values
+    of the cookies the run ended with (a page's own session cookie is a secret the outputs must not
+    carry either)."""
     from playwright.async_api import Error as PlaywrightError
 
     from ..replay.driver import PlaywrightDriver
@@ -245,7 +255,8 @@ async def _run(
                 ran.done.extend(engine.completed)
                 ran.stopped = engine.failed
             await _finish_artifacts(recorder, session, None, ran.notes)
-            return records, engine.outputs
+            cookies = await ended_cookies(session.context) if engine.outputs else ()
+            return records, engine.outputs, cookies
     except PlaywrightError as exc:  # anything the driver did not already translate
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the browser failed during the replay") from exc
     finally:

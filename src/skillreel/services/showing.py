@@ -17,6 +17,7 @@ from ..model.actions import Action, walk
 from ..model.base import check_skill_name
 from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
+from ..model.exposure import exposed_reads
 from ..model.intents import step_intent
 from ..model.locators import ElementSet, LocatorBundle
 from ..model.values import outputs_schema
@@ -186,6 +187,7 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
         **inputs_and_outputs(draft),
         "capabilities": list(draft.capabilities),
         "failureConditions": list(draft.failure_conditions),
+        "extractsAfterSecret": list(exposed_reads(draft)),
         "environment": {
             "kind": env.target.kind,
             **target,
