@@ -41,6 +41,33 @@ def _field_line(change: dict[str, Any]) -> str:
     return f"{change['category']} {change['field']}: {before} -> {after}"
 
 
+def _named_line(kind: str, change: dict[str, Any]) -> str:
+    """``input q: added {...}`` or ``input q: required true -> false`` (each field that differs but
+    the description, which the texts show)."""
+    before, after = change["before"], change["after"]
+    if before is None or after is None:
+        return f"{kind} {change['name']}: {change['change']} {_shown(after or before)}"
+    fields = [k for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+    parts = [f"{k} {_shown(before.get(k))} -> {_shown(after.get(k))}" for k in fields if k != "description"]
+    return f"{kind} {change['name']}: " + ("; ".join(parts) or "description changed (below)")
+
+
+def environment_lines(env: dict[str, Any]) -> list[str]:
+    """One environment's change as a reviewer reads it: its origin, the allowlist's origins added
+    and removed, then every other field that differs, old -> new."""
+    where = "the recorded environment" if env["recorded"] else f"environment {env['name']}"
+    before, after = env["before"] or {}, env["after"] or {}
+    lines = [f"{where}: {env['change']}"]
+    if env["change"] != "changed" or "origin" in env["fields"]:
+        lines.append(f"    origin: {_shown(before.get('origin'))} -> {_shown(after.get('origin'))}")
+    lines += [f"    allowed origin added: {o}" for o in env["originsAdded"]]
+    lines += [f"    allowed origin removed: {o}" for o in env["originsRemoved"]]
+    for field in env["fields"]:
+        if field not in ("origin", "allowedOrigins"):
+            lines.append(f"    {field}: {_shown(before.get(field))} -> {_shown(after.get(field))}")
+    return lines
+
+
 def _human(result: SkillDiff) -> Render:
     def render(console: Console) -> None:
         data = result.to_json()
@@ -54,18 +81,21 @@ def _human(result: SkillDiff) -> Render:
             console.print(f"  {_MARK[step['change']]} {step['id']:>4} {step['kind']:<8} {step['change']}")
             for change in step["changes"]:
                 console.print(f"           {_field_line(change)}")
-        for p in data["parameters"]:
-            console.print(f"input {p['name']}: {p['change']} {p['before'] or ''} -> {p['after'] or ''}")
+        for kind, changes in (("input", data["parameters"]), ("output", data["outputs"])):
+            for p in changes:
+                console.print(_named_line(kind, p), markup=False)
         caps = data["capabilities"]
         for c in caps["added"]:
             console.print(f"capability added: {c}")
         for c in caps["removed"]:
             console.print(f"capability removed: {c}")
-        for part in data["environment"]:
-            console.print(f"environment: {part} changed")
-        for key, what in (("description", "description"), ("failureConditions", "failure conditions")):
-            if data[key]:
-                console.print(f"{what} changed")
+        for env in data["environments"]:
+            for line in environment_lines(env):
+                console.print(line, markup=False)
+        for text in data["texts"]:
+            console.print(
+                f"{text['field']}: {_shown(text['before'])} -> {_shown(text['after'])}", markup=False
+            )
         console.print(
             f"[dim]{data['unchangedSteps']} step(s) unchanged; {'; '.join(result.change.reasons)}[/]"
         )

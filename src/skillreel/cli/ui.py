@@ -1,4 +1,5 @@
-"""`skillreel ui [--port N]`: the local review page on 127.0.0.1, with a page token in its URL."""
+"""`skillreel ui [--port N]`: the local review page on 127.0.0.1, at a random host name under
+``localhost`` (``http://r-<random>.localhost:PORT/``), with a page token in its URL."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from .output import console
 )
 @click.option("--reviewer", help="Fill in this reviewer id on the approve and reject forms.")
 def command(port: int, reviewer: str | None) -> None:
-    """Serve the local review page (127.0.0.1 only) until Ctrl-C."""
+    """Serve the local review page (127.0.0.1 only, at a random *.localhost name) until Ctrl-C."""
     from ..ui.server import serve
 
     if reviewer is not None and not is_label(reviewer):
@@ -31,7 +32,10 @@ def command(port: int, reviewer: str | None) -> None:
     def announce(url: str) -> None:
         out = console()
         out.print(f"skillreel review page: {url}", markup=False)
-        out.print("Open it in your browser; the token in it is this page's key. Ctrl-C stops the page.")
+        out.print(
+            "Open it in your browser (the name resolves to this machine); the token in it is this "
+            "page's key. Ctrl-C stops the page."
+        )
         out.file.flush()  # a caller reading our stdout through a pipe needs the URL now
 
     serve(port, reviewer=reviewer, announce=announce)

@@ -129,6 +129,13 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "it printed them (the message names both).",
     ),
     ErrorCode(
+        "SR_RECORD_REVIEW_UNCHECKED",
+        2,
+        "The review page's approval checked no environment (or not the recorded one); nothing was approved.",
+        "Check the recorded environment and each declared environment you approve (each shows its "
+        "origin and allowlist), then press Approve again.",
+    ),
+    ErrorCode(
         "SR_RECORD_APPROVAL_INVALID",
         1,
         "An approval does not match the draft it claims to approve.",

@@ -18,8 +18,13 @@ falling into one category:
 * ``action`` - other settings of the step (the key it presses, the page it loads, why a person acts);
 * ``other`` - a field this module does not know (a newer schema's), by name.
 
+Beside the steps (``model.diff_parts``): every input and output as a whole, every text an agent reads
+(description, failure conditions, input and output descriptions) old and new, and every environment
+(the recorded one and each declared one) with its origin, its allowlist (origins added and removed) and
+its sign-in: everything that lands in ``SKILL.md`` or ``skills_list``.
+
 Nothing here reads page text: selectors are shown as ``show`` shows them, fingerprints as the names
-of the features that differ.
+of the features that differ. The renderings escape invisible characters (``model.visible``).
 """
 
 from __future__ import annotations
@@ -30,6 +35,17 @@ from typing import Any, Literal
 
 from .actions import CAPABILITY_OF_KIND, Action
 from .actions import children as block_children
+from .diff_parts import (
+    EnvironmentChange,
+    NamedChange,
+    TextChange,
+    diff_environments,
+    diff_named,
+    diff_texts,
+    named_json,
+    outputs_of,
+    parameters_of,
+)
 from .draft import Draft
 from .locators import Fingerprint, LocatorBundle
 
@@ -141,20 +157,7 @@ class StepChange:
         }
 
 
-@dataclass(frozen=True)
-class ParameterChange:
-    name: str
-    change: Literal["added", "removed", "changed"]
-    before: Mapping[str, Any] | None = None
-    after: Mapping[str, Any] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "change": self.change,
-            "before": dict(self.before) if self.before is not None else None,
-            "after": dict(self.after) if self.after is not None else None,
-        }
+ParameterChange = NamedChange  # an input added, removed or changed (its whole JSON, no name)
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,9 @@ class DraftDiff:
     description: bool = False
     failure_conditions: bool = False
     same_draft: bool = False
+    outputs: tuple[NamedChange, ...] = ()
+    texts: tuple[TextChange, ...] = ()  # every text an agent reads, old and new
+    environments: tuple[EnvironmentChange, ...] = ()  # each environment's origins, allowlist, sign-in
 
     @property
     def empty(self) -> bool:
@@ -181,6 +187,9 @@ class DraftDiff:
             or self.environment
             or self.description
             or self.failure_conditions
+            or self.outputs
+            or self.texts
+            or self.environments
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -188,7 +197,8 @@ class DraftDiff:
             "sameDraft": self.same_draft,
             "steps": [s.to_json() for s in self.steps],
             "unchangedSteps": self.unchanged,
-            "parameters": [p.to_json() for p in self.parameters],
+            "parameters": named_json(self.parameters),
+            "outputs": named_json(self.outputs),
             "capabilities": {
                 "added": list(self.capabilities_added),
                 "removed": list(self.capabilities_removed),
@@ -196,6 +206,8 @@ class DraftDiff:
             "environment": list(self.environment),
             "description": self.description,
             "failureConditions": self.failure_conditions,
+            "texts": [t.to_json() for t in self.texts],
+            "environments": [e.to_json() for e in self.environments],
         }
 
 
@@ -374,30 +386,14 @@ def _where_removed(i: int, old: Mapping[StepPath, tuple[int, Action]], new: Mapp
 # ---- the whole draft -----------------------------------------------------------------------------
 
 
-def _parameter_flags(draft: Draft | None) -> dict[str, dict[str, Any]]:
-    """Each input's flags, and (schema v2, only when set) its type, allowed values and default."""
-    if draft is None:
-        return {}
-    flags: dict[str, dict[str, Any]] = {}
-    for p in draft.parameters:
-        flags[p.name] = {"required": p.required, "sensitive": p.sensitive}
-        for key in ("type", "values", "default"):
-            if getattr(p, key) is not None:
-                flags[p.name][key] = list(p.values or ()) if key == "values" else getattr(p, key)
-    return flags
+def diff_parameters(before: Draft | None, after: Draft) -> tuple[NamedChange, ...]:
+    """Inputs added, removed or changed in any field (flags, type, values, default, description)."""
+    return diff_named(parameters_of(before), parameters_of(after))
 
 
-def diff_parameters(before: Draft | None, after: Draft) -> tuple[ParameterChange, ...]:
-    old, new = _parameter_flags(before), _parameter_flags(after)
-    out = []
-    for name in sorted(set(old) | set(new)):
-        if name not in old:
-            out.append(ParameterChange(name, "added", None, new[name]))
-        elif name not in new:
-            out.append(ParameterChange(name, "removed", old[name], None))
-        elif old[name] != new[name]:
-            out.append(ParameterChange(name, "changed", old[name], new[name]))
-    return tuple(out)
+def diff_outputs(before: Draft | None, after: Draft) -> tuple[NamedChange, ...]:
+    """Outputs added, removed or changed in any field (type, values, fields, nullable, description)."""
+    return diff_named(outputs_of(before), outputs_of(after))
 
 
 def _target_key(draft: Draft) -> dict[str, Any]:
@@ -437,4 +433,7 @@ def diff_drafts(before: Draft | None, after: Draft) -> DraftDiff:
         description=before is None or before.description != after.description,
         failure_conditions=before is None or before.failure_conditions != after.failure_conditions,
         same_draft=before is not None and before.draft_digest == after.draft_digest,
+        outputs=diff_outputs(before, after),
+        texts=diff_texts(before, after),
+        environments=diff_environments(before, after),
     )

@@ -7,10 +7,13 @@ a pure function of the previously approved draft and the new one (through ``mode
   added, an input that becomes required or changes whether it is sensitive (it then comes from the
   vault, not the command line), an output removed or retyped (schema v2);
 * **minor** for compatible additions and changes of behaviour: an optional input or an output added,
-  a step added, removed, moved or changed in more than its locators, a new capability, another
-  target or allowlist;
+  a step added, removed, moved or changed in more than its locators, a new capability, an
+  environment (the recorded one or a declared one) added, removed or changed in its origin,
+  allowlist or sign-in;
 * **patch** for an adopted heal or a locator change (only locators or fingerprints differ), a new
-  description or failure condition, or an approval of an unchanged draft.
+  description, failure condition, step intent or input or output description (each text an agent
+  reads is named in the reasons, so the provenance never calls it "no change"), or an approval of an
+  unchanged draft.
 
 The first approval is ``1.0.0``. A skill approved before versions existed counts as
 :data:`LEGACY_VERSION` until its next approval. Versions never go back: a rollback to an older
@@ -32,6 +35,7 @@ from pydantic import Field, StringConstraints
 
 from .base import ActionId, Digest, Document, Label, Timestamp
 from .diff import diff_drafts
+from .diff_parts import EnvironmentChange, NamedChange
 from .draft import Draft
 
 SemVer = Annotated[
@@ -161,11 +165,10 @@ def classify(previous: Draft | None, new: Draft) -> VersionChange:
         else:
             minor.append(f"step {step.id} {step.change}")
     minor += [f"capability {c} added" for c in diff.capabilities_added]
-    minor += [f"environment: {what} changed" for what in diff.environment]
-    if diff.description:
-        patch.append("description changed")
-    if diff.failure_conditions:
-        patch.append("failure conditions changed")
+    minor += [_environment_reason(e) for e in diff.environments]
+    minor += _other_fields("input", diff.parameters) + _other_fields("output", diff.outputs)
+    # every text an agent reads (SKILL.md, skills_list) is named: the provenance never says "no change"
+    patch += [f"{_TEXT_NAMES.get(t.field, t.field)} changed" for t in diff.texts]
     if not (major or minor or patch):
         patch.append("approved again without a change")
     bump: Bump = "major" if major else "minor" if minor else "patch"
@@ -173,6 +176,38 @@ def classify(previous: Draft | None, new: Draft) -> VersionChange:
     if len(reasons) > MAX_REASONS:
         reasons = (*reasons[: MAX_REASONS - 1], f"and {len(reasons) - MAX_REASONS + 1} more changes")
     return VersionChange(bump, reasons)
+
+
+_TEXT_NAMES = {"description": "description", "failureConditions": "failure conditions"}
+
+
+def _environment_reason(change: EnvironmentChange) -> str:
+    where = "the recorded environment" if change.recorded else f"environment {change.name}"
+    if change.change != "changed":
+        return f"{where} {change.change}"
+    return f"{where}: {', '.join(change.fields)} changed"
+
+
+def _fields(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> list[str]:
+    old, new = before or {}, after or {}
+    return [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+
+
+# The fields of an input or an output that other reasons name (the texts name the description).
+_NAMED_ELSEWHERE = frozenset(
+    {"required", "sensitive", "type", "values", "default", "fields", "nullable", "description"}
+)
+
+
+def _other_fields(kind: str, changes: Sequence[NamedChange]) -> list[str]:
+    """A field of a changed input or output that no other reason names (a newer schema's)."""
+    return [
+        f"{kind} {c.name}: {field} changed"
+        for c in changes
+        if c.change == "changed"
+        for field in _fields(c.before, c.after)
+        if field not in _NAMED_ELSEWHERE
+    ]
 
 
 def _typed_reasons(

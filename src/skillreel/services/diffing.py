@@ -20,6 +20,7 @@ from ..model.diff import DraftDiff, diff_drafts
 from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.versions import VersionChange, bumped, classify
+from ..model.visible import visible_tree
 from ..store import Store
 from .revisions import approved_base
 
@@ -61,7 +62,8 @@ class SkillDiff:
     next_version: str | None  # what approving ``after`` would make it, when ``before`` is the approved one
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The diff as every rendering reads it: invisible characters escaped (``model.visible``)."""
+        data = {
             "name": self.name,
             "from": self.before.to_json(),
             "to": self.after.to_json(),
@@ -70,6 +72,8 @@ class SkillDiff:
             "reasons": list(self.change.reasons),
             "nextVersion": self.next_version,
         }
+        shown: dict[str, Any] = visible_tree(data)
+        return shown
 
 
 def parse_side(spec: str) -> int | str:

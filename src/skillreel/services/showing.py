@@ -1,6 +1,7 @@
 """Use case: one revision of a skill as a reviewer reads it before approving (``skillreel show``).
 
-The projection holds everything a reviewer needs and every digest; a target is shown as its ranked
+The projection holds everything a reviewer needs and every digest, with invisible characters of
+page-controlled text (a bidi override in a recorded id) escaped; a target is shown as its ranked
 candidates (no fingerprint hashes) and a value as the parameter it reads. Beside the revision: the
 heal proposals pending for the current draft, the skill's last runs (``skillreel runs`` pages
 through all of them) and the store's size against its bound.
@@ -21,6 +22,7 @@ from ..model.exposure import exposed_reads
 from ..model.intents import step_intent
 from ..model.locators import ElementSet, LocatorBundle
 from ..model.values import outputs_schema
+from ..model.visible import visible_tree
 from ..store import RevisionSummary, RunView, Store, StoreSize
 from ..vault import input_schema
 
@@ -43,9 +45,12 @@ class SkillView:
     store_size: StoreSize | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The projection every reader gets (``show``, its ``--json``, the review page): invisible
+        characters of page-controlled text escaped (``model.visible``: a bidi override in a recorded
+        id reads as ``\\u202e``)."""
         current = self.entry.revision == self.current_revision
         proposals = self.proposals if current else ()
-        return {
+        view = {
             **project_entry(self.entry, proposals),
             "current": current,
             "revisions": [r.to_json() for r in self.revisions],
@@ -53,6 +58,8 @@ class SkillView:
             "runCount": self.run_count,
             "store": self.store_size.to_json() if self.store_size is not None else None,
         }
+        shown: dict[str, Any] = visible_tree(view)
+        return shown
 
 
 def last_runs(store: Store, name: str, limit: int = RUNS_SHOWN) -> tuple[RunView, ...]:

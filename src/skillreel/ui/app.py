@@ -22,8 +22,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import InputError, SkillreelError
+from ..errors import InputError, LifecycleError, SkillreelError
 from ..model.canonical import DIGEST_RE
+from ..model.diff_parts import environment_views
+from ..model.draft import Draft
+from ..model.visible import visible_tree
 from ..services.diffing import diff_skill
 from ..services.listing import list_skills
 from ..services.reviewing import reject_heal_proposal, review_skill
@@ -34,6 +37,7 @@ from .chart import run_chart
 from .guard import Guard
 
 MAX_FORM_BYTES = 8 * 1024
+MAX_FORM_FIELDS = 64  # a checkbox and a shown field per declared environment (at most 16), and the rest
 _HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'",
@@ -93,8 +97,8 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
                     why = guard.same_origin(request.headers)
                     if why is not None:
                         return refusal(403, why)
-                    request.state.form = await _form(request)
-                    if not guard.token_ok(request.state.form.get("token")):
+                    request.state.form, request.state.lists = await _form(request)
+                    if not guard.post_token_ok(request.headers, request.state.form.get("token")):
                         return refusal(403, "the form carries no valid page token")
                 return await endpoint(request)
             except SkillreelError as exc:
@@ -149,6 +153,7 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
             pending=pending,
             back_to=back_to,
             revision=entry.revision,
+            environments=visible_tree(environment_views(new.environment)) if new is not None else {},
             token=guard.token,
             reviewer=reviewer or "",
         )
@@ -164,6 +169,7 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
         form: dict[str, str] = request.state.form
         name = request.path_params["name"]
         with store() as opened:
+            environments = _checked_environments(request.state.lists, _shown_draft(opened, name, form))
             result = review_skill(
                 opened,
                 name,
@@ -172,6 +178,7 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
                 expected_revision=_revision(form),
                 draft_digest=_digest(form),
                 heal_proposal=_what(form) == "proposal",
+                environments=environments,
             )
         return page("done.html", name=result.name, what="approved", result=result.to_json())
 
@@ -254,19 +261,58 @@ def _chart(runs: tuple[RunRow, ...]) -> Any:
     return run_chart([(r.at, r.outcome == "succeeded", r.code) for r in runs]) if runs else None
 
 
-async def _form(request: Request) -> dict[str, str]:
-    """The posted form (URL-encoded, small, the last value of each field)."""
+async def _form(request: Request) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The posted form (URL-encoded, small): the last value of each field, and every value of each."""
     body = await request.body()
     if len(body) > MAX_FORM_BYTES:
         raise InputError("SR_RECORD_INPUT_TOO_LARGE", "the form is too large")
     try:
-        fields = parse_qs(body.decode("utf-8"), strict_parsing=False, max_num_fields=16)
+        fields = parse_qs(body.decode("utf-8"), strict_parsing=False, max_num_fields=MAX_FORM_FIELDS)
     except (UnicodeDecodeError, ValueError) as exc:
         raise InputError("SR_RECORD_INPUT_MALFORMED", "the form could not be read") from exc
     form = {key: values[-1] for key, values in fields.items()}
     for key in ("reviewer", "what", "expected_revision", "expected_digest"):
         form.setdefault(key, "")
-    return form
+    return form, fields
+
+
+def _checked_environments(lists: dict[str, list[str]], draft: Draft) -> tuple[str, ...]:
+    """The declared environments the reviewer checked, after checking that the page showed exactly
+    the draft's declared ones (``shown``), that every checked one was shown, and that something was
+    checked: the recorded environment always (every approval covers it), with none checked nothing
+    is approved (``SR_RECORD_REVIEW_UNCHECKED``). Never every declared one implicitly."""
+    checked, shown = lists.get("env", []), lists.get("shown_env", [])
+    if sorted(set(shown)) != sorted(draft.environment.environment_names) or len(set(shown)) != len(shown):
+        raise LifecycleError(
+            "SR_RECORD_REVISION_CONFLICT",
+            "the draft's environments are not the ones the page showed; reload the page and review again",
+        )
+    if set(checked) - set(shown):
+        raise InputError("SR_RECORD_INPUT_MALFORMED", "the form checks an environment the page did not show")
+    if lists.get("recorded", []) != ["yes"]:
+        raise InputError(
+            "SR_RECORD_REVIEW_UNCHECKED",
+            "nothing was approved: check the recorded environment (every approval covers it) and each "
+            "declared environment you approve"
+            if not checked
+            else "nothing was approved: the recorded environment is covered by every approval; check it too",
+        )
+    return tuple(sorted(set(checked)))
+
+
+def _shown_draft(store: Store, name: str, form: dict[str, str]) -> Draft:
+    """The draft (or heal proposal) the page showed, by the digest its form names."""
+    digest = _digest(form)
+    entry = store.get(name)
+    drafts = [p.draft for p in store.heal_proposals(name)] if _what(form) == "proposal" else [entry.draft]
+    for draft in drafts:
+        if draft.draft_digest == digest:
+            return draft
+    raise LifecycleError(
+        "SR_RECORD_REVISION_CONFLICT",
+        f"the {'heal proposal' if _what(form) == 'proposal' else 'draft'} of skill {entry.name!r} is not the "
+        f"one with digest {digest}; reload the page and review what it shows now",
+    )
 
 
 def _what(form: dict[str, str]) -> str:

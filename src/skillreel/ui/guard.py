@@ -1,14 +1,18 @@
 """Who may ask the review page what (pure decisions over a request's headers; ARCHITECTURE 15).
 
-* **Host.** Every request must name the page's own address (``127.0.0.1:PORT``): a page on another
-  site that rebinds its DNS name to 127.0.0.1 still sends its own name and is refused.
+* **Host name.** Each serving has its own random host name under ``localhost``
+  (``r-<16 hex>.localhost``: browsers resolve every ``*.localhost`` name to the loopback address,
+  RFC 6761) and every request must name it with the port (``Host: r-….localhost:PORT``). A page on
+  another site that rebinds its DNS name to 127.0.0.1 still sends its own name, and ``127.0.0.1`` or
+  ``localhost`` themselves are refused: the page answers at its own name only.
 * **Page token.** The printed URL carries a random token; the first visit turns it into a cookie
-  (HttpOnly, SameSite=Strict; its name carries the port, but browsers send a cookie to every port
-  of its host, so another server on 127.0.0.1 that the browser visits receives it: a documented
-  limit, docs/guide.md) and every page needs the cookie.
-* **State changes** (POST) also need the token in the form and a same-origin request: ``Origin`` (or,
-  without it, ``Referer``) must be the page's own origin, and ``Sec-Fetch-Site``, where the browser
-  sends it, must be ``same-origin``. A form posted from another local origin (another port) fails.
+  (HttpOnly, SameSite=Strict, host-only: no ``Domain``, so the browser sends it to that random host
+  name only, never to 127.0.0.1, ``localhost`` or another name, whatever their port; a program
+  behind another port of 127.0.0.1 never receives it) and every page needs the cookie.
+* **State changes** (POST) also need the token in the form (or the ``X-Skillreel-Token`` header), not
+  only the cookie, and a same-origin request: ``Origin`` (or, without it, ``Referer``) must be the
+  page's own origin, and ``Sec-Fetch-Site``, where the browser sends it, must be ``same-origin``. A
+  form posted from another local origin (another port, another name) fails.
 """
 
 from __future__ import annotations
@@ -19,20 +23,33 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 LOOPBACK = "127.0.0.1"
+HOST_SUFFIX = ".localhost"
+TOKEN_HEADER = "x-skillreel-token"  # noqa: S105 (a header name)
 
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+def new_host_name() -> str:
+    """A random host name under ``localhost`` for one serving of the page (a DNS label: lower-case)."""
+    return f"r-{secrets.token_hex(8)}{HOST_SUFFIX}"
+
+
 @dataclass(frozen=True)
 class Guard:
     port: int
     token: str
+    host_name: str  # r-<random>.localhost
+
+    def __post_init__(self) -> None:
+        label = self.host_name.removesuffix(HOST_SUFFIX)
+        if not self.host_name.endswith(HOST_SUFFIX) or not label.startswith("r-") or not label[2:].isalnum():
+            raise ValueError("the page's host name is r-<random>.localhost")
 
     @property
     def host(self) -> str:
-        return f"{LOOPBACK}:{self.port}"
+        return f"{self.host_name}:{self.port}"
 
     @property
     def origin(self) -> str:
@@ -51,6 +68,10 @@ class Guard:
 
     def token_ok(self, value: str | None) -> bool:
         return value is not None and secrets.compare_digest(value.encode(), self.token.encode())
+
+    def post_token_ok(self, headers: Mapping[str, str], form_token: str | None) -> bool:
+        """A state change carries the token beside the cookie: in its form or in its header."""
+        return self.token_ok(headers.get(TOKEN_HEADER)) or self.token_ok(form_token)
 
     def same_origin(self, headers: Mapping[str, str]) -> str | None:
         """Why a state-changing request is not same-origin, or None when it is."""

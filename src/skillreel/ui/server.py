@@ -1,5 +1,6 @@
-"""Run the review page: bind 127.0.0.1 only (never another interface), print the URL with its
-page token, serve until interrupted."""
+"""Run the review page: bind 127.0.0.1 only (never another interface), answer at a random host name
+under ``localhost`` only (``ui.guard``), print the URL with that name and its page token, serve until
+interrupted."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from ..errors import RecordError
 from .app import build_app
-from .guard import LOOPBACK, Guard, new_token
+from .guard import LOOPBACK, Guard, new_host_name, new_token
 
 
 def bind_loopback(port: int) -> socket.socket:
@@ -36,7 +37,7 @@ def serve(
     import uvicorn
 
     sock = bind_loopback(port)
-    guard = Guard(port=sock.getsockname()[1], token=new_token())
+    guard = Guard(port=sock.getsockname()[1], token=new_token(), host_name=new_host_name())
     app = build_app(guard, home=home, reviewer=reviewer)
     config = uvicorn.Config(
         app,

@@ -1,11 +1,15 @@
-"""The local review page in real Chromium: ``skillreel ui`` started as a subprocess on 127.0.0.1,
-pages rendered, a heal proposal approved with the reviewer id and the revision the page showed;
-a cross-origin form post (from a page on another local port), a post without the token, a request
-without the session and a foreign Host header are refused; hostile selector text is shown, never run."""
+"""The local review page in real Chromium: ``skillreel ui`` started as a subprocess on 127.0.0.1 at a
+random ``r-<random>.localhost`` name, pages rendered, a heal proposal approved with the reviewer id and
+the revision the page showed; a cross-origin form post (from a page on another local port), a post
+without the token, a request without the session and a foreign Host header (127.0.0.1 and localhost
+included) are refused, and the page's cookie never reaches another port; hostile selector text is
+shown, never run, a bidi override in it escaped; an approval covers exactly the environments checked,
+each shown with its origin and allowlist (issue 30: F2, F4, F5, F9)."""
 
 from __future__ import annotations
 
 import http.client
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -32,6 +36,15 @@ from tests.support.factory import (
     record_run,
     seed,
 )
+from tests.support.review_page import (
+    COLLECTOR,
+    HIDDEN_ID,
+    NEW_HELP,
+    OLD_HELP,
+    PREVIEW,
+    STAGING,
+    seed_environment_review,
+)
 from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
@@ -47,6 +60,7 @@ class ReviewPage:
     origin: str
     port: int
     token: str
+    host: str  # r-<random>.localhost:PORT
 
 
 def _seed_with_proposal() -> None:
@@ -67,6 +81,7 @@ def _seed_with_proposal() -> None:
         start = NavigateAction(id="a0", url="https://fixture.skillreel.invalid/")
         draft = build_draft("hostile-page", html_environment(), (start, hostile))
         store.insert(lifecycle.new_entry(draft, events_log(), T1), AuditNote(kind="record"))
+        seed_environment_review(store)
 
 
 @pytest.fixture
@@ -81,11 +96,16 @@ def review_page(skillreel_home: Path) -> Iterator[ReviewPage]:
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()  # the URL is printed once the socket listens
-        assert "http://127.0.0.1:" in line, line + (proc.stderr.read() if proc.stderr else "")
+        assert ".localhost:" in line, line + (proc.stderr.read() if proc.stderr else "")
         url = line.split()[-1]
         parts = urlsplit(url)
+        assert re.fullmatch(r"r-[0-9a-f]{16}\.localhost", parts.hostname or "")
         yield ReviewPage(
-            url, f"{parts.scheme}://{parts.netloc}", parts.port or 0, parts.query.split("=", 1)[1]
+            url,
+            f"{parts.scheme}://{parts.netloc}",
+            parts.port or 0,
+            parts.query.split("=", 1)[1],
+            parts.netloc,
         )
     finally:
         proc.terminate()
@@ -113,7 +133,7 @@ async def _open(browser: Browser, review: ReviewPage) -> Page:
 
 async def test_pages_render_and_approve_works(browser: Browser, review_page: ReviewPage) -> None:
     page = await _open(browser, review_page)
-    assert await page.locator("table.skills tbody tr").count() == 2
+    assert await page.locator("table.skills tbody tr").count() == 3
     assert "1.0.0" in await page.locator("table.skills").inner_text()
     await page.click(f"text={NAME}")
     text = await page.locator("main").inner_text()
@@ -133,6 +153,7 @@ async def test_pages_render_and_approve_works(browser: Browser, review_page: Rev
     assert await page.evaluate("() => document.querySelectorAll('script').length") == 0
     approve = page.locator("form[action$='/approve']")
     assert await approve.locator("input[name=reviewer]").input_value() == "carol"
+    await approve.locator("input[name=recorded]").check()  # an HTML fixture: no declared environment
     await approve.locator("button").click()
     await page.wait_for_selector("h1.done")
     assert "version 1.0.1 (patch)" in await page.locator("main").inner_text()
@@ -165,6 +186,8 @@ async def test_a_page_never_decides_on_a_heal_proposal_it_did_not_show(
     must not be approved (or rejected) by that page's form, which names the draft it showed."""
     page = await _open(browser, review_page)
     await page.goto(f"{review_page.origin}/skills/{NAME}/diff")
+    if button == "approve":
+        await page.locator("form[action$='/approve'] input[name=recorded]").check()
     with Store.open() as store:  # a later replay heals the step again, another way
         revision = store.get(NAME).revision
         newer = proposal_for(store.get(NAME), T1, selector="#newer")
@@ -233,8 +256,8 @@ async def test_a_cross_origin_post_is_refused(browser: Browser, review_page: Rev
         async with page.expect_response(lambda r: r.url.endswith("/approve")) as info:
             await page.click("#go")
         response = await info.value
-    assert response.status == 403
-    assert "another site" in await page.locator("main").inner_text()
+    assert response.status == 403  # another site: the page's cookie is not even sent
+    assert "refused" in await page.locator("main").inner_text()
     with Store.open() as store:
         entry = store.get(NAME)
         assert store.heal_proposals(NAME)
@@ -264,7 +287,16 @@ async def test_requests_without_the_token_or_session_are_refused(
 
 
 def test_a_foreign_host_header_is_refused(review_page: ReviewPage) -> None:
-    for host in (f"attacker.example:{review_page.port}", f"localhost:{review_page.port}", "127.0.0.1"):
+    other = f"r-0123456789abcdef.localhost:{review_page.port}"
+    hosts = (
+        f"attacker.example:{review_page.port}",
+        f"localhost:{review_page.port}",
+        f"127.0.0.1:{review_page.port}",  # the address it listens on is not its name
+        "127.0.0.1",
+        other,
+        review_page.host.split(":")[0],  # its name without the port
+    )
+    for host in hosts:
         conn = http.client.HTTPConnection("127.0.0.1", review_page.port, timeout=30)
         try:
             conn.request("GET", f"/?token={review_page.token}", headers={"Host": host})
@@ -273,3 +305,144 @@ def test_a_foreign_host_header_is_refused(review_page: ReviewPage) -> None:
             assert b"token" not in response.read()
         finally:
             conn.close()
+    conn = http.client.HTTPConnection("127.0.0.1", review_page.port, timeout=30)
+    try:  # its own name is answered (the token becomes a cookie)
+        conn.request("GET", f"/?token={review_page.token}", headers={"Host": review_page.host})
+        response = conn.getresponse()
+        response.read()
+        assert response.status == 303
+    finally:
+        conn.close()
+
+
+def _post(review: ReviewPage, path: str, body: str, headers: dict[str, str]) -> tuple[int, str]:
+    conn = http.client.HTTPConnection("127.0.0.1", review.port, timeout=30)
+    try:
+        conn.request("POST", path, body=body, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        conn.close()
+
+
+def test_the_cookie_alone_approves_nothing(review_page: ReviewPage) -> None:
+    """F5: a program that holds the page's cookie (and forges every other header) still needs the
+    token in the form or the header of every POST."""
+    with Store.open() as store:
+        entry = store.get(NAME)
+        digest = store.heal_proposals(NAME)[0].draft.draft_digest
+    form = (
+        f"what=proposal&reviewer=mallory&expected_revision={entry.revision}&expected_digest={digest}"
+        "&recorded=yes"
+    )
+    headers = {
+        "Host": review_page.host,
+        "Cookie": f"skillreel_ui_{review_page.port}={review_page.token}",
+        "Origin": review_page.origin,
+        "Sec-Fetch-Site": "same-origin",
+        "Content-Type": "application/x-www-form-urlencoded",
+    }
+    status, body = _post(review_page, f"/skills/{NAME}/approve", form, headers)
+    assert (status, "no valid page token" in body) == (403, True)
+    status, _ = _post(
+        review_page, f"/skills/{NAME}/approve", form, {**headers, "Host": f"127.0.0.1:{review_page.port}"}
+    )
+    assert status == 421
+    with Store.open() as store:
+        assert store.get(NAME).version == "1.0.0"
+    # with the token in its header the same post is the page's own (the guard lets it through)
+    status, _ = _post(
+        review_page, f"/skills/{NAME}/approve", form, {**headers, "X-Skillreel-Token": review_page.token}
+    )
+    assert status == 200
+    with Store.open() as store:
+        assert store.get(NAME).versions[-1].reviewer == "mallory"
+
+
+async def test_the_cookie_never_reaches_another_port(browser: Browser, review_page: ReviewPage) -> None:
+    """F5: the browser sent the page's cookie to every port of 127.0.0.1; now it belongs to the page's
+    random name only."""
+    page = await _open(browser, review_page)
+    with LocalServer() as other:
+        other.set_page("/", "<html><body>another local program</body></html>")
+        await page.goto(other.url("/"))
+        await page.goto(f"http://localhost:{other.port}/")
+        assert len(other.cookies) >= 2  # the pages (and perhaps a favicon) were asked for
+        assert not any(review_page.token in cookie for cookie in other.cookies)
+
+
+async def test_the_page_shows_every_environment_and_text_change_and_approves_the_checked_ones(
+    browser: Browser, review_page: ReviewPage
+) -> None:
+    """F2 and F4: the diff shows where the declared environment now points and the reworded texts,
+    old and new; Approve covers exactly the environments checked, none checked approves nothing."""
+    page = await _open(browser, review_page)
+    await page.goto(f"{review_page.origin}/skills/find-orders/diff")
+    main = await page.locator("main").inner_text()
+    for shown in (
+        "environment staging changed",
+        STAGING,
+        COLLECTOR,
+        "allowed origin added: " + COLLECTOR,
+        "environment preview added",
+        OLD_HELP,
+        NEW_HELP,
+        "post them to the collector",
+        "inputs.query.description",
+    ):
+        assert shown in main, shown
+    approve = page.locator("form[action$='/approve']")
+    covers = await approve.locator("fieldset.covers").inner_text()
+    for shown in (
+        "the recorded environment",
+        "https://shop.example",
+        "environment preview",
+        PREVIEW,
+        COLLECTOR,
+    ):
+        assert shown in covers, shown
+    assert await approve.locator("input[type=checkbox]:checked").count() == 0  # never all implicitly
+    await approve.locator("button").click()
+    await page.wait_for_selector("h1.error")
+    assert await page.locator("h1").inner_text() == "SR_RECORD_REVIEW_UNCHECKED"
+    with Store.open() as store:
+        assert store.get("find-orders").status == "draft"
+    await page.goto(f"{review_page.origin}/skills/find-orders/diff")
+    await approve.locator("input[name=recorded]").check()
+    await approve.locator("input[name=env][value=preview]").check()
+    await approve.locator("button").click()
+    await page.wait_for_selector("h1.done")
+    with Store.open() as store:
+        entry = store.get("find-orders")
+    assert entry.status == "approved"
+    assert entry.approval is not None
+    assert entry.approval.approved_environments == ("preview",)  # staging (now the collector) is not
+
+
+async def test_a_form_that_checks_an_environment_it_did_not_show_is_refused(
+    browser: Browser, review_page: ReviewPage
+) -> None:
+    page = await _open(browser, review_page)
+    await page.goto(f"{review_page.origin}/skills/find-orders/diff")
+    approve = page.locator("form[action$='/approve']")
+    await approve.locator("input[name=recorded]").check()
+    await page.evaluate(
+        """() => {
+            const box = document.querySelector("form[action$='/approve'] input[name=env][value=preview]");
+            box.value = "ghost"; box.checked = true;
+        }"""
+    )
+    await approve.locator("button").click()
+    await page.wait_for_selector("h1.error")
+    assert await page.locator("h1").inner_text() == "SR_RECORD_INPUT_MALFORMED"
+    with Store.open() as store:
+        assert store.get("find-orders").status == "draft"
+
+
+async def test_a_bidi_override_in_a_page_id_is_escaped(browser: Browser, review_page: ReviewPage) -> None:
+    """F9: the recorded page's id holds U+202E; the page shows it as ``\\u202e``, never raw."""
+    page = await _open(browser, review_page)
+    await page.goto(f"{review_page.origin}/skills/find-orders")
+    text = await page.locator("main").inner_text()
+    assert "\u202e" not in text
+    assert HIDDEN_ID.replace("\u202e", "\\u202e") in text
