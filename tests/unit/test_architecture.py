@@ -294,7 +294,7 @@ def test_pure_modules_do_no_io(path: Path) -> None:
 
 def test_every_error_code_is_in_its_family_and_documented() -> None:
     for code, spec in CODES.items():
-        assert re.fullmatch(r"SR_(RECORD|REPLAY|REPLAY_UI)_[A-Z_]+", code), code
+        assert re.fullmatch(r"SR_(RECORD|REPLAY|REPLAY_UI|POLICY|MCP)_[A-Z_]+", code), code
         assert spec.exit_status in (1, 2)
         assert spec.summary.endswith(".")
         assert spec.fix

@@ -20,10 +20,12 @@ The tree (a class accepts only the codes of its family: its prefix)::
     │   ├── LifecycleError              not found, exists, revision conflict, state forbids it
     │   ├── TargetError                 target / environment / session / drift (exit 2 or 1)
     │   └── InstallError                package install / revoke                (exit 1)
-    └── ReplayError                     SR_REPLAY_*     draft, review, schema, parameter, capability,
-        │                                               evidence, batch, runset, fleet (exit 2 or 1)
-        └── ReplayUIError               SR_REPLAY_UI_*  Chromium, selector, assertion, network, action
-                                                        (exit 1)
+    ├── ReplayError                     SR_REPLAY_*     draft, review, schema, parameter, capability,
+    │   │                                               evidence, batch, runset, fleet (exit 2 or 1)
+    │   └── ReplayUIError               SR_REPLAY_UI_*  Chromium, selector, assertion, network, action
+    │                                                   (exit 1)
+    ├── PolicyError                     SR_POLICY_*     a caller's own rules refuse a play (exit 1)
+    └── McpError                        SR_MCP_*        the MCP server refuses a play (exit 1)
 
 The catalogue itself (every code with its exit status, summary and fix) is data and lives in
 :mod:`skillreel.errors.codes`.
@@ -106,3 +108,16 @@ class ReplayError(SkillreelError):
 
 class ReplayUIError(ReplayError):
     family = "SR_REPLAY_UI_"
+
+
+class PolicyError(SkillreelError):
+    """A rule of the policy refuses what a caller asked (``callers.mcp``: skill, capability, rate);
+    the message names the rule."""
+
+    family = "SR_POLICY_"
+
+
+class McpError(SkillreelError):
+    """The MCP server refuses a play (a first play nobody confirmed)."""
+
+    family = "SR_MCP_"

@@ -776,6 +776,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Record again with --allowed-origin for origins you trust.",
     ),
     ErrorCode(
+        "SR_REPLAY_UI_NETWORK_ADDRESS_REFUSED",
+        1,
+        "An allowlisted host name resolved to a loopback, private, link-local or metadata address; "
+        "the proxy connected nowhere.",
+        "If the site really is on your own network, allowlist it by its address (an IP origin); "
+        "otherwise its DNS answers may be under someone else's control (DNS rebinding).",
+    ),
+    ErrorCode(
         "SR_REPLAY_UI_NAVIGATION_FAILED",
         1,
         "The start page could not be loaded.",
@@ -798,5 +806,36 @@ CODES: dict[str, ErrorCode] = _catalogue(
         1,
         "Chromium exited during the replay; nothing was stored.",
         "Retry; if it repeats, check memory and the Chromium installation.",
+    ),
+    # --- SR_POLICY_*: a caller's own rules (the policy's `callers`)
+    ErrorCode(
+        "SR_POLICY_CALLER_SKILL_DENIED",
+        1,
+        "The policy does not let this caller (MCP) play this skill (callers.mcp.allowedSkills).",
+        "Play it from the command line, or add its name to callers.mcp.allowedSkills "
+        "(`skillreel policy set FILE --approve`).",
+    ),
+    ErrorCode(
+        "SR_POLICY_CALLER_CAPABILITY_DENIED",
+        1,
+        "The skill needs a capability the policy does not allow this caller "
+        "(callers.mcp.allowedCapabilities).",
+        "Play it from the command line, or widen callers.mcp.allowedCapabilities in the policy.",
+    ),
+    ErrorCode(
+        "SR_POLICY_CALLER_RATE_LIMITED",
+        1,
+        "This caller started as many plays in the last minute as the policy allows "
+        "(callers.mcp.playsPerMinute).",
+        "Wait a minute and play again, or raise callers.mcp.playsPerMinute in the policy.",
+    ),
+    # --- SR_MCP_*: the MCP server
+    ErrorCode(
+        "SR_MCP_CONFIRMATION_REQUIRED",
+        1,
+        "The first play of this approved revision by an agent needs a person's confirmation, and "
+        "none was given (declined, cancelled, or the client cannot ask).",
+        "Accept the confirmation your MCP client shows, or confirm on the command line: "
+        "`skillreel enable NAME --confirm-agent-play --approve`.",
     ),
 )

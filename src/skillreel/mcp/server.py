@@ -177,6 +177,17 @@ def checked_play(name: str, inputs: Mapping[str, InputValue], environment: str |
         return check_play(store, name, inputs, default_vault(), environment)
 
 
+def caller_client(ctx: Context) -> str | None:
+    """The name the client gave in ``initialize`` (a claim, for the run's record), cleaned."""
+    from ..services.agent_access import client_label
+
+    try:
+        params = ctx.session.client_params
+    except Exception:  # no active request (a direct call in a test): no name
+        return None
+    return client_label(params.client_info.name if params is not None else None)
+
+
 def can_elicit(ctx: Context) -> bool:
     caps = ctx.client_capabilities
     elicitation = caps.elicitation if caps is not None else None
@@ -347,7 +358,7 @@ async def play(
     async with anyio.create_task_group() as tg:
         tg.start_soon(relay.run)
         try:
-            with Store.open(actor="mcp") as store:
+            with Store.open(actor="mcp", client=caller_client(ctx)) as store:
                 outcome = await replay_skill(
                     store,
                     request,

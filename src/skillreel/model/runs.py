@@ -38,8 +38,11 @@ ErrorCode = Annotated[str, StringConstraints(pattern=r"^SR_[A-Z_]{1,60}$")]
 StepCount = Annotated[int, Field(ge=0, le=4096)]
 RunsetId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
 RowNumber = Annotated[int, Field(ge=1, le=100_000)]  # model.limits.MAX_BATCH_ROWS
+# The name an MCP client gave in ``initialize`` (a claim, kept for the record), as ``client_label`` cleans it.
+ClientName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._@/+-]{0,63}$")]
 
 _BATCH_KEYS: Final = ("runset", "row")
+_OPTIONAL_KEYS: Final = (*_BATCH_KEYS, "client")
 CANCELLED_CODE: Final = "SR_REPLAY_CANCELLED"
 INTERRUPTED_CODE: Final = "SR_REPLAY_INTERRUPTED"
 
@@ -65,6 +68,7 @@ class RunRecord(DigestedDocument):
     revision: Annotated[int, Field(ge=1)]
     draft_digest: Digest
     actor: Actor
+    client: ClientName | None = None  # with actor mcp: the client's name from initialize, if any
     lease: Lease
     started_at: Timestamp
     finished_at: Timestamp | None = None
@@ -86,7 +90,7 @@ class RunRecord(DigestedDocument):
     def _omit_unset_batch(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # left out of the wire form when unset: a run written before batches keeps its digest
         data: dict[str, Any] = handler(self)
-        for key in _BATCH_KEYS:
+        for key in _OPTIONAL_KEYS:
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -162,9 +166,12 @@ def start_run(
     lease: Lease,
     now: str,
     batch: BatchSlot | None = None,
+    client: str | None = None,
 ) -> RunRecord:
-    """The record a replay reserves before its browser starts (a row of ``batch`` when given)."""
+    """The record a replay reserves before its browser starts (a row of ``batch`` when given;
+    ``client``: the MCP client's name)."""
     return RunRecord.build(
+        client=client,
         runset=batch.runset if batch is not None else None,
         row=batch.row if batch is not None else None,
         run_id=run_id,

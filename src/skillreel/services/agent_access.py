@@ -12,8 +12,10 @@ vault lacks (the MCP adapter asks the user).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from ..agent_skills.skill_md import clean_text, cli_only_file
@@ -21,6 +23,8 @@ from ..errors import LifecycleError, ReplayError, TargetError
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..model.environment import UrlTarget
+from ..model.lifecycle import parse_timestamp, timestamp
+from ..model.policy import RATE_WINDOW_S
 from ..model.urls import origin_of
 from ..model.values import outputs_schema
 from ..store import Store
@@ -109,6 +113,7 @@ def check_play(
             f"skill {name!r} replays only with {needs}, which MCP cannot pass: "
             f"run `skillreel replay {name}` on the command line",
         )
+    check_caller(store, entry)
     given = sorted(set(inputs) & {p.name for p in entry.draft.parameters if p.sensitive})
     if given:
         raise ReplayError(
@@ -121,3 +126,33 @@ def check_play(
     )
     checked = preflight(store, request, secrets)
     return PlayCheck(entry, tuple(checked.missing_sensitive))
+
+
+def check_caller(store: Store, entry: StoreEntry) -> None:
+    """The policy's own rules for MCP (``callers.mcp``): ``SR_POLICY_CALLER_*`` naming the rule.
+
+    The rate counts the runs the store holds that MCP started in the last minute, not a window in
+    this process: every ``skillreel mcp`` process (one per agent client) shares it, and restarting
+    the server does not reset it. A refused play starts no run and so counts nothing."""
+    policy = store.policy()
+    rules = policy.rules_of("mcp")
+    if rules is None:
+        return
+    played = 0
+    if rules.plays_per_minute is not None:
+        since = timestamp(parse_timestamp(store.now()) - timedelta(seconds=RATE_WINDOW_S - 1))
+        played = store.plays_since("mcp", since)
+    policy.require_caller("mcp", entry.name, entry.draft.capabilities, played)
+
+
+_UNSAFE_LABEL = re.compile(r"[^A-Za-z0-9 ._@/+-]+")
+_UNTRIMMED = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
+
+
+def client_label(name: str | None) -> str | None:
+    """An MCP client's self-declared name as the runs record it (``RunRecord.client``): the
+    characters a name needs, others replaced by ``_``, at most 64; None when nothing is left."""
+    if not name:
+        return None
+    cleaned = _UNTRIMMED.sub("", _UNTRIMMED.sub("", _UNSAFE_LABEL.sub("_", name))[:64])
+    return cleaned or None

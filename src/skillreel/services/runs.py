@@ -220,7 +220,9 @@ class Played:
 # --- the start ------------------------------------------------------------------------------------
 
 
-def started_run(entry: StoreEntry, actor: Actor, now: str, batch: BatchSlot | None = None) -> RunRecord:
+def started_run(
+    entry: StoreEntry, actor: Actor, now: str, batch: BatchSlot | None = None, client: str | None = None
+) -> RunRecord:
     """The record a run of ``entry`` starts as: every step counted, those inside loops and branches
     too (what its end counts), and those of them that can act."""
     steps = entry.draft.walk()
@@ -235,6 +237,7 @@ def started_run(entry: StoreEntry, actor: Actor, now: str, batch: BatchSlot | No
         current_lease(),
         now,
         batch,
+        client,
     )
 
 
@@ -243,7 +246,7 @@ def reserve_run(
 ) -> RunRecord:
     """Write the run as ``started`` (with its ``run-start`` event) before any browser starts;
     raises ``SR_*`` when the store refuses (nothing may act then). ``actor``: the store's own."""
-    return store.reserve_run(started_run(entry, actor or store.actor, store.now(), batch))
+    return store.reserve_run(started_run(entry, actor or store.actor, store.now(), batch, store.client))
 
 
 def refuse(

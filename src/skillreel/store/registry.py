@@ -59,9 +59,17 @@ class StoreSize:
 class Store:
     """An open store. Use :meth:`open`; close it (or use it as a context manager) when done."""
 
-    def __init__(self, conn: sqlite3.Connection, home: Path, clock: Clock, actor: Actor = "cli") -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        home: Path,
+        clock: Clock,
+        actor: Actor = "cli",
+        client: str | None = None,
+    ) -> None:
         self._conn = conn
         self.home = home
+        self.client = client  # the MCP client's name its runs record (``RunRecord.client``)
         self._writer = StoreWriter(conn, clock, actor)
         self._run_book = RunBook(self._writer)
 
@@ -78,13 +86,15 @@ class Store:
         timeout: float | None = None,
         clock: Clock | None = None,
         actor: Actor | None = None,
+        client: str | None = None,
     ) -> Store:
         """Open (creating and migrating if needed) ``home/store.db``; ``home`` defaults to
         ``$SKILLREEL_HOME`` or the platform user-data directory. ``actor`` is who the audit log
-        names for changes made through this store (default: ``db.store_actor()``)."""
+        names for changes made through this store (default: ``db.store_actor()``); ``client``, the
+        MCP client's name the runs it starts record."""
         home = home if home is not None else db.store_home()
         conn = db.connect(home, db.store_timeout() if timeout is None else timeout)
-        return cls(conn, home, clock or utc_now, actor or db.store_actor())
+        return cls(conn, home, clock or utc_now, actor or db.store_actor(), client)
 
     @property
     def path(self) -> Path:
@@ -212,6 +222,11 @@ class Store:
     def run(self, run_id: str) -> RunView | None:
         with db.translated("reading a run"):
             return runs.load(self._conn, run_id)
+
+    def plays_since(self, actor: Actor, since: str) -> int:
+        """How many runs ``actor`` started at or after ``since`` (a wire timestamp)."""
+        with db.translated("counting runs"):
+            return runs.started_since(self._conn, since, actor)
 
     def run_count(self, name: str | None = None) -> int:
         with db.translated("counting runs"):

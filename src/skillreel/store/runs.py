@@ -17,6 +17,7 @@ pending while its base draft is the skill's current draft.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -169,6 +170,18 @@ def count(conn: sqlite3.Connection, name: str | None = None) -> int:
     if name is None:
         return int(conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
     return int(conn.execute("SELECT COUNT(*) FROM runs WHERE name = ?", (name,)).fetchone()[0])
+
+
+def started_since(conn: sqlite3.Connection, since: str, actor: str) -> int:
+    """How many runs ``actor`` started at or after ``since`` (a caller's rate, ``policy.callers``)."""
+    rows = conn.execute("SELECT document FROM runs WHERE started_at >= ?", (since,)).fetchall()
+    counted = 0
+    for (document,) in rows:
+        try:
+            counted += json.loads(document).get("actor") == actor
+        except (ValueError, AttributeError):
+            counted += 1  # an unreadable run counts against the caller: fail closed
+    return counted
 
 
 def started(conn: sqlite3.Connection, name: str | None = None) -> list[RunView]:
