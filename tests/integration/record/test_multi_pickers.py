@@ -120,3 +120,17 @@ async def test_choices_made_with_arrow_keys_and_enter_are_choose_steps_by_name(
         outcome = await replay(server, store, sessions, "langs", inputs(names, *wanted), 8_000)
         assert outcome.error is None, outcome.error.to_json()
         assert chose(server) == list(wanted)
+
+
+async def test_a_select_by_label_of_the_option_already_chosen_is_a_warning(
+    server: LocalServer, store: Store, tmp_path: Path
+) -> None:
+    """record/automation.py's "already chosen" check honours ``label`` as it does ``value``."""
+    page = (
+        "<!doctype html><html><body><label for=p>Priority</label><select id=p>"
+        "<option value=l>Low</option><option value=h selected>High</option></select>"
+        "<button type=button id=go>Go</button></body></html>"
+    )
+    steps = [{"do": "select", "selector": "#p", "label": "High"}, {"do": "click", "selector": "#go"}]
+    result = await record_result(server, store, tmp_path, page, steps, "prio")
+    assert "automation step 1 (select): its option was already selected; nothing was recorded" in result.warnings
