@@ -112,6 +112,16 @@ def test_a_choose_event_becomes_a_choose_step_with_an_enum_of_the_names() -> Non
     assert [a.kind for a in twice.actions] == ["navigate", "choose"]
 
 
+def test_choices_in_a_list_left_open_are_a_step_each() -> None:
+    """A multi-select (control ``multiselect``): each choice is its own choose step and parameter."""
+    start = RecordedEvent(seq=0, type="navigate", url=URL, reason="start")
+    field = FieldInfo(control="multiselect", param_hint="priority", sensitive=False)
+    first = RecordedEvent(seq=1, type="choose", target=TARGET, field=field, options=("Low", "High"))
+    steps = plan([start, first, first.model_copy(update={"seq": 2})])
+    assert [a.kind for a in steps.actions] == ["navigate", "choose", "choose"]
+    assert [p.name for p in steps.parameters] == ["priority", "priority_2"]
+
+
 def test_only_a_select_or_a_choose_lists_options() -> None:
     with pytest.raises(ValueError, match="only a select or a choose lists its options"):
         RecordedEvent(seq=1, type="click", target=TARGET, options=("Low",))

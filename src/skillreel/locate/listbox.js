@@ -23,8 +23,13 @@
 //                                open} (searchable: an editable text input, typed into to filter;
 //                                open: the list it owns is shown already, so it is not clicked)
 //       options({})              the open listbox's enabled options -> {names} or {names: null}
-//       mark({index, attr, nonce}) mark that option for Playwright's click -> bool
-//       shown({name, attr})      after the click: whether the combobox shows the choice -> bool
+//       mark({index, attr, nonce}) mark that option for Playwright's click -> true; "chosen" when it
+//                                is chosen already in a list of several choices (aria-multiselectable:
+//                                clicking it would take it out), false when it is gone
+//       shown({name, attr})      after the click: whether the combobox shows the choice (the option
+//                                aria-selected, or its name shown at the combobox: a chip) -> bool
+//       left({})                 whether the list the step opened is still shown (a multi-select
+//                                stays open after a choice; the step then closes it) -> bool
 //
 // Names are accessible names as people read them (SkillreelLocate.accessibleName, white space
 // collapsed). Which option is chosen is decided in Python (replay/steps/choosing.py).
@@ -196,7 +201,7 @@ var SkillreelListbox = (() => {
   }
 
   // ---- replay --------------------------------------------------------------------------------
-  const state = {box: null, before: new Set(), options: [], chosen: null};
+  const state = {box: null, before: new Set(), options: [], chosen: null, list: null, wasOpen: false};
 
   function arm() {
     const held = SkillreelResolve.held();
@@ -207,22 +212,44 @@ var SkillreelListbox = (() => {
     const box = state.box;
     const searchable = box !== null && box.localName === "input" && !box.readOnly && !box.disabled;
     // its own list is shown already (a picker that opens on focus): a click would close it
-    return {held: box !== null, searchable, open: box !== null && owned(box) !== null};
+    state.wasOpen = box !== null && owned(box) !== null;
+    state.list = null;
+    return {held: box !== null, searchable, open: state.wasOpen};
   }
 
   function options() {
     const list = state.box ? listboxOf(state.box, state.before) : null;
     if (!list) return {names: null};
+    state.list = list;
     state.options = optionsOf(list).filter(enabled);
     return {names: state.options.map(optionName)};
   }
 
+  // A list that stays open after a choice and takes several (aria-multiselectable, or an open list
+  // that showed a chosen option as selected): a click on a chosen option would un-choose it.
+  function multiple(list) {
+    return list.getAttribute("aria-multiselectable") === "true";
+  }
+
+  // Mark the option for Playwright's click -> true; "chosen" when it is chosen already in a list
+  // of several choices (not clicked: that would take it out); false when it is gone.
   function mark(arg) {
     const option = state.options[arg.index];
     if (!option || !option.isConnected) return false;
-    option.setAttribute(arg.attr, arg.nonce);
     state.chosen = option;
+    if (state.list && multiple(state.list) && option.getAttribute("aria-selected") === "true") return "chosen";
+    option.setAttribute(arg.attr, arg.nonce);
     return true;
+  }
+
+  // After the choice: whether the list this step opened is still shown (a multi-select stays open):
+  // the step closes it, leaving the list as it found it.
+  function left() {
+    if (state.wasOpen || !state.box || !state.box.isConnected) return false;
+    const list = state.list && state.list.isConnected && visible(state.list) ? state.list : listboxOf(state.box, state.before);
+    if (list === null || !visible(list) || optionsOf(list).length === 0) return false;
+    // still open, not closing (a list fading out has its combobox's aria-expanded false already)
+    return multiple(list) || state.box.getAttribute("aria-expanded") === "true";
   }
 
   // The text a person reads at el, without any listbox inside it (an open menu rendered in place
@@ -257,7 +284,7 @@ var SkillreelListbox = (() => {
     return near.some((el) => shows(el, name));
   }
 
-  const API = {arm, options, mark, shown};
+  const API = {arm, options, mark, shown, left};
 
   function call(method, arg) {
     if (!Object.prototype.hasOwnProperty.call(API, method)) throw new Error("unknown method");

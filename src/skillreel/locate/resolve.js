@@ -367,15 +367,11 @@ var SkillreelResolve = (() => {
   }
 
   // Where a link leads against the recorded destination: its path, and its route fragment when
-  // one was recorded; another path or another route is another link (a bare "#" is no route). A
-  // route recorded with its trailing slash (before linkRoute dropped it) is the same route.
+  // one was recorded; another path or another route is another link (a bare "#" is no route).
   function linkMatch(rec, el, ctx) {
     const path = rec.linkHash ? match(rec.linkHash, ctx.hash(L.linkTarget(el))) : null;
     if (!rec.routeHash || path === "changed") return path;
-    const observed = L.linkRoute(el);
-    const slashed = observed.startsWith("#/") || observed.startsWith("#!/") ? observed + "/" : null;
-    const legacy = slashed !== null && rec.routeHash === ctx.hash(slashed);
-    const route = legacy ? "same" : match(rec.routeHash, ctx.hash(observed));
+    const route = match(rec.routeHash, ctx.hash(L.linkRoute(el)));
     if (route === "changed") return "changed";
     return path === null ? route : path;
   }

@@ -21,7 +21,7 @@ content):
   the query is left out (versions add and drop query keys on links that lead to the same place);
 * *route* (``routeHash``) — a hash-route link's route fragment (``#/…``, ``#!/…``) with
   record-naming segments as ``*`` and no trailing slash (``#/ticket`` and ``#/ticket/`` are one
-  route; a route hashed with its slash by an earlier version still matches); ``#`` for a bare
+  route); ``#`` for a bare
   ``#``; compared with the destination: another route is another link;
 * *row context* (``rowHash``) — the header cell of the table or ARIA row the element sits in (its
   first header cell with text, else its first other cell with text);

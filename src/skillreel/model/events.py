@@ -57,9 +57,22 @@ MAX_PAGE_EVENT_BYTES = 256 * 1024
 
 ParamHint = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 Control = Literal[
-    "text", "password", "otp", "email", "search", "tel", "url", "number", "textarea", "select", "other"
+    "text",
+    "password",
+    "otp",
+    "email",
+    "search",
+    "tel",
+    "url",
+    "number",
+    "textarea",
+    "select",
+    "other",
+    "multiselect",  # a choice in a picker's list that stays open and takes several (a `choose` only)
 ]
 PressKey = Literal["Enter", "Tab", "Escape"]
+# Why the page's recorder did not keep an event (record.capture.DROP_REASONS says each in words).
+PageDrop = Literal["twin-pressed", "no-target", "picker-closed"]
 NavigateReason = Literal["start", "address-bar", "reload"]
 SENSITIVE_CONTROLS: frozenset[str] = frozenset({"password", "otp"})
 
@@ -90,7 +103,7 @@ class PageEvent(Document):
     extraction (only counted when the recorder armed the mark; ``items`` for "all like this one")."""
 
     v: Literal[1]
-    type: Literal["click", "input", "select", "choose", "press", "human", "mark"]
+    type: Literal["click", "input", "select", "choose", "press", "human", "mark", "dropped"]
     target: LocatorBundle | None = None
     field: FieldInfo | None = None
     value: Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)] | None = None
@@ -101,6 +114,7 @@ class PageEvent(Document):
         default=None, max_length=256
     )
     items: ElementSet | None = None
+    drop: PageDrop | None = None  # a `dropped` event: what was not kept, by reason (no content)
 
     @model_validator(mode="after")
     def _shape(self) -> PageEvent:
@@ -122,6 +136,10 @@ def _page_event_problem(e: PageEvent) -> str | None:
             return "a select value is limited to 1,024 characters"
     elif e.field is not None or e.value is not None:
         return "only a field edit has a field or value"
+    if (e.type == "dropped") != (e.drop is not None):
+        return "exactly a dropped event has a drop reason"
+    if e.type == "dropped" and e.target is not None:
+        return "a dropped event names no element"
     if e.type == "click" and e.target is None:
         return "a click needs its target"
     if (e.type == "press") != (e.key is not None):

@@ -110,14 +110,25 @@ class TypeStep(Document):
     text: Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)]
 
 
+OptionLabel = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECT_VALUE_CHARS)]
+
+
 class SelectStep(Document):
     """Choose an option of a ``<select>`` by ``value`` or visible ``label``, or of a popup picker
-    (a combobox) by ``label``, its accessible name: exactly one of the two."""
+    (a combobox) by ``label``, its accessible name: exactly one of the two. A list of labels
+    chooses each in turn in a multi-select picker (one ``choose`` step each)."""
 
     do: Literal["select"]
     selector: Selector
     value: Annotated[str, StringConstraints(max_length=MAX_SELECT_VALUE_CHARS)] | None = None
-    label: Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECT_VALUE_CHARS)] | None = None
+    label: OptionLabel | tuple[OptionLabel, ...] | None = Field(default=None)
+
+    @field_validator("label")
+    @classmethod
+    def _labels(cls, label: str | tuple[str, ...] | None) -> str | tuple[str, ...] | None:
+        if isinstance(label, tuple) and not 1 <= len(label) <= 64:
+            raise ValueError("a list of labels holds 1 to 64 labels")
+        return label
 
     @model_validator(mode="after")
     def _shape(self) -> SelectStep:
@@ -300,6 +311,13 @@ def _option_plan() -> str:
 async def _choose(page: Page, locator: Locator, step: SelectStep, n: int, timeout_ms: int) -> None:
     """Move a focused single ``<select>`` to the option with arrow keys, or pick a popup picker's
     option by clicks (trusted input, as a person does)."""
+    if isinstance(step.label, tuple):
+        where = await locator.evaluate(_option_plan(), {"value": None, "label": step.label[0]})
+        if where is None or not where["picker"]:
+            raise _failed(n, "a list of labels takes a popup picker that keeps several choices")
+        for label in step.label:
+            await _pick(page, step.selector, label, n, timeout_ms)
+        return
     where = await locator.evaluate(_option_plan(), {"value": step.value, "label": step.label})
     if where is not None and where["picker"] and step.label is not None:
         await _pick(page, step.selector, step.label, n, timeout_ms)
@@ -323,8 +341,10 @@ async def _choose(page: Page, locator: Locator, step: SelectStep, n: int, timeou
 async def _pick(page: Page, picker: str, label: str, n: int, timeout_ms: int) -> None:
     """Click the picker, then its one visible option whose accessible name is ``label`` once it
     is stable (Playwright's actionability checks: a list still animating is not clicked); the
-    recorder makes the two clicks one ``choose`` step."""
-    await _click_centre(page, picker, n, timeout_ms)
+    recorder makes the two clicks one ``choose`` step. A list still open (a multi-select after
+    its first choice) is not clicked shut."""
+    if not await _list_open(page, picker):
+        await _click_centre(page, picker, n, timeout_ms)
     # a role=option of that name, or an option-like element of that text with no role (Ant Design
     # shows its options so, beside an accessibility-only listbox of no size)
     shown_as = re.compile(r"^\s*" + re.escape(" ".join(label.split())).replace(r"\ ", r"\s+") + r"\s*$")
@@ -339,6 +359,16 @@ async def _pick(page: Page, picker: str, label: str, n: int, timeout_ms: int) ->
         await page.keyboard.press("Escape")
         raise _failed(n, "its picker shows several options with that label")
     await option.click(timeout=timeout_ms)
+
+
+async def _list_open(page: Page, picker: str) -> bool:
+    """Whether the picker says its list is open (``aria-expanded``) and a listbox shows options."""
+    try:
+        expanded = await page.locator(picker).first.get_attribute("aria-expanded", timeout=1_000)
+        shown = page.get_by_role("option").filter(visible=True)
+        return expanded == "true" and await _count(shown) > 0
+    except PlaywrightError:
+        return False
 
 
 class Marks(Protocol):
@@ -455,14 +485,17 @@ async def perform(
 
 
 async def _already_chosen(page: Page, step: SelectStep) -> bool:
-    """Whether a native ``<select>`` already shows the option the step chooses (nothing will change)."""
-    value = getattr(step, "value", None)
-    if value is None:
+    """Whether a native ``<select>`` already shows the option the step chooses, by value or by
+    label (nothing will change)."""
+    if isinstance(step.label, tuple):
         return False
     try:
-        return bool(await page.locator(step.selector).input_value(timeout=1_000) == value)
+        where = await page.locator(step.selector).first.evaluate(
+            _option_plan(), {"value": step.value, "label": step.label}, timeout=1_000
+        )
     except PlaywrightError:
         return False
+    return isinstance(where, dict) and not where["picker"] and where["to"] >= 0 and where["at"] == where["to"]
 
 
 def named_at(exc: SkillreelError, script: AutomationScript | None, n: int) -> SkillreelError:

@@ -43,6 +43,7 @@ from ..model.events import (
     MAX_PAGE_EVENT_BYTES,
     EventsLog,
     NavigateReason,
+    PageDrop,
     PageEvent,
     RecordedEvent,
 )
@@ -87,13 +88,19 @@ def classify_start(navigation_type: str, page_requested: bool) -> NavigateReason
     return _START_REASONS.get(navigation_type)
 
 
-DropReason = Literal["mark-unarmed", "navigation-unrecordable", "page-left"]
+DropReason = Literal["mark-unarmed", "navigation-unrecordable", "page-left"] | PageDrop
 
 # Why an event was not kept, as the recording's summary says it (no page text, no value).
 DROP_REASONS: Final[dict[DropReason, str]] = {
     "mark-unarmed": "a click swallowed by a mark that was cancelled meanwhile",
     "navigation-unrecordable": "a navigation to an error, blank or data page (it has no URL to replay)",
     "page-left": "an event a page reported after the recorder had left it",
+    # reported by the page's recorder (record/recorder.js, picker.js)
+    "twin-pressed": "a press on an element a re-render replaced by an identical one under the pointer "
+    "(the press made again is the step)",
+    "no-target": "a click on nothing the recorder could describe",
+    "picker-closed": "a click on a backdrop or an Escape that closed a picker's list left open after a "
+    "choice (its choose step leaves the list closed)",
 }
 
 

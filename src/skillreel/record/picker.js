@@ -12,8 +12,9 @@
 // place as the same name. Its parameter is named by its label, never by the option it shows.
 //
 // Evaluated after locate/listbox.js and before recorder.js, which makes one with what it needs:
-//   SkillreelPickerRecorder({report, describe, whenReady, sanitize, echoes, hash})   hash: the
-//                     salted text hash of the recording
+//   SkillreelPickerRecorder({report, describe, whenReady, sanitize, echoes, hash, dropped, flushEdits})
+//                     hash: the salted text hash of the recording; dropped(reason): an event not
+//                     kept, counted in the record result; flushEdits(): report the edits in progress
 //     .down(el, key)    a trusted pointerdown (key null) or key press at el; true when it opened
 //                       or chose in a picker (the caller records nothing more of it)
 //     .click(el)        a trusted click at el; true when the picker consumed it (it listens to
@@ -28,6 +29,10 @@ var SkillreelPickerRecorder = (api) => {
   // chosen: {option} a pointerdown on an option of the open list, its click still to come
   let open = null;
   let chosen = null;
+  // kept: the `open` of the last choice, while its list may still be shown (a multi-select list
+  // stays open after a choice: the next option clicked in it is another choice on that combobox)
+  let kept = null;
+  let closingClick = false; // the click of a pointerdown that closed a kept list (not a step)
 
   function optionOf(el) {
     if (!open || !el || !el.closest) return null;
@@ -59,6 +64,7 @@ var SkillreelPickerRecorder = (api) => {
   // `via`: what was clicked, when it was not the combobox but beside it (reported as itself when
   // nothing is chosen, as it would have been without a picker).
   function start(box, key, via) {
+    kept = null;
     const name = L.accessibleName(box);  // in memory only: what the box showed when it opened
     open = {box, before: X.visibleNow(), target: null, gesture: !key, key: Boolean(key), name};
     const opened = open;
@@ -68,16 +74,27 @@ var SkillreelPickerRecorder = (api) => {
   }
 
   function down(el, key) {
+    closingClick = false;
+    if (key === "Escape" && !open && kept && kept.box.isConnected && X.listboxOf(kept.box, kept.before)) {
+      kept = null;
+      api.dropped("picker-closed"); // Escape closes the list that stayed open after a choice
+      return true;
+    }
     if (key !== null && key !== "Enter") {
+      kept = null;
       if (open) settleOpen(); // Escape, Tab...: the list closes with nothing chosen
       return false;
     }
     if (chosen) report(chosen); // a choice whose click never came
-    const option = key === null ? optionOf(el) : null;
+    if (!open && key === null && reopen(el)) return true;
+    const option = key === null ? optionOf(el) : activeOption(el);
     if (option) {
+      if (key !== null) api.flushEdits(); // what was typed to filter the list comes first
       chosen = snapshot(option);
+      if (key !== null) report(chosen); // Enter chose the option the arrow keys moved to
       return true;
     }
+    kept = null;
     const own = X.pickerOf(el);
     const box = own; // what a click beside a picker acts on is record/click_target.js's to say
     if (key !== null && box && editable(box)) {
@@ -92,6 +109,65 @@ var SkillreelPickerRecorder = (api) => {
     if (!box) return false;
     start(box, key, own ? null : el);
     return true;
+  }
+
+  // A list that stayed open after its choice (a multi-select): a pointerdown on another of its
+  // options is a choice on the same combobox (`open` again); one on a backdrop covering the page
+  // only closes the list (the `choose` step leaves a list it opened closed): reported as dropped.
+  function reopen(el) {
+    const was = kept;
+    if (!was || !was.box.isConnected) return false;
+    const list = X.listboxOf(was.box, was.before);
+    if (!list) return false;
+    open = {...was, gesture: false, key: false, again: true};
+    if (optionOf(el)) return false; // the caller takes it as a choice
+    open = null;
+    if (!backdrop(el)) return false;
+    kept = null;
+    api.dropped("picker-closed");
+    closingClick = true;
+    return true;
+  }
+
+  // A backdrop: an element of no role fixed over (almost) the whole viewport.
+  function backdrop(el) {
+    if (!el || el.nodeType !== 1 || el.getAttribute("role") === "button") return false;
+    if (getComputedStyle(el).position !== "fixed") return false;
+    const r = el.getBoundingClientRect();
+    return r.width >= window.innerWidth * 0.9 && r.height >= window.innerHeight * 0.9;
+  }
+
+  // The option Enter chooses: the active descendant (aria-activedescendant of the element that has
+  // the focus, or of its combobox) or a focused option, of the list its combobox opened; the
+  // combobox's `open` is set for it (an arrow key may have opened the list: no click did).
+  function activeOption(el) {
+    if (!el || el.nodeType !== 1) return null;
+    const box = (open && open.box) || X.pickerOf(el) || (kept && kept.box) || controller(el);
+    if (!box) return null;
+    let option = el.getAttribute("role") === "option" ? el : null;
+    for (const holder of [el, box]) option = option || byId(holder, holder.getAttribute("aria-activedescendant"));
+    if (!option || option.getAttribute("role") !== "option" || !X.enabled(option)) return null;
+    const again = !open && kept !== null && kept.box === box;  // a list left open after a choice
+    const was = open || (again ? {...kept, gesture: false, key: true, again} :
+      {box, before: new Set(), target: null, gesture: false, key: true, name: L.accessibleName(box)});
+    const list = X.listboxOf(was.box, was.before);
+    if (!list || !X.optionsOf(list).includes(option)) return null;
+    open = was;
+    return option;
+  }
+
+  function byId(near, id) {
+    if (!id) return null;
+    const root = near.getRootNode();
+    return (typeof root.getElementById === "function" ? root : document).getElementById(id);
+  }
+
+  // The combobox controlling a focused listbox (Headless UI moves the focus into its list).
+  function controller(el) {
+    const list = el.closest ? el.closest("[role=listbox]") : null;
+    if (!list || !list.id) return null;
+    const box = document.querySelector(`[aria-controls~="${CSS.escape(list.id)}"], [aria-owns~="${CSS.escape(list.id)}"]`);
+    return box && X.isPicker(box) ? box : null;
   }
 
   // A label without the option it shows: the sentences of it that hold no shown option ("Selected
@@ -153,7 +229,9 @@ var SkillreelPickerRecorder = (api) => {
     const options = list && !lazy && !editable(open.box) ? names(list) : null;
     // every name shown now, in memory only: what the box may show in its name
     const seen = shownNow.filter(X.enabled).map(X.optionName).filter(Boolean);
-    return {option, value: X.optionName(option), options, seen};
+    // a list that takes several choices: it says so, or it stayed open after one
+    const multiple = Boolean(open.again) || Boolean(list && list.getAttribute("aria-multiselectable") === "true");
+    return {option, value: X.optionName(option), options, seen, multiple};
   }
 
   // The choice is made: report it (on the option's click; or right after the pointer went up, for
@@ -162,12 +240,13 @@ var SkillreelPickerRecorder = (api) => {
     const was = open;
     open = null;
     chosen = null;
-    const {value, options, seen} = choice;
+    kept = was;
+    const {value, options, seen, multiple} = choice;
     api.whenReady(() => {
       const shown = [value, ...(seen || [])];
       const target = unshow(was.target || api.describe(was.box), was, shown);
       if (!target || !value) return api.report({type: "human", reason: "other", target: null});
-      const field = {control: "select", paramHint: hint(was.box, shown), sensitive: false};
+      const field = {control: multiple ? "multiselect" : "select", paramHint: hint(was.box, shown), sensitive: false};
       const event = {type: "choose", target, field, value};
       if (options && !options.some((n) => api.echoes(n))) event.options = options;
       api.report(event);
@@ -207,6 +286,10 @@ var SkillreelPickerRecorder = (api) => {
   }
 
   function click(el) {
+    if (closingClick) {
+      closingClick = false;
+      return true;
+    }
     if (chosen) {
       report(chosen);
       return true;
@@ -221,7 +304,7 @@ var SkillreelPickerRecorder = (api) => {
       open.gesture = false;   // the opening pointer's own click (on a backdrop too): not a step
       return true;
     }
-    return X.pickerOf(el) === open.box; // a click on the open picker again
+    return X.pickerOf(el) === open.box; // a click on the open picker again (a label's forwarded click)
   }
 
   // A list that chooses on pointerup and is gone before the click (Radix): the choice is reported

@@ -10,8 +10,9 @@ Rules, in order:
    ``type`` (an ``otp`` control -> ``human``); ``select`` -> select; ``press`` -> press; ``human``
    -> human; ``observe``/``assert`` -> the user's checks. An event from a page other than the first
    (a popup) becomes a ``human`` step: replay acts on one page.
-2. Consecutive edits of the same field keep only the last one; consecutive ``human`` steps with
-   the same reason are one step (a person does that part at once).
+2. Consecutive edits of the same field keep only the last one (not a choice made in a picker's
+   list that stayed open, control ``multiselect``: it takes each, one ``choose`` step each);
+   consecutive ``human`` steps with the same reason are one step (a person does that part at once).
 3. Every ``type``/``select`` gets its own parameter, named from the field's hint and made unique
    with ``_2``, ``_3``...; a parameter is sensitive when its field was (password) or the user named
    it with ``--sensitive``. Action ids are ``a1``, ``a2``... in order.
@@ -117,8 +118,10 @@ def _step(event: RecordedEvent) -> _Step | None:
 
 
 def _same_field(a: _Step, b: _Step) -> bool:
+    """Two edits of one field (not a choice in a list that stayed open: it takes several)."""
     return (
         a.kind == b.kind
+        and not (b.info is not None and b.info.control == "multiselect")
         and a.info is not None
         and b.info is not None
         and a.info.param_hint == b.info.param_hint

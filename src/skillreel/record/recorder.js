@@ -89,6 +89,7 @@ var SkillreelRecorder = (() => {
   // popup pickers (record/picker.js): the opening click and the option chosen are one choose step
   const picker = SkillreelPickerRecorder({
     report, describe: (el) => describeSafe(el), whenReady, sanitize, echoes, hash: (text) => L.textHash(salt, text),
+    dropped, flushEdits: () => flushAll(null),
   });
   let pointerDown = null;   // {el, target}: what the pointer went down on, described then
   let focusClick = null;    // {el: the field, at: what was clicked, target}: a step unless an edit follows
@@ -106,6 +107,12 @@ var SkillreelRecorder = (() => {
     } catch (_) {
       // The binding is gone (the page is closing); nothing else can be done from here.
     }
+  }
+
+  // An event the recorder does not keep, counted by reason in the recording's summary (Python's
+  // record.capture.DROP_REASONS says what each means); content-free.
+  function dropped(reason) {
+    whenReady(() => report({type: "dropped", drop: reason}));
   }
 
   function human(reason, el) {
@@ -547,7 +554,7 @@ var SkillreelRecorder = (() => {
     if (!event.isTrusted || !held || event.button !== 0 || held.el.isConnected) return;
     if (twinUnder(held.el, event.clientX, event.clientY)) {
       pointerDown = null;
-      return;
+      return dropped("twin-pressed");
     }
     setTimeout(() => {
       if (pointerDown !== held) return;
@@ -563,7 +570,10 @@ var SkillreelRecorder = (() => {
     const el = origin(event);
     if (el && el.localName === "input" && el.type === "password") notePassword(el);
     if (event.isComposing || (key !== "Enter" && key !== "Tab" && key !== "Escape")) return;
-    if (picker.down(el, key)) return flushAll(null);   // Enter opened a picker: its choice is the step
+    if (picker.down(el, key)) {   // Enter opened a picker or chose its active option: the choice is the step
+      if (key === "Enter") enterTarget = el;
+      return flushAll(null);
+    }
     const typing = el && (el.localName === "textarea" || el.isContentEditable);
     if (key === "Enter" && typing && !event.ctrlKey && !event.metaKey) return;   // a newline is typing
     if (!reachable) {
@@ -614,7 +624,7 @@ var SkillreelRecorder = (() => {
     flushAll(null);
     if (!reachable) return human("iframe", null);
     if (!moved && inner && inner.isContentEditable) return human("rich-text", editableRoot(inner));
-    if (!el) return;
+    if (!el) return dropped("no-target");
     if (isOpaqueHost(el)) return human("closed-shadow", el);
     if (landed && landed.localName === "label" && landed.control) {
       const control = landed.control;

@@ -470,6 +470,9 @@ class Recorder:
         if event.type == "mark":
             self._on_mark(tap.index, event)
             return
+        if event.drop is not None:  # the page's recorder kept nothing of an event: counted
+            self._log.drop(event.drop)
+            return
         self._log.accept(tap.index, event, tap.page.url)
 
     # -- marks and scripted v2 steps ---------------------------------------------------------------

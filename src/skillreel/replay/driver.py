@@ -369,13 +369,18 @@ class PlaywrightDriver:
         the combobox shows ``name`` (or the option is selected)."""
         attr = self._locating.attr + "-option"
         nonce = secrets.token_hex(8)
-        if not await self._world.call("mark", {"index": index, "attr": attr, "nonce": nonce}, api=LISTBOX):
+        marked = await self._world.call("mark", {"index": index, "attr": attr, "nonce": nonce}, api=LISTBOX)
+        if not marked:
             return False
-        option = self._page.locator(f"[{attr}='{nonce}']")
-        self._world.action_begins()
-        await self._world.guard("the option's click", lambda: option.click(timeout=timeout_ms))
-        await self.settle(0, timeout_ms=timeout_ms)
-        return bool(await self._world.call("shown", {"name": name, "attr": attr}, api=LISTBOX))
+        if marked != "chosen":  # a multi-select's option chosen already is not clicked out again
+            option = self._page.locator(f"[{attr}='{nonce}']")
+            self._world.action_begins()
+            await self._world.guard("the option's click", lambda: option.click(timeout=timeout_ms))
+            await self.settle(0, timeout_ms=timeout_ms)
+        shown = bool(await self._world.call("shown", {"name": name, "attr": attr}, api=LISTBOX))
+        if await self._world.call("left", {}, api=LISTBOX):  # a multi-select's list stays open
+            await self.close_picker(timeout_ms=timeout_ms)
+        return shown
 
     async def close_picker(self, *, timeout_ms: int) -> None:
         """Close an open picker's list with Escape, choosing nothing."""

@@ -391,7 +391,14 @@ PARAMETERS = {"quasar": "priority", "mui": "age", "headless": "assignee", "radix
 
 def picker_page(kind: str, names: Sequence[str] = OPTIONS, *, changed: bool = False) -> str:
     """The page of one picker showing ``names``; ``changed``: every class renamed, wrappers added."""
-    body = PAGES[kind].replace("COMMON", _COMMON).replace("NAMES_JSON", json.dumps(list(names)))
+    return build_page(PAGES[kind], names, changed=changed)
+
+
+def build_page(template: str, names: Sequence[str] = OPTIONS, *, changed: bool = False) -> str:
+    """A picker page from its template (``COMMON``: the shared script; ``NAMES_JSON``: the option
+    names; ``P-``: the class prefix; ``WRAP_OPEN``/``WRAP_CLOSE``: where the next version adds
+    wrappers); ``changed``: every class renamed, wrappers added (the library's next version)."""
+    body = template.replace("COMMON", _COMMON).replace("NAMES_JSON", json.dumps(list(names)))
     if changed:
         body = body.replace("P-", "v3-x").replace(
             "WRAP_OPEN", '<div class="v3-outer"><section class="v3-slot">'

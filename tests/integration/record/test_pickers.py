@@ -10,22 +10,16 @@ closed."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from skillreel.model.actions import ClickAction
-from skillreel.model.draft import Draft
-from skillreel.model.lifecycle import approve
-from skillreel.services.record_preflight import RecordRequest
-from skillreel.services.recording import record_skill
-from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
-from skillreel.store import AuditNote, Store, utc_now
+from skillreel.store import Store
 from tests.integration.record.pickers import OPTIONS, PARAMETERS, SELECTORS, baseweb_page, picker_page
 from tests.support.narrow import narrow
+from tests.support.record_replay import logged, record, replay
 from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions
 
@@ -35,44 +29,10 @@ KINDS = sorted(SELECTORS)
 COUNTRIES = ("Germany", "France", "Greece", "Spain")
 
 
-def logged(server: LocalServer) -> list[dict[str, list[str]]]:
-    return [parse_qs(urlsplit(path).query) for _, path in server.requests if path.startswith("/log")]
-
-
 @pytest.fixture
 def store(skillreel_home: Path) -> Any:
     with Store.open() as opened:
         yield opened
-
-
-async def record(
-    server: LocalServer, store: Store, tmp_path: Path, page: str, steps: Sequence[dict[str, Any]], name: str
-) -> Draft:
-    """Record ``steps`` on ``page`` (served at /form) as skill ``name``; its draft."""
-    server.set_route("/log", body=b"ok")
-    server.set_page("/form", page)
-    automation = tmp_path / "a.json"
-    automation.write_text(json.dumps({"steps": list(steps)}))
-    request = RecordRequest(name=name, url=server.url("/form"), automation=automation)
-    return (await record_skill(store, request)).entry.draft
-
-
-async def replay(
-    server: LocalServer,
-    store: Store,
-    sessions: WarmSessions,
-    name: str,
-    inputs: dict[str, Any],
-    timeout_ms: int,
-) -> ReplayOutcome:
-    """Approve ``name`` (once) and replay it with ``inputs``, the server's log cleared first."""
-    if store.get(name).status == "draft":
-        store.update(
-            name, lambda e: approve(e, "reviewer", utc_now()), AuditNote(kind="review", reviewer="reviewer")
-        )
-    server.requests.clear()
-    request = ReplayRequest(name=name, inputs=inputs, timeout_ms=timeout_ms)
-    return await replay_skill(store, request, session_factory=sessions)
 
 
 async def record_picker(kind: str, server: LocalServer, store: Store, tmp_path: Path) -> None:
