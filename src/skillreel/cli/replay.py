@@ -6,6 +6,8 @@ alike, and the exit status is the error's (1 for a failed replay, 2 for bad inpu
 step asks on the terminal when stdin and stderr are both interactive, and fails closed otherwise.
 ``--headed``/``--slow-mo`` show the browser; ``--artifacts DIR`` leaves a scrubbed trace, a
 screenshot and failure.json on failure (``sandbox/artifacts.py``).
+A reader that closes the output early (``| head -1``) stops what is written, never the run: it
+goes on, its outcome is recorded and the exit status is its own (``cli/pipes.py``).
 Ctrl-C ends the run as ``cancelled`` (recorded and audited) and prints it like a failure
 (``SR_REPLAY_CANCELLED``, with the steps that ran). ``--batch FILE`` replays one row of inputs per
 run on one Chromium (``cli/batch.py``, ``services/batching.py``).
@@ -38,6 +40,7 @@ from ..model.limits import (
 from .completion import complete_skill_name
 from .interrupt import run_cancellable
 from .output import emit, emit_failure, json_option
+from .pipes import reader_gone, write_line
 
 if TYPE_CHECKING:
     from ..replay.engine import HumanPrompt, HumanRequest, StepProgress
@@ -228,13 +231,14 @@ def command(
     finally:
         if early is not None:
             early.discard()  # only when the run ended before adopting it
-    if outcome.error is None:
-        doc = outcome.to_json()
-        emit(doc, as_json=as_json, human=lambda out: show_success(out, doc), warnings=outcome.warnings)
-        return
-    emit_failure(outcome.error, as_json=as_json, data=outcome.to_json(), warnings=outcome.warnings)
-    if not as_json:
-        show_failure(outcome.to_json())
+    with reader_gone():  # the outcome is recorded: a reader that left (`| head -1`) changes nothing
+        if outcome.error is None:
+            doc = outcome.to_json()
+            emit(doc, as_json=as_json, human=lambda out: show_success(out, doc), warnings=outcome.warnings)
+        else:
+            emit_failure(outcome.error, as_json=as_json, data=outcome.to_json(), warnings=outcome.warnings)
+            if not as_json:
+                show_failure(outcome.to_json())
     sys.exit(outcome.exit_status)  # what was printed above is the whole output
 
 
@@ -292,8 +296,7 @@ def show_progress(step: StepProgress) -> None:
     healed = " (healed)" if step.healed else ""
     item = f" (item {step.iteration + 1})" if step.iteration is not None else ""
     line = f"[{step.index + 1}/{step.total}] {step.action_id} {step.kind}{item}: {mark}{healed}\n"
-    sys.stderr.write(line)
-    sys.stderr.flush()
+    write_line(sys.stderr, line)  # a reader that left stops the progress, never the run
 
 
 def show_success(out: Any, doc: dict[str, Any]) -> None:

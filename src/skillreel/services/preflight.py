@@ -12,10 +12,10 @@ In order, each failure raising its own code and changing nothing:
 5. inputs: no unknown name (``SR_REPLAY_PARAMETER_UNKNOWN``), no sensitive one on the command line
    (``SR_REPLAY_SENSITIVE_ON_ARGV``), every required non-sensitive one given
    (``SR_REPLAY_PARAMETER_MISSING``; a parameter with a default is not required and gets it),
-   values of their parameter's type (schema v2: string, integer, number, boolean, enum; the code
-   names the parameter and, for an enum, its allowed values, never the value given; an enum input
-   of a ``select`` step may also be an option's visible label, looked up in the page), loop limits
-   1-1,000, values within 8,192 (type) / 1,024 (select) characters (``SR_REPLAY_PARAMETER_INVALID``);
+   values of their parameter's type (schema v2: string, integer, number, boolean, enum: one of its
+   allowed option values), loop limits 1-1,000, values within 8,192 (type) / 1,024 (select)
+   characters: every input that does not fit is listed in one ``SR_REPLAY_PARAMETER_INVALID``
+   naming each parameter and, for an enum, its allowed values, never the value given;
 6. a named environment (``--env``) is declared (``SR_RECORD_ENVIRONMENT_UNKNOWN``) and covered by
    the approval (``SR_RECORD_ENVIRONMENT_NOT_APPROVED``), and the skill rebases onto it: target,
    allowlist, navigate steps and sign-in (``model.portable``; ``SR_RECORD_ENVIRONMENT_DRIFT``);
@@ -71,7 +71,7 @@ from ..model.policy import Policy
 from ..model.portable import rebase
 from ..model.refs import ParameterRef
 from ..model.urls import V1_RULE, QueryRule, URLRuleError
-from ..model.values import NotText, ValueProblem, check_input
+from ..model.values import ValueProblem, check_input
 from ..sandbox.artifacts import DebugOptions
 from ..sandbox.files import storage_state_file_digest
 from ..store import Store
@@ -152,7 +152,6 @@ class Preflight:
     heal: bool
     timeout_ms: int
     settle_ms: int
-    labels: frozenset[str] = frozenset()  # enum inputs given as an option's visible label
     debug: DebugOptions = field(default_factory=DebugOptions)
 
     @property
@@ -256,26 +255,21 @@ def check_inputs(draft: Draft, inputs: Mapping[str, InputValue]) -> None:
             )
 
 
-def _select_params(draft: Draft) -> set[str]:
-    return {
-        a.value.name
-        for a in draft.walk()
-        if isinstance(a, SelectAction) and isinstance(a.value, ParameterRef)
-    }
-
-
 def _loop_limits(draft: Draft) -> set[str]:
     return {
         a.limit.name for a in draft.walk() if isinstance(a, LoopAction) and isinstance(a.limit, ParameterRef)
     }
 
 
-def typed_values(draft: Draft, given: Mapping[str, InputValue]) -> tuple[dict[str, str], frozenset[str]]:
-    """The canonical text of every input given (checked against its parameter's type) or defaulted,
-    and the enum inputs of ``select`` steps given as a label (to look up in the page)."""
+def typed_values(draft: Draft, given: Mapping[str, InputValue]) -> dict[str, str]:
+    """The canonical text of every input given (checked against its parameter's type) or defaulted.
+    Every input that does not fit (its type, an enum's allowed values, a loop's limit, its length)
+    is refused at once, before any browser starts: one ``SR_REPLAY_PARAMETER_INVALID`` that names
+    each such parameter and its rule, never a value. An enum input is one of its allowed option
+    values only: an option's visible label is page text the skill never keeps, so it cannot be
+    checked before the browser acts."""
     values: dict[str, str] = {}
-    labels: set[str] = set()
-    selects = _select_params(draft)
+    problems: dict[str, str] = {}
     for param in draft.parameters:
         raw = given.get(param.name, param.default)
         if raw is None:
@@ -283,35 +277,28 @@ def typed_values(draft: Draft, given: Mapping[str, InputValue]) -> tuple[dict[st
         try:
             values[param.name] = check_input(param.type, param.values, raw)
         except ValueProblem as exc:
-            if (
-                param.type == "enum"
-                and param.name in selects
-                and isinstance(raw, str)
-                and raw.strip()
-                and not isinstance(exc, NotText)
-            ):
-                values[param.name] = raw
-                labels.add(param.name)
-                continue
-            raise ReplayError(
-                "SR_REPLAY_PARAMETER_INVALID", f"parameter {param.name!r} {exc.reason}; nothing was replayed"
-            ) from exc
-    for name in _loop_limits(draft):
+            problems[param.name] = exc.reason
+    for name in sorted(_loop_limits(draft)):
         if name in values and not 1 <= int(values[name]) <= MAX_LOOP_ITEMS:
-            raise ReplayError(
-                "SR_REPLAY_PARAMETER_INVALID",
-                f"parameter {name!r} is a loop's limit: 1 to {MAX_LOOP_ITEMS:,}; nothing was replayed",
-            )
-    return values, frozenset(labels)
-
-
-def check_values(draft: Draft, values: Mapping[str, str]) -> None:
+            problems[name] = f"is a loop's limit: 1 to {MAX_LOOP_ITEMS:,}"
     for name, limit in value_limits(draft).items():
         value = values.get(name)
         if value is not None and len(value) > limit:
-            raise ReplayError(
-                "SR_REPLAY_PARAMETER_INVALID", f"the value of {name!r} is longer than {limit:,} characters"
-            )
+            problems.setdefault(name, f"is longer than {limit:,} characters")
+    if problems:
+        raise invalid_inputs(problems)
+    return values
+
+
+def invalid_inputs(problems: Mapping[str, str]) -> ReplayError:
+    """One refusal listing every input that does not fit (parameter name and rule, in the order
+    the skill declares them; never a value)."""
+    listed = "; ".join(f"parameter {name!r} {reason}" for name, reason in problems.items())
+    return ReplayError(
+        "SR_REPLAY_PARAMETER_INVALID",
+        f"{listed}; nothing was replayed",
+        details={"parameters": list(problems)},
+    )
 
 
 def check_environment(
@@ -455,8 +442,7 @@ def run_preflight(
             given[param.name] = secret
         elif param.required:
             missing.append(param.name)
-    values, labels = typed_values(draft, given)
-    check_values(draft, values)
+    values = typed_values(draft, given)
     return Preflight(
         entry=entry,
         approval=approval,
@@ -466,7 +452,6 @@ def run_preflight(
         heal=request.heal and policy.heal_mode == "runtime",
         timeout_ms=request.timeout_ms,
         settle_ms=request.settle_ms,
-        labels=labels,
         debug=request.debug,
     )
 

@@ -240,9 +240,7 @@ async def _run(
                 await recorder.start(session.context)
             engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
             try:
-                records = await engine.run(
-                    target.actions, checked.values, parameters=draft.parameters, labels=checked.labels
-                )
+                records = await engine.run(target.actions, checked.values, parameters=draft.parameters)
             except SkillreelError as exc:
                 await _finish_artifacts(recorder, session, Failure(exc.action_id, exc.code), ran.notes)
                 raise

@@ -29,6 +29,7 @@ from skillreel.model.actions import (
     NavigateAction,
     ScrollAction,
     SelectAction,
+    TypeAction,
     WaitAction,
 )
 from skillreel.model.conditions import CompareCondition
@@ -590,6 +591,7 @@ async def test_a_loop_over_more_rows_than_its_limit_fails_before_any_click(
 # ---- typed inputs: a select given by its label -------------------------------------------------
 
 SELECT = page(
+    '<input id="name" name="name"><input id="city" name="city">'
     '<select id="region" name="region"><option value="">Pick one</option>'
     '<option value="eu-west">Europe (Ireland)</option><option value="us-east">US East (Virginia)</option>'
     "</select>"
@@ -598,23 +600,38 @@ SELECT = page(
 )
 
 
-@pytest.mark.parametrize("given", ["us-east", "US East (Virginia)"])
-async def test_a_select_input_by_value_or_label(
-    given: str, server: LocalServer, store: Store, sessions: WarmSessions
+async def test_a_select_input_is_an_option_value_and_a_bad_one_is_refused_before_the_browser(
+    server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
-    bundles = await describe_url(server, "/region", SELECT, {"region": "#region", "save": "#save"})
+    bundles = await describe_url(
+        server, "/region", SELECT, {"region": "#region", "save": "#save", "name": "#name", "city": "#city"}
+    )
     server.requests.clear()
     url = server.url("/region")
     actions: list[Action] = [
         NavigateAction(id="a1", url=url),
-        SelectAction(id="a2", target=bundles["region"], value=ParameterRef(name="region")),
-        ClickAction(id="a3", target=bundles["save"]),
+        TypeAction(id="a2", target=bundles["name"], value=ParameterRef(name="name")),
+        TypeAction(id="a3", target=bundles["city"], value=ParameterRef(name="city")),
+        SelectAction(id="a4", target=bundles["region"], value=ParameterRef(name="region")),
+        ClickAction(id="a5", target=bundles["save"]),
     ]
     region = Parameter(name="region", type="enum", values=("eu-west", "us-east"))
-    outcome = await replay(
-        store, sessions, actions, {"region": given}, parameters=[region], environment=url_environment(url)
-    )
-    succeeded(outcome)
+    store_approved(store, graph_draft(actions, parameters=[region], environment=url_environment(url)))
+
+    async def play(value: str) -> ReplayOutcome:
+        inputs = {"name": "Ada", "city": "Oslo", "region": value}
+        request = ReplayRequest(name="graph-skill", inputs=inputs, timeout_ms=4_000)
+        return await replay_skill(store, request, session_factory=sessions)
+
+    # issue 33 (8): a value that is no option's value (nor a label, page text the skill never
+    # keeps) typed into both fields before the select step refused it; now nothing reaches the page
+    for bad in ("zzz", "US East (Virginia)"):
+        refused = await play(bad)
+        assert refused.error is not None
+        assert refused.error.code == "SR_REPLAY_PARAMETER_INVALID"
+        assert "'region' expects one of 'eu-west', 'us-east'" in refused.error.message
+        assert server.requests == []
+    succeeded(await play("us-east"))
     assert paths(server, "/saved") == [{"region": ["us-east"]}]
 
 
