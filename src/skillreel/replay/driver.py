@@ -8,11 +8,14 @@ protocol: navigating, acting and reading here, locating (targets, marks, loop it
 ``replay/locating.py``, the page's dialogs in ``replay/dialogs.py``.
 
 The element the rule chose is marked by ``resolve.js`` with a per-session random attribute name
-and a per-step random value; the action then goes through Playwright's strict locator for exactly
-that attribute (trusted input, actionability and hit-target checks included; two marked elements
-would be a strict-mode error, never a click on the first). The mark is removed right after.
+and a per-step random value. A click, typing and a key press are sent to it directly
+(``replay/direct.py``: trusted CDP input at the point the marking call measured and hit-tested,
+a guard in our world refusing a press that lands elsewhere); otherwise (a frame, a ``<select>``, a
+disabled element, a failed hit test, ...) the action goes through Playwright's strict locator for
+exactly that attribute (trusted input, actionability and hit-target checks included; two marked
+elements would be a strict-mode error, never a click on the first). The mark is removed right after.
 
-Typing uses ``Locator.fill`` (focus, select all, trusted ``Input.insertText``) and is verified in
+Typing (focus, select all, trusted ``Input.insertText``, as ``Locator.fill`` does) is verified in
 the isolated world (the field's value must equal the input). Select uses ``select_option`` by
 value, only after checking that an enabled option has exactly that value, and is verified too.
 

@@ -17,8 +17,9 @@ The channel also holds what settling needs between an action and the next call
 (``replay/settling.py``): where the action began in the page's activity (:meth:`World.action_begins`),
 the deadline of the DOM-quiet window the next call waits for in ``settle.js``
 (:attr:`World.quiet_deadline`), and the marks the page replaced before an action reached them
-(announced by our world through the ``skillreelReplaced`` binding). Playwright errors met here are
-translated once (:meth:`World.translate`).
+(announced by our world through the ``skillreelReplaced`` binding), and where to click the element
+the last call marked (:attr:`World.aim`, ``aim.js``; its guard's refusals raise from the next call).
+Playwright errors met here are translated once (:meth:`World.translate`).
 """
 
 from __future__ import annotations
