@@ -66,9 +66,10 @@ var SkillreelAim = (() => {
   }
 
   function pointOf(el) {
-    const root = document.documentElement;
-    const width = root.clientWidth;
-    const height = root.clientHeight;
+    // the viewport without its scroll bars (in quirks mode the body reports it)
+    const root = document.compatMode === "BackCompat" && document.body ? document.body : document.documentElement;
+    const width = Math.min(root.clientWidth, window.innerWidth);
+    const height = Math.min(root.clientHeight, window.innerHeight);
     let outside = false;
     for (const r of el.getClientRects()) {
       if (r.width <= 0 || r.height <= 0) continue;
