@@ -555,6 +555,36 @@ async def test_a_replay_drains_once_when_it_ends_and_not_after_a_failure() -> No
 # ---- a target the page replaced before the action reached it -----------------------------------
 
 
+async def test_a_click_the_guard_refused_is_located_again_and_made_once() -> None:
+    """The guard refused the press (the page covered the element under the pointer): the call
+    that settles after the click says so (TargetCovered), nothing was clicked, and the step locates
+    its target again and clicks it."""
+    p = page()
+    p.elements[2].covered = 2
+    p.elements[2].on_click = lambda d: d.show(NEXT)
+    driver = driver_for(p, FakePage(NEXT, []))
+    actions: list[Action] = [start(), ClickAction(id="a4", target=bundle(GO, "#go"))]
+
+    await engine(driver, Clock()).run(actions, {})
+
+    assert driver.actions[1:] == [("covered", 2), ("covered", 2), ("click", 2)]
+    assert p.elements[2].clicks == 1
+
+
+async def test_a_click_refused_every_time_fails_closed_with_nothing_clicked() -> None:
+    p = page()
+    p.elements[2].covered = 100
+    driver = driver_for(p)
+    actions: list[Action] = [start(), ClickAction(id="a4", target=bundle(GO, "#go"))]
+
+    with pytest.raises(ReplayUIError) as caught:
+        await engine(driver, Clock()).run(actions, {})
+
+    assert caught.value.code == "SR_REPLAY_UI_TARGET_COVERED"
+    assert p.elements[2].clicks == 0
+    assert driver.actions[1:] == [("covered", 2)] * 6
+
+
 async def test_a_target_replaced_before_the_action_is_located_again_and_acted_on_once() -> None:
     """The driver says the element left the page before any input reached it (TargetReplaced):
     nothing was done, so the step locates its target again and acts on what it finds then."""

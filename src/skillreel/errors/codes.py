@@ -701,6 +701,15 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "steadier element.",
     ),
     ErrorCode(
+        "SR_REPLAY_UI_TARGET_COVERED",
+        1,
+        "Each time the click was sent, another element was under the pointer where the step's "
+        "target had been measured (an overlay, a moving layout); the guard refused it, so nothing "
+        "was clicked.",
+        "Check what covers the target on the page (a banner, a dialog, an animation) and add a "
+        "step that closes or waits for it before this one.",
+    ),
+    ErrorCode(
         "SR_REPLAY_UI_ASSERTION_FAILED",
         1,
         "An assertion of the skill did not hold.",

@@ -8,11 +8,14 @@ protocol: navigating, acting and reading here, locating (targets, marks, loop it
 ``replay/locating.py``, the page's dialogs in ``replay/dialogs.py``.
 
 The element the rule chose is marked by ``resolve.js`` with a per-session random attribute name
-and a per-step random value; the action then goes through Playwright's strict locator for exactly
-that attribute (trusted input, actionability and hit-target checks included; two marked elements
-would be a strict-mode error, never a click on the first). The mark is removed right after.
+and a per-step random value. A click, typing and a key press are sent to it directly
+(``replay/direct.py``: trusted CDP input at the point the marking call measured and hit-tested,
+a guard in our world refusing a press that lands elsewhere); otherwise (a frame, a ``<select>``, a
+disabled element, a failed hit test, ...) the action goes through Playwright's strict locator for
+exactly that attribute (trusted input, actionability and hit-target checks included; two marked
+elements would be a strict-mode error, never a click on the first). The mark is removed right after.
 
-Typing uses ``Locator.fill`` (focus, select all, trusted ``Input.insertText``) and is verified in
+Typing (focus, select all, trusted ``Input.insertText``, as ``Locator.fill`` does) is verified in
 the isolated world (the field's value must equal the input). Select uses ``select_option`` by
 value, only after checking that an enabled option has exactly that value, and is verified too.
 
@@ -45,6 +48,7 @@ from ..locate.probe import Probe
 from ..model.locators import ElementSet, LocatorBundle, LocatorCandidate
 from ..model.reads import FieldSpec
 from .dialogs import PageDialogs
+from .direct import ACTIONS, KEYS, DirectInput
 from .driving import (
     Choice,
     DialogSeen,
@@ -104,6 +108,7 @@ class PlaywrightDriver:
         self._world = World(self._page, lambda: session.crashed, PageActivity(self._page))
         self._dialogs = PageDialogs(self._page)
         self._locating = PageLocating(self._page, self._world)
+        self._direct = DirectInput(self._world)
 
     # ---- Driver: navigating --------------------------------------------------------------------
 
@@ -302,12 +307,46 @@ class PlaywrightDriver:
         raise TargetReplaced
 
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
+        """A direct click (``replay/direct.py``) at the point the call that marked the element
+        measured and hit-tested, its guard armed; else Playwright's click (:meth:`_act`)."""
+        point = await self._direct.point(picked)
+        if isinstance(point, tuple):
+            ACTIONS["direct:click"] += 1
+            self._world.action_begins()
+            if picked.token in self._world.replaced:
+                self._replaced_before(timeout_ms)
+            await self._world.guard("the click", lambda: self._direct.click(*point))
+            return
+        ACTIONS[f"fallback:click:{point}"] += 1
         target = await self._locating.locator(picked)
         await self._act(picked, "the click", lambda: target.click(timeout=timeout_ms), timeout_ms)
 
     async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None:
+        """Direct typing: the field focused and its text selected in our world, then trusted
+        ``Input.insertText``; else (an empty value, a field of another kind: a number, a date, an
+        editable element; a disabled or read-only one, which Playwright waits for) Playwright's
+        fill."""
+        why = await self._direct_focus(picked, timeout_ms, fill=True) if value else "empty"
+        if why is None:
+            ACTIONS["direct:type"] += 1
+            await self._world.guard("typing", lambda: self._direct.insert(value))
+            return
+        ACTIONS[f"fallback:type:{why}"] += 1
         target = await self._locating.locator(picked)
         await self._act(picked, "typing", lambda: target.fill(value, timeout=timeout_ms), timeout_ms)
+
+    async def _direct_focus(self, picked: Picked, timeout_ms: int, *, fill: bool) -> str | None:
+        """The action begins: focus ``picked`` in our world (``fill``: select its text); None when
+        done, else why not. Raises :class:`TargetReplaced` when the element left the page."""
+        if self._locating.framed(picked):
+            return "framed"
+        self._world.action_begins()
+        if picked.token in self._world.replaced:
+            self._replaced_before(timeout_ms)
+        why = await self._world.guard("focusing the element", lambda: self._direct.focus(picked, fill=fill))
+        if why == "replaced":
+            self._replaced_before(timeout_ms)
+        return why
 
     async def select(
         self,
@@ -330,6 +369,7 @@ class PlaywrightDriver:
                 self._world.action_begins()
                 self._replaced_before(timeout_ms)
             return None
+        ACTIONS["playwright:select"] += 1
         target = await self._locating.locator(picked)
 
         async def choose() -> None:
@@ -343,7 +383,7 @@ class PlaywrightDriver:
         input, then gets ``name`` typed to filter its list), then wait for the listbox it opens
         (owned through ``aria-controls``/``aria-owns``, else the one newly visible) until two looks
         find the same enabled options: their names, or None when no list opened in time."""
-        armed = await self._world.call("arm", {}, api=LISTBOX)
+        armed = await self._world.call("arm", {}, api=LISTBOX, aim=True)  # the combobox, clicked next
         if not isinstance(armed, dict):
             armed = {}
         if not armed.get("open"):  # a list already open is not clicked shut
@@ -374,6 +414,7 @@ class PlaywrightDriver:
             return False
         if marked != "chosen":  # a multi-select's option chosen already is not clicked out again
             option = self._page.locator(f"[{attr}='{nonce}']")
+            ACTIONS["playwright:option"] += 1
             self._world.action_begins()
             await self._world.guard("the option's click", lambda: option.click(timeout=timeout_ms))
             await self.settle(0, timeout_ms=timeout_ms)
@@ -389,14 +430,26 @@ class PlaywrightDriver:
         await self.settle(0, timeout_ms=timeout_ms)
 
     async def press(self, picked: Picked | None, key: str, *, timeout_ms: int) -> None:
+        """Direct: the element focused in our world (as Playwright's press does), then the key
+        down and up over CDP; with no element, the key goes wherever the focus is. Else (a key the
+        table does not describe, an element in a frame, disabled) Playwright's press."""
+        direct = key in KEYS
         if picked is None:
             self._world.action_begins()
-            await self._world.guard("the key press", lambda: self._page.keyboard.press(key))
-        else:
-            target = await self._locating.locator(picked)
-            await self._act(
-                picked, "the key press", lambda: target.press(key, timeout=timeout_ms), timeout_ms, race=False
-            )
+            ACTIONS["direct:press" if direct else "fallback:press:key"] += 1
+            send = (lambda: self._direct.key(key)) if direct else (lambda: self._page.keyboard.press(key))
+            await self._world.guard("the key press", send)
+            return
+        why = await self._direct_focus(picked, timeout_ms, fill=False) if direct else "key"
+        if why is None:
+            ACTIONS["direct:press"] += 1
+            await self._world.guard("the key press", lambda: self._direct.key(key))
+            return
+        ACTIONS[f"fallback:press:{why}"] += 1
+        target = await self._locating.locator(picked)
+        await self._act(
+            picked, "the key press", lambda: target.press(key, timeout=timeout_ms), timeout_ms, race=False
+        )
 
     async def scroll(
         self, picked: Picked, to: str, *, max_rounds: int, settle_ms: int, timeout_ms: int

@@ -433,3 +433,9 @@ class Absent(Exception):
 class TargetReplaced(Exception):
     """The element chosen for an action left the page before any input reached it (the page
     re-rendered it): nothing was done there; the step locates its target again."""
+
+
+class TargetCovered(TargetReplaced):
+    """The guard in our world (``replay/aim.js``) refused the press of a direct action: another
+    element was under the pointer where the target had been measured (an overlay, a move). Nothing
+    reached the page; the step locates its target again."""

@@ -55,6 +55,7 @@ from .driving import (
     Picked,
     Scope,
     SetOutcome,
+    TargetCovered,
     TargetReplaced,
     Upcoming,
 )
@@ -80,6 +81,10 @@ class FakeElement:
     # how many more times the page replaces this element before an action reaches it (the action
     # raises TargetReplaced, nothing done, as the real driver's does; logged as "replaced")
     replaced: int = 0
+    # how many more clicks the guard refuses (the page covered the element under the pointer): the
+    # click does nothing and the next page_state raises TargetCovered, as the real driver's call
+    # does; logged as "covered"
+    covered: int = 0
     # the page swaps the field for a copy once an input reached it: the node typed into has left the
     # page (page_state's verify says None); the copy, found again, is this element
     swapped: bool = False
@@ -99,6 +104,7 @@ class FakeDriver:
         self.start_url = start_url
         self.page = FakePage("about:blank")
         self.actions: list[tuple[str, int | None]] = []
+        self._refused = False  # a click the guard refused: the next page_state raises TargetCovered
         self.denied: list[str] = []
         self.fail_next: SkillreelError | None = None
         self.settled: list[int] = []
@@ -427,6 +433,11 @@ class FakeDriver:
 
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
         index, e = self._target(picked)
+        if e.covered > 0:
+            e.covered -= 1
+            self.actions.append(("covered", index))
+            self._refused = True
+            return
         self._act("click", index)
         e.clicks += 1
         if e.on_click is not None:
@@ -543,6 +554,9 @@ class FakeDriver:
     async def page_state(
         self, *, salt: str, text: bool, verify: str | None = None, prefetch: Upcoming | None = None
     ) -> PageSummary:
+        if self._refused:
+            self._refused = False
+            raise TargetCovered
         if prefetch is not None:
             self.prefetched.append(prefetch)
         verified = None

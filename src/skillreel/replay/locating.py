@@ -79,6 +79,10 @@ class PageLocating:
         self._prefetched: _Prefetch | None = None
         self._entered: _Entered | None = None
 
+    def framed(self, picked: Picked) -> bool:
+        """Whether the element marked for ``picked`` lives in a child frame's document."""
+        return self._framed == picked.token
+
     async def locator(self, picked: Picked) -> Locator:
         """Playwright's strict locator for the marked element: in the page (its CSS engine pierces
         open shadow roots), or in the child frame that holds the mark."""
@@ -102,7 +106,7 @@ class PageLocating:
         if ahead is not None and ahead.within == within and self._still_fresh(ahead, bundle):
             return self._probe_result(ahead.token, ahead.nonce, ahead.data)
         token, nonce, arg = self._probe_arg(bundle, salt, within)
-        return self._probe_result(token, nonce, await self._world.call("probe", arg))
+        return self._probe_result(token, nonce, await self._world.call("probe", arg, aim=True))
 
     def _still_fresh(self, ahead: _Prefetch, bundle: LocatorBundle) -> bool:
         """A measurement taken ahead serves a probe of the same bundle in the same scope only, and
@@ -186,6 +190,7 @@ class PageLocating:
                 "describe": describe,
                 "hide": [h.lower() for h in hide if len(h) >= 2] if describe else [],
             },
+            aim=True,
         )
         if not isinstance(data, dict) or not data.get("ok"):
             return None
@@ -236,7 +241,9 @@ class PageLocating:
         rows = None
         if row is not None:  # the candidates are relative to the row holding the token
             rows = set_arg(row.candidates, row.fingerprint, salt=salt, within=within, allow_heal=allow_heal)
-        data = await self._world.call("choose", {"set": arg, "token": token, "row": rows}, api=COLLECT)
+        data = await self._world.call(
+            "choose", {"set": arg, "token": token, "row": rows}, api=COLLECT, aim=True
+        )
         outcome = data.get("outcome") if isinstance(data, dict) else None
         if outcome in ("none", "many"):
             return Choice(outcome)
@@ -314,7 +321,7 @@ class PageLocating:
         scope = Scope(loop, index)
         self._prefetched = None
         calls, ahead = self._entry_calls(scope, fields, salt, allow_heal, probe)
-        results = await self._world.call("batch", calls)
+        results = await self._world.call("batch", calls, aim=probe is not None)
         complete = isinstance(results, list) and len(results) == len(calls)
         if complete and self._entered_from(scope, results, len(fields)):
             self._entered = None
@@ -424,14 +431,14 @@ class PageLocating:
             calls, probe = self._entry_calls(
                 scope, prefetch.fields, salt, prefetch.allow_heal, prefetch.probe
             )
-            results = await self._world.call("batch", [["pageState", arg], *calls])
+            results = await self._world.call("batch", [["pageState", arg], *calls], aim=probe is not None)
             ok = isinstance(results, list) and len(results) == len(calls) + 1
             data = results[0] if ok else None
             if ok and self._entered_from(scope, results[1:], len(prefetch.fields)) and probe:
                 self._ahead(*probe, data=results[3])
             return data
         token, nonce, probe_arg = self._probe_arg(prefetch, salt)
-        both = await self._world.call("batch", [["pageState", arg], ["probe", probe_arg]])
+        both = await self._world.call("batch", [["pageState", arg], ["probe", probe_arg]], aim=True)
         data, ahead = both if isinstance(both, list) and len(both) == 2 else (None, None)
         self._ahead(prefetch, None, token, nonce, data=ahead)
         return data

@@ -17,8 +17,9 @@ The channel also holds what settling needs between an action and the next call
 (``replay/settling.py``): where the action began in the page's activity (:meth:`World.action_begins`),
 the deadline of the DOM-quiet window the next call waits for in ``settle.js``
 (:attr:`World.quiet_deadline`), and the marks the page replaced before an action reached them
-(announced by our world through the ``skillreelReplaced`` binding). Playwright errors met here are
-translated once (:meth:`World.translate`).
+(announced by our world through the ``skillreelReplaced`` binding), and where to click the element
+the last call marked (:attr:`World.aim`, ``aim.js``; its guard's refusals raise from the next call).
+Playwright errors met here are translated once (:meth:`World.translate`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..errors import ReplayUIError
 from ..locate import resolve_world_script
+from .driving import TargetCovered, TargetReplaced
 from .settling import CALM_WINDOW_MS, MAX_ROUNDS, NETWORK_CAP_S, QUIET_CAP_MS, QUIET_WINDOW_MS, PageActivity
 
 _T = TypeVar("_T")
@@ -58,9 +60,12 @@ RETRY_DELAY_S: Final = 0.05
 
 @cache
 def world_script() -> str:
-    """What the isolated world holds: ``fingerprint.js``, ``resolve.js``, then ``settle.js``."""
-    settle = resources.files(__package__).joinpath("settle.js").read_text("utf-8")
-    return resolve_world_script() + "\n;\n" + settle + "\n;\ntrue;\n"
+    """What the isolated world holds: ``fingerprint.js``, ``resolve.js``, ``aim.js``, then
+    ``settle.js``."""
+    here = resources.files(__package__)
+    aim = here.joinpath("aim.js").read_text("utf-8")
+    settle = here.joinpath("settle.js").read_text("utf-8")
+    return resolve_world_script() + "\n;\n" + aim + "\n;\n" + settle + "\n;\ntrue;\n"
 
 
 @cache
@@ -98,6 +103,10 @@ class World:
         # the nonces of marked elements the page replaced before an action reached them (settle.js)
         self.replaced: set[str] = set()
         self.replacing: tuple[str, asyncio.Future[None]] | None = None  # the action that waits
+        # where to click the element the last call marked (aim.js; its nonce, ok, x, y, why), its
+        # guard armed; None after any other call
+        self.aim: dict[str, Any] | None = None
+        self.refused = False  # the guard refused a press since the last pointer action began
 
     def crashed(self) -> bool:
         """Chromium exited or the page crashed (or closed)."""
@@ -215,17 +224,21 @@ class World:
                 )
             self.installed = self.unique
 
-    async def call(self, method: str, arg: Any, *, api: str = RESOLVE) -> Any:
+    async def call(self, method: str, arg: Any, *, api: str = RESOLVE, aim: bool = False) -> Any:
         """Call ``SkillreelResolve[method](arg)`` (or, with ``api=COLLECT``, ``SkillreelCollect``'s)
         in our isolated world, through ``settle.js``; retried across navigations. After an action
-        (:meth:`settle`), the call first waits there for a quiet DOM."""
+        (:meth:`settle`), the call first waits there for a quiet DOM. ``aim``: the call marks an
+        element for an action; where to click it comes back in :attr:`aim` (``aim.js``), its guard
+        armed. Raises :class:`TargetCovered` (or :class:`TargetReplaced`) when the guard refused
+        the press of a direct action since the last call: nothing reached the page."""
+        self.aim = None
         for _ in range(RETRIES):
             quiet = self.quiet_deadline
             try:
                 cdp = await self.session()
                 unique = await self._context(cdp)
                 result = await cdp.send(
-                    "Runtime.callFunctionOn", self._call_params(unique, api + method, arg)
+                    "Runtime.callFunctionOn", self._call_params(unique, api + method, arg, aim)
                 )
                 if result.get("result", {}).get("value") == MISSING:
                     # a document our registered script did not reach: install, call again
@@ -245,31 +258,50 @@ class World:
                 continue
             if "exceptionDetails" in result:
                 raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the in-page resolution script failed")
-            value = result.get("result", {}).get("value")
+            answer = result.get("result", {}).get("value")
             self.installed = unique
+            if not isinstance(answer, dict):
+                raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed")
+            self._refused(answer.get("refused"))
+            aimed = answer.get("aim")
+            self.aim = aimed if aim and isinstance(aimed, dict) else None
             if quiet is None:
-                return value
+                return answer.get("value")
             self.quiet_deadline = None
             if self.activity.busy(self.action_mark):  # the page started more while it was measured
                 await self.wait_activity(quiet)
                 self.quiet_deadline = quiet  # and the next measurement waits for quiet again
-            return value.get("value") if isinstance(value, dict) else None
+            return answer.get("value")
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page kept navigating while it was measured")
 
-    def _call_params(self, unique: str, method: str, arg: Any) -> dict[str, Any]:
+    def _refused(self, refused: Any) -> None:
+        """The guard refused the press of a direct action (``aim.js``): nothing reached the page.
+        The next measurement waits for a quiet DOM (the page changed under the pointer), and the
+        next pointer action is Playwright's own (its checks wait for the element to be stable and
+        to receive the click)."""
+        if not isinstance(refused, dict):
+            return
+        self.refused = True
+        self.quiet_deadline = time.monotonic() + QUIET_CAP_MS / 1000
+        if refused.get("why") == "replaced":
+            raise TargetReplaced
+        raise TargetCovered
+
+    def _call_params(self, unique: str, method: str, arg: Any, aim: bool = False) -> dict[str, Any]:
         params: dict[str, Any] = {
             "uniqueContextId": unique,
             "returnByValue": True,
             "functionDeclaration": call_script(),
         }
         if self.quiet_deadline is None:
-            params["arguments"] = [{"value": None}, {"value": method}, {"value": arg}]
+            params["arguments"] = [{"value": None}, {"value": method}, {"value": arg}, {"value": aim}]
             return params
         cap = min(QUIET_CAP_MS, max(0, int((self.quiet_deadline - time.monotonic()) * 1000)))
         params["arguments"] = [
             {"value": self._quiet(cap)},
             {"value": method},
             {"value": arg},
+            {"value": aim},
         ]
         params["awaitPromise"] = True
         return params

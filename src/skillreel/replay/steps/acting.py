@@ -6,7 +6,10 @@ settled; when the page swapped the field after the input reached it, in the fiel
 exactly as recorded (:func:`_holds`). When the page replaced the element before any input reached
 it (a re-render; the driver raises :class:`TargetReplaced`, nothing done), the target is located
 again and the action made on what is found then, at most :data:`MAX_REPLACED` times
-(``SR_REPLAY_UI_TARGET_REPLACED``).
+(``SR_REPLAY_UI_TARGET_REPLACED``). A direct click (``replay/direct.py``) whose press the guard in
+our world refused (another element under the pointer: :class:`TargetCovered`, raised by the call that
+settles after it; nothing reached the page) is made again the same way, the settling included
+(``SR_REPLAY_UI_TARGET_COVERED`` when it keeps happening).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from ...model.locators import LocatorBundle
 from ...model.refs import ParameterRef
 from ...model.values import values_text
 from .. import evidence as ev
-from ..driving import Picked, TargetReplaced
+from ..driving import Picked, TargetCovered, TargetReplaced
 from .context import Handler, StepContext
 
 # How many times one step locates its target again after the page replaced it before the action
@@ -41,21 +44,35 @@ async def act_on(ctx: StepContext, bundle: LocatorBundle, act: Callable[[Picked]
         acted, step.acted = step.acted, True
         try:
             return await act(picked)
-        except TargetReplaced:
+        except TargetReplaced as exc:
             step.acted = acted
             replaced += 1
             if replaced > MAX_REPLACED or ctx.clock() >= step.deadline:
-                raise ReplayUIError(
-                    "SR_REPLAY_UI_TARGET_REPLACED",
-                    f"step {step.action.id} ({step.action.kind}): the page replaced the target "
-                    f"{replaced} times before the action reached it; nothing was done there",
-                    action_id=step.action.id,
-                ) from None
+                raise _gave_up(step.action.id, step.action.kind, replaced, exc) from None
+
+
+def _gave_up(action_id: str, kind: str, times: int, last: TargetReplaced) -> ReplayUIError:
+    if isinstance(last, TargetCovered):
+        return ReplayUIError(
+            "SR_REPLAY_UI_TARGET_COVERED",
+            f"step {action_id} ({kind}): another element was under the pointer {times} times where "
+            "the target had been measured; the guard refused each press, nothing was clicked",
+            action_id=action_id,
+        )
+    return ReplayUIError(
+        "SR_REPLAY_UI_TARGET_REPLACED",
+        f"step {action_id} ({kind}): the page replaced the target {times} times before the "
+        "action reached it; nothing was done there",
+        action_id=action_id,
+    )
 
 
 async def click(ctx: StepContext, a: ClickAction) -> None:
-    await act_on(ctx, a.target, lambda p: ctx.driver.click(p, timeout_ms=ctx.remaining_ms()))
-    await ctx.after()
+    async def clicked(picked: Picked) -> None:
+        await ctx.driver.click(picked, timeout_ms=ctx.remaining_ms())
+        await ctx.after()  # a refused press (TargetCovered) shows here: made again
+
+    await act_on(ctx, a.target, clicked)
 
 
 async def press(ctx: StepContext, a: PressAction) -> None:
