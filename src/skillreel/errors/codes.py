@@ -494,8 +494,9 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_REPLAY_OUTPUT_MASKED",
         1,
-        "A warning on a replay that succeeded: output values that contained a sensitive input (or a value "
-        "of the login it signed in with) were masked.",
+        "A warning on a replay that succeeded: the outputs it names held a secret of the run (a sensitive "
+        "input, a value of the login it signed in with, a cookie it ended with) as it is or in an encoded "
+        "form, and were masked.",
         "Nothing to fix; narrow the extraction (a pattern, another element) if the value is needed.",
     ),
     ErrorCode(

@@ -1,26 +1,31 @@
 """A hostile page on an allowed origin (issue 30, F1 and F6): it reads the password field a skill typed
 into and ``document.cookie``, and writes them base64'd, hex'd, %-encoded, reversed, upper-cased and
 spaced, and split across two elements, into what the skill extracts. No exit carries any of them:
-``replay --json`` and the terminal, a batch, an MCP ``skills_play``; each masked output is named in
-an ``SR_REPLAY_OUTPUT_MASKED`` warning, the harmless one is returned. ``--artifacts`` keeps no trace
-or screenshot holding them (withheld, with a warning). Every test here fails before the scanner:
-masking was a raw-substring check then."""
+``replay --json`` and the terminal, a batch, an MCP ``skills_play``, a fleet worker's result; each
+masked output is named in an ``SR_REPLAY_OUTPUT_MASKED`` warning, the harmless one is returned.
+``--artifacts`` keeps no trace or screenshot holding them (withheld, with a warning); ``show`` flags
+the extracts. Every test here fails before the scanner: masking was a raw-substring check then."""
 
 from __future__ import annotations
 
 import base64
 import io
 import json
+import secrets
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from skillreel.fleet.worker import result_of
 from skillreel.model import lifecycle
 from skillreel.model.actions import Action, ClickAction, ExtractAction, NavigateAction, TypeAction
 from skillreel.model.draft import Parameter
+from skillreel.model.policy import Policy
 from skillreel.model.refs import ParameterRef
 from skillreel.services.packaging import enable_skill
+from skillreel.services.preflight import ReplayRequest, run_preflight
+from skillreel.services.replaying import play_checked
 from skillreel.store import Store
 from skillreel.vault import secret_env_name
 from tests.integration.mcp.client import data, envelope, mcp_session
@@ -165,6 +170,27 @@ async def test_an_mcp_play_carries_no_form_of_the_secrets(
     assert not result.is_error, body
     assert_masked(body["outputs"], envelope(result)["warnings"])
     assert_clean(json.dumps(result.model_dump(mode="json")))
+
+
+class Vault:
+    def get(self, skill: str, param: str) -> str | None:
+        return PASSWORD if (skill, param) == (NAME, "password") else None
+
+
+async def test_a_fleet_workers_result_carries_no_form_of_the_secrets(
+    server: LocalServer, store: Store
+) -> None:
+    """What a worker puts on the queue: ``play_checked`` (the store-less browser phase) and its
+    ``result_of``, exactly as ``fleet.worker.run_row`` composes them."""
+    await hostile_skill(server)
+    request = ReplayRequest(name=NAME, inputs={"user": "ada"})
+    checked = run_preflight(store.get(NAME), Policy.default(), request, Vault())
+    played = await play_checked(checked, store.now)
+    result = result_of(secrets.token_hex(16), played, worker="w1", signer=None)
+    assert result.status == "succeeded"
+    assert result.outputs == {"ok": "Signed in", **dict.fromkeys(LEAKS, "[masked]")}
+    assert [w.code for w in played.masked] == ["SR_REPLAY_OUTPUT_MASKED"]
+    assert_clean(json.dumps(result.to_wire()))
 
 
 async def test_artifacts_keep_no_trace_or_screenshot_holding_a_form(
