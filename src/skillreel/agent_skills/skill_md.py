@@ -4,7 +4,8 @@ under 500 lines: parameters, capabilities, allowed origins, the steps, failure c
 exact command and MCP call that run it. Pure: the same store entry renders the same text.
 
 User text (the description and the failure conditions) is flattened to one line per item, and any
-``http(s)`` URL in it is cut down to its origin, so no path or URL token reaches the file.
+``http(s)`` URL in it is cut down to its origin, so no path or URL token reaches the file; invisible
+and control characters in it are written as escapes (``model.visible``), as in ``show`` and ``diff``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
 from ..model.values import OutputSpec, outputs_schema
 from ..model.versions import VersionRecord
+from ..model.visible import visible
 from ..vault import KEYRING_SERVICE, input_schema, keyring_username, secret_env_name
 
 MAX_BODY_LINES = 499  # the Agent Skills guidance: a body under 500 lines
@@ -61,9 +63,10 @@ def _origin_only(match: re.Match[str]) -> str:
 
 
 def clean_text(text: str) -> str:
-    """One line of user text: URLs reduced to their origin, whitespace runs collapsed, no control chars."""
+    """One line of user text: URLs reduced to their origin, whitespace runs collapsed, invisible and
+    control characters escaped (``model.visible``: a bidi override reads ``\\u202e``)."""
     flat = " ".join(_TOKEN_PAIR_RE.sub(r"\1=[removed]", _URL_RE.sub(_origin_only, text)).split())
-    return "".join(ch for ch in flat if ch.isprintable())
+    return visible(flat)
 
 
 def _truncate(text: str, limit: int) -> str:

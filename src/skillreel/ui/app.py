@@ -26,7 +26,7 @@ from ..errors import InputError, LifecycleError, SkillreelError
 from ..model.canonical import DIGEST_RE
 from ..model.diff_parts import environment_views
 from ..model.draft import Draft
-from ..model.visible import visible_tree
+from ..model.visible import visible, visible_tree
 from ..services.diffing import diff_skill
 from ..services.listing import list_skills
 from ..services.reviewing import reject_heal_proposal, review_skill
@@ -52,12 +52,14 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 
 @cache
 def templates() -> Environment:
-    return Environment(
+    environment = Environment(
         loader=PackageLoader("skillreel.ui", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    environment.filters["visible"] = visible  # page text the use cases do not escape themselves
+    return environment
 
 
 def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
