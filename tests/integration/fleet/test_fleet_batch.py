@@ -112,9 +112,9 @@ async def test_a_worker_killed_mid_row_leaves_the_row_interrupted_and_never_runs
     rows = rows_file(tmp_path, ["k1"])
     private, public = keys
     gate = server.hold("/act")
-    with fleet_worker(broker, trust=[public], home=tmp_path / "w1", heartbeat_s=2.0) as worker:
+    with fleet_worker(broker, trust=[public], home=tmp_path / "w1") as worker:
         coordinator = subprocess.Popen(
-            cli_command(*fleet_args(rows, broker, private), "--json"),
+            cli_command(*fleet_args(rows, broker, private), "--heartbeat", "2", "--json"),
             env=cli_env(skillreel_home),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
