@@ -508,3 +508,10 @@ async def test_a_row_the_broker_cannot_be_asked_about_is_not_reported_as_taken(
     ran = [r for r in outcome.results if r.status != "not-run"]
     assert [(r.status, r.code) for r in ran] == [("interrupted", "SR_REPLAY_FLEET_BROKER_UNREACHABLE")] * 2
     assert all("unknown" in (r.message or "") for r in ran)
+
+
+def test_a_result_left_in_redis_expires_in_minutes() -> None:
+    """F7: a result (it may hold a row's outputs) nobody collected stayed in Redis 7 days on main."""
+    from skillreel.fleet.app import settings
+
+    assert settings("redis://127.0.0.1:1/0")["result_expires"] <= 3600
