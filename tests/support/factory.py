@@ -479,6 +479,7 @@ def write_keys(directory: Path, name: str = "key") -> tuple[Path, Path]:
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
     )
+    private.chmod(0o600)  # a signing key others may read is refused (SR_RECORD_SECRET_FILE_EXPOSED)
     public = directory / f"{name}.pub"
     public.write_bytes(
         key.public_key().public_bytes(

@@ -80,8 +80,9 @@ class Lines:
 
 
 @contextlib.contextmanager
-def redis_server(directory: Path) -> Iterator[str]:
-    """A redis-server on a free 127.0.0.1 port, nothing written to disk; yields its broker URL."""
+def redis_server(directory: Path, *, password: str | None = None) -> Iterator[str]:
+    """A redis-server on a free 127.0.0.1 port, nothing written to disk; yields its broker URL
+    (``redis://:PASSWORD@...`` with ``password``, which the server then requires)."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (apt-get install redis-server; make test installs it)")
@@ -104,6 +105,7 @@ def redis_server(directory: Path) -> Iterator[str]:
             "yes",
             "--loglevel",
             "notice",
+            *(["--requirepass", password] if password else []),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -114,7 +116,7 @@ def redis_server(directory: Path) -> Iterator[str]:
     try:
         if not output.wait_for("Ready to accept connections"):
             raise RuntimeError("redis-server did not start:\n" + output.text())
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://{f':{password}@' if password else ''}127.0.0.1:{port}/0"
     finally:
         proc.terminate()
         try:
@@ -145,37 +147,29 @@ class Worker:
         self.kill()
 
 
-def worker_command(
-    broker: str, trust: list[Path], *, concurrency: int = 1, heartbeat_s: float = 30.0
-) -> list[str]:
-    args = [
-        sys.executable,
-        "-m",
-        "skillreel",
-        "worker",
-        "--broker",
-        broker,
-        "--concurrency",
-        str(concurrency),
-    ]
+def worker_command(broker: str | None, trust: list[Path], *, concurrency: int = 1) -> list[str]:
+    """``skillreel worker``; ``broker=None``: the URL comes from the environment (SKILLREEL_BROKER_URL)."""
+    args = [sys.executable, "-m", "skillreel", "worker", "--concurrency", str(concurrency)]
+    if broker is not None:
+        args += ["--broker", broker]
     for key in trust:
         args += ["--trust", str(key)]
-    return [*args, "--heartbeat", str(heartbeat_s)]
+    return args
 
 
 @contextlib.contextmanager
 def fleet_worker(
-    broker: str,
+    broker: str | None,
     *,
     trust: list[Path],
     home: Path,
     concurrency: int = 1,
-    heartbeat_s: float = 30.0,
     env: dict[str, str] | None = None,
 ) -> Iterator[Worker]:
-    """A ``skillreel worker`` process (its own process group and SKILLREEL_HOME), once it is ready."""
+    """A ``skillreel worker`` process (its own process group and SKILLREEL_HOME), once it is ready.
+    (A row's liveness timeout is the coordinator's: ``replay ... --heartbeat S``.)"""
     proc = subprocess.Popen(
-        worker_command(broker, trust, concurrency=concurrency, heartbeat_s=heartbeat_s),
+        worker_command(broker, trust, concurrency=concurrency),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -9,24 +9,40 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from skillreel.errors import ReplayError
-from skillreel.fleet.bundle import SignedBundles, bundle_text, sign_bundle
-from skillreel.fleet.worker import WorkerConfig, run_row
-from skillreel.model.fleet import FleetResult, FleetRow, FleetStep
+from skillreel.fleet.bundle import SignedBundles, bundle_text, open_bundle, sign_bundle
+from skillreel.fleet.envelope import check_binding, open_envelope
+from skillreel.fleet.worker import WorkerConfig, run_row, run_task
+from skillreel.model.export import ExportDocument
+from skillreel.model.fleet import FleetEnvelope, FleetResult, FleetRow, FleetStep
+from skillreel.model.lifecycle import parse_timestamp
+from skillreel.model.runs import BatchSlot
 from skillreel.services.batching import BatchRequest, plan_batch
-from skillreel.services.fleet_batching import WorkerVault, fleet_batch
+from skillreel.services.fleet_batching import TaskTerms, WorkerVault, fleet_batch, seal_task
 from skillreel.services.preflight import ReplayRequest
 from skillreel.store import Store
-from skillreel.store.signing import load_signing_key, load_trusted_keys
+from skillreel.store.signing import (
+    BUNDLE,
+    TASK,
+    load_signing_key,
+    load_trusted_keys,
+    sign_digest,
+    sign_export,
+)
 from skillreel.store.transfer import export_document
 from tests.support import factory
 
 NAME = "search-invoices"
+SLOT = BatchSlot("0123456789abcdef", 1)
+SOON = datetime(2026, 1, 3, 0, 1, tzinfo=UTC)  # a minute after factory.T1, when the tasks are sealed
 
 
 class FakeBroker:
@@ -44,13 +60,15 @@ class FakeBroker:
         self.submitted: dict[str, tuple[str, dict[str, Any]]] = {}
         self.given_up: list[str] = []
         self.forgotten: list[str] = []
+        self.envelopes: dict[str, tuple[str, dict[str, Any]]] = {}
 
     def workers(self) -> int:
         return self.live_workers
 
-    def submit(self, run_id: str, bundle: str, row: Mapping[str, Any]) -> None:
+    def submit(self, run_id: str, bundle: str, row: Mapping[str, Any], envelope: Mapping[str, Any]) -> None:
         assert self.store.run(run_id) is not None  # reserved before it was submitted
         self.submitted[run_id] = (self.behaviours.pop(0), dict(row))
+        self.envelopes[run_id] = (bundle, dict(envelope))
 
     def _meta(self, run_id: str, behaviour: str) -> dict[str, Any] | None:
         if behaviour in ("ok", "partial", "stranger"):
@@ -167,6 +185,27 @@ async def test_every_row_is_recorded_from_what_its_worker_returned(skill: tuple[
     assert sorted(broker.forgotten) == sorted(r for r, (b, _) in broker.submitted.items() if b != "lost")
 
 
+async def test_every_task_carries_its_own_envelope_signed_by_the_coordinator(
+    skill: tuple[Path, Path],
+) -> None:
+    """F3: each task is bound to the coordinator: its bundle (signed in the bundle's domain), run,
+    runset and row, inputs and options, a fresh nonce, minutes of life and the liveness timeout."""
+    rows, key = skill
+    public = key.with_suffix(".pub")
+    outcome, broker = await run(rows, key, ["ok"] * 4, terms=TaskTerms(expires_min=5, heartbeat_s=7.0))
+    trusted = load_trusted_keys([public])
+    nonces = set()
+    for number, (run_id, (bundle, raw)) in enumerate(broker.envelopes.items(), start=1):
+        envelope, left = open_envelope(raw, trusted, parse_timestamp(raw["issuedAt"]))
+        document, _ = open_bundle(bundle, trusted)
+        row = FleetRow.parse(broker.submitted[run_id][1])
+        check_binding(envelope, row, document.export_digest)
+        assert (envelope.run_id, envelope.runset_id, envelope.row) == (run_id, outcome.runset, number)
+        assert (left, envelope.heartbeat_ms) == (timedelta(minutes=5), 7000)
+        nonces.add(envelope.nonce)
+    assert len(nonces) == 4
+
+
 async def test_a_result_that_does_not_fit_its_run_is_recorded_interrupted(skill: tuple[Path, Path]) -> None:
     rows, key = skill
     outcome, _ = await run(rows, key, ["garbage", "ok", "ok", "ok"])
@@ -250,14 +289,168 @@ def test_the_worker_refuses_before_anything_runs(tmp_path: Path, case: str, code
     if case == "tampered":
         bundle = bundle.replace("Search invoices by customer.", "Search invoices by supplier.")
     run_id = secrets.token_hex(16)
-    row: dict[str, Any] = FleetRow(run_id=run_id, inputs={"query": "x"}).to_json()
+    task = FleetRow(run_id=run_id, inputs={"query": "x"})
+    row: dict[str, Any] = task.to_json()
     if case == "bad-row":
         row["surprise"] = 1
     if case == "unknown-input":
         row["inputs"] = {"querry": "x"}
+        task = FleetRow(run_id=run_id, inputs={"querry": "x"})
+    envelope = seal_task(task, SLOT, document.export_digest, load_signing_key(private), factory.T1)
     config = WorkerConfig("redis://127.0.0.1:1/0", load_trusted_keys([public]), "w1")  # never contacted
-    result = run_row(config, run_id, bundle, row)
+    result = run_row(config, run_id, bundle, row, envelope.to_json(), now=SOON)
     assert (result.status, result.refused, result.code, result.steps) == ("failed", True, code, ())
+
+
+# --- the task's envelope (issue 30, F3): each of these ran on main (no envelope existed) ---------
+
+
+@dataclass
+class Task:
+    """A task as the coordinator sends it: a validated skill's bundle, a row and its envelope."""
+
+    config: WorkerConfig
+    run_id: str
+    bundle: str
+    row: dict[str, Any]
+    envelope: dict[str, Any]
+    key: Ed25519PrivateKey
+    digest: str
+
+    def run(self, now: datetime = SOON) -> FleetResult:
+        return run_row(self.config, self.run_id, self.bundle, self.row, self.envelope, now=now)
+
+
+@pytest.fixture
+def task(tmp_path: Path) -> Task:
+    private, public = factory.write_keys(tmp_path, "trusted")
+    url = factory.url_environment("http://127.0.0.1:8000/app")
+    entry = factory.advance(factory.entry(environment=url), "validated")
+    key = load_signing_key(private)
+    document = sign_bundle(entry, factory.T1, key)
+    run_id = secrets.token_hex(16)
+    row = FleetRow(run_id=run_id, inputs={"query": "x"})
+    envelope = seal_task(row, SLOT, document.export_digest, key, factory.T1)
+    config = WorkerConfig("redis://127.0.0.1:1/0", load_trusted_keys([public]), "w1")  # never contacted
+    return Task(
+        config, run_id, bundle_text(document), row.to_json(), envelope.to_json(), key, document.export_digest
+    )
+
+
+def refused(result: FleetResult) -> str | None:
+    assert (result.status, result.refused, result.steps) == ("failed", True, ())
+    return result.code
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ("no envelope", "no readable envelope"),
+        ("unsigned", "not signed"),
+        ("signed as a bundle", "does not verify"),
+        ("inputs", "its inputs"),
+        ("environment", "its environment"),
+        ("heal", "its options"),
+        ("timeout", "its options"),
+        ("another run", "its run"),
+        ("another bundle", "its bundle"),
+        ("envelope edited", "no readable envelope"),  # its digest no longer matches
+        ("a year long", "longer than a day"),
+    ],
+)
+def test_a_task_its_envelope_does_not_vouch_for_is_refused(
+    tmp_path: Path, task: Task, change: str, why: str
+) -> None:
+    """What anyone who can write to Redis did with a captured task: other inputs, environment,
+    options, run or bundle under a genuine envelope, or an envelope of their own."""
+    if change == "no envelope":
+        task.envelope = {}
+    elif change == "unsigned":
+        task.envelope.pop("signature")
+    elif change == "signed as a bundle":  # the right key, the wrong domain
+        task.envelope = resigned(task.envelope, task.key, domain=BUNDLE)
+    elif change == "inputs":
+        task.row["inputs"] = {"query": "attacker"}
+    elif change == "environment":
+        task.row["environment"] = "attacker"
+    elif change == "heal":
+        task.row["heal"] = False
+    elif change == "timeout":
+        task.row["timeoutMs"] = 30_000
+    elif change == "another run":
+        other = secrets.token_hex(16)
+        task.row["runId"], task.run_id = other, other
+    elif change == "another bundle":  # the same skill exported again: another digest
+        entry = ExportDocument.parse(task.bundle).entry
+        task.bundle = bundle_text(sign_bundle(entry, "2026-01-03T00:00:01Z", task.key))
+    elif change == "envelope edited":
+        task.envelope["notAfter"] = "2036-01-03T00:00:00Z"
+    elif change == "a year long":  # signed by the right key, but no coordinator makes such a task
+        task.envelope = resigned(task.envelope, task.key, not_after="2027-01-03T00:00:00Z")
+    result = task.run()
+    assert (refused(result), why in (result.message or "")) == ("SR_REPLAY_FLEET_TASK_INVALID", True), result
+
+
+def resigned(
+    envelope: dict[str, Any], key: Ed25519PrivateKey, domain: bytes = TASK, **change: Any
+) -> dict[str, Any]:
+    """``envelope`` with ``change``, its digest recomputed and signed by ``key`` in ``domain``."""
+    changed = FleetEnvelope.parse(envelope).evolve(**change)
+    return {**changed.to_json(), "signature": sign_digest(domain, changed.envelope_digest, key).to_json()}
+
+
+def test_the_coordinators_terms_are_in_the_envelope(task: Task) -> None:
+    row = FleetRow.parse(task.row)
+    sealed = seal_task(
+        row, SLOT, task.digest, task.key, factory.T1, TaskTerms(expires_min=2, heartbeat_s=2.5)
+    )
+    assert (sealed.issued_at, sealed.not_after, sealed.heartbeat_ms) == (
+        factory.T1,
+        "2026-01-03T00:02:00Z",
+        2500,
+    )
+    assert sealed.nonce != seal_task(row, SLOT, task.digest, task.key, factory.T1).nonce
+    assert resigned(task.envelope, task.key) == task.envelope  # the same bytes signed again: unchanged
+
+
+def test_a_task_signed_by_a_stranger_is_refused(tmp_path: Path, task: Task) -> None:
+    stranger, _ = factory.write_keys(tmp_path, "stranger")
+    task.envelope = resigned(task.envelope, load_signing_key(stranger))
+    assert refused(task.run()) == "SR_REPLAY_FLEET_SIGNER_UNTRUSTED"
+
+
+def test_a_task_past_its_envelope_is_refused(task: Task) -> None:
+    late = datetime(2026, 1, 3, 0, 15, tzinfo=UTC)  # sealed at T1 for the default 15 minutes
+    assert refused(task.run(now=late)) == "SR_REPLAY_FLEET_TASK_EXPIRED"
+
+
+def test_an_export_is_not_a_bundle(task: Task) -> None:
+    """F7: an export signed with the coordinator's key (``export --sign``) is not a bundle."""
+    entry = ExportDocument.parse(task.bundle).entry
+    export = sign_export(export_document(entry, factory.T1), task.key)
+    assert export.export_digest == task.digest  # the very document the envelope names
+    task.bundle = bundle_text(export)
+    assert refused(task.run()) == "SR_REPLAY_FLEET_BUNDLE_TAMPERED"
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        ((), {}),
+        (("bundle", {}), {}),
+        (("bundle", {}, {}, "extra"), {}),
+        (("bundle", {}), {"envelope": {}}),
+        ((["not", "text"], {}, {}), {}),
+        (("bundle", "not an object", {}), {}),
+        (("bundle", {}, ["not", "an", "object"]), {}),
+        (("x" * (3 * 1024 * 1024), {}, {}), {}),
+    ],
+)
+def test_malformed_task_arguments_are_a_refusal_not_a_failure(
+    task: Task, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    result = run_task(task.config, "not-a-run-id", args, kwargs)
+    assert (refused(result), result.run_id) == ("SR_REPLAY_FLEET_BUNDLE_INVALID", "0" * 32)
 
 
 class StillRunning(FakeBroker):
@@ -315,3 +508,10 @@ async def test_a_row_the_broker_cannot_be_asked_about_is_not_reported_as_taken(
     ran = [r for r in outcome.results if r.status != "not-run"]
     assert [(r.status, r.code) for r in ran] == [("interrupted", "SR_REPLAY_FLEET_BROKER_UNREACHABLE")] * 2
     assert all("unknown" in (r.message or "") for r in ran)
+
+
+def test_a_result_left_in_redis_expires_in_minutes() -> None:
+    """F7: a result (it may hold a row's outputs) nobody collected stayed in Redis 7 days on main."""
+    from skillreel.fleet.app import settings
+
+    assert settings("redis://127.0.0.1:1/0")["result_expires"] <= 3600

@@ -76,3 +76,52 @@ def test_key_files_must_be_the_right_kind(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         load_signing_key(link)
     assert err.value.code == "SR_RECORD_INPUT_NOT_REGULAR"
+
+
+def test_a_signing_key_others_may_read_is_refused(tmp_path: Path) -> None:
+    """F7 (issue 30): a 0644 key was used silently. On main this loads the key."""
+    private, _ = write_keys(tmp_path)
+    private.chmod(0o644)
+    with pytest.raises(InputError) as err:
+        load_signing_key(private)
+    assert err.value.code == "SR_RECORD_SECRET_FILE_EXPOSED"
+    assert "chmod 600" in err.value.message
+    private.chmod(0o600)
+    load_signing_key(private)  # owner-only: used
+
+
+def test_an_export_is_never_a_valid_bundle_nor_a_bundle_a_valid_export(tmp_path: Path) -> None:
+    """F7 (issue 30): exports and fleet bundles shared one signature domain. On main there is no
+    bundle domain (``signing.BUNDLE`` does not exist), and a bundle verified as an export."""
+    from skillreel.store import signing
+
+    private, public = write_keys(tmp_path)
+    key, trusted = load_signing_key(private), load_trusted_keys([public])
+    plain = export_document(factory.entry(), T1)
+    export = sign_export(plain, key)
+    bundle = sign_export(plain, key, domain=signing.BUNDLE)
+    assert export.export_digest == bundle.export_digest  # the same document, signed for two uses
+    assert verify_export(export, trusted) == verify_export(bundle, trusted, domain=signing.BUNDLE)
+    assert code(lambda: verify_export(bundle, trusted)) == "SR_RECORD_SIGNATURE_INVALID"
+    assert (
+        code(lambda: verify_export(export, trusted, domain=signing.BUNDLE)) == "SR_RECORD_SIGNATURE_INVALID"
+    )
+    assert len({signing.EXPORT, signing.BUNDLE, signing.TASK}) == 3
+
+
+def test_an_export_signed_before_the_domains_were_split_still_verifies(tmp_path: Path) -> None:
+    """Exports keep the domain they always had (``skillreel.export/v1``): a signature made the old
+    way (computed here by hand, as the first version did) still imports."""
+    import base64
+
+    from skillreel.model.export import Signature as Sig
+
+    private, public = write_keys(tmp_path)
+    key = load_signing_key(private)
+    plain = export_document(factory.entry(), T1)
+    raw = key.sign(b"skillreel.export/v1\x00" + plain.export_digest.encode("ascii"))
+    value = base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+    old = ExportDocument.build(
+        entry=plain.entry, exported_at=T1, signature=Sig(key_id=key_id(key.public_key()), value=value)
+    )
+    assert verify_export(old, load_trusted_keys([public])) == key_id(key.public_key())

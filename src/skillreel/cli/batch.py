@@ -11,12 +11,22 @@ any row did not succeed (``SR_REPLAY_BATCH_FAILED``) or the batch was cancelled 
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+import click
+
 from ..errors import InputError, ReplayError
+from ..model.limits import (
+    DEFAULT_HEARTBEAT_S,
+    DEFAULT_TASK_EXPIRES_MIN,
+    HEARTBEAT_S_RANGE,
+    TASK_EXPIRES_MIN_RANGE,
+)
 from .interrupt import run_cancellable
 from .output import emit, emit_failure
 
@@ -28,6 +38,59 @@ if TYPE_CHECKING:
 
 SHOWN_PROBLEMS = 20
 FLEET_WORKERS: Final = 16  # rows in flight on a fleet when --workers is not given
+
+
+@dataclass(frozen=True)
+class FleetOptions:
+    """The fleet's options beyond ``--broker`` and ``--sign`` (:func:`fleet_options`)."""
+
+    url_file: Path | None = None
+    heartbeat_s: float | None = None
+    task_expires_min: int | None = None
+
+    @property
+    def given(self) -> bool:
+        return self != FleetOptions()
+
+
+def fleet_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--broker-url-file``, ``--heartbeat`` and ``--task-expires``, given to ``command`` as one
+    ``fleet`` argument (:class:`FleetOptions`)."""
+
+    @click.option(
+        "--broker-url-file",
+        type=click.Path(path_type=Path, dir_okay=False),
+        metavar="FILE",
+        help="With --batch: a file (readable by you only) holding the broker URL with its password "
+        "(or set SKILLREEL_BROKER_URL).",
+    )
+    @click.option(
+        "--heartbeat",
+        "heartbeat_s",
+        type=click.FloatRange(*HEARTBEAT_S_RANGE),
+        metavar="SECONDS",
+        help=f"With a broker: seconds after which a row whose worker stopped answering is reported "
+        f"interrupted [default: {DEFAULT_HEARTBEAT_S:g}].",
+    )
+    @click.option(
+        "--task-expires",
+        "task_expires_min",
+        type=click.IntRange(*TASK_EXPIRES_MIN_RANGE),
+        metavar="MINUTES",
+        help=f"With a broker: minutes a row's task stays valid for a worker to start it "
+        f"[default: {DEFAULT_TASK_EXPIRES_MIN}].",
+    )
+    @functools.wraps(command)
+    def with_fleet(
+        *args: Any,
+        broker_url_file: Path | None,
+        heartbeat_s: float | None,
+        task_expires_min: int | None,
+        **kwargs: Any,
+    ) -> Any:
+        return command(*args, fleet=FleetOptions(broker_url_file, heartbeat_s, task_expires_min), **kwargs)
+
+    return with_fleet
 
 
 def replay_rows(
@@ -80,43 +143,59 @@ def replay_rows_on_fleet(
     workers: int | None,
     stop_on_failure: bool,
     resume: str | None,
-    broker_url: str,
+    broker: str | None,
     sign_key: Path | None,
+    fleet: FleetOptions,
     *,
     as_json: bool,
 ) -> None:
     """``--batch FILE --broker URL --sign KEY``: the same batch, its rows run by fleet workers
-    (``services/fleet_batching.py``); this store records every run."""
-    from ..fleet.app import check_broker_url, require_celery
+    (``services/fleet_batching.py``); this store records every run. The broker's URL may come from
+    ``SKILLREEL_BROKER_URL`` or ``--broker-url-file`` instead (``fleet.app.broker_url``)."""
+    from ..fleet.app import broker_url, require_celery
 
     require_celery()
-    check_broker_url(broker_url)
+    url = broker_url(broker, fleet.url_file)
     if sign_key is None:
-        raise InputError("SR_RECORD_USAGE", "--broker needs --sign KEY (the workers trust its public key)")
+        raise InputError(
+            "SR_RECORD_USAGE", "a fleet batch needs --sign KEY (the workers trust its public key)"
+        )
     from ..fleet.broker import CeleryBroker
     from ..fleet.bundle import SignedBundles, check_fleet_skill
     from ..services.batching import BatchRequest, plan_batch
-    from ..services.fleet_batching import WorkerVault, fleet_batch
+    from ..services.fleet_batching import TaskTerms, WorkerVault, fleet_batch
     from ..store import Store
+    from ..store.signing import load_signing_key
 
+    load_signing_key(sign_key)  # a key others may read, or not a key: refused before the broker
     vault = WorkerVault()
+    terms = TaskTerms(
+        expires_min=fleet.task_expires_min or DEFAULT_TASK_EXPIRES_MIN,
+        heartbeat_s=fleet.heartbeat_s or DEFAULT_HEARTBEAT_S,
+    )
     with Store.open(actor="fleet") as store:
         check_fleet_skill(store, request.name)
         batch = BatchRequest(request, batch_file, workers or FLEET_WORKERS, stop_on_failure, resume)
         plan = plan_batch(store, batch, vault, vault)
-        broker = CeleryBroker(broker_url)
+        celery = CeleryBroker(url)
         try:
             outcome = run_cancellable(
                 _run(
                     plan,
                     lambda on_row: fleet_batch(
-                        store, plan, broker, bundles=SignedBundles(), sign_key=sign_key, on_row=on_row
+                        store,
+                        plan,
+                        celery,
+                        bundles=SignedBundles(),
+                        sign_key=sign_key,
+                        on_row=on_row,
+                        terms=terms,
                     ),
                     show=not as_json and sys.stderr.isatty(),
                 )
             )
         finally:
-            broker.close()
+            celery.close()
     _report(outcome, as_json=as_json)
 
 

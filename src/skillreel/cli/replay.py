@@ -37,6 +37,7 @@ from ..model.limits import (
     TIMEOUT_MS_RANGE,
     WORKERS_RANGE,
 )
+from .batch import FleetOptions, fleet_options
 from .completion import complete_skill_name
 from .interrupt import run_cancellable
 from .output import emit, emit_failure, json_option
@@ -156,6 +157,7 @@ if TYPE_CHECKING:
     help="With --broker: the Ed25519 private key (PEM) the skill bundle is signed with; the workers "
     "trust its public key.",
 )
+@fleet_options
 @json_option
 def command(
     name: str,
@@ -178,6 +180,7 @@ def command(
     resume: str | None,
     broker: str | None,
     sign_key: Path | None,
+    fleet: FleetOptions,
     as_json: bool,
 ) -> None:
     """Replay an approved skill in Chromium with new inputs."""
@@ -207,21 +210,34 @@ def command(
         request = replay_request()
         from .batch import replay_rows
 
-        if broker is not None:
+        if broker is not None or sign_key is not None or fleet.given:  # the URL may be in the environment
             from .batch import replay_rows_on_fleet
 
             replay_rows_on_fleet(
-                request, batch_file, workers, stop_on_failure, resume, broker, sign_key, as_json=as_json
+                request,
+                batch_file,
+                workers,
+                stop_on_failure,
+                resume,
+                broker,
+                sign_key,
+                fleet,
+                as_json=as_json,
             )
             return
-        if sign_key is not None:
-            raise InputError("SR_RECORD_USAGE", "--sign goes with --broker URL")
         replay_rows(request, batch_file, workers or DEFAULT_WORKERS, stop_on_failure, resume, as_json=as_json)
         return
-    if workers is not None or stop_on_failure or resume is not None or broker is not None or sign_key:
+    if (
+        workers is not None
+        or stop_on_failure
+        or resume is not None
+        or broker is not None
+        or sign_key
+        or fleet.given
+    ):
         raise InputError(
             "SR_RECORD_USAGE",
-            "--workers, --stop-on-failure, --resume, --broker and --sign go with --batch FILE",
+            "--workers, --stop-on-failure, --resume and the fleet options (--broker...) go with --batch FILE",
         )
     from ..sandbox.playwright_start import EarlyPlaywright
 

@@ -2,7 +2,9 @@
 
 It holds no store: every task carries a skill bundle signed by the coordinating store's key, which
 the worker verifies against ``--trust`` (with every digest) before any browser starts; sensitive
-values come from this machine's vault. Needs the extra ``skillreel[fleet]``
+values come from this machine's vault, and every task's envelope (signed by the same key) binds it
+to its row, once, for minutes. The broker URL comes from ``SKILLREEL_BROKER_URL``,
+``--broker-url-file`` or (without a password) ``--broker``. Needs the extra ``skillreel[fleet]``
 (``SR_REPLAY_FLEET_UNAVAILABLE`` otherwise). Runs until Ctrl-C or SIGTERM (running rows finish).
 Like ``mcp``, ``--json`` only changes how an error that stops it from starting is printed.
 """
@@ -14,17 +16,22 @@ from pathlib import Path
 
 import click
 
-from ..model.limits import (
-    DEFAULT_HEARTBEAT_S,
-    DEFAULT_WORKER_CONCURRENCY,
-    HEARTBEAT_S_RANGE,
-    WORKER_CONCURRENCY_RANGE,
-)
+from ..model.limits import DEFAULT_WORKER_CONCURRENCY, HEARTBEAT_S_RANGE, WORKER_CONCURRENCY_RANGE
 from .output import json_option
 
 
 @click.command("worker")
-@click.option("--broker", required=True, metavar="URL", help="The Redis broker: redis://HOST:6379/0.")
+@click.option(
+    "--broker",
+    metavar="URL",
+    help="The Redis broker, without a password: redis://HOST:6379/0 (default: $SKILLREEL_BROKER_URL).",
+)
+@click.option(
+    "--broker-url-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="A file (readable by you only) holding the broker URL, with its password.",
+)
 @click.option(
     "--concurrency",
     type=click.IntRange(*WORKER_CONCURRENCY_RANGE),
@@ -45,18 +52,26 @@ from .output import json_option
     "--heartbeat",
     "heartbeat_s",
     type=click.FloatRange(*HEARTBEAT_S_RANGE),
-    default=DEFAULT_HEARTBEAT_S,
-    show_default=True,
-    help="Seconds after which a row whose worker stopped answering is reported interrupted.",
+    hidden=True,  # the coordinator sets it now (replay --broker --heartbeat); accepted for a version
 )
 @json_option
 def command(
-    broker: str, concurrency: int, trust: tuple[Path, ...], heartbeat_s: float, as_json: bool
+    broker: str | None,
+    broker_url_file: Path | None,
+    concurrency: int,
+    trust: tuple[Path, ...],
+    heartbeat_s: float | None,
+    as_json: bool,
 ) -> None:
     """Run a fleet worker: replay signed skill bundles from a Redis broker."""
-    from ..fleet.app import require_celery
+    from ..fleet.app import broker_url, require_celery
 
     require_celery()
+    url = broker_url(broker, broker_url_file)
     from ..fleet.worker import serve
 
-    sys.exit(serve(broker, concurrency=concurrency, trust=list(trust), alive_ttl_s=heartbeat_s))
+    if heartbeat_s is not None:
+        click.echo(
+            "note: worker --heartbeat is ignored: the coordinator sets it (replay --heartbeat)", err=True
+        )
+    sys.exit(serve(url, concurrency=concurrency, trust=list(trust)))

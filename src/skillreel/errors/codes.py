@@ -71,6 +71,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Import only exports signed by a trusted key.",
     ),
     ErrorCode(
+        "SR_RECORD_SECRET_FILE_EXPOSED",
+        2,
+        "A secret file (a signing key, a broker URL file) is readable or writable by its group or "
+        "others; it was not used.",
+        "Make it readable by its owner only (`chmod 600 FILE`); if others may have read it, make a new "
+        "key (or change the broker password).",
+    ),
+    ErrorCode(
         "SR_RECORD_NAME_INVALID",
         2,
         "A skill name breaks the Agent Skills naming rule.",
@@ -587,6 +595,38 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "have; nothing was submitted.",
         "Replay it on this machine (`--batch` without `--broker`), or record it on a URL that signs in "
         "with a vault login (`skillreel login`).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_TASK_INVALID",
+        1,
+        "A worker refused a task whose envelope is missing, not signed by a key it trusts, or does not "
+        "match the task (its bundle, run, inputs, environment or options); nothing was run.",
+        "Submit rows only with `skillreel replay NAME --batch FILE --broker URL --sign KEY.pem`, run the "
+        "same skillreel version everywhere, and check who can write to the broker.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_TASK_EXPIRED",
+        1,
+        "A worker refused a task past its envelope's not-after time; nothing was run.",
+        "Run the batch again (`--resume RUNSET` skips the rows that succeeded); if rows wait long for a "
+        "free worker, give the coordinator a longer `--task-expires MINUTES` or more workers, and keep "
+        "the machines' clocks in step (NTP).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_TASK_REPLAYED",
+        1,
+        "A worker refused a task whose envelope it had already seen (its nonce): a task is run once; "
+        "nothing was run again.",
+        "Nothing to do for a redelivery; otherwise someone re-submitted a captured task: check who can "
+        "write to the broker.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_FLEET_BROKER_PASSWORD_ON_ARGV",
+        2,
+        "A broker URL with a password was given on the command line, where other users of the machine "
+        "see it (`ps`); nothing was started.",
+        "Put the URL in the environment variable SKILLREEL_BROKER_URL, or in a file readable by you "
+        "only given with `--broker-url-file FILE`.",
     ),
     ErrorCode(
         "SR_REPLAY_FLEET_RESULT_INVALID",

@@ -14,21 +14,34 @@ The settings that make a row run at most once (with the claims of :mod:`skillree
   that never started; a redelivered row that did start is refused by its claim.
 
 Only JSON is accepted (no pickle from the broker), on its own queue (``skillreel``), so other Celery
-applications on the same Redis do not see these tasks.
+applications on the same Redis do not see these tasks. A result (it may hold a row's outputs) expires
+from Redis after ``result_expires`` (15 minutes) when nobody collects it; the coordinator deletes each
+one as it records it.
+
+The broker's URL (its password) never needs the command line, where ``ps`` shows it to every user of
+the machine (:func:`broker_url`): it comes from ``SKILLREEL_BROKER_URL`` or a file readable by its
+owner only (``--broker-url-file``); ``--broker URL`` takes a URL without a password.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
 from ..errors import InputError, ReplayError
+from ..store.signing import check_owner_only
+from ..user_files import read_user_file
 
 QUEUE: Final = "skillreel"
 TASK_NAME: Final = "skillreel.fleet.replay"
 VISIBILITY_TIMEOUT_S: Final = 3600
-RESULT_EXPIRES_S: Final = 7 * 24 * 3600
+RESULT_EXPIRES_S: Final = 15 * 60
 SCHEMES: Final = ("redis", "rediss")
+BROKER_VARIABLE: Final = "SKILLREEL_BROKER_URL"
+MAX_URL_FILE_BYTES: Final = 4096
 
 
 def require_celery() -> None:
@@ -58,6 +71,42 @@ def check_broker_url(url: str) -> str:
             "--broker takes no query or fragment: give a password as redis://:PASSWORD@HOST:6379/0",
         )
     return url
+
+
+def broker_url(given: str | None, url_file: Path | None, environ: Mapping[str, str] = os.environ) -> str:
+    """The broker URL from ``--broker`` (without a password: ``SR_REPLAY_FLEET_BROKER_PASSWORD_ON_ARGV``
+    otherwise), ``--broker-url-file`` (readable by its owner only: ``SR_RECORD_SECRET_FILE_EXPOSED``)
+    or ``SKILLREEL_BROKER_URL``, checked (:func:`check_broker_url`)."""
+    if given is not None and url_file is not None:
+        raise InputError("SR_RECORD_USAGE", "give the broker once: --broker URL or --broker-url-file FILE")
+    if given is not None:
+        if _has_password(given):
+            raise ReplayError(
+                "SR_REPLAY_FLEET_BROKER_PASSWORD_ON_ARGV",
+                f"--broker holds a password, which `ps` shows to every user of this machine: put the URL "
+                f"in {BROKER_VARIABLE} or in a file only you can read (--broker-url-file FILE)",
+            )
+        return check_broker_url(given)
+    if url_file is not None:
+        check_owner_only(url_file, "broker URL file")
+        data = read_user_file(url_file, what="broker URL file", limit=MAX_URL_FILE_BYTES)
+        try:
+            return check_broker_url(data.decode("utf-8").strip())
+        except UnicodeDecodeError as exc:
+            raise InputError("SR_RECORD_USAGE", "the broker URL file is not UTF-8 text") from exc
+    from_environment = environ.get(BROKER_VARIABLE, "").strip()
+    if not from_environment:
+        raise InputError(
+            "SR_RECORD_USAGE", f"name the broker: {BROKER_VARIABLE}, --broker-url-file FILE or --broker URL"
+        )
+    return check_broker_url(from_environment)
+
+
+def _has_password(url: str) -> bool:
+    try:
+        return urlsplit(url).password is not None
+    except ValueError:
+        return "@" in url  # unreadable: check_broker_url refuses it, without echoing it
 
 
 def shown_url(url: str) -> str:

@@ -56,9 +56,11 @@ class CeleryBroker:
         with self._translated():
             return len(self._app.control.ping(timeout=PING_TIMEOUT_S, limit=1) or [])
 
-    def submit(self, run_id: str, bundle: str, row: Mapping[str, Any]) -> None:
+    def submit(self, run_id: str, bundle: str, row: Mapping[str, Any], envelope: Mapping[str, Any]) -> None:
         with self._translated():
-            self._app.send_task(TASK_NAME, args=[bundle, dict(row)], task_id=run_id, queue=QUEUE, retry=False)
+            self._app.send_task(
+                TASK_NAME, args=[bundle, dict(row), dict(envelope)], task_id=run_id, queue=QUEUE, retry=False
+            )
 
     def results(self, run_ids: list[str], wait_s: float) -> Iterator[tuple[str, Mapping[str, Any]]]:
         deadline = time.monotonic() + wait_s

@@ -1,9 +1,10 @@
 """The signed skill bundle a fleet task carries, and the worker's checks on it before any browser.
 
 The bundle is the export document (``skillreel.export/v1``, :mod:`skillreel.store.transfer`) of the
-skill as the coordinating store holds it, Ed25519-signed with the coordinator's key
-(:mod:`skillreel.store.signing`). A worker opens it in this order, each refusal its own code and
-nothing run:
+skill as the coordinating store holds it, Ed25519-signed with the coordinator's key in the bundle's
+own signature domain (:data:`skillreel.store.signing.BUNDLE`: a signed export is never a valid
+bundle, a bundle never a valid signed export). A worker opens it in this order, each refusal its own
+code and nothing run:
 
 1. it parses strictly, every nested digest recomputed: a digest that does not match is
    ``SR_REPLAY_FLEET_BUNDLE_TAMPERED``, anything else unreadable ``SR_REPLAY_FLEET_BUNDLE_INVALID``;
@@ -35,8 +36,8 @@ MAX_BUNDLE_BYTES = 2 * 1024 * 1024
 
 
 def sign_bundle(entry: StoreEntry, now: str, key: Ed25519PrivateKey) -> ExportDocument:
-    """The bundle for ``entry``: its export document, signed with ``key``."""
-    return signing.sign_export(export_document(entry, now), key)
+    """The bundle for ``entry``: its export document, signed with ``key`` in the bundle's domain."""
+    return signing.sign_export(export_document(entry, now), key, domain=signing.BUNDLE)
 
 
 def bundle_text(document: ExportDocument) -> str:
@@ -89,8 +90,8 @@ def check_runnable(entry: StoreEntry) -> None:
         )
 
 
-def open_bundle(text: str, trusted: Mapping[str, Ed25519PublicKey]) -> tuple[StoreEntry, str]:
-    """The verified entry of a bundle and the id of the key that signed it (module docstring)."""
+def open_bundle(text: str, trusted: Mapping[str, Ed25519PublicKey]) -> tuple[ExportDocument, str]:
+    """The verified bundle and the id of the key that signed it (module docstring)."""
     if len(text) > MAX_BUNDLE_BYTES:
         raise ReplayError("SR_REPLAY_FLEET_BUNDLE_INVALID", "the bundle is larger than 2 MiB")
     try:
@@ -111,12 +112,11 @@ def open_bundle(text: str, trusted: Mapping[str, Ed25519PublicKey]) -> tuple[Sto
             f"the skill bundle is signed by {signature.key_id}, a key this worker does not trust",
         )
     try:
-        signer = signing.verify_export(document, trusted)
+        signer = signing.verify_export(document, trusted, domain=signing.BUNDLE)
     except SkillreelError as exc:
         raise ReplayError(
             "SR_REPLAY_FLEET_BUNDLE_TAMPERED", "the skill bundle's signature does not verify"
         ) from exc
-    entry = document.entry
-    check_runnable(entry)
-    check_fleet_target(entry)
-    return entry, signer
+    check_runnable(document.entry)
+    check_fleet_target(document.entry)
+    return document, signer

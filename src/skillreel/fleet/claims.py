@@ -14,7 +14,9 @@ the Redis ``visibility_timeout``. So the rule that counts is this one:
 - the coordinator gives up a row nobody claimed yet by claiming it itself (``cancelled``), so a
   late delivery of it is refused too.
 
-Claims expire after a week (what a batch may take at most); liveness keys after ``ttl_s``.
+Claims expire after a week (what a batch may take at most); liveness keys after ``ttl_s``. A task
+envelope's nonce (``fleet/envelope.py``) is kept (``skillreel:fleet:nonce:NONCE``) as long as the
+envelope lives: a task whose nonce is there was delivered before.
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ from typing import Any, Final
 import redis
 
 CLAIM_PREFIX: Final = "skillreel:fleet:claim:"
+NONCE_PREFIX: Final = "skillreel:fleet:nonce:"
 ALIVE_PREFIX: Final = "skillreel:fleet:alive:"
 CLAIM_TTL_S: Final = 7 * 24 * 3600
-DEFAULT_ALIVE_TTL_S: Final = 30.0
 COORDINATOR: Final = "coordinator"
 
 # Claim and mark alive in one step, so a claimed row is never seen without its liveness key.
@@ -51,6 +53,12 @@ def claim(conn: redis.Redis, run_id: str, holder: str, *, alive_ttl_s: float) ->
     keys = (CLAIM_PREFIX + run_id, ALIVE_PREFIX + run_id)
     got = conn.eval(_CLAIM, 2, *keys, holder, CLAIM_TTL_S, int(alive_ttl_s * 1000))
     return bool(got)
+
+
+def use_nonce(conn: redis.Redis, nonce: str, lifetime_s: float) -> bool:
+    """Mark a task envelope's nonce used until the envelope expires; False when it was used before."""
+    ttl_ms = max(1000, int(lifetime_s * 1000))
+    return bool(conn.set(NONCE_PREFIX + nonce, b"1", nx=True, px=ttl_ms))
 
 
 def give_up(conn: redis.Redis, run_id: str) -> bool:

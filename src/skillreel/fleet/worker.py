@@ -1,15 +1,22 @@
 """A fleet worker (``skillreel worker``): a Celery worker that replays rows of signed skill bundles.
 
-It holds no store. For each task ``(bundle, row)``, before any browser starts:
+It holds no store. For each task ``(bundle, row, envelope)``, before any browser starts:
 
-1. the row is read (:class:`~skillreel.model.fleet.FleetRow`; its run id is the task's id);
-2. the bundle is opened (:func:`skillreel.fleet.bundle.open_bundle`): parsed with every digest
-   recomputed, signed by a key this worker trusts (``--trust``), the signature verified, the skill
-   validated or enabled, on a URL target;
-3. the replay's pre-flight runs on the bundle's entry (approval, capabilities, inputs, environment)
+1. the arguments are read (:func:`skillreel.fleet.envelope.task_arguments`: any arguments are
+   accepted by the task and refused here, never a Celery failure), then the row
+   (:class:`~skillreel.model.fleet.FleetRow`; its run id is the task's id);
+2. the envelope is opened (:func:`skillreel.fleet.envelope.open_envelope`): signed by a key this
+   worker trusts in the fleet task's domain, not expired;
+3. the bundle is opened (:func:`skillreel.fleet.bundle.open_bundle`): parsed with every digest
+   recomputed, signed by a key this worker trusts (``--trust``) in the bundle's domain, the
+   signature verified, the skill validated or enabled, on a URL target; and the envelope vouches
+   for this bundle, run, inputs, environment and options (``check_binding``);
+4. the replay's pre-flight runs on the bundle's entry (approval, capabilities, inputs, environment)
    with sensitive values and vault logins from **this machine's** vault;
-4. the row is claimed in Redis (:mod:`skillreel.fleet.claims`): a row claimed before (a redelivery,
-   or a row the coordinator gave up) is dropped without a result.
+5. the envelope's nonce is used (seen before: the task is dropped, ``SR_REPLAY_FLEET_TASK_REPLAYED``
+   in the log, the first delivery's result left as it is), then the row is claimed in Redis
+   (:mod:`skillreel.fleet.claims`): a row claimed before (a redelivery, or a row the coordinator
+   gave up) is dropped without a result.
 
 Then the replay runs with the same network boundary as a local one (``sandbox.context``: the
 allowlist in the context routes and the enforcing proxy), its liveness key kept fresh, and the task
@@ -25,6 +32,7 @@ import socket
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +41,7 @@ from pydantic import ValidationError
 
 from ..errors import ReplayError, SkillreelError
 from ..model.entry import StoreEntry
-from ..model.fleet import MAX_MESSAGE_CHARS, FleetResult, FleetRow, FleetStep, InputValue
+from ..model.fleet import MAX_MESSAGE_CHARS, FleetResult, FleetRow, FleetStep
 from ..model.policy import Policy
 from ..sandbox.warm import WarmBrowser
 from ..services.preflight import run_preflight
@@ -47,24 +55,43 @@ from ..vault.logins import LoginSource, LoginVault
 from . import claims
 from .app import TASK_NAME, check_broker_url, fleet_app, shown_url
 from .bundle import open_bundle
+from .envelope import check_binding, open_envelope, task_arguments
 
 
 @dataclass(frozen=True)
 class WorkerConfig:
-    """What every task of this worker uses: the broker (for claims), the keys it trusts, its name."""
+    """What every task of this worker uses: the broker (for claims), the keys it trusts, its name.
+    (A row's liveness timeout is the coordinator's, in the task's envelope.)"""
 
     broker: str
     trusted: Mapping[str, Ed25519PublicKey]
     name: str
-    alive_ttl_s: float = claims.DEFAULT_ALIVE_TTL_S
 
 
 class Duplicate(Exception):
-    """The row was claimed before: drop the task without a result (Celery's ``Ignore``)."""
+    """The row was claimed, or its envelope used, before: drop the task without a result (Celery's
+    ``Ignore``), so the first delivery's result stands. ``note`` is the worker's log line."""
+
+    def __init__(self, run_id: str, note: str = "claimed before, dropped") -> None:
+        super().__init__(run_id)
+        self.run_id = run_id
+        self.note = note
 
 
 def worker_name() -> str:
     return f"skillreel-{os.getpid()}@{socket.gethostname()}"
+
+
+def run_task(
+    config: WorkerConfig, task_id: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+) -> FleetResult:
+    """A task with whatever arguments it was sent: malformed ones are a refusal, never a failure."""
+    try:
+        bundle, row, envelope = task_arguments(args, kwargs)
+    except SkillreelError as exc:
+        _say(f"row {task_id[:12]}: refused {exc.code}")
+        return refusal(task_id, exc, worker=config.name, signer=None)
+    return run_row(config, task_id, bundle, row, envelope)
 
 
 def run_row(
@@ -72,26 +99,34 @@ def run_row(
     task_id: str,
     bundle: str,
     row: Mapping[str, Any],
+    envelope: Mapping[str, Any],
     *,
+    now: datetime | None = None,
     secrets: SecretSource | None = None,
     logins: LoginSource | None = None,
     session_factory: SessionFactory | None = None,
 ) -> FleetResult:
-    """One task (module docstring). Raises :class:`Duplicate` for a row claimed before."""
+    """One task (module docstring). Raises :class:`Duplicate` for a row claimed or an envelope used
+    before."""
     signer: str | None = None
     try:
         parsed = read_row(row, task_id)
-        entry, signer = open_bundle(bundle, config.trusted)
+        sealed, left = open_envelope(envelope, config.trusted, now or datetime.now(UTC))
+        document, signer = open_bundle(bundle, config.trusted)
+        check_binding(sealed, parsed, document.export_digest)
         checked = _preflight(
-            entry, parsed, secrets or EnvKeyringSecrets(), logins or LoginVault(store_home())
+            document.entry, parsed, secrets or EnvKeyringSecrets(), logins or LoginVault(store_home())
         )
     except SkillreelError as exc:
         _say(f"row {task_id[:12]}: refused {exc.code}")
         return refusal(task_id, exc, worker=config.name, signer=signer)
     conn = claims.client(config.broker)
-    if not claims.claim(conn, parsed.run_id, config.name, alive_ttl_s=config.alive_ttl_s):
+    if not claims.use_nonce(conn, sealed.nonce, left.total_seconds()):
+        raise Duplicate(parsed.run_id, "refused SR_REPLAY_FLEET_TASK_REPLAYED (its envelope was used before)")
+    alive_ttl_s = sealed.heartbeat_ms / 1000
+    if not claims.claim(conn, parsed.run_id, config.name, alive_ttl_s=alive_ttl_s):
         raise Duplicate(parsed.run_id)
-    with claims.heartbeat(conn, parsed.run_id, config.name, ttl_s=config.alive_ttl_s):
+    with claims.heartbeat(conn, parsed.run_id, config.name, ttl_s=alive_ttl_s):
         played = _browsers.play(checked, session_factory)
     _say(f"row {parsed.run_id[:12]}: {played.status}" + (f" {played.error.code}" if played.error else ""))
     return result_of(parsed.run_id, played, worker=config.name, signer=signer)
@@ -197,19 +232,19 @@ def register(app: Any) -> Any:
     from celery.exceptions import Ignore
 
     @app.task(name=TASK_NAME, bind=True, acks_late=False, ignore_result=False)  # type: ignore[untyped-decorator]
-    def replay_task(task: Any, bundle: str, row: dict[str, InputValue]) -> dict[str, Any]:
+    def replay_task(task: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
         if _CONFIG is None:
             raise RuntimeError("the fleet worker is not configured")
         try:
-            return run_row(_CONFIG, str(task.request.id), bundle, row).to_wire()
-        except Duplicate:
-            _say(f"row {str(task.request.id)[:12]}: claimed before, dropped")
+            return run_task(_CONFIG, str(task.request.id), args, kwargs).to_wire()
+        except Duplicate as duplicate:
+            _say(f"row {str(task.request.id)[:12]}: {duplicate.note}")
             raise Ignore() from None
 
     return replay_task
 
 
-def serve(broker: str, *, concurrency: int, trust: list[Path], alive_ttl_s: float | None = None) -> int:
+def serve(broker: str, *, concurrency: int, trust: list[Path]) -> int:
     """Run a worker until it is stopped (Ctrl-C or SIGTERM: a warm shutdown that lets running rows
     finish); returns its exit status."""
     global _CONFIG
@@ -219,7 +254,7 @@ def serve(broker: str, *, concurrency: int, trust: list[Path], alive_ttl_s: floa
         raise ReplayError("SR_REPLAY_FLEET_SIGNER_UNTRUSTED", "a worker needs at least one --trust KEY")
     check_reachable(broker)
     name = worker_name()
-    _CONFIG = WorkerConfig(broker, trusted, name, alive_ttl_s or claims.DEFAULT_ALIVE_TTL_S)
+    _CONFIG = WorkerConfig(broker, trusted, name)
     app = fleet_app(broker)
     register(app)
     _say(

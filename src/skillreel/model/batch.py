@@ -168,14 +168,16 @@ def _parse_csv(text: str) -> BatchFile:
 
 
 def _header(record: Sequence[str], line: int) -> tuple[tuple[str, int], ...]:
-    names: list[str] = []
+    """The header's column names, in order: one pass, each name looked up in a dict (a header of
+    40,000 columns took minutes when each was searched for in a list of those before it)."""
+    names: dict[str, None] = {}  # a dict keeps the columns in file order; `in` is one hash lookup
     for cell in record:
         name = cell.strip()
         if not name:
             raise _malformed(line, "the header has an empty column name")
         if name in names:
             raise _malformed(line, f"the header names {_shown(name)} twice")
-        names.append(name)
+        names[name] = None
     return tuple((name, line) for name in names)
 
 

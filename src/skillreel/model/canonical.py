@@ -46,6 +46,8 @@ TAGS: Final = frozenset(
         "skillreel.heal-proposal/v1",
         "skillreel.run/v1",
         "skillreel.batch-rows/v1",
+        "skillreel.fleet-task/v1",
+        "skillreel.fleet-inputs/v1",
     }
 )
 

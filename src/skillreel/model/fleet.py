@@ -1,9 +1,13 @@
 """The fleet's wire documents (pure): what travels over the broker besides the signed bundle, one
-row's task and one row's result.
+row's task, its envelope and one row's result.
 
-A task is ``(bundle, row)``: the bundle is the signed export document as its JSON text (verified
-by the worker, ``fleet/bundle.py``), the row a :class:`FleetRow` (the coordinating store's
-run id, the row's non-sensitive inputs and the replay options). A result is a :class:`FleetResult`:
+A task is ``(bundle, row, envelope)``: the bundle is the signed export document as its JSON text
+(verified by the worker, ``fleet/bundle.py``), the row a :class:`FleetRow` (the coordinating store's
+run id, the row's non-sensitive inputs and the replay options), the envelope a
+:class:`FleetEnvelope` the coordinator signed for this one task: it binds the bundle's digest, the
+runset, row and run, a digest of the inputs, the environment and the options, with a random nonce
+and a not-after time (:func:`envelope_mismatch` says what a task does not match; the worker checks
+the signature, the time and the nonce, ``fleet/envelope.py``). A result is a :class:`FleetResult`:
 the run's outcome, counts, the steps that ran (ids, kinds, flags, evidence digests) and, for a
 success, the content-free :class:`~skillreel.model.report.ReplayReport`. Never a sensitive value,
 a selector, page text or an extracted value's content: the same rule as every report.
@@ -18,10 +22,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from .base import ActionId, Document, Label, ParamName
-from .limits import MAX_ACTIONS, MAX_TYPE_VALUE_CHARS, SETTLE_MS_RANGE, TIMEOUT_MS_RANGE
+from .base import ActionId, Digest, DigestedDocument, Document, Label, ParamName, Timestamp
+from .canonical import tagged_digest
+from .export import Signature
+from .limits import HEARTBEAT_S_RANGE, MAX_ACTIONS, MAX_TYPE_VALUE_CHARS, SETTLE_MS_RANGE, TIMEOUT_MS_RANGE
 from .report import ReplayReport
-from .runs import ErrorCode, RunId, StepCount
+from .runs import ErrorCode, RowNumber, RunId, RunsetId, StepCount
 
 MAX_MESSAGE_CHARS = 500
 
@@ -41,6 +47,58 @@ class FleetRow(Document):
     timeout_ms: Annotated[int, Field(ge=TIMEOUT_MS_RANGE[0], le=TIMEOUT_MS_RANGE[1])] = 10_000
     settle_ms: Annotated[int, Field(ge=SETTLE_MS_RANGE[0], le=SETTLE_MS_RANGE[1])] = 0
     heal: bool = True
+
+
+HeartbeatMs = Annotated[int, Field(ge=int(HEARTBEAT_S_RANGE[0] * 1000), le=int(HEARTBEAT_S_RANGE[1] * 1000))]
+_INPUTS_TAG = "skillreel.fleet-inputs/v1"
+
+
+def inputs_digest(inputs: dict[str, InputValue]) -> str:
+    """The digest an envelope binds a row's inputs with (canonical JSON, its own tag)."""
+    return tagged_digest(_INPUTS_TAG, inputs)
+
+
+class FleetEnvelope(DigestedDocument):
+    """The coordinator's word for one task: this bundle, this row of this runset, these inputs,
+    environment and options, once (``nonce``), until ``not_after``. Signed over ``envelope_digest``
+    in the fleet task's own signature domain (``store/signing.py``), the signature outside it."""
+
+    digest_tag = "skillreel.fleet-task/v1"
+    digest_field = "envelope_digest"
+    digest_excludes = frozenset({"signature"})
+
+    schema_: Literal["skillreel.fleet-task/v1"] = Field("skillreel.fleet-task/v1", alias="schema")
+    run_id: RunId
+    runset_id: RunsetId
+    row: RowNumber
+    bundle_digest: Digest  # the bundle's exportDigest
+    inputs_digest: Digest
+    environment: EnvironmentName | None = None
+    timeout_ms: Annotated[int, Field(ge=TIMEOUT_MS_RANGE[0], le=TIMEOUT_MS_RANGE[1])]
+    settle_ms: Annotated[int, Field(ge=SETTLE_MS_RANGE[0], le=SETTLE_MS_RANGE[1])]
+    heal: bool
+    heartbeat_ms: HeartbeatMs
+    nonce: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
+    issued_at: Timestamp
+    not_after: Timestamp
+    envelope_digest: Digest
+    signature: Signature | None = None
+
+
+def envelope_mismatch(envelope: FleetEnvelope, row: FleetRow, bundle_digest: str) -> str | None:
+    """What of a task its envelope does not vouch for (``None``: everything matches)."""
+    checks = (
+        ("run", envelope.run_id == row.run_id),
+        ("bundle", envelope.bundle_digest == bundle_digest),
+        ("inputs", envelope.inputs_digest == inputs_digest(row.inputs)),
+        ("environment", envelope.environment == row.environment),
+        (
+            "options",
+            (envelope.timeout_ms, envelope.settle_ms, envelope.heal)
+            == (row.timeout_ms, row.settle_ms, row.heal),
+        ),
+    )
+    return next((what for what, same in checks if not same), None)
 
 
 class FleetStep(Document):

@@ -65,8 +65,10 @@ BROWSER_IDLE_S_RANGE: Final = (0, 86_400)  # mcp --browser-idle; 0: a new Chromi
 DEFAULT_BROWSER_IDLE_S: Final = 300
 WORKER_CONCURRENCY_RANGE: Final = (1, 64)  # worker --concurrency
 DEFAULT_WORKER_CONCURRENCY: Final = 1
-HEARTBEAT_S_RANGE: Final = (1.0, 600.0)  # worker --heartbeat
+HEARTBEAT_S_RANGE: Final = (1.0, 600.0)  # replay --broker --heartbeat (a row's liveness timeout)
 DEFAULT_HEARTBEAT_S: Final = 30.0
+TASK_EXPIRES_MIN_RANGE: Final = (1, 1440)  # replay --broker --task-expires: a fleet task's lifetime
+DEFAULT_TASK_EXPIRES_MIN: Final = 15
 # The largest number an option may name (a revision, a run number, a count): SQLite's largest
 # integer. Larger ones are bad usage, not an overflow deep in the store.
 MAX_OPTION_NUMBER: Final = 2**63 - 1

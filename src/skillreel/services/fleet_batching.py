@@ -16,7 +16,10 @@ In order:
 2. **The bundle**: the skill's export document, Ed25519-signed with ``--sign``, audited as one
    ``export`` event (actor ``fleet``).
 3. **Rows**, ``--workers`` of them in flight: each row's run is reserved (``run-start``, actor
-   ``fleet``, tagged with its runset and row) *before* its task is submitted, and finished
+   ``fleet``, tagged with its runset and row) *before* its task is submitted with its envelope
+   (:func:`seal_task`: signed with the same key in the fleet task's signature domain, binding the
+   bundle, runset, row, run, inputs, environment and options, a nonce and a not-after time
+   ``terms.expires_min`` minutes on, and the row's liveness timeout), and finished
    (``run-end``) from its result: the worker's outcome, counts and report, checked against the run
    here (a result that does not fit is recorded ``interrupted``: what the row did is unknown).
 4. **A worker that dies** mid-row leaves its row claimed and its liveness key expired
@@ -33,9 +36,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -49,8 +54,9 @@ from ..errors.codes import CODES
 from ..model.batch import BatchRow
 from ..model.entry import StoreEntry
 from ..model.export import ExportDocument
-from ..model.fleet import FleetResult, FleetRow
-from ..model.limits import MAX_OUTPUTS_BYTES
+from ..model.fleet import FleetEnvelope, FleetResult, FleetRow, inputs_digest
+from ..model.lifecycle import parse_timestamp, timestamp
+from ..model.limits import DEFAULT_HEARTBEAT_S, DEFAULT_TASK_EXPIRES_MIN, MAX_OUTPUTS_BYTES
 from ..model.login import LoginState
 from ..model.runs import (
     CANCELLED_CODE,
@@ -60,7 +66,7 @@ from ..model.runs import (
     StepTally,
 )
 from ..model.values import outputs_size
-from ..store import AuditNote, Store
+from ..store import AuditNote, Store, signing
 from ..store.signing import load_signing_key
 from .batching import (
     BatchOutcome,
@@ -87,7 +93,9 @@ class Broker(Protocol):
         """How many workers answer now (0: none)."""
         ...
 
-    def submit(self, run_id: str, bundle: str, row: Mapping[str, Any]) -> None: ...
+    def submit(self, run_id: str, bundle: str, row: Mapping[str, Any], envelope: Mapping[str, Any]) -> None:
+        """Queue the task ``(bundle, row, envelope)`` under the id ``run_id``."""
+        ...
 
     def results(self, run_ids: list[str], wait_s: float) -> Iterator[tuple[str, Mapping[str, Any]]]:
         """The results that are ready among ``run_ids``, waiting at most about ``wait_s`` for one."""
@@ -115,6 +123,44 @@ class Bundler(Protocol):
     def sign(self, entry: StoreEntry, now: str, key: Ed25519PrivateKey) -> tuple[ExportDocument, str]: ...
 
 
+@dataclass(frozen=True)
+class TaskTerms:
+    """What every envelope of a batch says beyond its row: how many minutes a task may wait for a
+    worker (``--task-expires``) and the row's liveness timeout (``--heartbeat``)."""
+
+    expires_min: int = DEFAULT_TASK_EXPIRES_MIN
+    heartbeat_s: float = DEFAULT_HEARTBEAT_S
+
+
+def seal_task(
+    task: FleetRow,
+    slot: BatchSlot,
+    bundle_digest: str,
+    key: Ed25519PrivateKey,
+    now: str,
+    terms: TaskTerms = TaskTerms(),
+) -> FleetEnvelope:
+    """The signed envelope of one task (``model/fleet.py``): valid for this task only, once, until
+    ``terms.expires_min`` minutes after ``now``."""
+    envelope = FleetEnvelope.build(
+        run_id=task.run_id,
+        runset_id=slot.runset,
+        row=slot.row,
+        bundle_digest=bundle_digest,
+        inputs_digest=inputs_digest(task.inputs),
+        environment=task.environment,
+        timeout_ms=task.timeout_ms,
+        settle_ms=task.settle_ms,
+        heal=task.heal,
+        heartbeat_ms=round(terms.heartbeat_s * 1000),
+        nonce=secrets.token_hex(16),
+        issued_at=now,
+        not_after=timestamp(parse_timestamp(now) + timedelta(minutes=terms.expires_min)),
+    )
+    signature = signing.sign_digest(signing.TASK, envelope.envelope_digest, key)
+    return FleetEnvelope.parse({**envelope.to_json(), "signature": signature.to_json()})
+
+
 class WorkerVault:
     """The coordinator's stand-in for the vault in the batch's pre-flight: sensitive values and
     logins live in each worker's vault, never here, so the coordinator checks only that the skill
@@ -136,6 +182,7 @@ async def fleet_batch(
     sign_key: Path,
     on_row: RowListener | None = None,
     stall_s: float = STALL_S,
+    terms: TaskTerms = TaskTerms(),
 ) -> BatchOutcome:
     """Run a planned batch on the fleet (module docstring). Raises ``SR_*`` for a refusal before
     anything was recorded, :class:`~skillreel.services.batching.BatchCancelled` when cancelled."""
@@ -159,7 +206,8 @@ async def fleet_batch(
             )
         )
         watch = _Watch(broker, stall_s)
-        execute = fleet_executor(store, plan, entry, bundle, broker, watch)
+        sealed = _Sealer(document.export_digest, key, terms)
+        execute = fleet_executor(store, plan, entry, bundle, broker, watch, sealed)
         watching = asyncio.ensure_future(watch.run())
         try:
             ran = await run_pending(plan, execute, on_row)
@@ -293,8 +341,26 @@ def _results(broker: Broker, ids: list[str], wait_s: float) -> list[tuple[str, M
 # --- one row ----------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Sealer:
+    """Seals each task of one batch (:func:`seal_task`) with the batch's key, bundle and terms."""
+
+    bundle_digest: str
+    key: Ed25519PrivateKey
+    terms: TaskTerms
+
+    def seal(self, task: FleetRow, slot: BatchSlot, now: str) -> FleetEnvelope:
+        return seal_task(task, slot, self.bundle_digest, self.key, now, self.terms)
+
+
 def fleet_executor(
-    store: Store, plan: BatchPlan, entry: StoreEntry, bundle: str, broker: Broker, watch: _Watch
+    store: Store,
+    plan: BatchPlan,
+    entry: StoreEntry,
+    bundle: str,
+    broker: Broker,
+    watch: _Watch,
+    sealer: _Sealer,
 ) -> RowExecutor:
     """The fleet's :data:`~skillreel.services.batching.RowExecutor`: reserve, submit, wait, record."""
     replay = plan.request.replay
@@ -306,8 +372,9 @@ def fleet_executor(
             return RowResult(
                 row.number, row.line, "not-run", code=watch.stopped.code, message=watch.stopped.message
             )
+        slot = BatchSlot(plan.runset.runset_id, row.number)
         try:
-            run = reserve_run(store, entry, BatchSlot(plan.runset.runset_id, row.number), actor="fleet")
+            run = reserve_run(store, entry, slot, actor="fleet")
         except SkillreelError as exc:
             return RowResult(row.number, row.line, "failed", code=exc.code, message=exc.message)
         task = FleetRow(
@@ -319,7 +386,8 @@ def fleet_executor(
             heal=heal,
         )
         try:
-            broker.submit(run.run_id, bundle, task.to_json())
+            envelope = sealer.seal(task, slot, store.now())
+            broker.submit(run.run_id, bundle, task.to_json(), envelope.to_json())
         except SkillreelError as exc:
             return row_of.given_up(row, run, broker, exc)
         waiting = watch.follow(run.run_id)

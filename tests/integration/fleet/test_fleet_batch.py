@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import subprocess
 from collections import Counter
 from collections.abc import Iterator
@@ -112,9 +113,9 @@ async def test_a_worker_killed_mid_row_leaves_the_row_interrupted_and_never_runs
     rows = rows_file(tmp_path, ["k1"])
     private, public = keys
     gate = server.hold("/act")
-    with fleet_worker(broker, trust=[public], home=tmp_path / "w1", heartbeat_s=2.0) as worker:
+    with fleet_worker(broker, trust=[public], home=tmp_path / "w1") as worker:
         coordinator = subprocess.Popen(
-            cli_command(*fleet_args(rows, broker, private), "--json"),
+            cli_command(*fleet_args(rows, broker, private), "--heartbeat", "2", "--json"),
             env=cli_env(skillreel_home),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -185,3 +186,38 @@ async def test_a_worker_that_does_not_trust_the_signer_runs_nothing(
     assert [(v.outcome, v.record.code, v.record.steps_run) for v in views] == [
         ("failed", "SR_REPLAY_FLEET_SIGNER_UNTRUSTED", 0)
     ] * 2
+
+
+async def test_a_broker_with_a_password_never_on_any_command_line(
+    server: LocalServer, skillreel_home: Path, tmp_path: Path, keys: tuple[Path, Path]
+) -> None:
+    """F7 (issue 30): on main the password could only be given on argv (``ps`` shows it to every
+    user). Now the worker takes the URL from SKILLREEL_BROKER_URL, the coordinator from an
+    owner-only file; neither process's command line holds the password, and the row runs."""
+    password = "fleet-pw-" + secrets.token_hex(8)
+    await counting_skill(server)
+    serve_reading_page(server)
+    private, public = keys
+    with redis_server(tmp_path / "redis", password=password) as url:
+        url_file = tmp_path / "broker-url"
+        url_file.write_text(url + "\n", encoding="utf-8")
+        url_file.chmod(0o600)
+        env = {"SKILLREEL_BROKER_URL": url}
+        with fleet_worker(None, trust=[public], home=tmp_path / "w1", env=env) as worker:
+            args = fleet_args(rows_file(tmp_path, ["p1"]), "unused", private)
+            at = args.index("--broker")
+            args[at : at + 2] = ["--broker-url-file", str(url_file)]
+            coordinator = subprocess.Popen(
+                cli_command(*args, "--json"),
+                env=cli_env(skillreel_home),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            command_lines = [Path(f"/proc/{p.pid}/cmdline").read_bytes() for p in (worker.proc, coordinator)]
+            out, err = await asyncio.to_thread(coordinator.communicate, None, SIGNAL_WAIT_S)
+    assert coordinator.returncode == 0, out + err
+    assert json.loads(out)["data"]["counts"]["succeeded"] == 1
+    assert placed(server) == Counter({"p1": 1})
+    assert all(password.encode() not in line for line in command_lines)
+    assert password not in out + err + worker.output.text()

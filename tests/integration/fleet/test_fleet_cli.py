@@ -108,3 +108,94 @@ def test_a_skill_a_fleet_may_not_run_is_refused_before_the_broker(
     )
     assert result.json()["error"]["code"] == code  # not the unreachable broker: nothing was contacted
     nothing_recorded()
+
+
+# --- F7 (issue 30): the broker's password never needs the command line; keys others can read ------
+
+PASSWORD = "Hunter2-broker-pw"
+
+
+def test_a_broker_password_on_the_command_line_is_refused_for_the_worker_and_the_coordinator(
+    batch: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """On main both took ``redis://:PASSWORD@HOST`` on argv, where ``ps`` shows it to every user."""
+    stored()
+    rows, key = batch
+    _, public = factory.write_keys(tmp_path, "worker-trust")
+    url = f"redis://:{PASSWORD}@127.0.0.1:{free_port()}/0"
+    worker = run_cli("worker", "--broker", url, "--trust", str(public), "--json")
+    coordinator = run_cli("replay", NAME, "--batch", str(rows), "--broker", url, "--sign", str(key), "--json")
+    for result in (worker, coordinator):
+        assert (result.exit_code, result.json()["error"]["code"]) == (
+            2,
+            "SR_REPLAY_FLEET_BROKER_PASSWORD_ON_ARGV",
+        )
+        assert "SKILLREEL_BROKER_URL" in result.stdout
+        assert PASSWORD not in result.stdout + result.stderr
+    nothing_recorded()
+
+
+def test_the_broker_url_comes_from_the_environment_or_an_owner_only_file(
+    batch: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Read from where it was put (the closed port answers nothing: the URL was used), never echoed."""
+    stored()
+    rows, key = batch
+    _, public = factory.write_keys(tmp_path, "worker-trust")
+    url = f"redis://:{PASSWORD}@127.0.0.1:{free_port()}/0"
+    url_file = tmp_path / "broker-url"
+    url_file.write_text(url + "\n", encoding="utf-8")
+    url_file.chmod(0o600)
+    runs = [
+        run_cli("worker", "--trust", str(public), "--json", env={"SKILLREEL_BROKER_URL": url}),
+        run_cli("worker", "--broker-url-file", str(url_file), "--trust", str(public), "--json"),
+        run_cli(
+            "replay",
+            NAME,
+            "--batch",
+            str(rows),
+            "--sign",
+            str(key),
+            "--json",
+            env={"SKILLREEL_BROKER_URL": url},
+        ),
+        run_cli(
+            "replay",
+            NAME,
+            "--batch",
+            str(rows),
+            "--broker-url-file",
+            str(url_file),
+            "--sign",
+            str(key),
+            "--json",
+        ),
+    ]
+    for result in runs:
+        assert (result.exit_code, result.json()["error"]["code"]) == (1, "SR_REPLAY_FLEET_BROKER_UNREACHABLE")
+        assert PASSWORD not in result.stdout + result.stderr
+    url_file.chmod(0o644)
+    exposed = run_cli("worker", "--broker-url-file", str(url_file), "--trust", str(public), "--json")
+    assert (exposed.exit_code, exposed.json()["error"]["code"]) == (2, "SR_RECORD_SECRET_FILE_EXPOSED")
+    nowhere = run_cli("worker", "--trust", str(public), "--json", env={"SKILLREEL_BROKER_URL": ""})
+    assert (nowhere.exit_code, nowhere.json()["error"]["code"]) == (2, "SR_RECORD_USAGE")
+    nothing_recorded()
+
+
+def test_a_signing_key_others_can_read_is_refused_before_the_broker(batch: tuple[Path, Path]) -> None:
+    """On main a 0644 key signed the bundle silently."""
+    stored()
+    rows, key = batch
+    key.chmod(0o644)
+    result = run_cli(
+        "replay", NAME, "--batch", str(rows), "--broker", closed_broker(), "--sign", str(key), "--json"
+    )
+    assert (result.exit_code, result.json()["error"]["code"]) == (2, "SR_RECORD_SECRET_FILE_EXPOSED")
+    nothing_recorded()
+
+
+def test_the_fleet_options_go_with_a_batch(tmp_path: Path) -> None:
+    stored()
+    for extra in (["--heartbeat", "5"], ["--task-expires", "5"], ["--broker-url-file", str(tmp_path / "u")]):
+        result = run_cli("replay", NAME, *extra, "--json")
+        assert (result.exit_code, result.json()["error"]["code"]) == (2, "SR_RECORD_USAGE")

@@ -155,6 +155,27 @@ def test_signed_export_and_trusted_import(store: Store, tmp_path: Path) -> None:
         assert imported["signature"] == {"keyId": exported["signedBy"], "verified": True}
 
 
+def test_a_fleet_bundle_taken_off_the_broker_is_not_a_signed_export(store: Store, tmp_path: Path) -> None:
+    """Issue 30, F7: bundles and exports shared one signature domain, so a bundle read off Redis
+    imported as a verified export of the coordinator's (keeping its validated state) on main."""
+    from skillreel.fleet.bundle import bundle_text, sign_bundle
+    from skillreel.store.signing import load_signing_key
+
+    private, public = write_keys(tmp_path)
+    seed(store, NAME, "validated")
+    captured = tmp_path / "bundle.json"
+    captured.write_text(bundle_text(sign_bundle(store.get(NAME), store.now(), load_signing_key(private))))
+    other_home = tmp_path / "other"
+    with Store.open(other_home) as other:
+        refused(
+            other_home,
+            "SR_RECORD_SIGNATURE_INVALID",
+            lambda: import_skill(other, captured, approve=False, trust=[public]),
+            exit_status=2,
+        )
+        assert list_skills(other).to_json()["skills"] == []
+
+
 def test_an_unsigned_import_arrives_as_a_draft_that_needs_a_review_here(
     store: Store, skillreel_home: Path, tmp_path: Path
 ) -> None:
