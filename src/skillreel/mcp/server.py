@@ -9,8 +9,16 @@ Two tools, and deliberately no more (source document 004: agents may list and pl
   ``services.replaying.replay_skill`` and returns its status, run id, report digest, the steps
   that ran (healed, side effects) and ``outputs`` (what the skill read from the page: the caller's
   only), or the error code and message. It cannot record, edit, approve, enable or revoke. Its run
-  is recorded with the actor ``mcp``; a client that cancels the call ends the run as ``cancelled``
-  (recorded and audited, no result is sent, as the protocol says).
+  is recorded with the actor ``mcp`` and the client's ``initialize`` name; a client that cancels the
+  call ends the run as ``cancelled`` (recorded and audited, no result is sent, as the protocol says).
+
+Who may play (issue 30.5-6): the policy's ``callers.mcp`` may narrow the skills, capabilities and
+rate MCP plays (``services.agent_access.check_caller``: ``SR_POLICY_CALLER_*``), and the first play
+of each approved revision is confirmed by a person: the resolver ``ask_to_confirm`` asks through
+form elicitation (every step's intent, the origins, the capabilities; one ``play`` checkbox bound to
+the approval asked about), the play records the acceptance in the store, and a play nobody
+confirmed (declined, cancelled, a client without form elicitation, and no ``enable
+--confirm-agent-play``) is ``SR_MCP_CONFIRMATION_REQUIRED`` with nothing run.
 
 Both return the result envelope of ``model/envelope.py`` (the one ``--json`` prints) as structured
 content, the same JSON as a text block, and ``isError`` when ``ok`` is false; the envelope's JSON
@@ -93,7 +101,9 @@ PLAY_DESCRIPTION = (
     "from the user's vault or asks the user. Returns {ok, data: {status, runId, reportDigest, steps "
     "(status, healed, sideEffects), sideEffects, outputs: what the skill read from the page (as "
     "skills_list's outputs schema) or null}, error: {code (SR_*), message, fix} or null}. Acts on a "
-    "real website: when a failed play says sideEffects: true, a retry may repeat work."
+    "real website: when a failed play says sideEffects: true, a retry may repeat work. The first play "
+    "of each approved revision asks the user to confirm it (SR_MCP_CONFIRMATION_REQUIRED when they "
+    "do not); the policy may refuse a skill, capability or rate to MCP (SR_POLICY_CALLER_*)."
 )
 LIST_ANNOTATIONS = ToolAnnotations(
     title="List enabled skills",
