@@ -46,6 +46,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from playwright.async_api import Browser, async_playwright
 
 from skillreel.sandbox.chromium import find_chromium
+from skillreel.services.agent_access import confirm_enabled_skill
 from skillreel.services.packaging import enable_skill
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
@@ -61,6 +62,7 @@ async def prepare(server: Any, home: Path) -> None:
         if outcome.error is not None:
             raise RuntimeError(f"the validating replay failed: {outcome.error.code}")
         enable_skill(store, NAME, "project", home / "project", approve=True)
+        confirm_enabled_skill(store, NAME, approve=True)  # a person confirmed agent plays
 
 
 async def play(client: Client, run: int) -> float:

@@ -21,6 +21,7 @@ from skillreel.model.actions import (
     SelectAction,
     TypeAction,
 )
+from skillreel.model.addresses import refused_origin
 from skillreel.model.locators import (
     Fingerprint,
     LocatorBundle,
@@ -297,6 +298,25 @@ async def test_refused_request_during_a_step_fails_it_counting_origins_without_n
     assert info.value.details == {"deniedOriginCount": 1}
     assert "evil" not in info.value.message  # a page chooses host names: they could carry a secret
     assert p.elements[3].clicks == 0
+
+
+async def test_a_name_refused_for_its_address_fails_the_step_with_its_own_code() -> None:
+    """DNS rebinding (issue 30.7): the proxy refused an allowlisted name for the local address it
+    resolved to; the step fails with the address code, naming no origin."""
+
+    def rebound(d: FakeDriver) -> None:
+        d.deny(refused_origin("https://bank.example:443"))
+        d.deny("https://evil.test")
+
+    p = page()
+    p.elements[2].on_click = rebound
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver_for(p), Clock()).run(
+            [start(), ClickAction(id="a2", target=bundle(GO, "#go"))], {}
+        )
+    assert (info.value.code, info.value.action_id) == ("SR_REPLAY_UI_NETWORK_ADDRESS_REFUSED", "a2")
+    assert info.value.details == {"deniedOriginCount": 2}
+    assert "bank" not in info.value.message
 
 
 async def test_network_refusal_takes_precedence_over_the_action_error_it_caused() -> None:

@@ -25,7 +25,7 @@ async def test_an_unexpected_error_in_play_reaches_neither_the_model_nor_the_log
 
     monkeypatch.setattr(server, "play", explode)
     with caplog.at_level(logging.DEBUG):
-        result = await server.skills_play("some-skill", ctx=None, answer=None, inputs={})  # type: ignore[arg-type]  # play is replaced
+        result = await server.skills_play("some-skill", ctx=None, answer=None, confirmation=None, inputs={})  # type: ignore[arg-type]  # play is replaced
     assert result.is_error
     payload = json.dumps(result.structured_content)
     assert "SR_RECORD_INTERNAL" in payload

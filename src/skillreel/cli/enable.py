@@ -37,6 +37,13 @@ if TYPE_CHECKING:
     type=click.IntRange(1, MAX_OPTION_NUMBER),
     help="Enable only if the skill is still at this revision.",
 )
+@click.option(
+    "--confirm-agent-play",
+    "confirm_agent_play",
+    is_flag=True,
+    help="Also confirm that agents may play this approved revision over MCP without asking you on "
+    "the first play (on an enabled skill: confirm only).",
+)
 @approve_option
 @json_option
 def command(
@@ -44,10 +51,13 @@ def command(
     scope: str,
     project_dir: Path | None,
     expected_revision: int | None,
+    confirm_agent_play: bool,
     approve: bool,
     as_json: bool,
 ) -> None:
     """Install a validated skill as an Agent Skills package."""
+    if confirm_agent_play and _confirm_only(name, expected_revision, approve, as_json):
+        return
     with Store.open() as store:
         result = enable_skill(
             store,
@@ -57,12 +67,38 @@ def command(
             approve=approve,
             expected_revision=expected_revision,
         )
-    emit(result.to_json(), as_json=as_json, human=lambda out: _human(out, result), warnings=result.warnings)
+        if confirm_agent_play:
+            from ..services.agent_access import confirm_enabled_skill
+
+            confirm_enabled_skill(store, name, approve=True, expected_revision=result.revision)
+    data = {**result.to_json(), **({"agentPlayConfirmed": True} if confirm_agent_play else {})}
+    emit(
+        data,
+        as_json=as_json,
+        human=lambda out: _human(out, result, confirm_agent_play),
+        warnings=result.warnings,
+    )
 
 
-def _human(out: Console, result: EnableResult) -> None:
+def _confirm_only(name: str, expected_revision: int | None, approve: bool, as_json: bool) -> bool:
+    """``--confirm-agent-play`` on a skill enabled already: confirm it, enable nothing (True)."""
+    from ..services.agent_access import confirm_enabled_skill
+
+    with Store.open() as store:
+        entry = store.find(name)
+        if entry is None or entry.status != "enabled":
+            return False
+        done = confirm_enabled_skill(store, name, approve=approve, expected_revision=expected_revision)
+    human = f"agents may play {done.name} revision {done.revision} without asking first"
+    emit(done.to_json(), as_json=as_json, human=human)
+    return True
+
+
+def _human(out: Console, result: EnableResult, confirmed: bool = False) -> None:
     from rich.markup import escape
 
     out.print(f"enabled {result.name} at revision {result.revision} ({result.package_digest})")
     for path in result.installations:
         out.print(f"  installed {escape(path)}")
+    if confirmed:
+        out.print("  agents may play this revision without asking first")

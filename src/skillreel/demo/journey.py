@@ -285,9 +285,13 @@ async def stage_refuse(ctx: DemoContext) -> StageResult:
 
 
 async def stage_enable(ctx: DemoContext) -> StageResult:
+    from ..services.agent_access import confirm_enabled_skill
     from ..services.packaging import enable_skill
 
     result = enable_skill(ctx.store, SKILL, "project", ctx.project, approve=True).to_json()
+    confirm_enabled_skill(
+        ctx.store, SKILL, approve=True
+    )  # `enable --confirm-agent-play`: MCP plays it unasked
     paths = [str(Path(p).relative_to(ctx.project)) for p in result["installations"]]
     return StageResult(
         "enable",
@@ -424,7 +428,10 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
         raise DemoStageFailed(
             "extract", "the validating replay of the extraction skill failed", checked.error
         )
+    from ..services.agent_access import confirm_enabled_skill
+
     enable_skill(ctx.store, FINDER, "project", ctx.project, approve=True)
+    confirm_enabled_skill(ctx.store, FINDER, approve=True)
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "SKILLREEL_CHROMIUM", "TMPDIR")}
     env |= {"SKILLREEL_HOME": str(ctx.home), FINDER_SECRET_ENV: VAULT_PASSWORD}
     params = StdioServerParameters(

@@ -9,8 +9,16 @@ Two tools, and deliberately no more (source document 004: agents may list and pl
   ``services.replaying.replay_skill`` and returns its status, run id, report digest, the steps
   that ran (healed, side effects) and ``outputs`` (what the skill read from the page: the caller's
   only), or the error code and message. It cannot record, edit, approve, enable or revoke. Its run
-  is recorded with the actor ``mcp``; a client that cancels the call ends the run as ``cancelled``
-  (recorded and audited, no result is sent, as the protocol says).
+  is recorded with the actor ``mcp`` and the client's ``initialize`` name; a client that cancels the
+  call ends the run as ``cancelled`` (recorded and audited, no result is sent, as the protocol says).
+
+Who may play (issue 30.5-6): the policy's ``callers.mcp`` may narrow the skills, capabilities and
+rate MCP plays (``services.agent_access.check_caller``: ``SR_POLICY_CALLER_*``), and the first play
+of each approved revision is confirmed by a person: the resolver ``ask_to_confirm`` asks through
+form elicitation (every step's intent, the origins, the capabilities; one ``play`` checkbox bound to
+the approval asked about), the play records the acceptance in the store, and a play nobody
+confirmed (declined, cancelled, a client without form elicitation, and no ``enable
+--confirm-agent-play``) is ``SR_MCP_CONFIRMATION_REQUIRED`` with nothing run.
 
 Both return the result envelope of ``model/envelope.py`` (the one ``--json`` prints) as structured
 content, the same JSON as a text block, and ``isError`` when ``ok`` is false; the envelope's JSON
@@ -47,13 +55,13 @@ import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.server.mcpserver.resolve import AcceptedElicitation
+from mcp.server.mcpserver.resolve import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError, create_model
 
@@ -94,7 +102,9 @@ PLAY_DESCRIPTION = (
     "from the user's vault or asks the user. Returns {ok, data: {status, runId, reportDigest, steps "
     "(status, healed, sideEffects), sideEffects, outputs: what the skill read from the page (as "
     "skills_list's outputs schema) or null}, error: {code (SR_*), message, fix} or null}. Acts on a "
-    "real website: when a failed play says sideEffects: true, a retry may repeat work."
+    "real website: when a failed play says sideEffects: true, a retry may repeat work. The first play "
+    "of each approved revision asks the user to confirm it (SR_MCP_CONFIRMATION_REQUIRED when they "
+    "do not); the policy may refuse a skill, capability or rate to MCP (SR_POLICY_CALLER_*)."
 )
 LIST_ANNOTATIONS = ToolAnnotations(
     title="List enabled skills",
@@ -177,6 +187,60 @@ def checked_play(name: str, inputs: Mapping[str, InputValue], environment: str |
         return check_play(store, name, inputs, default_vault(), environment)
 
 
+def confirmation_form(approval_digest: str) -> type[BaseModel]:
+    """The first-play question's form: one checkbox, bound to the approval it was asked about
+    (``asked``, never sent), so an answer never confirms a revision approved after the question."""
+
+    class ConfirmPlay(BaseModel):
+        asked: ClassVar[str] = approval_digest
+        play: bool = Field(
+            title="Play",
+            description="Tick to let agents play this approved revision of the skill; leave it to refuse",
+        )
+
+    return ConfirmPlay
+
+
+async def ask_to_confirm(
+    name: str, inputs: dict[str, InputValue], ctx: Context, environment: str | None = None
+) -> Elicit[BaseModel] | NoQuestion:
+    """Runs before ``skills_play``: the first agent play of an approved revision asks the user
+    (never the model) to confirm it, listing its steps, origins and capabilities."""
+    from ..services.agent_access import confirmation_question
+
+    try:
+        check = checked_play(name, inputs, environment)
+    except SkillreelError:
+        return NoQuestion()  # the tool body reports the refusal
+    except Exception as exc:  # the body meets it again and reports SR_RECORD_INTERNAL; ask nothing
+        log.error("checking a play request failed unexpectedly: %s", type(exc).__name__)
+        return NoQuestion()
+    approval = check.entry.approval
+    if check.confirmed or approval is None or not can_elicit(ctx):
+        return NoQuestion()  # confirmed already, or the body refuses: nobody can be asked
+    return Elicit(
+        confirmation_question(check.entry, environment), confirmation_form(approval.approval_digest)
+    )
+
+
+def confirmation_refusal(check: PlayCheck, answer: ElicitationResult[Any] | None, ctx: Context) -> str | None:
+    """Why this play is not confirmed by a person, or None (confirmed before, or accepted now)."""
+    approval = check.entry.approval
+    if check.confirmed or approval is None:
+        return None  # confirmed, or refused elsewhere (only an enabled, approved skill is played)
+    if isinstance(answer, AcceptedElicitation) and not isinstance(answer.data, NoQuestion):
+        if getattr(type(answer.data), "asked", None) != approval.approval_digest:
+            return "the skill was approved again after the question was asked"
+        return None if getattr(answer.data, "play", False) is True else "the user did not tick Play"
+    if isinstance(answer, DeclinedElicitation | CancelledElicitation):
+        return f"the user {'declined' if answer.action == 'decline' else 'cancelled'}"
+    return (
+        "this MCP client cannot ask its user (no form elicitation)"
+        if not can_elicit(ctx)
+        else "nobody was asked"
+    )
+
+
 def caller_client(ctx: Context) -> str | None:
     """The name the client gave in ``initialize`` (a claim, for the run's record), cleaned."""
     from ..services.agent_access import client_label
@@ -212,11 +276,18 @@ class NoQuestion(BaseModel):
 
 
 async def ask_for_secrets(
-    name: str, inputs: dict[str, InputValue], ctx: Context, environment: str | None = None
+    name: str,
+    inputs: dict[str, InputValue],
+    ctx: Context,
+    confirmation: Annotated[ElicitationResult[Any], Resolve(ask_to_confirm)],
+    environment: str | None = None,
 ) -> Elicit[BaseModel] | NoQuestion:
-    """Runs before ``skills_play``: ask the user (never the model) for missing sensitive values."""
+    """Runs before ``skills_play``, after the first-play confirmation: ask the user (never the
+    model) for missing sensitive values; nothing is asked for a play that will be refused."""
     try:
         check = checked_play(name, inputs, environment)
+        if confirmation_refusal(check, confirmation, ctx) is not None:
+            return NoQuestion()
     except SkillreelError:
         return NoQuestion()  # the tool body reports the refusal
     except Exception as exc:  # the body meets it again and reports SR_RECORD_INTERNAL; ask nothing
@@ -340,12 +411,23 @@ async def play(
     ctx: Context,
     answer: ElicitationResult[Any],
     environment: str | None = None,
+    confirmation: ElicitationResult[Any] | None = None,
 ) -> ReplayOutcome:
     from ..services.preflight import secret_missing
     from ..services.replaying import ReplayRequest, replay_skill
     from ..store import Store
 
     check = checked_play(name, inputs, environment)
+    refusal = confirmation_refusal(check, confirmation, ctx)
+    if refusal is not None:
+        from ..services.agent_access import confirmation_required
+
+        raise confirmation_required(check.entry, refusal)
+    if not check.confirmed:
+        from ..services.agent_access import confirm_agent_play
+
+        with Store.open(actor="mcp", client=caller_client(ctx)) as store:
+            confirm_agent_play(store, check.entry)  # the skill changed meanwhile: a revision conflict
     secrets = VaultThenUser(default_vault(), elicited_values(answer, check.missing, name))
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
@@ -399,6 +481,7 @@ async def skills_play(
     name: Annotated[str, Field(description="The skill's name, as skills_list shows it.", max_length=64)],
     ctx: Context,
     answer: Annotated[ElicitationResult[Any], Resolve(ask_for_secrets)],
+    confirmation: Annotated[ElicitationResult[Any], Resolve(ask_to_confirm)],
     inputs: Annotated[
         dict[str, InputValue],
         Field(description='Non-sensitive parameters: {"param": value} (typed as skills_list shows).'),
@@ -413,7 +496,7 @@ async def skills_play(
     ] = None,
 ) -> EnvelopeResult:
     try:
-        outcome = await play(name, inputs, ctx, answer, environment)
+        outcome = await play(name, inputs, ctx, answer, environment, confirmation)
     except SkillreelError as exc:
         return play_refused(exc, name, environment)
     except Exception as exc:  # the last line of defence: a code, never a traceback, reaches the agent

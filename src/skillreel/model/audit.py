@@ -36,6 +36,7 @@ AuditKind = Literal[
     "replay-refused",  # a replay refused before any run was reserved (coalesced when frequent)
     "session",
     "environment",
+    "agent-play-confirmed",  # a person confirmed that agents may play an approved revision (MCP or CLI)
 ]
 Outcome = Literal["ok", "failed", "cancelled", "interrupted"]
 DigestName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-zA-Z0-9]{0,47}$")]

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ReplayError, ReplayUIError, SkillreelError
 from ..model.actions import Action, DialogAction, NavigateAction, walk
+from ..model.addresses import address_refused
 from ..model.canonical import tagged_digest
 from ..model.draft import Parameter
 from ..model.limits import MAX_STEP_RUNS
@@ -325,10 +326,22 @@ class ReplayEngine:
             return None
         # The origins are not named: a page chooses them, and a hostile one can encode a typed or
         # vault value into a host name to carry it into this error (and over MCP to a model).
+        code, why = (
+            (  # an allowlisted name that led to a local address (DNS rebinding)
+                "SR_REPLAY_UI_NETWORK_ADDRESS_REFUSED",
+                "an allowlisted host name resolved to a loopback, private, link-local or metadata "
+                "address; the proxy connected nowhere",
+            )
+            if address_refused(origins)
+            else (
+                "SR_REPLAY_UI_NETWORK_DENIED",
+                f"the page requested {len(origins)} origin(s) outside the allowlist; nothing was "
+                "sent (record again to see which)",
+            )
+        )
         return ReplayUIError(
-            "SR_REPLAY_UI_NETWORK_DENIED",
-            f"step {step.action.id}: the page requested {len(origins)} origin(s) outside "
-            "the allowlist; nothing was sent (record again to see which)",
+            code,
+            f"step {step.action.id}: {why}",
             action_id=step.action.id,
             details={"deniedOriginCount": len(origins)},
         )

@@ -24,6 +24,15 @@ gets the proxy's own ``502`` marked ``x-skillreel-proxy: unreachable`` (:data:`U
 browser turns it into a net error, the headless shell shows it as a page, and the session tells
 it from a server's own 502 by the mark. The proxy runs on the caller's event
 loop, in-process, on 127.0.0.1 with an ephemeral port.
+
+DNS rebinding: an allowlisted host name is resolved once, by the proxy (``resolver``, else
+:func:`system_resolver`), the first time a connection asks for it, and every later connection of the proxy's
+life (one browser session: one replay) goes to that same address, whatever the name's DNS answers
+later. A name any of whose addresses is loopback, private, link-local, shared, reserved or a cloud
+metadata address (``model.addresses.local_address``) is refused (403, nothing connected, reported
+as ``model.addresses.refused_origin(origin)``), unless the allowlisted origin is such an address
+itself (an IP origin, used as given) or a loopback name (``localhost``, ``*.localhost``), or the
+caller names it in ``local_hosts``.
 """
 
 from __future__ import annotations
@@ -31,10 +40,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable
+import socket
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Final
 from urllib.parse import urlsplit
 
+from ..model.addresses import ip_literal, local_address, local_by_name, refused_origin
 from .allowlist import EgressDecision, decide_connect, decide_forward, split_authority
 
 log = logging.getLogger(__name__)
@@ -46,6 +57,17 @@ CHUNK: Final = 64 * 1024
 _HOP_BY_HOP: Final = frozenset({"proxy-connection", "proxy-authorization", "keep-alive", "connection"})
 
 Refused = Callable[[str | None], None]
+Resolver = Callable[[str, int], Awaitable[tuple[str, ...]]]  # (host, port) -> addresses
+
+
+async def system_resolver(host: str, port: int) -> tuple[str, ...]:
+    """The addresses the system's resolver gives ``host`` for a TCP connection, in its order."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return tuple(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+class _AddressRefused(Exception):
+    """An allowlisted name resolved to an address it may not lead to."""
 
 
 class _BadRequest(Exception):
@@ -112,9 +134,20 @@ async def _close(writer: asyncio.StreamWriter) -> None:
 class EnforcingProxy:
     """An allowlist-enforcing HTTP forward proxy on 127.0.0.1 (see the module docstring)."""
 
-    def __init__(self, allowed_origins: Iterable[str], on_refused: Refused) -> None:
+    def __init__(
+        self,
+        allowed_origins: Iterable[str],
+        on_refused: Refused,
+        *,
+        resolver: Resolver | None = None,
+        local_hosts: Iterable[str] = (),
+    ) -> None:
         self.allowed_origins = tuple(allowed_origins)
         self._on_refused = on_refused
+        self._resolver = resolver
+        self._local_hosts = frozenset(h.lower() for h in local_hosts)
+        self._pinned: dict[str, str | None] = {}  # host -> the address it resolved to (None: refused)
+        self._pinning: dict[str, asyncio.Lock] = {}
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
@@ -213,13 +246,42 @@ class EnforcingProxy:
             self._refuse(decision.origin, writer)
         return decision.allowed
 
+    async def address_of(self, host: str, port: int) -> str:
+        """The one address ``host`` leads to for this proxy's life: resolved the first time, then
+        pinned (see the module docstring). Raises ``_AddressRefused`` (pinned too) or ``OSError``."""
+        literal = ip_literal(host)
+        if literal is not None:
+            return str(literal)  # the allowlisted origin is this address itself
+        key = host.lower().rstrip(".")
+        lock = self._pinning.setdefault(key, asyncio.Lock())
+        async with lock:
+            if key not in self._pinned:
+                resolve = self._resolver or system_resolver  # looked up now: a test may replace it
+                answers = await asyncio.wait_for(resolve(host, port), CONNECT_TIMEOUT_S)
+                if not answers:
+                    raise OSError(f"no address for {host}")
+                local_ok = local_by_name(key) or key in self._local_hosts
+                refused = not local_ok and any(local_address(a) for a in answers)
+                self._pinned[key] = None if refused else answers[0]
+        address = self._pinned[key]
+        if address is None:
+            raise _AddressRefused
+        return address
+
     async def _open(
-        self, host: str, port: int, writer: asyncio.StreamWriter
+        self, host: str, port: int, writer: asyncio.StreamWriter, origin: str | None = None
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
         try:
+            address = await self.address_of(host, port)
             up_reader, up_writer = await asyncio.wait_for(
-                asyncio.open_connection(host, port, limit=MAX_HEAD_BYTES), CONNECT_TIMEOUT_S
+                asyncio.open_connection(address, port, limit=MAX_HEAD_BYTES), CONNECT_TIMEOUT_S
             )
+        except _AddressRefused:
+            log.debug("refused %s: its name resolved to a local address", origin)
+            self._on_refused(refused_origin(origin))
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                writer.write(_response("403 Forbidden", "refused by skillreel: address not allowed\n"))
+            return None
         except (OSError, TimeoutError):
             writer.write(UNREACHABLE)
             return None
@@ -233,9 +295,10 @@ class EnforcingProxy:
             host, port = split_authority(authority)
         except ValueError as exc:
             raise _BadRequest from exc
-        if not self._decide(decide_connect(host, port, self.allowed_origins), writer):
+        decision = decide_connect(host, port, self.allowed_origins)
+        if not self._decide(decision, writer):
             return
-        upstream = await self._open(host, port, writer)
+        upstream = await self._open(host, port, writer, decision.origin)
         if upstream is None:
             return
         writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
@@ -251,7 +314,8 @@ class EnforcingProxy:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
     ) -> None:
-        if not self._decide(decide_forward(target, self.allowed_origins), writer):
+        decision = decide_forward(target, self.allowed_origins)
+        if not self._decide(decision, writer):
             return
         parts = urlsplit(target)
         host, port = parts.hostname or "", parts.port or 80
@@ -261,7 +325,7 @@ class EnforcingProxy:
         )
         kept = [(k, v) for k, v in headers if k.lower() not in _HOP_BY_HOP]
         kept.append(("Connection", "Upgrade") if upgrade else ("Connection", "close"))
-        upstream = await self._open(host, port, writer)
+        upstream = await self._open(host, port, writer, decision.origin)
         if upstream is None:
             return
         up_reader, up_writer = upstream

@@ -19,16 +19,18 @@ from datetime import timedelta
 from typing import Any
 
 from ..agent_skills.skill_md import clean_text, cli_only_file
-from ..errors import LifecycleError, ReplayError, TargetError
+from ..errors import LifecycleError, McpError, ReplayError, TargetError
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..model.environment import UrlTarget
-from ..model.lifecycle import parse_timestamp, timestamp
+from ..model.intents import step_intent
+from ..model.lifecycle import check_revision, parse_timestamp, timestamp
 from ..model.policy import RATE_WINDOW_S
 from ..model.urls import origin_of
 from ..model.values import outputs_schema
 from ..store import Store
 from ..vault import SecretSource, parameter_listing
+from .guards import approval_required
 from .preflight import InputValue, ReplayRequest, preflight
 
 
@@ -85,6 +87,7 @@ def enabled_skills(store: Store) -> EnabledSkills:
 class PlayCheck:
     entry: StoreEntry
     missing: tuple[str, ...]  # required sensitive parameters the vault has no value for
+    confirmed: bool = False  # a person confirmed agents may play this approved revision
 
 
 def check_play(
@@ -125,7 +128,7 @@ def check_play(
         name=name, inputs=dict(inputs), expected_revision=entry.revision, environment=environment
     )
     checked = preflight(store, request, secrets)
-    return PlayCheck(entry, tuple(checked.missing_sensitive))
+    return PlayCheck(entry, tuple(checked.missing_sensitive), store.agent_play_confirmed(entry))
 
 
 def check_caller(store: Store, entry: StoreEntry) -> None:
@@ -156,3 +159,99 @@ def client_label(name: str | None) -> str | None:
         return None
     cleaned = _UNTRIMMED.sub("", _UNTRIMMED.sub("", _UNSAFE_LABEL.sub("_", name))[:64])
     return cleaned or None
+
+
+# --- the first play by an agent (issue 30.6) ---------------------------------------------------
+
+MAX_LISTED_STEPS = 256
+
+
+def play_origins(entry: StoreEntry, environment: str | None = None) -> tuple[str, ...]:
+    """The origins a play of ``entry`` (on ``environment`` when named) may reach, start origin first."""
+    env = entry.draft.environment
+    named = next((e for e in env.environments if e.name == environment), None)
+    if named is not None:
+        return (named.origin, *(o for o in named.allowed_origins if o != named.origin))
+    target = env.target
+    if not isinstance(target, UrlTarget):
+        return ()
+    start = origin_of(target.url)
+    return (start, *(o for o in target.allowed_origins if o != start))
+
+
+def confirmation_question(entry: StoreEntry, environment: str | None = None) -> str:
+    """What a person reads before the first agent play of an approved revision: the skill, its
+    version, the origins it may reach, its capabilities and every step's readable intent (no
+    selector, value or URL path; written intents are cleaned to one printable line)."""
+    draft = entry.draft
+    sensitive = frozenset(p.name for p in draft.parameters if p.sensitive)
+    steps = draft.walk()
+    lines = [
+        f"An agent asks to play the skill {entry.name!r} (version {entry.version}, revision "
+        f"{entry.revision}) for the first time since this revision was approved.",
+        f"What it does: {clean_text(draft.description)}",
+        f"Origins it may reach: {', '.join(play_origins(entry, environment)) or 'none'}",
+        f"Capabilities: {', '.join(draft.capabilities) or 'none'}",
+        f"Steps ({len(steps)}):",
+        *(
+            f"  {i}. {a.id}: {clean_text(step_intent(a, sensitive))}"
+            for i, a in enumerate(steps[:MAX_LISTED_STEPS], 1)
+        ),
+        "Accept (tick Play) to let agents play this approved revision from now on; a new approval "
+        "asks again. Decline to refuse: nothing is played.",
+    ]
+    return "\n".join(lines)
+
+
+def confirmation_required(entry: StoreEntry, why: str) -> McpError:
+    return McpError(
+        "SR_MCP_CONFIRMATION_REQUIRED",
+        f"the first agent play of {entry.name!r} revision {entry.revision} needs a person's "
+        f"confirmation: {why}; nothing was replayed (or confirm on the command line: "
+        f"`skillreel enable {entry.name} --confirm-agent-play --approve`)",
+        details={"revision": entry.revision},
+    )
+
+
+@dataclass(frozen=True)
+class AgentPlayConfirmed:
+    name: str
+    revision: int
+    approval_digest: str
+    new: bool  # False: it was confirmed already
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "revision": self.revision,
+            "approvalDigest": self.approval_digest,
+            "agentPlayConfirmed": True,
+            "new": self.new,
+        }
+
+
+def confirm_enabled_skill(
+    store: Store, name: str, *, approve: bool, expected_revision: int | None = None
+) -> AgentPlayConfirmed:
+    """``enable NAME --confirm-agent-play``: confirm that agents may play the enabled skill's
+    approved revision without asking first. Without ``approve``: ``SR_RECORD_APPROVAL_REQUIRED``."""
+    entry = store.get(check_skill_name(name))
+    check_revision(entry, expected_revision)
+    if not approve:
+        raise approval_required(
+            f"let agents play {name!r} revision {entry.revision} without asking first",
+            {"name": name, "revision": entry.revision, "agentPlayConfirmed": True},
+        )
+    return confirm_agent_play(store, entry)
+
+
+def confirm_agent_play(store: Store, entry: StoreEntry) -> AgentPlayConfirmed:
+    """Remember that a person confirmed agents may play ``entry``'s approved revision (one
+    ``agent-play-confirmed`` audit event, naming the store's actor: ``cli`` or ``mcp``)."""
+    if entry.approval is None or entry.status != "enabled":
+        raise LifecycleError(
+            "SR_RECORD_STATE_INVALID",
+            f"skill {entry.name!r} is {entry.status}: agents play enabled skills only",
+        )
+    new = store.confirm_agent_play(entry)
+    return AgentPlayConfirmed(entry.name, entry.revision, entry.approval.approval_digest, new)

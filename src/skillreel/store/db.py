@@ -204,6 +204,22 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         ALTER TABLE runsets ADD COLUMN owner TEXT;
     """,
     ),
+    # A person's confirmation that agents may play one approved revision (``store.confirmations``):
+    # its approval's digest, when, through what (``mcp``: accepted in the client; ``cli``: ``enable
+    # --confirm-agent-play``). A new approval has a new digest and is asked about again.
+    (
+        "0012-agent-play-confirmations",
+        """
+        CREATE TABLE agent_play_confirmations (
+            name TEXT NOT NULL,
+            approval_digest TEXT NOT NULL,
+            revision INTEGER NOT NULL CHECK (revision >= 1),
+            confirmed_at TEXT NOT NULL,
+            via TEXT NOT NULL,
+            PRIMARY KEY (name, approval_digest)
+        ) STRICT;
+    """,
+    ),
 )
 
 _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}

@@ -29,7 +29,7 @@ from ..model.lifecycle import ensure_deletable, timestamp
 from ..model.policy import Policy
 from ..model.report import ReplayReport
 from ..model.runs import Actor, RunRecord
-from . import audit, db, entries, retention, runs
+from . import audit, confirmations, db, entries, retention, runs
 from .audit import AuditNote, AuditVerification
 from .entries import EntrySummary, RevisionSummary, not_found
 from .retention import RunsPruned
@@ -228,6 +228,33 @@ class Store:
         with db.translated("counting runs"):
             return runs.started_since(self._conn, since, actor)
 
+    def agent_play_confirmed(self, entry: StoreEntry) -> bool:
+        """Whether a person confirmed that agents may play ``entry``'s approved revision."""
+        if entry.approval is None:
+            return False
+        with db.translated("reading a confirmation"):
+            return confirmations.confirmed(self._conn, entry.name, entry.approval.approval_digest)
+
+    def confirm_agent_play(self, entry: StoreEntry) -> bool:
+        """Remember that a person confirmed agents may play ``entry``'s approved revision (via this
+        store's actor), with one ``agent-play-confirmed`` event, if the skill is still at that
+        revision (``SR_RECORD_REVISION_CONFLICT``); False when it was already confirmed."""
+        if entry.approval is None:
+            raise StoreError("SR_RECORD_INTERNAL", "only an approved revision can be confirmed")
+        digest = entry.approval.approval_digest
+        with db.atomic(self._conn, "recording a confirmation"):
+            policy = self._writer.policy()
+            current = self._writer.current(entry.name, entry.revision)
+            if current.entry_digest != entry.entry_digest:
+                raise LifecycleError("SR_RECORD_REVISION_CONFLICT", f"skill {entry.name!r} changed meanwhile")
+            added = confirmations.add(
+                self._conn, entry.name, digest, entry.revision, self._writer.clock(), self.actor
+            )
+            if added:
+                note = AuditNote(kind="agent-play-confirmed", digests={"approval": digest})
+                self._writer.append(note, current, policy)
+        return added
+
     def run_count(self, name: str | None = None) -> int:
         with db.translated("counting runs"):
             return runs.count(self._conn, name)
@@ -304,6 +331,7 @@ class Store:
             ensure_deletable(current)
             entries.delete(self._conn, name)
             runs.delete_skill(self._conn, name)
+            confirmations.delete_skill(self._conn, name)
             self._writer.append(note, current, policy)
         return current
 

@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from ..model.entry import StoreEntry
 from ..model.lifecycle import is_expired, parse_timestamp, timestamp
-from . import audit, db, entries, runs
+from . import audit, confirmations, db, entries, runs
 from .audit import AuditNote
 from .run_book import RunBook
 from .writer import StoreWriter
@@ -64,6 +64,7 @@ def prune_skills(writer: StoreWriter, now: str | None = None, *, dry_run: bool =
             for entry in expired:
                 entries.delete(writer.conn, entry.name)
                 runs.delete_skill(writer.conn, entry.name)
+                confirmations.delete_skill(writer.conn, entry.name)
                 writer.append(AuditNote(kind="prune"), entry, policy)
     return expired
 

@@ -19,6 +19,7 @@ from skillreel.model.actions import (
 )
 from skillreel.model.draft import Draft, Parameter
 from skillreel.model.refs import ParameterRef
+from skillreel.services.agent_access import confirm_enabled_skill
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests.support import factory
@@ -49,9 +50,17 @@ PAGE = """<!doctype html>
 
 
 async def live_skill(
-    server: LocalServer, name: str, project_dir: Path, *, sensitive: bool = False, extract: bool = False
+    server: LocalServer,
+    name: str,
+    project_dir: Path,
+    *,
+    sensitive: bool = False,
+    extract: bool = False,
+    confirmed: bool = True,
 ) -> str:
-    """Serve the page, describe its elements, and store + enable a validated skill. Returns the URL."""
+    """Serve the page, describe its elements, and store + enable a validated skill (``confirmed``:
+    with a person's confirmation that agents may play it, as ``enable --confirm-agent-play``
+    gives). Returns the URL."""
     server.set_page("/invoices", PAGE)
     url = server.url("/invoices")
     environment = factory.url_environment(url)
@@ -86,4 +95,6 @@ async def live_skill(
     with Store.open() as store:
         factory.store_entry(store, lifecycle.new_entry(draft, log, factory.T0), "validated")
         enable_skill(store, name, "project", project_dir, approve=True)
+        if confirmed:
+            confirm_enabled_skill(store, name, approve=True)
     return url

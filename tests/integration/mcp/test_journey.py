@@ -75,7 +75,7 @@ def enabled(server: LocalServer, tmp_path: Path, project_dir: Path) -> Path:
     assert params == [("customer", False), ("pin", True)]
     ok("review", NAME, "--reviewer", "alice", "--expected-revision", "1", "--approve")
     assert ok("replay", NAME, "--input", "customer=ACME", env=VAULT)["status"] == "succeeded"
-    enabled = ok("enable", NAME, "--approve", "--project-dir", str(project_dir))
+    enabled = ok("enable", NAME, "--approve", "--confirm-agent-play", "--project-dir", str(project_dir))
     roots = (".agents", ".claude")
     assert enabled["installations"] == [str(project_dir / r / "skills" / NAME) for r in roots]
     return project_dir

@@ -8,6 +8,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 
+from skillreel.services.agent_access import confirm_enabled_skill
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests.integration.mcp.client import data, error, mcp_session
@@ -39,6 +40,7 @@ def skills(skillreel_home: Path, project_dir: Path) -> None:
         for name, kw in kinds:
             store_entry(store, factory.entry(name, **{"environment": site, **kw}))
             enable_skill(store, name, "project", project_dir, approve=True)
+            confirm_enabled_skill(store, name, approve=True)  # a person confirmed agent plays
         store_entry(store, factory.entry("not-enabled-yet", environment=site))
 
 

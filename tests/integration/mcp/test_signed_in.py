@@ -13,6 +13,7 @@ from skillreel.model import lifecycle
 from skillreel.model.actions import AssertAction, ClickAction, NavigateAction, TypeAction
 from skillreel.model.environment import Environment, NamedEnvironment, build_url_target
 from skillreel.model.refs import ParameterRef
+from skillreel.services.agent_access import confirm_enabled_skill
 from skillreel.services.logins import set_login
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
@@ -83,6 +84,7 @@ async def signed_in_skill(
         set_login(store, "shop-staging", state_file(tmp_path, "shop-staging", STAGING_COOKIE))
         factory.store_entry(store, lifecycle.new_entry(draft, factory.events_log(), factory.T0), "validated")
         enable_skill(store, NAME, "project", project_dir, approve=True)
+        confirm_enabled_skill(store, NAME, approve=True)  # a person confirmed agent plays
 
 
 async def test_a_signed_in_skill_is_playable_over_mcp_on_each_approved_environment(

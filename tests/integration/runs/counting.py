@@ -12,6 +12,7 @@ from pathlib import Path
 from skillreel.model import lifecycle
 from skillreel.model.actions import Action, AssertAction, ClickAction, NavigateAction, TypeAction
 from skillreel.model.refs import ParameterRef
+from skillreel.services.agent_access import confirm_enabled_skill
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests.support import factory
@@ -61,6 +62,7 @@ async def counting_skill(
         factory.store_entry(store, lifecycle.new_entry(draft, factory.events_log(), factory.T0), status)
         if project_dir is not None:
             enable_skill(store, name, "project", project_dir, approve=True)
+            confirm_enabled_skill(store, name, approve=True)  # a person confirmed agent plays
     return url
 
 

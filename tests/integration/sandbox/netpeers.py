@@ -5,6 +5,8 @@
 - :class:`EchoWebSocketServer` a minimal RFC 6455 server that echoes one text frame (to prove an
   allowlisted socket still works through the proxy).
 - :class:`HeadRecorder` an HTTP/1.1 server that records every request head and answers a page.
+- :class:`Refusals` collects what a proxy reports refused; :func:`exchange` sends bytes to a proxy
+  and reads its answer until it closes.
 """
 
 from __future__ import annotations
@@ -126,3 +128,22 @@ class HeadRecorder(_Peer):
             for line in head.split("\r\n")
             if line.lower().startswith(prefix)
         ]
+
+
+class Refusals(list[str | None]):
+    """A proxy's ``on_refused``: the origins it reported, in order."""
+
+    def __call__(self, origin: str | None) -> None:
+        self.append(origin)
+
+
+async def exchange(port: int, data: bytes, wait_s: float = 20.0) -> bytes:
+    """Send ``data`` to the proxy on ``port`` and read until it closes the connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(data)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(), wait_s)
+    finally:
+        writer.close()
+        await writer.wait_closed()

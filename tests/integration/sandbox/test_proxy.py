@@ -5,40 +5,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator
 
 import pytest
 
 from skillreel.sandbox.proxy import EnforcingProxy
-from tests.integration.sandbox.netpeers import EchoWebSocketServer, HeadRecorder, TcpListener
+from tests.integration.sandbox.netpeers import EchoWebSocketServer, HeadRecorder, Refusals, TcpListener
+from tests.integration.sandbox.netpeers import exchange as send
 from tests.support.server import LocalServer
 
 WAIT_S = 20.0
 
 
-class Refusals(list[str | None]):
-    def __call__(self, origin: str | None) -> None:
-        self.append(origin)
-
-
-@pytest.fixture
-async def listener() -> AsyncIterator[TcpListener]:
-    peer = TcpListener()
-    await peer.start()
-    yield peer
-    await peer.close()
-
-
 async def exchange(proxy: EnforcingProxy, data: bytes) -> bytes:
     """Send ``data`` to the proxy and read until it closes the connection."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
-    try:
-        writer.write(data)
-        await writer.drain()
-        return await asyncio.wait_for(reader.read(), WAIT_S)
-    finally:
-        writer.close()
-        await writer.wait_closed()
+    return await send(proxy.port, data, WAIT_S)
 
 
 async def started(allowed: tuple[str, ...], refusals: Refusals) -> EnforcingProxy:
