@@ -287,7 +287,14 @@ async def stage_refuse(ctx: DemoContext) -> StageResult:
 async def stage_enable(ctx: DemoContext) -> StageResult:
     from ..services.packaging import enable_skill
 
-    result = enable_skill(ctx.store, SKILL, "project", ctx.project, approve=True).to_json()
+    result = enable_skill(
+        ctx.store,
+        SKILL,
+        "project",
+        ctx.project,
+        approve=True,
+        expected_revision=ctx.store.get(SKILL).revision,
+    ).to_json()
     paths = [str(Path(p).relative_to(ctx.project)) for p in result["installations"]]
     return StageResult(
         "enable",
@@ -424,7 +431,14 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
         raise DemoStageFailed(
             "extract", "the validating replay of the extraction skill failed", checked.error
         )
-    enable_skill(ctx.store, FINDER, "project", ctx.project, approve=True)
+    enable_skill(
+        ctx.store,
+        FINDER,
+        "project",
+        ctx.project,
+        approve=True,
+        expected_revision=ctx.store.get(FINDER).revision,
+    )
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "SKILLREEL_CHROMIUM", "TMPDIR")}
     env |= {"SKILLREEL_HOME": str(ctx.home), FINDER_SECRET_ENV: VAULT_PASSWORD}
     params = StdioServerParameters(
@@ -458,7 +472,9 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
 async def stage_revoke(ctx: DemoContext) -> StageResult:
     from ..services.packaging import revoke_skill
 
-    result = revoke_skill(ctx.store, SKILL, ctx.project, approve=True).to_json()
+    result = revoke_skill(
+        ctx.store, SKILL, ctx.project, approve=True, expected_revision=ctx.store.get(SKILL).revision
+    ).to_json()
     roots = (ctx.project / ".agents" / "skills", ctx.project / ".claude" / "skills")
     left = [root / SKILL for root in roots if (root / SKILL).exists()]
     if left:

@@ -85,5 +85,7 @@ async def live_skill(
     )
     with Store.open() as store:
         factory.store_entry(store, lifecycle.new_entry(draft, log, factory.T0), "validated")
-        enable_skill(store, name, "project", project_dir, approve=True)
+        enable_skill(
+            store, name, "project", project_dir, approve=True, expected_revision=store.get(name).revision
+        )
     return url

@@ -82,7 +82,9 @@ async def signed_in_skill(
         set_login(store, "shop", state_file(tmp_path, "shop", PRODUCTION_COOKIE))
         set_login(store, "shop-staging", state_file(tmp_path, "shop-staging", STAGING_COOKIE))
         factory.store_entry(store, lifecycle.new_entry(draft, factory.events_log(), factory.T0), "validated")
-        enable_skill(store, NAME, "project", project_dir, approve=True)
+        enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        )
 
 
 async def test_a_signed_in_skill_is_playable_over_mcp_on_each_approved_environment(
