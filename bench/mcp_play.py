@@ -61,7 +61,9 @@ async def prepare(server: Any, home: Path) -> None:
         outcome = await replay_skill(store, ReplayRequest(name=NAME, inputs=inputs(0)))
         if outcome.error is not None:
             raise RuntimeError(f"the validating replay failed: {outcome.error.code}")
-        enable_skill(store, NAME, "project", home / "project", approve=True)
+        enable_skill(
+            store, NAME, "project", home / "project", approve=True, expected_revision=store.get(NAME).revision
+        )
         confirm_enabled_skill(store, NAME, approve=True)  # a person confirmed agent plays
 
 

@@ -49,9 +49,17 @@ def main(argv: list[str]) -> int:
     fault = kill_at(step)
     with Store.open() as store:
         if operation == "enable":
-            enable_skill(store, name, "project", Path(project), approve=True, fault=fault)
+            enable_skill(
+                store,
+                name,
+                "project",
+                Path(project),
+                approve=True,
+                expected_revision=store.get(name).revision,
+                fault=fault,
+            )
         else:
-            revoke_skill(store, name, approve=True, fault=fault)
+            revoke_skill(store, name, approve=True, expected_revision=store.get(name).revision, fault=fault)
     return NOT_REACHED
 
 

@@ -8,6 +8,7 @@ the edits. Either way the result is validated and stored as a draft that needs r
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import click
@@ -39,7 +40,8 @@ def _human(result: EditResult) -> str:
         f"{verb} {data['name']} revision {data['revision']} (draft, {data['schema']}) {data['draftDigest']}"
         + (dropped if data["droppedParameters"] else "")
         + f"\nnext: skillreel show {data['name']}, "
-        + f"then skillreel review {data['name']} --reviewer ID --approve"
+        + f"then skillreel review {data['name']} --reviewer ID --expected-revision {data['revision']} "
+        + "--approve"
     )
 
 
@@ -51,7 +53,8 @@ def _human(result: EditResult) -> str:
 @click.option(
     "--expected-revision",
     type=click.IntRange(1, MAX_OPTION_NUMBER),
-    help="Edit only if the skill is still at this revision (what `show` printed).",
+    help="The revision the edits were written against (what `show` printed); storing needs it or the "
+    "patch's revision.",
 )
 @click.option("--check", is_flag=True, help="Validate the edits and show the result; store nothing.")
 @json_option
@@ -65,5 +68,8 @@ def command(
         else:
             after, before = _from_editor(store, name)
             patch = patch_from_editable(before, after)
-        result = edit_skill(store, name, patch, expected_revision=expected_revision, check=check)
+        words = ["skillreel", "edit", name, *(["--patch", str(patch_path)] if patch_path is not None else [])]
+        result = edit_skill(
+            store, name, patch, expected_revision=expected_revision, check=check, command=shlex.join(words)
+        )
     emit(result.to_json(), as_json=as_json, human=_human(result))

@@ -36,5 +36,6 @@ def command(name: str, to: int, expected_revision: int | None, approve: bool, as
         result.to_json(),
         as_json=as_json,
         human=f"{result.name} revision {result.revision} is a draft holding revision {result.rolled_back_to}"
-        f"{restored}; review it: skillreel review {result.name} --reviewer ID --approve",
+        f"{restored}; review it: skillreel review {result.name} --reviewer ID --expected-revision "
+        f"{result.revision} --approve",
     )

@@ -288,7 +288,14 @@ async def stage_enable(ctx: DemoContext) -> StageResult:
     from ..services.agent_access import confirm_enabled_skill
     from ..services.packaging import enable_skill
 
-    result = enable_skill(ctx.store, SKILL, "project", ctx.project, approve=True).to_json()
+    result = enable_skill(
+        ctx.store,
+        SKILL,
+        "project",
+        ctx.project,
+        approve=True,
+        expected_revision=ctx.store.get(SKILL).revision,
+    ).to_json()
     confirm_enabled_skill(
         ctx.store, SKILL, approve=True
     )  # `enable --confirm-agent-play`: MCP plays it unasked
@@ -430,7 +437,14 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
         )
     from ..services.agent_access import confirm_enabled_skill
 
-    enable_skill(ctx.store, FINDER, "project", ctx.project, approve=True)
+    enable_skill(
+        ctx.store,
+        FINDER,
+        "project",
+        ctx.project,
+        approve=True,
+        expected_revision=ctx.store.get(FINDER).revision,
+    )
     confirm_enabled_skill(ctx.store, FINDER, approve=True)
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "SKILLREEL_CHROMIUM", "TMPDIR")}
     env |= {"SKILLREEL_HOME": str(ctx.home), FINDER_SECRET_ENV: VAULT_PASSWORD}
@@ -465,7 +479,9 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
 async def stage_revoke(ctx: DemoContext) -> StageResult:
     from ..services.packaging import revoke_skill
 
-    result = revoke_skill(ctx.store, SKILL, ctx.project, approve=True).to_json()
+    result = revoke_skill(
+        ctx.store, SKILL, ctx.project, approve=True, expected_revision=ctx.store.get(SKILL).revision
+    ).to_json()
     roots = (ctx.project / ".agents" / "skills", ctx.project / ".claude" / "skills")
     left = [root / SKILL for root in roots if (root / SKILL).exists()]
     if left:

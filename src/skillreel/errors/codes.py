@@ -144,6 +144,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "origin and allowlist), then press Approve again.",
     ),
     ErrorCode(
+        "SR_RECORD_REVISION_UNPINNED",
+        2,
+        "A change to a skill (enable, revoke, delete, edit, rollback, import --replace, env) must name "
+        "the revision its caller read; nothing was changed.",
+        "Run `skillreel show NAME`, then repeat with --expected-revision N as it printed it (the message "
+        "names the revision and the exact command).",
+    ),
+    ErrorCode(
         "SR_RECORD_APPROVAL_INVALID",
         1,
         "An approval does not match the draft it claims to approve.",

@@ -16,6 +16,7 @@ recording stripped is not possible afterwards (its value was never stored): reco
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,7 @@ from ..model.urls import URLRuleError
 from ..store import AuditNote, Store
 from ..vault.logins import LoginVault
 from .environments import check_environment_name, declare_environment, target_query
+from .guards import require_pinned
 
 
 def environment_views(entry: StoreEntry) -> list[dict[str, Any]]:
@@ -108,7 +110,10 @@ def set_environment(
                 f"run `skillreel login set {login} FILE` before replaying on {environment!r}",
             ),
         )
-    return _change(store, current, current.draft.evolve(environment=declared), warnings)
+    options = [w for o in allowed_origins for w in ("--allowed-origin", o)]
+    options += ["--login", login] if login is not None else []
+    pin = Pin(expected_revision, ["env", "set", name, environment, origin, *options])
+    return _change(store, current, current.draft.evolve(environment=declared), pin, warnings)
 
 
 def remove_environment(
@@ -122,7 +127,8 @@ def remove_environment(
             "SR_RECORD_ENVIRONMENT_UNKNOWN", f"skill {name!r} declares no environment {environment!r}"
         )
     remaining = without_environment(current.draft.environment, environment)
-    return _change(store, current, current.draft.evolve(environment=remaining))
+    pin = Pin(expected_revision, ["env", "remove", name, environment])
+    return _change(store, current, current.draft.evolve(environment=remaining), pin)
 
 
 def _current(store: Store, name: str, expected_revision: int | None) -> StoreEntry:
@@ -136,18 +142,37 @@ def _current(store: Store, name: str, expected_revision: int | None) -> StoreEnt
     return current
 
 
+@dataclass(frozen=True)
+class Pin:
+    """The revision the caller read (None: not said) and the words of its command after
+    ``skillreel``, for the refusal of a change that does not say it."""
+
+    expected_revision: int | None
+    words: list[str]
+
+    def require(self, current: StoreEntry, would: str) -> None:
+        command = shlex.join(["skillreel", *self.words])
+        revision = current.revision
+        require_pinned(
+            self.expected_revision, current.name, revision, would=would, command=command, approve=False
+        )
+
+
 def _change(
-    store: Store, current: StoreEntry, draft: Draft, warnings: tuple[ResultWarning, ...] = ()
+    store: Store, current: StoreEntry, draft: Draft, pin: Pin, warnings: tuple[ResultWarning, ...] = ()
 ) -> EnvironmentChange:
-    updated = _replace_draft(store, current, draft, current.events)
+    updated = _replace_draft(store, current, draft, current.events, pin)
     return EnvironmentChange(updated or current, updated is not None, warnings)
 
 
-def _replace_draft(store: Store, current: StoreEntry, draft: Draft, events: EventsLog) -> StoreEntry | None:
+def _replace_draft(
+    store: Store, current: StoreEntry, draft: Draft, events: EventsLog, pin: Pin
+) -> StoreEntry | None:
     """Store ``draft`` (with ``events``) as the next draft revision, compare-and-set on the revision
-    read; None when it is the draft already (nothing written)."""
+    read; None when it is the draft already (nothing written, no revision needed)."""
     if draft.draft_digest == current.draft.draft_digest:
         return None
+    pin.require(current, f"make revision {current.revision + 1} of skill {current.name!r} a new draft")
     now = store.now()
     note = AuditNote(kind="environment", digests={"draft": draft.draft_digest})
     return store.update(
@@ -193,5 +218,6 @@ def strip_query(
         actions=stripped.actions,
         events_digest=stripped.events.events_digest,
     )
-    updated = _replace_draft(store, current, changed, stripped.events)
+    pin = Pin(expected_revision, ["env", "strip-query", name, *keys])
+    updated = _replace_draft(store, current, changed, stripped.events, pin)
     return QueryChange(updated or current, updated is not None)

@@ -17,7 +17,7 @@ from ..model import lifecycle
 from ..model.base import check_skill_name
 from ..model.envelope import ResultWarning
 from ..store import AuditNote, Store
-from .guards import approval_required
+from .guards import approval_required, require_pinned
 
 
 @dataclass(frozen=True)
@@ -37,13 +37,15 @@ def delete_skill(
     current = store.get(check_skill_name(name))
     lifecycle.check_revision(current, expected_revision)
     lifecycle.ensure_deletable(current)
+    kept = len(store.revisions(name))
+    would = (
+        f"delete skill {name!r} ({current.status}, revision {current.revision}) and its {kept} kept "
+        "revision(s)"
+    )
     if not approve:
-        kept = len(store.revisions(name))
-        raise approval_required(
-            f"delete skill {name!r} ({current.status}, revision {current.revision}) and its {kept} kept "
-            f"revision(s)",
-            {"name": name, "revision": current.revision, "revisionsKept": kept},
-        )
+        details = {"name": name, "revision": current.revision, "revisionsKept": kept}
+        raise approval_required(would, details, revision=current.revision)
+    require_pinned(expected_revision, name, current.revision, would=would, command=f"skillreel delete {name}")
     with package_transaction(store, name, no_fault) as (_, warnings):
         current = store.get(name)  # again, under the lock and after converging
         lifecycle.check_revision(current, expected_revision)

@@ -6,9 +6,10 @@ document (the parameters, the outputs and the step graph, targets shown by id on
 :func:`patch_from_editable` turns the person's changes to it into the same edits. Either way the
 edits are applied to the current draft (pure), the result is validated like any draft (graph
 rules, outputs, parameters), scanned for secrets, and stored as the next revision with status
-``draft`` (any approval dropped); an enabled skill is refused (revoke it first). Any problem stores
-nothing: ``SR_RECORD_EDIT_INVALID`` / ``SR_RECORD_EDIT_REFERENCE`` name the edit and the step,
-graph problems keep their own codes and name the step.
+``draft`` (any approval dropped), only when the revision they were written against is named
+(``--expected-revision`` or the patch's ``revision``); an enabled skill is refused (revoke it
+first). Any problem stores nothing: ``SR_RECORD_EDIT_INVALID`` / ``SR_RECORD_EDIT_REFERENCE`` name
+the edit and the step, graph problems keep their own codes and name the step.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ..record.edits import EditPatch, EditProblem, apply_edits
 from ..record.redact import scan
 from ..store import AuditNote, Store
 from ..user_files import input_error, parse_document, read_user_file
+from .guards import require_pinned
 
 PATCH_LIMIT = 256 * 1024
 
@@ -94,9 +96,12 @@ def edit_skill(
     *,
     expected_revision: int | None = None,
     check: bool = False,
+    command: str | None = None,
 ) -> EditResult:
     """Apply ``patch`` to the current draft of ``name`` and store the next draft revision
-    (``check``: validate only, store nothing)."""
+    (``check``: validate only, store nothing). Storing needs the revision the edits were written
+    against: ``expected_revision`` or the patch's own ``revision`` (``command``: the command as
+    given, for the refusal that asks for it)."""
     name, now = check_skill_name(name), store.now()
     expected = expected_revision if expected_revision is not None else patch.revision
     current = store.get(name)
@@ -105,6 +110,9 @@ def edit_skill(
     store.policy().require_capabilities(preview.draft.capabilities)
     if check:
         return EditResult(preview, current.revision, dropped, stored=False)
+    would = f"make revision {preview.revision} of skill {name!r} a draft with {len(patch.edits)} edit(s)"
+    command = command or f"skillreel edit {name}"
+    require_pinned(expected, name, current.revision, would=would, command=command, approve=False)
     note = AuditNote(kind="edit", digests={"draft": preview.draft.draft_digest})
     entry = store.update(name, lambda e: _edited(e, patch, now)[0], note, expected_revision=current.revision)
     return EditResult(entry, current.revision, dropped, stored=True)

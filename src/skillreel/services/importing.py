@@ -8,6 +8,7 @@ made elsewhere by someone this store cannot identify does not count here."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from ..model.export import ExportDocument
 from ..store import AuditNote, Store, signing
 from ..store.transfer import imported_entry
 from ..user_files import parse_document, read_user_file
-from .guards import approval_required
+from .guards import approval_required, require_pinned
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ def import_skill(
             expected_revision=expected_revision,
             now=now,
             as_draft=as_draft,
+            command=shlex.join(["skillreel", "import", str(path), "--replace", *_trusting(trust)]),
         )
     signer = document.signature.key_id if document.signature else None
     return ImportResult(
@@ -100,6 +102,10 @@ def import_skill(
     )
 
 
+def _trusting(trust: Sequence[Path]) -> list[str]:
+    return [word for key in trust for word in ("--trust", str(key))]
+
+
 def _replace(
     store: Store,
     existing: StoreEntry,
@@ -111,7 +117,9 @@ def _replace(
     expected_revision: int | None,
     now: str,
     as_draft: bool,
+    command: str,
 ) -> StoreEntry:
+    """``command``: the import as given (a refusal that wants a revision says what to run)."""
     name = existing.name
     if not replace:
         raise LifecycleError(
@@ -120,12 +128,14 @@ def _replace(
     lifecycle.check_revision(existing, expected_revision)
     change: Callable[[StoreEntry], StoreEntry] = lambda cur: _replacing(cur, source, now, as_draft)  # noqa: E731
     preview = change(existing)
+    would = (
+        f"replace skill {name!r} ({existing.status}, revision {existing.revision}) with the imported "
+        f"one as revision {preview.revision} ({preview.status})"
+    )
     if not approve:
-        raise approval_required(
-            f"replace skill {name!r} ({existing.status}, revision {existing.revision}) with the imported "
-            f"one as revision {preview.revision} ({preview.status})",
-            {"name": name, "revision": existing.revision, "newStatus": preview.status},
-        )
+        details = {"name": name, "revision": existing.revision, "newStatus": preview.status}
+        raise approval_required(would, details, revision=existing.revision)
+    require_pinned(expected_revision, name, existing.revision, would=would, command=command)
     return store.update(name, change, note, expected_revision=existing.revision)
 
 

@@ -25,6 +25,7 @@ package still at its recorded place is removed, never forgotten.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,7 @@ from ..model.canonical import GENESIS_DIGEST
 from ..model.entry import Installation, StoreEntry
 from ..model.envelope import ResultWarning
 from ..store import AuditNote, Store
-from .guards import approval_required
+from .guards import approval_required, require_pinned
 
 
 @dataclass(frozen=True)
@@ -182,18 +183,21 @@ def enable_skill(
 ) -> EnableResult:
     """Install the package into every root of ``scope`` and mark the skill enabled, atomically.
     Without ``approve``: every check, then ``SR_RECORD_APPROVAL_REQUIRED`` saying what would change."""
-    if not approve:
+    if not approve or expected_revision is None:
         plan = plan_enable(store, name, scope, project_dir, home=home, expected_revision=expected_revision)
-        raise approval_required(
-            plan.describe().removeprefix("would "),
-            {
+        would, revision = plan.describe().removeprefix("would "), plan.entry.revision
+        if not approve:
+            details = {
                 "name": name,
-                "revision": plan.entry.revision,
+                "revision": revision,
                 "scope": scope,
                 "packageDigest": plan.package.digest,
                 "installations": [str(p) for p in plan.paths],
-            },
-        )
+            }
+            raise approval_required(would, details, revision=revision)
+        user = ("--scope", "user") if scope == "user" else ()
+        command = _command("enable", name, *user, project_dir=project_dir)
+        require_pinned(expected_revision, name, revision, would=would, command=command)
     with package_transaction(store, name, fault) as (journals, warnings):
         plan = plan_enable(store, name, scope, project_dir, home=home, expected_revision=expected_revision)
         now = store.now()
@@ -221,6 +225,14 @@ def enable_skill(
         fault("enable.finish")
         installed.finish()
     return EnableResult(new.name, new.revision, scope, plan.package.digest, installation.paths, warnings)
+
+
+def _command(verb: str, name: str, *options: str, project_dir: Path | None) -> str:
+    """The command line of ``verb`` as given, for a refusal that says what to run."""
+    words = ["skillreel", verb, name, *options]
+    if project_dir is not None:
+        words += ["--project-dir", str(project_dir)]
+    return shlex.join(words)
 
 
 def _check_policy(store: Store, entry: StoreEntry, scope: Scope) -> None:
@@ -284,18 +296,20 @@ def revoke_skill(
 ) -> RevokeResult:
     """Move the packages aside, mark the skill revoked, then delete them; restore on any failure.
     Without ``approve``: every check, then ``SR_RECORD_APPROVAL_REQUIRED`` saying what would change."""
-    if not approve:
+    if not approve or expected_revision is None:
         plan = plan_revoke(store, name, project_dir, expected_revision=expected_revision)
-        raise approval_required(
-            plan.describe().removeprefix("would "),
-            {
+        would, revision = plan.describe().removeprefix("would "), plan.entry.revision
+        if not approve:
+            details = {
                 "name": name,
-                "revision": plan.entry.revision,
+                "revision": revision,
                 "packageDigest": plan.package_digest,
                 "remove": [str(p) for p in plan.present],
                 "alreadyAbsent": [str(p) for p in plan.absent],
-            },
-        )
+            }
+            raise approval_required(would, details, revision=revision)
+        command = _command("revoke", name, project_dir=project_dir)
+        require_pinned(expected_revision, name, revision, would=would, command=command)
     with package_transaction(store, name, fault) as (journals, warnings):
         plan = plan_revoke(store, name, project_dir, expected_revision=expected_revision)
         now = store.now()

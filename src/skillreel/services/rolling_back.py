@@ -16,7 +16,7 @@ from ..model import lifecycle
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..store import AuditNote, Store
-from .guards import approval_required, check_reviewer
+from .guards import approval_required, check_reviewer, require_pinned
 
 
 @dataclass(frozen=True)
@@ -59,18 +59,21 @@ def rollback_skill(
         return lifecycle.rollback(entry, source, now)
 
     preview = change(current)
+    would = (
+        f"make revision {preview.revision} of skill {name!r} a draft holding revision {to}'s draft "
+        "(it then needs a review)"
+    )
     if not approve:
-        raise approval_required(
-            f"make revision {preview.revision} of skill {name!r} a draft holding revision {to}'s draft "
-            f"(it then needs a review)",
-            {
-                "name": name,
-                "revision": current.revision,
-                "rollBackTo": to,
-                "draftDigest": source.draft.draft_digest,
-                "restoredVersion": source.version,
-            },
-        )
+        details = {
+            "name": name,
+            "revision": current.revision,
+            "rollBackTo": to,
+            "draftDigest": source.draft.draft_digest,
+            "restoredVersion": source.version,
+        }
+        raise approval_required(would, details, revision=current.revision)
+    command = f"skillreel rollback {name} --to {to}"
+    require_pinned(expected_revision, name, current.revision, would=would, command=command)
     note = AuditNote(
         kind="rollback",
         digests={"from": source.entry_digest, "draft": source.draft.draft_digest},

@@ -44,7 +44,8 @@ def test_without_approve_enable_says_what_it_would_install_and_changes_nothing(
 
 
 def test_enable_then_revoke_with_approve(validated: None, project_dir: Path) -> None:
-    enabled = run_cli("enable", NAME, "--approve", "--json", cwd=project_dir)  # DIR defaults to cwd
+    # DIR defaults to cwd
+    enabled = run_cli("enable", NAME, "--expected-revision", "3", "--approve", "--json", cwd=project_dir)
     assert enabled.exit_code == 0, enabled.stderr
     body = enabled.data()
     assert body["status"] == "enabled"
@@ -57,7 +58,17 @@ def test_enable_then_revoke_with_approve(validated: None, project_dir: Path) -> 
     assert plan.json()["error"]["code"] == "SR_RECORD_APPROVAL_REQUIRED"
     assert all((Path(p) / "SKILL.md").is_file() for p in paths(project_dir))
 
-    revoked = run_cli("revoke", NAME, "--approve", "--json")
+    unpinned = run_cli("revoke", NAME, "--approve", "--json")
+    assert unpinned.exit_code == 2
+    error = unpinned.json()["error"]
+    assert error["code"] == "SR_RECORD_REVISION_UNPINNED"
+    assert f"`skillreel revoke {NAME} --expected-revision 4 --approve`" in error["message"]
+    assert error["details"] == {
+        "revision": 4,
+        "command": f"skillreel revoke {NAME} --expected-revision 4 --approve",
+    }
+    assert all((Path(p) / "SKILL.md").is_file() for p in paths(project_dir))
+    revoked = run_cli("revoke", NAME, "--expected-revision", "4", "--approve", "--json")
     assert revoked.exit_code == 0, revoked.stderr
     assert revoked.data()["status"] == "revoked"
     assert revoked.data()["removed"] == paths(project_dir)
@@ -65,7 +76,9 @@ def test_enable_then_revoke_with_approve(validated: None, project_dir: Path) -> 
 
 
 def test_enable_prints_a_human_summary(validated: None, project_dir: Path) -> None:
-    result = run_cli("enable", NAME, "--approve", "--project-dir", str(project_dir))
+    result = run_cli(
+        "enable", NAME, "--expected-revision", "3", "--approve", "--project-dir", str(project_dir)
+    )
     assert result.exit_code == 0, result.stderr
     assert f"enabled {NAME} at revision 4" in result.stdout
     assert paths(project_dir)[1] in result.stdout
@@ -114,6 +127,8 @@ def test_a_read_only_skill_root_is_install_failed_and_nothing_changes(
         "skillreel",
         "enable",
         NAME,
+        "--expected-revision",
+        "3",
         "--approve",
         "--project-dir",
         str(project_dir),

@@ -72,6 +72,12 @@ def assert_converged(home: Path, project: Path) -> str:
     return entry.status
 
 
+def revision(home: Path) -> str:
+    """The skill's revision as `show` prints it (what a command names with --expected-revision)."""
+    with Store.open(home) as store:
+        return str(store.get(NAME).revision)
+
+
 def then(call: Any) -> str | None:
     """Run a later command; its refusal code (None when it succeeded)."""
     try:
@@ -89,11 +95,15 @@ def test_a_killed_enable_converges_at_the_next_revoke_then_enable(
     killed(skillreel_home, "enable", NAME, project_dir, step)
     with Store.open() as store:
         committed = store.get(NAME).status == "enabled"
-        code = then(lambda: revoke_skill(store, NAME, approve=True))
+        code = then(
+            lambda: revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
+        )
     assert code == (None if committed else "SR_RECORD_STATE_INVALID")
     assert assert_converged(skillreel_home, project_dir) == ("revoked" if committed else "validated")
     with Store.open() as store:
-        enable_skill(store, NAME, "project", project_dir, approve=True)
+        enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        )
     assert assert_converged(skillreel_home, project_dir) == "enabled"
 
 
@@ -103,15 +113,21 @@ def test_a_killed_revoke_converges_at_the_next_enable_then_revoke(
     skillreel_home: Path, project_dir: Path, validated: Any, step: str
 ) -> None:
     with Store.open() as store:
-        enable_skill(store, NAME, "project", project_dir, approve=True)
+        enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        )
     killed(skillreel_home, "revoke", NAME, project_dir, step)
     with Store.open() as store:
         committed = store.get(NAME).status == "revoked"
-        code = then(lambda: enable_skill(store, NAME, "project", project_dir, approve=True))
+        code = then(
+            lambda: enable_skill(
+                store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+            )
+        )
     assert code == (None if committed else "SR_RECORD_STATE_INVALID")
     assert assert_converged(skillreel_home, project_dir) == "enabled"
     with Store.open() as store:
-        revoke_skill(store, NAME, approve=True)
+        revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
     assert assert_converged(skillreel_home, project_dir) == "revoked"
 
 
@@ -125,7 +141,9 @@ def test_a_killed_enable_is_rolled_back_before_its_skill_is_deleted(
     a skill the store no longer knew)."""
     killed(skillreel_home, "enable", NAME, project_dir, step)
     assert any(p.exists() for p in packages(project_dir))
-    result = cli(skillreel_home, "delete", NAME, "--approve", "--json")
+    result = cli(
+        skillreel_home, "delete", NAME, "--expected-revision", revision(skillreel_home), "--approve", "--json"
+    )
     assert result.exit_code == 0, result.stdout + result.stderr
     assert [w["code"] for w in result.json()["warnings"]] == ["SR_RECORD_INSTALL_RECOVERED"]
     assert [p for p in packages(project_dir) if p.exists()] == []
@@ -142,7 +160,16 @@ def test_a_process_killed_while_converging_is_converged_by_the_next_one(
     killed(skillreel_home, "enable", NAME, project_dir, "enable.commit")  # two packages, not committed
     killed(skillreel_home, "enable", NAME, project_dir, "recover.enable:1")  # the rollback, half done
     assert [p.exists() for p in packages(project_dir)] == [False, True]
-    result = ok(skillreel_home, "enable", NAME, "--project-dir", str(project_dir), "--approve")
+    result = ok(
+        skillreel_home,
+        "enable",
+        NAME,
+        "--project-dir",
+        str(project_dir),
+        "--expected-revision",
+        revision(skillreel_home),
+        "--approve",
+    )
     assert result["status"] == "enabled"
     assert assert_converged(skillreel_home, project_dir) == "enabled"
 
@@ -154,11 +181,22 @@ def test_the_cli_says_it_rolled_back_an_interrupted_enable_first(
     killed(skillreel_home, "enable", NAME, project_dir, "install.publish:1")
     from tests.support.cli import cli
 
-    result = cli(skillreel_home, "revoke", NAME, "--approve").json()
+    result = cli(
+        skillreel_home, "revoke", NAME, "--expected-revision", revision(skillreel_home), "--approve"
+    ).json()
     assert result["error"]["code"] == "SR_RECORD_STATE_INVALID"
     assert assert_converged(skillreel_home, project_dir) == "validated"
     killed(skillreel_home, "enable", NAME, project_dir, "enable.commit")
-    document = cli(skillreel_home, "enable", NAME, "--project-dir", str(project_dir), "--approve").json()
+    document = cli(
+        skillreel_home,
+        "enable",
+        NAME,
+        "--project-dir",
+        str(project_dir),
+        "--expected-revision",
+        revision(skillreel_home),
+        "--approve",
+    ).json()
     assert document["ok"]
     assert [w["code"] for w in document["warnings"]] == ["SR_RECORD_INSTALL_RECOVERED"]
     assert "rolled back" in document["warnings"][0]["message"]
@@ -180,7 +218,15 @@ def test_two_racing_enables_never_commit_enabled_without_its_files(
 
         try:
             with Store.open() as store:
-                other["result"] = enable_skill(store, NAME, "project", project_dir, approve=True, fault=note)
+                other["result"] = enable_skill(
+                    store,
+                    NAME,
+                    "project",
+                    project_dir,
+                    approve=True,
+                    expected_revision=store.get(NAME).revision,
+                    fault=note,
+                )
         except SkillreelError as exc:
             other["code"] = exc.code
         finally:
@@ -194,10 +240,21 @@ def test_two_racing_enables_never_commit_enabled_without_its_files(
             assert settled.wait(120), "the second enable neither waited nor finished"
 
     with Store.open() as store:
-        first = then(lambda: enable_skill(store, NAME, "project", project_dir, approve=True, fault=at_commit))
+        first = then(
+            lambda: enable_skill(
+                store,
+                NAME,
+                "project",
+                project_dir,
+                approve=True,
+                expected_revision=store.get(NAME).revision,
+                fault=at_commit,
+            )
+        )
     racer.join(120)
     assert first is None
-    assert other == {"code": "SR_RECORD_STATE_INVALID"}
+    # it named the revision it read, which the first enable's commit moved on
+    assert other == {"code": "SR_RECORD_REVISION_CONFLICT"}
     assert assert_converged(skillreel_home, project_dir) == "enabled"
 
 
@@ -207,8 +264,12 @@ def test_revoke_in_another_project_dir_removes_the_recorded_packages_instead_of_
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     with Store.open() as store:
-        enabled: EnableResult = enable_skill(store, NAME, "project", project_dir, approve=True)
-        result = revoke_skill(store, NAME, elsewhere, approve=True)
+        enabled: EnableResult = enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        )
+        result = revoke_skill(
+            store, NAME, elsewhere, approve=True, expected_revision=store.get(NAME).revision
+        )
     assert result.removed == enabled.installations
     assert result.absent == tuple(str(p) for p in packages(elsewhere))
     assert assert_converged(skillreel_home, project_dir) == "revoked"
@@ -221,10 +282,19 @@ def test_a_moved_project_is_still_revoked_where_it_now_is(
     first = tmp_path / "first"
     first.mkdir()
     with Store.open() as store:
-        enable_skill(store, NAME, "project", first, approve=True)
+        enable_skill(store, NAME, "project", first, approve=True, expected_revision=store.get(NAME).revision)
     moved = tmp_path / "moved"
     first.rename(moved)
-    data = ok(skillreel_home, "revoke", NAME, "--project-dir", str(moved), "--approve")
+    data = ok(
+        skillreel_home,
+        "revoke",
+        NAME,
+        "--project-dir",
+        str(moved),
+        "--expected-revision",
+        revision(skillreel_home),
+        "--approve",
+    )
     assert data["removed"] == [str(p) for p in packages(moved)]
     assert data["alreadyAbsent"] == [str(p) for p in packages(first)]
     assert assert_converged(skillreel_home, moved) == "revoked"
@@ -234,8 +304,10 @@ def test_a_folder_changed_by_hand_after_a_killed_enable_is_never_deleted(
     skillreel_home: Path, project_dir: Path, validated: Any
 ) -> None:
     with Store.open() as store:
-        enable_skill(store, NAME, "project", project_dir, approve=True)
-        revoke_skill(store, NAME, approve=True)
+        enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        )
+        revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
     killed(skillreel_home, "enable", NAME, project_dir, "enable.commit")
     mine = packages(project_dir)[0] / SKILL_MD
     mine.write_text("edited by a person after the crash\n")
@@ -245,6 +317,8 @@ def test_a_folder_changed_by_hand_after_a_killed_enable_is_never_deleted(
         NAME,
         "--project-dir",
         str(project_dir),
+        "--expected-revision",
+        revision(skillreel_home),
         "--approve",
         code="SR_RECORD_INSTALL_MODIFIED",
     )
@@ -262,7 +336,9 @@ def test_prune_settles_a_transaction_a_killed_process_left(
     prune asks for it, then settles it (nothing changes without --approve)."""
     if kind == "revoke":
         with Store.open() as store:
-            enable_skill(store, NAME, "project", project_dir, approve=True)
+            enable_skill(
+                store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+            )
     killed(skillreel_home, kind, NAME, project_dir, step)
     journals = [p.name for p in (skillreel_home / "installs").glob("*.json")]
     assert journals == [f"{NAME}.json"]

@@ -82,7 +82,9 @@ def recording(into: list[str]) -> Callable[[str], None]:
 def test_enable_installs_exactly_the_package_in_both_project_roots(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
-    result = enable_skill(store, NAME, "project", project_dir, approve=True)
+    result = enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
     entry = store.get(NAME)
     package = render_package(validated, revision=validated.revision + 1, launcher=this_launcher(store))
     expected_paths = [str(project_dir / root / "skills" / NAME) for root in (".agents", ".claude")]
@@ -114,7 +116,9 @@ def test_enable_installs_exactly_the_package_in_both_project_roots(
 def test_installed_front_matter_is_valid_and_the_manifest_re_verifies_against_the_store(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
-    enable_skill(store, NAME, "project", project_dir, approve=True)
+    enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
     entry = store.get(NAME)
     assert entry.approval is not None
     assert entry.last_report is not None
@@ -149,8 +153,10 @@ def test_revoke_removes_exactly_the_package_and_nothing_else(
     (other / "SKILL.md").write_text("---\nname: someone-elses\ndescription: theirs\n---\n")
     (project_dir / "README.md").write_text("mine")
     before = snapshot(project_dir)
-    enable_skill(store, NAME, "project", project_dir, approve=True)
-    result = revoke_skill(store, NAME, approve=True)
+    enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
+    result = revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
     after = snapshot(project_dir)
     assert result.to_json()["status"] == "revoked"
     assert result.removed == tuple(str(project_dir / r / "skills" / NAME) for r in (".agents", ".claude"))
@@ -164,9 +170,13 @@ def test_revoke_removes_exactly_the_package_and_nothing_else(
 
 
 def test_a_revoked_skill_can_be_enabled_again(store: Store, validated: Any, project_dir: Path) -> None:
-    enable_skill(store, NAME, "project", project_dir, approve=True)
-    revoke_skill(store, NAME, approve=True)
-    again = enable_skill(store, NAME, "project", project_dir, approve=True)
+    enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
+    revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
+    again = enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
     assert store.get(NAME).status == "enabled"
     assert installed_digest(Path(again.installations[0])) == again.package_digest
 
@@ -174,12 +184,14 @@ def test_a_revoked_skill_can_be_enabled_again(store: Store, validated: Any, proj
 def test_revoke_tolerates_a_package_already_deleted_by_hand(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
-    enabled = enable_skill(store, NAME, "project", project_dir, approve=True)
+    enabled = enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
     gone = Path(enabled.installations[1])
     for path in sorted(gone.rglob("*"), reverse=True):
         path.rmdir() if path.is_dir() else path.unlink()
     gone.rmdir()
-    result = revoke_skill(store, NAME, approve=True)
+    result = revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
     assert result.removed == (enabled.installations[0],)
     assert result.absent == (str(gone),)
     assert store.get(NAME).status == "revoked"
@@ -188,10 +200,10 @@ def test_revoke_tolerates_a_package_already_deleted_by_hand(
 def test_revoke_with_project_dir_finds_a_moved_project(store: Store, validated: Any, tmp_path: Path) -> None:
     first = tmp_path / "first"
     first.mkdir()
-    enable_skill(store, NAME, "project", first, approve=True)
+    enable_skill(store, NAME, "project", first, approve=True, expected_revision=store.get(NAME).revision)
     moved = tmp_path / "moved"
     first.rename(moved)
-    result = revoke_skill(store, NAME, moved, approve=True)
+    result = revoke_skill(store, NAME, moved, approve=True, expected_revision=store.get(NAME).revision)
     assert result.removed == tuple(str(moved / r / "skills" / NAME) for r in (".agents", ".claude"))
     assert not (moved / ".agents" / "skills" / NAME).exists()
 
@@ -202,11 +214,13 @@ def test_user_scope_needs_the_policy_and_then_installs_under_home(
     home = tmp_path / "user-home"
     home.mkdir()
     with pytest.raises(SkillreelError) as err:
-        enable_skill(store, NAME, "user", home=home, approve=True)
+        enable_skill(store, NAME, "user", home=home, approve=True, expected_revision=store.get(NAME).revision)
     assert err.value.code == "SR_RECORD_POLICY_DENIED"
     assert snapshot(home) == {}
     store.set_policy(Policy.from_settings(PolicySettings(allow_global_install=True)))
-    result = enable_skill(store, NAME, "user", home=home, approve=True)
+    result = enable_skill(
+        store, NAME, "user", home=home, approve=True, expected_revision=store.get(NAME).revision
+    )
     assert result.installations == tuple(str(home / r / "skills" / NAME) for r in (".agents", ".claude"))
     assert present(store.get(NAME).installation).scope == "user"
 
@@ -243,17 +257,23 @@ def test_only_a_validated_skill_is_enabled(store: Store, project_dir: Path, stat
         store,
         project_dir,
         "SR_RECORD_STATE_INVALID",
-        lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+        lambda: enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        ),
     )
 
 
 def test_an_enabled_skill_is_not_enabled_twice(store: Store, validated: Any, project_dir: Path) -> None:
-    enable_skill(store, NAME, "project", project_dir, approve=True)
+    enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
     refused(
         store,
         project_dir,
         "SR_RECORD_STATE_INVALID",
-        lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+        lambda: enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        ),
     )
 
 
@@ -262,7 +282,7 @@ def test_a_name_that_breaks_the_agent_skills_rule_is_refused(
     store: Store, project_dir: Path, name: str
 ) -> None:
     with pytest.raises(SkillreelError) as err:
-        enable_skill(store, name, "project", project_dir, approve=True)
+        enable_skill(store, name, "project", project_dir, approve=True, expected_revision=1)
     assert err.value.code == "SR_RECORD_NAME_INVALID"
     assert snapshot(project_dir) == {}
 
@@ -278,7 +298,9 @@ def test_without_approval_nothing_changes_and_the_plan_is_said(
     )
     assert str(project_dir / ".claude" / "skills" / NAME) in err.message
     assert err.details["wouldChange"]["installations"][0] == str(project_dir / ".agents" / "skills" / NAME)
-    enable_skill(store, NAME, "project", project_dir, approve=True)
+    enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
     err = refused(
         store, project_dir, "SR_RECORD_APPROVAL_REQUIRED", lambda: revoke_skill(store, NAME, approve=False)
     )
@@ -296,7 +318,9 @@ def test_a_foreign_folder_with_the_name_is_a_collision(
         store,
         project_dir,
         "SR_RECORD_INSTALL_COLLISION",
-        lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+        lambda: enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        ),
     )
 
 
@@ -308,7 +332,9 @@ def test_a_file_where_a_root_directory_should_be_is_a_collision(
         store,
         project_dir,
         "SR_RECORD_INSTALL_COLLISION",
-        lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+        lambda: enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        ),
     )
 
 
@@ -324,7 +350,9 @@ def test_a_symlink_anywhere_on_the_path_is_refused(
         store,
         project_dir,
         "SR_RECORD_INSTALL_SYMLINK",
-        lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+        lambda: enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        ),
     )
     assert list(elsewhere.iterdir()) == []
 
@@ -338,7 +366,9 @@ def test_a_symlinked_project_dir_is_refused(
         store,
         project_dir,
         "SR_RECORD_INSTALL_SYMLINK",
-        lambda: enable_skill(store, NAME, "project", link, approve=True),
+        lambda: enable_skill(
+            store, NAME, "project", link, approve=True, expected_revision=store.get(NAME).revision
+        ),
     )
 
 
@@ -351,7 +381,9 @@ def test_a_read_only_root_fails_cleanly(store: Store, validated: Any, project_di
             store,
             project_dir,
             "SR_RECORD_INSTALL_FAILED",
-            lambda: enable_skill(store, NAME, "project", project_dir, approve=True),
+            lambda: enable_skill(
+                store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+            ),
         )
     finally:
         (project_dir / ".claude" / "skills").chmod(0o755)
@@ -367,7 +399,15 @@ def test_an_os_error_while_installing_is_install_failed_and_rolls_back(
         store,
         project_dir,
         "SR_RECORD_INSTALL_FAILED",
-        lambda: enable_skill(store, NAME, "project", project_dir, approve=True, fault=failing_at(step, exc)),
+        lambda: enable_skill(
+            store,
+            NAME,
+            "project",
+            project_dir,
+            approve=True,
+            expected_revision=store.get(NAME).revision,
+            fault=failing_at(step, exc),
+        ),
     )
     assert "nothing was left changed" in err.message
 
@@ -375,7 +415,12 @@ def test_an_os_error_while_installing_is_install_failed_and_rolls_back(
 def test_revoke_of_a_skill_that_is_not_enabled_is_refused(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
-    refused(store, project_dir, "SR_RECORD_STATE_INVALID", lambda: revoke_skill(store, NAME, approve=True))
+    refused(
+        store,
+        project_dir,
+        "SR_RECORD_STATE_INVALID",
+        lambda: revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision),
+    )
 
 
 def _symlink_skill_md(package: Path) -> None:
@@ -397,20 +442,34 @@ MODIFICATIONS: dict[str, Callable[[Path], object]] = {
 def test_a_package_changed_by_hand_is_never_deleted(
     store: Store, validated: Any, project_dir: Path, change: str, which: int
 ) -> None:
-    enabled = enable_skill(store, NAME, "project", project_dir, approve=True)
+    enabled = enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
     MODIFICATIONS[change](Path(enabled.installations[which]))
-    refused(store, project_dir, "SR_RECORD_INSTALL_MODIFIED", lambda: revoke_skill(store, NAME, approve=True))
+    refused(
+        store,
+        project_dir,
+        "SR_RECORD_INSTALL_MODIFIED",
+        lambda: revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision),
+    )
     assert store.get(NAME).status == "enabled"
 
 
 def test_a_symlinked_root_at_revoke_is_refused(
     store: Store, validated: Any, project_dir: Path, tmp_path: Path
 ) -> None:
-    enabled = enable_skill(store, NAME, "project", project_dir, approve=True)
+    enabled = enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
     real = tmp_path / "real-skills"
     (project_dir / ".claude" / "skills").rename(real)
     (project_dir / ".claude" / "skills").symlink_to(real, target_is_directory=True)
-    refused(store, project_dir, "SR_RECORD_INSTALL_SYMLINK", lambda: revoke_skill(store, NAME, approve=True))
+    refused(
+        store,
+        project_dir,
+        "SR_RECORD_INSTALL_SYMLINK",
+        lambda: revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision),
+    )
     assert (real / NAME / SKILL_MD).exists()
     assert Path(enabled.installations[0]).exists()
 
@@ -422,10 +481,20 @@ def test_the_enable_steps_are_the_ones_the_rollback_tests_cover(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
     steps: list[str] = []
-    enable_skill(store, NAME, "project", project_dir, fault=recording(steps), approve=True)
+    enable_skill(
+        store,
+        NAME,
+        "project",
+        project_dir,
+        fault=recording(steps),
+        approve=True,
+        expected_revision=store.get(NAME).revision,
+    )
     assert steps == [*ENABLE_STEPS, "enable.finish"]
     steps.clear()
-    revoke_skill(store, NAME, fault=recording(steps), approve=True)
+    revoke_skill(
+        store, NAME, fault=recording(steps), approve=True, expected_revision=store.get(NAME).revision
+    )
     assert steps == [*REVOKE_STEPS, "revoke.delete:0", "revoke.delete:1"]
 
 
@@ -436,7 +505,15 @@ def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(
     (project_dir / ".claude" / "skills").mkdir(parents=True)  # one root exists, one is created
     files_before, store_before = snapshot(project_dir), store_state(store)
     with pytest.raises(Injected):
-        enable_skill(store, NAME, "project", project_dir, fault=failing_at(step), approve=True)
+        enable_skill(
+            store,
+            NAME,
+            "project",
+            project_dir,
+            fault=failing_at(step),
+            approve=True,
+            expected_revision=store.get(NAME).revision,
+        )
     assert snapshot(project_dir) == files_before
     assert store_state(store) == store_before
     assert list((store.home / "installs").glob("*.json")) == []  # a rollback settles its journal
@@ -446,11 +523,15 @@ def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(
 def test_a_failure_at_any_revoke_step_leaves_files_and_store_as_before(
     store: Store, validated: Any, project_dir: Path, step: str
 ) -> None:
-    enable_skill(store, NAME, "project", project_dir, approve=True)
+    enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
     files_before, store_before = snapshot(project_dir), store_state(store)
     inodes = {p: os.lstat(project_dir / p).st_ino for p in files_before}
     with pytest.raises(Injected):
-        revoke_skill(store, NAME, fault=failing_at(step), approve=True)
+        revoke_skill(
+            store, NAME, fault=failing_at(step), approve=True, expected_revision=store.get(NAME).revision
+        )
     assert snapshot(project_dir) == files_before
     assert {p: os.lstat(project_dir / p).st_ino for p in files_before} == inodes  # the very same files
     assert store_state(store) == store_before
@@ -476,7 +557,15 @@ def test_a_store_commit_that_fails_rolls_the_install_back(
 
     files_before = snapshot(project_dir)
     with pytest.raises(SkillreelError) as err:
-        enable_skill(store, NAME, "project", project_dir, fault=concurrent_rerecord, approve=True)
+        enable_skill(
+            store,
+            NAME,
+            "project",
+            project_dir,
+            fault=concurrent_rerecord,
+            approve=True,
+            expected_revision=store.get(NAME).revision,
+        )
     assert err.value.code == "SR_RECORD_REVISION_CONFLICT"
     assert snapshot(project_dir) == files_before
     assert store.get(NAME).status == "draft"
@@ -485,9 +574,15 @@ def test_a_store_commit_that_fails_rolls_the_install_back(
 def test_a_failure_deleting_the_stage_after_the_commit_is_reported(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
-    enable_skill(store, NAME, "project", project_dir, approve=True)
+    enable_skill(
+        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+    )
     result = revoke_skill(
-        store, NAME, approve=True, fault=failing_at("revoke.delete:1", OSError(errno.EBUSY, "busy"))
+        store,
+        NAME,
+        approve=True,
+        expected_revision=store.get(NAME).revision,
+        fault=failing_at("revoke.delete:1", OSError(errno.EBUSY, "busy")),
     )
     assert store.get(NAME).status == "revoked"
     assert len(result.leftovers) == 1

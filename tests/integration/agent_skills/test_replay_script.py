@@ -30,7 +30,9 @@ def enabled(skillreel_home: Path, tmp_path: Path) -> Path:
     project.mkdir()
     with Store.open() as store:
         store_entry(store, factory.entry(NAME))
-        enable_skill(store, NAME, "project", project, approve=True)
+        enable_skill(
+            store, NAME, "project", project, approve=True, expected_revision=store.get(NAME).revision
+        )
     return project / ".agents" / "skills" / NAME / REPLAY_SCRIPT
 
 

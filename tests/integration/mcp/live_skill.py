@@ -94,7 +94,9 @@ async def live_skill(
     )
     with Store.open() as store:
         factory.store_entry(store, lifecycle.new_entry(draft, log, factory.T0), "validated")
-        enable_skill(store, name, "project", project_dir, approve=True)
+        enable_skill(
+            store, name, "project", project_dir, approve=True, expected_revision=store.get(name).revision
+        )
         if confirmed:
             confirm_enabled_skill(store, name, approve=True)
     return url

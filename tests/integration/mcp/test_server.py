@@ -39,7 +39,9 @@ def skills(skillreel_home: Path, project_dir: Path) -> None:
         )
         for name, kw in kinds:
             store_entry(store, factory.entry(name, **{"environment": site, **kw}))
-            enable_skill(store, name, "project", project_dir, approve=True)
+            enable_skill(
+                store, name, "project", project_dir, approve=True, expected_revision=store.get(name).revision
+            )
             confirm_enabled_skill(store, name, approve=True)  # a person confirmed agent plays
         store_entry(store, factory.entry("not-enabled-yet", environment=site))
 

@@ -83,7 +83,9 @@ async def signed_in_skill(
         set_login(store, "shop", state_file(tmp_path, "shop", PRODUCTION_COOKIE))
         set_login(store, "shop-staging", state_file(tmp_path, "shop-staging", STAGING_COOKIE))
         factory.store_entry(store, lifecycle.new_entry(draft, factory.events_log(), factory.T0), "validated")
-        enable_skill(store, NAME, "project", project_dir, approve=True)
+        enable_skill(
+            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+        )
         confirm_enabled_skill(store, NAME, approve=True)  # a person confirmed agent plays
 
 

@@ -61,7 +61,9 @@ async def counting_skill(
     with Store.open() as store:
         factory.store_entry(store, lifecycle.new_entry(draft, factory.events_log(), factory.T0), status)
         if project_dir is not None:
-            enable_skill(store, name, "project", project_dir, approve=True)
+            enable_skill(
+                store, name, "project", project_dir, approve=True, expected_revision=store.get(name).revision
+            )
             confirm_enabled_skill(store, name, approve=True)  # a person confirmed agent plays
     return url
 

@@ -34,8 +34,10 @@ def skills(store: Store, project_dir: Path) -> Store:
         factory.entry("sign-in", environment=site, sensitive=True),
         factory.entry("offline-form"),
     ):
-        store_entry(store, entry)
-        enable_skill(store, entry.name, "project", project_dir, approve=True)
+        stored = store_entry(store, entry)
+        enable_skill(
+            store, entry.name, "project", project_dir, approve=True, expected_revision=stored.revision
+        )
     store_entry(store, factory.entry("not-enabled-yet", environment=site))
     return store
 

@@ -61,7 +61,21 @@ def test_set_makes_a_draft_that_review_approves(store: Store, skillreel_home: Pa
     same = set_environment(store, NAME, "staging", STAGING)
     assert same.changed is False
     assert same.entry.revision == 3
-    set_environment(store, NAME, "qa", "http://127.0.0.1:9100", ["https://cdn-qa.example.com"], "shop-qa")
+    refused(
+        skillreel_home,
+        "SR_RECORD_REVISION_UNPINNED",
+        lambda: set_environment(store, NAME, "qa", "http://127.0.0.1:9100"),
+        2,
+    )
+    set_environment(
+        store,
+        NAME,
+        "qa",
+        "http://127.0.0.1:9100",
+        ["https://cdn-qa.example.com"],
+        "shop-qa",
+        expected_revision=3,
+    )
     review = review_skill(
         store,
         NAME,
@@ -83,15 +97,21 @@ def test_set_makes_a_draft_that_review_approves(store: Store, skillreel_home: Pa
 
 def test_a_missing_login_is_a_warning(store: Store) -> None:
     approved_orders(store)
-    change = set_environment(store, NAME, "staging", STAGING, login="nobody")
+    change = set_environment(store, NAME, "staging", STAGING, login="nobody", expected_revision=2)
     assert [w.code for w in change.warnings] == ["SR_RECORD_SESSION_MISSING"]
     assert change.changed
 
 
 def test_remove(store: Store, skillreel_home: Path) -> None:
     approved_orders(store)
-    set_environment(store, NAME, "staging", STAGING)
-    removed = remove_environment(store, NAME, "staging").to_json()
+    set_environment(store, NAME, "staging", STAGING, expected_revision=2)
+    refused(
+        skillreel_home,
+        "SR_RECORD_REVISION_UNPINNED",
+        lambda: remove_environment(store, NAME, "staging"),
+        2,
+    )
+    removed = remove_environment(store, NAME, "staging", expected_revision=3).to_json()
     assert (removed["revision"], removed["environments"]) == (4, [])
     refused(
         skillreel_home,
@@ -121,7 +141,7 @@ def test_refusals_change_nothing(store: Store, skillreel_home: Path) -> None:
     ]
     for code, status, call in cases:
         refused(skillreel_home, code, call, status)
-    set_environment(store, NAME, "staging", STAGING)
+    set_environment(store, NAME, "staging", STAGING, expected_revision=2)
     refused(
         skillreel_home,
         "SR_RECORD_ENVIRONMENT_UNKNOWN",
@@ -164,8 +184,8 @@ async def test_replays_on_undeclared_or_unapproved_environments_start_nothing(
         ClickAction(id="a2", target=bundle("#go", tag="button", type_="submit")),
     )
     store_approved(store, build_draft(NAME, environment, actions))
-    set_environment(store, NAME, "staging", staging.origin)
-    set_environment(store, NAME, "qa", "http://127.0.0.1:9")
+    set_environment(store, NAME, "staging", staging.origin, expected_revision=2)
+    set_environment(store, NAME, "qa", "http://127.0.0.1:9", expected_revision=3)
     review_skill(
         store,
         NAME,
@@ -257,6 +277,7 @@ def test_strip_query_refusals_change_nothing(store: Store, skillreel_home: Path)
         ("SR_RECORD_STATE_INVALID", 1, lambda: strip_query(store, "live", ["key"])),
         ("SR_RECORD_REVISION_CONFLICT", 1, lambda: strip_query(store, NAME, ["key"], expected_revision=1)),
         ("SR_RECORD_NOT_FOUND", 1, lambda: strip_query(store, "nope", ["key"])),
+        ("SR_RECORD_REVISION_UNPINNED", 2, lambda: strip_query(store, NAME, ["key"])),
     ]
     for code, status, call in cases:
         refused(skillreel_home, code, call, status)

@@ -20,7 +20,11 @@ def test_delete(store: Store, skillreel_home: Path) -> None:
     )
     assert "3 kept revision(s)" in error.message
     refused(
-        skillreel_home, "SR_RECORD_STATE_INVALID", lambda: delete_skill(store, "live-skill", approve=True)
+        skillreel_home,
+        "SR_RECORD_STATE_INVALID",
+        lambda: delete_skill(
+            store, "live-skill", approve=True, expected_revision=store.get("live-skill").revision
+        ),
     )
     refused(
         skillreel_home,

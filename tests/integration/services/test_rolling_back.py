@@ -63,10 +63,14 @@ def test_a_rollback_does_not_offer_an_adopted_heal_again(store: Store, skillreel
 def test_a_rollback_to_a_missing_revision_is_refused(store: Store, skillreel_home: Path) -> None:
     _healed(store)
     refused(
-        skillreel_home, "SR_RECORD_REVISION_NOT_FOUND", lambda: rollback_skill(store, NAME, 9, approve=True)
+        skillreel_home,
+        "SR_RECORD_REVISION_NOT_FOUND",
+        lambda: rollback_skill(store, NAME, 9, approve=True, expected_revision=store.get(NAME).revision),
     )
     current = refused(  # kept, and the current one: not "no earlier revision" (the guide's code)
-        skillreel_home, "SR_RECORD_STATE_INVALID", lambda: rollback_skill(store, NAME, 4, approve=True)
+        skillreel_home,
+        "SR_RECORD_STATE_INVALID",
+        lambda: rollback_skill(store, NAME, 4, approve=True, expected_revision=store.get(NAME).revision),
     )
     assert "revision 4 is the current one" in current.message
     refused(
@@ -75,7 +79,11 @@ def test_a_rollback_to_a_missing_revision_is_refused(store: Store, skillreel_hom
         lambda: rollback_skill(store, NAME, 2, approve=True, expected_revision=3),
     )
     refused(
-        skillreel_home, "SR_RECORD_NOT_FOUND", lambda: rollback_skill(store, "missing-skill", 1, approve=True)
+        skillreel_home,
+        "SR_RECORD_NOT_FOUND",
+        lambda: rollback_skill(
+            store, "missing-skill", 1, approve=True, expected_revision=store.get("missing-skill").revision
+        ),
     )
 
 
@@ -90,11 +98,17 @@ def test_a_rollback_to_a_revision_that_is_no_longer_kept_says_so(store: Store, s
     finally:
         db.close()
     error = refused(
-        skillreel_home, "SR_RECORD_REVISION_NOT_FOUND", lambda: rollback_skill(store, NAME, 2, approve=True)
+        skillreel_home,
+        "SR_RECORD_REVISION_NOT_FOUND",
+        lambda: rollback_skill(store, NAME, 2, approve=True, expected_revision=store.get(NAME).revision),
     )
     assert "no longer kept" in error.message
 
 
 def test_an_enabled_skill_is_revoked_before_a_rollback(store: Store, skillreel_home: Path) -> None:
     seed(store, status="enabled")
-    refused(skillreel_home, "SR_RECORD_STATE_INVALID", lambda: rollback_skill(store, NAME, 1, approve=True))
+    refused(
+        skillreel_home,
+        "SR_RECORD_STATE_INVALID",
+        lambda: rollback_skill(store, NAME, 1, approve=True, expected_revision=store.get(NAME).revision),
+    )
