@@ -120,7 +120,9 @@ async def hostile_skill(server: LocalServer, project_dir: Path | None = None) ->
     with Store.open() as store:
         factory.store_entry(store, lifecycle.new_entry(draft, log, factory.T0), "validated")
         if project_dir is not None:
-            enable_skill(store, NAME, "project", project_dir, approve=True)
+            enable_skill(
+                store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
+            )
 
 
 def assert_masked(outputs: dict[str, object], warnings: list[dict[str, str]]) -> None:

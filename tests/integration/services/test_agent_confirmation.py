@@ -33,7 +33,14 @@ class NoVault:
 @pytest.fixture
 def enabled(store: Store, project_dir: Path) -> Store:
     store_entry(store, factory.entry("find-invoices", environment=factory.url_environment(SITE)))
-    enable_skill(store, "find-invoices", "project", project_dir, approve=True)
+    enable_skill(
+        store,
+        "find-invoices",
+        "project",
+        project_dir,
+        approve=True,
+        expected_revision=store.get("find-invoices").revision,
+    )
     return store
 
 

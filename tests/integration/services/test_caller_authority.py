@@ -40,7 +40,9 @@ def home(skillreel_home: Path, project_dir: Path) -> Iterator[Path]:
     with Store.open() as store:
         for name in ("find-invoices", "pay-invoice"):
             store_entry(store, factory.entry(name, environment=factory.url_environment(SITE)))
-            enable_skill(store, name, "project", project_dir, approve=True)
+            enable_skill(
+                store, name, "project", project_dir, approve=True, expected_revision=store.get(name).revision
+            )
     yield skillreel_home
     assert_owner_only(skillreel_home)
 
