@@ -23,6 +23,7 @@ from skillreel.model.actions import Action, ClickAction, ExtractAction, Navigate
 from skillreel.model.draft import Parameter
 from skillreel.model.policy import Policy
 from skillreel.model.refs import ParameterRef
+from skillreel.services.agent_access import confirm_enabled_skill
 from skillreel.services.packaging import enable_skill
 from skillreel.services.preflight import ReplayRequest, run_preflight
 from skillreel.services.replaying import play_checked
@@ -123,6 +124,7 @@ async def hostile_skill(server: LocalServer, project_dir: Path | None = None) ->
             enable_skill(
                 store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
             )
+            confirm_enabled_skill(store, NAME, approve=True)  # a person confirmed agent plays
 
 
 def assert_masked(outputs: dict[str, object], warnings: list[dict[str, str]]) -> None:

@@ -70,13 +70,17 @@ def test_a_new_approval_is_asked_about_again(enabled: Store) -> None:
     reapproved = entry.evolve(status="approved", approval=again, last_report=None, installation=None)
     assert not enabled.agent_play_confirmed(reapproved)
     # a revoke (and enabling again) keeps the approval, and so the confirmation
-    revoke_skill(enabled, "find-invoices", approve=True)
+    revoke_skill(
+        enabled, "find-invoices", approve=True, expected_revision=enabled.get("find-invoices").revision
+    )
     assert enabled.agent_play_confirmed(enabled.get("find-invoices"))
 
 
 def test_a_confirmation_of_a_revision_that_changed_meanwhile_is_refused(enabled: Store) -> None:
     seen = enabled.get("find-invoices")
-    revoke_skill(enabled, "find-invoices", approve=True)
+    revoke_skill(
+        enabled, "find-invoices", approve=True, expected_revision=enabled.get("find-invoices").revision
+    )
     with pytest.raises(SkillreelError) as info:
         enabled.confirm_agent_play(seen)
     assert info.value.code == "SR_RECORD_REVISION_CONFLICT"
@@ -86,8 +90,12 @@ def test_a_confirmation_of_a_revision_that_changed_meanwhile_is_refused(enabled:
 def test_a_deleted_skill_forgets_its_confirmation(enabled: Store) -> None:
     confirm_enabled_skill(enabled, "find-invoices", approve=True)
     entry = enabled.get("find-invoices")
-    revoke_skill(enabled, "find-invoices", approve=True)
-    delete_skill(enabled, "find-invoices", approve=True)
+    revoke_skill(
+        enabled, "find-invoices", approve=True, expected_revision=enabled.get("find-invoices").revision
+    )
+    delete_skill(
+        enabled, "find-invoices", approve=True, expected_revision=enabled.get("find-invoices").revision
+    )
     assert not enabled.agent_play_confirmed(entry)
 
 
