@@ -115,14 +115,24 @@ def test_a_skill_a_fleet_may_not_run_is_refused_before_the_broker(
 PASSWORD = "Hunter2-broker-pw"
 
 
+@pytest.fixture
+def password_url(batch: tuple[Path, Path]) -> str:
+    """A stored skill, and a broker URL with a password where nothing listens."""
+    stored()
+    return f"redis://:{PASSWORD}@127.0.0.1:{free_port()}/0"
+
+
+@pytest.fixture
+def public(tmp_path: Path) -> Path:
+    return factory.write_keys(tmp_path, "worker-trust")[1]
+
+
 def test_a_broker_password_on_the_command_line_is_refused_for_the_worker_and_the_coordinator(
-    batch: tuple[Path, Path], tmp_path: Path
+    batch: tuple[Path, Path], password_url: str, public: Path
 ) -> None:
     """On main both took ``redis://:PASSWORD@HOST`` on argv, where ``ps`` shows it to every user."""
-    stored()
     rows, key = batch
-    _, public = factory.write_keys(tmp_path, "worker-trust")
-    url = f"redis://:{PASSWORD}@127.0.0.1:{free_port()}/0"
+    url = password_url
     worker = run_cli("worker", "--broker", url, "--trust", str(public), "--json")
     coordinator = run_cli("replay", NAME, "--batch", str(rows), "--broker", url, "--sign", str(key), "--json")
     for result in (worker, coordinator):
@@ -136,13 +146,11 @@ def test_a_broker_password_on_the_command_line_is_refused_for_the_worker_and_the
 
 
 def test_the_broker_url_comes_from_the_environment_or_an_owner_only_file(
-    batch: tuple[Path, Path], tmp_path: Path
+    batch: tuple[Path, Path], tmp_path: Path, password_url: str, public: Path
 ) -> None:
     """Read from where it was put (the closed port answers nothing: the URL was used), never echoed."""
-    stored()
     rows, key = batch
-    _, public = factory.write_keys(tmp_path, "worker-trust")
-    url = f"redis://:{PASSWORD}@127.0.0.1:{free_port()}/0"
+    url = password_url
     url_file = tmp_path / "broker-url"
     url_file.write_text(url + "\n", encoding="utf-8")
     url_file.chmod(0o600)
