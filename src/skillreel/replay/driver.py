@@ -308,6 +308,7 @@ class PlaywrightDriver:
         """A direct click (``replay/direct.py``) at the point the call that marked the element
         measured and hit-tested, its guard armed; else Playwright's click (:meth:`_act`)."""
         point = await self._direct.point(picked)
+        self._world.pointing = True  # a refusal the next call reads is this click's
         if isinstance(point, tuple):
             ACTIONS["direct:click"] += 1
             self._world.action_begins()
