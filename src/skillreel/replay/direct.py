@@ -91,9 +91,15 @@ class DirectInput:
             ),
         )
 
-    async def focus(self, picked: Picked, *, fill: bool) -> str | None:
-        """Focus the element ``picked`` (``fill``: select its text for typing); None when done,
-        else why not (``"replaced"``: it left the page; otherwise the driver falls back)."""
+    async def focus(self, picked: Picked, *, fill: bool, framed: bool) -> str | None:
+        """The action begins: focus the element ``picked`` (``fill``: select its text for typing);
+        None when done, else why not (``"replaced"``: it left the page, nothing was done;
+        otherwise the driver falls back). ``framed``: it lives in a child frame (not done here)."""
+        if framed:
+            return "framed"
+        self._world.action_begins()
+        if picked.token in self._world.replaced:
+            return "replaced"
         data = await self._world.call(FOCUS, {"nonce": picked.token, "fill": fill})
         if not isinstance(data, dict):
             return "unaimed"

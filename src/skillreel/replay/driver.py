@@ -40,7 +40,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, Protocol, TypeVar
 
-from playwright.async_api import BrowserContext, Page
+from playwright.async_api import BrowserContext, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
 from ..errors import ReplayUIError
@@ -63,9 +63,7 @@ from .driving import (
 )
 from .evidence import PageSummary
 from .locating import PageLocating, field_values, fields_arg, set_arg
-from .settling import (
-    PageActivity,
-)
+from .settling import PageActivity
 from .world import COLLECT, LISTBOX, World
 
 log = logging.getLogger(__name__)
@@ -310,6 +308,7 @@ class PlaywrightDriver:
         """A direct click (``replay/direct.py``) at the point the call that marked the element
         measured and hit-tested, its guard armed; else Playwright's click (:meth:`_act`)."""
         point = await self._direct.point(picked)
+        self._world.pointing = True  # a refusal the next call reads is this click's
         if isinstance(point, tuple):
             ACTIONS["direct:click"] += 1
             self._world.action_begins()
@@ -322,31 +321,45 @@ class PlaywrightDriver:
         await self._act(picked, "the click", lambda: target.click(timeout=timeout_ms), timeout_ms)
 
     async def fill(self, picked: Picked, value: str, *, timeout_ms: int) -> None:
-        """Direct typing: the field focused and its text selected in our world, then trusted
-        ``Input.insertText``; else (an empty value, a field of another kind: a number, a date, an
-        editable element; a disabled or read-only one, which Playwright waits for) Playwright's
-        fill."""
-        why = await self._direct_focus(picked, timeout_ms, fill=True) if value else "empty"
-        if why is None:
-            ACTIONS["direct:type"] += 1
-            await self._world.guard("typing", lambda: self._direct.insert(value))
-            return
-        ACTIONS[f"fallback:type:{why}"] += 1
-        target = await self._locating.locator(picked)
-        await self._act(picked, "typing", lambda: target.fill(value, timeout=timeout_ms), timeout_ms)
+        """Direct typing (focus and select all in our world, trusted ``Input.insertText``); else (an
+        empty value, a number/date/editable field, a disabled one) Playwright's fill."""
+        await self._focused(
+            picked,
+            ("type", "typing"),
+            lambda: self._direct.insert(value),
+            lambda target: target.fill(value, timeout=timeout_ms),
+            timeout_ms,
+            fill=True,
+            why="empty" if not value else None,
+        )
 
-    async def _direct_focus(self, picked: Picked, timeout_ms: int, *, fill: bool) -> str | None:
-        """The action begins: focus ``picked`` in our world (``fill``: select its text); None when
-        done, else why not. Raises :class:`TargetReplaced` when the element left the page."""
-        if self._locating.framed(picked):
-            return "framed"
-        self._world.action_begins()
-        if picked.token in self._world.replaced:
+    async def _focused(
+        self,
+        picked: Picked,
+        kind: tuple[str, str],
+        send: Callable[[], Awaitable[None]],
+        fallback: Callable[[Locator], Awaitable[None]],
+        timeout_ms: int,
+        *,
+        fill: bool,
+        why: str | None = None,
+        race: bool = True,
+    ) -> None:
+        """The action begins: ``picked`` focused in our world (``DirectInput.focus``), then ``send``
+        the input, unless ``why`` says it cannot be direct; else ``fallback``, Playwright's action
+        (:meth:`_act`). Raises :class:`TargetReplaced` when the element left the page."""
+        name, doing = kind
+        if why is None:
+            why = await self._direct.focus(picked, fill=fill, framed=self._locating.framed(picked))
+        if why == "replaced":  # the element left the page: nothing was done
             self._replaced_before(timeout_ms)
-        why = await self._world.guard("focusing the element", lambda: self._direct.focus(picked, fill=fill))
-        if why == "replaced":
-            self._replaced_before(timeout_ms)
-        return why
+        if why is None:
+            ACTIONS[f"direct:{name}"] += 1
+            await self._world.guard(doing, send)
+            return
+        ACTIONS[f"fallback:{name}:{why}"] += 1
+        target = await self._locating.locator(picked)
+        await self._act(picked, doing, lambda: fallback(target), timeout_ms, race=race)
 
     async def select(
         self,
@@ -440,15 +453,15 @@ class PlaywrightDriver:
             send = (lambda: self._direct.key(key)) if direct else (lambda: self._page.keyboard.press(key))
             await self._world.guard("the key press", send)
             return
-        why = await self._direct_focus(picked, timeout_ms, fill=False) if direct else "key"
-        if why is None:
-            ACTIONS["direct:press"] += 1
-            await self._world.guard("the key press", lambda: self._direct.key(key))
-            return
-        ACTIONS[f"fallback:press:{why}"] += 1
-        target = await self._locating.locator(picked)
-        await self._act(
-            picked, "the key press", lambda: target.press(key, timeout=timeout_ms), timeout_ms, race=False
+        await self._focused(
+            picked,
+            ("press", "the key press"),
+            lambda: self._direct.key(key),
+            lambda target: target.press(key, timeout=timeout_ms),
+            timeout_ms,
+            fill=False,
+            why=None if direct else "key",
+            race=False,
         )
 
     async def scroll(

@@ -107,6 +107,7 @@ class World:
         # guard armed; None after any other call
         self.aim: dict[str, Any] | None = None
         self.refused = False  # the guard refused a press since the last pointer action began
+        self.pointing = False  # a click of ours was sent since the last call: a refusal is its
 
     def crashed(self) -> bool:
         """Chromium exited or the page crashed (or closed)."""
@@ -262,7 +263,8 @@ class World:
             self.installed = unique
             if not isinstance(answer, dict):
                 raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed")
-            self._refused(answer.get("refused"))
+            pointing, self.pointing = self.pointing, False
+            self._refused(answer.get("refused"), pointing)
             aimed = answer.get("aim")
             self.aim = aimed if aim and isinstance(aimed, dict) else None
             if quiet is None:
@@ -274,12 +276,13 @@ class World:
             return answer.get("value")
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page kept navigating while it was measured")
 
-    def _refused(self, refused: Any) -> None:
+    def _refused(self, refused: Any, pointing: bool) -> None:
         """The guard refused the press of a direct action (``aim.js``): nothing reached the page.
         The next measurement waits for a quiet DOM (the page changed under the pointer), and the
         next pointer action is Playwright's own (its checks wait for the element to be stable and
-        to receive the click)."""
-        if not isinstance(refused, dict):
+        to receive the click). A refused press that was not ours (no click of ours since the last
+        call: a person's, during a ``human`` step) only disarmed the guard."""
+        if not isinstance(refused, dict) or not pointing:
             return
         self.refused = True
         self.quiet_deadline = time.monotonic() + QUIET_CAP_MS / 1000
