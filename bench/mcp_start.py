@@ -8,7 +8,8 @@ Each start spawns a new server process with the official SDK's stdio client (as 
 skillreel -- skillreel mcp` does), sends `initialize` (``mode="legacy"``: the handshake of the
 protocol generations up to 2025-11-25; ``--mode auto`` probes `server/discover` first, as the
 SDK's client does by default) and stops the clock at its result; the server is then closed. The
-store is an empty home made once. Interleaved with it, in the same loop:
+store is an empty home made once; compiled bytecode is kept between starts (``bytecode_env``).
+Interleaved with it, in the same loop:
 
 - the floor: a bare server of the same SDK (``FLOOR``: no skillreel, one tool), what importing and
   running the SDK costs before any of skillreel's code;
@@ -74,7 +75,7 @@ async def initialize(command: list[str], home: Path, mode: str) -> tuple[float, 
     params = StdioServerParameters(
         command=command[0],
         args=command[1:],
-        env={**os.environ, "SKILLREEL_HOME": str(home)},
+        env={**bytecode_env(home.parent), "SKILLREEL_HOME": str(home)},
         cwd=str(home),
     )
     with open(os.devnull, "w") as errlog:
@@ -87,9 +88,19 @@ async def initialize(command: list[str], home: Path, mode: str) -> tuple[float, 
     return elapsed, cpu
 
 
-def bare_interpreter() -> float:
+def bytecode_env(tmp: Path) -> dict[str, str]:
+    """This environment with compiled bytecode kept, as a user's installation has it: with
+    ``PYTHONDONTWRITEBYTECODE`` set (as in this project's shells) every start would compile each of
+    skillreel's modules from source again (~0.3 CPU-s of a replay's imports). Kept under ``tmp``
+    (``PYTHONPYCACHEPREFIX``), so no checkout is written to; the warm-up start fills it."""
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def bare_interpreter(tmp: Path) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    subprocess.run([sys.executable, "-c", "pass"], env=bytecode_env(tmp), check=True)
     return time.perf_counter() - started
 
 
@@ -105,8 +116,9 @@ async def main(runs: int, mode: str, before: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         home.mkdir(mode=0o700)  # the store refuses a home other users can open
-        for command in commands.values():
-            await initialize(command, home, mode)  # warms the OS caches (bytecode, shared libraries)
+        bare_interpreter(home.parent)
+        for command in commands.values():  # compiles the bytecode once, warms the OS caches
+            await initialize(command, home, mode)
         load_before = os.getloadavg()[0]
         for run in range(runs):
             order = list(commands.items())
@@ -116,7 +128,7 @@ async def main(runs: int, mode: str, before: str | None) -> None:
                 wall, used = await initialize(command, home, mode)
                 samples[name].append(wall)
                 cpu[name].append(used)
-            samples["python -c pass"].append(bare_interpreter())
+            samples["python -c pass"].append(bare_interpreter(home.parent))
             shown = ", ".join(f"{name} {values[-1] * 1000:.0f} ms" for name, values in samples.items())
             sys.stdout.write(f"  run {run + 1}: {shown}\n")
         load_after = os.getloadavg()[0]

@@ -22,6 +22,16 @@ action are set to zero (``World._quiet``; a what-if, not a mode of the product: 
 replay then acts on pages still changing): what the steps cost with the page measured, probed and
 settled for navigations and requests, but not waited on for quiet.
 
+With ``--protocol`` (issue 29), instead of times: the protocol traffic of one replay and of one run of
+the hand-written script, step by step (``bench/_protocol.py``: the Playwright calls the Python client
+sends, exact, and the Chromium protocol commands Playwright's process sends to the browser, exact,
+read from its ``DEBUG=pw:protocol`` log), as a table per step and per step kind, skillreel against
+the script, then the CDP methods each side used most. Both on the headless shell; the replay as
+``services.replaying.replay_skill`` runs it (a cold session: its set-up launches Chromium). Under
+a minute on local pages:
+
+    .venv/bin/python bench/replay_profile.py --protocol
+
 Measured on a quiet machine, 2026-12-01 (``--runs 4``, load 2.3): steps 1.86 s against
 1.37 s; ``page_state`` 397 ms for 17 calls, ``probe`` 90 ms, ``settle`` 100 ms; the actions cost
 the same (click 539 vs 568 ms, fill 404 vs 500 ms per run).
@@ -56,6 +66,7 @@ from _flow import (
     start_server,
     store_skill,
 )
+from _protocol import SETUP, ProtocolCount
 
 import skillreel.services.replaying as replaying
 from skillreel.replay import driver as replay_driver
@@ -211,6 +222,127 @@ async def baseline_calls(base: str, runs: int) -> tuple[CallTimes, float]:
     return times, statistics.median(steps)
 
 
+# the hand-written script's calls as the step kinds of the skill's actions (bench/_flow.py: same order)
+SCRIPT_KINDS = {
+    "goto": "navigate",
+    "fill": "type",
+    "click": "click",
+    "check": "click",
+    "select_option": "select",
+    "press": "press",
+    "wait_for_selector": "observe",
+    "text_content": "assert",
+}
+END = "end"
+
+
+class MarkedPage:
+    """A Playwright page each of whose calls starts a segment of the count: the script's steps."""
+
+    def __init__(self, page: Any, count: ProtocolCount) -> None:
+        self._page = page
+        self._count = count
+        self._steps = 0
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._page, name)
+
+        async def marked(*args: Any, **kwargs: Any) -> Any:
+            self._steps += 1
+            self._count.mark(f"{self._steps:02d} {SCRIPT_KINDS.get(name, name)}")
+            return await method(*args, **kwargs)
+
+        return marked
+
+
+async def replay_protocol(store: Store, run: int) -> ProtocolCount:
+    """One replay's traffic: each step from its start to the next one's, the end from the last step
+    to the browser closed (``replay_skill``'s own cold session, wrapped to mark where it ends)."""
+    count = ProtocolCount()
+
+    def progress(step: Any) -> None:
+        if step.phase == "start":
+            count.mark(f"{step.index + 1:02d} {step.kind}")
+
+    @asynccontextmanager
+    async def session(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        async with cold_session.browser_session(*args, **kwargs) as opened:
+            yield opened
+            count.mark(END)
+
+    with count.counting():
+        outcome = await replay_skill(
+            store, ReplayRequest(name=NAME, inputs=inputs(run)), progress=progress, session_factory=session
+        )
+    if outcome.error is not None:
+        raise RuntimeError(f"the replay failed: {outcome.error.code}")
+    return count
+
+
+async def script_protocol(base: str, run: int) -> ProtocolCount:
+    """One run of the hand-written script (launch, a page, the 18 calls, close), counted."""
+    from playwright.async_api import async_playwright
+
+    count = ProtocolCount()
+    with count.counting():
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(
+                executable_path=str(find_chromium(headless=True)), args=chromium_args()
+            )
+            page = await browser.new_page()
+            await baseline_steps(MarkedPage(page, count), base, inputs(run), PASSWORD)
+            count.mark(END)
+            await browser.close()
+    return count
+
+
+def print_protocol(ours: ProtocolCount, theirs: ProtocolCount) -> None:
+    def row(label: str, segments: list[str], other: list[str]) -> str:
+        cells = [
+            sum(ours.calls[s] for s in segments),
+            sum(ours.commands[s] for s in segments),
+            sum(theirs.calls[s] for s in other),
+            sum(theirs.commands[s] for s in other),
+        ]
+        return f"    {label:18s} {cells[0]:5d} {cells[1]:6d}   {cells[2]:5d} {cells[3]:6d}\n"
+
+    head = f"    {'':18s} {'calls':>5s} {'CDP':>6s}   {'calls':>5s} {'CDP':>6s}\n"
+    steps = [s for s in ours.segments if s not in (SETUP, END)]
+    their_steps = [s for s in theirs.segments if s not in (SETUP, END)]
+    sys.stdout.write("  Playwright calls and Chromium protocol (CDP) commands: skillreel | the script\n")
+    sys.stdout.write("  per step:\n" + head)
+    for index, segment in enumerate(steps):
+        other = [their_steps[index]] if index < len(their_steps) else []
+        mismatch = "" if other and other[0] == segment else f"  (the script: {', '.join(other) or '-'})"
+        sys.stdout.write(row(segment, [segment], other).rstrip("\n") + mismatch + "\n")
+    sys.stdout.write("  per step kind (every step of the kind):\n" + head)
+    for kind in sorted({s.split(" ", 1)[1] for s in steps}):
+        mine = [s for s in steps if s.endswith(" " + kind)]
+        other = [s for s in their_steps if s.endswith(" " + kind)]
+        sys.stdout.write(row(f"{kind} ({len(mine)})", mine, other))
+    sys.stdout.write(row("all steps", steps, their_steps))
+    sys.stdout.write(row(SETUP, [SETUP], [SETUP]))
+    sys.stdout.write(row(END, [END], [END]))
+    for name, count in (("skillreel", ours), ("the script", theirs)):
+        common = ", ".join(f"{method} {n}" for method, n in count.methods.most_common(8))
+        sys.stdout.write(f"  CDP methods in {name}'s steps and end: {common}\n")
+
+
+async def protocol_main() -> None:
+    server = start_server()
+    try:
+        with tempfile.TemporaryDirectory() as home:
+            os.environ["SKILLREEL_HOME"] = home
+            os.environ[PASSWORD_ENV] = PASSWORD
+            await store_skill(server, Path(home))
+            with Store.open(Path(home)) as store:
+                ours = await replay_protocol(store, 1)
+            theirs = await script_protocol(server.origin, 1)
+    finally:
+        server.stop()
+    print_protocol(ours, theirs)
+
+
 def no_quiet_waits() -> None:
     """Every measurement after an action without a DOM-quiet window or a frame wait (a what-if)."""
 
@@ -255,9 +387,17 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
+        "--protocol",
+        action="store_true",
+        help="count Playwright calls and CDP commands per step instead (one replay, one script run)",
+    )
+    parser.add_argument(
         "--no-quiet-waits",
         action="store_true",
         help="a what-if: no DOM-quiet window and no frame wait after the actions",
     )
     args = parser.parse_args()
-    asyncio.run(main(args.runs, quiet_waits=not args.no_quiet_waits))
+    if args.protocol:
+        asyncio.run(protocol_main())
+    else:
+        asyncio.run(main(args.runs, quiet_waits=not args.no_quiet_waits))

@@ -8,7 +8,6 @@ batch left its runs started and a fleet's queued rows to run after it, unrecorde
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import sys
 from collections.abc import Coroutine
@@ -22,10 +21,14 @@ STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 def run_cancellable(main: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(main)`` where only the first Ctrl-C counts (see the module docstring)."""
+    import asyncio  # here, not at the top: a verb's --help does not need it
+
     return asyncio.run(_first_press_cancels(main))
 
 
 async def _first_press_cancels(main: Coroutine[Any, Any, T]) -> T:
+    import asyncio
+
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     pressed = 0

@@ -15,7 +15,6 @@ run on one Chromium (``cli/batch.py``, ``services/batching.py``).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable
@@ -361,6 +360,8 @@ def terminal_prompt() -> HumanPrompt | None:
             "(type q to stop) "
         )
         sys.stderr.flush()
+        import asyncio  # here, not at the top: `replay --help` does not need it
+
         answer = await asyncio.to_thread(sys.stdin.readline)
         return answer.strip().lower() not in ("q", "quit", "n", "no")
 
