@@ -185,3 +185,11 @@ def test_extracts_after_a_sensitive_input_on_the_same_page_are_flagged() -> None
     ]
     assert extracts_after_secret(actions, ["pin"]) == ("a6", "a7", "a10")
     assert extracts_after_secret(actions, []) == ()
+
+
+def test_bytes_that_are_no_text_are_read_as_they_are() -> None:
+    scanner = SecretScanner([SECRET])
+    binary = "\x89PNG\x00" + FORMS["%-encoded, every byte"] + "\xff"
+    assert scanner.finds(binary)
+    assert not scanner.finds(binary, decoded=False)
+    assert scanner.finds("\x89PNG\x00" + FORMS["hex upper"], decoded=False)

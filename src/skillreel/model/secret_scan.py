@@ -159,15 +159,16 @@ class SecretScanner:
     def __bool__(self) -> bool:
         return bool(self._raw or self._folded or self._cased)
 
-    def finds(self, text: str) -> bool:
-        """Whether ``text`` holds any form of any secret."""
+    def finds(self, text: str, *, decoded: bool = True) -> bool:
+        """Whether ``text`` holds any form of any secret; ``decoded=False`` reads it as it is only
+        (bytes that are no text, such as an image: %-, HTML- or escape-decoding means nothing there)."""
         if not self or not text:
             return False
         if self._raw:
             lowered = text.casefold()
             if any(s in lowered for s in self._raw):
                 return True
-        for view in views(text):
+        for view in views(text) if decoded else (_stripped(text),):
             if self._cased and self._search(view, self._cased):
                 return True
             if self._folded and self._search(view.casefold(), self._folded):
