@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import json
@@ -9,7 +10,8 @@ import zipfile
 from typing import Any
 from urllib.parse import quote_plus
 
-from skillreel.sandbox.artifacts import REDACTED, Hidden, leaks, scrub_trace, storage_secrets
+from skillreel.model.secret_scan import SecretScanner
+from skillreel.sandbox.artifacts import REDACTED, Hidden, encoded_leak, leaks, scrub_trace, storage_secrets
 
 SECRET = "hunter2-Ünïcode/&=+"
 TOKEN = "tok-1234567"
@@ -93,3 +95,19 @@ def test_storage_state_cookies_and_long_local_storage_values_are_hidden() -> Non
     assert storage_secrets(state) == ["cookie-value-1", "1", "eyJhbGciOi"]
     assert Hidden.of(["s3cret"], state).values == ("cookie-value-1", "eyJhbGciOi", "s3cret")
     assert "cookie-value-1" not in repr(Hidden.of([], state))
+
+
+def test_a_trace_entry_holding_an_encoded_secret_is_named_and_a_clean_one_is_not() -> None:
+    key = "sk-live-0f9e8d7c6b5a"
+    scanner = SecretScanner([key])
+    snapshot = lines(
+        {"type": "frame-snapshot", "html": ["P", {}, base64.b64encode(b"<" + key.encode()).decode()]}
+    )
+    clean = trace(
+        {"trace.trace": lines({"type": "before", "params": {"value": REDACTED}}), "a.png": b"\x89PNG\xff"}
+    )
+    assert encoded_leak(clean, scanner) is None
+    assert encoded_leak(trace({"trace.trace": snapshot}), scanner) == "trace.trace"
+    reversed_in_binary = b"\x89PNG\xff" + key[::-1].encode() + b"\x00"
+    assert encoded_leak(trace({"resources/x.png": reversed_in_binary}), scanner) == "resources/x.png"
+    assert encoded_leak(trace({"trace.trace": snapshot}), SecretScanner([])) is None

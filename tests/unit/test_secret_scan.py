@@ -102,7 +102,11 @@ def test_a_secret_split_across_two_texts_marks_both() -> None:
     assert scanner.hits(["ab", "cd", "ef", "gh"]) == {1, 2, 3}  # in order: the fewest that hold it
     assert scanner.hits(["abcd", "Invoice 7"]) == set()
     hexed = b"abcdefgh".hex()
-    assert scanner.hits([hexed[:5], hexed[5:]]) == {1}  # the part that holds a window of the hex
+    assert scanner.hits([hexed[:5], hexed[5:]]) == {0, 1}  # a window of the hex, and the rest beside it
+    long = SecretScanner([SECRET])  # 16 characters: a window is 8
+    assert long.hits(["Invoice 7", SECRET[:11], SECRET[11:]]) == {1, 2}  # 11 and the other 5
+    assert long.hits([SECRET[4:], "Invoice 7", SECRET[:4]]) == {0, 2}  # swapped: 12 and the first 4
+    assert long.hits([SECRET[:11], "Invoice 7"]) == {0}
 
 
 def test_a_short_secret_is_found_as_it_is_only() -> None:
@@ -185,3 +189,11 @@ def test_extracts_after_a_sensitive_input_on_the_same_page_are_flagged() -> None
     ]
     assert extracts_after_secret(actions, ["pin"]) == ("a6", "a7", "a10")
     assert extracts_after_secret(actions, []) == ()
+
+
+def test_bytes_that_are_no_text_are_read_as_they_are() -> None:
+    scanner = SecretScanner([SECRET])
+    binary = "\x89PNG\x00" + FORMS["%-encoded, every byte"] + "\xff"
+    assert scanner.finds(binary)
+    assert not scanner.finds(binary, decoded=False)
+    assert scanner.finds("\x89PNG\x00" + FORMS["hex upper"], decoded=False)

@@ -23,7 +23,8 @@ storage values, the cookies a run ended with):
 * any window of at least ``max(6, ceil(len / 2))`` characters of each of those forms: a value split
   across two outputs leaves at least half of it in one of them. :meth:`SecretScanner.hits` also
   reads the texts joined (in order, in reverse order, and each ordered pair while there are few), so
-  a short value split in two is found too.
+  a short value split in two is found too, and the smaller part of a split beside the part that
+  holds a window (when it is more than a few characters).
 
 A secret shorter than :data:`MIN_ENCODED` (4) characters is found raw (case-folded) only: its
 encodings and windows are two or three characters long and would match ordinary text everywhere,
@@ -159,15 +160,16 @@ class SecretScanner:
     def __bool__(self) -> bool:
         return bool(self._raw or self._folded or self._cased)
 
-    def finds(self, text: str) -> bool:
-        """Whether ``text`` holds any form of any secret."""
+    def finds(self, text: str, *, decoded: bool = True) -> bool:
+        """Whether ``text`` holds any form of any secret; ``decoded=False`` reads it as it is only
+        (bytes that are no text, such as an image: %-, HTML- or escape-decoding means nothing there)."""
         if not self or not text:
             return False
         if self._raw:
             lowered = text.casefold()
             if any(s in lowered for s in self._raw):
                 return True
-        for view in views(text):
+        for view in views(text) if decoded else (_stripped(text),):
             if self._cased and self._search(view, self._cased):
                 return True
             if self._folded and self._search(view.casefold(), self._folded):
@@ -187,14 +189,16 @@ class SecretScanner:
         return False
 
     def hits(self, texts: Sequence[str]) -> set[int]:
-        """The indexes of ``texts`` that hold a form: each alone, then those whose joining does (in
-        order or in reverse order: the fewest texts in a row that hold it; each ordered pair while
-        there are at most :data:`MAX_PAIRED` texts)."""
+        """The indexes of ``texts`` that hold a form: each alone; while there are at most
+        :data:`MAX_PAIRED` texts, each that continues a form another one holds (the rest of a
+        secret split in two) and each ordered pair that holds one joined; then the texts joined in
+        order and in reverse order (the fewest in a row that hold it)."""
         found = {i for i, text in enumerate(texts) if self.finds(text)}
         rest = [i for i in range(len(texts)) if i not in found and texts[i]]
-        if len(rest) < 2:
-            return found
-        if len(rest) <= MAX_PAIRED:
+        if len(texts) <= MAX_PAIRED:
+            holders = sorted(found)
+            found.update(j for j in rest if any(self._continues(texts[i], texts[j]) for i in holders))
+            rest = [j for j in rest if j not in found]
             for i in rest:
                 for j in rest:
                     if i != j and self.finds(texts[i] + texts[j]):
@@ -202,6 +206,15 @@ class SecretScanner:
         for order in (rest, rest[::-1]):
             found.update(self._joined(texts, [i for i in order if i not in found]))
         return found
+
+    def _continues(self, holder: str, text: str) -> bool:
+        """Whether ``text`` goes on (or leads up to) a form that ``holder`` holds part of: joined to
+        the last (or first) few characters of ``holder``, too few to hold a form alone, it holds one."""
+        bare = _stripped(holder)
+        tail, head = bare[-(MIN_WINDOW - 1) :], bare[: MIN_WINDOW - 1]
+        return (self.finds(tail + text) and not self.finds(tail)) or (
+            self.finds(text + head) and not self.finds(head)
+        )
 
     def _joined(self, texts: Sequence[str], order: list[int]) -> list[int]:
         """The shortest run of ``order`` (found by halving: a run holds a form when a shorter one

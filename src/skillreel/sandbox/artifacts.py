@@ -261,10 +261,10 @@ def encoded_leak(trace: bytes, scanner: SecretScanner) -> str | None:
         for info in archive.infolist():
             body = archive.read(info)
             try:
-                text = body.decode("utf-8")
-            except UnicodeDecodeError:
-                text = body.decode("latin-1")  # a binary resource: its bytes as characters
-            if scanner.finds(text):
+                found = scanner.finds(body.decode("utf-8"))
+            except UnicodeDecodeError:  # a binary resource: its bytes as characters, not decoded
+                found = scanner.finds(body.decode("latin-1"), decoded=False)
+            if found:
                 return info.filename
     return None
 

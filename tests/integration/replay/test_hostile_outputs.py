@@ -1,10 +1,11 @@
 """A hostile page on an allowed origin (issue 30, F1 and F6): it reads the password field a skill typed
 into and ``document.cookie``, and writes them base64'd, hex'd, %-encoded, reversed, upper-cased and
-spaced, and split across two elements, into what the skill extracts. No exit carries any of them:
-``replay --json`` and the terminal, a batch, an MCP ``skills_play``, a fleet worker's result; each
-masked output is named in an ``SR_REPLAY_OUTPUT_MASKED`` warning, the harmless one is returned.
-``--artifacts`` keeps no trace or screenshot holding them (withheld, with a warning); ``show`` flags
-the extracts. Every test here fails before the scanner: masking was a raw-substring check then."""
+spaced, and split unevenly (13 and 5 characters) across two elements, into what the skill extracts.
+No exit carries any of them: ``replay --json`` and the terminal, a batch, an MCP ``skills_play``, a
+fleet worker's result; each masked output is named in an ``SR_REPLAY_OUTPUT_MASKED`` warning, the
+harmless one is returned. ``--artifacts`` keeps no trace or screenshot holding them (withheld, with
+a warning); ``show`` flags the extracts. Every test here fails before the scanner: masking was a
+raw-substring check then."""
 
 from __future__ import annotations
 
@@ -60,8 +61,8 @@ document.getElementById("go").addEventListener("click", () => {
   put("pct", bytes(pw).map((b) => "%" + b.toString(16)).join(""));
   put("rev", pw.split("").reverse().join(""));
   put("loud", pw.toUpperCase().split("").join(" "));
-  put("head", pw.slice(0, 9));
-  put("tail", pw.slice(9));
+  put("head", pw.slice(0, 13));
+  put("tail", pw.slice(13));
   put("cookie", btoa(sid));
 });
 </script></body></html>"""
@@ -78,8 +79,8 @@ def forms() -> list[str]:
         "".join(f"%{b:x}" for b in raw),
         PASSWORD[::-1],
         " ".join(PASSWORD.upper()),
-        PASSWORD[:9],
-        PASSWORD[9:],
+        PASSWORD[:13],
+        PASSWORD[13:],
         COOKIE,
         base64.b64encode(COOKIE.encode()).decode()[:-2],
     ]
