@@ -79,8 +79,16 @@ class EnabledSkills:
 
 
 def enabled_skills(store: Store) -> EnabledSkills:
-    """The skills an agent may play: the enabled ones, and no other."""
-    return EnabledSkills(tuple(e for e in store.entries() if e.status == "enabled"))
+    """The skills an agent may play: the enabled ones the policy's ``callers.mcp.allowedSkills``
+    (when set) lets MCP play, and no other."""
+    rules = store.policy().rules_of("mcp")
+    return EnabledSkills(
+        tuple(
+            e
+            for e in store.entries()
+            if e.status == "enabled" and (rules is None or rules.allows_skill(e.name))
+        )
+    )
 
 
 @dataclass(frozen=True)

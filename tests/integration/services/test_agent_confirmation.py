@@ -20,6 +20,7 @@ from skillreel.services.deleting import delete_skill
 from skillreel.services.packaging import enable_skill, revoke_skill
 from skillreel.store import Store
 from tests.support import factory
+from tests.support.cli import ok, refused
 from tests.support.factory import store_entry
 
 SITE = "http://127.0.0.1:9/app"
@@ -117,3 +118,17 @@ def test_the_question_lists_every_step_its_origins_and_capabilities_and_no_conte
     for action in entry.draft.walk():
         assert f". {action.id}: " in text
     assert f"Capabilities: {', '.join(entry.draft.capabilities)}" in text
+
+
+def test_enable_confirm_agent_play_on_the_command_line(skillreel_home: Path, project_dir: Path) -> None:
+    with Store.open() as store:
+        store_entry(store, factory.entry("find-invoices", environment=factory.url_environment(SITE)))
+    args = ("enable", "find-invoices", "--confirm-agent-play", "--project-dir", str(project_dir))
+    refused(skillreel_home, *args, code="SR_RECORD_APPROVAL_REQUIRED")
+    with Store.open() as store:
+        entry = store.get("find-invoices")
+        assert (entry.status, store.agent_play_confirmed(entry)) == ("validated", False)
+    enabled = ok(skillreel_home, *args, "--approve")
+    assert (enabled["status"], enabled["agentPlayConfirmed"]) == ("enabled", True)
+    with Store.open() as store:
+        assert store.agent_play_confirmed(store.get("find-invoices"))

@@ -11,7 +11,7 @@ import pytest
 
 from skillreel.errors import SkillreelError
 from skillreel.model.policy import Policy, PolicySettings
-from skillreel.services.agent_access import check_play, client_label
+from skillreel.services.agent_access import check_play, client_label, enabled_skills
 from skillreel.services.packaging import enable_skill
 from skillreel.services.preflight import ReplayRequest, preflight
 from skillreel.services.runs import reserve_run
@@ -67,6 +67,8 @@ def test_a_skill_the_policy_denies_to_mcp_is_refused_over_mcp_and_replayed_on_th
     assert error.details["rule"] == "allowedSkills"
     with opened(actor="cli") as store:  # the command line keeps the policy's own rules
         preflight(store, ReplayRequest(name="pay-invoice", inputs={"query": "x"}), NoVault())
+    with opened() as store:  # and skills_list shows MCP only what it may play
+        assert [s["name"] for s in enabled_skills(store).to_json()["skills"]] == ["find-invoices"]
 
 
 def test_a_capability_the_policy_denies_to_mcp_is_refused(home: Path) -> None:
