@@ -18,8 +18,10 @@ from skillreel.store import AuditNote, Store, utc_now
 from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions
 
+Logged = list[dict[str, list[str]]]
 
-def logged(server: LocalServer) -> list[dict[str, list[str]]]:
+
+def logged(server: LocalServer) -> Logged:
     """The page's own account of what it did: the queries of its ``/log`` requests, in order."""
     return [parse_qs(urlsplit(path).query) for _, path in server.requests if path.startswith("/log")]
 
@@ -79,12 +81,14 @@ async def record_and_replay(
     versions: Sequence[tuple[str, dict[str, Any]]],
     name: str = "skill",
     timeout_ms: int = 8_000,
-) -> tuple[Draft, list[ReplayOutcome]]:
+) -> tuple[Draft, list[tuple[ReplayOutcome, Logged]]]:
     """Record ``steps`` on ``page``, then replay the skill on each ``(page, inputs)`` of
-    ``versions`` in turn (served where it was recorded); the draft and each outcome."""
+    ``versions`` in turn (served where it was recorded); the draft, and each replay's outcome with
+    what the page logged during it (:func:`logged`)."""
     draft = await record(server, store, tmp_path, page, steps, name)
-    outcomes = []
+    replayed = []
     for version, inputs in versions:
         server.set_page("/form", version)
-        outcomes.append(await replay(server, store, sessions, name, inputs, timeout_ms))
-    return draft, outcomes
+        outcome = await replay(server, store, sessions, name, inputs, timeout_ms)
+        replayed.append((outcome, logged(server)))
+    return draft, replayed

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from skillreel.locate.similarity import WEIGHTS, compare, lcs_length, similarity
+from skillreel.locate.similarity import WEIGHTS, OtherName, compare, lcs_length, similarity
 from skillreel.model.locators import Fingerprint
 from tests.support.fingerprints import SAVE, fp, h
 
@@ -90,14 +90,28 @@ def test_roles_gate_by_kind(recorded: str | None, observed: str | None, passes: 
 def test_a_name_holding_the_recorded_words_is_strong_evidence() -> None:
     rec = fp(name="Log in", text="Log in", attrs={"class": "btn"})
     themed = fp(name="Log in arrow_forward", text="Log in arrow_forward", attrs={"class": "mdc"})
-    words = frozenset({h("log"), h("in"), h("log in"), h("in arrow_forward"), h("arrow_forward")})
-    c = compare(rec, themed, name_words=words)
+    contains: OtherName = "contains"
+    words = dict.fromkeys(
+        [h("log"), h("in"), h("log in"), h("in arrow_forward"), h("arrow_forward")], contains
+    )
+    c = compare(rec, themed, other_names=words)
     assert c.name == "contains"
     assert c.identity_agrees()
     assert similarity(rec, c) > 0.55
-    other = compare(rec, fp(name="Log out arrow_forward"), name_words=frozenset({h("log"), h("out")}))
+    other = compare(
+        rec, fp(name="Log out arrow_forward"), other_names=dict.fromkeys([h("log"), h("out")], contains)
+    )
     assert other.name == "changed"
     assert not other.identity_agrees()
+
+
+def test_a_pickers_name_with_its_shown_option_masked_is_the_same_name() -> None:
+    """The one rule's other case: a picker recorded by its name without the option it showed."""
+    rec = fp(name="selected \u2026. priority")
+    shown = fp(name="Selected Medium. Priority")
+    masked: dict[str, OtherName] = {h("selected \u2026. priority"): "same", h("selected"): "contains"}
+    assert compare(rec, shown, other_names=masked).name == "same"
+    assert compare(rec, shown).name == "changed"
 
 
 def test_a_button_and_a_submit_input_are_one_kind() -> None:

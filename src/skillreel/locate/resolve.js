@@ -60,8 +60,7 @@ var SkillreelResolve = (() => {
     const classes = new Map();
     const groups = new Map();
     const names = new Map();
-    const words = new Map();
-    const shown = new Map();
+    const others = new Map();
     let hashes = HASHES.get(salt);
     if (!hashes) HASHES.set(salt, (hashes = new Map()));
     const hash = (text) => {
@@ -86,31 +85,29 @@ var SkillreelResolve = (() => {
         }
         return h;
       },
-      // The salted hashes of every run of whole words of an element's accessible name (at most
-      // NAME_WORDS words): a name that holds the recorded one's words has its hash among them.
-      nameWords: (el) => {
-        let set = words.get(el);
-        if (set === undefined) {
-          set = new Set();
-          const all = L.normText(L.accessibleName(el)).split(" ");
+      // The element's name with other words in it, as the salted hashes of the names it may have
+      // been recorded with, each with how it compares (one rule of the name comparison):
+      //   "contains"  every run of whole words of its name (at most NAME_WORDS words): the name
+      //               holds the recorded one's words (an icon's word, a badge beside them);
+      //   "same"      for a picker, its name with each run of words masked as the option it shows
+      //               (SkillreelListbox.unshownNames): a picker is recorded by that form of its name.
+      otherNames: (el) => {
+        let found = others.get(el);
+        if (found === undefined) {
+          found = new Map();
+          const name = L.accessibleName(el);
+          if (SkillreelListbox.isPicker(el)) for (const n of SkillreelListbox.unshownNames(name)) found.set(hash(n), "same");
+          const all = L.normText(name).split(" ");
           if (all.length > 1 && all.length <= NAME_WORDS) {
             for (let i = 0; i < all.length; i++) {
-              for (let j = i + 1; j <= all.length; j++) if (j - i < all.length) set.add(hash(all.slice(i, j).join(" ")));
+              for (let j = i + 1; j <= all.length; j++) {
+                if (j - i < all.length) found.set(hash(all.slice(i, j).join(" ")), "contains");
+              }
             }
           }
-          words.set(el, set);
+          others.set(el, found);
         }
-        return set;
-      },
-      // The salted hashes of a picker's name with each run of its words taken for the option it
-      // shows (SkillreelListbox.unshownNames); none for other elements.
-      unshown: (el) => {
-        let set = shown.get(el);
-        if (set === undefined) {
-          set = new Set(SkillreelListbox.isPicker(el) ? SkillreelListbox.unshownNames(L.accessibleName(el)).map(hash) : []);
-          shown.set(el, set);
-        }
-        return set;
+        return found;
       },
       // A class attribute as fingerprint.js hashes it: its tokens sorted (memoised by raw value).
       classes(raw) {
@@ -317,16 +314,14 @@ var SkillreelResolve = (() => {
         num += r.w.name;
       } else if (num + pending + r.w.name * weights.alias >= bar) {
         // an alias: one name is another source of the other (an aria-label added or removed); or
-        // the name holds the recorded one's words (an icon's word or a badge beside them)
+        // the name with other words in it (ctx.otherNames: words beside, or a picker's shown option)
+        const other = name === "changed" ? ctx.otherNames(el).get(rec.nameHash) : undefined;
         if (isAlias(rec, r, el, ctx, nameH, textH, labelH, valueH)) {
           name = "alias";
           num += r.w.name * weights.alias;
-        } else if (name === "changed" && ctx.nameWords(el).has(rec.nameHash)) {
-          name = "contains";
-          num += r.w.name * weights.alias;
-        } else if (name === "changed" && ctx.unshown(el).has(rec.nameHash)) {
-          name = "same";  // a picker recorded by its name without the option it showed
-          num += r.w.name;
+        } else if (other !== undefined) {
+          name = other;
+          num += r.w.name * (other === "same" ? 1 : weights.alias);
         }
       } else {
         return null;  // even an alias could not reach the floor

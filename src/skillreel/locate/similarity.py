@@ -90,6 +90,7 @@ from ..model.locators import Fingerprint
 
 Match = Literal["same", "changed", "absent"]
 NameMatch = Literal["same", "alias", "contains", "changed", "absent"]
+OtherName = Literal["same", "contains"]  # how a name with other words in it compares
 
 
 @dataclass(frozen=True)
@@ -279,11 +280,14 @@ def _match(recorded: str | None, observed: str | None) -> Match | None:
     return "same" if recorded == observed else "changed"
 
 
-def _name_match(recorded: Fingerprint, observed: Fingerprint, name_words: frozenset[str]) -> NameMatch | None:
+def _name_match(
+    recorded: Fingerprint, observed: Fingerprint, other_names: Mapping[str, OtherName]
+) -> NameMatch | None:
     """The accessible names; ``alias`` when they differ but one is another source of the other's
-    name (its label, own text or button value): an aria-label added or removed, for one;
-    ``contains`` when the observed name holds the recorded one's words (``name_words``: the hashes
-    of the runs of whole words of the observed name, as resolve.js computes them)."""
+    name (its label, own text or button value): an aria-label added or removed, for one; else the
+    observed name with other words in it (``other_names``, resolve.js's ``otherNames``: the hashes
+    of the names it may have been recorded with, each ``contains`` (a run of its whole words) or
+    ``same`` (a picker's name with the option it shows masked))."""
     m = _match(recorded.name_hash, observed.name_hash)
     if m == "same" or m is None:
         return m
@@ -295,8 +299,8 @@ def _name_match(recorded: Fingerprint, observed: Fingerprint, name_words: frozen
         recorded.value_hash,
     ):
         return "alias"
-    if m == "changed" and recorded.name_hash in name_words:
-        return "contains"
+    if m == "changed" and recorded.name_hash is not None and recorded.name_hash in other_names:
+        return other_names[recorded.name_hash]
     return m
 
 
@@ -325,9 +329,9 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 def compare(
-    recorded: Fingerprint, observed: Fingerprint, *, name_words: frozenset[str] = frozenset()
+    recorded: Fingerprint, observed: Fingerprint, *, other_names: Mapping[str, OtherName] | None = None
 ) -> Comparison:
-    """Python twin of ``compare`` in resolve.js, over two fingerprints (``name_words``: see
+    """Python twin of ``compare`` in resolve.js, over two fingerprints (``other_names``: see
     :func:`_name_match`)."""
     attrs = {n: m for n, h in recorded.attributes.items() if (m := _match(h, observed.attributes.get(n)))}
     stable = keyed = None
@@ -345,7 +349,7 @@ def compare(
         attributes=attrs,
         label=_match(recorded.label_hash, observed.label_hash),
         text=_match(recorded.text_hash, observed.text_hash),
-        name=_name_match(recorded, observed, name_words),
+        name=_name_match(recorded, observed, other_names or {}),
         value=_match(recorded.value_hash, observed.value_hash),
         link=_link_match(recorded, observed),
         row=_match(recorded.row_hash, observed.row_hash),

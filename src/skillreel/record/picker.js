@@ -5,6 +5,12 @@
 // accessible name is its value, the enabled options' names its options. The opening click is not a
 // step of its own; when no option is chosen (the person clicks elsewhere or closes the list), it is
 // reported then as the click it was, never dropped.
+// A list that stays open after a choice (aria-multiselectable, or still open when the next option is
+// pressed) takes each choice as its own `choose` (field control "multiselect"); the backdrop click or
+// Escape that closes it then is no step (reported as dropped: `picker-closed`). Enter on an option
+// the arrow keys made active (aria-activedescendant, or a focused option) is a choice by its name.
+// A skin over a hidden native single <select> that mirrors the choice (select2, bootstrap-select)
+// records a `select` of that <select> instead (api.recordSelect), so a new skin replays.
 // A combobox that shows its option in its name ("Selected High. Priority", a button reading
 // "High") is identified by that name without the option (SkillreelListbox.unshown): its name and
 // text hashes are of the name with the shown words marked, its aria-label and any candidate that
@@ -12,7 +18,8 @@
 // place as the same name. Its parameter is named by its label, never by the option it shows.
 //
 // Evaluated after locate/listbox.js and before recorder.js, which makes one with what it needs:
-//   SkillreelPickerRecorder({report, describe, whenReady, sanitize, echoes, hash, dropped, flushEdits})
+//   SkillreelPickerRecorder({report, describe, whenReady, sanitize, echoes, hash, dropped, flushEdits,
+//                            recordSelect})   recordSelect(select): report that <select>'s edit
 //                     hash: the salted text hash of the recording; dropped(reason): an event not
 //                     kept, counted in the record result; flushEdits(): report the edits in progress
 //     .down(el, key)    a trusted pointerdown (key null) or key press at el; true when it opened
@@ -241,6 +248,42 @@ var SkillreelPickerRecorder = (api) => {
     open = null;
     chosen = null;
     kept = was;
+    const mirror = choice.multiple ? null : mirrorOf(was.box);
+    if (!mirror) return reportChoose(was, choice);
+    // once the page has handled the choice: the native select it mirrors shows the option, then
+    // the step is a select of that <select> (replay keeps working when the skin changes)
+    setTimeout(() => (shows(mirror, choice.value) ? api.recordSelect(mirror) : reportChoose(was, choice)), 0);
+  }
+
+  // A native single <select> a custom skin mirrors (select2, bootstrap-select): the one <select>
+  // near the combobox (three levels up at most) that is rendered (a box a select_option can act
+  // on) but not seen by a person (no opacity, clipped, a pixel or less, or aria-hidden).
+  function mirrorOf(box) {
+    for (let n = 0, at = box.parentElement; at && at !== document.body && n < 3; n += 1, at = at.parentElement) {
+      const selects = Array.from(at.querySelectorAll("select"));
+      if (selects.length > 1) return null;
+      if (selects.length === 1) return unseen(selects[0]) ? selects[0] : null;
+    }
+    return null;
+  }
+
+  function unseen(select) {
+    if (select.multiple || select.disabled) return false;
+    const rect = select.getBoundingClientRect();
+    if (rect.width <= 0 || rect.height <= 0) return false;  // not rendered: replay could not select it
+    const style = getComputedStyle(select);
+    if (style.visibility === "hidden") return false;
+    return style.opacity === "0" || rect.width <= 1 || rect.height <= 1 || select.getAttribute("aria-hidden") === "true" ||
+      (style.clip !== "auto" && style.clip !== "") || style.clipPath !== "none";
+  }
+
+  function shows(select, name) {
+    const option = select.selectedOptions && select.selectedOptions[0];
+    const squash = (t) => String(t || "").replace(/\s+/g, " ").trim();
+    return Boolean(option) && squash(option.label) === squash(name);
+  }
+
+  function reportChoose(was, choice) {
     const {value, options, seen, multiple} = choice;
     api.whenReady(() => {
       const shown = [value, ...(seen || [])];

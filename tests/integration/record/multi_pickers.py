@@ -125,16 +125,8 @@ function choose(name) {
   render();
 }
 function render() {  // the options whose name holds what was typed, in a popper at the end of body
-  if (!popper) {
-    popper = document.createElement("div");
-    popper.className = "P-Popper";
-    popper.style.cssText = "position:absolute;left:10px;top:60px;background:#fff";
-    document.body.appendChild(popper);
-    input.setAttribute("aria-expanded", "true");
-    input.setAttribute("aria-controls", "langs-listbox");
-  }
-  const typed = input.value.toLowerCase();
-  const shown = NAMES.map((n, i) => [n, i]).filter(([n]) => n.toLowerCase().includes(typed));
+  let shown;
+  [popper, shown] = popperOf(input, popper, "langs-listbox", 60);
   popper.innerHTML = '<ul role="listbox" id="langs-listbox" aria-multiselectable="true">' +
     shown.map(([n, i]) => `<li role="option" id="langs-option-${i}" class="P-Option" data-i="${i}" ` +
     `aria-selected="${chosen.includes(n)}">${n}</li>`).join("") + "</ul>";

@@ -51,6 +51,20 @@ function chooseOn(root, selector, type, show, close) {
   closing = () => close(false);
 }
 let closing = null;
+// a popper at the end of <body> under the searchable `input` (created once), owning list `id`,
+// and the options whose name holds what was typed: [name, index] pairs
+function popperOf(input, popper, id, top) {
+  if (!popper) {
+    popper = document.createElement("div");
+    popper.className = "P-Popper";
+    popper.style.cssText = `position:absolute;left:10px;top:${top}px;background:#fff`;
+    document.body.appendChild(popper);
+    input.setAttribute("aria-expanded", "true");
+    input.setAttribute("aria-controls", id);
+  }
+  const typed = input.value.toLowerCase();
+  return [popper, NAMES.map((n, i) => [n, i]).filter(([n]) => n.toLowerCase().includes(typed))];
+}
 function grow(el) {  // an opening transition: the box moves and scales while it runs
   el.style.transition = "transform 250ms ease-out, opacity 250ms";
   el.style.transform = "translateY(-40px) scale(0.6)";
@@ -217,16 +231,8 @@ function close(chosen) {
   if (!chosen) log("closed=1");
 }
 function render() {  // the options whose name holds what was typed, in a popper at the end of body
-  if (!popper) {
-    popper = document.createElement("div");
-    popper.className = "P-Popper";
-    popper.style.cssText = "position:absolute;left:10px;top:50px;background:#fff";
-    document.body.appendChild(popper);
-    input.setAttribute("aria-expanded", "true");
-    input.setAttribute("aria-controls", "country-listbox");
-  }
-  const typed = input.value.toLowerCase();
-  const shown = NAMES.map((n, i) => [n, i]).filter(([n]) => n.toLowerCase().includes(typed));
+  let shown;
+  [popper, shown] = popperOf(input, popper, "country-listbox", 50);
   popper.innerHTML = '<ul role="listbox" id="country-listbox">' + shown.map(([n, i]) =>
     `<li role="option" class="P-Option" data-i="${i}">${n}</li>`).join("") + "</ul>";
   chooseOn(popper, "[role=option]", "click", (name, o) => {

@@ -18,7 +18,7 @@ from skillreel.model.actions import ChooseAction
 from skillreel.store import Store
 from tests.integration.record.multi_pickers import MULTI_SELECTORS, multi_page
 from tests.support.narrow import narrow
-from tests.support.record_replay import logged, record_result, replay
+from tests.support.record_replay import logged, record_and_replay, record_result, replay
 from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions
 
@@ -69,30 +69,34 @@ async def test_each_choice_of_a_list_left_open_is_a_choose_step_on_its_combobox(
         ]
 
 
-async def test_a_choice_already_made_in_a_multi_select_is_not_clicked_out(
+async def test_a_chosen_option_is_not_clicked_out_and_a_renamed_one_fails_closed(
     server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
 ) -> None:
-    steps = [{"do": "select", "selector": MULTI_SELECTORS["mui-multi"], "label": ["Low", "High"]}]
-    result = await record_result(server, store, tmp_path, multi_page("mui-multi"), steps, "tags")
-    names = [p.name for p in result.entry.draft.parameters]
-    outcome = await replay(server, store, sessions, "tags", inputs(names, "High", "High"), 8_000)
-    assert outcome.error is None, outcome.error.to_json()
-    assert chose(server) == ["High"]
-    assert not any("removed" in q for q in logged(server))
-
-
-async def test_a_renamed_option_of_a_multi_select_fails_closed(
-    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
-) -> None:
+    """Choosing High twice leaves it chosen (a multi-select's option is not clicked out); on the next
+    version, whose Medium is now Mid, the step choosing Medium fails closed with nothing chosen."""
     steps = [{"do": "select", "selector": MULTI_SELECTORS["mui-multi"], "label": ["Low", "Medium"]}]
-    result = await record_result(server, store, tmp_path, multi_page("mui-multi"), steps, "tags")
-    names = [p.name for p in result.entry.draft.parameters]
-    server.set_page("/form", multi_page("mui-multi", ("Low", "Mid", "High"), changed=True))
-    outcome = await replay(server, store, sessions, "tags", inputs(names, "Low", "Medium"), 6_000)
-    assert outcome.error is not None
-    assert outcome.error.code == "SR_REPLAY_UI_OPTION_NOT_FOUND"
-    assert outcome.error.action_id == "a3"
-    assert chose(server) == ["Low"]  # the first step's choice; nothing for the renamed one
+    versions = [
+        (multi_page("mui-multi"), {"tags": "High", "tags_2": "High"}),
+        (multi_page("mui-multi", ("Low", "Mid", "High"), changed=True), {"tags": "Low", "tags_2": "Medium"}),
+    ]
+    draft, [(twice, twice_log), (renamed, renamed_log)] = await record_and_replay(
+        server,
+        store,
+        tmp_path,
+        sessions,
+        page=multi_page("mui-multi"),
+        steps=steps,
+        versions=versions,
+        name="tags",
+    )
+    assert [p.name for p in draft.parameters] == ["tags", "tags_2"]
+    assert twice.error is None, twice.error.to_json()
+    assert [q for q in twice_log if "closed" not in q] == [{"chose": ["High"]}]  # never "removed"
+    assert renamed.error is not None
+    assert (renamed.error.code, renamed.error.action_id) == ("SR_REPLAY_UI_OPTION_NOT_FOUND", "a3")
+    assert [q for q in renamed_log if "closed" not in q] == [
+        {"chose": ["Low"]}
+    ]  # nothing for the renamed one
 
 
 async def test_choices_made_with_arrow_keys_and_enter_are_choose_steps_by_name(
@@ -133,4 +137,6 @@ async def test_a_select_by_label_of_the_option_already_chosen_is_a_warning(
     )
     steps = [{"do": "select", "selector": "#p", "label": "High"}, {"do": "click", "selector": "#go"}]
     result = await record_result(server, store, tmp_path, page, steps, "prio")
-    assert "automation step 1 (select): its option was already selected; nothing was recorded" in result.warnings
+    assert (
+        "automation step 1 (select): its option was already selected; nothing was recorded" in result.warnings
+    )

@@ -72,7 +72,7 @@ PAIRS = """([src, salt, weights, floor]) => {
       const pruned = SkillreelResolve.compare(rec, b, SkillreelResolve.context(salt), weights, floor);
       out.push({rec, observed: SkillreelLocate.features(b, salt), comparison: c.comparison, score: c.score,
                 pruned: pruned && pruned.score,
-                words: Array.from(SkillreelResolve.context(salt).nameWords(b))});
+                names: Array.from(SkillreelResolve.context(salt).otherNames(b).entries())});
     }
   }
   return out;
@@ -107,7 +107,7 @@ async def test_in_page_comparison_equals_the_python_twin(server: LocalServer) ->
     } <= states
     for row in rows:
         rec, observed = Fingerprint.parse(row["rec"]), Fingerprint.parse(row["observed"])
-        expected = compare(rec, observed, name_words=frozenset(row["words"]))
+        expected = compare(rec, observed, other_names=dict(row["names"]))
         assert comparison_from_json(row["comparison"]) == expected, (row["rec"], row["observed"])
         assert row["score"] == pytest.approx(similarity(rec, expected), abs=1e-6)
         if row["score"] >= heal.FLOOR:  # pruning never drops an element that can matter
