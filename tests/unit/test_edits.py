@@ -284,3 +284,31 @@ def test_the_editor_round_trip_turns_changes_into_edits() -> None:
     with pytest.raises(InputError) as info:
         patch_from_editable(before, {**before, "steps": [{"id": "a1", "kind": "click"}]})
     assert info.value.code == "SR_RECORD_EDIT_INVALID"
+
+
+def test_set_skill_changes_the_description_and_the_failure_conditions() -> None:
+    # issue 33 (6): both were fixed at recording
+    draft = desk()
+    edited = apply_edits(
+        draft,
+        patch(
+            {
+                "op": "set-skill",
+                "description": "Find an invoice and read its total.",
+                "failureConditions": ["The page says Nothing found."],
+            }
+        ),
+    ).draft
+    assert (edited.description, edited.failure_conditions) == (
+        "Find an invoice and read its total.",
+        ("The page says Nothing found.",),
+    )
+    assert edited.actions == draft.actions
+    assert edited.draft_digest != draft.draft_digest
+    cleared = apply_edits(edited, patch({"op": "set-skill", "failureConditions": []})).draft
+    assert (cleared.description, cleared.failure_conditions) == (edited.description, ())
+    with pytest.raises(EditProblem, match="set-skill sets the description"):
+        apply_edits(draft, patch({"op": "set-skill"}))
+    for bad in ({"op": "set-skill", "description": ""}, {"op": "set-skill", "failureConditions": [""]}):
+        with pytest.raises(ValidationError):
+            patch(bad)

@@ -25,6 +25,8 @@ Edits (``op``):
 * ``add-assert`` ``{after | before, check, target?, expected?, onFail?}``;
 * ``insert-human`` ``{after | before, reason?, intent}``;
 * ``set-output`` ``{name, description}``;
+* ``set-skill`` ``{description?, failureConditions?}`` — what a caller reads before using the skill
+  (``[]`` clears the failure conditions);
 * ``bind-target`` ``{step, by, over?}`` — a click's target becomes the element of the row like its
   row (``over: "rows"``, the default) or the element like it (``over: "elements"``) whose text
   holds input ``by`` as a whole token (``record.binding``); refused for a step that is not a click
@@ -56,8 +58,9 @@ from ..model.actions import (
     capability_manifest,
 )
 from ..model.base import ActionId, Document, ParamName
-from ..model.draft import DefaultValue, Draft, Parameter
-from ..model.limits import MAX_WAIT_MS, TIMEOUT_MS_RANGE
+from ..model.draft import DefaultValue, Draft, FailureCondition, Parameter
+from ..model.draft import Description as SkillDescription
+from ..model.limits import MAX_FAILURE_CONDITIONS, MAX_WAIT_MS, TIMEOUT_MS_RANGE
 from ..model.locators import LocatorBundle
 from ..model.refs import DataRef, OutputName, ValueRef
 from ..model.values import CompareOp, Description, EnumValues, OutputSpec, ValueType
@@ -189,6 +192,14 @@ class SetOutput(Document):
     description: Description | None = None
 
 
+class SetSkill(Document):
+    """What a caller reads before using the skill: its ``description``, its ``failureConditions``."""
+
+    op: Literal["set-skill"]
+    description: SkillDescription | None = None
+    failure_conditions: tuple[FailureCondition, ...] | None = Field(None, max_length=MAX_FAILURE_CONDITIONS)
+
+
 class BindTarget(Document):
     op: Literal["bind-target"]
     step: ActionId
@@ -208,6 +219,7 @@ Edit = Annotated[
     | AddAssert
     | InsertHuman
     | SetOutput
+    | SetSkill
     | BindTarget,
     Field(discriminator="op"),
 ]
@@ -313,6 +325,9 @@ def apply_edits(draft: Draft, patch: EditPatch) -> Edited:
     parameters: list[dict[str, Any]] = document["parameters"]
     outputs: list[dict[str, Any]] = document.get("outputs", [])
     for n, edit in enumerate(patch.edits, start=1):
+        if isinstance(edit, SetSkill):
+            _set_skill(edit, n, document)
+            continue
         actions = _apply(edit, n, actions, parameters, outputs)
     used = [p for p in parameters if _uses(actions, {"ref": "parameter", "name": p["name"]})]
     dropped = tuple(p["name"] for p in parameters if p not in used)
@@ -320,16 +335,25 @@ def apply_edits(draft: Draft, patch: EditPatch) -> Edited:
     return Edited(build(draft, document), dropped)
 
 
+def _set_skill(edit: SetSkill, n: int, document: dict[str, Any]) -> None:
+    if edit.description is None and edit.failure_conditions is None:
+        raise EditProblem(INVALID, n, "set-skill sets the description, the failure conditions or both")
+    if edit.description is not None:
+        document["description"] = edit.description
+    if edit.failure_conditions is not None:
+        document["failureConditions"] = list(edit.failure_conditions)
+
+
 def build(draft: Draft, document: dict[str, Any]) -> Draft:
     """The edited draft, built and validated (raises pydantic's ValidationError)."""
     actions = _ACTIONS.validate_json(json.dumps(document["actions"]))
     return Draft.build(
         name=draft.name,
-        description=draft.description,
+        description=document.get("description", draft.description),
         actions=actions,
         parameters=tuple(Parameter.parse(p) for p in document["parameters"]),
         capabilities=capability_manifest(actions),
-        failure_conditions=draft.failure_conditions,
+        failure_conditions=tuple(document.get("failureConditions", draft.failure_conditions)),
         environment=draft.environment,
         fingerprint_salt=draft.fingerprint_salt,
         events_digest=draft.events_digest,
