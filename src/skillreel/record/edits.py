@@ -21,7 +21,12 @@ Edits (``op``):
 * ``wrap-branch`` ``{steps, condition, else?}`` — the steps run only when the condition holds;
   ``condition``: ``{"kind": "present", "target": STEP}``, ``{"kind": "url", "expected": ...}`` or
   ``{"kind": "compare", "value": REF, "op": ..., "expected"?: REF}``;
-* ``add-wait`` ``{after | before, target, until?, timeoutMs?, onFail?}``;
+* ``add-wait`` ``{after | before, target, until?, timeoutMs?, onFail?}``: until the target
+  ``appears`` (the default) or ``disappears``; ``until: "url"`` with ``expected`` (no target) waits
+  for the page URL to match; ``until: "text"`` with ``value`` (an input or a literal, never a
+  sensitive input) for the target's text to hold it;
+* ``add-scroll`` ``{after | before, target, to?, maxRounds?, optional?}``: the target scrolled
+  ``into-view`` (the default), or a scroll container scrolled to its ``end`` while it grows;
 * ``add-assert`` ``{after | before, check, target?, expected?, onFail?}``;
 * ``insert-human`` ``{after | before, reason?, intent}``;
 * ``set-output`` ``{name, description}``;
@@ -60,7 +65,7 @@ from ..model.actions import (
 from ..model.base import ActionId, Document, ParamName
 from ..model.draft import DefaultValue, Draft, FailureCondition, Parameter
 from ..model.draft import Description as SkillDescription
-from ..model.limits import MAX_FAILURE_CONDITIONS, MAX_WAIT_MS, TIMEOUT_MS_RANGE
+from ..model.limits import MAX_FAILURE_CONDITIONS, MAX_SCROLL_ROUNDS, MAX_WAIT_MS, TIMEOUT_MS_RANGE
 from ..model.locators import LocatorBundle
 from ..model.refs import DataRef, OutputName, ValueRef
 from ..model.values import CompareOp, Description, EnumValues, OutputSpec, ValueType
@@ -165,11 +170,28 @@ class WrapBranch(Document):
 
 
 class AddWait(_Placed):
+    """A wait until the target of a recorded step appears or disappears, the page URL matches
+    ``expected`` (``url``: no target), or the target's text holds ``value`` (``text``: an input or
+    a literal)."""
+
     op: Literal["add-wait"]
-    target: ActionId
-    until: Literal["appears", "disappears"] = "appears"
+    target: ActionId | None = None
+    until: Literal["appears", "disappears", "url", "text"] = "appears"
+    expected: ExpectedText | None = None
+    value: ValueRef | None = None
     timeout_ms: Annotated[int, Field(ge=TIMEOUT_MS_RANGE[0], le=MAX_WAIT_MS)] | None = None
     on_fail: OnFail = "fail"
+
+
+class AddScroll(_Placed):
+    """Scroll the target of a recorded step into view, or (``to: end``) a scroll container to its
+    end while it grows (a lazy list), at most ``maxRounds`` times."""
+
+    op: Literal["add-scroll"]
+    target: ActionId
+    to: Literal["into-view", "end"] = "into-view"
+    max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] | None = None
+    optional: bool = False
 
 
 class AddAssert(_Placed):
@@ -216,6 +238,7 @@ Edit = Annotated[
     | WrapLoop
     | WrapBranch
     | AddWait
+    | AddScroll
     | AddAssert
     | InsertHuman
     | SetOutput
@@ -439,17 +462,24 @@ def _apply(
         return _wrap_branch(edit, n, actions)
     new_id = _next_id(actions)
     if isinstance(edit, AddWait):
-        wait: dict[str, Any] = {
-            "id": new_id,
-            "kind": "wait",
-            "until": edit.until,
-            "target": _target_of(actions, edit.target, n),
-        }
+        wait: dict[str, Any] = {"id": new_id, "kind": "wait", "until": edit.until}
+        if edit.target is not None:
+            wait["target"] = _target_of(actions, edit.target, n)
+        if edit.expected is not None:
+            wait["expected"] = edit.expected
+        if edit.value is not None:
+            _not_sensitive(edit.value, parameters, n)
+            wait["value"] = edit.value.to_json()
         if edit.timeout_ms is not None:
             wait["timeoutMs"] = edit.timeout_ms
         if edit.on_fail != "fail":
             wait["onFail"] = edit.on_fail
         _place(actions, edit, wait, n)
+    elif isinstance(edit, AddScroll):
+        target = _target_of(actions, edit.target, n)
+        scroll: dict[str, Any] = {"id": new_id, "kind": "scroll", "target": target, "to": edit.to}
+        scroll.update(maxRounds=edit.max_rounds or 20, optional=edit.optional)
+        _place(actions, edit, scroll, n)
     elif isinstance(edit, AddAssert):
         check: dict[str, Any] = {"id": new_id, "kind": "assert", "check": edit.check}
         if edit.target is not None:
@@ -463,6 +493,13 @@ def _apply(
             actions, edit, {"id": new_id, "kind": "human", "reason": edit.reason, "intent": edit.intent}, n
         )
     return actions
+
+
+def _not_sensitive(value: Any, parameters: list[dict[str, Any]], n: int) -> None:
+    """A wait's text is compared with the page's: never a sensitive input's."""
+    name = getattr(value, "name", None) if getattr(value, "ref", None) == "parameter" else None
+    if any(p["name"] == name and p.get("sensitive") for p in parameters):
+        raise EditProblem(SENSITIVE, n, f"parameter {name!r} is sensitive: a wait never compares it")
 
 
 def _wrap_loop(edit: WrapLoop, n: int, actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
