@@ -102,6 +102,10 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     policy = tmp_path / "policy.json"
     seen: set[tuple[str, bool]] = set()
 
+    def pin(name: str) -> list[str]:
+        """``--expected-revision N``: the revision `show` prints now."""
+        return ["--expected-revision", str(run_cli("show", name, "--json").data()["revision"])]
+
     def case(command: str, args: list[str], code: str | None = None, **kw: Any) -> dict[str, Any]:
         seen.add((command, code is None))
         return envelope(args, command, code, **kw)
@@ -148,13 +152,20 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     case("ui", ["ui", "--port", "70000"], "SR_RECORD_USAGE")
 
     case("enable", ["enable", "no-such-skill", "--approve"], "SR_RECORD_NOT_FOUND")
-    case("enable", ["enable", NAME, "--approve", "--project-dir", str(project_dir)])
-    case("delete", ["delete", NAME, "--approve"], "SR_RECORD_STATE_INVALID")  # enabled: revoke first
-    case("revoke", ["revoke", NAME, "--approve"])
-    case("revoke", ["revoke", NAME, "--approve"], "SR_RECORD_STATE_INVALID")  # already revoked
+    case(
+        "enable",
+        ["enable", NAME, "--approve", "--project-dir", str(project_dir)],
+        "SR_RECORD_REVISION_UNPINNED",
+    )
+    case("enable", ["enable", NAME, *pin(NAME), "--approve", "--project-dir", str(project_dir)])
+    case(
+        "delete", ["delete", NAME, *pin(NAME), "--approve"], "SR_RECORD_STATE_INVALID"
+    )  # enabled: revoke first
+    case("revoke", ["revoke", NAME, *pin(NAME), "--approve"])
+    case("revoke", ["revoke", NAME, *pin(NAME), "--approve"], "SR_RECORD_STATE_INVALID")  # already revoked
     case("export", ["export", NAME, "--out", str(export)])
     case("export", ["export", NAME, "--out", str(export)], "SR_RECORD_OUTPUT_EXISTS")
-    case("delete", ["delete", NAME, "--approve"])
+    case("delete", ["delete", NAME, *pin(NAME), "--approve"])
     case("import", ["import", str(tmp_path / "missing.json")], "SR_RECORD_INPUT_NOT_REGULAR")
     case("import", ["import", str(export)])
     assert [s["name"] for s in case("list", ["list"])["data"]["skills"]] == [NAME]
@@ -209,6 +220,10 @@ def test_environment_and_login_verbs_print_envelopes(
     state.write_text(json.dumps({"cookies": [cookie], "origins": []}))
     seen: set[tuple[str, bool]] = set()
 
+    def pin(name: str) -> list[str]:
+        """``--expected-revision N``: the revision `show` prints now."""
+        return ["--expected-revision", str(run_cli("show", name, "--json").data()["revision"])]
+
     def case(command: str, args: list[str], code: str | None = None, **kw: Any) -> dict[str, Any]:
         seen.add((command, code is None))
         return envelope(args, command, code, **kw)
@@ -226,11 +241,12 @@ def test_environment_and_login_verbs_print_envelopes(
         case(f"{verb} list", [verb, "list", "extra"], "SR_RECORD_USAGE")
     case("env list", ["env", "list", "orders"])
     case("env list", ["env", "list", "no-such-skill"], "SR_RECORD_NOT_FOUND")
-    case("env set", ["env", "set", "orders", "staging", "http://127.0.0.1:1"])
+    case("env set", ["env", "set", "orders", "staging", "http://127.0.0.1:1"], "SR_RECORD_REVISION_UNPINNED")
+    case("env set", ["env", "set", "orders", "staging", "http://127.0.0.1:1", *pin("orders")])
     case("env set", ["env", "set", "no-such-skill", "staging", "http://127.0.0.1:1"], "SR_RECORD_NOT_FOUND")
-    case("env strip-query", ["env", "strip-query", "orders", "ref"])
+    case("env strip-query", ["env", "strip-query", "orders", "ref", *pin("orders")])
     case("env strip-query", ["env", "strip-query", "no-such-skill", "ref"], "SR_RECORD_NOT_FOUND")
-    case("env remove", ["env", "remove", "orders", "staging"])
+    case("env remove", ["env", "remove", "orders", "staging", *pin("orders")])
     case("env remove", ["env", "remove", "no-such-skill", "staging"], "SR_RECORD_NOT_FOUND")
     case("session delete", ["session", "delete", "shop"], "SR_RECORD_APPROVAL_REQUIRED")
     case("login delete", ["login", "delete", "shop"], "SR_RECORD_APPROVAL_REQUIRED")

@@ -33,6 +33,11 @@ APP = """<!doctype html><html><head><title>Orders</title></head><body><main>
 </main></body></html>"""
 
 
+def pin(name: str = "orders") -> list[str]:
+    """``--expected-revision N``: the revision `show` prints now."""
+    return ["--expected-revision", str(run_cli("show", name, "--json").data()["revision"])]
+
+
 def write(path: Path, document: object) -> Path:
     path.write_text(json.dumps(document))
     return path
@@ -134,11 +139,13 @@ def test_logins_environments_and_query_keys_end_to_end(
     assert "signs in with vault login shop" in human.stdout
 
     env_set = out.keep(
-        run_cli("env", "set", "orders", "staging", staging.origin, "--session", "shop-staging", "--json")
+        run_cli(
+            "env", "set", "orders", "staging", staging.origin, "--session", "shop-staging", *pin(), "--json"
+        )
     )
     assert env_set.data()["changed"] is True
-    out.keep(run_cli("env", "set", "orders", "qa", "http://127.0.0.1:9", "--json"))
-    stripped = out.ok("env", "strip-query", "orders", "code")  # the reviewer's later choice
+    out.keep(run_cli("env", "set", "orders", "qa", "http://127.0.0.1:9", *pin(), "--json"))
+    stripped = out.ok("env", "strip-query", "orders", "code", *pin())  # the reviewer's later choice
     assert (stripped["changed"], stripped["query"]["strip"]) == (True, ["code", "key"])
     again = out.keep(run_cli("env", "strip-query", "orders", "code"))
     assert again.exit_code == 0, again.stderr
@@ -190,7 +197,9 @@ def test_logins_environments_and_query_keys_end_to_end(
     assert [(s["name"], s["skills"]) for s in listed] == [("shop", ["orders"]), ("shop-staging", ["orders"])]
     out.keep(run_cli("session", "list"))
     out.keep(run_cli("env", "list", "orders"))
-    enabled = out.keep(run_cli("enable", "orders", "--project-dir", str(project_dir), "--approve", "--json"))
+    enabled = out.keep(
+        run_cli("enable", "orders", "--project-dir", str(project_dir), *pin(), "--approve", "--json")
+    )
     assert enabled.exit_code == 0, enabled.stdout
     skill_md = (project_dir / ".agents" / "skills" / "orders" / "SKILL.md").read_text()
     assert "Signed in with the vault login `shop`" in skill_md
@@ -202,7 +211,7 @@ def test_logins_environments_and_query_keys_end_to_end(
     out.keep(run_cli("audit", "--verify", "--json"))
 
     out.refused("login", "delete", "shop", code="SR_RECORD_APPROVAL_REQUIRED")
-    out.keep(run_cli("revoke", "orders", "--project-dir", str(project_dir), "--approve", "--json"))
+    out.keep(run_cli("revoke", "orders", "--project-dir", str(project_dir), *pin(), "--approve", "--json"))
     out.ok("login", "delete", "shop", "--approve")
     out.refused("replay", "orders", "--input", "q=x", code="SR_RECORD_SESSION_MISSING")
 

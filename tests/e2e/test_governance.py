@@ -102,7 +102,13 @@ def test_delete_and_prune(skillreel_home: Path) -> None:
         "revision": 3,
         "status": "validated",
     }
-    assert "deleted other (was revision 1)" in human(skillreel_home, "delete", "other", "--approve")
+    unpinned = cli(skillreel_home, "delete", "other", "--approve")
+    assert (unpinned.exit_code, unpinned.json()["error"]["code"]) == (2, "SR_RECORD_REVISION_UNPINNED")
+    assert (
+        "run `skillreel delete other --expected-revision 1 --approve`" in unpinned.json()["error"]["message"]
+    )
+    deleted = human(skillreel_home, "delete", "other", "--expected-revision", "1", "--approve")
+    assert "deleted other (was revision 1)" in deleted
     assert ok(skillreel_home, "prune", "--approve") == {
         "pruned": [{"name": "old-draft", "revision": 1}],
         "retentionDays": 90,

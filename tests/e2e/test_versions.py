@@ -49,7 +49,7 @@ def test_diff_review_and_rollback(skillreel_home: Path) -> None:
     )
     assert (reviewed["version"], reviewed["bump"]) == ("1.0.1", "patch")
     refused(skillreel_home, "rollback", NAME, "--to", "2", code="SR_RECORD_APPROVAL_REQUIRED")
-    back = ok(skillreel_home, "rollback", NAME, "--to", "2", "--approve")
+    back = ok(skillreel_home, "rollback", NAME, "--to", "2", "--expected-revision", "4", "--approve")
     assert (back["status"], back["rolledBackTo"], back["restoredVersion"]) == ("draft", 2, "1.0.0")
     shown = ok(skillreel_home, "show", NAME)
     assert (shown["version"], shown["lastVersion"], shown["origin"]["revision"]) == (None, "1.0.1", 2)
@@ -92,7 +92,7 @@ def test_the_text_diff_of_a_merged_heal_and_of_its_rollback_reads_as_the_json_do
         "3",
         "--approve",
     )
-    ok(skillreel_home, "rollback", NAME, "--to", "2", "--approve")
+    ok(skillreel_home, "rollback", NAME, "--to", "2", "--expected-revision", "4", "--approve")
     back = run_cli("diff", NAME)
     assert back.exit_code == 0, back.stdout + back.stderr
     assert "(was 1)" in back.stdout

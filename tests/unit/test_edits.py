@@ -284,3 +284,79 @@ def test_the_editor_round_trip_turns_changes_into_edits() -> None:
     with pytest.raises(InputError) as info:
         patch_from_editable(before, {**before, "steps": [{"id": "a1", "kind": "click"}]})
     assert info.value.code == "SR_RECORD_EDIT_INVALID"
+
+
+def test_set_skill_changes_the_description_and_the_failure_conditions() -> None:
+    # issue 33 (6): both were fixed at recording
+    draft = desk()
+    edited = apply_edits(
+        draft,
+        patch(
+            {
+                "op": "set-skill",
+                "description": "Find an invoice and read its total.",
+                "failureConditions": ["The page says Nothing found."],
+            }
+        ),
+    ).draft
+    assert (edited.description, edited.failure_conditions) == (
+        "Find an invoice and read its total.",
+        ("The page says Nothing found.",),
+    )
+    assert edited.actions == draft.actions
+    assert edited.draft_digest != draft.draft_digest
+    cleared = apply_edits(edited, patch({"op": "set-skill", "failureConditions": []})).draft
+    assert (cleared.description, cleared.failure_conditions) == (edited.description, ())
+    with pytest.raises(EditProblem, match="set-skill sets the description"):
+        apply_edits(draft, patch({"op": "set-skill"}))
+    for bad in ({"op": "set-skill", "description": ""}, {"op": "set-skill", "failureConditions": [""]}):
+        with pytest.raises(ValidationError):
+            patch(bad)
+
+
+def test_waits_until_a_url_or_a_text_and_scrolls_are_added_by_edits() -> None:
+    # issue 33 (2): the engine ran them; no edit could add them
+    draft = desk()
+    edited = apply_edits(
+        draft,
+        patch(
+            {"op": "add-wait", "after": "a3", "until": "url", "expected": "/invoices/"},
+            {
+                "op": "add-wait",
+                "before": "a5",
+                "until": "text",
+                "target": "a5",
+                "value": {"ref": "literal", "value": "EUR"},
+            },
+            {"op": "add-scroll", "before": "a4", "target": "a3", "to": "end", "maxRounds": 5},
+        ),
+    ).draft
+    kinds = {a.id: a.to_json() for a in edited.actions if a.kind in ("wait", "scroll")}
+    assert sorted((s["kind"], s.get("until"), s.get("to")) for s in kinds.values()) == [
+        ("scroll", None, "end"),
+        ("wait", "text", None),
+        ("wait", "url", None),
+    ]
+    url_wait = next(s for s in kinds.values() if s.get("until") == "url")
+    assert "target" not in url_wait
+    assert url_wait["expected"] == "/invoices/"
+
+
+def test_a_wait_never_compares_a_sensitive_input() -> None:
+    draft = factory.graph_draft(
+        [
+            NavigateAction(id="a1", url="http://127.0.0.1:8000/app"),
+            TypeAction(id="a2", target=factory.bundle("#pw"), value=ParameterRef(name="pw")),
+        ],
+        parameters=[Parameter(name="pw", sensitive=True)],
+    )
+    wait = {
+        "op": "add-wait",
+        "after": "a2",
+        "until": "text",
+        "target": "a2",
+        "value": {"ref": "parameter", "name": "pw"},
+    }
+    with pytest.raises(EditProblem) as info:
+        apply_edits(draft, patch(wait))
+    assert info.value.code == "SR_RECORD_EDIT_SENSITIVE"

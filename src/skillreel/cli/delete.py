@@ -16,7 +16,8 @@ from .output import approve_option, emit, json_option
 @click.option(
     "--expected-revision",
     type=click.IntRange(1, MAX_OPTION_NUMBER),
-    help="Delete only if the skill is still at this revision.",
+    help="The revision you read (what `show` printed); required with --approve: delete only "
+    "if the skill is still at it.",
 )
 @approve_option
 @json_option

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 @click.option(
     "--expected-revision",
     type=click.IntRange(1, MAX_OPTION_NUMBER),
-    help="Enable only if the skill is still at this revision.",
+    help="The revision you read (what `show` printed); required with --approve: enable only "
+    "if the skill is still at it.",
 )
 @click.option(
     "--confirm-agent-play",

@@ -16,7 +16,8 @@ from .output import emit, json_option
 _REVISION = click.option(
     "--expected-revision",
     type=click.IntRange(1, MAX_OPTION_NUMBER),
-    help="Change the skill only if it is still at this revision.",
+    help="The revision you read (what `show` printed); required for a change: change the skill only "
+    "if it is still at it.",
 )
 
 

@@ -18,7 +18,8 @@ from .output import approve_option, emit, json_option
 @click.option(
     "--expected-revision",
     type=click.IntRange(1, MAX_OPTION_NUMBER),
-    help="Replace only if the existing skill is still at this revision.",
+    help="Required with --replace --approve: replace only if the existing skill is still at this "
+    "revision (what `show` printed).",
 )
 @click.option(
     "--trust",

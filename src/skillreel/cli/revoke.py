@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 @click.option(
     "--expected-revision",
     type=click.IntRange(1, MAX_OPTION_NUMBER),
-    help="Revoke only if the skill is still at this revision.",
+    help="The revision you read (what `show` printed); required with --approve: revoke only "
+    "if the skill is still at it.",
 )
 @approve_option
 @json_option

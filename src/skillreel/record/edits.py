@@ -21,10 +21,17 @@ Edits (``op``):
 * ``wrap-branch`` ``{steps, condition, else?}`` — the steps run only when the condition holds;
   ``condition``: ``{"kind": "present", "target": STEP}``, ``{"kind": "url", "expected": ...}`` or
   ``{"kind": "compare", "value": REF, "op": ..., "expected"?: REF}``;
-* ``add-wait`` ``{after | before, target, until?, timeoutMs?, onFail?}``;
+* ``add-wait`` ``{after | before, target, until?, timeoutMs?, onFail?}``: until the target
+  ``appears`` (the default) or ``disappears``; ``until: "url"`` with ``expected`` (no target) waits
+  for the page URL to match; ``until: "text"`` with ``value`` (an input or a literal, never a
+  sensitive input) for the target's text to hold it;
+* ``add-scroll`` ``{after | before, target, to?, maxRounds?, optional?}``: the target scrolled
+  ``into-view`` (the default), or a scroll container scrolled to its ``end`` while it grows;
 * ``add-assert`` ``{after | before, check, target?, expected?, onFail?}``;
 * ``insert-human`` ``{after | before, reason?, intent}``;
 * ``set-output`` ``{name, description}``;
+* ``set-skill`` ``{description?, failureConditions?}`` — what a caller reads before using the skill
+  (``[]`` clears the failure conditions);
 * ``bind-target`` ``{step, by, over?}`` — a click's target becomes the element of the row like its
   row (``over: "rows"``, the default) or the element like it (``over: "elements"``) whose text
   holds input ``by`` as a whole token (``record.binding``); refused for a step that is not a click
@@ -56,8 +63,9 @@ from ..model.actions import (
     capability_manifest,
 )
 from ..model.base import ActionId, Document, ParamName
-from ..model.draft import DefaultValue, Draft, Parameter
-from ..model.limits import MAX_WAIT_MS, TIMEOUT_MS_RANGE
+from ..model.draft import DefaultValue, Draft, FailureCondition, Parameter
+from ..model.draft import Description as SkillDescription
+from ..model.limits import MAX_FAILURE_CONDITIONS, MAX_SCROLL_ROUNDS, MAX_WAIT_MS, TIMEOUT_MS_RANGE
 from ..model.locators import LocatorBundle
 from ..model.refs import DataRef, OutputName, ValueRef
 from ..model.values import CompareOp, Description, EnumValues, OutputSpec, ValueType
@@ -162,11 +170,28 @@ class WrapBranch(Document):
 
 
 class AddWait(_Placed):
+    """A wait until the target of a recorded step appears or disappears, the page URL matches
+    ``expected`` (``url``: no target), or the target's text holds ``value`` (``text``: an input or
+    a literal)."""
+
     op: Literal["add-wait"]
-    target: ActionId
-    until: Literal["appears", "disappears"] = "appears"
+    target: ActionId | None = None
+    until: Literal["appears", "disappears", "url", "text"] = "appears"
+    expected: ExpectedText | None = None
+    value: ValueRef | None = None
     timeout_ms: Annotated[int, Field(ge=TIMEOUT_MS_RANGE[0], le=MAX_WAIT_MS)] | None = None
     on_fail: OnFail = "fail"
+
+
+class AddScroll(_Placed):
+    """Scroll the target of a recorded step into view, or (``to: end``) a scroll container to its
+    end while it grows (a lazy list), at most ``maxRounds`` times."""
+
+    op: Literal["add-scroll"]
+    target: ActionId
+    to: Literal["into-view", "end"] = "into-view"
+    max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] | None = None
+    optional: bool = False
 
 
 class AddAssert(_Placed):
@@ -189,6 +214,14 @@ class SetOutput(Document):
     description: Description | None = None
 
 
+class SetSkill(Document):
+    """What a caller reads before using the skill: its ``description``, its ``failureConditions``."""
+
+    op: Literal["set-skill"]
+    description: SkillDescription | None = None
+    failure_conditions: tuple[FailureCondition, ...] | None = Field(None, max_length=MAX_FAILURE_CONDITIONS)
+
+
 class BindTarget(Document):
     op: Literal["bind-target"]
     step: ActionId
@@ -205,9 +238,11 @@ Edit = Annotated[
     | WrapLoop
     | WrapBranch
     | AddWait
+    | AddScroll
     | AddAssert
     | InsertHuman
     | SetOutput
+    | SetSkill
     | BindTarget,
     Field(discriminator="op"),
 ]
@@ -313,6 +348,9 @@ def apply_edits(draft: Draft, patch: EditPatch) -> Edited:
     parameters: list[dict[str, Any]] = document["parameters"]
     outputs: list[dict[str, Any]] = document.get("outputs", [])
     for n, edit in enumerate(patch.edits, start=1):
+        if isinstance(edit, SetSkill):
+            _set_skill(edit, n, document)
+            continue
         actions = _apply(edit, n, actions, parameters, outputs)
     used = [p for p in parameters if _uses(actions, {"ref": "parameter", "name": p["name"]})]
     dropped = tuple(p["name"] for p in parameters if p not in used)
@@ -320,16 +358,25 @@ def apply_edits(draft: Draft, patch: EditPatch) -> Edited:
     return Edited(build(draft, document), dropped)
 
 
+def _set_skill(edit: SetSkill, n: int, document: dict[str, Any]) -> None:
+    if edit.description is None and edit.failure_conditions is None:
+        raise EditProblem(INVALID, n, "set-skill sets the description, the failure conditions or both")
+    if edit.description is not None:
+        document["description"] = edit.description
+    if edit.failure_conditions is not None:
+        document["failureConditions"] = list(edit.failure_conditions)
+
+
 def build(draft: Draft, document: dict[str, Any]) -> Draft:
     """The edited draft, built and validated (raises pydantic's ValidationError)."""
     actions = _ACTIONS.validate_json(json.dumps(document["actions"]))
     return Draft.build(
         name=draft.name,
-        description=draft.description,
+        description=document.get("description", draft.description),
         actions=actions,
         parameters=tuple(Parameter.parse(p) for p in document["parameters"]),
         capabilities=capability_manifest(actions),
-        failure_conditions=draft.failure_conditions,
+        failure_conditions=tuple(document.get("failureConditions", draft.failure_conditions)),
         environment=draft.environment,
         fingerprint_salt=draft.fingerprint_salt,
         events_digest=draft.events_digest,
@@ -415,17 +462,24 @@ def _apply(
         return _wrap_branch(edit, n, actions)
     new_id = _next_id(actions)
     if isinstance(edit, AddWait):
-        wait: dict[str, Any] = {
-            "id": new_id,
-            "kind": "wait",
-            "until": edit.until,
-            "target": _target_of(actions, edit.target, n),
-        }
+        wait: dict[str, Any] = {"id": new_id, "kind": "wait", "until": edit.until}
+        if edit.target is not None:
+            wait["target"] = _target_of(actions, edit.target, n)
+        if edit.expected is not None:
+            wait["expected"] = edit.expected
+        if edit.value is not None:
+            _not_sensitive(edit.value, parameters, n)
+            wait["value"] = edit.value.to_json()
         if edit.timeout_ms is not None:
             wait["timeoutMs"] = edit.timeout_ms
         if edit.on_fail != "fail":
             wait["onFail"] = edit.on_fail
         _place(actions, edit, wait, n)
+    elif isinstance(edit, AddScroll):
+        target = _target_of(actions, edit.target, n)
+        scroll: dict[str, Any] = {"id": new_id, "kind": "scroll", "target": target, "to": edit.to}
+        scroll.update(maxRounds=edit.max_rounds or 20, optional=edit.optional)
+        _place(actions, edit, scroll, n)
     elif isinstance(edit, AddAssert):
         check: dict[str, Any] = {"id": new_id, "kind": "assert", "check": edit.check}
         if edit.target is not None:
@@ -439,6 +493,13 @@ def _apply(
             actions, edit, {"id": new_id, "kind": "human", "reason": edit.reason, "intent": edit.intent}, n
         )
     return actions
+
+
+def _not_sensitive(value: Any, parameters: list[dict[str, Any]], n: int) -> None:
+    """A wait's text is compared with the page's: never a sensitive input's."""
+    name = getattr(value, "name", None) if getattr(value, "ref", None) == "parameter" else None
+    if any(p["name"] == name and p.get("sensitive") for p in parameters):
+        raise EditProblem(SENSITIVE, n, f"parameter {name!r} is sensitive: a wait never compares it")
 
 
 def _wrap_loop(edit: WrapLoop, n: int, actions: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -75,7 +75,16 @@ def enabled(server: LocalServer, tmp_path: Path, project_dir: Path) -> Path:
     assert params == [("customer", False), ("pin", True)]
     ok("review", NAME, "--reviewer", "alice", "--expected-revision", "1", "--approve")
     assert ok("replay", NAME, "--input", "customer=ACME", env=VAULT)["status"] == "succeeded"
-    enabled = ok("enable", NAME, "--approve", "--confirm-agent-play", "--project-dir", str(project_dir))
+    enabled = ok(
+        "enable",
+        NAME,
+        "--expected-revision",
+        "3",
+        "--approve",
+        "--confirm-agent-play",
+        "--project-dir",
+        str(project_dir),
+    )
     roots = (".agents", ".claude")
     assert enabled["installations"] == [str(project_dir / r / "skills" / NAME) for r in roots]
     return project_dir
@@ -113,7 +122,7 @@ async def test_an_agent_lists_and_plays_over_mcp_until_it_is_revoked(
     assert session.stray == []
     assert VAULT[PIN_ENV] not in stderr.read_text()
 
-    assert ok("revoke", NAME, "--approve")["status"] == "revoked"
+    assert ok("revoke", NAME, "--expected-revision", "4", "--approve")["status"] == "revoked"
     assert not (enabled / ".agents" / "skills" / NAME).exists()
     async with mcp_session(skillreel_home, stderr, env=VAULT) as session:
         assert data(await session.call("skills_list"))["skills"] == []
