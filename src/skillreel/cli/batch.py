@@ -123,9 +123,11 @@ def _report(outcome: BatchOutcome, *, as_json: bool) -> None:
     doc = outcome.to_json()
     error = outcome.error
     if error is None:
-        emit(doc, as_json=as_json, human=lambda out: show_summary(out, doc))
+        emit(doc, as_json=as_json, human=lambda out: show_summary(out, doc), warnings=outcome.warnings)
         return
-    emit_failure(error, as_json=as_json, data=doc, human=lambda out: show_summary(out, doc))
+    emit_failure(
+        error, as_json=as_json, data=doc, human=lambda out: show_summary(out, doc), warnings=outcome.warnings
+    )
     if not as_json:
         from rich.markup import escape
 

@@ -46,6 +46,7 @@ from ..model.batch import (
     rows_digest,
 )
 from ..model.draft import Draft
+from ..model.envelope import ResultWarning
 from ..model.limits import DEFAULT_WORKERS, MAX_BATCH_BYTES, WORKERS_RANGE
 from ..model.runs import BatchSlot
 from ..store import Store
@@ -116,6 +117,7 @@ class RowResult:
     run_id: str | None = None
     side_effects: bool = False
     outputs: Any = None
+    masked: ResultWarning | None = None  # the row's SR_REPLAY_OUTPUT_MASKED (the batch's warnings)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -247,6 +249,18 @@ class BatchOutcome:
     @property
     def exit_status(self) -> int:
         return 0 if self.error is None else self.error.exit_status
+
+    @property
+    def warnings(self) -> tuple[ResultWarning, ...]:
+        """One ``SR_REPLAY_OUTPUT_MASKED`` per distinct message, naming the rows it was given for."""
+        rows: dict[str, list[int]] = {}
+        for r in self.results:
+            if r.masked is not None:
+                rows.setdefault(r.masked.message, []).append(r.row)
+        return tuple(
+            ResultWarning(code="SR_REPLAY_OUTPUT_MASKED", message=f"row(s) {_rows_text(numbers)}: {message}")
+            for message, numbers in rows.items()
+        )
 
     def to_json(self) -> dict[str, Any]:
         statuses: tuple[RowStatus, ...] = (
@@ -386,7 +400,13 @@ def row_result(row: BatchRow, outcome: ReplayOutcome) -> RowResult:
         run_id=outcome.run_id,
         side_effects=outcome.side_effects,
         outputs=document.get("outputs"),
+        masked=next((w for w in outcome.warnings if w.code == "SR_REPLAY_OUTPUT_MASKED"), None),
     )
+
+
+def _rows_text(rows: Sequence[int], shown: int = 10) -> str:
+    more = f" and {len(rows) - shown} more" if len(rows) > shown else ""
+    return ", ".join(str(r) for r in rows[:shown]) + more
 
 
 def replay_executor(

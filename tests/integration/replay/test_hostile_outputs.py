@@ -163,6 +163,11 @@ async def test_a_batch_carries_no_form_of_the_secrets(
     assert len(listed) == 2
     for row in listed:
         assert row["outputs"] == {"ok": "Signed in", **dict.fromkeys(LEAKS, "[masked]")}
+    (warning,) = result.json()["warnings"]
+    assert warning["code"] == "SR_REPLAY_OUTPUT_MASKED"
+    assert warning["message"].startswith(
+        "row(s) 1, 2: output(s) b64, cookie, head, hex, loud, pct, rev, tail"
+    )
 
 
 async def test_an_mcp_play_carries_no_form_of_the_secrets(
