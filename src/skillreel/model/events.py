@@ -23,10 +23,12 @@ form when unset, so every log written before they existed keeps its exact canoni
 Schema v2 extension (same rule: every new key is left out when unset): ``extract`` events (an
 element or a list the person marked for extraction, :class:`Extraction`), ``dialog`` events (an
 alert, confirm or prompt answered: ``accept``, ``dialog``), ``wait`` events (``until`` an element
-appears or disappears), a click's ``chosenBy`` (the ``seq`` of the field edit whose value the
-clicked element showed as a whole token: the target is then chosen by that input, and no text of
-the element is kept) and a select's ``options`` (the option values of the ``<select>``, through the
-recorder's redaction).
+appears or disappears; the page URL matches ``expected``; an element's text holds ``expected``, a
+literal the script wrote, or the value of the ``input`` named), ``scroll`` events (a scripted
+scroll of ``target`` ``to`` into view or to its end, at most ``maxRounds`` times), a click's
+``chosenBy`` (the ``seq`` of the field edit whose value the clicked element showed as a whole
+token: the target is then chosen by that input, and no text of the element is kept) and a
+select's ``options`` (the option values of the ``<select>``, through the recorder's redaction).
 """
 
 from __future__ import annotations
@@ -42,10 +44,16 @@ from pydantic import (
 )
 
 from .actions import AssertCheck, ExpectedText, ExtractAction, HumanReason
-from .base import Digest, DigestedDocument, Document
+from .base import Digest, DigestedDocument, Document, ParamName
 from .draft import Salt
 from .graph_problem import GraphProblem
-from .limits import MAX_OUTPUT_FIELDS, MAX_SELECT_VALUE_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
+from .limits import (
+    MAX_OUTPUT_FIELDS,
+    MAX_SCROLL_ROUNDS,
+    MAX_SELECT_VALUE_CHARS,
+    MAX_TYPE_VALUE_CHARS,
+    MAX_URL_CHARS,
+)
 from .locators import ElementSet, LocatorBundle
 from .reads import AttributeName, FieldSpec, Limit, Pattern, Read
 from .refs import OutputName
@@ -91,7 +99,8 @@ class FieldInfo(Document):
 
 TokenHash = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
 DialogKind = Literal["alert", "confirm", "prompt", "beforeunload"]
-WaitFor = Literal["appears", "disappears"]
+WaitFor = Literal["appears", "disappears", "url", "text"]
+ScrollTo = Literal["into-view", "end"]
 
 
 class PageEvent(Document):
@@ -195,7 +204,19 @@ class Extraction(Document):
         return ExtractAction(id=action_id, **dict(self))
 
 
-_EXTENSION_KEYS = ("check", "expected", "extraction", "accept", "dialog", "until", "chosenBy", "options")
+_EXTENSION_KEYS = (
+    "check",
+    "expected",
+    "extraction",
+    "accept",
+    "dialog",
+    "until",
+    "chosenBy",
+    "options",
+    "input",
+    "to",
+    "maxRounds",
+)
 
 
 class RecordedEvent(Document):
@@ -213,6 +234,7 @@ class RecordedEvent(Document):
         "extract",
         "dialog",
         "wait",
+        "scroll",
     ]
     page: Annotated[int, Field(ge=0, le=64)] = 0
     target: LocatorBundle | None = None
@@ -229,6 +251,9 @@ class RecordedEvent(Document):
     until: WaitFor | None = None
     chosen_by: Annotated[int, Field(ge=0, le=MAX_EVENTS)] | None = None
     options: EnumValues | None = None
+    input: ParamName | None = None  # a text wait's input (by the parameter's name), else ``expected``
+    to: ScrollTo | None = None
+    max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -245,8 +270,8 @@ class RecordedEvent(Document):
                 raise ValueError("an observe event needs its target")
             if self.type == "assert" and self.check is None:
                 raise ValueError("an assert event needs its check")
-        elif self.check is not None or self.expected is not None:
-            raise ValueError("only an assert event has a check or expected value")
+        elif self.check is not None or (self.expected is not None and self.until not in ("url", "text")):
+            raise ValueError("only an assert event (or a wait for a URL or a text) has an expected value")
         problem = _v2_problem(self)
         if problem:
             raise ValueError(problem)
@@ -267,10 +292,17 @@ def _v2_problem(e: RecordedEvent) -> str | None:
         return "exactly a dialog event says whether it was accepted"
     if e.dialog is not None and e.type != "dialog":
         return "only a dialog event names a dialog kind"
-    if e.type == "wait" and (e.until is None or e.target is None):
-        return "a wait event has its target and what it waits for"
-    if e.until is not None and e.type != "wait":
+    if e.type == "wait" and (e.until is None or (e.target is None) != (e.until == "url")):
+        return "a wait event has what it waits for and its target (a URL wait has none)"
+    if (e.until is not None or e.input is not None) and e.type != "wait":
         return "only a wait event waits"
+    wants = {"url": (True, False), "text": (e.input is None, e.input is not None)}.get(
+        e.until or "", (False, False)
+    )
+    if e.type == "wait" and ((e.expected is not None), (e.input is not None)) != wants:
+        return "a URL wait has its pattern, a text wait its text or its input, others neither"
+    if (e.type == "scroll") != (e.to is not None and e.max_rounds is not None and e.target is not None):
+        return "exactly a scroll event has its target, where it scrolls to and its rounds"
     if e.chosen_by is not None and (e.type != "click" or e.chosen_by >= e.seq):
         return "only a click is chosen by an earlier field edit"
     if e.options is not None and e.type not in ("select", "choose"):

@@ -26,7 +26,10 @@ page:
   an item, ``""`` for the item itself; or ``{"selector": S2, "type", "attr", "pattern",
   "optional"}``) names what each item gives, up to ``limit`` items (default 100);
 * ``wait`` with ``selector``: waits until the element appears (or, with ``"until":
-  "disappears"``, until it is gone) and records that wait;
+  "disappears"``, until it is gone) and records that wait; with ``text`` too, until its text holds
+  it; with ``url``, until the page URL matches (``record.scripted``);
+* ``scroll``: the element into view, or a scroll container to its end while it grows
+  (``record.scripted``);
 * ``dialog``: ``{"do": "dialog", "accept": true|false}`` answers the alert or confirm the previous
   step opens (the answer is armed before that step runs).
 
@@ -68,6 +71,7 @@ from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType
 from .actionability import click, naming, playwright_failed, step_failed
 from .binding import Over
+from .scripted import InputText, ScrollStep, authored_wait, scroll
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
@@ -143,19 +147,25 @@ class PressStep(Document):
 
 
 class WaitStep(Document):
-    """A pause (``ms``), or a wait until the element ``selector`` appears or disappears."""
+    """A pause (``ms``); a wait until the element ``selector`` appears or disappears, or until its
+    text holds ``text`` (a literal, or ``{"input": NAME}``); or until the page URL matches ``url``
+    (an assertion's ``url_matches`` pattern: a full URL or a path, ``*`` any run of characters)."""
 
     do: Literal["wait"]
     ms: Annotated[int, Field(ge=0, le=30_000)] | None = None
     selector: Selector | None = None
     until: Literal["appears", "disappears"] | None = None
+    url: Annotated[str, StringConstraints(min_length=1, max_length=1024)] | None = None
+    text: Annotated[str, StringConstraints(min_length=1, max_length=1024)] | InputText | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> WaitStep:
-        if (self.ms is None) == (self.selector is None):
-            raise ValueError("a wait takes either ms or a selector")
+        if [self.ms is not None, self.selector is not None, self.url is not None].count(True) != 1:
+            raise ValueError("a wait takes one of ms, a selector or a url")
         if self.until is not None and self.selector is None:
             raise ValueError("only a wait on a selector waits until it appears or disappears")
+        if self.text is not None and (self.selector is None or self.until is not None):
+            raise ValueError("a wait for a text takes a selector and no until")
         return self
 
 
@@ -211,7 +221,15 @@ class DialogStep(Document):
 
 
 Step = Annotated[
-    GotoStep | ClickStep | TypeStep | SelectStep | PressStep | WaitStep | ExtractStep | DialogStep,
+    GotoStep
+    | ClickStep
+    | TypeStep
+    | SelectStep
+    | PressStep
+    | WaitStep
+    | ScrollStep
+    | ExtractStep
+    | DialogStep,
     Field(discriminator="do"),
 ]
 
@@ -454,6 +472,12 @@ async def perform(
                 answered = None
             elif isinstance(step, ExtractStep):
                 await _extract(step, at, _need(marks, at))
+            elif isinstance(step, WaitStep) and (step.url is not None or step.text is not None):
+                await authored_wait(
+                    page, at, step.selector, step.url, step.text, timeout_ms, _need(marks, at)
+                )
+            elif isinstance(step, ScrollStep):
+                await scroll(page, step, at, timeout_ms, _need(marks, at))
             elif isinstance(step, WaitStep) and step.selector is not None:
                 await _wait(page, step, step.selector, at, timeout_ms, _need(marks, at))
             else:

@@ -16,13 +16,14 @@ Rules, in order:
 3. Every ``type``/``select`` gets its own parameter, named from the field's hint and made unique
    with ``_2``, ``_3``...; a parameter is sensitive when its field was (password) or the user named
    it with ``--sensitive``. Action ids are ``a1``, ``a2``... in order.
-4. Schema v2 (issue 12): a select whose option values were captured makes an ``enum`` parameter
-   of those values (not when sensitive); a marked element (``extract`` event) becomes an
-   ``extract`` step; a ``wait`` event a ``wait`` step; a ``dialog`` event a ``dialog`` step when
-   it follows the step that opened it (a click, press, type, select or navigation), else a human
-   step. A click chosen by a typed value (``chosenBy``) gets a target filtered by that edit's
-   parameter (whole token), when that edit is the parameter's final value and the parameter is
-   not sensitive; otherwise a person does it (a ``human`` step): never a guess.
+4. Schema v2 (issue 12): a select whose option values were captured makes an ``enum`` parameter of
+   those values (not when sensitive); a marked element (``extract`` event) becomes an ``extract``
+   step; a ``wait`` event a ``wait`` step (for a text: a literal, or an earlier edit's parameter by
+   name, never a sensitive one); a ``scroll`` event a ``scroll`` step; a ``dialog`` event a
+   ``dialog`` step when it follows the step that opened it (a click, press, type, select or
+   navigation), else a human step. A click chosen by a typed value (``chosenBy``) gets a target
+   filtered by that edit's parameter (whole token), when that edit is the parameter's final value
+   and the parameter is not sensitive; otherwise a person does it (a ``human`` step): never a guess.
 5. A ``choose`` event (an option chosen in a popup picker: ``record/picker.js``) becomes a
    ``choose`` step on the combobox with its own parameter, like a select: an ``enum`` of the
    option names its list showed when they were captured (screened, each name once), else a free
@@ -48,6 +49,7 @@ from ..model.actions import (
     NavigateAction,
     ObserveAction,
     PressAction,
+    ScrollAction,
     SelectAction,
     TypeAction,
     WaitAction,
@@ -58,7 +60,7 @@ from ..model.environment import Environment
 from ..model.events import EventsLog, FieldInfo, RecordedEvent
 from ..model.limits import MAX_ACTIONS
 from ..model.locators import LocatorBundle
-from ..model.refs import ParameterRef, TextFilter
+from ..model.refs import LiteralValue, ParameterRef, TextFilter
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,8 @@ def _step(event: RecordedEvent) -> _Step | None:
         "assert": {"check": event.check, "expected": event.expected},
         "extract": {"extraction": event.extraction},
         "dialog": {"accept": event.accept, "expects": event.dialog},
-        "wait": {"until": event.until},
+        "wait": {"until": event.until, "expected": event.expected, "input": event.input},
+        "scroll": {"to": event.to, "max_rounds": event.max_rounds},
         "click": {"chosen_by": event.chosen_by},
     }
     return _Step(kind, event.seq, event.target, extra=extras.get(kind, {}))
@@ -200,11 +203,25 @@ def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset(
             actions.append(cls(id=action_id, target=step.target, value=ParameterRef(name=name)))
         elif step.kind == "dialog" and (not actions or actions[-1].kind not in _OPENS_DIALOG):
             actions.append(HumanAction(id=action_id, reason="other"))
+        elif step.kind == "wait" and step.extra.get("input"):
+            actions.append(_input_wait(_action(action_id, step), parameters))
         elif step.kind == "click" and step.extra.get("chosen_by") is not None:
             actions.append(_chosen_click(action_id, step, sources, parameters))
         else:
             actions.append(_action(action_id, step))
     return Plan(tuple(actions), tuple(parameters), sources)
+
+
+def _input_wait(wait: Action, parameters: list[Parameter]) -> Action:
+    """A scripted wait for an input's text: the input is an earlier edit's parameter, never a
+    sensitive one (its value is not compared with the page's)."""
+    assert isinstance(wait, WaitAction)
+    assert isinstance(wait.value, ParameterRef)
+    parameter = next((p for p in parameters if p.name == wait.value.name), None)
+    if parameter is None or parameter.sensitive:
+        why = "is sensitive" if parameter is not None else "names no parameter an earlier edit made"
+        raise RecordError("SR_RECORD_PARAMETER_UNKNOWN", f"step {wait.id}: the wait's input {why}")
+    return wait
 
 
 def _chosen_click(
@@ -245,8 +262,22 @@ def _action(action_id: str, step: _Step) -> Action:
     if step.kind == "dialog":
         return DialogAction(id=action_id, accept=step.extra["accept"], expects=step.extra["expects"])
     if step.kind == "wait":
+        until, expected, given = step.extra["until"], step.extra["expected"], step.extra["input"]
+        value = (
+            ParameterRef(name=given) if given else LiteralValue(value=expected) if until == "text" else None
+        )
+        return WaitAction(
+            id=action_id,
+            until=until,
+            target=step.target,
+            expected=expected if until == "url" else None,
+            value=value,
+        )
+    if step.kind == "scroll":
         assert step.target is not None
-        return WaitAction(id=action_id, until=step.extra["until"], target=step.target)
+        return ScrollAction(
+            id=action_id, target=step.target, to=step.extra["to"], max_rounds=step.extra["max_rounds"]
+        )
     return HumanAction(id=action_id, reason=step.extra["reason"], target=step.target)
 
 
