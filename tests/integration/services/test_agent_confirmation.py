@@ -123,7 +123,16 @@ def test_the_question_lists_every_step_its_origins_and_capabilities_and_no_conte
 def test_enable_confirm_agent_play_on_the_command_line(skillreel_home: Path, project_dir: Path) -> None:
     with Store.open() as store:
         store_entry(store, factory.entry("find-invoices", environment=factory.url_environment(SITE)))
-    args = ("enable", "find-invoices", "--confirm-agent-play", "--project-dir", str(project_dir))
+        revision = str(store.get("find-invoices").revision)
+    args = (
+        "enable",
+        "find-invoices",
+        "--expected-revision",
+        revision,
+        "--confirm-agent-play",
+        "--project-dir",
+        str(project_dir),
+    )
     refused(skillreel_home, *args, code="SR_RECORD_APPROVAL_REQUIRED")
     with Store.open() as store:
         entry = store.get("find-invoices")
