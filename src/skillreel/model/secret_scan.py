@@ -63,7 +63,8 @@ __all__ = [
 
 MIN_ENCODED: Final = 4  # a shorter secret is found raw only (module docstring)
 MIN_WINDOW: Final = 6  # the shortest window of a form that counts, and the shortest encoded form
-MAX_PAIRED: Final = 32  # the texts :meth:`SecretScanner.hits` also reads in ordered pairs
+MAX_PAIRED: Final = 16  # the texts :meth:`SecretScanner.hits` also reads in ordered pairs
+MAX_PAIRED_CHARS: Final = 1 << 20  # ... while all those pairs come to at most this many characters
 _INVISIBLE: Final = re.compile(r"[\s\u00ad\u180e\u200b-\u200f\u2060\ufeff]+")
 _ESCAPE: Final = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\(.)", re.DOTALL)
 
@@ -191,21 +192,33 @@ class SecretScanner:
     def hits(self, texts: Sequence[str]) -> set[int]:
         """The indexes of ``texts`` that hold a form: each alone; while there are at most
         :data:`MAX_PAIRED` texts, each that continues a form another one holds (the rest of a
-        secret split in two) and each ordered pair that holds one joined; then the texts joined in
-        order and in reverse order (the fewest in a row that hold it)."""
-        found = {i for i, text in enumerate(texts) if self.finds(text)}
+        secret split in two) and each ordered pair that holds one joined (:meth:`_paired`); then
+        the texts joined in order and in reverse order (the fewest in a row that hold it). Texts are
+        read one by one only when all of them, read as one (a NUL between them), hold a form."""
+        if not self or not any(texts):
+            return set()
+        alone = self.finds("\x00".join(texts))
+        found = {i for i, text in enumerate(texts) if alone and self.finds(text)}
         rest = [i for i in range(len(texts)) if i not in found and texts[i]]
         if len(texts) <= MAX_PAIRED:
             holders = sorted(found)
             found.update(j for j in rest if any(self._continues(texts[i], texts[j]) for i in holders))
             rest = [j for j in rest if j not in found]
-            for i in rest:
-                for j in rest:
-                    if i != j and self.finds(texts[i] + texts[j]):
-                        found.update((i, j))
+            found.update(self._paired(texts, rest))
         for order in (rest, rest[::-1]):
             found.update(self._joined(texts, [i for i in order if i not in found]))
         return found
+
+    def _paired(self, texts: Sequence[str], rest: list[int]) -> set[int]:
+        """The texts of ``rest`` that hold a form joined in an ordered pair. All pairs are read
+        first as one text (a NUL between pairs, which no form holds), so that only a hit reads them
+        one by one; none when that text would be over :data:`MAX_PAIRED_CHARS`."""
+        pairs = [(i, j) for i in rest for j in rest if i != j]
+        if sum(len(texts[i]) + len(texts[j]) for i, j in pairs) > MAX_PAIRED_CHARS:
+            return set()
+        if not pairs or not self.finds("\x00".join(texts[i] + texts[j] for i, j in pairs)):
+            return set()
+        return {k for i, j in pairs if self.finds(texts[i] + texts[j]) for k in (i, j)}
 
     def _continues(self, holder: str, text: str) -> bool:
         """Whether ``text`` goes on (or leads up to) a form that ``holder`` holds part of: joined to
