@@ -51,17 +51,8 @@ function close() {
 box.addEventListener("mousedown", (e) => {
   if (e.button !== 0 || portal) return;
   e.preventDefault();
-  portal = document.createElement("div");
-  portal.setAttribute("role", "presentation");
-  portal.className = "P-Popover-root";
-  portal.style.cssText = "position:fixed;inset:0;z-index:1300";
-  portal.innerHTML = '<div class="P-Backdrop" style="position:fixed;inset:0"></div>' +
-    '<div class="P-Paper" style="position:absolute;left:12px;top:60px;background:#fff">' +
-    '<ul role="listbox" id="tags-listbox" tabindex="-1" aria-multiselectable="true" ' +
-    'aria-labelledby="tags-label">' +
-    optionsHtml("P-MenuItem") + "</ul></div>";
-  document.body.appendChild(portal);
-  grow(portal.querySelector(".P-Paper"));
+  portal = muiMenu(box, '<ul role="listbox" id="tags-listbox" tabindex="-1" aria-multiselectable="true" ' +
+    'aria-labelledby="tags-label">' + optionsHtml("P-MenuItem") + "</ul>", 60);
   portal.querySelectorAll("[role=option]").forEach((o) => {
     o.setAttribute("aria-selected", String(chosen.has(NAMES[o.dataset.i])));
     o.addEventListener("click", () => {
@@ -72,8 +63,6 @@ box.addEventListener("mousedown", (e) => {
       showChips();
     });
   });
-  box.setAttribute("aria-expanded", "true");
-  box.setAttribute("aria-controls", "tags-listbox");
   portal.querySelector(".P-Backdrop").addEventListener("click", close);
   portal.querySelector("ul").focus();
 });

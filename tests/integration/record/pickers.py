@@ -65,6 +65,21 @@ function popperOf(input, popper, id, top) {
   const typed = input.value.toLowerCase();
   return [popper, NAMES.map((n, i) => [n, i]).filter(([n]) => n.toLowerCase().includes(typed))];
 }
+// MUI's menu: a portal at the end of <body>, a backdrop over the page, the paper (growing in) at
+// `top` holding `list` (its options' HTML inside); the box names the list in aria-controls
+function muiMenu(box, list, top) {
+  const portal = document.createElement("div");
+  portal.setAttribute("role", "presentation");
+  portal.className = "P-Popover-root";
+  portal.style.cssText = "position:fixed;inset:0;z-index:1300";
+  portal.innerHTML = '<div class="P-Backdrop" style="position:fixed;inset:0"></div>' +
+    `<div class="P-Paper" style="position:absolute;left:12px;top:${top}px;background:#fff">${list}</div>`;
+  document.body.appendChild(portal);
+  grow(portal.querySelector(".P-Paper"));
+  box.setAttribute("aria-expanded", "true");
+  box.setAttribute("aria-controls", portal.querySelector("[role=listbox]").id);
+  return portal;
+}
 function grow(el) {  // an opening transition: the box moves and scales while it runs
   el.style.transition = "transform 250ms ease-out, opacity 250ms";
   el.style.transform = "translateY(-40px) scale(0.6)";
@@ -150,18 +165,8 @@ function close(chosen) {
 box.addEventListener("mousedown", (e) => {
   if (e.button !== 0 || portal) return;
   e.preventDefault();
-  portal = document.createElement("div");
-  portal.setAttribute("role", "presentation");
-  portal.className = "P-Popover-root";
-  portal.style.cssText = "position:fixed;inset:0;z-index:1300";
-  portal.innerHTML = '<div class="P-Backdrop" style="position:fixed;inset:0"></div>' +
-    '<div class="P-Paper" style="position:absolute;left:12px;top:40px;background:#fff">' +
-    '<ul role="listbox" id="age-listbox" tabindex="-1" aria-labelledby="age-label">' +
-    optionsHtml("P-MenuItem") + "</ul></div>";
-  document.body.appendChild(portal);
-  grow(portal.querySelector(".P-Paper"));
-  box.setAttribute("aria-expanded", "true");
-  box.setAttribute("aria-controls", "age-listbox");
+  portal = muiMenu(box, '<ul role="listbox" id="age-listbox" tabindex="-1" aria-labelledby="age-label">' +
+    optionsHtml("P-MenuItem") + "</ul>", 40);
   portal.querySelector(".P-Backdrop").addEventListener("click", () => close(false));
   chooseOn(portal, "[role=option]", "click", (name, o) => {
     box.textContent = name;
