@@ -284,17 +284,18 @@ async def stage_refuse(ctx: DemoContext) -> StageResult:
     )
 
 
-async def stage_enable(ctx: DemoContext) -> StageResult:
+def _enable(ctx: DemoContext, name: str) -> dict[str, Any]:
+    """Enable ``name`` in the demo's project, naming the revision the demo reads (as `show` prints it)."""
     from ..services.packaging import enable_skill
 
-    result = enable_skill(
-        ctx.store,
-        SKILL,
-        "project",
-        ctx.project,
-        approve=True,
-        expected_revision=ctx.store.get(SKILL).revision,
+    revision = ctx.store.get(name).revision
+    return enable_skill(
+        ctx.store, name, "project", ctx.project, approve=True, expected_revision=revision
     ).to_json()
+
+
+async def stage_enable(ctx: DemoContext) -> StageResult:
+    result = _enable(ctx, SKILL)
     paths = [str(Path(p).relative_to(ctx.project)) for p in result["installations"]]
     return StageResult(
         "enable",
@@ -391,7 +392,6 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    from ..services.packaging import enable_skill
     from ..services.record_preflight import RecordRequest
     from ..services.recording import record_skill
     from ..services.replaying import ReplayRequest, replay_skill
@@ -431,14 +431,7 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
         raise DemoStageFailed(
             "extract", "the validating replay of the extraction skill failed", checked.error
         )
-    enable_skill(
-        ctx.store,
-        FINDER,
-        "project",
-        ctx.project,
-        approve=True,
-        expected_revision=ctx.store.get(FINDER).revision,
-    )
+    _enable(ctx, FINDER)
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "SKILLREEL_CHROMIUM", "TMPDIR")}
     env |= {"SKILLREEL_HOME": str(ctx.home), FINDER_SECRET_ENV: VAULT_PASSWORD}
     params = StdioServerParameters(
