@@ -284,21 +284,22 @@ async def stage_refuse(ctx: DemoContext) -> StageResult:
     )
 
 
-async def stage_enable(ctx: DemoContext) -> StageResult:
+def _enable(ctx: DemoContext, name: str) -> dict[str, Any]:
+    """Enable ``name`` in the demo's project, naming the revision the demo reads (as `show` prints it),
+    and confirm as a person that agents may play it (`enable --confirm-agent-play`: MCP plays it unasked)."""
     from ..services.agent_access import confirm_enabled_skill
     from ..services.packaging import enable_skill
 
+    revision = ctx.store.get(name).revision
     result = enable_skill(
-        ctx.store,
-        SKILL,
-        "project",
-        ctx.project,
-        approve=True,
-        expected_revision=ctx.store.get(SKILL).revision,
+        ctx.store, name, "project", ctx.project, approve=True, expected_revision=revision
     ).to_json()
-    confirm_enabled_skill(
-        ctx.store, SKILL, approve=True
-    )  # `enable --confirm-agent-play`: MCP plays it unasked
+    confirm_enabled_skill(ctx.store, name, approve=True)
+    return result
+
+
+async def stage_enable(ctx: DemoContext) -> StageResult:
+    result = _enable(ctx, SKILL)
     paths = [str(Path(p).relative_to(ctx.project)) for p in result["installations"]]
     return StageResult(
         "enable",
@@ -395,7 +396,6 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    from ..services.packaging import enable_skill
     from ..services.record_preflight import RecordRequest
     from ..services.recording import record_skill
     from ..services.replaying import ReplayRequest, replay_skill
@@ -435,17 +435,7 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
         raise DemoStageFailed(
             "extract", "the validating replay of the extraction skill failed", checked.error
         )
-    from ..services.agent_access import confirm_enabled_skill
-
-    enable_skill(
-        ctx.store,
-        FINDER,
-        "project",
-        ctx.project,
-        approve=True,
-        expected_revision=ctx.store.get(FINDER).revision,
-    )
-    confirm_enabled_skill(ctx.store, FINDER, approve=True)
+    _enable(ctx, FINDER)
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "SKILLREEL_CHROMIUM", "TMPDIR")}
     env |= {"SKILLREEL_HOME": str(ctx.home), FINDER_SECRET_ENV: VAULT_PASSWORD}
     params = StdioServerParameters(

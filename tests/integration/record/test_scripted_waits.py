@@ -17,26 +17,10 @@ from skillreel.services.recording import record_skill
 from skillreel.services.replaying import replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
-from tests.integration.record.rig import page_html
-from tests.integration.replay.test_graph import LAZY_SCRIPT
+from tests.support.late_pages import DESK
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SAVE = """
-document.getElementById("save").addEventListener("click", () => {
-  const order = document.getElementById("order").value;
-  setTimeout(() => {
-    history.pushState({}, "", "/desk/saved");
-    setTimeout(() => { document.getElementById("status").textContent = "Saved " + order; }, 400);
-  }, 600);
-});
-"""
-DESK = page_html(
-    '<main><input id="order" name="order"><button id="save" type="button">Save</button>'
-    '<p id="status">Not saved</p>'
-    '<ul id="feed" style="height:120px;overflow-y:auto;margin:0;padding:0;list-style:none"></ul>'
-    f"<style>li.entry{{height:30px}}</style></main><script>{SAVE}{LAZY_SCRIPT}</script>"
-)
 STEPS: list[dict[str, Any]] = [
     {"do": "type", "selector": "#order", "text": "ORDER-7"},
     {"do": "click", "selector": "#save"},

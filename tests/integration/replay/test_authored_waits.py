@@ -20,30 +20,14 @@ from skillreel.model.refs import ParameterRef
 from skillreel.record.edits import EditPatch, apply_edits
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import Store
-from tests.integration.replay.test_graph import LAZY_SCRIPT, page
 from tests.support.describe import describe_url
 from tests.support.factory import content_free, element_set, graph_draft, store_approved, url_environment
+from tests.support.late_pages import DESK
 from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
 
-SAVE = """
-document.getElementById("save").addEventListener("click", () => {
-  const order = document.getElementById("order").value;
-  setTimeout(() => {
-    history.pushState({}, "", "/desk/saved");
-    setTimeout(() => { document.getElementById("status").textContent = "Saved " + order; }, 400);
-  }, 600);
-});
-"""
-DESK = page(
-    '<input id="order" name="order"><button id="save" type="button">Save</button>'
-    '<p id="status">Not saved</p>'
-    '<ul id="feed" style="height:120px;overflow-y:auto;margin:0;padding:0;list-style:none"></ul>'
-    "<style>li.entry{height:30px}</style>",
-    SAVE + LAZY_SCRIPT,
-)
 EDITS: list[dict[str, Any]] = [
     {"op": "add-wait", "after": "a3", "until": "url", "expected": "/desk/saved", "timeoutMs": 5000},
     {

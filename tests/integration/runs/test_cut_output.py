@@ -7,17 +7,23 @@ the replay writes to a pipe nobody reads for sure, whatever the machine's load."
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.integration.runs.counting import NAME, acted, cli_env, counting_skill
-from tests.integration.runs.test_interrupted import SIGNAL_WAIT_S, reached
 from tests.support.cli import cli_command, run_cli
-from tests.support.server import LocalServer
+from tests.support.server import Gate, LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SIGNAL_WAIT_S = 180  # a bound on waiting for a signal on a loaded machine, never a guess at timing
+
+
+async def reached(gate: Gate) -> None:
+    assert await asyncio.to_thread(gate.reached.wait, SIGNAL_WAIT_S), "the replay never placed the order"
 
 
 def start_replay(home: Path, *args: str, stderr: int) -> subprocess.Popen[str]:

@@ -32,6 +32,11 @@ def test_a_rollback_is_a_draft_that_needs_a_review(store: Store, skillreel_home:
         skillreel_home, "SR_RECORD_APPROVAL_REQUIRED", lambda: rollback_skill(store, NAME, 2, approve=False)
     )
     assert error.details["wouldChange"]["restoredVersion"] == "1.0.0"
+    assert "(repeat with --expected-revision 4 --approve to do it)" in error.message
+    unpinned = refused(
+        skillreel_home, "SR_RECORD_REVISION_UNPINNED", lambda: rollback_skill(store, NAME, 2, approve=True), 2
+    )
+    assert f"run `skillreel rollback {NAME} --to 2 --expected-revision 4 --approve`" in unpinned.message
     result = rollback_skill(store, NAME, 2, approve=True, expected_revision=4).to_json()
     assert (result["status"], result["revision"], result["rolledBackTo"]) == ("draft", 5, 2)
     shown = show_skill(store, NAME).to_json()

@@ -72,6 +72,16 @@ def test_import_collisions_need_replace_and_approve(
         "SR_RECORD_APPROVAL_REQUIRED",
         lambda: import_skill(store, out, replace=True, approve=False),
     )
+    unpinned = refused(
+        skillreel_home,
+        "SR_RECORD_REVISION_UNPINNED",
+        lambda: import_skill(store, out, replace=True, approve=True),
+        2,
+    )
+    assert unpinned.details == {
+        "revision": 3,
+        "command": f"skillreel import {out} --replace --expected-revision 3 --approve",
+    }
     replaced = import_skill(store, out, replace=True, approve=True, expected_revision=3).to_json()
     assert (replaced["revision"], replaced["status"], replaced["replaced"]) == (4, "validated", True)
     assert [r["revision"] for r in show_skill(store, NAME).to_json()["revisions"]] == [1, 2, 3, 4]
