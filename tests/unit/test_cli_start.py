@@ -1,22 +1,20 @@
 """What a `skillreel` process imports before it does anything: `--help`, `--version` and the help of
 the verbs that drive a browser or serve MCP load none of the heavy libraries (asyncio, pydantic,
-Playwright, rich, the MCP SDK, package metadata): docs/dev/ARCHITECTURE.md, "Lazy imports". Each
-check runs a fresh interpreter (this one has imported everything). What they cost in CPU is
-bench/RESULTS.md's (note 17), never a test's."""
+Playwright, rich, the MCP SDK): docs/dev/ARCHITECTURE.md, "Lazy imports". Each check runs a fresh
+interpreter (this one has imported everything). What they cost in CPU is bench/RESULTS.md's
+(note 17), never a test's."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import subprocess
 import sys
 
 import pytest
 
-import skillreel
 from skillreel.cli.main import ALIASES, VERBS
 
-HEAVY = ("asyncio", "pydantic", "playwright", "rich", "mcp", "importlib.metadata", "skillreel.model.actions")
+HEAVY = ("asyncio", "pydantic", "playwright", "rich", "mcp", "skillreel.model.actions")
 
 # main() (not run(): that ends the process before the report), then which HEAVY modules it imported
 PROBE = """
@@ -59,11 +57,3 @@ def test_help_lists_every_verb_and_no_alias() -> None:
     listed = [line.split()[0] for line in rows if line.startswith("  ") and line[2] != " "]
     assert listed == sorted(VERBS)
     assert not set(ALIASES) & set(listed)
-
-
-def test_the_version_is_the_installed_one() -> None:
-    """`--version` and the MCP server's `serverInfo` give ``skillreel.__version__`` (no metadata
-    lookup at start); it must be what the installed package says."""
-    assert skillreel.__version__ == importlib.metadata.version("skillreel")
-    out, _ = started("--version")
-    assert out.strip() == f"skillreel, version {skillreel.__version__}"

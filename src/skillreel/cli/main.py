@@ -18,7 +18,6 @@ from typing import NoReturn
 
 import click
 
-from .. import __version__
 from ..errors import SkillreelError
 from .output import emit_failure
 
@@ -73,9 +72,7 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-# the package's own constant (tests/unit/test_cli_start.py checks it against the installed
-# metadata): looking the metadata up costs --version ~40 ms of importlib.metadata
-@click.version_option(__version__, package_name="skillreel")
+@click.version_option(package_name="skillreel")
 def cli() -> None:
     """Record a web task once, review it, replay it deterministically, install it as a skill."""
 

@@ -596,11 +596,12 @@ def build_server(*, browser_idle_s: float = BROWSER_IDLE_S) -> MCPServer[Any]:
 
 
 def _version() -> str:
-    """The package's own constant, not its installed metadata: importing and scanning that costs
-    the server's start ~40 ms (tests/unit/test_cli_start.py checks that the two agree)."""
-    from .. import __version__
+    from importlib.metadata import PackageNotFoundError, version
 
-    return __version__
+    try:
+        return version("skillreel")
+    except PackageNotFoundError:
+        return "0"
 
 
 def serve(*, browser_idle_s: float = BROWSER_IDLE_S) -> None:
