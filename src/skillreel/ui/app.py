@@ -26,6 +26,7 @@ from ..errors import InputError, LifecycleError, SkillreelError
 from ..model.canonical import DIGEST_RE
 from ..model.diff_parts import environment_views
 from ..model.draft import Draft
+from ..model.exposure import EXPOSED_READS, exposed_reads
 from ..model.visible import visible, visible_tree
 from ..services.diffing import diff_skill
 from ..services.listing import list_skills
@@ -126,6 +127,7 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
         return page(
             "skill.html",
             skill=view.to_json(),
+            exposed_why=EXPOSED_READS,
             healed_last=healed_last,
             adopted=adopted,
             chart=_chart(_rows(view.runs)),
@@ -156,6 +158,8 @@ def build_app(guard: Guard, *, home: Path | None = None, reviewer: str | None = 
             back_to=back_to,
             revision=entry.revision,
             environments=visible_tree(environment_views(new.environment)) if new is not None else {},
+            exposed=exposed_reads(new) if new is not None else (),
+            exposed_why=EXPOSED_READS,
             token=guard.token,
             reviewer=reviewer or "",
         )

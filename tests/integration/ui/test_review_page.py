@@ -21,7 +21,8 @@ import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
 from skillreel.model import lifecycle
-from skillreel.model.actions import ClickAction, NavigateAction
+from skillreel.model.actions import ClickAction, ExtractAction, NavigateAction, TypeAction
+from skillreel.model.refs import ParameterRef
 from skillreel.sandbox.chromium import find_chromium
 from skillreel.services.reviewing import review_skill
 from skillreel.store import AuditNote, Store
@@ -81,6 +82,13 @@ def _seed_with_proposal() -> None:
         start = NavigateAction(id="a0", url="https://fixture.skillreel.invalid/")
         draft = build_draft("hostile-page", html_environment(), (start, hostile))
         store.insert(lifecycle.new_entry(draft, events_log(), T1), AuditNote(kind="record"))
+        reads = (
+            start,
+            TypeAction(id="a1", target=bundle("#pw"), value=ParameterRef(name="password")),
+            ExtractAction(id="a2", output="total", target=bundle("#out", tag="div", strategy="css")),
+        )
+        exposed = build_draft("read-after-secret", html_environment(), reads, sensitive=("password",))
+        store.insert(lifecycle.new_entry(exposed, events_log(), T1), AuditNote(kind="record"))
         seed_environment_review(store)
 
 
@@ -133,7 +141,7 @@ async def _open(browser: Browser, review: ReviewPage) -> Page:
 
 async def test_pages_render_and_approve_works(browser: Browser, review_page: ReviewPage) -> None:
     page = await _open(browser, review_page)
-    assert await page.locator("table.skills tbody tr").count() == 3
+    assert await page.locator("table.skills tbody tr").count() == 4
     assert "1.0.0" in await page.locator("table.skills").inner_text()
     await page.click(f"text={NAME}")
     text = await page.locator("main").inner_text()
@@ -446,3 +454,21 @@ async def test_a_bidi_override_in_a_page_id_is_escaped(browser: Browser, review_
     text = await page.locator("main").inner_text()
     assert "\u202e" not in text
     assert HIDDEN_ID.replace("\u202e", "\\u202e") in text
+
+
+async def test_a_read_after_a_sensitive_input_is_flagged_where_it_is_approved(
+    browser: Browser, review_page: ReviewPage
+) -> None:
+    """Issue 30.1: a skill that extracts after typing a secret on the same page is flagged on its page
+    and on the page that approves it (masking cannot be complete against a page that held the
+    secret); a skill that reads nothing after a secret is not."""
+    page = await _open(browser, review_page)
+    for path in ("/skills/read-after-secret", "/skills/read-after-secret/diff"):
+        await page.goto(f"{review_page.origin}{path}")
+        flag = page.locator("p.exposed")
+        assert await flag.count() == 1, path
+        text = await flag.inner_text()
+        assert "a2" in text, text
+        assert "masking cannot be complete" in text, text
+    await page.goto(f"{review_page.origin}/skills/hostile-page/diff")
+    assert await page.locator("p.exposed").count() == 0
