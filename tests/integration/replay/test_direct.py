@@ -244,3 +244,30 @@ async def test_a_controlled_input_gets_the_typed_value_through_its_input_events(
     assert outcome.error is None, outcome.error
     assert posted(server) == ["/api/find?q=blue+widgets"]
     assert counted(before) == Counter({"direct:type": 1, "direct:press": 1})
+
+
+async def test_an_element_in_a_frame_goes_through_playwrights_own_action(
+    server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
+    """Coordinates inside a child frame are not the top frame's: typing into and clicking in a
+    same-origin frame fall back to Playwright's actions (the frame case of test_scopes.py, counted)."""
+    from tests.integration.replay.test_scopes import FRAME_DOC, clicks, describe_in_frame, framed
+
+    bundles = await describe_in_frame(server)
+    url = server.url("/edit")
+    steps: list[Action] = [
+        NavigateAction(id="a1", url=url),
+        TypeAction(id="a2", target=bundles["title"], value=ParameterRef(name="title")),
+        ClickAction(id="a3", target=bundles["store"]),
+    ]
+    store_approved(store, build_draft("edit-title", url_environment(url), steps))
+    server.set_page("/edit", framed(FRAME_DOC))
+    server.requests.clear()
+    before = Counter(ACTIONS)
+    outcome = await replay_skill(
+        store, ReplayRequest(name="edit-title", inputs={"title": "Framed"}), session_factory=sessions
+    )
+
+    assert outcome.error is None, outcome.error
+    assert clicks(server) == [{"which": ["store"], "title": ["Framed"]}]
+    assert counted(before) == Counter({"fallback:type:framed": 1, "fallback:click:framed": 1})
