@@ -15,13 +15,14 @@ import pytest
 from skillreel.agent_skills.install import installed_digest
 from skillreel.agent_skills.package import MANIFEST, REPLAY_SCRIPT, SKILL_MD
 from skillreel.errors import SkillreelError
-from skillreel.services.packaging import EnableResult, enable_skill, revoke_skill
+from skillreel.services.packaging import EnableResult
 from skillreel.store import Store
 from tests.support import factory
 from tests.support.cli import cli, ok, refused
 from tests.support.factory import store_entry
 from tests.support.killer import killed
 from tests.support.narrow import present
+from tests.support.pinned import enable, revoke
 
 NAME = "search-invoices"
 ROOTS = (".agents", ".claude")
@@ -78,6 +79,11 @@ def revision(home: Path) -> str:
         return str(store.get(NAME).revision)
 
 
+def pinned(verb: str, home: Path, *args: str) -> list[str]:
+    """``VERB NAME ARGS --expected-revision N --approve``, N the skill's revision now."""
+    return [verb, NAME, *args, "--expected-revision", revision(home), "--approve"]
+
+
 def then(call: Any) -> str | None:
     """Run a later command; its refusal code (None when it succeeded)."""
     try:
@@ -95,15 +101,11 @@ def test_a_killed_enable_converges_at_the_next_revoke_then_enable(
     killed(skillreel_home, "enable", NAME, project_dir, step)
     with Store.open() as store:
         committed = store.get(NAME).status == "enabled"
-        code = then(
-            lambda: revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
-        )
+        code = then(lambda: revoke(store, NAME))
     assert code == (None if committed else "SR_RECORD_STATE_INVALID")
     assert assert_converged(skillreel_home, project_dir) == ("revoked" if committed else "validated")
     with Store.open() as store:
-        enable_skill(
-            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-        )
+        enable(store, NAME, project_dir)
     assert assert_converged(skillreel_home, project_dir) == "enabled"
 
 
@@ -113,21 +115,15 @@ def test_a_killed_revoke_converges_at_the_next_enable_then_revoke(
     skillreel_home: Path, project_dir: Path, validated: Any, step: str
 ) -> None:
     with Store.open() as store:
-        enable_skill(
-            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-        )
+        enable(store, NAME, project_dir)
     killed(skillreel_home, "revoke", NAME, project_dir, step)
     with Store.open() as store:
         committed = store.get(NAME).status == "revoked"
-        code = then(
-            lambda: enable_skill(
-                store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-            )
-        )
+        code = then(lambda: enable(store, NAME, project_dir))
     assert code == (None if committed else "SR_RECORD_STATE_INVALID")
     assert assert_converged(skillreel_home, project_dir) == "enabled"
     with Store.open() as store:
-        revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
+        revoke(store, NAME)
     assert assert_converged(skillreel_home, project_dir) == "revoked"
 
 
@@ -141,9 +137,7 @@ def test_a_killed_enable_is_rolled_back_before_its_skill_is_deleted(
     a skill the store no longer knew)."""
     killed(skillreel_home, "enable", NAME, project_dir, step)
     assert any(p.exists() for p in packages(project_dir))
-    result = cli(
-        skillreel_home, "delete", NAME, "--expected-revision", revision(skillreel_home), "--approve", "--json"
-    )
+    result = cli(skillreel_home, *pinned("delete", skillreel_home), "--json")
     assert result.exit_code == 0, result.stdout + result.stderr
     assert [w["code"] for w in result.json()["warnings"]] == ["SR_RECORD_INSTALL_RECOVERED"]
     assert [p for p in packages(project_dir) if p.exists()] == []
@@ -162,13 +156,7 @@ def test_a_process_killed_while_converging_is_converged_by_the_next_one(
     assert [p.exists() for p in packages(project_dir)] == [False, True]
     result = ok(
         skillreel_home,
-        "enable",
-        NAME,
-        "--project-dir",
-        str(project_dir),
-        "--expected-revision",
-        revision(skillreel_home),
-        "--approve",
+        *pinned("enable", skillreel_home, "--project-dir", str(project_dir)),
     )
     assert result["status"] == "enabled"
     assert assert_converged(skillreel_home, project_dir) == "enabled"
@@ -181,21 +169,13 @@ def test_the_cli_says_it_rolled_back_an_interrupted_enable_first(
     killed(skillreel_home, "enable", NAME, project_dir, "install.publish:1")
     from tests.support.cli import cli
 
-    result = cli(
-        skillreel_home, "revoke", NAME, "--expected-revision", revision(skillreel_home), "--approve"
-    ).json()
+    result = cli(skillreel_home, *pinned("revoke", skillreel_home)).json()
     assert result["error"]["code"] == "SR_RECORD_STATE_INVALID"
     assert assert_converged(skillreel_home, project_dir) == "validated"
     killed(skillreel_home, "enable", NAME, project_dir, "enable.commit")
     document = cli(
         skillreel_home,
-        "enable",
-        NAME,
-        "--project-dir",
-        str(project_dir),
-        "--expected-revision",
-        revision(skillreel_home),
-        "--approve",
+        *pinned("enable", skillreel_home, "--project-dir", str(project_dir)),
     ).json()
     assert document["ok"]
     assert [w["code"] for w in document["warnings"]] == ["SR_RECORD_INSTALL_RECOVERED"]
@@ -218,15 +198,7 @@ def test_two_racing_enables_never_commit_enabled_without_its_files(
 
         try:
             with Store.open() as store:
-                other["result"] = enable_skill(
-                    store,
-                    NAME,
-                    "project",
-                    project_dir,
-                    approve=True,
-                    expected_revision=store.get(NAME).revision,
-                    fault=note,
-                )
+                other["result"] = enable(store, NAME, project_dir, fault=note)
         except SkillreelError as exc:
             other["code"] = exc.code
         finally:
@@ -240,17 +212,7 @@ def test_two_racing_enables_never_commit_enabled_without_its_files(
             assert settled.wait(120), "the second enable neither waited nor finished"
 
     with Store.open() as store:
-        first = then(
-            lambda: enable_skill(
-                store,
-                NAME,
-                "project",
-                project_dir,
-                approve=True,
-                expected_revision=store.get(NAME).revision,
-                fault=at_commit,
-            )
-        )
+        first = then(lambda: enable(store, NAME, project_dir, fault=at_commit))
     racer.join(120)
     assert first is None
     # it named the revision it read, which the first enable's commit moved on
@@ -264,12 +226,8 @@ def test_revoke_in_another_project_dir_removes_the_recorded_packages_instead_of_
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     with Store.open() as store:
-        enabled: EnableResult = enable_skill(
-            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-        )
-        result = revoke_skill(
-            store, NAME, elsewhere, approve=True, expected_revision=store.get(NAME).revision
-        )
+        enabled: EnableResult = enable(store, NAME, project_dir)
+        result = revoke(store, NAME, elsewhere)
     assert result.removed == enabled.installations
     assert result.absent == tuple(str(p) for p in packages(elsewhere))
     assert assert_converged(skillreel_home, project_dir) == "revoked"
@@ -282,18 +240,12 @@ def test_a_moved_project_is_still_revoked_where_it_now_is(
     first = tmp_path / "first"
     first.mkdir()
     with Store.open() as store:
-        enable_skill(store, NAME, "project", first, approve=True, expected_revision=store.get(NAME).revision)
+        enable(store, NAME, first)
     moved = tmp_path / "moved"
     first.rename(moved)
     data = ok(
         skillreel_home,
-        "revoke",
-        NAME,
-        "--project-dir",
-        str(moved),
-        "--expected-revision",
-        revision(skillreel_home),
-        "--approve",
+        *pinned("revoke", skillreel_home, "--project-dir", str(moved)),
     )
     assert data["removed"] == [str(p) for p in packages(moved)]
     assert data["alreadyAbsent"] == [str(p) for p in packages(first)]
@@ -304,22 +256,14 @@ def test_a_folder_changed_by_hand_after_a_killed_enable_is_never_deleted(
     skillreel_home: Path, project_dir: Path, validated: Any
 ) -> None:
     with Store.open() as store:
-        enable_skill(
-            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-        )
-        revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
+        enable(store, NAME, project_dir)
+        revoke(store, NAME)
     killed(skillreel_home, "enable", NAME, project_dir, "enable.commit")
     mine = packages(project_dir)[0] / SKILL_MD
     mine.write_text("edited by a person after the crash\n")
     error = refused(
         skillreel_home,
-        "enable",
-        NAME,
-        "--project-dir",
-        str(project_dir),
-        "--expected-revision",
-        revision(skillreel_home),
-        "--approve",
+        *pinned("enable", skillreel_home, "--project-dir", str(project_dir)),
         code="SR_RECORD_INSTALL_MODIFIED",
     )
     assert str(packages(project_dir)[0]) in error["message"]
@@ -336,9 +280,7 @@ def test_prune_settles_a_transaction_a_killed_process_left(
     prune asks for it, then settles it (nothing changes without --approve)."""
     if kind == "revoke":
         with Store.open() as store:
-            enable_skill(
-                store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-            )
+            enable(store, NAME, project_dir)
     killed(skillreel_home, kind, NAME, project_dir, step)
     journals = [p.name for p in (skillreel_home / "installs").glob("*.json")]
     assert journals == [f"{NAME}.json"]

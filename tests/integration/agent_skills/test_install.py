@@ -22,6 +22,7 @@ from tests.support import factory
 from tests.support.agent_skills import assert_agent_skills_rules
 from tests.support.factory import store_entry
 from tests.support.narrow import present
+from tests.support.pinned import enable, revoke
 from tests.support.readback import snapshot
 
 NAME = "search-invoices"
@@ -82,9 +83,7 @@ def recording(into: list[str]) -> Callable[[str], None]:
 def test_enable_installs_exactly_the_package_in_both_project_roots(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
-    result = enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
+    result = enable(store, NAME, project_dir)
     entry = store.get(NAME)
     package = render_package(validated, revision=validated.revision + 1, launcher=this_launcher(store))
     expected_paths = [str(project_dir / root / "skills" / NAME) for root in (".agents", ".claude")]
@@ -116,9 +115,7 @@ def test_enable_installs_exactly_the_package_in_both_project_roots(
 def test_installed_front_matter_is_valid_and_the_manifest_re_verifies_against_the_store(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
-    enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
+    enable(store, NAME, project_dir)
     entry = store.get(NAME)
     assert entry.approval is not None
     assert entry.last_report is not None
@@ -153,10 +150,8 @@ def test_revoke_removes_exactly_the_package_and_nothing_else(
     (other / "SKILL.md").write_text("---\nname: someone-elses\ndescription: theirs\n---\n")
     (project_dir / "README.md").write_text("mine")
     before = snapshot(project_dir)
-    enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
-    result = revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
+    enable(store, NAME, project_dir)
+    result = revoke(store, NAME)
     after = snapshot(project_dir)
     assert result.to_json()["status"] == "revoked"
     assert result.removed == tuple(str(project_dir / r / "skills" / NAME) for r in (".agents", ".claude"))
@@ -170,13 +165,9 @@ def test_revoke_removes_exactly_the_package_and_nothing_else(
 
 
 def test_a_revoked_skill_can_be_enabled_again(store: Store, validated: Any, project_dir: Path) -> None:
-    enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
-    revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
-    again = enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
+    enable(store, NAME, project_dir)
+    revoke(store, NAME)
+    again = enable(store, NAME, project_dir)
     assert store.get(NAME).status == "enabled"
     assert installed_digest(Path(again.installations[0])) == again.package_digest
 
@@ -184,14 +175,12 @@ def test_a_revoked_skill_can_be_enabled_again(store: Store, validated: Any, proj
 def test_revoke_tolerates_a_package_already_deleted_by_hand(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
-    enabled = enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
+    enabled = enable(store, NAME, project_dir)
     gone = Path(enabled.installations[1])
     for path in sorted(gone.rglob("*"), reverse=True):
         path.rmdir() if path.is_dir() else path.unlink()
     gone.rmdir()
-    result = revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision)
+    result = revoke(store, NAME)
     assert result.removed == (enabled.installations[0],)
     assert result.absent == (str(gone),)
     assert store.get(NAME).status == "revoked"
@@ -200,10 +189,10 @@ def test_revoke_tolerates_a_package_already_deleted_by_hand(
 def test_revoke_with_project_dir_finds_a_moved_project(store: Store, validated: Any, tmp_path: Path) -> None:
     first = tmp_path / "first"
     first.mkdir()
-    enable_skill(store, NAME, "project", first, approve=True, expected_revision=store.get(NAME).revision)
+    enable(store, NAME, first)
     moved = tmp_path / "moved"
     first.rename(moved)
-    result = revoke_skill(store, NAME, moved, approve=True, expected_revision=store.get(NAME).revision)
+    result = revoke(store, NAME, moved)
     assert result.removed == tuple(str(moved / r / "skills" / NAME) for r in (".agents", ".claude"))
     assert not (moved / ".agents" / "skills" / NAME).exists()
 
@@ -214,13 +203,11 @@ def test_user_scope_needs_the_policy_and_then_installs_under_home(
     home = tmp_path / "user-home"
     home.mkdir()
     with pytest.raises(SkillreelError) as err:
-        enable_skill(store, NAME, "user", home=home, approve=True, expected_revision=store.get(NAME).revision)
+        enable(store, NAME, None, scope="user", home=home)
     assert err.value.code == "SR_RECORD_POLICY_DENIED"
     assert snapshot(home) == {}
     store.set_policy(Policy.from_settings(PolicySettings(allow_global_install=True)))
-    result = enable_skill(
-        store, NAME, "user", home=home, approve=True, expected_revision=store.get(NAME).revision
-    )
+    result = enable(store, NAME, None, scope="user", home=home)
     assert result.installations == tuple(str(home / r / "skills" / NAME) for r in (".agents", ".claude"))
     assert present(store.get(NAME).installation).scope == "user"
 
@@ -257,23 +244,17 @@ def test_only_a_validated_skill_is_enabled(store: Store, project_dir: Path, stat
         store,
         project_dir,
         "SR_RECORD_STATE_INVALID",
-        lambda: enable_skill(
-            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-        ),
+        lambda: enable(store, NAME, project_dir),
     )
 
 
 def test_an_enabled_skill_is_not_enabled_twice(store: Store, validated: Any, project_dir: Path) -> None:
-    enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
+    enable(store, NAME, project_dir)
     refused(
         store,
         project_dir,
         "SR_RECORD_STATE_INVALID",
-        lambda: enable_skill(
-            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-        ),
+        lambda: enable(store, NAME, project_dir),
     )
 
 
@@ -298,9 +279,7 @@ def test_without_approval_nothing_changes_and_the_plan_is_said(
     )
     assert str(project_dir / ".claude" / "skills" / NAME) in err.message
     assert err.details["wouldChange"]["installations"][0] == str(project_dir / ".agents" / "skills" / NAME)
-    enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
+    enable(store, NAME, project_dir)
     err = refused(
         store, project_dir, "SR_RECORD_APPROVAL_REQUIRED", lambda: revoke_skill(store, NAME, approve=False)
     )
@@ -318,9 +297,7 @@ def test_a_foreign_folder_with_the_name_is_a_collision(
         store,
         project_dir,
         "SR_RECORD_INSTALL_COLLISION",
-        lambda: enable_skill(
-            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-        ),
+        lambda: enable(store, NAME, project_dir),
     )
 
 
@@ -332,9 +309,7 @@ def test_a_file_where_a_root_directory_should_be_is_a_collision(
         store,
         project_dir,
         "SR_RECORD_INSTALL_COLLISION",
-        lambda: enable_skill(
-            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-        ),
+        lambda: enable(store, NAME, project_dir),
     )
 
 
@@ -350,9 +325,7 @@ def test_a_symlink_anywhere_on_the_path_is_refused(
         store,
         project_dir,
         "SR_RECORD_INSTALL_SYMLINK",
-        lambda: enable_skill(
-            store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-        ),
+        lambda: enable(store, NAME, project_dir),
     )
     assert list(elsewhere.iterdir()) == []
 
@@ -366,9 +339,7 @@ def test_a_symlinked_project_dir_is_refused(
         store,
         project_dir,
         "SR_RECORD_INSTALL_SYMLINK",
-        lambda: enable_skill(
-            store, NAME, "project", link, approve=True, expected_revision=store.get(NAME).revision
-        ),
+        lambda: enable(store, NAME, link),
     )
 
 
@@ -381,9 +352,7 @@ def test_a_read_only_root_fails_cleanly(store: Store, validated: Any, project_di
             store,
             project_dir,
             "SR_RECORD_INSTALL_FAILED",
-            lambda: enable_skill(
-                store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-            ),
+            lambda: enable(store, NAME, project_dir),
         )
     finally:
         (project_dir / ".claude" / "skills").chmod(0o755)
@@ -399,15 +368,7 @@ def test_an_os_error_while_installing_is_install_failed_and_rolls_back(
         store,
         project_dir,
         "SR_RECORD_INSTALL_FAILED",
-        lambda: enable_skill(
-            store,
-            NAME,
-            "project",
-            project_dir,
-            approve=True,
-            expected_revision=store.get(NAME).revision,
-            fault=failing_at(step, exc),
-        ),
+        lambda: enable(store, NAME, project_dir, fault=failing_at(step, exc)),
     )
     assert "nothing was left changed" in err.message
 
@@ -419,7 +380,7 @@ def test_revoke_of_a_skill_that_is_not_enabled_is_refused(
         store,
         project_dir,
         "SR_RECORD_STATE_INVALID",
-        lambda: revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision),
+        lambda: revoke(store, NAME),
     )
 
 
@@ -442,15 +403,13 @@ MODIFICATIONS: dict[str, Callable[[Path], object]] = {
 def test_a_package_changed_by_hand_is_never_deleted(
     store: Store, validated: Any, project_dir: Path, change: str, which: int
 ) -> None:
-    enabled = enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
+    enabled = enable(store, NAME, project_dir)
     MODIFICATIONS[change](Path(enabled.installations[which]))
     refused(
         store,
         project_dir,
         "SR_RECORD_INSTALL_MODIFIED",
-        lambda: revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision),
+        lambda: revoke(store, NAME),
     )
     assert store.get(NAME).status == "enabled"
 
@@ -458,9 +417,7 @@ def test_a_package_changed_by_hand_is_never_deleted(
 def test_a_symlinked_root_at_revoke_is_refused(
     store: Store, validated: Any, project_dir: Path, tmp_path: Path
 ) -> None:
-    enabled = enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
+    enabled = enable(store, NAME, project_dir)
     real = tmp_path / "real-skills"
     (project_dir / ".claude" / "skills").rename(real)
     (project_dir / ".claude" / "skills").symlink_to(real, target_is_directory=True)
@@ -468,7 +425,7 @@ def test_a_symlinked_root_at_revoke_is_refused(
         store,
         project_dir,
         "SR_RECORD_INSTALL_SYMLINK",
-        lambda: revoke_skill(store, NAME, approve=True, expected_revision=store.get(NAME).revision),
+        lambda: revoke(store, NAME),
     )
     assert (real / NAME / SKILL_MD).exists()
     assert Path(enabled.installations[0]).exists()
@@ -481,20 +438,10 @@ def test_the_enable_steps_are_the_ones_the_rollback_tests_cover(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
     steps: list[str] = []
-    enable_skill(
-        store,
-        NAME,
-        "project",
-        project_dir,
-        fault=recording(steps),
-        approve=True,
-        expected_revision=store.get(NAME).revision,
-    )
+    enable(store, NAME, project_dir, fault=recording(steps))
     assert steps == [*ENABLE_STEPS, "enable.finish"]
     steps.clear()
-    revoke_skill(
-        store, NAME, fault=recording(steps), approve=True, expected_revision=store.get(NAME).revision
-    )
+    revoke(store, NAME, fault=recording(steps))
     assert steps == [*REVOKE_STEPS, "revoke.delete:0", "revoke.delete:1"]
 
 
@@ -505,15 +452,7 @@ def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(
     (project_dir / ".claude" / "skills").mkdir(parents=True)  # one root exists, one is created
     files_before, store_before = snapshot(project_dir), store_state(store)
     with pytest.raises(Injected):
-        enable_skill(
-            store,
-            NAME,
-            "project",
-            project_dir,
-            fault=failing_at(step),
-            approve=True,
-            expected_revision=store.get(NAME).revision,
-        )
+        enable(store, NAME, project_dir, fault=failing_at(step))
     assert snapshot(project_dir) == files_before
     assert store_state(store) == store_before
     assert list((store.home / "installs").glob("*.json")) == []  # a rollback settles its journal
@@ -523,15 +462,11 @@ def test_a_failure_at_any_enable_step_leaves_files_and_store_as_before(
 def test_a_failure_at_any_revoke_step_leaves_files_and_store_as_before(
     store: Store, validated: Any, project_dir: Path, step: str
 ) -> None:
-    enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
+    enable(store, NAME, project_dir)
     files_before, store_before = snapshot(project_dir), store_state(store)
     inodes = {p: os.lstat(project_dir / p).st_ino for p in files_before}
     with pytest.raises(Injected):
-        revoke_skill(
-            store, NAME, fault=failing_at(step), approve=True, expected_revision=store.get(NAME).revision
-        )
+        revoke(store, NAME, fault=failing_at(step))
     assert snapshot(project_dir) == files_before
     assert {p: os.lstat(project_dir / p).st_ino for p in files_before} == inodes  # the very same files
     assert store_state(store) == store_before
@@ -557,15 +492,7 @@ def test_a_store_commit_that_fails_rolls_the_install_back(
 
     files_before = snapshot(project_dir)
     with pytest.raises(SkillreelError) as err:
-        enable_skill(
-            store,
-            NAME,
-            "project",
-            project_dir,
-            fault=concurrent_rerecord,
-            approve=True,
-            expected_revision=store.get(NAME).revision,
-        )
+        enable(store, NAME, project_dir, fault=concurrent_rerecord)
     assert err.value.code == "SR_RECORD_REVISION_CONFLICT"
     assert snapshot(project_dir) == files_before
     assert store.get(NAME).status == "draft"
@@ -574,16 +501,8 @@ def test_a_store_commit_that_fails_rolls_the_install_back(
 def test_a_failure_deleting_the_stage_after_the_commit_is_reported(
     store: Store, validated: Any, project_dir: Path
 ) -> None:
-    enable_skill(
-        store, NAME, "project", project_dir, approve=True, expected_revision=store.get(NAME).revision
-    )
-    result = revoke_skill(
-        store,
-        NAME,
-        approve=True,
-        expected_revision=store.get(NAME).revision,
-        fault=failing_at("revoke.delete:1", OSError(errno.EBUSY, "busy")),
-    )
+    enable(store, NAME, project_dir)
+    result = revoke(store, NAME, fault=failing_at("revoke.delete:1", OSError(errno.EBUSY, "busy")))
     assert store.get(NAME).status == "revoked"
     assert len(result.leftovers) == 1
     leftover = Path(result.leftovers[0])

@@ -5,9 +5,11 @@ The fixtures that build it are in this folder's conftest.py."""
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page
@@ -17,6 +19,14 @@ from skillreel.record.capture import Capture
 from skillreel.record.recorder import Recorder
 from tests.support.factory import SALT
 from tests.support.server import LocalServer
+
+
+def scripted(folder: Path, html: str, steps: list[dict[str, Any]]) -> tuple[Path, Path]:
+    """The HTML fixture ``html`` and the automation file of ``steps``, written into ``folder``."""
+    page, automation = folder / "page.html", folder / "automation.json"
+    page.write_text(html)
+    automation.write_text(json.dumps({"steps": steps}))
+    return page, automation
 
 
 def page_html(body: str, head: str = "") -> str:

@@ -4,7 +4,6 @@ changes, then its status says so) and its list loads more entries only when scro
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from skillreel.services.recording import record_skill
 from skillreel.services.replaying import replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
+from tests.integration.record.rig import scripted
 from tests.support.late_pages import DESK
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -35,10 +35,7 @@ STEPS: list[dict[str, Any]] = [
 async def test_scripted_waits_and_a_scroll_are_recorded_and_hold_at_replay(
     tmp_path: Path, skillreel_home: Path
 ) -> None:
-    html = tmp_path / "desk.html"
-    html.write_text(DESK)
-    automation = tmp_path / "a.json"
-    automation.write_text(json.dumps({"steps": STEPS}))
+    html, automation = scripted(tmp_path, DESK, STEPS)
     with Store.open(skillreel_home) as store:
         await record_skill(store, RecordRequest(name="save-order", html_path=html, automation=automation))
         steps = [a.to_json() for a in store.get("save-order").draft.actions]
@@ -58,10 +55,7 @@ async def test_scripted_waits_and_a_scroll_are_recorded_and_hold_at_replay(
 
 
 async def test_a_text_wait_on_a_sensitive_input_is_refused(tmp_path: Path, skillreel_home: Path) -> None:
-    html = tmp_path / "desk.html"
-    html.write_text(DESK)
-    automation = tmp_path / "a.json"
-    automation.write_text(json.dumps({"steps": STEPS[:4]}))
+    html, automation = scripted(tmp_path, DESK, STEPS[:4])
     with Store.open(skillreel_home) as store, pytest.raises(SkillreelError) as info:
         await record_skill(
             store,

@@ -49,6 +49,7 @@ from tests.support.factory import (
     target,
     url_environment,
 )
+from tests.support.late_pages import LAZY_SCRIPT
 from tests.support.late_routing import unreported
 from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions
@@ -442,22 +443,6 @@ async def test_an_unexpected_dialog_kind_fails_and_is_dismissed(
 
 
 # A feed that shows 10 items and appends 10 more each time it is scrolled to its end, up to 50.
-LAZY_SCRIPT = """
-const feed = document.getElementById("feed");
-let shown = 0;
-function more() {
-  for (let i = 0; i < 10 && shown < 50; i++) {
-    const li = document.createElement("li");
-    li.className = "entry";
-    li.textContent = "Entry " + (++shown);
-    feed.appendChild(li);
-  }
-}
-more();
-feed.addEventListener("scroll", () => {
-  if (feed.scrollTop + feed.clientHeight >= feed.scrollHeight - 5) setTimeout(more, 30);
-});
-"""
 LAZY = page(
     '<ul id="feed" style="height:120px;overflow-y:auto;margin:0;padding:0;list-style:none"></ul>'
     "<style>li.entry{height:30px}</style>",
