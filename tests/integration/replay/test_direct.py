@@ -251,7 +251,7 @@ async def test_an_element_in_a_frame_goes_through_playwrights_own_action(
 ) -> None:
     """Coordinates inside a child frame are not the top frame's: typing into and clicking in a
     same-origin frame fall back to Playwright's actions (the frame case of test_scopes.py, counted)."""
-    from tests.integration.replay.test_scopes import FRAME_DOC, clicks, describe_in_frame, framed
+    from tests.support.frames import FRAME_DOC, clicks, describe_in_frame, framed
 
     bundles = await describe_in_frame(server)
     url = server.url("/edit")

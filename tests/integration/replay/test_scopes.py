@@ -5,25 +5,21 @@ and on a changed one, and an ambiguous page fails closed with nothing clicked. T
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from skillreel.locate import locate_script
 from skillreel.model.actions import Action, ClickAction, NavigateAction, TypeAction
 from skillreel.model.lifecycle import approve
-from skillreel.model.locators import LocatorBundle
 from skillreel.model.refs import ParameterRef
-from skillreel.sandbox.cold import browser_session
 from skillreel.services.record_preflight import RecordRequest
 from skillreel.services.recording import record_skill
 from skillreel.services.replaying import ReplayRequest, replay_skill
 from skillreel.store import AuditNote, Store, utc_now
-from tests.support.factory import SALT, build_draft, store_approved, url_environment
+from tests.support.factory import build_draft, store_approved, url_environment
+from tests.support.frames import FRAME_DOC, clicks, describe_in_frame, frame, framed
 from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions
 
@@ -55,10 +51,6 @@ RECORDED = shadow_page('<h1>Find</h1><search-box id="finder"></search-box>')
 # The host lost its id and moved, the widget's inside was rewrapped: every chain candidate breaks.
 CHANGED = shadow_page('<h1>Find</h1><section><search-box class="wide" layout="new"></search-box></section>')
 TWO = shadow_page('<search-box data-which="one"></search-box><search-box data-which="two"></search-box>')
-
-
-def clicks(server: LocalServer) -> list[dict[str, list[str]]]:
-    return [parse_qs(urlsplit(path).query) for _, path in server.requests if path.startswith("/clicked")]
 
 
 @pytest.fixture
@@ -118,47 +110,6 @@ async def test_two_identical_shadow_widgets_fail_closed(
     assert outcome.error.code == "SR_REPLAY_UI_TARGET_AMBIGUOUS"
     assert outcome.error.action_id == "a2"
     assert clicks(server) == []
-
-
-FRAME_DOC = (
-    "<label for=t>Title</label><input id=t name=title>"
-    "<button id=ok type=button onclick=\"fetch('/clicked?which=store&title=' + "
-    "encodeURIComponent(document.getElementById('t').value))\">Store</button>"
-)
-
-
-def frame(inner: str, frame_id: str) -> str:
-    return (
-        f'<iframe id="{frame_id}" srcdoc="{html.escape(inner, quote=True)}" '
-        'style="width:400px;height:120px"></iframe>'
-    )
-
-
-def framed(inner: str, *, frame_id: str = "editor", extra: str = "") -> str:
-    body = f"<main><h1>Edit</h1>{frame(inner, frame_id)}{extra}</main>"
-    return f"<!doctype html><html><body>{body}</body></html>"
-
-
-DESCRIBE_IN_FRAME = """([src, salt, selectors]) => {
-  const L = (0, eval)(src + "\\n;SkillreelLocate");
-  const out = {};
-  for (const [key, selector] of Object.entries(selectors)) {
-    out[key] = L.describe(document.querySelector(selector), salt);
-  }
-  return out;
-}"""
-
-
-async def describe_in_frame(server: LocalServer) -> dict[str, LocatorBundle]:
-    server.set_page("/edit", framed(FRAME_DOC))
-    async with browser_session(url_environment(server.url("/edit"))) as session:
-        await session.goto_start()
-        frame = session.page.frames[1]
-        await frame.wait_for_selector("#ok")
-        data = await frame.evaluate(
-            DESCRIBE_IN_FRAME, [locate_script(), SALT, {"title": "#t", "store": "#ok"}]
-        )
-    return {key: LocatorBundle.parse(value) for key, value in data.items()}
 
 
 @pytest.mark.parametrize("case", ["recorded", "frame-renamed", "two-frames"])
