@@ -170,3 +170,10 @@ def test_the_sync_twins_are_named_and_documented_as_such() -> None:
         assert asyncio.iscoroutinefunction(getattr(sr, name))
         assert not asyncio.iscoroutinefunction(twin)
     assert set(sr.__all__) >= {"open_store", "ReplayFailed", "BatchFailed", "SkillreelWarning"}
+
+
+def test_the_guide_names_every_public_name_of_the_api() -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide.md").read_text(encoding="utf-8")
+    section = guide.split("## Python API (`skillreel.api`)", 1)[1].split("\n## ", 1)[0]
+    missing = [n for n in sr.__all__ if not any(f"{n}{end}" in section for end in ("`", "("))]
+    assert not missing, f"docs/guide.md's Python API section does not name: {missing}"
