@@ -124,3 +124,48 @@ def test_a_draft_is_refused_by_the_api_exactly_as_by_the_cli(
     with Store.open(skillreel_home) as store:
         assert store.run_count("count-chars") == 0
         assert store.get("count-chars").status == "draft"
+
+
+SECRET = "s3cret-pin-do-not-store"
+PIN_PAGE = page_html(
+    """
+<form id=login action="javascript:void 0"><input id=pin name=pin type=password>
+<button id=go type=submit>Go</button></form>
+<p id=out></p>
+<script>
+document.querySelector("#login").addEventListener("submit", () => {
+  document.querySelector("#out").textContent = "Length " + document.querySelector("#pin").value.length;
+});
+</script>
+"""
+)
+PIN_STEPS = [
+    {"do": "type", "selector": "#pin", "text": "0000"},
+    {"do": "click", "selector": "#go"},
+    {"do": "wait", "selector": "#out:not(:empty)"},
+    {"do": "extract", "selector": "#out", "as": "length", "pattern": "Length ([0-9]+)", "type": "integer"},
+]
+
+
+async def test_secrets_reach_the_page_and_nothing_else(skillreel_home: Path, tmp_path: Path) -> None:
+    page = tmp_path / "pin.html"
+    page.write_text(PIN_PAGE)
+    steps = tmp_path / "pin.json"
+    steps.write_text(json.dumps({"steps": PIN_STEPS}))
+    recorded = await sr.record("pin-length", automation=steps, html=page, sensitive=["pin"])
+    assert [(p["name"], p["sensitive"]) for p in recorded["parameters"]] == [("pin", True)]
+    with Store.open(skillreel_home) as store:
+        review_skill(store, "pin-length", "alice", approve=True, expected_revision=1)
+    with pytest.raises(sr.ReplayFailed) as missing:  # neither the vault nor secrets= holds it
+        await sr.replay("pin-length", html=page)
+    by_cli = run_cli("replay", "pin-length", "--html", str(page), "--json")
+    assert missing.value.code == by_cli.json()["error"]["code"]
+    result = await sr.replay("pin-length", html=page, secrets={"pin": SECRET})
+    assert result["outputs"] == {"length": len(SECRET)}
+    with pytest.raises(sr.ReplayFailed) as on_argv:
+        await sr.replay("pin-length", {"pin": SECRET}, html=page)
+    assert on_argv.value.code == "SR_REPLAY_SENSITIVE_ON_ARGV"
+    assert SECRET not in repr(on_argv.value.result)
+    assert SECRET not in str(on_argv.value)
+    kept = b"".join(p.read_bytes() for p in skillreel_home.rglob("*") if p.is_file())
+    assert SECRET.encode() not in kept
