@@ -177,3 +177,21 @@ def test_the_guide_names_every_public_name_of_the_api() -> None:
     section = guide.split("## Python API (`skillreel.api`)", 1)[1].split("\n## ", 1)[0]
     missing = [n for n in sr.__all__ if not any(f"{n}{end}" in section for end in ("`", "("))]
     assert not missing, f"docs/guide.md's Python API section does not name: {missing}"
+
+
+def test_an_envelope_warning_becomes_a_skillreel_warning(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillreel.model.envelope import ResultWarning
+    from skillreel.services import replaying
+    from skillreel.services.runs import ReplayOutcome
+
+    unrecorded = ResultWarning(code="SR_RECORD_RUN_UNRECORDED", message="the run's end was not recorded")
+
+    async def ran_unrecorded(*args: Any, **kwargs: Any) -> ReplayOutcome:
+        return ReplayOutcome("succeeded", "x", revision=2, warnings=(unrecorded,))
+
+    monkeypatch.setattr(replaying, "replay_skill", ran_unrecorded)
+    with pytest.warns(sr.SkillreelWarning, match="SR_RECORD_RUN_UNRECORDED: the run's end was not recorded"):
+        result = sr.replay_sync("x", store=store)
+    assert result["status"] == "succeeded"
