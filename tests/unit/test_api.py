@@ -69,6 +69,13 @@ def test_an_unknown_skill_is_the_verbs_refusal(store: Store) -> None:
     assert isinstance(failed.value.error, LifecycleError)
     assert failed.value.result["runId"] is None
     assert failed.value.result["steps"] == []
+    with pytest.raises(sr.ReplayFailed) as with_secrets:  # secrets= changes nothing of the refusal
+        sr.replay_sync("no-such-skill", secrets={"pin": SECRET}, store=store)
+    assert with_secrets.value.code == "SR_RECORD_NOT_FOUND"
+    assert SECRET not in str(with_secrets.value)
+    with pytest.raises(SkillreelError) as keyed:
+        sr.replay_sync("no-such-skill", secrets=wrong({1: SECRET, "a": SECRET}), store=store)
+    assert keyed.value.code == "SR_RECORD_API_USAGE"
 
 
 def test_an_unapproved_skill_is_refused_and_nothing_runs(store: Store) -> None:

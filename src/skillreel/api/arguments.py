@@ -7,11 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import InputError
+from ..errors import InputError, SkillreelError
 from ..model.limits import MAX_OPTION_NUMBER, SETTLE_MS_RANGE, TIMEOUT_MS_RANGE
 from ..store import Store
+
+if TYPE_CHECKING:
+    from ..services.preflight import ReplayRequest
 
 InputValue = str | int | float | bool
 
@@ -31,18 +34,25 @@ class GivenThenVault:
 
 def secret_source(store: Store, name: str, secrets: Mapping[str, str] | None) -> GivenThenVault:
     """``secrets=`` checked: a mapping of the skill's sensitive parameters to strings (a name that is
-    not one is refused by its name, never its value)."""
+    not one is refused by its name, never its value). A skill that cannot be read is left to the
+    replay's own refusal, so it is refused (and audited) as without ``secrets=``."""
     if secrets is None:
         return GivenThenVault({})
     if not isinstance(secrets, Mapping):
         raise usage("secrets must be a mapping of sensitive parameter names to strings")
-    draft = store.get(skill_name(name)).draft
+    for param, value in secrets.items():
+        if not isinstance(param, str):
+            raise usage(f"secrets holds a key of type {type(param).__name__}: a parameter name is a string")
+        if not isinstance(value, str):
+            raise usage(f"secrets[{shown(param)}] must be a string")
+    try:
+        draft = store.get(skill_name(name)).draft
+    except SkillreelError:
+        return GivenThenVault(dict(secrets))
     for param in sorted(secrets):
-        parameter = draft.parameter(param) if isinstance(param, str) else None
+        parameter = draft.parameter(param)
         if parameter is None or not parameter.sensitive:
             raise usage(f"secrets holds {shown(param)}, which is not a sensitive parameter of {name!r}")
-        if not isinstance(secrets[param], str):
-            raise usage(f"secrets[{param!r}] must be a string")
     return GivenThenVault(dict(secrets))
 
 
@@ -59,7 +69,7 @@ def replay_request(
     settle_ms: int,
     artifacts: Path | str | None,
     artifacts_on: Literal["failure", "always"],
-) -> Any:
+) -> ReplayRequest:
     from ..sandbox.artifacts import DebugOptions
     from ..services.preflight import ReplayRequest
 
