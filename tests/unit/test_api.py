@@ -137,6 +137,9 @@ def test_secrets_never_reach_a_refusal(store: Store) -> None:
         (lambda s: sr.record_sync("x", automation=Path("a.json"), viewport=(0, 9), store=s), "width"),
         (lambda s: sr.record_sync("x", automation=Path("a.json"), sensitive="pin", store=s), "sensitive"),
         (lambda s: sr.replay_batch_sync("x", wrong(42), store=s), "rows"),
+        (lambda s: sr.replay_batch_sync("x", "rows.csv", workers=99, store=s), "workers"),
+        (lambda s: sr.replay_batch_sync("x", "rows.csv", resume=wrong(7), store=s), "resume"),
+        (lambda s: sr.record_sync("x", automation=wrong(None), store=s), "automation"),
     ],
 )
 def test_bad_arguments_are_refused_before_anything_runs(store: Store, call: Any, named: str) -> None:
@@ -148,11 +151,12 @@ def test_bad_arguments_are_refused_before_anything_runs(store: Store, call: Any,
 
 
 def test_a_verbs_own_option_check_still_applies(store: Store, tmp_path: Path) -> None:
-    rows = tmp_path / "rows.csv"
-    rows.write_text("query\nx\n")
+    steps = tmp_path / "steps.json"
+    steps.write_text('{"steps": []}')
     with pytest.raises(SkillreelError) as caught:
-        sr.replay_batch_sync("x", rows, workers=99, store=store)
-    assert caught.value.code == "SR_RECORD_USAGE"  # services.batching.plan_batch's refusal, as the CLI's
+        sr.record_sync("x", automation=steps, html=tmp_path / "page.html", description="", store=store)
+    assert caught.value.code == "SR_RECORD_USAGE"  # services.record_preflight's refusal, as the CLI's
+    assert "description" in caught.value.message
 
 
 async def test_a_sync_function_refuses_a_running_event_loop(store: Store) -> None:

@@ -47,6 +47,7 @@ from ..model.limits import (
     DEFAULT_WORKERS,
     MAX_OPTION_NUMBER,
     TIMEOUT_MS_RANGE,
+    WORKERS_RANGE,
 )
 from ..model.runs import Actor
 from ..replay.engine import StepProgress
@@ -195,7 +196,13 @@ async def replay_batch(
         name, inputs, html, url, storage_state, environment, expected_revision, heal, timeout_ms,
         settle_ms, None, "failure",
     )  # fmt: skip
-    batch = BatchRequest(request, arguments.path("rows", rows), workers, stop_on_failure, resume)
+    batch = BatchRequest(
+        request,
+        arguments.required_path("rows", rows),
+        arguments.number("workers", workers, *WORKERS_RANGE),
+        arguments.flag("stop_on_failure", stop_on_failure),
+        arguments.text("resume", resume),
+    )
     with _using(store, actor="batch") as opened:
         source = arguments.secret_source(opened, name, secrets)
         plan = plan_batch(opened, batch, source)
@@ -245,7 +252,7 @@ async def record(
         environments=tuple(arguments.named(environments or {})),
         keep_query=arguments.texts("keep_query", keep_query),
         strip_query=arguments.texts("strip_query", strip_query),
-        automation=arguments.path("automation", automation),
+        automation=arguments.required_path("automation", automation),  # never a person's recording
         assertions=arguments.path("assertions", assertions),
         sensitive=arguments.texts("sensitive", sensitive),
         failure_conditions=arguments.texts("failure_conditions", failure_conditions),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import InputError, SkillreelError
 from ..model.limits import MAX_OPTION_NUMBER, SETTLE_MS_RANGE, TIMEOUT_MS_RANGE
@@ -120,7 +120,7 @@ def skill_name(name: object) -> str:
     return name
 
 
-def text(what: str, value: object) -> Any:
+def text(what: str, value: object) -> str | None:
     if value is not None and not isinstance(value, str):
         raise usage(f"{what} must be a string")
     return value
@@ -134,12 +134,19 @@ def texts(what: str, values: object) -> tuple[str, ...]:
     return tuple(values)
 
 
-def path(what: str, value: object) -> Any:
+def path(what: str, value: object) -> Path | None:
     if value is None:
         return None
     if not isinstance(value, str | Path):
         raise usage(f"{what} must be a path")
     return Path(value)
+
+
+def required_path(what: str, value: object) -> Path:
+    found = path(what, value)
+    if found is None:
+        raise usage(f"{what} must be a path")
+    return found
 
 
 def flag(what: str, value: object) -> bool:
