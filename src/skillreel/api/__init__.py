@@ -105,7 +105,7 @@ class SkillreelWarning(UserWarning):
 def open_store(home: Path | str | None = None) -> Store:
     """The store at ``home`` (default: ``$SKILLREEL_HOME`` or the user-data directory), opened
     and migrated as the CLI opens it; use it as a context manager (``with open_store() as s:``)."""
-    return Store.open(Path(home) if home is not None else None)
+    return Store.open(arguments.path("home", home))
 
 
 async def list_skills(*, store: Store | None = None) -> Document:
