@@ -35,7 +35,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"agent_skills"}),
     frozenset({"services"}),
     frozenset({"mcp", "demo", "ui", "fleet"}),  # fleet: Celery workers and the broker
-    frozenset({"cli"}),  # the console script's verbs start the MCP server and the demo
+    frozenset({"cli", "api"}),  # the console script (it starts the MCP server, the demo); the library API
     frozenset({"__main__"}),
 )
 ROOT_UNIT = "__init__"  # skillreel/__init__.py: imports nothing of skillreel

@@ -34,6 +34,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ),
     ErrorCode("SR_RECORD_USAGE", 2, "The command line is invalid.", "Check `skillreel VERB --help`."),
     ErrorCode(
+        "SR_RECORD_API_USAGE",
+        2,
+        "A skillreel.api function was called with an invalid argument, or a `_sync` function inside a "
+        "running event loop.",
+        "Pass the arguments the guide's Python API section lists; inside a running event loop, await "
+        "the coroutine (`replay`, not `replay_sync`).",
+    ),
+    ErrorCode(
         "SR_RECORD_INPUT_MALFORMED",
         2,
         "An input file or value is not valid for its schema.",
