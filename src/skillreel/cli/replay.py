@@ -35,6 +35,7 @@ from ..model.limits import (
     TIMEOUT_MS_RANGE,
     WORKERS_RANGE,
 )
+from .batch_output import ResultFiles, result_file_options
 from .completion import complete_skill_name
 from .interrupt import run_cancellable
 from .output import emit, emit_failure, json_option
@@ -139,6 +140,7 @@ if TYPE_CHECKING:
     metavar="RUNSET",
     help="With --batch: continue this runset, replaying only the rows that did not succeed.",
 )
+@result_file_options
 @click.option(
     "--broker",
     metavar="URL",
@@ -173,6 +175,7 @@ def command(
     workers: int | None,
     stop_on_failure: bool,
     resume: str | None,
+    result_files: ResultFiles,
     broker: str | None,
     sign_key: Path | None,
     as_json: bool,
@@ -208,13 +211,31 @@ def command(
             from .batch import replay_rows_on_fleet
 
             replay_rows_on_fleet(
-                request, batch_file, workers, stop_on_failure, resume, broker, sign_key, as_json=as_json
+                request,
+                batch_file,
+                workers,
+                stop_on_failure,
+                resume,
+                broker,
+                sign_key,
+                as_json=as_json,
+                result_files=result_files,
             )
             return
         if sign_key is not None:
             raise InputError("SR_RECORD_USAGE", "--sign goes with --broker URL")
-        replay_rows(request, batch_file, workers or DEFAULT_WORKERS, stop_on_failure, resume, as_json=as_json)
+        replay_rows(
+            request,
+            batch_file,
+            workers or DEFAULT_WORKERS,
+            stop_on_failure,
+            resume,
+            as_json=as_json,
+            result_files=result_files,
+        )
         return
+    if result_files.options():
+        raise InputError("SR_RECORD_USAGE", "--results and --junit go with --batch FILE")
     if workers is not None or stop_on_failure or resume is not None or broker is not None or sign_key:
         raise InputError(
             "SR_RECORD_USAGE",

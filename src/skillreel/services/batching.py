@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets as tokens
+import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -115,6 +116,7 @@ class RowResult:
     message: str | None = None
     run_id: str | None = None
     side_effects: bool = False
+    seconds: float | None = None  # how long the row ran here (progress lines, result files)
     outputs: Any = None
 
     def to_json(self) -> dict[str, Any]:
@@ -397,6 +399,7 @@ def replay_executor(
 
     async def execute(row: BatchRow) -> RowResult:
         request = replace(plan.request.replay, inputs=plan.inputs(row))
+        started = time.monotonic()
         try:
             outcome = await replay_skill(
                 store,
@@ -407,7 +410,7 @@ def replay_executor(
             )
         except ReplayCancelled as cancelled:
             raise RowCancelled(row_result(row, cancelled.outcome)) from None
-        return row_result(row, outcome)
+        return replace(row_result(row, outcome), seconds=time.monotonic() - started)
 
     return execute
 

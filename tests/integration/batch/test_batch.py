@@ -204,7 +204,9 @@ async def test_the_cli_prints_one_envelope_with_one_result_per_row_and_exits_1(
     assert "row 2 (line 2): failed SR_REPLAY_UI_NETWORK_DENIED" in human.stdout
     assert f"--resume {data['runset']}" in human.stdout
     assert "error SR_REPLAY_BATCH_FAILED" in human.stderr
-    assert "row 1 (line 1)" not in human.stderr  # no progress lines when stderr is not a terminal
+    assert "row 1 (line 1)" not in human.stderr  # no terminal progress when stderr is not a terminal
+    assert "row 1/3 skipped (succeeded before)" in human.stderr  # a plain line per row instead
+    assert f"--batch {path} --timeout 30000 --workers 2 --resume {data['runset']}" in human.stdout
     assert acted(server) == 2
 
 
