@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import secrets as tokens
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence, Set
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,11 +39,14 @@ from ..errors import InputError, ReplayError, SkillreelError
 from ..model.batch import (
     BatchFile,
     BatchRow,
+    RowProblem,
     Runset,
     RunsetClaim,
     batch_format,
-    check_rows,
+    check_columns,
     parse_rows,
+    refuse_rows,
+    row_problems,
     rows_digest,
 )
 from ..model.draft import Draft
@@ -306,8 +309,11 @@ def plan_batch(
     parsed: BatchFile = parse_rows(data, batch_format(request.batch_file.name))
     entry = store.get(replay.name)
     draft = entry.draft
-    check_rows(parsed, draft, replay.inputs, value_limits(draft))
-    check_row_types(parsed.rows, draft, replay.inputs)
+    check_columns(parsed, draft, replay.inputs)
+    problems = row_problems(parsed, draft, replay.inputs, value_limits(draft))
+    problems += row_type_problems(parsed.rows, draft, replay.inputs, skip={p.row for p in problems})
+    if problems:
+        raise refuse_rows(problems)
     first = replace(replay, inputs={**replay.inputs, **parsed.rows[0].inputs})
     checked = run_preflight(
         entry, store.policy(), first, secrets or EnvKeyringSecrets(), logins or LoginVault(store.home)
@@ -337,20 +343,27 @@ def plan_batch(
     return BatchPlan(request, kept, parsed.rows, store.runset_successes(kept.runset_id), resumed=True)
 
 
-def check_row_types(rows: Sequence[BatchRow], draft: Draft, shared: Mapping[str, InputValue]) -> None:
+def row_type_problems(
+    rows: Sequence[BatchRow],
+    draft: Draft,
+    shared: Mapping[str, InputValue],
+    *,
+    skip: Set[int] = frozenset(),
+) -> list[RowProblem]:
     """Every row's values against their parameters' types (an integer, a number, true/false, one
     of an enum's values, a loop's limit in range), as a single replay's pre-flight checks them, but
-    for every row before any runs, naming the first bad line (never the value)."""
+    for every row before any runs: the first bad value of each row not in ``skip`` (rows already
+    refused for another reason), named by its line, never by its value."""
+    problems: list[RowProblem] = []
     for row in rows:
+        if row.number in skip:
+            continue
         try:
             typed_values(draft, {**shared, **row.inputs})
         except ReplayError as exc:
             why = exc.message.removesuffix("; nothing was replayed")
-            raise ReplayError(
-                "SR_REPLAY_BATCH_VALUE_INVALID",
-                f"line {row.line} (row {row.number}): {why}; no row was run",
-                details={"line": row.line, "row": row.number},
-            ) from exc
+            problems.append(RowProblem(row.line, row.number, "SR_REPLAY_BATCH_VALUE_INVALID", why))
+    return problems
 
 
 def _runset_shaped(value: str) -> bool:

@@ -222,3 +222,36 @@ def test_a_value_that_does_not_fit_its_parameters_type_is_refused_before_any_row
         assert "twelve" not in error.message
         assert "yes" not in error.message
         assert everything(store.home) == before
+
+
+def test_every_row_whose_value_does_not_fit_its_type_is_listed_before_any_row_runs(
+    store: Store, tmp_path: Path
+) -> None:
+    """Issue 31.4: the type checks of plan_batch list every bad row too, beside the missing and
+    too-long values of the same file (one problem per row, in file order, no value repeated)."""
+    typed = (Parameter(name="qty", type="integer"), Parameter(name="gift", type="boolean", required=False))
+    actions = (
+        NavigateAction(id="a1", url="http://127.0.0.1:8000/app"),
+        TypeAction(id="a2", target=factory.bundle("#qty"), value=ParameterRef(name="qty")),
+        TypeAction(id="a3", target=factory.bundle("#gift"), value=ParameterRef(name="gift")),
+    )
+    draft = factory.graph_draft(
+        actions, name="typed-order", parameters=typed, environment=factory.url_environment()
+    )
+    factory.store_approved(store, draft)
+    path = write(tmp_path, "rows.csv", b"qty,gift\ntwelve,true\n2,false\n,true\n4,yes\n")
+    before = everything(store.home)
+    with pytest.raises(SkillreelError) as caught:
+        plan_batch(store, BatchRequest(ReplayRequest(name="typed-order"), path))
+    error = caught.value
+    assert error.code == "SR_REPLAY_BATCH_VALUE_INVALID"
+    assert [(p["line"], p["code"]) for p in error.details["problems"]] == [
+        (2, "SR_REPLAY_BATCH_VALUE_INVALID"),
+        (4, "SR_REPLAY_BATCH_INPUT_MISSING"),
+        (5, "SR_REPLAY_BATCH_VALUE_INVALID"),
+    ]
+    assert "expects an integer" in error.message
+    assert "expects true or false" in error.message
+    assert "twelve" not in error.message
+    assert "yes" not in error.message
+    assert everything(store.home) == before
