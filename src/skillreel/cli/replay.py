@@ -108,7 +108,8 @@ if TYPE_CHECKING:
     "--artifacts",
     "artifacts",
     type=click.Path(path_type=Path, exists=False),
-    help="On failure, write trace.zip, screenshot.png and failure.json into this directory (mode 0600).",
+    help="On failure, write trace.zip, screenshot.png and failure.json into this directory (mode 0600); "
+    "with --batch, into DIR/row-N for each row that failed.",
 )
 @click.option(
     "--artifacts-on",

@@ -30,7 +30,7 @@ import asyncio
 import secrets as tokens
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence, Set
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -52,6 +52,7 @@ from ..model.batch import (
 from ..model.draft import Draft
 from ..model.limits import DEFAULT_WORKERS, MAX_BATCH_BYTES, WORKERS_RANGE
 from ..model.runs import BatchSlot
+from ..sandbox.artifacts import prepare_directory
 from ..store import Store
 from ..store.lease import current_lease
 from ..user_files import read_user_file
@@ -301,10 +302,8 @@ def plan_batch(
     if not WORKERS_RANGE[0] <= request.workers <= WORKERS_RANGE[1]:
         raise InputError("SR_RECORD_USAGE", f"--workers must be {WORKERS_RANGE[0]} to {WORKERS_RANGE[1]}")
     debug = replay.debug
-    if debug.headed or debug.slow_mo_ms or debug.artifacts is not None:
-        raise InputError(
-            "SR_RECORD_USAGE", "--headed, --slow-mo and --artifacts replay one row: use them without --batch"
-        )
+    if debug.headed or debug.slow_mo_ms:
+        raise InputError("SR_RECORD_USAGE", "--headed and --slow-mo watch one row: use them without --batch")
     data = read_user_file(request.batch_file, what="batch file", limit=MAX_BATCH_BYTES)
     parsed: BatchFile = parse_rows(data, batch_format(request.batch_file.name))
     entry = store.get(replay.name)
@@ -320,6 +319,8 @@ def plan_batch(
     )
     checked.require_secrets("batch")
     digest = rows_digest(parsed.rows)
+    if debug.artifacts is not None:
+        prepare_directory(debug.artifacts)  # the last check: its rows' directories go in it
     if request.resume is None:
         runset = Runset(
             runset_id=tokens.token_hex(8),
@@ -412,20 +413,42 @@ def replay_executor(
 
     async def execute(row: BatchRow) -> RowResult:
         request = replace(plan.request.replay, inputs=plan.inputs(row))
+        artifacts = row_artifacts(request, row)
         started = time.monotonic()
         try:
-            outcome = await replay_skill(
-                store,
-                request,
-                secrets=secrets,
-                session_factory=session_factory,
-                batch=BatchSlot(runset, row.number),
-            )
+            with artifacts_kept_if_written(artifacts):
+                outcome = await replay_skill(
+                    store,
+                    replace(request, debug=replace(request.debug, artifacts=artifacts)),
+                    secrets=secrets,
+                    session_factory=session_factory,
+                    batch=BatchSlot(runset, row.number),
+                )
         except ReplayCancelled as cancelled:
             raise RowCancelled(row_result(row, cancelled.outcome)) from None
         return replace(row_result(row, outcome), seconds=time.monotonic() - started)
 
     return execute
+
+
+def row_artifacts(request: ReplayRequest, row: BatchRow) -> Path | None:
+    """``--artifacts DIR`` with a batch: each row writes into ``DIR/row-N`` (by the single replay's
+    own artifacts, ``sandbox.artifacts``: on failure, or always with ``--artifacts-on always``)."""
+    base = request.debug.artifacts
+    return base / f"row-{row.number}" if base is not None else None
+
+
+@contextmanager
+def artifacts_kept_if_written(directory: Path | None) -> Iterator[None]:
+    """The replay creates a row's artifacts directory before it runs; one it created and left
+    empty (the row succeeded) is removed, so ``DIR`` holds the rows that failed."""
+    existed = directory is None or directory.exists()
+    try:
+        yield
+    finally:
+        if not existed and directory is not None:
+            with suppress(OSError):  # not empty (artifacts written), or already gone
+                directory.rmdir()
 
 
 async def replay_batch(
@@ -439,13 +462,16 @@ async def replay_batch(
     """Run a planned batch on one Chromium (step 3 of the module docstring). ``session_factory``
     replaces the warm browser's sessions (tests and benchmarks). Raises :class:`BatchCancelled`
     when cancelled, after the running rows ended as cancelled."""
+    from ..sandbox.cold import browser_session
     from ..sandbox.warm import WarmBrowser
 
     with holding_runset(store, plan, on_row) as (plan, skipped):
         warm = WarmBrowser(idle_s=3600.0)
-        execute = replay_executor(
-            store, plan, _Remembered(secrets or EnvKeyringSecrets()), session_factory or warm.session
-        )
+        if session_factory is None:
+            # a trace streams into its replay's own private scratch, named when Chromium starts:
+            # with --artifacts each row gets a Chromium of its own, as a single replay does
+            session_factory = browser_session if plan.request.replay.debug.artifacts else warm.session
+        execute = replay_executor(store, plan, _Remembered(secrets or EnvKeyringSecrets()), session_factory)
         try:
             ran = await run_pending(plan, execute, on_row)
         finally:

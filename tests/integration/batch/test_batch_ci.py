@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import json
 import re
 import shlex
 import subprocess
@@ -17,7 +18,7 @@ import pytest
 
 from tests.integration.batch.test_batch import REFUSING_PAGE, SIGNAL_WAIT_S, rows_file
 from tests.integration.runs.counting import NAME, acted, cli_env, counting_skill
-from tests.support.cli import cli_command
+from tests.support.cli import cli_command, run_cli
 from tests.support.server import LocalServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -89,3 +90,29 @@ async def test_a_batch_logged_to_a_file_prints_each_row_as_it_ends_and_writes_re
     assert ["--results", str(results)] == command[command.index("--results") :][:2]
     assert command[command.index("--workers") :][:2] == ["--workers", "1"]
     assert acted(server) == 3
+
+
+async def test_artifacts_with_a_batch_are_written_for_the_failed_rows_only(
+    server: LocalServer, skillreel_home: Path, tmp_path: Path
+) -> None:
+    """``--artifacts DIR --batch`` was refused; now each failed row leaves ``DIR/row-N`` (the single
+    replay's trace, screenshot and failure.json, mode 0600) and a row that succeeded leaves nothing."""
+    await counting_skill(server)
+    server.set_page("/orders", REFUSING_PAGE)
+    rows = rows_file(tmp_path, ["1", "fail", "3"])
+    artifacts = tmp_path / "artifacts"
+    args = ["replay", NAME, "--batch", str(rows), "--workers", "2", "--timeout", "30000"]
+    result = await asyncio.to_thread(
+        run_cli, *args, "--artifacts", str(artifacts), "--json", env=cli_env(skillreel_home)
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert (result.exit_code, result.json()["error"]["code"]) == (1, "SR_REPLAY_BATCH_FAILED")
+    assert [p.name for p in artifacts.iterdir()] == ["row-2"]
+    written = {p.name: p.stat().st_mode & 0o777 for p in (artifacts / "row-2").iterdir()}
+    assert "failure.json" in written
+    assert "trace.zip" in written
+    assert set(written.values()) == {0o600}
+    failure = json.loads((artifacts / "row-2" / "failure.json").read_text())
+    assert (failure["outcome"], failure["code"]) == ("failed", "SR_REPLAY_UI_NETWORK_DENIED")
+    assert artifacts.stat().st_mode & 0o777 == 0o700
+    assert acted(server) == 2
