@@ -6,6 +6,7 @@ import asyncio
 import csv
 import io
 import json
+import re
 import shlex
 from pathlib import Path
 from types import SimpleNamespace
@@ -206,3 +207,21 @@ def test_result_files_are_written_owner_only(tmp_path: Path) -> None:
         "out.csv": 0o600,
         "junit.xml": 0o600,
     }
+
+
+async def test_the_terminal_bar_shows_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, width=200)
+    monkeypatch.setattr("skillreel.cli.output.console", lambda stderr=False: terminal)
+    plan: Any = SimpleNamespace(rows=(1, 2), runset=SimpleNamespace(name="n", runset_id="0" * 16))
+
+    async def two_rows(on_row: Any) -> BatchOutcome:
+        on_row(PASSED)
+        on_row(FAILED)
+        return outcome_of(PASSED, FAILED)
+
+    await _run(plan, two_rows, show=True)
+    shown = screen.getvalue()
+    assert "eta" in shown
+    assert re.search(r"eta\S* \S*\d+:\d\d:\d\d", shown), shown  # rich's TimeRemainingColumn
+    assert "2/2" in shown
