@@ -226,3 +226,31 @@ def test_the_header_check_compares_each_name_a_bounded_number_of_times() -> None
     columns = _header([Counted(f"c{i}") for i in range(WIDE)], 1)
     assert len(columns) == WIDE
     assert Counted.compared <= WIDE  # only on a hash collision
+
+
+def test_every_bad_value_is_listed_with_its_line_in_one_refusal() -> None:
+    """Issue 31.4: pre-flight named only the first bad value; a file with three was fixed in three
+    rounds. Now every one is listed (message and details), in file order, none repeated."""
+    long = (SECRET * 100).encode()
+    error = checked(parse_rows(b"qty,region\n1,a\n,b\n3," + long + b"\n4,c\n,\n", "csv"))
+    assert error.code == "SR_REPLAY_BATCH_INPUT_MISSING"  # the first problem's; each keeps its own below
+    assert error.message.startswith("3 bad values: line 3 (row 2): no value for required parameter 'qty'; ")
+    assert "line 4 (row 3): the value of 'region' is longer than 1,024 characters" in error.message
+    assert "line 6 (row 5): no value for required parameter 'qty'" in error.message
+    assert error.message.endswith("; no row was run")
+    assert error.details["line"] == 3
+    assert [(p["line"], p["row"], p["code"]) for p in error.details["problems"]] == [
+        (3, 2, "SR_REPLAY_BATCH_INPUT_MISSING"),
+        (4, 3, "SR_REPLAY_BATCH_VALUE_INVALID"),
+        (6, 5, "SR_REPLAY_BATCH_INPUT_MISSING"),
+    ]
+    assert error.details["more"] == 0
+
+
+def test_a_file_of_many_bad_values_lists_twenty_then_says_how_many_more() -> None:
+    error = checked(parse_rows(b"note\n" + b"x\n" * 45, "csv"))
+    assert error.message.startswith("45 bad values: line 2 (row 1): ")
+    assert "line 21 (row 20)" in error.message
+    assert "line 22 (row 21)" not in error.message
+    assert error.message.endswith("; and 25 more; no row was run")
+    assert (len(error.details["problems"]), error.details["more"]) == (20, 25)

@@ -1,16 +1,17 @@
 """`skillreel replay NAME --batch FILE`: the batch half of the replay verb (``cli/replay.py``).
 
 The file is checked whole before any browser starts (``services.batching.plan_batch``); then the
-rows run on ``--workers`` contexts of one Chromium. On a terminal, stderr shows a progress bar and
-one line per row as it ends (nothing when stderr is not a terminal); stdout gets a summary at the
-end, or with ``--json`` one envelope whose ``data`` lists one result per row. Exit status 1 when
-any row did not succeed (``SR_REPLAY_BATCH_FAILED``) or the batch was cancelled (Ctrl-C:
-``SR_REPLAY_CANCELLED``; the rows that were running end as ``cancelled`` runs, the others never start).
+rows run on ``--workers`` contexts of one Chromium. On a terminal, stderr shows a progress bar with
+the time left and one line per row as it ends; when stderr is not a terminal (CI, a log file) it
+gets one plain line per row as it ends (:func:`plain_line`: codes, ids, a duration; never an input
+or an output). stdout gets a summary at the end, or with ``--json`` one envelope whose ``data``
+lists one result per row. Exit status 1 when any row did not succeed (``SR_REPLAY_BATCH_FAILED``) or
+the batch was cancelled (Ctrl-C: ``SR_REPLAY_CANCELLED``; the rows that were running end as
+``cancelled`` runs, the others never start).
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import sys
 from collections.abc import Awaitable, Callable
@@ -20,13 +21,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from ..errors import InputError, ReplayError
+from ..errors import InputError, ReplayError, SkillreelError
 from ..model.limits import (
     DEFAULT_HEARTBEAT_S,
     DEFAULT_TASK_EXPIRES_MIN,
     HEARTBEAT_S_RANGE,
     TASK_EXPIRES_MIN_RANGE,
 )
+from .batch_output import ResultFiles, check_result_files, resume_command, shown_broker, write_result_files
 from .interrupt import run_cancellable
 from .output import emit, emit_failure
 
@@ -101,14 +103,18 @@ def replay_rows(
     resume: str | None,
     *,
     as_json: bool,
+    result_files: ResultFiles | None = None,
 ) -> None:
     from ..services.batching import BatchRequest, plan_batch, replay_batch
     from ..store import Store
     from ..vault import EnvKeyringSecrets
 
+    files = result_files or ResultFiles()
+    check_result_files(files)
     secrets = EnvKeyringSecrets()
+    batch = BatchRequest(request, batch_file, workers, stop_on_failure, resume)
     with Store.open(actor="batch") as store:
-        plan = plan_batch(store, BatchRequest(request, batch_file, workers, stop_on_failure, resume), secrets)
+        plan = plan_batch(store, batch, secrets)
         outcome = run_cancellable(
             _run(
                 plan,
@@ -116,27 +122,38 @@ def replay_rows(
                 show=not as_json and sys.stderr.isatty(),
             )
         )
-    _report(outcome, as_json=as_json)
+    resume_with = resume_command(batch, outcome.runset, files.options())
+    _report(outcome, as_json=as_json, resume_with=resume_with, files=files)
 
 
-def _report(outcome: BatchOutcome, *, as_json: bool) -> None:
+def _report(
+    outcome: BatchOutcome, *, as_json: bool, resume_with: str, files: ResultFiles | None = None
+) -> None:
     doc = outcome.to_json()
     error = outcome.error
+    for problem in write_result_files(outcome, files or ResultFiles()):
+        _print_error(problem)  # the batch's outcome stays what happened
+
+    def summary(out: Console) -> None:
+        show_summary(out, doc, resume_with)
+
     if error is None:
-        emit(doc, as_json=as_json, human=lambda out: show_summary(out, doc), warnings=outcome.warnings)
+        emit(doc, as_json=as_json, human=summary, warnings=outcome.warnings)
         return
-    emit_failure(
-        error, as_json=as_json, data=doc, human=lambda out: show_summary(out, doc), warnings=outcome.warnings
-    )
+    emit_failure(error, as_json=as_json, data=doc, human=summary, warnings=outcome.warnings)
     if not as_json:
-        from rich.markup import escape
-
-        from .output import console
-
-        err = console(stderr=True)
-        err.print(f"[bold red]error[/] {error.code}: {escape(error.message)}")
-        err.print(f"[dim]fix:[/] {escape(error.fix)}")
+        _print_error(error)
     sys.exit(outcome.exit_status)
+
+
+def _print_error(error: SkillreelError) -> None:
+    from rich.markup import escape
+
+    from .output import console
+
+    err = console(stderr=True)
+    err.print(f"[bold red]error[/] {error.code}: {escape(error.message)}")
+    err.print(f"[dim]fix:[/] {escape(error.fix)}")
 
 
 def replay_rows_on_fleet(
@@ -150,6 +167,7 @@ def replay_rows_on_fleet(
     fleet: FleetOptions,
     *,
     as_json: bool,
+    result_files: ResultFiles | None = None,
 ) -> None:
     """``--batch FILE --broker URL --sign KEY``: the same batch, its rows run by fleet workers
     (``services/fleet_batching.py``); this store records every run. The broker's URL may come from
@@ -158,6 +176,8 @@ def replay_rows_on_fleet(
 
     require_celery()
     url = broker_url(broker, fleet.url_file)
+    files = result_files or ResultFiles()
+    check_result_files(files)
     if sign_key is None:
         raise InputError(
             "SR_RECORD_USAGE", "a fleet batch needs --sign KEY (the workers trust its public key)"
@@ -198,12 +218,20 @@ def replay_rows_on_fleet(
             )
         finally:
             celery.close()
-    _report(outcome, as_json=as_json)
+    # the broker as it was given: never a password on the command line (SKILLREEL_BROKER_URL stays set)
+    shown = [*files.options(), *(["--broker", shown_broker(broker)] if broker else [])]
+    shown += ["--broker-url-file", str(fleet.url_file)] if fleet.url_file else []
+    shown += ["--sign", str(sign_key)]
+    shown += ["--heartbeat", f"{fleet.heartbeat_s:g}"] if fleet.heartbeat_s is not None else []
+    shown += ["--task-expires", str(fleet.task_expires_min)] if fleet.task_expires_min is not None else []
+    _report(outcome, as_json=as_json, resume_with=resume_command(batch, outcome.runset, shown), files=files)
 
 
 async def _run(
     plan: BatchPlan, start: Callable[[RowListener | None], Awaitable[BatchOutcome]], *, show: bool
 ) -> BatchOutcome:
+    import asyncio  # here, not at the top: `replay --help` imports this module (its fleet options)
+
     from ..services.batching import BatchCancelled
 
     async def run(on_row: RowListener | None) -> BatchOutcome:
@@ -217,8 +245,21 @@ async def _run(
             ) from None
 
     if not show:
-        return await run(None)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        if sys.stderr.isatty():  # --json on a terminal: the envelope is the whole output
+            return await run(None)
+
+        def log_row(result: RowResult) -> None:
+            print(plain_line(result, len(plan.rows)), file=sys.stderr, flush=True)
+
+        return await run(log_row)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from .output import console
 
@@ -227,6 +268,8 @@ async def _run(
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("[dim]eta[/]"),
+        TimeRemainingColumn(),
         console=console(stderr=True),
     ) as bar:
         task = bar.add_task("rows", total=len(plan.rows))
@@ -247,7 +290,17 @@ def row_line(result: RowResult) -> str:
     return f"row {result.row} (line {result.line}): {mark}{code}{run}"
 
 
-def show_summary(out: Console, doc: dict[str, Any]) -> None:
+def plain_line(result: RowResult, total: int) -> str:
+    """One row as it ends, for a log (stderr not a terminal): ``row 3/40 succeeded run ID 2.1s``.
+    Content-free: codes, ids and a duration, never an input value or an output."""
+    status = "skipped (succeeded before)" if result.status == "skipped" else result.status
+    code = f" {result.code}" if result.code else ""
+    run = f" run {result.run_id}" if result.run_id else ""
+    took = f" {result.seconds:.1f}s" if result.seconds is not None else ""
+    return f"row {result.row}/{total} {status}{code}{run}{took}"
+
+
+def show_summary(out: Console, doc: dict[str, Any], resume_with: str) -> None:
     counts = doc["counts"]
     parts = [f"{counts[key]} {label}" for key, label in _LABELS if counts[key]]
     out.print(
@@ -264,11 +317,7 @@ def show_summary(out: Console, doc: dict[str, Any]) -> None:
     if len(problems) > SHOWN_PROBLEMS:
         out.print(f"  ... and {len(problems) - SHOWN_PROBLEMS} more (--json lists every row)")
     if problems or counts["notRun"]:
-        out.print(
-            f"replay the rows that did not succeed: skillreel replay {doc['name']} --batch FILE "
-            f"--resume {doc['runset']}",
-            highlight=False,
-        )
+        out.print(f"replay the rows that did not succeed: {resume_with}", highlight=False, markup=False)
 
 
 _LABELS = (

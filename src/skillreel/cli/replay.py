@@ -37,6 +37,7 @@ from ..model.limits import (
     WORKERS_RANGE,
 )
 from .batch import FleetOptions, fleet_options
+from .batch_output import ResultFiles, result_file_options
 from .completion import complete_skill_name
 from .interrupt import run_cancellable
 from .output import emit, emit_failure, json_option
@@ -110,7 +111,8 @@ if TYPE_CHECKING:
     "--artifacts",
     "artifacts",
     type=click.Path(path_type=Path, exists=False),
-    help="On failure, write trace.zip, screenshot.png and failure.json into this directory (mode 0600).",
+    help="On failure, write trace.zip, screenshot.png and failure.json into this directory (mode 0600); "
+    "with --batch, into DIR/row-N for each row that failed.",
 )
 @click.option(
     "--artifacts-on",
@@ -142,6 +144,7 @@ if TYPE_CHECKING:
     metavar="RUNSET",
     help="With --batch: continue this runset, replaying only the rows that did not succeed.",
 )
+@result_file_options
 @click.option(
     "--broker",
     metavar="URL",
@@ -177,6 +180,7 @@ def command(
     workers: int | None,
     stop_on_failure: bool,
     resume: str | None,
+    result_files: ResultFiles,
     broker: str | None,
     sign_key: Path | None,
     fleet: FleetOptions,
@@ -222,10 +226,21 @@ def command(
                 sign_key,
                 fleet,
                 as_json=as_json,
+                result_files=result_files,
             )
             return
-        replay_rows(request, batch_file, workers or DEFAULT_WORKERS, stop_on_failure, resume, as_json=as_json)
+        replay_rows(
+            request,
+            batch_file,
+            workers or DEFAULT_WORKERS,
+            stop_on_failure,
+            resume,
+            as_json=as_json,
+            result_files=result_files,
+        )
         return
+    if result_files.options():
+        raise InputError("SR_RECORD_USAGE", "--results and --junit go with --batch FILE")
     if (
         workers is not None
         or stop_on_failure

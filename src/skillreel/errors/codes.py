@@ -704,6 +704,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "to replay only the rows that did not succeed.",
     ),
     ErrorCode(
+        "SR_REPLAY_BATCH_OUTPUT_REFUSED",
+        2,
+        "A --results or --junit path is a symlink, a directory or not a regular file, its directory "
+        "does not exist, or a --results name ends in neither .csv nor .jsonl; nothing ran.",
+        "Name a regular file (it is replaced) or a new one in an existing directory: FILE.csv or "
+        "FILE.jsonl for --results, FILE.xml for --junit.",
+    ),
+    ErrorCode(
         "SR_REPLAY_RUNSET_UNKNOWN",
         2,
         "--resume names no runset of this skill in the store (mistyped, of another skill, or pruned).",

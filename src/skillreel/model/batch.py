@@ -2,8 +2,10 @@
 
 A batch file is CSV (a header row of parameter names, then one row per replay) or JSON Lines (one
 object per line, ``{"NAME": "text", ...}``), chosen by the file's suffix (:func:`batch_format`).
-:func:`parse_rows` turns its bytes into :class:`BatchRow` s; :func:`check_rows` holds them against
-the skill's parameters. Both refuse the whole file at the first problem, naming its line, before any
+:func:`parse_rows` turns its bytes into :class:`BatchRow` s, refusing the whole file at its first
+syntax problem; :func:`check_rows` holds them against the skill's parameters: the first bad column
+is refused, and every bad value of every row is listed in one refusal (:func:`refuse_rows`: up to
+``SHOWN_ROW_PROBLEMS`` of them, each with its line, then how many more). All of it before any
 browser starts; no message ever repeats a value (only parameter-shaped column names are echoed).
 
 What a cell means: a CSV cell that is empty, or a JSON Lines key that is missing or ``null``, gives
@@ -25,7 +27,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field
 
@@ -233,12 +235,35 @@ def _parse_jsonl(text: str) -> BatchFile:
     return BatchFile("jsonl", tuple(columns.items()), tuple(rows))
 
 
+SHOWN_ROW_PROBLEMS: Final = 20  # bad values a refusal lists (message and details); the rest counted
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """One bad value of a row, content-free: where it is, its code, and why (never the value)."""
+
+    line: int
+    row: int
+    code: str
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "row": self.row, "code": self.code, "message": self.why}
+
+
 def check_rows(
     batch: BatchFile, draft: Draft, shared: Mapping[str, object], limits: Mapping[str, int]
 ) -> None:
-    """Hold every column and row against the skill's parameters: each column names a non-sensitive
-    parameter not also given to every row (``shared``, from ``--input``); each row (with ``shared``)
-    has every required non-sensitive parameter; no value is longer than ``limits`` allows."""
+    """:func:`check_columns`, then every row's values (:func:`row_problems`), refused together."""
+    check_columns(batch, draft, shared)
+    problems = row_problems(batch, draft, shared, limits)
+    if problems:
+        raise refuse_rows(problems)
+
+
+def check_columns(batch: BatchFile, draft: Draft, shared: Mapping[str, object]) -> None:
+    """Each column names a non-sensitive parameter not also given to every row (``shared``, from
+    ``--input``); the first column that does not is refused."""
     for name, line in batch.columns:
         param = draft.parameter(name)
         if param is None:
@@ -255,24 +280,53 @@ def check_rows(
                 f"line {line}: column {name!r} is also given with --input; give it in one place",
                 details={"line": line},
             )
+
+
+def row_problems(
+    batch: BatchFile, draft: Draft, shared: Mapping[str, object], limits: Mapping[str, int]
+) -> list[RowProblem]:
+    """Every row's missing required non-sensitive value (with ``shared``) and every value longer
+    than ``limits`` allows, in file order."""
     required = [p.name for p in draft.parameters if p.required and not p.sensitive and p.name not in shared]
+    problems: list[RowProblem] = []
     for row in batch.rows:
         for name in required:
             if name not in row.inputs:
-                raise ReplayError(
-                    "SR_REPLAY_BATCH_INPUT_MISSING",
-                    f"line {row.line} (row {row.number}): no value for required parameter {name!r}",
-                    details={"line": row.line, "row": row.number},
+                problems.append(
+                    RowProblem(
+                        row.line,
+                        row.number,
+                        "SR_REPLAY_BATCH_INPUT_MISSING",
+                        f"no value for required parameter {name!r}",
+                    )
                 )
         for name, value in row.inputs.items():
             limit = limits.get(name)
             if limit is not None and len(value) > limit:
-                raise ReplayError(
-                    "SR_REPLAY_BATCH_VALUE_INVALID",
-                    f"line {row.line} (row {row.number}): the value of {name!r} is longer than "
-                    f"{limit:,} characters",
-                    details={"line": row.line, "row": row.number},
+                problems.append(
+                    RowProblem(
+                        row.line,
+                        row.number,
+                        "SR_REPLAY_BATCH_VALUE_INVALID",
+                        f"the value of {name!r} is longer than {limit:,} characters",
+                    )
                 )
+    return problems
+
+
+def refuse_rows(problems: Sequence[RowProblem], shown: int = SHOWN_ROW_PROBLEMS) -> ReplayError:
+    """One refusal listing every bad value (the first ``shown`` of them, then how many more), in file
+    order: the first problem's code, its line and row in ``details`` beside the list."""
+    ordered = sorted(problems, key=lambda p: (p.line, p.row))
+    first, listed, more = ordered[0], ordered[:shown], len(ordered) - shown
+    where = "; ".join(f"line {p.line} (row {p.row}): {p.why}" for p in listed)
+    if more > 0:
+        where += f"; and {more:,} more"
+    head = "" if len(ordered) == 1 else f"{len(ordered):,} bad values: "
+    details: dict[str, Any] = {"line": first.line, "row": first.row}
+    if len(ordered) > 1:
+        details |= {"problems": [p.to_json() for p in listed], "more": max(0, more)}
+    return ReplayError(first.code, f"{head}{where}; no row was run", details=details)
 
 
 def _unknown(draft: Draft, name: str, line: int) -> ReplayError:

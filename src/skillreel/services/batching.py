@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import secrets as tokens
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence, Set
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -38,17 +39,21 @@ from ..errors import InputError, ReplayError, SkillreelError
 from ..model.batch import (
     BatchFile,
     BatchRow,
+    RowProblem,
     Runset,
     RunsetClaim,
     batch_format,
-    check_rows,
+    check_columns,
     parse_rows,
+    refuse_rows,
+    row_problems,
     rows_digest,
 )
 from ..model.draft import Draft
 from ..model.envelope import ResultWarning
 from ..model.limits import DEFAULT_WORKERS, MAX_BATCH_BYTES, WORKERS_RANGE
 from ..model.runs import BatchSlot
+from ..sandbox.artifacts import prepare_directory
 from ..store import Store
 from ..store.lease import current_lease
 from ..user_files import read_user_file
@@ -116,6 +121,7 @@ class RowResult:
     message: str | None = None
     run_id: str | None = None
     side_effects: bool = False
+    seconds: float | None = None  # how long the row ran here (progress lines, result files)
     outputs: Any = None
     masked: ResultWarning | None = None  # the row's SR_REPLAY_OUTPUT_MASKED (the batch's warnings)
 
@@ -310,22 +316,25 @@ def plan_batch(
     if not WORKERS_RANGE[0] <= request.workers <= WORKERS_RANGE[1]:
         raise InputError("SR_RECORD_USAGE", f"--workers must be {WORKERS_RANGE[0]} to {WORKERS_RANGE[1]}")
     debug = replay.debug
-    if debug.headed or debug.slow_mo_ms or debug.artifacts is not None:
-        raise InputError(
-            "SR_RECORD_USAGE", "--headed, --slow-mo and --artifacts replay one row: use them without --batch"
-        )
+    if debug.headed or debug.slow_mo_ms:
+        raise InputError("SR_RECORD_USAGE", "--headed and --slow-mo watch one row: use them without --batch")
     data = read_user_file(request.batch_file, what="batch file", limit=MAX_BATCH_BYTES)
     parsed: BatchFile = parse_rows(data, batch_format(request.batch_file.name))
     entry = store.get(replay.name)
     draft = entry.draft
-    check_rows(parsed, draft, replay.inputs, value_limits(draft))
-    check_row_types(parsed.rows, draft, replay.inputs)
+    check_columns(parsed, draft, replay.inputs)
+    problems = row_problems(parsed, draft, replay.inputs, value_limits(draft))
+    problems += row_type_problems(parsed.rows, draft, replay.inputs, skip={p.row for p in problems})
+    if problems:
+        raise refuse_rows(problems)
     first = replace(replay, inputs={**replay.inputs, **parsed.rows[0].inputs})
     checked = run_preflight(
         entry, store.policy(), first, secrets or EnvKeyringSecrets(), logins or LoginVault(store.home)
     )
     checked.require_secrets("batch")
     digest = rows_digest(parsed.rows)
+    if debug.artifacts is not None:
+        prepare_directory(debug.artifacts)  # the last check: its rows' directories go in it
     if request.resume is None:
         runset = Runset(
             runset_id=tokens.token_hex(8),
@@ -349,20 +358,27 @@ def plan_batch(
     return BatchPlan(request, kept, parsed.rows, store.runset_successes(kept.runset_id), resumed=True)
 
 
-def check_row_types(rows: Sequence[BatchRow], draft: Draft, shared: Mapping[str, InputValue]) -> None:
+def row_type_problems(
+    rows: Sequence[BatchRow],
+    draft: Draft,
+    shared: Mapping[str, InputValue],
+    *,
+    skip: Set[int] = frozenset(),
+) -> list[RowProblem]:
     """Every row's values against their parameters' types (an integer, a number, true/false, one
     of an enum's values, a loop's limit in range), as a single replay's pre-flight checks them, but
-    for every row before any runs, naming the first bad line (never the value)."""
+    for every row before any runs: the first bad value of each row not in ``skip`` (rows already
+    refused for another reason), named by its line, never by its value."""
+    problems: list[RowProblem] = []
     for row in rows:
+        if row.number in skip:
+            continue
         try:
             typed_values(draft, {**shared, **row.inputs})
         except ReplayError as exc:
             why = exc.message.removesuffix("; nothing was replayed")
-            raise ReplayError(
-                "SR_REPLAY_BATCH_VALUE_INVALID",
-                f"line {row.line} (row {row.number}): {why}; no row was run",
-                details={"line": row.line, "row": row.number},
-            ) from exc
+            problems.append(RowProblem(row.line, row.number, "SR_REPLAY_BATCH_VALUE_INVALID", why))
+    return problems
 
 
 def _runset_shaped(value: str) -> bool:
@@ -417,19 +433,42 @@ def replay_executor(
 
     async def execute(row: BatchRow) -> RowResult:
         request = replace(plan.request.replay, inputs=plan.inputs(row))
+        artifacts = row_artifacts(request, row)
+        started = time.monotonic()
         try:
-            outcome = await replay_skill(
-                store,
-                request,
-                secrets=secrets,
-                session_factory=session_factory,
-                batch=BatchSlot(runset, row.number),
-            )
+            with artifacts_kept_if_written(artifacts):
+                outcome = await replay_skill(
+                    store,
+                    replace(request, debug=replace(request.debug, artifacts=artifacts)),
+                    secrets=secrets,
+                    session_factory=session_factory,
+                    batch=BatchSlot(runset, row.number),
+                )
         except ReplayCancelled as cancelled:
             raise RowCancelled(row_result(row, cancelled.outcome)) from None
-        return row_result(row, outcome)
+        return replace(row_result(row, outcome), seconds=time.monotonic() - started)
 
     return execute
+
+
+def row_artifacts(request: ReplayRequest, row: BatchRow) -> Path | None:
+    """``--artifacts DIR`` with a batch: each row writes into ``DIR/row-N`` (by the single replay's
+    own artifacts, ``sandbox.artifacts``: on failure, or always with ``--artifacts-on always``)."""
+    base = request.debug.artifacts
+    return base / f"row-{row.number}" if base is not None else None
+
+
+@contextmanager
+def artifacts_kept_if_written(directory: Path | None) -> Iterator[None]:
+    """The replay creates a row's artifacts directory before it runs; one it created and left
+    empty (the row succeeded) is removed, so ``DIR`` holds the rows that failed."""
+    existed = directory is None or directory.exists()
+    try:
+        yield
+    finally:
+        if not existed and directory is not None:
+            with suppress(OSError):  # not empty (artifacts written), or already gone
+                directory.rmdir()
 
 
 async def replay_batch(
@@ -443,13 +482,16 @@ async def replay_batch(
     """Run a planned batch on one Chromium (step 3 of the module docstring). ``session_factory``
     replaces the warm browser's sessions (tests and benchmarks). Raises :class:`BatchCancelled`
     when cancelled, after the running rows ended as cancelled."""
+    from ..sandbox.cold import browser_session
     from ..sandbox.warm import WarmBrowser
 
     with holding_runset(store, plan, on_row) as (plan, skipped):
         warm = WarmBrowser(idle_s=3600.0)
-        execute = replay_executor(
-            store, plan, _Remembered(secrets or EnvKeyringSecrets()), session_factory or warm.session
-        )
+        if session_factory is None:
+            # a trace streams into its replay's own private scratch, named when Chromium starts:
+            # with --artifacts each row gets a Chromium of its own, as a single replay does
+            session_factory = browser_session if plan.request.replay.debug.artifacts else warm.session
+        execute = replay_executor(store, plan, _Remembered(secrets or EnvKeyringSecrets()), session_factory)
         try:
             ran = await run_pending(plan, execute, on_row)
         finally:

@@ -186,11 +186,8 @@ def test_resume_needs_the_runset_of_this_skill_and_the_same_rows(store: Store, t
     refused(store, path, "SR_REPLAY_RUNSET_UNKNOWN", None, resume=other.runset_id)
 
 
-def test_a_value_that_does_not_fit_its_parameters_type_is_refused_before_any_row_runs(
-    store: Store, tmp_path: Path
-) -> None:
-    """A typed (schema v2) parameter is checked for every row at planning, as one replay's
-    pre-flight checks it, naming the line: a batch never stops at row 30 of 40 for a typo."""
+def typed_skill(store: Store) -> None:
+    """An approved skill ``typed-order`` of a required integer ``qty`` and an optional boolean ``gift``."""
     typed = (
         Parameter(name="qty", type="integer"),
         Parameter(name="gift", type="boolean", required=False),
@@ -204,6 +201,14 @@ def test_a_value_that_does_not_fit_its_parameters_type_is_refused_before_any_row
         actions, name="typed-order", parameters=typed, environment=factory.url_environment()
     )
     factory.store_approved(store, draft)
+
+
+def test_a_value_that_does_not_fit_its_parameters_type_is_refused_before_any_row_runs(
+    store: Store, tmp_path: Path
+) -> None:
+    """A typed (schema v2) parameter is checked for every row at planning, as one replay's
+    pre-flight checks it, naming the line: a batch never stops at row 30 of 40 for a typo."""
+    typed_skill(store)
     good = write(tmp_path, "good.csv", b"qty,gift\n1,true\n 2 ,false\n3,\n")
     request = ReplayRequest(name="typed-order", inputs={})
     assert len(plan_batch(store, BatchRequest(request, good)).rows) == 3
@@ -222,3 +227,27 @@ def test_a_value_that_does_not_fit_its_parameters_type_is_refused_before_any_row
         assert "twelve" not in error.message
         assert "yes" not in error.message
         assert everything(store.home) == before
+
+
+def test_every_row_whose_value_does_not_fit_its_type_is_listed_before_any_row_runs(
+    store: Store, tmp_path: Path
+) -> None:
+    """Issue 31.4: the type checks of plan_batch list every bad row too, beside the missing and
+    too-long values of the same file (one problem per row, in file order, no value repeated)."""
+    typed_skill(store)
+    path = write(tmp_path, "rows.csv", b"qty,gift\ntwelve,true\n2,false\n,true\n4,yes\n")
+    before = everything(store.home)
+    with pytest.raises(SkillreelError) as caught:
+        plan_batch(store, BatchRequest(ReplayRequest(name="typed-order"), path))
+    error = caught.value
+    assert error.code == "SR_REPLAY_BATCH_VALUE_INVALID"
+    assert [(p["line"], p["code"]) for p in error.details["problems"]] == [
+        (2, "SR_REPLAY_BATCH_VALUE_INVALID"),
+        (4, "SR_REPLAY_BATCH_INPUT_MISSING"),
+        (5, "SR_REPLAY_BATCH_VALUE_INVALID"),
+    ]
+    assert "expects an integer" in error.message
+    assert "expects true or false" in error.message
+    assert "twelve" not in error.message
+    assert "yes" not in error.message
+    assert everything(store.home) == before
