@@ -295,7 +295,8 @@ def secure_home(home: Path) -> Path:
         if os.environ.get(ENV_MUST_EXIST) and not (home / DB_NAME).is_file():
             raise StoreError(
                 "SR_RECORD_STORE_MISSING",
-                f"there is no store at {home}; the package that called skillreel was enabled from it",
+                f"there is no store at {home} (SKILLREEL_HOME or the default); a package's scripts/replay "
+                "never creates one",
             )
         try:
             home.mkdir(mode=DIR_MODE, parents=True)
