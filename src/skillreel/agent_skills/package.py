@@ -33,10 +33,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from ..errors import InstallError
+from ..errors import InstallError, RecordError
 from ..model.base import check_skill_name
 from ..model.canonical import bytes_digest, tagged_digest
 from ..model.entry import StoreEntry
+from ..model.envelope import failed
 from ..model.environment import HtmlTarget
 from ..model.urls import origin_of
 from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST
@@ -167,26 +168,19 @@ class Launcher:
 # never 127, which a shell uses for "command not found" and an agent cannot tell from a typo.
 PROGRAM_MISSING = "SR_RECORD_PROGRAM_MISSING"
 PROGRAM_MISSING_STATUS = 1
-_HAS_SKILLREEL = "import importlib.util as u, sys; sys.exit(u.find_spec('skillreel') is None)"
+_HAS_SKILLREEL = 'import importlib.util as u, sys; sys.exit(u.find_spec("skillreel") is None)'
 
 
 def _missing_program_lines(name: str) -> tuple[str, str]:
     """What a script with no skillreel says: on stderr, and as the ``--json`` envelope on stdout."""
-    message = f"no skillreel to replay {name}: the program that enabled it is gone and none is on PATH"
-    fix = (
-        "Install skillreel so `skillreel` is on PATH (`pipx install .` from a skillreel checkout), "
-        f"import the skill's signed export (`skillreel import {name}.json --trust KEY.pub`), "
-        f"then `skillreel enable {name} --expected-revision N --approve` on this machine"
+    error = RecordError(
+        PROGRAM_MISSING,
+        f"no skillreel to replay {name}: the program that enabled it is gone and none is on PATH; "
+        "install skillreel so `skillreel` is on PATH (`pipx install .` from a skillreel checkout), "
+        f"import its signed export (`skillreel import {name}.json --trust KEY.pub`), "
+        f"then `skillreel enable {name} --expected-revision N --approve` on this machine",
     )
-    envelope = {
-        "schema": "skillreel.result/v1",
-        "command": "replay",
-        "ok": False,
-        "data": None,
-        "error": {"code": PROGRAM_MISSING, "message": message, "fix": fix, "actionId": None, "details": {}},
-        "warnings": [],
-    }
-    return f"scripts/replay: {PROGRAM_MISSING}: {message}. {fix}.", json.dumps(envelope)
+    return f"scripts/replay: {PROGRAM_MISSING}: {error.message}", json.dumps(failed("replay", error))
 
 
 def render_replay_script(name: str, launcher: Launcher) -> str:

@@ -190,7 +190,7 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "A package's scripts/replay found no skillreel to run: the program that enabled the skill is "
         "gone and no `skillreel` is on PATH.",
         "Install skillreel so `skillreel` is on PATH (`pipx install .` from a skillreel checkout), "
-        "import the skill's signed export (`skillreel import FILE --trust KEY.pub`) and "
+        "import the signed export of the skill (`skillreel import FILE --trust KEY.pub`) and "
         "`skillreel enable` it on this machine.",
     ),
     ErrorCode(

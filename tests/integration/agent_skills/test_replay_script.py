@@ -16,6 +16,7 @@ import pytest
 
 from skillreel.agent_skills.install import install, skill_roots
 from skillreel.agent_skills.package import REPLAY_SCRIPT, Launcher, render_package
+from skillreel.model.envelope import Envelope
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests.support import factory
@@ -167,7 +168,8 @@ def test_no_skillreel_anywhere_says_what_to_run(teammates: Path, tmp_path: Path)
     assert envelope["ok"] is False
     assert envelope["command"] == "replay"
     assert envelope["error"]["code"] == "SR_RECORD_PROGRAM_MISSING"
-    for said in (proc.stderr, envelope["error"]["fix"]):
+    Envelope.model_validate(envelope)
+    for said in (proc.stderr, envelope["error"]["message"]):
         assert "pipx install" in said
         assert f"skillreel import {NAME}.json --trust KEY.pub" in said
         assert f"skillreel enable {NAME} --expected-revision N --approve" in said
