@@ -20,6 +20,7 @@ from skillreel.model.envelope import Envelope
 from skillreel.services.packaging import enable_skill
 from skillreel.store import Store
 from tests.support import factory
+from tests.support.cli import run_cli
 from tests.support.factory import store_entry
 
 NAME = "search-invoices"
@@ -199,3 +200,42 @@ def test_a_store_without_the_skill_names_it_and_how_to_import_it(
 def test_the_recorded_program_is_this_python_not_a_resolved_one(enabled: Path) -> None:
     script = enabled.read_text()
     assert f"exec {os.path.abspath(sys.executable)} -P -m skillreel replay {NAME} " in script
+
+
+def test_the_guides_team_workflow(enabled: Path, skillreel_home: Path, tmp_path: Path) -> None:
+    """docs/guide.md "Sharing skills with a team": the owner exports signed, a teammate imports with
+    --trust into their own store, and the package folder the owner committed replays there through
+    the skillreel on PATH; the teammate's enable in that checkout is refused (the guide says so)."""
+    private, public = factory.write_keys(tmp_path)
+    export = tmp_path / f"{NAME}.json"
+    assert run_cli("export", NAME, "--out", str(export), "--sign", str(private)).exit_code == 0
+    teammate = {"SKILLREEL_HOME": str(tmp_path / "teammate-home")}
+    imported = run_cli("import", str(export), "--trust", str(public), "--json", env=teammate).data()
+    assert (imported["status"], imported["revision"]) == ("validated", 1)
+    # the committed folder, as on the teammate's machine: the owner's Python does not exist there
+    owner_python = Launcher(command=("/home/owner/venv/bin/python", "-P", "-m", "skillreel"))
+    with Store.open() as store:  # the owner's
+        owned = store.get(NAME)
+    committed = render_package(owned, revision=owned.revision, launcher=owner_python)
+    checkout = tmp_path / "checkout"
+    root = skill_roots("project", checkout)[0]
+    root.parent.parent.mkdir()
+    install(committed, (root,)).finish()
+    venv_bin = str(Path(sys.executable).parent)
+    proc = run_script(
+        root / NAME / REPLAY_SCRIPT, tmp_path, {**teammate, "PATH": f"{venv_bin}:{bare_path()}"}
+    )
+    # found in the teammate's store and replayable: refused only for its missing input
+    assert json.loads(proc.stdout)["error"]["code"] == "SR_REPLAY_PARAMETER_MISSING", proc.stdout
+    refused = run_cli(
+        "enable",
+        NAME,
+        "--project-dir",
+        str(checkout),
+        "--expected-revision",
+        "1",
+        "--approve",
+        "--json",
+        env=teammate,
+    )
+    assert refused.json()["error"]["code"] == "SR_RECORD_INSTALL_COLLISION"
