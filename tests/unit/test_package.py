@@ -186,7 +186,8 @@ def test_the_replay_script_prefers_the_program_that_enabled_it_and_names_no_stor
     assert "SKILLREEL_HOME=" not in script  # the store is the caller's, as for the CLI (issue 31.6)
     assert "SKILLREEL_STORE_MUST_EXIST=1\n" in script  # never a new, empty store
     assert "SKILLREEL_ACTOR=package-script\n" in script  # the audit log names who started the replay
-    assert "export SKILLREEL_STORE_MUST_EXIST SKILLREEL_ACTOR\n" in script
+    assert "SKILLREEL_PACKAGE=search-invoices\n" in script  # named when the store is missing
+    assert "export SKILLREEL_STORE_MUST_EXIST SKILLREEL_ACTOR SKILLREEL_PACKAGE\n" in script
     recorded = script.index('exec /opt/skillreel/bin/python -P -m skillreel replay search-invoices "$@"')
     on_path = script.index('exec skillreel replay search-invoices "$@"')
     assert "if [ -x /opt/skillreel/bin/python ] && /opt/skillreel/bin/python -P -c " in script

@@ -40,7 +40,7 @@ from ..model.entry import StoreEntry
 from ..model.envelope import failed
 from ..model.environment import HtmlTarget
 from ..model.urls import origin_of
-from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST
+from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST, ENV_PACKAGE
 from ..vault import parameter_listing
 from .skill_md import render_skill_md
 
@@ -202,7 +202,8 @@ def render_replay_script(name: str, launcher: Launcher) -> str:
         "# The audit log names the replays it starts as coming from a package script.\n"
         f"{ENV_MUST_EXIST}=1\n"
         f"{ENV_ACTOR}=package-script\n"
-        f"export {ENV_MUST_EXIST} {ENV_ACTOR}\n"
+        f"{ENV_PACKAGE}={name}\n"
+        f"export {ENV_MUST_EXIST} {ENV_ACTOR} {ENV_PACKAGE}\n"
         f"if [ -x {program} ] && {program} -P -c {shlex.quote(_HAS_SKILLREEL)} 2>/dev/null; then\n"
         f'  exec {command} replay {name} "$@"\n'
         "fi\n"

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from ..errors import LifecycleError, StoreError
 from ..model.entry import StoreEntry
-from .db import store_actor
+from .db import import_hint, store_actor
 
 _CURRENT = """
     SELECT e.revision, e.status, e.description, e.created_at, e.updated_at, e.entry_digest, e.version,
@@ -81,11 +81,7 @@ class RevisionSummary:
 def not_found(name: str) -> LifecycleError:
     message = f"no skill named {name!r}"
     if store_actor() == "package-script":  # a package committed elsewhere, run on a teammate's store
-        message += (
-            f" in this store (SKILLREEL_HOME or the default): import the skill's signed export "
-            f"(`skillreel import {name}.json --trust KEY.pub`), then "
-            f"`skillreel enable {name} --expected-revision N --approve` on this machine"
-        )
+        message += f" in this store (SKILLREEL_HOME or the default); {import_hint(name)}"
     return LifecycleError("SR_RECORD_NOT_FOUND", message)
 
 

@@ -104,6 +104,10 @@ def test_the_program_that_enabled_it_comes_first_and_the_store_is_the_callers(
     error = json.loads(proc.stdout)["error"]
     assert error["code"] == "SR_RECORD_STORE_MISSING", error
     assert str(other_home) in error["message"]
+    assert (
+        f"to replay {NAME} here, import its signed export (`skillreel import {NAME}.json" in error["message"]
+    )
+    assert f"`skillreel enable {NAME} --expected-revision N --approve`" in error["message"]
     assert "skillreel import" in error["fix"]
     assert "skillreel enable" in error["fix"]
     assert not other_home.exists()
