@@ -177,9 +177,7 @@ def staging(
     return NamedEnvironment(name=name, origin=origin, allowed_origins=(origin,), login=login)
 
 
-LAUNCHER = Launcher(
-    command=("/opt/skillreel/bin/python", "-P", "-m", "skillreel"), home="/srv/skillreel home"
-)
+LAUNCHER = Launcher(command=("/opt/skillreel/bin/python", "-P", "-m", "skillreel"))
 
 
 def legacy_value_digest(salt: str, value: str) -> str:

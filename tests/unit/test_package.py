@@ -180,30 +180,31 @@ def test_a_skill_that_needs_a_file_is_run_from_the_command_line_only() -> None:
     assert "`alice`" in text
 
 
-def test_the_replay_script_runs_the_program_and_store_that_enabled_it() -> None:
+def test_the_replay_script_prefers_the_program_that_enabled_it_and_names_no_store() -> None:
     script = files(validated_entry())[REPLAY_SCRIPT].decode()
     assert script.startswith("#!/bin/sh\n")
-    assert "SKILLREEL_HOME='/srv/skillreel home'\n" in script  # quoted: a home may hold a space
-    assert "SKILLREEL_STORE_MUST_EXIST=1\n" in script
+    assert "SKILLREEL_HOME=" not in script  # the store is the caller's, as for the CLI (issue 31.6)
+    assert "SKILLREEL_STORE_MUST_EXIST=1\n" in script  # never a new, empty store
     assert "SKILLREEL_ACTOR=package-script\n" in script  # the audit log names who started the replay
-    assert "export SKILLREEL_HOME SKILLREEL_STORE_MUST_EXIST SKILLREEL_ACTOR\n" in script
-    assert "if [ ! -x /opt/skillreel/bin/python ]; then\n" in script
-    assert script.rstrip().endswith(
-        'exec /opt/skillreel/bin/python -P -m skillreel replay search-invoices "$@"'
-    )
-    assert "exec skillreel" not in script  # never whatever skillreel is first on PATH
+    assert "SKILLREEL_PACKAGE=search-invoices\n" in script  # named when the store is missing
+    assert "export SKILLREEL_STORE_MUST_EXIST SKILLREEL_ACTOR SKILLREEL_PACKAGE\n" in script
+    recorded = script.index('exec /opt/skillreel/bin/python -P -m skillreel replay search-invoices "$@"')
+    on_path = script.index('exec skillreel replay search-invoices "$@"')
+    assert "if [ -x /opt/skillreel/bin/python ] && /opt/skillreel/bin/python -P -c " in script
+    assert recorded < on_path < script.index("SR_RECORD_PROGRAM_MISSING")
+    assert script.rstrip().endswith("exit 1")
+    assert "127" not in script
 
 
 def test_a_launcher_is_absolute_and_its_parts_are_quoted_for_the_shell() -> None:
     with pytest.raises(ValueError):
-        Launcher(command=("python", "-m", "skillreel"), home="/srv/home")
+        Launcher(command=("python", "-m", "skillreel"))
     with pytest.raises(ValueError):
-        Launcher(command=("/usr/bin/python3",), home="relative/home")
-    odd = Launcher(command=("/opt/it's here/python",), home="/srv/$(touch x)")
+        Launcher(command=())
+    odd = Launcher(command=("/opt/it's here/$(touch x)/python",))
     package = render_package(validated_entry(), revision=4, launcher=odd)
     script = next(f.data for f in package.files if f.path == REPLAY_SCRIPT).decode()
-    assert "SKILLREEL_HOME='/srv/$(touch x)'\n" in script
-    assert "exec '/opt/it'\"'\"'s here/python' replay" in script
+    assert "exec '/opt/it'\"'\"'s here/$(touch x)/python' replay" in script
 
 
 def test_the_manifest_holds_digests_and_metadata_of_this_entry_only() -> None:

@@ -10,9 +10,11 @@ the :class:`Launcher` that ``scripts/replay`` names):
 - ``recorded-skill.json``: digests and metadata only (entry, draft, approval, last replay,
   environment, per-file package digests, parameter flags). No selector, no URL path, no value.
 - ``scripts/replay``: an executable that runs ``skillreel replay NAME "$@"``, so the CLI stays the
-  authority that re-verifies everything before a browser starts. It names the exact program and
-  store home that enabled the skill (:class:`Launcher`); a missing program or store is a clear
-  error, never another ``skillreel`` on ``PATH`` or a new empty store.
+  authority that re-verifies everything before a browser starts. It runs the program that enabled
+  the skill (:class:`Launcher`) while it exists, else the ``skillreel`` on ``PATH`` (a teammate's
+  checkout of a committed package), else says what to install and import
+  (``SR_RECORD_PROGRAM_MISSING``, exit 1). It never names a store: the caller's environment does,
+  as for the CLI, and a missing store is a clear error, never a new empty one.
 
 The **package digest** covers the exact bytes and the executable bit of every file, sorted by path,
 under the ``skillreel.package/v1`` tag. ``recorded-skill.json`` cannot contain the digest of a set
@@ -31,13 +33,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from ..errors import InstallError
+from ..errors import InstallError, RecordError
 from ..model.base import check_skill_name
 from ..model.canonical import bytes_digest, tagged_digest
 from ..model.entry import StoreEntry
+from ..model.envelope import failed
 from ..model.environment import HtmlTarget
 from ..model.urls import origin_of
-from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST
+from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST, ENV_PACKAGE
 from ..vault import parameter_listing
 from .skill_md import render_skill_md
 
@@ -148,40 +151,73 @@ def render_manifest(entry: StoreEntry, revision: int, digests: Mapping[str, str]
 
 @dataclass(frozen=True)
 class Launcher:
-    """What ``scripts/replay`` runs: the exact program (absolute argv prefix, e.g. the Python that
-    ran ``enable`` with ``-P -m skillreel``) and the store home (absolute) that enabled the skill.
-    A package script never falls back to whatever ``skillreel`` is first on ``PATH`` or to a new,
-    empty store (issue 11 item 10)."""
+    """The program that enabled the skill (absolute argv prefix: the Python that ran ``enable``
+    with ``-P -m skillreel``), which ``scripts/replay`` runs first while it still exists and still
+    has skillreel. The store is never part of it: the script's skillreel opens the store its caller's
+    environment names, as the CLI does (issue 31 point 6: a committed package works on a teammate's
+    machine)."""
 
     command: tuple[str, ...]
-    home: str
 
     def __post_init__(self) -> None:
-        if not self.command or not all(PurePath(p).is_absolute() for p in (self.command[0], self.home)):
-            raise ValueError("a launcher needs an absolute program and an absolute store home")
+        if not self.command or not PurePath(self.command[0]).is_absolute():
+            raise ValueError("a launcher needs an absolute program")
+
+
+# Exit status of a ``scripts/replay`` that finds no skillreel to run (``SR_RECORD_PROGRAM_MISSING``);
+# never 127, which a shell uses for "command not found" and an agent cannot tell from a typo.
+PROGRAM_MISSING = "SR_RECORD_PROGRAM_MISSING"
+PROGRAM_MISSING_STATUS = 1
+_HAS_SKILLREEL = 'import importlib.util as u, sys; sys.exit(u.find_spec("skillreel") is None)'
+
+
+def _missing_program_lines(name: str) -> tuple[str, str]:
+    """What a script with no skillreel says: on stderr, and as the ``--json`` envelope on stdout."""
+    error = RecordError(
+        PROGRAM_MISSING,
+        f"no skillreel to replay {name}: the program that enabled it is gone and none is on PATH; "
+        "install skillreel so `skillreel` is on PATH (`pipx install .` from a skillreel checkout), "
+        f"import its signed export (`skillreel import {name}.json --trust KEY.pub`), "
+        f"then `skillreel enable {name} --expected-revision N --approve` on this machine",
+    )
+    return f"scripts/replay: {PROGRAM_MISSING}: {error.message}", json.dumps(failed("replay", error))
 
 
 def render_replay_script(name: str, launcher: Launcher) -> str:
+    """The package's ``scripts/replay``: the program that enabled the skill while it still exists
+    and has skillreel, else the ``skillreel`` on ``PATH``, else a clear ``SR_RECORD_PROGRAM_MISSING``
+    (exit 1, an envelope on stdout with ``--json``). The store is the caller's, as for the CLI
+    (``SKILLREEL_HOME`` or the default), and must already exist: never a new, empty one."""
     check_skill_name(name)
     program = shlex.quote(launcher.command[0])
     command = " ".join(shlex.quote(part) for part in launcher.command)
+    stderr_line, envelope = _missing_program_lines(name)
     return (
         "#!/bin/sh\n"
         f"# Replays the reviewed skill {name} through the skillreel CLI, which stays the authority:\n"
         "# it re-verifies the approval, the digests and the environment before a browser starts.\n"
         "# Sensitive inputs come from the environment or the OS keyring, never from arguments.\n"
-        "# It runs the skillreel and the store that enabled it, never another one or a new store.\n"
+        "# It runs the skillreel that enabled it while that still exists, else the skillreel on PATH,\n"
+        f"# on the store {ENV_HOME} names (or the default store), never a new, empty store.\n"
         "# The audit log names the replays it starts as coming from a package script.\n"
-        f"{ENV_HOME}={shlex.quote(launcher.home)}\n"
         f"{ENV_MUST_EXIST}=1\n"
         f"{ENV_ACTOR}=package-script\n"
-        f"export {ENV_HOME} {ENV_MUST_EXIST} {ENV_ACTOR}\n"
-        f"if [ ! -x {program} ]; then\n"
-        f'  echo "scripts/replay: the skillreel program that enabled {name} is gone; enable the skill '
-        f'again with the skillreel you use now" >&2\n'
-        "  exit 127\n"
+        f"{ENV_PACKAGE}={name}\n"
+        f"export {ENV_MUST_EXIST} {ENV_ACTOR} {ENV_PACKAGE}\n"
+        f"if [ -x {program} ] && {program} -P -c {shlex.quote(_HAS_SKILLREEL)} 2>/dev/null; then\n"
+        f'  exec {command} replay {name} "$@"\n'
         "fi\n"
-        f'exec {command} replay {name} "$@"\n'
+        "if command -v skillreel >/dev/null 2>&1; then\n"
+        f'  exec skillreel replay {name} "$@"\n'
+        "fi\n"
+        f"printf '%s\\n' {shlex.quote(stderr_line)} >&2\n"
+        'for arg in "$@"; do\n'
+        '  if [ "$arg" = --json ]; then\n'
+        f"    printf '%s\\n' {shlex.quote(envelope)}\n"
+        "    break\n"
+        "  fi\n"
+        "done\n"
+        f"exit {PROGRAM_MISSING_STATUS}\n"
     )
 
 

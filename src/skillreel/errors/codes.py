@@ -187,9 +187,19 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_RECORD_STORE_MISSING",
         1,
-        "The store a package's scripts/replay names does not exist; no new store was created.",
-        "Set SKILLREEL_HOME back to the store that enabled the skill, or enable the skill again "
-        "from the store you use now.",
+        "A package's scripts/replay found no store where SKILLREEL_HOME (or the default) points; "
+        "no new store was created.",
+        "Set SKILLREEL_HOME to the store that holds the skill, or import the skill's signed export "
+        "(`skillreel import FILE --trust KEY.pub`) and `skillreel enable` it on this machine.",
+    ),
+    ErrorCode(
+        "SR_RECORD_PROGRAM_MISSING",
+        1,
+        "A package's scripts/replay found no skillreel to run: the program that enabled the skill is "
+        "gone and no `skillreel` is on PATH.",
+        "Install skillreel so `skillreel` is on PATH (`pipx install .` from a skillreel checkout), "
+        "import the signed export of the skill (`skillreel import FILE --trust KEY.pub`) and "
+        "`skillreel enable` it on this machine.",
     ),
     ErrorCode(
         "SR_RECORD_STORE_LIMIT",

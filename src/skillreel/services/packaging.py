@@ -134,14 +134,12 @@ class RevokeResult:
 
 
 def this_launcher(store: Store) -> Launcher:
-    """The program and store running now, for the package's ``scripts/replay``: this Python
+    """The program running now, for the package's ``scripts/replay``: this Python
     (``sys.executable`` as invoked, not resolved, so a virtualenv stays itself) with ``-P -m
     skillreel`` (``-P``: no current directory on the import path, so a project folder cannot shadow
-    the package), and the store's home."""
-    return Launcher(
-        command=(os.path.abspath(sys.executable), "-P", "-m", "skillreel"),
-        home=str(store.home.absolute()),
-    )
+    the package). The store is not recorded: the script's caller's environment names it."""
+    del store  # the launcher no longer depends on the store (issue 31 point 6)
+    return Launcher(command=(os.path.abspath(sys.executable), "-P", "-m", "skillreel"))
 
 
 def plan_enable(

@@ -10,7 +10,8 @@ this user that no other user can read, write or enter (``SR_RECORD_STORE_HOME_UN
 skillreel never changes the modes of a directory it did not create). The database, ``-wal`` and
 ``-shm`` files inside it are skillreel's own and kept 0600. ``SKILLREEL_STORE_TIMEOUT`` (seconds,
 default 10) bounds how long a writer waits for another one. ``SKILLREEL_STORE_MUST_EXIST`` (set by
-a package's ``scripts/replay``) refuses to create a store: ``SR_RECORD_STORE_MISSING``.
+a package's ``scripts/replay``) refuses to create a store: ``SR_RECORD_STORE_MISSING``, naming the
+skill ``SKILLREEL_PACKAGE`` names (the script sets it) and how to import and enable it.
 
 Durability: WAL with ``synchronous=NORMAL``. A killed process never leaves a half-written
 transaction (SQLite rolls it back at the next open); a power cut may lose the last commits but
@@ -30,6 +31,7 @@ from typing import Final
 import platformdirs
 
 from ..errors import StoreError
+from ..model.base import is_skill_name
 from ..model.runs import Actor
 
 ENV_HOME: Final = "SKILLREEL_HOME"
@@ -37,6 +39,7 @@ ENV_TIMEOUT: Final = "SKILLREEL_STORE_TIMEOUT"
 # Set by a package's scripts/replay: open the store that enabled the skill, never create one.
 ENV_MUST_EXIST: Final = "SKILLREEL_STORE_MUST_EXIST"
 ENV_ACTOR: Final = "SKILLREEL_ACTOR"
+ENV_PACKAGE: Final = "SKILLREEL_PACKAGE"  # the skill a package's scripts/replay replays
 DB_NAME: Final = "store.db"
 DEFAULT_TIMEOUT: Final = 10.0
 DIR_MODE: Final = 0o700
@@ -288,14 +291,24 @@ def translated(action: str) -> Iterator[None]:
         raise StoreError("SR_RECORD_STORE_IO", f"{action}: {exc.strerror or type(exc).__name__}") from exc
 
 
+def import_hint(name: str) -> str:
+    """What a teammate runs to have ``name`` in their store (``name`` is a checked skill name)."""
+    return (
+        f"to replay {name} here, import its signed export (`skillreel import {name}.json --trust KEY.pub`), "
+        f"then `skillreel enable {name} --expected-revision N --approve` on this machine"
+    )
+
+
 def secure_home(home: Path) -> Path:
     """Create the home directory (0700) or check an existing one (:func:`check_home`), then the
     database file (0600)."""
     with translated("preparing the store directory"):
         if os.environ.get(ENV_MUST_EXIST) and not (home / DB_NAME).is_file():
+            skill = os.environ.get(ENV_PACKAGE, "")
             raise StoreError(
                 "SR_RECORD_STORE_MISSING",
-                f"there is no store at {home}; the package that called skillreel was enabled from it",
+                f"there is no store at {home} (SKILLREEL_HOME or the default); a package's scripts/replay "
+                "never creates one" + (f"; {import_hint(skill)}" if is_skill_name(skill) else ""),
             )
         try:
             home.mkdir(mode=DIR_MODE, parents=True)

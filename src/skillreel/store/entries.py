@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from ..errors import LifecycleError, StoreError
 from ..model.entry import StoreEntry
+from .db import import_hint, store_actor
 
 _CURRENT = """
     SELECT e.revision, e.status, e.description, e.created_at, e.updated_at, e.entry_digest, e.version,
@@ -78,7 +79,10 @@ class RevisionSummary:
 
 
 def not_found(name: str) -> LifecycleError:
-    return LifecycleError("SR_RECORD_NOT_FOUND", f"no skill named {name!r}")
+    message = f"no skill named {name!r}"
+    if store_actor() == "package-script":  # a package committed elsewhere, run on a teammate's store
+        message += f" in this store (SKILLREEL_HOME or the default); {import_hint(name)}"
+    return LifecycleError("SR_RECORD_NOT_FOUND", message)
 
 
 def _corrupt(name: str, revision: object, why: str) -> StoreError:
