@@ -267,6 +267,8 @@ def _assertion_problem(a: AssertionSpec) -> str | None:
         return "url_matches takes no selector; every other check needs one"
     if a.check == "visible":
         return "visible takes no expected value" if a.expected is not None else None
+    if a.check == "absent":
+        return "absent takes a text or nothing" if isinstance(a.expected, int) else None
     if a.check == "count":
         return None if isinstance(a.expected, int) else "count expects an integer"
     return None if isinstance(a.expected, str) else f"{a.check} expects a text"

@@ -1,0 +1,78 @@
+"""Business failures over the in-memory FakeDriver: an ``absent`` assertion (an "Already refunded"
+banner must not be there), fail-closed on an HTTP error page, and the document's HTTP error status
+named in any step's failure (``PageCondition.stamp``). The real page:
+tests/integration/replay/test_business_failures.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from skillreel.model.actions import AssertAction
+from skillreel.model.intents import generated_intent
+from skillreel.replay.fake import FakePage
+from tests.unit.test_steps_graph import START, URL, el, failure, run, target
+
+BANNER = target("#banner", tag="p")
+ABSENT = AssertAction(id="a2", check="absent", target=BANNER)
+ABSENT_TEXT = AssertAction(id="a2", check="absent", target=BANNER, expected="Already refunded")
+
+
+def page(banner: str | None, *, status: int = 200) -> FakePage:
+    elements = [el("h1", {"h1"}, text="Order 1001")]
+    if banner is not None:
+        elements.append(el("p", {"#banner"}, text=banner))
+    return FakePage(URL, elements, status=status)
+
+
+def test_an_absent_check_passes_when_no_element_like_its_target_is_there() -> None:
+    engine, _ = run(page(None), [START, ABSENT])
+    assert [r.action_id for r in engine.completed] == ["a1", "a2"]
+
+
+def test_an_absent_check_fails_naming_the_step_when_the_banner_is_there() -> None:
+    error, _ = failure(page("Already refunded"), [START, ABSENT])
+    assert (error.code, error.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", "a2")
+    assert "still on the page" in error.message
+    assert "refunded" not in error.message.lower()  # page text never reaches an error
+
+
+def test_an_absent_text_check_looks_at_the_text_of_its_target() -> None:
+    run(page("Ready to refund"), [START, ABSENT_TEXT])
+    run(page(None), [START, ABSENT_TEXT])
+    error, _ = failure(page("Order Already refunded on 2 May"), [START, ABSENT_TEXT])
+    assert error.code == "SR_REPLAY_UI_ASSERTION_FAILED"
+
+
+@pytest.mark.parametrize("status", [500, 404])
+def test_an_absent_check_fails_closed_on_an_http_error_page(status: int) -> None:
+    """An error page shows no banner either: that proves nothing, so the check does not pass."""
+    error, _ = failure(page(None, status=status), [START, ABSENT])
+    assert (error.code, error.action_id) == ("SR_REPLAY_UI_HTTP_ERROR", "a2")
+    assert error.details == {"httpStatus": status}
+
+
+def test_any_failed_step_on_an_http_error_page_names_the_status() -> None:
+    visible = AssertAction(id="a2", check="text_contains", target=target("h1", tag="h1"), expected="Refunded")
+    error, _ = failure(page(None, status=503), [START, visible])
+    assert error.code == "SR_REPLAY_UI_ASSERTION_FAILED"
+    assert error.details == {"httpStatus": 503}
+    assert error.message.endswith("(the page answered HTTP 503)")
+    assert str(error) == f"{error.code}: {error.message}"
+
+
+def test_a_failure_on_a_page_that_answered_200_carries_no_status() -> None:
+    visible = AssertAction(id="a2", check="text_contains", target=target("h1", tag="h1"), expected="Refunded")
+    error, _ = failure(page(None), [START, visible])
+    assert error.details == {}
+
+
+def test_an_absent_check_needs_a_target_and_no_count() -> None:
+    with pytest.raises(ValueError, match="an absent check needs a target"):
+        AssertAction(id="a2", check="absent")
+    with pytest.raises(ValueError, match="an absent check needs a target"):
+        AssertAction(id="a2", check="absent", target=BANNER, expected=3)
+
+
+def test_an_absent_check_reads_as_one() -> None:
+    assert "is absent" in generated_intent(ABSENT)
+    assert "does not show the expected text" in generated_intent(ABSENT_TEXT)
