@@ -5,11 +5,20 @@ tests/integration/replay/test_business_failures.py."""
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
-from skillreel.model.actions import AssertAction
+import pytest
+from pydantic import ValidationError
+
+from skillreel.errors import InputError
+from skillreel.model.actions import AssertAction, ExtractAction
 from skillreel.model.intents import generated_intent
+from skillreel.record.automation import AssertionsFile
+from skillreel.record.edits import apply_edits
 from skillreel.replay.fake import FakePage
+from skillreel.user_files import input_error
+from tests.unit.test_automation import parse
+from tests.unit.test_edits import desk, patch
 from tests.unit.test_steps_graph import START, URL, el, failure, run, target
 
 BANNER = target("#banner", tag="p")
@@ -76,3 +85,53 @@ def test_an_absent_check_needs_a_target_and_no_count() -> None:
 def test_an_absent_check_reads_as_one() -> None:
     assert "is absent" in generated_intent(ABSENT)
     assert "does not show the expected text" in generated_intent(ABSENT_TEXT)
+
+
+# ---- authoring: the assertions file and `skillreel edit` --------------------------------------------
+
+
+def test_an_assertions_file_takes_an_absent_check_with_or_without_a_text() -> None:
+    read = parse(
+        AssertionsFile,
+        {
+            "assertions": [
+                {"kind": "assert", "selector": "#banner", "check": "absent"},
+                {"kind": "assert", "selector": "#status", "check": "absent", "expected": "Already refunded"},
+            ]
+        },
+    )
+    assert [a.check for a in read.assertions] == ["absent", "absent"]
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"kind": "assert", "check": "absent"},
+        {"kind": "assert", "selector": "#banner", "check": "absent", "expected": 2},
+    ],
+)
+def test_a_malformed_absent_check_is_an_input_error(entry: dict[str, Any]) -> None:
+    with pytest.raises(InputError) as info:
+        parse(AssertionsFile, {"assertions": [entry]})
+    assert info.value.code == "SR_RECORD_INPUT_MALFORMED"
+
+
+def test_edit_adds_an_absent_check_on_a_target_the_person_marked() -> None:
+    edited = apply_edits(
+        desk(), patch({"op": "add-assert", "after": "a1", "check": "absent", "target": "a5"})
+    ).draft
+    added = edited.actions[1]
+    assert isinstance(added, AssertAction)
+    assert (added.check, added.expected) == ("absent", None)
+    total = edited.action("a5")
+    assert isinstance(total, ExtractAction)
+    assert added.target == total.target  # the recorded target, reused: no new target
+
+
+def test_edit_refuses_an_absent_check_without_a_target() -> None:
+    """Refused as the edit service refuses any invalid edited draft (``input_error``)."""
+    with pytest.raises(ValidationError) as info:
+        apply_edits(desk(), patch({"op": "add-assert", "after": "a1", "check": "absent"}))
+    error = input_error(info.value, what="edited draft")
+    assert (error.code, error.exit_status) == ("SR_RECORD_GRAPH_INVALID", 2)
+    assert "absent check needs a target" in error.message
