@@ -36,7 +36,12 @@ def live() -> Iterator[LiveServer]:
 
 
 async def replay(
-    store: Store, sessions: WarmSessions, live: LiveServer, shown: str, steps: list[str]
+    store: Store,
+    sessions: WarmSessions,
+    live: LiveServer,
+    shown: str,
+    steps: list[str],
+    failure_conditions: tuple[str, ...] = (),
 ) -> ReplayOutcome:
     """Describe the targets on the refunded page (the banner there), then replay on ``shown``."""
     live.pages["/"] = REFUNDED
@@ -52,7 +57,8 @@ async def replay(
         "says done": AssertAction(id="a4", check="text_contains", target=b["title"], expected="Refund done"),
     }
     actions = [NavigateAction(id="a1", url=url), *(made[s] for s in steps)]
-    store_approved(store, graph_draft(actions, name="refund", environment=environment))
+    draft = graph_draft(actions, name="refund", environment=environment)
+    store_approved(store, draft.evolve(failure_conditions=failure_conditions))
     return await replay_skill(
         store, ReplayRequest(name="refund", inputs={}, timeout_ms=2_500), session_factory=sessions
     )
@@ -107,3 +113,13 @@ async def test_an_absent_check_on_a_page_that_answered_500_fails_closed(
         {"httpStatus": 500},
     )
     assert ("GET", "/refund") not in live.requests
+
+
+async def test_a_failed_replay_lists_the_skills_failure_conditions_for_the_caller(
+    live: LiveServer, store: Store, sessions: WarmSessions
+) -> None:
+    """What the author wrote reached SKILL.md only; now it is in the error's details too."""
+    written = ("The order page says Already refunded.", "The order is not found.")
+    outcome = await replay(store, sessions, live, REFUNDED, ["absent", "refund"], failure_conditions=written)
+    assert outcome.error is not None
+    assert outcome.error.to_json()["details"] == {"failureConditions": list(written)}
