@@ -6,16 +6,22 @@ failed assertion on the 500 page said nothing of the status."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from skillreel.model.actions import Action, AssertAction, ClickAction, NavigateAction
+from skillreel.services.record_preflight import RecordRequest
+from skillreel.services.recording import record_skill
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
+from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
 from tests.support.describe import describe_on
 from tests.support.factory import graph_draft, store_approved, url_environment
 from tests.support.live_server import LiveServer
+from tests.support.server import LocalServer
 from tests.support.warm import WarmSessions
 
 pytestmark = pytest.mark.browser
@@ -123,3 +129,40 @@ async def test_a_failed_replay_lists_the_skills_failure_conditions_for_the_calle
     outcome = await replay(store, sessions, live, REFUNDED, ["absent", "refund"], failure_conditions=written)
     assert outcome.error is not None
     assert outcome.error.to_json()["details"] == {"failureConditions": list(written)}
+
+
+DONE = """<!doctype html><html><head><title>Order 1001</title></head><body><main><h1>Order 1001</h1>
+<p id="status" class="state">{status}</p></main></body></html>"""
+
+
+@pytest.mark.slow
+async def test_an_absent_check_from_an_assertions_file_records_and_replays(
+    store: Store, tmp_path: Path, server: LocalServer, sessions: WarmSessions
+) -> None:
+    """Recorded through the real recorder: the refund, then "the status does not say Already
+    refunded" (an assertions file's absent check); a replay that meets that state fails closed."""
+    server.set_page("/order", FRESH)
+    server.set_page("/refund", DONE.format(status="Refund done"))
+    automation = tmp_path / "automation.json"
+    automation.write_text(json.dumps({"steps": [{"do": "click", "selector": "#refund"}]}))
+    assertions = tmp_path / "assertions.json"
+    check = {"kind": "assert", "selector": "#status", "check": "absent", "expected": "Already refunded"}
+    assertions.write_text(json.dumps({"assertions": [check]}))
+    request = RecordRequest(
+        name="refund", url=server.url("/order"), automation=automation, assertions=assertions
+    )
+    await record_skill(store, request)
+    last = store.get("refund").draft.actions[-1]
+    assert isinstance(last, AssertAction)
+    assert (last.check, last.expected) == ("absent", "Already refunded")
+    review_skill(store, "refund", "alice", approve=True, expected_revision=store.get("refund").revision)
+
+    def again() -> ReplayRequest:
+        return ReplayRequest(name="refund", inputs={}, timeout_ms=2_500)
+
+    done = await replay_skill(store, again(), session_factory=sessions)
+    assert done.status == "succeeded", done.error
+    server.set_page("/refund", DONE.format(status="Already refunded on 2 May"))
+    refused = await replay_skill(store, again(), session_factory=sessions)
+    assert refused.error is not None
+    assert (refused.error.code, refused.error.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", last.id)
