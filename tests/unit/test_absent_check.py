@@ -5,21 +5,79 @@ tests/integration/replay/test_business_failures.py."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
-from skillreel.errors import InputError
-from skillreel.model.actions import AssertAction, ExtractAction
+from skillreel.errors import InputError, SkillreelError
+from skillreel.model.actions import Action, AssertAction, ExtractAction, NavigateAction
+from skillreel.model.draft import Draft
 from skillreel.model.intents import generated_intent
+from skillreel.model.locators import Fingerprint, LocatorBundle
 from skillreel.record.automation import AssertionsFile
-from skillreel.record.edits import apply_edits
-from skillreel.replay.fake import FakePage
-from skillreel.user_files import input_error
-from tests.unit.test_automation import parse
-from tests.unit.test_edits import desk, patch
-from tests.unit.test_steps_graph import START, URL, el, failure, run, target
+from skillreel.record.edits import EditPatch, apply_edits
+from skillreel.replay.engine import EngineOptions, ReplayEngine
+from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
+from skillreel.user_files import input_error, parse_document
+from tests.support import factory
+from tests.support.clock import Clock
+from tests.support.factory import SALT
+
+URL = "https://app.test/orders/1001"
+START = NavigateAction(id="a1", url=URL)
+
+
+def target(selector: str, *, tag: str) -> LocatorBundle:
+    """A target found by its CSS selector; the fake page's element of that selector has the same
+    fingerprint."""
+    bundle = factory.target(selector, tag=tag)
+    return bundle.model_copy(update={"fingerprint": fingerprint(tag)})
+
+
+def fingerprint(tag: str) -> Fingerprint:
+    return Fingerprint(tag=tag, parent_path=("html", "body", "main"))
+
+
+def el(tag: str, selector: str, *, text: str) -> FakeElement:
+    return FakeElement(fingerprint(tag), {selector}, text=text)
+
+
+def engine_on(page: FakePage) -> ReplayEngine:
+    clock = Clock()
+    driver = FakeDriver({page.url: page}, start_url=page.url)
+    options = EngineOptions(salt=SALT, timeout_ms=1000, settle_ms=0)
+    return ReplayEngine(driver, options, clock=clock, sleep=clock.sleep)
+
+
+def run(page: FakePage, actions: Sequence[Action]) -> ReplayEngine:
+    engine = engine_on(page)
+    asyncio.run(engine.run(list(actions), {}))
+    return engine
+
+
+def failure(page: FakePage, actions: Sequence[Action]) -> SkillreelError:
+    with pytest.raises(SkillreelError) as err:
+        asyncio.run(engine_on(page).run(list(actions), {}))
+    return err.value
+
+
+def parse(cls: Any, doc: Any) -> Any:
+    return parse_document(cls, json.dumps(doc).encode(), what="assertions file")
+
+
+def desk() -> Draft:
+    """navigate, then extract the total (a target the person marked)."""
+    total = ExtractAction(id="a5", output="total", target=factory.target("#total", tag="b"), type="number")
+    return factory.graph_draft([START, total])
+
+
+def patch(*edits: dict[str, Any]) -> EditPatch:
+    return EditPatch.parse({"schema": "skillreel.edit/v1", "edits": list(edits)})
+
 
 BANNER = target("#banner", tag="p")
 ABSENT = AssertAction(id="a2", check="absent", target=BANNER)
@@ -27,19 +85,19 @@ ABSENT_TEXT = AssertAction(id="a2", check="absent", target=BANNER, expected="Alr
 
 
 def page(banner: str | None, *, status: int = 200) -> FakePage:
-    elements = [el("h1", {"h1"}, text="Order 1001")]
+    elements = [el("h1", "h1", text="Order 1001")]
     if banner is not None:
-        elements.append(el("p", {"#banner"}, text=banner))
+        elements.append(el("p", "#banner", text=banner))
     return FakePage(URL, elements, status=status)
 
 
 def test_an_absent_check_passes_when_no_element_like_its_target_is_there() -> None:
-    engine, _ = run(page(None), [START, ABSENT])
+    engine = run(page(None), [START, ABSENT])
     assert [r.action_id for r in engine.completed] == ["a1", "a2"]
 
 
 def test_an_absent_check_fails_naming_the_step_when_the_banner_is_there() -> None:
-    error, _ = failure(page("Already refunded"), [START, ABSENT])
+    error = failure(page("Already refunded"), [START, ABSENT])
     assert (error.code, error.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", "a2")
     assert "still on the page" in error.message
     assert "refunded" not in error.message.lower()  # page text never reaches an error
@@ -48,21 +106,21 @@ def test_an_absent_check_fails_naming_the_step_when_the_banner_is_there() -> Non
 def test_an_absent_text_check_looks_at_the_text_of_its_target() -> None:
     run(page("Ready to refund"), [START, ABSENT_TEXT])
     run(page(None), [START, ABSENT_TEXT])
-    error, _ = failure(page("Order Already refunded on 2 May"), [START, ABSENT_TEXT])
+    error = failure(page("Order Already refunded on 2 May"), [START, ABSENT_TEXT])
     assert error.code == "SR_REPLAY_UI_ASSERTION_FAILED"
 
 
 @pytest.mark.parametrize("status", [500, 404])
 def test_an_absent_check_fails_closed_on_an_http_error_page(status: int) -> None:
     """An error page shows no banner either: that proves nothing, so the check does not pass."""
-    error, _ = failure(page(None, status=status), [START, ABSENT])
+    error = failure(page(None, status=status), [START, ABSENT])
     assert (error.code, error.action_id) == ("SR_REPLAY_UI_HTTP_ERROR", "a2")
     assert error.details == {"httpStatus": status}
 
 
 def test_any_failed_step_on_an_http_error_page_names_the_status() -> None:
     visible = AssertAction(id="a2", check="text_contains", target=target("h1", tag="h1"), expected="Refunded")
-    error, _ = failure(page(None, status=503), [START, visible])
+    error = failure(page(None, status=503), [START, visible])
     assert error.code == "SR_REPLAY_UI_ASSERTION_FAILED"
     assert error.details == {"httpStatus": 503}
     assert error.message.endswith("(the page answered HTTP 503)")
@@ -71,7 +129,7 @@ def test_any_failed_step_on_an_http_error_page_names_the_status() -> None:
 
 def test_a_failure_on_a_page_that_answered_200_carries_no_status() -> None:
     visible = AssertAction(id="a2", check="text_contains", target=target("h1", tag="h1"), expected="Refunded")
-    error, _ = failure(page(None), [START, visible])
+    error = failure(page(None), [START, visible])
     assert error.details == {}
 
 
