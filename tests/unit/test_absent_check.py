@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from skillreel.cli.replay import show_failure
 from skillreel.errors import InputError, SkillreelError
 from skillreel.model.actions import Action, AssertAction, ExtractAction, NavigateAction
 from skillreel.model.draft import Draft
@@ -193,3 +194,15 @@ def test_edit_refuses_an_absent_check_without_a_target() -> None:
     error = input_error(info.value, what="edited draft")
     assert (error.code, error.exit_status) == ("SR_RECORD_GRAPH_INVALID", 2)
     assert "absent check needs a target" in error.message
+
+
+def test_the_human_failure_lists_the_failure_conditions_one_clean_line_each(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = {"steps": [], "sideEffects": False, "runId": None, "name": "refund", "status": "failed"}
+    show_failure(doc, ["The order page says\nAlready refunded.", "Shown in red: \x1b[31m"])
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[:2] == [
+        "the skill fails when: The order page says Already refunded.",
+        "the skill fails when: Shown in red: \\x1b[31m",
+    ]
