@@ -18,7 +18,7 @@ from skillreel.errors import InputError, SkillreelError
 from skillreel.model.actions import Action, AssertAction, ExtractAction, NavigateAction
 from skillreel.model.draft import Draft
 from skillreel.model.intents import generated_intent
-from skillreel.model.locators import Fingerprint, LocatorBundle
+from skillreel.model.locators import Fingerprint, LocatorBundle, text_hash
 from skillreel.record.automation import AssertionsFile
 from skillreel.record.edits import EditPatch, apply_edits
 from skillreel.replay.engine import EngineOptions, ReplayEngine
@@ -102,6 +102,15 @@ def test_an_absent_check_fails_naming_the_step_when_the_banner_is_there() -> Non
     assert (error.code, error.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", "a2")
     assert "still on the page" in error.message
     assert "refunded" not in error.message.lower()  # page text never reaches an error
+
+
+def test_an_absent_text_check_reads_its_target_whatever_it_said_when_recorded() -> None:
+    """Recorded while it said "Paid": the element is found now that it says "Already refunded"
+    (found by its recorded text it would not be, and the check would pass: fail open)."""
+    said = fingerprint("p").model_copy(update={"text_hash": text_hash(SALT, "Paid")})
+    recorded = ABSENT_TEXT.model_copy(update={"target": BANNER.model_copy(update={"fingerprint": said})})
+    error = failure(page("Already refunded on 3 May"), [START, recorded])
+    assert (error.code, error.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", "a2")
 
 
 def test_an_absent_text_check_looks_at_the_text_of_its_target() -> None:

@@ -99,9 +99,14 @@ async def _absent_once(ctx: StepContext, a: AssertAction) -> bool:
     http = condition.http_error(f"step {a.id} (assert): the absent check cannot hold", a.id)
     if http is not None:
         raise http
-    if not isinstance(a.expected, str):
+    if not isinstance(a.expected, str):  # an element like the recorded one, its text included
         return not await ctx.present(a.target, ctx.clock())
-    picked = await _try_locate(ctx, a.target)
+    # The text form reads the element whatever it says now (its recorded text is not what the
+    # check is about); a target only its text designates cannot be checked so (fail closed).
+    target = a.target.without_content()
+    if target is None:
+        return False
+    picked = await _try_locate(ctx, target)
     return picked is None or not await ctx.driver.check(picked, "text_contains", a.expected)
 
 
