@@ -166,3 +166,31 @@ async def test_an_absent_check_from_an_assertions_file_records_and_replays(
     refused = await replay_skill(store, again(), session_factory=sessions)
     assert refused.error is not None
     assert (refused.error.code, refused.error.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", last.id)
+
+
+@pytest.mark.slow
+async def test_an_absent_check_in_the_automation_file_stops_the_refund_before_it_acts(
+    store: Store, tmp_path: Path, server: LocalServer, sessions: WarmSessions
+) -> None:
+    """``{"do": "assert", "absent": "#status", "text": "Refunded"}`` before the click: recorded in
+    place, so on an order already refunded the replay fails before the click (nothing acted)."""
+    server.set_page("/order", FRESH)
+    server.set_page("/refund", DONE.format(status="Refund done"))
+    automation = tmp_path / "automation.json"
+    steps = [
+        {"do": "assert", "absent": "#status", "text": "Refunded"},
+        {"do": "click", "selector": "#refund"},
+    ]
+    automation.write_text(json.dumps({"steps": steps}))
+    await record_skill(store, RecordRequest(name="refund", url=server.url("/order"), automation=automation))
+    kinds = [(a.kind, getattr(a, "check", None)) for a in store.get("refund").draft.actions]
+    assert kinds[1:] == [("assert", "absent"), ("click", None)]
+    review_skill(store, "refund", "alice", approve=True, expected_revision=store.get("refund").revision)
+    request = ReplayRequest(name="refund", inputs={}, timeout_ms=2_500)
+
+    assert (await replay_skill(store, request, session_factory=sessions)).status == "succeeded"
+    server.set_page("/order", REFUNDED)
+    refused = await replay_skill(store, request, session_factory=sessions)
+    assert refused.error is not None
+    assert refused.error.code == "SR_REPLAY_UI_ASSERTION_FAILED"
+    assert not refused.side_effects
