@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -268,7 +268,7 @@ def command(
         else:
             emit_failure(outcome.error, as_json=as_json, data=outcome.to_json(), warnings=outcome.warnings)
             if not as_json:
-                show_failure(outcome.to_json())
+                show_failure(outcome.to_json(), outcome.error.details.get("failureConditions", ()))
     sys.exit(outcome.exit_status)  # what was printed above is the whole output
 
 
@@ -349,8 +349,13 @@ def show_success(out: Any, doc: dict[str, Any]) -> None:
         )
 
 
-def show_failure(doc: dict[str, Any]) -> None:
-    """What ran before the failure, on stderr: a caller must know whether a retry repeats work."""
+def show_failure(doc: dict[str, Any], conditions: Sequence[str] = ()) -> None:
+    """On stderr: the skill's own failure conditions (what its author said it fails on), then what
+    ran before the failure (a caller must know whether a retry repeats work)."""
+    from ..model.visible import visible
+
+    for condition in conditions:  # one line each, control and invisible characters escaped
+        sys.stderr.write(f"the skill fails when: {visible(' '.join(condition.split()))}\n")
     if not doc["steps"]:
         sys.stderr.write("no step ran; nothing was done on the site\n")
     else:

@@ -787,8 +787,11 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ErrorCode(
         "SR_REPLAY_UI_ASSERTION_FAILED",
         1,
-        "An assertion of the skill did not hold.",
-        "Check the page state the skill expects (see its failure conditions).",
+        "An assertion of the skill did not hold (an absent check: the element it must not see, e.g. "
+        "an 'Already refunded' banner, stayed on the page).",
+        "Check the page state the skill expects: its failure conditions are in the error's details "
+        "(failureConditions); a failed absent check means the page is in a state the skill must not "
+        "act on, so do not simply retry.",
     ),
     ErrorCode(
         "SR_REPLAY_UI_WAIT_FAILED",

@@ -178,11 +178,15 @@ class ObserveAction(Step):
     optional: bool = False
 
 
-AssertCheck = Literal["visible", "text_equals", "text_contains", "value_equals", "url_matches", "count"]
+AssertCheck = Literal[
+    "visible", "text_equals", "text_contains", "value_equals", "url_matches", "count", "absent"
+]
 
 
 class AssertAction(Step):
-    """A check the user added. ``url_matches`` needs no target; ``count`` expects an integer.
+    """A check the user added. ``url_matches`` needs no target; ``count`` expects an integer;
+    ``absent`` (a business failure: an "Already refunded" banner) holds when no element like its
+    target is on the page, or with ``expected`` when none holds that text.
     ``onFail: "skip"`` (v2): when it does not hold, the rest of its block is skipped."""
 
     v2_defaults: ClassVar[dict[str, Any]] = {"intent": None, "onFail": "fail"}
@@ -192,6 +196,13 @@ class AssertAction(Step):
     target: LocatorBundle | None = None
     expected: ExpectedText | Annotated[int, Field(ge=0, le=100_000)] | None = None
     on_fail: OnFail = "fail"
+
+    @model_validator(mode="after")
+    def _absent_shape(self) -> AssertAction:
+        if self.check == "absent" and (self.target is None or isinstance(self.expected, int)):
+            why = "an absent check needs a target and takes a text or nothing"
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, why)
+        return self
 
 
 HumanReason = Literal["iframe", "closed-shadow", "drag", "upload", "rich-text", "otp", "other"]

@@ -66,6 +66,7 @@ _CHECKS: Mapping[str, str] = {
     "value_equals": "check that the value of {t} is exactly the expected value",
     "count": "check that {t} matches {n} element(s)",
     "url_matches": "check that the page address matches the expected pattern",
+    "absent": "check that {t} is absent",
 }
 _HUMAN: Mapping[str, str] = {
     "iframe": "act inside an embedded frame",
@@ -257,6 +258,8 @@ def _generated(action: Action, sensitive: frozenset[str]) -> str:
         case "assert":
             check = getattr(action, "check", "visible")
             expected = getattr(action, "expected", None)
+            if check == "absent" and isinstance(expected, str):
+                return f"check that {t} does not show the expected text"
             return _CHECKS.get(check, "check {t}").format(
                 t=t, n=expected if isinstance(expected, int) else "N"
             )

@@ -71,7 +71,7 @@ from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType
 from .actionability import click, naming, playwright_failed, step_failed
 from .binding import Over
-from .scripted import InputText, ScrollStep, authored_wait, scroll
+from .scripted import AbsentStep, InputText, ScrollStep, authored_absent, authored_wait, scroll
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
@@ -229,7 +229,8 @@ Step = Annotated[
     | WaitStep
     | ScrollStep
     | ExtractStep
-    | DialogStep,
+    | DialogStep
+    | AbsentStep,
     Field(discriminator="do"),
 ]
 
@@ -267,6 +268,8 @@ def _assertion_problem(a: AssertionSpec) -> str | None:
         return "url_matches takes no selector; every other check needs one"
     if a.check == "visible":
         return "visible takes no expected value" if a.expected is not None else None
+    if a.check == "absent":
+        return "absent takes a text or nothing" if isinstance(a.expected, int) else None
     if a.check == "count":
         return None if isinstance(a.expected, int) else "count expects an integer"
     return None if isinstance(a.expected, str) else f"{a.check} expects a text"
@@ -478,6 +481,8 @@ async def perform(
                 )
             elif isinstance(step, ScrollStep):
                 await scroll(page, step, at, timeout_ms, _need(marks, at))
+            elif isinstance(step, AbsentStep):
+                await authored_absent(step, at, _need(marks, at))
             elif isinstance(step, WaitStep) and step.selector is not None:
                 await _wait(page, step, step.selector, at, timeout_ms, _need(marks, at))
             else:

@@ -9,7 +9,10 @@ engine runs, authored in the automation file.
   input NAME, which the skill then waits for; never a sensitive input) and records that wait;
 * ``{"do": "scroll", "selector": S, "to": "into-view" | "end", "maxRounds": N}``: scrolls the element
   into view, or scrolls a scroll container (``html`` for the page) with the mouse wheel until its
-  end no longer grows (a lazy list loads more), at most N rounds, and records a ``scroll``.
+  end no longer grows (a lazy list loads more), at most N rounds, and records a ``scroll``;
+* ``{"do": "assert", "absent": S, "text": TEXT}``: records, at that point of the skill, an
+  ``absent`` assertion on the one element S designates (with ``text``: that it does not hold TEXT;
+  without: that no element like it is on the page), performing nothing (issue 31.3).
 
 Each is performed with trusted input and then described by the recorder like any scripted mark;
 a step that cannot be performed is ``SR_RECORD_AUTOMATION_FAILED`` naming the step, never the
@@ -54,6 +57,15 @@ class ScrollStep(Document):
     selector: Annotated[str, Field(min_length=1, max_length=MAX_SELECTOR_CHARS)]
     to: Literal["into-view", "end"] = "into-view"
     max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] = 20
+
+
+class AbsentStep(Document):
+    """Check, at this point of the skill, that the element ``absent`` designates is not on the page
+    (with ``text``: does not hold that text): an ``absent`` assertion, recorded, not performed."""
+
+    do: Literal["assert"]
+    absent: Annotated[str, Field(min_length=1, max_length=MAX_SELECTOR_CHARS)]
+    text: Annotated[str, Field(min_length=1, max_length=1024)] | None = None
 
 
 class Marks(Protocol):
@@ -101,6 +113,13 @@ async def authored_wait(
         marks.append_event("wait", until="text", target=found, expected=text)
     else:
         marks.append_event("wait", until="text", target=found, input=text.input)
+
+
+async def authored_absent(step: AbsentStep, n: int, marks: Marks) -> None:
+    """The element as the recorder describes it now (it must be on the page to be described)."""
+    found = await _described(marks, step.absent, n)
+    await marks.settle()
+    marks.append_event("assert", target=found, check="absent", expected=step.text)
 
 
 async def _input_value(page: Page, text: InputText, n: int) -> str:

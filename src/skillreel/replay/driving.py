@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from ..errors import ReplayUIError
+from ..errors import ReplayUIError, SkillreelError
 from ..locate.probe import Probe
 from ..model.actions import Action
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
@@ -135,6 +135,16 @@ class PageCondition:
             action_id=action_id,
             details={"httpStatus": self.status},
         )
+
+    def stamp(self, error: SkillreelError) -> None:
+        """Name the document's HTTP error status (400 or above) in any step's failure that does not
+        already: ``httpStatus`` in its details and ``the page answered HTTP N`` in its message, so a
+        failed assertion or read on an error page says what the page was (a number only)."""
+        if self.status is None or self.status < 400 or "httpStatus" in error.details:
+            return
+        error.details["httpStatus"] = self.status
+        error.message = f"{error.message} (the page answered HTTP {self.status})"
+        error.args = (f"{error.code}: {error.message}",)
 
 
 class Navigating(Protocol):

@@ -271,6 +271,7 @@ class ReplayEngine:
             if dialog is not None:
                 await self.driver.disarm_dialog()
             error = self._network_error(step) or exc
+            (await self.driver.condition(measured=False)).stamp(error)  # a 500, a 404: said
             if error.action_id is None:
                 error.action_id = action.id
             self._tell(action, index, "failed", frame, code=error.code)

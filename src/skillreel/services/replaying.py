@@ -184,6 +184,7 @@ async def play_checked(
         login = Hidden.of((), state).values if state is not None else ()
         outputs, masked = caller_outputs(checked.draft, checked.values, read, login=(*login, *cookies))
     except SkillreelError as exc:
+        with_failure_conditions(exc, checked.draft.failure_conditions)
         return Played("failed", ran.reports(), ran.tally(), error=exc, notes=tuple(ran.notes))
     report, proposal = _report(now(), checked, records)
     return Played(
@@ -260,6 +261,14 @@ async def _run(
     finally:
         if recorder is not None:
             recorder.close()
+
+
+def with_failure_conditions(error: SkillreelError, conditions: Sequence[str]) -> None:
+    """The skill's own failure conditions (what its author wrote: "the page says Already
+    refunded"), in a failed replay's error details (``failureConditions``) for the caller to read
+    beside the code; none written: nothing added."""
+    if conditions:
+        error.details.setdefault("failureConditions", list(conditions))
 
 
 def _artifact_recorder(checked: Preflight) -> ArtifactRecorder | None:

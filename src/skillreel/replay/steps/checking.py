@@ -5,8 +5,10 @@ does not hold release any mark, then retry with a growing pause (``POLL_FIRST_S`
 ``POLL_MAX_S``) until the step's deadline (a wait's own timeout when it has one). At the deadline,
 ``onFail: "skip"`` skips the rest of the block (:class:`SkipRest`, fact ``skippedRest``); otherwise
 the step fails (``SR_REPLAY_UI_ASSERTION_FAILED``, or for a wait the code that says which, from
-the page's condition at the deadline: :func:`wait_failure`). An observation records the page before
-and after locating its target, its text digest and a screenshot digest.
+the page's condition at the deadline: :func:`wait_failure`). An ``absent`` assertion polls the same
+way for its target to go away, and fails closed on a page that answered an HTTP error
+(``SR_REPLAY_UI_HTTP_ERROR``). An observation records the page before and after locating its
+target, its text digest and a screenshot digest.
 """
 
 from __future__ import annotations
@@ -61,9 +63,10 @@ async def check(ctx: StepContext, a: AssertAction) -> None:
             return False
 
     async def failure() -> SkillreelError:
+        still = ": an element like its target is still on the page" if a.check == "absent" else ""
         return ReplayUIError(
             "SR_REPLAY_UI_ASSERTION_FAILED",
-            f"step {a.id}: the {a.check} assertion did not hold",
+            f"step {a.id}: the {a.check} assertion did not hold{still}",
             action_id=a.id,
         )
 
@@ -73,6 +76,8 @@ async def check(ctx: StepContext, a: AssertAction) -> None:
 
 async def _assert_once(ctx: StepContext, a: AssertAction) -> bool:
     driver = ctx.driver
+    if a.check == "absent":
+        return await _absent_once(ctx, a)
     if a.check == "url_matches":
         return url_matches(await driver.current_url(), a.expected, ctx.options.url_rule)
     if a.target is None:
@@ -83,6 +88,26 @@ async def _assert_once(ctx: StepContext, a: AssertAction) -> bool:
         return await driver.count(a.target.candidates[0], salt=ctx.options.salt) == a.expected
     picked = await ctx.locate(a.target)
     return a.check == "visible" or await driver.check(picked, a.check, a.expected)
+
+
+async def _absent_once(ctx: StepContext, a: AssertAction) -> bool:
+    """``absent``: no element like the target is on the page (with ``expected``: none holding that
+    text). Fails closed on a page whose document answered an HTTP error: an error page shows no
+    banner either, and that is no proof the business state is fine."""
+    assert a.target is not None
+    condition = await ctx.driver.condition(measured=False)
+    http = condition.http_error(f"step {a.id} (assert): the absent check cannot hold", a.id)
+    if http is not None:
+        raise http
+    if not isinstance(a.expected, str):  # an element like the recorded one, its text included
+        return not await ctx.present(a.target, ctx.clock())
+    # The text form reads the element whatever it says now (its recorded text is not what the
+    # check is about); a target only its text designates cannot be checked so (fail closed).
+    target = a.target.without_content()
+    if target is None:
+        return False
+    picked = await _try_locate(ctx, target)
+    return picked is None or not await ctx.driver.check(picked, "text_contains", a.expected)
 
 
 # ---- wait -----------------------------------------------------------------------------------------
