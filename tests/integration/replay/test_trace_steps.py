@@ -4,11 +4,17 @@ The skill of ``test_artifacts`` (type a vault key, click Save, click Next) repla
 ``--artifacts``: the trace's groups, read from ``trace.trace`` as Playwright's viewer reads them,
 are the steps in order, titled with their id and intent; the failed step's group holds one titled
 with its code and shown as failed; no title holds the typed key, the cookie or the URL token.
+``skillreel show-trace DIR --port 0`` serves that trace with Playwright's viewer on loopback.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -76,3 +82,32 @@ async def test_a_successful_replay_traces_every_step_and_marks_none(
     assert [t.split(" ")[0] for t in titles] == ["a1", "a2", "a3", "a4"]
     assert not any("FAILED" in t for t in titles)
     assert_clean(titles)
+
+
+async def test_show_trace_serves_the_trace_with_playwrights_viewer_on_loopback(
+    server: LocalServer, store: Store, tmp_path: Path
+) -> None:
+    await skill_on(server, store)
+    directory = tmp_path / "debug"
+    assert replay("--artifacts", str(directory)).exit_code == 1
+    with subprocess.Popen(  # the real console script, as after a pipx install
+        [sys.executable, "-m", "skillreel", "show-trace", str(directory), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    ) as viewer:
+        try:
+            assert viewer.stdout is not None
+            line = ""
+            while "Listening on" not in line:
+                line = viewer.stdout.readline()
+                assert line or viewer.poll() is None, "the viewer ended before serving"
+            address = line.split("Listening on", 1)[1].strip()
+            assert address.startswith("http://127.0.0.1:")
+            with urllib.request.urlopen(address, timeout=30) as answer:
+                assert answer.status == 200
+                assert "trace" in answer.url
+        finally:
+            os.killpg(viewer.pid, signal.SIGTERM)
+            viewer.wait(timeout=30)
