@@ -21,7 +21,7 @@ from skillreel.replay.fake import FakeDriver, FakePage
 from skillreel.replay.trace_groups import failed_title, step_title
 from tests.support.clock import Clock
 from tests.support.factory import SALT, element_set
-from tests.unit.test_steps_graph import START, el, orders_page, target
+from tests.support.fake_orders import START, el, orders_page, target
 
 SECRET = "hunter2-correct-horse"
 

@@ -454,7 +454,7 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_REPLAY_ARTIFACTS_WRITTEN",
         1,
         "A warning: `replay --artifacts` wrote a trace, a screenshot and failure.json (page content).",
-        "Open the trace with `playwright show-trace DIR/trace.zip`; keep the directory private and delete "
+        "Open the trace with `skillreel show-trace DIR`; keep the directory private and delete "
         "it when done (sensitive values were scrubbed, the rest of the page was not).",
     ),
     ErrorCode(

@@ -1,9 +1,9 @@
 """Traces by step (issue 31, point 5), through the real console script and real Chromium.
 
-The skill of ``test_artifacts`` (type a vault key, click Save, click Next) replayed with
+A sign-in skill (type a user name, a password from the vault, click Sign in, then Next) replayed with
 ``--artifacts``: the trace's groups, read from ``trace.trace`` as Playwright's viewer reads them,
 are the steps in order, titled with their id and intent; the failed step's group holds one titled
-with its code and shown as failed; no title holds the typed key, the cookie or the URL token.
+with its code and shown as failed; no title holds a typed value.
 ``skillreel show-trace DIR --port 0`` serves that trace with Playwright's viewer on loopback.
 """
 
@@ -21,11 +21,52 @@ from typing import Any
 
 import pytest
 
+from skillreel.model.actions import Action, ClickAction, NavigateAction, TypeAction
+from skillreel.model.refs import ParameterRef
 from skillreel.store import Store
-from tests.integration.replay.test_artifacts import COOKIE, KEY, URL_TOKEN, page, replay, skill_on
+from skillreel.vault import secret_env_name
+from tests.support.cli import CliResult, run_cli
+from tests.support.describe import describe_url
+from tests.support.factory import build_draft, store_approved, url_environment
 from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser
+
+NAME = "sign-in"
+PASSWORD = "pw-5e6f7a8b9c0d"
+USER = "mallory-user-77"
+
+
+def page(*, next_button: bool) -> str:
+    nxt = '<button id="next" type="button">Next</button>' if next_button else ""
+    return (
+        '<!doctype html><html><body><main><form><label for="user">User name</label><input id="user">'
+        '<label for="pw">Password</label><input id="pw" type="password">'
+        f'<button id="signin" type="button" onclick="fetch(\'/signin\')">Sign in</button>{nxt}'
+        "</form></main></body></html>"
+    )
+
+
+async def skill_on(server: LocalServer, store: Store) -> None:
+    """user, password (from the vault), Sign in, Next; the page served has no Next button."""
+    selectors = {"user": "#user", "pw": "#pw", "signin": "#signin", "next": "#next"}
+    bundles = await describe_url(server, "/form", page(next_button=True), selectors)
+    server.set_page("/form", page(next_button=False))
+    server.set_page("/signin", "ok", "text/plain")
+    url = server.url("/form")
+    steps: list[Action] = [
+        NavigateAction(id="a1", url=url),
+        TypeAction(id="a2", target=bundles["user"], value=ParameterRef(name="user")),
+        TypeAction(id="a3", target=bundles["pw"], value=ParameterRef(name="password")),
+        ClickAction(id="a4", target=bundles["signin"]),
+        ClickAction(id="a5", target=bundles["next"]),
+    ]
+    store_approved(store, build_draft(NAME, url_environment(url), steps, sensitive=("password",)))
+
+
+def replay(*args: str) -> CliResult:
+    vault = {secret_env_name(NAME, "password"): PASSWORD}
+    return run_cli("replay", NAME, "--input", f"user={USER}", "--timeout", "5000", "--json", *args, env=vault)
 
 
 def trace_events(directory: Path) -> list[dict[str, Any]]:
@@ -39,7 +80,7 @@ def groups(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def assert_clean(titles: list[str]) -> None:
     for title in titles:
-        for hidden in (KEY, COOKIE, URL_TOKEN, "[redacted]"):
+        for hidden in (PASSWORD, USER, "[redacted]"):
             assert hidden not in title, title
 
 
@@ -55,31 +96,32 @@ async def test_a_failed_replay_traces_every_step_as_a_group_and_marks_the_failed
     events = trace_events(directory)
     found = groups(events)
     titles = [g["title"] for g in found]
-    assert [t.split(" ")[0] for t in titles] == ["a1", "a2", "a3", "a4", "a4"]
+    assert [t.split(" ")[0] for t in titles] == ["a1", "a2", "a3", "a4", "a5", "a5"]
     assert titles[0].startswith("a1 open the start page on http://127.0.0.1")
-    assert titles[1] == "a2 type the secret input `apikey` (from the vault) into the field `#key`"
-    assert titles[2] == "a3 click the button `#save`"
-    assert titles[3] == "a4 click the button `#next`"
-    assert titles[4] == "a4 FAILED SR_REPLAY_UI_TARGET_NOT_FOUND"
+    assert titles[1] == "a2 type the input `user` into the field `#user`"
+    assert titles[2] == "a3 type the secret input `password` (from the vault) into the field `#pw`"
+    assert titles[3] == "a4 click the button `#signin`"
+    assert titles[4] == "a5 click the button `#next`"
+    assert titles[5] == "a5 FAILED SR_REPLAY_UI_TARGET_NOT_FOUND"
     assert_clean(titles)
-    # the failure's group sits inside a4's and ends with an error: the viewer shows it red
-    assert found[4]["parentId"] == found[3]["callId"]
-    assert all("parentId" not in g for g in found[:4])
+    # the failure's group sits inside a5's and ends with an error: the viewer shows it red
+    assert found[5]["parentId"] == found[4]["callId"]
+    assert all("parentId" not in g for g in found[:5])
     ends = {e["callId"]: e for e in events if e.get("type") == "after"}
-    assert ends[found[4]["callId"]]["error"]["message"] == titles[4]
-    assert all("error" not in ends[g["callId"]] for g in found[:4])  # every group was closed
+    assert ends[found[5]["callId"]]["error"]["message"] == titles[5]
+    assert all("error" not in ends[g["callId"]] for g in found[:5])  # every group was closed
 
 
 async def test_a_successful_replay_traces_every_step_and_marks_none(
     server: LocalServer, store: Store, tmp_path: Path
 ) -> None:
     await skill_on(server, store)
-    server.set_page("/form", page(next_button=True, echo=True))  # the page even shows the key
+    server.set_page("/form", page(next_button=True))
     directory = tmp_path / "ok"
     result = replay("--artifacts", str(directory), "--artifacts-on", "always")
     assert result.exit_code == 0, result.stderr
     titles = [g["title"] for g in groups(trace_events(directory))]
-    assert [t.split(" ")[0] for t in titles] == ["a1", "a2", "a3", "a4"]
+    assert [t.split(" ")[0] for t in titles] == ["a1", "a2", "a3", "a4", "a5"]
     assert not any("FAILED" in t for t in titles)
     assert_clean(titles)
 
