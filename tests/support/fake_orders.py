@@ -1,5 +1,6 @@
 """An in-memory orders page for engine tests over the FakeDriver (``replay.fake``): elements whose
-fingerprints hash their id or class as the page's would, and a table of orders (used by
+fingerprints hash their id or class as the page's would, a table of orders and a loop approving
+its rows (used by
 ``tests/unit/test_steps_graph.py`` and ``tests/unit/test_trace_groups.py``)."""
 
 from __future__ import annotations
@@ -7,10 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from skillreel.model.actions import NavigateAction
+from skillreel.model.actions import BranchAction, ClickAction, ExtractAction, LoopAction, NavigateAction
+from skillreel.model.conditions import CompareCondition
 from skillreel.model.locators import Fingerprint, LocatorBundle, text_hash
+from skillreel.model.reads import FieldSpec
+from skillreel.model.refs import ItemRef, LiteralValue
 from skillreel.replay.fake import FakeElement, FakePage
-from tests.support.factory import SALT
+from tests.support.factory import SALT, element_set
 from tests.support.factory import target as factory_target
 
 URL = "https://app.test/orders"
@@ -64,3 +68,28 @@ def orders_page(
         elements.append(el("button", {"button.approve"}, parent=row, type_="submit", text="Approve"))
     elements.append(el("span", {"#total"}, text="Total: $1,234.50"))
     return FakePage(URL, elements)
+
+
+def approve_loop(**kw: Any) -> LoopAction:
+    """Over the orders' rows: read the amount, and approve the row unless its status is approved."""
+    approve = ClickAction(
+        id="c2", target=target("button.approve", tag="button", type_="submit", within="item")
+    )
+    branch = BranchAction(
+        id="b1",
+        condition=CompareCondition(
+            value=ItemRef(field="status"), op="equals", expected=LiteralValue(value="approved")
+        ),
+        otherwise=(approve,),
+    )
+    amount = ExtractAction(id="x2", output="amount", target=target("td.amount", within="item"), type="number")
+    fields: dict[str, Any] = {
+        "id": "l1",
+        "items": element_set("tr.order"),
+        "limit": 20,
+        "fields": (FieldSpec(name="status", target=target("td.status")),),
+        "body": (amount, branch),
+        "collect": "orders",
+        **kw,
+    }
+    return LoopAction(**fields)

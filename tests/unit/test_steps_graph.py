@@ -24,18 +24,18 @@ from skillreel.model.actions import (
     TypeAction,
     WaitAction,
 )
-from skillreel.model.conditions import CompareCondition, PresentCondition
+from skillreel.model.conditions import PresentCondition
 from skillreel.model.draft import Parameter
 from skillreel.model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
 from skillreel.model.reads import FieldSpec
-from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef, TextFilter
+from skillreel.model.refs import LiteralValue, OutputRef, ParameterRef, TextFilter
 from skillreel.replay import engine as engine_module
 from skillreel.replay.engine import EngineOptions, ItemAhead, ReplayEngine, StepProgress
 from skillreel.replay.fake import FakeDriver, FakePage
 from skillreel.replay.steps import data as data_module
 from tests.support.clock import Clock
 from tests.support.factory import SALT, element_set
-from tests.support.fake_orders import START, URL, el, fp, orders_page, target
+from tests.support.fake_orders import START, URL, approve_loop, el, fp, orders_page, target
 
 
 def run(
@@ -309,30 +309,6 @@ def test_a_filtered_list_keeps_the_items_holding_the_input() -> None:
 
 
 # ---- loops and branches -------------------------------------------------------------------------
-
-
-def approve_loop(**kw: Any) -> LoopAction:
-    approve = ClickAction(
-        id="c2", target=target("button.approve", tag="button", type_="submit", within="item")
-    )
-    branch = BranchAction(
-        id="b1",
-        condition=CompareCondition(
-            value=ItemRef(field="status"), op="equals", expected=LiteralValue(value="approved")
-        ),
-        otherwise=(approve,),
-    )
-    amount = ExtractAction(id="x2", output="amount", target=target("td.amount", within="item"), type="number")
-    fields: dict[str, Any] = {
-        "id": "l1",
-        "items": element_set("tr.order"),
-        "limit": 20,
-        "fields": (FieldSpec(name="status", target=target("td.status")),),
-        "body": (amount, branch),
-        "collect": "orders",
-        **kw,
-    }
-    return LoopAction(**fields)
 
 
 def test_a_loop_acts_on_each_row_and_collects_what_it_read() -> None:

@@ -11,17 +11,15 @@ from collections.abc import Sequence
 import pytest
 
 from skillreel.errors import SkillreelError
-from skillreel.model.actions import Action, BranchAction, ClickAction, LoopAction, TypeAction
-from skillreel.model.conditions import CompareCondition
+from skillreel.model.actions import Action, ClickAction, TypeAction
 from skillreel.model.draft import Parameter
-from skillreel.model.reads import FieldSpec
-from skillreel.model.refs import ItemRef, LiteralValue, ParameterRef
+from skillreel.model.refs import ParameterRef
 from skillreel.replay.engine import EngineOptions, ReplayEngine
 from skillreel.replay.fake import FakeDriver, FakePage
 from skillreel.replay.trace_groups import failed_title, step_title
 from tests.support.clock import Clock
-from tests.support.factory import SALT, element_set
-from tests.support.fake_orders import START, el, orders_page, target
+from tests.support.factory import SALT
+from tests.support.fake_orders import START, approve_loop, el, orders_page, target
 
 SECRET = "hunter2-correct-horse"
 
@@ -75,26 +73,6 @@ def nesting(events: Sequence[str]) -> list[tuple[int, str]]:
     return out
 
 
-def approve_loop() -> LoopAction:
-    approve = ClickAction(
-        id="c2", target=target("button.approve", tag="button", type_="submit", within="item")
-    )
-    branch = BranchAction(
-        id="b1",
-        condition=CompareCondition(
-            value=ItemRef(field="status"), op="equals", expected=LiteralValue(value="approved")
-        ),
-        otherwise=(approve,),
-    )
-    return LoopAction(
-        id="l1",
-        items=element_set("tr.order"),
-        limit=5,
-        fields=(FieldSpec(name="status", target=target("td.status")),),
-        body=(branch,),
-    )
-
-
 def test_groups_nest_as_loops_and_branches_do_and_the_failed_step_is_marked_with_its_code() -> None:
     page = orders_page(["1001", "1002"], statuses=["new", "approved"])
     gone = ClickAction(id="c9", target=target("#gone", tag="button"))
@@ -109,16 +87,18 @@ def test_groups_nest_as_loops_and_branches_do_and_the_failed_step_is_marked_with
     assert shape == [
         (0, "a1"),
         (0, "l1"),
+        (1, "x2"),
         (1, "b1"),  # item 1: not approved, so the branch clicks
         (2, "c2"),
+        (1, "x2"),
         (1, "b1"),  # item 2: approved, nothing clicked
         (0, "c9"),
         (1, "c9 FAILED"),
     ]
     titles = [title for _, title in nesting(groups.events)]
-    assert titles[2].startswith("b1 [item 1] ")
-    assert titles[4].startswith("b1 [item 2] ")
-    assert titles[3].startswith("c2 [item 1] click the button")
+    assert titles[3].startswith("b1 [item 1] ")
+    assert titles[6].startswith("b1 [item 2] ")
+    assert titles[4].startswith("c2 [item 1] click the button")
     assert titles[-1] == "c9 FAILED SR_REPLAY_UI_TARGET_NOT_FOUND"
     assert sum(1 for t in titles if "FAILED" in t) == 1  # the loop around a failed step is not marked
 
@@ -147,11 +127,11 @@ def test_a_trace_that_refuses_groups_changes_nothing(refuse: bool) -> None:
     groups = Groups(refuse=refuse)
     engine, error = play(page, [START, approve_loop()], groups)
     assert error is None
-    assert [r.action_id for r in engine.completed] == ["a1", "c2", "b1", "l1"]
+    assert [r.action_id for r in engine.completed] == ["a1", "x2", "c2", "b1", "l1"]
     if refuse:
         assert groups.events == []  # nothing opened, so nothing closed
     else:
-        assert [title.split(" ")[0] for _, title in nesting(groups.events)] == ["a1", "l1", "b1", "c2"]
+        assert [title.split(" ")[0] for _, title in nesting(groups.events)] == ["a1", "l1", "x2", "b1", "c2"]
 
 
 def test_without_a_trace_the_engine_calls_no_group() -> None:
