@@ -19,76 +19,23 @@ from skillreel.model.actions import (
     DialogAction,
     ExtractAction,
     LoopAction,
-    NavigateAction,
     ScrollAction,
     SelectAction,
     TypeAction,
     WaitAction,
 )
-from skillreel.model.conditions import CompareCondition, PresentCondition
+from skillreel.model.conditions import PresentCondition
 from skillreel.model.draft import Parameter
-from skillreel.model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate, text_hash
+from skillreel.model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
 from skillreel.model.reads import FieldSpec
-from skillreel.model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef, TextFilter
+from skillreel.model.refs import LiteralValue, OutputRef, ParameterRef, TextFilter
 from skillreel.replay import engine as engine_module
 from skillreel.replay.engine import EngineOptions, ItemAhead, ReplayEngine, StepProgress
-from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
+from skillreel.replay.fake import FakeDriver, FakePage
 from skillreel.replay.steps import data as data_module
 from tests.support.clock import Clock
 from tests.support.factory import SALT, element_set
-from tests.support.factory import target as factory_target
-
-URL = "https://app.test/orders"
-START = NavigateAction(id="a1", url=URL)
-
-
-def _hash(text: str) -> str:
-    hashed = text_hash(SALT, text)
-    assert hashed is not None
-    return hashed
-
-
-def fp(tag: str, *, type_: str | None = None, selector: str = "") -> Fingerprint:
-    """An element's fingerprint: the id and class of its selector (``#total``, ``td.amount``),
-    hashed as the page's would be."""
-    attributes = {}
-    if "#" in selector:
-        attributes["id"] = _hash(selector.split("#", 1)[1])
-    elif "." in selector:
-        attributes["class"] = _hash(selector.split(".", 1)[1])
-    return Fingerprint(tag=tag, type=type_, attributes=attributes, parent_path=("html", "body", "main"))
-
-
-def el(tag: str, selectors: set[str], *, parent: int | None = None, **kw: Any) -> FakeElement:
-    print_ = fp(tag, type_=kw.pop("type_", None), selector=min(selectors))
-    return FakeElement(print_, selectors, parent=parent, **kw)
-
-
-def target(selector: str, *, tag: str = "td", **kw: Any) -> LocatorBundle:
-    """``factory.target`` with the fingerprint :func:`el` gives an element of that ``#id``."""
-    bundle = factory_target(selector, tag=tag, **kw)
-    return bundle.model_copy(update={"fingerprint": fp(tag, type_=kw.get("type_"), selector=selector)})
-
-
-def orders_page(
-    numbers: Sequence[str], *, statuses: Sequence[str] = (), amounts: Sequence[str] = ()
-) -> FakePage:
-    """A table: one ``tr.order`` per number, with ``a.open`` ("Order N"), ``td.amount``,
-    ``td.status`` and ``button.approve`` inside each row."""
-    elements = [el("tbody", {"tbody"})]
-    for i, number in enumerate(numbers):
-        row = len(elements)
-        status = statuses[i] if i < len(statuses) else "new"
-        amount = amounts[i] if i < len(amounts) else f"${100 * (i + 1):,}.50"
-        elements.append(el("tr", {"tr.order"}, parent=0, text=f"Order {number} {amount} {status}"))
-        elements.append(
-            el("a", {"a.open"}, parent=row, text=f"Order {number}", attributes={"href": f"/o/{number}"})
-        )
-        elements.append(el("td", {"td.amount"}, parent=row, text=amount))
-        elements.append(el("td", {"td.status"}, parent=row, text=status))
-        elements.append(el("button", {"button.approve"}, parent=row, type_="submit", text="Approve"))
-    elements.append(el("span", {"#total"}, text="Total: $1,234.50"))
-    return FakePage(URL, elements)
+from tests.support.fake_orders import START, URL, approve_loop, el, fp, orders_page, target
 
 
 def run(
@@ -362,30 +309,6 @@ def test_a_filtered_list_keeps_the_items_holding_the_input() -> None:
 
 
 # ---- loops and branches -------------------------------------------------------------------------
-
-
-def approve_loop(**kw: Any) -> LoopAction:
-    approve = ClickAction(
-        id="c2", target=target("button.approve", tag="button", type_="submit", within="item")
-    )
-    branch = BranchAction(
-        id="b1",
-        condition=CompareCondition(
-            value=ItemRef(field="status"), op="equals", expected=LiteralValue(value="approved")
-        ),
-        otherwise=(approve,),
-    )
-    amount = ExtractAction(id="x2", output="amount", target=target("td.amount", within="item"), type="number")
-    fields: dict[str, Any] = {
-        "id": "l1",
-        "items": element_set("tr.order"),
-        "limit": 20,
-        "fields": (FieldSpec(name="status", target=target("td.status")),),
-        "body": (amount, branch),
-        "collect": "orders",
-        **kw,
-    }
-    return LoopAction(**fields)
 
 
 def test_a_loop_acts_on_each_row_and_collects_what_it_read() -> None:

@@ -31,6 +31,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "diff": ("diff", "Show what changed between two drafts of a skill, step by step."),
     "replay": ("replay", "Replay an approved skill in Chromium with new inputs."),
     "runs": ("runs", "List a skill's replay runs, newest first."),
+    "show-trace": ("show_trace", "Open a replay's trace (replay --artifacts) in Playwright's viewer."),
     "enable": ("enable", "Install a validated skill as an Agent Skills package."),
     "revoke": ("revoke", "Remove an enabled skill's packages, transactionally."),
     "export": ("export", "Write one skill with every document to a JSON file."),

@@ -228,6 +228,21 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Choose another path, or pass --force to replace it.",
     ),
     ErrorCode(
+        "SR_RECORD_TRACE_MISSING",
+        2,
+        "There is no replay trace at that path.",
+        "Pass the directory of `skillreel replay --artifacts DIR` or its trace.zip; a trace is written "
+        "when the replay fails (or always, with `--artifacts-on always`), unless its warning says it "
+        "was withheld.",
+    ),
+    ErrorCode(
+        "SR_RECORD_TRACE_VIEWER_FAILED",
+        1,
+        "Playwright's trace viewer could not open the trace.",
+        "Read the viewer's own message above; without Chrome for its window "
+        "(`python -m playwright install chromium`), use `--port 0` to open it in your browser.",
+    ),
+    ErrorCode(
         "SR_RECORD_OUTPUT_FAILED",
         1,
         "The output file could not be written; nothing was left behind.",
@@ -457,7 +472,7 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "SR_REPLAY_ARTIFACTS_WRITTEN",
         1,
         "A warning: `replay --artifacts` wrote a trace, a screenshot and failure.json (page content).",
-        "Open the trace with `playwright show-trace DIR/trace.zip`; keep the directory private and delete "
+        "Open the trace with `skillreel show-trace DIR`; keep the directory private and delete "
         "it when done (sensitive values were scrubbed, the rest of the page was not).",
     ),
     ErrorCode(

@@ -78,6 +78,7 @@ from .steps.ahead import first_target
 from .steps.checking import url_matches
 from .steps.context import Inputs, RunContext, StepContext
 from .steps.page import arm_dialog
+from .trace_groups import TraceGroups, mark_failed, step_group, step_title
 
 __all__ = [
     "HEAL_CONFIRM_S",
@@ -148,8 +149,10 @@ class ReplayEngine:
         progress: Progress | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        groups: TraceGroups | None = None,
     ) -> None:
         self.driver = driver
+        self.groups = groups  # the trace's step groups (``replay --artifacts``), else None
         self.options = options
         self.clock = clock
         self.sleep = sleep
@@ -161,6 +164,7 @@ class ReplayEngine:
         self._runs: dict[str, _Runs] = {}
         self._executed = 0
         self._mark = 0
+        self._sensitive: frozenset[str] = frozenset()
         self.failed: FailedStep | None = None  # the step the last run stopped at (failure or cancellation)
 
     def _run_context(self, inputs: Inputs, index: Mapping[str, int], total: int) -> RunContext:
@@ -208,6 +212,7 @@ class ReplayEngine:
         inputs = Inputs(values, {p.name: p for p in parameters}, labels)
         index = {a.id: i for i, a in enumerate(everything)}
         self._context = self._run_context(inputs, index, len(everything))
+        self._sensitive = frozenset(p.name for p in parameters if p.sensitive)
         self._executed = 0
         self.failed = None
         self._mark = self.driver.network_mark()
@@ -237,6 +242,28 @@ class ReplayEngine:
         frame: Frame,
         dialog: DialogAction | None = None,
         upcoming: Upcoming | None = None,
+    ) -> None:
+        """One step, inside its trace group when the replay is traced (``replay.trace_groups``):
+        the group of the step that failed holds a group titled with the failure's code."""
+        if self.groups is None:
+            await self._step(action, frame, dialog, upcoming)
+            return
+        hidden = self.options.hidden
+        title = step_title(action, sensitive=self._sensitive, hidden=hidden, iteration=frame.iteration)
+        async with step_group(self.groups, title):
+            try:
+                await self._step(action, frame, dialog, upcoming)
+            except SkillreelError as exc:
+                if exc.action_id == action.id:  # not a step inside this block: that one is marked
+                    await mark_failed(self.groups, action.id, exc.code)
+                raise
+
+    async def _step(
+        self,
+        action: Action,
+        frame: Frame,
+        dialog: DialogAction | None,
+        upcoming: Upcoming | None,
     ) -> None:
         index = self._context.index.get(action.id, 0)
         self._executed += 1

@@ -4,7 +4,9 @@ When the replay fails (or always, with ``--artifacts-on always``) three files ar
 each with mode 0600 (DIR itself is created with mode 0700 when it does not exist):
 
 * ``trace.zip`` - a Playwright trace (DOM snapshots, actions, network), opened with
-  ``playwright show-trace trace.zip``. Playwright streams the raw trace into a private,
+  ``skillreel show-trace DIR`` (Playwright's viewer). Each step's work is a group of the trace
+  titled with the step's id and intent (``replay.trace_groups``); the failed step's group holds one
+  titled ``a4 FAILED SR_...``, shown as failed (red). Playwright streams the raw trace into a private,
   memory-backed scratch directory (``/dev/shm`` where there is one; removed when the replay ends)
   and it is **scrubbed** before it reaches DIR: every sensitive value of this replay (vault
   values, the storage state's cookies and long local-storage values) is replaced by
@@ -172,8 +174,23 @@ def _blank_credentials(entry: Any) -> Any:
     return entry
 
 
+_FAILED_GROUP: Final = re.compile(r"\S+ FAILED SR_[A-Z0-9_]+")  # replay.trace_groups.failed_title
+
+
+def _failed_groups(event: dict[str, Any], failed: dict[str, str]) -> None:
+    """Show a failed step's group as failed in the viewer (red): its end event carries an error
+    whose message is the group's title (the step's id and code, nothing else)."""
+    title = event.get("title")
+    if event.get("type") == "before" and event.get("method") == "tracingGroup" and isinstance(title, str):
+        if _FAILED_GROUP.fullmatch(title):
+            failed[str(event.get("callId"))] = title
+    elif event.get("type") == "after" and str(event.get("callId")) in failed:
+        event["error"] = {"name": "Error", "message": failed[str(event["callId"])]}
+
+
 def _scrub_lines(data: bytes, forms: Sequence[str], *, network: bool) -> bytes:
     lines = []
+    failed: dict[str, str] = {}
     for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             event = json.loads(line)
@@ -182,6 +199,8 @@ def _scrub_lines(data: bytes, forms: Sequence[str], *, network: bool) -> bytes:
             continue
         if network and isinstance(event, dict):
             event["snapshot"] = _blank_credentials(event.get("snapshot"))
+        elif isinstance(event, dict):
+            _failed_groups(event, failed)
         lines.append(json.dumps(_scrub_json(event, forms), ensure_ascii=False, separators=(",", ":")))
     return ("\n".join(lines) + "\n").encode("utf-8")
 
@@ -345,6 +364,7 @@ class ArtifactRecorder:
         self.revision = revision
         self.tracing = False
         self.scratch = private_scratch()
+        self._context: BrowserContext | None = None
 
     def close(self) -> None:
         """Remove the raw trace Playwright streamed into the scratch directory."""
@@ -354,8 +374,30 @@ class ArtifactRecorder:
         try:
             await context.tracing.start(screenshots=not self.hidden, snapshots=True, sources=False)
             self.tracing = True
+            self._context = context
         except Exception as exc:  # a trace is a convenience: the replay goes on without one
             log.warning("the replay trace could not be started: %s", type(exc).__name__)
+
+    async def open_group(self, title: str) -> bool:
+        """Open a group of the trace (a step's: ``replay.trace_groups``); False when none was
+        opened (no trace, or Playwright refused: the replay goes on, ungrouped)."""
+        if self._context is None:
+            return False
+        try:
+            await self._context.tracing.group(title)
+        except Exception as exc:
+            log.debug("a trace group could not be opened: %s", type(exc).__name__)
+            return False
+        return True
+
+    async def close_group(self) -> None:
+        """Close the group opened last (one :meth:`open_group` returned True for)."""
+        if self._context is None:
+            return
+        try:
+            await self._context.tracing.group_end()
+        except Exception as exc:
+            log.debug("a trace group could not be closed: %s", type(exc).__name__)
 
     async def finish(
         self, context: BrowserContext, page: Page, failure: Failure | None

@@ -239,7 +239,9 @@ async def _run(
         ) as session:
             if recorder is not None:
                 await recorder.start(session.context)
-            engine = ReplayEngine(PlaywrightDriver(session), options, human=human, progress=progress)
+            engine = ReplayEngine(
+                PlaywrightDriver(session), options, human=human, progress=progress, groups=recorder
+            )
             try:
                 records = await engine.run(target.actions, checked.values, parameters=draft.parameters)
             except SkillreelError as exc:
@@ -317,7 +319,7 @@ async def _finish_artifacts(
                 code="SR_REPLAY_ARTIFACTS_WRITTEN",
                 message=f"debugging artifacts written to {report.directory} ({', '.join(report.written)}), "
                 "mode 0600: they contain page content, keep them private; open the trace with "
-                "`playwright show-trace trace.zip`",
+                f"`skillreel show-trace {report.directory}`",
             )
         )
     if report.withheld:
