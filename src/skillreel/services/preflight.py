@@ -71,7 +71,7 @@ from ..model.policy import Policy
 from ..model.portable import rebase
 from ..model.refs import ParameterRef
 from ..model.urls import V1_RULE, QueryRule, URLRuleError
-from ..model.values import ValueProblem, check_input
+from ..model.values import NotText, ValueProblem, check_input
 from ..sandbox.artifacts import DebugOptions
 from ..sandbox.files import storage_state_file_digest
 from ..store import Store
@@ -152,6 +152,7 @@ class Preflight:
     heal: bool
     timeout_ms: int
     settle_ms: int
+    labels: frozenset[str] = frozenset()  # enum inputs given as an option's visible label
     debug: DebugOptions = field(default_factory=DebugOptions)
 
     @property
@@ -261,18 +262,49 @@ def _loop_limits(draft: Draft) -> set[str]:
     }
 
 
+def _select_params(draft: Draft) -> set[str]:
+    return {
+        a.value.name
+        for a in draft.walk()
+        if isinstance(a, SelectAction) and isinstance(a.value, ParameterRef)
+    }
+
+
+def label_inputs(draft: Draft, given: Mapping[str, InputValue]) -> frozenset[str]:
+    """The enum inputs of ``select`` steps given as an option's visible label (non-empty text that is
+    none of the allowed values), to be looked up in the page. The realworld corpus and people pass
+    what they read ("High"), not the option's value ("2")."""
+    selects = _select_params(draft)
+    labels: set[str] = set()
+    for param in draft.parameters:
+        raw = given.get(param.name, param.default)
+        if param.type != "enum" or param.name not in selects or not isinstance(raw, str) or not raw.strip():
+            continue
+        try:
+            check_input(param.type, param.values, raw)
+        except NotText:
+            continue
+        except ValueProblem:
+            labels.add(param.name)
+    return frozenset(labels)
+
+
 def typed_values(draft: Draft, given: Mapping[str, InputValue]) -> dict[str, str]:
     """The canonical text of every input given (checked against its parameter's type) or defaulted.
     Every input that does not fit (its type, an enum's allowed values, a loop's limit, its length)
     is refused at once, before any browser starts: one ``SR_REPLAY_PARAMETER_INVALID`` that names
-    each such parameter and its rule, never a value. An enum input is one of its allowed option
-    values only: an option's visible label is page text the skill never keeps, so it cannot be
-    checked before the browser acts."""
+    each such parameter and its rule, never a value. An enum input of a ``select`` step that is no
+    allowed value may be an option's visible label (:func:`label_inputs`): page text the skill never
+    keeps, so only the page can refuse it, at that step."""
     values: dict[str, str] = {}
     problems: dict[str, str] = {}
+    labels = label_inputs(draft, given)
     for param in draft.parameters:
         raw = given.get(param.name, param.default)
         if raw is None:
+            continue
+        if param.name in labels:
+            values[param.name] = str(raw)
             continue
         try:
             values[param.name] = check_input(param.type, param.values, raw)
@@ -452,6 +484,7 @@ def run_preflight(
         heal=request.heal and policy.heal_mode == "runtime",
         timeout_ms=request.timeout_ms,
         settle_ms=request.settle_ms,
+        labels=label_inputs(draft, given),
         debug=request.debug,
     )
 

@@ -243,7 +243,9 @@ async def _run(
                 PlaywrightDriver(session), options, human=human, progress=progress, groups=recorder
             )
             try:
-                records = await engine.run(target.actions, checked.values, parameters=draft.parameters)
+                records = await engine.run(
+                    target.actions, checked.values, parameters=draft.parameters, labels=checked.labels
+                )
             except SkillreelError as exc:
                 await _finish_artifacts(recorder, session, Failure(exc.action_id, exc.code), ran.notes)
                 raise
