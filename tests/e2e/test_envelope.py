@@ -40,6 +40,10 @@ ELSEWHERE = {
     ("ui", True): "a running server serves the review page, not an envelope (tests/integration/ui)",
     ("worker", True): "a running worker serves Celery tasks, not an envelope (tests/integration/fleet)",
     (
+        "show-trace",
+        True,
+    ): "a running viewer serves the trace, not an envelope (tests/integration/replay/test_trace_steps.py)",
+    (
         "rollback",
         True,
     ): ("needs two approved drafts: tests/e2e/test_versions.py (envelope via tests.support.cli.ok)"),
@@ -150,6 +154,7 @@ def test_every_verb_prints_one_envelope_on_success_and_on_failure(
     case("diff", ["diff", NAME, "40"], "SR_RECORD_REVISION_NOT_FOUND")
     case("rollback", ["rollback", NAME, "--to", "40", "--approve"], "SR_RECORD_REVISION_NOT_FOUND")
     case("ui", ["ui", "--port", "70000"], "SR_RECORD_USAGE")
+    case("show-trace", ["show-trace", str(tmp_path / "no-trace")], "SR_RECORD_TRACE_MISSING")
 
     case("enable", ["enable", "no-such-skill", "--approve"], "SR_RECORD_NOT_FOUND")
     case(

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..services.trace_viewing import show_trace
+from .output import json_option
 
 
 @click.command("show-trace")
@@ -18,8 +19,10 @@ from ..services.trace_viewing import show_trace
     help="Serve the viewer on 127.0.0.1:PORT (0: any free port) and open it in a browser tab, "
     "instead of Playwright's own window.",
 )
-def command(path: Path, port: int | None) -> None:
+@json_option
+def command(path: Path, port: int | None, as_json: bool) -> None:
     """Open a replay's trace (the DIR of `replay --artifacts DIR`, or a trace.zip) in Playwright's
     trace viewer: each step is a group titled with its id and intent, the failed one marked with its
-    code. The trace holds page content: keep it private."""
+    code. The trace holds page content: keep it private. With --json a refusal is one envelope; a
+    viewer that opens prints nothing (it runs until closed)."""
     show_trace(path, port=port)
