@@ -307,7 +307,7 @@ class PlaywrightDriver:
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
         """A direct click (``replay/direct.py``) at the point the call that marked the element
         measured and hit-tested, its guard armed; else Playwright's click (:meth:`_act`)."""
-        point = await self._direct.point(picked)
+        point = "live" if self._world.activity.live else await self._direct.point(picked)
         self._world.pointing = True  # a refusal the next call reads is this click's
         if isinstance(point, tuple):
             ACTIONS["direct:click"] += 1
@@ -349,6 +349,8 @@ class PlaywrightDriver:
         the input, unless ``why`` says it cannot be direct; else ``fallback``, Playwright's action
         (:meth:`_act`). Raises :class:`TargetReplaced` when the element left the page."""
         name, doing = kind
+        if why is None and self._world.activity.live:
+            why = "live"
         if why is None:
             why = await self._direct.focus(picked, fill=fill, framed=self._locating.framed(picked))
         if why == "replaced":  # the element left the page: nothing was done
@@ -446,7 +448,8 @@ class PlaywrightDriver:
         """Direct: the element focused in our world (as Playwright's press does), then the key
         down and up over CDP; with no element, the key goes wherever the focus is. Else (a key the
         table does not describe, an element in a frame, disabled) Playwright's press."""
-        direct = key in KEYS
+        # Enter may submit a form: Playwright's press waits for the navigation it starts
+        direct = key in KEYS and key != "Enter" and not self._world.activity.live
         if picked is None:
             self._world.action_begins()
             ACTIONS["direct:press" if direct else "fallback:press:key"] += 1

@@ -277,6 +277,13 @@ class PageActivity:
 
     # ---- questions -----------------------------------------------------------------------------------
 
+    @property
+    def live(self) -> bool:
+        """The page holds an open socket or event stream. Its messages reach us as CDP events that
+        may trail a direct action's settling under load, so the driver acts through Playwright
+        there (its own round trips are the margin the live-page settling was measured with)."""
+        return bool(self._live)
+
     def mark(self) -> int:
         return self._seq
 
