@@ -304,10 +304,25 @@ class PlaywrightDriver:
         self._world.quiet_deadline = time.monotonic() + timeout_ms / 1000
         raise TargetReplaced
 
+    def _not_direct(self, key: str | None = None) -> str | None:
+        """Why an action cannot be sent as direct input (the reason names the fallback's counter),
+        or None: ``live``, the page holds an open socket or event stream (a pushed message could
+        trail the direct path's settling, which counts from the page's own input events); ``key``,
+        a key the table (``direct.KEYS``) does not describe; ``enter``, Enter may submit a form,
+        and Playwright's press waits for the navigation it starts."""
+        if self._world.activity.live:
+            return "live"
+        if key is not None and key not in KEYS:
+            return "key"
+        if key == "Enter":
+            return "enter"
+        return None
+
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:
         """A direct click (``replay/direct.py``) at the point the call that marked the element
         measured and hit-tested, its guard armed; else Playwright's click (:meth:`_act`)."""
-        point = "live" if self._world.activity.live else await self._direct.point(picked)
+        why = self._not_direct()
+        point = why if why is not None else await self._direct.point(picked)
         self._world.pointing = True  # a refusal the next call reads is this click's
         if isinstance(point, tuple):
             ACTIONS["direct:click"] += 1
@@ -349,8 +364,8 @@ class PlaywrightDriver:
         the input, unless ``why`` says it cannot be direct; else ``fallback``, Playwright's action
         (:meth:`_act`). Raises :class:`TargetReplaced` when the element left the page."""
         name, doing = kind
-        if why is None and self._world.activity.live:
-            why = "live"
+        if why is None:
+            why = self._not_direct()
         if why is None:
             why = await self._direct.focus(picked, fill=fill, framed=self._locating.framed(picked))
         if why == "replaced":  # the element left the page: nothing was done
@@ -448,11 +463,11 @@ class PlaywrightDriver:
         """Direct: the element focused in our world (as Playwright's press does), then the key
         down and up over CDP; with no element, the key goes wherever the focus is. Else (a key the
         table does not describe, an element in a frame, disabled) Playwright's press."""
-        # Enter may submit a form: Playwright's press waits for the navigation it starts
-        direct = key in KEYS and key != "Enter" and not self._world.activity.live
+        why = self._not_direct(key)
         if picked is None:
             self._world.action_begins()
-            ACTIONS["direct:press" if direct else "fallback:press:key"] += 1
+            ACTIONS["direct:press" if why is None else f"fallback:press:{why}"] += 1
+            direct = why is None
             send = (lambda: self._direct.key(key)) if direct else (lambda: self._page.keyboard.press(key))
             await self._world.guard("the key press", send)
             return
@@ -463,7 +478,7 @@ class PlaywrightDriver:
             lambda target: target.press(key, timeout=timeout_ms),
             timeout_ms,
             fill=False,
-            why=None if direct else "key",
+            why=why,
             race=False,
         )
 

@@ -244,7 +244,7 @@ async def test_a_controlled_input_gets_the_typed_value_through_its_input_events(
     assert outcome.error is None, outcome.error
     assert posted(server) == ["/api/find?q=blue+widgets"]
     assert counted(before) == Counter(
-        {"direct:type": 1, "fallback:press:key": 1}
+        {"direct:type": 1, "fallback:press:enter": 1}
     )  # Enter: Playwright waits for a submit
 
 

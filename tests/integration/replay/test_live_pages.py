@@ -10,11 +10,13 @@ within its deadline. The sandbox's routing lets the page's socket through (``san
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
 
 from skillreel.model.actions import Action, ClickAction, ExtractAction, NavigateAction
+from skillreel.replay.direct import ACTIONS
 from skillreel.replay.driving import Progress
 from skillreel.services.replaying import ReplayOutcome, ReplayRequest, replay_skill
 from skillreel.store import Store
@@ -104,10 +106,13 @@ async def replay_add(
 async def test_a_row_a_server_pushes_after_a_click_is_read_after_it_arrives(
     channel: str, live: LiveServer, store: Store, sessions: WarmSessions
 ) -> None:
+    before = Counter(ACTIONS)
     outcome = await replay_add(store, sessions, live, channel)
 
     assert outcome.status == "succeeded", outcome.error and outcome.error.to_json()
     assert outcome.outputs == {"first": "row 3"}
+    # the click on a page holding a channel open went through Playwright, its reason named
+    assert Counter(ACTIONS) - before == Counter({"fallback:click:live": 1})
     if channel == SOCKET:
         assert live.frames == 1  # the page's socket went through the sandbox's routing
     else:
