@@ -15,6 +15,10 @@ import ipaddress
 from typing import Final
 
 ADDRESS_REFUSED: Final = "(address refused) "
+# The header the enforcing proxy puts on an answer of its own (``refused``: the boundary refused the
+# origin or its address; ``unreachable``: an allowlisted server could not be reached), so a replay
+# never reports the proxy's 403 or 502 as the site's answer.
+PROXY_ANSWER_HEADER: Final = "x-skillreel-proxy"
 METADATA_ADDRESSES: Final = frozenset({"169.254.169.254", "fd00:ec2::254"})
 
 

@@ -106,9 +106,6 @@ __all__ = [
 # The kinds whose optional steps are skipped when their target is not on the page.
 _ACTS_ON_TARGET = frozenset({"click", "type", "select", "choose", "press", "observe", "extract", "scroll"})
 
-# The network boundary's refusals: the document then is the proxy's refusal page, not the site's answer.
-BOUNDARY_REFUSALS = frozenset({"SR_REPLAY_UI_NETWORK_DENIED", "SR_REPLAY_UI_NETWORK_ADDRESS_REFUSED"})
-
 
 @dataclass
 class _Runs:
@@ -301,10 +298,7 @@ class ReplayEngine:
             if dialog is not None:
                 await self.driver.disarm_dialog()
             error = self._network_error(step) or exc
-            if (
-                error.code not in BOUNDARY_REFUSALS
-            ):  # a 500, a 404: said; the proxy's own 403 is not the site's
-                (await self.driver.condition(measured=False)).stamp(error)
+            (await self.driver.condition(measured=False)).stamp(error)  # a 500, a 404: said
             if error.action_id is None:
                 error.action_id = action.id
             self._tell(action, index, "failed", frame, code=error.code)

@@ -67,6 +67,8 @@ from typing import Any, Final
 from playwright.async_api import CDPSession, Frame, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
+from ..model.addresses import PROXY_ANSWER_HEADER
+
 QUIET_WINDOW_MS: Final = 30
 # After a calm action (nothing in flight, no navigation): one animation frame, then this long quiet.
 # It covers the page's own follow-up work only, not the delivery of a request it started: that is
@@ -151,7 +153,10 @@ class PageActivity:
     def _on_response(self, response: Response) -> None:
         request = response.request
         if request.is_navigation_request() and self._is_main(_frame_of(request)):
-            self.document_status = response.status  # a redirect's hop is followed by the next one
+            # a redirect's hop is followed by the next one; the enforcing proxy's own answer (its
+            # refusal's 403, an unreachable server's 502) is not the site's, so it says nothing
+            own = PROXY_ANSWER_HEADER in response.headers
+            self.document_status = None if own else response.status
         if request.resource_type in SCRIPTED and request in self._inflight:
             self._responded[request] = self._clock()
             self._bump()

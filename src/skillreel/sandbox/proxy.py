@@ -16,7 +16,8 @@ What it speaks:
 - ``Upgrade`` requests (``ws://`` in the clear): judged the same, then piped both ways.
 - Anything else (origin-form paths, malformed or oversize heads): refused.
 
-Every refusal answers ``403`` (``400`` for garbage), never opens an upstream connection, and
+Every refusal answers ``403`` (``400`` for garbage) marked ``x-skillreel-proxy: refused`` (a replay
+never reports the proxy's own answer as the site's status), never opens an upstream connection, and
 calls ``on_refused(origin)`` with an origin string only; except that hosts under
 ``allowlist.SINKHOLE_SUFFIX`` (the fixture's origin, and where Chromium's own account and update
 services are pointed) are refused without a report. An allowlisted server that cannot be reached
@@ -45,7 +46,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Final
 from urllib.parse import urlsplit
 
-from ..model.addresses import ip_literal, local_address, local_by_name, refused_origin
+from ..model.addresses import PROXY_ANSWER_HEADER, ip_literal, local_address, local_by_name, refused_origin
 from .allowlist import EgressDecision, decide_connect, decide_forward, split_authority
 
 log = logging.getLogger(__name__)
@@ -114,8 +115,10 @@ def _response(status: str, body: str = "", *, extra: str = "") -> bytes:
 # The proxy's own answer when an allowlisted upstream cannot be reached (refused, timed out): a
 # full Chromium turns it into net::ERR_HTTP_RESPONSE_CODE_FAILURE, its headless shell shows it as
 # a page; the header lets the session tell it from a server's own 502 either way.
-UNREACHABLE_HEADER: Final = "x-skillreel-proxy"
+UNREACHABLE_HEADER: Final = PROXY_ANSWER_HEADER
 UNREACHABLE: Final = _response("502 Bad Gateway", extra=f"{UNREACHABLE_HEADER}: unreachable\r\n")
+# every refusal is marked too: a replay never reports the proxy's 403 as the site's answer
+_REFUSED: Final = f"{PROXY_ANSWER_HEADER}: refused\r\n"
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -236,12 +239,12 @@ class EnforcingProxy:
         log.debug("refused %s", origin or "(unparsable request)")
         self._on_refused(origin)
         with contextlib.suppress(ConnectionError, OSError, RuntimeError):
-            writer.write(_response(status, "refused by skillreel: origin not allowlisted\n"))
+            writer.write(_response(status, "refused by skillreel: origin not allowlisted\n", extra=_REFUSED))
 
     def _decide(self, decision: EgressDecision, writer: asyncio.StreamWriter) -> bool:
         if decision.reason == "sinkhole":
             with contextlib.suppress(ConnectionError, OSError, RuntimeError):
-                writer.write(_response("403 Forbidden"))
+                writer.write(_response("403 Forbidden", extra=_REFUSED))
         elif not decision.allowed:
             self._refuse(decision.origin, writer)
         return decision.allowed
@@ -280,7 +283,9 @@ class EnforcingProxy:
             log.debug("refused %s: its name resolved to a local address", origin)
             self._on_refused(refused_origin(origin))
             with contextlib.suppress(ConnectionError, OSError, RuntimeError):
-                writer.write(_response("403 Forbidden", "refused by skillreel: address not allowed\n"))
+                writer.write(
+                    _response("403 Forbidden", "refused by skillreel: address not allowed\n", extra=_REFUSED)
+                )
             return None
         except (OSError, TimeoutError):
             writer.write(UNREACHABLE)

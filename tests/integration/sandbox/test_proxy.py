@@ -110,6 +110,8 @@ async def test_forward_request_off_the_allowlist_is_refused(
     finally:
         await proxy.close()
     assert answer.startswith(b"HTTP/1.1 403 ")
+    # marked as the proxy's own answer: a replay never reports it as the site's status
+    assert b"\r\nx-skillreel-proxy: refused\r\n" in answer.split(b"\r\n\r\n")[0] + b"\r\n"
     assert refusals == [second_server.origin]
     assert second_server.requests == []
 
@@ -191,6 +193,7 @@ async def test_sinkhole_hosts_are_refused_silently() -> None:
     finally:
         await proxy.close()
     assert answer.startswith(b"HTTP/1.1 403 ")
+    assert b"\r\nx-skillreel-proxy: refused\r\n" in answer
     assert refusals == []
 
 
