@@ -71,7 +71,7 @@ class FakeBroker:
         self.envelopes[run_id] = (bundle, dict(envelope))
 
     def _meta(self, run_id: str, behaviour: str) -> dict[str, Any] | None:
-        if behaviour in ("ok", "partial", "stranger"):
+        if behaviour in ("ok", "partial", "stranger", "masked"):
             report = factory.report_for(self.entry)
             if behaviour == "partial":  # a branch's other arm, a loop over no items: not run
                 report = report.evolve(steps=report.steps[:3])
@@ -98,6 +98,7 @@ class FakeBroker:
                 steps_acted=min(3, len(steps)),
                 report=report,
                 worker="w1",
+                masked=("secret",) if behaviour == "masked" else (),  # an output the row did not return
             )
             return {"status": "SUCCESS", "result": result.to_wire()}
         if behaviour == "refused":
@@ -212,6 +213,19 @@ async def test_a_result_that_does_not_fit_its_run_is_recorded_interrupted(skill:
     first = outcome.results[0]
     assert (first.status, first.code) == ("interrupted", "SR_REPLAY_FLEET_RESULT_INVALID")
     assert [r.status for r in outcome.results[1:]] == ["succeeded"] * 3
+
+
+async def test_a_result_naming_masked_outputs_it_did_not_return_is_recorded_interrupted(
+    skill: tuple[Path, Path],
+) -> None:
+    """The names of masked outputs a worker sends become the caller's SR_REPLAY_OUTPUT_MASKED
+    warning only when they are outputs of the row (tests/integration/replay/test_hostile_outputs.py
+    shows a real worker's names)."""
+    rows, key = skill
+    outcome, _ = await run(rows, key, ["masked", "ok", "ok", "ok"])
+    first = outcome.results[0]
+    assert (first.status, first.code, first.masked) == ("interrupted", "SR_REPLAY_FLEET_RESULT_INVALID", None)
+    assert [(r.status, r.masked) for r in outcome.results[1:]] == [("succeeded", None)] * 3
 
 
 async def test_a_report_may_leave_out_steps_not_taken_but_never_names_a_step_the_skill_lacks(

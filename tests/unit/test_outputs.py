@@ -13,7 +13,7 @@ from skillreel.mcp.server import play_summary
 from skillreel.model.actions import BranchAction, ExtractAction, LoopAction, NavigateAction, TypeAction
 from skillreel.model.conditions import PresentCondition
 from skillreel.model.draft import Draft, Parameter
-from skillreel.model.outputs import caller_outputs
+from skillreel.model.outputs import caller_outputs, masked_warnings
 from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ParameterRef
 from skillreel.model.values import MASK
@@ -52,18 +52,21 @@ def reading_draft() -> Draft:
 
 def test_every_declared_output_is_returned_null_when_not_produced() -> None:
     read = {"title": "Invoice 7", "rows": [{"number": 1, "note": "x"}, {"number": 2}]}
-    outputs, warnings = caller_outputs(reading_draft(), {"pin": "4711"}, read)
+    outputs, masked = caller_outputs(reading_draft(), {"pin": "4711"}, read)
     assert outputs == {
         "title": "Invoice 7",
         "paid_on": None,
         "rows": [{"number": 1, "note": "x", "state": None}, {"number": 2, "note": None, "state": None}],
     }
-    assert warnings == ()
+    assert masked == ()
+    assert masked_warnings(masked) == ()
 
 
 def test_a_value_holding_a_sensitive_input_is_masked_with_a_warning() -> None:
     read = {"title": "Your PIN is 4711", "paid_on": "x", "rows": [{"number": 4711, "note": "pin 4711!"}]}
-    outputs, warnings = caller_outputs(reading_draft(), {"pin": "4711"}, read)
+    outputs, masked = caller_outputs(reading_draft(), {"pin": "4711"}, read)
+    warnings = masked_warnings(masked)
+    assert masked == ("rows", "title")
     assert outputs == {
         "title": MASK,
         "paid_on": "x",

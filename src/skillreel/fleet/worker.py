@@ -182,6 +182,7 @@ def result_of(run_id: str, played: Played, *, worker: str, signer: str | None) -
         healed_steps=played.tally.healed_steps,
         report=played.report,
         outputs=played.outputs,
+        masked=played.masked_outputs,
         worker=worker,
         signer=signer,
     )

@@ -25,7 +25,15 @@ from pydantic import Field, StringConstraints
 from .base import ActionId, Digest, DigestedDocument, Document, Label, ParamName, Timestamp
 from .canonical import tagged_digest
 from .export import Signature
-from .limits import HEARTBEAT_S_RANGE, MAX_ACTIONS, MAX_TYPE_VALUE_CHARS, SETTLE_MS_RANGE, TIMEOUT_MS_RANGE
+from .limits import (
+    HEARTBEAT_S_RANGE,
+    MAX_ACTIONS,
+    MAX_OUTPUTS,
+    MAX_TYPE_VALUE_CHARS,
+    SETTLE_MS_RANGE,
+    TIMEOUT_MS_RANGE,
+)
+from .refs import OutputName
 from .report import ReplayReport
 from .runs import ErrorCode, RowNumber, RunId, RunsetId, StepCount
 
@@ -115,7 +123,9 @@ class FleetStep(Document):
 class FleetResult(Document):
     """What a worker returns for one row: ``refused`` when it stopped before any browser started
     (bundle, signature, state, pre-flight), so nothing ran. ``outputs`` are what a succeeded row
-    read (bounded and masked on the worker, checked again by the coordinator): the caller's alone."""
+    read (bounded and masked on the worker, checked again by the coordinator): the caller's alone;
+    ``masked`` names those the worker masked (the coordinator, having checked them against the
+    skill's outputs, warns the caller as a local replay does)."""
 
     schema_: Literal["skillreel.fleet-result/v1"] = Field("skillreel.fleet-result/v1", alias="schema")
     run_id: RunId
@@ -131,6 +141,7 @@ class FleetResult(Document):
     report: ReplayReport | None = None
     # page content for the caller only (never stored by the coordinator); None: the skill reads nothing
     outputs: dict[str, Any] | None = None
+    masked: tuple[OutputName, ...] = Field(default=(), max_length=MAX_OUTPUTS)
     worker: Label | None = None
     signer: Label | None = None
 

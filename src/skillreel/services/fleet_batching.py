@@ -58,6 +58,7 @@ from ..model.fleet import FleetEnvelope, FleetResult, FleetRow, inputs_digest
 from ..model.lifecycle import parse_timestamp, timestamp
 from ..model.limits import DEFAULT_HEARTBEAT_S, DEFAULT_TASK_EXPIRES_MIN, MAX_OUTPUTS_BYTES
 from ..model.login import LoginState
+from ..model.outputs import masked_warnings
 from ..model.runs import (
     CANCELLED_CODE,
     INTERRUPTED_CODE,
@@ -445,6 +446,7 @@ class _RowRecorder:
             run_id=run.run_id,
             side_effects=ended.run.side_effects,
             outputs=result.outputs,
+            masked=next(iter(masked_warnings(result.masked)), None),
         )
 
     def _tally(self, run: RunRecord, result: FleetResult) -> StepTally:
@@ -467,6 +469,8 @@ class _RowRecorder:
             or outputs_size(result.outputs) > MAX_OUTPUTS_BYTES
         ):
             raise ValueError("the outputs are not the skill's")
+        if result.masked and (result.outputs is None or not set(result.masked) <= set(result.outputs)):
+            raise ValueError("the masked outputs are not the row's")
         return StepTally(
             steps_run=result.steps_run, steps_acted=result.steps_acted, healed_steps=result.healed_steps
         )

@@ -45,7 +45,7 @@ from ..model.actions import HumanAction
 from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
 from ..model.login import LoginState
-from ..model.outputs import caller_outputs, sensitive_values
+from ..model.outputs import caller_outputs, masked_warnings, sensitive_values
 from ..model.report import ReplayReport, StepResult
 from ..model.runs import BatchSlot, RunRecord
 from ..replay.engine import (
@@ -195,7 +195,8 @@ async def play_checked(
         proposal=proposal,
         notes=tuple(ran.notes),
         outputs=outputs if checked.draft.outputs else None,  # a skill that reads nothing: null
-        masked=masked,
+        masked=masked_warnings(masked),
+        masked_outputs=masked,
     )
 
 

@@ -204,7 +204,8 @@ class Played:
     """What the browser phase of a checked replay came to, with no store involved: ``succeeded``
     with its report (and heal proposal) and the caller's outputs, or ``failed`` with the error; the
     steps that ran either way. ``outputs`` is None for a skill that reads nothing; ``masked`` warns
-    of the values masked because they held a sensitive input."""
+    of the values masked because they held a sensitive input, ``masked_outputs`` names their
+    outputs (what a fleet worker sends its coordinator)."""
 
     status: Literal["succeeded", "failed"]
     steps: tuple[StepReport, ...]
@@ -215,6 +216,7 @@ class Played:
     notes: tuple[ResultWarning, ...] = ()
     outputs: dict[str, Any] | None = None
     masked: tuple[ResultWarning, ...] = ()
+    masked_outputs: tuple[str, ...] = ()
 
 
 # --- the start ------------------------------------------------------------------------------------

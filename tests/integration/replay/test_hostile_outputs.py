@@ -200,6 +200,7 @@ async def test_a_fleet_workers_result_carries_no_form_of_the_secrets(
     assert result.status == "succeeded"
     assert result.outputs == {"ok": "Signed in", **dict.fromkeys(LEAKS, "[masked]")}
     assert [w.code for w in played.masked] == ["SR_REPLAY_OUTPUT_MASKED"]
+    assert result.masked == tuple(sorted(LEAKS))  # the coordinator warns its caller by these names
     assert_clean(json.dumps(result.to_wire()))
 
 
