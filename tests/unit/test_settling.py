@@ -427,3 +427,45 @@ def test_requests_stop_asking_on_a_page_whose_channels_never_answer_them() -> No
     seen.document_replaced()  # a new document: its channels are judged afresh
     session.emit("webSocketCreated", requestId="hmr-2")
     assert fetch("5") == 1
+
+
+@dataclass(eq=False)
+class Answer:
+    request: Request
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def test_the_documents_status_is_the_sites_never_the_enforcing_proxys_own_answer() -> None:
+    """A failure report says "the page answered 500" from this status: the proxy's refusal (its
+    403) or its unreachable-server 502, both marked ``x-skillreel-proxy``, say nothing."""
+    page, seen = activity()
+    site = Request("document", page.main_frame, navigation=True)
+    page.emit("request", site)
+    page.emit("response", Answer(site, 500))
+    assert seen.document_status == 500
+    for status, mark in ((403, "refused"), (502, "unreachable")):
+        proxied = Request("document", page.main_frame, navigation=True)
+        page.emit("request", proxied)
+        page.emit("response", Answer(proxied, status, {"x-skillreel-proxy": mark}))
+        assert seen.document_status is None
+
+
+async def test_a_submitted_forms_navigation_is_waited_for_until_it_is_known_or_the_bound() -> None:
+    """World.call: the page says a form was submitted; the browser starts its navigation a task
+    later, and Playwright may report it after the page's answer: the wait ends when it is known."""
+    page, seen = activity()
+    mark = seen.mark()
+    assert not seen.navigated_since(mark)
+    waiting = asyncio.ensure_future(seen.wait_leaving(mark, time.monotonic() + 60))
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    page.emit("request", Request("fetch", page.main_frame))  # not a navigation: still waiting
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    page.emit("request", Request("document", page.main_frame, navigation=True))
+    await asyncio.wait_for(waiting, 60)
+    assert seen.navigated_since(mark)
+    later = seen.mark()
+    await seen.wait_leaving(later, time.monotonic())  # none comes: the bound ends it
+    assert not seen.navigated_since(later)

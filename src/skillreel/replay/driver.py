@@ -308,14 +308,13 @@ class PlaywrightDriver:
         """Why an action cannot be sent as direct input (the reason names the fallback's counter),
         or None: ``live``, the page holds an open socket or event stream (a pushed message could
         trail the direct path's settling, which counts from the page's own input events); ``key``,
-        a key the table (``direct.KEYS``) does not describe; ``enter``, Enter may submit a form,
-        and Playwright's press waits for the navigation it starts."""
+        a key the table (``direct.KEYS``) does not describe. (An Enter or a click that submits a
+        form goes direct: the measurement after it sees the submission and waits for the
+        navigation the browser starts a task later, ``World.call``.)"""
         if self._world.activity.live:
             return "live"
         if key is not None and key not in KEYS:
             return "key"
-        if key == "Enter":
-            return "enter"
         return None
 
     async def click(self, picked: Picked, *, timeout_ms: int) -> None:

@@ -21,6 +21,10 @@
 //       the guard armed on it (SkillreelAim.arm); false: the guard disarmed;
 //       refused: what the guard refused since the last call ({why}); then nothing else is done
 //       (value null): the driver locates the target again
+//       leaves: true when a form was submitted since the last call, its default not prevented,
+//       into this frame (no other target, not method=dialog): the document is about to navigate
+//       (the browser starts that navigation a task later, so it may not be known yet), and the
+//       value was measured on a page that is going away
 //   SkillreelSettle.after({windowMs, frameMs, capMs}, method, arg, aim)
 //       -> Promise<{value, aim, refused, waitedMs, quiet}>
 //       after an action: one task turn (the page's immediate follow-up work runs); with frameMs,
@@ -105,6 +109,26 @@ var SkillreelSettle = (() => {
     }, {capture: true});
   }
 
+  // ---- a form submission: the document is about to navigate -----------------------------------
+  // The submit event is dispatched as the key or click submits (implicit submission included); the
+  // navigation it plans starts a task later. Read when the next call comes: by then the page's own
+  // listeners have run and may have prevented it (a single-page app handles its forms itself).
+  let submitted = null; // {event, form, submitter}
+  window.addEventListener("submit", (event) => {
+    submitted = {event, form: event.target, submitter: event.submitter || null};
+  }, {capture: true});
+
+  function leaving() {
+    const s = submitted;
+    submitted = null;
+    if (s === null || s.event.defaultPrevented || !(s.form instanceof HTMLFormElement)) return false;
+    if (s.form.ownerDocument !== document) return false;
+    const by = s.submitter;
+    const target = (by && by.hasAttribute("formtarget") ? by.getAttribute("formtarget") : s.form.getAttribute("target")) || "";
+    const method = (by && by.hasAttribute("formmethod") ? by.getAttribute("formmethod") : s.form.getAttribute("method")) || "";
+    return (target === "" || target.toLowerCase() === "_self") && method.toLowerCase() !== "dialog";
+  }
+
   // ---- the action's input as the page saw it ----------------------------------------------------
   // Each trusted input event asks for a task turn and for the page's next animation frame and a task
   // turn after it; after() waits for those of the last input since the previous call.
@@ -186,9 +210,10 @@ var SkillreelSettle = (() => {
     notePending();
     const refused = A.taken();
     callSeq = inputSeq;
+    const leaves = leaving();
     if (refused !== null) {
       A.disarm();
-      return {value: null, aim: null, refused};
+      return {value: null, aim: null, refused, leaves};
     }
     let value;
     try {
@@ -200,7 +225,7 @@ var SkillreelSettle = (() => {
     let aimed = null;
     if (aim) aimed = A.arm(R.held());
     else A.disarm();
-    return {value, aim: aimed, refused: null};
+    return {value, aim: aimed, refused: null, leaves};
   }
 
   function turn(ms) {
@@ -226,7 +251,7 @@ var SkillreelSettle = (() => {
     if (early !== null) {
       callSeq = inputSeq;
       A.disarm();
-      return {value: null, aim: null, refused: early, waitedMs: 0, quiet: false};
+      return {value: null, aim: null, refused: early, leaves: leaving(), waitedMs: 0, quiet: false};
     }
     const seq = inputSeq;
     if (seq > callSeq) { // the action's input reached the page: the turn and the frame count from it

@@ -70,6 +70,9 @@ from playwright.async_api import Error as PlaywrightError
 from ..model.addresses import PROXY_ANSWER_HEADER
 
 QUIET_WINDOW_MS: Final = 30
+# A form submitted by the action and not prevented: how long to wait, at most, for the navigation it
+# plans to be known (it is, within a task or two; this bounds a page that cancels it in other ways).
+LEAVING_WAIT_S: Final = 2.0
 # After a calm action (nothing in flight, no navigation): one animation frame, then this long quiet.
 # It covers the page's own follow-up work only, not the delivery of a request it started: that is
 # known before the page's answer (PageActivity.watch), however late routing reports it.
@@ -364,6 +367,16 @@ class PageActivity:
             await asyncio.wait_for(self._changed.wait(), max(0.0, timeout_s))
         except TimeoutError:
             return
+
+    def navigated_since(self, since: int) -> bool:
+        """A main-frame navigation was requested or committed after position ``since``."""
+        return self._navigated > since
+
+    async def wait_leaving(self, since: int, until: float) -> None:
+        """Until a main-frame navigation requested after ``since`` is known (a submitted form's,
+        which the browser starts a task after the submit event), or ``until``."""
+        while not self.navigated_since(since) and self._clock() < until:
+            await self.changed(until - self._clock())
 
     async def wait_navigation(self, deadline: float) -> None:
         """Until no main-frame navigation is pending (committed or failed), or the deadline."""

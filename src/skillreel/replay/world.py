@@ -39,7 +39,15 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from ..errors import ReplayUIError
 from ..locate import resolve_world_script
 from .driving import TargetCovered, TargetReplaced
-from .settling import CALM_WINDOW_MS, MAX_ROUNDS, NETWORK_CAP_S, QUIET_CAP_MS, QUIET_WINDOW_MS, PageActivity
+from .settling import (
+    CALM_WINDOW_MS,
+    LEAVING_WAIT_S,
+    MAX_ROUNDS,
+    NETWORK_CAP_S,
+    QUIET_CAP_MS,
+    QUIET_WINDOW_MS,
+    PageActivity,
+)
 
 _T = TypeVar("_T")
 
@@ -263,6 +271,8 @@ class World:
             self.installed = unique
             if not isinstance(answer, dict):
                 raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page measurement was malformed")
+            if answer.get("leaves") and await self._left(quiet):
+                continue  # measured on a page a submitted form is taking away: measure the new one
             pointing, self.pointing = self.pointing, False
             self._refused(answer.get("refused"), pointing)
             aimed = answer.get("aim")
@@ -275,6 +285,19 @@ class World:
                 self.quiet_deadline = quiet  # and the next measurement waits for quiet again
             return answer.get("value")
         raise ReplayUIError("SR_REPLAY_UI_ACTION_FAILED", "the page kept navigating while it was measured")
+
+    async def _left(self, quiet: float | None) -> bool:
+        """A form was submitted (and not prevented) since the last call: the browser starts its
+        navigation a task later, so it may not be known yet. Wait for it (at most
+        :data:`LEAVING_WAIT_S`), then for the new document as after any navigation; True when it
+        came (the next measurement then waits for quiet again)."""
+        deadline = quiet if quiet is not None else time.monotonic() + LEAVING_WAIT_S
+        await self.activity.wait_leaving(self.action_mark, min(deadline, time.monotonic() + LEAVING_WAIT_S))
+        if not self.activity.navigated_since(self.action_mark):
+            return False
+        await self.wait_activity(deadline)
+        self.quiet_deadline = deadline
+        return True
 
     def _refused(self, refused: Any, pointing: bool) -> None:
         """The guard refused the press of a direct action (``aim.js``): nothing reached the page.

@@ -243,9 +243,7 @@ async def test_a_controlled_input_gets_the_typed_value_through_its_input_events(
 
     assert outcome.error is None, outcome.error
     assert posted(server) == ["/api/find?q=blue+widgets"]
-    assert counted(before) == Counter(
-        {"direct:type": 1, "fallback:press:enter": 1}
-    )  # Enter: Playwright waits for a submit
+    assert counted(before) == Counter({"direct:type": 1, "direct:press": 1})
 
 
 async def test_an_element_in_a_frame_goes_through_playwrights_own_action(
@@ -273,3 +271,43 @@ async def test_an_element_in_a_frame_goes_through_playwrights_own_action(
     assert outcome.error is None, outcome.error
     assert clicks(server) == [{"which": ["store"], "title": ["Framed"]}]
     assert counted(before) == Counter({"fallback:type:framed": 1, "fallback:click:framed": 1})
+
+
+# A search form that the browser submits (no script prevents it): Enter navigates to /next, whose
+# checkbox is the same as the one on the form's page. Each page's checkbox reports its own change.
+SEARCH = """<!doctype html><html><head><title>Search</title></head><body><main>
+<form method="get" action="/next"><input id="q" name="q"></form>
+<label><input id="agree" type="checkbox"> Old</label>
+<script>
+document.getElementById("agree").addEventListener("change", () => fetch("/api/old", {method: "POST"}));
+</script></main></body></html>"""
+NEXT = SEARCH.replace("/api/old", "/api/new")  # the same page again, its checkbox reporting as new
+
+
+@pytest.mark.parametrize("attempt", [1, 2, 3])
+async def test_a_direct_enter_that_submits_a_form_waits_for_the_page_it_leads_to(
+    attempt: int, server: LocalServer, store: Store, sessions: WarmSessions
+) -> None:
+    """The submit starts its navigation a task after the key: the measurement after the key sees
+    the submission and waits for the new page, so the next click is the new page's. On main the
+    Enter went through Playwright (the counter fails there); sent direct without that wait, the
+    click toggled the old page's checkbox in a loaded full suite: a race between our world's
+    answer and Playwright's report of the navigation request, which this page cannot force (it
+    passes unloaded without the wait too; tests/unit/test_settling.py pins the wait itself)."""
+    bundles = await describe_url(server, "/desk", SEARCH, {"q": "#q", "agree": "#agree"})
+    # the new page answers late: the old one stays up meanwhile, measurable and clickable
+    server.set_route("/next", body=NEXT.encode(), headers={"Content-Type": "text/html"}, delay_s=0.5)
+    for route in ("old", "new"):
+        server.set_route(f"/api/{route}", body=b"ok")
+    before = Counter(ACTIONS)
+    steps: list[Action] = [
+        TypeAction(id="a2", target=bundles["q"], value=ParameterRef(name="q")),
+        PressAction(id="a3", key="Enter", target=bundles["q"]),
+        ClickAction(id="a4", target=bundles["agree"]),
+    ]
+    outcome = await replay_steps(server, store, sessions, steps, {"q": "blue"})
+
+    assert outcome.error is None, outcome.error
+    assert ("GET", "/next?q=blue") in server.requests or ("GET", "/next") in server.requests
+    assert posted(server) == ["/api/new"]
+    assert counted(before) == Counter({"direct:type": 1, "direct:press": 1, "direct:click": 1})
