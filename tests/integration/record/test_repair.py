@@ -8,6 +8,7 @@ approved. ``--only-step a4`` re-points that step with a pick. A prefix that fail
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -24,6 +25,7 @@ from skillreel.services.replaying import replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
 from tests.integration.record.rig import page_html
+from tests.support.cli import run_cli
 from tests.support.server import LocalServer
 
 NAME = "Ada Lovelace"
@@ -192,3 +194,29 @@ async def test_a_prefix_that_fails_stores_nothing(
         assert info.value.code == "SR_RECORD_REPAIR_PREFIX_FAILED"
         assert info.value.action_id == "a2"
         assert (store.get("pay").to_json(), store.audit_count(), len(store.revisions("pay"))) == before
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+async def test_the_cli_lists_the_replayed_steps_and_stores_a_draft(
+    tmp_path: Path, skillreel_home: Path, server: LocalServer
+) -> None:
+    with Store.open(skillreel_home) as store:
+        param = await _approved_on_a(server, store, tmp_path)
+        revision = store.get("pay").revision
+    server.set_page("/form", VERSION_B)
+    tail = tmp_path / "tail.json"
+    tail.write_text(json.dumps({"steps": TAIL}))
+    server.requests.clear()
+    args = ("--from-step", "a4", "--input", f"{param}={NAME}", "--automation", str(tail))
+    result = await asyncio.to_thread(
+        run_cli, "record", "pay", *args, "--expected-revision", str(revision), "--yes", "--json"
+    )
+    assert result.exit_code == 0, result.stderr
+    data = result.data()
+    assert (data["revision"], data["status"]) == (revision + 1, "draft")
+    assert (data["kept"], data["changed"]) == (["a1", "a2", "a3"], ["a4", "a5"])
+    assert "a3    click     may act on the site" in result.stderr
+    assert "a1    navigate  reads only" in result.stderr
+    assert NAME not in result.stdout + result.stderr
+    assert _hits(server) == ["next", "confirm"]
