@@ -21,7 +21,7 @@ from ..services.repairing import RepairPlan, RepairRequest, RepairResult, plan_r
 from ..store import Store
 from . import terminal
 from .output import Render, emit
-from .replay import parse_inputs
+from .replay import parse_inputs, show_progress, terminal_prompt
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -115,6 +115,8 @@ def run(
                     terminal=terminal.run if interactive and not request.only else None,
                     on_action=_announce if interactive else None,
                     on_notice=_notice if interactive else None,
+                    human=terminal_prompt() if interactive else None,
+                    progress=show_progress,
                 )
             )
         except KeyboardInterrupt:

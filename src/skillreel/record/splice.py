@@ -130,7 +130,7 @@ def spliced(
     first = _max_id(prefix) + 1
     adapter = _action_adapter()
     renumbered = tuple(
-        adapter.validate_python({**_renamed_refs(a.to_json(), names), "id": f"a{first + n}"})
+        adapter.validate_python({**_renamed_refs(a.to_json(), names), "id": f"a{first + n}"}, strict=False)
         for n, a in enumerate(tail)
     )
     actions = (*prefix, *renumbered)
@@ -154,5 +154,5 @@ def repointed(approved: Draft, index: int, target: LocatorBundle) -> Draft:
     step = approved.actions[index]
     data = {**step.to_json(), "target": target.to_json()}
     actions = list(approved.actions)
-    actions[index] = _action_adapter().validate_python(data)
+    actions[index] = _action_adapter().validate_python(data, strict=False)
     return approved.evolve(actions=tuple(actions))

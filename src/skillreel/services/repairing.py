@@ -35,8 +35,8 @@ from typing import Any, Final, Literal
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
-from ..errors import InputError, LifecycleError, RecordError, SkillreelError
-from ..model.actions import Action, capability_manifest
+from ..errors import InputError, LifecycleError, RecordError, ReplayError, SkillreelError
+from ..model.actions import Action, HumanAction, capability_manifest, walk
 from ..model.base import Document, check_skill_name
 from ..model.draft import Draft, Parameter
 from ..model.entry import StoreEntry
@@ -51,7 +51,7 @@ from ..record.recorder import Recorder
 from ..record.redact import scan
 from ..record.splice import prefix_parameters, repair_point, repointed, spliced
 from ..replay.driver import PlaywrightDriver
-from ..replay.engine import EngineOptions, ReplayEngine
+from ..replay.engine import EngineOptions, HumanPrompt, Progress, ReplayEngine
 from ..sandbox.cold import browser_session
 from ..sandbox.context import BrowserSession
 from ..store import AuditNote, Store
@@ -217,6 +217,14 @@ def plan_repair(store: Store, request: RepairRequest, secrets: SecretSource | No
     draft = entry.draft
     index = repair_point(draft, request.step, needs_target=request.only)
     script = _script(request)
+    person = next((a for a in walk(draft.actions[:index]) if isinstance(a, HumanAction)), None)
+    if person is not None and script is not None:
+        raise ReplayError(
+            "SR_REPLAY_HUMAN_REQUIRED",
+            f"step {person.id}, before {request.step}, needs a person: repair in a window (without "
+            "--automation); nothing was run",
+            action_id=person.id,
+        )
     approval = ensure_replayable(entry)
     policy = store.policy()
     check_capabilities(draft, approval, policy)
@@ -258,7 +266,15 @@ def plan_repair(store: Store, request: RepairRequest, secrets: SecretSource | No
     )
 
 
-def _replayer(repair: RepairPlan) -> Callable[[BrowserSession, Recorder], Awaitable[None]]:
+@dataclass(frozen=True)
+class _Watch:
+    """Who hears of the kept steps as they replay: the person a ``human`` step asks, the progress."""
+
+    human: HumanPrompt | None = None
+    progress: Progress | None = None
+
+
+def _replayer(repair: RepairPlan, watch: _Watch) -> Callable[[BrowserSession, Recorder], Awaitable[None]]:
     """The prelude of the recording: the kept steps replayed on the open page (not recorded), their
     values remembered by the recorder as typed."""
 
@@ -274,7 +290,7 @@ def _replayer(repair: RepairPlan) -> Callable[[BrowserSession, Recorder], Awaita
                 repair.values[p.name] for p in repair.parameters if p.sensitive and p.name in repair.values
             ),
         )
-        engine = ReplayEngine(PlaywrightDriver(session), options)
+        engine = ReplayEngine(PlaywrightDriver(session), options, human=watch.human, progress=watch.progress)
         try:
             await engine.run(repair.prefix, repair.values, parameters=repair.parameters, labels=repair.labels)
         except SkillreelError as exc:
@@ -301,11 +317,15 @@ async def repair_skill(
     on_action: OnAction | None = None,
     terminal: Callable[[Marking], Awaitable[None]] | None = None,
     on_notice: Callable[[str], None] | None = None,
+    human: HumanPrompt | None = None,
+    progress: Progress | None = None,
 ) -> RepairResult:
     """Replay the kept steps, record the new ones on the same page, store the new draft (module
-    docstring, points 2 to 4). Any failure stores nothing."""
+    docstring, points 2 to 4). Any failure stores nothing. ``human`` answers a kept ``human``
+    step (interactive only); ``progress`` hears of each kept step as it replays."""
+    watch = _Watch(human, progress)
     if repair.request.only:
-        return await _repoint(store, repair, on_notice)
+        return await _repoint(store, repair, watch, on_notice)
     approved = repair.entry.draft
     login_state, storage_state = _sign_in(repair)
     prepared = PreparedRecording(
@@ -328,7 +348,7 @@ async def repair_skill(
         on_notice=on_notice,
         login_state=login_state,
         salt=approved.fingerprint_salt,
-        prelude=_replayer(repair),
+        prelude=_replayer(repair, watch),
     )
     try:
         sensitive = frozenset(p.name for p in approved.parameters if p.sensitive)
@@ -363,7 +383,9 @@ def _store(
     return RepairResult(entry, previous, kept, changed, warnings)
 
 
-async def _repoint(store: Store, repair: RepairPlan, on_notice: Callable[[str], None] | None) -> RepairResult:
+async def _repoint(
+    store: Store, repair: RepairPlan, watch: _Watch, on_notice: Callable[[str], None] | None
+) -> RepairResult:
     """``--only-step``: replay the kept steps, then the element the person marks is the step's new
     target (a mark: the click is swallowed, the page never receives it)."""
     approved, step = repair.entry.draft, repair.request.step
@@ -377,7 +399,7 @@ async def _repoint(store: Store, repair: RepairPlan, on_notice: Callable[[str], 
     ) as session:
         recorder = Recorder(session.context, salt=approved.fingerprint_salt, dialogs=repair.interactive)
         try:
-            await _replayer(repair)(session, recorder)
+            await _replayer(repair, watch)(session, recorder)
             await recorder.start(session.page)
             async with recorder.starting(None):
                 pass

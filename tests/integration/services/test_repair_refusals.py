@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from skillreel.errors import SkillreelError
-from skillreel.model.actions import NavigateAction
+from skillreel.model.actions import ClickAction, HumanAction, NavigateAction, TypeAction, capability_manifest
+from skillreel.model.refs import ParameterRef
 from skillreel.record.splice import repair_point
 from skillreel.services.repairing import RepairRequest, plan_repair
 from skillreel.store import Store
@@ -130,3 +131,22 @@ def test_the_cli_refuses_bad_usage_before_anything_runs(
     assert result.exit_code == 2, result.stderr
     assert message in result.json()["error"]["message"]
     assert snapshot(skillreel_home) == before
+
+
+def test_a_kept_step_that_needs_a_person_refuses_a_scripted_repair(
+    skillreel_home: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "tail.json"
+    script.write_text(json.dumps({"steps": [{"do": "click", "selector": "#go"}]}))
+    actions = (
+        NavigateAction(id="a1", url="https://fixture.skillreel.invalid/"),
+        TypeAction(id="a2", target=factory.bundle("#q"), value=ParameterRef(name="query")),
+        HumanAction(id="a3", reason="otp"),
+        ClickAction(id="a4", target=factory.bundle("#go", tag="button", type_="submit")),
+    )
+    with Store.open(skillreel_home) as store:
+        factory.seed(store, status="approved", actions=actions, capabilities=capability_manifest(actions))
+    request = RepairRequest(name="search-invoices", step="a4", inputs={"query": "x"}, automation=script)
+    error = _refused(skillreel_home, request)
+    assert (error.code, error.action_id) == ("SR_REPLAY_HUMAN_REQUIRED", "a3")
+    assert "nothing was run" in error.message
