@@ -31,6 +31,7 @@ from ..model.actions import Action, NavigateAction, capability_manifest, paramet
 from ..model.draft import Draft, Parameter
 from ..model.limits import MAX_ACTIONS
 from ..model.locators import LocatorBundle
+from .project import _unique
 
 STEP_UNKNOWN = "SR_RECORD_REPAIR_STEP_UNKNOWN"
 STEP_INVALID = "SR_RECORD_REPAIR_STEP_INVALID"
@@ -80,15 +81,6 @@ def prefix_parameters(draft: Draft, prefix: Sequence[Action]) -> tuple[Parameter
 def _max_id(actions: Sequence[Action]) -> int:
     numbers = [int(m.group(1)) for a in walk(actions) if (m := re.fullmatch(r"a(\d+)", a.id))]
     return max(numbers, default=0)
-
-
-def _unique(name: str, used: set[str]) -> str:
-    if name not in used:
-        return name
-    n = 2
-    while f"{name}_{n}" in used:
-        n += 1
-    return f"{name}_{n}"
 
 
 def _renamed_refs(node: Any, names: dict[str, str]) -> Any:

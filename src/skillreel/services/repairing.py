@@ -43,6 +43,7 @@ from ..model.entry import StoreEntry
 from ..model.lifecycle import check_revision, ensure_replayable, replace_draft
 from ..model.limits import DEFAULT_TIMEOUT_MS
 from ..model.login import LoginState
+from ..model.outputs import sensitive_values
 from ..model.runs import can_act
 from ..record.actionability import click
 from ..record.automation import AutomationScript
@@ -286,9 +287,7 @@ def _replayer(repair: RepairPlan, watch: _Watch) -> Callable[[BrowserSession, Re
             allow_heal=repair.heal,
             timeout_ms=repair.request.timeout_ms,
             url_rule=target.url_rule,
-            hidden=tuple(
-                repair.values[p.name] for p in repair.parameters if p.sensitive and p.name in repair.values
-            ),
+            hidden=sensitive_values(draft, repair.values),
         )
         engine = ReplayEngine(PlaywrightDriver(session), options, human=watch.human, progress=watch.progress)
         try:

@@ -62,6 +62,12 @@ TAIL = [
 ]
 
 
+def _script(tmp_path: Path, name: str, steps: list[dict[str, str]]) -> Path:
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({"steps": steps}))
+    return path
+
+
 def _hits(server: LocalServer) -> list[str]:
     return [
         parse_qs(urlsplit(path).query)["step"][0] for _, path in server.requests if path.startswith("/log")
@@ -72,8 +78,7 @@ async def _approved_on_a(server: LocalServer, store: Store, tmp_path: Path) -> s
     """Record the skill on version A, approve it; the name of its parameter."""
     server.set_route("/log", body=b"ok")
     server.set_page("/form", VERSION_A)
-    script = tmp_path / "recorded.json"
-    script.write_text(json.dumps({"steps": RECORDED}))
+    script = _script(tmp_path, "recorded", RECORDED)
     result = await record_skill(store, RecordRequest(name="pay", url=server.url("/form"), automation=script))
     draft = result.entry.draft
     assert [a.id for a in draft.actions] == ["a1", "a2", "a3", "a4", "a5"]
@@ -102,8 +107,7 @@ async def test_from_step_keeps_the_approved_steps_and_the_repair_replays_on_vers
         assert failed is not None
         assert failed.action_id == "a4"
 
-        tail = tmp_path / "tail.json"
-        tail.write_text(json.dumps({"steps": TAIL}))
+        tail = _script(tmp_path, "tail", TAIL)
         server.requests.clear()
         request = RepairRequest(
             name="pay", step="a4", inputs={param: NAME}, automation=tail, expected_revision=approved.revision
@@ -149,8 +153,7 @@ async def test_only_step_re_points_one_step_and_keeps_the_rest(
         param = await _approved_on_a(server, store, tmp_path)
         approved = store.get("pay")
         server.set_page("/form", VERSION_B)
-        pick = tmp_path / "pick.json"
-        pick.write_text(json.dumps({"steps": [{"do": "pick", "selector": "#confirm"}]}))
+        pick = _script(tmp_path, "pick", [{"do": "pick", "selector": "#confirm"}])
         server.requests.clear()
         plan = plan_repair(
             store, RepairRequest(name="pay", step="a4", only=True, inputs={param: NAME}, automation=pick)
@@ -182,8 +185,7 @@ async def test_a_prefix_that_fails_stores_nothing(
     with Store.open(skillreel_home) as store:
         param = await _approved_on_a(server, store, tmp_path)
         server.set_page("/form", page_html("<h1>Gone</h1>"))
-        tail = tmp_path / "tail.json"
-        tail.write_text(json.dumps({"steps": TAIL}))
+        tail = _script(tmp_path, "tail", TAIL)
         before = (store.get("pay").to_json(), store.audit_count(), len(store.revisions("pay")))
         plan = plan_repair(
             store,
@@ -205,8 +207,7 @@ async def test_the_cli_lists_the_replayed_steps_and_stores_a_draft(
         param = await _approved_on_a(server, store, tmp_path)
         revision = store.get("pay").revision
     server.set_page("/form", VERSION_B)
-    tail = tmp_path / "tail.json"
-    tail.write_text(json.dumps({"steps": TAIL}))
+    tail = _script(tmp_path, "tail", TAIL)
     server.requests.clear()
     args = ("--from-step", "a4", "--input", f"{param}={NAME}", "--automation", str(tail))
     result = await asyncio.to_thread(
