@@ -802,8 +802,9 @@ CODES: dict[str, ErrorCode] = _catalogue(
         1,
         "No element on the page agreed with the step's recorded target.",
         "Check that the page was in the state this step expects (the steps before it ran; see "
-        "`skillreel show NAME`); if it was, the recorded locator does not fit the page: record the "
-        "skill again (and report it if the page did not change).",
+        "`skillreel show NAME`); if it was, the recorded locator does not fit the page: repair that step "
+        "(`skillreel record NAME --only-step ID`, or `--from-step ID` to show the rest again) "
+        "(and report it if the page did not change).",
     ),
     ErrorCode(
         "SR_REPLAY_UI_TARGET_AMBIGUOUS",
