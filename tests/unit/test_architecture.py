@@ -171,6 +171,8 @@ SHARED_SERVICES = frozenset({"guards", "preflight", "record_preflight", "environ
 COMPOSED_SERVICES = {
     "skillreel.services.batching": frozenset({"replaying"}),
     "skillreel.services.fleet_batching": frozenset({"batching"}),
+    # A repair is a recording that starts after the approved steps before it were replayed.
+    "skillreel.services.repairing": frozenset({"recording"}),
 }
 
 

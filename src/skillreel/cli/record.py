@@ -22,7 +22,7 @@ from ..model.limits import DEFAULT_TIMEOUT_MS
 from ..services.record_preflight import RecordRequest, prepare
 from ..services.recording import RecordResult, record_skill
 from ..store import Store
-from . import terminal
+from . import record_repair, terminal
 from .completion import complete_skill_name
 from .output import Render, emit, json_option
 
@@ -166,6 +166,15 @@ def _human(result: RecordResult) -> Render:
     help="Continue the recording of NAME that failed: reopen the page it ended on, keep its steps "
     "(with --automation, skip the steps it already performed).",
 )
+@click.option(
+    "--from-step", metavar="ID", help="Repair: replay the approved steps before ID, record anew from it."
+)
+@click.option(
+    "--only-step", metavar="ID", help="Repair: replay the steps before ID, then pick ID's element again."
+)
+@click.option("--input", "inputs", multiple=True, metavar="NAME=VALUE", help="A repair's input (repeat).")
+@click.option("--expected-revision", type=int, help="A repair: the approved revision it starts from.")
+@click.option("--yes", is_flag=True, help="A repair: run the listed steps without asking.")
 @json_option
 def command(
     name: str,
@@ -186,9 +195,32 @@ def command(
     viewport: str | None,
     timeout_ms: int,
     resume: bool,
+    from_step: str | None,
+    only_step: str | None,
+    inputs: tuple[str, ...],
+    expected_revision: int | None,
+    yes: bool,
     as_json: bool,
 ) -> None:
     """Record a skill from a demonstration in Chromium."""
+    if from_step is not None or only_step is not None:
+        others: tuple[object, ...] = (url, allowed_origins, identity, environments, keep_query, strip_query)
+        others += (assertions, sensitive, failures, description, viewport, resume, login)
+        return record_repair.run(
+            name,
+            from_step=from_step,
+            only_step=only_step,
+            inputs=inputs,
+            automation=automation,
+            html_path=html_path,
+            storage_state=storage_state,
+            expected_revision=expected_revision,
+            timeout_ms=timeout_ms,
+            yes=yes,
+            as_json=as_json,
+            others_given=any(others),
+        )
+    record_repair.refuse_stray({"--input": inputs, "--expected-revision": expected_revision, "--yes": yes})
     prepared = prepare(
         RecordRequest(
             name=name,

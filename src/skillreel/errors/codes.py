@@ -341,6 +341,37 @@ CODES: dict[str, ErrorCode] = _catalogue(
         " (its success replaces the kept recording).",
     ),
     ErrorCode(
+        "SR_RECORD_REPAIR_STEP_UNKNOWN",
+        2,
+        "`record --from-step`/`--only-step` names no step of the skill's approved revision.",
+        "Run `skillreel show NAME` for the step ids and name one of them.",
+    ),
+    ErrorCode(
+        "SR_RECORD_REPAIR_STEP_INVALID",
+        2,
+        "That step cannot start a repair: it is inside a loop or branch, loads the start page, or"
+        " (for --only-step) acts on no element.",
+        "Name a top-level step (the loop's or branch's own id), or record the skill again.",
+    ),
+    ErrorCode(
+        "SR_RECORD_REPAIR_NOT_APPROVED",
+        2,
+        "A repair replays approved steps, and the skill's current revision is not approved.",
+        "Review the draft first (`skillreel review NAME`), or roll back to an approved revision.",
+    ),
+    ErrorCode(
+        "SR_RECORD_REPAIR_PREFIX_FAILED",
+        1,
+        "Replaying the approved steps before the repaired one failed; nothing was stored.",
+        "Replay the skill to see the failing step, then repair from that step instead.",
+    ),
+    ErrorCode(
+        "SR_RECORD_REPAIR_PICK_FAILED",
+        1,
+        "The element picked for `record --only-step` cannot be described; nothing was stored.",
+        "Pick the element itself (a button, link or field), not the page around it.",
+    ),
+    ErrorCode(
         "SR_RECORD_KEPT_INVALID",
         1,
         "The kept recording of that skill is not valid (changed, unreadable or too large); nothing was"
@@ -771,8 +802,9 @@ CODES: dict[str, ErrorCode] = _catalogue(
         1,
         "No element on the page agreed with the step's recorded target.",
         "Check that the page was in the state this step expects (the steps before it ran; see "
-        "`skillreel show NAME`); if it was, the recorded locator does not fit the page: record the "
-        "skill again (and report it if the page did not change).",
+        "`skillreel show NAME`); if it was, the recorded locator does not fit the page: repair that step "
+        "(`skillreel record NAME --only-step ID`, or `--from-step ID` to show the rest again) "
+        "(and report it if the page did not change).",
     ),
     ErrorCode(
         "SR_REPLAY_UI_TARGET_AMBIGUOUS",

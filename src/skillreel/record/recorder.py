@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final
@@ -234,6 +234,14 @@ class Recorder:
         (validated then and again when read back), and what is captured now follows them."""
         for event in events:
             self._log.append(event)
+
+    def remember_typed(self, values: Iterable[str]) -> None:
+        """Treat ``values`` as typed in this recording before it started (the inputs a repair's
+        replayed steps typed into the page this recording continues on): what the page echoes of
+        them stays out of every locator, hash and URL it reports, as a value typed here would.
+        Call it before :meth:`start` (each world is configured with them when it appears)."""
+        for value in values:
+            self._log.typed.add(value)
 
     def keepable(self) -> tuple[tuple[RecordedEvent, ...], str | None] | None:
         """What a failed recording may keep: its events and the first page's address (scrubbed as

@@ -28,9 +28,7 @@ from ..model.entry import StoreEntry
 from ..model.environment import UrlTarget
 from ..model.events import EventsLog, Extraction, RecordedEvent
 from ..model.lifecycle import new_entry, replace_draft
-from ..model.limits import (
-    MAX_LOCATOR_CANDIDATES,
-)
+from ..model.limits import MAX_LOCATOR_CANDIDATES
 from ..model.locators import LocatorBundle, LocatorCandidate
 from ..model.login import LoginState
 from ..model.reads import FieldSpec
@@ -60,6 +58,7 @@ AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 _OUTPUT = TypeAdapter(OutputName)
 
 OnAction = Callable[[str, str], None]
+Prelude = Callable[[BrowserSession, Recorder], Awaitable[None]]
 _T = TypeVar("_T")
 
 
@@ -340,17 +339,21 @@ async def _demonstrate(
     on_notice: Callable[[str], None] | None,
     kept: KeptRecording | None,
     progress: _Progress,
+    prelude: Prelude | None = None,
 ) -> tuple[Capture, tuple[str, ...]]:
     environment = prepared.environment
+    if prelude is not None:  # a repair: the approved steps before the new ones, not recorded
+        await prelude(session, recorder)
     await recorder.start(session.page)
     start_ms = max(prepared.request.timeout_ms, 10_000)
-    if kept is None:
+    if kept is None and prelude is None:
         async with recorder.starting(environment.start_url):
             await session.goto_start(timeout_ms=start_ms)
     else:
-        recorder.preload(kept.events.events)
         async with recorder.starting(None):
-            await _reopen(session, kept.page, start_ms)
+            if kept is not None:
+                recorder.preload(kept.events.events)
+                await _reopen(session, kept.page, start_ms)
     sensitive = frozenset(prepared.request.sensitive)
     warnings: tuple[str, ...] = ()
     if prepared.script is not None:
@@ -421,11 +424,13 @@ async def capture(
     kept: KeptRecording | None = None,
     home: Path | None = None,
     salt: str | None = None,
+    prelude: Prelude | None = None,
 ) -> tuple[Capture, tuple[str, ...], tuple[str, ...]]:
     """Run the demonstration in Chromium (signed in with ``login_state`` or the request's
     storage-state file); the capture, the refused origins (sorted) and the warnings. ``kept``: a
     kept recording to continue; ``home``: where a failed demonstration keeps what it captured;
-    ``salt``: the skill's fingerprint salt when it exists (:func:`skill_salt`), else a new one."""
+    ``salt``: the skill's fingerprint salt when it exists (:func:`skill_salt`), else a new one;
+    ``prelude``: runs on the open page before the recorder starts (``services.repairing``)."""
     salt = salt or secrets.token_hex(16)
     if kept is not None:
         salt = kept.events.salt  # the kept events' hashes and the new ones agree
@@ -451,7 +456,7 @@ async def capture(
         try:
             try:
                 result, warnings = await _demonstrate(
-                    prepared, session, recorder, until_done, terminal, on_notice, kept, progress
+                    prepared, session, recorder, until_done, terminal, on_notice, kept, progress, prelude
                 )
             except PlaywrightError as exc:
                 raise RecordError(
