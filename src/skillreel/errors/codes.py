@@ -243,6 +243,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "(`python -m playwright install chromium`), use `--port 0` to open it in your browser.",
     ),
     ErrorCode(
+        "SR_RECORD_SCRIPT_UNSUPPORTED",
+        1,
+        "A step of the skill cannot be written as a Playwright script (`export --playwright`); no "
+        "file was written.",
+        "Re-record or edit the step the message names (its target keeps only salted hashes), then "
+        "export again.",
+    ),
+    ErrorCode(
         "SR_RECORD_OUTPUT_FAILED",
         1,
         "The output file could not be written; nothing was left behind.",

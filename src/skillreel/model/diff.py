@@ -1,14 +1,20 @@
 """What changed between two drafts of a skill, step by step (``skillreel diff``, versions, the review page).
 
 Pure: two :class:`~skillreel.model.draft.Draft` documents in, a :class:`DraftDiff` out. Steps are
-matched by their stable id through :func:`walk_steps`, the one place that knows how steps nest: a v1
-draft is a flat list; schema v2's blocks (a loop's ``body``, a branch's ``then`` and ``else``) add
-their nested step lists (:func:`children`) and every step, at any depth, is compared the same way.
+matched by what they do, not by id or position (``model.step_align``: kind, target identity, value
+reference; a longest common subsequence per step list, so a step inserted in the middle of a
+re-recording is one ``added`` and the renumbered steps around it are unchanged; a step matched under
+another id or place carries its ``previousPath``). :func:`walk_steps` is the one place that knows how
+steps nest: a v1 draft is a flat list; schema v2's blocks (a loop's ``body``, a branch's ``then``
+and ``else``) add their nested step lists (:func:`children`), aligned level by level inside blocks
+matched on both sides; every step, at any depth, is compared the same way.
 A step is compared field by field (its JSON without its id and without nested steps), each field
 falling into one category:
 
 * ``locators`` - the ranked candidates of its target (strategy and selector, before and after),
-  and of the rows a target chosen in a row chooses among;
+  with what a person reads of each target when they differ (``target.description``: a replaced
+  target's old and new description, ``model.intents.describe_target``), and of the rows a target
+  chosen in a row chooses among;
 * ``fingerprint`` - which recorded features of its element changed (names only, never a hash), and
   how many earlier fingerprints it keeps as accepted identities;
 * ``assertion`` - an assertion's check or expected value;
@@ -47,11 +53,14 @@ from .diff_parts import (
     parameters_of,
 )
 from .draft import Draft
+from .intents import describe_target
 from .locators import Fingerprint, LocatorBundle
+from .step_align import align
 
 StepPath = tuple[str, ...]
 """A step's place in the graph: the ids of its enclosing blocks, then its own (``("a3",)`` in v1)."""
 
+Change = Literal["added", "removed", "changed", "moved"]
 Category = Literal["locators", "fingerprint", "assertion", "parameter", "policy", "action", "other"]
 CATEGORIES: tuple[Category, ...] = (
     "policy",
@@ -131,10 +140,11 @@ class FieldChange:
 @dataclass(frozen=True)
 class StepChange:
     path: StepPath
-    change: Literal["added", "removed", "changed", "moved"]
+    change: Change
     kind: str
     changes: tuple[FieldChange, ...] = ()
     position: tuple[int | None, int | None] = (None, None)  # index before, index after
+    previous: StepPath | None = None  # the step's path before, when it had another id or place
 
     @property
     def id(self) -> str:
@@ -154,6 +164,7 @@ class StepChange:
             "categories": list(self.categories),
             "changes": [c.to_json() for c in self.changes],
             "position": {"before": self.position[0], "after": self.position[1]},
+            **({"previousPath": list(self.previous)} if self.previous is not None else {}),
         }
 
 
@@ -263,6 +274,10 @@ def _target_changes(before: Action, after: Action) -> list[FieldChange]:
     new = _candidates(b.to_json() if b else None)
     if old != new:
         out.append(FieldChange("locators", "target.candidates", old, new))
+        if a is not None and b is not None:  # a replaced target: what a person reads of each
+            shown = ([describe_target(a)], [describe_target(b)])  # lists: rendered as candidates are
+            if shown[0] != shown[1]:
+                out.append(FieldChange("locators", "target.description", *shown))
     features = fingerprint_changes(a.fingerprint if a else None, b.fingerprint if b else None)
     if features:
         out.append(FieldChange("fingerprint", "target.fingerprint", None, features))
@@ -328,59 +343,85 @@ def step_changes(before: Action, after: Action) -> tuple[FieldChange, ...]:
     return tuple(sorted(out, key=lambda c: (order[c.category], c.field)))
 
 
-def diff_steps(before: Sequence[Action], after: Sequence[Action]) -> tuple[tuple[StepChange, ...], int]:
-    """Step changes in the order of ``after`` (removed steps where they stood), and how many are unchanged."""
-    old = {path: (i, s) for i, (path, s) in enumerate(walk_steps(before))}
-    new = {path: (i, s) for i, (path, s) in enumerate(walk_steps(after))}
+def diff_steps(
+    before: Sequence[Action], after: Sequence[Action], *, hashed: bool = True
+) -> tuple[tuple[StepChange, ...], int]:
+    """Step changes in the order of ``after`` (removed steps where they stood), and how many are
+    unchanged. Steps are aligned by what they do (``model.step_align``), level by level: a step
+    inserted in the middle is one ``added``, the steps around it unchanged whatever their ids;
+    ``hashed``: whether the two drafts share their salt (their salted candidates then compare)."""
+    old_at = {path: i for i, (path, _) in enumerate(walk_steps(before))}
+    new_at = {path: j for j, (path, _) in enumerate(walk_steps(after))}
+    found: list[_Found] = []
+    _align_level(before, after, (), (), hashed, found)
+    matched = {f.old: new_at[f.new] for f in found if f.old is not None and f.new is not None}
     changes: list[tuple[float, StepChange]] = []
     unchanged = 0
-    kept_old = [p for p in old if p in new]
-    kept_new = [p for p in new if p in old]
-    moved = _moved(kept_old, kept_new)
-    for path, (j, step) in new.items():
-        if path not in old:
-            changes.append((j, StepChange(path, "added", step.kind, position=(None, j))))
-            continue
-        i, previous = old[path]
-        fields = step_changes(previous, step)
-        if fields:
-            changes.append((j, StepChange(path, "changed", step.kind, fields, (i, j))))
-        elif path in moved:
-            changes.append((j, StepChange(path, "moved", step.kind, position=(i, j))))
-        else:
+    for f in found:
+        if f.change is None:
             unchanged += 1
-    for path, (i, step) in old.items():
-        if path not in new:
-            changes.append(
-                (_where_removed(i, old, new), StepChange(path, "removed", step.kind, position=(i, None)))
-            )
+            continue
+        i = None if f.old is None else old_at[f.old]
+        j = None if f.new is None else new_at[f.new]
+        if j is not None:
+            where = float(j)
+        else:  # just after the nearest earlier step that is still there
+            earlier = [matched[p] for p, k in old_at.items() if i is not None and k < i and p in matched]
+            where = (max(earlier) if earlier else -1) + 0.5
+        previous = f.old if f.new is not None and f.old != f.new else None
+        changes.append((where, StepChange(f.path, f.change, f.kind, f.fields, (i, j), previous)))
     changes.sort(key=lambda c: c[0])
     return tuple(c for _, c in changes), unchanged
 
 
-def _moved(kept_old: list[StepPath], kept_new: list[StepPath]) -> set[StepPath]:
-    """The kept steps outside a longest run that stays in order (the ones a reviewer sees move)."""
-    index = {p: i for i, p in enumerate(kept_old)}
-    seq = [index[p] for p in kept_new]
-    # longest increasing subsequence, O(n^2) over at most a few hundred steps
-    best: list[list[int]] = []
-    longest: list[int] = []
-    for k, value in enumerate(seq):
-        run: list[int] = []
-        for m in range(k):
-            if seq[m] < value and len(best[m]) > len(run):
-                run = best[m]
-        best.append([*run, value])
-        if len(best[-1]) > len(longest):
-            longest = best[-1]
-    keep = set(longest)
-    return {p for p in kept_new if index[p] not in keep}
+@dataclass(frozen=True)
+class _Found:
+    """One aligned step: its path on each side (None where it is not), what changed (None: nothing)."""
+
+    old: StepPath | None
+    new: StepPath | None
+    kind: str
+    change: Change | None
+    fields: tuple[FieldChange, ...] = ()
+
+    @property
+    def path(self) -> StepPath:
+        return self.new if self.new is not None else (self.old or ())
 
 
-def _where_removed(i: int, old: Mapping[StepPath, tuple[int, Action]], new: Mapping[StepPath, Any]) -> float:
-    """Sort key placing a removed step just after the nearest earlier step that is still there."""
-    earlier = [new[p][0] for p, (k, _) in old.items() if k < i and p in new]
-    return (max(earlier) if earlier else -1) + 0.5
+def _align_level(
+    before: Sequence[Action],
+    after: Sequence[Action],
+    old_parent: StepPath,
+    new_parent: StepPath,
+    hashed: bool,
+    found: list[_Found],
+) -> None:
+    """Align one level (see ``model.step_align``) and every block kept on both sides below it."""
+    for row in align(before, after, hashed=hashed):
+        old = before[row.old] if row.old is not None else None
+        new = after[row.new] if row.new is not None else None
+        if new is None:
+            if old is not None:
+                found += [_Found(p, None, s.kind, "removed") for p, s in walk_steps((old,), old_parent)]
+            continue
+        if old is None:
+            found += [_Found(None, p, s.kind, "added") for p, s in walk_steps((new,), new_parent)]
+            continue
+        old_path, new_path = (*old_parent, old.id), (*new_parent, new.id)
+        fields = step_changes(old, new)
+        change: Change | None = "changed" if fields else ("moved" if row.how == "moved" else None)
+        found.append(_Found(old_path, new_path, new.kind, change, fields))
+        old_lists, new_lists = children(old), children(new)
+        for k in range(max(len(old_lists), len(new_lists))):
+            _align_level(
+                old_lists[k] if k < len(old_lists) else (),
+                new_lists[k] if k < len(new_lists) else (),
+                old_path,
+                new_path,
+                hashed,
+                found,
+            )
 
 
 # ---- the whole draft -----------------------------------------------------------------------------
@@ -420,7 +461,8 @@ def _environment_changes(before: Draft, after: Draft) -> tuple[str, ...]:
 
 def diff_drafts(before: Draft | None, after: Draft) -> DraftDiff:
     """Every difference from ``before`` to ``after``; with no ``before``, every step is added."""
-    steps, unchanged = diff_steps(before.actions if before else (), after.actions)
+    hashed = before is None or before.fingerprint_salt == after.fingerprint_salt
+    steps, unchanged = diff_steps(before.actions if before else (), after.actions, hashed=hashed)
     old_caps = set(before.capabilities) if before else set()
     new_caps = set(after.capabilities)
     return DraftDiff(
