@@ -12,8 +12,9 @@ captured for ``record --resume`` (``record.kept``), which continues it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -25,7 +26,7 @@ from ..errors import InputError, RecordError, ReplayUIError, SkillreelError, Tar
 from ..model.actions import CAPABILITY_OF_KIND, Capability
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
-from ..model.environment import UrlTarget
+from ..model.environment import Environment, UrlTarget
 from ..model.events import EventsLog, Extraction, RecordedEvent
 from ..model.intents import generated_intent
 from ..model.lifecycle import new_entry, replace_draft
@@ -46,6 +47,7 @@ from ..record.recorder import Marked, Recorder
 from ..record.redact import scan
 from ..sandbox.cold import browser_session
 from ..sandbox.context import BrowserSession
+from ..sandbox.playwright_start import SETUP as CHROMIUM_SETUP
 from ..store import AuditNote, Store
 from ..vault.logins import LoginVault
 from .record_preflight import (
@@ -436,7 +438,7 @@ async def capture(
     live = _LiveSteps(on_action, prepared.request.sensitive) if on_action is not None else None
     target = prepared.environment.target
     rule = target.rule if isinstance(target, UrlTarget) else DEFAULT_RULE
-    async with browser_session(
+    async with _recording_session(
         prepared.environment,
         html=prepared.html,
         storage_state=login_state or prepared.request.storage_state,
@@ -486,6 +488,20 @@ async def capture(
         finally:
             await recorder.close()
         return result, session.ledger.denied_origins, warnings
+
+
+@contextlib.asynccontextmanager
+async def _recording_session(environment: Environment, **options: Any) -> AsyncIterator[BrowserSession]:
+    """The recording's browser session. Chromium that cannot be found or started (no display for a
+    headed window) is the recording's problem, ``SR_RECORD_CHROMIUM_SETUP``, never the replay code
+    the sandbox raises; whatever the recording itself raises passes unchanged."""
+    try:
+        async with browser_session(environment, **options) as session:
+            yield session
+    except ReplayUIError as exc:
+        if exc.code != CHROMIUM_SETUP:
+            raise
+        raise RecordError("SR_RECORD_CHROMIUM_SETUP", exc.message) from exc
 
 
 def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, EventsLog]:
