@@ -18,13 +18,18 @@ FAST := not slow and not browser
 .PHONY: setup system demo check lint test suite bytecode install-check bench realworld realworld-subset clean
 
 # The runtime dependencies only (what `make demo` needs); the test tools come on top for the rest.
+# Each step says what it does before it starts: pip is quiet and its install is the long wait.
 $(RUNTIME): pyproject.toml
+	@echo "set-up: creating $(VENV) with $$($(PYTHON) --version 2>&1)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "set-up: upgrading pip in $(VENV)"
 	$(PY) -m pip install --quiet --upgrade pip
+	@echo "set-up: installing skillreel and its runtime dependencies into $(VENV) (pip; on a fresh machine the longest step)"
 	$(PY) -m pip install --quiet -e .
 	touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME)
+	@echo "set-up: installing the test tools into $(VENV) (pip)"
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
@@ -32,7 +37,9 @@ setup: $(STAMP)
 	bash scripts/ensure-chromium.sh $(PY)
 
 demo: $(RUNTIME)
+	@echo "set-up: checking for a Chromium (scripts/ensure-chromium.sh)"
 	bash scripts/ensure-chromium.sh $(PY)
+	@echo "set-up: done; running skillreel demo"
 	$(VENV)/bin/skillreel demo
 
 # Static checks: lint, formatting, types (src and tests), and the syntax of every .js file.

@@ -18,7 +18,7 @@ from skillreel.model.reads import FieldSpec
 from skillreel.model.refs import ParameterRef
 from skillreel.store import AuditNote, Store
 from tests.support import factory
-from tests.support.cli import CliResult, cli
+from tests.support.cli import CliResult, cli, run_cli
 
 pytestmark = pytest.mark.slow  # a dozen console-script runs
 
@@ -143,6 +143,20 @@ def cli_human(home: Path, *args: str) -> str:
     result = run_cli(*args, env={"SKILLREEL_HOME": str(home), "COLUMNS": "300"})
     assert result.exit_code == 0, result.stderr
     return result.stdout
+
+
+def test_the_next_hint_names_the_revision_to_pass(tmp_path: Path, skillreel_home: Path) -> None:
+    """Issue 31.7: a check's hint is the same edit stored against the revision it read; a stored
+    edit's hint reviews the new revision (both with ``--expected-revision``)."""
+    seeded(skillreel_home)
+    edits = [{"op": "set-step", "step": "a4", "intent": "Open the matching invoice"}]
+    patch = write(tmp_path / "p.json", {"schema": "skillreel.edit/v1", "edits": edits})
+    checked = run_cli("edit", NAME, "--patch", str(patch), "--check")
+    assert checked.exit_code == 0, checked.stderr
+    assert f"next: skillreel edit {NAME} --patch {patch} --expected-revision 1\n" in checked.stdout
+    stored = run_cli("edit", NAME, "--patch", str(patch), "--expected-revision", "1")
+    assert stored.exit_code == 0, stored.stderr
+    assert "--reviewer ID --expected-revision 2 --approve\n" in stored.stdout
 
 
 def test_bad_patches_change_nothing(tmp_path: Path, skillreel_home: Path) -> None:

@@ -38,6 +38,10 @@ def command(home: Path | None, keep: bool, port: int, fast: bool, as_json: bool)
     started = time.monotonic()
     out = None if as_json else console()
 
+    def starting(number: int, total: int, stage: str) -> None:
+        if out is not None:
+            out.print(f"[dim]\\[{number}/{total}] {stage} ...[/]")
+
     def show(result: StageResult) -> None:
         if out is not None:
             from rich.markup import escape
@@ -49,7 +53,9 @@ def command(home: Path | None, keep: bool, port: int, fast: bool, as_json: bool)
 
     if out is not None:
         out.print("[bold]skillreel demo[/]: the invoice desk, from one demonstration to an MCP tool")
-    demo = run(home=home, keep=keep, port=port, settle_ms=50 if fast else 150, on_stage=show)
+    demo = run(
+        home=home, keep=keep, port=port, settle_ms=50 if fast else 150, on_stage=show, on_start=starting
+    )
     total = time.monotonic() - started
     data: dict[str, Any] = {
         "seconds": round(total, 1),

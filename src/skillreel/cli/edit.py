@@ -32,16 +32,21 @@ def _from_editor(store: Store, name: str) -> tuple[object, dict[str, object]]:
         raise InputError("SR_RECORD_EDIT_INVALID", "the edited document is not valid JSON") from None
 
 
-def _human(result: EditResult) -> str:
+def _human(result: EditResult, command: str) -> str:
     data = result.to_json()
     verb = "edited" if data["stored"] else "checked (nothing stored):"
     dropped = f"; parameters no step uses any more were dropped: {', '.join(data['droppedParameters'])}"
+    # a check stored nothing: its next step is the same edit, stored against the revision it read
+    after = (
+        f"skillreel show {data['name']}, then skillreel review {data['name']} --reviewer ID "
+        f"--expected-revision {data['revision']} --approve"
+        if data["stored"]
+        else f"{command} --expected-revision {data['previousRevision']}"
+    )
     return (
         f"{verb} {data['name']} revision {data['revision']} (draft, {data['schema']}) {data['draftDigest']}"
         + (dropped if data["droppedParameters"] else "")
-        + f"\nnext: skillreel show {data['name']}, "
-        + f"then skillreel review {data['name']} --reviewer ID --expected-revision {data['revision']} "
-        + "--approve"
+        + f"\nnext: {after}"
     )
 
 
@@ -72,4 +77,4 @@ def command(
         result = edit_skill(
             store, name, patch, expected_revision=expected_revision, check=check, command=shlex.join(words)
         )
-    emit(result.to_json(), as_json=as_json, human=_human(result))
+    emit(result.to_json(), as_json=as_json, human=_human(result, shlex.join(words)))

@@ -1,10 +1,12 @@
 """`skillreel record NAME`: record a skill from one demonstration in Chromium.
 
-With ``--automation FILE`` a scripted demonstration runs headless; without it a headed window opens,
-the terminal lists each captured step (its kind and action id, never a value) on stderr, Enter
-finishes, Ctrl-C discards (nothing is stored) and ``mark NAME`` marks an element for extraction
-(``cli/terminal.py``). A ``--sensitive`` name that no typed field has produced by Enter is named on
-stderr and the recording goes on; a second Enter ends it (refused). A scripted demonstration checks
+With ``--automation FILE`` a scripted demonstration runs headless; without it a headed window opens
+(the page shows a recording badge and its title starts "● recording": ``record/indicator.js``), the
+terminal lists each captured step (its action id and what it does, ``a4 click the button `#go```,
+never a value) on stderr, Enter finishes, Ctrl-C discards (nothing is stored) and ``mark NAME``
+marks an element for extraction (``cli/terminal.py``; the element under the pointer is outlined).
+A ``--sensitive`` name that no typed field has produced by Enter is named on stderr and the
+recording goes on; a second Enter ends it (refused). A scripted demonstration checks
 ``--sensitive`` names as soon as its last field is filled, before the steps after it run.
 """
 
@@ -50,8 +52,8 @@ def _named_origin(text: str) -> tuple[str, str]:
     return name, origin
 
 
-def _announce(action_id: str, kind: str) -> None:
-    click.echo(f"  {action_id:<5} {kind}", err=True)
+def _announce(action_id: str, intent: str) -> None:
+    click.echo(f"  {action_id:<5} {intent}", err=True)
 
 
 def _notice(text: str) -> None:

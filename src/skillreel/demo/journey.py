@@ -528,10 +528,15 @@ class DemoRun:
     home: Path
 
 
+OnStart = Callable[[int, int, str], None]  # (stage number from 1, how many stages, its name)
+
+
 async def _run_stages(
-    ctx: DemoContext, on_stage: Callable[[StageResult], None] | None, keep: bool
+    ctx: DemoContext, on_stage: Callable[[StageResult], None] | None, keep: bool, on_start: OnStart | None
 ) -> DemoRun:
-    for name, stage in STAGES:
+    for number, (name, stage) in enumerate(STAGES, start=1):
+        if on_start:
+            on_start(number, len(STAGES), name)
         started = time.monotonic()
         try:
             result = await stage(ctx)
@@ -553,8 +558,10 @@ async def run_demo(
     port: int = 0,
     settle_ms: int = 150,
     on_stage: Callable[[StageResult], None] | None = None,
+    on_start: OnStart | None = None,
 ) -> DemoRun:
     """Run every stage; return their results, or raise the first failure (``SR_RECORD_DEMO_FAILED``).
+    ``on_start`` hears of each stage as it begins, ``on_stage`` of its result when it passed.
 
     With ``keep`` the temporary directory survives (also on failure) and its path is returned.
     """
@@ -568,7 +575,7 @@ async def run_demo(
         with InvoiceDesk({RECORDED_PASSWORD, VAULT_PASSWORD}, port=port) as desk:
             ctx = DemoContext(workdir, ctx_home, project, desk, settle_ms)
             try:
-                return await _run_stages(ctx, on_stage, keep)
+                return await _run_stages(ctx, on_stage, keep, on_start)
             finally:
                 ctx.close()
     except DemoStageFailed as exc:

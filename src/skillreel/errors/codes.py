@@ -314,6 +314,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Check that the page loads and the browser stays open, then record again.",
     ),
     ErrorCode(
+        "SR_RECORD_CHROMIUM_SETUP",
+        1,
+        "Chromium could not be found or started for the recording; nothing was recorded.",
+        "Install it (`apt-get install chromium`) or set SKILLREEL_CHROMIUM to its path. A recording "
+        "without --automation opens a window: run it where there is a display (DISPLAY set, or under "
+        "`xvfb-run`), or record a scripted demonstration with `--automation FILE`.",
+    ),
+    ErrorCode(
         "SR_RECORD_AUTOMATION_FAILED",
         2,
         "A step of the scripted demonstration could not be performed.",
@@ -979,5 +987,12 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "none was given (declined, cancelled, or the client cannot ask).",
         "Accept the confirmation your MCP client shows, or confirm on the command line: "
         "`skillreel enable NAME --confirm-agent-play --approve`.",
+    ),
+    ErrorCode(
+        "SR_MCP_SENSITIVE_INPUT",
+        2,
+        "A play request's `inputs` held a sensitive parameter; nothing was replayed.",
+        "Leave sensitive parameters out of `inputs`: the server takes them from the user's vault or "
+        "asks the user for them (skills_list names them). Never pass a secret as a tool argument.",
     ),
 )

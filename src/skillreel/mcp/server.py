@@ -29,7 +29,7 @@ for ``name``, a list for ``inputs``, a missing ``name``) are refused in the same
 the SDK's own message quotes the value, and a model may have put a secret there.
 
 Sensitive parameters never come from the model. A sensitive name in ``inputs`` is refused
-(``SR_REPLAY_SENSITIVE_ON_ARGV``). Values come from the vault first (``SKILLREEL_SECRET_<SKILL>_<PARAM>``
+(``SR_MCP_SENSITIVE_INPUT``). Values come from the vault first (``SKILLREEL_SECRET_<SKILL>_<PARAM>``
 or the OS keyring); a missing one is asked of the user through MCP form elicitation when the client
 supports it (the SDK carries the question and the sealed answer on either protocol generation),
 otherwise the call fails closed (``SR_REPLAY_SECRET_MISSING``).

@@ -6,12 +6,15 @@
 // through (`Runtime.addBinding` with `executionContextName`), and they cannot forge its input,
 // because only events with `isTrusted` count.
 //
-//   SkillreelRecorder.configure({salt, values, publicValues, publicTexts}) -> starts reporting
-//                                               (Python calls it once per world)
+//   SkillreelRecorder.configure({salt, values, publicValues, publicTexts, indicator}) -> starts
+//                                               reporting (Python calls it once per world);
+//                                               `indicator`: draw record/indicator.js's badge
+//                                               (a headed recording's top document)
 //   SkillreelRecorder.flush()                   -> reports every field edit still in progress
 //   SkillreelRecorder.resolve(css, all)         -> {count, target} for an assertion's selector
 //   SkillreelRecorder.quiet({quietMs, timeoutMs}) -> Promise<boolean>: the DOM went quiet
-//   SkillreelRecorder.arm({all})                -> the next trusted click is a mark (swallowed)
+//   SkillreelRecorder.arm({all})                -> the next trusted click is a mark (swallowed;
+//                                               the element under the pointer is outlined)
 //   SkillreelRecorder.disarm()                  -> no mark pending
 //   SkillreelRecorder.extractable(css, all, fields) -> {count, target | items, fields} (automation)
 //   SkillreelRecorder.waitable(css)              -> {count, target} (automation `wait`)
@@ -472,7 +475,7 @@ var SkillreelRecorder = (() => {
   ].join(", ");
 
   function elementOf(node) {
-    if (!node) return null;
+    if (!node || SkillreelIndicator.owns(node)) return null;   // the recording badge is never a target
     if (node.nodeType === 1) return node;
     return node.parentElement || null;
   }
@@ -941,6 +944,7 @@ var SkillreelRecorder = (() => {
   function completeMark(raw) {
     const mode = armed;
     armed = null;
+    SkillreelIndicator.armed(false);
     const el = elementOf(raw);
     if (!el || isPageRoot(el) || !reachable) return report({type: "mark", target: null, items: null});
     if (mode.all) {
@@ -956,6 +960,7 @@ var SkillreelRecorder = (() => {
   function arm(mode) {
     if (!isTop || salt === null) return false;
     armed = {all: Boolean(mode && mode.all)};
+    SkillreelIndicator.armed(true);
     return true;
   }
 
@@ -1047,6 +1052,7 @@ var SkillreelRecorder = (() => {
     for (const v of config.choosable || []) rememberChoosable(v);
     salt = String(config.salt);
     while (waiting.length) waiting.shift()();
+    if (config.indicator && isTop) SkillreelIndicator.show();
     return true;
   }
 
@@ -1095,6 +1101,7 @@ var SkillreelRecorder = (() => {
     arm,
     disarm: () => {
       armed = null;
+      SkillreelIndicator.armed(false);
       return true;
     },
     extractable,

@@ -86,11 +86,11 @@ NAVIGATION_GRACE_MS: Final = 1_000  # how long a navigation the page asked for m
 
 @functools.cache
 def capture_script() -> str:
-    """The script each isolated world runs: the shared element description (popup pickers
-    included), the recorder's picker block (``picker.js``) and rows block (``rows.js``), then the
-    recorder (``click_target.js``, what a click acts on, then ``recorder.js``)."""
+    """The script each isolated world runs: the shared element description, the recording badge
+    (``indicator.js``), the picker (``picker.js``) and rows (``rows.js``) blocks, then the recorder
+    (``click_target.js``, what a click acts on, then ``recorder.js``)."""
     here = resources.files("skillreel.record")
-    names = ("picker.js", "rows.js", "click_target.js", "recorder.js")
+    names = ("indicator.js", "picker.js", "rows.js", "click_target.js", "recorder.js")
     parts = (here.joinpath(name).read_text("utf-8") for name in names)
     return locate_script() + "\n;\n".join(parts)
 
@@ -159,8 +159,10 @@ class Recorder:
         public: Sequence[str] = (),
         dialogs: bool = False,
         url_rule: QueryRule = DEFAULT_RULE,
+        indicator: bool = False,
     ) -> None:
         self._context = context
+        self._indicator = indicator  # draw indicator.js's badge in the top documents (headed)
         self._log = CaptureLog(salt=salt, public=public, url_rule=url_rule, on_event=on_event)
         self._dialogs = dialogs  # record the dialogs a person answers (interactive recording)
         self._mark: asyncio.Future[Marked] | None = None
@@ -422,7 +424,8 @@ class Recorder:
             context = params.get("context") or {}
             if context.get("name") == WORLD:
                 tap.worlds[context["id"]] = (context.get("auxData") or {}).get("frameId", "")
-                await self._call(tap, context["id"], _CONFIGURE, self._log.world_config())
+                config = {**self._log.world_config(), "indicator": self._indicator}  # indicator.js
+                await self._call(tap, context["id"], _CONFIGURE, config)
         elif name == "Runtime.executionContextDestroyed":
             tap.worlds.pop(params.get("executionContextId", -1), None)
         elif name == "Runtime.executionContextsCleared":

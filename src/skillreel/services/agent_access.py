@@ -19,7 +19,7 @@ from datetime import timedelta
 from typing import Any
 
 from ..agent_skills.skill_md import clean_text, cli_only_file
-from ..errors import LifecycleError, McpError, ReplayError, TargetError
+from ..errors import LifecycleError, McpError, TargetError
 from ..model.base import check_skill_name
 from ..model.entry import StoreEntry
 from ..model.environment import UrlTarget
@@ -127,10 +127,10 @@ def check_play(
     check_caller(store, entry)
     given = sorted(set(inputs) & {p.name for p in entry.draft.parameters if p.sensitive})
     if given:
-        raise ReplayError(
-            "SR_REPLAY_SENSITIVE_ON_ARGV",
-            f"sensitive parameter(s) {', '.join(given)} must not come from the model; "
-            "skillreel reads them from the vault or asks the user; nothing was replayed",
+        raise McpError(
+            "SR_MCP_SENSITIVE_INPUT",
+            f"sensitive parameter(s) {', '.join(given)} must not be sent in `inputs`: "
+            "the server reads them from the vault or asks the user; nothing was replayed",
         )
     request = ReplayRequest(
         name=name, inputs=dict(inputs), expected_revision=entry.revision, environment=environment

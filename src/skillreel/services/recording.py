@@ -12,8 +12,9 @@ captured for ``record --resume`` (``record.kept``), which continues it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -25,8 +26,9 @@ from ..errors import InputError, RecordError, ReplayUIError, SkillreelError, Tar
 from ..model.actions import CAPABILITY_OF_KIND, Capability
 from ..model.draft import Draft
 from ..model.entry import StoreEntry
-from ..model.environment import UrlTarget
+from ..model.environment import Environment, UrlTarget
 from ..model.events import EventsLog, Extraction, RecordedEvent
+from ..model.intents import generated_intent
 from ..model.lifecycle import new_entry, replace_draft
 from ..model.limits import MAX_LOCATOR_CANDIDATES
 from ..model.locators import LocatorBundle, LocatorCandidate
@@ -43,6 +45,7 @@ from ..record.recorder import Marked, Recorder
 from ..record.redact import scan
 from ..sandbox.cold import browser_session
 from ..sandbox.context import BrowserSession
+from ..sandbox.playwright_start import SETUP as CHROMIUM_SETUP
 from ..store import AuditNote, Store
 from ..vault.logins import LoginVault
 from .record_preflight import (
@@ -57,7 +60,7 @@ CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 _OUTPUT = TypeAdapter(OutputName)
 
-OnAction = Callable[[str, str], None]
+OnAction = Callable[[str, str], None]  # (action id, generated intent)
 Prelude = Callable[[BrowserSession, Recorder], Awaitable[None]]
 _T = TypeVar("_T")
 
@@ -138,19 +141,22 @@ def action_summary(action: Any) -> dict[str, Any]:
 
 
 class _LiveSteps:
-    """Reports each new action (id and kind only) as the log grows, for the interactive terminal."""
+    """Reports each new action as the log grows, for the interactive terminal: its id and its
+    generated intent (``model.intents``: content-free, what a reviewer reads in ``show``)."""
 
-    def __init__(self, on_action: OnAction) -> None:
+    def __init__(self, on_action: OnAction, sensitive: Sequence[str] = ()) -> None:
         self._on_action = on_action
+        self._sensitive = frozenset(sensitive)
         self._events: list[RecordedEvent] = []
         self._shown = 0
 
     def __call__(self, event: RecordedEvent) -> None:
         self._events.append(event)
-        actions = plan(self._events).actions
-        for action in actions[self._shown :]:
-            self._on_action(action.id, action.kind)
-        self._shown = max(self._shown, len(actions))
+        planned = plan(self._events, self._sensitive)
+        secret = self._sensitive | {p.name for p in planned.parameters if p.sensitive}
+        for action in planned.actions[self._shown :]:
+            self._on_action(action.id, generated_intent(action, secret))
+        self._shown = max(self._shown, len(planned.actions))
 
 
 async def _until_gone(session: BrowserSession) -> None:
@@ -434,10 +440,10 @@ async def capture(
     salt = salt or secrets.token_hex(16)
     if kept is not None:
         salt = kept.events.salt  # the kept events' hashes and the new ones agree
-    live = _LiveSteps(on_action) if on_action is not None else None
+    live = _LiveSteps(on_action, prepared.request.sensitive) if on_action is not None else None
     target = prepared.environment.target
     rule = target.rule if isinstance(target, UrlTarget) else DEFAULT_RULE
-    async with browser_session(
+    async with _recording_session(
         prepared.environment,
         html=prepared.html,
         storage_state=login_state or prepared.request.storage_state,
@@ -451,6 +457,7 @@ async def capture(
             public=public,
             url_rule=rule,
             dialogs=prepared.interactive,
+            indicator=prepared.interactive,
         )
         progress = _Progress(kept.steps_done + 1 if kept is not None else 1)
         try:
@@ -486,6 +493,20 @@ async def capture(
         finally:
             await recorder.close()
         return result, session.ledger.denied_origins, warnings
+
+
+@contextlib.asynccontextmanager
+async def _recording_session(environment: Environment, **options: Any) -> AsyncIterator[BrowserSession]:
+    """The recording's browser session. Chromium that cannot be found or started (no display for a
+    headed window) is the recording's problem, ``SR_RECORD_CHROMIUM_SETUP``, never the replay code
+    the sandbox raises; whatever the recording itself raises passes unchanged."""
+    try:
+        async with browser_session(environment, **options) as session:
+            yield session
+    except ReplayUIError as exc:
+        if exc.code != CHROMIUM_SETUP:
+            raise
+        raise RecordError("SR_RECORD_CHROMIUM_SETUP", exc.message) from exc
 
 
 def build_draft(prepared: PreparedRecording, captured: Capture) -> tuple[Draft, EventsLog]:
@@ -580,9 +601,10 @@ async def record_skill(
 
     ``until_done`` (interactive only) returns when the person finishes; ``terminal`` (interactive,
     instead of ``until_done``) is the terminal's loop, given a :class:`Marking` to mark elements for
-    extraction, and returns when the person finishes; ``on_action(id, kind)`` hears of each new
-    action as it is captured; ``on_notice(text)`` hears what the person should fix before finishing
-    (a ``--sensitive`` name no field typed has produced yet).
+    extraction, and returns when the person finishes; ``on_action(id, intent)`` hears of each new
+    action as it is captured (its generated intent, ``click the button `#go```);
+    ``on_notice(text)`` hears what the person should fix before finishing (a ``--sensitive`` name
+    no field typed has produced yet).
     """
     prepared = request if isinstance(request, PreparedRecording) else prepare(request)
     _refuse_enabled(store, prepared.request.name)

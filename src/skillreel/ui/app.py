@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -58,9 +59,27 @@ def templates() -> Environment:
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     environment.filters["visible"] = visible  # page text the use cases do not escape themselves
+    environment.filters["code_spans"] = code_spans
     return environment
+
+
+def _shown(value: Any) -> Any:
+    """What a template prints: a missing value prints nothing, never Python's ``None``."""
+    return "" if value is None else value
+
+
+def code_spans(text: Any) -> Markup:
+    """A message as the page shows it: its `quoted` parts (commands, codes, options) as code, never
+    as literal backticks; every part escaped and its invisible characters shown (``visible``)."""
+    parts = visible(str(text)).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: the text as it is
+        return escape("`".join(parts))
+    return Markup("").join(
+        escape(p) if i % 2 == 0 else Markup("<code>%s</code>") % p for i, p in enumerate(parts)
+    )
 
 
 def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:

@@ -121,7 +121,9 @@ async def test_a_sensitive_value_from_the_model_is_refused_and_never_echoed(
             "skills_play", {"name": SECRET_NAME, "inputs": {"query": "hunter2-secret"}}
         )
     assert result.is_error
-    assert error(result)["code"] == "SR_REPLAY_SENSITIVE_ON_ARGV"
+    refusal = error(result)
+    assert refusal["code"] == "SR_MCP_SENSITIVE_INPUT"  # MCP's own code: no argv, no command line
+    assert "command line" not in refusal["message"] + refusal["fix"]
     assert "hunter2-secret" not in str(result.model_dump())
     assert "hunter2-secret" not in stderr_path.read_text()
     assert session.elicited == []

@@ -492,6 +492,25 @@ def test_bad_input_is_refused_before_anything_starts(tmp_path: Path, skillreel_h
     assert not skillreel_home.exists() or stored(skillreel_home) == []
 
 
+@pytest.mark.parametrize(
+    ("headed", "env"),
+    [(False, {"SKILLREEL_CHROMIUM": "/nonexistent/chromium"}), (True, {"DISPLAY": ""})],
+    ids=["no-chromium", "no-display"],
+)
+def test_chromium_that_cannot_start_is_a_recording_code(
+    tmp_path: Path, skillreel_home: Path, headed: bool, env: dict[str, str]
+) -> None:
+    """Issue 31.7: a recording whose Chromium cannot start said SR_REPLAY_UI_CHROMIUM_SETUP, a
+    replay's code; it is SR_RECORD_CHROMIUM_SETUP, whose fix speaks of recording."""
+    page = write(tmp_path / "page.html", FORM)
+    steps = {"steps": [{"do": "click", "selector": "#go"}]}
+    automation = () if headed else ("--automation", str(write(tmp_path / "a.json", steps)))
+    result = run_cli("record", "no-browser", "--html", str(page), *automation, "--json", env=env)
+    assert_refused(result, "SR_RECORD_CHROMIUM_SETUP", exit_code=1)
+    assert "--automation FILE" in result.json()["error"]["fix"]
+    assert stored(skillreel_home) == []
+
+
 def test_selectors_that_match_nothing_fail_the_demonstration(tmp_path: Path, skillreel_home: Path) -> None:
     html = write(tmp_path / "form.html", FORM)
     nothing = write(

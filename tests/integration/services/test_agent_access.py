@@ -60,7 +60,7 @@ def test_only_enabled_skills_are_listed_with_metadata(skills: Store) -> None:
         ("offline-form", {"query": "x"}, "SR_RECORD_TARGET_INVALID"),
         ("no-such-skill", {}, "SR_RECORD_NOT_FOUND"),
         ("Not_A_Name", {}, "SR_RECORD_NAME_INVALID"),
-        ("sign-in", {"query": "hunter2-secret"}, "SR_REPLAY_SENSITIVE_ON_ARGV"),
+        ("sign-in", {"query": "hunter2-secret"}, "SR_MCP_SENSITIVE_INPUT"),  # not the CLI's argv code
         ("plain", {}, "SR_REPLAY_PARAMETER_MISSING"),  # the replay's own pre-flight
         ("plain", {"query": "x", "extra": "y"}, "SR_REPLAY_PARAMETER_UNKNOWN"),
     ],
