@@ -104,7 +104,9 @@ __all__ = [
 ]
 
 # The kinds whose optional steps are skipped when their target is not on the page.
-_ACTS_ON_TARGET = frozenset({"click", "type", "select", "choose", "press", "observe", "extract", "scroll"})
+_ACTS_ON_TARGET = frozenset(
+    {"click", "type", "select", "choose", "press", "observe", "extract", "scroll", "hover", "upload"}
+)
 
 # The network boundary's refusals: the document then is the proxy's refusal page, not the site's answer.
 BOUNDARY_REFUSALS = frozenset({"SR_REPLAY_UI_NETWORK_DENIED", "SR_REPLAY_UI_NETWORK_ADDRESS_REFUSED"})
