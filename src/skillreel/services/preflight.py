@@ -468,7 +468,9 @@ def run_preflight(
     target = check_environment(draft, approval, request, logins or NoLogins())
     given = dict(request.inputs)
     given.update(
-        upload_paths(draft.parameters, given, policy.upload_dirs if request.files_from_policy else None)
+        upload_paths(
+            draft.parameters, given, (policy.upload_dirs or ()) if request.files_from_policy else None
+        )
     )
     missing = []
     for param in draft.parameters:
