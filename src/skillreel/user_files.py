@@ -7,26 +7,39 @@ problem, never the offending value::
 
     data = read_user_file(path, what="policy file")
     settings = parse_document(PolicySettings, data, what="policy file")
+
+The files an ``upload`` step sets (issue 32.2) are checked before a replay by
+:func:`upload_problem` (exists, a regular file and not a symlink, at most 25 MB, and for MCP under
+the policy's ``uploadDirs``) and read at the step by :func:`read_upload`; neither ever names the path.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
+import mimetypes
 import os
 import re
 import stat
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import InputError
+from .errors import InputError, ReplayError
+from .model.draft import Parameter
 from .model.graph_problem import GraphProblem
-from .model.limits import MAX_JSON_INPUT_BYTES
+from .model.limits import MAX_JSON_INPUT_BYTES, MAX_UPLOAD_BYTES
+from .private_files import write_private
 
 M = TypeVar("M", bound=BaseModel)
+UPLOAD_REFUSED = "SR_REPLAY_UPLOAD_REFUSED"
+UPLOAD_TOO_LARGE = "SR_REPLAY_UPLOAD_TOO_LARGE"
+UPLOAD_OUTSIDE = "SR_REPLAY_UPLOAD_OUTSIDE"
 
 # Error types whose pydantic message names only the rule (never the input value).
 _SAFE_MESSAGES = frozenset(
@@ -183,3 +196,82 @@ def _describe(loc: Sequence[int | str], kind: str, msg: str) -> str:
     if kind == "extra_forbidden":
         return f"{where or '(document)'}: an unknown key is not permitted"
     return f"{where or '(document)'}: {msg if kind in _SAFE_MESSAGES else kind}"
+
+
+# ---- files an upload step sets (issue 32.2) -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UploadFile:
+    """One file an upload step hands the page: its name, type and bytes, for the page only (never
+    in a repr, an error, a log, the store or a report)."""
+
+    name: str = field(repr=False)
+    mime: str
+    data: bytes = field(repr=False)
+
+
+def upload_problem(path: str, roots: Sequence[str] | None) -> tuple[str, str] | None:
+    """Why the file input ``path`` cannot be uploaded, as ``(code, reason)``, or None. The reason
+    never names the path. ``roots``: the directories a caller may take files from (MCP: the
+    policy's ``uploadDirs``; empty refuses every path); None: anywhere (the command line)."""
+    if roots is not None:
+        if not roots:
+            return UPLOAD_OUTSIDE, "is refused: the policy allows no upload directory (uploadDirs)"
+        if not os.path.isabs(path):
+            return UPLOAD_OUTSIDE, "is refused: an upload path must be absolute"
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        return UPLOAD_REFUSED, f"names a file that {_why(exc)}"
+    if stat.S_ISLNK(info.st_mode):
+        return UPLOAD_REFUSED, "names a symlink (refused)"
+    if stat.S_ISDIR(info.st_mode):
+        return UPLOAD_REFUSED, "names a directory"
+    if not stat.S_ISREG(info.st_mode):
+        return UPLOAD_REFUSED, "names something other than a regular file"
+    if info.st_size > MAX_UPLOAD_BYTES:
+        return UPLOAD_TOO_LARGE, f"names a file larger than {MAX_UPLOAD_BYTES:,} bytes"
+    if roots is not None:
+        real = Path(os.path.realpath(path))
+        if not any(real.is_relative_to(os.path.realpath(root)) for root in roots):
+            return UPLOAD_OUTSIDE, "names a file outside the policy's upload directories (uploadDirs)"
+    return None
+
+
+def read_upload(path: str) -> UploadFile:
+    """The file an upload step sets, read once (a regular file, not a symlink, at most
+    ``MAX_UPLOAD_BYTES``); ``InputError`` with a content-free reason otherwise."""
+    data = read_user_file(path, what="upload file", limit=MAX_UPLOAD_BYTES)
+    name = Path(path).name
+    return UploadFile(name, mimetypes.guess_type(name)[0] or "application/octet-stream", data)
+
+
+@contextlib.contextmanager
+def private_copy(upload: UploadFile) -> Iterator[Path]:
+    """``upload`` written to a file of its name in a new private directory (0700; the file 0600),
+    both removed when the block ends: the bytes that were checked, for a browser to read."""
+    with tempfile.TemporaryDirectory(prefix="skillreel-upload-") as folder:
+        copy = Path(folder) / upload.name
+        write_private(copy, upload.data, replace=False)
+        yield copy
+
+
+def upload_paths(
+    parameters: Sequence[Parameter], given: Mapping[str, object], roots: Sequence[str] | None
+) -> dict[str, str]:
+    """The path each ``file`` input was given (``@PATH``, or the bare path; one leading ``@`` is
+    dropped), each checked by :func:`upload_problem` before anything runs: the first refused is
+    ``SR_REPLAY_UPLOAD_*`` naming the parameter, never the path."""
+    paths: dict[str, str] = {}
+    for param in parameters:
+        raw = given.get(param.name)
+        if param.type != "file" or not isinstance(raw, str) or not raw:
+            continue
+        path = raw[1:] if raw.startswith("@") else raw
+        problem = upload_problem(path, roots)
+        if problem is not None:
+            code, reason = problem
+            raise ReplayError(code, f"file input {param.name!r} {reason}; nothing was replayed")
+        paths[param.name] = path
+    return paths

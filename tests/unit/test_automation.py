@@ -52,7 +52,7 @@ def test_every_step_kind_parses() -> None:
     [
         {},
         {"steps": []},
-        {"steps": [{"do": "hover", "selector": "#x"}]},
+        {"steps": [{"do": "teleport", "selector": "#x"}]},
         {"steps": [{"do": "click"}]},
         {"steps": [{"do": "click", "selector": ""}]},
         {"steps": [{"do": "click", "selector": "#x", "extra": 1}]},

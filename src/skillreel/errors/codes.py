@@ -557,6 +557,28 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Set SKILLREEL_SECRET_<SKILL>_<PARAM> or store it in the OS keyring instead.",
     ),
     ErrorCode(
+        "SR_REPLAY_UPLOAD_REFUSED",
+        2,
+        "A file input's path does not exist, is a directory, a symlink or not a regular file "
+        "(nothing was replayed; the path is never repeated).",
+        "Pass `--input NAME=@PATH` with the path of a regular file (not a symlink); MCP takes an "
+        "absolute path.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UPLOAD_TOO_LARGE",
+        2,
+        "A file input is larger than an upload step takes (25 MB).",
+        "Upload a smaller file.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UPLOAD_OUTSIDE",
+        2,
+        "An MCP caller gave a file input outside the directories the policy allows (`uploadDirs`; "
+        "none by default).",
+        "Add the directory to the policy's `uploadDirs` (`skillreel policy set FILE`), or give an "
+        "absolute path under one of them.",
+    ),
+    ErrorCode(
         "SR_REPLAY_CAPABILITY_DENIED",
         1,
         "An action needs a capability the approval or policy lacks.",

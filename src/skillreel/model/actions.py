@@ -15,7 +15,10 @@ outputs) are in ``model.graph``; which schema a draft needs is decided there too
 Capabilities: ``extract``, ``wait`` and ``scroll`` read or move the view and change nothing a site
 keeps, so they need ``ui.observe`` (scrolling may load more items of a lazy list, as a person
 reading would); ``dialog`` answers an alert, confirm or prompt, a decision, so it needs
-``ui.interact``; blocks need nothing of their own (their steps do).
+``ui.interact``; blocks need nothing of their own (their steps do). ``hover`` (issue 32) needs
+``ui.interact``, not ``ui.observe``: resting the pointer dispatches pointer events the page's
+handlers answer as they answer a click's (a mouseenter may send a request), so a reviewer who
+approved a read-only skill has not approved it; ``upload`` hands a file to the page.
 """
 
 from __future__ import annotations
@@ -337,6 +340,32 @@ class ScrollAction(Step):
     optional: bool = False
 
 
+# ---- hover and upload (issue 32) ------------------------------------------------------------------
+
+
+class HoverAction(Step):
+    """Rest the pointer on ``target`` and wait for what that reveals (a menu that opens on hover):
+    recorded only when the next step acts inside what the hover revealed."""
+
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+
+    kind: Literal["hover"] = "hover"
+    target: LocatorBundle
+    optional: bool = False
+
+
+class UploadAction(Step):
+    """Set the file input ``target`` to one file: the path a ``file`` parameter gives at replay
+    (``--input NAME=@PATH``). The recorded file's name and content are never kept."""
+
+    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+
+    kind: Literal["upload"] = "upload"
+    target: LocatorBundle
+    value: ParameterRef
+    optional: bool = False
+
+
 class DialogAction(Step):
     """Answer the alert, confirm or prompt that the previous step opens: accept (a prompt with the
     text ``text`` gives) or dismiss. Replay arms the answer before the previous step runs; a dialog
@@ -413,6 +442,8 @@ Action = Annotated[
     | WaitAction
     | ScrollAction
     | DialogAction
+    | HoverAction
+    | UploadAction
     | LoopAction
     | BranchAction,
     Field(discriminator="kind"),
@@ -437,6 +468,8 @@ CAPABILITY_OF_KIND: dict[str, Capability] = {
     "extract": "ui.observe",
     "wait": "ui.observe",
     "scroll": "ui.observe",
+    "hover": "ui.interact",  # pointer events run the page's handlers, as a click's do
+    "upload": "ui.interact",
 }
 
 

@@ -41,7 +41,7 @@ from .limits import (
     MAX_TYPE_VALUE_CHARS,
 )
 from .values import Description as ParamDescription
-from .values import EnumValues, OutputSpec, ValueProblem, ValueType, check_input
+from .values import EnumValues, InputType, OutputSpec, ValueProblem, check_input
 
 Description = Annotated[str, StringConstraints(min_length=1, max_length=MAX_DESCRIPTION_CHARS)]
 FailureCondition = Annotated[str, StringConstraints(min_length=1, max_length=MAX_FAILURE_CONDITION_CHARS)]
@@ -65,7 +65,7 @@ class Parameter(Document):
     name: ParamName
     required: bool = True
     sensitive: bool = False
-    type: ValueType | None = None
+    type: InputType | None = None
     description: ParamDescription | None = None
     default: DefaultValue | None = None
     values: EnumValues | None = None
@@ -84,6 +84,8 @@ class Parameter(Document):
             raise ValueError("exactly an enum parameter lists its allowed values")
         if self.values is not None and len(set(self.values)) != len(self.values):
             raise ValueError("an enum's values are unique")
+        if self.type == "file" and self.default is not None:
+            raise ValueError("a file parameter has no default: its path is given at replay")
         if self.default is not None:
             if self.sensitive:
                 raise ValueError("a sensitive parameter has no default")

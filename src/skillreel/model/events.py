@@ -29,6 +29,9 @@ scroll of ``target`` ``to`` into view or to its end, at most ``maxRounds`` times
 ``chosenBy`` (the ``seq`` of the field edit whose value the clicked element showed as a whole
 token: the target is then chosen by that input, and no text of the element is kept) and a
 select's ``options`` (the option values of the ``<select>``, through the recorder's redaction).
+Issue 32: ``hover`` events (the pointer rested on ``target`` and revealed what the next action
+uses) and ``upload`` events (one file chosen for the file input ``target``; its ``field`` has the
+control ``file`` and a parameter hint; nothing of the file: no name, size or digest).
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ Control = Literal[
     "select",
     "other",
     "multiselect",  # a choice in a picker's list that stays open and takes several (a `choose` only)
+    "file",  # a file input one file was chosen for (an `upload`: its name and content never kept)
 ]
 PressKey = Literal["Enter", "Tab", "Escape"]
 # Why the page's recorder did not keep an event (record.capture.DROP_REASONS says each in words).
@@ -112,7 +116,7 @@ class PageEvent(Document):
     extraction (only counted when the recorder armed the mark; ``items`` for "all like this one")."""
 
     v: Literal[1]
-    type: Literal["click", "input", "select", "choose", "press", "human", "mark", "dropped"]
+    type: Literal["click", "input", "select", "choose", "press", "human", "mark", "dropped", "upload"]
     target: LocatorBundle | None = None
     field: FieldInfo | None = None
     value: Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)] | None = None
@@ -143,6 +147,9 @@ def _page_event_problem(e: PageEvent) -> str | None:
             return "a field edit carries its final value"
         if e.type in ("select", "choose") and e.value is not None and len(e.value) > MAX_SELECT_VALUE_CHARS:
             return "a select value is limited to 1,024 characters"
+    elif e.type == "upload":
+        if e.target is None or e.field is None or e.field.control != "file" or e.value is not None:
+            return "an upload names its file input and carries nothing of the file"
     elif e.field is not None or e.value is not None:
         return "only a field edit has a field or value"
     if (e.type == "dropped") != (e.drop is not None):
@@ -151,6 +158,8 @@ def _page_event_problem(e: PageEvent) -> str | None:
         return "a dropped event names no element"
     if e.type == "click" and e.target is None:
         return "a click needs its target"
+    if e.field is not None and e.field.control == "file" and e.type != "upload":
+        return "only an upload has a file field"
     if (e.type == "press") != (e.key is not None):
         return "exactly a press has a key"
     if (e.type == "human") != (e.reason is not None):
@@ -235,6 +244,8 @@ class RecordedEvent(Document):
         "dialog",
         "wait",
         "scroll",
+        "hover",
+        "upload",
     ]
     page: Annotated[int, Field(ge=0, le=64)] = 0
     target: LocatorBundle | None = None
@@ -303,6 +314,12 @@ def _v2_problem(e: RecordedEvent) -> str | None:
         return "a URL wait has its pattern, a text wait its text or its input, others neither"
     if (e.type == "scroll") != (e.to is not None and e.max_rounds is not None and e.target is not None):
         return "exactly a scroll event has its target, where it scrolls to and its rounds"
+    if e.type in ("hover", "upload") and e.target is None:
+        return "a hover or an upload event has its target"
+    if (e.type == "upload") != (e.field is not None and e.field.control == "file"):
+        return "exactly an upload event has a file field"
+    if e.type == "upload" and e.value_digest is not None:
+        return "an upload event keeps nothing of its file"
     if e.chosen_by is not None and (e.type != "click" or e.chosen_by >= e.seq):
         return "only a click is chosen by an earlier field edit"
     if e.options is not None and e.type not in ("select", "choose"):

@@ -45,7 +45,7 @@ from .limits import MAX_ACTIONS, MAX_GRAPH_DEPTH, MAX_OUTPUTS
 from .locators import ElementSet, LocatorBundle
 from .reads import FieldSpec
 from .refs import ItemRef, OutputRef, ParameterRef
-from .values import OutputField, OutputSpec, ValueType
+from .values import InputType, OutputField, OutputSpec
 
 INVALID = "SR_RECORD_GRAPH_INVALID"
 REFERENCE = "SR_RECORD_GRAPH_REFERENCE"
@@ -56,7 +56,7 @@ class TypedParameter(Protocol):
     @property
     def name(self) -> str: ...
     @property
-    def type(self) -> ValueType | None: ...
+    def type(self) -> InputType | None: ...
 
 
 @dataclass
@@ -171,6 +171,7 @@ def _check_step(
                 raise GraphProblem(
                     REFERENCE, action.id, f"the enclosing loop has no item field {ref.field!r}"
                 )
+    _check_files(action, params)
     if isinstance(action, LoopAction) and isinstance(action.limit, ParameterRef):
         param = params.get(action.limit.name)
         if param is not None and param.type != "integer":
@@ -183,6 +184,18 @@ def _check_step(
         raise GraphProblem(
             INVALID, action.id, "a dialog step follows the click, key press, edit or navigation that opens it"
         )
+
+
+def _check_files(action: Action, params: Mapping[str, TypedParameter]) -> None:
+    """A ``file`` parameter is set by upload steps only, and an upload sets only a file (issue 32):
+    a path is never typed, compared or waited for."""
+    upload = action.kind == "upload"
+    for ref in value_refs(action):
+        if not isinstance(ref, ParameterRef) or ref.name not in params:
+            continue
+        if (params[ref.name].type == "file") != upload:
+            why = "an upload's parameter must be a file" if upload else "only an upload uses a file parameter"
+            raise GraphProblem(REFERENCE, action.id, f"{why} ({ref.name!r})")
 
 
 def _check_output_ref(

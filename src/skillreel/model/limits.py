@@ -47,6 +47,7 @@ MAX_OUTPUT_ITEMS: Final = MAX_LOOP_ITEMS
 MAX_OUTPUTS_BYTES: Final = 1024 * 1024  # the outputs of one replay, as canonical JSON
 MAX_WAIT_MS: Final = 30_000
 MAX_SCROLL_ROUNDS: Final = 200
+MAX_UPLOAD_BYTES: Final = 25 * 1024 * 1024  # one file an upload step sets (issue 32.2)
 # Earlier fingerprints a bundle keeps as accepted identities after adopted heals (newest first).
 MAX_ACCEPTED_IDENTITIES: Final = 4
 MAX_ENVIRONMENTS: Final = 16

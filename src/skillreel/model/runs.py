@@ -136,7 +136,9 @@ def run_problem(r: RunRecord) -> str | None:
     return None
 
 
-ACTING_KINDS: Final = frozenset({"click", "type", "select", "choose", "press", "human", "dialog"})
+ACTING_KINDS: Final = frozenset(
+    {"click", "type", "select", "choose", "press", "human", "dialog", "hover", "upload"}
+)
 
 
 def can_act(action: Action) -> bool:

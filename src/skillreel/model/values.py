@@ -38,6 +38,9 @@ from .secret_scan import SecretScanner
 
 ValueType = Literal["string", "integer", "number", "boolean", "enum"]
 VALUE_TYPES: Final[tuple[ValueType, ...]] = ("string", "integer", "number", "boolean", "enum")
+# An input may also be a ``file`` (issue 32.2): the path of a file an ``upload`` step sets, given at
+# replay only (never a default, never read from a page); its name and content are never kept.
+InputType = ValueType | Literal["file"]
 EnumValue = Annotated[str, StringConstraints(max_length=MAX_ENUM_VALUE_CHARS)]
 EnumValues = Annotated[tuple[EnumValue, ...], Field(min_length=1, max_length=MAX_ENUM_VALUES)]
 Description = Annotated[str, StringConstraints(min_length=1, max_length=MAX_PARAM_DESCRIPTION_CHARS)]
@@ -85,7 +88,7 @@ def is_text(value: str) -> bool:
     return True
 
 
-def check_input(type_: ValueType | None, values: Sequence[str] | None, raw: Scalar) -> str:
+def check_input(type_: InputType | None, values: Sequence[str] | None, raw: Scalar) -> str:
     """The canonical text of input ``raw`` for a parameter of ``type_`` (None: an untyped v1
     parameter, any text). Raises :class:`ValueProblem` naming the rule, never the value (text that
     is not Unicode, a lone surrogate from JSON's ``\\ud800`` or an undecodable command-line byte:
@@ -95,6 +98,10 @@ def check_input(type_: ValueType | None, values: Sequence[str] | None, raw: Scal
     if type_ is None or type_ == "string":
         if not isinstance(raw, str):
             raise ValueProblem("expects a string")
+        return raw
+    if type_ == "file":
+        if not isinstance(raw, str) or not raw or "\x00" in raw:
+            raise ValueProblem("expects the path of a file")
         return raw
     if type_ == "enum":
         if not isinstance(raw, str) or raw not in (values or ()):
@@ -130,7 +137,7 @@ def _number_text(value: Decimal) -> str:
     return "0" if text in ("-0", "+0") else text
 
 
-def typed_input(type_: ValueType | None, text: str) -> Scalar:
+def typed_input(type_: InputType | None, text: str) -> Scalar:
     """The typed value of an input's canonical text (what a branch compares)."""
     if type_ == "integer":
         return int(text)
@@ -216,10 +223,12 @@ def coerce(
 # ---- schemas ------------------------------------------------------------------------------------
 
 
-def value_schema(type_: ValueType | None, values: Sequence[str] | None = None) -> dict[str, Any]:
-    """The JSON Schema of one value (an untyped v1 parameter is a string)."""
+def value_schema(type_: InputType | None, values: Sequence[str] | None = None) -> dict[str, Any]:
+    """The JSON Schema of one value (an untyped v1 parameter is a string; a file, its path)."""
     if type_ == "enum":
         return {"type": "string", "enum": list(values or ())}
+    if type_ == "file":
+        return {"type": "string", "format": "path"}
     return {"type": type_ or "string"}
 
 

@@ -31,7 +31,8 @@ page:
 * ``scroll``: the element into view, or a scroll container to its end while it grows
   (``record.scripted``);
 * ``dialog``: ``{"do": "dialog", "accept": true|false}`` answers the alert or confirm the previous
-  step opens (the answer is armed before that step runs).
+  step opens (the answer is armed before that step runs);
+* ``hover`` and ``upload`` (issue 32): ``record.gestures``.
 
 Selectors in the file drive the demonstration only; the recorder generates its own. A step that
 cannot be performed (no element, several elements, a failed load) is
@@ -71,6 +72,7 @@ from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType
 from .actionability import click, naming, playwright_failed, step_failed
 from .binding import Over
+from .gestures import HoverStep, UploadStep, gesture
 from .scripted import AbsentStep, InputText, ScrollStep, authored_absent, authored_wait, scroll
 
 if TYPE_CHECKING:
@@ -230,7 +232,9 @@ Step = Annotated[
     | ScrollStep
     | ExtractStep
     | DialogStep
-    | AbsentStep,
+    | AbsentStep
+    | HoverStep
+    | UploadStep,
     Field(discriminator="do"),
 ]
 
@@ -481,6 +485,8 @@ async def perform(
                 )
             elif isinstance(step, ScrollStep):
                 await scroll(page, step, at, timeout_ms, _need(marks, at))
+            elif isinstance(step, HoverStep | UploadStep):
+                await gesture(page, step, at, timeout_ms, _need(marks, at))
             elif isinstance(step, AbsentStep):
                 await authored_absent(step, at, _need(marks, at))
             elif isinstance(step, WaitStep) and step.selector is not None:

@@ -19,7 +19,10 @@ Rules, in order:
 4. Schema v2 (issue 12): a select whose option values were captured makes an ``enum`` parameter of
    those values (not when sensitive); a marked element (``extract`` event) becomes an ``extract``
    step; a ``wait`` event a ``wait`` step (for a text: a literal, or an earlier edit's parameter by
-   name, never a sensitive one); a ``scroll`` event a ``scroll`` step; a ``dialog`` event a
+   name, never a sensitive one); a ``scroll`` event a ``scroll`` step; a ``hover`` event a
+   ``hover`` step; an ``upload`` event an ``upload`` step with its own ``file`` parameter (never
+   sensitive, never a default: the path is given at replay), replacing the person's step of the
+   click on that file input just before it; a ``dialog`` event a
    ``dialog`` step when it follows the step that opened it (a click, press, type, select or
    navigation), else a human step. A click chosen by a typed value (``chosenBy``) gets a target
    filtered by that edit's parameter (whole token), when that edit is the parameter's final value
@@ -45,6 +48,7 @@ from ..model.actions import (
     ChooseAction,
     ClickAction,
     DialogAction,
+    HoverAction,
     HumanAction,
     NavigateAction,
     ObserveAction,
@@ -52,6 +56,7 @@ from ..model.actions import (
     ScrollAction,
     SelectAction,
     TypeAction,
+    UploadAction,
     WaitAction,
     capability_manifest,
 )
@@ -101,7 +106,7 @@ def _step(event: RecordedEvent) -> _Step | None:
         return _Step("human", event.seq, event.target, extra={"reason": "otp"})
     if kind == "navigate":
         return _Step(kind, event.seq, extra={"url": event.url, "reason": event.reason}) if event.url else None
-    if kind in ("type", "select", "choose"):
+    if kind in ("type", "select", "choose", "upload"):
         if event.field is None or event.target is None:
             return _Step("human", event.seq, event.target, extra={"reason": "other"})
         return _Step(kind, event.seq, event.target, event.field, extra={"options": event.options})
@@ -146,11 +151,25 @@ def _filtered(typed: _Step, chosen: _Step) -> bool:
     )
 
 
+def _chose_file(last: _Step | None, step: _Step) -> bool:
+    """A click on a file input (a person's step until a file is chosen), then the file chosen for
+    it: the upload is the step."""
+    return (
+        last is not None
+        and step.kind == "upload"
+        and last.kind == "human"
+        and last.extra.get("reason") == "upload"
+        and (last.target is None or last.target.candidates[0] == step.target.candidates[0])  # type: ignore[union-attr]
+    )
+
+
 def _coalesce(steps: Iterable[_Step]) -> list[_Step]:
     out: list[_Step] = []
     for step in steps:
         last = out[-1] if out else None
-        if last is not None and step.kind in _EDITS and (_same_field(last, step) or _filtered(last, step)):
+        if _chose_file(last, step):
+            out[-1] = step
+        elif last is not None and step.kind in _EDITS and (_same_field(last, step) or _filtered(last, step)):
             step.merged = (*last.merged, last.seq)
             out[-1] = step
         elif (
@@ -201,6 +220,13 @@ def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset(
             parameters.append(Parameter(name=name, required=True, sensitive=is_sensitive, **typed))
             cls = {"type": TypeAction, "select": SelectAction, "choose": ChooseAction}[step.kind]
             actions.append(cls(id=action_id, target=step.target, value=ParameterRef(name=name)))
+        elif step.kind == "upload":
+            assert step.info is not None
+            assert step.target is not None
+            name = _unique(step.info.param_hint, set(sources))
+            sources[name] = (step.seq,)
+            parameters.append(Parameter(name=name, required=True, type="file"))
+            actions.append(UploadAction(id=action_id, target=step.target, value=ParameterRef(name=name)))
         elif step.kind == "dialog" and (not actions or actions[-1].kind not in _OPENS_DIALOG):
             actions.append(HumanAction(id=action_id, reason="other"))
         elif step.kind == "wait" and step.extra.get("input"):
@@ -273,6 +299,9 @@ def _action(action_id: str, step: _Step) -> Action:
             expected=expected if until == "url" else None,
             value=value,
         )
+    if step.kind == "hover":
+        assert step.target is not None
+        return HoverAction(id=action_id, target=step.target)
     if step.kind == "scroll":
         assert step.target is not None
         return ScrollAction(

@@ -695,9 +695,20 @@ var SkillreelRecorder = (() => {
     if (!event.isTrusted) return;
     const el = origin(event);
     const kind = fieldKind(el);
-    if (kind === "file") return human("upload", el);
+    if (kind === "file") return fileChosen(el);
     if (kind === "select") markDirty(el, "select");   // a choice is complete when it changes (arrow keys
     if (dirty.has(el)) flush(el);                      // report each step; the projection keeps the last)
+  }
+
+  // One file chosen for a file input (issue 32): an `upload` step whose file is given at replay;
+  // nothing of the file (its name, size, type) is read. Several files, or none: a person's step.
+  function fileChosen(el) {
+    if (!el.files || el.files.length !== 1) return human("upload", el);
+    whenReady(() => {
+      const target = describeSafe(el);
+      if (!target) return report({type: "human", reason: "upload", target: null});
+      report({type: "upload", target, field: {control: "file", paramHint: paramHint(el, "file"), sensitive: false}});
+    });
   }
 
   function onFocusOut(event) {

@@ -47,6 +47,7 @@ from ..errors import ReplayUIError
 from ..locate.probe import Probe
 from ..model.locators import ElementSet, LocatorBundle, LocatorCandidate
 from ..model.reads import FieldSpec
+from ..user_files import UploadFile, private_copy
 from .dialogs import PageDialogs
 from .direct import ACTIONS, KEYS, DirectInput
 from .driving import (
@@ -514,6 +515,15 @@ class PlaywrightDriver:
                 await asyncio.sleep(settle_ms / 1000)
             before = await self._world.call("scrollEnd", {}, api=COLLECT)
         return rounds
+
+    async def hover(self, picked: Picked, *, timeout_ms: int) -> None:
+        target = await self._locating.locator(picked)
+        await self._act(picked, "the hover", lambda: target.hover(timeout=timeout_ms), timeout_ms)
+
+    async def set_file(self, picked: Picked, upload: UploadFile, *, timeout_ms: int) -> None:
+        target = await self._locating.locator(picked)
+        with private_copy(upload) as copy:  # the browser sets it: the page gets trusted events
+            await self._act(picked, "the upload", lambda: target.set_input_files(copy), timeout_ms)
 
     # ---- Driver: reading -----------------------------------------------------------------------
 

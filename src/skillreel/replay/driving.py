@@ -22,6 +22,7 @@ from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCand
 from ..model.reads import FieldSpec
 from ..model.report import Evidence
 from ..model.urls import V1_RULE, QueryRule
+from ..user_files import UploadFile
 from .evidence import PageSummary
 
 
@@ -270,6 +271,15 @@ class Acting(Protocol):
         self, picked: Picked, to: str, *, max_rounds: int, settle_ms: int, timeout_ms: int
     ) -> int:
         """Scroll into view, or to the end while the element grows; the rounds it took."""
+        ...
+
+    async def hover(self, picked: Picked, *, timeout_ms: int) -> None:
+        """Rest the pointer on the element (issue 32); raises :class:`TargetReplaced` as :meth:`click`."""
+        ...
+
+    async def set_file(self, picked: Picked, upload: UploadFile, *, timeout_ms: int) -> None:
+        """Set the file input to the one file ``upload`` (issue 32); raises :class:`TargetReplaced`
+        as :meth:`click`. Its name and content reach the page only."""
         ...
 
 

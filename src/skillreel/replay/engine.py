@@ -104,7 +104,9 @@ __all__ = [
 ]
 
 # The kinds whose optional steps are skipped when their target is not on the page.
-_ACTS_ON_TARGET = frozenset({"click", "type", "select", "choose", "press", "observe", "extract", "scroll"})
+_ACTS_ON_TARGET = frozenset(
+    {"click", "type", "select", "choose", "press", "observe", "extract", "scroll", "hover", "upload"}
+)
 
 
 @dataclass

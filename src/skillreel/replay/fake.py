@@ -45,6 +45,7 @@ from ..locate.similarity import compare, similarity
 from ..locate.tokens import contains_token, normalise
 from ..model.locators import ElementSet, Fingerprint, LocatorBundle, LocatorCandidate
 from ..model.reads import FieldSpec
+from ..user_files import UploadFile
 from .driving import (
     Choice,
     DialogSeen,
@@ -78,6 +79,7 @@ class FakeElement:
     attributes: dict[str, str] = field(default_factory=dict)
     labels: tuple[str, ...] = ()  # the visible labels of ``options``, in the same order
     on_scroll: Callable[[FakeDriver], bool] | None = None
+    on_hover: Callable[[FakeDriver], None] | None = None  # what resting the pointer reveals
     # how many more times the page replaces this element before an action reaches it (the action
     # raises TargetReplaced, nothing done, as the real driver's does; logged as "replaced")
     replaced: int = 0
@@ -505,6 +507,17 @@ class FakeDriver:
         while rounds < max_rounds and e.on_scroll(self):
             rounds += 1
         return rounds
+
+    async def hover(self, picked: Picked, *, timeout_ms: int) -> None:
+        index, e = self._target(picked)
+        self._act("hover", index)
+        if e.on_hover is not None:
+            e.on_hover(self)
+
+    async def set_file(self, picked: Picked, upload: UploadFile, *, timeout_ms: int) -> None:
+        index, e = self._target(picked)
+        self._act("upload", index)
+        e.value = f"{len(upload.data)} bytes"
 
     # ---- Reading -------------------------------------------------------------------------------
 

@@ -133,7 +133,11 @@ def check_play(
             "the server reads them from the vault or asks the user; nothing was replayed",
         )
     request = ReplayRequest(
-        name=name, inputs=dict(inputs), expected_revision=entry.revision, environment=environment
+        name=name,
+        inputs=dict(inputs),
+        expected_revision=entry.revision,
+        environment=environment,
+        files_from_policy=True,
     )
     checked = preflight(store, request, secrets)
     return PlayCheck(entry, tuple(checked.missing_sensitive), store.agent_play_confirmed(entry))

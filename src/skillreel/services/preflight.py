@@ -75,6 +75,7 @@ from ..model.values import NotText, ValueProblem, check_input
 from ..sandbox.artifacts import DebugOptions
 from ..sandbox.files import storage_state_file_digest
 from ..store import Store
+from ..user_files import upload_paths
 from ..vault import EnvKeyringSecrets, SecretSource, secret_env_name
 from ..vault.logins import LoginSource, LoginVault, NoLogins
 from .environments import check_environment_name, target_environment
@@ -120,6 +121,7 @@ class ReplayRequest:
     settle_ms: int = 0
     debug: DebugOptions = field(default_factory=DebugOptions)  # a window, a trace on failure (CLI)
     environment: str | None = None  # a named environment of the skill (``--env``)
+    files_from_policy: bool = False  # MCP: file inputs only under the policy's ``uploadDirs``
 
 
 @dataclass(frozen=True)
@@ -465,6 +467,11 @@ def run_preflight(
     check_inputs(draft, request.inputs)
     target = check_environment(draft, approval, request, logins or NoLogins())
     given = dict(request.inputs)
+    given.update(
+        upload_paths(
+            draft.parameters, given, (policy.upload_dirs or ()) if request.files_from_policy else None
+        )
+    )
     missing = []
     for param in draft.parameters:
         if not param.sensitive:

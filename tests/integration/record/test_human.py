@@ -3,6 +3,8 @@ drags. (Same-origin frames and shadow roots are captured: test_scopes.py.)"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from skillreel.model.actions import HumanAction
@@ -73,3 +75,22 @@ async def test_drag_is_a_human_step(rig: Rig) -> None:
         events = await run.events()
     assert ("human", "drag") in [(e.type, e.reason) for e in events]
     assert "click" not in [e.type for e in events]
+
+
+async def test_one_file_chosen_in_the_file_chooser_is_an_upload_step(rig: Rig, tmp_path: Path) -> None:
+    """A person's file chooser (issue 32.2): the click that opened it and the file chosen are one
+    ``upload`` step with a ``file`` input; nothing of the file (its name, its content) is kept."""
+    chosen = tmp_path / "canary-invoice-77.pdf"
+    chosen.write_bytes(b"CanaryFileBody42")
+    async with rig.recording(PAGE) as run:
+        async with run.page.expect_file_chooser() as info:
+            await click_centre(run.page, "#up-label")
+        await (await info.value).set_files(chosen)
+        await click_centre(run.page, "#after")
+        capture = await run.capture()
+    result = plan(capture.events.events)
+    assert [a.kind for a in result.actions] == ["navigate", "upload", "click"]
+    assert [(p.name, p.type) for p in result.parameters] == [("up", "file")]
+    kept = capture.events.model_dump_json().lower()
+    assert "canary" not in kept
+    assert "invoice" not in kept

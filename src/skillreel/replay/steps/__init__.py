@@ -2,8 +2,9 @@
 by step kind (:data:`HANDLERS`): ``acting`` (click, type, select, press), ``choosing`` (choose:
 an option of a popup picker), ``checking`` (assert,
 wait, observe: one poll loop), ``data`` (extract, loop, branch), ``page`` (navigate, scroll,
-dialog, human). Each handler takes a :class:`~skillreel.replay.steps.context.StepContext` and its
-action. A kind without a handler is a defect (:func:`handler_for` raises), never a skipped step.
+dialog, human), ``pointer`` (hover, upload). Each handler takes a
+:class:`~skillreel.replay.steps.context.StepContext` and its action. A kind without a handler is
+a defect (:func:`handler_for` raises), never a skipped step.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from . import acting, checking, choosing, data, page
+from . import acting, checking, choosing, data, page, pointer
 from .context import Handler
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType(
     {**acting.HANDLERS, **checking.HANDLERS, **choosing.HANDLERS, **data.HANDLERS, **page.HANDLERS}
+    | pointer.HANDLERS
 )
-if len(HANDLERS) != sum(len(m.HANDLERS) for m in (acting, checking, choosing, data, page)):
+if len(HANDLERS) != sum(len(m.HANDLERS) for m in (acting, checking, choosing, data, page, pointer)):
     raise AssertionError("two step families claim the same kind")  # pragma: no cover
 
 
