@@ -12,7 +12,9 @@ import pytest
 from pydantic import ValidationError
 
 from skillreel.errors import InputError, SkillreelError
-from skillreel.model.actions import AssertAction, ExtractAction, NavigateAction
+from skillreel.model.actions import AssertAction, BranchAction, ClickAction, ExtractAction, NavigateAction
+from skillreel.model.conditions import PresentCondition
+from skillreel.model.coverage import unchecked_side_effect
 from skillreel.model.intents import generated_intent
 from skillreel.model.locators import Fingerprint, LocatorBundle
 from skillreel.record.automation import AssertionsFile, AutomationScript
@@ -182,3 +184,31 @@ def test_the_new_checks_read_as_what_they_check() -> None:
     bounded = AssertAction(id="a2", check="count", target=target(".row"), at_least=1, at_most=5)
     assert "1 to 5 element(s)" in generated_intent(bounded)
     assert "is not empty" in generated_intent(AssertAction(id="a2", check="not_empty", target=target("#r")))
+
+
+# ---- the last side effect and the check after it (model.coverage) ----------------------------
+
+
+def test_the_last_side_effect_no_check_follows_is_named() -> None:
+    click = ClickAction(id="a2", target=target("#refund", "button"))
+    done = AssertAction(id="a3", check="not_empty", target=target("#status"))
+    read = ExtractAction(id="a4", output="total", target=target("#total", "b"))
+    typed = ExtractAction(id="a4", output="total", target=target("#total", "b"), type="number")
+    assert unchecked_side_effect([START]) is None
+    assert unchecked_side_effect([START, click]) == "a2"
+    assert unchecked_side_effect([START, click, done]) is None
+    assert unchecked_side_effect([START, done, click]) == "a2"
+    assert unchecked_side_effect([START, click, read]) == "a2"  # a plain read checks nothing
+    assert unchecked_side_effect([START, click, typed]) is None  # a typed read fails on a wrong page
+
+
+def test_a_side_effect_inside_a_block_counts_in_document_order() -> None:
+    click = ClickAction(id="a3", target=target("#pay", "button"))
+    branch = BranchAction(
+        id="a2",
+        condition=PresentCondition(target=target("#pay", "button")),
+        then=(click,),
+    )
+    done = AssertAction(id="a4", check="visible", target=target("#paid"))
+    assert unchecked_side_effect([START, branch]) == "a3"
+    assert unchecked_side_effect([START, branch, done]) is None

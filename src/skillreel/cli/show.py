@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..model.coverage import FINAL_CHECK_MISSING
 from ..model.exposure import EXPOSED_READS
 from ..model.limits import MAX_OPTION_NUMBER
 from ..services.showing import show_skill
@@ -53,6 +54,10 @@ def _human(view: dict[str, Any]) -> Render:
             console.print(f"fails when: {escape(cond)}")
         if view["extractsAfterSecret"]:
             console.print(f"[yellow]{', '.join(view['extractsAfterSecret'])}: {EXPOSED_READS}[/]")
+        if view.get("uncheckedSideEffect"):
+            console.print(
+                f"[yellow]{view['uncheckedSideEffect']}: last side effect; {FINAL_CHECK_MISSING}[/]"
+            )
         heal = view["healProposal"]
         if heal:
             console.print(f"[yellow]pending heal proposal[/] (from replay report {heal['reportDigest']}):")

@@ -31,7 +31,13 @@ from .limits import (
 )
 
 UnsignedImports = Literal["draft", "keep"]
-_EXTENSION_KEYS = ("unsignedImports", "unsigned_imports", "callers")
+_EXTENSION_KEYS = (
+    "unsignedImports",
+    "unsigned_imports",
+    "callers",
+    "requireFinalCheck",
+    "require_final_check",
+)
 
 # A skill name, or a glob over skill names (``*`` any run of characters, ``?`` one).
 SkillPattern = Annotated[str, StringConstraints(pattern=r"^[a-z0-9*?][a-z0-9*?-]{0,63}$")]
@@ -84,7 +90,8 @@ class PolicySettings(Document):
     before it existed keeps its digest: ``unsignedImports`` (what an import not verified against a
     trusted key becomes: ``draft``, a draft that needs a new review, or ``keep``, the state it was
     exported in; unset means ``draft``) and ``maxStoreBytes`` (the store's size bound, at most the
-    32 MiB of source document 000; unset means 32 MiB).
+    32 MiB of source document 000; unset means 32 MiB) and ``requireFinalCheck`` (true: approval
+    refuses a skill whose last side effect no check follows, ``model.coverage``; unset means false).
     """
 
     schema_: Literal["skillreel.policy/v1"] = Field("skillreel.policy/v1", alias="schema")
@@ -100,6 +107,7 @@ class PolicySettings(Document):
     unsigned_imports: UnsignedImports | None = None
     max_store_bytes: Annotated[int, Field(ge=MIN_STORE_BYTES, le=MAX_STORE_BYTES)] | None = None
     callers: Callers | None = None
+    require_final_check: bool | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

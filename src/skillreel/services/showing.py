@@ -16,6 +16,7 @@ from typing import Any
 from ..model import lifecycle
 from ..model.actions import Action, walk
 from ..model.base import check_skill_name
+from ..model.coverage import unchecked_side_effect
 from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.exposure import exposed_reads
@@ -195,6 +196,7 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
         "capabilities": list(draft.capabilities),
         "failureConditions": list(draft.failure_conditions),
         "extractsAfterSecret": list(exposed_reads(draft)),
+        "uncheckedSideEffect": unchecked_side_effect(draft.actions),
         "environment": {
             "kind": env.target.kind,
             **target,
