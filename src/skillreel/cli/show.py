@@ -9,6 +9,7 @@ import click
 from ..model.coverage import FINAL_CHECK_MISSING
 from ..model.exposure import EXPOSED_READS
 from ..model.limits import MAX_OPTION_NUMBER
+from ..model.trust import TrustScore
 from ..services.showing import show_skill
 from ..store import Store
 from .completion import complete_skill_name
@@ -78,6 +79,8 @@ def _human(view: dict[str, Any]) -> Render:
             code = f" {run['code']}" if run["code"] else ""
             when = f"run #{run['number']} {run['startedAt']} r{run['revision']}"
             console.print(f"{when} {run['actor']} {run['outcome']}{code}")
+        if view.get("trust", {}).get("runs"):
+            console.print(f"track record: {TrustScore.from_json(view['trust']).line()}")
         if view["runCount"] > len(view["lastRuns"]):
             console.print(f"[dim]{view['runCount']} runs in all: `skillreel runs {view['name']}`[/]")
         if view["store"]:
