@@ -39,6 +39,7 @@ from ..model.canonical import bytes_digest, tagged_digest
 from ..model.entry import StoreEntry
 from ..model.envelope import failed
 from ..model.environment import HtmlTarget
+from ..model.trust import TrustScore
 from ..model.urls import origin_of
 from ..store.db import ENV_ACTOR, ENV_HOME, ENV_MUST_EXIST, ENV_PACKAGE
 from ..vault import parameter_listing
@@ -221,11 +222,13 @@ def render_replay_script(name: str, launcher: Launcher) -> str:
     )
 
 
-def render_package(entry: StoreEntry, *, revision: int, launcher: Launcher) -> Package:
-    """The package that enabling ``entry`` as ``revision`` with ``launcher`` installs. Pure: same
-    entry and launcher, same bytes."""
+def render_package(
+    entry: StoreEntry, *, revision: int, launcher: Launcher, trust: TrustScore | None = None
+) -> Package:
+    """The package that enabling ``entry`` as ``revision`` with ``launcher`` installs, SKILL.md
+    carrying the draft's track record ``trust`` then. Pure: same arguments, same bytes."""
     check_skill_name(entry.name)
-    skill_md = PackageFile(SKILL_MD, render_skill_md(entry, revision).encode())
+    skill_md = PackageFile(SKILL_MD, render_skill_md(entry, revision, trust).encode())
     script = PackageFile(REPLAY_SCRIPT, render_replay_script(entry.name, launcher).encode(), executable=True)
     digests = {f.path: file_digest(f.data) for f in (skill_md, script)}
     manifest = PackageFile(MANIFEST, render_manifest(entry, revision, digests).encode())

@@ -30,6 +30,7 @@ from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
+from ..model.trust import TrustScore
 from ..model.urls import TOKEN_KEYS, URLRuleError, origin_of
 from ..model.values import OutputSpec, outputs_schema
 from ..model.versions import VersionRecord
@@ -402,7 +403,15 @@ def _history_lines(entry: StoreEntry) -> list[str]:
     return ["", "Version history (newest first):", "", *(_history_line(r) for r in shown)]
 
 
-def render_skill_md(entry: StoreEntry, revision: int) -> str:
+def _track_record_lines(trust: TrustScore | None) -> list[str]:
+    """The draft's track record when it was enabled (content-free: counts, a time, an SR_* code);
+    nothing when no run of it is kept."""
+    if trust is None or not trust.runs:
+        return []
+    return [f"Track record when enabled: {trust.line()}.", ""]
+
+
+def render_skill_md(entry: StoreEntry, revision: int, trust: TrustScore | None = None) -> str:
     draft, name = entry.draft, entry.name
     graph = draft.uses_v2()
     failures = [f"- {clean_text(c)}" for c in draft.failure_conditions] or ["- (none written)"]
@@ -417,6 +426,7 @@ def render_skill_md(entry: StoreEntry, revision: int) -> str:
         "deterministically: every step re-locates its element and fails closed rather than guess. "
         "Run it as below; do not re-create the steps by hand.",
         "",
+        *_track_record_lines(trust),
         "## Run it",
         "",
         *_run_lines(name, draft.parameters, draft.environment),

@@ -13,6 +13,8 @@ from .output import Render, emit, json_option
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..model.trust import TrustScore
+
 
 def _human(result: SkillList) -> Render:
     def render(console: Console) -> None:
@@ -25,15 +27,24 @@ def _human(result: SkillList) -> Render:
         from rich.table import Table
 
         table = Table(box=None, expand=True)
-        for column in ("name", "status", "version", "rev", "updated"):
+        for column in ("name", "status", "version", "rev", "updated", "runs"):
             table.add_column(column, no_wrap=True)
         table.add_column("description", no_wrap=True, overflow="ellipsis", ratio=1)
         for s in result.skills:
-            table.add_row(s.name, s.status, s.version or "-", str(s.revision), s.updated_at, s.description)
+            runs = _runs_cell(result.trust_of(s.name))
+            table.add_row(
+                s.name, s.status, s.version or "-", str(s.revision), s.updated_at, runs, s.description
+            )
         console.print(table)
         console.print(f"[dim]{store}[/]")
 
     return render
+
+
+def _runs_cell(trust: TrustScore) -> str:
+    """``12 95%`` (runs of the current draft, success over the last 20), or ``-``."""
+    rate = trust.success_rate
+    return "-" if rate is None else f"{trust.runs} {round(rate * 100)}%"
 
 
 @click.command("list")

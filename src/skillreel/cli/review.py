@@ -80,4 +80,5 @@ def command(
         as_json=as_json,
         human=f"approved {result.name} version {result.version} ({result.bump}), revision {result.revision} "
         f"({result.approval_digest})",
+        warnings=result.warnings,
     )

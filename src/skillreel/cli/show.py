@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..model.coverage import FINAL_CHECK_MISSING
 from ..model.exposure import EXPOSED_READS
 from ..model.limits import MAX_OPTION_NUMBER
+from ..model.trust import TrustScore
 from ..services.showing import show_skill
 from ..store import Store
 from .completion import complete_skill_name
@@ -53,6 +55,10 @@ def _human(view: dict[str, Any]) -> Render:
             console.print(f"fails when: {escape(cond)}")
         if view["extractsAfterSecret"]:
             console.print(f"[yellow]{', '.join(view['extractsAfterSecret'])}: {EXPOSED_READS}[/]")
+        if view.get("uncheckedSideEffect"):
+            console.print(
+                f"[yellow]{view['uncheckedSideEffect']}: last side effect; {FINAL_CHECK_MISSING}[/]"
+            )
         heal = view["healProposal"]
         if heal:
             console.print(f"[yellow]pending heal proposal[/] (from replay report {heal['reportDigest']}):")
@@ -73,6 +79,8 @@ def _human(view: dict[str, Any]) -> Render:
             code = f" {run['code']}" if run["code"] else ""
             when = f"run #{run['number']} {run['startedAt']} r{run['revision']}"
             console.print(f"{when} {run['actor']} {run['outcome']}{code}")
+        if view.get("trust", {}).get("runs"):
+            console.print(f"track record: {TrustScore.from_json(view['trust']).line()}")
         if view["runCount"] > len(view["lastRuns"]):
             console.print(f"[dim]{view['runCount']} runs in all: `skillreel runs {view['name']}`[/]")
         if view["store"]:

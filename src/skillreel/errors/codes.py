@@ -263,6 +263,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Ask whoever owns the policy; see `skillreel policy`.",
     ),
     ErrorCode(
+        "SR_RECORD_FINAL_CHECK_MISSING",
+        1,
+        "The policy requires a check after a skill's last side effect (requireFinalCheck), and no "
+        "assertion, wait or checked extraction follows it; nothing was approved.",
+        "Add a check after that step (`skillreel edit NAME` with add-assert, or an assertions file "
+        "when recording), or ask whoever owns the policy.",
+    ),
+    ErrorCode(
         "SR_RECORD_TARGET_INVALID",
         2,
         "The target (HTML fixture, URL or allowlist) is not allowed.",

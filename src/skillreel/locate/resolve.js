@@ -565,6 +565,11 @@ var SkillreelResolve = (() => {
     if (arg.check === "text_equals") return squash(el.textContent) === squash(arg.expected);
     if (arg.check === "text_contains") return squash(el.textContent).includes(squash(arg.expected));
     if (arg.check === "value_equals") return "value" in el && el.value === String(arg.expected);
+    if (arg.check === "not_empty") {
+      // a field's value (a select's text lists every option), else the element's text
+      const field = ["input", "textarea", "select"].includes(el.localName);
+      return squash(field ? el.value : el.textContent) !== "";
+    }
     return false;
   }
 

@@ -182,30 +182,75 @@ class ObserveAction(Step):
 
 
 AssertCheck = Literal[
-    "visible", "text_equals", "text_contains", "value_equals", "url_matches", "count", "absent"
+    "visible",
+    "text_equals",
+    "text_contains",
+    "value_equals",
+    "url_matches",
+    "count",
+    "absent",
+    "not_empty",
 ]
+Count = Annotated[int, Field(ge=0, le=100_000)]
 
 
 class AssertAction(Step):
-    """A check the user added. ``url_matches`` needs no target; ``count`` expects an integer;
+    """A check the user added. ``url_matches`` needs no target; ``count`` expects an integer
+    (``expected``: exactly that many) or bounds (``atLeast``, ``atMost``: v2, one or both);
+    ``not_empty`` holds when the target's text or value is not blank;
     ``absent`` (a business failure: an "Already refunded" banner) holds when no element like its
     target is on the page, or with ``expected`` when none holds that text.
     ``onFail: "skip"`` (v2): when it does not hold, the rest of its block is skipped."""
 
-    v2_defaults: ClassVar[dict[str, Any]] = {"intent": None, "onFail": "fail"}
+    v2_defaults: ClassVar[dict[str, Any]] = {
+        "intent": None,
+        "onFail": "fail",
+        "atLeast": None,
+        "atMost": None,
+    }
 
     kind: Literal["assert"] = "assert"
     check: AssertCheck
     target: LocatorBundle | None = None
-    expected: ExpectedText | Annotated[int, Field(ge=0, le=100_000)] | None = None
+    expected: ExpectedText | Count | None = None
+    at_least: Count | None = None
+    at_most: Count | None = None
     on_fail: OnFail = "fail"
 
     @model_validator(mode="after")
-    def _absent_shape(self) -> AssertAction:
-        if self.check == "absent" and (self.target is None or isinstance(self.expected, int)):
-            why = "an absent check needs a target and takes a text or nothing"
+    def _shape(self) -> AssertAction:
+        why = assert_shape_problem(
+            self.check, self.target is not None, self.expected, self.at_least, self.at_most
+        )
+        if why is not None:
             raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, why)
         return self
+
+    def count_holds(self, n: int) -> bool:
+        """Whether ``n`` matching elements satisfy this ``count`` check."""
+        if isinstance(self.expected, int) and n != self.expected:
+            return False
+        low_ok = self.at_least is None or n >= self.at_least
+        return low_ok and (self.at_most is None or n <= self.at_most)
+
+
+def assert_shape_problem(
+    check: str, targeted: bool, expected: object, at_least: int | None, at_most: int | None
+) -> str | None:
+    """Why an assertion of these parts cannot be checked, or None (the recorded step's rule, and
+    the authoring forms' before they record one)."""
+    bounded = at_least is not None or at_most is not None
+    if check == "absent" and (not targeted or isinstance(expected, int)):
+        return "an absent check needs a target and takes a text or nothing"
+    if bounded and check != "count":
+        return "only a count check takes atLeast or atMost"
+    if check == "count" and bounded and expected is not None:
+        return "a count check takes an exact count or bounds, not both"
+    if at_least is not None and at_most is not None and at_least > at_most:
+        return "a count check's atLeast is above its atMost"
+    if check == "not_empty" and (not targeted or expected is not None):
+        return "a not_empty check needs a target and takes no expected value"
+    return None
 
 
 HumanReason = Literal["iframe", "closed-shadow", "drag", "upload", "rich-text", "otp", "other"]

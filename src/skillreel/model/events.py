@@ -46,7 +46,7 @@ from pydantic import (
     model_validator,
 )
 
-from .actions import AssertCheck, ExpectedText, ExtractAction, HumanReason
+from .actions import AssertCheck, Count, ExpectedText, ExtractAction, HumanReason
 from .base import Digest, DigestedDocument, Document, ParamName
 from .draft import Salt
 from .graph_problem import GraphProblem
@@ -225,6 +225,8 @@ _EXTENSION_KEYS = (
     "input",
     "to",
     "maxRounds",
+    "atLeast",
+    "atMost",
 )
 
 
@@ -256,6 +258,8 @@ class RecordedEvent(Document):
     key: PressKey | None = None
     check: AssertCheck | None = None
     expected: ExpectedText | Annotated[int, Field(ge=0, le=100_000)] | None = None
+    at_least: Count | None = None  # a count assertion's bounds
+    at_most: Count | None = None
     extraction: Extraction | None = None
     accept: bool | None = None
     dialog: DialogKind | None = None
@@ -281,6 +285,8 @@ class RecordedEvent(Document):
                 raise ValueError("an observe event needs its target")
             if self.type == "assert" and self.check is None:
                 raise ValueError("an assert event needs its check")
+        elif self.at_least is not None or self.at_most is not None:
+            raise ValueError("only an assert event has count bounds")
         elif self.check is not None or (self.expected is not None and self.until not in ("url", "text")):
             raise ValueError("only an assert event (or a wait for a URL or a text) has an expected value")
         problem = _v2_problem(self)

@@ -67,6 +67,7 @@ _CHECKS: Mapping[str, str] = {
     "count": "check that {t} matches {n} element(s)",
     "url_matches": "check that the page address matches the expected pattern",
     "absent": "check that {t} is absent",
+    "not_empty": "check that {t} is not empty",
 }
 _HUMAN: Mapping[str, str] = {
     "iframe": "act inside an embedded frame",
@@ -260,6 +261,8 @@ def _generated(action: Action, sensitive: frozenset[str]) -> str:
             expected = getattr(action, "expected", None)
             if check == "absent" and isinstance(expected, str):
                 return f"check that {t} does not show the expected text"
+            if check == "count" and expected is None:
+                return f"check that {t} matches {_bounds(action)} element(s)"
             return _CHECKS.get(check, "check {t}").format(
                 t=t, n=expected if isinstance(expected, int) else "N"
             )
@@ -287,3 +290,11 @@ def step_intent(action: Action, sensitive: frozenset[str] = frozenset()) -> str:
     """The step's intent: one a person wrote when the step carries it, else :func:`generated_intent`."""
     written = getattr(action, "intent", None)
     return written if isinstance(written, str) and written else generated_intent(action, sensitive)
+
+
+def _bounds(action: Action) -> str:
+    """A count check's bounds in words: "at least 1", "1 to 5", "at most 5"."""
+    low, high = getattr(action, "at_least", None), getattr(action, "at_most", None)
+    if low is not None and high is not None:
+        return f"{low} to {high}"
+    return f"at least {low}" if low is not None else f"at most {high}" if high is not None else "N"

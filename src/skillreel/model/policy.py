@@ -31,7 +31,15 @@ from .limits import (
 )
 
 UnsignedImports = Literal["draft", "keep"]
-_EXTENSION_KEYS = ("unsignedImports", "unsigned_imports", "callers", "uploadDirs", "upload_dirs")
+_EXTENSION_KEYS = (
+    "unsignedImports",
+    "unsigned_imports",
+    "callers",
+    "uploadDirs",
+    "upload_dirs",
+    "requireFinalCheck",
+    "require_final_check",
+)
 # A directory MCP callers may upload files from (issue 32.2): an absolute path.
 UploadDir = Annotated[str, StringConstraints(min_length=2, max_length=1024, pattern=r"^/[^\x00]*$")]
 
@@ -86,9 +94,11 @@ class PolicySettings(Document):
     before it existed keeps its digest: ``unsignedImports`` (what an import not verified against a
     trusted key becomes: ``draft``, a draft that needs a new review, or ``keep``, the state it was
     exported in; unset means ``draft``) and ``maxStoreBytes`` (the store's size bound, at most the
-    32 MiB of source document 000; unset means 32 MiB). ``uploadDirs`` (issue 32.2): the
-    directories an MCP caller may give a file input from (absolute paths); unset or empty, every
-    MCP file input is refused (the command line takes any regular file).
+    32 MiB of source document 000; unset means 32 MiB), ``requireFinalCheck`` (true: approval
+    refuses a skill whose last side effect no check follows, ``model.coverage``; unset means false)
+    and ``uploadDirs`` (issue 32.2): the directories an MCP caller may give a file input from
+    (absolute paths); unset or empty, every MCP file input is refused (the command line takes any
+    regular file).
     """
 
     schema_: Literal["skillreel.policy/v1"] = Field("skillreel.policy/v1", alias="schema")
@@ -105,6 +115,7 @@ class PolicySettings(Document):
     max_store_bytes: Annotated[int, Field(ge=MIN_STORE_BYTES, le=MAX_STORE_BYTES)] | None = None
     callers: Callers | None = None
     upload_dirs: tuple[UploadDir, ...] | None = Field(default=None, max_length=16)
+    require_final_check: bool | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

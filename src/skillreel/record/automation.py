@@ -62,7 +62,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from ..errors import RecordError, SkillreelError
-from ..model.actions import AssertCheck, ExpectedText
+from ..model.actions import AssertCheck, Count, ExpectedText, assert_shape_problem
 from ..model.base import Document, ParamName
 from ..model.events import Extraction
 from ..model.limits import MAX_SELECT_VALUE_CHARS, MAX_SELECTOR_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
@@ -73,7 +73,7 @@ from ..model.values import ValueType
 from .actionability import click, naming, playwright_failed, step_failed
 from .binding import Over
 from .gestures import HoverStep, UploadStep, gesture
-from .scripted import AbsentStep, InputText, ScrollStep, authored_absent, authored_wait, scroll
+from .scripted import AssertStep, InputText, ScrollStep, authored_absent, authored_wait, scroll
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
@@ -232,7 +232,7 @@ Step = Annotated[
     | ScrollStep
     | ExtractStep
     | DialogStep
-    | AbsentStep
+    | AssertStep
     | HoverStep
     | UploadStep,
     Field(discriminator="do"),
@@ -246,12 +246,15 @@ class AutomationScript(Document):
 
 
 class AssertionSpec(Document):
-    """One entry of an assertions file: an ``observe`` or an ``assert`` with its check."""
+    """One entry of an assertions file: an ``observe`` or an ``assert`` with its check (a
+    ``count`` with ``expected`` or with ``atLeast``/``atMost`` bounds)."""
 
     kind: Literal["observe", "assert"]
     selector: Selector | None = None
     check: AssertCheck | None = None
-    expected: ExpectedText | Annotated[int, Field(ge=0, le=100_000)] | None = None
+    expected: ExpectedText | Count | None = None
+    at_least: Count | None = None
+    at_most: Count | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> AssertionSpec:
@@ -270,12 +273,16 @@ def _assertion_problem(a: AssertionSpec) -> str | None:
         return "an assert needs a check"
     if (a.check == "url_matches") == (a.selector is not None):
         return "url_matches takes no selector; every other check needs one"
-    if a.check == "visible":
-        return "visible takes no expected value" if a.expected is not None else None
+    shape = assert_shape_problem(a.check, a.selector is not None, a.expected, a.at_least, a.at_most)
+    if shape is not None:
+        return shape
+    if a.check in ("visible", "not_empty"):
+        return f"{a.check} takes no expected value" if a.expected is not None else None
     if a.check == "absent":
-        return "absent takes a text or nothing" if isinstance(a.expected, int) else None
+        return None
     if a.check == "count":
-        return None if isinstance(a.expected, int) else "count expects an integer"
+        bounded = a.at_least is not None or a.at_most is not None
+        return None if bounded or isinstance(a.expected, int) else "count expects an integer or bounds"
     return None if isinstance(a.expected, str) else f"{a.check} expects a text"
 
 
@@ -412,6 +419,8 @@ class Marks(Protocol):
 
     async def waitable(self, selector: str) -> Resolved: ...
 
+    async def resolve(self, selector: str, *, all_matches: bool = False) -> Resolved: ...
+
     @property
     def events(self) -> tuple[Any, ...]: ...
 
@@ -487,7 +496,7 @@ async def perform(
                 await scroll(page, step, at, timeout_ms, _need(marks, at))
             elif isinstance(step, HoverStep | UploadStep):
                 await gesture(page, step, at, timeout_ms, _need(marks, at))
-            elif isinstance(step, AbsentStep):
+            elif isinstance(step, AssertStep):
                 await authored_absent(step, at, _need(marks, at))
             elif isinstance(step, WaitStep) and step.selector is not None:
                 await _wait(page, step, step.selector, at, timeout_ms, _need(marks, at))

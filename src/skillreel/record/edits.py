@@ -27,7 +27,8 @@ Edits (``op``):
   sensitive input) for the target's text to hold it;
 * ``add-scroll`` ``{after | before, target, to?, maxRounds?, optional?}``: the target scrolled
   ``into-view`` (the default), or a scroll container scrolled to its ``end`` while it grows;
-* ``add-assert`` ``{after | before, check, target?, expected?, onFail?}``;
+* ``add-assert`` ``{after | before, check, target?, expected?, atLeast?, atMost?, onFail?}``
+  (``atLeast``/``atMost``: a ``count``'s bounds);
 * ``insert-human`` ``{after | before, reason?, intent}``;
 * ``set-output`` ``{name, description}``;
 * ``set-skill`` ``{description?, failureConditions?}`` — what a caller reads before using the skill
@@ -199,6 +200,8 @@ class AddAssert(_Placed):
     check: AssertCheck
     target: ActionId | None = None
     expected: ExpectedText | Annotated[int, Field(ge=0, le=100_000)] | None = None
+    at_least: Annotated[int, Field(ge=0, le=100_000)] | None = None
+    at_most: Annotated[int, Field(ge=0, le=100_000)] | None = None
     on_fail: OnFail = "fail"
 
 
@@ -485,6 +488,9 @@ def _apply(
         if edit.target is not None:
             check["target"] = _target_of(actions, edit.target, n)
         check["expected"] = edit.expected
+        check.update(
+            {k: v for k, v in (("atLeast", edit.at_least), ("atMost", edit.at_most)) if v is not None}
+        )
         if edit.on_fail != "fail":
             check["onFail"] = edit.on_fail
         _place(actions, edit, check, n)

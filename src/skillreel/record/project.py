@@ -115,7 +115,12 @@ def _step(event: RecordedEvent) -> _Step | None:
     extras: dict[str, dict[str, Any]] = {
         "press": {"key": event.key},
         "human": {"reason": event.reason or "other"},
-        "assert": {"check": event.check, "expected": event.expected},
+        "assert": {
+            "check": event.check,
+            "expected": event.expected,
+            "at_least": event.at_least,
+            "at_most": event.at_most,
+        },
         "extract": {"extraction": event.extraction},
         "dialog": {"accept": event.accept, "expects": event.dialog},
         "wait": {"until": event.until, "expected": event.expected, "input": event.input},
@@ -280,9 +285,7 @@ def _action(action_id: str, step: _Step) -> Action:
         assert step.target is not None
         return ObserveAction(id=action_id, target=step.target)
     if step.kind == "assert":
-        return AssertAction(
-            id=action_id, check=step.extra["check"], target=step.target, expected=step.extra["expected"]
-        )
+        return AssertAction(id=action_id, target=step.target, **step.extra)
     if step.kind == "extract":
         return step.extra["extraction"].step(action_id)  # type: ignore[no-any-return]
     if step.kind == "dialog":

@@ -12,7 +12,11 @@ engine runs, authored in the automation file.
   end no longer grows (a lazy list loads more), at most N rounds, and records a ``scroll``;
 * ``{"do": "assert", "absent": S, "text": TEXT}``: records, at that point of the skill, an
   ``absent`` assertion on the one element S designates (with ``text``: that it does not hold TEXT;
-  without: that no element like it is on the page), performing nothing (issue 31.3).
+  without: that no element like it is on the page), performing nothing (issue 31.3);
+* ``{"do": "assert", "selector": S, "check": "not_empty"}``: that the one element S designates
+  shows a text or value (whatever it is); ``{"do": "assert", "selector": S, "check": "count",
+  "atLeast": N, "atMost": M, "expected": K}``: that S designates that many elements (``expected``:
+  exactly; or the bounds, one or both), S being the check's own selector (issue 33).
 
 Each is performed with trusted input and then described by the recorder like any scripted mark;
 a step that cannot be performed is ``SR_RECORD_AUTOMATION_FAILED`` naming the step, never the
@@ -29,11 +33,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Protocol
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ..errors import RecordError
+from ..model.actions import Count, assert_shape_problem
 from ..model.base import Document, ParamName
 from ..model.limits import MAX_SCROLL_ROUNDS, MAX_SELECTOR_CHARS
+from ..model.locators import LocatorBundle, LocatorCandidate
 from .actionability import step_failed
 
 if TYPE_CHECKING:
@@ -59,13 +65,40 @@ class ScrollStep(Document):
     max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] = 20
 
 
-class AbsentStep(Document):
-    """Check, at this point of the skill, that the element ``absent`` designates is not on the page
-    (with ``text``: does not hold that text): an ``absent`` assertion, recorded, not performed."""
+class AssertStep(Document):
+    """Check, at this point of the skill: that the element ``absent`` designates is not on the page
+    (with ``text``: does not hold that text), or the ``check`` (``not_empty``, ``count``) on the
+    element(s) ``selector`` designates: an assertion, recorded, not performed."""
 
     do: Literal["assert"]
-    absent: Annotated[str, Field(min_length=1, max_length=MAX_SELECTOR_CHARS)]
+    absent: Annotated[str, Field(min_length=1, max_length=MAX_SELECTOR_CHARS)] | None = None
     text: Annotated[str, Field(min_length=1, max_length=1024)] | None = None
+    selector: Annotated[str, Field(min_length=1, max_length=MAX_SELECTOR_CHARS)] | None = None
+    check: Literal["not_empty", "count"] | None = None
+    expected: Count | None = None
+    at_least: Count | None = None
+    at_most: Count | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> AssertStep:
+        if (self.absent is None) == (self.selector is None):
+            raise ValueError("an assert takes either absent or a selector")
+        checked = (self.check, self.expected, self.at_least, self.at_most)
+        if self.absent is not None and any(part is not None for part in checked):
+            raise ValueError("an absent assert takes a text or nothing")
+        if self.selector is not None:
+            if self.check is None or self.text is not None:
+                raise ValueError("an assert on a selector takes a check (not_empty or count)")
+            problem = assert_shape_problem(self.check, True, self.expected, self.at_least, self.at_most)
+            bounded = self.at_least is not None or self.at_most is not None
+            if self.check == "count" and not bounded and self.expected is None:
+                problem = "a count takes expected or atLeast/atMost"
+            if problem:
+                raise ValueError(problem)
+        return self
+
+
+AbsentStep = AssertStep  # its first form's name
 
 
 class Marks(Protocol):
@@ -74,6 +107,8 @@ class Marks(Protocol):
     async def settle(self) -> None: ...
 
     async def waitable(self, selector: str) -> Resolved: ...
+
+    async def resolve(self, selector: str, *, all_matches: bool = False) -> Resolved: ...
 
     def append_event(self, kind: str, **fields: Any) -> None: ...
 
@@ -115,11 +150,45 @@ async def authored_wait(
         marks.append_event("wait", until="text", target=found, input=text.input)
 
 
-async def authored_absent(step: AbsentStep, n: int, marks: Marks) -> None:
+async def authored_absent(step: AssertStep, n: int, marks: Marks) -> None:
     """The element as the recorder describes it now (it must be on the page to be described)."""
+    if step.selector is not None:
+        await authored_check(step, step.selector, n, marks)
+        return
+    assert step.absent is not None
     found = await _described(marks, step.absent, n)
     await marks.settle()
     marks.append_event("assert", target=found, check="absent", expected=step.text)
+
+
+async def authored_check(step: AssertStep, selector: str, n: int, marks: Marks) -> None:
+    """A ``not_empty`` check on the one element ``selector`` designates, found without its content
+    (the text it shows now is not what the check is about); or a ``count`` whose target is
+    ``selector`` itself (the first element describes the rest), as an assertions file's is."""
+    if step.check == "not_empty":
+        target = (await _described(marks, selector, n)).without_content()
+        if target is None:
+            raise _failed(n, "its element can only be found by its text, which the check is about")
+        await marks.settle()
+        marks.append_event("assert", target=target, check="not_empty")
+        return
+    found = await marks.resolve(selector, all_matches=True)
+    if found.count < 0:
+        raise _failed(n, "its selector is not valid")
+    if found.target is None:
+        why = "its element cannot be described" if found.count else "its selector matches no element"
+        raise _failed(n, why)
+    own = LocatorCandidate(strategy="css", selector=selector, match_count=found.count)
+    target = LocatorBundle(candidates=(own,), fingerprint=found.target.fingerprint)
+    await marks.settle()
+    marks.append_event(
+        "assert",
+        target=target,
+        check="count",
+        expected=step.expected,
+        at_least=step.at_least,
+        at_most=step.at_most,
+    )
 
 
 async def _input_value(page: Page, text: InputText, n: int) -> str:

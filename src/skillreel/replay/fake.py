@@ -529,6 +529,8 @@ class FakeDriver:
             return isinstance(expected, str) and expected in e.text
         if check == "value_equals":
             return e.value == expected
+        if check == "not_empty":
+            return bool(e.text.strip() or (e.value or "").strip())
         return check == "visible" and e.visible
 
     async def count(self, candidate: LocatorCandidate, *, salt: str) -> int:

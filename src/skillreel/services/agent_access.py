@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -26,6 +26,7 @@ from ..model.environment import UrlTarget
 from ..model.intents import step_intent
 from ..model.lifecycle import check_revision, parse_timestamp, timestamp
 from ..model.policy import RATE_WINDOW_S
+from ..model.trust import TrustScore
 from ..model.urls import origin_of
 from ..model.values import outputs_schema
 from ..store import Store
@@ -40,8 +41,10 @@ def cli_only_inputs(entry: StoreEntry) -> str | None:
     return f"{needs[1]} ({needs[0]})" if needs else None
 
 
-def skill_summary(entry: StoreEntry) -> dict[str, Any]:
-    """One enabled skill as ``skills_list`` shows it: metadata only, never a selector or a URL path."""
+def skill_summary(entry: StoreEntry, trust: TrustScore | None = None) -> dict[str, Any]:
+    """One enabled skill as ``skills_list`` shows it: metadata only, never a selector or a URL path;
+    ``trust``: its current draft's track record (``model.trust``), so an agent can prefer a skill
+    that works."""
     draft = entry.draft
     target = draft.environment.target
     origins = list(target.allowed_origins) if isinstance(target, UrlTarget) else []
@@ -67,15 +70,17 @@ def skill_summary(entry: StoreEntry) -> dict[str, Any]:
         "environments": environments,  # the approved ones: skills_play's `environment`
         "parameters": parameter_listing(entry.name, draft.parameters),
         **({"outputs": outputs_schema(draft.outputs)} if draft.outputs else {}),
+        "trust": (trust or TrustScore()).to_json(),
     }
 
 
 @dataclass(frozen=True)
 class EnabledSkills:
     entries: tuple[StoreEntry, ...]
+    trust: Mapping[str, TrustScore] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"skills": [skill_summary(e) for e in self.entries]}
+        return {"skills": [skill_summary(e, self.trust.get(e.name)) for e in self.entries]}
 
 
 def enabled_skills(store: Store) -> EnabledSkills:
@@ -87,7 +92,8 @@ def enabled_skills(store: Store) -> EnabledSkills:
             e
             for e in store.entries()
             if e.status == "enabled" and (rules is None or rules.allows_skill(e.name))
-        )
+        ),
+        store.trust(),
     )
 
 

@@ -51,6 +51,7 @@ from ..model.base import check_skill_name
 from ..model.canonical import GENESIS_DIGEST
 from ..model.entry import Installation, StoreEntry
 from ..model.envelope import ResultWarning
+from ..model.trust import TrustScore
 from ..store import AuditNote, Store
 from .guards import approval_required, require_pinned
 
@@ -161,7 +162,8 @@ def plan_enable(
     # The lifecycle's own rule decides (only validated, or revoked again), before anything is rendered.
     lifecycle.enable(entry, _installation(scope, paths, GENESIS_DIGEST, now), now)
     _check_policy(store, entry, scope)
-    package = render_package(entry, revision=entry.revision + 1, launcher=this_launcher(store))
+    trust = store.trust(name).get(name, TrustScore())
+    package = render_package(entry, revision=entry.revision + 1, launcher=this_launcher(store), trust=trust)
     plan = EnablePlan(entry, scope, package, paths)
     for path in plan.paths:
         check_install_target(path, package)

@@ -17,11 +17,13 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError, LifecycleError
+from ..errors import InputError, LifecycleError, RecordError
 from ..model import lifecycle
 from ..model.approval import Approval
 from ..model.base import check_skill_name
+from ..model.coverage import FINAL_CHECK_MISSING, unchecked_side_effect
 from ..model.entry import StoreEntry
+from ..model.envelope import ResultWarning
 from ..store import AuditNote, Store
 from .guards import approval_required, check_reviewer
 from .revisions import approved_base
@@ -39,6 +41,7 @@ class ReviewResult:
     version: str | None = None
     bump: str | None = None
     environments: tuple[str, ...] = ()
+    warnings: tuple[ResultWarning, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -90,7 +93,16 @@ def review_skill(
 
     preview = change(current)
     record = preview.versions[-1]
-    store.policy().require_capabilities(preview.draft.capabilities)
+    policy = store.policy()
+    policy.require_capabilities(preview.draft.capabilities)
+    unchecked = unchecked_side_effect(preview.draft.actions)
+    if unchecked is not None and policy.require_final_check:
+        raise RecordError(
+            "SR_RECORD_FINAL_CHECK_MISSING",
+            f"skill {name!r}: step {unchecked} is its last side effect and {FINAL_CHECK_MISSING}; "
+            "the policy's requireFinalCheck refuses to approve it",
+            details={"name": name, "step": unchecked},
+        )
     what = "accept the heal proposal of" if heal_proposal else "approve"
     would = (
         f"{what} skill {name!r} at revision {current.revision} (draft {preview.draft.draft_digest}) "
@@ -137,7 +149,16 @@ def review_skill(
         new.version,
         new.versions[-1].bump,
         _approval(new).approved_environments,
+        _coverage_warnings(unchecked),
     )
+
+
+def _coverage_warnings(unchecked: str | None) -> tuple[ResultWarning, ...]:
+    """The review's warning about a last side effect no check follows (``model.coverage``)."""
+    if unchecked is None:
+        return ()
+    message = f"step {unchecked} is the skill's last side effect and {FINAL_CHECK_MISSING}"
+    return (ResultWarning(code="SR_RECORD_FINAL_CHECK_MISSING", message=message),)
 
 
 @dataclass(frozen=True)

@@ -10,17 +10,19 @@ through all of them) and the store's size against its bound.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import lifecycle
 from ..model.actions import Action, walk
 from ..model.base import check_skill_name
+from ..model.coverage import unchecked_side_effect
 from ..model.draft import Draft
 from ..model.entry import HealProposal, StoreEntry
 from ..model.exposure import exposed_reads
 from ..model.intents import step_intent
 from ..model.locators import ElementSet, LocatorBundle
+from ..model.trust import TrustScore
 from ..model.values import outputs_schema
 from ..model.visible import visible_tree
 from ..store import RevisionSummary, RunView, Store, StoreSize
@@ -43,6 +45,7 @@ class SkillView:
     runs: tuple[RunView, ...] = ()
     run_count: int = 0
     store_size: StoreSize | None = None
+    trust: TrustScore = field(default_factory=TrustScore)
 
     def to_json(self) -> dict[str, Any]:
         """The projection every reader gets (``show``, its ``--json``, the review page): invisible
@@ -56,6 +59,7 @@ class SkillView:
             "revisions": [r.to_json() for r in self.revisions],
             "lastRuns": [r.to_json() for r in self.runs],
             "runCount": self.run_count,
+            "trust": self.trust.to_json(),  # of the current draft (model.trust)
             "store": self.store_size.to_json() if self.store_size is not None else None,
         }
         shown: dict[str, Any] = visible_tree(view)
@@ -78,6 +82,7 @@ def show_skill(store: Store, name: str, revision: int | None = None) -> SkillVie
         tuple(store.runs(name, limit=LAST_RUNS)),
         store.run_count(name),
         store.size(),
+        store.trust(name).get(name, TrustScore()),
     )
 
 
@@ -195,6 +200,7 @@ def project_entry(entry: StoreEntry, proposals: tuple[HealProposal, ...] | None 
         "capabilities": list(draft.capabilities),
         "failureConditions": list(draft.failure_conditions),
         "extractsAfterSecret": list(exposed_reads(draft)),
+        "uncheckedSideEffect": unchecked_side_effect(draft.actions),
         "environment": {
             "kind": env.target.kind,
             **target,

@@ -29,6 +29,7 @@ from ..model.lifecycle import ensure_deletable, timestamp
 from ..model.policy import Policy
 from ..model.report import ReplayReport
 from ..model.runs import Actor, RunRecord
+from ..model.trust import TrustScore
 from . import audit, confirmations, db, entries, retention, runs
 from .audit import AuditNote, AuditVerification
 from .entries import EntrySummary, RevisionSummary, not_found
@@ -218,6 +219,12 @@ class Store:
         re-validated; a started run whose process is gone shows as ``interrupted``."""
         with db.snapshot(self._conn, "reading runs"):
             return runs.page(self._conn, name, limit, before)
+
+    def trust(self, name: str | None = None) -> dict[str, TrustScore]:
+        """The trust score of each skill's current draft from its finished runs (``name``: that
+        skill only); a skill with no finished run of its current draft is not in the mapping."""
+        with db.snapshot(self._conn, "reading the track record"):
+            return runs.trust(self._conn, name)
 
     def run(self, run_id: str) -> RunView | None:
         with db.translated("reading a run"):

@@ -31,6 +31,7 @@ from ..model.batch import Runset, RunsetClaim
 from ..model.canonical import canonical_json
 from ..model.entry import HealProposal
 from ..model.runs import INTERRUPTED_CODE, RunOutcome, RunRecord, shown_outcome
+from ..model.trust import RunFacts, TrustScore, trust_score
 from .lease import lease_alive
 
 _D = TypeVar("_D", bound=Document)
@@ -164,6 +165,35 @@ def page(conn: sqlite3.Connection, name: str, limit: int, before: int | None) ->
         (name, before if before is not None else 2**62, limit),
     ).fetchall()
     return [view(row) for row in rows]
+
+
+# The finished runs of each skill's current draft, newest first: what its trust score reads
+# (``model.trust``). A summary: the fields are read from the documents as stored, not re-validated
+# run by run (``verify`` does that; a corrupt row fails every other read).
+_TRUST_ROWS = """
+WITH current AS (
+    SELECT e.name AS name,
+           json_extract(CAST(r.document AS TEXT), '$.draft.draftDigest') AS draft_digest
+    FROM entries e JOIN revisions r ON r.name = e.name AND r.revision = e.revision
+    WHERE e.name = :name OR :name IS NULL
+)
+SELECT runs.name, runs.outcome, runs.finished_at,
+       json_extract(CAST(runs.document AS TEXT), '$.code'),
+       json_array_length(CAST(runs.document AS TEXT), '$.healedSteps')
+FROM runs JOIN current ON current.name = runs.name
+    AND json_extract(CAST(runs.document AS TEXT), '$.draftDigest') = current.draft_digest
+WHERE runs.outcome != 'started'
+ORDER BY runs.name, runs.seq DESC
+"""
+
+
+def trust(conn: sqlite3.Connection, name: str | None = None) -> dict[str, TrustScore]:
+    """The trust score of ``name``'s current draft (of every skill when None) from its finished
+    runs; a skill without runs of its current draft is left out."""
+    grouped: dict[str, list[RunFacts]] = {}
+    for skill, outcome, finished_at, code, healed in conn.execute(_TRUST_ROWS, {"name": name}):
+        grouped.setdefault(skill, []).append(RunFacts(outcome, finished_at, code, bool(healed)))
+    return {skill: trust_score(facts) for skill, facts in grouped.items()}
 
 
 def count(conn: sqlite3.Connection, name: str | None = None) -> int:

@@ -85,7 +85,7 @@ async def _assert_once(ctx: StepContext, a: AssertAction) -> bool:
             "SR_REPLAY_SCHEMA_INVALID", f"step {a.id}: the assertion has no target", action_id=a.id
         )
     if a.check == "count":
-        return await driver.count(a.target.candidates[0], salt=ctx.options.salt) == a.expected
+        return a.count_holds(await driver.count(a.target.candidates[0], salt=ctx.options.salt))
     picked = await ctx.locate(a.target)
     return a.check == "visible" or await driver.check(picked, a.check, a.expected)
 
