@@ -205,6 +205,7 @@ class Extraction(Document):
 
 
 _EXTENSION_KEYS = (
+    "fromOutput",
     "check",
     "expected",
     "extraction",
@@ -254,6 +255,8 @@ class RecordedEvent(Document):
     input: ParamName | None = None  # a text wait's input (by the parameter's name), else ``expected``
     to: ScrollTo | None = None
     max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] | None = None
+    # an automation edit whose value an earlier extract step read (issue 33): its output's name
+    from_output: OutputName | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -307,6 +310,8 @@ def _v2_problem(e: RecordedEvent) -> str | None:
         return "only a click is chosen by an earlier field edit"
     if e.options is not None and e.type not in ("select", "choose"):
         return "only a select or a choose lists its options"
+    if e.from_output is not None and e.type not in ("input", "select", "choose"):
+        return "only a field edit takes its value from an output"
     return None
 
 

@@ -72,6 +72,7 @@ from ..model.values import ValueType
 from .actionability import click, naming, playwright_failed, step_failed
 from .binding import Over
 from .scripted import AbsentStep, InputText, ScrollStep, authored_absent, authored_wait, scroll
+from .sourced import from_output, marked_from
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
@@ -109,9 +110,19 @@ class ClickStep(Document):
 
 
 class TypeStep(Document):
+    """Type ``text``, or (``from``, issue 33) what an earlier ``extract`` step of the script reads:
+    the recorded step then types that output at replay, never a parameter."""
+
     do: Literal["type"]
     selector: Selector
-    text: Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)]
+    text: Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)] | None = None
+    from_: OutputName | None = Field(None, alias="from")
+
+    @model_validator(mode="after")
+    def _shape(self) -> TypeStep:
+        if (self.text is None) == (self.from_ is None):
+            raise ValueError("a type takes either text or from")
+        return self
 
 
 OptionLabel = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECT_VALUE_CHARS)]
@@ -126,6 +137,7 @@ class SelectStep(Document):
     selector: Selector
     value: Annotated[str, StringConstraints(max_length=MAX_SELECT_VALUE_CHARS)] | None = None
     label: OptionLabel | tuple[OptionLabel, ...] | None = Field(default=None)
+    from_: OutputName | None = Field(None, alias="from")  # the label an earlier extract reads
 
     @field_validator("label")
     @classmethod
@@ -136,8 +148,8 @@ class SelectStep(Document):
 
     @model_validator(mode="after")
     def _shape(self) -> SelectStep:
-        if (self.value is None) == (self.label is None):
-            raise ValueError("a select takes either value or label")
+        if [self.value is not None, self.label is not None, self.from_ is not None].count(True) != 1:
+            raise ValueError("a select takes one of value, label or from")
         return self
 
 
@@ -419,6 +431,8 @@ class Marks(Protocol):
 
     def click_unbound(self) -> str | None: ...
 
+    def value_from(self, output: str | None) -> None: ...
+
 
 async def perform(
     page: Page,
@@ -492,6 +506,9 @@ async def perform(
                     )
                 if isinstance(step, ClickStep) and step.by is not None:
                     await _bound_click(page, step, at, timeout_ms, _need(marks, at))
+                elif isinstance(step, TypeStep | SelectStep) and step.from_ is not None:
+                    done = await from_output(page, script.steps[: n - 1], step, at, timeout_ms)
+                    await marked_from(_need(marks, at), step.from_, _perform(page, done, at, timeout_ms))
                 else:
                     await _perform(page, step, at, timeout_ms)
                 if after_action is not None and isinstance(
@@ -714,4 +731,4 @@ async def _perform(page: Page, step: Step, n: int, timeout_ms: int) -> None:
         if isinstance(step, TypeStep):
             await page.keyboard.press("ControlOrMeta+A")
             await page.keyboard.press("Delete")
-            await page.keyboard.type(step.text)
+            await page.keyboard.type(step.text or "")

@@ -146,6 +146,7 @@ class CaptureLog:
         self._events: list[RecordedEvent] = []
         self._on_event = on_event
         self._binding: tuple[str, Over] | None = None
+        self.value_from: str | None = None  # field edits now type an extracted output (automation)
         self.bind_problem: str | None = None
 
     @property
@@ -256,6 +257,8 @@ class CaptureLog:
                 fields.update(target=chosen, chosen_by=edit)
         if self._binding is not None and fields["type"] == "click":
             self._bind(fields)
+        if self.value_from is not None and fields["type"] in ("input", "select", "choose"):
+            fields["from_output"] = self.value_from
         if event.target is not None and target is None:
             fields.update(type="human", reason="other", key=None)
         elif event.field is not None:

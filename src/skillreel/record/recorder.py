@@ -592,6 +592,10 @@ class Recorder:
         """The next click is chosen by input ``by`` over ``over`` (automation ``"by"``)."""
         self._log.bind_next_click(by, over)
 
+    def value_from(self, output: str | None) -> None:
+        """Field edits from now on type output ``output`` (automation ``"from"``); None: no more."""
+        self._log.value_from = output
+
     def click_unbound(self) -> str | None:
         """Why the click :meth:`bind_click` named was not chosen by its input (None: it was)."""
         return self._log.bind_problem
