@@ -27,7 +27,8 @@ DESK = page_html(
     """
 <p>Latest: <span id=latest>Order 48151623</span> <span id=tier>Gold</span></p>
 <input id=q name=q>
-<select id=level><option value="">-</option><option value=s>Silver</option><option value=g>Gold</option></select>
+<select id=level><option value="">-</option><option value=s>Silver</option>
+<option value=g>Gold</option></select>
 <button id=go type=button>Search</button>
 <p id=result></p>
 <script>
