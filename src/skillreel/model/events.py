@@ -43,7 +43,7 @@ from pydantic import (
     model_validator,
 )
 
-from .actions import AssertCheck, ExpectedText, ExtractAction, HumanReason
+from .actions import RETRYABLE, AssertCheck, ExpectedText, ExtractAction, HumanReason, Retry
 from .base import Digest, DigestedDocument, Document, ParamName
 from .draft import Salt
 from .graph_problem import GraphProblem
@@ -206,6 +206,7 @@ class Extraction(Document):
 
 _EXTENSION_KEYS = (
     "fromOutput",
+    "retry",
     "check",
     "expected",
     "extraction",
@@ -257,6 +258,7 @@ class RecordedEvent(Document):
     max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] | None = None
     # an automation edit whose value an earlier extract step read (issue 33): its output's name
     from_output: OutputName | None = None
+    retry: Retry | None = None  # an automation step's retry (a navigation, a read, a wait)
 
     @model_serializer(mode="wrap")
     def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -312,6 +314,8 @@ def _v2_problem(e: RecordedEvent) -> str | None:
         return "only a select or a choose lists its options"
     if e.from_output is not None and e.type not in ("input", "select", "choose"):
         return "only a field edit takes its value from an output"
+    if e.retry is not None and e.type not in RETRYABLE:
+        return "only a navigation, a read, a wait or an assertion retries"
     return None
 
 

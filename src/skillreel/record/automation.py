@@ -61,7 +61,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from ..errors import RecordError, SkillreelError
-from ..model.actions import AssertCheck, ExpectedText
+from ..model.actions import AssertCheck, ExpectedText, Retry
 from ..model.base import Document, ParamName
 from ..model.events import Extraction
 from ..model.limits import MAX_SELECT_VALUE_CHARS, MAX_SELECTOR_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
@@ -88,6 +88,7 @@ Selector = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECTO
 class GotoStep(Document):
     do: Literal["goto"]
     url: Annotated[str, StringConstraints(min_length=1, max_length=MAX_URL_CHARS)]
+    retry: Retry | None = None  # the recorded step's (issue 33; also on wait and extract)
 
     @field_validator("url")
     @classmethod
@@ -169,6 +170,7 @@ class WaitStep(Document):
     until: Literal["appears", "disappears"] | None = None
     url: Annotated[str, StringConstraints(min_length=1, max_length=1024)] | None = None
     text: Annotated[str, StringConstraints(min_length=1, max_length=1024)] | InputText | None = None
+    retry: Retry | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> WaitStep:
@@ -178,6 +180,8 @@ class WaitStep(Document):
             raise ValueError("only a wait on a selector waits until it appears or disappears")
         if self.text is not None and (self.selector is None or self.until is not None):
             raise ValueError("a wait for a text takes a selector and no until")
+        if self.retry is not None and self.ms is not None:
+            raise ValueError("a pause does not retry")
         return self
 
 
@@ -210,6 +214,7 @@ class ExtractStep(Document):
         OutputName, Annotated[str, StringConstraints(max_length=MAX_SELECTOR_CHARS)] | FieldSelector
     ] = Field(default_factory=dict, max_length=32)
     limit: Annotated[int, Field(ge=1, le=1000)] | None = None
+    retry: Retry | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> ExtractStep:
@@ -433,6 +438,8 @@ class Marks(Protocol):
 
     def value_from(self, output: str | None) -> None: ...
 
+    def retry_next(self, retry: Retry | None) -> None: ...
+
 
 async def perform(
     page: Page,
@@ -483,6 +490,9 @@ async def perform(
         if isinstance(following, DialogStep):
             answered = _arm_dialog(page, following.accept)
         before = len(marks.events) if marks is not None else 0
+        retry = getattr(step, "retry", None)
+        if retry is not None:
+            _need(marks, at).retry_next(retry)
         try:
             if isinstance(step, DialogStep):
                 await _dialog(step, answered, at, timeout_ms, _need(marks, at))
@@ -523,6 +533,9 @@ async def perform(
             if "step" in exc.details:
                 raise
             raise naming(at, at.do, exc) from exc
+        if retry is not None and marks is not None:
+            await marks.flush()
+            marks.retry_next(None)
         silent = marks is not None and len(marks.events) == before
         # A click that focused a field records nothing itself: the edit that follows does.
         if isinstance(step, ClickStep) and silent and not isinstance(following, TypeStep | SelectStep):

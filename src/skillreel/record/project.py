@@ -94,6 +94,14 @@ class _Step:
     merged: tuple[int, ...] = ()
 
 
+def _retrying(event: RecordedEvent) -> _Step | None:
+    """The event's step, with the retry an automation step gave it (issue 33)."""
+    step = _step(event)
+    if step is not None and event.retry is not None and step.kind == event.type:
+        step.extra["retry"] = event.retry
+    return step
+
+
 def _step(event: RecordedEvent) -> _Step | None:
     if event.page != 0:
         return _Step("human", event.seq, event.target, extra={"reason": "other"})
@@ -184,7 +192,7 @@ _OPENS_DIALOG = frozenset({"click", "press", "type", "select", "choose", "naviga
 
 def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset()) -> Plan:
     """The actions and parameters of ``events`` (pure; see the module rules)."""
-    steps = _coalesce(s for s in map(_step, events) if s is not None)
+    steps = _coalesce(s for s in map(_retrying, events) if s is not None)
     actions: list[Action] = []
     parameters: list[Parameter] = []
     sources: dict[str, tuple[int, ...]] = {}
@@ -212,7 +220,9 @@ def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset(
         elif step.kind == "click" and step.extra.get("chosen_by") is not None:
             actions.append(_chosen_click(action_id, step, sources, parameters))
         else:
-            actions.append(_action(action_id, step))
+            action = _action(action_id, step)
+            retry = step.extra.get("retry")
+            actions.append(action.model_copy(update={"retry": retry}) if retry is not None else action)
     return Plan(tuple(actions), tuple(parameters), sources)
 
 

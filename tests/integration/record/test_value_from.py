@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from skillreel.errors import SkillreelError
-from skillreel.model.actions import SelectAction, TypeAction
+from skillreel.model.actions import Retry, SelectAction, TypeAction
 from skillreel.model.refs import OutputRef
 from skillreel.services.preflight import ReplayRequest
 from skillreel.services.record_preflight import RecordRequest
@@ -96,3 +96,31 @@ async def test_an_edit_from_an_output_no_earlier_step_reads_is_refused(
         assert err.value.code == "SR_RECORD_AUTOMATION_FAILED"
         assert err.value.details.get("step") == 1
         assert store.find("desk") is None
+
+
+async def test_automation_retries_are_recorded_on_the_steps_that_take_them(
+    tmp_path: Path, skillreel_home: Path, record_server: LocalServer
+) -> None:
+    record_server.set_page("/desk", DESK)
+    record_server.set_page("/other", DESK)
+    retry = {"times": 2, "intervalMs": 250}
+    steps = [
+        {"do": "extract", "selector": "#latest", "as": "order_id", "retry": retry},
+        {"do": "goto", "url": record_server.url("/other"), "retry": {"times": 1}},
+        {"do": "wait", "selector": "#tier", "retry": retry},
+        {"do": "click", "selector": "#go"},
+    ]
+    automation = tmp_path / "desk.json"
+    automation.write_text(json.dumps({"steps": steps}))
+    with Store.open(skillreel_home) as store:
+        result = await record_skill(
+            store, RecordRequest(name="desk", url=record_server.url("/desk"), automation=automation)
+        )
+    kinds = [(a.kind, getattr(a, "retry", None)) for a in result.entry.draft.actions]
+    assert kinds == [
+        ("navigate", None),
+        ("extract", Retry(times=2, interval_ms=250)),
+        ("navigate", Retry(times=1, interval_ms=1000)),
+        ("wait", Retry(times=2, interval_ms=250)),
+        ("click", None),
+    ]
