@@ -22,6 +22,7 @@ from ..model.actions import (
     LoopAction,
     ScrollAction,
     WaitAction,
+    WhileAction,
     walk,
 )
 from ..model.conditions import CompareCondition, PresentCondition, UrlCondition
@@ -159,6 +160,8 @@ def _graph_detail(action: Action) -> str:
         return f"for each item of a list (at most {limit}){into}:"
     if isinstance(action, BranchAction):
         return f"when {_condition_text(action.condition)}:"
+    if isinstance(action, WhileAction):
+        return f"while {_condition_text(action.condition)} (at most {action.limit} times):"
     if isinstance(action, WaitAction):
         return f"wait until {action.until}" + (
             f" {_ref_text(action.value)}" if action.value is not None else ""
@@ -200,7 +203,7 @@ def _graph_lines(actions: tuple[Action, ...], depth: int = 0) -> list[str]:
             flags += " (when it does not hold: skip the rest of its block)"
         intent = f" — {clean_text(action.intent)}" if action.intent else ""
         lines.append(f"{'  ' * depth}- `{action.id}` {action.kind}: {_graph_detail(action)}{flags}{intent}")
-        if isinstance(action, LoopAction):
+        if isinstance(action, LoopAction | WhileAction):
             lines += _graph_lines(action.body, depth + 1)
         elif isinstance(action, BranchAction):
             lines += _graph_lines(action.then, depth + 1)

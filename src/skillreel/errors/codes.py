@@ -612,6 +612,21 @@ CODES: dict[str, ErrorCode] = _catalogue(
         "Narrow the page (inputs that filter it) or raise the step's limit (at most 1,000) and review again.",
     ),
     ErrorCode(
+        "SR_REPLAY_WHILE_LIMIT",
+        1,
+        "A while loop ran its body as many times as its limit and its condition still held.",
+        "Check that the body changes what the condition tests (a button that goes away), or raise "
+        "the loop's limit (at most 1,000) and review again.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_URL_PART_INVALID",
+        1,
+        "A value of a navigate step's URL template would leave the template's path or origin (a "
+        "'.' or '..' segment); nothing was loaded.",
+        "Check the input or the page the value was read from; the template keeps each value inside "
+        "its own path segment or query value.",
+    ),
+    ErrorCode(
         "SR_REPLAY_OUTPUT_TOO_LARGE",
         1,
         "The outputs exceed their bounds (4,096 characters a value, 1 MiB in all); nothing was returned.",

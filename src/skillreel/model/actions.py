@@ -40,9 +40,13 @@ from .graph_problem import GraphProblem
 from .limits import (
     MAX_ACTIONS,
     MAX_INTENT_CHARS,
+    MAX_LOOP_ITEMS,
     MAX_OUTPUT_FIELDS,
+    MAX_RETRY_INTERVAL_MS,
+    MAX_RETRY_TIMES,
     MAX_SCROLL_ROUNDS,
     MAX_URL_CHARS,
+    MAX_URL_PARTS,
     MAX_WAIT_MS,
     TIMEOUT_MS_RANGE,
 )
@@ -60,6 +64,7 @@ from .reads import (
     no_content,
 )
 from .refs import ItemRef, LiteralValue, OutputName, OutputRef, ParameterRef, ValueRef
+from .url_template import TemplateProblem, check_template
 from .values import EnumValues, ValueType
 
 Capability = Literal["ui.observe", "ui.interact", "net.navigate"]
@@ -72,6 +77,16 @@ Intent = Annotated[
     str, StringConstraints(min_length=1, max_length=MAX_INTENT_CHARS, pattern=r"^[^\x00-\x1f\x7f]+$")
 ]
 OnFail = Literal["fail", "skip"]
+# A URL template's placeholder name (``{order_id}``).
+PartName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+
+
+class Retry(Document):
+    """Run a failed idempotent step (extract, wait, navigate, assert) again, at most ``times`` more
+    times, ``intervalMs`` apart (v2; issue 33). Steps that act on the page never retry."""
+
+    times: Annotated[int, Field(ge=1, le=MAX_RETRY_TIMES)]
+    interval_ms: Annotated[int, Field(ge=0, le=MAX_RETRY_INTERVAL_MS)] = 1000
 
 
 class Step(Document):
@@ -104,11 +119,28 @@ _FLAGS: dict[str, Any] = {"intent": None, "optional": False}
 
 
 class NavigateAction(Step):
-    """Load a page: the target's first page, an address-bar navigation or a reload."""
+    """Load a page: the target's first page, an address-bar navigation or a reload. An
+    address-bar navigation with ``parts`` (v2) loads a URL template: each ``{name}`` of ``url``
+    (after its origin) is the value of ``parts[name]``, URL-encoded (``model.url_template``)."""
+
+    v2_defaults: ClassVar[dict[str, Any]] = {"intent": None, "retry": None, "parts": {}}
 
     kind: Literal["navigate"] = "navigate"
     url: Annotated[str, StringConstraints(min_length=1, max_length=MAX_URL_CHARS)]
     reason: Literal["start", "address-bar", "reload"] = "start"
+    parts: dict[PartName, ValueRef] = Field(default_factory=dict, max_length=MAX_URL_PARTS)
+    retry: Retry | None = None
+
+    @model_validator(mode="after")
+    def _template(self) -> NavigateAction:
+        if self.parts and self.reason != "address-bar":
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, "only an address-bar navigation has parts")
+        if self.parts:
+            try:
+                check_template(self.url, frozenset(self.parts))
+            except TemplateProblem as exc:
+                raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, str(exc)) from None
+        return self
 
 
 class ClickAction(Step):
@@ -207,6 +239,7 @@ class AssertAction(Step):
         "onFail": "fail",
         "atLeast": None,
         "atMost": None,
+        "retry": None,
     }
 
     kind: Literal["assert"] = "assert"
@@ -216,6 +249,7 @@ class AssertAction(Step):
     at_least: Count | None = None
     at_most: Count | None = None
     on_fail: OnFail = "fail"
+    retry: Retry | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> AssertAction:
@@ -279,7 +313,7 @@ class ExtractAction(Step):
       ``limit``).
     """
 
-    v2_defaults: ClassVar[dict[str, Any]] = _FLAGS
+    v2_defaults: ClassVar[dict[str, Any]] = {**_FLAGS, "retry": None}
     unset: ClassVar[dict[str, Any]] = {
         **dict.fromkeys(("target", "attribute", "type", "values", "pattern", "items", "limit")),
         "fields": [],
@@ -299,6 +333,7 @@ class ExtractAction(Step):
     limit: Limit | None = None
     overflow: Overflow = "fail"
     optional: bool = False
+    retry: Retry | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> ExtractAction:
@@ -340,7 +375,7 @@ class WaitAction(Step):
     ``url_matches``), or the target's text contains ``value``; at most ``timeoutMs`` (default: the
     replay's timeout). ``onFail: "skip"`` skips the rest of its block instead of failing."""
 
-    v2_defaults: ClassVar[dict[str, Any]] = {"intent": None, "onFail": "fail"}
+    v2_defaults: ClassVar[dict[str, Any]] = {"intent": None, "onFail": "fail", "retry": None}
     unset: ClassVar[dict[str, Any]] = dict.fromkeys(("target", "expected", "value", "timeoutMs"))
 
     kind: Literal["wait"] = "wait"
@@ -350,6 +385,7 @@ class WaitAction(Step):
     value: ValueRef | None = None
     timeout_ms: Annotated[int, Field(ge=TIMEOUT_MS_RANGE[0], le=MAX_WAIT_MS)] | None = None
     on_fail: OnFail = "fail"
+    retry: Retry | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> WaitAction:
@@ -473,6 +509,17 @@ class BranchAction(Step):
         return self
 
 
+class WhileAction(Step):
+    """Run ``body`` again while ``condition`` holds (tested before each run), at most ``limit``
+    times (v2; issue 33): a condition still true after ``limit`` runs fails the step
+    (``SR_REPLAY_WHILE_LIMIT``). What the body extracts stays inside it."""
+
+    kind: Literal["while"] = "while"
+    condition: Condition
+    limit: Annotated[int, Field(ge=1, le=MAX_LOOP_ITEMS)]
+    body: tuple[Action, ...] = Field(min_length=1, max_length=MAX_ACTIONS)
+
+
 Action = Annotated[
     NavigateAction
     | ClickAction
@@ -490,10 +537,13 @@ Action = Annotated[
     | HoverAction
     | UploadAction
     | LoopAction
-    | BranchAction,
+    | BranchAction
+    | WhileAction,
     Field(discriminator="kind"),
 ]
-Block = LoopAction | BranchAction
+Block = LoopAction | BranchAction | WhileAction
+# The kinds a step may retry (they change nothing a site keeps): model.actions.Retry.
+RETRYABLE: frozenset[str] = frozenset({"extract", "wait", "navigate", "assert"})
 
 V1_KINDS: frozenset[str] = frozenset(
     {"navigate", "click", "type", "select", "press", "observe", "assert", "human"}
@@ -520,7 +570,7 @@ CAPABILITY_OF_KIND: dict[str, Capability] = {
 
 def children(action: Action) -> tuple[tuple[Action, ...], ...]:
     """The step lists a block holds (a loop's body; a branch's then and else); none for a step."""
-    if isinstance(action, LoopAction):
+    if isinstance(action, LoopAction | WhileAction):
         return (action.body,)
     if isinstance(action, BranchAction):
         return (action.then, action.otherwise)
@@ -553,7 +603,9 @@ def value_refs(action: Action) -> list[ValueRef]:
             refs.append(flt.contains_token)
     if isinstance(action, LoopAction) and isinstance(action.limit, ParameterRef):
         refs.append(action.limit)
-    if isinstance(action, BranchAction):
+    if isinstance(action, NavigateAction):
+        refs += list(action.parts.values())
+    if isinstance(action, BranchAction | WhileAction):
         cond = action.condition
         if isinstance(cond, CompareCondition):
             refs.append(cond.value)

@@ -46,7 +46,7 @@ from pydantic import (
     model_validator,
 )
 
-from .actions import AssertCheck, Count, ExpectedText, ExtractAction, HumanReason
+from .actions import RETRYABLE, AssertCheck, Count, ExpectedText, ExtractAction, HumanReason, Retry
 from .base import Digest, DigestedDocument, Document, ParamName
 from .draft import Salt
 from .graph_problem import GraphProblem
@@ -214,6 +214,8 @@ class Extraction(Document):
 
 
 _EXTENSION_KEYS = (
+    "fromOutput",
+    "retry",
     "check",
     "expected",
     "extraction",
@@ -269,6 +271,9 @@ class RecordedEvent(Document):
     input: ParamName | None = None  # a text wait's input (by the parameter's name), else ``expected``
     to: ScrollTo | None = None
     max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] | None = None
+    # an automation edit whose value an earlier extract step read (issue 33): its output's name
+    from_output: OutputName | None = None
+    retry: Retry | None = None  # an automation step's retry (a navigation, a read, a wait)
 
     @model_serializer(mode="wrap")
     def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -330,6 +335,10 @@ def _v2_problem(e: RecordedEvent) -> str | None:
         return "only a click is chosen by an earlier field edit"
     if e.options is not None and e.type not in ("select", "choose"):
         return "only a select or a choose lists its options"
+    if e.from_output is not None and e.type not in ("input", "select", "choose"):
+        return "only a field edit takes its value from an output"
+    if e.retry is not None and e.type not in RETRYABLE:
+        return "only a navigation, a read, a wait or an assertion retries"
     return None
 
 

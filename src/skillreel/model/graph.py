@@ -34,7 +34,9 @@ from .actions import (
     DialogAction,
     ExtractAction,
     LoopAction,
+    NavigateAction,
     WaitAction,
+    WhileAction,
     children,
     value_refs,
     walk,
@@ -57,6 +59,13 @@ class TypedParameter(Protocol):
     def name(self) -> str: ...
     @property
     def type(self) -> InputType | None: ...
+    @property
+    def sensitive(self) -> bool: ...
+
+
+# The steps that put a value into the page or a URL: a value from an output or an item field
+# must be text-like there (a boolean or a list is refused when the skill is saved).
+_TAKES_TEXT = frozenset({"type", "select", "choose", "navigate"})
 
 
 @dataclass
@@ -141,7 +150,7 @@ def _check_block(
                 )
             inner = scope.enter(item_fields=frozenset(f.name for f in action.fields))
             _check_block(action.body, inner, params, extracts, depth=depth + 1, in_loop=True)
-        for branch in children(action) if isinstance(action, BranchAction) else ():
+        for branch in children(action) if isinstance(action, BranchAction | WhileAction) else ():
             if branch:
                 _check_block(branch, scope.enter(), params, extracts, depth=depth + 1, in_loop=in_loop)
         if isinstance(action, ExtractAction) and action.read != "list" and not action.optional:
@@ -164,6 +173,10 @@ def _check_step(
                 raise GraphProblem(REFERENCE, action.id, f"parameter {ref.name!r} is not declared")
         elif isinstance(ref, OutputRef):
             _check_output_ref(action.id, ref, scope, extracts)
+            if action.kind in _TAKES_TEXT and extracts[ref.step].value_type == "boolean":
+                raise GraphProblem(
+                    INVALID, action.id, f"output {ref.field!r} is a boolean: a {action.kind} step takes text"
+                )
         elif isinstance(ref, ItemRef):
             if scope.item_fields is None:
                 raise GraphProblem(REFERENCE, action.id, "an item reference is used outside a loop")
@@ -172,6 +185,12 @@ def _check_step(
                     REFERENCE, action.id, f"the enclosing loop has no item field {ref.field!r}"
                 )
     _check_files(action, params)
+    if isinstance(action, NavigateAction):
+        for ref in action.parts.values():
+            if isinstance(ref, ParameterRef) and (param := params.get(ref.name)) and param.sensitive:
+                raise GraphProblem(
+                    INVALID, action.id, f"parameter {ref.name!r} is sensitive: it never goes into a URL"
+                )
     if isinstance(action, LoopAction) and isinstance(action.limit, ParameterRef):
         param = params.get(action.limit.name)
         if param is not None and param.type != "integer":
@@ -241,6 +260,8 @@ def _outputs_of(block: Sequence[Action], *, nullable: bool, into: list[OutputSpe
         elif isinstance(action, BranchAction):
             for branch in (action.then, action.otherwise):
                 _outputs_of(branch, nullable=True, into=into)
+        elif isinstance(action, WhileAction):
+            _outputs_of(action.body, nullable=True, into=into)
         nullable = nullable or _skips(action)
 
 
@@ -287,6 +308,8 @@ def _body_fields(loop: str, block: Sequence[Action], *, nullable: bool, into: li
         elif isinstance(action, BranchAction):
             for branch in (action.then, action.otherwise):
                 _body_fields(loop, branch, nullable=True, into=into)
+        elif isinstance(action, WhileAction):
+            _body_fields(loop, action.body, nullable=True, into=into)
         nullable = nullable or _skips(action)
 
 
@@ -316,7 +339,7 @@ def replace_steps(actions: Sequence[Action], replacements: Mapping[str, Action])
     for action in actions:
         if action.id in replacements:
             out.append(replacements[action.id])
-        elif isinstance(action, LoopAction):
+        elif isinstance(action, LoopAction | WhileAction):
             out.append(action.model_copy(update={"body": replace_steps(action.body, replacements)}))
         elif isinstance(action, BranchAction):
             out.append(

@@ -15,7 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .actions import Action, BranchAction, DialogAction, ExtractAction, LoopAction, ScrollAction, WaitAction
+from .actions import (
+    Action,
+    BranchAction,
+    DialogAction,
+    ExtractAction,
+    LoopAction,
+    ScrollAction,
+    WaitAction,
+    WhileAction,
+)
 from .conditions import CompareCondition, PresentCondition
 from .locators import ElementSet, LocatorBundle
 from .refs import ItemRef, LiteralValue, OutputRef, ParameterRef
@@ -203,7 +212,7 @@ def _loop_intent(action: LoopAction, sensitive: frozenset[str]) -> str:
     return f"for each of {_items(action.items, sensitive)} (at most {limit}): {steps}{collect}"
 
 
-def _branch_intent(action: BranchAction, sensitive: frozenset[str]) -> str:
+def _branch_intent(action: BranchAction | WhileAction, sensitive: frozenset[str]) -> str:
     cond = action.condition
     if isinstance(cond, PresentCondition):
         holds = f"{_target(cond.target, sensitive)} is present"
@@ -212,6 +221,8 @@ def _branch_intent(action: BranchAction, sensitive: frozenset[str]) -> str:
         holds = f"{value_phrase(cond.value, sensitive)} {_OPS.get(cond.op, cond.op)}{expected}"
     else:
         holds = "the page address matches the expected pattern"
+    if isinstance(action, WhileAction):
+        return f"while {holds} (at most {action.limit} times): {len(action.body)} step(s)"
     then, otherwise = len(action.then), len(action.otherwise)
     return f"if {holds}: {then} step(s)" + (f", else {otherwise} step(s)" if otherwise else "")
 
@@ -281,7 +292,7 @@ def _generated(action: Action, sensitive: frozenset[str]) -> str:
         return _dialog_intent(action, sensitive)
     if isinstance(action, LoopAction):
         return _loop_intent(action, sensitive)
-    if isinstance(action, BranchAction):
+    if isinstance(action, BranchAction | WhileAction):
         return _branch_intent(action, sensitive)
     return f"{action.kind} {t}"
 

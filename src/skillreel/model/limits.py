@@ -48,6 +48,9 @@ MAX_OUTPUTS_BYTES: Final = 1024 * 1024  # the outputs of one replay, as canonica
 MAX_WAIT_MS: Final = 30_000
 MAX_SCROLL_ROUNDS: Final = 200
 MAX_UPLOAD_BYTES: Final = 25 * 1024 * 1024  # one file an upload step sets (issue 32.2)
+MAX_RETRY_TIMES: Final = 5  # a step's retries (issue 33)
+MAX_RETRY_INTERVAL_MS: Final = 10_000
+MAX_URL_PARTS: Final = 16  # placeholders of a navigate URL template
 # Earlier fingerprints a bundle keeps as accepted identities after adopted heals (newest first).
 MAX_ACCEPTED_IDENTITIES: Final = 4
 MAX_ENVIRONMENTS: Final = 16

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .actions import Action, AssertAction, BranchAction, LoopAction, NavigateAction
+from .actions import Action, AssertAction, BranchAction, LoopAction, NavigateAction, WhileAction
 from .conditions import UrlCondition
 from .environment import Environment, NamedEnvironment, QueryKeys, UrlTarget, query_keys, url_target_digest
 from .events import EventsLog, RecordedEvent
@@ -105,7 +105,7 @@ def _each_step(actions: Sequence[Action], change: Callable[[Action], Action]) ->
     out: list[Action] = []
     for action in actions:
         action = change(action)
-        if isinstance(action, LoopAction):
+        if isinstance(action, LoopAction | WhileAction):
             action = action.model_copy(update={"body": _each_step(action.body, change)})
         elif isinstance(action, BranchAction):
             action = action.model_copy(

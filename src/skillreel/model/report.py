@@ -41,18 +41,22 @@ class Evidence(DigestedDocument):
 
 class StepResult(Document):
     """One step of a replay. ``runs`` (schema v2, left out of the wire form when 1): how many
-    times the step ran (in a loop); its evidence then covers every run."""
+    times the step ran (in a loop); its evidence then covers every run. ``retries`` (left out
+    when 0): how many times a step with ``retry`` failed and ran again (a count, never why)."""
 
     action_id: ActionId
     evidence_digest: Digest
     healed: bool = False
     runs: Annotated[int, Field(ge=1, le=MAX_STEP_RUNS)] = 1
+    retries: Annotated[int, Field(ge=0, le=MAX_STEP_RUNS)] = 0
 
     @model_serializer(mode="wrap")
     def _omit_one_run(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
         if data.get("runs") == 1:
             del data["runs"]
+        if data.get("retries") == 0:
+            del data["retries"]
         return data
 
 

@@ -62,7 +62,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from ..errors import RecordError, SkillreelError
-from ..model.actions import AssertCheck, Count, ExpectedText, assert_shape_problem
+from ..model.actions import AssertCheck, Count, ExpectedText, Retry, assert_shape_problem
 from ..model.base import Document, ParamName
 from ..model.events import Extraction
 from ..model.limits import MAX_SELECT_VALUE_CHARS, MAX_SELECTOR_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
@@ -74,6 +74,7 @@ from .actionability import click, naming, playwright_failed, step_failed
 from .binding import Over
 from .gestures import HoverStep, UploadStep, gesture
 from .scripted import AssertStep, InputText, ScrollStep, authored_absent, authored_wait, scroll
+from .sourced import from_output, marked_from
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
@@ -89,6 +90,7 @@ Selector = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECTO
 class GotoStep(Document):
     do: Literal["goto"]
     url: Annotated[str, StringConstraints(min_length=1, max_length=MAX_URL_CHARS)]
+    retry: Retry | None = None  # the recorded step's (issue 33; also on wait and extract)
 
     @field_validator("url")
     @classmethod
@@ -111,9 +113,19 @@ class ClickStep(Document):
 
 
 class TypeStep(Document):
+    """Type ``text``, or (``from``, issue 33) what an earlier ``extract`` step of the script reads:
+    the recorded step then types that output at replay, never a parameter."""
+
     do: Literal["type"]
     selector: Selector
-    text: Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)]
+    text: Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)] | None = None
+    from_: OutputName | None = Field(None, alias="from")
+
+    @model_validator(mode="after")
+    def _shape(self) -> TypeStep:
+        if (self.text is None) == (self.from_ is None):
+            raise ValueError("a type takes either text or from")
+        return self
 
 
 OptionLabel = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECT_VALUE_CHARS)]
@@ -128,6 +140,7 @@ class SelectStep(Document):
     selector: Selector
     value: Annotated[str, StringConstraints(max_length=MAX_SELECT_VALUE_CHARS)] | None = None
     label: OptionLabel | tuple[OptionLabel, ...] | None = Field(default=None)
+    from_: OutputName | None = Field(None, alias="from")  # the label an earlier extract reads
 
     @field_validator("label")
     @classmethod
@@ -138,8 +151,8 @@ class SelectStep(Document):
 
     @model_validator(mode="after")
     def _shape(self) -> SelectStep:
-        if (self.value is None) == (self.label is None):
-            raise ValueError("a select takes either value or label")
+        if [self.value is not None, self.label is not None, self.from_ is not None].count(True) != 1:
+            raise ValueError("a select takes one of value, label or from")
         return self
 
 
@@ -159,6 +172,7 @@ class WaitStep(Document):
     until: Literal["appears", "disappears"] | None = None
     url: Annotated[str, StringConstraints(min_length=1, max_length=1024)] | None = None
     text: Annotated[str, StringConstraints(min_length=1, max_length=1024)] | InputText | None = None
+    retry: Retry | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> WaitStep:
@@ -168,6 +182,8 @@ class WaitStep(Document):
             raise ValueError("only a wait on a selector waits until it appears or disappears")
         if self.text is not None and (self.selector is None or self.until is not None):
             raise ValueError("a wait for a text takes a selector and no until")
+        if self.retry is not None and self.ms is not None:
+            raise ValueError("a pause does not retry")
         return self
 
 
@@ -200,6 +216,7 @@ class ExtractStep(Document):
         OutputName, Annotated[str, StringConstraints(max_length=MAX_SELECTOR_CHARS)] | FieldSelector
     ] = Field(default_factory=dict, max_length=32)
     limit: Annotated[int, Field(ge=1, le=1000)] | None = None
+    retry: Retry | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> ExtractStep:
@@ -432,6 +449,10 @@ class Marks(Protocol):
 
     def click_unbound(self) -> str | None: ...
 
+    def value_from(self, output: str | None) -> None: ...
+
+    def retry_next(self, retry: Retry | None) -> None: ...
+
 
 async def perform(
     page: Page,
@@ -482,6 +503,9 @@ async def perform(
         if isinstance(following, DialogStep):
             answered = _arm_dialog(page, following.accept)
         before = len(marks.events) if marks is not None else 0
+        retry = getattr(step, "retry", None)
+        if retry is not None:
+            _need(marks, at).retry_next(retry)
         try:
             if isinstance(step, DialogStep):
                 await _dialog(step, answered, at, timeout_ms, _need(marks, at))
@@ -507,6 +531,9 @@ async def perform(
                     )
                 if isinstance(step, ClickStep) and step.by is not None:
                     await _bound_click(page, step, at, timeout_ms, _need(marks, at))
+                elif isinstance(step, TypeStep | SelectStep) and step.from_ is not None:
+                    done = await from_output(page, script.steps[: n - 1], step, at, timeout_ms)
+                    await marked_from(_need(marks, at), step.from_, _perform(page, done, at, timeout_ms))
                 else:
                     await _perform(page, step, at, timeout_ms)
                 if after_action is not None and isinstance(
@@ -521,6 +548,9 @@ async def perform(
             if "step" in exc.details:
                 raise
             raise naming(at, at.do, exc) from exc
+        if retry is not None and marks is not None:
+            await marks.flush()
+            marks.retry_next(None)
         silent = marks is not None and len(marks.events) == before
         # A click that focused a field records nothing itself: the edit that follows does.
         if isinstance(step, ClickStep) and silent and not isinstance(following, TypeStep | SelectStep):
@@ -729,4 +759,4 @@ async def _perform(page: Page, step: Step, n: int, timeout_ms: int) -> None:
         if isinstance(step, TypeStep):
             await page.keyboard.press("ControlOrMeta+A")
             await page.keyboard.press("Delete")
-            await page.keyboard.type(step.text)
+            await page.keyboard.type(step.text or "")

@@ -38,6 +38,7 @@ from typing import Any, Final, Literal
 from pydantic import ValidationError
 
 from ..errors import RecordError
+from ..model.actions import RETRYABLE, Retry
 from ..model.events import (
     MAX_EVENTS,
     MAX_PAGE_EVENT_BYTES,
@@ -146,6 +147,8 @@ class CaptureLog:
         self._events: list[RecordedEvent] = []
         self._on_event = on_event
         self._binding: tuple[str, Over] | None = None
+        self.value_from: str | None = None  # field edits now type an extracted output (automation)
+        self.retry_next: Retry | None = None  # the next navigation, read or wait retries (automation)
         self.bind_problem: str | None = None
 
     @property
@@ -190,6 +193,8 @@ class CaptureLog:
             if not self.problems:
                 self.problems.append(f"the recording exceeded {MAX_EVENTS} events")
             return
+        if self.retry_next is not None and event.type in RETRYABLE:
+            event, self.retry_next = event.model_copy(update={"retry": self.retry_next}), None
         self._events.append(event)
         if self._on_event is not None:
             self._on_event(event)
@@ -256,6 +261,8 @@ class CaptureLog:
                 fields.update(target=chosen, chosen_by=edit)
         if self._binding is not None and fields["type"] == "click":
             self._bind(fields)
+        if self.value_from is not None and fields["type"] in ("input", "select", "choose"):
+            fields["from_output"] = self.value_from
         if event.target is not None and target is None:
             fields.update(type="human", reason="other", key=None)
         elif event.field is not None:

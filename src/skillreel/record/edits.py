@@ -33,6 +33,8 @@ Edits (``op``):
 * ``set-output`` ``{name, description}``;
 * ``set-skill`` ``{description?, failureConditions?}`` — what a caller reads before using the skill
   (``[]`` clears the failure conditions);
+* ``set-value``, ``set-url``, ``set-retry`` and ``wrap-while`` ``{steps, condition, limit}``
+  (values between steps, retries, while loops: ``record.flow_edits``);
 * ``bind-target`` ``{step, by, over?}`` — a click's target becomes the element of the row like its
   row (``over: "rows"``, the default) or the element like it (``over: "elements"``) whose text
   holds input ``by`` as a whole token (``record.binding``); refused for a step that is not a click
@@ -68,9 +70,10 @@ from ..model.draft import DefaultValue, Draft, FailureCondition, Parameter
 from ..model.draft import Description as SkillDescription
 from ..model.limits import MAX_FAILURE_CONDITIONS, MAX_SCROLL_ROUNDS, MAX_WAIT_MS, TIMEOUT_MS_RANGE
 from ..model.locators import LocatorBundle
-from ..model.refs import DataRef, OutputName, ValueRef
-from ..model.values import CompareOp, Description, EnumValues, OutputSpec, ValueType
+from ..model.refs import OutputName, ValueRef
+from ..model.values import Description, EnumValues, OutputSpec, ValueType
 from .binding import BindProblem, Over, bound_target
+from .flow_edits import EditCondition, FlowEdit, FlowProblem, PresentOn, WrapWhile, apply_flow, while_block
 
 EDIT_SCHEMA: Final = "skillreel.edit/v1"
 MAX_EDITS = 256
@@ -146,27 +149,10 @@ class WrapLoop(Document):
     bind: dict[ParamName, OutputName] = Field(default_factory=dict, max_length=32)
 
 
-class PresentOn(Document):
-    kind: Literal["present"]
-    target: ActionId
-
-
-class UrlIs(Document):
-    kind: Literal["url"]
-    expected: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
-
-
-class Compare(Document):
-    kind: Literal["compare"]
-    value: DataRef
-    op: CompareOp
-    expected: ValueRef | None = None
-
-
 class WrapBranch(Document):
     op: Literal["wrap-branch"]
     steps: tuple[ActionId, ...] = Field(min_length=1, max_length=256)
-    condition: Annotated[PresentOn | UrlIs | Compare, Field(discriminator="kind")]
+    condition: EditCondition
     otherwise: tuple[ActionId, ...] = Field(default=(), max_length=256, alias="else")
 
 
@@ -246,7 +232,9 @@ Edit = Annotated[
     | InsertHuman
     | SetOutput
     | SetSkill
-    | BindTarget,
+    | BindTarget
+    | FlowEdit
+    | WrapWhile,
     Field(discriminator="op"),
 ]
 
@@ -459,6 +447,15 @@ def _apply(
         return actions
     if isinstance(edit, BindTarget):
         return _bind(edit, n, actions, parameters)
+    if isinstance(edit, FlowEdit):
+        _flow(edit, n, actions, parameters)
+        return actions
+    if isinstance(edit, WrapWhile):
+        condition = _condition(edit, n, actions)
+        block, first = _run(actions, edit.steps, n)
+        body = block[first : first + len(edit.steps)]
+        block[first : first + len(edit.steps)] = [while_block(_next_id(actions), condition, edit.limit, body)]
+        return actions
     if isinstance(edit, WrapLoop):
         return _wrap_loop(edit, n, actions)
     if isinstance(edit, WrapBranch):
@@ -538,7 +535,15 @@ def _wrap_loop(edit: WrapLoop, n: int, actions: list[dict[str, Any]]) -> list[di
     return actions
 
 
-def _condition(edit: WrapBranch, n: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
+def _flow(edit: Any, n: int, actions: list[dict[str, Any]], parameters: list[dict[str, Any]]) -> None:
+    block, i = _find(actions, edit.step, n)
+    try:
+        apply_flow(edit, block[i], actions, parameters)
+    except FlowProblem as exc:
+        raise EditProblem(REFERENCE if exc.code == "reference" else INVALID, n, str(exc), exc.step) from None
+
+
+def _condition(edit: WrapBranch | WrapWhile, n: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
     cond = edit.condition
     if isinstance(cond, PresentOn):
         return {"kind": "present", "target": _target_of(actions, cond.target, n)}

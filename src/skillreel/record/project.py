@@ -48,6 +48,7 @@ from ..model.actions import (
     ChooseAction,
     ClickAction,
     DialogAction,
+    ExtractAction,
     HoverAction,
     HumanAction,
     NavigateAction,
@@ -65,7 +66,7 @@ from ..model.environment import Environment
 from ..model.events import EventsLog, FieldInfo, RecordedEvent
 from ..model.limits import MAX_ACTIONS
 from ..model.locators import LocatorBundle
-from ..model.refs import LiteralValue, ParameterRef, TextFilter
+from ..model.refs import LiteralValue, OutputRef, ParameterRef, TextFilter
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,14 @@ class _Step:
     merged: tuple[int, ...] = ()
 
 
+def _retrying(event: RecordedEvent) -> _Step | None:
+    """The event's step, with the retry an automation step gave it (issue 33)."""
+    step = _step(event)
+    if step is not None and event.retry is not None and step.kind == event.type:
+        step.extra["retry"] = event.retry
+    return step
+
+
 def _step(event: RecordedEvent) -> _Step | None:
     if event.page != 0:
         return _Step("human", event.seq, event.target, extra={"reason": "other"})
@@ -109,7 +118,8 @@ def _step(event: RecordedEvent) -> _Step | None:
     if kind in ("type", "select", "choose", "upload"):
         if event.field is None or event.target is None:
             return _Step("human", event.seq, event.target, extra={"reason": "other"})
-        return _Step(kind, event.seq, event.target, event.field, extra={"options": event.options})
+        extra = {"options": event.options, "from": event.from_output}
+        return _Step(kind, event.seq, event.target, event.field, extra=extra)
     if kind == "click" and event.target is None:
         return _Step("human", event.seq, extra={"reason": "other"})
     extras: dict[str, dict[str, Any]] = {
@@ -206,13 +216,15 @@ _OPENS_DIALOG = frozenset({"click", "press", "type", "select", "choose", "naviga
 
 def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset()) -> Plan:
     """The actions and parameters of ``events`` (pure; see the module rules)."""
-    steps = _coalesce(s for s in map(_step, events) if s is not None)
+    steps = _coalesce(s for s in map(_retrying, events) if s is not None)
     actions: list[Action] = []
     parameters: list[Parameter] = []
     sources: dict[str, tuple[int, ...]] = {}
     for n, step in enumerate(steps, start=1):
         action_id = f"a{n}"
-        if step.kind in _EDITS:
+        if step.kind in _EDITS and step.extra.get("from") is not None:
+            actions.append(_from_output(action_id, step, actions))
+        elif step.kind in _EDITS:
             assert step.info is not None
             assert step.target is not None
             name = _unique(step.info.param_hint, set(sources))
@@ -239,8 +251,28 @@ def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset(
         elif step.kind == "click" and step.extra.get("chosen_by") is not None:
             actions.append(_chosen_click(action_id, step, sources, parameters))
         else:
-            actions.append(_action(action_id, step))
+            action = _action(action_id, step)
+            retry = step.extra.get("retry")
+            actions.append(action.model_copy(update={"retry": retry}) if retry is not None else action)
     return Plan(tuple(actions), tuple(parameters), sources)
+
+
+def _from_output(action_id: str, step: _Step, actions: list[Action]) -> Action:
+    """An automation edit that typed what an earlier ``extract`` step read (``"from"``): its value
+    is that output, never a parameter; never into a sensitive field."""
+    assert step.target is not None
+    assert step.info is not None
+    name = step.extra["from"]
+    producer = next((a for a in actions if isinstance(a, ExtractAction) and a.output == name), None)
+    if producer is None or step.info.is_sensitive:
+        why = "is a sensitive field" if producer is not None else f"follows no extract step into {name!r}"
+        raise RecordError("SR_RECORD_AUTOMATION_FAILED", f"step {action_id}: the edit from an output {why}")
+    value = OutputRef(step=producer.id, field=name)
+    if step.kind == "type":
+        return TypeAction(id=action_id, target=step.target, value=value)
+    if step.kind == "select":
+        return SelectAction(id=action_id, target=step.target, value=value)
+    return ChooseAction(id=action_id, target=step.target, value=value)
 
 
 def _input_wait(wait: Action, parameters: list[Parameter]) -> Action:

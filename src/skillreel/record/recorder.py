@@ -42,6 +42,7 @@ from pydantic import ValidationError
 
 from ..errors import RecordError
 from ..locate import locate_script
+from ..model.actions import Retry
 from ..model.events import NavigateReason, PageEvent, RecordedEvent
 from ..model.locators import ElementSet, LocatorBundle
 from ..model.urls import DEFAULT_RULE, QueryRule
@@ -602,6 +603,14 @@ class Recorder:
     def bind_click(self, by: str, over: Over) -> None:
         """The next click is chosen by input ``by`` over ``over`` (automation ``"by"``)."""
         self._log.bind_next_click(by, over)
+
+    def retry_next(self, retry: Retry | None) -> None:
+        """The next navigation, read or wait recorded retries so (automation ``"retry"``)."""
+        self._log.retry_next = retry
+
+    def value_from(self, output: str | None) -> None:
+        """Field edits from now on type output ``output`` (automation ``"from"``); None: no more."""
+        self._log.value_from = output
 
     def click_unbound(self) -> str | None:
         """Why the click :meth:`bind_click` named was not chosen by its input (None: it was)."""

@@ -385,6 +385,7 @@ class StepRecord:
     kind: str = ""
     acted: bool = False
     runs: int = 1
+    retries: int = 0  # failed tries a ``retry`` ran again (model.actions.Retry)
 
 
 @dataclass(frozen=True)

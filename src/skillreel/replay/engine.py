@@ -108,6 +108,18 @@ _ACTS_ON_TARGET = frozenset(
     {"click", "type", "select", "choose", "press", "observe", "extract", "scroll", "hover", "upload"}
 )
 
+# Failures a ``retry`` never runs again: the network boundary, a dead browser, the run's own bounds.
+_FINAL = frozenset(
+    {
+        "SR_REPLAY_UI_NETWORK_DENIED",
+        "SR_REPLAY_UI_NETWORK_ADDRESS_REFUSED",
+        "SR_REPLAY_UI_BROWSER_CRASHED",
+        "SR_REPLAY_STEP_BUDGET",
+        "SR_REPLAY_OUTPUT_TOO_LARGE",
+        "SR_REPLAY_URL_PART_INVALID",
+    }
+)
+
 
 @dataclass
 class _Runs:
@@ -118,6 +130,7 @@ class _Runs:
     healed: bool = False
     healed_bundle: LocatorBundle | None = None
     acted: bool = False
+    retries: int = 0
 
     def record(self, action_id: str) -> StepRecord:
         if len(self.evidence) == 1:
@@ -135,6 +148,7 @@ class _Runs:
             self.kind,
             self.acted,
             runs=len(self.evidence),
+            retries=self.retries,
         )
 
 
@@ -278,14 +292,14 @@ class ReplayEngine:
         self._tell(action, index, "start", frame)
         step = StepState(action, self.clock() + self.options.timeout_ms / 1000, frame, upcoming=upcoming)
         step.presence_only = bool(getattr(action, "optional", False)) and action.kind in _ACTS_ON_TARGET
-        handle = handler_for(action.kind)
         skipped_rest = False
+        retries = 0
         try:
             try:
                 if dialog is not None:
                     answer = self._context.inputs.text(dialog.text, frame)
                     await arm_dialog(self.driver, action, dialog, answer)
-                await handle(StepContext(self._context, step), action)
+                retries = await self._handle(action, step)
             except Absent:
                 step.facts = {"skipped": ev.marker_digest("skipped", action.id)}
             except SkipRest:
@@ -308,14 +322,35 @@ class ReplayEngine:
                 raise
             raise error from exc
         self.failed = None
-        self._record(action, evidence, step)
+        self._record(action, evidence, step, retries)
         phase = "skipped" if "skipped" in step.facts else "done"
         self._tell(action, index, phase, frame, healed=step.healed)
         if skipped_rest:
             raise SkipRest
 
-    def _record(self, action: Action, evidence: Evidence, step: StepState) -> None:
+    async def _handle(self, action: Action, step: StepState) -> int:
+        """Run the step's handler; a step with ``retry`` that fails (or, with ``onFail: "skip"``,
+        does not hold) runs again after its interval, with a fresh deadline, at most ``times``
+        more times. Returns how many times it ran again."""
+        handle = handler_for(action.kind)
+        retry = getattr(action, "retry", None)
+        tries = 0
+        while True:
+            try:
+                await handle(StepContext(self._context, step), action)
+                return tries
+            except (SkillreelError, SkipRest) as exc:
+                if retry is None or tries >= retry.times or getattr(exc, "code", None) in _FINAL:
+                    raise
+            tries += 1
+            await self.driver.release()
+            await self.sleep(retry.interval_ms / 1000)
+            step.deadline = self.clock() + self.options.timeout_ms / 1000
+            step.facts.clear()
+
+    def _record(self, action: Action, evidence: Evidence, step: StepState, retries: int = 0) -> None:
         runs = self._runs.setdefault(action.id, _Runs(action.kind))
+        runs.retries += retries
         runs.evidence.append(evidence)
         runs.healed = runs.healed or step.healed
         runs.acted = runs.acted or step.acted

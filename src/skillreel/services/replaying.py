@@ -349,6 +349,7 @@ def _report(
                 evidence_digest=r.evidence.evidence_digest,
                 healed=r.healed,
                 runs=r.runs,
+                retries=r.retries,
             )
             for r in records
         ),

@@ -20,7 +20,7 @@ from typing import Final, TypeVar
 from ...errors import ReplayError, ReplayUIError
 from ...model.actions import ClickAction, PressAction, SelectAction, TypeAction
 from ...model.locators import LocatorBundle
-from ...model.refs import ParameterRef
+from ...model.refs import ItemRef, OutputRef, ParameterRef
 from ...model.values import values_text
 from .. import evidence as ev
 from ..driving import Picked, TargetCovered, TargetReplaced
@@ -134,7 +134,8 @@ async def _holds(ctx: StepContext, bundle: LocatorBundle, value: str) -> bool:
 
 async def _select(ctx: StepContext, a: SelectAction, picked: Picked, value: str) -> str:
     """The option chosen: by value, or (an enum input given as the option's visible label, as
-    pre-flight allowed) by label, which must lead to one of the parameter's allowed values."""
+    pre-flight allowed) by label, which must lead to one of the parameter's allowed values; a
+    value read in a page (an output, an item's field) by value, else by its visible label."""
     inputs = ctx.run.inputs
     param = inputs.params.get(a.value.name) if isinstance(a.value, ParameterRef) else None
     by_label = param is not None and param.name in inputs.labels
@@ -145,6 +146,8 @@ async def _select(ctx: StepContext, a: SelectAction, picked: Picked, value: str)
         by_label=by_label,
         allowed=param.values if param is not None else None,  # nothing else is ever chosen
     )
+    if chosen is None and isinstance(a.value, OutputRef | ItemRef):  # read in a page: its label
+        chosen = await ctx.driver.select(picked, value, timeout_ms=ctx.remaining_ms(), by_label=True)
     if param is not None and param.values is not None and chosen is not None and chosen not in param.values:
         chosen = None
     if chosen is None and param is not None and param.values is not None:

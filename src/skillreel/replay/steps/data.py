@@ -9,6 +9,9 @@
 * **loop** finds and marks its items once, then runs its body per item; a body's ``within: "item"``
   targets resolve inside the item, the item's fields are read first, an assertion that skips ends
   the iteration only. **branch** evaluates its condition once and runs one of its lists.
+* **while** tests its condition (as a branch does) before each run of its body, at most ``limit``
+  runs: a condition that still holds then fails the step (``SR_REPLAY_WHILE_LIMIT``). An assertion
+  that skips ends the run of the body only.
 
 Evidence holds names, kinds and counts, never a value read.
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 import contextlib
 
 from ...errors import ReplayError, ReplayUIError
-from ...model.actions import BranchAction, ExtractAction, LoopAction
+from ...model.actions import BranchAction, ExtractAction, LoopAction, WhileAction
 from ...model.canonical import tagged_digest
 from ...model.conditions import CompareCondition, PresentCondition, UrlCondition
 from ...model.limits import MAX_OUTPUTS_BYTES
@@ -230,7 +233,25 @@ async def branch(ctx: StepContext, a: BranchAction) -> None:
         await ctx.run.run_block(chosen, ctx.frame.child(), ctx.step.upcoming)
 
 
-async def _condition(ctx: StepContext, a: BranchAction) -> bool:
+async def while_(ctx: StepContext, a: WhileAction) -> None:
+    runs = 0
+    while True:
+        ctx.step.deadline = ctx.clock() + ctx.options.timeout_ms / 1000  # each test has its own
+        if not await _condition(ctx, a):
+            break
+        if runs == a.limit:
+            raise ReplayError(
+                "SR_REPLAY_WHILE_LIMIT",
+                f"step {a.id}: the loop's condition still held after {a.limit:,} runs of its body",
+                action_id=a.id,
+            )
+        runs += 1
+        with contextlib.suppress(SkipRest):
+            await ctx.run.run_block(a.body, ctx.frame.child(), None)
+    ctx.step.facts["runs"] = count_digest("while", a.id, runs)
+
+
+async def _condition(ctx: StepContext, a: BranchAction | WhileAction) -> bool:
     cond = a.condition
     if isinstance(cond, PresentCondition):
         return await ctx.present(cond.target, min(ctx.step.deadline, ctx.clock() + OPTIONAL_WAIT_S))
@@ -246,4 +267,4 @@ async def _condition(ctx: StepContext, a: BranchAction) -> bool:
         raise ReplayError("SR_REPLAY_OUTPUT_INVALID", f"step {a.id}: {exc.reason}", action_id=a.id) from exc
 
 
-HANDLERS: dict[str, Handler] = {"extract": extract, "loop": loop, "branch": branch}
+HANDLERS: dict[str, Handler] = {"extract": extract, "loop": loop, "branch": branch, "while": while_}

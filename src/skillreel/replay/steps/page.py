@@ -1,7 +1,9 @@
 """Steps about the page as a whole: navigate, scroll, dialog, human.
 
 * **navigate** loads the start page, reloads, or goes to a URL, then settles; evidence is the
-  URL's digest.
+  URL's digest. A URL template's parts (``model.url_template``) are filled where the step runs,
+  each value percent-encoded; a value that would leave the path (``SR_REPLAY_URL_PART_INVALID``)
+  or the origin (``SR_REPLAY_UI_NETWORK_DENIED``), or is missing, loads nothing.
 * **scroll** moves a target into view or a container to its end (rounds counted, never content).
 * **dialog** checks that the answer armed before the previous step (:func:`arm_dialog`, called by
   the engine when a dialog step follows) met the expected dialog (``SR_REPLAY_UI_DIALOG_MISMATCH``);
@@ -12,6 +14,7 @@
 from __future__ import annotations
 
 from ...errors import ReplayError, ReplayUIError, SkillreelError
+from ...model import url_template
 from ...model.actions import Action, DialogAction, HumanAction, NavigateAction, ScrollAction
 from .. import evidence as ev
 from ..driving import Dialogs, HumanRequest
@@ -29,10 +32,35 @@ async def navigate(ctx: StepContext, a: NavigateAction) -> None:
         step.acted = True
         await driver.reload(timeout_ms=timeout)
     else:
+        url = _filled(ctx, a) if a.parts else a.url
         step.acted = True
-        await driver.goto(a.url, timeout_ms=timeout)
+        await driver.goto(url, timeout_ms=timeout)
     await driver.settle(ctx.options.settle_ms, timeout_ms=ctx.remaining_ms())
     step.facts["url"] = ev.url_digest(await driver.current_url())
+
+
+def _filled(ctx: StepContext, a: NavigateAction) -> str:
+    """The URL the template makes here (never named in an error: it may hold a value)."""
+    values: dict[str, str] = {}
+    for name, ref in a.parts.items():
+        text = ctx.text(ref)
+        if text is None:
+            raise ReplayError(
+                "SR_REPLAY_PARAMETER_MISSING",
+                f"step {a.id}: the URL's part {name!r} has no value here",
+                action_id=a.id,
+            )
+        values[name] = text
+    try:
+        return url_template.fill(a.url, values)
+    except url_template.TemplateProblem as exc:
+        if "origin" in str(exc):
+            raise ReplayUIError(
+                "SR_REPLAY_UI_NETWORK_DENIED", f"step {a.id}: {exc}; nothing was loaded", action_id=a.id
+            ) from None
+        raise ReplayError(
+            "SR_REPLAY_URL_PART_INVALID", f"step {a.id}: {exc}; nothing was loaded", action_id=a.id
+        ) from None
 
 
 async def scroll(ctx: StepContext, a: ScrollAction) -> None:
