@@ -24,13 +24,16 @@ Beside the steps (``model.diff_parts``): every input and output as a whole, ever
 its sign-in: everything that lands in ``SKILL.md`` or ``skills_list``.
 
 Nothing here reads page text: selectors are shown as ``show`` shows them, fingerprints as the names
-of the features that differ. The renderings escape invisible characters (``model.visible``).
+of the features that differ. Each step change carries the step's intent as people read it
+(:func:`described`: the target's display name when it keeps one, issue 31), and a changed display
+name is a ``fingerprint`` change shown old and new (page chrome screened at recording, never
+data). The renderings escape invisible characters (``model.visible``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .actions import CAPABILITY_OF_KIND, Action
@@ -47,6 +50,7 @@ from .diff_parts import (
     parameters_of,
 )
 from .draft import Draft
+from .intents import step_intent
 from .locators import Fingerprint, LocatorBundle
 
 StepPath = tuple[str, ...]
@@ -135,6 +139,7 @@ class StepChange:
     kind: str
     changes: tuple[FieldChange, ...] = ()
     position: tuple[int | None, int | None] = (None, None)  # index before, index after
+    intent: str = ""  # what the step does, as people read it (:func:`described`), "" when not known
 
     @property
     def id(self) -> str:
@@ -154,6 +159,7 @@ class StepChange:
             "categories": list(self.categories),
             "changes": [c.to_json() for c in self.changes],
             "position": {"before": self.position[0], "after": self.position[1]},
+            "intent": self.intent,
         }
 
 
@@ -278,6 +284,9 @@ def _target_changes(before: Action, after: Action) -> list[FieldChange]:
     rows = [_candidates(x.row.to_json()) if x and x.row else [] for x in (a, b)]
     if rows[0] != rows[1]:  # the rows a target chosen in a row chooses among (``bind-target``, a heal)
         out.append(FieldChange("locators", "target.row", rows[0], rows[1]))
+    shown = (a.display_name if a else None, b.display_name if b else None)
+    if shown[0] != shown[1]:  # the name a person reads (issue 31): page chrome, screened at recording
+        out.append(FieldChange("fingerprint", "target.displayName", shown[0], shown[1]))
     return out
 
 
@@ -421,6 +430,7 @@ def _environment_changes(before: Draft, after: Draft) -> tuple[str, ...]:
 def diff_drafts(before: Draft | None, after: Draft) -> DraftDiff:
     """Every difference from ``before`` to ``after``; with no ``before``, every step is added."""
     steps, unchanged = diff_steps(before.actions if before else (), after.actions)
+    steps = described(steps, before, after)
     old_caps = set(before.capabilities) if before else set()
     new_caps = set(after.capabilities)
     return DraftDiff(
@@ -437,3 +447,17 @@ def diff_drafts(before: Draft | None, after: Draft) -> DraftDiff:
         texts=diff_texts(before, after),
         environments=diff_environments(before, after),
     )
+
+
+def described(steps: Sequence[StepChange], before: Draft | None, after: Draft) -> tuple[StepChange, ...]:
+    """``steps`` each with its intent as people read it (``model.intents.step_intent`` with display
+    names, issue 31): the step as it is after, a removed one as it was."""
+
+    def intents(draft: Draft | None) -> dict[StepPath, str]:
+        if draft is None:
+            return {}
+        sensitive = frozenset(p.name for p in draft.parameters if p.sensitive)
+        return {path: step_intent(step, sensitive, named=True) for path, step in walk_steps(draft.actions)}
+
+    new, old = intents(after), intents(before)
+    return tuple(replace(s, intent=new.get(s.path) or old.get(s.path, "")) for s in steps)
