@@ -211,3 +211,21 @@ def test_diff_describes_each_step_and_shows_a_renamed_target() -> None:
     assert step.intent == 'click the button "Log in"'
     (change,) = [c for c in step.changes if c.field == "target.displayName"]
     assert (change.category, change.before, change.after) == ("fingerprint", "Sign in", "Log in")
+
+
+def test_nothing_that_finds_heals_or_judges_an_element_reads_the_name() -> None:
+    """Resolution (resolve.js, locate/), healing and the replay engine never mention it: the name is
+    for people only, so no verdict can depend on it."""
+    from pathlib import Path
+
+    import skillreel
+
+    root = Path(skillreel.__file__).parent
+    sources = [*root.glob("locate/*"), *root.glob("replay/**/*.py"), *root.glob("replay/**/*.js")]
+    assert sources
+    readers = [
+        p.name
+        for p in sources
+        if p.is_file() and ("displayName" in p.read_text() or "display_name" in p.read_text())
+    ]
+    assert readers == []
