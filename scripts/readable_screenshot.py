@@ -12,11 +12,13 @@ each step named by its display name (issue 31), the password's label shown and i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from playwright.async_api import async_playwright
@@ -48,6 +50,17 @@ STEPS = [
 
 def _skillreel(*args: str, env: dict[str, str]) -> None:
     subprocess.run([sys.executable, "-m", "skillreel", *args], env=env, check=True, capture_output=True)
+
+
+@contextlib.contextmanager
+def _review_page(env: dict[str, str]) -> Iterator[str]:
+    """``skillreel ui`` serving the home of ``env``: the URL it prints, until the block ends."""
+    command = [sys.executable, "-m", "skillreel", "ui", "--reviewer", "carol"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as ui:
+        try:
+            yield ui.stdout.readline().split()[-1] if ui.stdout else ""
+        finally:
+            ui.terminate()
 
 
 async def _shoot(url: str) -> None:
@@ -93,19 +106,8 @@ def main() -> None:
             "Sign in to the shop and open my orders.",
             env=env,
         )
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "skillreel", "ui", "--reviewer", "carol"],
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        try:
-            assert proc.stdout is not None
-            url = proc.stdout.readline().split()[-1]
+        with _review_page(env) as url:
             asyncio.run(_shoot(url))
-        finally:
-            proc.terminate()
-            proc.communicate(timeout=30)
     print(f"wrote {SHOT}")
 
 
