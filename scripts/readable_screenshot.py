@@ -64,13 +64,13 @@ def _review_page(env: dict[str, str]) -> Iterator[str]:
 
 
 async def _shoot(url: str) -> None:
-    origin = url.split("/?", 1)[0]
+    skill = url.split("/?", 1)[0] + f"/skills/{NAME}"
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=str(find_chromium()))
         try:
             page = await browser.new_page(viewport={"width": 1000, "height": 700})
-            await page.goto(url)
-            await page.goto(f"{origin}/skills/{NAME}")
+            for address in (url, skill):  # the printed URL sets the page's cookie, then the skill
+                await page.goto(address)
             steps = page.locator("h2", has_text="Steps")
             graph = page.locator("ol.graph").first
             await steps.scroll_into_view_if_needed()

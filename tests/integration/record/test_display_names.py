@@ -72,30 +72,27 @@ async def test_a_demonstration_names_its_chrome_and_never_a_typed_value(rig: Rig
     assert step_intent(actions[4], named=True) == "click the button `#leak`"  # hash-only: as before
 
 
+async def _names_after_next(rig: Rig, first: str, orders: str, password: str | None) -> list[str | None]:
+    """The display names of the clicks on #next (in ``first``) and #orders (on the page it opens),
+    ``password`` typed into #pw first when given."""
+    async with rig.recording(first) as run:
+        if password is not None:
+            await type_into(run.page, "#pw", password)
+        await click_centre(run.page, "#next")
+        await run.page.wait_for_url(f"**{orders}")
+        await run.page.wait_for_selector("#orders")
+        await run.recorder.settle()
+        await click_centre(run.page, "#orders")
+        events = await run.events()
+    return [e.target.display_name for e in events if e.type == "click" and e.target]
+
+
 async def test_no_name_after_a_sensitive_value_went_into_another_document(rig: Rig) -> None:
     orders = rig.serve(page_html("<button id=orders type=button>Open orders</button>"))
-    login = page_html(f"""
-      <label for=pw>Password</label><input id=pw name=pw type=password>
-      <a id=next href="{orders}">Next</a>""")
-    async with rig.recording(login) as run:
-        await type_into(run.page, "#pw", "CanaryPw7y")
-        await click_centre(run.page, "#next")
-        await run.page.wait_for_url(f"**{orders}")
-        await run.page.wait_for_selector("#orders")
-        await run.recorder.settle()
-        await click_centre(run.page, "#orders")
-        events = await run.events()
-    clicks = [e for e in events if e.type == "click"]
-    assert [c.target.display_name for c in clicks if c.target] == ["Next", None]
-    async with rig.recording(page_html(f'<a id=next href="{orders}">Next</a>')) as run:
-        await click_centre(run.page, "#next")
-        await run.page.wait_for_url(f"**{orders}")
-        await run.page.wait_for_selector("#orders")
-        await run.recorder.settle()
-        await click_centre(run.page, "#orders")
-        events = await run.events()
-    clicks = [e for e in events if e.type == "click"]
-    assert [c.target.display_name for c in clicks if c.target] == ["Next", "Open orders"]  # no secret typed
+    link = f'<a id=next href="{orders}">Next</a>'
+    login = page_html(f"<label for=pw>Password</label><input id=pw name=pw type=password>{link}")
+    assert await _names_after_next(rig, login, orders, "CanaryPw7y") == ["Next", None]
+    assert await _names_after_next(rig, page_html(link), orders, None) == ["Next", "Open orders"]
 
 
 async def test_an_element_chosen_by_a_typed_value_keeps_no_name(rig: Rig) -> None:

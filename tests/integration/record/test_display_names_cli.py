@@ -15,7 +15,7 @@ from skillreel.agent_skills.skill_md import render_skill_md
 from skillreel.store import Store
 from skillreel.ui.app import build_app
 from skillreel.ui.guard import Guard
-from tests.integration.record.rig import page_html
+from tests.integration.record.rig import page_html, scripted
 from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.browser
@@ -34,21 +34,13 @@ FORM = page_html("""
 
 
 def _record(tmp_path: Path) -> None:
-    html = tmp_path / "form.html"
-    html.write_text(FORM)
-    automation = tmp_path / "a.json"
-    automation.write_text(
-        json.dumps(
-            {
-                "steps": [
-                    {"do": "type", "selector": "#email", "text": "ann@example.com"},
-                    {"do": "type", "selector": "#pw", "text": PASSWORD},
-                    {"do": "select", "selector": "#plan", "value": "pro"},
-                    {"do": "click", "selector": "#go"},
-                ]
-            }
-        )
-    )
+    steps = [
+        {"do": "type", "selector": "#email", "text": "ann@example.com"},
+        {"do": "type", "selector": "#pw", "text": PASSWORD},
+        {"do": "select", "selector": "#plan", "value": "pro"},
+        {"do": "click", "selector": "#go"},
+    ]
+    html, automation = scripted(tmp_path, FORM, steps)
     done = run_cli("record", "sign-up", "--html", str(html), "--automation", str(automation), "--json")
     assert done.exit_code == 0, done.stdout + done.stderr
 
