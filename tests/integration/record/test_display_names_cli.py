@@ -1,5 +1,6 @@
 """Readable steps end to end (issue 31.1): ``record --automation`` in real Chromium, then ``show
---json`` and ``show`` name the buttons and fields in clear, so do ``SKILL.md`` and the review page
+--json`` and ``show`` name the buttons and fields in clear, so do ``diff``, ``edit``'s editor
+document, ``SKILL.md`` and the review page
 (fetched through its own application, behind its guard), a sensitive field's label is shown and its
 value is stored nowhere, and resolution is unchanged: the skill replays."""
 
@@ -12,6 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from skillreel.agent_skills.skill_md import render_skill_md
+from skillreel.services.editing import editable
 from skillreel.store import Store
 from skillreel.ui.app import build_app
 from skillreel.ui.guard import Guard
@@ -69,9 +71,14 @@ def test_show_skill_md_and_the_review_page_read_the_steps_in_clear(
     assert text.exit_code == 0, text.stderr
     for line in readable:
         assert line in text.stdout
+    diff = run_cli("diff", "sign-up")
+    assert diff.exit_code == 0, diff.stderr
+    assert 'a5 click    added: click the button "Create account"' in diff.stdout
     with Store.open(skillreel_home) as store:
         entry = store.get("sign-up")
         everything = json.dumps([entry.to_json(), entry.events.to_json()])
+        listing = editable(store, "sign-up")["steps"]
+    assert [s["does"] for s in listing[1:]] == readable  # edit's editor document
     assert PASSWORD not in everything
     assert PASSWORD.lower() not in everything.lower()
     skill_md = render_skill_md(entry, entry.revision)
