@@ -1,8 +1,7 @@
 """Readable steps end to end (issue 31.1): ``record --automation`` in real Chromium, then ``show
 --json`` and ``show`` name the buttons and fields in clear, so do ``diff``, ``edit``'s editor
-document, ``SKILL.md`` and the review page
-(fetched through its own application, behind its guard), a sensitive field's label is shown and its
-value is stored nowhere, and resolution is unchanged: the skill replays."""
+document, ``SKILL.md`` and the review page (fetched through its own application, behind its guard);
+a sensitive field's label is shown and its value is stored nowhere."""
 
 from __future__ import annotations
 
