@@ -107,6 +107,16 @@ def test_scrub_bundle_screens_the_name_even_when_nothing_was_typed() -> None:
     assert echoed.display_name is None
 
 
+def test_a_target_in_a_table_body_keeps_no_name() -> None:
+    cell = named("Acme Corp", selector="#acme", tag="a", role="link")
+    in_body = cell.model_copy(
+        update={"fingerprint": cell.fingerprint.model_copy(update={"parent_path": ("td", "tr", "tbody")})}
+    )
+    scrubbed = scrub_bundle(in_body, TypedValues(), SALT)
+    assert scrubbed is not None
+    assert scrubbed.display_name is None
+
+
 def test_a_target_in_a_row_an_item_or_chosen_by_a_filter_keeps_no_name() -> None:
     token = TextFilter(contains_token=ParameterRef(name="q"))
     with pytest.raises(ValueError, match="keeps no display name"):

@@ -316,7 +316,8 @@ var SkillreelRecorder = (() => {
   }
 
   // Roles whose accessible name is page chrome a person reads on screen (issue 31): a button, a
-  // link, a field (its label), a heading, a column header, a tab, a menu item. Their name is sent in
+  // link, a field (its label), a heading, a column header, a tab, a menu item, outside repeated
+  // rows and items. Their name is sent in
   // clear as the target's `displayName`, for people only, unless it echoes a value typed here (the
   // sensitive ones included: they never leave this world) or a sensitive value was typed in another
   // document of the recording (this world cannot compare with it: Python says so in `configure`).
@@ -328,9 +329,23 @@ var SkillreelRecorder = (() => {
     "menuitemradio",
   ]);
   let sensitiveElsewhere = false;
+  // Repeated rows and items hold the page's data ("Acme Corp", "Order 1003"): an element inside a
+  // table's body row, a grid row, a card of a feed, or a list item outside navigation and menus
+  // keeps no display name (column headers and navigation lists do).
+  const DATA_ROWS = "tr, [role=row], [role=article], [role=feed] > *";
+  const CHROME_LISTS = "nav, header, footer, [role=navigation], [role=menu], [role=menubar], [role=tablist], " +
+    "[role=toolbar], [role=banner]";
+
+  function inDataRow(el, role) {
+    if (role === "columnheader") return false;
+    const row = el.closest(DATA_ROWS);
+    if (row && !row.closest("thead")) return true;
+    const item = el.closest("li, [role=listitem]");
+    return Boolean(item && !item.closest(CHROME_LISTS));
+  }
 
   function displayName(el, role) {
-    if (sensitiveElsewhere || !NAMED_CHROME.has(role)) return null;
+    if (sensitiveElsewhere || !NAMED_CHROME.has(role) || inDataRow(el, role)) return null;
     const name = String(L.accessibleName(el) || "").replace(/\s+/g, " ").trim();
     if (!name || name.length > 80 || echoes(name)) return null;
     return name;

@@ -295,8 +295,10 @@ def screen_display_name(name: str | None, typed: TypedValues) -> str | None:
 
 def _screened_name(bundle: LocatorBundle, typed: TypedValues) -> str | None:
     """The bundle's display name when it may keep one: screened, and none on a target chosen by a
-    filter, in a row or in a loop's item (its name may be the page's data)."""
+    filter, in a row, in a loop's item or in a table's body (its name may be the page's data)."""
     if bundle.display_name is None or (bundle.row, bundle.filter, bundle.within) != (None, None, None):
+        return None
+    if "tbody" in bundle.fingerprint.parent_path:  # a table's body row: data (recorder.js inDataRow)
         return None
     return screen_display_name(bundle.display_name, typed)
 

@@ -106,3 +106,25 @@ async def test_an_element_chosen_by_a_typed_value_keeps_no_name(rig: Rig) -> Non
     assert click.chosen_by is not None
     assert click.target is not None
     assert click.target.display_name is None
+
+
+ROWS = page_html("""
+<nav><ul><li><a id=nav href="#n">My orders</a></li></ul></nav>
+<table><thead><tr><th><button id=sort type=button>Amount</button></th></tr></thead>
+<tbody><tr><td><a id=acme href="#a">Acme Corp</a></td></tr>
+  <tr><td><a href="#b">Zeta Ltd</a></td></tr></tbody></table>
+<ul id=results><li><a id=first href="#r1">Blue widget</a></li><li><a href="#r2">Red widget</a></li></ul>
+""")
+
+
+async def test_rows_and_items_keep_no_name_headers_and_navigation_do(rig: Rig) -> None:
+    async with rig.recording(ROWS) as run:
+        for selector in ("#nav", "#sort", "#acme", "#first"):
+            await click_centre(run.page, selector)
+        events = await run.events()
+    assert [e.target.display_name for e in events if e.type == "click" and e.target] == [
+        "My orders",  # a navigation list is chrome
+        "Amount",  # a column header is chrome
+        None,  # a table's body row is data
+        None,  # an item of a list outside navigation is data
+    ]
