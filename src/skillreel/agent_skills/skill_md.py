@@ -29,6 +29,7 @@ from ..model.conditions import CompareCondition, PresentCondition, UrlCondition
 from ..model.draft import Parameter
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, HtmlTarget, UrlTarget
+from ..model.intents import named_target
 from ..model.limits import MAX_DESCRIPTION_CHARS
 from ..model.refs import ItemRef, LiteralValue, OutputRef, ParameterRef
 from ..model.trust import TrustScore
@@ -171,14 +172,26 @@ def _graph_detail(action: Action) -> str:
     if isinstance(action, ScrollAction):
         return "scroll into view" if action.to == "into-view" else "scroll a list to its end"
     if action.kind == "type":
-        return f"type {_ref_text(value)} into a field"
+        return f"type {_ref_text(value)} into {_named(action, 'a field')}"
     if action.kind == "select":
-        return f"choose {_ref_text(value)} in a list"
+        return f"choose {_ref_text(value)} in {_named(action, 'a list', 'list')}"
     if action.kind == "choose":
-        return f"choose the option named {_ref_text(value)} in a picker"
+        return f"choose the option named {_ref_text(value)} in {_named(action, 'a picker', 'picker')}"
     if action.kind == "click":
-        return "click an element" + chosen
+        return f"click {_named(action, 'an element')}" + chosen
     return _step_line(0, action).split(": ", 1)[1]
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~{}])")
+
+
+def _named(action: Action, generic: str, noun: str | None = None) -> str:
+    """``generic`` ("an element", "a field"), or the step's target by its display name (issue 31:
+    ``the button "Sign in"``), one printable line with Markdown's special characters escaped."""
+    phrase = named_target(getattr(action, "target", None), noun=noun)
+    if phrase is None:
+        return generic
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", clean_text(phrase))
 
 
 def _condition_text(condition: object) -> str:
@@ -214,18 +227,19 @@ def _graph_lines(actions: tuple[Action, ...], depth: int = 0) -> list[str]:
 
 
 def _step_line(index: int, action: Action) -> str:
+    p = _param_ref(action)
     detail = {
         "navigate": "load the start page" if getattr(action, "reason", "") == "start" else "load a page",
-        "click": "click an element",
-        "type": "type parameter `{p}` into a field",
-        "select": "choose parameter `{p}` in a list",
-        "choose": "choose the option named by parameter `{p}` in a picker",
+        "click": f"click {_named(action, 'an element')}",
+        "type": f"type parameter `{p}` into {_named(action, 'a field')}",
+        "select": f"choose parameter `{p}` in {_named(action, 'a list', 'list')}",
+        "choose": f"choose the option named by parameter `{p}` in {_named(action, 'a picker', 'picker')}",
         "press": f"press {getattr(action, 'key', '')}",
         "observe": "wait for an element to be visible",
         "assert": f"check `{getattr(action, 'check', '')}`",
         "human": f"a person must act here ({getattr(action, 'reason', '')})",
     }.get(action.kind, f"a {action.kind} step")  # schema v2 kinds: i12-authoring renders the graph
-    return f"{index}. `{action.id}` {action.kind}: {detail.format(p=_param_ref(action))}"
+    return f"{index}. `{action.id}` {action.kind}: {detail}"
 
 
 def _steps_lines(actions: tuple[Action, ...], room: int, *, graph: bool = False) -> list[str]:

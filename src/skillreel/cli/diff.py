@@ -31,6 +31,9 @@ def _field_line(change: dict[str, Any]) -> str:
             f"fingerprint: keeps {change['after']} earlier fingerprint(s) as accepted identities "
             f"(was {change['before']})"
         )
+    if change["field"] == "target.displayName":  # the name a person reads (issue 31)
+        before, after = escape(_shown(change["before"])), escape(_shown(change["after"]))
+        return f"fingerprint: display name {before} -> {after}"
     if change["category"] == "fingerprint":
         return f"fingerprint: {', '.join(change['after'])} changed"
     if change["category"] == "locators":
@@ -70,6 +73,8 @@ def environment_lines(env: dict[str, Any]) -> list[str]:
 
 def _human(result: SkillDiff) -> Render:
     def render(console: Console) -> None:
+        from rich.markup import escape
+
         data = result.to_json()
         head = f"[bold]{result.name}[/]: {result.before.describe()} -> {result.after.describe()}"
         if result.next_version:
@@ -78,7 +83,8 @@ def _human(result: SkillDiff) -> Render:
         if result.diff.empty and not data["steps"]:
             console.print("no change")
         for step in data["steps"]:
-            console.print(f"  {_MARK[step['change']]} {step['id']:>4} {step['kind']:<8} {step['change']}")
+            line = f"  {_MARK[step['change']]} {step['id']:>4} {step['kind']:<8} {step['change']}"
+            console.print(line + (f": {escape(step['intent'])}" if step.get("intent") else ""))
             for change in step["changes"]:
                 console.print(f"           {_field_line(change)}")
         for kind, changes in (("input", data["parameters"]), ("output", data["outputs"])):

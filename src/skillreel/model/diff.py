@@ -30,13 +30,16 @@ Beside the steps (``model.diff_parts``): every input and output as a whole, ever
 its sign-in: everything that lands in ``SKILL.md`` or ``skills_list``.
 
 Nothing here reads page text: selectors are shown as ``show`` shows them, fingerprints as the names
-of the features that differ. The renderings escape invisible characters (``model.visible``).
+of the features that differ. Each step change carries the step's intent as people read it
+(:func:`described`: the target's display name when it keeps one, issue 31), and a changed display
+name is a ``fingerprint`` change shown old and new (page chrome screened at recording, never
+data). The renderings escape invisible characters (``model.visible``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .actions import CAPABILITY_OF_KIND, Action
@@ -53,7 +56,7 @@ from .diff_parts import (
     parameters_of,
 )
 from .draft import Draft
-from .intents import describe_target
+from .intents import describe_target, step_intent
 from .locators import Fingerprint, LocatorBundle
 from .step_align import align
 
@@ -145,6 +148,7 @@ class StepChange:
     changes: tuple[FieldChange, ...] = ()
     position: tuple[int | None, int | None] = (None, None)  # index before, index after
     previous: StepPath | None = None  # the step's path before, when it had another id or place
+    intent: str = ""  # what the step does, as people read it (:func:`described`), "" when not known
 
     @property
     def id(self) -> str:
@@ -165,6 +169,7 @@ class StepChange:
             "changes": [c.to_json() for c in self.changes],
             "position": {"before": self.position[0], "after": self.position[1]},
             **({"previousPath": list(self.previous)} if self.previous is not None else {}),
+            "intent": self.intent,
         }
 
 
@@ -293,6 +298,9 @@ def _target_changes(before: Action, after: Action) -> list[FieldChange]:
     rows = [_candidates(x.row.to_json()) if x and x.row else [] for x in (a, b)]
     if rows[0] != rows[1]:  # the rows a target chosen in a row chooses among (``bind-target``, a heal)
         out.append(FieldChange("locators", "target.row", rows[0], rows[1]))
+    names = (a.display_name if a else None, b.display_name if b else None)
+    if names[0] != names[1]:  # the name a person reads (issue 31): page chrome, screened at recording
+        out.append(FieldChange("fingerprint", "target.displayName", names[0], names[1]))
     return out
 
 
@@ -463,6 +471,7 @@ def diff_drafts(before: Draft | None, after: Draft) -> DraftDiff:
     """Every difference from ``before`` to ``after``; with no ``before``, every step is added."""
     hashed = before is None or before.fingerprint_salt == after.fingerprint_salt
     steps, unchanged = diff_steps(before.actions if before else (), after.actions, hashed=hashed)
+    steps = described(steps, before, after)
     old_caps = set(before.capabilities) if before else set()
     new_caps = set(after.capabilities)
     return DraftDiff(
@@ -479,3 +488,17 @@ def diff_drafts(before: Draft | None, after: Draft) -> DraftDiff:
         texts=diff_texts(before, after),
         environments=diff_environments(before, after),
     )
+
+
+def described(steps: Sequence[StepChange], before: Draft | None, after: Draft) -> tuple[StepChange, ...]:
+    """``steps`` each with its intent as people read it (``model.intents.step_intent`` with display
+    names, issue 31): the step as it is after, a removed one as it was."""
+
+    def intents(draft: Draft | None) -> dict[StepPath, str]:
+        if draft is None:
+            return {}
+        sensitive = frozenset(p.name for p in draft.parameters if p.sensitive)
+        return {path: step_intent(step, sensitive, named=True) for path, step in walk_steps(draft.actions)}
+
+    new, old = intents(after), intents(before)
+    return tuple(replace(s, intent=new.get(s.path) or old.get(s.path, "")) for s in steps)

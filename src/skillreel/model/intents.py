@@ -1,10 +1,13 @@
 """One line a reviewer can read for each step: its intent (``show``, the review page).
 
-Pure and content-free: an intent is made from the step's kind, its element's tag, type and role (from
-the fingerprint), the parameter a value reads and the step's best readable locator (``#q``, or "the
-field labelled by `label[for="q"]`"; a role-name or link candidate holds a salted hash, so it is
-passed over). It never uses page text: no text or label hashes, no typed values, no assertion's
-expected text, no URL path, no literal a condition compares with. Schema v2 steps read the same
+Pure and content-free: an intent is made from the step's kind, its element's tag, type and role
+(from the fingerprint), the parameter a value reads and the step's best readable locator (``#q``,
+or "the field labelled by `label[for="q"]`"; a role-name or link candidate holds a salted hash, so
+it is passed over). It never uses page text: no text or label hashes, no typed values, no
+assertion's expected text, no URL path, no literal a condition compares with. The one exception,
+when a caller asks (``named=True``: ``show``, ``diff``, ``edit``, the review page, ``SKILL.md``), is
+the target's display name (issue 31: page chrome in clear, screened at recording), used first:
+``the button "Sign in"``, ``the field "User name"``. Schema v2 steps read the same
 way: what an extraction reads into which output, what a wait waits for, a dialog's answer, a loop's
 items and bound, a branch's condition; a target chosen by an input says which input chooses it
 ("the link `#results a` whose text holds the input `q`"). A step may carry an intent a person wrote
@@ -67,6 +70,15 @@ _INPUT_TYPE_NOUN: Mapping[str, str] = {
     "date": "date field",
     "number": "number field",
 }
+# Nouns for roles only a named target is described by (a heading's name, a column header's).
+_NAMED_NOUN: Mapping[str, str] = {
+    "heading": "heading",
+    "columnheader": "column header",
+    "menuitemcheckbox": "menu item",
+    "menuitemradio": "menu item",
+    "spinbutton": "number field",
+    "slider": "slider",
+}
 _LABELLED = {"label": "labelled by", "aria-label": "named by", "placeholder": "with the placeholder of"}
 _CHECKS: Mapping[str, str] = {
     "visible": "check that {t} is visible",
@@ -110,10 +122,22 @@ def element_noun(bundle: LocatorBundle) -> str:
     return _TAG_NOUN.get(fp.tag, f"<{fp.tag}> element")
 
 
-def describe_target(bundle: LocatorBundle | None, *, noun: str | None = None) -> str:
-    """``the field `#q``` (or ``the field labelled by `label[for="q"]```): noun and best locator."""
+def named_target(bundle: LocatorBundle | None, *, noun: str | None = None) -> str | None:
+    """``the button "Sign in"``: the target by its display name (issue 31), or None without one."""
+    if bundle is None or bundle.display_name is None:
+        return None
+    named = noun or _NAMED_NOUN.get(bundle.fingerprint.role or "") or element_noun(bundle)
+    return f"the {named} {quoted_name(bundle.display_name)}"
+
+
+def describe_target(bundle: LocatorBundle | None, *, noun: str | None = None, named: bool = False) -> str:
+    """``the field `#q``` (or ``the field labelled by `label[for="q"]```): noun and best locator;
+    ``named``: ``the button "Sign in"`` first when the target keeps a display name (issue 31)."""
     if bundle is None:
         return "the page"
+    by_name = named_target(bundle, noun=noun) if named else None
+    if by_name is not None:
+        return by_name
     noun = noun or element_noun(bundle)
     # A role-name or link candidate holds a salted hash: unreadable, so the best readable one is shown.
     readable = [c for c in bundle.candidates if c.text_hash is None]
@@ -123,6 +147,12 @@ def describe_target(bundle: LocatorBundle | None, *, noun: str | None = None) ->
     best = readable[0]
     how = _LABELLED.get(best.strategy)
     return f"the {noun} {how + ' ' if how else ''}`{best.selector}`"
+
+
+def quoted_name(name: str) -> str:
+    """A display name in double quotes, its own quotes and backslashes escaped (``"Say \\"hi\\""``);
+    renderers still escape invisible characters (``model.visible``) and markup."""
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _origin(url: str) -> str:
@@ -212,10 +242,10 @@ def _loop_intent(action: LoopAction, sensitive: frozenset[str]) -> str:
     return f"for each of {_items(action.items, sensitive)} (at most {limit}): {steps}{collect}"
 
 
-def _branch_intent(action: BranchAction | WhileAction, sensitive: frozenset[str]) -> str:
+def _branch_intent(action: BranchAction | WhileAction, sensitive: frozenset[str], named: bool) -> str:
     cond = action.condition
     if isinstance(cond, PresentCondition):
-        holds = f"{_target(cond.target, sensitive)} is present"
+        holds = f"{_target(cond.target, sensitive, named=named)} is present"
     elif isinstance(cond, CompareCondition):
         expected = f" {value_phrase(cond.expected, sensitive)}" if cond.expected is not None else ""
         holds = f"{value_phrase(cond.value, sensitive)} {_OPS.get(cond.op, cond.op)}{expected}"
@@ -227,21 +257,23 @@ def _branch_intent(action: BranchAction | WhileAction, sensitive: frozenset[str]
     return f"if {holds}: {then} step(s)" + (f", else {otherwise} step(s)" if otherwise else "")
 
 
-def _target(bundle: LocatorBundle | None, sensitive: frozenset[str], *, noun: str | None = None) -> str:
-    text = describe_target(bundle, noun=noun)
+def _target(
+    bundle: LocatorBundle | None, sensitive: frozenset[str], *, noun: str | None = None, named: bool = False
+) -> str:
+    text = describe_target(bundle, noun=noun, named=named)
     return text if bundle is None else _chosen(text, bundle, sensitive)
 
 
-def generated_intent(action: Action, sensitive: frozenset[str] = frozenset()) -> str:
+def generated_intent(action: Action, sensitive: frozenset[str] = frozenset(), *, named: bool = False) -> str:
     """The intent made from the step alone (see the module docstring). An optional step says
     that it runs only when its target is there."""
-    line = _generated(action, sensitive)
+    line = _generated(action, sensitive, named)
     return f"if it is there, {line}" if getattr(action, "optional", False) else line
 
 
-def _generated(action: Action, sensitive: frozenset[str]) -> str:
+def _generated(action: Action, sensitive: frozenset[str], named: bool) -> str:
     target: LocatorBundle | None = getattr(action, "target", None)
-    t = _target(target, sensitive)
+    t = _target(target, sensitive, named=named)
     match action.kind:
         case "navigate":
             reason = getattr(action, "reason", "start")
@@ -258,9 +290,10 @@ def _generated(action: Action, sensitive: frozenset[str]) -> str:
         case "type":
             return f"type {_parameter(action, sensitive)} into {t}"
         case "select":
-            return f"choose {_parameter(action, sensitive)} in {_target(target, sensitive, noun='list')}"
+            listed = _target(target, sensitive, noun="list", named=named)
+            return f"choose {_parameter(action, sensitive)} in {listed}"
         case "choose":
-            picker = _target(target, sensitive, noun="picker")
+            picker = _target(target, sensitive, noun="picker", named=named)
             return f"open {picker} and choose the option named by {_parameter(action, sensitive)}"
         case "press":
             key = getattr(action, "key", "a key")
@@ -293,14 +326,16 @@ def _generated(action: Action, sensitive: frozenset[str]) -> str:
     if isinstance(action, LoopAction):
         return _loop_intent(action, sensitive)
     if isinstance(action, BranchAction | WhileAction):
-        return _branch_intent(action, sensitive)
+        return _branch_intent(action, sensitive, named)
     return f"{action.kind} {t}"
 
 
-def step_intent(action: Action, sensitive: frozenset[str] = frozenset()) -> str:
+def step_intent(action: Action, sensitive: frozenset[str] = frozenset(), *, named: bool = False) -> str:
     """The step's intent: one a person wrote when the step carries it, else :func:`generated_intent`."""
     written = getattr(action, "intent", None)
-    return written if isinstance(written, str) and written else generated_intent(action, sensitive)
+    return (
+        written if isinstance(written, str) and written else generated_intent(action, sensitive, named=named)
+    )
 
 
 def _bounds(action: Action) -> str:

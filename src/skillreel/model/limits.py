@@ -6,6 +6,7 @@ MAX_ACTIONS: Final = 256
 MAX_HTML_CHARS: Final = 1_000_000
 MAX_JSON_INPUT_BYTES: Final = 2 * 1024 * 1024
 MAX_SELECTOR_CHARS: Final = 1024
+MAX_DISPLAY_NAME_CHARS: Final = 80  # a target's display name (issue 31): one short line
 MAX_TYPE_VALUE_CHARS: Final = 8192
 MAX_SELECT_VALUE_CHARS: Final = 1024
 VIEWPORT_MIN: Final = (320, 240)

@@ -38,10 +38,22 @@ from pydantic import (
 )
 
 from .base import Document
-from .limits import MAX_ACCEPTED_IDENTITIES, MAX_LOCATOR_CANDIDATES, MAX_SELECTOR_CHARS
+from .limits import (
+    MAX_ACCEPTED_IDENTITIES,
+    MAX_DISPLAY_NAME_CHARS,
+    MAX_LOCATOR_CANDIDATES,
+    MAX_SELECTOR_CHARS,
+)
 from .refs import TextFilter
 
 TextHash = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
+# A display name (issue 31): one line of at most 80 characters, no control character, not blank.
+DisplayName = Annotated[
+    str,
+    StringConstraints(
+        min_length=1, max_length=MAX_DISPLAY_NAME_CHARS, pattern=r"^[^\x00-\x1f\x7f]*\S[^\x00-\x1f\x7f]*$"
+    ),
+]
 TagName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,63}$")]
 AttrName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_:.-]{0,63}$")]
 Token = Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,32}$")]
@@ -255,6 +267,13 @@ class LocatorBundle(Document):
     (:func:`in_row`). These describe what the target IS, so they survive every heal
     (:meth:`measured_as`, :func:`merge_heal`). In the events log a click's row target has no filter
     yet (its ``chosenBy`` names the edit); a replayed row target without one finds nothing.
+
+    ``displayName`` (issue 31, left out when unset): the element's accessible name in clear, for
+    people only (``show``, ``diff``, the review page, ``SKILL.md``): page chrome (a button, a link,
+    a field's label, a heading, a column header, a tab, a menu item), screened at recording like a
+    typed value (``record.redact.screen_display_name``). Nothing that finds, heals or judges an
+    element reads it (:meth:`measured_as` leaves it out); a target chosen by a filter, in a row or
+    in a loop's item keeps none (its name may be the page's data).
     """
 
     candidates: tuple[LocatorCandidate, ...] = Field(min_length=1, max_length=MAX_LOCATOR_CANDIDATES)
@@ -265,6 +284,7 @@ class LocatorBundle(Document):
     filter: TextFilter | None = Field(default=None, exclude_if=lambda value: value is None)
     within: Literal["item"] | None = Field(default=None, exclude_if=lambda value: value is None)
     row: ElementSet | None = Field(default=None, exclude_if=lambda value: value is None)
+    display_name: DisplayName | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @property
     def accepted(self) -> tuple[Fingerprint, ...]:
@@ -319,6 +339,8 @@ class LocatorBundle(Document):
 
     @model_validator(mode="after")
     def _filtered_without_content(self) -> LocatorBundle:
+        if self.display_name is not None and (self.row, self.filter, self.within) != (None, None, None):
+            raise ValueError("a target chosen by a filter, in a row or in an item keeps no display name")
         if self.row is not None:
             if self.row.filter is not None or self.row.within is not None:
                 raise ValueError("the target's own filter and item scope choose its row")
@@ -363,6 +385,10 @@ def merge_heal(approved: LocatorBundle, healed: LocatorBundle) -> LocatorBundle:
     holds an input) and its item scope (relative to a loop's item). A heal finds the same kind of
     target on a changed page; it never turns "the row showing ${inputs.q}" into one fixed row nor
     an item-relative target into a document-wide one.
+
+    The display name is the healed element's when it has one, else the approved one's while the
+    healed element's accessible name is the same (equal ``nameHash``); else none: a name the
+    element no longer shows is not kept as a caption.
     """
     new = tuple(healed.candidates)
     seen = {(c.strategy, c.selector) for c in new}
@@ -381,7 +407,20 @@ def merge_heal(approved: LocatorBundle, healed: LocatorBundle) -> LocatorBundle:
         filter=approved.filter,
         within=approved.within,
         row=approved.row,
+        display_name=_healed_name(approved, healed),
     )
+
+
+def _healed_name(approved: LocatorBundle, healed: LocatorBundle) -> str | None:
+    """The display name an adopted heal leaves (see :func:`merge_heal`)."""
+    if (approved.row, approved.filter, approved.within) != (None, None, None):
+        return None
+    if healed.display_name is not None:
+        return healed.display_name
+    same = healed.fingerprint.name_hash is not None and healed.fingerprint.name_hash == (
+        approved.fingerprint.name_hash
+    )
+    return approved.display_name if same else None
 
 
 def text_hash(salt: str, text: str) -> str | None:

@@ -150,6 +150,7 @@ class CaptureLog:
         self.value_from: str | None = None  # field edits now type an extracted output (automation)
         self.retry_next: Retry | None = None  # the next navigation, read or wait retries (automation)
         self.bind_problem: str | None = None
+        self._sensitive_at: set[str] = set()  # the pages (URL without fragment) sensitive values went into
 
     @property
     def events(self) -> tuple[RecordedEvent, ...]:
@@ -176,14 +177,16 @@ class CaptureLog:
 
     def world_config(self) -> dict[str, Any]:
         """What each isolated world is configured with: the fingerprint salt, the values typed so
-        far (which of them were public when typed, which a click may choose by) and the texts the
-        user gave before recording."""
+        far (which of them were public when typed, which a click may choose by), the texts the
+        user gave before recording and whether a sensitive value was typed (a world then sends
+        no display name: it cannot compare them with a value typed in another document)."""
         return {
             "salt": self.salt,
             "values": list(self.typed.originals()),
             "publicValues": list(self.typed.public_values()),
             "publicTexts": list(self.public),
             "choosable": list(self.typed.values()),
+            "sensitiveTyped": bool(self._sensitive_at),
         }
 
     # -- events -----------------------------------------------------------------------------------
@@ -232,7 +235,11 @@ class CaptureLog:
             seen = [*self.public, *(e.url for e in self._events if e.url), page_url]
             self.typed.add(event.value, seen_in=seen)
             self.typed.note_edit(event.value, len(self._events))
+        if event.type == "input" and event.field is not None and event.field.is_sensitive:
+            self._sensitive_at.add(page_url.partition("#")[0])
         target = scrub_bundle(event.target, self.typed, self.salt) if event.target else None
+        if target is not None and target.display_name is not None and self._unscreened(page_url):
+            target = target.model_copy(update={"display_name": None})
         if target is not None and target.row is not None and event.chosen_by is None:
             target = None  # a row target names the input that chose its row, or it is a person's step
         fields: dict[str, Any] = {
@@ -270,6 +277,12 @@ class CaptureLog:
             if event.type in ("select", "choose") and not event.field.is_sensitive:
                 fields["options"] = scrub_options(event.options, self.typed)
         self.append(RecordedEvent.model_validate(fields))
+
+    def _unscreened(self, page_url: str) -> bool:
+        """Whether a display name from ``page_url`` cannot have been compared with every sensitive
+        value typed (they never leave the page they were typed on; issue 31): a sensitive value
+        went into another page. Fail closed: then the target keeps its hashes only."""
+        return bool(self._sensitive_at) and page_url.partition("#")[0] not in self._sensitive_at
 
     def bind_next_click(self, by: str, over: Over) -> None:
         """The next click is chosen by input ``by`` (the parameter of an earlier field edit) over

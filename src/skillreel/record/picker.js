@@ -325,7 +325,8 @@ var SkillreelPickerRecorder = (api) => {
       const text = quoted(sel);
       return !full.some((h) => sel.includes(h)) && ![name, ...shown].some((v) => X.unshown(text, v) !== null);
     });
-    return candidates.length ? {...target, candidates, fingerprint: fp} : null;
+    const {displayName: _shown, ...rest} = target;  // the name shows the option: no display name
+    return candidates.length ? {...rest, candidates, fingerprint: fp} : null;
   }
 
   function click(el) {

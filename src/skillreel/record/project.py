@@ -32,6 +32,9 @@ Rules, in order:
    option names its list showed when they were captured (screened, each name once), else a free
    string (a list that was searched or loads lazily). Typing into the combobox right before (a
    searchable one: the typed text filtered the list) is part of the choice, not a step.
+6. A target keeps the display name its event's target holds (issue 31: page chrome in clear, for
+   people only, screened at capture by ``record.redact.screen_display_name``); a target chosen by
+   a typed value (a filter) keeps none.
 """
 
 from __future__ import annotations
@@ -300,7 +303,7 @@ def _chosen_click(
     if parameter is None or parameter.sensitive:
         return HumanAction(id=action_id, reason="other", target=None)
     chosen = step.target.model_copy(
-        update={"filter": TextFilter(contains_token=ParameterRef(name=parameter.name))}
+        update={"filter": TextFilter(contains_token=ParameterRef(name=parameter.name)), "display_name": None}
     )
     return ClickAction(id=action_id, target=LocatorBundle.model_validate(chosen.model_dump()))
 

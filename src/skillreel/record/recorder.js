@@ -6,8 +6,8 @@
 // through (`Runtime.addBinding` with `executionContextName`), and they cannot forge its input,
 // because only events with `isTrusted` count.
 //
-//   SkillreelRecorder.configure({salt, values, publicValues, publicTexts, indicator}) -> starts
-//                                               reporting (Python calls it once per world);
+//   SkillreelRecorder.configure({salt, values, publicValues, publicTexts, sensitiveTyped, indicator})
+//                                               -> starts reporting (Python calls it once per world);
 //                                               `indicator`: draw record/indicator.js's badge
 //                                               (a headed recording's top document)
 //   SkillreelRecorder.flush()                   -> reports every field edit still in progress
@@ -306,13 +306,52 @@ var SkillreelRecorder = (() => {
   // holds one, no hash of such a text (a hash of typed text would let a guess be confirmed).
   function describeSafe(el) {
     const d = L.describe(el, salt);
+    const shown = displayName(el, d.fingerprint.role);
+    if (shown) d.displayName = shown;
     if (!typed.length) return d;
     const name = L.accessibleName(el);
     const link = L.linkTarget(el);
     const candidates = d.candidates.filter((c) => !candidateEchoes(c, name, link));
     if (!candidates.length) return null;
     const fingerprint = scrubFingerprint(d.fingerprint, el, name, link);
-    return fingerprint ? {candidates, fingerprint} : null;
+    if (!fingerprint) return null;
+    return d.displayName ? {candidates, fingerprint, displayName: d.displayName} : {candidates, fingerprint};
+  }
+
+  // Roles whose accessible name is page chrome a person reads on screen (issue 31): a button, a
+  // link, a field (its label), a heading, a column header, a tab, a menu item, outside repeated
+  // rows and items. Their name is sent in
+  // clear as the target's `displayName`, for people only, unless it echoes a value typed here (the
+  // sensitive ones included: they never leave this world) or a sensitive value was typed in another
+  // document of the recording (this world cannot compare with it: Python says so in `configure`).
+  // Python screens it again (record.redact.screen_display_name) and drops it from targets chosen
+  // in rows, by a filter or in a loop's item.
+  const NAMED_CHROME = new Set([
+    "button", "link", "textbox", "searchbox", "combobox", "listbox", "spinbutton", "slider",
+    "checkbox", "radio", "switch", "heading", "columnheader", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio",
+  ]);
+  let sensitiveElsewhere = false;
+  // Repeated rows and items hold the page's data ("Acme Corp", "Order 1003"): an element inside a
+  // table's body row, a grid row, a card of a feed, or a list item outside navigation and menus
+  // keeps no display name (column headers and navigation lists do).
+  const DATA_ROWS = "tr, [role=row], [role=article], [role=feed] > *";
+  const CHROME_LISTS = "nav, header, footer, [role=navigation], [role=menu], [role=menubar], [role=tablist], " +
+    "[role=toolbar], [role=banner]";
+
+  function inDataRow(el, role) {
+    if (role === "columnheader") return false;
+    const row = el.closest(DATA_ROWS);
+    if (row && !row.closest("thead")) return true;
+    const item = el.closest("li, [role=listitem]");
+    return Boolean(item && !item.closest(CHROME_LISTS));
+  }
+
+  function displayName(el, role) {
+    if (sensitiveElsewhere || !NAMED_CHROME.has(role) || inDataRow(el, role)) return null;
+    const name = String(L.accessibleName(el) || "").replace(/\s+/g, " ").trim();
+    if (!name || name.length > 80 || echoes(name)) return null;
+    return name;
   }
 
   // ---- fields -------------------------------------------------------------------------------
@@ -1058,6 +1097,7 @@ var SkillreelRecorder = (() => {
   function configure(config) {
     if (salt !== null) return false;
     publicTexts = (config.publicTexts || []).map(String);
+    sensitiveElsewhere = config.sensitiveTyped === true;
     for (const v of config.publicValues || []) publicTyped.add(String(v).toLowerCase());
     for (const v of config.values || []) remember(v);
     for (const v of config.choosable || []) rememberChoosable(v);

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
+from ..model.display_names import readable_name
 from ..model.draft import Draft
 from ..model.environment import UrlTarget
 from ..model.events import EventsLog, FieldInfo
@@ -281,9 +282,34 @@ def _unescape(text: str) -> str:
     return _HEX_ESCAPE.sub(one, text)
 
 
+def screen_display_name(name: str | None, typed: TypedValues) -> str | None:
+    """A display name fit to keep in clear (issue 31), screened as typed values are: it passes
+    ``model.display_names.readable_name`` (one short line, no address, nothing high-entropy or
+    digits-heavy), echoes no typed value in any form (:meth:`TypedValues.echoes`, public ones
+    included) and matches no secret pattern; else None (the target keeps its hashes only)."""
+    shown = readable_name(name)
+    if shown is None or typed.echoes(shown) or secret_categories(shown):
+        return None
+    return shown
+
+
+def _screened_name(bundle: LocatorBundle, typed: TypedValues) -> str | None:
+    """The bundle's display name when it may keep one: screened, and none on a target chosen by a
+    filter, in a row, in a loop's item or in a table's body (its name may be the page's data)."""
+    if bundle.display_name is None or (bundle.row, bundle.filter, bundle.within) != (None, None, None):
+        return None
+    if "tbody" in bundle.fingerprint.parent_path:  # a table's body row: data (recorder.js inDataRow)
+        return None
+    return screen_display_name(bundle.display_name, typed)
+
+
 def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> LocatorBundle | None:
     """The bundle without candidates, strings or hashes that echo a typed value (None: nothing
-    left, or the element's tag itself echoes one)."""
+    left, or the element's tag itself echoes one), its display name screened
+    (:func:`screen_display_name`)."""
+    shown = _screened_name(bundle, typed)
+    if shown != bundle.display_name:
+        bundle = bundle.model_copy(update={"display_name": shown})
     if not len(typed):
         return bundle
     hashes = {h for v in typed.forms() if (h := text_hash(salt, v)) is not None}
@@ -300,7 +326,12 @@ def scrub_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locato
         return None
     if kept == bundle.candidates and not changes:
         return bundle
-    return LocatorBundle(candidates=kept, fingerprint=fp.model_copy(update=changes), row=bundle.row)
+    return LocatorBundle(
+        candidates=kept,
+        fingerprint=fp.model_copy(update=changes),
+        row=bundle.row,
+        display_name=bundle.display_name,
+    )
 
 
 def scrub_structural(

@@ -24,7 +24,9 @@ from pydantic import ValidationError
 from ..errors import InputError, LifecycleError
 from ..model import lifecycle
 from ..model.base import check_skill_name
+from ..model.draft import Draft
 from ..model.entry import StoreEntry
+from ..model.intents import generated_intent
 from ..record.edits import EditPatch, EditProblem, apply_edits
 from ..record.redact import scan
 from ..store import AuditNote, Store
@@ -127,22 +129,31 @@ def editable(store: Store, name: str) -> dict[str, Any]:
     become a patch (:func:`patch_from_editable`). Targets are not shown: they cannot be edited."""
     entry = store.get(check_skill_name(name))
     draft = entry.draft
+    does = _does(draft)
     return {
         "revision": entry.revision,
         "parameters": [p.to_json() for p in draft.parameters],
         "outputs": [{"name": o.name, "description": o.description} for o in draft.outputs],
-        "steps": [_editable_step(a.to_json()) for a in draft.actions],
+        "steps": [_editable_step(a.to_json(), does) for a in draft.actions],
     }
 
 
 _SHOWN = ("id", "kind", "intent", "optional", "onFail", "output", "reason", "check", "until", "accept")
 
 
-def _editable_step(step: dict[str, Any]) -> dict[str, Any]:
+def _does(draft: Draft) -> dict[str, str]:
+    """Each step's intent as people read it (display names first, issue 31): the editor document's
+    read-only ``does`` (edit ``intent`` to write one; a changed ``does`` is ignored)."""
+    sensitive = frozenset(p.name for p in draft.parameters if p.sensitive)
+    return {a.id: generated_intent(a, sensitive, named=True) for a in draft.walk()}
+
+
+def _editable_step(step: dict[str, Any], does: dict[str, str]) -> dict[str, Any]:
     view = {k: step[k] for k in _SHOWN if k in step}
+    view = {**{k: view[k] for k in ("id", "kind") if k in view}, "does": does.get(step["id"], ""), **view}
     for key in ("body", "then", "else"):
         if key in step:
-            view[key] = [_editable_step(s) for s in step[key]]
+            view[key] = [_editable_step(s, does) for s in step[key]]
     return view
 
 

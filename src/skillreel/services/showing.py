@@ -103,6 +103,8 @@ def _target(bundle: LocatorBundle | ElementSet | None) -> dict[str, Any] | None:
         view["within"] = bundle.within
     if isinstance(bundle, LocatorBundle) and bundle.row is not None:
         view["row"] = _target(bundle.row)  # the rows a target chosen in a row chooses among
+    if isinstance(bundle, LocatorBundle) and bundle.display_name is not None:
+        view["displayName"] = bundle.display_name  # page chrome, screened at recording (issue 31)
     return view
 
 
@@ -110,7 +112,7 @@ def _step_view(action: Action, sensitive: frozenset[str]) -> dict[str, Any]:
     """One step as ``show`` projects it: its own fields and its intent; targets and item sets as
     ranked candidates (no hashes); a parameter value as the name it reads (``parameter``); nested
     blocks the same way."""
-    view = {**action.to_json(), "intent": step_intent(action, sensitive)}
+    view = {**action.to_json(), "intent": step_intent(action, sensitive, named=True)}
     for key in ("target", "items"):
         if key in view:
             view[key] = _target(getattr(action, key, None))
