@@ -89,9 +89,9 @@ async def _shoot(url: str) -> None:
 
 
 def main() -> None:
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "SKILLREEL_HOME": home}
+    SHOT.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="skillreel-readable-") as home:
+        env = {**os.environ, "SKILLREEL_HOME": home}  # a throw-away store, never the user's
         html, automation = Path(home) / "page.html", Path(home) / "automation.json"
         html.write_text(PAGE)
         automation.write_text(json.dumps({"steps": STEPS}))
