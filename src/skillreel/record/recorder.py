@@ -239,10 +239,8 @@ class Recorder:
             self._log.append(event)
 
     def remember_typed(self, values: Iterable[str]) -> None:
-        """Treat ``values`` as typed in this recording before it started (the inputs a repair's
-        replayed steps typed into the page this recording continues on): what the page echoes of
-        them stays out of every locator, hash and URL it reports, as a value typed here would.
-        Call it before :meth:`start` (each world is configured with them when it appears)."""
+        """Count ``values`` as typed, before :meth:`start` (a repair's replayed inputs): what the
+        page echoes of them stays out of what it reports, as a value typed here would."""
         for value in values:
             self._log.typed.add(value)
 

@@ -221,3 +221,33 @@ async def test_the_cli_lists_the_replayed_steps_and_stores_a_draft(
     assert "a1    navigate  reads only" in result.stderr
     assert NAME not in result.stdout + result.stderr
     assert _hits(server) == ["next", "confirm"]
+
+
+ECHOING = page_html(
+    FORM.format(button="<button id=confirm type=button>Confirm</button>")
+    + SCRIPT
+    + "<script>document.querySelector('#next').addEventListener('click', () => {"
+    + "document.querySelector('#confirm').textContent = 'Pay ' + document.querySelector('#name').value;"
+    + "});</script>"
+)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+async def test_a_new_step_on_what_shows_a_replayed_input_is_not_described_by_it(
+    tmp_path: Path, skillreel_home: Path, server: LocalServer
+) -> None:
+    with Store.open(skillreel_home) as store:
+        param = await _approved_on_a(server, store, tmp_path)
+        server.set_page("/form", ECHOING)  # the new button's name is the value the kept a2 typed
+        plan = plan_repair(
+            store,
+            RepairRequest(
+                name="pay", step="a4", inputs={param: NAME}, automation=_script(tmp_path, "tail", TAIL)
+            ),
+        )
+        result = await repair_skill(store, plan)
+        # the button shows the value the kept a2 typed: as in a recording, a click on what shows a
+        # typed value is never described by that text; no edit of this recording typed it, so a
+        # person does that step (never a locator built from the replayed input)
+        assert result.entry.draft.actions[3].kind == "human"
