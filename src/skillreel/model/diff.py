@@ -280,7 +280,7 @@ def _target_changes(before: Action, after: Action) -> list[FieldChange]:
     if old != new:
         out.append(FieldChange("locators", "target.candidates", old, new))
         if a is not None and b is not None:  # a replaced target: what a person reads of each
-            shown = ([describe_target(a)], [describe_target(b)])  # lists: rendered as candidates are
+            shown = ([describe_target(a, named=True)], [describe_target(b, named=True)])  # as candidates are
             if shown[0] != shown[1]:
                 out.append(FieldChange("locators", "target.description", *shown))
     features = fingerprint_changes(a.fingerprint if a else None, b.fingerprint if b else None)
