@@ -278,3 +278,26 @@ def test_set_url_set_retry_and_wrap_while() -> None:
     assert isinstance(loop.condition, PresentCondition)
     cleared = apply_edits(edited, patch({"op": "set-retry", "step": "a4", "times": 0})).draft
     assert cleared.actions[3].retry is None  # type: ignore[union-attr]
+
+
+# ---- the engine over the fake driver -------------------------------------------------------------
+
+
+async def test_a_failing_step_with_retry_runs_again_after_its_interval_then_fails() -> None:
+    from skillreel.errors import ReplayUIError
+    from tests.support.clock import Clock
+    from tests.unit.test_engine import driver_for, engine, page, start
+
+    check = AssertAction(
+        id="a2", check="url_matches", expected="/elsewhere", retry=Retry(times=2, interval_ms=777)
+    )
+    clock = Clock()
+    with pytest.raises(ReplayUIError) as info:
+        await engine(driver_for(page()), clock).run([start(), check], {})
+    assert (info.value.code, info.value.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", "a2")
+    assert clock.sleeps.count(0.777) == 2  # two more runs, each after the interval
+    assert clock.now >= 3.0  # each run had its own deadline (timeout 1 s)
+    plain = Clock()
+    with pytest.raises(ReplayUIError):
+        await engine(driver_for(page()), plain).run([start(), check.model_copy(update={"retry": None})], {})
+    assert 0.777 not in plain.sleeps
