@@ -53,6 +53,8 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
         "total": 1250,
         "invoices": [{"invoice": "INV-1042", "amount": 1250}, {"invoice": "INV-1043", "amount": 310}],
         "matches": 2,
+        "last": "INV-1043",  # read, then typed into the search (a value between steps, issue 33)
+        "narrowed": 1,
     }
     assert stages["audit"]["data"]["ok"] is True
     # the home the demo used holds the revoked skill, the extraction skill and no typed password

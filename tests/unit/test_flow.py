@@ -278,3 +278,35 @@ def test_set_url_set_retry_and_wrap_while() -> None:
     assert isinstance(loop.condition, PresentCondition)
     cleared = apply_edits(edited, patch({"op": "set-retry", "step": "a4", "times": 0})).draft
     assert cleared.actions[3].retry is None  # type: ignore[union-attr]
+
+
+# ---- the engine over the fake driver -------------------------------------------------------------
+
+
+async def test_a_failing_step_with_retry_runs_again_after_its_interval_then_fails() -> None:
+    from skillreel.errors import ReplayUIError
+    from skillreel.replay.engine import EngineOptions, ReplayEngine
+    from skillreel.replay.fake import FakeDriver, FakePage
+    from tests.support.clock import Clock
+
+    def engine(clock: Clock) -> ReplayEngine:
+        driver = FakeDriver({URL: FakePage(URL, [])}, start_url=URL)
+        options = EngineOptions(salt=factory.SALT, timeout_ms=1000, settle_ms=50)
+        return ReplayEngine(driver, options, clock=clock, sleep=clock.sleep)
+
+    def start() -> NavigateAction:
+        return NavigateAction(id="a1", url=URL)
+
+    check = AssertAction(
+        id="a2", check="url_matches", expected="/elsewhere", retry=Retry(times=2, interval_ms=777)
+    )
+    clock = Clock()
+    with pytest.raises(ReplayUIError) as info:
+        await engine(clock).run([start(), check], {})
+    assert (info.value.code, info.value.action_id) == ("SR_REPLAY_UI_ASSERTION_FAILED", "a2")
+    assert clock.sleeps.count(0.777) == 2  # two more runs, each after the interval
+    assert clock.now >= 3.0  # each run had its own deadline (timeout 1 s)
+    plain = Clock()
+    with pytest.raises(ReplayUIError):
+        await engine(plain).run([start(), check.model_copy(update={"retry": None})], {})
+    assert 0.777 not in plain.sleeps

@@ -58,6 +58,10 @@ def bindings(a: dict[str, Any]) -> str:
         parts.append("optional")
     if a.get("onFail") == "skip":
         parts.append("on fail: skip")
+    if isinstance(a.get("parts"), dict):  # a URL template's placeholders (issue 33)
+        parts += [f"{{{name}}} <- {ref_text(ref)}" for name, ref in a["parts"].items()]
+    if isinstance(a.get("retry"), dict):
+        parts.append(f"retry {a['retry'].get('times')}x every {a['retry'].get('intervalMs')} ms")
     return "  ".join(parts)
 
 

@@ -385,6 +385,16 @@ def _finder_automation() -> dict[str, Any]:
                 },
             },
             {"do": "extract", "selector": "#results li", "as": "matches", "all": True, "read": "count"},
+            # a value read by one step feeds a later one (issue 33): search the last match's number
+            {
+                "do": "extract",
+                "selector": "#results li:last-child span",
+                "as": "last",
+                "pattern": "^(INV-[0-9]+)",
+            },
+            {"do": "type", "selector": "input[type=search]", "from": "last"},
+            {"do": "press", "key": "Enter"},
+            {"do": "extract", "selector": "#results li", "as": "narrowed", "all": True, "read": "count"},
         ]
     }
 
@@ -452,6 +462,8 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
         "total": 1250,
         "invoices": [{"invoice": "INV-1042", "amount": 1250}, {"invoice": "INV-1043", "amount": 310}],
         "matches": 2,
+        "last": "INV-1043",
+        "narrowed": 1,
     }
     if played.is_error or not envelope.get("ok") or got != expected:
         failure = play_failure(envelope) or "other outputs than expected"

@@ -538,7 +538,7 @@ def _wrap_loop(edit: WrapLoop, n: int, actions: list[dict[str, Any]]) -> list[di
 def _flow(edit: Any, n: int, actions: list[dict[str, Any]], parameters: list[dict[str, Any]]) -> None:
     block, i = _find(actions, edit.step, n)
     try:
-        apply_flow(edit, block[i], actions, parameters)
+        apply_flow(edit, block[i], [s for b in _lists(actions) for s in b], parameters)
     except FlowProblem as exc:
         raise EditProblem(REFERENCE if exc.code == "reference" else INVALID, n, str(exc), exc.step) from None
 

@@ -106,20 +106,11 @@ class WrapWhile(Document):
     limit: WhileLimit
 
 
-def _walk(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    for step in actions:
-        found.append(step)
-        for key in ("body", "then", "else"):
-            if isinstance(step.get(key), list):
-                found += _walk(step[key])
-    return found
-
-
 def value_ref(
-    source: str, actions: list[dict[str, Any]], parameters: list[dict[str, Any]], step: str
+    source: str, steps: list[dict[str, Any]], parameters: list[dict[str, Any]], step: str
 ) -> dict[str, Any]:
-    """The value reference ``source`` names (a missing input is added as a required one)."""
+    """The value reference ``source`` names (a missing input is added as a required one);
+    ``steps``: every step of the graph, blocks' steps included."""
     kind, _, name = source.partition(":")
     if kind == "literal":
         return {"ref": "literal", "value": name}
@@ -127,9 +118,7 @@ def value_ref(
         if not any(p["name"] == name for p in parameters):
             parameters.append({"name": name, "required": True, "sensitive": False})
         return {"ref": "parameter", "name": name}
-    producer = next(
-        (a for a in _walk(actions) if a.get("kind") == "extract" and a.get("output") == name), None
-    )
+    producer = next((a for a in steps if a.get("kind") == "extract" and a.get("output") == name), None)
     if producer is None:
         raise FlowProblem("reference", f"no extract step produces an output {name!r}", step)
     return {"ref": "output", "step": producer["id"], "field": name}
@@ -143,7 +132,7 @@ def _sensitive_value(step: dict[str, Any], parameters: list[dict[str, Any]]) -> 
 
 
 def set_value(
-    edit: SetValue, step: dict[str, Any], actions: list[dict[str, Any]], parameters: list[dict[str, Any]]
+    edit: SetValue, step: dict[str, Any], steps: list[dict[str, Any]], parameters: list[dict[str, Any]]
 ) -> None:
     if step.get("kind") not in _TAKES_VALUE:
         raise FlowProblem("invalid", f"step {edit.step} is no type, select or choose step", edit.step)
@@ -151,11 +140,11 @@ def set_value(
         raise FlowProblem(
             "invalid", f"step {edit.step} types a sensitive input: it takes an input only", edit.step
         )
-    step["value"] = value_ref(edit.from_, actions, parameters, edit.step)
+    step["value"] = value_ref(edit.from_, steps, parameters, edit.step)
 
 
 def set_url(
-    edit: SetUrl, step: dict[str, Any], actions: list[dict[str, Any]], parameters: list[dict[str, Any]]
+    edit: SetUrl, step: dict[str, Any], steps: list[dict[str, Any]], parameters: list[dict[str, Any]]
 ) -> None:
     if step.get("kind") != "navigate" or step.get("reason") == "start":
         raise FlowProblem(
@@ -163,7 +152,7 @@ def set_url(
         )
     step["url"] = edit.url
     step["reason"] = "address-bar"
-    step["parts"] = {name: value_ref(src, actions, parameters, edit.step) for name, src in edit.parts.items()}
+    step["parts"] = {name: value_ref(src, steps, parameters, edit.step) for name, src in edit.parts.items()}
 
 
 def set_retry(edit: SetRetry, step: dict[str, Any]) -> None:
@@ -199,12 +188,12 @@ FlowEdit = SetValue | SetUrl | SetRetry
 
 
 def apply_flow(
-    edit: FlowEdit, step: dict[str, Any], actions: list[dict[str, Any]], parameters: list[dict[str, Any]]
+    edit: FlowEdit, step: dict[str, Any], steps: list[dict[str, Any]], parameters: list[dict[str, Any]]
 ) -> None:
     """Apply one edit of this module to ``step`` (raises :class:`FlowProblem`)."""
     if isinstance(edit, SetValue):
-        set_value(edit, step, actions, parameters)
+        set_value(edit, step, steps, parameters)
     elif isinstance(edit, SetUrl):
-        set_url(edit, step, actions, parameters)
+        set_url(edit, step, steps, parameters)
     else:
         set_retry(edit, step)

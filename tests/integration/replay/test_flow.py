@@ -115,6 +115,21 @@ async def test_a_value_read_on_one_page_is_typed_on_another_and_loads_a_url_temp
     assert b"53640712" not in stored  # the value that fed later steps was never stored
 
 
+async def load_template(
+    server: LocalServer, store: Store, sessions: WarmSessions, path: str, value: str
+) -> ReplayOutcome:
+    """Replay: the start page, then the URL template ``path`` with input ``q`` as its part."""
+    server.set_page("/dashboard", DASHBOARD)
+    actions: list[Action] = [
+        NavigateAction(id="a1", url=server.url("/dashboard")),
+        NavigateAction(
+            id="a2", url=server.url(path), reason="address-bar", parts={"order_id": ParameterRef(name="q")}
+        ),
+    ]
+    server.requests.clear()
+    return await replay(store, sessions, actions, {"q": value}, url=server.url("/dashboard"))
+
+
 @pytest.mark.parametrize(
     ("value", "requested"),
     [
@@ -127,18 +142,7 @@ async def test_a_value_read_on_one_page_is_typed_on_another_and_loads_a_url_temp
 async def test_a_template_value_stays_inside_its_path_segment(
     value: str, requested: str, server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
-    server.set_page("/dashboard", DASHBOARD)
-    actions: list[Action] = [
-        NavigateAction(id="a1", url=server.url("/dashboard")),
-        NavigateAction(
-            id="a2",
-            url=server.url("/orders/{order_id}"),
-            reason="address-bar",
-            parts={"order_id": ParameterRef(name="q")},
-        ),
-    ]
-    server.requests.clear()
-    outcome = await replay(store, sessions, actions, {"q": value}, url=server.url("/dashboard"))
+    outcome = await load_template(server, store, sessions, "/orders/{order_id}", value)
     assert outcome.error is None, outcome.error and outcome.error.to_json()
     assert paths(server)[-1] == requested  # on the allowed origin, inside the segment
 
@@ -147,18 +151,7 @@ async def test_a_template_value_stays_inside_its_path_segment(
 async def test_a_template_value_that_would_climb_the_path_loads_nothing(
     value: str, server: LocalServer, store: Store, sessions: WarmSessions
 ) -> None:
-    server.set_page("/dashboard", DASHBOARD)
-    actions: list[Action] = [
-        NavigateAction(id="a1", url=server.url("/dashboard")),
-        NavigateAction(
-            id="a2",
-            url=server.url("/orders/{order_id}/edit"),
-            reason="address-bar",
-            parts={"order_id": ParameterRef(name="q")},
-        ),
-    ]
-    server.requests.clear()
-    outcome = await replay(store, sessions, actions, {"q": value}, url=server.url("/dashboard"))
+    outcome = await load_template(server, store, sessions, "/orders/{order_id}/edit", value)
     if value == "%2e%2E":  # encoded once more: an ordinary segment
         assert outcome.error is None
         assert paths(server)[-1] == "/orders/%252e%252E/edit"
