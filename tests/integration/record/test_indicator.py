@@ -33,9 +33,15 @@ PAGE = page_html(
 
 
 @asynccontextmanager
-async def recording(rig: Rig, html: str = PAGE, *, indicator: bool = True) -> AsyncIterator[Run]:
-    """A recording with the indicator (a headed recording's option), in the rig's Chromium."""
+async def recording(
+    rig: Rig, html: str = PAGE, *, indicator: bool = True, csp: str | None = None
+) -> AsyncIterator[Run]:
+    """A recording with the indicator (a headed recording's option), in the rig's Chromium; ``csp``:
+    the page's Content-Security-Policy header."""
     path = rig.serve(html)
+    if csp is not None:
+        headers = {"Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": csp}
+        rig.server.set_route(path, body=html.encode(), headers=headers)
     rig.server.set_page("/other", page_html("<p>Other</p>", head="<title>Other</title>"))
     context = await rig.browser.new_context(viewport={"width": 800, "height": 600})
     try:
@@ -96,6 +102,21 @@ async def shadow_parts(page: Page) -> dict[str, dict[str, Any]]:
     }
 
 
+async def badge_box(page: Page) -> dict[str, float]:
+    """Where the badge is drawn (CDP's box model of the closed root's badge)."""
+    cdp = await page.context.new_cdp_session(page)
+    try:
+        doc = await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
+        host = _find(doc["root"], HOST)
+        assert host is not None
+        (badge,) = [c for c in host["shadowRoots"][0]["children"] if _attrs(c).get("class") == "badge"]
+        model = (await cdp.send("DOM.getBoxModel", {"nodeId": badge["nodeId"]}))["model"]
+    finally:
+        await cdp.detach()
+    quad = model["border"]
+    return {"x": quad[0], "y": quad[1], "width": model["width"], "height": model["height"]}
+
+
 async def badge_back(page: Page) -> None:
     await page.wait_for_function(
         """([name, prefix]) => {
@@ -152,6 +173,15 @@ async def test_the_page_cannot_remove_hide_or_retitle_the_badge_away(rig: Rig) -
         assert await page.evaluate(f"document.querySelectorAll('{HOST}').length") == 1
         assert await page.evaluate(f"getComputedStyle(document.querySelector('{HOST}')).display") == "block"
         assert _text((await shadow_parts(page))["badge"]) == "\u25cf recording"
+
+
+@pytest.mark.parametrize("csp", [None, "default-src 'self'; style-src 'self'"], ids=["plain", "strict-csp"])
+async def test_the_badge_is_drawn_top_right_even_under_a_strict_csp(rig: Rig, csp: str | None) -> None:
+    async with recording(rig, csp=csp) as run:
+        await badge_back(run.page)
+        box = await badge_box(run.page)
+    assert box["x"] + box["width"] == pytest.approx(800 - 8, abs=1)  # right: 8px in an 800px viewport
+    assert box["y"] == pytest.approx(8, abs=1)
 
 
 async def test_a_new_document_draws_the_badge_again(rig: Rig) -> None:
