@@ -184,6 +184,28 @@ async def test_the_badge_is_drawn_top_right_even_under_a_strict_csp(rig: Rig, cs
     assert box["y"] == pytest.approx(8, abs=1)
 
 
+async def test_a_page_that_keeps_removing_the_badge_does_not_hang(rig: Rig) -> None:
+    """Its observer and ours would take turns forever in one microtask checkpoint: ours puts the
+    badge back at most 30 times a second at once, then on a timer, so the page keeps running (and
+    the recorder keeps recording)."""
+    async with recording(rig) as run:
+        await badge_back(run.page)
+        await run.page.evaluate(
+            f"""() => {{
+              window.removals = 0;
+              new MutationObserver(() => {{
+                const host = document.querySelector('{HOST}');
+                if (host) {{ host.remove(); window.removals += 1; }}
+              }}).observe(document, {{childList: true, subtree: true}});
+              document.querySelector('{HOST}').remove();
+            }}"""
+        )
+        await run.page.wait_for_function("window.removals > 31")  # it came back past the fast repairs
+        await click_centre(run.page, "#corner")
+        assert await run.page.evaluate("window.clicked") == 1
+        assert [e.type for e in await run.events()] == ["click"]
+
+
 async def test_a_new_document_draws_the_badge_again(rig: Rig) -> None:
     async with recording(rig) as run:
         await click_centre(run.page, "#next")
