@@ -6,16 +6,13 @@ CDP (``DOM.getDocument`` with ``pierce``), as DevTools does."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
 from playwright.async_api import Page
 
-from skillreel.record.recorder import Recorder
 from tests.integration.record.rig import Rig, Run, click_centre, page_html
-from tests.support.factory import SALT
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -32,31 +29,10 @@ PAGE = page_html(
 )
 
 
-@asynccontextmanager
-async def recording(
-    rig: Rig, html: str = PAGE, *, indicator: bool = True, csp: str | None = None
-) -> AsyncIterator[Run]:
-    """A recording with the indicator (a headed recording's option), in the rig's Chromium; ``csp``:
-    the page's Content-Security-Policy header."""
-    path = rig.serve(html)
-    if csp is not None:
-        headers = {"Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": csp}
-        rig.server.set_route(path, body=html.encode(), headers=headers)
+def recording(rig: Rig, html: str = PAGE, *, indicator: bool = True) -> AbstractAsyncContextManager[Run]:
+    """A recording with the indicator (a headed recording's option) in an 800x600 window."""
     rig.server.set_page("/other", page_html("<p>Other</p>", head="<title>Other</title>"))
-    context = await rig.browser.new_context(viewport={"width": 800, "height": 600})
-    try:
-        page = await context.new_page()
-        recorder = Recorder(context, salt=SALT, indicator=indicator)
-        await recorder.start(page)
-        url = rig.server.url(path)
-        async with recorder.starting(url):
-            await page.goto(url)
-        try:
-            yield Run(page, context, recorder, url)
-        finally:
-            await recorder.close()
-    finally:
-        await context.close()
+    return rig.recording(html, indicator=indicator, viewport={"width": 800, "height": 600})
 
 
 def _find(node: dict[str, Any], name: str) -> dict[str, Any] | None:
@@ -177,7 +153,8 @@ async def test_the_page_cannot_remove_hide_or_retitle_the_badge_away(rig: Rig) -
 
 @pytest.mark.parametrize("csp", [None, "default-src 'self'; style-src 'self'"], ids=["plain", "strict-csp"])
 async def test_the_badge_is_drawn_top_right_even_under_a_strict_csp(rig: Rig, csp: str | None) -> None:
-    async with recording(rig, csp=csp) as run:
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{csp}">' if csp else ""
+    async with recording(rig, PAGE.replace("<title>", meta + "<title>")) as run:
         await badge_back(run.page)
         box = await badge_box(run.page)
     assert box["x"] + box["width"] == pytest.approx(800 - 8, abs=1)  # right: 8px in an 800px viewport
