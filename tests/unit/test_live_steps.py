@@ -3,12 +3,30 @@ step once, by id and generated intent, never a value; a sensitive field reads as
 
 from __future__ import annotations
 
-from skillreel.model.events import RecordedEvent
+from typing import Any
+
+from skillreel.model.events import FieldInfo, RecordedEvent
 from skillreel.record.live import LiveSteps
-from tests.unit.test_project import URL, edit, ev, start
+from tests.support.factory import SALT, bundle, legacy_value_digest
+
+URL = "https://fixture.skillreel.invalid/"
 
 
-def _feed(live: LiveSteps, *events: dict[str, object]) -> None:
+def ev(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, **fields}
+
+
+def start() -> dict[str, Any]:
+    return ev("navigate", url=URL, reason="start")
+
+
+def edit(selector: str, hint: str, value: str = "v", *, sensitive: bool = False) -> dict[str, Any]:
+    info = FieldInfo(control="text", param_hint=hint, sensitive=sensitive)
+    digest = legacy_value_digest(SALT, value)
+    return ev("input", target=bundle(selector), field=info, value_digest=digest)
+
+
+def _feed(live: LiveSteps, *events: dict[str, Any]) -> None:
     for n, event in enumerate(events):
         live(RecordedEvent.model_validate({"seq": n, **event}))
 
