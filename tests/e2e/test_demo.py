@@ -131,7 +131,8 @@ def test_demo_without_chromium_names_the_stage_and_the_fix(tmp_path: Path) -> No
     assert result.exit_code == 1
     error = result.json()["error"]
     assert error["code"] == "SR_RECORD_DEMO_FAILED"
-    assert error["details"] == {"stage": "record", "cause": "SR_REPLAY_UI_CHROMIUM_SETUP"}
+    # the record stage fails with the recording's own code (issue 31.7), not a replay's
+    assert error["details"] == {"stage": "record", "cause": "SR_RECORD_CHROMIUM_SETUP"}
     assert "SKILLREEL_CHROMIUM" in error["message"]  # the cause's fix travels with it
     assert "Traceback" not in result.stderr
 

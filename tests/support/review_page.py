@@ -4,6 +4,11 @@ approval covers it. Used by the review page's browser tests and by ``scripts/rev
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from skillreel.model import lifecycle
 from skillreel.model.actions import ClickAction, NavigateAction, TypeAction
 from skillreel.model.draft import Draft, Parameter
@@ -51,3 +56,23 @@ def seed_environment_review(store: Store) -> None:
     moved = (staging(PREVIEW, name="preview"), staging(COLLECTOR))
     pending = _draft(moved, "List the orders of a customer and post them to the collector.", NEW_HELP)
     store.update(NAME, lambda e: lifecycle.replace_draft(e, pending, e.events, T1), AuditNote(kind="record"))
+
+
+@contextmanager
+def review_server(reviewer: str = "carol") -> Iterator[str]:
+    """``skillreel ui`` in a subprocess over the current SKILLREEL_HOME; the URL it printed (with
+    the page token), once its socket listens."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillreel", "ui", "--reviewer", reviewer],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # the URL is printed once the socket listens
+        assert ".localhost:" in line, line + (proc.stderr.read() if proc.stderr else "")
+        yield line.split()[-1]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)  # waits and closes both pipes

@@ -12,8 +12,9 @@
 //   page fighting it cannot hang itself), and a new document draws it again (the script runs on
 //   every document);
 // * it sits in the top layer (a manual popover, raised again when the page opens a dialog or a
-//   popover of its own) with the highest z-index and `!important` inline styles, so page CSS
-//   cannot hide or cover it;
+//   popover of its own) with the highest z-index; its rules are `!important` on :host from inside
+//   the closed root (they beat any page rule, inline ones included) in a constructed style sheet
+//   (a page's Content-Security-Policy cannot block it), so page CSS cannot hide, move or cover it;
 // * `pointer-events: none` on the host and everything inside: it never takes a click, the browser's
 //   hit test passes through it, and the recorder (elementOf in recorder.js) ignores it as a target;
 // * the document's title is prefixed "● recording — " and prefixed again when the page changes it.
@@ -70,14 +71,27 @@ var SkillreelIndicator = (() => {
   function build() {
     host = document.createElement("skillreel-recording");
     const root = host.attachShadow({mode: "closed"});
-    const style = document.createElement("style");
-    style.textContent = SHADOW_CSS;
     badge = document.createElement("div");
     badge.className = "badge";
     badge.textContent = BADGE;
     outline = document.createElement("div");
     outline.className = "outline";
-    root.append(style, badge, outline);
+    root.append(badge, outline);
+    styleRoot(root);
+  }
+
+  // A constructed style sheet: a page's Content-Security-Policy (style-src without 'unsafe-inline')
+  // blocks <style> elements and style attributes, never a constructed sheet.
+  function styleRoot(root) {
+    try {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(SHADOW_CSS);
+      root.adoptedStyleSheets = [sheet];
+    } catch (_) {
+      const style = document.createElement("style");
+      style.textContent = SHADOW_CSS;
+      root.prepend(style);
+    }
   }
 
   function pinAttributes() {

@@ -28,7 +28,6 @@ from ..model.draft import Draft
 from ..model.entry import StoreEntry
 from ..model.environment import Environment, UrlTarget
 from ..model.events import EventsLog, Extraction, RecordedEvent
-from ..model.intents import generated_intent
 from ..model.lifecycle import new_entry, replace_draft
 from ..model.limits import MAX_LOCATOR_CANDIDATES
 from ..model.locators import LocatorBundle, LocatorCandidate
@@ -40,6 +39,7 @@ from ..model.values import ValueType
 from ..record.automation import DEFAULT_LIST_LIMIT, AssertionsFile, named_at, perform
 from ..record.capture import Capture, Dropped
 from ..record.kept import KeptRecording, drop_kept, keep_failure, kept_for_resume
+from ..record.live import LiveSteps, OnAction
 from ..record.project import ProjectionOptions, plan, project
 from ..record.recorder import Marked, Recorder
 from ..record.redact import scan
@@ -60,7 +60,6 @@ CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 AUTOMATION_FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 _OUTPUT = TypeAdapter(OutputName)
 
-OnAction = Callable[[str, str], None]  # (action id, generated intent)
 Prelude = Callable[[BrowserSession, Recorder], Awaitable[None]]
 _T = TypeVar("_T")
 
@@ -138,25 +137,6 @@ def action_summary(action: Any) -> dict[str, Any]:
     if flt is not None:
         out["chosenBy"] = flt.contains_token.to_json()
     return out
-
-
-class _LiveSteps:
-    """Reports each new action as the log grows, for the interactive terminal: its id and its
-    generated intent (``model.intents``: content-free, what a reviewer reads in ``show``)."""
-
-    def __init__(self, on_action: OnAction, sensitive: Sequence[str] = ()) -> None:
-        self._on_action = on_action
-        self._sensitive = frozenset(sensitive)
-        self._events: list[RecordedEvent] = []
-        self._shown = 0
-
-    def __call__(self, event: RecordedEvent) -> None:
-        self._events.append(event)
-        planned = plan(self._events, self._sensitive)
-        secret = self._sensitive | {p.name for p in planned.parameters if p.sensitive}
-        for action in planned.actions[self._shown :]:
-            self._on_action(action.id, generated_intent(action, secret))
-        self._shown = max(self._shown, len(planned.actions))
 
 
 async def _until_gone(session: BrowserSession) -> None:
@@ -444,7 +424,7 @@ async def capture(
     salt = salt or secrets.token_hex(16)
     if kept is not None:
         salt = kept.events.salt  # the kept events' hashes and the new ones agree
-    live = _LiveSteps(on_action, prepared.request.sensitive) if on_action is not None else None
+    live = LiveSteps(on_action, prepared.request.sensitive) if on_action is not None else None
     target = prepared.environment.target
     rule = target.rule if isinstance(target, UrlTarget) else DEFAULT_RULE
     async with _recording_session(

@@ -47,6 +47,7 @@ from ..model.outputs import sensitive_values
 from ..model.runs import can_act
 from ..record.actionability import click
 from ..record.automation import AutomationScript
+from ..record.live import OnAction
 from ..record.project import plan
 from ..record.recorder import Recorder
 from ..record.redact import scan
@@ -71,7 +72,7 @@ from .preflight import (
     typed_values,
 )
 from .record_preflight import PreparedRecording, RecordRequest, _refuse_findings
-from .recording import Marking, OnAction, capture
+from .recording import Marking, capture
 
 NOT_APPROVED: Final = "SR_RECORD_REPAIR_NOT_APPROVED"
 PREFIX_FAILED: Final = "SR_RECORD_REPAIR_PREFIX_FAILED"

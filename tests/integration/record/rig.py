@@ -66,12 +66,15 @@ class Rig:
         return path
 
     @asynccontextmanager
-    async def recording(self, html: str, *, query: str = "", **context_options: Any) -> AsyncIterator[Run]:
+    async def recording(
+        self, html: str, *, query: str = "", indicator: bool = False, **context_options: Any
+    ) -> AsyncIterator[Run]:
+        """``indicator``: draw the recording badge, as a person's headed recording does."""
         path = self.serve(html)
         context = await self.browser.new_context(**context_options)
         try:
             page = await context.new_page()
-            recorder = Recorder(context, salt=SALT)
+            recorder = Recorder(context, salt=SALT, indicator=indicator)
             await recorder.start(page)
             url = self.server.url(path) + query
             async with recorder.starting(url):

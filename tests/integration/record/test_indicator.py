@@ -6,16 +6,13 @@ CDP (``DOM.getDocument`` with ``pierce``), as DevTools does."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
 from playwright.async_api import Page
 
-from skillreel.record.recorder import Recorder
 from tests.integration.record.rig import Rig, Run, click_centre, page_html
-from tests.support.factory import SALT
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -32,25 +29,10 @@ PAGE = page_html(
 )
 
 
-@asynccontextmanager
-async def recording(rig: Rig, html: str = PAGE, *, indicator: bool = True) -> AsyncIterator[Run]:
-    """A recording with the indicator (a headed recording's option), in the rig's Chromium."""
-    path = rig.serve(html)
+def recording(rig: Rig, html: str = PAGE, *, indicator: bool = True) -> AbstractAsyncContextManager[Run]:
+    """A recording with the indicator (a headed recording's option) in an 800x600 window."""
     rig.server.set_page("/other", page_html("<p>Other</p>", head="<title>Other</title>"))
-    context = await rig.browser.new_context(viewport={"width": 800, "height": 600})
-    try:
-        page = await context.new_page()
-        recorder = Recorder(context, salt=SALT, indicator=indicator)
-        await recorder.start(page)
-        url = rig.server.url(path)
-        async with recorder.starting(url):
-            await page.goto(url)
-        try:
-            yield Run(page, context, recorder, url)
-        finally:
-            await recorder.close()
-    finally:
-        await context.close()
+    return rig.recording(html, indicator=indicator, viewport={"width": 800, "height": 600})
 
 
 def _find(node: dict[str, Any], name: str) -> dict[str, Any] | None:
@@ -94,6 +76,21 @@ async def shadow_parts(page: Page) -> dict[str, dict[str, Any]]:
         for child in root.get("children", ())
         if child.get("localName") == "div"
     }
+
+
+async def badge_box(page: Page) -> dict[str, float]:
+    """Where the badge is drawn (CDP's box model of the closed root's badge)."""
+    cdp = await page.context.new_cdp_session(page)
+    try:
+        doc = await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
+        host = _find(doc["root"], HOST)
+        assert host is not None
+        (badge,) = [c for c in host["shadowRoots"][0]["children"] if _attrs(c).get("class") == "badge"]
+        model = (await cdp.send("DOM.getBoxModel", {"nodeId": badge["nodeId"]}))["model"]
+    finally:
+        await cdp.detach()
+    quad = model["border"]
+    return {"x": quad[0], "y": quad[1], "width": model["width"], "height": model["height"]}
 
 
 async def badge_back(page: Page) -> None:
@@ -152,6 +149,38 @@ async def test_the_page_cannot_remove_hide_or_retitle_the_badge_away(rig: Rig) -
         assert await page.evaluate(f"document.querySelectorAll('{HOST}').length") == 1
         assert await page.evaluate(f"getComputedStyle(document.querySelector('{HOST}')).display") == "block"
         assert _text((await shadow_parts(page))["badge"]) == "\u25cf recording"
+
+
+@pytest.mark.parametrize("csp", [None, "default-src 'self'; style-src 'self'"], ids=["plain", "strict-csp"])
+async def test_the_badge_is_drawn_top_right_even_under_a_strict_csp(rig: Rig, csp: str | None) -> None:
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{csp}">' if csp else ""
+    async with recording(rig, PAGE.replace("<title>", meta + "<title>")) as run:
+        await badge_back(run.page)
+        box = await badge_box(run.page)
+    assert box["x"] + box["width"] == pytest.approx(800 - 8, abs=1)  # right: 8px in an 800px viewport
+    assert box["y"] == pytest.approx(8, abs=1)
+
+
+async def test_a_page_that_keeps_removing_the_badge_does_not_hang(rig: Rig) -> None:
+    """Its observer and ours would take turns forever in one microtask checkpoint: ours puts the
+    badge back at most 30 times a second at once, then on a timer, so the page keeps running (and
+    the recorder keeps recording)."""
+    async with recording(rig) as run:
+        await badge_back(run.page)
+        await run.page.evaluate(
+            f"""() => {{
+              window.removals = 0;
+              new MutationObserver(() => {{
+                const host = document.querySelector('{HOST}');
+                if (host) {{ host.remove(); window.removals += 1; }}
+              }}).observe(document, {{childList: true, subtree: true}});
+              document.querySelector('{HOST}').remove();
+            }}"""
+        )
+        await run.page.wait_for_function("window.removals > 31")  # it came back past the fast repairs
+        await click_centre(run.page, "#corner")
+        assert await run.page.evaluate("window.clicked") == 1
+        assert [e.type for e in await run.events()] == ["click"]
 
 
 async def test_a_new_document_draws_the_badge_again(rig: Rig) -> None:

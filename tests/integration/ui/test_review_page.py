@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import http.client
 import re
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +42,7 @@ from tests.support.review_page import (
     OLD_HELP,
     PREVIEW,
     STAGING,
+    review_server,
     seed_environment_review,
 )
 from tests.support.server import LocalServer
@@ -95,17 +94,7 @@ def _seed_with_proposal() -> None:
 @pytest.fixture
 def review_page(skillreel_home: Path) -> Iterator[ReviewPage]:
     _seed_with_proposal()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "skillreel", "ui", "--reviewer", "carol"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()  # the URL is printed once the socket listens
-        assert ".localhost:" in line, line + (proc.stderr.read() if proc.stderr else "")
-        url = line.split()[-1]
+    with review_server("carol") as url:
         parts = urlsplit(url)
         assert re.fullmatch(r"r-[0-9a-f]{16}\.localhost", parts.hostname or "")
         yield ReviewPage(
@@ -115,9 +104,6 @@ def review_page(skillreel_home: Path) -> Iterator[ReviewPage]:
             parts.query.split("=", 1)[1],
             parts.netloc,
         )
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=30)  # waits and closes both pipes
 
 
 @pytest.fixture

@@ -4,8 +4,6 @@ error pages (the quoted parts are code), and a validated skill's version in the 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -16,6 +14,7 @@ from playwright.async_api import Browser, Page, async_playwright
 from skillreel.sandbox.chromium import find_chromium
 from skillreel.store import Store
 from tests.support.factory import record_run, seed
+from tests.support.review_page import review_server
 
 pytestmark = pytest.mark.browser
 
@@ -26,20 +25,8 @@ def review_url(skillreel_home: Path) -> Iterator[str]:
         seed(store, "a-draft")
         seed(store, "a-validated", "validated")
         record_run(store, "a-validated")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "skillreel", "ui", "--reviewer", "carol"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()  # the URL is printed once the socket listens
-        assert ".localhost:" in line, line
-        yield line.split()[-1]
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=30)
+    with review_server() as url:
+        yield url
 
 
 @pytest.fixture
