@@ -59,3 +59,13 @@ def test_a_sensitive_field_reads_as_the_secret_input_from_the_vault() -> None:
         assert "secret" in intent
         assert name in intent
         assert "(from the vault)" in intent
+
+
+def test_a_button_that_keeps_a_display_name_is_named_in_clear() -> None:
+    """The line is the one ``show`` prints (issue 31.1): the element's screened display name."""
+    heard: list[str] = []
+    live = LiveSteps(lambda _id, intent: heard.append(intent))
+    target = bundle("#signin").model_copy(update={"display_name": "Sign in"})
+    _feed(live, start(), ev("click", target=target))
+    assert heard[1].startswith("click the ")  # the factory's element is a field
+    assert heard[1].endswith(' "Sign in"')

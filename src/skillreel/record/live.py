@@ -30,5 +30,5 @@ class LiveSteps:
         planned = plan(self._events, self._sensitive)
         secret = self._sensitive | {p.name for p in planned.parameters if p.sensitive}
         for action in planned.actions[self._shown :]:
-            self._on_action(action.id, generated_intent(action, secret))
+            self._on_action(action.id, generated_intent(action, secret, named=True))
         self._shown = max(self._shown, len(planned.actions))
