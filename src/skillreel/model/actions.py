@@ -59,8 +59,8 @@ from .reads import (
 from .refs import ItemRef, LiteralValue, OutputName, OutputRef, ParameterRef, ValueRef
 from .values import EnumValues, ValueType
 
-Capability = Literal["ui.observe", "ui.interact", "net.navigate"]
-ALL_CAPABILITIES: tuple[Capability, ...] = ("net.navigate", "ui.interact", "ui.observe")
+Capability = Literal["ui.observe", "ui.interact", "net.navigate", "net.download"]
+ALL_CAPABILITIES: tuple[Capability, ...] = ("net.download", "net.navigate", "ui.interact", "ui.observe")
 
 ExpectedText = Annotated[str, StringConstraints(max_length=1024)]
 # One line a reviewer wrote for a step (``show`` prints it in place of the generated one): no line
@@ -399,6 +399,42 @@ class BranchAction(Step):
         return self
 
 
+# ---- pages and downloads (issue 32.3, 32.4) -------------------------------------------------------
+
+
+PageName = Literal["main", "popup"]
+
+
+class PageAction(Step):
+    """Act on another page from here on: ``popup``, the newest page a step of this page opened (a
+    ``target=_blank`` link, ``window.open``: replay waits for it until the step's deadline and
+    fails closed when none opened); ``main``, the skill's first page (``close``: close the popup
+    first). The network boundary and allowlist are the context's, so they hold on every page."""
+
+    unset: ClassVar[dict[str, Any]] = {"close": False}
+
+    kind: Literal["page"] = "page"
+    to: PageName
+    close: bool = False
+
+    @model_validator(mode="after")
+    def _shape(self) -> PageAction:
+        if self.close and self.to != "main":
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, "only a switch to main closes the popup")
+        return self
+
+
+class DownloadAction(Step):
+    """Click ``target`` and keep the file the click downloads as the output ``output``
+    (``{"path", "name", "bytes", "sha256"}``, for the caller only): saved under the directory the
+    replay names, at most ``MAX_DOWNLOAD_BYTES``, its suggested name sanitised. Needs
+    ``net.download``, a capability the reviewer approves like the others."""
+
+    kind: Literal["download"] = "download"
+    target: LocatorBundle
+    output: OutputName
+
+
 Action = Annotated[
     NavigateAction
     | ClickAction
@@ -414,7 +450,9 @@ Action = Annotated[
     | ScrollAction
     | DialogAction
     | LoopAction
-    | BranchAction,
+    | BranchAction
+    | PageAction
+    | DownloadAction,
     Field(discriminator="kind"),
 ]
 Block = LoopAction | BranchAction
@@ -437,6 +475,8 @@ CAPABILITY_OF_KIND: dict[str, Capability] = {
     "extract": "ui.observe",
     "wait": "ui.observe",
     "scroll": "ui.observe",
+    "page": "ui.interact",
+    "download": "net.download",
 }
 
 

@@ -29,6 +29,11 @@ scroll of ``target`` ``to`` into view or to its end, at most ``maxRounds`` times
 ``chosenBy`` (the ``seq`` of the field edit whose value the clicked element showed as a whole
 token: the target is then chosen by that input, and no text of the element is kept) and a
 select's ``options`` (the option values of the ``<select>``, through the recorder's redaction).
+
+Pages and downloads (issue 32.3, 32.4; same rule): a ``download`` event is a click on ``target``
+whose download is kept as the output ``output``; a ``close`` event says the popup of its ``page``
+was closed. Which page an event happened on is its ``page`` (0: the first page; a popup: the
+index the recorder gave it, in the order the pages opened).
 """
 
 from __future__ import annotations
@@ -216,6 +221,7 @@ _EXTENSION_KEYS = (
     "input",
     "to",
     "maxRounds",
+    "output",
 )
 
 
@@ -235,6 +241,8 @@ class RecordedEvent(Document):
         "dialog",
         "wait",
         "scroll",
+        "download",
+        "close",
     ]
     page: Annotated[int, Field(ge=0, le=64)] = 0
     target: LocatorBundle | None = None
@@ -254,6 +262,7 @@ class RecordedEvent(Document):
     input: ParamName | None = None  # a text wait's input (by the parameter's name), else ``expected``
     to: ScrollTo | None = None
     max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] | None = None
+    output: OutputName | None = None  # a download's output name
 
     @model_serializer(mode="wrap")
     def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -307,6 +316,10 @@ def _v2_problem(e: RecordedEvent) -> str | None:
         return "only a click is chosen by an earlier field edit"
     if e.options is not None and e.type not in ("select", "choose"):
         return "only a select or a choose lists its options"
+    if (e.type == "download") != (e.output is not None) or (e.type == "download" and e.target is None):
+        return "exactly a download event has its output name, and its target"
+    if e.type == "close" and (e.page == 0 or e.target is not None):
+        return "a close event names a popup (not the first page) and no element"
     return None
 
 

@@ -47,6 +47,7 @@ MAX_OUTPUT_ITEMS: Final = MAX_LOOP_ITEMS
 MAX_OUTPUTS_BYTES: Final = 1024 * 1024  # the outputs of one replay, as canonical JSON
 MAX_WAIT_MS: Final = 30_000
 MAX_SCROLL_ROUNDS: Final = 200
+MAX_DOWNLOAD_BYTES: Final = 100 * 1024 * 1024  # one file a replay's download step keeps
 # Earlier fingerprints a bundle keeps as accepted identities after adopted heals (newest first).
 MAX_ACCEPTED_IDENTITIES: Final = 4
 MAX_ENVIRONMENTS: Final = 16

@@ -72,6 +72,7 @@ from ..model.values import ValueType
 from .actionability import click, naming, playwright_failed, step_failed
 from .binding import Over
 from .scripted import AbsentStep, InputText, ScrollStep, authored_absent, authored_wait, scroll
+from .scripted_pages import Pages, PageStep, download_click, refused_on_popup
 
 if TYPE_CHECKING:
     from .recorder import Extractable, Resolved
@@ -106,6 +107,7 @@ class ClickStep(Document):
     selector: Selector
     by: ParamName | None = None
     over: Over = "rows"
+    download: OutputName | None = None  # the click downloads a file kept as this output
 
 
 class TypeStep(Document):
@@ -230,7 +232,8 @@ Step = Annotated[
     | ScrollStep
     | ExtractStep
     | DialogStep
-    | AbsentStep,
+    | AbsentStep
+    | PageStep,
     Field(discriminator="do"),
 ]
 
@@ -419,6 +422,8 @@ class Marks(Protocol):
 
     def click_unbound(self) -> str | None: ...
 
+    download_names: list[str]
+
 
 async def perform(
     page: Page,
@@ -452,10 +457,15 @@ async def perform(
         default=0,
     )
     checked = False
+    pages = Pages(page)
     for n, step in enumerate(script.steps, start=1):
         if n <= skip:
             continue
         at = StepNo(n, step.do)
+        if page is not pages.main and not isinstance(
+            step, ClickStep | TypeStep | SelectStep | PressStep | PageStep
+        ):
+            raise refused_on_popup(at, step.do)
         if on_step is not None:
             on_step(n)
         if between is not None:
@@ -470,7 +480,9 @@ async def perform(
             answered = _arm_dialog(page, following.accept)
         before = len(marks.events) if marks is not None else 0
         try:
-            if isinstance(step, DialogStep):
+            if isinstance(step, PageStep):
+                page = await pages.switch(page, step, at, timeout_ms)
+            elif isinstance(step, DialogStep):
                 await _dialog(step, answered, at, timeout_ms, _need(marks, at))
                 answered = None
             elif isinstance(step, ExtractStep):
@@ -490,7 +502,10 @@ async def perform(
                     warnings.append(
                         f"automation step {n} (select): its option was already selected; nothing was recorded"
                     )
-                if isinstance(step, ClickStep) and step.by is not None:
+                if isinstance(step, ClickStep) and step.download is not None:
+                    clicked = functools.partial(_perform, page, step, at, timeout_ms)
+                    await download_click(page, step.download, at, timeout_ms, _need(marks, at), clicked)
+                elif isinstance(step, ClickStep) and step.by is not None:
                     await _bound_click(page, step, at, timeout_ms, _need(marks, at))
                 else:
                     await _perform(page, step, at, timeout_ms)

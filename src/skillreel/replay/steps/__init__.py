@@ -1,9 +1,9 @@
 """The step handlers of the replay engine, one module per family, found through one table keyed
 by step kind (:data:`HANDLERS`): ``acting`` (click, type, select, press), ``choosing`` (choose:
-an option of a popup picker), ``checking`` (assert,
-wait, observe: one poll loop), ``data`` (extract, loop, branch), ``page`` (navigate, scroll,
-dialog, human). Each handler takes a :class:`~skillreel.replay.steps.context.StepContext` and its
-action. A kind without a handler is a defect (:func:`handler_for` raises), never a skipped step.
+an option of a popup picker), ``checking`` (assert, wait, observe: one poll loop), ``data``
+(extract, loop, branch), ``page`` (navigate, scroll, dialog, human), ``popups`` (page, download).
+Each handler takes a :class:`~skillreel.replay.steps.context.StepContext` and its action. A kind
+without a handler is a defect (:func:`handler_for` raises), never a skipped step.
 """
 
 from __future__ import annotations
@@ -11,13 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from . import acting, checking, choosing, data, page
+from . import acting, checking, choosing, data, page, popups
 from .context import Handler
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType(
-    {**acting.HANDLERS, **checking.HANDLERS, **choosing.HANDLERS, **data.HANDLERS, **page.HANDLERS}
+    {
+        **acting.HANDLERS,
+        **checking.HANDLERS,
+        **choosing.HANDLERS,
+        **data.HANDLERS,
+        **page.HANDLERS,
+        **popups.HANDLERS,
+    }
 )
-if len(HANDLERS) != sum(len(m.HANDLERS) for m in (acting, checking, choosing, data, page)):
+if len(HANDLERS) != sum(len(m.HANDLERS) for m in (acting, checking, choosing, data, page, popups)):
     raise AssertionError("two step families claim the same kind")  # pragma: no cover
 
 
