@@ -35,7 +35,8 @@ def test_a_long_name_is_bounded_and_keeps_its_extension() -> None:
 
 
 def test_a_taken_name_is_numbered_before_its_extension() -> None:
-    assert [numbered("receipt.pdf", n) for n in range(3)] == ["receipt.pdf", "receipt (1).pdf", "receipt (2).pdf"]
+    named = [numbered("receipt.pdf", n) for n in range(3)]
+    assert named == ["receipt.pdf", "receipt (1).pdf", "receipt (2).pdf"]
     assert numbered("README", 2) == "README (2)"
 
 

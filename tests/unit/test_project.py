@@ -182,7 +182,8 @@ def test_a_download_event_is_a_download_step_needing_net_download() -> None:
     draft = project(log(start(), ev("download", target=bundle("#r"), output="receipt")), options())
     assert draft.actions[1].to_json()["kind"] == "download"
     assert draft.actions[1].to_json()["output"] == "receipt"
-    assert [o.to_json() for o in draft.outputs] == [{"name": "receipt", "type": "download", "nullable": False}]
+    outputs = [o.to_json() for o in draft.outputs]
+    assert outputs == [{"name": "receipt", "type": "download", "nullable": False}]
     assert draft.capabilities == ("net.download", "net.navigate")
 
 
