@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from skillreel import api
+from skillreel.api import ReplayFailed
 from skillreel.services.preflight import ReplayRequest
 from skillreel.services.record_preflight import RecordRequest
 from skillreel.services.recording import record_skill
@@ -227,7 +229,12 @@ async def test_a_download_needs_a_downloads_directory_before_anything_runs(
             assert outcome.error is not None
             assert outcome.error.code == "SR_REPLAY_DOWNLOADS_DIR_MISSING"
             assert outcome.error.exit_status == 2
+        with pytest.raises(ReplayFailed) as info:  # the Python API likewise
+            await api.replay("receipt", url=url, timeout_ms=5_000, store=store)
+        assert info.value.code == "SR_REPLAY_DOWNLOADS_DIR_MISSING"
         assert server.request_count() == before  # no browser ran
+        got = await api.replay("receipt", url=url, timeout_ms=5_000, store=store, downloads=tmp_path)
+        assert got["outputs"]["receipt"]["sha256"] == hashlib.sha256(RECEIPT).hexdigest()
 
 
 async def test_a_download_on_a_skill_without_net_download_is_refused(
