@@ -765,7 +765,8 @@ CODES: dict[str, ErrorCode] = _catalogue(
         2,
         "The skill downloads files and the replay names no directory to save them in (or it is "
         "not a directory of your own); nothing ran.",
-        "Give `replay --downloads DIR` (an existing directory); MCP plays and batches do not download yet.",
+        "Give `replay --downloads DIR` (an existing directory); for MCP plays, name one in the "
+        "policy's `callers.mcp.downloadsDir`. Batches do not download yet.",
     ),
     ErrorCode(
         "SR_REPLAY_UI_CHROMIUM_SETUP",

@@ -433,7 +433,11 @@ async def play(
     if still:
         raise secret_missing(name, still, "mcp")
     request = ReplayRequest(
-        name=name, inputs=dict(inputs), expected_revision=check.entry.revision, environment=environment
+        name=name,
+        inputs=dict(inputs),
+        expected_revision=check.entry.revision,
+        environment=environment,
+        downloads=check.downloads,  # the policy's callers.mcp.downloadsDir
     )
     warm = warm_browser(ctx)
     relay = ProgressRelay(ctx)
