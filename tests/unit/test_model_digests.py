@@ -61,7 +61,7 @@ GOLDEN = {
     "approval": "sha256:d9b72a9db2107f4275d89659584e11ebcdf0be51efc6f5b684fba0f8c80c2185",
     "approved-entry": "sha256:1ec01516311cf823a873dcd9bd879eb972ff090ca8348d19afa2df3152735403",
     "report": "sha256:dc661ef3dd132975955fb68567c56a56c245fc7d3829b7204f69b878423ff8fe",
-    "policy": "sha256:0dcd645411035836866d2286fa7dd0c03fcd63f2b199a26aff4d987618281cd2",
+    "policy": "sha256:5bf1baed19f631c4b9110666ed7b9a35671e5af5e6e36bc9315b037184e379a9",
     "audit-event": "sha256:2ff925a8f0efa8e500b6a2b386b09d17b5f7be8ab6d7df81178dbf89454a52df",
     "export": "sha256:80b837376abf82102aca3fa8e92107f3a7cc29b460da53c9f61458fcc42c6d65",
     # an approval with its version record (issue 13); entries without one keep the digests above
@@ -71,7 +71,7 @@ GOLDEN = {
     "run": "sha256:27d710c37844f2ecd1edf5b51fd71d48244796abf112570ed05c64cece462269",
     "finished-run": "sha256:e6070d45be034344ab1358abb7d86bd653937c354e0f7f44be389ba43cfdc4f2",
     "audit-event-of-a-run": "sha256:1d5fcc95e4002679a5d0e50512ff60c17d43986e48fbe5b857676e5c1870a8b9",
-    "bounded-policy": "sha256:f0f0162617ffdb9c00bd256d8554d9bc994d002e7ea1f0ba1f166d0e871a8204",
+    "bounded-policy": "sha256:a67bcdf3bad9ea1805209e0996405d00bd6ab7b5db6d0f45fa02a4fd189531d0",
 }
 
 

@@ -150,11 +150,41 @@ def test_consecutive_human_steps_of_one_reason_are_one_step() -> None:
     assert kinds(project(events, options())) == ["navigate", "human", "human", "click"]
 
 
-def test_events_from_other_pages_become_human_steps() -> None:
-    events = log(start(), ev("click", page=1, target=bundle("#b")))
+def test_events_on_a_popup_follow_a_page_step_and_an_older_popup_is_a_persons() -> None:
+    events = log(
+        start(),
+        ev("click", target=bundle("#open")),
+        ev("click", page=1, target=bundle("#b")),
+        ev("click", target=bundle("#c")),
+        ev("click", page=2, target=bundle("#d")),
+        ev("close", page=2),
+        ev("click", page=1, target=bundle("#e")),  # back to the older popup: replay follows the newest
+    )
     draft = project(events, options())
-    assert kinds(draft) == ["navigate", "human"]
-    assert narrow(HumanAction, draft.actions[1]).reason == "other"
+    assert [a.to_json().get("to", a.kind) for a in draft.actions] == [
+        "navigate",
+        "click",
+        "popup",
+        "click",
+        "main",
+        "click",
+        "popup",
+        "click",
+        "main",
+        "human",
+    ]
+    assert draft.actions[8].to_json() == {"id": "a9", "kind": "page", "to": "main", "close": True}
+    assert narrow(HumanAction, draft.actions[9]).reason == "other"
+    assert "ui.interact" in draft.capabilities
+
+
+def test_a_download_event_is_a_download_step_needing_net_download() -> None:
+    draft = project(log(start(), ev("download", target=bundle("#r"), output="receipt")), options())
+    assert draft.actions[1].to_json()["kind"] == "download"
+    assert draft.actions[1].to_json()["output"] == "receipt"
+    outputs = [o.to_json() for o in draft.outputs]
+    assert outputs == [{"name": "receipt", "type": "download", "nullable": False}]
+    assert draft.capabilities == ("net.download", "net.navigate")
 
 
 def test_nothing_but_the_start_is_nothing_captured() -> None:

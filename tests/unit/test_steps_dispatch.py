@@ -16,13 +16,13 @@ from skillreel.replay.driving import Driver, EngineOptions, Frame, SkipRest, Ste
 from skillreel.replay.engine import ReplayEngine
 from skillreel.replay.fake import FakeDriver, FakePage
 from skillreel.replay.resolving import POLL_FIRST_S, POLL_MAX_S, Resolver
-from skillreel.replay.steps import acting, checking, choosing, data, page, pointer
+from skillreel.replay.steps import acting, checking, choosing, data, page, pointer, popups
 from skillreel.replay.steps.checking import poll_check
 from skillreel.replay.steps.context import Inputs, RunContext, StepContext
 from tests.support.clock import Clock
 from tests.support.factory import SALT
 
-FAMILIES = (acting, checking, choosing, data, page, pointer)
+FAMILIES = (acting, checking, choosing, data, page, pointer, popups)
 URL = "https://app.test/"
 
 
@@ -36,7 +36,7 @@ def model_kinds() -> set[str]:
 
 def test_every_step_kind_of_the_model_has_exactly_one_handler() -> None:
     kinds = model_kinds()
-    assert len(kinds) == 18  # the fifteen of issue 12, hover and upload (32), `while` (33)
+    assert len(kinds) == 20  # the fifteen of issue 12; hover, upload, page, download (32); while (33)
     assert set(steps.HANDLERS) == kinds
     claimed = [kind for family in FAMILIES for kind in family.HANDLERS]
     assert sorted(claimed) == sorted(kinds)  # no kind in two families, none missing

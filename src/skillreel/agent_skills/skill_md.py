@@ -52,6 +52,7 @@ _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "n
 _FIXED_LINES = 80  # every SKILL.md body line that does not grow with the skill, with room to spare
 MAX_HISTORY_LINES = 10  # the newest version records SKILL.md lists under Provenance
 _CAPABILITY_TEXT = {
+    "net.download": "downloads files into the directory the replay names (`--downloads DIR`)",
     "net.navigate": "loads pages of the allowed origins",
     "ui.interact": "clicks, types, selects and presses keys on the page",
     "ui.observe": "waits for elements and checks what the page shows",

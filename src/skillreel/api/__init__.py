@@ -144,8 +144,10 @@ async def replay(
     artifacts_on: Literal["failure", "always"] = "failure",
     progress: Callable[[StepProgress], None] | None = None,
     store: Store | None = None,
+    downloads: Path | str | None = None,
 ) -> Document:
-    """Replay an approved skill in headless Chromium: ``replay NAME --json``'s data. Raises
+    """Replay an approved skill in headless Chromium: ``replay NAME --json``'s data (``downloads``:
+    ``--downloads DIR``, where a skill's download steps save their files). Raises
     :class:`ReplayFailed` when it was refused or did not succeed; cancelling the task ends the run
     as ``cancelled`` (recorded) and raises ``services.replaying.ReplayCancelled`` (a
     ``CancelledError`` with the ``outcome``). ``progress`` hears of each step (content-free);
@@ -154,7 +156,7 @@ async def replay(
 
     request = arguments.replay_request(
         name, inputs, html, url, storage_state, environment, expected_revision, heal, timeout_ms,
-        settle_ms, artifacts, artifacts_on,
+        settle_ms, artifacts, artifacts_on, downloads=downloads,
     )  # fmt: skip
     with _using(store) as opened:
         source = arguments.secret_source(opened, name, secrets)

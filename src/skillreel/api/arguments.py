@@ -69,6 +69,8 @@ def replay_request(
     settle_ms: int,
     artifacts: Path | str | None,
     artifacts_on: Literal["failure", "always"],
+    *,
+    downloads: Path | str | None = None,
 ) -> ReplayRequest:
     from ..sandbox.artifacts import DebugOptions
     from ..services.preflight import ReplayRequest
@@ -89,6 +91,7 @@ def replay_request(
         timeout_ms=number("timeout_ms", timeout_ms, *TIMEOUT_MS_RANGE),
         settle_ms=number("settle_ms", settle_ms, *SETTLE_MS_RANGE),
         debug=DebugOptions(artifacts=path("artifacts", artifacts), artifacts_on=artifacts_on),
+        downloads=path("downloads", downloads),
     )
 
 

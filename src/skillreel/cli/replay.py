@@ -122,6 +122,13 @@ if TYPE_CHECKING:
     help="With --artifacts: write them only when the replay fails, or always.",
 )
 @click.option(
+    "--downloads",
+    type=click.Path(path_type=Path, exists=False),
+    metavar="DIR",
+    help="Save the files the skill's download steps download into this existing directory "
+    "(needed by a skill that downloads; its outputs give each file's path and SHA-256).",
+)
+@click.option(
     "--batch",
     "batch_file",
     type=click.Path(path_type=Path, dir_okay=True, exists=False),
@@ -176,6 +183,7 @@ def command(
     slow_mo_ms: int,
     artifacts: Path | None,
     artifacts_on: Literal["failure", "always"],
+    downloads: Path | None,
     batch_file: Path | None,
     workers: int | None,
     stop_on_failure: bool,
@@ -189,6 +197,10 @@ def command(
     """Replay an approved skill in Chromium with new inputs."""
     if artifacts_on == "always" and artifacts is None:
         raise InputError("SR_RECORD_USAGE", "--artifacts-on needs --artifacts DIR")
+    if downloads is not None and batch_file is not None:
+        raise InputError(
+            "SR_RECORD_USAGE", "--downloads does not go with --batch (a batch downloads nothing)"
+        )
     values = parse_inputs(inputs)
 
     def replay_request() -> ReplayRequest:
@@ -207,6 +219,7 @@ def command(
             timeout_ms=timeout_ms,
             settle_ms=settle_ms,
             debug=DebugOptions(headed, slow_mo_ms, artifacts, artifacts_on),
+            downloads=downloads,
         )
 
     if batch_file is not None:

@@ -853,6 +853,14 @@ CODES: dict[str, ErrorCode] = _catalogue(
     ),
     # --- SR_REPLAY_UI_*: Chromium setup, selector, assertion, network, action
     ErrorCode(
+        "SR_REPLAY_DOWNLOADS_DIR_MISSING",
+        2,
+        "The skill downloads files and the replay names no directory to save them in (or it is "
+        "not a directory of your own); nothing ran.",
+        "Give `replay --downloads DIR` (an existing directory); for MCP plays, name one in the "
+        "policy's `callers.mcp.downloadsDir`. Batches do not download yet.",
+    ),
+    ErrorCode(
         "SR_REPLAY_UI_CHROMIUM_SETUP",
         1,
         "Chromium could not be found or started.",
@@ -1001,6 +1009,45 @@ CODES: dict[str, ErrorCode] = _catalogue(
         1,
         "Chromium exited during the replay; nothing was stored.",
         "Retry; if it repeats, check memory and the Chromium installation.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_POPUP_MISSING",
+        1,
+        "A `page` step switches to a popup and none opened (or it closed before the step could act "
+        "on it); nothing was done on another page.",
+        "Check that the step before still opens the tab or window (a renamed link, a blocked "
+        "`window.open`); record the part again if the site changed.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_DOWNLOAD_MISSING",
+        1,
+        "A download step's click started no download before the step's deadline.",
+        "Check that the element still downloads a file; raise --timeout for a slow server.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_DOWNLOAD_REFUSED",
+        1,
+        "The page started a download no download step expects (a skill without `net.download`, or "
+        "a step that is not a download); nothing was saved.",
+        "Record the download as a download step (the reviewer then approves `net.download`).",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_DOWNLOAD_TOO_LARGE",
+        1,
+        "A downloaded file exceeds the size limit (100 MiB); the partial file was deleted.",
+        "Download it another way; skillreel keeps files up to the limit only.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_DOWNLOAD_FAILED",
+        1,
+        "A download did not finish, or no free name was left for it; nothing was saved.",
+        "Retry; check the site and the downloads directory.",
+    ),
+    ErrorCode(
+        "SR_REPLAY_UI_DOWNLOADS_DIR_INVALID",
+        1,
+        "The downloads directory could not take a new file (permissions, a full disk).",
+        "Give `--downloads` a writable directory of your own.",
     ),
     # --- SR_POLICY_*: a caller's own rules (the policy's `callers`)
     ErrorCode(

@@ -438,6 +438,7 @@ async def play(
         expected_revision=check.entry.revision,
         environment=environment,
         files_from_policy=True,
+        downloads=check.downloads,  # the policy's callers.mcp.downloadsDir
     )
     warm = warm_browser(ctx)
     relay = ProgressRelay(ctx)

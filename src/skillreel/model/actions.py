@@ -67,8 +67,8 @@ from .refs import ItemRef, LiteralValue, OutputName, OutputRef, ParameterRef, Va
 from .url_template import TemplateProblem, check_template
 from .values import EnumValues, ValueType
 
-Capability = Literal["ui.observe", "ui.interact", "net.navigate"]
-ALL_CAPABILITIES: tuple[Capability, ...] = ("net.navigate", "ui.interact", "ui.observe")
+Capability = Literal["ui.observe", "ui.interact", "net.navigate", "net.download"]
+ALL_CAPABILITIES: tuple[Capability, ...] = ("net.download", "net.navigate", "ui.interact", "ui.observe")
 
 ExpectedText = Annotated[str, StringConstraints(max_length=1024)]
 # One line a reviewer wrote for a step (``show`` prints it in place of the generated one): no line
@@ -520,6 +520,42 @@ class WhileAction(Step):
     body: tuple[Action, ...] = Field(min_length=1, max_length=MAX_ACTIONS)
 
 
+# ---- pages and downloads (issue 32.3, 32.4) -------------------------------------------------------
+
+
+PageName = Literal["main", "popup"]
+
+
+class PageAction(Step):
+    """Act on another page from here on: ``popup``, the newest page a step of this page opened (a
+    ``target=_blank`` link, ``window.open``: replay waits for it until the step's deadline and
+    fails closed when none opened); ``main``, the skill's first page (``close``: close the popup
+    first). The network boundary and allowlist are the context's, so they hold on every page."""
+
+    unset: ClassVar[dict[str, Any]] = {"close": False}
+
+    kind: Literal["page"] = "page"
+    to: PageName
+    close: bool = False
+
+    @model_validator(mode="after")
+    def _shape(self) -> PageAction:
+        if self.close and self.to != "main":
+            raise GraphProblem("SR_RECORD_GRAPH_INVALID", self.id, "only a switch to main closes the popup")
+        return self
+
+
+class DownloadAction(Step):
+    """Click ``target`` and keep the file the click downloads as the output ``output``
+    (``{"path", "name", "bytes", "sha256"}``, for the caller only): saved under the directory the
+    replay names, at most ``MAX_DOWNLOAD_BYTES``, its suggested name sanitised. Needs
+    ``net.download``, a capability the reviewer approves like the others."""
+
+    kind: Literal["download"] = "download"
+    target: LocatorBundle
+    output: OutputName
+
+
 Action = Annotated[
     NavigateAction
     | ClickAction
@@ -538,7 +574,9 @@ Action = Annotated[
     | UploadAction
     | LoopAction
     | BranchAction
-    | WhileAction,
+    | WhileAction
+    | PageAction
+    | DownloadAction,
     Field(discriminator="kind"),
 ]
 Block = LoopAction | BranchAction | WhileAction
@@ -565,6 +603,8 @@ CAPABILITY_OF_KIND: dict[str, Capability] = {
     "scroll": "ui.observe",
     "hover": "ui.interact",  # pointer events run the page's handlers, as a click's do
     "upload": "ui.interact",
+    "page": "ui.interact",
+    "download": "net.download",
 }
 
 

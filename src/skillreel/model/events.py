@@ -32,6 +32,11 @@ select's ``options`` (the option values of the ``<select>``, through the recorde
 Issue 32: ``hover`` events (the pointer rested on ``target`` and revealed what the next action
 uses) and ``upload`` events (one file chosen for the file input ``target``; its ``field`` has the
 control ``file`` and a parameter hint; nothing of the file: no name, size or digest).
+
+Pages and downloads (issue 32.3, 32.4; same rule): a ``download`` event is a click on ``target``
+whose download is kept as the output ``output``; a ``close`` event says the popup of its ``page``
+was closed. Which page an event happened on is its ``page`` (0: the first page; a popup: the
+index the recorder gave it, in the order the pages opened).
 """
 
 from __future__ import annotations
@@ -229,6 +234,7 @@ _EXTENSION_KEYS = (
     "maxRounds",
     "atLeast",
     "atMost",
+    "output",
 )
 
 
@@ -250,6 +256,8 @@ class RecordedEvent(Document):
         "scroll",
         "hover",
         "upload",
+        "download",
+        "close",
     ]
     page: Annotated[int, Field(ge=0, le=64)] = 0
     target: LocatorBundle | None = None
@@ -274,6 +282,7 @@ class RecordedEvent(Document):
     # an automation edit whose value an earlier extract step read (issue 33): its output's name
     from_output: OutputName | None = None
     retry: Retry | None = None  # an automation step's retry (a navigation, a read, a wait)
+    output: OutputName | None = None  # a download's output name
 
     @model_serializer(mode="wrap")
     def _omit_unset_extensions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -339,6 +348,10 @@ def _v2_problem(e: RecordedEvent) -> str | None:
         return "only a field edit takes its value from an output"
     if e.retry is not None and e.type not in RETRYABLE:
         return "only a navigation, a read, a wait or an assertion retries"
+    if (e.type == "download") != (e.output is not None) or (e.type == "download" and e.target is None):
+        return "exactly a download event has its output name, and its target"
+    if e.type == "close" and (e.page == 0 or e.target is not None):
+        return "a close event names a popup (not the first page) and no element"
     return None
 
 

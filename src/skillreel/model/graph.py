@@ -32,6 +32,7 @@ from .actions import (
     AssertAction,
     BranchAction,
     DialogAction,
+    DownloadAction,
     ExtractAction,
     LoopAction,
     NavigateAction,
@@ -121,7 +122,11 @@ def check_graph(actions: Sequence[Action], parameters: Iterable[TypedParameter])
 def _check_names(everything: Sequence[Action]) -> None:
     names: set[str] = set()
     for action in everything:
-        name = action.output if isinstance(action, ExtractAction) else getattr(action, "collect", None)
+        name = (
+            action.output
+            if isinstance(action, ExtractAction | DownloadAction)
+            else getattr(action, "collect", None)
+        )
         if name is None:
             continue
         if name in names:
@@ -143,6 +148,8 @@ def _check_block(
     previous: Action | None = None
     for action in block:
         _check_step(action, previous, scope, params, extracts, in_loop=in_loop)
+        if in_loop and isinstance(action, DownloadAction):
+            raise GraphProblem(INVALID, action.id, "a download keeps one file: it cannot run in a loop")
         if isinstance(action, LoopAction):
             if action.collect is not None and in_loop:
                 raise GraphProblem(
@@ -254,6 +261,8 @@ def _outputs_of(block: Sequence[Action], *, nullable: bool, into: list[OutputSpe
     for action in block:
         if isinstance(action, ExtractAction):
             into.append(_extract_output(action, nullable=nullable or action.optional))
+        elif isinstance(action, DownloadAction):
+            into.append(OutputSpec(name=action.output, type="download", nullable=nullable))
         elif isinstance(action, LoopAction):
             if action.collect is not None:
                 into.append(_collected(action, nullable=nullable))

@@ -313,6 +313,13 @@ def _generated(action: Action, sensitive: frozenset[str], named: bool) -> str:
         case "human":
             what = _HUMAN.get(getattr(action, "reason", "other"), _HUMAN["other"])
             return f"a person must {what}" + (f" at {t}" if target else "")
+        case "page":
+            if getattr(action, "to", "main") == "popup":
+                return "go on in the popup (tab or window) the steps before opened"
+            closing = "close the popup and " if getattr(action, "close", False) else ""
+            return f"{closing}go back to the first page"
+        case "download":
+            return f"click {t} and keep the file it downloads as output `{getattr(action, 'output', '')}`"
     if isinstance(action, ExtractAction):
         return _extract_intent(action, t, sensitive)
     if isinstance(action, WaitAction):

@@ -52,6 +52,7 @@ MAX_UPLOAD_BYTES: Final = 25 * 1024 * 1024  # one file an upload step sets (issu
 MAX_RETRY_TIMES: Final = 5  # a step's retries (issue 33)
 MAX_RETRY_INTERVAL_MS: Final = 10_000
 MAX_URL_PARTS: Final = 16  # placeholders of a navigate URL template
+MAX_DOWNLOAD_BYTES: Final = 100 * 1024 * 1024  # one file a replay's download step keeps
 # Earlier fingerprints a bundle keeps as accepted identities after adopted heals (newest first).
 MAX_ACCEPTED_IDENTITIES: Final = 4
 MAX_ENVIRONMENTS: Final = 16

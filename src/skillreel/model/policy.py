@@ -54,11 +54,13 @@ class CallerRules(Document):
     out means "as the policy says": ``allowedCapabilities`` (a subset of the policy's),
     ``allowedSkills`` (skill names or globs such as ``invoices-*``; the caller may play only
     these) and ``playsPerMinute`` (plays the caller may start in any 60 seconds, counted from the
-    runs the store keeps)."""
+    runs the store keeps). ``downloadsDir`` (an absolute path) is where the download steps of the
+    caller's plays save their files; left out, a skill that downloads is refused for the caller."""
 
     allowed_capabilities: tuple[Capability, ...] | None = None
     allowed_skills: tuple[SkillPattern, ...] | None = Field(default=None, min_length=1, max_length=64)
     plays_per_minute: Annotated[int, Field(ge=1, le=MAX_PLAYS_PER_MINUTE)] | None = None
+    downloads_dir: Annotated[str, StringConstraints(pattern=r"^/[^\x00]{0,1023}$")] | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

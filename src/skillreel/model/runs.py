@@ -137,13 +137,14 @@ def run_problem(r: RunRecord) -> str | None:
 
 
 ACTING_KINDS: Final = frozenset(
-    {"click", "type", "select", "choose", "press", "human", "dialog", "hover", "upload"}
+    {"click", "type", "select", "choose", "press", "human", "dialog", "hover", "upload", "download", "page"}
 )
 
 
 def can_act(action: Action) -> bool:
     """Whether a step may change something outside the browser: it clicks, types, selects, presses,
-    hands over to a person, or navigates after the start page (a link a person followed by address)."""
+    hands over to a person, downloads, closes a popup (``page``), or navigates after the start page
+    (a link a person followed by address)."""
     if isinstance(action, NavigateAction):
         return action.reason != "start"
     return action.kind in ACTING_KINDS

@@ -253,7 +253,7 @@ class OutputSpec(Document):
     a run may not produce it (a step in a branch, an optional step, after a skipping assertion)."""
 
     name: OutputName
-    type: ValueType | Literal["list"]
+    type: ValueType | Literal["list", "download"]
     values: EnumValues | None = None
     fields: tuple[OutputField, ...] = Field(default=(), max_length=MAX_OUTPUT_FIELDS)
     nullable: bool = False
@@ -276,6 +276,20 @@ def _nullable(schema: dict[str, Any], nullable: bool) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]} if nullable else schema
 
 
+# A download step's output: the saved file (issue 32.4).
+DOWNLOAD_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string"},
+        "name": {"type": "string"},
+        "bytes": {"type": "integer", "minimum": 0},
+        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+    },
+    "required": ["path", "name", "bytes", "sha256"],
+    "additionalProperties": False,
+}
+
+
 def output_schema(spec: OutputSpec) -> dict[str, Any]:
     """The JSON Schema of one output."""
     if spec.type == "list":
@@ -290,6 +304,8 @@ def output_schema(spec: OutputSpec) -> dict[str, Any]:
                 "additionalProperties": False,
             },
         }
+    elif spec.type == "download":
+        schema = DOWNLOAD_SCHEMA
     else:
         schema = value_schema(spec.type, spec.values)
     schema = _nullable(schema, spec.nullable)

@@ -74,6 +74,7 @@ from .actionability import click, naming, playwright_failed, step_failed
 from .binding import Over
 from .gestures import HoverStep, UploadStep, gesture
 from .scripted import AssertStep, InputText, ScrollStep, authored_absent, authored_wait, scroll
+from .scripted_pages import Pages, PageStep, download_click, refused_on_popup
 from .sourced import from_output, marked_from
 
 if TYPE_CHECKING:
@@ -110,6 +111,7 @@ class ClickStep(Document):
     selector: Selector
     by: ParamName | None = None
     over: Over = "rows"
+    download: OutputName | None = None  # the click downloads a file kept as this output
 
 
 class TypeStep(Document):
@@ -251,7 +253,8 @@ Step = Annotated[
     | DialogStep
     | AssertStep
     | HoverStep
-    | UploadStep,
+    | UploadStep
+    | PageStep,
     Field(discriminator="do"),
 ]
 
@@ -453,6 +456,8 @@ class Marks(Protocol):
 
     def retry_next(self, retry: Retry | None) -> None: ...
 
+    download_names: list[str]
+
 
 async def perform(
     page: Page,
@@ -486,10 +491,15 @@ async def perform(
         default=0,
     )
     checked = False
+    pages = Pages(page)
     for n, step in enumerate(script.steps, start=1):
         if n <= skip:
             continue
         at = StepNo(n, step.do)
+        if page is not pages.main and not isinstance(
+            step, ClickStep | TypeStep | SelectStep | PressStep | PageStep
+        ):
+            raise refused_on_popup(at, step.do)
         if on_step is not None:
             on_step(n)
         if between is not None:
@@ -507,7 +517,9 @@ async def perform(
         if retry is not None:
             _need(marks, at).retry_next(retry)
         try:
-            if isinstance(step, DialogStep):
+            if isinstance(step, PageStep):
+                page = await pages.switch(page, step, at, timeout_ms)
+            elif isinstance(step, DialogStep):
                 await _dialog(step, answered, at, timeout_ms, _need(marks, at))
                 answered = None
             elif isinstance(step, ExtractStep):
@@ -529,7 +541,10 @@ async def perform(
                     warnings.append(
                         f"automation step {n} (select): its option was already selected; nothing was recorded"
                     )
-                if isinstance(step, ClickStep) and step.by is not None:
+                if isinstance(step, ClickStep) and step.download is not None:
+                    clicked = functools.partial(_perform, page, step, at, timeout_ms)
+                    await download_click(page, step.download, at, timeout_ms, _need(marks, at), clicked)
+                elif isinstance(step, ClickStep) and step.by is not None:
                     await _bound_click(page, step, at, timeout_ms, _need(marks, at))
                 elif isinstance(step, TypeStep | SelectStep) and step.from_ is not None:
                     done = await from_output(page, script.steps[: n - 1], step, at, timeout_ms)

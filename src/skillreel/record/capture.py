@@ -206,6 +206,27 @@ class CaptureLog:
         """Append an event of ``kind`` with the next sequence number."""
         self.append(RecordedEvent.model_validate({"seq": len(self._events), "type": kind, **fields}))
 
+    def downloaded(self, page: int, output: str | None = None) -> bool:
+        """The page ``page`` started a download: its last event, a click (not one chosen by a
+        typed value), becomes a ``download`` event kept as ``output`` (default: ``download``,
+        ``download_2``...). False, and nothing changed, when its last event is no such click."""
+        last = next((i for i in range(len(self._events) - 1, -1, -1) if self._events[i].page == page), None)
+        if last is None:
+            return False
+        event = self._events[last]
+        if event.type != "click" or event.chosen_by is not None:
+            return False
+        taken = {e.output for e in self._events} | {
+            e.extraction.output for e in self._events if e.extraction is not None
+        }
+        name, n = output or "download", 1
+        while output is None and name in taken:
+            n += 1
+            name = f"download_{n}"
+        data = {**event.to_json(), "type": "download", "output": name}
+        self._events[last] = RecordedEvent.model_validate_json(json.dumps(data))
+        return True
+
     def start(self, url: str) -> None:
         """Record the start navigation (``url`` already normalised with the target's query rule)."""
         self.append(

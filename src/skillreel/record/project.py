@@ -8,8 +8,11 @@ Rules, in order:
 
 1. Each event becomes at most one step: ``navigate`` -> navigate; ``click`` -> click; ``input`` ->
    ``type`` (an ``otp`` control -> ``human``); ``select`` -> select; ``press`` -> press; ``human``
-   -> human; ``observe``/``assert`` -> the user's checks. An event from a page other than the first
-   (a popup) becomes a ``human`` step: replay acts on one page.
+   -> human; ``observe``/``assert`` -> the user's checks; ``download`` -> download. An event on
+   another page than the previous one's is preceded by a ``page`` step: ``to: "main"`` for the
+   first page, ``to: "popup"`` for a popup newer than any visited before; a ``close`` event (the
+   popup closed) is ``to: "main", close: true``. An event on an older popup becomes a ``human``
+   step (replay follows the newest popup only).
 2. Consecutive edits of the same field keep only the last one (not a choice made in a picker's
    list that stayed open, control ``multiselect``: it takes each, one ``choose`` step each);
    consecutive ``human`` steps with the same reason are one step (a person does that part at once).
@@ -51,11 +54,13 @@ from ..model.actions import (
     ChooseAction,
     ClickAction,
     DialogAction,
+    DownloadAction,
     ExtractAction,
     HoverAction,
     HumanAction,
     NavigateAction,
     ObserveAction,
+    PageAction,
     PressAction,
     ScrollAction,
     SelectAction,
@@ -110,9 +115,27 @@ def _retrying(event: RecordedEvent) -> _Step | None:
     return step
 
 
+def _paged(events: Sequence[RecordedEvent]) -> Iterable[_Step | None]:
+    """The steps of ``events`` with a ``page`` step wherever the page changes (rule 1)."""
+    current, newest = 0, 0
+    for event in events:
+        if event.type == "close":
+            if current != event.page and event.page > newest:
+                yield _Step("page", event.seq, extra={"to": "popup"})
+            current, newest = 0, max(newest, event.page)
+            yield _Step("page", event.seq, extra={"to": "main", "close": True})
+            continue
+        if event.page != current and event.page != 0 and event.page <= newest:
+            yield _Step("human", event.seq, event.target, extra={"reason": "other"})
+            continue
+        if event.page != current:
+            to = "main" if event.page == 0 else "popup"
+            current, newest = event.page, max(newest, event.page)
+            yield _Step("page", event.seq, extra={"to": to, "close": False})
+        yield _retrying(event)
+
+
 def _step(event: RecordedEvent) -> _Step | None:
-    if event.page != 0:
-        return _Step("human", event.seq, event.target, extra={"reason": "other"})
     kind = {"input": "type"}.get(event.type, event.type)
     if kind == "type" and event.field is not None and event.field.control == "otp":
         return _Step("human", event.seq, event.target, extra={"reason": "otp"})
@@ -139,6 +162,7 @@ def _step(event: RecordedEvent) -> _Step | None:
         "wait": {"until": event.until, "expected": event.expected, "input": event.input},
         "scroll": {"to": event.to, "max_rounds": event.max_rounds},
         "click": {"chosen_by": event.chosen_by},
+        "download": {"output": event.output},
     }
     return _Step(kind, event.seq, event.target, extra=extras.get(kind, {}))
 
@@ -219,7 +243,7 @@ _OPENS_DIALOG = frozenset({"click", "press", "type", "select", "choose", "naviga
 
 def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset()) -> Plan:
     """The actions and parameters of ``events`` (pure; see the module rules)."""
-    steps = _coalesce(s for s in map(_retrying, events) if s is not None)
+    steps = _coalesce(s for s in _paged(events) if s is not None)
     actions: list[Action] = []
     parameters: list[Parameter] = []
     sources: dict[str, tuple[int, ...]] = {}
@@ -345,6 +369,11 @@ def _action(action_id: str, step: _Step) -> Action:
         return ScrollAction(
             id=action_id, target=step.target, to=step.extra["to"], max_rounds=step.extra["max_rounds"]
         )
+    if step.kind == "page":
+        return PageAction(id=action_id, to=step.extra["to"], close=step.extra.get("close", False))
+    if step.kind == "download":
+        assert step.target is not None
+        return DownloadAction(id=action_id, target=step.target, output=step.extra["output"])
     return HumanAction(id=action_id, reason=step.extra["reason"], target=step.target)
 
 

@@ -46,6 +46,7 @@ from ..model.actions import Retry
 from ..model.events import NavigateReason, PageEvent, RecordedEvent
 from ..model.locators import ElementSet, LocatorBundle
 from ..model.urls import DEFAULT_RULE, QueryRule
+from . import paging
 from .binding import Over
 from .capture import CAPTURE_FAILED, Capture, CaptureLog, classify_start
 from .redact import scrub_bundle, scrub_set, scrub_structural, scrub_url
@@ -174,6 +175,7 @@ class Recorder:
         self._starting = False
         self._consumer: asyncio.Task[None] | None = None
         self._closed = False
+        self.download_names: list[str] = []  # an automation's names for its next downloads
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -376,6 +378,7 @@ class Recorder:
             cdp = await self._context.new_cdp_session(page)
             tap = _Tap(len(self._taps), page, cdp)
             self._taps.append(tap)
+            paging.watch(page, tap.index, self._queue.put_nowait, self._log, self.download_names)
             for name in _NOTIFICATIONS:
                 cdp.on(name, functools.partial(self._enqueue, tap, name))
             await cdp.send("Page.enable")
@@ -401,6 +404,8 @@ class Recorder:
     async def _consume(self) -> None:
         while True:
             item = await self._queue.get()
+            if paging.noted(item):  # a download or a popup's close, in its place (record/paging.py)
+                continue
             if isinstance(item, asyncio.Future):
                 if not item.done():
                     item.set_result(None)

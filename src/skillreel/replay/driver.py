@@ -38,10 +38,10 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, TypeVar
 
-from playwright.async_api import BrowserContext, Locator, Page
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator, Page
 
 from ..errors import ReplayUIError
 from ..locate.probe import Probe
@@ -64,6 +64,7 @@ from .driving import (
 )
 from .evidence import PageSummary
 from .locating import PageLocating, field_values, fields_arg, set_arg
+from .pages import PageSet, Session
 from .settling import PageActivity
 from .world import COLLECT, LISTBOX, World
 
@@ -80,34 +81,21 @@ CHANGING_WITHIN_MS: Final = 1_000
 SETTLE: Final = "settle."
 
 
-class Ledger(Protocol):
-    def mark(self) -> int: ...
-    def origins_since(self, mark: int) -> tuple[str, ...]: ...
-
-
-class Session(Protocol):
-    """What the driver needs of ``sandbox.context.BrowserSession``."""
-
-    @property
-    def page(self) -> Page: ...
-    @property
-    def context(self) -> BrowserContext: ...
-    @property
-    def ledger(self) -> Ledger: ...
-    @property
-    def crashed(self) -> bool: ...
-    async def goto_start(self, *, timeout_ms: int = 30_000) -> None: ...
-
-
 class PlaywrightDriver:
     def __init__(self, session: Session) -> None:
         self._session = session
-        self._page = session.page
-        # the isolated-world channel: every call into the page's scripts, and the settle state
-        self._world = World(self._page, lambda: session.crashed, PageActivity(self._page))
-        self._dialogs = PageDialogs(self._page)
-        self._locating = PageLocating(self._page, self._world)
-        self._direct = DirectInput(self._world)
+        self._parts: dict[Page, tuple[World, PageDialogs, PageLocating, DirectInput]] = {}
+        self._bind(session.page)
+        self.pages = PageSet(session, self._bind)  # the page steps act on (replay/pages.py)
+
+    def _bind(self, page: Page) -> None:
+        """Act on ``page`` from now on (its parts made once, kept for a return)."""
+        if page not in self._parts:
+            # the isolated-world channel: every call into the page's scripts, and the settle state
+            world = World(page, lambda: self._session.crashed, PageActivity(page))
+            self._parts[page] = (world, PageDialogs(page), PageLocating(page, world), DirectInput(world))
+        self._page = page
+        self._world, self._dialogs, self._locating, self._direct = self._parts[page]
 
     # ---- Driver: navigating --------------------------------------------------------------------
 
@@ -154,6 +142,7 @@ class PlaywrightDriver:
             await asyncio.sleep(max(0.0, started + settle_ms / 1000 - time.monotonic()))
         if self._world.crashed():
             raise ReplayUIError("SR_REPLAY_UI_BROWSER_CRASHED", "Chromium exited or the page crashed")
+        self.pages.check_downloads()
 
     async def drain(self) -> None:
         """See :meth:`Driver.drain`. Never raises: the replay's outcome is already decided."""

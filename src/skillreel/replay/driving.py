@@ -407,6 +407,7 @@ class EngineOptions:
     url_rule: QueryRule = V1_RULE  # the query-key rule ``url_matches`` normalises page URLs with
     # the replay's sensitive values: a healed element whose texts hold one proposes its structure only
     hidden: tuple[str, ...] = field(default=(), repr=False)
+    downloads: str | None = None  # the directory a download step saves into (--downloads); None: refused
 
 
 @dataclass

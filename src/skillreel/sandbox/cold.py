@@ -31,6 +31,7 @@ async def browser_session(
     slow_mo_ms: int = 0,
     traces_dir: Path | None = None,
     playwright: PlaywrightStart | None = None,
+    downloads: bool = False,
 ) -> AsyncIterator[BrowserSession]:
     """Launch Chromium for ``environment`` and yield a :class:`BrowserSession`.
 
@@ -45,6 +46,8 @@ async def browser_session(
     (:class:`PlaywrightStart`); this session takes it over, and on exit starts closing Chromium and
     Playwright without waiting (the proxy is closed, no page is left to act): ``playwright.close()``
     awaits that, so the caller's last work (the run's final write) overlaps Chromium's shutdown.
+    ``downloads``: the context accepts downloads (a skill with download steps); otherwise Chromium
+    refuses every download.
     """
     fixture = checked_fixture(environment, html, storage_state)
     state = starting_state(storage_state)
@@ -69,5 +72,7 @@ async def browser_session(
             playwright.owns(browser)
         else:
             stack.push_async_callback(quietly, browser.close)
-        async with open_session(browser, environment, fixture, state, ledger, proxy, None) as session:
+        async with open_session(
+            browser, environment, fixture, state, ledger, proxy, None, downloads=downloads
+        ) as session:
             yield session

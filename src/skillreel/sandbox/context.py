@@ -157,14 +157,16 @@ async def new_context(
     *,
     offline: bool,
     proxy: str | None = None,
+    downloads: bool = False,
 ) -> BrowserContext:
-    """A fresh context of ``browser`` (service workers blocked, no downloads); ``proxy``: its own
-    enforcing proxy (a warm browser's), else the browser's."""
+    """A fresh context of ``browser`` (service workers blocked; downloads refused unless
+    ``downloads``: a skill with download steps); ``proxy``: its own enforcing proxy (a warm
+    browser's), else the browser's."""
     try:
         return await browser.new_context(
             viewport={"width": viewport.width, "height": viewport.height},
             service_workers="block",
-            accept_downloads=False,
+            accept_downloads=downloads,
             offline=offline,
             storage_state=cast(StorageState | None, state),
             # A per-context proxy also carries loopback (Playwright adds <-loopback> to its bypass).
@@ -201,18 +203,26 @@ async def open_session(
     proxy: EnforcingProxy,
     context_proxy: str | None,
     ahead: tuple[BrowserContext, Page] | None = None,
+    *,
+    downloads: bool = False,
 ) -> AsyncIterator[BrowserSession]:
     """A fresh context of ``browser`` with routing and its first page. ``context_proxy``: the
     context's own proxy (a warm browser's; the context is closed on exit, the browser stays);
     None: the browser's (the browser is closed on exit, and the context with it). ``ahead``: the
-    context and page a warm browser opened ahead for this session (its spare, never used before)."""
+    context and page a warm browser opened ahead for this session (its spare, never used before).
+    ``downloads``: the context accepts downloads (a fresh context only; a spare accepts none)."""
     if ahead is not None:
         context = ahead[0]
     else:
         try:
             context = await asyncio.wait_for(
                 new_context(
-                    browser, environment.viewport, state, offline=fixture is not None, proxy=context_proxy
+                    browser,
+                    environment.viewport,
+                    state,
+                    offline=fixture is not None,
+                    proxy=context_proxy,
+                    downloads=downloads,
                 ),
                 OPEN_S,
             )

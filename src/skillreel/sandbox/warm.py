@@ -93,7 +93,10 @@ class WarmBrowser:
         html: str | None = None,
         storage_state: Path | LoginState | None = None,
         headless: bool = True,
+        downloads: bool = False,
     ) -> AsyncIterator[BrowserSession]:
+        """A session of the warm browser (a headed one: a cold browser of its own). ``downloads``:
+        its context accepts downloads (never the spare's: a fresh context)."""
         if not headless:
             async with browser_session(
                 environment, html=html, storage_state=storage_state, headless=False
@@ -106,9 +109,8 @@ class WarmBrowser:
         self._cancel_idle()
         try:
             ledger = NetworkLedger()
-            spare = (
-                await self._take_spare(environment.viewport) if fixture is None and state is None else None
-            )
+            fresh = fixture is not None or state is not None or downloads
+            spare = await self._take_spare(environment.viewport) if not fresh else None
             if spare is not None:
                 proxy = spare.proxy
                 spare.hand_over(environment.allowed_origins, ledger)
@@ -119,7 +121,15 @@ class WarmBrowser:
                 browser = spare.browser if spare is not None else await self._browser_up()
                 ahead = (spare.context, spare.page) if spare is not None else None
                 async with open_session(
-                    browser, environment, fixture, state, ledger, proxy, proxy.server_url, ahead
+                    browser,
+                    environment,
+                    fixture,
+                    state,
+                    ledger,
+                    proxy,
+                    proxy.server_url,
+                    ahead,
+                    downloads=downloads,
                 ) as session:
                     yield session
             finally:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from ..agent_skills.skill_md import clean_text, cli_only_file
@@ -102,6 +103,7 @@ class PlayCheck:
     entry: StoreEntry
     missing: tuple[str, ...]  # required sensitive parameters the vault has no value for
     confirmed: bool = False  # a person confirmed agents may play this approved revision
+    downloads: Path | None = None  # the policy's callers.mcp.downloadsDir, for a skill that downloads
 
 
 def check_play(
@@ -138,15 +140,19 @@ def check_play(
             f"sensitive parameter(s) {', '.join(given)} must not be sent in `inputs`: "
             "the server reads them from the vault or asks the user; nothing was replayed",
         )
+    rules = store.policy().rules_of("mcp")
+    downloads = rules.downloads_dir if rules is not None else None
     request = ReplayRequest(
         name=name,
         inputs=dict(inputs),
         expected_revision=entry.revision,
         environment=environment,
         files_from_policy=True,
+        downloads=Path(downloads) if downloads is not None else None,
     )
     checked = preflight(store, request, secrets)
-    return PlayCheck(entry, tuple(checked.missing_sensitive), store.agent_play_confirmed(entry))
+    confirmed = store.agent_play_confirmed(entry)
+    return PlayCheck(entry, tuple(checked.missing_sensitive), confirmed, checked.downloads)
 
 
 def check_caller(store: Store, entry: StoreEntry) -> None:

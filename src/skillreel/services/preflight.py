@@ -35,6 +35,7 @@ replay, a batch, a fleet worker, the MCP server), worded for where the value was
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ from ..model.actions import (
     CAPABILITY_OF_KIND,
     Action,
     ChooseAction,
+    DownloadAction,
     LoopAction,
     SelectAction,
     TypeAction,
@@ -122,6 +124,7 @@ class ReplayRequest:
     debug: DebugOptions = field(default_factory=DebugOptions)  # a window, a trace on failure (CLI)
     environment: str | None = None  # a named environment of the skill (``--env``)
     files_from_policy: bool = False  # MCP: file inputs only under the policy's ``uploadDirs``
+    downloads: Path | None = None  # where download steps save files (``--downloads``)
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,7 @@ class Preflight:
     settle_ms: int
     labels: frozenset[str] = frozenset()  # enum inputs given as an option's visible label
     debug: DebugOptions = field(default_factory=DebugOptions)
+    downloads: Path | None = None  # the directory download steps save into (a skill with some)
 
     @property
     def draft(self) -> Draft:
@@ -493,6 +497,7 @@ def run_preflight(
         settle_ms=request.settle_ms,
         labels=label_inputs(draft, given),
         debug=request.debug,
+        downloads=downloads_dir(draft, request.downloads),
     )
 
 
@@ -503,3 +508,26 @@ def preflight(store: Store, request: ReplayRequest, secrets: SecretSource | None
     return run_preflight(
         entry, store.policy(), request, secrets or EnvKeyringSecrets(), LoginVault(store.home)
     )
+
+
+def downloads_dir(draft: Draft, given: Path | None) -> Path | None:
+    """The directory a skill's download steps save into: an existing directory of this user, as
+    given (``--downloads``); None for a skill that downloads nothing. A skill with download steps
+    and no such directory is refused before anything runs (``SR_REPLAY_DOWNLOADS_DIR_MISSING``)."""
+    if not any(isinstance(a, DownloadAction) for a in draft.walk()):
+        return None
+    if given is None:
+        raise ReplayError(
+            "SR_REPLAY_DOWNLOADS_DIR_MISSING",
+            "the skill downloads files: give --downloads DIR (an existing directory) to save them in",
+        )
+    try:
+        resolved = given.resolve(strict=True)
+        usable = resolved.is_dir() and resolved.stat().st_uid == os.getuid()
+    except OSError:
+        usable = False
+    if not usable:
+        raise ReplayError(
+            "SR_REPLAY_DOWNLOADS_DIR_MISSING", "--downloads must name an existing directory of your own"
+        )
+    return resolved

@@ -85,7 +85,7 @@ from .runs import (
 )
 
 if TYPE_CHECKING:
-    from ..replay.driver import Session
+    from ..replay.pages import Session
 
 __all__ = [
     "HumanPrompt",
@@ -227,6 +227,7 @@ async def _run(
         settle_ms=checked.settle_ms,
         url_rule=target.url_rule,
         hidden=sensitive_values(draft, checked.values),
+        downloads=None if checked.downloads is None else str(checked.downloads),
     )
     debug = checked.debug
     recorder = _artifact_recorder(checked)
@@ -237,16 +238,17 @@ async def _run(
             storage_state=target.storage_state,
             headless=not (needs_person or debug.headed),
             **_debug_launch(debug, recorder),
+            **_downloads(checked),
         ) as session:
             if recorder is not None:
                 await recorder.start(session.context)
-            engine = ReplayEngine(
-                PlaywrightDriver(session), options, human=human, progress=progress, groups=recorder
-            )
+            driver = PlaywrightDriver(session)
+            engine = ReplayEngine(driver, options, human=human, progress=progress, groups=recorder)
             try:
                 records = await engine.run(
                     target.actions, checked.values, parameters=draft.parameters, labels=checked.labels
                 )
+                driver.pages.check_downloads()  # one the last step started (after the engine's drain)
             except SkillreelError as exc:
                 await _finish_artifacts(recorder, session, Failure(exc.action_id, exc.code), ran.notes)
                 raise
@@ -296,6 +298,11 @@ def _signed_in(checked: Preflight) -> Mapping[str, Any] | None:
     if isinstance(signed_in, Path):
         return read_storage_state(signed_in)
     return None
+
+
+def _downloads(checked: Preflight) -> dict[str, Any]:
+    """The session's downloads switch, given only to a skill that downloads (a warm session has none)."""
+    return {"downloads": True} if checked.downloads is not None else {}
 
 
 def _debug_launch(debug: DebugOptions, recorder: ArtifactRecorder | None) -> dict[str, Any]:

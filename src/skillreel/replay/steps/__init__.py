@@ -1,8 +1,8 @@
 """The step handlers of the replay engine, one module per family, found through one table keyed
 by step kind (:data:`HANDLERS`): ``acting`` (click, type, select, press), ``choosing`` (choose:
-an option of a popup picker), ``checking`` (assert,
-wait, observe: one poll loop), ``data`` (extract, loop, branch), ``page`` (navigate, scroll,
-dialog, human), ``pointer`` (hover, upload). Each handler takes a
+an option of a popup picker), ``checking`` (assert, wait, observe: one poll loop), ``data``
+(extract, loop, branch, while), ``page`` (navigate, scroll, dialog, human), ``pointer`` (hover,
+upload), ``popups`` (page, download). Each handler takes a
 :class:`~skillreel.replay.steps.context.StepContext` and its action. A kind without a handler is
 a defect (:func:`handler_for` raises), never a skipped step.
 """
@@ -12,14 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from . import acting, checking, choosing, data, page, pointer
+from . import acting, checking, choosing, data, page, pointer, popups
 from .context import Handler
 
-HANDLERS: Mapping[str, Handler] = MappingProxyType(
-    {**acting.HANDLERS, **checking.HANDLERS, **choosing.HANDLERS, **data.HANDLERS, **page.HANDLERS}
-    | pointer.HANDLERS
-)
-if len(HANDLERS) != sum(len(m.HANDLERS) for m in (acting, checking, choosing, data, page, pointer)):
+_FAMILIES = (acting, checking, choosing, data, page, pointer, popups)
+HANDLERS: Mapping[str, Handler] = MappingProxyType({k: v for m in _FAMILIES for k, v in m.HANDLERS.items()})
+if len(HANDLERS) != sum(len(m.HANDLERS) for m in _FAMILIES):
     raise AssertionError("two step families claim the same kind")  # pragma: no cover
 
 
