@@ -69,6 +69,9 @@ def _graph() -> list:  # type: ignore[type-arg]
                         DialogAction(id="a7", accept=True),
                         WaitAction(id="a8", until="appears", target=target("#done"), on_fail="skip"),
                         ExtractAction(id="a9", output="receipt", target=target("#receipt")),
+                        TypeAction(
+                            id="c1", target=bundle("#memo"), value=OutputRef(step="a9", field="receipt")
+                        ),
                     ),
                 ),
             ),
@@ -108,6 +111,7 @@ def test_every_step_becomes_python_that_compiles() -> None:
     assert "except Skip:" in text  # the skip-on-fail wait skips the rest of its block only
     assert "record1['receipt'] = read(page.locator('#receipt')" in text
     assert "outputs['refunds'].append(record1)" in text
+    assert "text(record1.get('receipt', outputs.get('receipt')))" in text  # this iteration's read
     assert "person('b4', 'otp', args.headed)" in text
     assert "page.goto(at(args.origin, '/app/orders?page=1'))" in text
     assert "outputs.get('remaining')" in text

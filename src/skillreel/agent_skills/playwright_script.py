@@ -157,8 +157,9 @@ class _Renderer:
     def value(self, ref: object, scope: _Scope) -> str:
         if isinstance(ref, ParameterRef):
             return f"inputs[{ref.name!r}]"
-        if isinstance(ref, OutputRef):
-            return f"outputs.get({ref.field!r})"
+        if isinstance(ref, OutputRef):  # in a collecting loop, this iteration's read first
+            found = f"outputs.get({ref.field!r})"
+            return found if scope.outputs == "outputs" else f"{scope.outputs}.get({ref.field!r}, {found})"
         if isinstance(ref, ItemRef):
             return f"{scope.fields}.get({ref.field!r})"
         if isinstance(ref, LiteralValue):
