@@ -80,3 +80,24 @@ def test_the_console_script_takes_one_of_out_and_playwright(tmp_path: Path) -> N
     for refused in (both, neither):
         assert refused.exit_code == 2, refused.stderr
         assert "SR_RECORD_USAGE" in refused.stderr
+
+
+def test_the_console_script_writes_the_script_with_json(store: Store, tmp_path: Path) -> None:
+    entry = seed(store, status="approved", environment=url_environment())
+    out = tmp_path / "skill.py"
+
+    done = run_cli(
+        "export",
+        "search-invoices",
+        "--playwright",
+        str(out),
+        "--expected-revision",
+        str(entry.revision),
+        "--json",
+    )
+
+    assert done.exit_code == 0, done.stderr
+    data = done.data()
+    assert (data["name"], data["revision"], data["path"]) == ("search-invoices", entry.revision, str(out))
+    assert data["scriptDigest"].startswith("sha256:")
+    assert out.read_text().startswith("#!/usr/bin/env python3")
