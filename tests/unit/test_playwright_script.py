@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from skillreel.agent_skills.playwright_script import option_name, render_playwright_script
+from skillreel.agent_skills.playwright_script import _Renderer, _Scope, option_name, render_playwright_script
 from skillreel.errors import SkillreelError
 from skillreel.model import lifecycle
 from skillreel.model.actions import (
@@ -69,6 +69,9 @@ def _graph() -> list:  # type: ignore[type-arg]
                         DialogAction(id="a7", accept=True),
                         WaitAction(id="a8", until="appears", target=target("#done"), on_fail="skip"),
                         ExtractAction(id="a9", output="receipt", target=target("#receipt")),
+                        TypeAction(
+                            id="c1", target=bundle("#memo"), value=OutputRef(step="a9", field="receipt")
+                        ),
                     ),
                 ),
             ),
@@ -108,6 +111,7 @@ def test_every_step_becomes_python_that_compiles() -> None:
     assert "except Skip:" in text  # the skip-on-fail wait skips the rest of its block only
     assert "record1['receipt'] = read(page.locator('#receipt')" in text
     assert "outputs['refunds'].append(record1)" in text
+    assert "text(record1.get('receipt', outputs.get('receipt')))" in text  # this iteration's read
     assert "person('b4', 'otp', args.headed)" in text
     assert "page.goto(at(args.origin, '/app/orders?page=1'))" in text
     assert "outputs.get('remaining')" in text
@@ -182,3 +186,25 @@ def test_a_target_known_only_by_salted_hashes_is_refused() -> None:
 
     assert refused.value.code == "SR_RECORD_SCRIPT_UNSUPPORTED"
     assert "step a1" in str(refused.value)
+
+
+def test_a_clear_display_name_becomes_get_by_role_when_the_bundle_keeps_one() -> None:
+    """Issue 31 adds ``displayName`` to bundles; the renderer reads it when present (set here on the
+    frozen document directly, so this holds before and after that field exists)."""
+    named = LocatorBundle(
+        candidates=(
+            LocatorCandidate(strategy="role-name", selector=f"role=button name={HASH}", match_count=1),
+            LocatorCandidate(strategy="css", selector="form > button", match_count=1),
+        ),
+        fingerprint=Fingerprint(tag="button", role="button"),
+    )
+    cut = named.model_copy()
+    object.__setattr__(named, "display_name", "Place order")
+    object.__setattr__(cut, "display_name", "Place an order for every customer of the list\u2026")
+
+    renderer = _Renderer(_entry([ClickAction(id="a1", target=bundle("#x"))]))  # documents re-parse
+    text = renderer.locator("a1", named, _Scope()) + "\n" + renderer.locator("a2", cut, _Scope())
+
+    assert "page.get_by_role('button', name='Place order', exact=True)" in text
+    assert "name='Place an order for every customer of the list', exact=False" in text
+    assert "form > button" not in text

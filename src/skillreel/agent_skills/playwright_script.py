@@ -146,7 +146,9 @@ class _Renderer:
         self.draft = entry.draft
         self.lines: list[str] = []
         target = self.draft.environment.target
-        self.origin = origin_of(target.url) if isinstance(target, UrlTarget) else None
+        if not isinstance(target, UrlTarget):  # an HTML fixture only skillreel's sandbox serves
+            raise _unsupported("the skill was recorded on an HTML fixture, not on a site a script can open")
+        self.origin = origin_of(target.url)
         self.dialog_armed: set[str] = set()
         self.sensitive = frozenset(p.name for p in self.draft.parameters if p.sensitive)
 
@@ -155,8 +157,9 @@ class _Renderer:
     def value(self, ref: object, scope: _Scope) -> str:
         if isinstance(ref, ParameterRef):
             return f"inputs[{ref.name!r}]"
-        if isinstance(ref, OutputRef):
-            return f"outputs.get({ref.field!r})"
+        if isinstance(ref, OutputRef):  # in a collecting loop, this iteration's read first
+            found = f"outputs.get({ref.field!r})"
+            return found if scope.outputs == "outputs" else f"{scope.outputs}.get({ref.field!r}, {found})"
         if isinstance(ref, ItemRef):
             return f"{scope.fields}.get({ref.field!r})"
         if isinstance(ref, LiteralValue):
@@ -235,7 +238,7 @@ class _Renderer:
         if a.reason == "reload":
             self.emit(scope.depth, "page.reload()")
             return
-        if self.origin and (a.url == self.origin or a.url.startswith(self.origin + "/")):
+        if a.url == self.origin or a.url.startswith(self.origin + "/"):
             path = a.url[len(self.origin) :] or "/"
             self.emit(scope.depth, f"page.goto(at(args.origin, {path!r}))")
         else:
@@ -389,8 +392,7 @@ class _Renderer:
         for p in self.draft.parameters:
             if not p.sensitive:
                 self.emit(1, f"parser.add_argument({self.argument(p)})")
-        origin = self.origin or ""
-        self.emit(1, f"parser.add_argument('--origin', default={origin!r}, help='the site to run on')")
+        self.emit(1, f"parser.add_argument('--origin', default={self.origin!r}, help='the site to run on')")
         self.emit(1, "parser.add_argument('--headed', action='store_true', help='show the browser')")
         self.emit(1, f"parser.add_argument('--timeout-ms', type=int, default={DEFAULT_TIMEOUT_MS})")
         self.emit(1, "args = parser.parse_args(argv)")

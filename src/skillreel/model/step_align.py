@@ -42,51 +42,74 @@ class Aligned:
     how: How
 
 
-def _selectors(target: LocatorBundle | ElementSet, hashed: bool) -> set[tuple[str, str]]:
-    return {(c.strategy, c.selector) for c in target.candidates if hashed or c.text_hash is None}
+@dataclass(frozen=True)
+class _Target:
+    """What identifies a target: its candidate selectors (salted ones only when ``hashed``), its
+    display name (issue 31, when bundles keep one) and its role."""
+
+    selectors: frozenset[tuple[str, str]]
+    name: str | None
+    role: str | None
+
+    def same(self, other: _Target) -> bool:
+        if self.name is not None and self.name == other.name and self.role == other.role:
+            return True
+        return bool(self.selectors & other.selectors)
 
 
-def same_target(a: object, b: object, *, hashed: bool) -> bool:
-    """Whether two targets (bundles, element sets, or None) designate the same element."""
-    if a is None or b is None:
-        return a is b
-    if not isinstance(a, LocatorBundle | ElementSet) or not isinstance(b, LocatorBundle | ElementSet):
-        return False
-    name_a, name_b = getattr(a, "display_name", None), getattr(b, "display_name", None)
-    if name_a is not None and name_a == name_b and a.fingerprint.role == b.fingerprint.role:
-        return True
-    return bool(_selectors(a, hashed) & _selectors(b, hashed))
+def _target(target: object, hashed: bool) -> _Target | None:
+    if not isinstance(target, LocatorBundle | ElementSet):
+        return None
+    selectors = frozenset(
+        (c.strategy, c.selector) for c in target.candidates if hashed or c.text_hash is None
+    )
+    name = getattr(target, "display_name", None)
+    return _Target(selectors, name if isinstance(name, str) else None, target.fingerprint.role)
 
 
 _OWN_KEYS = ("url", "key", "check", "output", "until", "accept", "reason", "to", "collect")
 
 
-def _plain(step: Action) -> dict[str, Any]:
-    """What besides its target and nested steps says what a step does (its wire fields)."""
+@dataclass(frozen=True)
+class StepKey:
+    """A step's key: its kind, what besides its targets says what it does (wire fields, the value
+    reference), and its targets (its own, its items, a branch condition's)."""
+
+    kind: str
+    plain: dict[str, Any]
+    targets: tuple[_Target | None, ...]
+
+    def same(self, other: StepKey) -> bool:
+        if self.kind != other.kind or self.plain != other.plain:
+            return False
+        for a, b in zip(self.targets, other.targets, strict=True):
+            if (a is None) != (b is None) or (a is not None and b is not None and not a.same(b)):
+                return False
+        return True
+
+
+def step_key(step: Action, *, hashed: bool) -> StepKey:
     data = step.to_json()
-    found = {k: data.get(k) for k in _OWN_KEYS}
-    found["value"] = data.get("value") or data.get("text")
+    plain = {k: data.get(k) for k in _OWN_KEYS}
+    plain["value"] = data.get("value") or data.get("text")
     condition = data.get("condition")
     if isinstance(condition, dict):  # a branch: what it tests, without its target
-        found["condition"] = {k: v for k, v in condition.items() if k != "target"}
-    return found
+        plain["condition"] = {k: v for k, v in condition.items() if k != "target"}
+    targets = (
+        getattr(step, "target", None),
+        getattr(step, "items", None),
+        getattr(getattr(step, "condition", None), "target", None),
+    )
+    return StepKey(step.kind, plain, tuple(_target(t, hashed) for t in targets))
 
 
 def same_step(a: Action, b: Action, *, hashed: bool) -> bool:
     """Whether ``a`` and ``b`` do the same thing (their step keys are equal)."""
-    if a.kind != b.kind or _plain(a) != _plain(b):
-        return False
-    for field in ("target", "items"):
-        if not same_target(getattr(a, field, None), getattr(b, field, None), hashed=hashed):
-            return False
-    cond_a, cond_b = getattr(a, "condition", None), getattr(b, "condition", None)
-    return same_target(getattr(cond_a, "target", None), getattr(cond_b, "target", None), hashed=hashed)
+    return step_key(a, hashed=hashed).same(step_key(b, hashed=hashed))
 
 
-def _common(old: Sequence[Action], new: Sequence[Action], hashed: bool) -> list[tuple[int, int]]:
-    """The longest common subsequence under :func:`same_step` (on a tie, skip the new step)."""
-    n, m = len(old), len(new)
-    same = [[same_step(a, b, hashed=hashed) for b in new] for a in old]
+def _common(same: list[list[bool]], n: int, m: int) -> list[tuple[int, int]]:
+    """The longest common subsequence under ``same`` (on a tie, skip the new step)."""
     length = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n):
         for j in range(m):
@@ -121,7 +144,10 @@ def _pair_gap(
 
 def align(old: Sequence[Action], new: Sequence[Action], *, hashed: bool) -> list[Aligned]:
     """Every step of both lists, aligned (see the module docstring); in no particular order."""
-    common = _common(old, new, hashed)
+    old_keys = [step_key(a, hashed=hashed) for a in old]
+    new_keys = [step_key(b, hashed=hashed) for b in new]
+    same = [[a.same(b) for b in new_keys] for a in old_keys]
+    common = _common(same, len(old), len(new))
     rows = [Aligned(i, j, "kept") for i, j in common]
     left_old: list[int] = []
     left_new: list[int] = []
@@ -132,7 +158,7 @@ def align(old: Sequence[Action], new: Sequence[Action], *, hashed: bool) -> list
         left_old += olds
         left_new += news
     for j in list(left_new):
-        match = next((i for i in left_old if same_step(old[i], new[j], hashed=hashed)), None)
+        match = next((i for i in left_old if same[i][j]), None)
         if match is not None:
             rows.append(Aligned(match, j, "moved"))
             left_old.remove(match)

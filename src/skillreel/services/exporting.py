@@ -5,7 +5,7 @@ revision as a runnable Playwright script (``skillreel export NAME --playwright F
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ from ..agent_skills.playwright_script import render_playwright_script
 from ..errors import LifecycleError, RecordError
 from ..model import lifecycle
 from ..model.base import check_skill_name
+from ..model.entry import StoreEntry
 from ..store import AuditNote, Store, signing
 from ..store.transfer import check_output, export_bytes, export_document, write_private
 
@@ -53,34 +54,7 @@ def export_skill(
     document = export_document(entry, store.now())
     if key is not None:
         document = signing.sign_export(document, key)
-    check_output(out, force=force)
-    digests = {"export": document.export_digest}
-    try:
-        write_private(out, export_bytes(document), force=force)
-    except RecordError as exc:
-        store.audit(
-            AuditNote(
-                kind="export",
-                name=name,
-                revision=entry.revision,
-                outcome="failed",
-                code=exc.code,
-                digests=digests,
-            )
-        )
-        raise
-    try:  # the export is audited once it exists; a file the log cannot record does not stay
-        store.audit(
-            AuditNote(
-                kind="export",
-                name=name,
-                revision=entry.revision,
-                digests={**digests, "entry": entry.entry_digest},
-            )
-        )
-    except BaseException:
-        out.unlink(missing_ok=True)
-        raise
+    _write_audited(store, entry, out, export_bytes(document), {"export": document.export_digest}, force=force)
     signer = document.signature.key_id if document.signature else None
     return ExportResult(name, entry.revision, out, document.export_digest, signer)
 
@@ -123,24 +97,24 @@ def export_playwright(
         )
     data = render_playwright_script(entry).encode()
     digests = {"script": "sha256:" + hashlib.sha256(data).hexdigest()}
+    _write_audited(store, entry, out, data, digests, force=force)
+    return ScriptResult(name, entry.revision, out, digests["script"])
+
+
+def _write_audited(
+    store: Store, entry: StoreEntry, out: Path, data: bytes, digests: dict[str, str], *, force: bool
+) -> None:
+    """Write ``data`` to ``out`` (0600, atomic) and audit it as ``export`` once written (a failed
+    write as a failed ``export``; a file whose event cannot be written is removed)."""
     check_output(out, force=force)
+    note = AuditNote(kind="export", name=entry.name, revision=entry.revision, digests=digests)
     try:
         write_private(out, data, force=force)
     except RecordError as exc:
-        store.audit(
-            AuditNote(
-                kind="export",
-                name=name,
-                revision=entry.revision,
-                outcome="failed",
-                code=exc.code,
-                digests=digests,
-            )
-        )
+        store.audit(replace(note, outcome="failed", code=exc.code))
         raise
-    try:
-        store.audit(AuditNote(kind="export", name=name, revision=entry.revision, digests=digests))
+    try:  # the export is audited once it exists; a file the log cannot record does not stay
+        store.audit(replace(note, digests={**digests, "entry": entry.entry_digest}))
     except BaseException:
         out.unlink(missing_ok=True)
         raise
-    return ScriptResult(name, entry.revision, out, digests["script"])

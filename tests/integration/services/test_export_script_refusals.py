@@ -13,7 +13,7 @@ from skillreel.errors import SkillreelError
 from skillreel.services.exporting import export_playwright
 from skillreel.store import Store
 from tests.support.cli import run_cli
-from tests.support.factory import seed
+from tests.support.factory import seed, url_environment
 
 
 def _code(store: Store, out: Path, **kwargs: object) -> str:
@@ -24,7 +24,7 @@ def _code(store: Store, out: Path, **kwargs: object) -> str:
 
 @pytest.mark.parametrize("status", ["draft", "revoked"])
 def test_only_an_approved_revision_is_exported(store: Store, tmp_path: Path, status: str) -> None:
-    seed(store, status=status)
+    seed(store, status=status, environment=url_environment())
     out = tmp_path / "skill.py"
 
     assert _code(store, out) == "SR_RECORD_STATE_INVALID"
@@ -33,7 +33,7 @@ def test_only_an_approved_revision_is_exported(store: Store, tmp_path: Path, sta
 
 @pytest.mark.parametrize("status", ["approved", "validated", "enabled"])
 def test_an_approved_revision_is_exported_and_audited(store: Store, tmp_path: Path, status: str) -> None:
-    entry = seed(store, status=status)
+    entry = seed(store, status=status, environment=url_environment())
     out = tmp_path / "skill.py"
 
     result = export_playwright(store, "search-invoices", out, expected_revision=entry.revision)
@@ -45,7 +45,7 @@ def test_an_approved_revision_is_exported_and_audited(store: Store, tmp_path: Pa
 
 
 def test_a_stale_revision_an_existing_file_and_a_symlink_are_refused(store: Store, tmp_path: Path) -> None:
-    entry = seed(store, status="approved")
+    entry = seed(store, status="approved", environment=url_environment())
     existing, link, folder = tmp_path / "old.py", tmp_path / "link.py", tmp_path / "folder.py"
     existing.write_text("kept\n")
     link.symlink_to(existing)
@@ -65,6 +65,14 @@ def test_a_stale_revision_an_existing_file_and_a_symlink_are_refused(store: Stor
     assert existing.read_text().startswith("#!/usr/bin/env python3")
 
 
+def test_a_skill_of_an_html_fixture_is_refused(store: Store, tmp_path: Path) -> None:
+    seed(store, status="approved")  # recorded on an HTML fixture only skillreel's sandbox serves
+    out = tmp_path / "skill.py"
+
+    assert _code(store, out) == "SR_RECORD_SCRIPT_UNSUPPORTED"
+    assert not out.exists()
+
+
 def test_the_console_script_takes_one_of_out_and_playwright(tmp_path: Path) -> None:
     both = run_cli("export", "x", "--out", str(tmp_path / "a.json"), "--playwright", str(tmp_path / "a.py"))
     neither = run_cli("export", "x")
@@ -72,3 +80,24 @@ def test_the_console_script_takes_one_of_out_and_playwright(tmp_path: Path) -> N
     for refused in (both, neither):
         assert refused.exit_code == 2, refused.stderr
         assert "SR_RECORD_USAGE" in refused.stderr
+
+
+def test_the_console_script_writes_the_script_with_json(store: Store, tmp_path: Path) -> None:
+    entry = seed(store, status="approved", environment=url_environment())
+    out = tmp_path / "skill.py"
+
+    done = run_cli(
+        "export",
+        "search-invoices",
+        "--playwright",
+        str(out),
+        "--expected-revision",
+        str(entry.revision),
+        "--json",
+    )
+
+    assert done.exit_code == 0, done.stderr
+    data = done.data()
+    assert (data["name"], data["revision"], data["path"]) == ("search-invoices", entry.revision, str(out))
+    assert data["scriptDigest"].startswith("sha256:")
+    assert out.read_text().startswith("#!/usr/bin/env python3")
