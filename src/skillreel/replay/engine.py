@@ -119,6 +119,7 @@ class _Runs:
     healed: bool = False
     healed_bundle: LocatorBundle | None = None
     acted: bool = False
+    matched_rank: int | None = None
 
     def record(self, action_id: str) -> StepRecord:
         if len(self.evidence) == 1:
@@ -136,6 +137,7 @@ class _Runs:
             self.kind,
             self.acted,
             runs=len(self.evidence),
+            matched_rank=self.matched_rank,
         )
 
 
@@ -325,6 +327,7 @@ class ReplayEngine:
         runs.acted = runs.acted or step.acted
         if runs.healed_bundle is None:
             runs.healed_bundle = step.healed_bundle
+        runs.matched_rank = runs.matched_rank or step.matched_rank
 
     def _tell(
         self,

@@ -196,6 +196,25 @@ def trust(conn: sqlite3.Connection, name: str | None = None) -> dict[str, TrustS
     return {skill: trust_score(facts) for skill, facts in grouped.items()}
 
 
+def matched_ranks(conn: sqlite3.Connection, name: str, draft_digest: str) -> list[dict[str, int]]:
+    """The ``matchedRanks`` of every finished run of ``name``'s draft ``draft_digest`` that has
+    them, newest first (what the rank proposal counts: ``locate.proposals.rank_promotions``)."""
+    rows = conn.execute(
+        "SELECT json_extract(CAST(document AS TEXT), '$.matchedRanks') FROM runs "
+        "WHERE name = ? AND outcome != 'started' "
+        "AND json_extract(CAST(document AS TEXT), '$.draftDigest') = ? "
+        "AND json_extract(CAST(document AS TEXT), '$.matchedRanks') IS NOT NULL ORDER BY seq DESC",
+        (name, draft_digest),
+    ).fetchall()
+    out: list[dict[str, int]] = []
+    for (text,) in rows:
+        ranks = json.loads(text)
+        if not isinstance(ranks, dict) or not all(isinstance(v, int) for v in ranks.values()):
+            raise _corrupt(f"a run of skill {name!r}", "its matched ranks are not step ranks")
+        out.append({str(k): v for k, v in ranks.items()})
+    return out
+
+
 def count(conn: sqlite3.Connection, name: str | None = None) -> int:
     if name is None:
         return int(conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
