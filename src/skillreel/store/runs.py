@@ -70,6 +70,7 @@ class RunView:
             "stepsActed": r.steps_acted,
             "sideEffects": r.steps_acting > 0 if found_dead else r.side_effects,
             "healedSteps": list(r.healed_steps),
+            "matchedRanks": dict(r.matched_ranks or {}),
             "healProposalDigest": r.heal_proposal_digest,
             "runset": r.runset,
             "row": r.row,
