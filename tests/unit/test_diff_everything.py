@@ -159,6 +159,7 @@ NOT_RENDERED_OR_SHOWN_ELSEWHERE: dict[tuple[type, str], str] = {
     (Draft, "outputs"): "each field of OutputSpec below",
     (Draft, "environment"): "each field of Environment below",
     (Parameter, "name"): "a rename changes the steps that read it",
+    (Parameter, "label_hashes"): "salted hashes of its labels, recorded with the values, never rendered",
     (OutputSpec, "name"): "set by the step that produces it",
     (OutputSpec, "values"): "set by the step that produces it (outputs compare their whole JSON)",
     (OutputSpec, "fields"): "set by the step that produces it (outputs compare their whole JSON)",

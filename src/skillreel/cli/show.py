@@ -56,9 +56,8 @@ def _human(view: dict[str, Any]) -> Render:
         if view["extractsAfterSecret"]:
             console.print(f"[yellow]{', '.join(view['extractsAfterSecret'])}: {EXPOSED_READS}[/]")
         if view.get("uncheckedSideEffect"):
-            console.print(
-                f"[yellow]{view['uncheckedSideEffect']}: last side effect; {FINAL_CHECK_MISSING}[/]"
-            )
+            step = view["uncheckedSideEffect"]
+            console.print(f"[yellow]{step}: the skill's last side effect; {FINAL_CHECK_MISSING}[/]")
         heal = view["healProposal"]
         if heal:
             console.print(f"[yellow]pending heal proposal[/] (from replay report {heal['reportDigest']}):")

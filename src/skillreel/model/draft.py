@@ -25,6 +25,7 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+from pydantic.alias_generators import to_snake
 
 from .actions import Action, Capability, capability_manifest, parameter_refs
 from .base import Digest, DigestedDocument, Document, ParamName, SkillName
@@ -46,6 +47,7 @@ from .values import EnumValues, InputType, OutputSpec, ValueProblem, check_input
 Description = Annotated[str, StringConstraints(min_length=1, max_length=MAX_DESCRIPTION_CHARS)]
 FailureCondition = Annotated[str, StringConstraints(min_length=1, max_length=MAX_FAILURE_CONDITION_CHARS)]
 Salt = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
+LabelHash = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
 
 
 DefaultValue = Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)] | int | bool
@@ -58,9 +60,12 @@ class Parameter(Document):
     """A replay input. v1: its name and flags. v2 adds (each left out of the wire form when unset)
     its ``type`` (string, integer, number, boolean, enum; unset: any text, as in v1), a
     ``description``, a ``default`` (never for a sensitive one; a parameter with a default is not
-    required) and, for an enum (a ``<select>``), the allowed ``values`` (option values only)."""
+    required) and, for an enum (a ``<select>``), the allowed ``values`` (option values only) and,
+    recorded since issue 33, ``labelHashes``: the salted text hashes (``model.locators.text_hash``
+    with the draft's fingerprint salt) of the options' visible labels, so pre-flight can tell a
+    label from a wrong value without the skill keeping page text."""
 
-    v2_keys: ClassVar[tuple[str, ...]] = ("type", "description", "default", "values")
+    v2_keys: ClassVar[tuple[str, ...]] = ("type", "description", "default", "values", "labelHashes")
 
     name: ParamName
     required: bool = True
@@ -69,6 +74,7 @@ class Parameter(Document):
     description: ParamDescription | None = None
     default: DefaultValue | None = None
     values: EnumValues | None = None
+    label_hashes: tuple[LabelHash, ...] | None = Field(default=None, max_length=256)
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -86,6 +92,8 @@ class Parameter(Document):
             raise ValueError("an enum's values are unique")
         if self.type == "file" and self.default is not None:
             raise ValueError("a file parameter has no default: its path is given at replay")
+        if self.label_hashes is not None and self.values is None:
+            raise ValueError("only an enum parameter keeps its labels' hashes")
         if self.default is not None:
             if self.sensitive:
                 raise ValueError("a sensitive parameter has no default")
@@ -98,7 +106,7 @@ class Parameter(Document):
         return self
 
     def v2_fields(self) -> list[str]:
-        return [k for k in self.v2_keys if getattr(self, k) is not None]
+        return [k for k in self.v2_keys if getattr(self, to_snake(k)) is not None]
 
 
 def _outputs_for(actions: Any, given: Any) -> tuple[OutputSpec, ...]:

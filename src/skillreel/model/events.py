@@ -131,6 +131,8 @@ class PageEvent(Document):
     options: tuple[Annotated[str, StringConstraints(max_length=MAX_SELECT_VALUE_CHARS)], ...] | None = Field(
         default=None, max_length=256
     )
+    # the salted text hashes of the options' visible labels (issue 33: pre-flight checks a label)
+    option_labels: tuple[TokenHash, ...] | None = Field(default=None, max_length=256)
     items: ElementSet | None = None
     drop: PageDrop | None = None  # a `dropped` event: what was not kept, by reason (no content)
 
@@ -173,6 +175,8 @@ def _page_event_problem(e: PageEvent) -> str | None:
         return "only a click is chosen by a typed value"
     if e.options is not None and e.type not in ("select", "choose"):
         return "only a select or a choose lists its options"
+    if e.option_labels is not None and e.options is None:
+        return "only a select that lists its options hashes their labels"
     if e.type == "mark" and e.target is not None and e.items is not None:
         return "a mark names one element or a set, not both"
     if e.items is not None and e.type != "mark":
@@ -235,6 +239,7 @@ _EXTENSION_KEYS = (
     "atLeast",
     "atMost",
     "output",
+    "optionLabels",
 )
 
 
@@ -276,6 +281,7 @@ class RecordedEvent(Document):
     until: WaitFor | None = None
     chosen_by: Annotated[int, Field(ge=0, le=MAX_EVENTS)] | None = None
     options: EnumValues | None = None
+    option_labels: tuple[TokenHash, ...] | None = Field(default=None, max_length=256)
     input: ParamName | None = None  # a text wait's input (by the parameter's name), else ``expected``
     to: ScrollTo | None = None
     max_rounds: Annotated[int, Field(ge=1, le=MAX_SCROLL_ROUNDS)] | None = None

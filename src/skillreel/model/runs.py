@@ -37,12 +37,13 @@ BootId = Annotated[str, StringConstraints(pattern=r"^[0-9a-zA-Z-]{1,64}$")]
 ErrorCode = Annotated[str, StringConstraints(pattern=r"^SR_[A-Z_]{1,60}$")]
 StepCount = Annotated[int, Field(ge=0, le=4096)]
 RunsetId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
-RowNumber = Annotated[int, Field(ge=1, le=100_000)]  # model.limits.MAX_BATCH_ROWS
+RowNumber = Annotated[int, Field(ge=1, le=100_000)]
+MatchedRank = Annotated[int, Field(ge=1, le=63)]  # model.limits.MAX_BATCH_ROWS
 # The name an MCP client gave in ``initialize`` (a claim, kept for the record), as ``client_label`` cleans it.
 ClientName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._@/+-]{0,63}$")]
 
 _BATCH_KEYS: Final = ("runset", "row")
-_OPTIONAL_KEYS: Final = (*_BATCH_KEYS, "client")
+_OPTIONAL_KEYS: Final = (*_BATCH_KEYS, "client", "matchedRanks")
 CANCELLED_CODE: Final = "SR_REPLAY_CANCELLED"
 INTERRUPTED_CODE: Final = "SR_REPLAY_INTERRUPTED"
 
@@ -81,6 +82,9 @@ class RunRecord(DigestedDocument):
     steps_acted: StepCount = 0
     side_effects: bool = False
     healed_steps: tuple[ActionId, ...] = Field(default=(), max_length=256)
+    # the steps whose target a lower-ranked locator found (its rank, from 1) while the higher ones
+    # found nothing that agrees (issue 33: the rank proposal); a strategy index, no content
+    matched_ranks: dict[ActionId, MatchedRank] | None = Field(default=None, max_length=256)
     heal_proposal_digest: Digest | None = None
     runset: RunsetId | None = None  # the batch it is a row of (``replay --batch``), and which row
     row: RowNumber | None = None
@@ -129,8 +133,8 @@ def run_problem(r: RunRecord) -> str | None:
         return "side effects are exactly the steps that acted"
     if len(r.healed_steps) > r.steps_run or len(set(r.healed_steps)) != len(r.healed_steps):
         return "healed steps are distinct steps that ran"
-    if r.heal_proposal_digest is not None and not r.healed_steps:
-        return "only a run that healed leaves a heal proposal"
+    if r.heal_proposal_digest is not None and not r.healed_steps and not r.matched_ranks:
+        return "only a run that healed (or found a target by a lower locator) leaves a heal proposal"
     if (r.runset is None) != (r.row is None):
         return "a run of a batch names both its runset and its row"
     return None
@@ -195,6 +199,7 @@ class StepTally(Document):
     steps_run: StepCount = 0
     steps_acted: StepCount = 0
     healed_steps: tuple[ActionId, ...] = ()
+    matched_ranks: dict[ActionId, MatchedRank] = Field(default_factory=dict)
 
 
 def finish_run(
@@ -219,6 +224,7 @@ def finish_run(
         steps_acted=tally.steps_acted,
         side_effects=tally.steps_acted > 0,
         healed_steps=tally.healed_steps,
+        matched_ranks=tally.matched_ranks or None,
         heal_proposal_digest=heal_proposal_digest,
     )
 

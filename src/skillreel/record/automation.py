@@ -42,8 +42,8 @@ too often, has its own code (``actionability``); the browser or the page that di
 ``SR_RECORD_CAPTURE_FAILED``. After a step that acts, a navigation it started is waited for
 (``after_action``) before the next step. A step that records nothing is a warning.
 
-Assertion files name CSS selectors, resolved at the end of the recording in the recorder's
-isolated world (``SkillreelRecorder.resolve``) and described like any recorded target.
+Assertion files (``record.assertion_file``) name CSS selectors, resolved at the end of the recording
+in the recorder's isolated world (``SkillreelRecorder.resolve``) and described like any recorded target.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from ..errors import RecordError, SkillreelError
-from ..model.actions import AssertCheck, Count, ExpectedText, Retry, assert_shape_problem
+from ..model.actions import Retry
 from ..model.base import Document, ParamName
 from ..model.events import Extraction
 from ..model.limits import MAX_SELECT_VALUE_CHARS, MAX_SELECTOR_CHARS, MAX_TYPE_VALUE_CHARS, MAX_URL_CHARS
@@ -71,6 +71,8 @@ from ..model.refs import OutputName
 from ..model.urls import URLRuleError, check_transport
 from ..model.values import ValueType
 from .actionability import click, naming, playwright_failed, step_failed
+from .assertion_file import AssertionsFile as AssertionsFile  # their first home: re-exported
+from .assertion_file import AssertionSpec as AssertionSpec
 from .binding import Over
 from .gestures import HoverStep, UploadStep, gesture
 from .scripted import AssertStep, InputText, ScrollStep, authored_absent, authored_wait, scroll
@@ -83,7 +85,6 @@ if TYPE_CHECKING:
 FAILED: Final = "SR_RECORD_AUTOMATION_FAILED"
 CAPTURE_FAILED: Final = "SR_RECORD_CAPTURE_FAILED"
 MAX_STEPS: Final = 1024
-MAX_ASSERTIONS: Final = 64
 
 Selector = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SELECTOR_CHARS)]
 
@@ -263,53 +264,6 @@ class AutomationScript(Document):
     """``{"steps": [...]}`` (ARCHITECTURE section 11)."""
 
     steps: tuple[Step, ...] = Field(min_length=1, max_length=MAX_STEPS)
-
-
-class AssertionSpec(Document):
-    """One entry of an assertions file: an ``observe`` or an ``assert`` with its check (a
-    ``count`` with ``expected`` or with ``atLeast``/``atMost`` bounds)."""
-
-    kind: Literal["observe", "assert"]
-    selector: Selector | None = None
-    check: AssertCheck | None = None
-    expected: ExpectedText | Count | None = None
-    at_least: Count | None = None
-    at_most: Count | None = None
-
-    @model_validator(mode="after")
-    def _shape(self) -> AssertionSpec:
-        problem = _assertion_problem(self)
-        if problem:
-            raise ValueError(problem)
-        return self
-
-
-def _assertion_problem(a: AssertionSpec) -> str | None:
-    if a.kind == "observe":
-        if a.selector is None or a.check is not None or a.expected is not None:
-            return "an observe takes a selector only"
-        return None
-    if a.check is None:
-        return "an assert needs a check"
-    if (a.check == "url_matches") == (a.selector is not None):
-        return "url_matches takes no selector; every other check needs one"
-    shape = assert_shape_problem(a.check, a.selector is not None, a.expected, a.at_least, a.at_most)
-    if shape is not None:
-        return shape
-    if a.check in ("visible", "not_empty"):
-        return f"{a.check} takes no expected value" if a.expected is not None else None
-    if a.check == "absent":
-        return None
-    if a.check == "count":
-        bounded = a.at_least is not None or a.at_most is not None
-        return None if bounded or isinstance(a.expected, int) else "count expects an integer or bounds"
-    return None if isinstance(a.expected, str) else f"{a.check} expects a text"
-
-
-class AssertionsFile(Document):
-    """``{"assertions": [...]}`` (ARCHITECTURE section 11)."""
-
-    assertions: tuple[AssertionSpec, ...] = Field(min_length=1, max_length=MAX_ASSERTIONS)
 
 
 # ---- performing a script -------------------------------------------------------------------------

@@ -297,6 +297,8 @@ class CaptureLog:
             fields["field"] = scrub_field(event.field, self.typed)  # the value stays in memory only
             if event.type in ("select", "choose") and not event.field.is_sensitive:
                 fields["options"] = scrub_options(event.options, self.typed)
+                if fields["options"] is not None and event.option_labels:
+                    fields["option_labels"] = event.option_labels
         self.append(RecordedEvent.model_validate(fields))
 
     def _unscreened(self, page_url: str) -> bool:

@@ -144,7 +144,7 @@ def _step(event: RecordedEvent) -> _Step | None:
     if kind in ("type", "select", "choose", "upload"):
         if event.field is None or event.target is None:
             return _Step("human", event.seq, event.target, extra={"reason": "other"})
-        extra = {"options": event.options, "from": event.from_output}
+        extra = {"options": event.options, "from": event.from_output, "labels": event.option_labels}
         return _Step(kind, event.seq, event.target, event.field, extra=extra)
     if kind == "click" and event.target is None:
         return _Step("human", event.seq, extra={"reason": "other"})
@@ -261,6 +261,8 @@ def plan(events: Sequence[RecordedEvent], sensitive: frozenset[str] = frozenset(
             typed: dict[str, Any] = {}
             if step.kind != "type" and options and not is_sensitive and len(set(options)) == len(options):
                 typed = {"type": "enum", "values": tuple(options)}
+                if step.extra.get("labels"):  # the options' label hashes: pre-flight checks a label
+                    typed["label_hashes"] = tuple(sorted(set(step.extra["labels"])))
             parameters.append(Parameter(name=name, required=True, sensitive=is_sensitive, **typed))
             cls = {"type": TypeAction, "select": SelectAction, "choose": ChooseAction}[step.kind]
             actions.append(cls(id=action_id, target=step.target, value=ParameterRef(name=name)))

@@ -493,6 +493,8 @@ var SkillreelRecorder = (() => {
       if (kind === "select" && !sensitive) {
         const options = optionValues(el);
         if (options) event.options = options;
+        const labels = options && optionLabelHashes(el);
+        if (labels && labels.length) event.optionLabels = labels;
       }
       report(event);
     });
@@ -980,6 +982,12 @@ var SkillreelRecorder = (() => {
     const values = Array.from(el.options, (o) => String(o.value));
     if (values.some((v) => v.length > 1024) || new Set(values).size !== values.length || !values.length) return null;
     return values;
+  }
+
+  // The salted text hashes of a <select>'s option labels, unique (never the labels: page text).
+  function optionLabelHashes(el) {
+    const hashes = Array.from(el.options, (o) => L.textHash(salt, o.label || o.textContent || ""));
+    return Array.from(new Set(hashes.filter((h) => h)));
   }
 
   // ---- marks --------------------------------------------------------------------------------

@@ -386,6 +386,7 @@ class StepRecord:
     acted: bool = False
     runs: int = 1
     retries: int = 0  # failed tries a ``retry`` ran again (model.actions.Retry)
+    matched_rank: int | None = None  # the rank of the locator that found the target, when not the first
 
 
 @dataclass(frozen=True)
@@ -439,6 +440,7 @@ class StepState:
     facts: dict[str, str] = field(default_factory=dict)
     healed: bool = False
     healed_bundle: LocatorBundle | None = None
+    matched_rank: int | None = None  # a lower-ranked locator found the target (its rank, from 1)
     presence_only: bool = False  # an optional step: a missing target skips it (Absent)
     acted: bool = False  # the browser was asked to act (side effects possible)
     upcoming: Upcoming | None = None  # what the next step measures first, measured ahead (_after)

@@ -131,6 +131,7 @@ class _Runs:
     healed_bundle: LocatorBundle | None = None
     acted: bool = False
     retries: int = 0
+    matched_rank: int | None = None
 
     def record(self, action_id: str) -> StepRecord:
         if len(self.evidence) == 1:
@@ -149,6 +150,7 @@ class _Runs:
             self.acted,
             runs=len(self.evidence),
             retries=self.retries,
+            matched_rank=self.matched_rank,
         )
 
 
@@ -356,6 +358,7 @@ class ReplayEngine:
         runs.acted = runs.acted or step.acted
         if runs.healed_bundle is None:
             runs.healed_bundle = step.healed_bundle
+        runs.matched_rank = runs.matched_rank or step.matched_rank
 
     def _tell(
         self,

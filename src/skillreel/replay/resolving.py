@@ -88,6 +88,8 @@ class Resolver:
             if isinstance(picked, Picked):
                 if within is not None:  # a heal proposal rewrites page-level targets only
                     step.healed_bundle = None
+                elif decision.outcome == "exact" and decision.rank:  # a lower locator found it
+                    step.matched_rank = decision.rank
                 return picked
             confirm = picked
             # accepted but not yet usable: a heal awaiting confirmation, or an element that went

@@ -68,6 +68,7 @@ from ..model.limits import (
     SLOW_MO_MS_RANGE,
     TIMEOUT_MS_RANGE,
 )
+from ..model.locators import text_hash
 from ..model.login import LoginState
 from ..model.policy import Policy
 from ..model.portable import rebase
@@ -279,7 +280,10 @@ def _select_params(draft: Draft) -> set[str]:
 def label_inputs(draft: Draft, given: Mapping[str, InputValue]) -> frozenset[str]:
     """The enum inputs of ``select`` steps given as an option's visible label (non-empty text that is
     none of the allowed values), to be looked up in the page. The realworld corpus and people pass
-    what they read ("High"), not the option's value ("2")."""
+    what they read ("High"), not the option's value ("2"). A parameter recorded with its labels'
+    hashes (``labelHashes``) takes a label only when its salted hash is one of them (else the value
+    is refused in pre-flight like any value outside the enum); an older one, without them, lets any
+    text through to the page, which refuses it at the step."""
     selects = _select_params(draft)
     labels: set[str] = set()
     for param in draft.parameters:
@@ -291,7 +295,9 @@ def label_inputs(draft: Draft, given: Mapping[str, InputValue]) -> frozenset[str
         except NotText:
             continue
         except ValueProblem:
-            labels.add(param.name)
+            hashes = param.label_hashes
+            if hashes is None or text_hash(draft.fingerprint_salt, raw) in hashes:
+                labels.add(param.name)
     return frozenset(labels)
 
 

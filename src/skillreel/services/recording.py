@@ -202,11 +202,7 @@ async def _add_assertions(recorder: Recorder, assertions: AssertionsFile) -> Non
         target = LocatorBundle(
             candidates=(own, *generated)[:MAX_LOCATOR_CANDIDATES], fingerprint=target.fingerprint
         )
-        if spec.at_least is not None or spec.at_most is not None:  # a count's bounds (issue 33)
-            bounds = {"at_least": spec.at_least, "at_most": spec.at_most}
-            recorder.append_event("assert", target=target, check="count", **bounds)
-            continue
-        recorder.append_check(spec.kind, target, spec.check, spec.expected)
+        recorder.append_event(spec.kind, target=target, **spec.event_fields)
 
 
 def content_free_target(bundle: LocatorBundle) -> LocatorBundle:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InputError, ReplayError, SkillreelError
-from ..locate.proposals import proposed_draft
+from ..locate.proposals import proposed_draft, rank_promotions, reranked_draft
 from ..model.base import check_skill_name
 from ..model.entry import HealProposal, StoreEntry
 from ..model.envelope import ResultWarning
@@ -98,8 +98,10 @@ class StepReport:
     healed: bool
     side_effects: bool
     evidence_digest: str | None = None
+    matched_rank: int | None = None  # the locator that found the target, when not the first
 
     def to_json(self) -> dict[str, Any]:
+        rank = {"matchedRank": self.matched_rank} if self.matched_rank else {}
         return {
             "actionId": self.action_id,
             "kind": self.kind,
@@ -107,6 +109,7 @@ class StepReport:
             "healed": self.healed,
             "sideEffects": self.side_effects,
             "evidenceDigest": self.evidence_digest,
+            **rank,
         }
 
 
@@ -178,7 +181,9 @@ class StepsRan:
 
     def reports(self) -> tuple[StepReport, ...]:
         rows = [
-            StepReport(r.action_id, r.kind, "done", r.healed, r.acted, r.evidence.evidence_digest)
+            StepReport(
+                r.action_id, r.kind, "done", r.healed, r.acted, r.evidence.evidence_digest, r.matched_rank
+            )
             for r in self.done
         ]
         if self.stopped is not None:
@@ -196,6 +201,7 @@ def tally_of(steps: Sequence[StepReport]) -> StepTally:
         steps_run=len(steps),
         steps_acted=sum(1 for s in steps if s.side_effects),
         healed_steps=tuple(s.action_id for s in steps if s.healed),
+        matched_ranks={s.action_id: s.matched_rank for s in steps if s.matched_rank and not s.healed},
     )
 
 
@@ -361,6 +367,8 @@ def end_played(store: Store, run: RunRecord, played: Played, environment: str | 
     """End a reserved run from its browser phase's result (on the named ``environment``, None:
     the recorded one); the caller's outputs and masking warnings go to the outcome only."""
     error = played.error
+    if played.proposal is None and played.report is not None:
+        played = replace(played, proposal=rank_proposal(store, run, played.tally, played.report))
     ended = end_run(
         store,
         run,
@@ -501,3 +509,32 @@ def _clean_bundle(bundle: LocatorBundle, typed: TypedValues, salt: str) -> Locat
         LocatorBundle(candidates=kept, fingerprint=bundle.fingerprint), typed, salt
     )
     return cleaned
+
+
+def rank_proposal(
+    store: Store, run: RunRecord, tally: StepTally, report: ReplayReport
+) -> HealProposal | None:
+    """A heal proposal that reorders a step's locators, when this successful run and earlier ones
+    of the same draft (``RANK_RUNS`` in all) found its target by the same lower-ranked locator
+    (``locate.proposals``); None otherwise, or when the skill moved on to another draft."""
+    if not tally.matched_ranks:
+        return None
+    entry = store.get(run.name)
+    if entry.draft.draft_digest != run.draft_digest:
+        return None
+    history = store.matched_ranks(run.name, run.draft_digest)
+    promoted = rank_promotions([dict(tally.matched_ranks), *history])
+    promoted = {step: rank for step, rank in promoted.items() if tally.matched_ranks.get(step) == rank}
+    if not promoted:
+        return None
+    candidate = reranked_draft(entry.draft, promoted)
+    if candidate.draft_digest == entry.draft.draft_digest:
+        return None
+    return HealProposal(
+        base_revision=entry.revision,
+        base_draft_digest=entry.draft.draft_digest,
+        draft=candidate,
+        healed_actions=tuple(a.id for a in entry.draft.walk() if a.id in promoted),
+        report_digest=report.report_digest,
+        proposed_at=store.now(),
+    )

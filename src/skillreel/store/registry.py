@@ -226,6 +226,11 @@ class Store:
         with db.snapshot(self._conn, "reading the track record"):
             return runs.trust(self._conn, name)
 
+    def matched_ranks(self, name: str, draft_digest: str) -> list[dict[str, int]]:
+        """The locator ranks that found targets in the finished runs of that draft (newest first)."""
+        with db.snapshot(self._conn, "reading runs"):
+            return runs.matched_ranks(self._conn, name, draft_digest)
+
     def run(self, run_id: str) -> RunView | None:
         with db.translated("reading a run"):
             return runs.load(self._conn, run_id)

@@ -70,6 +70,7 @@ class RunView:
             "stepsActed": r.steps_acted,
             "sideEffects": r.steps_acting > 0 if found_dead else r.side_effects,
             "healedSteps": list(r.healed_steps),
+            "matchedRanks": dict(r.matched_ranks or {}),
             "healProposalDigest": r.heal_proposal_digest,
             "runset": r.runset,
             "row": r.row,
@@ -194,6 +195,25 @@ def trust(conn: sqlite3.Connection, name: str | None = None) -> dict[str, TrustS
     for skill, outcome, finished_at, code, healed in conn.execute(_TRUST_ROWS, {"name": name}):
         grouped.setdefault(skill, []).append(RunFacts(outcome, finished_at, code, bool(healed)))
     return {skill: trust_score(facts) for skill, facts in grouped.items()}
+
+
+def matched_ranks(conn: sqlite3.Connection, name: str, draft_digest: str) -> list[dict[str, int]]:
+    """The ``matchedRanks`` of every finished run of ``name``'s draft ``draft_digest`` that has
+    them, newest first (what the rank proposal counts: ``locate.proposals.rank_promotions``)."""
+    rows = conn.execute(
+        "SELECT json_extract(CAST(document AS TEXT), '$.matchedRanks') FROM runs "
+        "WHERE name = ? AND outcome != 'started' "
+        "AND json_extract(CAST(document AS TEXT), '$.draftDigest') = ? "
+        "AND json_extract(CAST(document AS TEXT), '$.matchedRanks') IS NOT NULL ORDER BY seq DESC",
+        (name, draft_digest),
+    ).fetchall()
+    out: list[dict[str, int]] = []
+    for (text,) in rows:
+        ranks = json.loads(text)
+        if not isinstance(ranks, dict) or not all(isinstance(v, int) for v in ranks.values()):
+            raise _corrupt(f"a run of skill {name!r}", "its matched ranks are not step ranks")
+        out.append({str(k): v for k, v in ranks.items()})
+    return out
 
 
 def count(conn: sqlite3.Connection, name: str | None = None) -> int:

@@ -104,10 +104,10 @@ def test_record_stores_a_draft_and_prints_it(tmp_path: Path, skillreel_home: Pat
     assert (doc["name"], doc["revision"], doc["status"]) == ("sign-up", 1, "draft")
     assert doc["dropped"] == []  # nothing the person did was lost
     assert (doc["strippedQueryKeys"], doc["environments"]) == ([], [])  # an HTML fixture has no URL
-    assert doc["parameters"] == [
-        {"name": "email", "required": True, "sensitive": False},
-        {"name": "plan", "required": True, "sensitive": False, "type": "enum", "values": ["free", "pro"]},
-    ]
+    plan = {"name": "plan", "required": True, "sensitive": False, "type": "enum", "values": ["free", "pro"]}
+    labels = doc["parameters"][1].pop("labelHashes")  # the options' labels, hashed (issue 33)
+    assert len(labels) == 2
+    assert doc["parameters"] == [{"name": "email", "required": True, "sensitive": False}, plan]
     assert [(a["id"], a["kind"]) for a in doc["actions"]] == [
         ("a1", "navigate"),
         ("a2", "type"),
