@@ -88,9 +88,10 @@ NAVIGATION_GRACE_MS: Final = 1_000  # how long a navigation the page asked for m
 def capture_script() -> str:
     """The script each isolated world runs: the shared element description (popup pickers
     included), the recorder's picker block (``picker.js``) and rows block (``rows.js``), then the
-    recorder (``click_target.js``, what a click acts on, then ``recorder.js``)."""
+    recorder (``click_target.js``, what a click acts on, ``hover_watch.js``, what a hover showed,
+    then ``recorder.js``)."""
     here = resources.files("skillreel.record")
-    names = ("picker.js", "rows.js", "click_target.js", "recorder.js")
+    names = ("picker.js", "rows.js", "click_target.js", "hover_watch.js", "recorder.js")
     parts = (here.joinpath(name).read_text("utf-8") for name in names)
     return locate_script() + "\n;\n".join(parts)
 
