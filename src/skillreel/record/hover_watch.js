@@ -67,29 +67,57 @@ const SkillreelHoverWatch = (() => {
 
   const HIDES = ["display", "visibility", "opacity"];
 
-  // The hovered ancestor a `:hover` rule that shows `el` (or an ancestor of it) names.
-  function byRule(el, doc) {
+  // The style rules of the document this world can read (a cross-origin sheet cannot be).
+  function styleRules(doc) {
+    const all = [];
     for (const sheet of Array.from(doc.styleSheets)) {
-      let rules;
       try {
-        rules = sheet.cssRules;
+        for (const rule of Array.from(sheet.cssRules || [])) if (rule.selectorText && rule.style) all.push(rule);
       } catch (_) {
-        continue;   // a cross-origin sheet: not readable here
+        continue;
       }
-      for (const rule of Array.from(rules || [])) {
-        const text = rule.selectorText;
-        if (!text || !text.includes(":hover") || !rule.style || !HIDES.some((p) => rule.style.getPropertyValue(p))) continue;
-        for (const one of text.split(",")) {
-          const at = one.indexOf(":hover");
-          if (at < 0) continue;
-          try {
-            if (!el.closest(one.trim())) continue;
-            const by = el.closest(one.slice(0, at + 6).trim());
-            if (by && by !== el && hovered(by)) return by;
-          } catch (_) {
-            continue;   // a selector `closest` cannot take
-          }
+    }
+    return all;
+  }
+
+  function matches(el, selector) {
+    try {
+      return el.matches(selector);
+    } catch (_) {
+      return false;
+    }
+  }
+
+  // Whether a rule without `:hover` hides `el` (display none, visibility hidden, opacity 0), or its
+  // own style does: what a `:hover` rule then overrides.
+  function hiddenOtherwise(el, rules) {
+    const hides = (style) =>
+      style.getPropertyValue("display") === "none" ||
+      style.getPropertyValue("visibility") === "hidden" ||
+      style.getPropertyValue("opacity") === "0";
+    if (hides(el.style)) return true;
+    return rules.some((rule) => !rule.selectorText.includes(":hover") && hides(rule.style) && matches(el, rule.selectorText));
+  }
+
+  // The hovered ancestor a `:hover` rule names, when that rule shows `el` or an ancestor of it that
+  // another rule hides.
+  function byRule(el, doc) {
+    const rules = styleRules(doc);
+    for (const rule of rules) {
+      const text = rule.selectorText;
+      if (!text.includes(":hover") || !HIDES.some((p) => rule.style.getPropertyValue(p))) continue;
+      for (const one of text.split(",")) {
+        const at = one.indexOf(":hover");
+        if (at < 0) continue;
+        let shown = null;
+        let by = null;
+        try {
+          shown = el.closest(one.trim());
+          by = shown && el.closest(one.slice(0, at + 6).trim());
+        } catch (_) {
+          continue;   // a selector `closest` cannot take
         }
+        if (by && by !== el && hovered(by) && hiddenOtherwise(shown, rules)) return by;
       }
     }
     return null;
