@@ -15,6 +15,7 @@ from skillreel.model.refs import ParameterRef
 from skillreel.store import AuditNote, Store
 from tests.support import factory
 from tests.support.cli import run_cli
+from tests.support.uploads import bad_upload
 
 
 def approve(name: str, **kw: Any) -> str:
@@ -87,13 +88,7 @@ def test_a_bad_file_input_is_refused_on_the_command_line_before_any_browser(
     name = _upload_skill()
     html = tmp_path / "page.html"
     html.write_text("<html><body><input type=file id=f></body></html>")
-    path = tmp_path / "private-report.pdf"
-    if problem == "directory":
-        path.mkdir()
-    elif problem == "symlink":
-        real = tmp_path / "real.pdf"
-        real.write_bytes(b"x")
-        os.symlink(real, path)
+    path = bad_upload(tmp_path, problem, "private-report.pdf")
     result = run_cli("replay", name, "--html", str(html), "--input", f"receipt=@{path}", "--json")
     assert result.exit_code == 2, result.stdout + result.stderr
     assert result.json()["error"]["code"] == "SR_REPLAY_UPLOAD_REFUSED"
