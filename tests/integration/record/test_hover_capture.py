@@ -8,7 +8,7 @@ import pytest
 
 from skillreel.record.project import plan
 from tests.integration.record.rig import Rig, click_centre
-from tests.integration.replay.test_hover_upload import CSS_MENU, JS_MENU
+from tests.support.hover_pages import CSS_MENU, JS_MENU
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

@@ -20,45 +20,14 @@ from skillreel.services.recording import record_skill
 from skillreel.services.replaying import replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
-from tests.integration.record.rig import page_html, scripted
+from tests.integration.record.rig import scripted
+from tests.support.hover_pages import CSS_MENU, CSS_MENU_REDESIGN, JS_MENU, JS_MENU_REDESIGN, page_html
 from tests.support.record_replay import record_and_replay
 from tests.support.server import LocalServer
 from tests.support.uploads import bad_upload
 from tests.support.warm import WarmSessions
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-_DONE = "<p id=done></p><script>function done(t){document.getElementById('done').textContent=t;}</script>"
-
-CSS_MENU = page_html(
-    "<nav><ul class=bar><li class=menu id=account>Account<ul class=sub>"
-    "<li><a href=# id=refund onclick=\"done('refund opened');return false\">Refund</a></li>"
-    "</ul></li></ul></nav>" + _DONE,
-    "<style>.sub{display:none}.menu:hover .sub{display:block}</style>",
-)
-CSS_MENU_REDESIGN = page_html(  # new ids and classes, a second menu before it
-    "<nav><ul class=navbar><li class='menu nav-item'>Help<ul class=sub><li><a href=#>Docs</a></li></ul></li>"
-    "<li class='menu nav-item' id=acct-menu>Account<ul class=sub>"
-    "<li><a href=# id=refund-link onclick=\"done('refund opened');return false\">Refund</a></li>"
-    "</ul></li></ul></nav>" + _DONE,
-    "<style>.sub{display:none}.menu:hover .sub{display:block}</style>",
-)
-
-_JS = (
-    "<script>for(const t of document.querySelectorAll('[data-menu]')){"
-    "const p=t.querySelector('[data-panel]');"
-    "t.addEventListener('mouseenter',()=>{p.hidden=false});t.addEventListener('mouseleave',()=>{p.hidden=true});}"
-    "</script>"
-)
-JS_MENU = page_html(
-    "<div id=tools data-menu>Tools<div data-panel hidden>"
-    "<button id=export onclick=\"done('export started')\">Export</button></div></div>" + _DONE + _JS
-)
-JS_MENU_REDESIGN = page_html(  # new ids and classes, another menu before it
-    "<div id=view data-menu class=trigger>View<div data-panel hidden><button>Zoom</button></div></div>"
-    "<div id=tools-menu data-menu class=trigger>Tools<div data-panel hidden>"
-    "<button id=export-btn onclick=\"done('export started')\">Export</button></div></div>" + _DONE + _JS
-)
 
 HOVER_CASES: dict[str, tuple[str, str, list[dict[str, Any]], str]] = {
     "css-hover": (
