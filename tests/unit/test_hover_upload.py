@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,17 +25,30 @@ from skillreel.model.events import FieldInfo, PageEvent, RecordedEvent
 from skillreel.model.graph import check_graph
 from skillreel.model.graph_problem import GraphProblem
 from skillreel.model.limits import MAX_UPLOAD_BYTES
+from skillreel.model.locators import LocatorBundle
 from skillreel.model.policy import PolicySettings
 from skillreel.model.refs import ParameterRef
 from skillreel.model.values import check_input, value_schema
 from skillreel.record.project import plan
+from skillreel.replay.engine import EngineOptions, ReplayEngine
 from skillreel.replay.fake import FakeDriver, FakeElement, FakePage
 from skillreel.user_files import upload_paths, upload_problem
 from tests.support.clock import Clock
-from tests.unit.test_engine import GO, QUERY, URL, bundle, engine
+from tests.support.factory import SALT, bundle
 
+URL = "https://app.test/form"
+FIELD, MENU = bundle("#q", type_="file"), bundle("#menu", tag="li", type_=None)
 FILE = Parameter(name="receipt", type="file")
-UPLOAD = UploadAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="receipt"))
+UPLOAD = UploadAction(id="a2", target=FIELD, value=ParameterRef(name="receipt"))
+
+
+def engine(driver: FakeDriver) -> ReplayEngine:
+    clock = Clock()
+    return ReplayEngine(driver, EngineOptions(salt=SALT, timeout_ms=1000), clock=clock, sleep=clock.sleep)
+
+
+def element(target: LocatorBundle, **kw: Any) -> FakeElement:
+    return FakeElement(target.fingerprint, {target.candidates[0].selector}, **kw)
 
 
 def test_hover_and_upload_need_ui_interact() -> None:
@@ -52,7 +66,7 @@ def test_a_file_input_has_no_default_and_its_schema_is_a_path() -> None:
 
 def test_a_file_input_is_used_by_upload_steps_only() -> None:
     check_graph([NavigateAction(id="a1", url=URL), UPLOAD], [FILE])
-    typed = TypeAction(id="a2", target=bundle(QUERY, "#q"), value=ParameterRef(name="receipt"))
+    typed = TypeAction(id="a2", target=FIELD, value=ParameterRef(name="receipt"))
     with pytest.raises(GraphProblem, match="only an upload"):
         check_graph([NavigateAction(id="a1", url=URL), typed], [FILE])
     with pytest.raises(GraphProblem, match="must be a file"):
@@ -61,7 +75,7 @@ def test_a_file_input_is_used_by_upload_steps_only() -> None:
 
 def test_an_upload_event_carries_nothing_of_the_file() -> None:
     field = {"control": "file", "paramHint": "receipt"}
-    target = bundle(QUERY, "#q").to_json()
+    target = FIELD.to_json()
     PageEvent.parse({"v": 1, "type": "upload", "target": target, "field": field})
     with pytest.raises(ValueError, match="nothing of the file"):
         PageEvent.parse({"v": 1, "type": "upload", "target": target, "field": field, "value": "a.pdf"})
@@ -70,14 +84,14 @@ def test_an_upload_event_carries_nothing_of_the_file() -> None:
 
 
 def test_a_file_chooser_click_then_the_file_chosen_project_to_one_upload_step() -> None:
-    target = bundle(QUERY, "#q")
+    target = FIELD
     info = FieldInfo(control="file", param_hint="receipt")
     events = [
         RecordedEvent(seq=0, type="navigate", url=URL, reason="start"),
         RecordedEvent(seq=1, type="human", reason="upload", target=target),
         RecordedEvent(seq=2, type="upload", target=target, field=info),
-        RecordedEvent(seq=3, type="hover", target=bundle(GO, "#go")),
-        RecordedEvent(seq=4, type="click", target=bundle(GO, "#go")),
+        RecordedEvent(seq=3, type="hover", target=MENU),
+        RecordedEvent(seq=4, type="click", target=MENU),
     ]
     result = plan(events)
     assert [a.kind for a in result.actions] == ["navigate", "upload", "hover", "click"]
@@ -91,8 +105,8 @@ async def test_the_engine_hovers_and_uploads_through_the_driver(tmp_path: Path) 
     page = FakePage(
         URL,
         [
-            FakeElement(QUERY, {"#q"}),
-            FakeElement(GO, {"#go"}, on_hover=lambda d: revealed.append("menu")),
+            element(FIELD),
+            element(MENU, on_hover=lambda d: revealed.append("menu")),
         ],
     )
     driver = FakeDriver({URL: page}, start_url=URL)
@@ -100,10 +114,10 @@ async def test_the_engine_hovers_and_uploads_through_the_driver(tmp_path: Path) 
     chosen.write_bytes(b"z" * 1234)
     actions: list[Action] = [
         NavigateAction(id="a1", url=URL),
-        HoverAction(id="a3", target=bundle(GO, "#go")),
+        HoverAction(id="a3", target=MENU),
         UPLOAD,
     ]
-    records = await engine(driver, Clock()).run(actions, {"receipt": str(chosen)}, parameters=(FILE,))
+    records = await engine(driver).run(actions, {"receipt": str(chosen)}, parameters=(FILE,))
     assert [a for a, _ in driver.actions] == ["start", "hover", "upload"]
     assert revealed == ["menu"]
     assert page.elements[0].value == "1234 bytes"
@@ -113,10 +127,10 @@ async def test_the_engine_hovers_and_uploads_through_the_driver(tmp_path: Path) 
 
 
 async def test_an_upload_whose_file_went_away_fails_without_naming_it(tmp_path: Path) -> None:
-    driver = FakeDriver({URL: FakePage(URL, [FakeElement(QUERY, {"#q"})])}, start_url=URL)
+    driver = FakeDriver({URL: FakePage(URL, [element(FIELD)])}, start_url=URL)
     gone = tmp_path / "gone-file.pdf"
     with pytest.raises(ReplayError) as info:
-        await engine(driver, Clock()).run(
+        await engine(driver).run(
             [NavigateAction(id="a1", url=URL), UPLOAD], {"receipt": str(gone)}, parameters=(FILE,)
         )
     assert info.value.code == "SR_REPLAY_UPLOAD_REFUSED"

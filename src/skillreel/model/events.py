@@ -121,7 +121,9 @@ class PageEvent(Document):
     extraction (only counted when the recorder armed the mark; ``items`` for "all like this one")."""
 
     v: Literal[1]
-    type: Literal["click", "input", "select", "choose", "press", "human", "mark", "dropped", "upload"]
+    type: Literal[
+        "click", "input", "select", "choose", "press", "human", "mark", "dropped", "upload", "hover"
+    ]
     target: LocatorBundle | None = None
     field: FieldInfo | None = None
     value: Annotated[str, StringConstraints(max_length=MAX_TYPE_VALUE_CHARS)] | None = None
@@ -163,8 +165,8 @@ def _page_event_problem(e: PageEvent) -> str | None:
         return "exactly a dropped event has a drop reason"
     if e.type == "dropped" and e.target is not None:
         return "a dropped event names no element"
-    if e.type == "click" and e.target is None:
-        return "a click needs its target"
+    if e.type in ("click", "hover") and e.target is None:
+        return f"a {e.type} needs its target"
     if e.field is not None and e.field.control == "file" and e.type != "upload":
         return "only an upload has a file field"
     if (e.type == "press") != (e.key is not None):

@@ -205,12 +205,18 @@ def _chose_file(last: _Step | None, step: _Step) -> bool:
     )
 
 
+def _same_target(a: _Step, b: _Step) -> bool:
+    return a.target is not None and b.target is not None and a.target.candidates[0] == b.target.candidates[0]
+
+
 def _coalesce(steps: Iterable[_Step]) -> list[_Step]:
     out: list[_Step] = []
     for step in steps:
         last = out[-1] if out else None
         if _chose_file(last, step):
             out[-1] = step
+        elif last is not None and step.kind == "hover" == last.kind and _same_target(last, step):
+            continue  # a scripted hover, then the hover the click's recorder saw: one step
         elif last is not None and step.kind in _EDITS and (_same_field(last, step) or _filtered(last, step)):
             step.merged = (*last.merged, last.seq)
             out[-1] = step

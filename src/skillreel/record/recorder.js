@@ -701,7 +701,10 @@ var SkillreelRecorder = (() => {
   }
 
   function reportClick(el, target) {
+    const shownBy = SkillreelHoverWatch.revealer(el);   // a menu a hover opened: its hover is a step first
     whenReady(() => {
+      const hover = shownBy && shownBy.isConnected ? describeSafe(shownBy) : null;
+      if (hover) report({type: "hover", target: hover});
       const described = target !== undefined ? target : el.isConnected ? describeSafe(el) : null;
       if (!described) return report({type: "human", reason: "other", target: null});
       report({type: "click", target: described});

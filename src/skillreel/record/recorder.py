@@ -90,9 +90,10 @@ NAVIGATION_GRACE_MS: Final = 1_000  # how long a navigation the page asked for m
 def capture_script() -> str:
     """The script each isolated world runs: the shared element description, the recording badge
     (``indicator.js``), the picker (``picker.js``) and rows (``rows.js``) blocks, then the recorder
-    (``click_target.js``, what a click acts on, then ``recorder.js``)."""
+    (``click_target.js``, what a click acts on, ``hover_watch.js``, what a hover showed, then
+    ``recorder.js``)."""
     here = resources.files("skillreel.record")
-    names = ("indicator.js", "picker.js", "rows.js", "click_target.js", "recorder.js")
+    names = ("indicator.js", "picker.js", "rows.js", "click_target.js", "hover_watch.js", "recorder.js")
     parts = (here.joinpath(name).read_text("utf-8") for name in names)
     return locate_script() + "\n;\n".join(parts)
 

@@ -475,13 +475,10 @@ def run_preflight(
     draft = entry.draft
     check_capabilities(draft, approval, policy)
     check_inputs(draft, request.inputs)
+    roots = (policy.upload_dirs or ()) if request.files_from_policy else None
+    files = upload_paths(draft.parameters, request.inputs, roots)  # before anything else is touched
     target = check_environment(draft, approval, request, logins or NoLogins())
-    given = dict(request.inputs)
-    given.update(
-        upload_paths(
-            draft.parameters, given, (policy.upload_dirs or ()) if request.files_from_policy else None
-        )
-    )
+    given = dict(request.inputs) | files
     missing = []
     for param in draft.parameters:
         if not param.sensitive:

@@ -7,7 +7,6 @@ its content reaches the store, the audit log or the report."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -21,44 +20,14 @@ from skillreel.services.recording import record_skill
 from skillreel.services.replaying import replay_skill
 from skillreel.services.reviewing import review_skill
 from skillreel.store import Store
-from tests.integration.record.rig import page_html, scripted
+from tests.integration.record.rig import scripted
+from tests.support.hover_pages import CSS_MENU, CSS_MENU_REDESIGN, JS_MENU, JS_MENU_REDESIGN, page_html
 from tests.support.record_replay import record_and_replay
 from tests.support.server import LocalServer
+from tests.support.uploads import bad_upload
 from tests.support.warm import WarmSessions
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-_DONE = "<p id=done></p><script>function done(t){document.getElementById('done').textContent=t;}</script>"
-
-CSS_MENU = page_html(
-    "<nav><ul class=bar><li class=menu id=account>Account<ul class=sub>"
-    "<li><a href=# id=refund onclick=\"done('refund opened');return false\">Refund</a></li>"
-    "</ul></li></ul></nav>" + _DONE,
-    "<style>.sub{display:none}.menu:hover .sub{display:block}</style>",
-)
-CSS_MENU_REDESIGN = page_html(  # new ids and classes, a second menu before it
-    "<nav><ul class=navbar><li class='menu nav-item'>Help<ul class=sub><li><a href=#>Docs</a></li></ul></li>"
-    "<li class='menu nav-item' id=acct-menu>Account<ul class=sub>"
-    "<li><a href=# id=refund-link onclick=\"done('refund opened');return false\">Refund</a></li>"
-    "</ul></li></ul></nav>" + _DONE,
-    "<style>.sub{display:none}.menu:hover .sub{display:block}</style>",
-)
-
-_JS = (
-    "<script>for(const t of document.querySelectorAll('[data-menu]')){"
-    "const p=t.querySelector('[data-panel]');"
-    "t.addEventListener('mouseenter',()=>{p.hidden=false});t.addEventListener('mouseleave',()=>{p.hidden=true});}"
-    "</script>"
-)
-JS_MENU = page_html(
-    "<div id=tools data-menu>Tools<div data-panel hidden>"
-    "<button id=export onclick=\"done('export started')\">Export</button></div></div>" + _DONE + _JS
-)
-JS_MENU_REDESIGN = page_html(  # new ids and classes, another menu before it
-    "<div id=view data-menu class=trigger>View<div data-panel hidden><button>Zoom</button></div></div>"
-    "<div id=tools-menu data-menu class=trigger>Tools<div data-panel hidden>"
-    "<button id=export-btn onclick=\"done('export started')\">Export</button></div></div>" + _DONE + _JS
-)
 
 HOVER_CASES: dict[str, tuple[str, str, list[dict[str, Any]], str]] = {
     "css-hover": (
@@ -77,20 +46,22 @@ HOVER_CASES: dict[str, tuple[str, str, list[dict[str, Any]], str]] = {
 _READ = {"do": "extract", "selector": "#done", "as": "done"}
 
 
-@pytest.fixture
-def store(skillreel_home: Path) -> Any:
-    with Store.open() as opened:
-        yield opened
+async def _recorded(
+    home: Path, server: LocalServer, tmp_path: Path, sessions: WarmSessions, **kw: Any
+) -> Any:
+    """:func:`record_and_replay` on a store of its own under ``home``."""
+    with Store.open(home) as store:
+        return await record_and_replay(server, store, tmp_path, sessions, **kw)
 
 
 @pytest.mark.parametrize("case", sorted(HOVER_CASES))
 async def test_a_hover_menu_is_recorded_and_replayed_on_both_versions(
-    case: str, server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+    case: str, server: LocalServer, skillreel_home: Path, tmp_path: Path, sessions: WarmSessions
 ) -> None:
     page, redesign, steps, shown = HOVER_CASES[case]
-    draft, replayed = await record_and_replay(
+    draft, replayed = await _recorded(
+        skillreel_home,
         server,
-        store,
         tmp_path,
         sessions,
         page=page,
@@ -106,15 +77,15 @@ async def test_a_hover_menu_is_recorded_and_replayed_on_both_versions(
 
 
 async def test_without_a_hover_the_menu_item_is_never_clicked(
-    server: LocalServer, store: Store, tmp_path: Path, sessions: WarmSessions
+    server: LocalServer, skillreel_home: Path, tmp_path: Path, sessions: WarmSessions
 ) -> None:
     """The hover is what makes the replay work: the click recorded where the menu was always open,
     replayed on the hover menu with no hover step, fails closed on the hidden item (so the test
     above can fail)."""
     always_open = CSS_MENU.replace(".sub{display:none}", ".sub{display:block}")
-    _, ((outcome, _),) = await record_and_replay(
+    _, ((outcome, _),) = await _recorded(
+        skillreel_home,
         server,
-        store,
         tmp_path,
         sessions,
         page=always_open,
@@ -174,17 +145,16 @@ async def test_an_upload_is_recorded_and_replayed_with_the_file_given_at_replay(
     given = tmp_path / "given" / "another-file.bin"
     given.parent.mkdir()
     given.write_bytes(b"x" * 4321)
-    with Store.open(skillreel_home) as store:
-        draft, replayed = await record_and_replay(
-            server,
-            store,
-            tmp_path,
-            sessions,
-            page=UPLOAD_FORM,
-            steps=_upload_steps(recorded),
-            versions=[(UPLOAD_FORM, {"receipt": f"@{given}"}), (UPLOAD_REDESIGN, {"receipt": f"@{given}"})],
-            name="send-receipt",
-        )
+    draft, replayed = await _recorded(
+        skillreel_home,
+        server,
+        tmp_path,
+        sessions,
+        page=UPLOAD_FORM,
+        steps=_upload_steps(recorded),
+        versions=[(UPLOAD_FORM, {"receipt": f"@{given}"}), (UPLOAD_REDESIGN, {"receipt": f"@{given}"})],
+        name="send-receipt",
+    )
     assert [a.kind for a in draft.actions] == ["navigate", "upload", "extract", "extract"]
     assert [(p.name, p.type, p.default) for p in draft.parameters] == [("receipt", "file", None)]
     reports = []
@@ -214,17 +184,8 @@ def _nothing_of_the_file_kept(home: Path, reports: list[str], needles: tuple[str
 async def test_a_bad_file_input_is_refused_before_anything_runs(
     problem: str, tmp_path: Path, skillreel_home: Path
 ) -> None:
-    target = tmp_path / "bad" / "file.txt"
-    target.parent.mkdir()
-    if problem == "directory":
-        target.mkdir()
-    elif problem == "symlink":
-        real = tmp_path / "real.txt"
-        real.write_bytes(b"x")
-        os.symlink(real, target)
-    elif problem == "too-large":
-        with target.open("wb") as f:
-            f.truncate(25 * 1024 * 1024 + 1)  # sparse: no 25 MB written
+    (tmp_path / "bad").mkdir()
+    target = bad_upload(tmp_path / "bad", problem)
     with Store.open(skillreel_home) as store:
         html = await _recorded_upload(tmp_path, store)
         runs_before = store.run_count("send-receipt")
