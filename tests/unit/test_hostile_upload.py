@@ -113,12 +113,10 @@ def test_the_read_file_has_no_path_or_content_in_its_repr(roots: tuple[Path, Pat
     assert "4111" not in repr(chosen)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="TOCTOU: the uploadDirs check runs at pre-flight only; the step's read_upload follows a "
-    "folder of the path swapped for a symlink afterwards (O_NOFOLLOW guards the last part only)",
-)
 def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_read(roots: tuple[Path, Path]) -> None:
+    """TOCTOU: the uploadDirs check runs at pre-flight; the step reads later. O_NOFOLLOW guards the
+    last part of the path only, so the step checks the file it opened is at the checked real path
+    (fails on integ: the file outside uploadDirs was read)."""
     allowed, outside = roots
     sub = allowed / "sub"
     sub.mkdir()
