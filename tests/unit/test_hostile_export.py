@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from skillreel.agent_skills.playwright_script import render_playwright_script
+from skillreel.errors import SkillreelError
 from skillreel.model import lifecycle
 from skillreel.model.actions import (
     Action,
@@ -133,3 +134,32 @@ def test_no_sensitive_value_or_token_reaches_the_script() -> None:
     assert "SKILLREEL_SECRET_" in script
     assert "parser.add_argument('--pin'" not in script  # never from argv
     assert draft.fingerprint_salt not in script  # nothing to reverse a salted hash with
+
+
+def test_no_salted_hash_reaches_the_script() -> None:
+    """A dictionary could reverse a salted hash of a short label: the script never holds one (nor
+    the salt); a target known by hashes only is refused, content-free."""
+    hashed = LocatorCandidate(
+        strategy="role-name", selector="role=button name=0123456789abcdef", match_count=1
+    )
+    link = LocatorCandidate(strategy="href", selector="link=fedcba9876543210", match_count=1)
+    css = LocatorCandidate(strategy="css", selector="form > button.go", match_count=1)
+    print_ = Fingerprint(tag="button", role="button", name_hash="a" * 16, parent_path=("html", "body"))
+
+    def entry(*candidates: LocatorCandidate) -> StoreEntry:
+        target = LocatorBundle(candidates=candidates, fingerprint=print_)
+        draft = graph_draft(
+            [NavigateAction(id="a1", url=f"{ORIGIN}/app"), ClickAction(id="a2", target=target)],
+            name="hashed-skill",
+            environment=url_environment(f"{ORIGIN}/app"),
+        )
+        return lifecycle.new_entry(draft, events_log(), T0)
+
+    script = render_playwright_script(entry(hashed, link, css))
+    assert "form > button.go" in script
+    for secret in ("0123456789abcdef", "fedcba9876543210", "a" * 16, entry(css).draft.fingerprint_salt):
+        assert secret not in script
+    with pytest.raises(SkillreelError) as err:
+        render_playwright_script(entry(hashed, link))
+    assert err.value.code == "SR_RECORD_SCRIPT_UNSUPPORTED"
+    assert "0123456789abcdef" not in str(err.value)
