@@ -19,6 +19,12 @@ TYPED = "Mallory Quinn"  # what the person typed into a field (a name: no patter
 SECRET = "hunter2hunter"  # a sensitive value typed in the same recording
 
 
+PAGE_DATA = [
+    pytest.param("Reply to mallory.quinn@example.com", id="e-mail"),
+    pytest.param("Order 100345", id="order-number"),
+]
+
+
 def typed() -> TypedValues:
     return TypedValues([TYPED, SECRET])
 
@@ -45,8 +51,7 @@ def bundle(name: str, parent_path: tuple[str, ...] = ("main", "form")) -> Locato
         pytest.param("Mallory-Quinn", id="hyphenated"),
         pytest.param("MalloryQuinn", id="joined"),
         pytest.param("h u n t e r 2 h u n t e r", id="secret-letter-spaced"),
-        pytest.param("Reply to mallory.quinn@example.com", id="e-mail"),
-        pytest.param("Order 100345", id="order-number"),
+        *PAGE_DATA,
         pytest.param("Order #2024-0042-17", id="order-id-dashed"),
         pytest.param("Open https://shop.test/?token=abc", id="url"),
         pytest.param("Go " + "x" * 40 + " eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc", id="jwt"),
@@ -90,8 +95,7 @@ def test_page_chrome_is_still_kept(name: str) -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param("Reply to mallory.quinn@example.com", id="e-mail"),
-        pytest.param("Order 100345", id="order-number"),
+        *PAGE_DATA,
         pytest.param("Open https://shop.test/?token=abc", id="url"),
         pytest.param("Resume aB3dE5fG7hJ9kL1mN3pQ5rS7tU9", id="token"),
         pytest.param("Sign\u202ein", id="bidi-control"),
