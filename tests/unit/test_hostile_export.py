@@ -20,9 +20,11 @@ from skillreel.model.actions import (
     AssertAction,
     ClickAction,
     ExtractAction,
+    HoverAction,
     NavigateAction,
     SelectAction,
     TypeAction,
+    UploadAction,
     WaitAction,
 )
 from skillreel.model.draft import Parameter
@@ -163,3 +165,38 @@ def test_no_salted_hash_reaches_the_script() -> None:
         render_playwright_script(entry(hashed, link))
     assert err.value.code == "SR_RECORD_SCRIPT_UNSUPPORTED"
     assert "0123456789abcdef" not in str(err.value)
+
+
+def test_a_step_the_script_cannot_express_is_refused_not_a_traceback() -> None:
+    """A kind added this session (hover, upload) or a navigate URL template fails closed with
+    SR_RECORD_SCRIPT_UNSUPPORTED (fails on integ: AttributeError, and the template's literal
+    ``{order}`` was written as the address to load)."""
+    cases: list[tuple[list[Action], tuple[Parameter, ...]]] = [
+        ([HoverAction(id="a2", target=_bundle("#menu"))], ()),
+        (
+            [UploadAction(id="a2", target=_bundle("#file"), value=ParameterRef(name="doc"))],
+            (Parameter(name="doc", type="file"),),
+        ),
+        (
+            [
+                NavigateAction(
+                    id="a2",
+                    url=f"{ORIGIN}/app/{{order}}",
+                    reason="address-bar",
+                    parts={"order": ParameterRef(name="order")},
+                )
+            ],
+            (),
+        ),
+    ]
+    for steps, parameters in cases:
+        draft = graph_draft(
+            [NavigateAction(id="a1", url=f"{ORIGIN}/app"), *steps],
+            name="new-kinds",
+            parameters=parameters,
+            environment=url_environment(f"{ORIGIN}/app"),
+        )
+        with pytest.raises(SkillreelError) as err:
+            render_playwright_script(lifecycle.new_entry(draft, events_log(), T0))
+        assert err.value.code == "SR_RECORD_SCRIPT_UNSUPPORTED"
+        assert "step a2" in str(err.value)
