@@ -79,7 +79,11 @@ _LOC_PART = re.compile(r"^[a-z][A-Za-z0-9]{0,47}$")
 
 
 def read_user_file(
-    path: str | os.PathLike[str], *, what: str = "input file", limit: int = MAX_JSON_INPUT_BYTES
+    path: str | os.PathLike[str],
+    *,
+    what: str = "input file",
+    limit: int = MAX_JSON_INPUT_BYTES,
+    real_path: bool = False,
 ) -> bytes:
     """The bytes of a regular, non-symlink file of at most ``limit`` bytes.
 
@@ -96,6 +100,8 @@ def read_user_file(
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise InputError("SR_RECORD_INPUT_NOT_REGULAR", f"the {what} is not a regular file")
+        if real_path and not _opened_at(fd, path):
+            raise InputError("SR_RECORD_INPUT_NOT_REGULAR", f"the {what} moved after it was checked")
         if info.st_size > limit:
             raise InputError("SR_RECORD_INPUT_TOO_LARGE", f"the {what} is larger than {limit:,} bytes")
         chunks: list[bytes] = []
@@ -110,6 +116,17 @@ def read_user_file(
     finally:
         os.close(fd)
     return b"".join(chunks)
+
+
+def _opened_at(fd: int, path: str | os.PathLike[str]) -> bool:
+    """Whether the file open on ``fd`` is at ``path`` (Linux's ``/proc/self/fd``; elsewhere
+    assumed): a folder of the path swapped for a symlink after a check is followed by the open and
+    then seen here."""
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return True
+    return opened == os.path.abspath(path)
 
 
 def _why(exc: OSError) -> str:
@@ -241,8 +258,10 @@ def upload_problem(path: str, roots: Sequence[str] | None) -> tuple[str, str] | 
 
 def read_upload(path: str) -> UploadFile:
     """The file an upload step sets, read once (a regular file, not a symlink, at most
-    ``MAX_UPLOAD_BYTES``); ``InputError`` with a content-free reason otherwise."""
-    data = read_user_file(path, what="upload file", limit=MAX_UPLOAD_BYTES)
+    ``MAX_UPLOAD_BYTES``; where the system tells, the file opened is at ``path`` itself, the real
+    path pre-flight checked: a folder swapped for a symlink since is refused); ``InputError`` with a
+    content-free reason otherwise."""
+    data = read_user_file(path, what="upload file", limit=MAX_UPLOAD_BYTES, real_path=True)
     name = Path(path).name
     return UploadFile(name, mimetypes.guess_type(name)[0] or "application/octet-stream", data)
 
@@ -273,5 +292,5 @@ def upload_paths(
         if problem is not None:
             code, reason = problem
             raise ReplayError(code, f"file input {param.name!r} {reason}; nothing was replayed")
-        paths[param.name] = path
+        paths[param.name] = os.path.realpath(path)  # read at the step from exactly this place
     return paths

@@ -33,11 +33,13 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     StringConstraints,
+    field_validator,
     model_serializer,
     model_validator,
 )
 
 from .base import Document
+from .display_names import readable_name
 from .limits import (
     MAX_ACCEPTED_IDENTITIES,
     MAX_DISPLAY_NAME_CHARS,
@@ -54,6 +56,8 @@ DisplayName = Annotated[
         min_length=1, max_length=MAX_DISPLAY_NAME_CHARS, pattern=r"^[^\x00-\x1f\x7f]*\S[^\x00-\x1f\x7f]*$"
     ),
 ]
+
+
 TagName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,63}$")]
 AttrName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_:.-]{0,63}$")]
 Token = Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,32}$")]
@@ -285,6 +289,13 @@ class LocatorBundle(Document):
     within: Literal["item"] | None = Field(default=None, exclude_if=lambda value: value is None)
     row: ElementSet | None = Field(default=None, exclude_if=lambda value: value is None)
     display_name: DisplayName | None = Field(default=None, exclude_if=lambda value: value is None)
+
+    @field_validator("display_name")
+    @classmethod
+    def _readable_only(cls, name: str | None) -> str | None:
+        """Every boundary re-screens (a stored, imported or edited document, not only a recording):
+        a name ``model.display_names.readable_name`` would not keep as is is dropped, fail closed."""
+        return name if name is not None and readable_name(name) == name else None
 
     @property
     def accepted(self) -> tuple[Fingerprint, ...]:

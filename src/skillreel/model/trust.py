@@ -8,13 +8,28 @@ when it last succeeded and the code of its last failure. Content-free: counts, a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..errors.codes import CODES
+
 __all__ = ["RECENT_RUNS", "RunFacts", "TrustScore", "trust_score"]
 
 RECENT_RUNS: Final = 20  # the success rate is over this many of the newest finished runs
+_TIMESTAMP: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z")
+
+
+def _code(code: object) -> str | None:
+    """A failure code fit to show: one of the catalogue's, else none (the run rows are read as
+    stored, unvalidated: a forged or corrupt one may hold any text)."""
+    return code if isinstance(code, str) and code in CODES else None
+
+
+def _time(at: object) -> str | None:
+    """A timestamp fit to show (the same reason)."""
+    return at if isinstance(at, str) and _TIMESTAMP.fullmatch(at) else None
 
 
 @dataclass(frozen=True)
@@ -60,8 +75,8 @@ class TrustScore:
             recent,
             round(recent * float(rate)),
             int(data.get("heals") or 0),
-            data.get("lastSuccessAt"),
-            data.get("lastFailureCode"),
+            _time(data.get("lastSuccessAt")),
+            _code(data.get("lastFailureCode")),
         )
 
     def line(self) -> str:
@@ -97,7 +112,7 @@ def trust_score(newest_first: Iterable[RunFacts]) -> TrustScore:
             recent += 1
             successes += run.outcome == "succeeded"
         if run.outcome == "succeeded" and last_success is None:
-            last_success = run.finished_at
+            last_success = _time(run.finished_at)
         if run.outcome == "failed" and not seen_failure:
-            seen_failure, last_failure = True, run.code
+            seen_failure, last_failure = True, _code(run.code)
     return TrustScore(runs, recent, successes, heals, last_success, last_failure)

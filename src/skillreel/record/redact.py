@@ -288,9 +288,20 @@ def screen_display_name(name: str | None, typed: TypedValues) -> str | None:
     digits-heavy), echoes no typed value in any form (:meth:`TypedValues.echoes`, public ones
     included) and matches no secret pattern; else None (the target keeps its hashes only)."""
     shown = readable_name(name)
-    if shown is None or typed.echoes(shown) or secret_categories(shown):
+    if shown is None or typed.echoes(shown) or _echoes_compact(typed, shown) or secret_categories(shown):
         return None
     return shown
+
+
+_NOT_ALNUM: Final = re.compile(r"[\W_]+")
+
+
+def _echoes_compact(typed: TypedValues, name: str) -> bool:
+    """Whether ``name`` holds a typed value once spaces and punctuation are gone from both: a page
+    that letter-spaces, hyphenates or joins the value (``M a l l o r y``, ``Mallory-Quinn``)."""
+    hay = _NOT_ALNUM.sub("", name.lower())
+    compact = (_NOT_ALNUM.sub("", v) for v in typed.values())
+    return any(c and (c == hay or (len(c) >= MIN_CONTAINED and c in hay)) for c in compact)
 
 
 def _screened_name(bundle: LocatorBundle, typed: TypedValues) -> str | None:
