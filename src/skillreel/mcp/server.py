@@ -413,8 +413,9 @@ async def play(
     environment: str | None = None,
     confirmation: ElicitationResult[Any] | None = None,
 ) -> ReplayOutcome:
+    from ..services.agent_access import mcp_request
     from ..services.preflight import secret_missing
-    from ..services.replaying import ReplayRequest, replay_skill
+    from ..services.replaying import replay_skill
     from ..store import Store
 
     check = checked_play(name, inputs, environment)
@@ -432,13 +433,7 @@ async def play(
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
         raise secret_missing(name, still, "mcp")
-    request = ReplayRequest(
-        name=name,
-        inputs=dict(inputs),
-        expected_revision=check.entry.revision,
-        environment=environment,
-        files_from_policy=True,
-    )
+    request = mcp_request(name, inputs, check.entry.revision, environment)
     warm = warm_browser(ctx)
     relay = ProgressRelay(ctx)
     async with anyio.create_task_group() as tg:

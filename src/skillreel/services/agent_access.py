@@ -132,15 +132,22 @@ def check_play(
             f"sensitive parameter(s) {', '.join(given)} must not come from the model; "
             "skillreel reads them from the vault or asks the user; nothing was replayed",
         )
-    request = ReplayRequest(
+    checked = preflight(store, mcp_request(name, inputs, entry.revision, environment), secrets)
+    return PlayCheck(entry, tuple(checked.missing_sensitive), store.agent_play_confirmed(entry))
+
+
+def mcp_request(
+    name: str, inputs: Mapping[str, InputValue], revision: int, environment: str | None
+) -> ReplayRequest:
+    """The replay an MCP caller asks for: of the revision it checked, its file inputs only under
+    the policy's ``uploadDirs`` (issue 32.2)."""
+    return ReplayRequest(
         name=name,
         inputs=dict(inputs),
-        expected_revision=entry.revision,
+        expected_revision=revision,
         environment=environment,
         files_from_policy=True,
     )
-    checked = preflight(store, request, secrets)
-    return PlayCheck(entry, tuple(checked.missing_sensitive), store.agent_play_confirmed(entry))
 
 
 def check_caller(store: Store, entry: StoreEntry) -> None:
