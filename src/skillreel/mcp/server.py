@@ -413,8 +413,9 @@ async def play(
     environment: str | None = None,
     confirmation: ElicitationResult[Any] | None = None,
 ) -> ReplayOutcome:
+    from ..services.agent_access import mcp_request
     from ..services.preflight import secret_missing
-    from ..services.replaying import ReplayRequest, replay_skill
+    from ..services.replaying import replay_skill
     from ..store import Store
 
     check = checked_play(name, inputs, environment)
@@ -432,14 +433,8 @@ async def play(
     still = [p for p in check.missing if secrets.get(name, p) is None]
     if still:
         raise secret_missing(name, still, "mcp")
-    request = ReplayRequest(
-        name=name,
-        inputs=dict(inputs),
-        expected_revision=check.entry.revision,
-        environment=environment,
-        files_from_policy=True,
-        downloads=check.downloads,  # the policy's callers.mcp.downloadsDir
-    )
+    # the revision checked; file inputs under uploadDirs, downloads into callers.mcp.downloadsDir
+    request = mcp_request(name, inputs, check.entry.revision, environment, check.downloads)
     warm = warm_browser(ctx)
     relay = ProgressRelay(ctx)
     async with anyio.create_task_group() as tg:

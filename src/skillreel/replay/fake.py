@@ -79,7 +79,6 @@ class FakeElement:
     attributes: dict[str, str] = field(default_factory=dict)
     labels: tuple[str, ...] = ()  # the visible labels of ``options``, in the same order
     on_scroll: Callable[[FakeDriver], bool] | None = None
-    on_hover: Callable[[FakeDriver], None] | None = None  # what resting the pointer reveals
     # how many more times the page replaces this element before an action reaches it (the action
     # raises TargetReplaced, nothing done, as the real driver's does; logged as "replaced")
     replaced: int = 0
@@ -509,10 +508,7 @@ class FakeDriver:
         return rounds
 
     async def hover(self, picked: Picked, *, timeout_ms: int) -> None:
-        index, e = self._target(picked)
-        self._act("hover", index)
-        if e.on_hover is not None:
-            e.on_hover(self)
+        self._act("hover", self._target(picked)[0])
 
     async def set_file(self, picked: Picked, upload: UploadFile, *, timeout_ms: int) -> None:
         index, e = self._target(picked)

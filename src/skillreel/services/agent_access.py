@@ -142,17 +142,29 @@ def check_play(
         )
     rules = store.policy().rules_of("mcp")
     downloads = rules.downloads_dir if rules is not None else None
-    request = ReplayRequest(
-        name=name,
-        inputs=dict(inputs),
-        expected_revision=entry.revision,
-        environment=environment,
-        files_from_policy=True,
-        downloads=Path(downloads) if downloads is not None else None,
-    )
+    request = mcp_request(name, inputs, entry.revision, environment, Path(downloads) if downloads else None)
     checked = preflight(store, request, secrets)
     confirmed = store.agent_play_confirmed(entry)
     return PlayCheck(entry, tuple(checked.missing_sensitive), confirmed, checked.downloads)
+
+
+def mcp_request(
+    name: str,
+    inputs: Mapping[str, InputValue],
+    revision: int,
+    environment: str | None,
+    downloads: Path | None = None,
+) -> ReplayRequest:
+    """The replay an MCP caller asks for: of the revision it checked, its file inputs only under
+    the policy's ``uploadDirs`` (issue 32.2), its downloads into the policy's ``downloadsDir``."""
+    return ReplayRequest(
+        name=name,
+        inputs=dict(inputs),
+        expected_revision=revision,
+        environment=environment,
+        files_from_policy=True,
+        downloads=downloads,
+    )
 
 
 def check_caller(store: Store, entry: StoreEntry) -> None:
