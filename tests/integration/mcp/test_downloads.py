@@ -13,8 +13,8 @@ import pytest
 from skillreel.services.agent_access import confirm_enabled_skill
 from skillreel.store import Store
 from tests.integration.mcp.client import data, error, mcp_session
-from tests.integration.replay.test_popups_downloads import DESK_V1, POPUP_STEPS, RECEIPT, serve
 from tests.support.cli import ok
+from tests.support.desk_pages import DESK_V1, POPUP_STEPS, RECEIPT, serve
 from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.browser

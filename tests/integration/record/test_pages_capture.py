@@ -7,9 +7,10 @@ context of ``skillreel record`` accepts no download: see
 from __future__ import annotations
 
 import pytest
+from playwright.async_api import Page
 
 from skillreel.record.project import plan
-from tests.integration.record.rig import Rig, click_centre, page_html
+from tests.integration.record.rig import Rig, Run, click_centre, page_html
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -24,6 +25,18 @@ DESK = page_html(
 HELP = page_html("<button id=ok>OK</button>")
 
 
+async def ok_in_popup(run: Run, opener: str) -> Page:
+    """Click ``opener`` on the first page, then OK on the popup it opens (as a person would)."""
+    async with run.context.expect_page() as opened:
+        await click_centre(run.page, opener)
+    popup = await opened.value
+    await popup.wait_for_load_state("load")
+    await run.recorder.settle()
+    await click_centre(popup, "#ok")
+    await run.recorder.flush()
+    return popup
+
+
 async def test_a_persons_popups_and_download_are_recorded_on_their_pages(rig: Rig) -> None:
     rig.server.set_page("/pages-help", HELP)
     rig.server.set_route(
@@ -32,22 +45,10 @@ async def test_a_persons_popups_and_download_are_recorded_on_their_pages(rig: Ri
         headers={"Content-Type": "text/plain", "Content-Disposition": "attachment; filename=r.txt"},
     )
     async with rig.recording(DESK) as run:
-        async with run.context.expect_page() as opened:
-            await click_centre(run.page, "#help")
-        tab = await opened.value
-        await tab.wait_for_load_state("load")
-        await run.recorder.settle()
-        await click_centre(tab, "#ok")
-        await run.recorder.flush()
+        tab = await ok_in_popup(run, "#help")
         await tab.close()
         await click_centre(run.page, "#note")
-        async with run.context.expect_page() as opened:
-            await click_centre(run.page, "#report")
-        window = await opened.value
-        await window.wait_for_load_state("load")
-        await run.recorder.settle()
-        await click_centre(window, "#ok")
-        await run.recorder.flush()
+        await ok_in_popup(run, "#report")
         async with run.page.expect_download() as downloading:
             await click_centre(run.page, "#receipt")
         await (await downloading.value).cancel()
