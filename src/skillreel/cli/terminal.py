@@ -5,6 +5,9 @@
   receives it) and the element becomes an ``extract`` step into output ``NAME`` (``TYPE``: string,
   integer, number or boolean; default string);
 * ``mark all NAME [TYPE]`` does the same for every element like the clicked one (a list output);
+* ``absent [TEXT]`` arms a mark the same way: the clicked element becomes an ``absent`` assertion
+  at this point of the skill (replay fails when an element like it is there, or with ``TEXT``,
+  when one holds that text: "Already refunded");
 * while a mark is armed, any line cancels it.
 
 Only what is typed here arms a mark (the page cannot), and nothing read from the page is printed.
@@ -23,12 +26,16 @@ import click
 from ..errors import InputError
 
 if TYPE_CHECKING:
+    from ..record.recorder import Marked
     from ..services.recording import Marking
 
 HELP = (
     "recording in the browser window: press Enter here to finish, Ctrl-C to discard; "
-    "type `mark NAME [TYPE]` (or `mark all NAME [TYPE]`) then click an element to extract it"
+    "type `mark NAME [TYPE]` (or `mark all NAME [TYPE]`) then click an element to extract it, "
+    "`absent [TEXT]` then click one to check it is gone (or does not show TEXT)"
 )
+USAGE = "  usage: mark NAME [TYPE] | mark all NAME [TYPE] | absent [TEXT] | Enter to finish"
+MAX_ABSENT_TEXT = 1024  # an assertion's expected text (model.actions.ExpectedText)
 TYPES = ("string", "integer", "number", "boolean")
 
 
@@ -96,9 +103,16 @@ async def run(marking: Marking) -> None:
             if line is None or not line.strip():
                 return
             words = line.split()
+            if words[0] == "absent":
+                text = line.strip()[len("absent") :].strip() or None
+                if text is not None and len(text) > MAX_ABSENT_TEXT:
+                    click.echo(f"  the text is longer than {MAX_ABSENT_TEXT} characters", err=True)
+                    continue
+                await _absent(marking, lines, text)
+                continue
             parsed = _parse(words) if words[0] in ("mark", "m") else None
             if parsed is None:
-                click.echo("  usage: mark NAME [TYPE] | mark all NAME [TYPE] | Enter to finish", err=True)
+                click.echo(USAGE, err=True)
                 continue
             await _mark(marking, lines, *parsed)
     finally:
@@ -111,20 +125,42 @@ async def _mark(marking: Marking, lines: Lines, all_items: bool, name: str, valu
     except InputError as exc:
         click.echo(f"  {exc.message}", err=True)
         return
-    marked = await marking.arm(all_items=all_items)
     what = "every element like the one you click" if all_items else "the element you click"
-    click.echo(f"  click {what} in the browser to extract it as {name} (a line here cancels)", err=True)
+    marked = await _clicked(marking, lines, all_items, f"click {what} in the browser to extract it as {name}")
+    if marked is None:
+        return
+    if marking.record(name, marked, value_type):  # type: ignore[arg-type]  # one of TYPES
+        click.echo(f"  marked {name}", err=True)
+    else:
+        click.echo("  that click fell on nothing that can be extracted; mark again", err=True)
+
+
+async def _absent(marking: Marking, lines: Lines, text: str | None) -> None:
+    what = "is gone" if text is None else "does not show the text you typed"
+    marked = await _clicked(
+        marking, lines, False, f"click the element in the browser to check it {what} here"
+    )
+    if marked is None:
+        return
+    if marking.record_absent(marked, text):
+        click.echo("  marked an absent check", err=True)
+    else:
+        click.echo("  that click fell on nothing that can be described; try again", err=True)
+
+
+async def _clicked(marking: Marking, lines: Lines, all_items: bool, prompt: str) -> Marked | None:
+    """Arm a mark, say ``prompt``, and wait for the click that completes it (None: a line here
+    cancelled it, or the input ended, which still finishes the recording)."""
+    marked = await marking.arm(all_items=all_items)
+    click.echo(f"  {prompt} (a line here cancels)", err=True)
     line = asyncio.ensure_future(lines.next())
     waiting: set[asyncio.Future[Any]] = {marked, line}
     done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     if marked in done and not marked.cancelled():
         line.cancel()
-        if marking.record(name, marked.result(), value_type):  # type: ignore[arg-type]  # one of TYPES
-            click.echo(f"  marked {name}", err=True)
-        else:
-            click.echo("  that click fell on nothing that can be extracted; mark again", err=True)
-        return
+        return marked.result()
     marking.cancel()
     click.echo("  mark cancelled", err=True)
     if line.done() and line.result() is None:
         lines.end()  # the end of input still finishes the recording
+    return None

@@ -267,6 +267,15 @@ class Marking:
         self._recorder.append_event("extract", extraction=extraction)
         return True
 
+    def record_absent(self, marked: Marked, text: str | None) -> bool:
+        """Add, at this point, an ``absent`` assertion on what was marked: no element like it is on
+        the page, or (``text``, typed in the terminal) none holds that text (issue 31.3); False
+        when the click fell on nothing that can be described (nothing is added)."""
+        if marked.target is None:
+            return False
+        self._recorder.append_event("assert", target=marked.target, check="absent", expected=text)
+        return True
+
 
 def _leave_to_the_person(_dialog: Any) -> None:
     """A dialog listener that does nothing: Playwright then leaves the dialog to the person in the

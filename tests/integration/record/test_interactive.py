@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, async_playwright
 
-from skillreel.model.actions import ExtractAction
+from skillreel.model.actions import AssertAction, ExtractAction
 from skillreel.model.envelope import Envelope
 from skillreel.record.kept import kept_path
 from skillreel.store import Store
@@ -203,7 +203,7 @@ MARKED = page_html("""
 """)
 
 
-async def test_marks_from_the_terminal_become_extract_steps(
+async def test_marks_from_the_terminal_become_extract_steps_and_absent_checks(
     tmp_path: Path, xvfb_display: str, server: LocalServer, skillreel_home: Path
 ) -> None:
     server.set_page("/marked", MARKED)
@@ -221,6 +221,17 @@ async def test_marks_from_the_terminal_become_extract_steps(
             await cli.wait_for_stderr("marked names")
             cli.send("mark total\n")  # a name already used: refused, nothing armed
             await cli.wait_for_stderr("already named 'total'")
+            cli.send("absent Already refunded\n")  # issue 31.3: a business failure, marked
+            await cli.wait_for_stderr("does not show the text you typed")
+            await click_centre(page, "#total")
+            await cli.wait_for_stderr("marked an absent check")
+            cli.send("absent\n")
+            await cli.wait_for_stderr("to check it is gone")
+            await click_centre(page, "#items li:nth-child(1)")
+            deadline = time.monotonic() + WAIT_S  # the second "marked an absent check"
+            while "".join(cli.stderr).count("marked an absent check") < 2:
+                assert time.monotonic() < deadline, "".join(cli.stderr)
+                await asyncio.sleep(0.05)
             assert await page.evaluate("window.seen") == []  # the page never received a marking click
             code, out, err = cli.finish("\n")
     assert code == 0, out + err
@@ -230,6 +241,8 @@ async def test_marks_from_the_terminal_become_extract_steps(
         ("a1", "navigate"),
         ("a2", "extract"),
         ("a3", "extract"),
+        ("a4", "assert"),
+        ("a5", "assert"),
     ]
     for line in (r"a2    \S.*\btotal\b", r"a3    \S.*\bnames\b"):
         assert re.search(line, err), (line, err)
@@ -237,6 +250,15 @@ async def test_marks_from_the_terminal_become_extract_steps(
     with Store.open(skillreel_home) as store:
         draft = store.get("marked").draft
     assert [(o.name, o.type) for o in draft.outputs] == [("total", "number"), ("names", "list")]
+    refunded, gone = draft.action("a4"), draft.action("a5")
+    assert isinstance(refunded, AssertAction)
+    assert isinstance(gone, AssertAction)
+    assert (refunded.check, refunded.expected, gone.check, gone.expected) == (
+        "absent",
+        "Already refunded",
+        "absent",
+        None,
+    )
     names = draft.action("a3")
     assert isinstance(names, ExtractAction)
     assert names.items is not None
