@@ -39,7 +39,8 @@ const SkillreelHoverWatch = (() => {
   function start(doc) {
     const options = {capture: true, passive: true};
     doc.addEventListener("mouseover", (event) => {
-      if (event.isTrusted && event.target && event.target.nodeType === 1) resting = {el: event.target, at: performance.now()};
+      if (!event.isTrusted || !event.target || event.target.nodeType !== 1) return;
+      resting = page(event.target) ? null : {el: event.target, at: performance.now()};
     }, options);
     for (const type of ["pointerdown", "keydown"]) {
       doc.addEventListener(type, (event) => { if (event.isTrusted) resting = null; }, options);
@@ -123,9 +124,17 @@ const SkillreelHoverWatch = (() => {
     return null;
   }
 
+  // The document's root and body hold everything: a pointer resting there while the page renders
+  // (a single-page app's first paint) shows nothing a person hovered over.
+  function page(el) {
+    const doc = el.ownerDocument;
+    return el === doc.documentElement || el === doc.body;
+  }
+
   function revealer(el) {
     if (!el || el.nodeType !== 1) return null;
-    return byChange(el) || byRule(el, el.ownerDocument);
+    const by = byChange(el) || byRule(el, el.ownerDocument);
+    return by && !page(by) ? by : null;
   }
 
   start(document);

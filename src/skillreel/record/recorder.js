@@ -704,7 +704,8 @@ var SkillreelRecorder = (() => {
     const shownBy = SkillreelHoverWatch.revealer(el);   // a menu a hover opened: its hover is a step first
     whenReady(() => {
       const hover = shownBy && shownBy.isConnected ? describeSafe(shownBy) : null;
-      if (hover) report({type: "hover", target: hover});
+      // a hover is inferred, never demonstrated: one its element cannot be described by is left out
+      if (hover && hover.candidates.some((c) => c.selector)) report({type: "hover", target: hover});
       const described = target !== undefined ? target : el.isConnected ? describeSafe(el) : null;
       if (!described) return report({type: "human", reason: "other", target: null});
       report({type: "click", target: described});

@@ -45,3 +45,25 @@ async def test_a_hover_whose_menu_the_click_does_not_use_is_no_step(rig: Rig, me
         await click_centre(run.page, "#other")
         capture = await run.capture()
     assert [a.kind for a in plan(capture.events.events).actions] == ["navigate", "click"]
+
+
+# A single-page app's first paint: the pointer rests on the page itself (no element under it but
+# the body) while the app adds its button. The body "showed" the button only as it holds everything.
+LATE_APP = """<!doctype html><html><head><style>html,body{margin:0;height:100%}</style></head><body>
+<p id=done></p><script>function done(t){document.getElementById('done').textContent=t;}
+setTimeout(() => {
+  const b = document.createElement("button"); b.id = "late"; b.textContent = "Ship";
+  b.style.margin = "200px"; b.onclick = () => done("late"); document.body.append(b);
+}, 300);</script></body></html>"""
+
+
+async def test_a_pointer_resting_on_the_page_itself_while_it_renders_is_no_hover(rig: Rig) -> None:
+    """On main of this change (found by the Streamlit corpus task), the body became the hover's
+    element: its description has no selector, the event was refused and the recording failed."""
+    async with rig.recording(LATE_APP) as run:
+        await run.page.mouse.move(20, 20, steps=2)  # on the body, as the app renders
+        await run.page.mouse.move(30, 30, steps=2)
+        await run.page.locator("#late").wait_for()
+        await click_centre(run.page, "#late")
+        capture = await run.capture()
+    assert [a.kind for a in plan(capture.events.events).actions] == ["navigate", "click"]

@@ -65,6 +65,7 @@ async def test_a_replaced_button_is_one_changed_step_with_both_descriptions(
     (step,) = diff["steps"]
     assert (step["id"], step["change"], step["kind"]) == ("a3", "changed", "click")
     shown = {c["field"]: c for c in step["changes"]}
-    assert "#find" in shown["target.description"]["before"][0]
-    assert "#look" in shown["target.description"]["after"][0]
+    # what a person reads of each: the buttons' display names (issue 31.1)
+    assert shown["target.description"]["before"] == ['the button "Find"']
+    assert shown["target.description"]["after"] == ['the button "Look"']
     assert diff["unchangedSteps"] == 4
