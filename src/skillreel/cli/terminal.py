@@ -26,8 +26,8 @@ import click
 from ..errors import InputError
 
 if TYPE_CHECKING:
+    from ..record.marking import Marking
     from ..record.recorder import Marked
-    from ..services.recording import Marking
 
 HELP = (
     "recording in the browser window: press Enter here to finish, Ctrl-C to discard; "

@@ -48,6 +48,7 @@ from ..model.runs import can_act
 from ..record.actionability import click
 from ..record.automation import AutomationScript
 from ..record.live import OnAction
+from ..record.marking import Marking
 from ..record.project import plan
 from ..record.recorder import Recorder
 from ..record.redact import scan
@@ -72,7 +73,7 @@ from .preflight import (
     typed_values,
 )
 from .record_preflight import PreparedRecording, RecordRequest, _refuse_findings
-from .recording import Marking, capture
+from .recording import capture
 
 NOT_APPROVED: Final = "SR_RECORD_REPAIR_NOT_APPROVED"
 PREFIX_FAILED: Final = "SR_RECORD_REPAIR_PREFIX_FAILED"
