@@ -24,6 +24,7 @@ STAGES = [
     "enable",
     "mcp",
     "extract",
+    "attach",
     "revoke",
     "audit",
 ]
@@ -56,11 +57,16 @@ def test_demo_runs_every_stage_and_each_outcome_holds(tmp_path: Path) -> None:
         "last": "INV-1043",  # read, then typed into the search (a value between steps, issue 33)
         "narrowed": 1,
     }
+    # one upload, one popup and one download (issue 32): the app got the second document's size
+    attach = stages["attach"]["data"]
+    assert {"upload", "page", "download"} <= set(attach["kinds"])
+    assert attach["received"] == 2048
     assert stages["audit"]["data"]["ok"] is True
-    # the home the demo used holds the revoked skill, the extraction skill and no typed password
+    # the home the demo used holds the revoked skill, the attach and extraction skills and no typed password
     listing = run_cli("list", "--json", env={"SKILLREEL_HOME": str(home)}).data()
     assert [(s["name"], s["status"]) for s in listing["skills"]] == [
         ("approve-invoice", "revoked"),
+        ("attach-document", "validated"),
         ("find-invoices", "enabled"),
     ]
     for path in home.rglob("*"):

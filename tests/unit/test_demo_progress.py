@@ -1,4 +1,4 @@
-"""``skillreel demo`` says which stage runs as it starts (``[3/11] review ...``), then its result
+"""``skillreel demo`` says which stage runs as it starts (``[3/12] review ...``), then its result
 (issue 31.7: a fresh clone's demo used to sit silent through each stage)."""
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ def test_the_command_prints_each_stage_as_it_starts_and_as_it_passes(monkeypatch
     result = CliRunner().invoke(demo_cli.command, [])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert len(names) == 11
+    assert len(names) == 12
     for number, name in enumerate(names, start=1):
-        started = lines.index(f"[{number}/11] {name} ...")
+        started = lines.index(f"[{number}/12] {name} ...")
         assert lines[started + 1].startswith(f"✓ {name}")
-    assert lines[-1].startswith("11 stages passed")
+    assert lines[-1].startswith("12 stages passed")

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 @click.option("--fast", is_flag=True, help="Shorter settle time between steps (used by the test suite).")
 @json_option
 def command(home: Path | None, keep: bool, port: int, fast: bool, as_json: bool) -> None:
-    """Record, review, replay, heal, refuse, enable, serve over MCP, revoke and audit a skill."""
+    """Record, review, replay, heal, refuse, enable, serve over MCP, upload and download, revoke, audit."""
     from ..demo.journey import StageResult, run
 
     started = time.monotonic()

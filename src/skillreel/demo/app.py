@@ -11,7 +11,9 @@ exact URL, so "the page changed" must happen behind the same address):
   still says Approve), and the right invoice is still approved.
 - ``ambiguous``: two identical approve buttons and no test ids. Replay must refuse to guess.
 
-Sign-in needs a password from the set given to the app; a session cookie guards the desk.
+Sign-in needs a password from the set given to the app; a session cookie guards the desk. The
+attach page (``/attach``, public) takes a document for an invoice and shows the size it received;
+its receipt opens in a new tab (``/receipt``) whose link downloads a small generated file.
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ class DeskState:
     sessions: set[str] = field(default_factory=set)
     approved: list[str] = field(default_factory=list)
     requests: int = 0
+    attached: list[int] = field(default_factory=list)  # the size of each document received
+    receipt: bytes = field(default_factory=lambda: f"Invoice Desk receipt {secrets.token_hex(8)}\n".encode())
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -124,6 +128,12 @@ class InvoiceDesk:
     def approved(self) -> list[str]:
         with self.state.lock:
             return list(self.state.approved)
+
+    @property
+    def attached(self) -> list[int]:
+        """The size in bytes of each document the attach page received, in order."""
+        with self.state.lock:
+            return list(self.state.attached)
 
     def start(self) -> InvoiceDesk:
         handler = _handler_for(self.state)
@@ -212,7 +222,12 @@ def _handler_for(state: DeskState) -> type[BaseHTTPRequestHandler]:
                     self._send(303, headers={"Location": "/"})
                     return
                 self._send(200, render(_page("desk.html"), variant).encode())
-            elif url.path in ("/static/desk.css", "/static/desk.js"):
+            elif url.path in ("/attach", "/receipt"):
+                self._send(200, render(_page(url.path[1:] + ".html"), variant).encode())
+            elif url.path == "/receipt.txt":
+                disposition = {"Content-Disposition": 'attachment; filename="receipt.txt"'}
+                self._send(200, state.receipt, "text/plain", disposition)
+            elif url.path in ("/static/desk.css", "/static/desk.js", "/static/attach.js"):
                 ctype = "text/css" if url.path.endswith(".css") else "text/javascript"
                 self._send(200, _page(url.path.rsplit("/", 1)[1]).encode(), ctype)
             elif url.path == "/api/invoices" and self._signed_in():
@@ -247,6 +262,11 @@ def _handler_for(state: DeskState) -> type[BaseHTTPRequestHandler]:
                 with state.lock:
                     state.approved.append(str(invoice))
                 self._send(200, json.dumps({"id": invoice}).encode(), "application/json")
+            elif url.path == "/api/attach":
+                size = len(self._body())
+                with state.lock:
+                    state.attached.append(size)
+                self._send(200, json.dumps({"bytes": size}).encode(), "application/json")
             else:
                 self._send(404, b"not found", "text/plain")
 

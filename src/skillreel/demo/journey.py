@@ -3,8 +3,8 @@
 Record a skill from a scripted demonstration, show the draft, approve it, replay it with other
 inputs (the password from the vault variable the demo sets for itself), replay it on a redesigned
 app (healing, with a pending heal proposal), watch it refuse an ambiguous page, enable it into a
-temporary project, list and play it through the MCP server with the SDK's client, revoke it,
-verify the audit chain and check that no typed secret reached the store.
+temporary project, play it through the MCP server, play a skill that reads data back and one that uploads,
+follows a popup and downloads (demo/attachments.py), revoke it, verify the audit chain and the store.
 
 Each stage returns one :class:`StageResult`; the first stage that fails stops the journey with
 ``SR_RECORD_DEMO_FAILED`` naming the stage. Everything happens in a temporary directory (the home
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RecordError, SkillreelError
 from .app import InvoiceDesk
+from .attachments import stage_attach
 
 if TYPE_CHECKING:
     from ..services.replaying import ReplayOutcome
@@ -438,13 +439,9 @@ async def stage_extract(ctx: DemoContext) -> StageResult:
         draft_digest=recorded_entry.draft.draft_digest,
     )
     inputs = {"username": "clerk", "query": "globex"}
-    checked = await replay_skill(
-        ctx.store, ReplayRequest(name=FINDER, inputs=inputs, settle_ms=ctx.settle_ms)
-    )
+    checked = await replay_skill(ctx.store, ReplayRequest(FINDER, inputs=inputs, settle_ms=ctx.settle_ms))
     if checked.status != "succeeded":
-        raise DemoStageFailed(
-            "extract", "the validating replay of the extraction skill failed", checked.error
-        )
+        raise DemoStageFailed("extract", "the extraction skill's validating replay failed", checked.error)
     _enable(ctx, FINDER)
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "SKILLREEL_CHROMIUM", "TMPDIR")}
     env |= {"SKILLREEL_HOME": str(ctx.home), FINDER_SECRET_ENV: VAULT_PASSWORD}
@@ -528,6 +525,7 @@ STAGES: tuple[tuple[str, Callable[[DemoContext], Awaitable[StageResult]]], ...] 
     ("enable", stage_enable),
     ("mcp", stage_mcp),
     ("extract", stage_extract),
+    ("attach", stage_attach),
     ("revoke", stage_revoke),
     ("audit", stage_audit),
 )

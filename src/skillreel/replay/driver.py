@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import logging
 import secrets
 import time
@@ -87,6 +88,8 @@ class PlaywrightDriver:
         self._parts: dict[Page, tuple[World, PageDialogs, PageLocating, DirectInput]] = {}
         self._bind(session.page)
         self.pages = PageSet(session, self._bind)  # the page steps act on (replay/pages.py)
+        self._uploads = contextlib.ExitStack()  # copies set on file inputs: read when the page sends them,
+        session.context.on("close", lambda _context: self._uploads.close())  # so kept until it closes
 
     def _bind(self, page: Page) -> None:
         """Act on ``page`` from now on (its parts made once, kept for a return)."""
@@ -511,8 +514,8 @@ class PlaywrightDriver:
 
     async def set_file(self, picked: Picked, upload: UploadFile, *, timeout_ms: int) -> None:
         target = await self._locating.locator(picked)
-        with private_copy(upload) as copy:  # the browser sets it: the page gets trusted events
-            await self._act(picked, "the upload", lambda: target.set_input_files(copy), timeout_ms)
+        copy = self._uploads.enter_context(private_copy(upload))  # set by the browser: trusted events
+        await self._act(picked, "the upload", lambda: target.set_input_files(copy), timeout_ms)
 
     # ---- Driver: reading -----------------------------------------------------------------------
 
