@@ -15,11 +15,14 @@
 // * a change the page made while the pointer rested on an element (mouseenter handlers: an
 //   attribute of an element that is then rendered, or an element added), before any press or key:
 //   the element changed or added is remembered as shown by the one the pointer had entered.
-// Anything else (a hover that changed nothing the click used) gives null: no hover step.
+// Anything else (a hover that changed nothing the click used) gives null: no hover step. The pointer
+// rests only where it moved to: the boundary events the browser sends when the page changes under a
+// still pointer (a view rendered after a click), or on the page's body or root, start no rest.
 const SkillreelHoverWatch = (() => {
   const REST_MS = 1500;
   const shown = new WeakMap();   // an element that appeared or changed -> the element the pointer had entered
   let resting = null;            // {el, at}: where the pointer came to rest, until a press or a key
+  let overAt = null;             // {x, y}: where the pointer was at the last boundary event
 
   function rendered(el) {
     return typeof el.checkVisibility === "function" ? el.checkVisibility() : el.getClientRects().length > 0;
@@ -40,7 +43,11 @@ const SkillreelHoverWatch = (() => {
     const options = {capture: true, passive: true};
     doc.addEventListener("mouseover", (event) => {
       if (!event.isTrusted || !event.target || event.target.nodeType !== 1) return;
-      resting = page(event.target) ? null : {el: event.target, at: performance.now()};
+      // The browser also sends boundary events when the page changes under a pointer that did not
+      // move (a view rendered after a click): those are no hover of a person's.
+      const still = overAt !== null && overAt.x === event.clientX && overAt.y === event.clientY;
+      overAt = {x: event.clientX, y: event.clientY};
+      resting = page(event.target) || still ? null : {el: event.target, at: performance.now()};
     }, options);
     for (const type of ["pointerdown", "keydown"]) {
       doc.addEventListener(type, (event) => { if (event.isTrusted) resting = null; }, options);

@@ -67,3 +67,32 @@ async def test_a_pointer_resting_on_the_page_itself_while_it_renders_is_no_hover
         await click_centre(run.page, "#late")
         capture = await run.capture()
     assert [a.kind for a in plan(capture.events.events).actions] == ["navigate", "click"]
+
+
+# A sign-in that renders the app's view under the pointer that clicked it, in two passes (a shell,
+# then its menu), as a single-page app does: the browser sends the pointer's boundary events for
+# the new elements although it never moved.
+SIGNED_IN = """<!doctype html><html><body><main id=app>
+<button id=login style="margin:40px;padding:40px">Login</button></main>
+<p id=done></p><script>function done(t){document.getElementById('done').textContent=t;}
+document.getElementById("login").onclick = () => {
+  const app = document.getElementById("app");
+  app.innerHTML = '<div id=shell style="padding:10px;min-height:400px"></div>';
+  setTimeout(() => {
+    document.getElementById("shell").innerHTML = '<ul><li><a href="#/a" onclick="done(1)">Orders</a></li>'
+      + '<li><a href="#/t" id=tickets onclick="done(2)">Tickets</a></li></ul>';
+  }, 150);
+};</script></body></html>"""
+
+
+async def test_a_view_rendered_under_a_still_pointer_after_a_click_is_no_hover(rig: Rig) -> None:
+    """Found by the Piccolo Admin corpus tasks: the shell the sign-in rendered under the pointer
+    became a hover step before the next click (its menu had appeared "while the pointer rested"),
+    and the replay failed closed on the redesign, where that container was not there."""
+    async with rig.recording(SIGNED_IN) as run:
+        await click_centre(run.page, "#login")
+        await run.page.locator("#tickets").wait_for()
+        await run.page.wait_for_timeout(200)
+        await click_centre(run.page, "#tickets")
+        capture = await run.capture()
+    assert [a.kind for a in plan(capture.events.events).actions] == ["navigate", "click", "click"]
