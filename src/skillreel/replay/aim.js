@@ -12,7 +12,7 @@
 //       ok false (why: "framed", "kind", "disabled", "outside", "hidden", "covered", "gone", "late")
 //       sends the driver to Playwright's own action. The guard is armed on the element either way.
 //   SkillreelAim.disarm()        every other call: no guard.
-//   SkillreelAim.taken() -> null | {why: "covered" | "replaced"}
+//   SkillreelAim.taken() -> null | {why: "covered" | "replaced" | "torn"}
 //       what the guard refused since the last call (read once).
 //   SkillreelAim.scroll({nonce}) -> bool   the held element scrolled into view (the call that asks
 //       it aims again: settle.js)
@@ -26,17 +26,28 @@
 // the rest of that gesture (pointerup, mouseup, click, ...) too, until the next call; the page's
 // listeners never see it, and nothing is activated. A press that reached the element spends the guard
 // (the gesture goes on as the page handles it). Untrusted events (the page's own) are not judged.
+//
+// A torn press: the press reached the element and the page handled it with the element still in
+// the document (our bubbling listeners on window see it connected after the page's own listeners
+// below it ran), then the element left the document before the release (a debounce timer or a
+// response redrew the list between the two input events). The release would land on whatever
+// replaced it and the click on an ancestor of both: nothing is activated, yet the action would look
+// done. The release and the rest of that gesture are refused (why "torn"): the driver locates the
+// target again and clicks what it finds, as a person whose button vanished under the pointer does.
+// A press whose own handling took the element away (a menu item acting on mousedown, a framework
+// re-rendering within the press's task) is not torn: the gesture goes on as the page handles it.
 var SkillreelAim = (() => {
   "use strict";
 
   const PRESS = ["pointerdown", "mousedown"];
   const REST = ["pointerup", "mouseup", "click", "auxclick", "dblclick", "contextmenu"];
+  const RELEASE = new Set(["pointerup", "mouseup"]);
   // Elements whose click Playwright's own action handles (a native popup, a file chooser).
   const NOT_DIRECT = new Set(["select", "option", "optgroup"]);
   // Text fields typed into directly (Playwright's fill types into these and number).
   const TYPED = new Set(["", "email", "password", "search", "tel", "text", "url"]);
 
-  let guard = null; // {el, state: "armed" | "spent" | "refused"}
+  let guard = null; // {el, state: "armed" | "spent" | "refused", pressed: undefined | boolean}
   let refusal = null;
   // Installed as the document started: our capture listeners on window come before any of the
   // page's. In a document this world reached late (installed on first use), a page's own capture
@@ -138,12 +149,27 @@ var SkillreelAim = (() => {
     refuse(event);
   }
 
+  // After the page's listeners below window handled the press: was the element still there?
+  // (false sticks: a pointerdown that took it away is not undone by the mousedown after it)
+  function onPressed(event) {
+    const g = guard;
+    if (g === null || !event.isTrusted || g.state !== "spent" || g.pressed === false) return;
+    if (!g.el.isConnected) g.pressed = false;
+    else if (event.type === "mousedown") g.pressed = true;
+  }
+
   function onRest(event) {
     const g = guard;
-    if (g !== null && event.isTrusted && g.state === "refused") refuse(event);
+    if (g === null || !event.isTrusted) return;
+    if (g.state === "spent" && g.pressed === true && !g.el.isConnected && RELEASE.has(event.type)) {
+      g.state = "refused";
+      refusal = {why: "torn"};
+    }
+    if (g.state === "refused") refuse(event);
   }
 
   for (const type of PRESS) window.addEventListener(type, onPress, {capture: true});
+  for (const type of PRESS) window.addEventListener(type, onPressed);
   for (const type of REST) window.addEventListener(type, onRest, {capture: true});
 
   function heldAs(nonce) {

@@ -309,7 +309,7 @@ class World:
             return
         self.refused = True
         self.quiet_deadline = time.monotonic() + QUIET_CAP_MS / 1000
-        if refused.get("why") == "replaced":
+        if refused.get("why") in ("replaced", "torn"):  # torn: it left between press and release
             raise TargetReplaced
         raise TargetCovered
 
